@@ -1,0 +1,24 @@
+"""deepagents-rs: a Rust-core, drop-in replacement for ``deepagents``.
+
+    from deepagents_rs import create_deep_agent
+
+    agent = create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[my_tool])
+    result = agent.invoke({"messages": [{"role": "user", "content": "hi"}]})
+"""
+
+from __future__ import annotations
+
+from ._core import __version__ as _core_version
+from .errors import GraphRecursionError, ModelConnectionError, ModelProviderError
+from .graph import DeepAgent, create_deep_agent
+
+__version__ = _core_version
+
+__all__ = [
+    "DeepAgent",
+    "GraphRecursionError",
+    "ModelConnectionError",
+    "ModelProviderError",
+    "__version__",
+    "create_deep_agent",
+]

@@ -1,0 +1,120 @@
+"""Messages across the boundary: user inputs to the core's dicts, and back to objects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _compat, messages as light
+
+_ROLE_TO_TYPE = {
+    "user": "human",
+    "human": "human",
+    "assistant": "ai",
+    "ai": "ai",
+    "system": "system",
+    "developer": "system",
+    "tool": "tool",
+}
+
+_COMMON = ("content", "id", "name", "additional_kwargs")
+_BY_TYPE = {
+    "human": _COMMON,
+    "system": _COMMON,
+    "ai": (*_COMMON, "tool_calls", "invalid_tool_calls", "usage_metadata", "response_metadata"),
+    "tool": (*_COMMON, "tool_call_id", "status", "artifact"),
+}
+
+
+def _object_to_dict(msg: Any) -> dict:
+    mtype = msg.type
+    if mtype in ("AIMessageChunk",):
+        mtype = "ai"
+    if mtype not in _BY_TYPE:
+        raise ValueError(f"Unsupported message type {mtype!r}: {msg!r}")
+    out = {"type": mtype}
+    for field in _BY_TYPE[mtype]:
+        value = getattr(msg, field, None)
+        if field == "tool_calls" and value:
+            value = [{"name": c["name"], "args": c["args"], "id": c.get("id"), "type": "tool_call"} for c in value]
+        out[field] = value
+    return out
+
+
+def _dict_to_dict(d: dict) -> dict:
+    kind = d.get("type") or d.get("role")
+    mtype = _ROLE_TO_TYPE.get(kind) if isinstance(kind, str) else None
+    if mtype is None:
+        raise ValueError(f"Message dict needs a 'role' or 'type' (user, assistant, system, tool): {d!r}")
+    if "content" not in d:
+        raise ValueError(f"Message dict needs a 'content': {d!r}")
+    out = {k: v for k, v in d.items() if k in _BY_TYPE[mtype]}
+    out["type"] = mtype
+    if mtype == "tool" and not out.get("tool_call_id"):
+        raise ValueError(f"A tool message needs a 'tool_call_id': {d!r}")
+    if mtype == "tool":
+        out.setdefault("status", "success")
+    return out
+
+
+def to_core(msg: Any) -> dict:
+    """One input message (object, dict, ``(role, content)`` tuple or string) as a core dict."""
+    if isinstance(msg, light.BaseMessage) or _compat.is_lc_message(msg):
+        return _object_to_dict(msg)
+    if _compat.HAS_LANGCHAIN and isinstance(msg, (dict, tuple, list, str)):
+        # LangGraph coerces inputs with this very function; reuse it for identical results.
+        (converted,) = _compat.lc_messages.convert_to_messages([msg])
+        return _object_to_dict(converted)
+    if isinstance(msg, dict):
+        return _dict_to_dict(msg)
+    if isinstance(msg, str):
+        return {"type": "human", "content": msg}
+    if isinstance(msg, (tuple, list)) and len(msg) == 2:
+        role, content = msg
+        return _dict_to_dict({"role": role, "content": content})
+    raise ValueError(f"Unsupported message input {msg!r}")
+
+
+def input_messages(value: Any) -> list[dict]:
+    if isinstance(value, (str, dict)) or _compat.is_lc_message(value) or isinstance(value, light.BaseMessage):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"'messages' must be a list of messages, got {type(value).__name__}")
+    return [to_core(m) for m in value]
+
+
+def _classes() -> dict[str, type]:
+    if _compat.HAS_LANGCHAIN:
+        m = _compat.lc_messages
+        return {"human": m.HumanMessage, "system": m.SystemMessage, "ai": m.AIMessage, "tool": m.ToolMessage}
+    return {"human": light.HumanMessage, "system": light.SystemMessage, "ai": light.AIMessage, "tool": light.ToolMessage}
+
+
+def from_core(d: dict) -> Any:
+    """A core dict as a message object (LangChain's when installed)."""
+    d = dict(d)
+    cls = _classes()[d.pop("type")]
+    if d.get("usage_metadata") is None:
+        d.pop("usage_metadata", None)
+    if d.get("name") is None:
+        d.pop("name", None)
+    return cls(**d)
+
+
+def system_to_core(system_prompt: Any) -> dict:
+    """deepagents' rule: no prompt still sends an empty system message."""
+    if system_prompt is None:
+        return {"type": "system", "content": ""}
+    if isinstance(system_prompt, str):
+        return {"type": "system", "content": system_prompt}
+    if getattr(system_prompt, "type", None) == "system":
+        return _object_to_dict(system_prompt)
+    raise TypeError(f"system_prompt must be a str or a SystemMessage, got {type(system_prompt).__name__}")
+
+
+def invalid_input(message: str) -> Exception:
+    """LangGraph's InvalidUpdateError when available (what deepagents raises for bad input)."""
+    try:
+        from langgraph.errors import InvalidUpdateError
+    except ImportError:
+        return ValueError(message)
+    return InvalidUpdateError(message)

@@ -1,0 +1,46 @@
+"""Adapter for LangChain chat models called back from the Rust loop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _convert
+
+
+class ModelAdapter:
+    """Calls a LangChain ``BaseChatModel`` as deepagents' agent node does: ``bind_tools`` with
+    the agent's tools, then ``invoke``/``ainvoke`` on the system message plus the history."""
+
+    def __init__(self, model: Any, bindables: dict[str, Any]) -> None:
+        self.model = model
+        self._bindables = bindables
+        self._bound: Any = None
+        self._bound_names: tuple[str, ...] | None = None
+        provider = getattr(model, "_llm_type", type(model).__name__)
+        name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
+        self.model_id = f"{provider}:{name}"
+
+    def _bind(self, tools: list[dict]) -> Any:
+        names = tuple(t["name"] for t in tools)
+        if names != self._bound_names:
+            specs = [
+                self._bindables.get(t["name"])
+                or {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}}
+                for t in tools
+            ]
+            self._bound = self.model.bind_tools(specs) if specs else self.model
+            self._bound_names = names
+        return self._bound
+
+    def _messages(self, system: dict, messages: list[dict]) -> list[Any]:
+        return [_convert.from_core(system), *(_convert.from_core(m) for m in messages)]
+
+    @staticmethod
+    def _reply(message: Any) -> dict:
+        return _convert.to_core(message)
+
+    def invoke(self, system: dict, messages: list[dict], tools: list[dict]) -> dict:
+        return self._reply(self._bind(tools).invoke(self._messages(system, messages)))
+
+    async def ainvoke(self, system: dict, messages: list[dict], tools: list[dict]) -> dict:
+        return self._reply(await self._bind(tools).ainvoke(self._messages(system, messages)))

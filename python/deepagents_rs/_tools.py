@@ -1,0 +1,208 @@
+"""Tool adapters: what the Rust core calls back for each user tool.
+
+Each adapter exposes the tool's ``name``, ``description`` and JSON-schema ``parameters`` (the
+model sees exactly these), and ``call`` / ``acall`` returning ``(content, status, artifact)``
+the way LangGraph's tool node builds its ToolMessage. Argument validation errors become error
+results; any other exception propagates to the caller of ``invoke``, as in deepagents.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from typing import Any
+
+from . import _compat
+
+# LangGraph's templates: models are trained on their wording, so keep it.
+TOOL_INVOCATION_ERROR_TEMPLATE = (
+    "Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n"
+    " {error}\n"
+    " Please fix the error and try again."
+)
+
+
+def _stringify(content: Any) -> Any:
+    """LangChain's rule for tool output: str and content-block lists pass, else JSON or str."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(b, dict) and "type" in b or isinstance(b, str) for b in content
+    ):
+        return content
+    try:
+        return json.dumps(content, ensure_ascii=False)
+    except Exception:
+        return str(content)
+
+
+def _validation_message(tool_name: str, args: dict, exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        parts = []
+        for err in errors():
+            loc = ".".join(str(x) for x in err.get("loc", ()))
+            parts.append(f"{loc}: {err.get('msg', 'Unknown error')}")
+        detail = "\n".join(parts)
+    else:
+        detail = str(exc)
+    return TOOL_INVOCATION_ERROR_TEMPLATE.format(tool_name=tool_name, tool_kwargs=args, error=detail)
+
+
+def _is_validation_error(exc: BaseException) -> bool:
+    try:
+        from pydantic import ValidationError
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(exc, ValidationError)
+
+
+class ToolAdapter:
+    """Base adapter; see the module docstring for the protocol the core relies on."""
+
+    name: str
+    description: str
+    parameters: dict
+    has_async: bool = False
+    executable: bool = True
+    #: What to hand a LangChain model's ``bind_tools`` so it renders this tool itself.
+    bindable: Any
+
+    def openai_spec(self) -> dict:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+
+class LangChainToolAdapter(ToolAdapter):
+    """A LangChain ``BaseTool``: its own schema, validation and error handling."""
+
+    def __init__(self, tool: Any) -> None:
+        self.tool = tool
+        spec = _compat.convert_to_openai_tool(tool)["function"]
+        self.name = spec["name"]
+        self.description = spec.get("description", "")
+        self.parameters = spec.get("parameters", {"type": "object", "properties": {}})
+        self.bindable = tool
+        self.has_async = _has_native_async(tool)
+
+    def _message(self, result: Any) -> tuple[Any, str, Any]:
+        from langchain_core.messages import ToolMessage
+
+        if isinstance(result, ToolMessage):
+            return result.content, result.status, result.artifact
+        return _stringify(result), "success", None
+
+    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+        payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
+        try:
+            return self._message(self.tool.invoke(payload))
+        except Exception as exc:
+            if _is_validation_error(exc):
+                return _validation_message(self.name, args, exc), "error", None
+            raise
+
+    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+        payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
+        try:
+            return self._message(await self.tool.ainvoke(payload))
+        except Exception as exc:
+            if _is_validation_error(exc):
+                return _validation_message(self.name, args, exc), "error", None
+            raise
+
+
+def _has_native_async(tool: Any) -> bool:
+    if getattr(tool, "coroutine", None) is not None:
+        return True
+    from langchain_core.tools import BaseTool, StructuredTool, Tool
+
+    arun = type(tool)._arun
+    return arun not in (BaseTool._arun, StructuredTool._arun, Tool._arun)
+
+
+class FunctionToolAdapter(ToolAdapter):
+    """A plain function or coroutine function, validated with a pydantic model of its
+    signature (LangChain's rule: the model's values replace the arguments given)."""
+
+    def __init__(self, func: Callable[..., Any]) -> None:
+        from ._schema import function_schema
+
+        self.func = func
+        self.name, self.description, self.model, self.parameters = function_schema(func)
+        self.has_async = inspect.iscoroutinefunction(func)
+        self.bindable = self.openai_spec()
+
+    def _kwargs(self, args: dict) -> dict:
+        validated = self.model.model_validate(args)
+        return {k: getattr(validated, k) for k in validated.model_fields_set if k in args}
+
+    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+        if self.has_async:
+            raise NotImplementedError(f"Tool '{self.name}' is async only; use ainvoke.")
+        try:
+            kwargs = self._kwargs(args)
+        except Exception as exc:
+            if _is_validation_error(exc):
+                return _validation_message(self.name, args, exc), "error", None
+            raise
+        return _stringify(self.func(**kwargs)), "success", None
+
+    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+        try:
+            kwargs = self._kwargs(args)
+        except Exception as exc:
+            if _is_validation_error(exc):
+                return _validation_message(self.name, args, exc), "error", None
+            raise
+        result = self.func(**kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return _stringify(result), "success", None
+
+
+class DictToolAdapter(ToolAdapter):
+    """A tool given as a JSON spec: shown to the model, but with no code to run. LangChain
+    treats these as provider-side tools, so a call to one gets the unknown-tool error."""
+
+    executable = False
+
+    def __init__(self, spec: dict) -> None:
+        fn = spec.get("function", spec) if spec.get("type") == "function" else spec
+        try:
+            self.name = fn["name"]
+        except KeyError:
+            raise ValueError(f"A dict tool needs a 'name': {spec!r}") from None
+        self.description = fn.get("description", "")
+        self.parameters = fn.get("parameters", fn.get("input_schema", {"type": "object", "properties": {}}))
+        self.bindable = spec
+
+
+def to_adapter(tool: Any) -> ToolAdapter:
+    """The adapter for anything ``create_deep_agent(tools=...)`` accepts."""
+    if isinstance(tool, ToolAdapter):
+        return tool
+    if _compat.is_lc_tool(tool):
+        return LangChainToolAdapter(tool)
+    if isinstance(tool, dict):
+        return DictToolAdapter(tool)
+    if callable(tool):
+        if _compat.HAS_LANGCHAIN:
+            # LangChain's own conversion gives byte-identical schemas and descriptions.
+            return LangChainToolAdapter(_compat.lc_tool(tool))
+        return FunctionToolAdapter(tool)
+    raise TypeError(
+        f"Unsupported tool {tool!r}: expected a function, a LangChain BaseTool or a dict spec."
+    )

@@ -1,0 +1,222 @@
+"""``create_deep_agent``: the drop-in entry point, and the agent object it returns."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from . import _compat, _convert
+from ._core import CoreAgent
+from ._models import ModelAdapter
+from ._profiles import SYSTEM_PROMPT_SUFFIXES
+from ._tools import ToolAdapter, to_adapter
+
+#: deepagents compiles its graph with this recursion limit.
+DEFAULT_RECURSION_LIMIT = 9999
+DEFAULT_MODEL = "anthropic:claude-sonnet-4-6"
+
+_MODEL_NONE_WARNING = (
+    "Passing `model=None` to `create_deep_agent` is deprecated and will be removed in "
+    "deepagents==1.0.0. The `model` parameter type will change from "
+    "`BaseChatModel | str | None` to `BaseChatModel | str`. Specify a model explicitly "
+    "(e.g., `ChatAnthropic(model_name=...)`). See https://docs.langchain.com/oss/python/deepagents/models"
+)
+
+# Config keys that only steer LangChain tracing; with no tracer they have nothing to do.
+_TRACING_CONFIG_KEYS = {"tags", "metadata", "run_name", "run_id"}
+_STATE_KEYS = ("messages", "files")
+
+
+def _planned(param: str, issue: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"deepagents_rs: `{param}` is not supported yet; it is planned ({issue})."
+    )
+
+
+def _deprecation_category() -> type[Warning]:
+    try:
+        from langchain_core._api.deprecation import LangChainDeprecationWarning
+    except ImportError:
+        return DeprecationWarning
+    return LangChainDeprecationWarning
+
+
+def _parse_model_string(model: str) -> tuple[str, str]:
+    provider, sep, name = model.partition(":")
+    if not sep:
+        # init_chat_model's inference for bare names.
+        if model.startswith("claude"):
+            return "anthropic", model
+        raise ValueError(
+            f"Cannot infer the provider of model {model!r}; use 'provider:model', e.g. 'anthropic:{model}'."
+        )
+    return provider, name
+
+
+def _profile_key(model: Any) -> str | None:
+    if isinstance(model, str):
+        provider, name = _parse_model_string(model)
+        return f"{provider}:{name}"
+    get_params = getattr(model, "_get_ls_params", None)
+    if get_params is None:
+        return None
+    try:
+        params = get_params()
+    except Exception:
+        return None
+    provider, name = params.get("ls_provider"), params.get("ls_model_name")
+    return f"{provider}:{name}" if provider and name else None
+
+
+def _system_message(system_prompt: Any, model: Any) -> dict:
+    """deepagents' assembly: the user's prompt, then the model profile's suffix."""
+    suffix = SYSTEM_PROMPT_SUFFIXES.get(_profile_key(model) or "")
+    system = _convert.system_to_core(system_prompt)
+    if not suffix:
+        return system
+    content = system["content"]
+    if system_prompt is None:
+        system["content"] = suffix
+    elif isinstance(system_prompt, str):
+        system["content"] = f"{content}\n\n{suffix}"
+    else:
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        system["content"] = [*blocks, {"type": "text", "text": "\n\n" + suffix}]
+    return system
+
+
+class DeepAgent:
+    """A compiled deep agent. ``invoke``/``ainvoke`` take and return state dicts shaped like
+    deepagents' (``{"messages": [...], "files": {...}}``)."""
+
+    def __init__(self, core: CoreAgent, *, name: str | None) -> None:
+        self._core = core
+        self.name = name
+        self.config = {
+            "recursion_limit": DEFAULT_RECURSION_LIMIT,
+            "metadata": {"ls_integration": "deepagents", "lc_versions": {"deepagents": "0.7.32"}, "lc_agent_name": name},
+            "configurable": {},
+        }
+
+    def __repr__(self) -> str:
+        return f"DeepAgent(name={self.name!r}, model={self._core.model_id!r}, tools={self._core.tool_names!r})"
+
+    @staticmethod
+    def _prepare(input: Any, config: dict | None, kwargs: dict) -> tuple[dict, int]:
+        if kwargs:
+            raise _planned(f"invoke(**{sorted(kwargs)})", "streaming and graph options come with later issues")
+        if not isinstance(input, dict):
+            raise _convert.invalid_input(f"Expected dict, got {input!r}")
+        config = dict(config or {})
+        limit = config.pop("recursion_limit", DEFAULT_RECURSION_LIMIT)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise ValueError(f"recursion_limit must be a positive int, got {limit!r}")
+        configurable = config.pop("configurable", None) or {}
+        if "thread_id" in configurable or "checkpoint_id" in configurable:
+            # Without a checkpointer LangGraph ignores these too.
+            pass
+        unknown = set(config) - _TRACING_CONFIG_KEYS
+        if unknown:
+            raise _planned(f"config keys {sorted(unknown)}", "callbacks and runtime options")
+        state: dict[str, Any] = {"messages": _convert.input_messages(input.get("messages", []))}
+        if input.get("files") is not None:
+            state["files"] = input["files"]
+        return state, limit
+
+    @staticmethod
+    def _result(raw: dict) -> dict:
+        out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
+        for key, value in raw.items():
+            if key != "messages":
+                out[key] = value
+        return out
+
+    def invoke(self, input: dict, config: dict | None = None, **kwargs: Any) -> dict:
+        """Run the agent to completion. The GIL is released while Rust works."""
+        state, limit = self._prepare(input, config, kwargs)
+        return self._result(self._core.invoke(state, limit))
+
+    async def ainvoke(self, input: dict, config: dict | None = None, **kwargs: Any) -> dict:
+        """Run the agent to completion on the running event loop."""
+        state, limit = self._prepare(input, config, kwargs)
+        return self._result(await self._core.ainvoke(state, limit))
+
+
+def create_deep_agent(
+    model: str | Any | None = None,
+    tools: Sequence[Any] | None = None,
+    *,
+    system_prompt: str | Any | None = None,
+    middleware: Sequence[Any] = (),
+    subagents: Sequence[Any] | None = None,
+    skills: list[str] | None = None,
+    memory: list[str] | None = None,
+    permissions: list[Any] | None = None,
+    backend: Any | None = None,
+    interrupt_on: dict[str, Any] | None = None,
+    response_format: Any | None = None,
+    state_schema: type | None = None,
+    context_schema: type | None = None,
+    checkpointer: Any | None = None,
+    store: Any | None = None,
+    debug: bool = False,
+    name: str | None = None,
+    cache: Any | None = None,
+) -> DeepAgent:
+    """Create a deep agent, as ``deepagents.create_deep_agent`` does.
+
+    Args:
+        model: ``"anthropic:<model>"`` for the native Rust client (reads ``ANTHROPIC_API_KEY``
+            and ``ANTHROPIC_BASE_URL``), or any LangChain ``BaseChatModel``, called back from
+            Rust. ``None`` is deprecated and means ``"anthropic:claude-sonnet-4-6"``.
+        tools: Plain functions (sync or async), LangChain tools, or dict tool specs.
+        system_prompt: A string or a ``SystemMessage``; a model profile may append to it.
+        name: The agent's name, also set on its AI messages.
+
+    Parameters not implemented yet raise ``NotImplementedError`` naming the parameter.
+    """
+    not_yet = {
+        "middleware": (bool(middleware), "custom middleware"),
+        "subagents": (subagents is not None, "issue 4: subagents"),
+        "skills": (skills is not None, "skills"),
+        "memory": (memory is not None, "memory"),
+        "permissions": (permissions is not None, "built-in tools and permissions"),
+        "backend": (backend is not None, "built-in tools and backends"),
+        "interrupt_on": (interrupt_on is not None, "human-in-the-loop"),
+        "response_format": (response_format is not None, "structured output"),
+        "state_schema": (state_schema is not None, "custom state"),
+        "context_schema": (context_schema is not None, "runtime context"),
+        "checkpointer": (checkpointer is not None, "persistence"),
+        "store": (store is not None, "persistence"),
+        "debug": (bool(debug), "debug tracing"),
+        "cache": (cache is not None, "node caching"),
+    }
+    for param, (given, issue) in not_yet.items():
+        if given:
+            raise _planned(param, issue)
+
+    if model is None:
+        warnings.warn(_MODEL_NONE_WARNING, _deprecation_category(), stacklevel=2)
+        model = DEFAULT_MODEL
+
+    adapters: list[ToolAdapter] = [to_adapter(t) for t in (tools or ())]
+    system = _system_message(system_prompt, model)
+
+    if isinstance(model, str):
+        provider, model_name = _parse_model_string(model)
+        if provider != "anthropic":
+            raise _planned(f"model={model!r}", f"the native {provider} provider")
+        core_model: Any = (provider, model_name)
+    elif _compat.is_lc_chat_model(model):
+        bindables = {a.name: a.bindable for a in adapters}
+        core_model = ModelAdapter(model, bindables)
+    else:
+        raise TypeError(
+            f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}"
+        )
+    core = CoreAgent(core_model, adapters, system, name)
+    return DeepAgent(core, name=name)
+
+
+__all__ = ["DeepAgent", "create_deep_agent"]

@@ -1,0 +1,71 @@
+//! Typed errors of the core. The Python binding maps them to exceptions in one place
+//! (`python/errors.rs`); nothing here knows about Python.
+
+use std::sync::Arc;
+
+/// An error raised by code the core calls but does not own (a host tool, a host model); the
+/// binding layer downcasts it to re-raise the original exception unchanged.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Mirrors LangGraph's `GraphRecursionError` wording, which users match on.
+    #[error(
+        "Recursion limit of {limit} reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key.\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/GRAPH_RECURSION_LIMIT"
+    )]
+    RecursionLimit { limit: u64 },
+
+    /// A tool failed in a way that must reach the caller (deepagents re-raises these).
+    #[error("tool '{tool}' failed: {source}")]
+    Tool {
+        tool: String,
+        #[source]
+        source: BoxError,
+    },
+
+    #[error(transparent)]
+    Model(#[from] ModelError),
+
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+}
+
+/// Why a model call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The provider answered with an error status.
+    #[error("{provider} API error {status} ({kind}): {message}")]
+    Api {
+        provider: &'static str,
+        status: u16,
+        kind: String,
+        message: String,
+        request_id: Option<String>,
+    },
+    /// The request never got an answer (connection refused, reset, timeout).
+    #[error("{provider} connection error: {message}")]
+    Connection {
+        provider: &'static str,
+        message: String,
+    },
+    /// The provider answered 2xx with a body we cannot read.
+    #[error("{provider} returned an unreadable response: {message}")]
+    Decode {
+        provider: &'static str,
+        message: String,
+    },
+    /// Missing API key, bad model string and the like.
+    #[error("{0}")]
+    Config(String),
+    /// A model implemented by the host (a Python chat model) raised.
+    #[error("chat model failed: {0}")]
+    Host(Arc<BoxError>),
+}
+
+impl ModelError {
+    pub fn host(e: BoxError) -> Self {
+        ModelError::Host(Arc::new(e))
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,14 @@
+//! deepagents-rs: the Rust core of a fast, drop-in replacement for the `deepagents` agent
+//! harness. Everything outside `python` is plain Rust with no knowledge of Python; the
+//! `python` module is the thin PyO3 binding that converts at the boundary.
+
+pub mod agent;
+pub mod error;
+pub mod history;
+pub mod messages;
+pub mod model;
+pub mod providers;
+pub mod state;
+pub mod tools;
+
+mod python;

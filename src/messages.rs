@@ -1,0 +1,255 @@
+//! Conversation messages, shaped like LangChain's so they cross the Python boundary as plain
+//! dicts with the same field names (`type`, `content`, `tool_calls`, ...).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Message content: a plain string, or a list of content blocks (LangChain allows both, and
+/// providers care about the difference only when blocks carry extra fields).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    Text(String),
+    Blocks(Vec<Value>),
+}
+
+impl Default for Content {
+    fn default() -> Self {
+        Content::Text(String::new())
+    }
+}
+
+impl From<&str> for Content {
+    fn from(s: &str) -> Self {
+        Content::Text(s.to_owned())
+    }
+}
+
+impl From<String> for Content {
+    fn from(s: String) -> Self {
+        Content::Text(s)
+    }
+}
+
+impl Content {
+    /// The text of the content, joining text blocks, as LangChain's `.text` does.
+    pub fn text(&self) -> String {
+        match self {
+            Content::Text(s) => s.clone(),
+            Content::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Value::String(s) => Some(s.as_str()),
+                    Value::Object(o) if o.get("type").and_then(Value::as_str) == Some("text") => {
+                        o.get("text").and_then(Value::as_str)
+                    }
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Content::Text(s) => s.is_empty(),
+            Content::Blocks(b) => b.is_empty(),
+        }
+    }
+}
+
+/// A tool call requested by the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub name: String,
+    #[serde(default)]
+    pub args: Value,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default = "tool_call_type")]
+    pub r#type: String,
+}
+
+fn tool_call_type() -> String {
+    "tool_call".to_owned()
+}
+
+impl ToolCall {
+    pub fn new(name: impl Into<String>, args: Value, id: impl Into<String>) -> Self {
+        ToolCall {
+            name: name.into(),
+            args,
+            id: Some(id.into()),
+            r#type: tool_call_type(),
+        }
+    }
+}
+
+/// Token usage of one model call in LangChain's `usage_metadata` format.
+/// `input_tokens` is the whole prompt, cached or not (LangChain's convention, not Anthropic's).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub total_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_token_details: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_token_details: Option<Map<String, Value>>,
+}
+
+impl Usage {
+    fn detail(map: &Option<Map<String, Value>>, key: &str) -> u64 {
+        map.as_ref()
+            .and_then(|m| m.get(key))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    }
+
+    pub fn cache_read(&self) -> u64 {
+        Self::detail(&self.input_token_details, "cache_read")
+    }
+
+    pub fn cache_creation(&self) -> u64 {
+        Self::detail(&self.input_token_details, "cache_creation")
+    }
+
+    /// Adds another call's usage, summing every numeric detail.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.total_tokens += other.total_tokens;
+        merge_details(&mut self.input_token_details, &other.input_token_details);
+        merge_details(&mut self.output_token_details, &other.output_token_details);
+    }
+}
+
+fn merge_details(into: &mut Option<Map<String, Value>>, from: &Option<Map<String, Value>>) {
+    let Some(from) = from else { return };
+    let into = into.get_or_insert_with(Map::new);
+    for (k, v) in from {
+        let add = v.as_u64().unwrap_or(0);
+        let cur = into.get(k).and_then(Value::as_u64).unwrap_or(0);
+        into.insert(k.clone(), Value::from(cur + add));
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SystemMessage {
+    pub content: Content,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub additional_kwargs: Map<String, Value>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HumanMessage {
+    pub content: Content,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub additional_kwargs: Map<String, Value>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AiMessage {
+    pub content: Content,
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invalid_tool_calls: Vec<Value>,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub usage_metadata: Option<Usage>,
+    #[serde(default)]
+    pub response_metadata: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub additional_kwargs: Map<String, Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolStatus {
+    Success,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolMessage {
+    pub content: Content,
+    pub tool_call_id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    pub status: ToolStatus,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<Value>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub additional_kwargs: Map<String, Value>,
+}
+
+/// One conversation message. The tag values are LangChain's `message.type`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Message {
+    #[serde(rename = "system")]
+    System(SystemMessage),
+    #[serde(rename = "human")]
+    Human(HumanMessage),
+    #[serde(rename = "ai")]
+    Ai(AiMessage),
+    #[serde(rename = "tool")]
+    Tool(ToolMessage),
+}
+
+impl Message {
+    pub fn human(content: impl Into<Content>) -> Self {
+        Message::Human(HumanMessage {
+            content: content.into(),
+            ..Default::default()
+        })
+    }
+
+    pub fn content(&self) -> &Content {
+        match self {
+            Message::System(m) => &m.content,
+            Message::Human(m) => &m.content,
+            Message::Ai(m) => &m.content,
+            Message::Tool(m) => &m.content,
+        }
+    }
+
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            Message::System(m) => m.id.as_deref(),
+            Message::Human(m) => m.id.as_deref(),
+            Message::Ai(m) => m.id.as_deref(),
+            Message::Tool(m) => m.id.as_deref(),
+        }
+    }
+
+    pub fn set_id_if_missing(&mut self, make: impl FnOnce() -> String) {
+        let slot = match self {
+            Message::System(m) => &mut m.id,
+            Message::Human(m) => &mut m.id,
+            Message::Ai(m) => &mut m.id,
+            Message::Tool(m) => &mut m.id,
+        };
+        if slot.is_none() {
+            *slot = Some(make());
+        }
+    }
+
+    pub fn as_ai(&self) -> Option<&AiMessage> {
+        match self {
+            Message::Ai(m) => Some(m),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,575 @@
+//! Anthropic Messages API client.
+//!
+//! Requests are built as deepagents builds them through langchain-anthropic with its prompt
+//! caching middleware: the system prompt as one text block tagged `cache_control`, the last
+//! tool tagged, and a top-level `cache_control` for the automatic tail breakpoint. Keeping
+//! that layout byte-stable across turns (and between a parent and its forks) is what makes the
+//! provider's prompt cache hit.
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
+
+use super::anthropic_profiles;
+use super::http::{client, retry_delay, should_retry};
+use crate::error::ModelError;
+use crate::messages::{AiMessage, Content, Message, ToolCall, ToolStatus, Usage};
+use crate::model::{ChatModel, ModelRequest};
+use crate::tools::{HostContext, ToolSpec};
+
+const PROVIDER: &str = "anthropic";
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub const DEFAULT_API_VERSION: &str = "2023-06-01";
+
+#[derive(Clone)]
+pub struct AnthropicConfig {
+    pub model: String,
+    pub api_key: String,
+    pub base_url: String,
+    pub max_tokens: u32,
+    pub max_retries: u32,
+    pub timeout: Duration,
+    pub api_version: String,
+    /// deepagents' caching middleware: `{"type": "ephemeral", "ttl": "5m"}`, or None to send
+    /// no breakpoints at all.
+    pub cache_control: Option<Value>,
+}
+
+impl std::fmt::Debug for AnthropicConfig {
+    // The key stays out of every debug print, log line and error.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnthropicConfig")
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("max_tokens", &self.max_tokens)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AnthropicConfig {
+    /// Settings for `model`, with the key and base URL read from the environment as the
+    /// official SDK reads them (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`).
+    pub fn from_env(model: &str) -> Result<Self, ModelError> {
+        let api_key = std::env::var("ANTHROPIC_API_KEY")
+            .ok()
+            .filter(|k| !k.is_empty())
+            .ok_or_else(|| {
+                ModelError::Config(format!(
+                    "model 'anthropic:{model}' needs an API key: set ANTHROPIC_API_KEY"
+                ))
+            })?;
+        let base_url = std::env::var("ANTHROPIC_BASE_URL")
+            .ok()
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
+        Ok(AnthropicConfig {
+            model: model.to_owned(),
+            api_key,
+            base_url,
+            max_tokens: anthropic_profiles::max_output_tokens(model),
+            max_retries: 2,
+            timeout: Duration::from_secs(600),
+            api_version: DEFAULT_API_VERSION.to_owned(),
+            cache_control: Some(json!({"type": "ephemeral", "ttl": "5m"})),
+        })
+    }
+}
+
+pub struct AnthropicChat {
+    config: AnthropicConfig,
+}
+
+impl AnthropicChat {
+    pub fn new(config: AnthropicConfig) -> Self {
+        AnthropicChat { config }
+    }
+
+    pub fn config(&self) -> &AnthropicConfig {
+        &self.config
+    }
+}
+
+impl ChatModel for AnthropicChat {
+    fn id(&self) -> String {
+        format!("{PROVIDER}:{}", self.config.model)
+    }
+
+    fn invoke(
+        &self,
+        request: ModelRequest,
+        _host: HostContext,
+    ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
+        let config = self.config.clone();
+        Box::pin(async move {
+            let body = build_request(&config, &request);
+            let response = send(&config, &body).await?;
+            parse_response(response)
+        })
+    }
+}
+
+/// The request body for one call.
+pub fn build_request(config: &AnthropicConfig, request: &ModelRequest) -> Value {
+    let cache = config.cache_control.as_ref();
+    let mut body = Map::new();
+    body.insert("model".into(), json!(config.model));
+    body.insert("max_tokens".into(), json!(config.max_tokens));
+    body.insert(
+        "messages".into(),
+        Value::Array(format_messages(&request.messages)),
+    );
+    body.insert(
+        "system".into(),
+        format_system(&request.system.content, cache),
+    );
+    if !request.tools.is_empty() {
+        body.insert("tools".into(), format_tools(&request.tools, cache));
+    }
+    if let Some(cc) = cache {
+        body.insert("cache_control".into(), cc.clone());
+    }
+    Value::Object(body)
+}
+
+fn format_system(content: &Content, cache: Option<&Value>) -> Value {
+    let mut blocks = match content {
+        // An empty prompt stays the empty string and carries no breakpoint, as deepagents
+        // sends it.
+        Content::Text(s) if s.is_empty() => return json!(""),
+        Content::Text(s) => vec![json!({"type": "text", "text": s})],
+        Content::Blocks(b) if b.is_empty() => return json!(""),
+        Content::Blocks(b) => b
+            .iter()
+            .map(|blk| match blk {
+                Value::String(s) => json!({"type": "text", "text": s}),
+                other => other.clone(),
+            })
+            .collect(),
+    };
+    if let (Some(cc), Some(Value::Object(last))) = (cache, blocks.last_mut()) {
+        last.insert("cache_control".into(), cc.clone());
+    }
+    Value::Array(blocks)
+}
+
+fn format_tools(tools: &[ToolSpec], cache: Option<&Value>) -> Value {
+    let n = tools.len();
+    Value::Array(
+        tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut tool = Map::new();
+                tool.insert("name".into(), json!(t.name));
+                // The schema goes out exactly as the tool defined it: key order is part of the
+                // cache prefix.
+                tool.insert("input_schema".into(), t.parameters.clone());
+                tool.insert("description".into(), json!(t.description));
+                if let (Some(cc), true) = (cache, i + 1 == n) {
+                    tool.insert("cache_control".into(), cc.clone());
+                }
+                Value::Object(tool)
+            })
+            .collect(),
+    )
+}
+
+#[derive(PartialEq)]
+enum Role {
+    User,
+    Assistant,
+}
+
+/// LangChain messages to Anthropic turns: tool results become user turns, consecutive user
+/// turns merge into one (as langchain-anthropic merges them), system messages are skipped
+/// (the system prompt travels in `system`).
+fn format_messages(messages: &[std::sync::Arc<Message>]) -> Vec<Value> {
+    let mut turns: Vec<(Role, Value)> = Vec::with_capacity(messages.len());
+    for message in messages {
+        let (role, content) = match message.as_ref() {
+            Message::System(_) => continue,
+            Message::Human(m) => (Role::User, user_content(&m.content)),
+            Message::Tool(m) => {
+                let block = json!({
+                    "type": "tool_result",
+                    "content": tool_result_content(&m.content),
+                    "tool_use_id": m.tool_call_id,
+                    "is_error": m.status == ToolStatus::Error,
+                });
+                (Role::User, Value::Array(vec![block]))
+            }
+            Message::Ai(m) => (Role::Assistant, assistant_content(m)),
+        };
+        match turns.last_mut() {
+            Some((Role::User, prev)) if role == Role::User => merge_user(prev, content),
+            _ => turns.push((role, content)),
+        }
+    }
+    let last = turns.len().saturating_sub(1);
+    turns
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, (role, mut content))| {
+            let role = match role {
+                Role::User => "user",
+                Role::Assistant => {
+                    if i == last {
+                        rstrip_last_text(&mut content);
+                    }
+                    // The API rejects empty assistant turns except a final prefill.
+                    if i < last && is_empty(&content) {
+                        return None;
+                    }
+                    "assistant"
+                }
+            };
+            Some(json!({"role": role, "content": content}))
+        })
+        .collect()
+}
+
+fn is_empty(content: &Value) -> bool {
+    match content {
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    }
+}
+
+fn rstrip_last_text(content: &mut Value) {
+    match content {
+        Value::String(s) => *s = s.trim_end().to_owned(),
+        Value::Array(blocks) => {
+            if let Some(Value::Object(b)) = blocks.last_mut() {
+                if b.get("type").and_then(Value::as_str) == Some("text") {
+                    if let Some(Value::String(t)) = b.get_mut("text") {
+                        *t = t.trim_end().to_owned();
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn merge_user(prev: &mut Value, next: Value) {
+    let as_blocks = |v: Value| match v {
+        Value::String(s) => vec![json!({"type": "text", "text": s})],
+        Value::Array(a) => a,
+        other => vec![other],
+    };
+    let mut blocks = as_blocks(std::mem::take(prev));
+    blocks.extend(as_blocks(next));
+    *prev = Value::Array(blocks);
+}
+
+fn format_block(block: &Value) -> Option<Value> {
+    match block {
+        Value::String(s) => Some(json!({"type": "text", "text": s})),
+        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                let text = o.get("text").and_then(Value::as_str).unwrap_or("");
+                // Whitespace-only text blocks are rejected by the API.
+                if text.trim().is_empty() {
+                    return None;
+                }
+                let kept = o
+                    .iter()
+                    .filter(|(k, _)| {
+                        matches!(k.as_str(), "type" | "text" | "cache_control" | "citations")
+                    })
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                Some(Value::Object(kept))
+            }
+            _ => Some(block.clone()),
+        },
+        other => Some(other.clone()),
+    }
+}
+
+fn user_content(content: &Content) -> Value {
+    match content {
+        Content::Text(s) => json!(s),
+        Content::Blocks(b) => Value::Array(b.iter().filter_map(format_block).collect()),
+    }
+}
+
+fn tool_result_content(content: &Content) -> Value {
+    match content {
+        Content::Text(s) => json!(s),
+        Content::Blocks(b) => Value::Array(
+            b.iter()
+                .filter_map(format_block)
+                .map(|mut blk| {
+                    // The API refuses cache_control inside tool_result content.
+                    if let Value::Object(o) = &mut blk {
+                        o.remove("cache_control");
+                    }
+                    blk
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn tool_use(call: &ToolCall) -> Value {
+    json!({
+        "type": "tool_use",
+        "name": call.name,
+        "input": call.args,
+        "id": call.id.clone().unwrap_or_default(),
+    })
+}
+
+fn assistant_content(m: &AiMessage) -> Value {
+    let mut blocks: Vec<Value> = match &m.content {
+        Content::Text(s) if m.tool_calls.is_empty() => return json!(s),
+        Content::Text(s) if s.is_empty() => vec![],
+        Content::Text(s) => vec![json!({"type": "text", "text": s})],
+        Content::Blocks(b) => {
+            let mut out = Vec::with_capacity(b.len());
+            for block in b {
+                let is_tool_use = block.get("type").and_then(Value::as_str) == Some("tool_use");
+                if !is_tool_use {
+                    out.extend(format_block(block));
+                    continue;
+                }
+                // A tool_call with the block's id wins over the block itself.
+                let id = block.get("id").and_then(Value::as_str);
+                match m.tool_calls.iter().find(|c| c.id.as_deref() == id) {
+                    Some(call) => out.push(tool_use(call)),
+                    None => out.push(json!({
+                        "type": "tool_use",
+                        "name": block.get("name").cloned().unwrap_or(Value::Null),
+                        "input": block.get("input").cloned().unwrap_or_else(|| json!({})),
+                        "id": id.unwrap_or_default(),
+                    })),
+                }
+            }
+            out
+        }
+    };
+    let present: Vec<String> = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|b| b.get("id").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    for call in &m.tool_calls {
+        if !present
+            .iter()
+            .any(|id| Some(id.as_str()) == call.id.as_deref())
+        {
+            blocks.push(tool_use(call));
+        }
+    }
+    Value::Array(blocks)
+}
+
+async fn send(config: &AnthropicConfig, body: &Value) -> Result<Value, ModelError> {
+    let url = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
+    let payload = serde_json::to_vec(body).map_err(|e| ModelError::Decode {
+        provider: PROVIDER,
+        message: e.to_string(),
+    })?;
+    let mut attempt = 0;
+    loop {
+        let result = client()
+            .post(&url)
+            .header("x-api-key", &config.api_key)
+            .header("anthropic-version", &config.api_version)
+            .header("content-type", "application/json")
+            .header("x-stainless-retry-count", attempt.to_string())
+            .timeout(config.timeout)
+            .body(payload.clone())
+            .send()
+            .await;
+        let response = match result {
+            Ok(r) => r,
+            Err(e) if attempt < config.max_retries => {
+                tracing::debug!(attempt, error = %e, "anthropic request failed; retrying");
+                tokio::time::sleep(retry_delay(attempt, None)).await;
+                attempt += 1;
+                continue;
+            }
+            Err(e) => {
+                return Err(ModelError::Connection {
+                    provider: PROVIDER,
+                    message: without_url(e),
+                });
+            }
+        };
+        let status = response.status().as_u16();
+        if response.status().is_success() {
+            let bytes = response.bytes().await.map_err(|e| ModelError::Connection {
+                provider: PROVIDER,
+                message: without_url(e),
+            })?;
+            return serde_json::from_slice(&bytes).map_err(|e| ModelError::Decode {
+                provider: PROVIDER,
+                message: e.to_string(),
+            });
+        }
+        if attempt < config.max_retries && should_retry(status, response.headers()) {
+            let delay = retry_delay(attempt, Some(response.headers()));
+            tracing::debug!(
+                attempt,
+                status,
+                ?delay,
+                "anthropic returned a retryable error"
+            );
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+            continue;
+        }
+        let request_id = response
+            .headers()
+            .get("request-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let text = response.text().await.unwrap_or_default();
+        let parsed: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let error = parsed.get("error");
+        let field = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str);
+        return Err(ModelError::Api {
+            provider: PROVIDER,
+            status,
+            kind: field("type").unwrap_or("api_error").to_owned(),
+            message: field("message").map_or(text.clone(), str::to_owned),
+            request_id,
+        });
+    }
+}
+
+/// reqwest's errors print the URL; keep only the cause (the URL may carry credentials in a
+/// user-configured base URL).
+fn without_url(e: reqwest::Error) -> String {
+    e.without_url().to_string()
+}
+
+/// A Messages API response as the AI message langchain-anthropic makes of it.
+pub fn parse_response(data: Value) -> Result<AiMessage, ModelError> {
+    let decode = |message: &str| ModelError::Decode {
+        provider: PROVIDER,
+        message: message.to_owned(),
+    };
+    let Value::Object(mut data) = data else {
+        return Err(decode("response is not a JSON object"));
+    };
+    let Some(Value::Array(mut blocks)) = data.remove("content") else {
+        return Err(decode("response has no content array"));
+    };
+    for block in &mut blocks {
+        if let Value::Object(b) = block {
+            // The SDK's model_dump leaves these as null; langchain drops them.
+            for key in ["citations", "caller", "encrypted_content"] {
+                if b.get(key).is_some_and(Value::is_null) {
+                    b.remove(key);
+                }
+            }
+        }
+    }
+    let usage = data.get("usage").map(usage_metadata);
+    let id = data.get("id").and_then(Value::as_str).map(str::to_owned);
+
+    let mut response_metadata = Map::new();
+    for (k, v) in &data {
+        if !matches!(k.as_str(), "role" | "type") {
+            response_metadata.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(model) = data.get("model") {
+        response_metadata
+            .entry("model_name")
+            .or_insert_with(|| model.clone());
+    }
+    response_metadata.insert("model_provider".into(), json!(PROVIDER));
+
+    let single_text = blocks.len() == 1
+        && blocks[0].get("type").and_then(Value::as_str) == Some("text")
+        && blocks[0]
+            .get("citations")
+            .is_none_or(|c| c.is_null() || c == &json!([]));
+    let mut tool_calls = Vec::new();
+    for b in &blocks {
+        if b.get("type").and_then(Value::as_str) == Some("tool_use") {
+            tool_calls.push(ToolCall::new(
+                b.get("name").and_then(Value::as_str).unwrap_or_default(),
+                b.get("input").cloned().unwrap_or_else(|| json!({})),
+                b.get("id").and_then(Value::as_str).unwrap_or_default(),
+            ));
+        }
+    }
+    let content = if single_text {
+        Content::Text(
+            blocks[0]
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    } else {
+        Content::Blocks(blocks)
+    };
+    Ok(AiMessage {
+        content,
+        tool_calls,
+        id,
+        usage_metadata: usage,
+        response_metadata,
+        ..Default::default()
+    })
+}
+
+/// Anthropic usage in LangChain's form: `input_tokens` adds the cached and cache-written
+/// tokens back, since Anthropic's own count excludes them.
+fn usage_metadata(u: &Value) -> Usage {
+    let n = |v: Option<&Value>| v.and_then(Value::as_u64);
+    let uncached = n(u.get("input_tokens")).unwrap_or(0);
+    let cache_read = n(u.get("cache_read_input_tokens"));
+    let mut cache_creation = n(u.get("cache_creation_input_tokens"));
+    let mut details = Map::new();
+    let mut by_ttl = 0;
+    if let Some(cc) = u.get("cache_creation").filter(|c| c.is_object()) {
+        for key in ["ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"] {
+            let v = n(cc.get(key));
+            by_ttl += v.unwrap_or(0);
+            if let Some(v) = v {
+                details.insert(key.into(), json!(v));
+            }
+        }
+        if by_ttl > 0 {
+            cache_creation = Some(0);
+        }
+    }
+    let mut ordered = Map::new();
+    if let Some(r) = cache_read {
+        ordered.insert("cache_read".into(), json!(r));
+    }
+    if let Some(c) = cache_creation {
+        ordered.insert("cache_creation".into(), json!(c));
+    }
+    ordered.extend(details);
+    let written = if by_ttl > 0 {
+        by_ttl
+    } else {
+        cache_creation.unwrap_or(0)
+    };
+    let input = uncached + cache_read.unwrap_or(0) + written;
+    let output = n(u.get("output_tokens")).unwrap_or(0);
+    let reasoning = u
+        .get("output_tokens_details")
+        .and_then(|d| n(d.get("thinking_tokens")));
+    Usage {
+        input_tokens: input,
+        output_tokens: output,
+        total_tokens: input + output,
+        input_token_details: Some(ordered),
+        output_token_details: reasoning.map(|r| {
+            let mut m = Map::new();
+            m.insert("reasoning".into(), json!(r));
+            m
+        }),
+    }
+}

@@ -1,0 +1,33 @@
+//! Known Anthropic model limits, generated from langchain-anthropic 1.7.10's profiles so
+//! defaults (notably `max_tokens`) match what deepagents sends.
+
+/// (model id, max output tokens, max input tokens); the input limit is for context management.
+const PROFILES: &[(&str, u32, u32)] = &[
+    ("claude-fable-5", 128000, 1000000),
+    ("claude-fable-5-1", 128000, 1000000),
+    ("claude-haiku-4-5", 64000, 200000),
+    ("claude-haiku-4-5-20251001", 64000, 200000),
+    ("claude-haiku-5-5", 128000, 1000000),
+    ("claude-opus-4-5", 64000, 200000),
+    ("claude-opus-4-5-20251101", 64000, 200000),
+    ("claude-opus-4-6", 128000, 1000000),
+    ("claude-opus-4-7", 128000, 1000000),
+    ("claude-opus-4-8", 128000, 1000000),
+    ("claude-opus-5", 128000, 1000000),
+    ("claude-opus-5-5", 128000, 1000000),
+    ("claude-sonnet-4-5", 64000, 200000),
+    ("claude-sonnet-4-5-20250929", 64000, 200000),
+    ("claude-sonnet-4-6", 128000, 1000000),
+    ("claude-sonnet-5", 128000, 1000000),
+    ("claude-sonnet-5-5", 128000, 1000000),
+];
+
+/// langchain-anthropic's fallback for models it has no profile for.
+pub const FALLBACK_MAX_OUTPUT_TOKENS: u32 = 4096;
+
+pub fn max_output_tokens(model: &str) -> u32 {
+    PROFILES
+        .iter()
+        .find(|(id, _, _)| *id == model)
+        .map_or(FALLBACK_MAX_OUTPUT_TOKENS, |p| p.1)
+}

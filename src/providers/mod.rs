@@ -1,0 +1,7 @@
+//! Native model providers speaking the vendors' HTTP APIs.
+
+pub mod anthropic;
+mod anthropic_profiles;
+mod http;
+
+pub use anthropic::{AnthropicChat, AnthropicConfig};

@@ -1,0 +1,209 @@
+//! `CoreAgent`: the compiled agent the Python package wraps. `invoke` blocks with the GIL
+//! released; `ainvoke` returns an awaitable driven by tokio.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use serde_json::{Map, Value};
+
+use super::errors::{bad_input, to_py};
+use super::host::PyHost;
+use super::model::PyChatModel;
+use super::tools::PyTool;
+use crate::agent::{Agent, RunOptions};
+use crate::history::History;
+use crate::messages::{Message, SystemMessage};
+use crate::model::ChatModel;
+use crate::providers::{AnthropicChat, AnthropicConfig};
+use crate::state::AgentState;
+use crate::tools::{HostContext, Tool, ToolSet};
+
+#[pyclass(frozen, module = "deepagents_rs._core")]
+pub(crate) struct CoreAgent {
+    agent: Agent,
+}
+
+fn native_model(provider: &str, name: &str) -> PyResult<Arc<dyn ChatModel>> {
+    match provider {
+        "anthropic" => {
+            let config = AnthropicConfig::from_env(name).map_err(|e| to_py(e.into()))?;
+            Ok(Arc::new(AnthropicChat::new(config)))
+        }
+        other => Err(bad_input(format!(
+            "unknown native model provider '{other}'"
+        ))),
+    }
+}
+
+/// The input state: `messages` as message dicts, `files`, and any other keys kept as is.
+fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
+    let mut extra: Map<String, Value> = pythonize::depythonize(input)?;
+    let messages: Vec<Message> = match extra.remove("messages") {
+        Some(v) => {
+            serde_json::from_value(v).map_err(|e| bad_input(format!("invalid message: {e}")))?
+        }
+        None => Vec::new(),
+    };
+    let files = match extra.remove("files") {
+        Some(Value::Object(f)) => f,
+        Some(Value::Null) | None => Map::new(),
+        Some(_) => return Err(bad_input("`files` must be a dict of path -> file data")),
+    };
+    let structured_response = extra.remove("structured_response").filter(|v| !v.is_null());
+    Ok(AgentState {
+        messages: messages.into_iter().collect::<History>(),
+        files,
+        structured_response,
+        extra,
+    })
+}
+
+fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
+    let out = PyDict::new(py);
+    let messages: Vec<Arc<Message>> = state.messages.to_vec();
+    let list = pyo3::types::PyList::empty(py);
+    for m in &messages {
+        list.append(pythonize::pythonize(py, m.as_ref())?)?;
+    }
+    out.set_item("messages", list)?;
+    for (k, v) in &state.extra {
+        out.set_item(k, pythonize::pythonize(py, v)?)?;
+    }
+    if let Some(sr) = &state.structured_response {
+        out.set_item("structured_response", pythonize::pythonize(py, sr)?)?;
+    }
+    out.set_item("files", pythonize::pythonize(py, &state.files)?)?;
+    Ok(out.into_any().unbind())
+}
+
+#[pymethods]
+impl CoreAgent {
+    /// `model` is `(provider, name)` for a native provider, or a model adapter object.
+    /// `tools` are tool adapters; `system` is the system message as a dict.
+    #[new]
+    #[pyo3(signature = (model, tools, system, name=None))]
+    fn new(
+        model: &Bound<'_, PyAny>,
+        tools: Vec<Bound<'_, PyAny>>,
+        system: &Bound<'_, PyAny>,
+        name: Option<String>,
+    ) -> PyResult<Self> {
+        let model: Arc<dyn ChatModel> = if let Ok(t) = model.cast::<PyTuple>() {
+            let (provider, model_name): (String, String) = t.extract()?;
+            native_model(&provider, &model_name)?
+        } else {
+            Arc::new(PyChatModel::new(model)?)
+        };
+        let tools = tools
+            .iter()
+            .map(|t| Ok(Arc::new(PyTool::from_adapter(t)?) as Arc<dyn Tool>))
+            .collect::<PyResult<Vec<_>>>()?;
+        let tools = ToolSet::new(tools).map_err(to_py)?;
+        let system: SystemMessage = pythonize::depythonize(system)?;
+        Ok(CoreAgent {
+            agent: Agent {
+                model,
+                tools,
+                system: Arc::new(system),
+                name,
+            },
+        })
+    }
+
+    /// The id of the model, `provider:name`.
+    #[getter]
+    fn model_id(&self) -> String {
+        self.agent.model.id()
+    }
+
+    /// The tool names in the order the model sees them.
+    #[getter]
+    fn tool_names(&self) -> Vec<String> {
+        self.agent
+            .tools
+            .specs()
+            .iter()
+            .map(|s| s.name.clone())
+            .collect()
+    }
+
+    /// Runs the agent to completion on `state`; blocks with the GIL released.
+    fn invoke(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyDict>,
+        recursion_limit: u64,
+    ) -> PyResult<Py<PyAny>> {
+        let state = state_from_py(state)?;
+        let host = PyHost::for_sync(py)?;
+        let agent = self.agent.clone();
+        let runtime = pyo3_async_runtimes::tokio::get_runtime();
+        let mut handle =
+            runtime.spawn(async move { run(agent, state, recursion_limit, host).await });
+        // Block in short slices so Ctrl-C reaches the caller: signal handlers only run when
+        // the main thread is back in Python.
+        let outcome = loop {
+            let slice = py.detach(|| {
+                // Build the timer inside the runtime: it needs the runtime's clock.
+                runtime.block_on(async {
+                    tokio::time::timeout(Duration::from_millis(50), &mut handle).await
+                })
+            });
+            match slice {
+                Ok(joined) => break joined,
+                Err(_elapsed) => {
+                    if let Err(e) = py.check_signals() {
+                        handle.abort();
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        let state = outcome
+            .map_err(|e| {
+                pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
+            })?
+            .map_err(to_py)?;
+        state_to_py(py, &state)
+    }
+
+    /// Runs the agent on the caller's event loop; returns an awaitable.
+    fn ainvoke<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyDict>,
+        recursion_limit: u64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let state = state_from_py(state)?;
+        let host = PyHost::for_async(py)?;
+        let agent = self.agent.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let state = run(agent, state, recursion_limit, host)
+                .await
+                .map_err(to_py)?;
+            Python::attach(|py| state_to_py(py, &state))
+        })
+    }
+}
+
+async fn run(
+    agent: Agent,
+    state: AgentState,
+    recursion_limit: u64,
+    host: HostContext,
+) -> Result<AgentState, crate::error::Error> {
+    let options = RunOptions {
+        recursion_limit,
+        host,
+        ..Default::default()
+    };
+    match agent.run(state, options).await {
+        Ok((state, _report)) => Ok(state),
+        Err(failure) => {
+            tracing::debug!(messages = failure.state.messages.len(), "agent run failed");
+            Err(failure.error)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! The one place core errors become Python exceptions. A host exception (raised by a Python
+//! tool or model) is re-raised as the original object, type and traceback intact.
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::error::{BoxError, Error, ModelError};
+
+fn original(source: &BoxError) -> Option<PyErr> {
+    source
+        .downcast_ref::<PyErr>()
+        .map(|e| Python::attach(|py| e.clone_ref(py)))
+}
+
+/// An exception class defined in `deepagents_rs.errors`, so users can import and catch it.
+fn exception<'py, A>(py: Python<'py>, class: &str, args: A) -> PyErr
+where
+    A: pyo3::call::PyCallArgs<'py>,
+{
+    let build = || -> PyResult<PyErr> {
+        let cls = py.import("deepagents_rs.errors")?.getattr(class)?;
+        Ok(PyErr::from_value(cls.call1(args)?))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+pub(crate) fn to_py(err: Error) -> PyErr {
+    Python::attach(|py| match err {
+        Error::Tool { ref source, .. } => {
+            original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
+        }
+        Error::Model(ModelError::Host(ref source)) => {
+            original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
+        }
+        Error::RecursionLimit { .. } => exception(py, "GraphRecursionError", (err.to_string(),)),
+        Error::Model(ModelError::Api {
+            provider,
+            status,
+            ref kind,
+            ref message,
+            ref request_id,
+        }) => exception(
+            py,
+            "ModelProviderError",
+            (
+                err.to_string(),
+                provider,
+                status,
+                kind.clone(),
+                message.clone(),
+                request_id.clone(),
+            ),
+        ),
+        Error::Model(ModelError::Connection { .. } | ModelError::Decode { .. }) => {
+            exception(py, "ModelConnectionError", (err.to_string(),))
+        }
+        Error::Model(ModelError::Config(_)) | Error::InvalidInput(_) => {
+            PyValueError::new_err(err.to_string())
+        }
+    })
+}
+
+/// Conversion failures at the boundary (bad message dicts and the like).
+pub(crate) fn bad_input(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}

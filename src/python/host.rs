@@ -1,0 +1,50 @@
+//! Per-run host context: the asyncio loop and contextvars that Python callbacks run with.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3_async_runtimes::TaskLocals;
+
+use crate::tools::HostContext;
+
+/// Whether the run was started by `invoke` (call sync Python APIs from blocking threads) or
+/// by `ainvoke` (await the async ones on the caller's loop), as LangGraph chooses.
+pub(crate) struct PyHost {
+    pub locals: TaskLocals,
+    pub is_async: bool,
+}
+
+impl PyHost {
+    /// For `invoke`: async tools run on a private loop in a daemon thread, since the calling
+    /// thread is blocked in Rust and may itself be inside a running loop.
+    pub fn for_sync(py: Python<'_>) -> PyResult<HostContext> {
+        static LOOP: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let event_loop = LOOP.get_or_try_init(py, || -> PyResult<_> {
+            Ok(py
+                .import("deepagents_rs._runtime")?
+                .call_method0("background_loop")?
+                .unbind())
+        })?;
+        let locals = TaskLocals::new(event_loop.bind(py).clone()).copy_context(py)?;
+        Ok(Some(Arc::new(PyHost {
+            locals,
+            is_async: false,
+        })))
+    }
+
+    /// For `ainvoke`: callbacks run on the caller's loop with the caller's contextvars.
+    pub fn for_async(py: Python<'_>) -> PyResult<HostContext> {
+        let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
+        Ok(Some(Arc::new(PyHost {
+            locals,
+            is_async: true,
+        })))
+    }
+
+    pub fn from_context(host: &HostContext) -> Option<&PyHost> {
+        host.as_ref()
+            .and_then(|h| (h.as_ref() as &dyn Any).downcast_ref::<PyHost>())
+    }
+}

@@ -1,0 +1,111 @@
+//! Python tools called back from tokio.
+//!
+//! Each tool arrives as an adapter object from `deepagents_rs._tools` that validates the
+//! arguments and formats the result as LangChain's tool node would, returning
+//! `(content, status, artifact)`. Whatever it raises is fatal and reaches the caller of
+//! `invoke` unchanged.
+
+use futures::future::BoxFuture;
+use pyo3::prelude::*;
+use serde_json::Value;
+
+use super::host::PyHost;
+use crate::error::BoxError;
+use crate::messages::{Content, ToolStatus};
+use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+
+pub(crate) struct PyTool {
+    spec: ToolSpec,
+    adapter: Py<PyAny>,
+    /// The tool has a native coroutine implementation (`async def`, or a BaseTool with its
+    /// own `_arun`): awaited on the run's loop rather than run in a thread.
+    has_async: bool,
+    executable: bool,
+}
+
+impl PyTool {
+    pub fn from_adapter(adapter: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let spec = ToolSpec {
+            name: adapter.getattr("name")?.extract()?,
+            description: adapter.getattr("description")?.extract()?,
+            parameters: pythonize::depythonize(&adapter.getattr("parameters")?)?,
+        };
+        Ok(PyTool {
+            spec,
+            has_async: adapter.getattr("has_async")?.extract()?,
+            executable: adapter.getattr("executable")?.extract()?,
+            adapter: adapter.clone().unbind(),
+        })
+    }
+}
+
+fn fatal(e: PyErr) -> ToolError {
+    ToolError::Fatal(Box::new(e) as BoxError)
+}
+
+fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
+    let (content, status, artifact): (Bound<'_, PyAny>, String, Bound<'_, PyAny>) =
+        result.extract()?;
+    let content: Content = pythonize::depythonize(&content)?;
+    let artifact: Option<Value> = if artifact.is_none() {
+        None
+    } else {
+        Some(pythonize::depythonize(&artifact)?)
+    };
+    Ok(ToolOutput {
+        content,
+        status: if status == "error" {
+            ToolStatus::Error
+        } else {
+            ToolStatus::Success
+        },
+        artifact,
+    })
+}
+
+impl Tool for PyTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn executable(&self) -> bool {
+        self.executable
+    }
+
+    fn call(
+        &self,
+        args: Value,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let has_async = self.has_async;
+        Box::pin(async move {
+            let host = PyHost::from_context(&ctx.host);
+            match host {
+                // Sync tools run in a blocking thread under both invoke and ainvoke, as
+                // LangChain runs them in an executor.
+                Some(host) if has_async => {
+                    let locals = host.locals.clone();
+                    let fut = Python::attach(|py| {
+                        let args = pythonize::pythonize(py, &args)?;
+                        let coro = adapter.call_method1(py, "acall", (args, &ctx.tool_call_id))?;
+                        pyo3_async_runtimes::into_future_with_locals(&locals, coro.into_bound(py))
+                    })
+                    .map_err(fatal)?;
+                    let result = fut.await.map_err(fatal)?;
+                    Python::attach(|py| output_from_py(result.bind(py))).map_err(fatal)
+                }
+                _ => tokio::task::spawn_blocking(move || {
+                    Python::attach(|py| {
+                        let args = pythonize::pythonize(py, &args)?;
+                        let result = adapter.call_method1(py, "call", (args, &ctx.tool_call_id))?;
+                        output_from_py(result.bind(py))
+                    })
+                })
+                .await
+                .map_err(|e| ToolError::Fatal(Box::new(e)))?
+                .map_err(fatal),
+            }
+        })
+    }
+}
