@@ -213,6 +213,18 @@ def test_scripted_raw_body_and_delay(sim: SimAnthropic) -> None:
     )
 
 
+def test_handler_seconds_are_recorded_for_benchmarks(sim: SimAnthropic) -> None:
+    sim.script(Reply(body=message([], stop_reason="end_turn"), delay=0.05), text("b"))
+    assert post(sim, req())[0] == post(sim, req())[0] == 200
+    slow, fast = sim.requests
+    assert 0.05 <= slow.handler_seconds < 5 and 0 < fast.handler_seconds < 5
+    assert sim.handler_seconds == pytest.approx(
+        slow.handler_seconds + fast.handler_seconds
+    )
+    sim.reset()
+    assert sim.handler_seconds == 0
+
+
 def test_empty_script_answers_500_loudly(sim: SimAnthropic) -> None:
     status, resp, headers = post(sim, req())
     assert status == 500

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from . import _compat, messages as light
@@ -74,11 +75,19 @@ def to_core(msg: Any) -> dict:
     raise ValueError(f"Unsupported message input {msg!r}")
 
 
+def _ensure_object_id(msg: Any) -> None:
+    """LangGraph's ``ensure_message_ids``: input message *objects* get a uuid4 id in place."""
+    if (isinstance(msg, light.BaseMessage) or _compat.is_lc_message(msg)) and not msg.id:
+        msg.id = str(uuid.uuid4())
+
+
 def input_messages(value: Any) -> list[dict]:
     if isinstance(value, (str, dict)) or _compat.is_lc_message(value) or isinstance(value, light.BaseMessage):
         value = [value]
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"'messages' must be a list of messages, got {type(value).__name__}")
+    for m in value:
+        _ensure_object_id(m)
     return [to_core(m) for m in value]
 
 
@@ -111,10 +120,16 @@ def system_to_core(system_prompt: Any) -> dict:
     raise TypeError(f"system_prompt must be a str or a SystemMessage, got {type(system_prompt).__name__}")
 
 
-def invalid_input(message: str) -> Exception:
-    """LangGraph's InvalidUpdateError when available (what deepagents raises for bad input)."""
+def invalid_input(input: Any) -> Exception:
+    """What deepagents raises for a non-dict input: LangGraph's ``EmptyInputError`` for
+    ``None``, else its ``InvalidUpdateError`` with the troubleshooting link (ValueError
+    without LangGraph)."""
     try:
-        from langgraph.errors import InvalidUpdateError
+        from langgraph.errors import EmptyInputError, ErrorCode, InvalidUpdateError, create_error_message
     except ImportError:
-        return ValueError(message)
-    return InvalidUpdateError(message)
+        return ValueError(f"Expected dict, got {input}")
+    if input is None:
+        return EmptyInputError("Received no input for __start__")
+    return InvalidUpdateError(
+        create_error_message(message=f"Expected dict, got {input}", error_code=ErrorCode.INVALID_GRAPH_NODE_RETURN_VALUE)
+    )

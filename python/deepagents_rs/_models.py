@@ -28,7 +28,8 @@ class ModelAdapter:
                 or {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}}
                 for t in tools
             ]
-            self._bound = self.model.bind_tools(specs) if specs else self.model
+            # create_agent binds with an explicit tool_choice=None (and bind() with no tools).
+            self._bound = self.model.bind_tools(specs, tool_choice=None) if specs else self.model
             self._bound_names = names
         return self._bound
 

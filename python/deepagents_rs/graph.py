@@ -107,7 +107,7 @@ class DeepAgent:
         if kwargs:
             raise _planned(f"invoke(**{sorted(kwargs)})", "streaming and graph options come with later issues")
         if not isinstance(input, dict):
-            raise _convert.invalid_input(f"Expected dict, got {input!r}")
+            raise _convert.invalid_input(input)
         config = dict(config or {})
         limit = config.pop("recursion_limit", DEFAULT_RECURSION_LIMIT)
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
@@ -201,6 +201,8 @@ def create_deep_agent(
         model = DEFAULT_MODEL
 
     adapters: list[ToolAdapter] = [to_adapter(t) for t in (tools or ())]
+    # create_agent offers its tool node's tools first and dict (provider-side) specs last.
+    adapters = [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
     system = _system_message(system_prompt, model)
 
     if isinstance(model, str):

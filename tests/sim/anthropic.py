@@ -230,6 +230,11 @@ class Recorded:
     status: int = 0
     response: Any = None  # parsed JSON sent back, or the raw str for non-JSON bodies
     cache: CacheReport | None = None
+    # Benchmark support (benches/tool_loop.py): real seconds the server spent on this
+    # request, from having read the whole body to starting to send the answer (includes
+    # validation, cache simulation and any scripted delay; excludes the
+    # http.server request-line/header parsing that happens before the handler).
+    handler_seconds: float = 0.0
 
 
 class SimError(Exception):
@@ -534,6 +539,9 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.1 keep-alive, like the real API; every answer carries Content-Length.
     protocol_version = "HTTP/1.1"
+    # The headers and the body go out in two writes; with Nagle on, the body waits
+    # for the client's delayed ACK (~40 ms per request on Linux loopback).
+    disable_nagle_algorithm = True
     server: _Server
 
     def _any(self) -> None:
@@ -641,6 +649,15 @@ class SimAnthropic:
             self._clock = 0.0
             self._msg_counter = self._tool_counter = self._seq = 0
 
+    @property
+    def handler_seconds(self) -> float:
+        """Total ``Recorded.handler_seconds`` of the requests recorded since the last reset.
+
+        Benchmarks subtract it from a run's wall time to get the client's own time.
+        """
+        with self._lock:
+            return sum(r.handler_seconds for r in self.requests)
+
     def blocks(self, body: dict[str, Any]) -> list[Block]:
         """The prompt blocks of a request body, as the cache simulation sees them."""
         return prompt_blocks(body, merge_consecutive=self.merge_consecutive_roles)
@@ -660,6 +677,7 @@ class SimAnthropic:
     def _handle(self, h: _Handler) -> None:
         length = int(h.headers.get("content-length") or 0)
         raw = h.rfile.read(length) if length > 0 else b""
+        started = time.perf_counter()
         headers = {k.lower(): v for k, v in h.headers.items()}
         try:
             body: Any = json.loads(raw) if raw else None
@@ -690,7 +708,7 @@ class SimAnthropic:
             outcome.headers["x-should-retry"] = "false"
         rec.status = outcome.status
         rec.cache = outcome.cache
-        self._send_json(h, outcome, rec)
+        self._send_json(h, outcome, rec, started)
 
     def _dispatch(
         self,
@@ -888,7 +906,9 @@ class SimAnthropic:
             status, {"type": "error", "error": {"type": error_type, "message": msg}}
         )
 
-    def _send_json(self, h: _Handler, outcome: _Outcome, rec: Recorded) -> None:
+    def _send_json(
+        self, h: _Handler, outcome: _Outcome, rec: Recorded, started: float
+    ) -> None:
         # Streaming (SSE) would get its own sender next to this one.
         if isinstance(outcome.body, (dict, list)):
             data = json.dumps(outcome.body).encode()
@@ -904,6 +924,9 @@ class SimAnthropic:
             rec.response = data.decode("utf-8", "replace")
         headers = {"content-type": ctype, "request-id": f"req_sim_{rec.seq}"}
         headers.update({k.lower(): v for k, v in outcome.headers.items()})
+        # Stamped before the first byte goes out, so a client that has its answer
+        # always sees the final value; the two socket writes below are not counted.
+        rec.handler_seconds = time.perf_counter() - started
         try:
             h.send_response(outcome.status)
             for k, v in headers.items():

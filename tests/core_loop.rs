@@ -1,0 +1,226 @@
+//! The agent loop in pure Rust, with a scripted model and native tools: no Python involved.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use deepagents_rs::agent::{Agent, RunOptions};
+use deepagents_rs::error::{Error, ModelError};
+use deepagents_rs::history::History;
+use deepagents_rs::messages::{AiMessage, Content, Message, SystemMessage, ToolCall, ToolStatus};
+use deepagents_rs::model::{ChatModel, ModelRequest};
+use deepagents_rs::state::AgentState;
+use deepagents_rs::tools::{
+    HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec,
+};
+use futures::future::BoxFuture;
+use parking_lot::Mutex;
+use serde_json::{Value, json};
+
+/// Replies from a script; records every request.
+struct Scripted {
+    replies: Mutex<Vec<AiMessage>>,
+    requests: Mutex<Vec<ModelRequest>>,
+    /// When set, every call asks for this tool (for recursion tests).
+    forever: Option<ToolCall>,
+}
+
+impl Scripted {
+    fn new(replies: Vec<AiMessage>) -> Arc<Self> {
+        Arc::new(Scripted {
+            replies: Mutex::new(replies.into_iter().rev().collect()),
+            requests: Mutex::new(vec![]),
+            forever: None,
+        })
+    }
+}
+
+impl ChatModel for Scripted {
+    fn id(&self) -> String {
+        "scripted:test".into()
+    }
+
+    fn invoke(
+        &self,
+        request: ModelRequest,
+        _host: HostContext,
+    ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
+        self.requests.lock().push(request);
+        let n = self.requests.lock().len();
+        let reply = match &self.forever {
+            Some(call) => Ok(calls(vec![ToolCall::new(
+                &call.name,
+                call.args.clone(),
+                format!("c{n}"),
+            )])),
+            None => self
+                .replies
+                .lock()
+                .pop()
+                .ok_or_else(|| ModelError::Config("script exhausted".into())),
+        };
+        Box::pin(async move { reply })
+    }
+}
+
+fn calls(tool_calls: Vec<ToolCall>) -> AiMessage {
+    AiMessage {
+        tool_calls,
+        ..Default::default()
+    }
+}
+
+fn say(text: &str) -> AiMessage {
+    AiMessage {
+        content: Content::Text(text.into()),
+        ..Default::default()
+    }
+}
+
+/// Sleeps, then echoes its `text` argument; counts how many calls ran at once.
+struct Echo {
+    spec: ToolSpec,
+    running: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
+}
+
+impl Echo {
+    fn new() -> Arc<Self> {
+        Arc::new(Echo {
+            spec: ToolSpec {
+                name: "echo".into(),
+                description: "Echo the text.".into(),
+                parameters: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+            },
+            running: Arc::default(),
+            peak: Arc::default(),
+        })
+    }
+}
+
+impl Tool for Echo {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(
+        &self,
+        args: Value,
+        _ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let running = self.running.clone();
+        let peak = self.peak.clone();
+        Box::pin(async move {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            peak.fetch_max(now, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            running.fetch_sub(1, Ordering::SeqCst);
+            match args.get("text").and_then(Value::as_str) {
+                Some("fail") => Err(ToolError::Fatal("the tool broke".into())),
+                Some(t) => Ok(ToolOutput::text(t)),
+                None => Ok(ToolOutput::error("missing text")),
+            }
+        })
+    }
+}
+
+fn agent(model: Arc<Scripted>, tool: Arc<Echo>) -> Agent {
+    Agent {
+        model,
+        tools: ToolSet::new(vec![tool]).unwrap(),
+        system: Arc::new(SystemMessage::default()),
+        name: None,
+    }
+}
+
+fn input() -> AgentState {
+    AgentState::with_messages([Message::human("hi")].into_iter().collect::<History>())
+}
+
+#[tokio::test]
+async fn runs_tools_concurrently_and_keeps_call_order() {
+    let model = Scripted::new(vec![
+        calls(vec![
+            ToolCall::new("echo", json!({"text": "a"}), "1"),
+            ToolCall::new("echo", json!({"text": "b"}), "2"),
+            ToolCall::new("nope", json!({}), "3"),
+        ]),
+        say("done"),
+    ]);
+    let tool = Echo::new();
+    let (state, report) = agent(model.clone(), tool.clone())
+        .run(input(), RunOptions::default())
+        .await
+        .unwrap();
+    // Both echo calls were running at the same moment.
+    assert_eq!(tool.peak.load(Ordering::SeqCst), 2);
+    assert_eq!(report.model_calls, 2);
+    let messages = state.messages.to_vec();
+    let tool_results: Vec<(String, String, ToolStatus)> = messages
+        .iter()
+        .filter_map(|m| match m.as_ref() {
+            Message::Tool(t) => Some((t.tool_call_id.clone(), t.content.text(), t.status.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tool_results,
+        vec![
+            ("1".into(), "a".into(), ToolStatus::Success),
+            ("2".into(), "b".into(), ToolStatus::Success),
+            (
+                "3".into(),
+                "Error: nope is not a valid tool, try one of [echo].".into(),
+                ToolStatus::Error
+            ),
+        ]
+    );
+    // Every message got an id, as LangGraph's reducer gives them.
+    assert!(messages.iter().all(|m| m.id().is_some()));
+    // The second request saw the whole first round.
+    assert_eq!(model.requests.lock()[1].messages.len(), 5);
+}
+
+#[tokio::test]
+async fn recursion_limit_counts_supersteps_like_langgraph() {
+    // deepagents 0.7.32 observed: limit 1 -> 0 model calls, 2..3 -> 1, 4..5 -> 2, 6 -> 3.
+    for (limit, expected_calls) in [(1, 0), (2, 1), (3, 1), (4, 2), (5, 2), (6, 3)] {
+        let model = Arc::new(Scripted {
+            replies: Mutex::new(vec![]),
+            requests: Mutex::new(vec![]),
+            forever: Some(ToolCall::new("echo", json!({"text": "x"}), "")),
+        });
+        let options = RunOptions {
+            recursion_limit: limit,
+            ..Default::default()
+        };
+        let failure = agent(model.clone(), Echo::new())
+            .run(input(), options)
+            .await
+            .unwrap_err();
+        assert!(matches!(failure.error, Error::RecursionLimit { limit: l } if l == limit));
+        assert_eq!(model.requests.lock().len(), expected_calls, "limit {limit}");
+    }
+}
+
+#[tokio::test]
+async fn a_fatal_tool_error_keeps_the_state_so_far() {
+    let model = Scripted::new(vec![calls(vec![ToolCall::new(
+        "echo",
+        json!({"text": "fail"}),
+        "1",
+    )])]);
+    let failure = agent(model, Echo::new())
+        .run(input(), RunOptions::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(failure.error, Error::Tool { ref tool, .. } if tool == "echo"));
+    // The human message and the AI message that asked for the tool are both still there.
+    assert_eq!(failure.state.messages.len(), 2);
+}
+
+#[test]
+fn duplicate_tool_names_are_rejected() {
+    let err = ToolSet::new(vec![Echo::new(), Echo::new()]).err().unwrap();
+    assert!(err.to_string().contains("duplicate tool name 'echo'"));
+}

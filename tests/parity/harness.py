@@ -1,0 +1,201 @@
+"""Run one scenario through ``deepagents`` and ``deepagents_rs`` and compare the two runs.
+
+Each implementation gets its own ``ScriptedChatModel`` with the same script, the same tools
+and the same input; ``run_both`` returns both outcomes (result or exception) and both models'
+recorded calls, and ``assert_parity`` compares them.
+
+Known, legitimate differences, normalized here (and only here):
+
+* Built-in tools. deepagents_rs does not have the filesystem tools and the ``task`` tool yet
+  (``ls, read_file, write_file, edit_file, delete, glob, grep, execute, task``; a later issue).
+  Tool lists offered to the model are compared after removing those names, and the
+  ``"Error: X is not a valid tool, try one of [...]"`` tool message is compared after removing
+  them from the bracketed list (in results and in the histories sent to the model).
+* ``tool_choice``. deepagents always has tools, so ``create_agent`` always calls
+  ``bind_tools(..., tool_choice=None)``; with no user tools deepagents_rs binds nothing. Call
+  kwargs are compared after dropping ``tool_choice=None`` when no user tool is offered.
+* Message ids are random in both; ``normalize_messages(ids="stable")`` checks how ids pair up
+  (tool call ids, message ids reused) and ``id_shapes`` checks their form (a uuid4 for human
+  and tool messages, ``lc_run--<uuid>-<n>`` for model replies), not their values.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import re
+import sys
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import deepagents
+import deepagents_rs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fake_models import Call, ScriptedChatModel, ai_tool_calls, normalize_messages  # noqa: E402
+
+__all__ = ["BUILTIN_TOOLS", "MODES", "Both", "Outcome", "ai_tool_calls", "assert_parity", "run_both"]
+
+Mode = Literal["invoke", "ainvoke"]
+MODES: tuple[Mode, ...] = ("invoke", "ainvoke")
+
+#: deepagents' built-in tools that deepagents_rs does not have yet.
+BUILTIN_TOOLS = frozenset({"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "task"})
+
+_NOT_VALID_TOOL = re.compile(r"(is not a valid tool, try one of \[)([^\]]*)(\])")
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_LC_RUN = re.compile(rf"lc_run--{_UUID}(-\d+)?")
+
+
+@dataclass
+class Outcome:
+    """One implementation's run: its result or the exception it raised, and its model's calls."""
+
+    impl: str
+    model: ScriptedChatModel
+    result: dict[str, Any] | None = None
+    error: BaseException | None = None
+    #: The (copied) input this run was given, as the implementation left it.
+    input: Any = None
+
+    @property
+    def calls(self) -> list[Call]:
+        return self.model.calls
+
+    def unwrap(self) -> dict[str, Any]:
+        if self.error is not None:
+            raise AssertionError(f"{self.impl} raised {self.error!r}") from self.error
+        assert self.result is not None
+        return self.result
+
+
+@dataclass
+class Both:
+    ref: Outcome
+    rs: Outcome
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def strip_builtin_names(text: Any) -> Any:
+    """Remove the built-in tool names from the not-a-valid-tool error's bracketed list."""
+    if not isinstance(text, str):
+        return text
+
+    def repl(m: re.Match[str]) -> str:
+        names = [n for n in m.group(2).split(", ") if n and n not in BUILTIN_TOOLS]
+        return m.group(1) + ", ".join(names) + m.group(3)
+
+    return _NOT_VALID_TOOL.sub(repl, text)
+
+
+def norm(messages: Sequence[Any]) -> list[dict[str, Any]]:
+    """``normalize_messages(ids="stable")`` plus the built-in-tool normalization, plus classes."""
+    out = normalize_messages(messages, ids="stable")
+    for d, m in zip(out, messages, strict=True):
+        d["content"] = strip_builtin_names(d["content"])
+        d["class"] = type(m).__name__
+    return out
+
+
+def id_shape(raw: str | None) -> str:
+    if raw is None:
+        return "none"
+    if _LC_RUN.fullmatch(raw):
+        return "lc_run"
+    try:
+        return f"uuid{uuid.UUID(raw).version}"
+    except ValueError:
+        return f"other:{raw}"
+
+
+def id_shapes(messages: Sequence[Any]) -> list[str]:
+    return [id_shape(m.id) for m in messages]
+
+
+def user_tools(call: Call) -> list[dict[str, Any]]:
+    """The OpenAI tool dicts offered in a call, minus deepagents' built-ins."""
+    return [t for t in call.tools if t.get("function", {}).get("name", t.get("name")) not in BUILTIN_TOOLS]
+
+
+def call_view(call: Call) -> dict[str, Any]:
+    tools = user_tools(call)
+    kwargs = dict(call.kwargs)
+    if not tools and kwargs.get("tool_choice", "absent") is None:
+        del kwargs["tool_choice"]
+    return {"messages": norm(call.messages), "tools": tools, "kwargs": kwargs}
+
+
+def _run_one(
+    impl: str, script: Sequence[Any], tools: Sequence[Any] | None, inp: Any, mode: Mode, config: Any, kwargs: dict
+) -> Outcome:
+    module = deepagents if impl == "deepagents" else deepagents_rs
+    model = ScriptedChatModel(list(script))
+    outcome = Outcome(impl=impl, model=model)
+    agent = module.create_deep_agent(model=model, tools=list(tools) if tools is not None else None, **kwargs)
+    # deepagents sets ids on the caller's message objects; give each run its own copy.
+    inp = copy.deepcopy(inp)
+    outcome.input = inp
+    try:
+        if mode == "invoke":
+            outcome.result = agent.invoke(inp, config=config)
+        else:
+            outcome.result = asyncio.run(agent.ainvoke(inp, config=config))
+    except Exception as exc:  # compared by assert_parity
+        outcome.error = exc
+    return outcome
+
+
+def run_both(
+    script: Sequence[Any],
+    tools: Sequence[Any] | None,
+    inp: Any,
+    *,
+    mode: Mode = "invoke",
+    config: dict[str, Any] | None = None,
+    **create_kwargs: Any,
+) -> Both:
+    """Run the scenario through ``deepagents`` then ``deepagents_rs``, each with a fresh
+    ``ScriptedChatModel(script)``; exceptions from invoke are captured, not raised."""
+    ref = _run_one("deepagents", script, tools, inp, mode, config, create_kwargs)
+    rs = _run_one("deepagents_rs", script, tools, inp, mode, config, create_kwargs)
+    return Both(ref=ref, rs=rs)
+
+
+def assert_same_error(both: Both) -> BaseException:
+    """Both raised; same exception class and message. Returns the reference exception."""
+    ref, rs = both.ref.error, both.rs.error
+    assert ref is not None, f"deepagents did not raise: {both.ref.result!r}"
+    assert rs is not None, f"deepagents_rs did not raise: {both.rs.result!r}"
+    assert type(rs) is type(ref), (type(ref), type(rs), ref, rs)
+    assert str(rs) == str(ref)
+    return ref
+
+
+def assert_parity(both: Both) -> dict[str, Any]:
+    """Compare what each model was sent and what each run returned (or raised).
+
+    Returns the reference result (or ``{}`` if both raised) for scenario-specific checks.
+    """
+    ref_calls = [call_view(c) for c in both.ref.calls]
+    rs_calls = [call_view(c) for c in both.rs.calls]
+    assert len(rs_calls) == len(ref_calls), f"model calls: deepagents {len(ref_calls)}, deepagents_rs {len(rs_calls)}"
+    for i, (a, b) in enumerate(zip(ref_calls, rs_calls, strict=True)):
+        assert b["messages"] == a["messages"], f"call {i}: messages differ"
+        assert b["tools"] == a["tools"], f"call {i}: user tool schemas differ"
+        assert b["kwargs"] == a["kwargs"], f"call {i}: call kwargs differ"
+        assert id_shapes(both.rs.calls[i].messages) == id_shapes(both.ref.calls[i].messages), f"call {i}: id shapes"
+
+    if both.ref.error is not None or both.rs.error is not None:
+        assert_same_error(both)
+        return {}
+
+    ref, rs = both.ref.unwrap(), both.rs.unwrap()
+    assert sorted(rs) == sorted(ref), "result keys differ"
+    assert norm(rs["messages"]) == norm(ref["messages"])
+    assert id_shapes(rs["messages"]) == id_shapes(ref["messages"])
+    assert rs.get("files") == ref.get("files")
+    return ref
