@@ -4,22 +4,36 @@
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::history::History;
 use crate::messages::{Message, SystemMessage, Usage};
 use crate::model::{ChatModel, ModelRequest};
-use crate::state::AgentState;
-use crate::tools::{HostContext, ToolSet};
+use crate::state::{AgentState, merge_files};
+use crate::tools::{HostContext, RunScope, ToolSet};
 
 /// deepagents configures its graph with this limit.
 pub const DEFAULT_RECURSION_LIMIT: u64 = 9_999;
 
-/// A configured agent. Cheap to share: runs take `&self`.
+/// A configured agent. Cheap to clone and share: every field is behind an `Arc`.
 #[derive(Clone)]
 pub struct Agent {
     pub model: Arc<dyn ChatModel>,
     pub tools: ToolSet,
     pub system: Arc<SystemMessage>,
     pub name: Option<String>,
+    /// When set, only these tools may be called; the model still sees the whole tool list.
+    /// A fork narrows its tools this way so its requests keep the parent's cached prefix.
+    pub allowed_tools: Option<Arc<[String]>>,
+}
+
+impl Agent {
+    pub fn new(model: Arc<dyn ChatModel>, tools: ToolSet, system: SystemMessage) -> Self {
+        Agent {
+            model,
+            tools,
+            system: Arc::new(system),
+            name: None,
+            allowed_tools: None,
+        }
+    }
 }
 
 pub struct RunOptions {
@@ -27,8 +41,8 @@ pub struct RunOptions {
     /// and the exit node. A run that would need more raises `RecursionLimit`.
     pub recursion_limit: u64,
     pub host: HostContext,
-    /// Give messages without an id a fresh UUID, as LangGraph's message reducer does.
-    pub assign_ids: bool,
+    /// The run is a forked subagent (its `task` calls are refused).
+    pub forked: bool,
 }
 
 impl Default for RunOptions {
@@ -36,7 +50,7 @@ impl Default for RunOptions {
         RunOptions {
             recursion_limit: DEFAULT_RECURSION_LIMIT,
             host: None,
-            assign_ids: true,
+            forked: false,
         }
     }
 }
@@ -47,12 +61,15 @@ impl Default for RunOptions {
 pub struct RunFailure {
     pub error: Error,
     pub state: AgentState,
+    pub report: RunReport,
 }
 
 /// What a run produced beyond the state.
 #[derive(Debug, Default, Clone)]
 pub struct RunReport {
+    /// Model calls made by this agent itself.
     pub model_calls: u64,
+    /// Usage of every model call of the run, subagents' included.
     pub usage: Usage,
 }
 
@@ -78,12 +95,13 @@ impl Agent {
         options: RunOptions,
     ) -> Result<(AgentState, RunReport), RunFailure> {
         let mut report = RunReport::default();
-        if options.assign_ids {
-            state.messages = with_ids(&state.messages);
-        }
         match self.run_loop(&mut state, &mut report, &options).await {
             Ok(()) => Ok((state, report)),
-            Err(error) => Err(RunFailure { error, state }),
+            Err(error) => Err(RunFailure {
+                error,
+                state,
+                report,
+            }),
         }
     }
 
@@ -114,15 +132,36 @@ impl Agent {
             if reply.name.is_none() {
                 reply.name.clone_from(&self.name);
             }
+            // LangChain's id for a model reply: `lc_run--<run id>-<generation index>`.
+            reply
+                .id
+                .get_or_insert_with(|| format!("lc_run--{}-0", new_id()));
             let calls = reply.tool_calls.clone();
-            push(state, Message::Ai(reply), options);
+            state.messages.push(Message::Ai(reply));
             if calls.is_empty() {
                 break;
             }
             counter.step()?;
-            let results = self.tools.run_calls(&calls, &options.host).await?;
-            for r in results {
-                push(state, Message::Tool(r), options);
+            let scope = Arc::new(RunScope {
+                agent: self.clone(),
+                history: state.messages.clone(),
+                files: state.files.clone(),
+                forked: options.forked,
+                recursion_limit: options.recursion_limit,
+            });
+            let results = self
+                .tools
+                .run_calls(&calls, &options.host, &scope, self.allowed_tools.as_deref())
+                .await?;
+            for mut result in results {
+                result.message.id.get_or_insert_with(new_id);
+                state.messages.push(Message::Tool(result.message));
+                if let Some(files) = result.files {
+                    merge_files(&mut state.files, files);
+                }
+                if let Some(usage) = result.usage {
+                    report.usage.add(&usage);
+                }
             }
         }
         // The exit node (deepagents' _ParentNotifierMiddleware.after_agent).
@@ -131,28 +170,6 @@ impl Agent {
     }
 }
 
-fn push(state: &mut AgentState, mut message: Message, options: &RunOptions) {
-    if options.assign_ids {
-        message.set_id_if_missing(new_id);
-    }
-    state.messages.push(message);
-}
-
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
-}
-
-fn with_ids(history: &History) -> History {
-    if history.to_vec().iter().all(|m| m.id().is_some()) {
-        return history.clone();
-    }
-    history
-        .to_vec()
-        .into_iter()
-        .map(|m| {
-            let mut m = Arc::unwrap_or_clone(m);
-            m.set_id_if_missing(new_id);
-            m
-        })
-        .collect()
 }

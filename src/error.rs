@@ -26,7 +26,7 @@ pub enum Error {
     #[error(transparent)]
     Model(#[from] ModelError),
 
-    #[error("invalid input: {0}")]
+    #[error("{0}")]
     InvalidInput(String),
 }
 

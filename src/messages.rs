@@ -172,9 +172,10 @@ pub struct AiMessage {
     pub additional_kwargs: Map<String, Value>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolStatus {
+    #[default]
     Success,
     Error,
 }
@@ -190,6 +191,8 @@ pub struct ToolMessage {
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifact: Option<Value>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub response_metadata: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub additional_kwargs: Map<String, Value>,
 }

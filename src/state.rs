@@ -1,6 +1,8 @@
 //! The state an agent run reads and returns: the message history plus the keys deepagents
 //! keeps beside it.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use crate::history::History;
@@ -9,7 +11,8 @@ use crate::history::History;
 pub struct AgentState {
     pub messages: History,
     /// The StateBackend's files, `{path: FileData}`, as deepagents returns them.
-    pub files: Map<String, Value>,
+    /// Shared, not copied: subagents start from the caller's files.
+    pub files: Arc<Map<String, Value>>,
     pub structured_response: Option<Value>,
     /// Keys the caller passed that the harness does not interpret; returned unchanged.
     pub extra: Map<String, Value>,
@@ -20,6 +23,18 @@ impl AgentState {
         AgentState {
             messages,
             ..Default::default()
+        }
+    }
+}
+
+/// Merges a files update into `files` as deepagents' reducer does: a `null` value deletes.
+pub fn merge_files(files: &mut Arc<Map<String, Value>>, update: Map<String, Value>) {
+    let files = Arc::make_mut(files);
+    for (path, data) in update {
+        if data.is_null() {
+            files.remove(&path);
+        } else {
+            files.insert(path, data);
         }
     }
 }

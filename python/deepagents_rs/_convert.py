@@ -86,9 +86,16 @@ def input_messages(value: Any) -> list[dict]:
         value = [value]
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"'messages' must be a list of messages, got {type(value).__name__}")
-    for m in value:
-        _ensure_object_id(m)
-    return [to_core(m) for m in value]
+    out = []
+    for raw in value:
+        _ensure_object_id(raw)
+        msg = to_core(raw)
+        # Dicts get an id too; tuples and strings do not (LangGraph's coercion, kept by
+        # deepagents' reducer).
+        if isinstance(raw, dict) and msg.get("id") is None:
+            msg["id"] = str(uuid.uuid4())
+        out.append(msg)
+    return out
 
 
 def _classes() -> dict[str, type]:

@@ -10,6 +10,7 @@ from . import _compat, _convert
 from ._core import CoreAgent
 from ._models import ModelAdapter
 from ._profiles import SYSTEM_PROMPT_SUFFIXES
+from ._subagents import build_specs
 from ._tools import ToolAdapter, to_adapter
 
 #: deepagents compiles its graph with this recursion limit.
@@ -76,7 +77,7 @@ def _system_message(system_prompt: Any, model: Any) -> dict:
     if not suffix:
         return system
     content = system["content"]
-    if system_prompt is None:
+    if not system_prompt:
         system["content"] = suffix
     elif isinstance(system_prompt, str):
         system["content"] = f"{content}\n\n{suffix}"
@@ -84,6 +85,21 @@ def _system_message(system_prompt: Any, model: Any) -> dict:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
         system["content"] = [*blocks, {"type": "text", "text": "\n\n" + suffix}]
     return system
+
+
+def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
+    """What the core takes for a model: ``(provider, name)`` for a native provider, or an
+    adapter calling a LangChain chat model back (bound to ``tools``)."""
+    if isinstance(model, str):
+        provider, model_name = _parse_model_string(model)
+        if provider != "anthropic":
+            raise _planned(f"model={model!r}", f"the native {provider} provider")
+        return (provider, model_name)
+    if _compat.is_lc_chat_model(model):
+        return ModelAdapter(model, {a.name: a.bindable for a in tools})
+    raise TypeError(
+        f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}"
+    )
 
 
 class DeepAgent:
@@ -178,7 +194,6 @@ def create_deep_agent(
     """
     not_yet = {
         "middleware": (bool(middleware), "custom middleware"),
-        "subagents": (subagents is not None, "issue 4: subagents"),
         "skills": (skills is not None, "skills"),
         "memory": (memory is not None, "memory"),
         "permissions": (permissions is not None, "built-in tools and permissions"),
@@ -204,20 +219,16 @@ def create_deep_agent(
     # create_agent offers its tool node's tools first and dict (provider-side) specs last.
     adapters = [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
     system = _system_message(system_prompt, model)
-
-    if isinstance(model, str):
-        provider, model_name = _parse_model_string(model)
-        if provider != "anthropic":
-            raise _planned(f"model={model!r}", f"the native {provider} provider")
-        core_model: Any = (provider, model_name)
-    elif _compat.is_lc_chat_model(model):
-        bindables = {a.name: a.bindable for a in adapters}
-        core_model = ModelAdapter(model, bindables)
-    else:
-        raise TypeError(
-            f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}"
-        )
-    core = CoreAgent(core_model, adapters, system, name)
+    core_model = _core_model(model, adapters)
+    specs = build_specs(
+        subagents,
+        parent_model=model,
+        parent_tools=adapters,
+        core_model=_core_model,
+        system_message=_system_message,
+    )
+    # create_agent names replies only `if name:`; an empty name leaves them unnamed.
+    core = CoreAgent(core_model, adapters, system, name or None, specs)
     return DeepAgent(core, name=name)
 
 

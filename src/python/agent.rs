@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
 use super::model::PyChatModel;
+use super::runnable::PyRunnable;
 use super::tools::PyTool;
 use crate::agent::{Agent, RunOptions};
 use crate::history::History;
@@ -18,11 +19,91 @@ use crate::messages::{Message, SystemMessage};
 use crate::model::ChatModel;
 use crate::providers::{AnthropicChat, AnthropicConfig};
 use crate::state::AgentState;
+use crate::subagents::{ForkSpec, Mode, Subagent, SubagentKind, TaskTool};
 use crate::tools::{HostContext, Tool, ToolSet};
 
 #[pyclass(frozen, module = "deepagents_rs._core")]
 pub(crate) struct CoreAgent {
     agent: Agent,
+}
+
+/// `(provider, name)` for a native provider, or a model adapter object.
+fn model_from_py(model: &Bound<'_, PyAny>) -> PyResult<Arc<dyn ChatModel>> {
+    if let Ok(t) = model.cast::<PyTuple>() {
+        let (provider, model_name): (String, String) = t.extract()?;
+        native_model(&provider, &model_name)
+    } else {
+        Ok(Arc::new(PyChatModel::new(model)?))
+    }
+}
+
+fn tools_from_py(tools: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<dyn Tool>>> {
+    tools
+        .try_iter()?
+        .map(|t| Ok(Arc::new(PyTool::from_adapter(&t?)?) as Arc<dyn Tool>))
+        .collect()
+}
+
+fn item<'py>(spec: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    Ok(spec.get_item(key)?.filter(|v| !v.is_none()))
+}
+
+fn required<'py>(spec: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    item(spec, key)?.ok_or_else(|| bad_input(format!("subagent spec is missing '{key}'")))
+}
+
+/// One subagent, as the Python side normalized it (see `deepagents_rs._subagents`).
+fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
+    let name: String = required(spec, "name")?.extract()?;
+    let description: String = required(spec, "description")?.extract()?;
+    let kind: String = required(spec, "kind")?.extract()?;
+    let kind = match kind.as_str() {
+        "isolated" => {
+            let model = model_from_py(&required(spec, "model")?)?;
+            let tools = ToolSet::new(tools_from_py(&required(spec, "tools")?)?).map_err(to_py)?;
+            let system: SystemMessage = pythonize::depythonize(&required(spec, "system")?)?;
+            let mut agent = Agent::new(model, tools, system);
+            agent.name = Some(name.clone());
+            SubagentKind::Isolated(agent)
+        }
+        "fork" => {
+            let model = item(spec, "model")?
+                .map(|m| model_from_py(&m))
+                .transpose()?;
+            let instructions = item(spec, "instructions")?
+                .map(|i| i.extract())
+                .transpose()?;
+            let allowed_tools = item(spec, "allowed_tools")?
+                .map(|a| a.extract::<Vec<String>>())
+                .transpose()?
+                .map(Arc::from);
+            let extra_tools = item(spec, "extra_tools")?
+                .map(|extra| tools_from_py(&extra))
+                .transpose()?;
+            SubagentKind::Fork(ForkSpec {
+                model,
+                instructions,
+                allowed_tools,
+                extra_tools,
+            })
+        }
+        "compiled" => {
+            let mode = match required(spec, "mode")?.extract::<String>()?.as_str() {
+                "fork" => Mode::Fork,
+                _ => Mode::Isolated,
+            };
+            SubagentKind::Compiled {
+                mode,
+                runnable: Arc::new(PyRunnable::new(&required(spec, "runnable")?)),
+            }
+        }
+        other => return Err(bad_input(format!("unknown subagent kind '{other}'"))),
+    };
+    Ok(Subagent {
+        name,
+        description,
+        kind,
+    })
 }
 
 fn native_model(provider: &str, name: &str) -> PyResult<Arc<dyn ChatModel>> {
@@ -54,7 +135,7 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
     let structured_response = extra.remove("structured_response").filter(|v| !v.is_null());
     Ok(AgentState {
         messages: messages.into_iter().collect::<History>(),
-        files,
+        files: Arc::new(files),
         structured_response,
         extra,
     })
@@ -74,42 +155,42 @@ fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
     if let Some(sr) = &state.structured_response {
         out.set_item("structured_response", pythonize::pythonize(py, sr)?)?;
     }
-    out.set_item("files", pythonize::pythonize(py, &state.files)?)?;
+    out.set_item("files", pythonize::pythonize(py, state.files.as_ref())?)?;
     Ok(out.into_any().unbind())
 }
 
 #[pymethods]
 impl CoreAgent {
     /// `model` is `(provider, name)` for a native provider, or a model adapter object.
-    /// `tools` are tool adapters; `system` is the system message as a dict.
+    /// `tools` are tool adapters; `system` is the system message as a dict; `subagents` are
+    /// normalized subagent specs. With subagents, the `task` tool comes before the user's
+    /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None))]
     fn new(
         model: &Bound<'_, PyAny>,
-        tools: Vec<Bound<'_, PyAny>>,
+        tools: &Bound<'_, PyAny>,
         system: &Bound<'_, PyAny>,
         name: Option<String>,
+        subagents: Option<Vec<Bound<'_, PyDict>>>,
     ) -> PyResult<Self> {
-        let model: Arc<dyn ChatModel> = if let Ok(t) = model.cast::<PyTuple>() {
-            let (provider, model_name): (String, String) = t.extract()?;
-            native_model(&provider, &model_name)?
-        } else {
-            Arc::new(PyChatModel::new(model)?)
-        };
-        let tools = tools
-            .iter()
-            .map(|t| Ok(Arc::new(PyTool::from_adapter(t)?) as Arc<dyn Tool>))
-            .collect::<PyResult<Vec<_>>>()?;
-        let tools = ToolSet::new(tools).map_err(to_py)?;
+        let model = model_from_py(model)?;
+        let user_tools = tools_from_py(tools)?;
+        let mut all_tools: Vec<Arc<dyn Tool>> = Vec::new();
+        if let Some(specs) = subagents {
+            let parsed = specs
+                .iter()
+                .map(subagent_from_py)
+                .collect::<PyResult<Vec<_>>>()?;
+            let task: Arc<dyn Tool> = Arc::new(TaskTool::new(parsed).map_err(to_py)?);
+            all_tools.push(task);
+        }
+        all_tools.extend(user_tools);
+        let tools = ToolSet::new(all_tools).map_err(to_py)?;
         let system: SystemMessage = pythonize::depythonize(system)?;
-        Ok(CoreAgent {
-            agent: Agent {
-                model,
-                tools,
-                system: Arc::new(system),
-                name,
-            },
-        })
+        let mut agent = Agent::new(model, tools, system);
+        agent.name = name;
+        Ok(CoreAgent { agent })
     }
 
     /// The id of the model, `provider:name`.

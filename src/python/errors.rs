@@ -12,6 +12,18 @@ fn original(source: &BoxError) -> Option<PyErr> {
         .map(|e| Python::attach(|py| e.clone_ref(py)))
 }
 
+/// A tool's fatal error: a Python exception it raised, or a core error from inside it (a
+/// subagent that failed), mapped like any other.
+fn from_tool(source: BoxError) -> PyErr {
+    match source.downcast::<PyErr>() {
+        Ok(e) => *e,
+        Err(source) => match source.downcast::<Error>() {
+            Ok(inner) => to_py(*inner),
+            Err(other) => PyRuntimeError::new_err(other.to_string()),
+        },
+    }
+}
+
 /// An exception class defined in `deepagents_rs.errors`, so users can import and catch it.
 fn exception<'py, A>(py: Python<'py>, class: &str, args: A) -> PyErr
 where
@@ -26,9 +38,7 @@ where
 
 pub(crate) fn to_py(err: Error) -> PyErr {
     Python::attach(|py| match err {
-        Error::Tool { ref source, .. } => {
-            original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
-        }
+        Error::Tool { source, .. } => from_tool(source),
         Error::Model(ModelError::Host(ref source)) => {
             original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
         }

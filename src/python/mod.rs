@@ -5,6 +5,7 @@ mod agent;
 mod errors;
 mod host;
 mod model;
+mod runnable;
 mod tools;
 
 use pyo3::prelude::*;
@@ -13,5 +14,12 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<agent::CoreAgent>()?;
+    // deepagents' subagent texts, for the Python side's prompt assembly.
+    use crate::subagents::prompts;
+    m.add("DEFAULT_SUBAGENT_PROMPT", prompts::DEFAULT_SUBAGENT_PROMPT)?;
+    m.add(
+        "DEFAULT_GENERAL_PURPOSE_DESCRIPTION",
+        prompts::DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
+    )?;
     Ok(())
 }

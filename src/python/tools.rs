@@ -60,6 +60,7 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
             ToolStatus::Success
         },
         artifact,
+        ..Default::default()
     })
 }
 

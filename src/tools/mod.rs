@@ -1,14 +1,16 @@
 //! Tools the model can call, and their dispatch for one model turn.
 
+pub mod invocation_error;
+
 use std::any::Any;
 use std::sync::Arc;
 
 use futures::future::{BoxFuture, join_all};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{BoxError, Error};
-use crate::messages::{Content, ToolCall, ToolMessage, ToolStatus};
+use crate::messages::{Content, ToolCall, ToolMessage, ToolStatus, Usage};
 
 /// What the model is told about a tool. `parameters` is kept exactly as the tool defined it:
 /// key order in the schema is part of the provider's cache prefix.
@@ -24,19 +26,24 @@ pub struct ToolSpec {
 pub type HostContext = Option<Arc<dyn Any + Send + Sync>>;
 
 /// What a tool returns when it completes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolOutput {
     pub content: Content,
     pub status: ToolStatus,
     pub artifact: Option<Value>,
+    pub response_metadata: Map<String, Value>,
+    /// Files to merge into the caller's state (a `null` value deletes), as a subagent
+    /// hands back the files it wrote.
+    pub files: Option<Map<String, Value>>,
+    /// Model usage spent inside the tool (a subagent's calls), added to the run's totals.
+    pub usage: Option<Usage>,
 }
 
 impl ToolOutput {
     pub fn text(s: impl Into<String>) -> Self {
         ToolOutput {
             content: Content::Text(s.into()),
-            status: ToolStatus::Success,
-            artifact: None,
+            ..Default::default()
         }
     }
 
@@ -44,7 +51,7 @@ impl ToolOutput {
         ToolOutput {
             content: Content::Text(s.into()),
             status: ToolStatus::Error,
-            artifact: None,
+            ..Default::default()
         }
     }
 }
@@ -59,6 +66,26 @@ pub enum ToolError {
 pub struct ToolContext {
     pub tool_call_id: String,
     pub host: HostContext,
+    /// The run that made the call: its agent and its state as of the call.
+    pub run: Arc<RunScope>,
+}
+
+/// What a tool may know of the run calling it. Cheap to build: every field is shared.
+pub struct RunScope {
+    pub agent: crate::agent::Agent,
+    /// The history including the AI message that made the call.
+    pub history: crate::history::History,
+    pub files: Arc<Map<String, Value>>,
+    /// The run is a forked subagent: it must not delegate further.
+    pub forked: bool,
+    pub recursion_limit: u64,
+}
+
+/// One tool call's outcome, with what it hands back to the caller's state.
+pub struct ToolResult {
+    pub message: ToolMessage,
+    pub files: Option<Map<String, Value>>,
+    pub usage: Option<Usage>,
 }
 
 pub trait Tool: Send + Sync {
@@ -109,17 +136,22 @@ impl ToolSet {
     }
 
     /// Runs every call of one model turn concurrently and returns the results in call order.
-    /// The first fatal failure (in call order) wins, as in LangGraph's tool node.
+    /// The first fatal failure (in call order) wins, as in LangGraph's tool node. Calls to a
+    /// tool outside `allowed` (a subagent's narrower tool set) get an error result.
     pub async fn run_calls(
         &self,
         calls: &[ToolCall],
         host: &HostContext,
-    ) -> Result<Vec<ToolMessage>, Error> {
-        let futures = calls.iter().map(|call| self.run_one(call, host.clone()));
+        run: &Arc<RunScope>,
+        allowed: Option<&[String]>,
+    ) -> Result<Vec<ToolResult>, Error> {
+        let futures = calls
+            .iter()
+            .map(|call| self.run_one(call, host.clone(), run.clone(), allowed));
         let mut out = Vec::with_capacity(calls.len());
         for (call, result) in calls.iter().zip(join_all(futures).await) {
             match result {
-                Ok(msg) => out.push(msg),
+                Ok(r) => out.push(r),
                 Err(ToolError::Fatal(source)) => {
                     return Err(Error::Tool {
                         tool: call.name.clone(),
@@ -135,44 +167,65 @@ impl ToolSet {
         &self,
         call: &ToolCall,
         host: HostContext,
-    ) -> BoxFuture<'static, Result<ToolMessage, ToolError>> {
+        run: Arc<RunScope>,
+        allowed: Option<&[String]>,
+    ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
         let call_id = call.id.clone().unwrap_or_default();
         let name = call.name.clone();
-        let Some(tool) = self.get(&call.name).cloned() else {
-            let names: Vec<&str> = self
-                .tools
-                .iter()
-                .filter(|t| t.executable())
-                .map(|t| t.spec().name.as_str())
-                .collect();
-            // LangGraph's INVALID_TOOL_NAME_ERROR_TEMPLATE, which models have learned to read.
-            let text = format!(
-                "Error: {} is not a valid tool, try one of [{}].",
-                call.name,
-                names.join(", ")
-            );
-            return Box::pin(async move { Ok(to_message(ToolOutput::error(text), call_id, name)) });
+        let refusal = match self.get(&call.name) {
+            None => {
+                let names: Vec<&str> = self
+                    .tools
+                    .iter()
+                    .filter(|t| t.executable())
+                    .map(|t| t.spec().name.as_str())
+                    .collect();
+                // LangGraph's INVALID_TOOL_NAME_ERROR_TEMPLATE, which models have learned to read.
+                Some(format!(
+                    "Error: {} is not a valid tool, try one of [{}].",
+                    call.name,
+                    names.join(", ")
+                ))
+            }
+            Some(_) => match allowed {
+                Some(allowed) if !allowed.iter().any(|a| a == &call.name) => Some(format!(
+                    "Error: {} is not available to this subagent; it may use only: {}.",
+                    call.name,
+                    allowed.join(", ")
+                )),
+                _ => None,
+            },
         };
+        if let Some(text) = refusal {
+            return Box::pin(async move { Ok(to_result(ToolOutput::error(text), call_id, name)) });
+        }
+        let tool = self.get(&call.name).cloned().expect("checked above");
         let args = call.args.clone();
         Box::pin(async move {
             let ctx = ToolContext {
                 tool_call_id: call_id.clone(),
                 host,
+                run,
             };
             let output = tool.call(args, ctx).await?;
-            Ok(to_message(output, call_id, name))
+            Ok(to_result(output, call_id, name))
         })
     }
 }
 
-fn to_message(output: ToolOutput, tool_call_id: String, name: String) -> ToolMessage {
-    ToolMessage {
-        content: output.content,
-        tool_call_id,
-        name: Some(name),
-        status: output.status,
-        id: None,
-        artifact: output.artifact,
-        additional_kwargs: Default::default(),
+fn to_result(output: ToolOutput, tool_call_id: String, name: String) -> ToolResult {
+    ToolResult {
+        message: ToolMessage {
+            content: output.content,
+            tool_call_id,
+            name: Some(name),
+            status: output.status,
+            id: None,
+            artifact: output.artifact,
+            response_metadata: output.response_metadata,
+            additional_kwargs: Default::default(),
+        },
+        files: output.files,
+        usage: output.usage,
     }
 }

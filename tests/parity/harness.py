@@ -36,7 +36,7 @@ import deepagents_rs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fake_models import Call, ScriptedChatModel, ai_tool_calls, normalize_messages  # noqa: E402
+from fake_models import Call, ScriptedChatModel, ai_tool_calls, normalize_messages
 
 __all__ = ["BUILTIN_TOOLS", "MODES", "Both", "Outcome", "ai_tool_calls", "assert_parity", "run_both"]
 
@@ -144,7 +144,7 @@ def _run_one(
             outcome.result = agent.invoke(inp, config=config)
         else:
             outcome.result = asyncio.run(agent.ainvoke(inp, config=config))
-    except Exception as exc:  # compared by assert_parity
+    except Exception as exc:  # noqa: BLE001 - compared by assert_parity
         outcome.error = exc
     return outcome
 

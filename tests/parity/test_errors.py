@@ -62,23 +62,24 @@ def _tool_messages(result):
     return [m for m in result["messages"] if isinstance(m, ToolMessage)]
 
 
+# (call, expected status, a fragment of deepagents' tool message)
 BAD_CALLS = {
-    "unknown-tool": ("nonexistent", {"a": 1}),
-    "missing-arg": ("add", {"a": 1}),
-    "wrong-type": ("add", {"a": "one", "b": 2}),
-    "coercible": ("add", {"a": "3", "b": 4}),
-    "extra-arg": ("add", {"a": 1, "b": 2, "c": 3}),
-    "null-arg": ("add", {"a": None, "b": 2}),
+    "unknown-tool": (("nonexistent", {"a": 1}), "error", "nonexistent is not a valid tool, try one of ["),
+    "missing-arg": (("add", {"a": 1}), "error", "b: Field required"),
+    "wrong-type": (("add", {"a": "one", "b": 2}), "error", "a: Input should be a valid integer"),
+    "coercible": (("add", {"a": "3", "b": 4}), "success", "7"),
+    "extra-arg": (("add", {"a": 1, "b": 2, "c": 3}), "success", "3"),
+    "null-arg": (("add", {"a": None, "b": 2}), "error", "a: Input should be a valid integer"),
 }
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("call", BAD_CALLS.values(), ids=BAD_CALLS.keys())
-def test_bad_tool_calls_become_tool_messages(call, mode):
+@pytest.mark.parametrize("call,status,fragment", BAD_CALLS.values(), ids=BAD_CALLS.keys())
+def test_bad_tool_calls_become_tool_messages(call, status, fragment, mode):
     both = run_both([ai_tool_calls(call), "recovered"], [add], USER, mode=mode)
     ref = assert_parity(both)
     (msg,) = _tool_messages(ref)
-    assert msg.status in ("error", "success")
+    assert (msg.status, fragment in msg.content) == (status, True)
     assert ref["messages"][-1].content == "recovered"
 
 
@@ -92,34 +93,43 @@ def test_tool_raising_value_error_propagates(mode):
 
 
 HANDLERS = {
-    "true": True,
-    "string": "The tool failed, try something else.",
-    "callable": lambda e: f"handled: {e}",
+    "true": (True, "flaky failed on 5"),
+    "string": ("The tool failed, try something else.", "The tool failed, try something else."),
+    "callable": (lambda e: f"handled: {e}", "handled: flaky failed on 5"),
 }
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("handler", HANDLERS.values(), ids=HANDLERS.keys())
-def test_tool_exception_handled(handler, mode):
+@pytest.mark.parametrize("handler,content", HANDLERS.values(), ids=HANDLERS.keys())
+def test_tool_exception_handled(handler, content, mode):
     both = run_both([ai_tool_calls(("flaky", {"x": 5})), "ok"], [flaky_tool(handler)], USER, mode=mode)
     ref = assert_parity(both)
     (msg,) = _tool_messages(ref)
-    assert msg.status == "error"
+    assert (msg.status, msg.content) == ("error", content)
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_tool_exception_unhandled(mode):
+def test_tool_exception_unhandled_propagates(mode):
     both = run_both([ai_tool_calls(("flaky", {"x": 5})), "ok"], [flaky_tool(False)], USER, mode=mode)
-    ref = assert_parity(both)
-    if not ref:  # both raised
-        assert isinstance(both.ref.error, ToolException)
+    assert_parity(both)
+    err = assert_same_error(both)
+    assert isinstance(err, ToolException) and str(err) == "flaky failed on 5"
+
+
+VALIDATION_HANDLERS = {
+    "true": (True, "Tool input validation error"),
+    "false": (False, "count: Input should be a valid integer"),
+    "string": ("bad args", "bad args"),
+}
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("handler", [True, False, "bad args"], ids=["true", "false", "string"])
-def test_handle_validation_error(handler, mode):
+@pytest.mark.parametrize("handler,fragment", VALIDATION_HANDLERS.values(), ids=VALIDATION_HANDLERS.keys())
+def test_handle_validation_error(handler, fragment, mode):
     both = run_both([ai_tool_calls(("strict", {"count": "many"})), "ok"], [strict_tool(handler)], USER, mode=mode)
-    assert_parity(both)
+    ref = assert_parity(both)
+    (msg,) = _tool_messages(ref)
+    assert msg.status == "error" and fragment in msg.content
 
 
 @pytest.mark.parametrize("mode", MODES)

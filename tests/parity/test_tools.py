@@ -51,7 +51,6 @@ def as_blocks(text: str) -> list:
 
 def as_none() -> None:
     """Return nothing."""
-    return None
 
 
 async def slow_echo(text: str) -> str:

@@ -1,0 +1,210 @@
+"""Subagent specs: deepagents' ``SubAgent`` / ``CompiledSubAgent`` dicts, validated and
+normalized into what the Rust ``task`` tool runs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import _convert
+from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
+from ._tools import ToolAdapter, to_adapter
+
+GENERAL_PURPOSE = "general-purpose"
+_SUBAGENT_KEYS = {
+    "name",
+    "description",
+    "system_prompt",
+    "tools",
+    "model",
+    "middleware",
+    "interrupt_on",
+    "skills",
+    "permissions",
+    "response_format",
+    "mode",
+}
+_COMPILED_KEYS = {"name", "description", "runnable", "mode"}
+# Keys accepted in the dict but not implemented yet: given a value, they raise.
+_PLANNED_KEYS = {
+    "middleware": "custom middleware",
+    "interrupt_on": "human-in-the-loop",
+    "skills": "skills",
+    "permissions": "built-in tools and permissions",
+    "response_format": "structured output",
+}
+_COMPILED_MISSING_MESSAGES = (
+    "CompiledSubAgent must return a state containing a 'messages' key. "
+    "Custom StateGraphs used with CompiledSubAgent should include 'messages' "
+    "in their state schema to communicate results back to the main agent."
+)
+
+
+def _warn_fork_beta() -> None:
+    try:
+        from langchain_core._api.beta_decorator import warn_beta
+    except ImportError:
+        return
+    # deepagents emits this for any fork; emitting it too keeps warning filters equivalent.
+    warn_beta(name="forked subagents", obj_type="feature")
+
+
+def _mode(spec: dict) -> str:
+    mode = spec.get("mode", "isolated")
+    if mode not in ("isolated", "fork"):
+        raise ValueError(f"SubAgent '{spec['name']}' has invalid mode '{mode}'; expected 'isolated' or 'fork'")
+    if mode == "fork" and spec.get("skills"):
+        raise ValueError(
+            f"SubAgent '{spec['name']}' cannot set skills under mode='fork'; the parent's skills are inherited instead."
+        )
+    return mode
+
+
+def render_structured(structured: Any) -> str:
+    """deepagents' rendering of a subagent's structured response as the task result."""
+    if hasattr(structured, "model_dump_json"):
+        return structured.model_dump_json()
+    if dataclasses.is_dataclass(structured) and not isinstance(structured, type):
+        return json.dumps(dataclasses.asdict(structured))
+    return json.dumps(structured)
+
+
+class RunnableAdapter:
+    """Runs a CompiledSubAgent's runnable on ``{"messages": [...], "files": {...}}``."""
+
+    def __init__(self, name: str, runnable: Any) -> None:
+        self.name = name
+        self.runnable = runnable
+
+    @staticmethod
+    def _input(state: dict) -> dict:
+        return {**state, "messages": [_convert.from_core(m) for m in state["messages"]]}
+
+    @staticmethod
+    def _output(result: Any) -> dict:
+        if not isinstance(result, dict) or "messages" not in result:
+            raise ValueError(_COMPILED_MISSING_MESSAGES)
+        out: dict[str, Any] = {"messages": [_convert.to_core(m) for m in result["messages"]]}
+        if isinstance(result.get("files"), dict):
+            out["files"] = result["files"]
+        if result.get("structured_response") is not None:
+            out["structured_response_json"] = render_structured(result["structured_response"])
+        return out
+
+    def invoke(self, state: dict) -> dict:
+        return self._output(self.runnable.invoke(self._input(state)))
+
+    async def ainvoke(self, state: dict) -> dict:
+        return self._output(await self.runnable.ainvoke(self._input(state)))
+
+
+def build_specs(
+    subagents: Sequence[dict] | None,
+    *,
+    parent_model: Any,
+    parent_tools: list[ToolAdapter],
+    core_model: Callable[[Any, list[ToolAdapter]], Any],
+    system_message: Callable[[Any, Any], dict],
+) -> list[dict]:
+    """The specs for the core's ``task`` tool, general-purpose subagent included (first,
+    unless the user supplies one of that name, which then keeps its own position).
+
+    ``core_model(model, tools)`` turns a model into what the core takes; ``system_message``
+    is the parent's prompt assembly (profile suffix included).
+    """
+    specs: list[dict] = []
+    user = list(subagents or [])
+    forks = False
+    for spec in user:
+        if not isinstance(spec, dict):
+            raise TypeError(f"A subagent must be a dict (SubAgent or CompiledSubAgent), got {type(spec).__name__}")
+        if "graph_id" in spec:
+            raise NotImplementedError(
+                f"deepagents_rs: async subagents ('{spec.get('name')}') are not supported yet; they are planned."
+            )
+        name = spec["name"]
+        description = spec["description"]
+        compiled = "runnable" in spec
+        allowed = _COMPILED_KEYS if compiled else _SUBAGENT_KEYS
+        unknown = set(spec) - allowed
+        if unknown:
+            kind = "CompiledSubAgent" if compiled else "SubAgent"
+            raise ValueError(f"{kind} '{name}' has unknown keys {sorted(unknown)}; expected some of {sorted(allowed)}")
+        mode = _mode(spec)
+        forks = forks or mode == "fork"
+        if compiled:
+            specs.append(
+                {
+                    "name": name,
+                    "description": description,
+                    "kind": "compiled",
+                    "mode": mode,
+                    "runnable": RunnableAdapter(name, spec["runnable"]),
+                }
+            )
+            continue
+        for key, issue in _PLANNED_KEYS.items():
+            if spec.get(key):
+                raise NotImplementedError(
+                    f"deepagents_rs: SubAgent key `{key}` is not supported yet; it is planned ({issue})."
+                )
+        tools = [to_adapter(t) for t in spec["tools"]] if "tools" in spec else None
+        if mode == "fork":
+            specs.append(_fork_spec(spec, tools, parent_model, parent_tools, core_model))
+            continue
+        model = spec.get("model", parent_model)
+        tools = parent_tools if tools is None else tools
+        specs.append(
+            {
+                "name": name,
+                "description": description,
+                "kind": "isolated",
+                "model": core_model(model, tools),
+                "tools": tools,
+                "system": system_message(spec.get("system_prompt", ""), model),
+            }
+        )
+    if forks:
+        _warn_fork_beta()
+    if not any(s["name"] == GENERAL_PURPOSE for s in specs):
+        specs.insert(
+            0,
+            {
+                "name": GENERAL_PURPOSE,
+                "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
+                "kind": "isolated",
+                "model": core_model(parent_model, parent_tools),
+                "tools": parent_tools,
+                "system": system_message(DEFAULT_SUBAGENT_PROMPT, parent_model),
+            },
+        )
+    return specs
+
+
+def _fork_spec(
+    spec: dict,
+    tools: list[ToolAdapter] | None,
+    parent_model: Any,
+    parent_tools: list[ToolAdapter],
+    core_model: Callable[[Any, list[ToolAdapter]], Any],
+) -> dict:
+    """A fork keeps the parent's system prompt and tool list byte for byte, so its first
+    request is served from the parent's prompt cache. Where deepagents changes them (an own
+    ``system_prompt``, narrower ``tools``), we carry the instructions in the task message and
+    enforce the narrower tools when they are called."""
+    out: dict[str, Any] = {"name": spec["name"], "description": spec["description"], "kind": "fork"}
+    if "model" in spec and spec["model"] is not parent_model:
+        out["model"] = core_model(spec["model"], tools if tools is not None else parent_tools)
+    if spec.get("system_prompt"):
+        out["instructions"] = spec["system_prompt"]
+    if tools is not None:
+        parent_names = {t.name for t in parent_tools}
+        names = [t.name for t in tools]
+        if set(names) <= parent_names:
+            out["allowed_tools"] = ["task", *names]
+        else:
+            out["extra_tools"] = tools
+    return out

@@ -1,0 +1,96 @@
+//! A host runnable as a subagent (deepagents' CompiledSubAgent), through the adapter in
+//! `deepagents_rs._subagents`, which calls `invoke`/`ainvoke` with LangChain messages and
+//! returns the resulting state as plain dicts.
+
+use futures::future::BoxFuture;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::{Map, Value};
+
+use super::host::PyHost;
+use crate::error::{Error, ModelError};
+use crate::messages::Message;
+use crate::subagents::{ChildInput, ChildOutput, Runnable};
+use crate::tools::HostContext;
+
+pub(crate) struct PyRunnable {
+    adapter: Py<PyAny>,
+}
+
+impl PyRunnable {
+    pub fn new(adapter: &Bound<'_, PyAny>) -> Self {
+        PyRunnable {
+            adapter: adapter.clone().unbind(),
+        }
+    }
+}
+
+fn host_err(e: PyErr) -> Error {
+    Error::Model(ModelError::host(Box::new(e)))
+}
+
+fn input_to_py<'py>(py: Python<'py>, input: &ChildInput) -> PyResult<Bound<'py, PyDict>> {
+    let state = PyDict::new(py);
+    let messages = PyList::empty(py);
+    for m in input.messages.to_vec() {
+        messages.append(pythonize::pythonize(py, m.as_ref())?)?;
+    }
+    state.set_item("messages", messages)?;
+    state.set_item("files", pythonize::pythonize(py, input.files.as_ref())?)?;
+    Ok(state)
+}
+
+fn output_from_py(out: &Bound<'_, PyAny>) -> PyResult<ChildOutput> {
+    let mut map: Map<String, Value> = pythonize::depythonize(out)?;
+    let messages: Vec<Message> = serde_json::from_value(map.remove("messages").unwrap_or_default())
+        .map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("invalid subagent message: {e}"))
+        })?;
+    let files = match map.remove("files") {
+        Some(Value::Object(f)) => Some(f),
+        _ => None,
+    };
+    let structured_response_json = match map.remove("structured_response_json") {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    Ok(ChildOutput {
+        messages,
+        files,
+        structured_response_json,
+    })
+}
+
+impl Runnable for PyRunnable {
+    fn invoke(
+        &self,
+        input: ChildInput,
+        host: HostContext,
+    ) -> BoxFuture<'static, Result<ChildOutput, Error>> {
+        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        Box::pin(async move {
+            let py_host = PyHost::from_context(&host);
+            let out: Py<PyAny> = match py_host.filter(|h| h.is_async) {
+                Some(h) => {
+                    let locals = h.locals.clone();
+                    let fut = Python::attach(|py| {
+                        let coro =
+                            adapter.call_method1(py, "ainvoke", (input_to_py(py, &input)?,))?;
+                        pyo3_async_runtimes::into_future_with_locals(&locals, coro.into_bound(py))
+                    })
+                    .map_err(host_err)?;
+                    fut.await.map_err(host_err)?
+                }
+                None => tokio::task::spawn_blocking(move || {
+                    Python::attach(|py| {
+                        adapter.call_method1(py, "invoke", (input_to_py(py, &input)?,))
+                    })
+                })
+                .await
+                .map_err(|e| Error::Model(ModelError::host(Box::new(e))))?
+                .map_err(host_err)?,
+            };
+            Python::attach(|py| output_from_py(out.bind(py))).map_err(host_err)
+        })
+    }
+}

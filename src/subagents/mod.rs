@@ -1,0 +1,102 @@
+//! Sub-agent delegation: the `task` tool and the two context modes.
+//!
+//! - isolated: the subagent starts fresh, with only the task description;
+//! - fork: the subagent continues the caller's conversation. Its first request repeats the
+//!   caller's last one byte for byte up to the end of the shared history (same system
+//!   prompt, same tools, same messages), so the provider's prompt cache serves all of it.
+
+mod fork;
+pub mod prompts;
+mod task;
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value};
+
+use crate::agent::Agent;
+use crate::error::Error;
+use crate::history::History;
+use crate::messages::Message;
+use crate::model::ChatModel;
+use crate::tools::{HostContext, Tool};
+
+pub use fork::fork_history;
+pub use task::TaskTool;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Isolated,
+    Fork,
+}
+
+/// A subagent the `task` tool can start.
+#[derive(Clone)]
+pub struct Subagent {
+    pub name: String,
+    pub description: String,
+    pub kind: SubagentKind,
+}
+
+impl Subagent {
+    pub fn mode(&self) -> Mode {
+        match &self.kind {
+            SubagentKind::Isolated(_) => Mode::Isolated,
+            SubagentKind::Fork(_) => Mode::Fork,
+            SubagentKind::Compiled { mode, .. } => *mode,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub enum SubagentKind {
+    /// A declarative isolated subagent: an agent of its own.
+    Isolated(Agent),
+    /// A declarative fork: runs on the caller's agent.
+    Fork(ForkSpec),
+    /// A runnable the host provides (deepagents' CompiledSubAgent).
+    Compiled {
+        mode: Mode,
+        runnable: Arc<dyn Runnable>,
+    },
+}
+
+/// How a fork differs from the caller. Everything that would change the request prefix is
+/// avoided unless asked for: instructions travel in the task message, and a narrower tool set
+/// is enforced when tools are called rather than by changing the list the model sees.
+#[derive(Clone, Default)]
+pub struct ForkSpec {
+    /// A different model (its cache is separate anyway).
+    pub model: Option<Arc<dyn ChatModel>>,
+    /// The spec's own system prompt, given to the fork in its task message.
+    pub instructions: Option<String>,
+    /// Tools the fork may call, when narrower than the caller's.
+    pub allowed_tools: Option<Arc<[String]>>,
+    /// Tools the caller does not have: the fork then gets its own list, the caller's `task`
+    /// (which refuses) plus these, and loses the cache of the tool definitions, as in
+    /// deepagents.
+    pub extra_tools: Option<Vec<Arc<dyn Tool>>>,
+}
+
+/// What a host runnable starts from.
+pub struct ChildInput {
+    pub messages: History,
+    pub files: Arc<Map<String, Value>>,
+}
+
+/// What a host runnable returns.
+pub struct ChildOutput {
+    pub messages: Vec<Message>,
+    pub files: Option<Map<String, Value>>,
+    /// The structured response, already rendered as the task result (the host renders it
+    /// as its own types require: pydantic, dataclass, dict).
+    pub structured_response_json: Option<String>,
+}
+
+pub trait Runnable: Send + Sync {
+    fn invoke(
+        &self,
+        input: ChildInput,
+        host: HostContext,
+    ) -> BoxFuture<'static, Result<ChildOutput, Error>>;
+}

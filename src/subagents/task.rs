@@ -1,0 +1,290 @@
+//! The `task` tool: validates the call, picks the subagent, runs it, and returns its final
+//! message as the tool result.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
+
+use super::prompts::{FORK_RECURSION_REFUSAL, FORKED_SUBAGENT_TOOL_NOTE, TASK_TOOL_DESCRIPTION};
+use super::{ChildInput, Mode, Subagent, SubagentKind, fork_history};
+use crate::agent::{Agent, RunOptions, new_id};
+use crate::error::Error;
+use crate::history::History;
+use crate::messages::{HumanMessage, Message, Usage};
+use crate::state::AgentState;
+use crate::tools::invocation_error::{invocation_error, str_repr};
+use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec};
+
+pub struct TaskTool {
+    spec: ToolSpec,
+    subagents: Arc<[Subagent]>,
+}
+
+impl TaskTool {
+    pub fn new(subagents: Vec<Subagent>) -> Result<Self, Error> {
+        if subagents.is_empty() {
+            return Err(Error::InvalidInput(
+                "At least one subagent must be specified".into(),
+            ));
+        }
+        for (i, s) in subagents.iter().enumerate() {
+            if subagents[..i].iter().any(|o| o.name == s.name) {
+                return Err(Error::InvalidInput(format!(
+                    "Duplicate subagent name '{}'; each subagent must have a unique name.",
+                    s.name
+                )));
+            }
+        }
+        let listing: Vec<String> = subagents
+            .iter()
+            .map(|s| {
+                let note = if s.mode() == Mode::Fork {
+                    FORKED_SUBAGENT_TOOL_NOTE
+                } else {
+                    ""
+                };
+                format!("- {}: {}{note}", s.name, s.description)
+            })
+            .collect();
+        let spec = ToolSpec {
+            name: "task".into(),
+            description: TASK_TOOL_DESCRIPTION.replace("{available_agents}", &listing.join("\n")),
+            // Key order as deepagents' pydantic schema renders it: it is part of the cache prefix.
+            parameters: json!({
+                "properties": {
+                    "description": {
+                        "description": "A detailed description of the task for the subagent to perform autonomously. Include all necessary context and specify the expected output format.",
+                        "type": "string"
+                    },
+                    "subagent_type": {
+                        "description": "The type of subagent to use. Must be one of the available agent types listed in the tool description.",
+                        "type": "string"
+                    }
+                },
+                "required": ["description", "subagent_type"],
+                "type": "object"
+            }),
+        };
+        Ok(TaskTool {
+            spec,
+            subagents: subagents.into(),
+        })
+    }
+
+    pub fn subagents(&self) -> &[Subagent] {
+        &self.subagents
+    }
+}
+
+/// The arguments, or the validation errors deepagents' pydantic schema would report.
+fn parse_args(args: &Value) -> Result<(String, String), Vec<String>> {
+    let empty = Map::new();
+    let map = args.as_object().unwrap_or(&empty);
+    let mut unknown: Vec<&String> = map
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "description" | "subagent_type" | "runtime"))
+        .collect();
+    if !unknown.is_empty() {
+        unknown.sort();
+        return Err(unknown
+            .into_iter()
+            .map(|k| {
+                format!(
+                    "{k}: Value error, Unexpected argument {}; put all instructions for the subagent in `description`.",
+                    str_repr(k)
+                )
+            })
+            .collect());
+    }
+    let mut errors = Vec::new();
+    let mut field = |name: &str| match map.get(name) {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => {
+            errors.push(format!("{name}: Input should be a valid string"));
+            None
+        }
+        None => {
+            errors.push(format!("{name}: Field required"));
+            None
+        }
+    };
+    let description = field("description");
+    let subagent_type = field("subagent_type");
+    match (description, subagent_type) {
+        (Some(d), Some(t)) => Ok((d, t)),
+        _ => Err(errors),
+    }
+}
+
+/// The subagent's answer: the last AI message with text, right-stripped, as deepagents
+/// returns it.
+fn final_text(messages: &[Arc<Message>]) -> String {
+    messages
+        .iter()
+        .rev()
+        .filter_map(|m| m.as_ai())
+        .map(|ai| ai.content.text().trim_end().to_owned())
+        .find(|t| !t.is_empty())
+        .unwrap_or_default()
+}
+
+fn render(structured: Option<Value>) -> Option<String> {
+    structured.map(|v| serde_json::to_string(&v).unwrap_or_default())
+}
+
+fn fatal(e: Error) -> ToolError {
+    ToolError::Fatal(Box::new(e))
+}
+
+impl Tool for TaskTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(
+        &self,
+        args: Value,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let subagents = self.subagents.clone();
+        Box::pin(async move {
+            let (description, subagent_type) = match parse_args(&args) {
+                Ok(parsed) => parsed,
+                Err(details) => {
+                    return Ok(ToolOutput::error(invocation_error("task", &args, &details)));
+                }
+            };
+            if ctx.run.forked {
+                return Ok(ToolOutput::text(FORK_RECURSION_REFUSAL));
+            }
+            let Some(subagent) = subagents.iter().find(|s| s.name == subagent_type) else {
+                let allowed: Vec<String> =
+                    subagents.iter().map(|s| format!("`{}`", s.name)).collect();
+                return Ok(ToolOutput::text(format!(
+                    "We cannot invoke subagent {subagent_type} because it does not exist, the only allowed types are {}",
+                    allowed.join(", ")
+                )));
+            };
+            run_subagent(subagent, &description, &ctx).await
+        })
+    }
+}
+
+async fn run_subagent(
+    subagent: &Subagent,
+    description: &str,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let run = &ctx.run;
+    let options = |forked| RunOptions {
+        recursion_limit: run.recursion_limit,
+        host: ctx.host.clone(),
+        forked,
+    };
+    let isolated_history = || {
+        let mut h = History::new();
+        h.push(Message::Human(HumanMessage {
+            content: description.into(),
+            id: Some(new_id()),
+            ..Default::default()
+        }));
+        h
+    };
+    let (messages, files, structured, usage) = match &subagent.kind {
+        SubagentKind::Isolated(agent) => {
+            let state = AgentState {
+                messages: isolated_history(),
+                files: run.files.clone(),
+                ..Default::default()
+            };
+            let (state, report) = agent
+                .run(state, options(false))
+                .await
+                .map_err(|f| fatal(f.error))?;
+            (
+                state.messages.to_vec(),
+                state.files,
+                render(state.structured_response),
+                Some(report.usage),
+            )
+        }
+        SubagentKind::Fork(spec) => {
+            let mut agent: Agent = run.agent.clone();
+            // deepagents compiles each subagent under its own name, which its replies carry.
+            agent.name = Some(subagent.name.clone());
+            if let Some(model) = &spec.model {
+                agent.model = model.clone();
+            }
+            if let Some(extra) = &spec.extra_tools {
+                agent.tools = fork_tool_set(&run.agent.tools, extra.clone()).map_err(fatal)?;
+            }
+            agent.allowed_tools = spec.allowed_tools.clone();
+            let state = AgentState {
+                messages: fork_history(&run.history, description, spec.instructions.as_deref()),
+                files: run.files.clone(),
+                ..Default::default()
+            };
+            let (state, report) = agent
+                .run(state, options(true))
+                .await
+                .map_err(|f| fatal(f.error))?;
+            (
+                state.messages.to_vec(),
+                state.files,
+                render(state.structured_response),
+                Some(report.usage),
+            )
+        }
+        SubagentKind::Compiled { mode, runnable } => {
+            let messages = match mode {
+                Mode::Isolated => isolated_history(),
+                Mode::Fork => fork_history(&run.history, description, None),
+            };
+            let input = ChildInput {
+                messages,
+                files: run.files.clone(),
+            };
+            let out = runnable
+                .invoke(input, ctx.host.clone())
+                .await
+                .map_err(fatal)?;
+            let files = match out.files {
+                Some(f) => Arc::new(f),
+                None => run.files.clone(),
+            };
+            let mut usage = Usage::default();
+            for m in &out.messages {
+                if let Some(u) = m.as_ai().and_then(|ai| ai.usage_metadata.as_ref()) {
+                    usage.add(u);
+                }
+            }
+            let messages = out.messages.into_iter().map(Arc::new).collect();
+            (messages, files, out.structured_response_json, Some(usage))
+        }
+    };
+    let content = structured.unwrap_or_else(|| final_text(&messages));
+    let changed_files =
+        (!Arc::ptr_eq(&files, &run.files) && *files != *run.files).then(|| (*files).clone());
+    let mut output = ToolOutput::text(content);
+    output.files = changed_files;
+    if let Some(usage) = usage.filter(|u| u.total_tokens > 0 || u.input_tokens > 0) {
+        output
+            .response_metadata
+            .insert("subagent".into(), json!(subagent.name));
+        output.response_metadata.insert(
+            "usage_metadata".into(),
+            serde_json::to_value(&usage).unwrap_or(Value::Null),
+        );
+        output.usage = Some(usage);
+    }
+    Ok(output)
+}
+
+/// The tool set of a fork that has tools its caller lacks: the caller's `task` tool (so the
+/// refusal still works), then those tools.
+fn fork_tool_set(caller: &ToolSet, extra: Vec<Arc<dyn Tool>>) -> Result<ToolSet, Error> {
+    let mut tools: Vec<Arc<dyn Tool>> = caller.get("task").cloned().into_iter().collect();
+    tools.extend(extra);
+    ToolSet::new(tools)
+}

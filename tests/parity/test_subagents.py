@@ -1,0 +1,240 @@
+"""Subagents through both implementations: the ``task`` tool, isolated and fork modes,
+compiled subagents, validation errors, parallel calls and the fork's recursion refusal.
+
+The subagents use the parent's model (one ScriptedChatModel per implementation), so the
+recorded calls interleave parent and child calls in execution order and are compared as a
+whole by ``assert_parity``. The ``task`` tool itself is compared byte for byte here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from typing import Any
+
+import deepagents
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.runnables import RunnableLambda
+
+import deepagents_rs
+
+from .harness import MODES, ai_tool_calls, assert_parity, run_both
+
+pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
+
+USER = {"messages": [{"role": "user", "content": "please help"}]}
+
+
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"value of {key}"
+
+
+def task(description: str, subagent_type: str, call_id: str = "t1") -> tuple:
+    return ("task", {"description": description, "subagent_type": subagent_type}, call_id)
+
+
+def _task_tool(calls: list) -> dict:
+    (tool,) = [t for t in calls[0].tools if t["function"]["name"] == "task"]
+    return tool
+
+
+def _assert_same_task_tool(both) -> None:
+    assert _task_tool(both.rs.calls) == _task_tool(both.ref.calls)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_isolated_subagent(mode: str) -> None:
+    subagents = [{"name": "reviewer", "description": "Reviews work.", "system_prompt": "You review."}]
+    script = [
+        ai_tool_calls(task("check the plan", "reviewer")),
+        ai_tool_calls(("lookup", {"key": "plan"}, "c1")),
+        "looks fine\n\n",
+        "the reviewer says it looks fine",
+    ]
+    both = run_both(script, [lookup], USER, mode=mode, subagents=subagents)
+    ref = assert_parity(both)
+    _assert_same_task_tool(both)
+    child_first = both.rs.calls[1].messages
+    assert [m.type for m in child_first] == ["system", "human"]
+    assert child_first[0].content == "You review." and child_first[1].content == "check the plan"
+    tool_msg = ref["messages"][2]
+    assert (tool_msg.type, tool_msg.name, tool_msg.content) == ("tool", "task", "looks fine")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_default_general_purpose_subagent(mode: str) -> None:
+    script = [ai_tool_calls(task("research it", "general-purpose")), "found it", "done"]
+    both = run_both(script, [lookup], USER, mode=mode)
+    assert_parity(both)
+    _assert_same_task_tool(both)
+    system = both.rs.calls[1].messages[0]
+    assert system.content == deepagents_rs._core.DEFAULT_SUBAGENT_PROMPT
+    # The child sees the parent's user tools and no task tool.
+    assert [t["function"]["name"] for t in both.rs.calls[1].tools] == ["lookup"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_fork_continues_the_parent_conversation(mode: str) -> None:
+    subagents = [{"name": "fixer", "description": "Fixes what was diagnosed.", "mode": "fork"}]
+    script = [
+        ai_tool_calls(("lookup", {"key": "bug"}, "c1")),
+        ai_tool_calls(task("fix the bug", "fixer"), task("and this", "fixer", "t2"), content="Delegating."),
+        "fixed one",
+        "fixed two",
+        "all fixed",
+    ]
+    both = run_both(script, [lookup], USER, mode=mode, subagents=subagents)
+    ref = assert_parity(both)
+    _assert_same_task_tool(both)
+    # The fork's request: the parent's history minus the delegating turn, plus the task.
+    parent_last, fork_first = both.rs.calls[1], both.rs.calls[2]
+    assert fork_first.messages[:-1] == parent_last.messages
+    assert isinstance(fork_first.messages[-1], HumanMessage)
+    assert fork_first.messages[-1].content.startswith("[The messages above are a prior conversation")
+    assert fork_first.tools == parent_last.tools
+    results = [m.content for m in ref["messages"] if m.type == "tool" and m.name == "task"]
+    assert results == ["fixed one", "fixed two"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_fork_cannot_delegate_further(mode: str) -> None:
+    subagents = [{"name": "fixer", "description": "Fixes.", "mode": "fork"}]
+    script = [
+        ai_tool_calls(task("fix", "fixer")),
+        ai_tool_calls(task("delegate again", "general-purpose", "t9")),
+        "did it myself",
+        "done",
+    ]
+    both = run_both(script, [lookup], USER, mode=mode, subagents=subagents)
+    assert_parity(both)
+    refusal = both.rs.calls[2].messages[-1]
+    assert refusal.type == "tool" and refusal.status == "success"
+    assert refusal.content.startswith("You are a subagent and cannot delegate to another subagent.")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"description": "x", "subagent_type": "nobody"},
+        {"description": "x", "subagent_type": "general-purpose", "prompt": "the real task"},
+        {"subagent_type": "general-purpose"},
+        {"description": 3, "subagent_type": "general-purpose"},
+    ],
+    ids=["unknown-type", "unexpected-key", "missing-description", "wrong-type"],
+)
+def test_bad_task_calls_are_tool_results(args: dict) -> None:
+    script = [ai_tool_calls(("task", args, "t1")), "ok"]
+    both = run_both(script, [lookup], USER, subagents=[{"name": "a", "description": "A."}])
+    ref = assert_parity(both)
+    result = ref["messages"][2]
+    assert result.type == "tool" and result.tool_call_id == "t1"
+
+
+class _Compiled:
+    """A minimal CompiledSubAgent runnable: answers with the count of messages it saw."""
+
+    def __init__(self, files: dict | None = None) -> None:
+        self.seen: list[Any] = []
+        self.files = files
+        # deepagents needs a LangChain Runnable (it calls with_config); ours takes any object
+        # with invoke/ainvoke, so both get the same RunnableLambda.
+        self.runnable = RunnableLambda(self._answer)
+
+    def _answer(self, state: dict) -> dict:
+        self.seen.append(state)
+        out: dict[str, Any] = {
+            "messages": [*state["messages"], AIMessage(content=f"saw {len(state['messages'])} messages")]
+        }
+        if self.files is not None:
+            out["files"] = self.files
+        return out
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("sub_mode", ["isolated", "fork"])
+def test_compiled_subagent(mode: str, sub_mode: str) -> None:
+    outcomes = {}
+    for impl in (deepagents, deepagents_rs):
+        from fake_models import ScriptedChatModel
+
+        runnable = _Compiled(files={"/notes.md": {"content": "n", "encoding": "utf-8"}})
+        model = ScriptedChatModel([ai_tool_calls(task("count", "counter")), "done"])
+        agent = impl.create_deep_agent(
+            model=model,
+            subagents=[{"name": "counter", "description": "Counts.", "runnable": runnable.runnable, "mode": sub_mode}],
+        )
+        inp = {"messages": [{"role": "user", "content": "please help"}]}
+        result = agent.invoke(inp) if mode == "invoke" else asyncio.run(agent.ainvoke(inp))
+        seen = runnable.seen[0]["messages"]
+        outcomes[impl.__name__] = ([m.type for m in seen], result["messages"][2].content, result["files"])
+    assert outcomes["deepagents_rs"] == outcomes["deepagents"]
+
+
+def test_compiled_subagent_without_messages_raises_like_deepagents() -> None:
+    bad = RunnableLambda(lambda state: {"answer": 1})
+
+    errors = []
+    for impl in (deepagents, deepagents_rs):
+        from fake_models import ScriptedChatModel
+
+        model = ScriptedChatModel([ai_tool_calls(task("x", "bad")), "done"])
+        agent = impl.create_deep_agent(model=model, subagents=[{"name": "bad", "description": "B.", "runnable": bad}])
+        with pytest.raises(ValueError) as info:
+            agent.invoke({"messages": [("user", "hi")]})
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize(
+    "subagents",
+    [
+        [{"name": "a", "description": "A.", "mode": "sideways"}],
+        [{"name": "a", "description": "A."}, {"name": "a", "description": "again"}],
+        [{"name": "a", "description": "A.", "mode": "fork", "skills": ["/skills/"]}],
+    ],
+    ids=["invalid-mode", "duplicate-name", "fork-with-skills"],
+)
+def test_validation_errors_match(subagents: list) -> None:
+    from fake_models import ScriptedChatModel
+
+    messages = []
+    for impl in (deepagents, deepagents_rs):
+        with pytest.raises(ValueError) as info:
+            impl.create_deep_agent(model=ScriptedChatModel([]), subagents=subagents)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+def test_missing_description_is_a_key_error_in_both() -> None:
+    from fake_models import ScriptedChatModel
+
+    for impl in (deepagents, deepagents_rs):
+        with pytest.raises(KeyError, match="description"):
+            impl.create_deep_agent(model=ScriptedChatModel([]), subagents=[{"name": "a"}])
+
+
+def test_user_general_purpose_replaces_the_default_in_place() -> None:
+    from fake_models import ScriptedChatModel
+
+    subagents = [{"name": "a", "description": "A."}, {"name": "general-purpose", "description": "Mine."}]
+    tools = []
+    for impl in (deepagents, deepagents_rs):
+        model = ScriptedChatModel(["ok"])
+        impl.create_deep_agent(model=model, subagents=subagents).invoke({"messages": [("user", "hi")]})
+        tools.append(_task_tool(model.calls))
+    assert tools[0] == tools[1]
+    assert "- a: A.\n- general-purpose: Mine." in tools[1]["function"]["description"]
+
+
+def test_fork_emits_the_same_beta_warning() -> None:
+    from fake_models import ScriptedChatModel
+
+    caught = []
+    for impl in (deepagents, deepagents_rs):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            impl.create_deep_agent(model=ScriptedChatModel([]), subagents=[{"name": "f", "description": "F.", "mode": "fork"}])
+        caught.append(sorted({(x.category, str(x.message)) for x in w}))
+    assert caught[0] == caught[1]
