@@ -129,7 +129,8 @@ impl Agent {
             if let Some(usage) = &reply.usage_metadata {
                 report.usage.add(usage);
             }
-            if reply.name.is_none() {
+            // An agent's name wins over any name the model gave its reply, as in deepagents.
+            if self.name.is_some() {
                 reply.name.clone_from(&self.name);
             }
             // LangChain's id for a model reply: `lc_run--<run id>-<generation index>`.
@@ -164,7 +165,9 @@ impl Agent {
                 }
             }
         }
-        // The exit node (deepagents' _ParentNotifierMiddleware.after_agent).
+        // The exit node (deepagents' _ParentNotifierMiddleware.after_agent), and the step in
+        // which LangGraph finds nothing left to run: it counts too.
+        counter.step()?;
         counter.step()?;
         Ok(())
     }

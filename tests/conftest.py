@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from sim.anthropic import SimAnthropic  # noqa: E402
+from sim.anthropic import SimAnthropic
 
 
 @pytest.fixture

@@ -89,9 +89,7 @@ class ScriptedChatModel(BaseChatModel):
     # Sub-agents may call the model from several threads at once.
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
-    def __init__(
-        self, responses: Sequence[BaseMessage | str] | None = None, **kwargs: Any
-    ) -> None:
+    def __init__(self, responses: Sequence[BaseMessage | str] | None = None, **kwargs: Any) -> None:
         super().__init__(responses=list(responses or []), **kwargs)
 
     @field_validator("responses", mode="before")
@@ -128,9 +126,7 @@ class ScriptedChatModel(BaseChatModel):
             extra["stop"] = stop
         with self._lock:
             index = len(self.calls)
-            self.calls.append(
-                Call(messages=list(messages), tools=list(tools), kwargs=extra)
-            )
+            self.calls.append(Call(messages=list(messages), tools=list(tools), kwargs=extra))
             if index >= len(self.responses):
                 last = messages[-1].content if messages else None
                 raise ScriptExhaustedError(
@@ -181,9 +177,7 @@ class _IdMap:
         return self.seen[raw]
 
 
-def normalize_messages(
-    msgs: Sequence[BaseMessage], *, ids: IdMode = "keep"
-) -> list[dict[str, Any]]:
+def normalize_messages(msgs: Sequence[BaseMessage], *, ids: IdMode = "keep") -> list[dict[str, Any]]:
     """Turn messages into plain dicts that compare equal across implementations.
 
     Every dict has the keys ``type, id, content, name, tool_calls, tool_call_id,

@@ -61,7 +61,12 @@ def test_result_keys_and_classes():
     assert result["files"] == {}
     assert [type(m).__name__ for m in result["messages"]] == ["HumanMessage", "AIMessage", "ToolMessage", "AIMessage"]
     tool_msg = result["messages"][2]
-    assert (tool_msg.content, tool_msg.name, tool_msg.status, tool_msg.tool_call_id) == ("3", "add", "success", "call_0_0")
+    assert (tool_msg.content, tool_msg.name, tool_msg.status, tool_msg.tool_call_id) == (
+        "3",
+        "add",
+        "success",
+        "call_0_0",
+    )
 
 
 async def test_ainvoke_result_keys():
@@ -87,11 +92,6 @@ def test_name_is_set_on_every_ai_message():
     assert agent.name == "helper"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust agent.rs run_loop only sets the agent name when the reply has none; "
-    "create_agent overwrites it (`if name: output.name = name`)",
-)
 def test_name_overrides_the_models_own_name():
     model = ScriptedChatModel([AIMessage(content="x", name="model-chose-this")])
     result = deepagents_rs.create_deep_agent(model=model, name="helper").invoke(USER)
@@ -246,11 +246,6 @@ async def test_ainvoke_is_cancelled_by_wait_for_timeout():
         await _cancel_leftovers()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust src/python/tools.rs: dropping the into_future_with_locals future on cancel does "
-    "not cancel the Python tool task, which keeps running on the loop",
-)
 async def test_ainvoke_cancellation_reaches_the_running_tool():
     """deepagents (LangGraph) cancels the tool's coroutine when ``ainvoke`` is cancelled."""
     started, cancelled = asyncio.Event(), asyncio.Event()

@@ -6,11 +6,10 @@ server, so the wire requests can be compared field by field.
 
 from __future__ import annotations
 
-import pytest
-from sim.anthropic import Reply, SimAnthropic, text, tool_use
-
 import deepagents_rs
+import pytest
 from deepagents_rs import create_deep_agent
+from sim.anthropic import Reply, SimAnthropic, text, tool_use
 
 MODEL = "anthropic:claude-sonnet-4-5"
 
@@ -103,7 +102,9 @@ def test_usage_matches_langchain_anthropic(sim: SimAnthropic) -> None:
 
 
 def test_api_error_is_typed_and_keeps_the_key_secret(sim: SimAnthropic) -> None:
-    sim.script(Reply(status=400, body={"type": "error", "error": {"type": "invalid_request_error", "message": "bad thing"}}))
+    sim.script(
+        Reply(status=400, body={"type": "error", "error": {"type": "invalid_request_error", "message": "bad thing"}})
+    )
     agent = create_deep_agent(model=MODEL)
     with pytest.raises(deepagents_rs.ModelProviderError) as info:
         agent.invoke({"messages": [("user", "hi")]})

@@ -10,7 +10,12 @@ import sys
 def test_demo_runs_offline() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     out = subprocess.run(
-        [sys.executable, "-m", "deepagents_rs", "demo"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "deepagents_rs", "demo"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
@@ -21,6 +26,8 @@ def test_demo_runs_offline() -> None:
 
 
 def test_cli_usage_error() -> None:
-    out = subprocess.run([sys.executable, "-m", "deepagents_rs"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "deepagents_rs"], capture_output=True, text=True, timeout=60, check=False
+    )
     assert out.returncode == 2
     assert "usage: python -m deepagents_rs demo" in out.stderr

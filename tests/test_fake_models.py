@@ -48,9 +48,7 @@ def test_replies_are_copies() -> None:
 
 
 def test_bind_tools_records_openai_tools_on_the_shared_log() -> None:
-    model = ScriptedChatModel(
-        [ai_tool_calls(("get_weather", {"city": "Paris"})), "done"]
-    )
+    model = ScriptedChatModel([ai_tool_calls(("get_weather", {"city": "Paris"})), "done"])
     bound = model.bind_tools([get_weather], tool_choice="auto")
     msg = bound.invoke("weather?")
     assert msg.tool_calls == [
@@ -65,10 +63,7 @@ def test_bind_tools_records_openai_tools_on_the_shared_log() -> None:
     call = model.calls[0]
     assert call.tool_names == ["get_weather"]
     assert call.tools[0]["type"] == "function"
-    assert (
-        call.tools[0]["function"]["parameters"]["properties"]["city"]["type"]
-        == "string"
-    )
+    assert call.tools[0]["function"]["parameters"]["properties"]["city"]["type"] == "string"
     assert call.kwargs == {"tool_choice": "auto"}
     # A shallow copy (what middleware may make) still records into the same list.
     model.model_copy().invoke("copy")
@@ -85,9 +80,7 @@ def test_async_calls_are_recorded() -> None:
 def test_exhausted_script_raises_clearly() -> None:
     model = ScriptedChatModel(["only"])
     model.invoke("a")
-    with pytest.raises(
-        ScriptExhaustedError, match=r"call #2 but only 1 scripted response"
-    ):
+    with pytest.raises(ScriptExhaustedError, match=r"call #2 but only 1 scripted response"):
         model.invoke("b")
     assert len(model.calls) == 2  # the failing call is recorded too
 
@@ -104,9 +97,7 @@ def test_normalize_messages_modes() -> None:
         AIMessage(content="done", id="a-10", name="agent"),
     ]
     kept = normalize_messages(msgs)
-    assert kept[1]["tool_calls"] == [
-        {"name": "ls", "args": {"path": "/"}, "id": "toolu_x"}
-    ]
+    assert kept[1]["tool_calls"] == [{"name": "ls", "args": {"path": "/"}, "id": "toolu_x"}]
     assert kept[2] == {
         "type": "tool",
         "id": "t-1",
@@ -132,26 +123,17 @@ def test_reference_create_deep_agent_runs_on_the_scripted_model() -> None:
     deepagents = pytest.importorskip("deepagents")
     model = ScriptedChatModel(
         [
-            ai_tool_calls(
-                ("write_file", {"file_path": "/notes.txt", "content": "hello"})
-            ),
+            ai_tool_calls(("write_file", {"file_path": "/notes.txt", "content": "hello"})),
             ai_tool_calls(("get_weather", {"city": "Paris"})),
             "All done.",
         ]
     )
-    agent = deepagents.create_deep_agent(
-        model=model, tools=[get_weather], system_prompt="You are helpful."
-    )
-    out = agent.invoke(
-        {"messages": [HumanMessage("write a note, then check the weather")]}
-    )
+    agent = deepagents.create_deep_agent(model=model, tools=[get_weather], system_prompt="You are helpful.")
+    out = agent.invoke({"messages": [HumanMessage("write a note, then check the weather")]})
 
     assert len(model.calls) == 3 and model.remaining == 0
     first = model.calls[0]
-    assert (
-        first.messages[0].type == "system"
-        and "You are helpful." in first.messages[0].text
-    )
+    assert first.messages[0].type == "system" and "You are helpful." in first.messages[0].text
     for name in (
         "ls",
         "read_file",
@@ -175,10 +157,7 @@ def test_reference_create_deep_agent_runs_on_the_scripted_model() -> None:
         "tool",
         "ai",
     ]
-    assert (
-        normalized[2]["tool_call_id"] == "call-0"
-        and normalized[4]["tool_call_id"] == "call-1"
-    )
+    assert normalized[2]["tool_call_id"] == "call-0" and normalized[4]["tool_call_id"] == "call-1"
     assert normalized[4]["content"] == "Sunny in Paris"
     assert normalized[-1]["content"] == "All done."
     assert "/notes.txt" in out["files"]
@@ -215,6 +194,4 @@ def test_reference_subagent_calls_share_the_log() -> None:
     assert out["messages"][-1].content == "It is 42."
     assert len(model.calls) == 3
     assert "find the answer" in str(model.calls[1].messages[-1].content)
-    assert (
-        normalize_messages([out["messages"][-2]])[0]["content"] == "The answer is 42."
-    )
+    assert normalize_messages([out["messages"][-2]])[0]["content"] == "The answer is 42."

@@ -56,13 +56,7 @@ def post(
     method: str = "POST",
 ) -> tuple[int, Any, dict[str, str]]:
     """Send one request with urllib; return (status, parsed body, lower-case headers)."""
-    data = (
-        body
-        if isinstance(body, bytes)
-        else json.dumps(body).encode()
-        if body is not None
-        else None
-    )
+    data = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(
         sim.base_url + path,
         data=data,
@@ -75,11 +69,7 @@ def post(
     except urllib.error.HTTPError as e:
         status, raw, hdrs = e.code, e.read(), e.headers
     lower = {k.lower(): v for k, v in hdrs.items()}
-    parsed = (
-        json.loads(raw)
-        if lower.get("content-type", "").startswith("application/json")
-        else raw.decode()
-    )
+    parsed = json.loads(raw) if lower.get("content-type", "").startswith("application/json") else raw.decode()
     return status, parsed, lower
 
 
@@ -87,9 +77,7 @@ def req(messages: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str,
     body: dict[str, Any] = {
         "model": MODEL,
         "max_tokens": 256,
-        "messages": messages
-        if messages is not None
-        else [{"role": "user", "content": "hi"}],
+        "messages": messages if messages is not None else [{"role": "user", "content": "hi"}],
     }
     body.update(extra)
     return body
@@ -104,9 +92,7 @@ def tool_def(name: str, description: str = "A tool.", **extra: Any) -> dict[str,
     return {"name": name, "description": description, "input_schema": schema, **extra}
 
 
-def cached_request(
-    system_text: str = "You are a careful assistant. " * 160, **extra: Any
-) -> dict[str, Any]:
+def cached_request(system_text: str = "You are a careful assistant. " * 160, **extra: Any) -> dict[str, Any]:
     """The deepagents shape: last tool and system block marked, plus the top-level marker."""
     return req(
         tools=[tool_def("ls"), tool_def("read_file", cache_control=EPHEMERAL)],
@@ -142,10 +128,7 @@ def test_text_round_trip_fills_message_fields(sim: SimAnthropic) -> None:
 
     (rec,) = sim.requests
     assert rec.path == "/v1/messages" and rec.method == "POST" and rec.status == 200
-    assert (
-        rec.headers["x-api-key"] == "sk-test"
-        and rec.headers["anthropic-version"] == "2023-06-01"
-    )
+    assert rec.headers["x-api-key"] == "sk-test" and rec.headers["anthropic-version"] == "2023-06-01"
     assert rec.body == req()
     assert rec.response == resp
     assert sim.pending == 0
@@ -200,17 +183,11 @@ def test_scripted_error_reply_with_headers(sim: SimAnthropic) -> None:
 
 
 def test_scripted_raw_body_and_delay(sim: SimAnthropic) -> None:
-    sim.script(
-        Reply(status=413, body="<html>Request Entity Too Large</html>", delay=0.2)
-    )
+    sim.script(Reply(status=413, body="<html>Request Entity Too Large</html>", delay=0.2))
     start = time.monotonic()
     status, resp, headers = post(sim, req())
     assert time.monotonic() - start >= 0.2
-    assert (
-        status == 413
-        and "Too Large" in resp
-        and headers["content-type"].startswith("text/html")
-    )
+    assert status == 413 and "Too Large" in resp and headers["content-type"].startswith("text/html")
 
 
 def test_handler_seconds_are_recorded_for_benchmarks(sim: SimAnthropic) -> None:
@@ -218,9 +195,7 @@ def test_handler_seconds_are_recorded_for_benchmarks(sim: SimAnthropic) -> None:
     assert post(sim, req())[0] == post(sim, req())[0] == 200
     slow, fast = sim.requests
     assert 0.05 <= slow.handler_seconds < 5 and 0 < fast.handler_seconds < 5
-    assert sim.handler_seconds == pytest.approx(
-        slow.handler_seconds + fast.handler_seconds
-    )
+    assert sim.handler_seconds == pytest.approx(slow.handler_seconds + fast.handler_seconds)
     sim.reset()
     assert sim.handler_seconds == 0
 
@@ -243,20 +218,14 @@ def test_script_rejects_bad_reply_type(sim: SimAnthropic) -> None:
 # --------------------------------------------------------------------------- validation
 
 
-def _tool_turns(
-    result_id: str = "toolu_1", *, extra_first: bool = False
-) -> list[dict[str, Any]]:
+def _tool_turns(result_id: str = "toolu_1", *, extra_first: bool = False) -> list[dict[str, Any]]:
     result = {"type": "tool_result", "tool_use_id": result_id, "content": "ok"}
-    user_content = (
-        [{"type": "text", "text": "and"}, result] if extra_first else [result]
-    )
+    user_content = [{"type": "text", "text": "and"}, result] if extra_first else [result]
     return [
         {"role": "user", "content": "hi"},
         {
             "role": "assistant",
-            "content": [
-                {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}
-            ],
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}],
         },
         {"role": "user", "content": user_content},
     ]
@@ -391,10 +360,7 @@ INVALID: list[tuple[str, dict[str, str] | None, Any, int, str, str]] = [
             [
                 {
                     "role": "user",
-                    "content": [
-                        {"type": "text", "text": f"b{i}", "cache_control": EPHEMERAL}
-                        for i in range(2)
-                    ],
+                    "content": [{"type": "text", "text": f"b{i}", "cache_control": EPHEMERAL} for i in range(2)],
                 }
             ],
             tools=[tool_def("ls", cache_control=EPHEMERAL)],
@@ -424,11 +390,7 @@ INVALID: list[tuple[str, dict[str, str] | None, Any, int, str, str]] = [
     (
         "bad-cache-type",
         None,
-        req(
-            system=[
-                {"type": "text", "text": "s", "cache_control": {"type": "persistent"}}
-            ]
-        ),
+        req(system=[{"type": "text", "text": "s", "cache_control": {"type": "persistent"}}]),
         400,
         "invalid_request_error",
         "cache_control.type",
@@ -534,9 +496,7 @@ def test_merge_consecutive_roles_option() -> None:
     [("POST", "/v1/complete"), ("GET", "/v1/messages"), ("POST", "/")],
 )
 def test_unknown_routes_are_404(sim: SimAnthropic, method: str, path: str) -> None:
-    status, resp, _ = post(
-        sim, req() if method == "POST" else None, method=method, path=path
-    )
+    status, resp, _ = post(sim, req() if method == "POST" else None, method=method, path=path)
     assert status == 404
     assert resp["error"]["type"] == "not_found_error"
 
@@ -612,9 +572,7 @@ def test_uncached_tail_after_last_breakpoint_is_input_tokens(sim: SimAnthropic) 
 
 def test_string_and_text_block_content_are_the_same_prefix(sim: SimAnthropic) -> None:
     usage_of(sim, cached_request())
-    as_blocks = cached_request(
-        messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-    )
+    as_blocks = cached_request(messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
     usage = usage_of(sim, as_blocks)
     assert usage["cache_read_input_tokens"] == sim.tokens(as_blocks)
 
@@ -629,9 +587,7 @@ def test_changed_system_prompt_only_reuses_tools(sim: SimAnthropic) -> None:
     usage = usage_of(sim, changed)
     tools_end = len(changed["tools"]) - 1
     assert usage["cache_read_input_tokens"] == sim.tokens(changed, upto=tools_end)
-    assert usage["cache_creation_input_tokens"] == sim.tokens(changed) - sim.tokens(
-        changed, upto=tools_end
-    )
+    assert usage["cache_creation_input_tokens"] == sim.tokens(changed) - sim.tokens(changed, upto=tools_end)
 
 
 def test_changed_system_prompt_with_small_tools_misses(sim: SimAnthropic) -> None:
@@ -642,12 +598,7 @@ def test_changed_system_prompt_with_small_tools_misses(sim: SimAnthropic) -> Non
 
 def test_cache_is_per_model(sim: SimAnthropic) -> None:
     usage_of(sim, cached_request())
-    assert (
-        usage_of(sim, cached_request(model="claude-opus-4-1"))[
-            "cache_read_input_tokens"
-        ]
-        == 0
-    )
+    assert usage_of(sim, cached_request(model="claude-opus-4-1"))["cache_read_input_tokens"] == 0
 
 
 def test_reordered_json_keys_miss(sim: SimAnthropic) -> None:
@@ -672,14 +623,10 @@ def test_tool_choice_change_keeps_tools_and_system_entries(sim: SimAnthropic) ->
     usage_of(sim, body)
     changed = cached_request(tool_choice={"type": "any"})
     system_end = len(changed["tools"])
-    assert usage_of(sim, changed)["cache_read_input_tokens"] == sim.tokens(
-        changed, upto=system_end
-    )
+    assert usage_of(sim, changed)["cache_read_input_tokens"] == sim.tokens(changed, upto=system_end)
 
 
-def _lookback_request(
-    extra_blocks: int, marker_at: int | None = None
-) -> dict[str, Any]:
+def _lookback_request(extra_blocks: int, marker_at: int | None = None) -> dict[str, Any]:
     """One user turn: a large first block, then ``extra_blocks`` short ones; top-level marker only."""
     content: list[dict[str, Any]] = [{"type": "text", "text": "Context. " * 100}]
     for i in range(extra_blocks):
@@ -691,18 +638,13 @@ def _lookback_request(
 
 
 @pytest.mark.parametrize(("extra", "hits"), [(19, True), (20, False)])
-def test_lookback_window_is_twenty_blocks(
-    small_sim: SimAnthropic, extra: int, hits: bool
-) -> None:
+def test_lookback_window_is_twenty_blocks(small_sim: SimAnthropic, extra: int, hits: bool) -> None:
     first = _lookback_request(0)
     usage_of(small_sim, first)
     later = _lookback_request(extra)
     usage = usage_of(small_sim, later)
     assert usage["cache_read_input_tokens"] == (small_sim.tokens(first) if hits else 0)
-    assert (
-        usage["cache_creation_input_tokens"]
-        == small_sim.tokens(later) - usage["cache_read_input_tokens"]
-    )
+    assert usage["cache_creation_input_tokens"] == small_sim.tokens(later) - usage["cache_read_input_tokens"]
 
 
 def test_intermediate_breakpoint_extends_the_lookback(small_sim: SimAnthropic) -> None:
@@ -753,20 +695,14 @@ def test_one_hour_ttl_outlives_five_minutes(sim: SimAnthropic) -> None:
 
 def test_min_cache_tokens() -> None:
     short = req(
-        system=[
-            {"type": "text", "text": "Be brief. " * 10, "cache_control": EPHEMERAL}
-        ],
+        system=[{"type": "text", "text": "Be brief. " * 10, "cache_control": EPHEMERAL}],
         cache_control=EPHEMERAL,
     )
     with SimAnthropic(min_cache_tokens=1024) as s:
         assert s.tokens(short) < 1024
         usage_of(s, short)
         again = usage_of(s, short)
-        assert (
-            again["cache_read_input_tokens"]
-            == again["cache_creation_input_tokens"]
-            == 0
-        )
+        assert again["cache_read_input_tokens"] == again["cache_creation_input_tokens"] == 0
         assert again["input_tokens"] == s.tokens(short)
     with SimAnthropic(min_cache_tokens=s.tokens(short)) as s2:
         assert usage_of(s2, short)["cache_creation_input_tokens"] == s2.tokens(short)
@@ -796,9 +732,7 @@ def test_reset_clears_everything(sim: SimAnthropic) -> None:
 
 def test_anthropic_sdk_round_trip_and_errors(sim: SimAnthropic) -> None:
     anthropic = pytest.importorskip("anthropic")
-    client = anthropic.Anthropic(
-        api_key="sk-test", base_url=sim.base_url, max_retries=2
-    )
+    client = anthropic.Anthropic(api_key="sk-test", base_url=sim.base_url, max_retries=2)
     sim.script(tool_use(("ls", {"path": "/"})), text("done"))
     tools = [tool_def("ls", cache_control=EPHEMERAL)]
     first = client.messages.create(
@@ -825,34 +759,24 @@ def test_anthropic_sdk_round_trip_and_errors(sim: SimAnthropic) -> None:
             ],
         },
     ]
-    second = client.messages.create(
-        model=MODEL, max_tokens=64, messages=history, tools=tools
-    )
+    second = client.messages.create(model=MODEL, max_tokens=64, messages=history, tools=tools)
     assert second.content[0].text == "done"
     assert second.usage.input_tokens == sim.tokens(sim.requests[1].body)
 
     with pytest.raises(anthropic.BadRequestError, match="without `tool_result`"):
-        client.messages.create(
-            model=MODEL, max_tokens=64, messages=history[:2], tools=tools
-        )
+        client.messages.create(model=MODEL, max_tokens=64, messages=history[:2], tools=tools)
     # The empty-script 500 says x-should-retry: false, so the SDK does not retry it.
     before = len(sim.requests)
     with pytest.raises(anthropic.InternalServerError, match="no scripted reply left"):
-        client.messages.create(
-            model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "hi"}]
-        )
+        client.messages.create(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "hi"}])
     assert len(sim.requests) == before + 1
 
 
 def test_anthropic_sdk_retries_scripted_overload(sim: SimAnthropic) -> None:
     anthropic = pytest.importorskip("anthropic")
-    client = anthropic.Anthropic(
-        api_key="sk-test", base_url=sim.base_url, max_retries=2
-    )
+    client = anthropic.Anthropic(api_key="sk-test", base_url=sim.base_url, max_retries=2)
     sim.script(Reply(status=529, headers={"retry-after-ms": "10"}), text("finally"))
-    resp = client.messages.create(
-        model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "hi"}]
-    )
+    resp = client.messages.create(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "hi"}])
     assert resp.content[0].text == "finally"
     assert [r.status for r in sim.requests] == [529, 200]
     assert [r.headers["x-stainless-retry-count"] for r in sim.requests] == ["0", "1"]
@@ -863,9 +787,7 @@ def test_reference_deepagents_over_chat_anthropic(small_sim: SimAnthropic) -> No
     langchain_anthropic = pytest.importorskip("langchain_anthropic")
     from langchain_core.messages import HumanMessage
 
-    small_sim.script(
-        tool_use(("write_file", {"file_path": "/a.txt", "content": "x"})), text("done")
-    )
+    small_sim.script(tool_use(("write_file", {"file_path": "/a.txt", "content": "x"})), text("done"))
     model = langchain_anthropic.ChatAnthropic(
         model=MODEL, api_key="sk-test", base_url=small_sim.base_url, max_retries=0
     )
@@ -882,7 +804,5 @@ def test_reference_deepagents_over_chat_anthropic(small_sim: SimAnthropic) -> No
         "explicit",
         "top-level",
     ]
-    assert second.response["usage"]["cache_read_input_tokens"] == small_sim.tokens(
-        first.body
-    )
+    assert second.response["usage"]["cache_read_input_tokens"] == small_sim.tokens(first.body)
     assert second.cache.hit_creator_seq == 0

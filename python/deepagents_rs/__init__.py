@@ -1,9 +1,9 @@
 """deepagents-rs: a Rust-core, drop-in replacement for ``deepagents``.
 
-    from deepagents_rs import create_deep_agent
+from deepagents_rs import create_deep_agent
 
-    agent = create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[my_tool])
-    result = agent.invoke({"messages": [{"role": "user", "content": "hi"}]})
+agent = create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[my_tool])
+result = agent.invoke({"messages": [{"role": "user", "content": "hi"}]})
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 try:  # pragma: no cover - exercised by whichever environment runs the tests
     import langchain_core.messages as lc_messages
-    from langchain_core.tools import BaseTool, tool as lc_tool
+    from langchain_core.tools import BaseTool
+    from langchain_core.tools import tool as lc_tool
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
     HAS_LANGCHAIN = True

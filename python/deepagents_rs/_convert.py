@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from . import _compat, messages as light
+from . import _compat
+from . import messages as light
 
 _ROLE_TO_TYPE = {
     "user": "human",
@@ -102,7 +103,12 @@ def _classes() -> dict[str, type]:
     if _compat.HAS_LANGCHAIN:
         m = _compat.lc_messages
         return {"human": m.HumanMessage, "system": m.SystemMessage, "ai": m.AIMessage, "tool": m.ToolMessage}
-    return {"human": light.HumanMessage, "system": light.SystemMessage, "ai": light.AIMessage, "tool": light.ToolMessage}
+    return {
+        "human": light.HumanMessage,
+        "system": light.SystemMessage,
+        "ai": light.AIMessage,
+        "tool": light.ToolMessage,
+    }
 
 
 def from_core(d: dict) -> Any:
@@ -138,5 +144,7 @@ def invalid_input(input: Any) -> Exception:
     if input is None:
         return EmptyInputError("Received no input for __start__")
     return InvalidUpdateError(
-        create_error_message(message=f"Expected dict, got {input}", error_code=ErrorCode.INVALID_GRAPH_NODE_RETURN_VALUE)
+        create_error_message(
+            message=f"Expected dict, got {input}", error_code=ErrorCode.INVALID_GRAPH_NODE_RETURN_VALUE
+        )
     )

@@ -48,7 +48,7 @@ class _DemoServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _DemoServer
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
         self.server.turn += 1
         if self.server.turn == 1:
@@ -92,9 +92,15 @@ def run_demo() -> int:
             server.shutdown()
     for message in result["messages"]:
         text = message.content if isinstance(message.content, str) else json.dumps(message.content)
-        calls = f"  tool_calls={[(c['name'], c['args']) for c in message.tool_calls]}" if getattr(message, "tool_calls", None) else ""
+        calls = (
+            f"  tool_calls={[(c['name'], c['args']) for c in message.tool_calls]}"
+            if getattr(message, "tool_calls", None)
+            else ""
+        )
         print(f"[{message.type}] {text}{calls}")
     usage = [m.usage_metadata for m in result["messages"] if getattr(m, "usage_metadata", None)]
-    print(f"model calls: {len(usage)}, input tokens: {sum(u['input_tokens'] for u in usage)}, "
-          f"output tokens: {sum(u['output_tokens'] for u in usage)}")
+    print(
+        f"model calls: {len(usage)}, input tokens: {sum(u['input_tokens'] for u in usage)}, "
+        f"output tokens: {sum(u['output_tokens'] for u in usage)}"
+    )
     return 0

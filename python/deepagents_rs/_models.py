@@ -25,7 +25,10 @@ class ModelAdapter:
         if names != self._bound_names:
             specs = [
                 self._bindables.get(t["name"])
-                or {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}}
+                or {
+                    "type": "function",
+                    "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]},
+                }
                 for t in tools
             ]
             # create_agent binds with an explicit tool_choice=None (and bind() with no tools).

@@ -54,7 +54,7 @@ def function_schema(func: Callable[..., Any]) -> tuple[str, str, type[BaseModel]
     sig = inspect.signature(func)
     try:
         hints = get_type_hints(func)
-    except Exception:
+    except Exception:  # noqa: BLE001 - unresolvable annotations fall back to Any, as pydantic would
         hints = {}
     fields: dict[str, Any] = {}
     for pname, param in sig.parameters.items():

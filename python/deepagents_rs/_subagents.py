@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 

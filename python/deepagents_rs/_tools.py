@@ -27,13 +27,11 @@ def _stringify(content: Any) -> Any:
     """LangChain's rule for tool output: str and content-block lists pass, else JSON or str."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list) and all(
-        isinstance(b, dict) and "type" in b or isinstance(b, str) for b in content
-    ):
+    if isinstance(content, list) and all(isinstance(b, dict) and "type" in b or isinstance(b, str) for b in content):
         return content
     try:
         return json.dumps(content, ensure_ascii=False)
-    except Exception:
+    except (TypeError, ValueError):
         return str(content)
 
 
@@ -65,6 +63,7 @@ class ToolAdapter:
     description: str
     parameters: dict
     has_async: bool = False
+    has_sync: bool = True
     executable: bool = True
     #: What to hand a LangChain model's ``bind_tools`` so it renders this tool itself.
     bindable: Any
@@ -97,6 +96,7 @@ class LangChainToolAdapter(ToolAdapter):
         self.parameters = spec.get("parameters", {"type": "object", "properties": {}})
         self.bindable = tool
         self.has_async = _has_native_async(tool)
+        self.has_sync = _has_sync(tool)
 
     def _message(self, result: Any) -> tuple[Any, str, Any]:
         from langchain_core.messages import ToolMessage
@@ -124,6 +124,14 @@ class LangChainToolAdapter(ToolAdapter):
             raise
 
 
+def _has_sync(tool: Any) -> bool:
+    from langchain_core.tools import StructuredTool, Tool
+
+    if isinstance(tool, (StructuredTool, Tool)):
+        return tool.func is not None
+    return True
+
+
 def _has_native_async(tool: Any) -> bool:
     if getattr(tool, "coroutine", None) is not None:
         return True
@@ -143,6 +151,7 @@ class FunctionToolAdapter(ToolAdapter):
         self.func = func
         self.name, self.description, self.model, self.parameters = function_schema(func)
         self.has_async = inspect.iscoroutinefunction(func)
+        self.has_sync = not self.has_async
         self.bindable = self.openai_spec()
 
     def _kwargs(self, args: dict) -> dict:
@@ -203,6 +212,4 @@ def to_adapter(tool: Any) -> ToolAdapter:
             # LangChain's own conversion gives byte-identical schemas and descriptions.
             return LangChainToolAdapter(_compat.lc_tool(tool))
         return FunctionToolAdapter(tool)
-    raise TypeError(
-        f"Unsupported tool {tool!r}: expected a function, a LangChain BaseTool or a dict spec."
-    )
+    raise TypeError(f"Unsupported tool {tool!r}: expected a function, a LangChain BaseTool or a dict spec.")

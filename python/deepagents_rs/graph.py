@@ -30,9 +30,7 @@ _STATE_KEYS = ("messages", "files")
 
 
 def _planned(param: str, issue: str) -> NotImplementedError:
-    return NotImplementedError(
-        f"deepagents_rs: `{param}` is not supported yet; it is planned ({issue})."
-    )
+    return NotImplementedError(f"deepagents_rs: `{param}` is not supported yet; it is planned ({issue}).")
 
 
 def _deprecation_category() -> type[Warning]:
@@ -64,7 +62,7 @@ def _profile_key(model: Any) -> str | None:
         return None
     try:
         params = get_params()
-    except Exception:
+    except Exception:  # noqa: BLE001 - a model without tracing params simply has no profile
         return None
     provider, name = params.get("ls_provider"), params.get("ls_model_name")
     return f"{provider}:{name}" if provider and name else None
@@ -97,9 +95,7 @@ def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
         return (provider, model_name)
     if _compat.is_lc_chat_model(model):
         return ModelAdapter(model, {a.name: a.bindable for a in tools})
-    raise TypeError(
-        f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}"
-    )
+    raise TypeError(f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}")
 
 
 class DeepAgent:
@@ -111,7 +107,11 @@ class DeepAgent:
         self.name = name
         self.config = {
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
-            "metadata": {"ls_integration": "deepagents", "lc_versions": {"deepagents": "0.7.32"}, "lc_agent_name": name},
+            "metadata": {
+                "ls_integration": "deepagents",
+                "lc_versions": {"deepagents": "0.7.32"},
+                "lc_agent_name": name,
+            },
             "configurable": {},
         }
 

@@ -241,12 +241,11 @@ fn rstrip_last_text(content: &mut Value) {
     match content {
         Value::String(s) => *s = s.trim_end().to_owned(),
         Value::Array(blocks) => {
-            if let Some(Value::Object(b)) = blocks.last_mut() {
-                if b.get("type").and_then(Value::as_str) == Some("text") {
-                    if let Some(Value::String(t)) = b.get_mut("text") {
-                        *t = t.trim_end().to_owned();
-                    }
-                }
+            if let Some(Value::Object(b)) = blocks.last_mut()
+                && b.get("type").and_then(Value::as_str) == Some("text")
+                && let Some(Value::String(t)) = b.get_mut("text")
+            {
+                *t = t.trim_end().to_owned();
             }
         }
         _ => {}

@@ -36,15 +36,15 @@ pub(crate) fn should_retry(status: u16, headers: &HeaderMap) -> bool {
 pub(crate) fn retry_delay(attempt: u32, headers: Option<&HeaderMap>) -> Duration {
     if let Some(h) = headers {
         let header = |name: &str| h.get(name).and_then(|v| v.to_str().ok());
-        if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-            if (0.0..60_000.0).contains(&ms) {
-                return Duration::from_secs_f64(ms / 1000.0);
-            }
+        if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
+            && (0.0..60_000.0).contains(&ms)
+        {
+            return Duration::from_secs_f64(ms / 1000.0);
         }
-        if let Some(s) = header("retry-after").and_then(|v| v.parse::<f64>().ok()) {
-            if (0.0..60.0).contains(&s) {
-                return Duration::from_secs_f64(s);
-            }
+        if let Some(s) = header("retry-after").and_then(|v| v.parse::<f64>().ok())
+            && (0.0..60.0).contains(&s)
+        {
+            return Duration::from_secs_f64(s);
         }
     }
     let base = (0.5 * 2f64.powi(attempt as i32)).min(8.0);

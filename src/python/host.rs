@@ -48,3 +48,40 @@ impl PyHost {
             .and_then(|h| (h.as_ref() as &dyn Any).downcast_ref::<PyHost>())
     }
 }
+
+/// Cancels the Python task when dropped before being disarmed.
+struct CancelOnDrop(Option<Py<PyAny>>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            Python::attach(|py| {
+                if let Err(e) = handle.call_method0(py, "cancel") {
+                    e.write_unraisable(py, None);
+                }
+            });
+        }
+    }
+}
+
+/// Awaits the coroutine `make` returns, as a task on the run's loop. Dropping the returned
+/// future cancels the task, so an abandoned run leaves nothing running behind it.
+pub(crate) async fn await_coroutine<F>(locals: &TaskLocals, make: F) -> PyResult<Py<PyAny>>
+where
+    F: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>>,
+{
+    let (fut, mut guard) = Python::attach(|py| -> PyResult<_> {
+        let handle = py
+            .import("deepagents_rs._runtime")?
+            .getattr("CancelHandle")?
+            .call0()?;
+        // Create the coroutine only now, right before it is scheduled: an error above would
+        // otherwise leave it never awaited.
+        let wrapped = handle.call_method1("run", (make(py)?,))?;
+        let fut = pyo3_async_runtimes::into_future_with_locals(locals, wrapped)?;
+        Ok((fut, CancelOnDrop(Some(handle.unbind()))))
+    })?;
+    let out = fut.await;
+    guard.0 = None;
+    out
+}

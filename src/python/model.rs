@@ -7,7 +7,7 @@ use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use super::host::PyHost;
+use super::host::{PyHost, await_coroutine};
 use crate::error::{BoxError, ModelError};
 use crate::messages::{AiMessage, Message};
 use crate::model::{ChatModel, ModelRequest};
@@ -59,15 +59,13 @@ impl ChatModel for PyChatModel {
         Box::pin(async move {
             let is_async = PyHost::from_context(&host).is_some_and(|h| h.is_async);
             let reply: Py<PyAny> = if is_async {
-                let locals = PyHost::from_context(&host).map(|h| h.locals.clone());
-                let locals = locals.expect("async runs always carry a host");
-                let fut = Python::attach(|py| {
+                let host = PyHost::from_context(&host).expect("async runs always carry a host");
+                await_coroutine(&host.locals, |py| {
                     let args = request_args(py, &request)?;
-                    let coro = adapter.call_method1(py, "ainvoke", args)?;
-                    pyo3_async_runtimes::into_future_with_locals(&locals, coro.into_bound(py))
+                    adapter.bind(py).call_method1("ainvoke", args)
                 })
-                .map_err(host_err)?;
-                fut.await.map_err(host_err)?
+                .await
+                .map_err(host_err)?
             } else {
                 tokio::task::spawn_blocking(move || {
                     Python::attach(|py| {

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{Map, Value};
 
-use super::host::PyHost;
+use super::host::{PyHost, await_coroutine};
 use crate::error::{Error, ModelError};
 use crate::messages::Message;
 use crate::subagents::{ChildInput, ChildOutput, Runnable};
@@ -71,16 +71,13 @@ impl Runnable for PyRunnable {
         Box::pin(async move {
             let py_host = PyHost::from_context(&host);
             let out: Py<PyAny> = match py_host.filter(|h| h.is_async) {
-                Some(h) => {
-                    let locals = h.locals.clone();
-                    let fut = Python::attach(|py| {
-                        let coro =
-                            adapter.call_method1(py, "ainvoke", (input_to_py(py, &input)?,))?;
-                        pyo3_async_runtimes::into_future_with_locals(&locals, coro.into_bound(py))
-                    })
-                    .map_err(host_err)?;
-                    fut.await.map_err(host_err)?
-                }
+                Some(h) => await_coroutine(&h.locals, |py| {
+                    adapter
+                        .bind(py)
+                        .call_method1("ainvoke", (input_to_py(py, &input)?,))
+                })
+                .await
+                .map_err(host_err)?,
                 None => tokio::task::spawn_blocking(move || {
                     Python::attach(|py| {
                         adapter.call_method1(py, "invoke", (input_to_py(py, &input)?,))

@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use serde_json::Value;
 
-use super::host::PyHost;
+use super::host::{PyHost, await_coroutine};
 use crate::error::BoxError;
 use crate::messages::{Content, ToolStatus};
 use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
@@ -20,6 +20,8 @@ pub(crate) struct PyTool {
     /// The tool has a native coroutine implementation (`async def`, or a BaseTool with its
     /// own `_arun`): awaited on the run's loop rather than run in a thread.
     has_async: bool,
+    /// The tool has a synchronous implementation; `invoke` prefers it, as LangGraph does.
+    has_sync: bool,
     executable: bool,
 }
 
@@ -33,6 +35,7 @@ impl PyTool {
         Ok(PyTool {
             spec,
             has_async: adapter.getattr("has_async")?.extract()?,
+            has_sync: adapter.getattr("has_sync")?.extract()?,
             executable: adapter.getattr("executable")?.extract()?,
             adapter: adapter.clone().unbind(),
         })
@@ -79,21 +82,23 @@ impl Tool for PyTool {
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let adapter = Python::attach(|py| self.adapter.clone_ref(py));
-        let has_async = self.has_async;
+        let (has_async, has_sync) = (self.has_async, self.has_sync);
         Box::pin(async move {
             let host = PyHost::from_context(&ctx.host);
+            // LangGraph's choice: ainvoke awaits a tool's coroutine when it has one, invoke
+            // calls its sync function. A tool with only a coroutine is awaited under invoke
+            // too (on the private loop), where deepagents would raise.
+            let use_async = host.is_some_and(|h| has_async && (h.is_async || !has_sync));
             match host {
-                // Sync tools run in a blocking thread under both invoke and ainvoke, as
-                // LangChain runs them in an executor.
-                Some(host) if has_async => {
-                    let locals = host.locals.clone();
-                    let fut = Python::attach(|py| {
+                Some(host) if use_async => {
+                    let result = await_coroutine(&host.locals, |py| {
                         let args = pythonize::pythonize(py, &args)?;
-                        let coro = adapter.call_method1(py, "acall", (args, &ctx.tool_call_id))?;
-                        pyo3_async_runtimes::into_future_with_locals(&locals, coro.into_bound(py))
+                        adapter
+                            .bind(py)
+                            .call_method1("acall", (args, &ctx.tool_call_id))
                     })
+                    .await
                     .map_err(fatal)?;
-                    let result = fut.await.map_err(fatal)?;
                     Python::attach(|py| output_from_py(result.bind(py))).map_err(fatal)
                 }
                 _ => tokio::task::spawn_blocking(move || {

@@ -150,14 +150,8 @@ def _rounds_script(rounds: int) -> list:
 
 
 # A run with k tool rounds executes 2k+3 graph steps (entry node, k+1 model steps, k tool
-# steps, exit node). LangGraph checks `step > stop` before it finds there is nothing left to
-# run, so deepagents needs recursion_limit >= 2k+4 to finish and raises at 2k+3. deepagents_rs's
-# Rust loop (src/agent.rs, run_loop) counts the 2k+3 node steps but not that final check, so
-# it finishes at limit 2k+3 where deepagents raises GraphRecursionError.
-FINAL_STEP_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="Rust agent.rs run_loop lacks LangGraph's final step check: finishes at limit 2k+3 where deepagents raises",
-)
+# steps, exit node), and LangGraph counts one more before it finds nothing left to run: it
+# needs recursion_limit >= 2k+4 to finish and raises at 2k+3. Both limits are checked.
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -169,7 +163,7 @@ def test_recursion_limit_enough_to_finish(rounds, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("rounds", [pytest.param(r, marks=FINAL_STEP_BUG) for r in (0, 1, 2)])
+@pytest.mark.parametrize("rounds", [0, 1, 2])
 def test_recursion_limit_one_short_of_finishing(rounds, mode):
     both = run_both(_rounds_script(rounds), [add], USER, mode=mode, config={"recursion_limit": 2 * rounds + 3})
     assert_parity(both)

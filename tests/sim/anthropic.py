@@ -124,9 +124,7 @@ def message(
 
 def text(text: str, *, usage: dict[str, Any] | None = None) -> dict[str, Any]:
     """An assistant message with one text block and ``stop_reason`` ``end_turn``."""
-    return message(
-        [{"type": "text", "text": text}], stop_reason="end_turn", usage=usage
-    )
+    return message([{"type": "text", "text": text}], stop_reason="end_turn", usage=usage)
 
 
 def tool_use(
@@ -152,13 +150,9 @@ def tool_use(
             blocks.append({"type": "tool_use", "name": name, "input": args})
         elif len(call) == 3:
             name, args, call_id = call  # type: ignore[misc]
-            blocks.append(
-                {"type": "tool_use", "id": call_id, "name": name, "input": args}
-            )
+            blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": args})
         else:
-            raise ValueError(
-                f"tool call must be (name, input) or (name, input, id), got {call!r}"
-            )
+            raise ValueError(f"tool call must be (name, input) or (name, input, id), got {call!r}")
     return message(blocks, stop_reason="tool_use", usage=usage)
 
 
@@ -240,9 +234,7 @@ class Recorded:
 class SimError(Exception):
     """A request rejected the way the real API would reject it."""
 
-    def __init__(
-        self, status: int, message: str, error_type: str | None = None
-    ) -> None:
+    def __init__(self, status: int, message: str, error_type: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
@@ -278,9 +270,7 @@ def _cache_view(block: dict[str, Any]) -> dict[str, Any]:
             view["content"] = [{"type": "text", "text": content}]
         elif isinstance(content, list):
             view["content"] = [
-                {k: v for k, v in sub.items() if k != "cache_control"}
-                if isinstance(sub, dict)
-                else sub
+                {k: v for k, v in sub.items() if k != "cache_control"} if isinstance(sub, dict) else sub
                 for sub in content
             ]
         if view.get("is_error") is False:
@@ -293,14 +283,10 @@ def _as_blocks(content: Any, where: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": content}]
     if isinstance(content, list) and all(isinstance(b, dict) for b in content):
         return list(content)
-    raise SimError(
-        400, f"{where}: Input should be a valid string or a list of content blocks"
-    )
+    raise SimError(400, f"{where}: Input should be a valid string or a list of content blocks")
 
 
-def _turns(
-    body: dict[str, Any], merge_consecutive: bool
-) -> list[tuple[str, list[dict[str, Any]]]]:
+def _turns(body: dict[str, Any], merge_consecutive: bool) -> list[tuple[str, list[dict[str, Any]]]]:
     """Messages as (role, blocks), merged when consecutive same-role turns are allowed."""
     turns: list[tuple[str, list[dict[str, Any]]]] = []
     for i, msg in enumerate(body.get("messages") or []):
@@ -313,9 +299,7 @@ def _turns(
     return turns
 
 
-def prompt_blocks(
-    body: dict[str, Any], *, merge_consecutive: bool = False
-) -> list[Block]:
+def prompt_blocks(body: dict[str, Any], *, merge_consecutive: bool = False) -> list[Block]:
     """The request's prompt as the ordered block list tools -> system -> messages."""
     blocks: list[Block] = []
     for tool in body.get("tools") or []:
@@ -353,11 +337,7 @@ def _validate(body: Any, merge_consecutive: bool) -> None:
     if not isinstance(body["model"], str) or not body["model"]:
         raise SimError(400, "model: Input should be a valid string")
     max_tokens = body["max_tokens"]
-    if (
-        isinstance(max_tokens, bool)
-        or not isinstance(max_tokens, int)
-        or max_tokens < 0
-    ):
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
         raise SimError(400, "max_tokens: Input should be a valid non-negative integer")
     messages = body["messages"]
     if not isinstance(messages, list):
@@ -368,9 +348,7 @@ def _validate(body: Any, merge_consecutive: bool) -> None:
         if not isinstance(msg, dict):
             raise SimError(400, f"messages.{i}: Input should be a valid dictionary")
         if msg.get("role") not in ("user", "assistant"):
-            raise SimError(
-                400, f"messages.{i}.role: Input should be 'user' or 'assistant'"
-            )
+            raise SimError(400, f"messages.{i}.role: Input should be 'user' or 'assistant'")
         if "content" not in msg:
             raise SimError(400, f"messages.{i}.content: Field required")
     if messages[0]["role"] != "user":
@@ -404,14 +382,10 @@ def _validate(body: Any, merge_consecutive: bool) -> None:
     tools = body.get("tools")
     if tools is not None:
         if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
-            raise SimError(
-                400, "tools: Input should be a valid list of tool definitions"
-            )
+            raise SimError(400, "tools: Input should be a valid list of tool definitions")
         for i, tool in enumerate(tools):
             kind = tool.get("type", "custom")
-            if not isinstance(tool.get("name"), str) or not _TOOL_NAME_RE.match(
-                tool["name"]
-            ):
+            if not isinstance(tool.get("name"), str) or not _TOOL_NAME_RE.match(tool["name"]):
                 raise SimError(
                     400,
                     f"tools.{i}.{kind}.name: String should match pattern '{TOOL_NAME_PATTERN}'",
@@ -436,11 +410,7 @@ def _validate_tool_pairing(turns: list[tuple[str, list[dict[str, Any]]]]) -> Non
                 continue
             answered: set[Any] = set()
             if i + 1 < len(turns) and turns[i + 1][0] == "user":
-                answered = {
-                    b.get("tool_use_id")
-                    for b in turns[i + 1][1]
-                    if b.get("type") == "tool_result"
-                }
+                answered = {b.get("tool_use_id") for b in turns[i + 1][1] if b.get("type") == "tool_result"}
             missing = [str(x) for x in ids if x not in answered]
             if missing:
                 raise SimError(
@@ -452,9 +422,7 @@ def _validate_tool_pairing(turns: list[tuple[str, list[dict[str, Any]]]]) -> Non
         else:
             previous: set[Any] = set()
             if i > 0 and turns[i - 1][0] == "assistant":
-                previous = {
-                    b.get("id") for b in turns[i - 1][1] if b.get("type") == "tool_use"
-                }
+                previous = {b.get("id") for b in turns[i - 1][1] if b.get("type") == "tool_use"}
             seen_other = False
             for j, b in enumerate(blocks):
                 if b.get("type") != "tool_result":
@@ -501,9 +469,7 @@ def _breakpoints(body: dict[str, Any], merge_consecutive: bool) -> list[Breakpoi
             b = blocks[i]
             if b.section != "messages":
                 break
-            if b.data.get("type") in _NOT_CACHEABLE_TYPES or (
-                b.data.get("type") == "text" and not b.data.get("text")
-            ):
+            if b.data.get("type") in _NOT_CACHEABLE_TYPES or (b.data.get("type") == "text" and not b.data.get("text")):
                 continue
             found.append(Breakpoint(i, ttl, "top-level"))
             break
@@ -618,9 +584,7 @@ class SimAnthropic:
         """Append replies to the FIFO; each request to /v1/messages that passes validation takes one."""
         for r in replies:
             if not isinstance(r, (dict, Reply)):
-                raise TypeError(
-                    f"a scripted reply must be a dict or a Reply, got {type(r).__name__}"
-                )
+                raise TypeError(f"a scripted reply must be a dict or a Reply, got {type(r).__name__}")
         with self._lock:
             self._script.extend(copy.deepcopy(list(replies)))
 
@@ -695,16 +659,12 @@ class SimAnthropic:
             )
             self.requests.append(rec)
         try:
-            outcome = self._dispatch(
-                h.command, urlsplit(h.path).path, headers, raw, body, rec.seq
-            )
+            outcome = self._dispatch(h.command, urlsplit(h.path).path, headers, raw, body, rec.seq)
         except SimError as e:
             outcome = self._error(e.status, e.error_type, e.message)
         # A simulator bug must surface as a loud 500, not as a hung client.
         except Exception as e:  # noqa: BLE001
-            outcome = self._error(
-                500, "api_error", f"sim: internal error: {type(e).__name__}: {e}"
-            )
+            outcome = self._error(500, "api_error", f"sim: internal error: {type(e).__name__}: {e}")
             outcome.headers["x-should-retry"] = "false"
         rec.status = outcome.status
         rec.cache = outcome.cache
@@ -721,9 +681,7 @@ class SimAnthropic:
     ) -> _Outcome:
         if method != "POST" or path != "/v1/messages":
             raise SimError(404, f"sim: no route for {method} {path}", "not_found_error")
-        if not headers.get("x-api-key") and not headers.get(
-            "authorization", ""
-        ).startswith("Bearer "):
+        if not headers.get("x-api-key") and not headers.get("authorization", "").startswith("Bearer "):
             # The SDK sends `Authorization: Bearer <key>` for api keys since 2.x; both are accepted.
             raise SimError(401, "x-api-key header is required", "authentication_error")
         if not headers.get("anthropic-version"):
@@ -774,17 +732,11 @@ class SimAnthropic:
             completed = self._complete(payload, body, report)
         return _Outcome(200, completed, extra, report)
 
-    def _complete(
-        self, payload: dict[str, Any], request: dict[str, Any], report: CacheReport
-    ) -> dict[str, Any]:
+    def _complete(self, payload: dict[str, Any], request: dict[str, Any], report: CacheReport) -> dict[str, Any]:
         self._msg_counter += 1
         content = payload.get("content", [])
         for block in content:
-            if (
-                isinstance(block, dict)
-                and block.get("type") == "tool_use"
-                and not block.get("id")
-            ):
+            if isinstance(block, dict) and block.get("type") == "tool_use" and not block.get("id"):
                 self._tool_counter += 1
                 block["id"] = f"toolu_sim_{self._tool_counter}"
         usage: dict[str, Any] = {
@@ -893,33 +845,23 @@ class SimAnthropic:
                 h = hashlib.sha256(f"{h}\0salt\0{salt}".encode()).hexdigest()
                 salted = True
             tag = f"{b.section}\0{b.role}\0{int(b.new_message)}"
-            h = hashlib.sha256(
-                f"{h}\0{tag}\0{canonical_json(_cache_view(b.data))}".encode()
-            ).hexdigest()
+            h = hashlib.sha256(f"{h}\0{tag}\0{canonical_json(_cache_view(b.data))}".encode()).hexdigest()
             out.append(h)
         return out
 
     # ---------------------------------------------------------------- responses
 
     def _error(self, status: int, error_type: str, msg: str) -> _Outcome:
-        return _Outcome(
-            status, {"type": "error", "error": {"type": error_type, "message": msg}}
-        )
+        return _Outcome(status, {"type": "error", "error": {"type": error_type, "message": msg}})
 
-    def _send_json(
-        self, h: _Handler, outcome: _Outcome, rec: Recorded, started: float
-    ) -> None:
+    def _send_json(self, h: _Handler, outcome: _Outcome, rec: Recorded, started: float) -> None:
         # Streaming (SSE) would get its own sender next to this one.
         if isinstance(outcome.body, (dict, list)):
             data = json.dumps(outcome.body).encode()
             ctype = "application/json"
             rec.response = outcome.body
         else:
-            data = (
-                outcome.body.encode()
-                if isinstance(outcome.body, str)
-                else bytes(outcome.body)
-            )
+            data = outcome.body.encode() if isinstance(outcome.body, str) else bytes(outcome.body)
             ctype = "text/html; charset=utf-8"
             rec.response = data.decode("utf-8", "replace")
         headers = {"content-type": ctype, "request-id": f"req_sim_{rec.seq}"}

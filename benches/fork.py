@@ -1,0 +1,490 @@
+"""Forked subagents: fork cost vs parent history length, and the fork's prompt-cache reads.
+
+Both implementations run side by side in this process:
+
+* ``cost``: the input state already holds a conversation of N messages (alternating
+  user / assistant text, ~200 characters each, ending with a user message). The parent's
+  first model reply is a ``task`` call to a fork subagent, the fork answers at once and the
+  parent then answers. Both are driven by the same scripted LangChain chat model
+  (``tests/fake_models.py``), which stamps ``time.perf_counter()`` when each call arrives
+  and when it returns. **Fork cost** = from the parent's task-call reply being returned by
+  the model to the fork's first model call arriving: dispatching the tool call, preparing
+  the fork's state and messages, starting the fork's loop, the fork's pre-model work.
+* ``cache``: ``model="anthropic:claude-sonnet-4-5"`` for both, over one simulated Anthropic
+  server (``tests/sim/anthropic.py``, ``min_cache_tokens=64``). A short parent history (a
+  user message and one round of a user tool), then a task call to the fork, which answers.
+  Reported: the fraction of the fork's first request that was read from the prompt cache,
+  for a plain fork, a fork with its own ``system_prompt`` and a fork with narrower ``tools``.
+
+Usage::
+
+    python benches/fork.py [--sizes 10,1000,10000] [--repeat 3] [--scenario all|cost|cache]
+
+``deepagents_rs`` is imported from whatever environment runs the script (the repository's
+``python/`` directory is *not* put on ``sys.path``). The build type of the loaded extension
+module is printed with the results. This is a benchmark script, not a test; it never
+touches the network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+# The simulator and the scripted model live in tests/; only that directory is added.
+sys.path.insert(0, str(REPO / "tests"))
+# benches/ itself, for the build check shared with tool_loop.py.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tool_loop import build_info
+
+MODEL_STRING = "anthropic:claude-sonnet-4-5"
+FORK_NAME = "fixer"
+FORK_DESCRIPTION = "Fixes what was diagnosed."
+TASK_TEXT = "Fix the bug that was diagnosed above."
+FORK_ANSWER = "fixed it"
+FINAL_TEXT = "done"
+#: Start of deepagents' fork preamble; the fork's first request ends with it.
+PREAMBLE = "[The messages above are a prior conversation"
+FILLER = (
+    "We looked at the failing build again: the parser rejects the trailing comma in the config, "
+    "the retry loop hides the original error, and the cache key ignores the locale. Next we check "
+    "the logs from last night and compare them with the staging run before changing anything."
+)
+#: Far above any history here. The scripted model has no profile, so deepagents would fall
+#: back to summarizing at 170,000 tokens (~ 3,400 of these messages) and spend a model call
+#: on it; deepagents_rs does not summarize. A large window keeps both on the same script.
+MAX_INPUT_TOKENS = 10**9
+
+
+def lookup(key: str) -> str:
+    """Look a key up in the project notes.
+
+    Args:
+        key: The key to look up.
+    """
+    return f"notes for {key}: the parser rejects trailing commas since the last release."
+
+
+def search(query: str) -> str:
+    """Search the code base.
+
+    Args:
+        query: What to search for.
+    """
+    return f"3 matches for {query}"
+
+
+class BenchError(Exception):
+    """A run that did not do the work it is timed for; it must not count as fast."""
+
+
+def fork_spec(**extra: Any) -> dict[str, Any]:
+    return {"name": FORK_NAME, "description": FORK_DESCRIPTION, "mode": "fork", **extra}
+
+
+def task_args() -> dict[str, Any]:
+    return {"description": TASK_TEXT, "subagent_type": FORK_NAME}
+
+
+def text_of(content: Any) -> str:
+    """The text of a message content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+# --------------------------------------------------------------------------- scenario 1: cost
+
+
+def history(n: int) -> list[dict[str, str]]:
+    """N alternating user / assistant messages of ~200 characters, ending with a user message."""
+    msgs = []
+    for i in range(n):
+        # With an even N the first message is the assistant's; the last is always the user's.
+        role = "user" if (n - 1 - i) % 2 == 0 else "assistant"
+        msgs.append({"role": role, "content": f"[{i}] {FILLER}"[:200]})
+    return msgs
+
+
+@dataclass
+class CostRun:
+    fork_s: float  # parent's task-call reply returned -> fork's first call arrives
+    wall_s: float  # invoke() wall time
+    messages: int
+    # deepagents_rs only, the fork cost split at ModelAdapter._messages (core dicts -> LangChain
+    # messages, in Python): before it (Rust: dispatch, fork state, handing the history to
+    # Python), in it, and after it (bind_tools, LangChain's invoke wrapper).
+    split_s: tuple[float, float, float] | None = None
+    gc_s: float = 0.0  # Python's cyclic GC pauses inside the fork window (part of fork_s)
+
+
+@dataclass
+class CostResult:
+    impl: str
+    n: int
+    runs: list[CostRun]
+
+    def median(self, key: Callable[[CostRun], float]) -> float:
+        return statistics.median(key(r) for r in self.runs)
+
+
+def timed_model_class() -> type:
+    from fake_models import ScriptedChatModel
+    from pydantic import Field
+
+    class TimedScriptedChatModel(ScriptedChatModel):
+        """ScriptedChatModel that stamps (arrival, return) of every call."""
+
+        stamps: list[tuple[float, float]] = Field(default_factory=list, exclude=True)
+
+        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+            arrived = time.perf_counter()
+            result = self._next(messages, stop, kwargs)
+            self.stamps.append((arrived, time.perf_counter()))
+            return result
+
+        async def _agenerate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+            return self._generate(messages, stop, run_manager, **kwargs)
+
+    return TimedScriptedChatModel
+
+
+class ConversionTimer:
+    """Times deepagents_rs' ModelAdapter._messages (core dicts -> LangChain messages), the
+    Python part of preparing each callback model call. Diagnostic only; restored after use."""
+
+    def __init__(self) -> None:
+        from deepagents_rs._models import ModelAdapter
+
+        self.cls = ModelAdapter
+        self.original = ModelAdapter._messages
+        self.samples: list[tuple[float, float]] = []  # (start, end) per call
+
+    def __enter__(self) -> ConversionTimer:  # noqa: PYI034 - final helper class
+        original, samples = self.original, self.samples
+
+        def timed(adapter: Any, system: dict, messages: list[dict]) -> list[Any]:
+            t0 = time.perf_counter()
+            out = original(adapter, system, messages)
+            samples.append((t0, time.perf_counter()))
+            return out
+
+        self.cls._messages = timed
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cls._messages = self.original
+
+
+class GcTimer:
+    """Records every cyclic-GC pause (start, end) through ``gc.callbacks``."""
+
+    def __init__(self) -> None:
+        self.pauses: list[tuple[float, float]] = []
+        self._start = 0.0
+
+    def _callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.pauses.append((self._start, time.perf_counter()))
+
+    def __enter__(self) -> GcTimer:  # noqa: PYI034 - final helper class
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+    def within(self, start: float, end: float) -> float:
+        return sum(b - a for a, b in self.pauses if a >= start and b <= end)
+
+
+def check_cost_run(impl: str, model: Any, out: dict[str, Any], n: int) -> int:
+    """Fail loudly unless the parent delegated to the fork and the fork saw the whole history."""
+    calls = model.calls
+    if len(calls) != 3 or len(model.stamps) != 3 or model.remaining:
+        raise BenchError(f"{impl}: expected 3 model calls (parent, fork, parent), got {len(calls)}")
+    parent, fork, _ = calls
+    # system + N history; the fork: system + N history + the task message.
+    if len(parent.messages) != n + 1 or len(fork.messages) != n + 2:
+        raise BenchError(
+            f"{impl}: parent saw {len(parent.messages)} messages, fork {len(fork.messages)}; "
+            f"expected {n + 1} and {n + 2}"
+        )
+    last = fork.messages[-1]
+    if last.type != "human" or not text_of(last.content).startswith(PREAMBLE) or TASK_TEXT not in text_of(last.content):
+        raise BenchError(f"{impl}: the fork's first call does not end with the task: {last.content[:80]!r}")
+    if text_of(fork.messages[-2].content) != history(n)[-1]["content"]:
+        raise BenchError(f"{impl}: the fork's history does not end with the parent's last user message")
+    msgs = out["messages"]
+    # N history + the task call + the task result + the final answer.
+    if len(msgs) != n + 3:
+        raise BenchError(f"{impl}: expected {n + 3} messages, got {len(msgs)}")
+    result = msgs[-2]
+    if (result.type, getattr(result, "name", None), result.content) != ("tool", "task", FORK_ANSWER):
+        raise BenchError(f"{impl}: task result is {result.type}/{result.content!r}")
+    if msgs[-1].content != FINAL_TEXT:
+        raise BenchError(f"{impl}: final message is {msgs[-1].content!r}")
+    return len(msgs)
+
+
+def cost_run(impl: str, module: Any, n: int) -> CostRun:
+    from fake_models import ai_tool_calls
+
+    model = timed_model_class()(
+        [ai_tool_calls(("task", task_args(), "call_task")), FORK_ANSWER, FINAL_TEXT],
+        profile={"max_input_tokens": MAX_INPUT_TOKENS},
+    )
+    agent = module.create_deep_agent(model=model, subagents=[fork_spec()])
+    inp = {"messages": history(n)}
+    timer = ConversionTimer() if impl == "deepagents_rs" else None
+    if timer:
+        timer.__enter__()
+    try:
+        with GcTimer() as gc_timer:
+            t0 = time.perf_counter()
+            out = agent.invoke(inp)
+            wall = time.perf_counter() - t0
+    finally:
+        if timer:
+            timer.__exit__()
+    messages = check_cost_run(impl, model, out, n)
+    (_, parent_returned), (fork_arrived, _), _ = model.stamps
+    split = None
+    if timer:
+        if len(timer.samples) != 3:
+            raise BenchError(f"{impl}: expected 3 ModelAdapter._messages calls, got {len(timer.samples)}")
+        start, end = timer.samples[1]
+        split = (start - parent_returned, end - start, fork_arrived - end)
+    gc_s = gc_timer.within(parent_returned, fork_arrived)
+    return CostRun(fork_arrived - parent_returned, wall, messages, split, gc_s)
+
+
+def scenario_cost(sizes: list[int], repeat: int) -> tuple[list[CostResult], list[str]]:
+    import deepagents
+    import deepagents_rs
+
+    results: list[CostResult] = []
+    notes: list[str] = []
+    for n in sizes:
+        for impl, module in (("deepagents_rs", deepagents_rs), ("deepagents", deepagents)):
+            try:
+                cost_run(impl, module, n)  # warm-up
+                runs = [cost_run(impl, module, n) for _ in range(repeat)]
+            except Exception as e:
+                if impl == "deepagents":
+                    raise
+                # Report the exact error, keep measuring the reference.
+                notes.append(f"deepagents_rs FAILED at N={n}: {type(e).__name__}: {e}")
+                continue
+            results.append(CostResult(impl, n, runs))
+    return results, notes
+
+
+def report_cost(results: list[CostResult], notes: list[str]) -> bool:
+    print("\n== 1. fork cost vs parent history length (ScriptedChatModel, no HTTP)")
+    head = (
+        f"{'N':>6} {'deepagents_rs ms':>17} {'deepagents ms':>14} {'ratio':>7} {'rs gc ms':>9} {'ref gc ms':>10} "
+        f"{'rs wall s':>10} {'ref wall s':>11} {'rs split ms':>21} {'messages':>9}"
+    )
+    print(head)
+    print("-" * len(head))
+    ok = True
+    for n in sorted({r.n for r in results}):
+        by = {r.impl: r for r in results if r.n == n}
+        rs, ref = by.get("deepagents_rs"), by.get("deepagents")
+        counts = {r.runs[0].messages for r in by.values()}
+        ok &= rs is not None and ref is not None and len(counts) == 1
+
+        def cell(r: CostResult | None, key: Callable[[CostRun], float], scale: float, width: int, fmt: str) -> str:
+            return f"{r.median(key) * scale:>{width}{fmt}}" if r else f"{'FAILED':>{width}}"
+
+        ratio = f"{ref.median(lambda x: x.fork_s) / rs.median(lambda x: x.fork_s):.2f}" if rs and ref else "n/a"
+        split = "n/a"
+        if rs and all(x.split_s is not None for x in rs.runs):
+            parts = [statistics.median(x.split_s[i] for x in rs.runs) * 1e3 for i in range(3)]  # type: ignore[index]
+            split = " / ".join(f"{p:.2f}" for p in parts)
+        print(
+            f"{n:>6} {cell(rs, lambda x: x.fork_s, 1e3, 17, '.2f')} {cell(ref, lambda x: x.fork_s, 1e3, 14, '.2f')} "
+            f"{ratio:>7} {cell(rs, lambda x: x.gc_s, 1e3, 9, '.2f')} {cell(ref, lambda x: x.gc_s, 1e3, 10, '.2f')} "
+            f"{cell(rs, lambda x: x.wall_s, 1, 10, '.3f')} {cell(ref, lambda x: x.wall_s, 1, 11, '.3f')} "
+            f"{split:>21} {'/'.join(str(c) for c in sorted(counts)):>9}"
+        )
+    notes.append("ratio = deepagents / deepagents_rs fork cost (higher is better for deepagents_rs)")
+    notes.append("gc ms: time Python's cyclic garbage collector ran inside the fork window (included in the fork cost)")
+    notes.append(
+        "rs split ms: the deepagents_rs fork cost as before / in / after ModelAdapter._messages, which "
+        "turns the fork's system + N + 1 core messages into LangChain messages in Python (medians, "
+        "so they need not add up exactly)"
+    )
+    notes.append(
+        "every run checked: 3 model calls, fork saw system + N + task message (ending with the fork "
+        "preamble), task result and final answer present, N+3 messages out"
+    )
+    for note in notes:
+        print(f"  {note}")
+    return ok
+
+
+# --------------------------------------------------------------------------- scenario 2: cache
+
+
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("plain fork", fork_spec()),
+    ("fork with own system_prompt", fork_spec(system_prompt="You fix bugs. Change as little as possible.")),
+    ("fork with narrower tools", fork_spec(tools=[lookup])),
+]
+PARENT_PROMPT = "You are a careful engineer. Diagnose before you fix."
+
+
+@dataclass
+class CacheResult:
+    fraction: float
+    read: int
+    total: int
+    tools: int  # tools offered in the fork's first request
+    requests: int
+
+
+def fork_request_usage(impl: str, sim: Any) -> CacheResult:
+    """The fork's first request is the third: parent (lookup), parent (task), fork, parent."""
+    bad = [(r.seq, r.status, r.response) for r in sim.requests if r.status != 200]
+    if bad:
+        raise BenchError(f"{impl}: the simulator answered non-200: {bad[:2]}")
+    if len(sim.requests) != 4 or sim.pending:
+        raise BenchError(f"{impl}: {len(sim.requests)} requests, {sim.pending} replies unused; expected 4 and 0")
+    parent, fork = sim.requests[1].body, sim.requests[2].body
+    last = fork["messages"][-1]
+    if last["role"] != "user" or PREAMBLE not in text_of(last["content"]) or TASK_TEXT not in text_of(last["content"]):
+        raise BenchError(f"{impl}: request 2 is not the fork's first request: {str(last)[:120]}")
+    if any(PREAMBLE in text_of(m["content"]) for m in parent["messages"]):
+        raise BenchError(f"{impl}: request 1 already carries the fork preamble")
+    final = sim.requests[3].body["messages"][-1]
+    results = [b for b in final["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    if not results or text_of(results[0]["content"]) != FORK_ANSWER:
+        raise BenchError(f"{impl}: the parent's last request does not carry the fork's answer: {str(final)[:120]}")
+    usage = sim.requests[2].response["usage"]
+    read = usage["cache_read_input_tokens"]
+    total = usage["input_tokens"] + read + usage["cache_creation_input_tokens"]
+    return CacheResult(read / total, read, total, len(fork.get("tools") or []), len(sim.requests))
+
+
+def scenario_cache() -> tuple[list[tuple[str, dict[str, CacheResult | str]]], list[str]]:
+    import deepagents
+    import deepagents_rs
+    from sim.anthropic import SimAnthropic, text, tool_use
+
+    rows: list[tuple[str, dict[str, CacheResult | str]]] = []
+    notes: list[str] = []
+    # merge_consecutive_roles: the fork's task message follows the tool result, two user turns
+    # in a row, which the real API accepts (and merges) too.
+    with SimAnthropic(min_cache_tokens=64, merge_consecutive_roles=True) as sim:
+        os.environ["ANTHROPIC_BASE_URL"] = sim.base_url
+        os.environ["ANTHROPIC_API_KEY"] = "sk-bench"
+        for var in ("NO_PROXY", "no_proxy"):
+            os.environ[var] = ",".join(filter(None, [os.environ.get(var), "127.0.0.1", "localhost"]))
+        os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+        for label, spec in VARIANTS:
+            row: dict[str, CacheResult | str] = {}
+            for impl, module in (("deepagents", deepagents), ("deepagents_rs", deepagents_rs)):
+                sim.reset()
+                sim.script(
+                    tool_use(("lookup", {"key": "bug"})),
+                    tool_use(("task", task_args())),
+                    text(FORK_ANSWER),
+                    text(FINAL_TEXT),
+                )
+                try:
+                    agent = module.create_deep_agent(
+                        model=MODEL_STRING, tools=[lookup, search], system_prompt=PARENT_PROMPT, subagents=[spec]
+                    )
+                    out = agent.invoke({"messages": [{"role": "user", "content": "The build fails; please fix it."}]})
+                    if out["messages"][-1].content != FINAL_TEXT:
+                        raise BenchError(f"{impl}: final message is {out['messages'][-1].content!r}")
+                    row[impl] = fork_request_usage(impl, sim)
+                except Exception as e:
+                    if impl == "deepagents":
+                        raise
+                    row[impl] = f"FAILED: {type(e).__name__}: {e}"
+                    notes.append(f"deepagents_rs FAILED ({label}): {type(e).__name__}: {e}")
+            rows.append((label, row))
+    return rows, notes
+
+
+def report_cache(rows: list[tuple[str, dict[str, CacheResult | str]]], notes: list[str]) -> bool:
+    print("\n== 2. cache-read fraction of the fork's first request (simulated Anthropic API, min_cache_tokens=64)")
+    head = f"{'variant':<29} {'deepagents':>22} {'deepagents_rs':>22}"
+    print(head)
+    print("-" * len(head))
+    ok = True
+    for label, row in rows:
+        cells = []
+        for impl in ("deepagents", "deepagents_rs"):
+            r = row.get(impl)
+            if isinstance(r, CacheResult):
+                cells.append(f"{r.fraction:.3f} ({r.read}/{r.total})")
+            else:
+                ok = False
+                cells.append("FAILED")
+        print(f"{label:<29} {cells[0]:>22} {cells[1]:>22}")
+    tools = {
+        impl: [r[impl].tools if isinstance(r.get(impl), CacheResult) else None for _, r in rows]
+        for impl in ("deepagents", "deepagents_rs")
+    }
+    notes.append("fraction = cache_read / (input + cache_read + cache_creation) tokens, as (read/total)")
+    notes.append(f"tools offered in the fork's first request per variant: {tools}")
+    notes.append(
+        "every run checked: 4 requests, all 200, the third ends with the fork preamble and the task, "
+        "the parent's last request carries the fork's answer"
+    )
+    for note in notes:
+        print(f"  {note}")
+    return ok
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10,1000,10000", help="parent history lengths (default 10,1000,10000)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per size; the median is reported")
+    parser.add_argument("--scenario", choices=("all", "cost", "cache"), default="all")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.repeat < 1 or not sizes or min(sizes) < 1:
+        parser.error("--repeat and every size must be >= 1")
+
+    import deepagents
+
+    # Both implementations emit LangChainBetaWarning for forks; once is enough.
+    warnings.filterwarnings("ignore", message=".*forked subagents.*")
+    print(f"python {sys.version.split()[0]}, deepagents {deepagents.__version__}")
+    print(f"deepagents_rs core: {build_info()}")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"{os.cpu_count()} CPUs, load average {load} (other work on the machine skews the numbers)")
+    print(f"sizes={sizes} repeat={args.repeat} (median of the timed runs after one warm-up per size)")
+    ok = True
+    started = time.perf_counter()
+    if args.scenario in ("all", "cost"):
+        ok &= report_cost(*scenario_cost(sizes, args.repeat))
+    if args.scenario in ("all", "cache"):
+        ok &= report_cache(*scenario_cache())
+    print(f"\ntotal bench time {time.perf_counter() - started:.1f} s")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,104 @@
+"""A fork's first request is served from the parent's prompt cache, in full.
+
+Measured on the simulated Messages API, which caches prefixes the way Anthropic does (tools
+-> system -> messages, breakpoints, 20-block lookback). deepagents runs the same scenarios
+for contrast: where it changes the fork's system prompt or tool list, its cache misses.
+"""
+
+from __future__ import annotations
+
+import pytest
+from deepagents_rs import create_deep_agent
+from sim.anthropic import SimAnthropic, text, tool_use
+
+# Both implementations announce forks as a beta feature, as deepagents does.
+pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
+
+MODEL = "anthropic:claude-sonnet-4-5"
+SYSTEM = "You are the main agent. Investigate before answering. " * 30
+
+
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"value of {key} " * 20
+
+
+def other(key: str) -> str:
+    """Another tool the fork does not need."""
+    return key
+
+
+VARIANTS = {
+    "plain": {},
+    "own-system-prompt": {"system_prompt": "You only fix bugs."},
+    "narrower-tools": {"tools": [lookup]},
+    "both": {"system_prompt": "You only fix bugs.", "tools": [lookup]},
+}
+
+
+def _run(create, sim: SimAnthropic, variant: dict) -> tuple[dict, dict, dict]:
+    """Parent: one lookup round, then a task call to the fork; the fork answers; the parent
+    answers. Returns the parent's last request before the fork, the fork's first request,
+    and the fork's first response usage."""
+    start = len(sim.requests)
+    sim.script(
+        tool_use(("lookup", {"key": "bug"}, "toolu_1")),
+        tool_use(("task", {"description": "fix the bug", "subagent_type": "fixer"}, "toolu_2"), text="Delegating."),
+        text("fixed"),
+        text("done"),
+    )
+    fork = {"name": "fixer", "description": "Fixes what was diagnosed.", "mode": "fork", **variant}
+    agent = create(model=MODEL, tools=[lookup, other], system_prompt=SYSTEM, subagents=[fork])
+    agent.invoke({"messages": [{"role": "user", "content": "Find the bug and fix it."}]})
+    parent, fork_req = sim.requests[start + 1], sim.requests[start + 2]
+    assert "[The messages above are a prior conversation" in str(fork_req.body["messages"][-1])
+    return parent.body, fork_req.body, fork_req.response["usage"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_fork_reads_the_whole_parent_prefix(sim: SimAnthropic, variant: str) -> None:
+    parent, fork, usage = _run(create_deep_agent, sim, VARIANTS[variant])
+    # Byte-identical prefix: same tools, same system blocks, same messages up to the end of
+    # the parent's history; the fork only adds its task text in the last user turn.
+    assert fork["tools"] == parent["tools"]
+    assert fork["system"] == parent["system"]
+    assert fork["messages"][:-1] == parent["messages"][:-1]
+    last_parent, last_fork = parent["messages"][-1], fork["messages"][-1]
+    assert last_fork["content"][: len(last_parent["content"])] == last_parent["content"]
+    # Everything the parent's last request held is read from cache.
+    assert usage["cache_read_input_tokens"] == sim.tokens(parent)
+    assert usage["cache_read_input_tokens"] > 0
+
+
+def test_fork_instructions_and_tool_limits_reach_the_fork(sim: SimAnthropic) -> None:
+    _, fork, _ = _run(create_deep_agent, sim, VARIANTS["both"])
+    task_text = fork["messages"][-1]["content"][-1]["text"]
+    assert "You only fix bugs." in task_text
+    assert task_text.endswith("fix the bug")
+
+
+def test_fork_is_refused_tools_outside_its_list(sim: SimAnthropic) -> None:
+    sim.script(
+        tool_use(("task", {"description": "fix", "subagent_type": "fixer"}, "toolu_1")),
+        tool_use(("other", {"key": "x"}, "toolu_2")),
+        text("fixed without it"),
+        text("done"),
+    )
+    fork = {"name": "fixer", "description": "Fixes.", "mode": "fork", "tools": [lookup]}
+    agent = create_deep_agent(model=MODEL, tools=[lookup, other], subagents=[fork])
+    agent.invoke({"messages": [("user", "go")]})
+    refused = sim.requests[2].body["messages"][-1]["content"][0]
+    assert refused["type"] == "tool_result" and refused["is_error"] is True
+    assert "other is not available to this subagent" in refused["content"]
+
+
+@pytest.mark.parametrize("variant", ["own-system-prompt", "narrower-tools"])
+def test_reference_misses_where_ours_hits(sim: SimAnthropic, variant: str) -> None:
+    deepagents = pytest.importorskip("deepagents")
+    ref_parent, _, ref_usage = _run(deepagents.create_deep_agent, sim, VARIANTS[variant])
+    ref_shared = sim.tokens(ref_parent)
+    sim.reset()
+    our_parent, _, our_usage = _run(create_deep_agent, sim, VARIANTS[variant])
+    # Ours reads all of the parent's last request; the reference only part of its own.
+    assert our_usage["cache_read_input_tokens"] == sim.tokens(our_parent)
+    assert ref_usage["cache_read_input_tokens"] < ref_shared
