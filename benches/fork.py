@@ -122,10 +122,6 @@ class CostRun:
     fork_s: float  # parent's task-call reply returned -> fork's first call arrives
     wall_s: float  # invoke() wall time
     messages: int
-    # deepagents_rs only, the fork cost split at ModelAdapter._messages (core dicts -> LangChain
-    # messages, in Python): before it (Rust: dispatch, fork state, handing the history to
-    # Python), in it, and after it (bind_tools, LangChain's invoke wrapper).
-    split_s: tuple[float, float, float] | None = None
     gc_s: float = 0.0  # Python's cyclic GC pauses inside the fork window (part of fork_s)
 
 
@@ -158,33 +154,6 @@ def timed_model_class() -> type:
             return self._generate(messages, stop, run_manager, **kwargs)
 
     return TimedScriptedChatModel
-
-
-class ConversionTimer:
-    """Times deepagents_rs' ModelAdapter._messages (core dicts -> LangChain messages), the
-    Python part of preparing each callback model call. Diagnostic only; restored after use."""
-
-    def __init__(self) -> None:
-        from deepagents_rs._models import ModelAdapter
-
-        self.cls = ModelAdapter
-        self.original = ModelAdapter._messages
-        self.samples: list[tuple[float, float]] = []  # (start, end) per call
-
-    def __enter__(self) -> ConversionTimer:  # noqa: PYI034 - final helper class
-        original, samples = self.original, self.samples
-
-        def timed(adapter: Any, system: dict, messages: list[dict]) -> list[Any]:
-            t0 = time.perf_counter()
-            out = original(adapter, system, messages)
-            samples.append((t0, time.perf_counter()))
-            return out
-
-        self.cls._messages = timed
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.cls._messages = self.original
 
 
 class GcTimer:
@@ -249,27 +218,14 @@ def cost_run(impl: str, module: Any, n: int) -> CostRun:
     )
     agent = module.create_deep_agent(model=model, subagents=[fork_spec()])
     inp = {"messages": history(n)}
-    timer = ConversionTimer() if impl == "deepagents_rs" else None
-    if timer:
-        timer.__enter__()
-    try:
-        with GcTimer() as gc_timer:
-            t0 = time.perf_counter()
-            out = agent.invoke(inp)
-            wall = time.perf_counter() - t0
-    finally:
-        if timer:
-            timer.__exit__()
+    with GcTimer() as gc_timer:
+        t0 = time.perf_counter()
+        out = agent.invoke(inp)
+        wall = time.perf_counter() - t0
     messages = check_cost_run(impl, model, out, n)
     (_, parent_returned), (fork_arrived, _), _ = model.stamps
-    split = None
-    if timer:
-        if len(timer.samples) != 3:
-            raise BenchError(f"{impl}: expected 3 ModelAdapter._messages calls, got {len(timer.samples)}")
-        start, end = timer.samples[1]
-        split = (start - parent_returned, end - start, fork_arrived - end)
     gc_s = gc_timer.within(parent_returned, fork_arrived)
-    return CostRun(fork_arrived - parent_returned, wall, messages, split, gc_s)
+    return CostRun(fork_arrived - parent_returned, wall, messages, gc_s)
 
 
 def scenario_cost(sizes: list[int], repeat: int) -> tuple[list[CostResult], list[str]]:
@@ -297,7 +253,7 @@ def report_cost(results: list[CostResult], notes: list[str]) -> bool:
     print("\n== 1. fork cost vs parent history length (ScriptedChatModel, no HTTP)")
     head = (
         f"{'N':>6} {'deepagents_rs ms':>17} {'deepagents ms':>14} {'ratio':>7} {'rs gc ms':>9} {'ref gc ms':>10} "
-        f"{'rs wall s':>10} {'ref wall s':>11} {'rs split ms':>21} {'messages':>9}"
+        f"{'rs wall s':>10} {'ref wall s':>11} {'messages':>9}"
     )
     print(head)
     print("-" * len(head))
@@ -312,23 +268,14 @@ def report_cost(results: list[CostResult], notes: list[str]) -> bool:
             return f"{r.median(key) * scale:>{width}{fmt}}" if r else f"{'FAILED':>{width}}"
 
         ratio = f"{ref.median(lambda x: x.fork_s) / rs.median(lambda x: x.fork_s):.2f}" if rs and ref else "n/a"
-        split = "n/a"
-        if rs and all(x.split_s is not None for x in rs.runs):
-            parts = [statistics.median(x.split_s[i] for x in rs.runs) * 1e3 for i in range(3)]  # type: ignore[index]
-            split = " / ".join(f"{p:.2f}" for p in parts)
         print(
             f"{n:>6} {cell(rs, lambda x: x.fork_s, 1e3, 17, '.2f')} {cell(ref, lambda x: x.fork_s, 1e3, 14, '.2f')} "
             f"{ratio:>7} {cell(rs, lambda x: x.gc_s, 1e3, 9, '.2f')} {cell(ref, lambda x: x.gc_s, 1e3, 10, '.2f')} "
             f"{cell(rs, lambda x: x.wall_s, 1, 10, '.3f')} {cell(ref, lambda x: x.wall_s, 1, 11, '.3f')} "
-            f"{split:>21} {'/'.join(str(c) for c in sorted(counts)):>9}"
+            f"{'/'.join(str(c) for c in sorted(counts)):>9}"
         )
     notes.append("ratio = deepagents / deepagents_rs fork cost (higher is better for deepagents_rs)")
     notes.append("gc ms: time Python's cyclic garbage collector ran inside the fork window (included in the fork cost)")
-    notes.append(
-        "rs split ms: the deepagents_rs fork cost as before / in / after ModelAdapter._messages, which "
-        "turns the fork's system + N + 1 core messages into LangChain messages in Python (medians, "
-        "so they need not add up exactly)"
-    )
     notes.append(
         "every run checked: 3 model calls, fork saw system + N + task message (ending with the fork "
         "preamble), task result and final answer present, N+3 messages out"

@@ -257,3 +257,18 @@ async def test_ainvoke_cancellation_reaches_the_running_tool():
         await asyncio.wait_for(cancelled.wait(), 2.0)
     finally:
         await _cancel_leftovers()
+
+
+def test_a_raising_tool_keeps_the_state_so_far():
+    def explode(x: int) -> int:
+        """Fail."""
+        raise ValueError(f"bad value {x}")
+
+    model = ScriptedChatModel([ai_tool_calls(("explode", {"x": 1}, "c1")), "never"])
+    agent = deepagents_rs.create_deep_agent(model=model, tools=[explode])
+    with pytest.raises(ValueError, match="bad value 1") as info:
+        agent.invoke(USER)
+    state = info.value.partial_state
+    assert [m.type for m in state["messages"]] == ["human", "ai"]
+    assert state["messages"][1].tool_calls[0]["name"] == "explode"
+    assert state["files"] == {}

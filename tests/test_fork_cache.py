@@ -102,3 +102,29 @@ def test_reference_misses_where_ours_hits(sim: SimAnthropic, variant: str) -> No
     # Ours reads all of the parent's last request; the reference only part of its own.
     assert our_usage["cache_read_input_tokens"] == sim.tokens(our_parent)
     assert ref_usage["cache_read_input_tokens"] < ref_shared
+
+
+def test_subagent_usage_is_recorded_and_added_to_the_run(sim: SimAnthropic) -> None:
+    from deepagents_rs.usage import run_usage
+
+    start = len(sim.requests)
+    sim.script(
+        tool_use(("task", {"description": "fix it", "subagent_type": "fixer"}, "toolu_1")),
+        text("fixed"),
+        text("done"),
+    )
+    fork = {"name": "fixer", "description": "Fixes.", "mode": "fork"}
+    result = create_deep_agent(model=MODEL, system_prompt=SYSTEM, subagents=[fork]).invoke(
+        {"messages": [("user", "go")]}
+    )
+    reported = [r.response["usage"] for r in sim.requests[start:]]
+    task_result = result["messages"][2]
+    fork_usage = task_result.response_metadata["usage_metadata"]
+    assert task_result.response_metadata["subagent"] == "fixer"
+    assert fork_usage["input_token_details"]["cache_read"] == reported[1]["cache_read_input_tokens"] > 0
+    totals = run_usage(result)
+    assert totals["output_tokens"] == sum(u["output_tokens"] for u in reported)
+    assert totals["input_tokens"] == sum(
+        u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"] for u in reported
+    )
+    assert totals["input_token_details"]["cache_read"] == sum(u["cache_read_input_tokens"] for u in reported)

@@ -36,15 +36,16 @@ class ModelAdapter:
             self._bound_names = names
         return self._bound
 
-    def _messages(self, system: dict, messages: list[dict]) -> list[Any]:
-        return [_convert.from_core(system), *(_convert.from_core(m) for m in messages)]
+    #: A core message dict as a LangChain message; the core caches what this returns.
+    to_message = staticmethod(_convert.from_core)
 
     @staticmethod
     def _reply(message: Any) -> dict:
         return _convert.to_core(message)
 
-    def invoke(self, system: dict, messages: list[dict], tools: list[dict]) -> dict:
-        return self._reply(self._bind(tools).invoke(self._messages(system, messages)))
+    def invoke(self, system: Any, messages: list[Any], tools: list[dict]) -> dict:
+        """One model call; ``system`` and ``messages`` are LangChain messages."""
+        return self._reply(self._bind(tools).invoke([system, *messages]))
 
-    async def ainvoke(self, system: dict, messages: list[dict], tools: list[dict]) -> dict:
-        return self._reply(await self._bind(tools).ainvoke(self._messages(system, messages)))
+    async def ainvoke(self, system: Any, messages: list[Any], tools: list[dict]) -> dict:
+        return self._reply(await self._bind(tools).ainvoke([system, *messages]))

@@ -148,15 +148,36 @@ class DeepAgent:
                 out[key] = value
         return out
 
+    def _fail(self, exc: BaseException) -> None:
+        """An exception out of a run carries the state as it was when the run failed (every
+        completed step) in ``exc.partial_state``, in the same shape as a result."""
+        raw = getattr(exc, "partial_state", None)
+        if isinstance(raw, dict) and "messages" in raw:
+            exc.partial_state = self._result(raw)
+
     def invoke(self, input: dict, config: dict | None = None, **kwargs: Any) -> dict:
-        """Run the agent to completion. The GIL is released while Rust works."""
+        """Run the agent to completion. The GIL is released while Rust works.
+
+        A failing run raises what deepagents raises (a tool's own exception, for instance);
+        the state up to the failure is on the exception's ``partial_state``.
+        """
         state, limit = self._prepare(input, config, kwargs)
-        return self._result(self._core.invoke(state, limit))
+        try:
+            raw = self._core.invoke(state, limit)
+        except Exception as exc:
+            self._fail(exc)
+            raise
+        return self._result(raw)
 
     async def ainvoke(self, input: dict, config: dict | None = None, **kwargs: Any) -> dict:
         """Run the agent to completion on the running event loop."""
         state, limit = self._prepare(input, config, kwargs)
-        return self._result(await self._core.ainvoke(state, limit))
+        try:
+            raw = await self._core.ainvoke(state, limit)
+        except Exception as exc:
+            self._fail(exc)
+            raise
+        return self._result(raw)
 
 
 def create_deep_agent(

@@ -13,7 +13,7 @@ use super::host::PyHost;
 use super::model::PyChatModel;
 use super::runnable::PyRunnable;
 use super::tools::PyTool;
-use crate::agent::{Agent, RunOptions};
+use crate::agent::{Agent, RunFailure, RunOptions};
 use crate::history::History;
 use crate::messages::{Message, SystemMessage};
 use crate::model::ChatModel;
@@ -246,7 +246,7 @@ impl CoreAgent {
             .map_err(|e| {
                 pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
             })?
-            .map_err(to_py)?;
+            .map_err(failure_to_py)?;
         state_to_py(py, &state)
     }
 
@@ -263,7 +263,7 @@ impl CoreAgent {
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let state = run(agent, state, recursion_limit, host)
                 .await
-                .map_err(to_py)?;
+                .map_err(failure_to_py)?;
             Python::attach(|py| state_to_py(py, &state))
         })
     }
@@ -274,17 +274,27 @@ async fn run(
     state: AgentState,
     recursion_limit: u64,
     host: HostContext,
-) -> Result<AgentState, crate::error::Error> {
+) -> Result<AgentState, RunFailure> {
     let options = RunOptions {
         recursion_limit,
         host,
         ..Default::default()
     };
-    match agent.run(state, options).await {
-        Ok((state, _report)) => Ok(state),
-        Err(failure) => {
-            tracing::debug!(messages = failure.state.messages.len(), "agent run failed");
-            Err(failure.error)
+    agent
+        .run(state, options)
+        .await
+        .map(|(state, _report)| state)
+}
+
+/// The run's exception, carrying the state as it was when the run failed in its
+/// `partial_state` attribute (every completed step is there), so nothing is lost.
+fn failure_to_py(failure: RunFailure) -> PyErr {
+    let err = to_py(failure.error);
+    Python::attach(|py| {
+        if let Ok(state) = state_to_py(py, &failure.state) {
+            // An exception type that refuses new attributes just goes without it.
+            let _ = err.value(py).setattr("partial_state", state);
         }
-    }
+    });
+    err
 }

@@ -1,28 +1,59 @@
 //! A LangChain chat model called back through Python.
 //!
-//! The adapter (`deepagents_rs._models.ModelAdapter`) binds the tools, turns message dicts into
-//! LangChain messages, calls `invoke`/`ainvoke` and returns the AI message as a dict.
+//! The adapter (`deepagents_rs._models.ModelAdapter`) binds the tools, calls `invoke`/`ainvoke`
+//! and returns the AI message as a dict. Each history message becomes a LangChain message
+//! once: the objects are cached per shared message, so a call costs the new messages only
+//! (LangGraph, too, hands the model the same objects every turn).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
 
 use futures::future::BoxFuture;
+use parking_lot::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::host::{PyHost, await_coroutine};
 use crate::error::{BoxError, ModelError};
-use crate::messages::{AiMessage, Message};
+use crate::messages::{AiMessage, Message, SystemMessage};
 use crate::model::{ChatModel, ModelRequest};
-use crate::tools::HostContext;
+use crate::tools::{HostContext, ToolSpec};
 
 pub(crate) struct PyChatModel {
     adapter: Py<PyAny>,
+    /// `adapter.to_message`: a message dict to a LangChain message.
+    to_message: Py<PyAny>,
     id: String,
+    cache: Arc<Mutex<ObjectCache>>,
+}
+
+/// Python objects made for shared Rust values, keyed by the value's address. The `Weak`
+/// keeps the allocation, so an address is never reused while its entry exists; entries whose
+/// value is gone are purged as the cache grows.
+#[derive(Default)]
+struct ObjectCache {
+    messages: HashMap<usize, (Weak<Message>, Py<PyAny>)>,
+    system: Option<(Weak<SystemMessage>, Py<PyAny>)>,
+    tools: Option<(Weak<[ToolSpec]>, Py<PyAny>)>,
+    live_after_purge: usize,
+}
+
+impl ObjectCache {
+    fn purge_if_grown(&mut self) {
+        if self.messages.len() > 2 * self.live_after_purge + 256 {
+            self.messages.retain(|_, (w, _)| w.strong_count() > 0);
+            self.live_after_purge = self.messages.len();
+        }
+    }
 }
 
 impl PyChatModel {
     pub fn new(adapter: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(PyChatModel {
             id: adapter.getattr("model_id")?.extract()?,
+            to_message: adapter.getattr("to_message")?.unbind(),
             adapter: adapter.clone().unbind(),
+            cache: Arc::default(),
         })
     }
 }
@@ -31,18 +62,80 @@ fn host_err(e: PyErr) -> ModelError {
     ModelError::host(Box::new(e) as BoxError)
 }
 
-/// The request as the adapter's arguments: (system, messages, tools).
+/// The request as the adapter's arguments: (system, messages, tools), as Python objects,
+/// reusing those made for earlier calls. No Python code runs while the cache is locked: a
+/// thread waiting for the lock would hold the GIL that the converting thread needs.
 fn request_args<'py>(
     py: Python<'py>,
     request: &ModelRequest,
+    to_message: &Py<PyAny>,
+    cache: &Mutex<ObjectCache>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>)> {
-    let system = pythonize::pythonize(py, &Message::System(request.system.as_ref().clone()))?;
-    let messages = PyList::empty(py);
-    for m in &request.messages {
-        messages.append(pythonize::pythonize(py, m.as_ref())?)?;
+    let (system, tools, mut objects) = {
+        let c = cache.lock();
+        let system = c
+            .system
+            .as_ref()
+            .filter(|(w, _)| {
+                w.upgrade()
+                    .is_some_and(|s| Arc::ptr_eq(&s, &request.system))
+            })
+            .map(|(_, o)| o.clone_ref(py));
+        let tools = c
+            .tools
+            .as_ref()
+            .filter(|(w, _)| w.upgrade().is_some_and(|t| Arc::ptr_eq(&t, &request.tools)))
+            .map(|(_, o)| o.clone_ref(py));
+        let objects: Vec<Option<Py<PyAny>>> = request
+            .messages
+            .iter()
+            .map(|m| {
+                c.messages
+                    .get(&(Arc::as_ptr(m) as usize))
+                    .filter(|(w, _)| w.strong_count() > 0)
+                    .map(|(_, o)| o.clone_ref(py))
+            })
+            .collect();
+        (system, tools, objects)
+    };
+    let system = match system {
+        Some(s) => s,
+        None => {
+            let dict = pythonize::pythonize(py, &Message::System(request.system.as_ref().clone()))?;
+            let obj = to_message.call1(py, (dict,))?;
+            cache.lock().system = Some((Arc::downgrade(&request.system), obj.clone_ref(py)));
+            obj
+        }
+    };
+    let tools = match tools {
+        Some(t) => t,
+        None => {
+            let obj = pythonize::pythonize(py, request.tools.as_ref())?.unbind();
+            cache.lock().tools = Some((Arc::downgrade(&request.tools), obj.clone_ref(py)));
+            obj
+        }
+    };
+    let mut made = Vec::new();
+    for (m, slot) in request.messages.iter().zip(objects.iter_mut()) {
+        if slot.is_none() {
+            let obj = to_message.call1(py, (pythonize::pythonize(py, m.as_ref())?,))?;
+            made.push((
+                Arc::as_ptr(m) as usize,
+                Arc::downgrade(m),
+                obj.clone_ref(py),
+            ));
+            *slot = Some(obj);
+        }
     }
-    let tools = pythonize::pythonize(py, request.tools.as_ref())?;
-    Ok((system, messages, tools))
+    if !made.is_empty() {
+        let mut c = cache.lock();
+        for (key, weak, obj) in made {
+            c.messages.insert(key, (weak, obj));
+        }
+        c.purge_if_grown();
+    }
+    let list = PyList::new(py, objects.into_iter().flatten())?;
+    Ok((system.into_bound(py), list, tools.into_bound(py)))
 }
 
 impl ChatModel for PyChatModel {
@@ -55,13 +148,15 @@ impl ChatModel for PyChatModel {
         request: ModelRequest,
         host: HostContext,
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
-        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let (adapter, to_message) =
+            Python::attach(|py| (self.adapter.clone_ref(py), self.to_message.clone_ref(py)));
+        let cache = self.cache.clone();
         Box::pin(async move {
             let is_async = PyHost::from_context(&host).is_some_and(|h| h.is_async);
             let reply: Py<PyAny> = if is_async {
                 let host = PyHost::from_context(&host).expect("async runs always carry a host");
                 await_coroutine(&host.locals, |py| {
-                    let args = request_args(py, &request)?;
+                    let args = request_args(py, &request, &to_message, &cache)?;
                     adapter.bind(py).call_method1("ainvoke", args)
                 })
                 .await
@@ -69,7 +164,7 @@ impl ChatModel for PyChatModel {
             } else {
                 tokio::task::spawn_blocking(move || {
                     Python::attach(|py| {
-                        let args = request_args(py, &request)?;
+                        let args = request_args(py, &request, &to_message, &cache)?;
                         adapter.call_method1(py, "invoke", args)
                     })
                 })

@@ -262,3 +262,33 @@ def test_fork_emits_the_same_beta_warning() -> None:
             )
         caught.append(sorted({(x.category, str(x.message)) for x in w}))
     assert caught[0] == caught[1]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_parallel_task_calls_run_concurrently(mode: str) -> None:
+    """Each subagent's tool waits for the other's: only concurrent subagents get past it."""
+    import threading
+
+    from fake_models import ScriptedChatModel
+
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meet(who: str) -> str:
+        """Wait for the other subagent."""
+        barrier.wait()
+        return f"{who} met"
+
+    subagents = [
+        {
+            "name": name,
+            "description": f"{name}.",
+            "tools": [meet],
+            "model": ScriptedChatModel([ai_tool_calls(("meet", {"who": name}, f"m-{name}")), f"{name} done"]),
+        }
+        for name in ("left", "right")
+    ]
+    parent = ScriptedChatModel([ai_tool_calls(task("a", "left", "t1"), task("b", "right", "t2")), "both done"])
+    agent = deepagents_rs.create_deep_agent(model=parent, subagents=subagents)
+    inp = {"messages": [("user", "go")]}
+    result = agent.invoke(inp) if mode == "invoke" else asyncio.run(agent.ainvoke(inp))
+    assert [m.content for m in result["messages"] if m.type == "tool"] == ["left done", "right done"]
