@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::messages::{Message, SystemMessage, Usage};
+use crate::messages::{Message, SystemMessage, ToolMessage, ToolStatus, Usage};
 use crate::model::{ChatModel, ModelRequest};
 use crate::state::{AgentState, merge_files};
-use crate::tools::{HostContext, RunScope, ToolSet};
+use crate::structured::{ParseError, StructuredOutput, multiple_responses_error};
+use crate::tools::{HostContext, RunScope, ToolSet, ToolSpec};
 
 /// deepagents configures its graph with this limit.
 pub const DEFAULT_RECURSION_LIMIT: u64 = 9_999;
@@ -22,6 +23,16 @@ pub struct Agent {
     /// When set, only these tools may be called; the model still sees the whole tool list.
     /// A fork narrows its tools this way so its requests keep the parent's cached prefix.
     pub allowed_tools: Option<Arc<[String]>>,
+    /// Structured output: set with `with_response_format`, which also prepares the tool
+    /// list the model is sent.
+    response_format: Option<ResponseFormat>,
+}
+
+#[derive(Clone)]
+struct ResponseFormat {
+    parser: Arc<dyn StructuredOutput>,
+    /// The agent's tools followed by the schema tool.
+    request_tools: Arc<[ToolSpec]>,
 }
 
 impl Agent {
@@ -32,7 +43,21 @@ impl Agent {
             system: Arc::new(system),
             name: None,
             allowed_tools: None,
+            response_format: None,
         }
+    }
+
+    /// The agent with structured output through `parser`'s schema tool.
+    pub fn with_response_format(mut self, parser: Option<Arc<dyn StructuredOutput>>) -> Self {
+        self.response_format = parser.map(|parser| {
+            let mut specs: Vec<ToolSpec> = self.tools.specs().to_vec();
+            specs.push(parser.spec().clone());
+            ResponseFormat {
+                parser,
+                request_tools: specs.into(),
+            }
+        });
+        self
     }
 }
 
@@ -122,7 +147,12 @@ impl Agent {
             let request = ModelRequest {
                 system: self.system.clone(),
                 messages: state.messages.to_vec(),
-                tools: self.tools.specs(),
+                tools: match &self.response_format {
+                    Some(rf) => rf.request_tools.clone(),
+                    None => self.tools.specs(),
+                },
+                // LangChain forces a tool call while a structured response is expected.
+                tool_choice: self.response_format.as_ref().map(|_| "any"),
             };
             let mut reply = self.model.invoke(request, options.host.clone()).await?;
             report.model_calls += 1;
@@ -137,9 +167,22 @@ impl Agent {
             reply
                 .id
                 .get_or_insert_with(|| format!("lc_run--{}-0", new_id()));
-            let calls = reply.tool_calls.clone();
+            let mut calls = reply.tool_calls.clone();
             state.messages.push(Message::Ai(reply));
+            if let Some(rf) = &self.response_format {
+                match self.structured_reply(rf, &calls, state, options)? {
+                    StructuredStep::Done => break,
+                    StructuredStep::Retry(schema_name) => calls.retain(|c| c.name != schema_name),
+                    StructuredStep::NotAsked => {}
+                }
+            }
             if calls.is_empty() {
+                if self.response_format.is_some()
+                    && state.messages.last().and_then(|m| m.as_ai()).is_none()
+                {
+                    // Only the schema tool was called, and it must be called again.
+                    continue;
+                }
                 break;
             }
             counter.step()?;
@@ -170,6 +213,68 @@ impl Agent {
         counter.step()?;
         counter.step()?;
         Ok(())
+    }
+}
+
+enum StructuredStep {
+    /// No schema tool call in the reply.
+    NotAsked,
+    /// The structured response is set: the run ends.
+    Done,
+    /// The schema call failed; its error is in the history and the model tries again.
+    Retry(String),
+}
+
+impl Agent {
+    /// LangChain's handling of a reply under `ToolStrategy`.
+    fn structured_reply(
+        &self,
+        rf: &ResponseFormat,
+        calls: &[crate::messages::ToolCall],
+        state: &mut AgentState,
+        options: &RunOptions,
+    ) -> Result<StructuredStep, Error> {
+        let name = rf.parser.spec().name.as_str();
+        let schema_calls: Vec<_> = calls.iter().filter(|c| c.name == name).collect();
+        let tool_message = |content: String, call: &crate::messages::ToolCall| {
+            Message::Tool(ToolMessage {
+                content: content.into(),
+                tool_call_id: call.id.clone().unwrap_or_default(),
+                name: Some(call.name.clone()),
+                status: ToolStatus::Success,
+                id: Some(new_id()),
+                artifact: None,
+                response_metadata: Default::default(),
+                additional_kwargs: Default::default(),
+            })
+        };
+        match schema_calls.as_slice() {
+            [] => Ok(StructuredStep::NotAsked),
+            [call] => match rf.parser.parse(&call.args, &options.host) {
+                Ok(parsed) => {
+                    state.messages.push(tool_message(parsed.tool_message, call));
+                    state.structured_response = Some(parsed.value);
+                    state.structured_rendered = Some(parsed.rendered);
+                    Ok(StructuredStep::Done)
+                }
+                Err(ParseError::Retry(text)) => {
+                    state.messages.push(tool_message(text, call));
+                    Ok(StructuredStep::Retry(name.to_owned()))
+                }
+                Err(ParseError::Fatal(source)) => Err(Error::Tool {
+                    tool: name.to_owned(),
+                    source,
+                }),
+            },
+            several => {
+                let names: Vec<&str> = several.iter().map(|c| c.name.as_str()).collect();
+                let text = multiple_responses_error(&names);
+                for call in several {
+                    state.messages.push(tool_message(text.clone(), call));
+                }
+                Ok(StructuredStep::Retry(name.to_owned()))
+            }
+        }
     }
 }
 

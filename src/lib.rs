@@ -9,6 +9,7 @@ pub mod messages;
 pub mod model;
 pub mod providers;
 pub mod state;
+pub mod structured;
 pub mod subagents;
 pub mod tools;
 

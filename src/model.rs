@@ -14,6 +14,8 @@ pub struct ModelRequest {
     pub system: Arc<SystemMessage>,
     pub messages: Vec<Arc<Message>>,
     pub tools: Arc<[ToolSpec]>,
+    /// `Some("any")` makes the model call a tool (structured output through a tool).
+    pub tool_choice: Option<&'static str>,
 }
 
 pub trait ChatModel: Send + Sync {

@@ -14,6 +14,8 @@ pub struct AgentState {
     /// Shared, not copied: subagents start from the caller's files.
     pub files: Arc<Map<String, Value>>,
     pub structured_response: Option<Value>,
+    /// The structured response rendered for a `task` result, when the host rendered it.
+    pub structured_rendered: Option<String>,
     /// Keys the caller passed that the harness does not interpret; returned unchanged.
     pub extra: Map<String, Value>,
 }

@@ -3,13 +3,12 @@ normalized into what the Rust ``task`` tool runs."""
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import _convert
 from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
+from ._structured import make_response_format, render_structured
 from ._tools import ToolAdapter, to_adapter
 
 GENERAL_PURPOSE = "general-purpose"
@@ -33,7 +32,6 @@ _PLANNED_KEYS = {
     "interrupt_on": "human-in-the-loop",
     "skills": "skills",
     "permissions": "built-in tools and permissions",
-    "response_format": "structured output",
 }
 _COMPILED_MISSING_MESSAGES = (
     "CompiledSubAgent must return a state containing a 'messages' key. "
@@ -60,15 +58,6 @@ def _mode(spec: dict) -> str:
             f"SubAgent '{spec['name']}' cannot set skills under mode='fork'; the parent's skills are inherited instead."
         )
     return mode
-
-
-def render_structured(structured: Any) -> str:
-    """deepagents' rendering of a subagent's structured response as the task result."""
-    if hasattr(structured, "model_dump_json"):
-        return structured.model_dump_json()
-    if dataclasses.is_dataclass(structured) and not isinstance(structured, type):
-        return json.dumps(dataclasses.asdict(structured))
-    return json.dumps(structured)
 
 
 class RunnableAdapter:
@@ -152,18 +141,26 @@ def build_specs(
                 )
         tools = [to_adapter(t) for t in spec["tools"]] if "tools" in spec else None
         if mode == "fork":
+            if spec.get("response_format"):
+                raise NotImplementedError(
+                    f"deepagents_rs: SubAgent '{name}': response_format on a fork is planned; "
+                    "an isolated subagent supports it."
+                )
             specs.append(_fork_spec(spec, tools, parent_model, parent_tools, core_model))
             continue
         model = spec.get("model", parent_model)
         tools = parent_tools if tools is None else tools
+        response_format = make_response_format(spec.get("response_format"), model=model, tools=tools)
+        bindable_tools = [*tools, response_format] if response_format else tools
         specs.append(
             {
                 "name": name,
                 "description": description,
                 "kind": "isolated",
-                "model": core_model(model, tools),
+                "model": core_model(model, bindable_tools),
                 "tools": tools,
                 "system": system_message(spec.get("system_prompt", ""), model),
+                "response_format": response_format,
             }
         )
     if forks:

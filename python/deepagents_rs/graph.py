@@ -10,6 +10,7 @@ from . import _compat, _convert
 from ._core import CoreAgent
 from ._models import ModelAdapter
 from ._profiles import SYSTEM_PROMPT_SUFFIXES
+from ._structured import make_response_format
 from ._subagents import build_specs
 from ._tools import ToolAdapter, to_adapter
 
@@ -102,8 +103,9 @@ class DeepAgent:
     """A compiled deep agent. ``invoke``/``ainvoke`` take and return state dicts shaped like
     deepagents' (``{"messages": [...], "files": {...}}``)."""
 
-    def __init__(self, core: CoreAgent, *, name: str | None) -> None:
+    def __init__(self, core: CoreAgent, *, name: str | None, response_format: Any = None) -> None:
         self._core = core
+        self._response_format = response_format
         self.name = name
         self.config = {
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
@@ -140,11 +142,12 @@ class DeepAgent:
             state["files"] = input["files"]
         return state, limit
 
-    @staticmethod
-    def _result(raw: dict) -> dict:
+    def _result(self, raw: dict) -> dict:
         out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
         for key, value in raw.items():
-            if key != "messages":
+            if key == "structured_response" and self._response_format is not None:
+                out[key] = self._response_format.rebuild(value)
+            elif key != "messages":
                 out[key] = value
         return out
 
@@ -220,7 +223,6 @@ def create_deep_agent(
         "permissions": (permissions is not None, "built-in tools and permissions"),
         "backend": (backend is not None, "built-in tools and backends"),
         "interrupt_on": (interrupt_on is not None, "human-in-the-loop"),
-        "response_format": (response_format is not None, "structured output"),
         "state_schema": (state_schema is not None, "custom state"),
         "context_schema": (context_schema is not None, "runtime context"),
         "checkpointer": (checkpointer is not None, "persistence"),
@@ -240,7 +242,8 @@ def create_deep_agent(
     # create_agent offers its tool node's tools first and dict (provider-side) specs last.
     adapters = [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
     system = _system_message(system_prompt, model)
-    core_model = _core_model(model, adapters)
+    structured = make_response_format(response_format, model=model, tools=adapters)
+    core_model = _core_model(model, [*adapters, structured] if structured else adapters)
     specs = build_specs(
         subagents,
         parent_model=model,
@@ -249,8 +252,8 @@ def create_deep_agent(
         system_message=_system_message,
     )
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
-    core = CoreAgent(core_model, adapters, system, name or None, specs)
-    return DeepAgent(core, name=name)
+    core = CoreAgent(core_model, adapters, system, name or None, specs, structured)
+    return DeepAgent(core, name=name, response_format=structured)
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]

@@ -126,6 +126,9 @@ pub fn build_request(config: &AnthropicConfig, request: &ModelRequest) -> Value 
     if !request.tools.is_empty() {
         body.insert("tools".into(), format_tools(&request.tools, cache));
     }
+    if let Some(choice) = request.tool_choice {
+        body.insert("tool_choice".into(), json!({ "type": choice }));
+    }
     if let Some(cc) = cache {
         body.insert("cache_control".into(), cc.clone());
     }

@@ -12,6 +12,7 @@ use super::errors::{bad_input, to_py};
 use super::host::PyHost;
 use super::model::PyChatModel;
 use super::runnable::PyRunnable;
+use super::structured::PyStructured;
 use super::tools::PyTool;
 use crate::agent::{Agent, RunFailure, RunOptions};
 use crate::history::History;
@@ -19,6 +20,7 @@ use crate::messages::{Message, SystemMessage};
 use crate::model::ChatModel;
 use crate::providers::{AnthropicChat, AnthropicConfig};
 use crate::state::AgentState;
+use crate::structured::StructuredOutput;
 use crate::subagents::{ForkSpec, Mode, Subagent, SubagentKind, TaskTool};
 use crate::tools::{HostContext, Tool, ToolSet};
 
@@ -62,7 +64,8 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
             let model = model_from_py(&required(spec, "model")?)?;
             let tools = ToolSet::new(tools_from_py(&required(spec, "tools")?)?).map_err(to_py)?;
             let system: SystemMessage = pythonize::depythonize(&required(spec, "system")?)?;
-            let mut agent = Agent::new(model, tools, system);
+            let mut agent = Agent::new(model, tools, system)
+                .with_response_format(response_format_from_py(item(spec, "response_format")?)?);
             agent.name = Some(name.clone());
             SubagentKind::Isolated(agent)
         }
@@ -106,6 +109,15 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
     })
 }
 
+fn response_format_from_py(
+    adapter: Option<Bound<'_, PyAny>>,
+) -> PyResult<Option<Arc<dyn StructuredOutput>>> {
+    Ok(match adapter {
+        Some(a) => Some(Arc::new(PyStructured::new(&a)?)),
+        None => None,
+    })
+}
+
 fn native_model(provider: &str, name: &str) -> PyResult<Arc<dyn ChatModel>> {
     match provider {
         "anthropic" => {
@@ -137,6 +149,7 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
         messages: messages.into_iter().collect::<History>(),
         files: Arc::new(files),
         structured_response,
+        structured_rendered: None,
         extra,
     })
 }
@@ -166,13 +179,14 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None))]
     fn new(
         model: &Bound<'_, PyAny>,
         tools: &Bound<'_, PyAny>,
         system: &Bound<'_, PyAny>,
         name: Option<String>,
         subagents: Option<Vec<Bound<'_, PyDict>>>,
+        response_format: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let model = model_from_py(model)?;
         let user_tools = tools_from_py(tools)?;
@@ -188,7 +202,8 @@ impl CoreAgent {
         all_tools.extend(user_tools);
         let tools = ToolSet::new(all_tools).map_err(to_py)?;
         let system: SystemMessage = pythonize::depythonize(system)?;
-        let mut agent = Agent::new(model, tools, system);
+        let mut agent = Agent::new(model, tools, system)
+            .with_response_format(response_format_from_py(response_format)?);
         agent.name = name;
         Ok(CoreAgent { agent })
     }

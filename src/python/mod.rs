@@ -6,6 +6,7 @@ mod errors;
 mod host;
 mod model;
 mod runnable;
+mod structured;
 mod tools;
 
 use pyo3::prelude::*;

@@ -156,16 +156,24 @@ impl ChatModel for PyChatModel {
             let reply: Py<PyAny> = if is_async {
                 let host = PyHost::from_context(&host).expect("async runs always carry a host");
                 await_coroutine(&host.locals, |py| {
-                    let args = request_args(py, &request, &to_message, &cache)?;
-                    adapter.bind(py).call_method1("ainvoke", args)
+                    let (system, messages, tools) =
+                        request_args(py, &request, &to_message, &cache)?;
+                    adapter
+                        .bind(py)
+                        .call_method1("ainvoke", (system, messages, tools, request.tool_choice))
                 })
                 .await
                 .map_err(host_err)?
             } else {
                 tokio::task::spawn_blocking(move || {
                     Python::attach(|py| {
-                        let args = request_args(py, &request, &to_message, &cache)?;
-                        adapter.call_method1(py, "invoke", args)
+                        let (system, messages, tools) =
+                            request_args(py, &request, &to_message, &cache)?;
+                        adapter.call_method1(
+                            py,
+                            "invoke",
+                            (system, messages, tools, request.tool_choice),
+                        )
                     })
                 })
                 .await

@@ -129,8 +129,9 @@ fn final_text(messages: &[Arc<Message>]) -> String {
         .unwrap_or_default()
 }
 
-fn render(structured: Option<Value>) -> Option<String> {
-    structured.map(|v| serde_json::to_string(&v).unwrap_or_default())
+/// The structured response as the task result: as the host rendered it, or as JSON.
+fn render(rendered: Option<String>, structured: Option<Value>) -> Option<String> {
+    rendered.or_else(|| structured.map(|v| serde_json::to_string(&v).unwrap_or_default()))
 }
 
 fn fatal(e: Error) -> ToolError {
@@ -205,12 +206,13 @@ async fn run_subagent(
             (
                 state.messages.to_vec(),
                 state.files,
-                render(state.structured_response),
+                render(state.structured_rendered, state.structured_response),
                 Some(report.usage),
             )
         }
         SubagentKind::Fork(spec) => {
-            let mut agent: Agent = run.agent.clone();
+            // A fork answers in text: the caller's structured output is the caller's.
+            let mut agent: Agent = run.agent.clone().with_response_format(None);
             // deepagents compiles each subagent under its own name, which its replies carry.
             agent.name = Some(subagent.name.clone());
             if let Some(model) = &spec.model {
@@ -232,7 +234,7 @@ async fn run_subagent(
             (
                 state.messages.to_vec(),
                 state.files,
-                render(state.structured_response),
+                render(state.structured_rendered, state.structured_response),
                 Some(report.usage),
             )
         }
