@@ -11,14 +11,17 @@ from __future__ import annotations
 from ._core import __version__ as _core_version
 from .errors import GraphRecursionError, ModelConnectionError, ModelProviderError
 from .graph import DeepAgent, create_deep_agent
+from .middleware.subagents import CompiledSubAgent, SubAgent
 
 __version__ = _core_version
 
 __all__ = [
+    "CompiledSubAgent",
     "DeepAgent",
     "GraphRecursionError",
     "ModelConnectionError",
     "ModelProviderError",
+    "SubAgent",
     "__version__",
     "create_deep_agent",
 ]

@@ -3,9 +3,12 @@
 from typing import Any
 
 __version__: str
+DEFAULT_SUBAGENT_PROMPT: str
+DEFAULT_GENERAL_PURPOSE_DESCRIPTION: str
 
 class CoreAgent:
-    """The compiled agent: model, tools and system message, run by the Rust loop."""
+    """The compiled agent: model, tools, system message, subagents and response format, run
+    by the Rust loop."""
 
     def __init__(
         self,
@@ -13,11 +16,15 @@ class CoreAgent:
         tools: list[Any],
         system: dict[str, Any],
         name: str | None = None,
+        subagents: list[dict[str, Any]] | None = None,
+        response_format: Any | None = None,
     ) -> None: ...
     @property
-    def model_id(self) -> str: ...
+    def model_id(self) -> str:
+        """``provider:name`` of the agent's model."""
     @property
-    def tool_names(self) -> list[str]: ...
+    def tool_names(self) -> list[str]:
+        """The tools in the order the model sees them."""
     def invoke(self, state: dict[str, Any], recursion_limit: int) -> dict[str, Any]:
         """Run to completion with the GIL released."""
     def ainvoke(self, state: dict[str, Any], recursion_limit: int) -> Any:

@@ -292,3 +292,16 @@ def test_parallel_task_calls_run_concurrently(mode: str) -> None:
     inp = {"messages": [("user", "go")]}
     result = agent.invoke(inp) if mode == "invoke" else asyncio.run(agent.ainvoke(inp))
     assert [m.content for m in result["messages"] if m.type == "tool"] == ["left done", "right done"]
+
+
+def test_spec_types_match_deepagents() -> None:
+    from deepagents.middleware import subagents as ref
+    from deepagents_rs.middleware import subagents as ours
+
+    for name in ("SubAgent", "CompiledSubAgent"):
+        theirs, mine = getattr(ref, name), getattr(ours, name)
+        assert mine.__required_keys__ == theirs.__required_keys__
+        assert mine.__optional_keys__ == theirs.__optional_keys__
+    assert ours.DEFAULT_SUBAGENT_PROMPT == ref.DEFAULT_SUBAGENT_PROMPT
+    assert ours.DEFAULT_GENERAL_PURPOSE_DESCRIPTION == ref.DEFAULT_GENERAL_PURPOSE_DESCRIPTION
+    assert deepagents_rs.SubAgent is ours.SubAgent and deepagents_rs.CompiledSubAgent is ours.CompiledSubAgent

@@ -1,0 +1,7 @@
+"""Import paths of ``deepagents.middleware`` that deepagents_rs provides so far."""
+
+from __future__ import annotations
+
+from .subagents import CompiledSubAgent, SubAgent
+
+__all__ = ["CompiledSubAgent", "SubAgent"]
