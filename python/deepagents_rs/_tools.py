@@ -154,28 +154,28 @@ class FunctionToolAdapter(ToolAdapter):
         self.has_sync = not self.has_async
         self.bindable = self.openai_spec()
 
-    def _kwargs(self, args: dict) -> dict:
-        validated = self.model.model_validate(args)
+    def _kwargs(self, args: dict) -> dict | tuple[Any, str, Any]:
+        """The validated arguments, or the error result for arguments that fail validation."""
+        try:
+            validated = self.model.model_validate(args)
+        except Exception as exc:
+            if _is_validation_error(exc):
+                return _validation_message(self.name, args, exc), "error", None
+            raise
         return {k: getattr(validated, k) for k in validated.model_fields_set if k in args}
 
     def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
         if self.has_async:
             raise NotImplementedError(f"Tool '{self.name}' is async only; use ainvoke.")
-        try:
-            kwargs = self._kwargs(args)
-        except Exception as exc:
-            if _is_validation_error(exc):
-                return _validation_message(self.name, args, exc), "error", None
-            raise
+        kwargs = self._kwargs(args)
+        if isinstance(kwargs, tuple):
+            return kwargs
         return _stringify(self.func(**kwargs)), "success", None
 
     async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
-        try:
-            kwargs = self._kwargs(args)
-        except Exception as exc:
-            if _is_validation_error(exc):
-                return _validation_message(self.name, args, exc), "error", None
-            raise
+        kwargs = self._kwargs(args)
+        if isinstance(kwargs, tuple):
+            return kwargs
         result = self.func(**kwargs)
         if inspect.isawaitable(result):
             result = await result

@@ -129,6 +129,38 @@ fn final_text(messages: &[Arc<Message>]) -> String {
         .unwrap_or_default()
 }
 
+/// Runs a declarative subagent on `messages` and the caller's files: (messages, files,
+/// rendered structured response, usage).
+async fn run_child(
+    agent: &Agent,
+    messages: History,
+    ctx: &ToolContext,
+    options: RunOptions,
+) -> Result<ChildRun, ToolError> {
+    let state = AgentState {
+        messages,
+        files: ctx.run.files.clone(),
+        ..Default::default()
+    };
+    let (state, report) = agent
+        .run(state, options)
+        .await
+        .map_err(|f| fatal(f.error))?;
+    Ok((
+        state.messages.to_vec(),
+        state.files,
+        render(state.structured_rendered, state.structured_response),
+        Some(report.usage),
+    ))
+}
+
+type ChildRun = (
+    Vec<Arc<Message>>,
+    Arc<Map<String, Value>>,
+    Option<String>,
+    Option<Usage>,
+);
+
 /// The structured response as the task result: as the host rendered it, or as JSON.
 fn render(rendered: Option<String>, structured: Option<Value>) -> Option<String> {
     rendered.or_else(|| structured.map(|v| serde_json::to_string(&v).unwrap_or_default()))
@@ -194,21 +226,7 @@ async fn run_subagent(
     };
     let (messages, files, structured, usage) = match &subagent.kind {
         SubagentKind::Isolated(agent) => {
-            let state = AgentState {
-                messages: isolated_history(),
-                files: run.files.clone(),
-                ..Default::default()
-            };
-            let (state, report) = agent
-                .run(state, options(false))
-                .await
-                .map_err(|f| fatal(f.error))?;
-            (
-                state.messages.to_vec(),
-                state.files,
-                render(state.structured_rendered, state.structured_response),
-                Some(report.usage),
-            )
+            run_child(agent, isolated_history(), ctx, options(false)).await?
         }
         SubagentKind::Fork(spec) => {
             // A fork answers in text: the caller's structured output is the caller's.
@@ -222,21 +240,8 @@ async fn run_subagent(
                 agent.tools = fork_tool_set(&run.agent.tools, extra.clone()).map_err(fatal)?;
             }
             agent.allowed_tools = spec.allowed_tools.clone();
-            let state = AgentState {
-                messages: fork_history(&run.history, description, spec.instructions.as_deref()),
-                files: run.files.clone(),
-                ..Default::default()
-            };
-            let (state, report) = agent
-                .run(state, options(true))
-                .await
-                .map_err(|f| fatal(f.error))?;
-            (
-                state.messages.to_vec(),
-                state.files,
-                render(state.structured_rendered, state.structured_response),
-                Some(report.usage),
-            )
+            let history = fork_history(&run.history, description, spec.instructions.as_deref());
+            run_child(&agent, history, ctx, options(true)).await?
         }
         SubagentKind::Compiled { mode, runnable } => {
             let messages = match mode {

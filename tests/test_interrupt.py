@@ -1,0 +1,46 @@
+"""Ctrl-C reaches the caller of a blocking ``invoke`` while Rust waits on a slow tool."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {tests!r})
+    from fake_models import ScriptedChatModel, ai_tool_calls
+    from deepagents_rs import create_deep_agent
+
+    def slow(x: int) -> str:
+        \"\"\"Take a long time.\"\"\"
+        print("tool started", flush=True)
+        time.sleep(60)
+        print("tool finished", flush=True)
+        return "done"
+
+    model = ScriptedChatModel([ai_tool_calls(("slow", {{"x": 1}}, "c1")), "ok"])
+    agent = create_deep_agent(model=model, tools=[slow])
+    try:
+        agent.invoke({{"messages": [("user", "go")]}})
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    """
+)
+
+
+def test_ctrl_c_interrupts_invoke() -> None:
+    script = SCRIPT.format(tests=str(Path(__file__).parent))
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "tool started"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert out.strip() == "interrupted", err
+    assert proc.returncode == 0
