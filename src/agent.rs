@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::messages::{Message, SystemMessage, ToolMessage, ToolStatus, Usage};
 use crate::model::{ChatModel, ModelRequest};
 use crate::state::{AgentState, merge_files};
-use crate::structured::{ParseError, StructuredOutput, multiple_responses_error};
+use crate::structured::{ParseError, StructuredOutput};
 use crate::tools::{HostContext, RunScope, ToolSet, ToolSpec};
 
 /// deepagents configures its graph with this limit.
@@ -169,29 +169,33 @@ impl Agent {
                 .get_or_insert_with(|| format!("lc_run--{}-0", new_id()));
             let mut calls = reply.tool_calls.clone();
             state.messages.push(Message::Ai(reply));
+            // LangGraph's routing after a tool round: end when a structured response was
+            // handled in this turn, or when every tool called returns directly.
+            let mut end_after_tools = false;
             if let Some(rf) = &self.response_format {
-                match self.structured_reply(rf, &calls, state, options)? {
-                    StructuredStep::Done => break,
-                    StructuredStep::Retry(schema_name) => calls.retain(|c| c.name != schema_name),
-                    StructuredStep::NotAsked => {}
+                let step = self.structured_reply(rf, &calls, state, options)?;
+                if let StructuredStep::Done(schema) | StructuredStep::Retry(schema) = &step {
+                    calls.retain(|c| &c.name != schema);
+                    if calls.is_empty() {
+                        match step {
+                            StructuredStep::Done(_) => break,
+                            // Only the schema tool was called, and it must be called again.
+                            _ => continue,
+                        }
+                    }
+                    end_after_tools = true;
                 }
             }
             if calls.is_empty() {
-                if self.response_format.is_some()
-                    && state.messages.last().and_then(|m| m.as_ai()).is_none()
-                {
-                    // Only the schema tool was called, and it must be called again.
-                    continue;
-                }
                 break;
             }
+            end_after_tools |= calls.iter().all(|c| self.tools.returns_directly(&c.name));
             counter.step()?;
             let scope = Arc::new(RunScope {
                 agent: self.clone(),
                 history: state.messages.clone(),
                 files: state.files.clone(),
                 forked: options.forked,
-                recursion_limit: options.recursion_limit,
             });
             let results = self
                 .tools
@@ -207,6 +211,9 @@ impl Agent {
                     report.usage.add(&usage);
                 }
             }
+            if end_after_tools {
+                break;
+            }
         }
         // The exit node (deepagents' _ParentNotifierMiddleware.after_agent), and the step in
         // which LangGraph finds nothing left to run: it counts too.
@@ -219,8 +226,8 @@ impl Agent {
 enum StructuredStep {
     /// No schema tool call in the reply.
     NotAsked,
-    /// The structured response is set: the run ends.
-    Done,
+    /// The structured response is set (the schema tool's name): the run ends.
+    Done(String),
     /// The schema call failed; its error is in the history and the model tries again.
     Retry(String),
 }
@@ -244,6 +251,7 @@ impl Agent {
                 status: ToolStatus::Success,
                 id: Some(new_id()),
                 artifact: None,
+                artifact_host: None,
                 response_metadata: Default::default(),
                 additional_kwargs: Default::default(),
             })
@@ -255,7 +263,8 @@ impl Agent {
                     state.messages.push(tool_message(parsed.tool_message, call));
                     state.structured_response = Some(parsed.value);
                     state.structured_rendered = Some(parsed.rendered);
-                    Ok(StructuredStep::Done)
+                    state.structured_host = parsed.host_value;
+                    Ok(StructuredStep::Done(name.to_owned()))
                 }
                 Err(ParseError::Retry(text)) => {
                     state.messages.push(tool_message(text, call));
@@ -268,7 +277,16 @@ impl Agent {
             },
             several => {
                 let names: Vec<&str> = several.iter().map(|c| c.name.as_str()).collect();
-                let text = multiple_responses_error(&names);
+                let text = match rf.parser.multiple(&names, &options.host) {
+                    Ok(text) => text,
+                    Err(ParseError::Retry(text)) => text,
+                    Err(ParseError::Fatal(source)) => {
+                        return Err(Error::Tool {
+                            tool: name.to_owned(),
+                            source,
+                        });
+                    }
+                };
                 for call in several {
                     state.messages.push(tool_message(text.clone(), call));
                 }

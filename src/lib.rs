@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod error;
 pub mod history;
+pub mod host;
 pub mod messages;
 pub mod model;
 pub mod providers;

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::host::HostValue;
+
 /// Message content: a plain string, or a list of content blocks (LangChain allows both, and
 /// providers care about the difference only when blocks carry extra fields).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -191,6 +193,9 @@ pub struct ToolMessage {
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifact: Option<Value>,
+    /// An artifact that is not JSON (any object a tool returned), kept as the host's object.
+    #[serde(skip)]
+    pub artifact_host: Option<HostValue>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub response_metadata: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::history::History;
+use crate::host::HostValue;
 
 #[derive(Clone, Debug, Default)]
 pub struct AgentState {
@@ -16,6 +17,8 @@ pub struct AgentState {
     pub structured_response: Option<Value>,
     /// The structured response rendered for a `task` result, when the host rendered it.
     pub structured_rendered: Option<String>,
+    /// The structured response as the host's own object, when the host parsed it.
+    pub structured_host: Option<HostValue>,
     /// Keys the caller passed that the harness does not interpret; returned unchanged.
     pub extra: Map<String, Value>,
 }

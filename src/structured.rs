@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::error::BoxError;
+use crate::host::HostValue;
 use crate::tools::{HostContext, ToolSpec};
 
 /// LangChain's wording for a structured response the model must fix.
@@ -19,6 +20,8 @@ pub struct Parsed {
     pub rendered: String,
     /// The tool message that answers the schema tool's call.
     pub tool_message: String,
+    /// The host's own parsed object, returned to the user as is.
+    pub host_value: Option<HostValue>,
 }
 
 pub enum ParseError {
@@ -32,6 +35,11 @@ pub trait StructuredOutput: Send + Sync {
     /// The schema, as the tool the model must call.
     fn spec(&self) -> &ToolSpec;
     fn parse(&self, args: &Value, host: &HostContext) -> Result<Parsed, ParseError>;
+
+    /// The tool message for several schema calls in one reply, or the error ending the run.
+    fn multiple(&self, names: &[&str], _host: &HostContext) -> Result<String, ParseError> {
+        Ok(multiple_responses_error(names))
+    }
 }
 
 /// The retry message for several schema calls in one reply.

@@ -91,6 +91,8 @@ impl Echo {
                 name: "echo".into(),
                 description: "Echo the text.".into(),
                 parameters: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+                provider_definition: None,
+                json_spec: false,
             },
             running: Arc::default(),
             peak: Arc::default(),

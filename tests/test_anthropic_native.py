@@ -146,3 +146,65 @@ async def test_ainvoke_native(sim: SimAnthropic) -> None:
     agent = create_deep_agent(model=MODEL, tools=[add])
     result = await agent.ainvoke({"messages": [("user", "what is 2+3?")]})
     assert [m.type for m in result["messages"]] == ["human", "ai", "tool", "ai"]
+
+
+def _wire_both(sim: SimAnthropic, messages: list, **kwargs) -> tuple[dict, dict]:
+    """The first request each implementation sends for `messages`, after one scripted reply."""
+    deepagents = pytest.importorskip("deepagents")
+    bodies = []
+    for create in (deepagents.create_deep_agent, create_deep_agent):
+        start = len(sim.requests)
+        sim.script(text("ok"))
+        create(model=MODEL, **kwargs).invoke({"messages": messages})
+        bodies.append(_without_builtins(sim.requests[start].body))
+    return bodies[0], bodies[1]
+
+
+def test_system_messages_in_the_input_join_the_system_prompt(sim: SimAnthropic) -> None:
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    messages = [SystemMessage("EXTRA RULE"), HumanMessage("hi")]
+    reference, ours = _wire_both(sim, messages, system_prompt="You are careful.")
+    assert ours["system"] == reference["system"]
+    assert ours["messages"] == reference["messages"]
+
+
+def test_a_system_message_mid_conversation_is_refused(sim: SimAnthropic) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    agent = create_deep_agent(model=MODEL)
+    with pytest.raises(ValueError, match="non-consecutive system messages"):
+        agent.invoke({"messages": [HumanMessage("hi"), AIMessage("yes"), SystemMessage("late"), HumanMessage("go")]})
+
+
+def test_image_blocks_become_anthropic_images(sim: SimAnthropic) -> None:
+    from langchain_core.messages import HumanMessage
+
+    content = [
+        {"type": "text", "text": "what is in these?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+        {"type": "image", "base64": "R0lGODlh", "mime_type": "image/gif"},
+        {"type": "image", "url": "https://example.com/cat.jpg"},
+    ]
+    reference, ours = _wire_both(sim, [HumanMessage(content=content)])
+    assert ours["messages"] == reference["messages"]
+    assert ours["messages"][0]["content"][1] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+    }
+
+
+def test_provider_side_tools_are_sent_as_defined(sim: SimAnthropic) -> None:
+    web_search = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
+    reference, ours = _wire_both(sim, [("user", "search")], tools=[web_search])
+    assert ours["tools"] == reference["tools"]
+    # A tool given as a dict is not tagged for caching (deepagents tags tool objects only).
+    assert ours["tools"][-1] == web_search
+
+
+def test_native_replies_carry_langchain_ids(sim: SimAnthropic) -> None:
+    sim.script(text("hello"))
+    result = create_deep_agent(model=MODEL).invoke({"messages": [("user", "hi")]})
+    reply = result["messages"][-1]
+    assert reply.id.startswith("lc_run--")
+    assert reply.response_metadata["id"] == sim.requests[-1].response["id"]

@@ -107,11 +107,24 @@ class ResponseFormatAdapter:
                 return ("retry", text)
         value = obj if self.is_json_schema else self._adapter.dump_python(obj, mode="json")
         message = self.tool_message_content or f"Returning structured response: {obj}"
-        return ("ok", value, render_structured(obj), message)
+        # The object itself goes back to the user as the result's structured_response.
+        return ("ok", value, render_structured(obj), message, obj)
 
-    def rebuild(self, value: Any) -> Any:
-        """The response object from its JSON form, for the result's ``structured_response``."""
-        return value if self.is_json_schema else self._adapter.validate_python(value)
+    def multiple(self, names: list[str]) -> str:
+        """The tool message for several schema calls in one reply (LangChain's rule)."""
+        message = (
+            f"Model incorrectly returned multiple structured responses ({', '.join(names)}) when only one is expected."
+        )
+        try:
+            from langchain.agents.structured_output import MultipleStructuredOutputsError
+        except ImportError:
+            error: Exception = ValueError(message)
+        else:
+            error = MultipleStructuredOutputsError(names, None)  # type: ignore[arg-type]
+        text = self._retry_text(error)
+        if text is None:
+            raise error
+        return text
 
 
 def make_response_format(response_format: Any, *, model: Any, tools: list) -> ResponseFormatAdapter | None:

@@ -1,8 +1,8 @@
 """Tool adapters: what the Rust core calls back for each user tool.
 
 Each adapter exposes the tool's ``name``, ``description`` and JSON-schema ``parameters`` (the
-model sees exactly these), and ``call`` / ``acall`` returning ``(content, status, artifact)``
-the way LangGraph's tool node builds its ToolMessage. Argument validation errors become error
+model sees exactly these), and ``call`` / ``acall`` returning ``(content, status, artifact,
+files)`` the way LangGraph's tool node builds its ToolMessage. Argument validation errors become error
 results; any other exception propagates to the caller of ``invoke``, as in deepagents.
 """
 
@@ -65,6 +65,10 @@ class ToolAdapter:
     has_async: bool = False
     has_sync: bool = True
     executable: bool = True
+    #: LangChain's ``return_direct``: a round calling only such tools ends the run.
+    return_direct: bool = False
+    #: A provider-side tool's own definition (e.g. Anthropic's web search), sent as is.
+    provider_definition: dict | None = None
     #: What to hand a LangChain model's ``bind_tools`` so it renders this tool itself.
     bindable: Any
 
@@ -78,10 +82,10 @@ class ToolAdapter:
             },
         }
 
-    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         raise NotImplementedError  # pragma: no cover - abstract
 
-    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         raise NotImplementedError  # pragma: no cover - abstract
 
 
@@ -97,31 +101,98 @@ class LangChainToolAdapter(ToolAdapter):
         self.bindable = tool
         self.has_async = _has_native_async(tool)
         self.has_sync = _has_sync(tool)
+        self.return_direct = bool(getattr(tool, "return_direct", False))
+        injected = _injected_args(tool)
+        if injected:
+            raise NotImplementedError(
+                f"deepagents_rs: tool '{self.name}' takes injected arguments {sorted(injected)} "
+                "(ToolRuntime, InjectedState, ...); they are planned."
+            )
 
-    def _message(self, result: Any) -> tuple[Any, str, Any]:
+    def _message(self, result: Any) -> tuple[Any, str, Any, Any]:
         from langchain_core.messages import ToolMessage
 
         if isinstance(result, ToolMessage):
-            return result.content, result.status, result.artifact
-        return _stringify(result), "success", None
+            return result.content, result.status, result.artifact, None
+        command = _as_command(result)
+        if command is not None:
+            return self._command(command)
+        return _stringify(result), "success", None, None
 
-    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+    def _command(self, command: Any) -> tuple[Any, str, Any, Any]:
+        """A LangGraph ``Command`` from a tool: its ToolMessage answers the call and its
+        ``files`` update the state, as the tool node applies them."""
+        from langchain_core.messages import ToolMessage
+
+        if command.goto or command.graph is not None or command.resume is not None:
+            raise NotImplementedError(
+                f"deepagents_rs: tool '{self.name}' returned a Command with goto/graph/resume, which is planned."
+            )
+        update = command.update or {}
+        if not isinstance(update, dict):
+            raise NotImplementedError(
+                f"deepagents_rs: tool '{self.name}' returned a Command whose update is not a dict."
+            )
+        unknown = set(update) - {"messages", "files"}
+        if unknown:
+            raise NotImplementedError(
+                f"deepagents_rs: tool '{self.name}' updated state keys {sorted(unknown)}; custom state is planned."
+            )
+        messages = [m for m in update.get("messages", []) if isinstance(m, ToolMessage)]
+        if len(messages) != 1 or len(update.get("messages", [])) != 1:
+            raise NotImplementedError(
+                f"deepagents_rs: tool '{self.name}' returned a Command whose messages are not exactly one "
+                "ToolMessage; other message updates are planned."
+            )
+        (message,) = messages
+        return message.content, message.status, message.artifact, update.get("files")
+
+    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
             return self._message(self.tool.invoke(payload))
         except Exception as exc:
             if _is_validation_error(exc):
-                return _validation_message(self.name, args, exc), "error", None
+                return _validation_message(self.name, args, exc), "error", None, None
             raise
 
-    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
             return self._message(await self.tool.ainvoke(payload))
         except Exception as exc:
             if _is_validation_error(exc):
-                return _validation_message(self.name, args, exc), "error", None
+                return _validation_message(self.name, args, exc), "error", None, None
             raise
+
+
+def _as_command(result: Any) -> Any:
+    try:
+        from langgraph.types import Command
+    except ImportError:
+        return None
+    return result if isinstance(result, Command) else None
+
+
+def _injected_args(tool: Any) -> set[str]:
+    """Arguments LangGraph's tool node injects (ToolRuntime, InjectedState, ...): in the
+    tool's input schema but not in the schema the model sees. ``InjectedToolCallId`` is not
+    among them: the tool fills it itself from the tool call."""
+    from langchain_core.tools import InjectedToolCallId
+    from langchain_core.tools.base import _is_injected_arg_type, get_all_basemodel_annotations
+
+    try:
+        schema = tool.get_input_schema()
+        full = set(schema.model_fields)
+        seen = set(tool.tool_call_schema.model_fields)
+        annotations = get_all_basemodel_annotations(schema)
+    except Exception:  # noqa: BLE001 - a tool without pydantic schemas has nothing injected
+        return set()
+    return {
+        name
+        for name in full - seen
+        if not _is_injected_arg_type(annotations.get(name), injected_type=InjectedToolCallId)
+    }
 
 
 def _has_sync(tool: Any) -> bool:
@@ -154,32 +225,32 @@ class FunctionToolAdapter(ToolAdapter):
         self.has_sync = not self.has_async
         self.bindable = self.openai_spec()
 
-    def _kwargs(self, args: dict) -> dict | tuple[Any, str, Any]:
+    def _kwargs(self, args: dict) -> dict | tuple[Any, str, Any, Any]:
         """The validated arguments, or the error result for arguments that fail validation."""
         try:
             validated = self.model.model_validate(args)
         except Exception as exc:
             if _is_validation_error(exc):
-                return _validation_message(self.name, args, exc), "error", None
+                return _validation_message(self.name, args, exc), "error", None, None
             raise
         return {k: getattr(validated, k) for k in validated.model_fields_set if k in args}
 
-    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         if self.has_async:
             raise NotImplementedError(f"Tool '{self.name}' is async only; use ainvoke.")
         kwargs = self._kwargs(args)
         if isinstance(kwargs, tuple):
             return kwargs
-        return _stringify(self.func(**kwargs)), "success", None
+        return _stringify(self.func(**kwargs)), "success", None, None
 
-    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any]:
+    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         kwargs = self._kwargs(args)
         if isinstance(kwargs, tuple):
             return kwargs
         result = self.func(**kwargs)
         if inspect.isawaitable(result):
             result = await result
-        return _stringify(result), "success", None
+        return _stringify(result), "success", None, None
 
 
 class DictToolAdapter(ToolAdapter):
@@ -197,6 +268,8 @@ class DictToolAdapter(ToolAdapter):
         self.description = fn.get("description", "")
         self.parameters = fn.get("parameters", fn.get("input_schema", {"type": "object", "properties": {}}))
         self.bindable = spec
+        if spec.get("type") not in (None, "function", "custom"):
+            self.provider_definition = spec
 
 
 def to_adapter(tool: Any) -> ToolAdapter:

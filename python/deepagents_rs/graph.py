@@ -103,9 +103,8 @@ class DeepAgent:
     """A compiled deep agent. ``invoke``/``ainvoke`` take and return state dicts shaped like
     deepagents' (``{"messages": [...], "files": {...}}``)."""
 
-    def __init__(self, core: CoreAgent, *, name: str | None, response_format: Any = None) -> None:
+    def __init__(self, core: CoreAgent, *, name: str | None) -> None:
         self._core = core
-        self._response_format = response_format
         self.name = name
         self.config = {
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
@@ -145,9 +144,7 @@ class DeepAgent:
     def _result(self, raw: dict) -> dict:
         out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
         for key, value in raw.items():
-            if key == "structured_response" and self._response_format is not None:
-                out[key] = self._response_format.rebuild(value)
-            elif key != "messages":
+            if key != "messages":
                 out[key] = value
         return out
 
@@ -253,7 +250,7 @@ def create_deep_agent(
     )
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     core = CoreAgent(core_model, adapters, system, name or None, specs, structured)
-    return DeepAgent(core, name=name, response_format=structured)
+    return DeepAgent(core, name=name)
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]

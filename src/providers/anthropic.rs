@@ -11,10 +11,11 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
+use super::anthropic_messages::{format_messages, system_blocks};
 use super::anthropic_profiles;
 use super::http::{client, retry_delay, should_retry};
 use crate::error::ModelError;
-use crate::messages::{AiMessage, Content, Message, ToolCall, ToolStatus, Usage};
+use crate::messages::{AiMessage, Content, ToolCall, Usage};
 use crate::model::{ChatModel, ModelRequest};
 use crate::tools::{HostContext, ToolSpec};
 
@@ -102,7 +103,7 @@ impl ChatModel for AnthropicChat {
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
         let config = self.config.clone();
         Box::pin(async move {
-            let body = build_request(&config, &request);
+            let body = build_request(&config, &request)?;
             let response = send(&config, &body).await?;
             parse_response(response)
         })
@@ -110,18 +111,19 @@ impl ChatModel for AnthropicChat {
 }
 
 /// The request body for one call.
-pub fn build_request(config: &AnthropicConfig, request: &ModelRequest) -> Value {
+pub fn build_request(
+    config: &AnthropicConfig,
+    request: &ModelRequest,
+) -> Result<Value, ModelError> {
     let cache = config.cache_control.as_ref();
+    let (messages, extra_system) = format_messages(&request.messages)?;
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
     body.insert("max_tokens".into(), json!(config.max_tokens));
-    body.insert(
-        "messages".into(),
-        Value::Array(format_messages(&request.messages)),
-    );
+    body.insert("messages".into(), Value::Array(messages));
     body.insert(
         "system".into(),
-        format_system(&request.system.content, cache),
+        format_system(&request.system.content, cache, extra_system),
     );
     if !request.tools.is_empty() {
         body.insert("tools".into(), format_tools(&request.tools, cache));
@@ -132,27 +134,23 @@ pub fn build_request(config: &AnthropicConfig, request: &ModelRequest) -> Value 
     if let Some(cc) = cache {
         body.insert("cache_control".into(), cc.clone());
     }
-    Value::Object(body)
+    Ok(Value::Object(body))
 }
 
-fn format_system(content: &Content, cache: Option<&Value>) -> Value {
-    let mut blocks = match content {
+/// The agent's system prompt, its last block tagged for caching (deepagents' caching
+/// middleware tags it before langchain-anthropic merges in system messages from the input,
+/// which follow untagged).
+fn format_system(content: &Content, cache: Option<&Value>, extra: Vec<Value>) -> Value {
+    let mut blocks = system_blocks(content);
+    if blocks.is_empty() && extra.is_empty() {
         // An empty prompt stays the empty string and carries no breakpoint, as deepagents
         // sends it.
-        Content::Text(s) if s.is_empty() => return json!(""),
-        Content::Text(s) => vec![json!({"type": "text", "text": s})],
-        Content::Blocks(b) if b.is_empty() => return json!(""),
-        Content::Blocks(b) => b
-            .iter()
-            .map(|blk| match blk {
-                Value::String(s) => json!({"type": "text", "text": s}),
-                other => other.clone(),
-            })
-            .collect(),
-    };
+        return json!("");
+    }
     if let (Some(cc), Some(Value::Object(last))) = (cache, blocks.last_mut()) {
         last.insert("cache_control".into(), cc.clone());
     }
+    blocks.extend(extra);
     Value::Array(blocks)
 }
 
@@ -163,210 +161,29 @@ fn format_tools(tools: &[ToolSpec], cache: Option<&Value>) -> Value {
             .iter()
             .enumerate()
             .map(|(i, t)| {
+                // deepagents tags the last tool only when it is a tool object.
+                let last = i + 1 == n && !t.json_spec;
+                // A provider-side tool (web search, ...) goes out as defined.
+                if let Some(Value::Object(def)) = &t.provider_definition {
+                    let mut def = def.clone();
+                    if let (Some(cc), true) = (cache, last) {
+                        def.insert("cache_control".into(), cc.clone());
+                    }
+                    return Value::Object(def);
+                }
                 let mut tool = Map::new();
                 tool.insert("name".into(), json!(t.name));
                 // The schema goes out exactly as the tool defined it: key order is part of the
                 // cache prefix.
                 tool.insert("input_schema".into(), t.parameters.clone());
                 tool.insert("description".into(), json!(t.description));
-                if let (Some(cc), true) = (cache, i + 1 == n) {
+                if let (Some(cc), true) = (cache, last) {
                     tool.insert("cache_control".into(), cc.clone());
                 }
                 Value::Object(tool)
             })
             .collect(),
     )
-}
-
-#[derive(PartialEq)]
-enum Role {
-    User,
-    Assistant,
-}
-
-/// LangChain messages to Anthropic turns: tool results become user turns, consecutive user
-/// turns merge into one (as langchain-anthropic merges them), system messages are skipped
-/// (the system prompt travels in `system`).
-fn format_messages(messages: &[std::sync::Arc<Message>]) -> Vec<Value> {
-    let mut turns: Vec<(Role, Value)> = Vec::with_capacity(messages.len());
-    for message in messages {
-        let (role, content) = match message.as_ref() {
-            Message::System(_) => continue,
-            Message::Human(m) => (Role::User, user_content(&m.content)),
-            Message::Tool(m) => {
-                let block = json!({
-                    "type": "tool_result",
-                    "content": tool_result_content(&m.content),
-                    "tool_use_id": m.tool_call_id,
-                    "is_error": m.status == ToolStatus::Error,
-                });
-                (Role::User, Value::Array(vec![block]))
-            }
-            Message::Ai(m) => (Role::Assistant, assistant_content(m)),
-        };
-        match turns.last_mut() {
-            Some((Role::User, prev)) if role == Role::User => merge_user(prev, content),
-            _ => turns.push((role, content)),
-        }
-    }
-    let last = turns.len().saturating_sub(1);
-    turns
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, (role, mut content))| {
-            let role = match role {
-                Role::User => "user",
-                Role::Assistant => {
-                    if i == last {
-                        rstrip_last_text(&mut content);
-                    }
-                    // The API rejects empty assistant turns except a final prefill.
-                    if i < last && is_empty(&content) {
-                        return None;
-                    }
-                    "assistant"
-                }
-            };
-            Some(json!({"role": role, "content": content}))
-        })
-        .collect()
-}
-
-fn is_empty(content: &Value) -> bool {
-    match content {
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        _ => false,
-    }
-}
-
-fn rstrip_last_text(content: &mut Value) {
-    match content {
-        Value::String(s) => *s = s.trim_end().to_owned(),
-        Value::Array(blocks) => {
-            if let Some(Value::Object(b)) = blocks.last_mut()
-                && b.get("type").and_then(Value::as_str) == Some("text")
-                && let Some(Value::String(t)) = b.get_mut("text")
-            {
-                *t = t.trim_end().to_owned();
-            }
-        }
-        _ => {}
-    }
-}
-
-fn merge_user(prev: &mut Value, next: Value) {
-    let as_blocks = |v: Value| match v {
-        Value::String(s) => vec![json!({"type": "text", "text": s})],
-        Value::Array(a) => a,
-        other => vec![other],
-    };
-    let mut blocks = as_blocks(std::mem::take(prev));
-    blocks.extend(as_blocks(next));
-    *prev = Value::Array(blocks);
-}
-
-fn format_block(block: &Value) -> Option<Value> {
-    match block {
-        Value::String(s) => Some(json!({"type": "text", "text": s})),
-        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
-            Some("text") => {
-                let text = o.get("text").and_then(Value::as_str).unwrap_or("");
-                // Whitespace-only text blocks are rejected by the API.
-                if text.trim().is_empty() {
-                    return None;
-                }
-                let kept = o
-                    .iter()
-                    .filter(|(k, _)| {
-                        matches!(k.as_str(), "type" | "text" | "cache_control" | "citations")
-                    })
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                Some(Value::Object(kept))
-            }
-            _ => Some(block.clone()),
-        },
-        other => Some(other.clone()),
-    }
-}
-
-fn user_content(content: &Content) -> Value {
-    match content {
-        Content::Text(s) => json!(s),
-        Content::Blocks(b) => Value::Array(b.iter().filter_map(format_block).collect()),
-    }
-}
-
-fn tool_result_content(content: &Content) -> Value {
-    match content {
-        Content::Text(s) => json!(s),
-        Content::Blocks(b) => Value::Array(
-            b.iter()
-                .filter_map(format_block)
-                .map(|mut blk| {
-                    // The API refuses cache_control inside tool_result content.
-                    if let Value::Object(o) = &mut blk {
-                        o.remove("cache_control");
-                    }
-                    blk
-                })
-                .collect(),
-        ),
-    }
-}
-
-fn tool_use(call: &ToolCall) -> Value {
-    json!({
-        "type": "tool_use",
-        "name": call.name,
-        "input": call.args,
-        "id": call.id.clone().unwrap_or_default(),
-    })
-}
-
-fn assistant_content(m: &AiMessage) -> Value {
-    let mut blocks: Vec<Value> = match &m.content {
-        Content::Text(s) if m.tool_calls.is_empty() => return json!(s),
-        Content::Text(s) if s.is_empty() => vec![],
-        Content::Text(s) => vec![json!({"type": "text", "text": s})],
-        Content::Blocks(b) => {
-            let mut out = Vec::with_capacity(b.len());
-            for block in b {
-                let is_tool_use = block.get("type").and_then(Value::as_str) == Some("tool_use");
-                if !is_tool_use {
-                    out.extend(format_block(block));
-                    continue;
-                }
-                // A tool_call with the block's id wins over the block itself.
-                let id = block.get("id").and_then(Value::as_str);
-                match m.tool_calls.iter().find(|c| c.id.as_deref() == id) {
-                    Some(call) => out.push(tool_use(call)),
-                    None => out.push(json!({
-                        "type": "tool_use",
-                        "name": block.get("name").cloned().unwrap_or(Value::Null),
-                        "input": block.get("input").cloned().unwrap_or_else(|| json!({})),
-                        "id": id.unwrap_or_default(),
-                    })),
-                }
-            }
-            out
-        }
-    };
-    let present: Vec<String> = blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-        .filter_map(|b| b.get("id").and_then(Value::as_str).map(str::to_owned))
-        .collect();
-    for call in &m.tool_calls {
-        if !present
-            .iter()
-            .any(|id| Some(id.as_str()) == call.id.as_deref())
-        {
-            blocks.push(tool_use(call));
-        }
-    }
-    Value::Array(blocks)
 }
 
 async fn send(config: &AnthropicConfig, body: &Value) -> Result<Value, ModelError> {
@@ -473,8 +290,6 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ModelError> {
         }
     }
     let usage = data.get("usage").map(usage_metadata);
-    let id = data.get("id").and_then(Value::as_str).map(str::to_owned);
-
     let mut response_metadata = Map::new();
     for (k, v) in &data {
         if !matches!(k.as_str(), "role" | "type") {
@@ -517,7 +332,9 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ModelError> {
     Ok(AiMessage {
         content,
         tool_calls,
-        id,
+        // The message id is LangChain's (`lc_run--...`), given by the loop; the API's id
+        // stays in response_metadata["id"], as langchain-anthropic keeps it.
+        id: None,
         usage_metadata: usage,
         response_metadata,
         ..Default::default()

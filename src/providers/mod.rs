@@ -1,6 +1,7 @@
 //! Native model providers speaking the vendors' HTTP APIs.
 
 pub mod anthropic;
+mod anthropic_messages;
 mod anthropic_profiles;
 mod http;
 

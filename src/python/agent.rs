@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use serde_json::{Map, Value};
 
+use super::convert::{host_object, message_to_py};
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
 use super::model::PyChatModel;
@@ -150,6 +151,7 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
         files: Arc::new(files),
         structured_response,
         structured_rendered: None,
+        structured_host: None,
         extra,
     })
 }
@@ -159,13 +161,20 @@ fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
     let messages: Vec<Arc<Message>> = state.messages.to_vec();
     let list = pyo3::types::PyList::empty(py);
     for m in &messages {
-        list.append(pythonize::pythonize(py, m.as_ref())?)?;
+        list.append(message_to_py(py, m)?)?;
     }
     out.set_item("messages", list)?;
     for (k, v) in &state.extra {
         out.set_item(k, pythonize::pythonize(py, v)?)?;
     }
-    if let Some(sr) = &state.structured_response {
+    // The host's own parsed object when there is one: re-validating JSON could change it.
+    if let Some(obj) = state
+        .structured_host
+        .as_ref()
+        .and_then(|h| host_object(py, h))
+    {
+        out.set_item("structured_response", obj)?;
+    } else if let Some(sr) = &state.structured_response {
         out.set_item("structured_response", pythonize::pythonize(py, sr)?)?;
     }
     out.set_item("files", pythonize::pythonize(py, state.files.as_ref())?)?;

@@ -85,3 +85,26 @@ where
     guard.0 = None;
     out
 }
+
+/// Calls `method` of `obj` with `args` inside a copy of the run's contextvars, as LangChain
+/// runs sync callables in an executor (`copy_context().run(...)`): a copy per call, since
+/// one context cannot be entered by two threads at once.
+pub(crate) fn call_in_context<'py>(
+    py: Python<'py>,
+    host: Option<&PyHost>,
+    obj: &Bound<'py, PyAny>,
+    method: &str,
+    args: Vec<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let callable = obj.getattr(method)?;
+    match host {
+        Some(h) if !h.locals.context(py).is_none() => {
+            let context = h.locals.context(py).call_method0("copy")?;
+            let mut full = Vec::with_capacity(args.len() + 1);
+            full.push(callable);
+            full.extend(args);
+            context.call_method1("run", pyo3::types::PyTuple::new(py, full)?)
+        }
+        _ => callable.call1(pyo3::types::PyTuple::new(py, args)?),
+    }
+}

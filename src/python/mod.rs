@@ -2,6 +2,7 @@
 //! calls Python tools and models back from tokio.
 
 mod agent;
+mod convert;
 mod errors;
 mod host;
 mod model;

@@ -13,7 +13,8 @@ use parking_lot::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use super::host::{PyHost, await_coroutine};
+use super::convert::message_to_py;
+use super::host::{PyHost, await_coroutine, call_in_context};
 use crate::error::{BoxError, ModelError};
 use crate::messages::{AiMessage, Message, SystemMessage};
 use crate::model::{ChatModel, ModelRequest};
@@ -118,7 +119,7 @@ fn request_args<'py>(
     let mut made = Vec::new();
     for (m, slot) in request.messages.iter().zip(objects.iter_mut()) {
         if slot.is_none() {
-            let obj = to_message.call1(py, (pythonize::pythonize(py, m.as_ref())?,))?;
+            let obj = to_message.call1(py, (message_to_py(py, m)?,))?;
             made.push((
                 Arc::as_ptr(m) as usize,
                 Arc::downgrade(m),
@@ -169,11 +170,11 @@ impl ChatModel for PyChatModel {
                     Python::attach(|py| {
                         let (system, messages, tools) =
                             request_args(py, &request, &to_message, &cache)?;
-                        adapter.call_method1(
-                            py,
-                            "invoke",
-                            (system, messages, tools, request.tool_choice),
-                        )
+                        let choice = request.tool_choice.into_pyobject(py)?.into_any();
+                        let args = vec![system, messages.into_any(), tools, choice];
+                        let host = PyHost::from_context(&host);
+                        call_in_context(py, host, adapter.bind(py), "invoke", args)
+                            .map(Bound::unbind)
                     })
                 })
                 .await

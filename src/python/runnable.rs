@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{Map, Value};
 
-use super::host::{PyHost, await_coroutine};
+use super::convert::message_to_py;
+use super::host::{PyHost, await_coroutine, call_in_context};
 use crate::error::{Error, ModelError};
 use crate::messages::Message;
 use crate::subagents::{ChildInput, ChildOutput, Runnable};
@@ -33,7 +34,7 @@ fn input_to_py<'py>(py: Python<'py>, input: &ChildInput) -> PyResult<Bound<'py, 
     let state = PyDict::new(py);
     let messages = PyList::empty(py);
     for m in input.messages.to_vec() {
-        messages.append(pythonize::pythonize(py, m.as_ref())?)?;
+        messages.append(message_to_py(py, &m)?)?;
     }
     state.set_item("messages", messages)?;
     state.set_item("files", pythonize::pythonize(py, input.files.as_ref())?)?;
@@ -80,7 +81,10 @@ impl Runnable for PyRunnable {
                 .map_err(host_err)?,
                 None => tokio::task::spawn_blocking(move || {
                     Python::attach(|py| {
-                        adapter.call_method1(py, "invoke", (input_to_py(py, &input)?,))
+                        let args = vec![input_to_py(py, &input)?.into_any()];
+                        let host = PyHost::from_context(&host);
+                        call_in_context(py, host, adapter.bind(py), "invoke", args)
+                            .map(Bound::unbind)
                     })
                 })
                 .await

@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 use serde_json::Value;
 
+use crate::host::HostValue;
 use crate::structured::{ParseError, Parsed, StructuredOutput};
 use crate::tools::{HostContext, ToolSpec};
 
@@ -19,6 +20,8 @@ impl PyStructured {
                 name: adapter.getattr("name")?.extract()?,
                 description: adapter.getattr("description")?.extract()?,
                 parameters: pythonize::depythonize(&adapter.getattr("parameters")?)?,
+                provider_definition: None,
+                json_spec: false,
             },
             adapter: adapter.clone().unbind(),
         })
@@ -28,6 +31,17 @@ impl PyStructured {
 impl StructuredOutput for PyStructured {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    /// LangChain's `handle_errors` decides: a retry message, or its exception.
+    fn multiple(&self, names: &[&str], _host: &HostContext) -> Result<String, ParseError> {
+        Python::attach(|py| {
+            let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+            self.adapter
+                .call_method1(py, "multiple", (names,))
+                .and_then(|t| t.extract::<String>(py))
+        })
+        .map_err(|e| ParseError::Fatal(Box::new(e)))
     }
 
     /// Parsing is a quick pydantic validation, run inline under the GIL.
@@ -49,10 +63,12 @@ impl StructuredOutput for PyStructured {
                 .map_err(|e| fatal(e.into()))?;
             let rendered: String = out.get_item(2).and_then(|t| t.extract()).map_err(fatal)?;
             let tool_message: String = out.get_item(3).and_then(|t| t.extract()).map_err(fatal)?;
+            let object = out.get_item(4).map_err(fatal)?.unbind();
             Ok(Parsed {
                 value,
                 rendered,
                 tool_message,
+                host_value: Some(HostValue::new(object)),
             })
         })
     }

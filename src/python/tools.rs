@@ -2,15 +2,16 @@
 //!
 //! Each tool arrives as an adapter object from `deepagents_rs._tools` that validates the
 //! arguments and formats the result as LangChain's tool node would, returning
-//! `(content, status, artifact)`. Whatever it raises is fatal and reaches the caller of
+//! `(content, status, artifact, files)`. Whatever it raises is fatal and reaches the caller of
 //! `invoke` unchanged.
 
 use futures::future::BoxFuture;
 use pyo3::prelude::*;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::host::{PyHost, await_coroutine};
+use super::host::{PyHost, await_coroutine, call_in_context};
 use crate::error::BoxError;
+use crate::host::HostValue;
 use crate::messages::{Content, ToolStatus};
 use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
@@ -23,6 +24,7 @@ pub(crate) struct PyTool {
     /// The tool has a synchronous implementation; `invoke` prefers it, as LangGraph does.
     has_sync: bool,
     executable: bool,
+    return_direct: bool,
 }
 
 impl PyTool {
@@ -31,12 +33,22 @@ impl PyTool {
             name: adapter.getattr("name")?.extract()?,
             description: adapter.getattr("description")?.extract()?,
             parameters: pythonize::depythonize(&adapter.getattr("parameters")?)?,
+            json_spec: !adapter.getattr("executable")?.extract::<bool>()?,
+            provider_definition: {
+                let def = adapter.getattr("provider_definition")?;
+                if def.is_none() {
+                    None
+                } else {
+                    Some(pythonize::depythonize(&def)?)
+                }
+            },
         };
         Ok(PyTool {
             spec,
             has_async: adapter.getattr("has_async")?.extract()?,
             has_sync: adapter.getattr("has_sync")?.extract()?,
             executable: adapter.getattr("executable")?.extract()?,
+            return_direct: adapter.getattr("return_direct")?.extract()?,
             adapter: adapter.clone().unbind(),
         })
     }
@@ -46,14 +58,21 @@ fn fatal(e: PyErr) -> ToolError {
     ToolError::Fatal(Box::new(e) as BoxError)
 }
 
+/// The adapter's `(content, status, artifact, files)`: the artifact stays the tool's own
+/// object; `files` is a state update from a tool that returned a LangGraph `Command`.
 fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
-    let (content, status, artifact): (Bound<'_, PyAny>, String, Bound<'_, PyAny>) =
-        result.extract()?;
+    let (content, status, artifact, files): (
+        Bound<'_, PyAny>,
+        String,
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+    ) = result.extract()?;
     let content: Content = pythonize::depythonize(&content)?;
-    let artifact: Option<Value> = if artifact.is_none() {
+    let artifact_host = (!artifact.is_none()).then(|| HostValue::new(artifact.unbind()));
+    let files: Option<Map<String, Value>> = if files.is_none() {
         None
     } else {
-        Some(pythonize::depythonize(&artifact)?)
+        Some(pythonize::depythonize(&files)?)
     };
     Ok(ToolOutput {
         content,
@@ -62,7 +81,8 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
         } else {
             ToolStatus::Success
         },
-        artifact,
+        artifact_host,
+        files,
         ..Default::default()
     })
 }
@@ -74,6 +94,10 @@ impl Tool for PyTool {
 
     fn executable(&self) -> bool {
         self.executable
+    }
+
+    fn return_direct(&self) -> bool {
+        self.return_direct
     }
 
     fn call(
@@ -103,9 +127,13 @@ impl Tool for PyTool {
                 }
                 _ => tokio::task::spawn_blocking(move || {
                     Python::attach(|py| {
-                        let args = pythonize::pythonize(py, &args)?;
-                        let result = adapter.call_method1(py, "call", (args, &ctx.tool_call_id))?;
-                        output_from_py(result.bind(py))
+                        let args = vec![
+                            pythonize::pythonize(py, &args)?,
+                            ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
+                        ];
+                        let host = PyHost::from_context(&ctx.host);
+                        let result = call_in_context(py, host, adapter.bind(py), "call", args)?;
+                        output_from_py(&result)
                     })
                 })
                 .await

@@ -65,6 +65,8 @@ impl TaskTool {
                 "required": ["description", "subagent_type"],
                 "type": "object"
             }),
+            provider_definition: None,
+            json_spec: false,
         };
         Ok(TaskTool {
             spec,
@@ -210,8 +212,10 @@ async fn run_subagent(
     ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     let run = &ctx.run;
+    // A subagent's graph is compiled with deepagents' own limit, which wins over the
+    // caller's when the configs merge.
     let options = |forked| RunOptions {
-        recursion_limit: run.recursion_limit,
+        recursion_limit: crate::agent::DEFAULT_RECURSION_LIMIT,
         host: ctx.host.clone(),
         forked,
     };

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{BoxError, Error};
+use crate::host::HostValue;
 use crate::messages::{Content, ToolCall, ToolMessage, ToolStatus, Usage};
 
 /// What the model is told about a tool. `parameters` is kept exactly as the tool defined it:
@@ -19,6 +20,14 @@ pub struct ToolSpec {
     pub name: String,
     pub description: String,
     pub parameters: Value,
+    /// A provider-side tool's own definition (Anthropic's web search, ...), sent as is
+    /// instead of a function definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_definition: Option<Value>,
+    /// Given as a JSON spec rather than a tool object: deepagents' prompt caching tags the
+    /// last tool only when it is a tool object, and so do we.
+    #[serde(skip)]
+    pub json_spec: bool,
 }
 
 /// Opaque per-run data owned by the host (the Python binding keeps its event loop here). The
@@ -31,6 +40,8 @@ pub struct ToolOutput {
     pub content: Content,
     pub status: ToolStatus,
     pub artifact: Option<Value>,
+    /// A host object as the artifact (what a Python tool returned, kept as is).
+    pub artifact_host: Option<HostValue>,
     pub response_metadata: Map<String, Value>,
     /// Files to merge into the caller's state (a `null` value deletes), as a subagent
     /// hands back the files it wrote.
@@ -78,7 +89,6 @@ pub struct RunScope {
     pub files: Arc<Map<String, Value>>,
     /// The run is a forked subagent: it must not delegate further.
     pub forked: bool,
-    pub recursion_limit: u64,
 }
 
 /// One tool call's outcome, with what it hands back to the caller's state.
@@ -94,6 +104,10 @@ pub trait Tool: Send + Sync {
     /// JSON spec): a call to it is answered like a call to an unknown tool.
     fn executable(&self) -> bool {
         true
+    }
+    /// LangChain's `return_direct`: a round of calls to such tools ends the run.
+    fn return_direct(&self) -> bool {
+        false
     }
     fn call(
         &self,
@@ -126,6 +140,10 @@ impl ToolSet {
 
     pub fn specs(&self) -> Arc<[ToolSpec]> {
         self.specs.clone()
+    }
+
+    pub fn returns_directly(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|t| t.return_direct())
     }
 
     /// The executable tool called `name`.
@@ -222,6 +240,7 @@ fn to_result(output: ToolOutput, tool_call_id: String, name: String) -> ToolResu
             status: output.status,
             id: None,
             artifact: output.artifact,
+            artifact_host: output.artifact_host,
             response_metadata: output.response_metadata,
             additional_kwargs: Default::default(),
         },

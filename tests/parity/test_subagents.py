@@ -305,3 +305,50 @@ def test_spec_types_match_deepagents() -> None:
     assert ours.DEFAULT_SUBAGENT_PROMPT == ref.DEFAULT_SUBAGENT_PROMPT
     assert ours.DEFAULT_GENERAL_PURPOSE_DESCRIPTION == ref.DEFAULT_GENERAL_PURPOSE_DESCRIPTION
     assert deepagents_rs.SubAgent is ours.SubAgent and deepagents_rs.CompiledSubAgent is ours.CompiledSubAgent
+
+
+def _ordered_pair(second_done: Any) -> tuple[Any, Any]:
+    """Two tools: the first returns only once the second has run."""
+
+    def wait_for_second() -> str:
+        """Wait for the other subagent."""
+        assert second_done.wait(10), "subagents did not run concurrently"
+        return "waited"
+
+    def finish() -> str:
+        """Finish quickly."""
+        second_done.set()
+        return "finished"
+
+    return wait_for_second, finish
+
+
+def test_task_results_keep_call_order_when_the_first_finishes_last() -> None:
+    """The first subagent's tool waits until the second's has run: results still come back
+    in call order, not completion order."""
+    import threading
+
+    from fake_models import ScriptedChatModel
+
+    outcomes = []
+    for impl in (deepagents, deepagents_rs):
+        wait_for_second, finish = _ordered_pair(threading.Event())
+
+        subagents = [
+            {
+                "name": "first",
+                "description": "First.",
+                "tools": [wait_for_second],
+                "model": ScriptedChatModel([ai_tool_calls(("wait_for_second", {}, "w1")), "first done"]),
+            },
+            {
+                "name": "second",
+                "description": "Second.",
+                "tools": [finish],
+                "model": ScriptedChatModel([ai_tool_calls(("finish", {}, "f1")), "second done"]),
+            },
+        ]
+        parent = ScriptedChatModel([ai_tool_calls(task("a", "first", "t1"), task("b", "second", "t2")), "both done"])
+        result = impl.create_deep_agent(model=parent, subagents=subagents).invoke({"messages": [("user", "go")]})
+        outcomes.append([(m.tool_call_id, m.content) for m in result["messages"] if m.type == "tool"])
+    assert outcomes[0] == outcomes[1] == [("t1", "first done"), ("t2", "second done")]

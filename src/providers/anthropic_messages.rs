@@ -1,0 +1,307 @@
+//! LangChain messages as Anthropic Messages API turns, as langchain-anthropic formats them
+//! (`_format_messages`): tool results become user turns, consecutive user turns merge, the
+//! standard content blocks (images, ...) become Anthropic's, and blocks the API refuses are
+//! dropped.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::error::ModelError;
+use crate::messages::{AiMessage, Content, Message, ToolCall, ToolStatus};
+
+#[derive(PartialEq)]
+enum Role {
+    User,
+    Assistant,
+}
+
+/// The conversation as Anthropic turns, and the system blocks of system messages that open
+/// it (langchain-anthropic merges those into `system`; one later in the conversation is an
+/// error there too).
+pub(super) fn format_messages(
+    messages: &[Arc<Message>],
+) -> Result<(Vec<Value>, Vec<Value>), ModelError> {
+    let mut turns: Vec<(Role, Value)> = Vec::with_capacity(messages.len());
+    let mut system = Vec::new();
+    for message in messages {
+        let (role, content) = match message.as_ref() {
+            Message::System(m) if turns.is_empty() => {
+                system.extend(system_blocks(&m.content));
+                continue;
+            }
+            Message::System(_) => {
+                return Err(ModelError::Config(
+                    "Received multiple non-consecutive system messages.".into(),
+                ));
+            }
+            Message::Human(m) => (Role::User, user_content(&m.content)),
+            Message::Tool(m) => {
+                let block = json!({
+                    "type": "tool_result",
+                    "content": tool_result_content(&m.content),
+                    "tool_use_id": m.tool_call_id,
+                    "is_error": m.status == ToolStatus::Error,
+                });
+                (Role::User, Value::Array(vec![block]))
+            }
+            Message::Ai(m) => (Role::Assistant, assistant_content(m)),
+        };
+        match turns.last_mut() {
+            Some((Role::User, prev)) if role == Role::User => merge_user(prev, content),
+            _ => turns.push((role, content)),
+        }
+    }
+    let last = turns.len().saturating_sub(1);
+    let turns = turns
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, (role, mut content))| {
+            let role = match role {
+                Role::User => "user",
+                Role::Assistant => {
+                    if i == last {
+                        rstrip_last_text(&mut content);
+                    }
+                    // The API rejects empty assistant turns except a final prefill.
+                    if i < last && is_empty(&content) {
+                        return None;
+                    }
+                    "assistant"
+                }
+            };
+            Some(json!({"role": role, "content": content}))
+        })
+        .collect();
+    Ok((turns, system))
+}
+
+fn is_empty(content: &Value) -> bool {
+    match content {
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    }
+}
+
+fn rstrip_last_text(content: &mut Value) {
+    match content {
+        Value::String(s) => *s = s.trim_end().to_owned(),
+        Value::Array(blocks) => {
+            if let Some(Value::Object(b)) = blocks.last_mut()
+                && b.get("type").and_then(Value::as_str) == Some("text")
+                && let Some(Value::String(t)) = b.get_mut("text")
+            {
+                *t = t.trim_end().to_owned();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn merge_user(prev: &mut Value, next: Value) {
+    let as_blocks = |v: Value| match v {
+        Value::String(s) => vec![json!({"type": "text", "text": s})],
+        Value::Array(a) => a,
+        other => vec![other],
+    };
+    let mut blocks = as_blocks(std::mem::take(prev));
+    blocks.extend(as_blocks(next));
+    *prev = Value::Array(blocks);
+}
+
+/// A system message's content as text blocks.
+pub(super) fn system_blocks(content: &Content) -> Vec<Value> {
+    match content {
+        Content::Text(s) if s.is_empty() => vec![],
+        Content::Text(s) => vec![json!({"type": "text", "text": s})],
+        Content::Blocks(b) => b
+            .iter()
+            .map(|blk| match blk {
+                Value::String(s) => json!({"type": "text", "text": s}),
+                other => other.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// Where a block sits: reasoning and function-call blocks survive only in Anthropic's own
+/// replies.
+#[derive(Clone, Copy)]
+enum Origin {
+    Anthropic,
+    Other,
+}
+
+fn format_block(block: &Value, origin: Origin) -> Option<Value> {
+    let o = match block {
+        Value::String(s) => return Some(json!({"type": "text", "text": s})),
+        Value::Object(o) => o,
+        other => return Some(other.clone()),
+    };
+    match o.get("type").and_then(Value::as_str) {
+        Some("text") => {
+            let text = o.get("text").and_then(Value::as_str).unwrap_or("");
+            // Whitespace-only text blocks are rejected by the API.
+            if text.trim().is_empty() {
+                return None;
+            }
+            Some(pick(o, &["type", "text", "cache_control", "citations"]))
+        }
+        Some("reasoning" | "function_call") if matches!(origin, Origin::Other) => None,
+        // The Messages API has no refusal input block.
+        Some("refusal") => None,
+        Some("image_url") => {
+            let url = o
+                .get("image_url")
+                .and_then(|u| u.get("url").or(Some(u)))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            Some(json!({"type": "image", "source": image_source(url)}))
+        }
+        Some(kind @ ("image" | "file")) if is_data_block(o) => Some(data_block(kind, o)),
+        _ => Some(block.clone()),
+    }
+}
+
+fn pick(o: &Map<String, Value>, keys: &[&str]) -> Value {
+    Value::Object(
+        o.iter()
+            .filter(|(k, _)| keys.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    )
+}
+
+/// LangChain's standard data block: `{"type": "image", "base64" | "url" | "file_id", ...}`.
+fn is_data_block(o: &Map<String, Value>) -> bool {
+    ["base64", "url", "file_id", "source_type"]
+        .iter()
+        .any(|k| o.contains_key(*k))
+        && !o.contains_key("source")
+}
+
+/// A data URI as a base64 source, anything else as a URL source.
+fn image_source(url: &str) -> Value {
+    if let Some(rest) = url.strip_prefix("data:")
+        && let Some((mime, data)) = rest.split_once(";base64,")
+    {
+        return json!({"type": "base64", "media_type": mime, "data": data});
+    }
+    json!({"type": "url", "url": url})
+}
+
+fn data_block(kind: &str, o: &Map<String, Value>) -> Value {
+    let str_of = |k: &str| o.get(k).and_then(Value::as_str);
+    let source = if let Some(url) = str_of("url") {
+        if url.starts_with("data:") {
+            image_source(url)
+        } else {
+            json!({"type": "url", "url": url})
+        }
+    } else if let Some(id) = str_of("file_id").or_else(|| str_of("id")) {
+        json!({"type": "file", "file_id": id})
+    } else {
+        json!({
+            "type": "base64",
+            "media_type": str_of("mime_type").unwrap_or_default(),
+            "data": str_of("base64").or_else(|| str_of("data")).unwrap_or_default(),
+        })
+    };
+    let anthropic_type = if kind == "image" { "image" } else { "document" };
+    let mut out = json!({"type": anthropic_type, "source": source});
+    if let Some(cc) = o.get("cache_control") {
+        out["cache_control"] = cc.clone();
+    }
+    out
+}
+
+fn user_content(content: &Content) -> Value {
+    match content {
+        Content::Text(s) => json!(s),
+        Content::Blocks(b) => Value::Array(
+            b.iter()
+                .filter_map(|blk| format_block(blk, Origin::Other))
+                .collect(),
+        ),
+    }
+}
+
+fn tool_result_content(content: &Content) -> Value {
+    match content {
+        Content::Text(s) => json!(s),
+        Content::Blocks(b) => Value::Array(
+            b.iter()
+                .filter_map(|blk| format_block(blk, Origin::Other))
+                .map(|mut blk| {
+                    // The API refuses cache_control inside tool_result content.
+                    if let Value::Object(o) = &mut blk {
+                        o.remove("cache_control");
+                    }
+                    blk
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn tool_use(call: &ToolCall) -> Value {
+    json!({
+        "type": "tool_use",
+        "name": call.name,
+        "input": call.args,
+        "id": call.id.clone().unwrap_or_default(),
+    })
+}
+
+fn assistant_content(m: &AiMessage) -> Value {
+    let origin = match m
+        .response_metadata
+        .get("model_provider")
+        .and_then(Value::as_str)
+    {
+        Some("anthropic") => Origin::Anthropic,
+        _ => Origin::Other,
+    };
+    let mut blocks: Vec<Value> = match &m.content {
+        Content::Text(s) if m.tool_calls.is_empty() => return json!(s),
+        Content::Text(s) if s.is_empty() => vec![],
+        Content::Text(s) => vec![json!({"type": "text", "text": s})],
+        Content::Blocks(b) => {
+            let mut out = Vec::with_capacity(b.len());
+            for block in b {
+                let is_tool_use = block.get("type").and_then(Value::as_str) == Some("tool_use");
+                if !is_tool_use {
+                    out.extend(format_block(block, origin));
+                    continue;
+                }
+                // A tool_call with the block's id wins over the block itself.
+                let id = block.get("id").and_then(Value::as_str);
+                match m.tool_calls.iter().find(|c| c.id.as_deref() == id) {
+                    Some(call) => out.push(tool_use(call)),
+                    None => out.push(json!({
+                        "type": "tool_use",
+                        "name": block.get("name").cloned().unwrap_or(Value::Null),
+                        "input": block.get("input").cloned().unwrap_or_else(|| json!({})),
+                        "id": id.unwrap_or_default(),
+                    })),
+                }
+            }
+            out
+        }
+    };
+    let present: Vec<String> = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|b| b.get("id").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    for call in &m.tool_calls {
+        if !present
+            .iter()
+            .any(|id| Some(id.as_str()) == call.id.as_deref())
+        {
+            blocks.push(tool_use(call));
+        }
+    }
+    Value::Array(blocks)
+}
