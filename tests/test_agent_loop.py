@@ -272,3 +272,22 @@ def test_a_raising_tool_keeps_the_state_so_far():
     assert [m.type for m in state["messages"]] == ["human", "ai"]
     assert state["messages"][1].tool_calls[0]["name"] == "explode"
     assert state["files"] == {}
+
+
+def test_batch_and_abatch_run_every_input():
+    model = ScriptedChatModel(["one", "two"])
+    agent = deepagents_rs.create_deep_agent(model=model)
+    results = agent.batch([{"messages": [("user", "a")]}, {"messages": [("user", "b")]}])
+    assert sorted(r["messages"][-1].content for r in results) == ["one", "two"]
+    assert [r["messages"][0].content for r in results] == ["a", "b"]
+    model2 = ScriptedChatModel(["x", "y"])
+    agent2 = deepagents_rs.create_deep_agent(model=model2)
+    results = asyncio.run(agent2.abatch([{"messages": [("user", "a")]}, {"messages": [("user", "b")]}]))
+    assert sorted(r["messages"][-1].content for r in results) == ["x", "y"]
+
+
+@pytest.mark.parametrize("method", ["stream", "astream", "get_state", "update_state", "with_config"])
+def test_unsupported_methods_say_they_are_planned(method):
+    agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel([]))
+    with pytest.raises(NotImplementedError, match="planned"):
+        getattr(agent, method)({"messages": []})

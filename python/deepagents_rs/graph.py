@@ -179,6 +179,48 @@ class DeepAgent:
             raise
         return self._result(raw)
 
+    def batch(self, inputs: list[dict], config: dict | list[dict] | None = None, **kwargs: Any) -> list[dict]:
+        """``invoke`` on each input, concurrently (the GIL is released while each runs)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        configs = config if isinstance(config, list) else [config] * len(inputs)
+        if len(configs) != len(inputs):
+            raise ValueError("batch: give one config, or one per input")
+        with ThreadPoolExecutor(max_workers=max(1, min(len(inputs), 8))) as pool:
+            return list(pool.map(lambda pair: self.invoke(pair[0], pair[1], **kwargs), zip(inputs, configs)))
+
+    async def abatch(self, inputs: list[dict], config: dict | list[dict] | None = None, **kwargs: Any) -> list[dict]:
+        """``ainvoke`` on each input, concurrently."""
+        import asyncio
+
+        configs = config if isinstance(config, list) else [config] * len(inputs)
+        if len(configs) != len(inputs):
+            raise ValueError("abatch: give one config, or one per input")
+        return list(await asyncio.gather(*(self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs))))
+
+    def _not_yet(self, method: str) -> NotImplementedError:
+        return NotImplementedError(f"deepagents_rs: DeepAgent.{method}() is not supported yet; it is planned.")
+
+    def stream(self, *args: Any, **kwargs: Any) -> Any:
+        """Streaming is planned."""
+        raise self._not_yet("stream")
+
+    def astream(self, *args: Any, **kwargs: Any) -> Any:
+        """Streaming is planned."""
+        raise self._not_yet("astream")
+
+    def get_state(self, *args: Any, **kwargs: Any) -> Any:
+        """Persistence (checkpointers) is planned."""
+        raise self._not_yet("get_state")
+
+    def update_state(self, *args: Any, **kwargs: Any) -> Any:
+        """Persistence (checkpointers) is planned."""
+        raise self._not_yet("update_state")
+
+    def with_config(self, *args: Any, **kwargs: Any) -> Any:
+        """Per-agent default configs are planned; pass ``config`` to ``invoke``."""
+        raise self._not_yet("with_config")
+
 
 def create_deep_agent(
     model: str | Any | None = None,
