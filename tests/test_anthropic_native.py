@@ -208,3 +208,38 @@ def test_native_replies_carry_langchain_ids(sim: SimAnthropic) -> None:
     reply = result["messages"][-1]
     assert reply.id.startswith("lc_run--")
     assert reply.response_metadata["id"] == sim.requests[-1].response["id"]
+
+
+@pytest.mark.parametrize("system_prompt", [None, "You are a careful calculator."])
+def test_chat_anthropic_objects_get_deepagents_caching(sim: SimAnthropic, system_prompt: str | None) -> None:
+    """A ChatAnthropic object is called back through Python; its requests carry the same
+    cache breakpoints as deepagents gives them (and as the native client sends)."""
+    deepagents = pytest.importorskip("deepagents")
+    from langchain_anthropic import ChatAnthropic
+
+    bodies = []
+    for create in (deepagents.create_deep_agent, create_deep_agent):
+        start = len(sim.requests)
+        _script(sim)
+        model = ChatAnthropic(model="claude-sonnet-4-5", base_url=sim.base_url, api_key="sk-test")
+        create(model=model, tools=[add], system_prompt=system_prompt).invoke({"messages": [("user", "2+3?")]})
+        bodies.append([_without_builtins(r.body) for r in sim.requests[start:]])
+    reference, ours = bodies
+    assert ours == reference
+    assert ours[0]["cache_control"] == {"type": "ephemeral", "ttl": "5m"}
+    assert ours[0]["tools"][-1]["cache_control"] == {"type": "ephemeral", "ttl": "5m"}
+
+
+def test_chat_anthropic_object_with_only_the_task_tool_tags_it(sim: SimAnthropic) -> None:
+    deepagents = pytest.importorskip("deepagents")
+    from langchain_anthropic import ChatAnthropic
+
+    tools = []
+    for create in (deepagents.create_deep_agent, create_deep_agent):
+        start = len(sim.requests)
+        sim.script(text("ok"))
+        model = ChatAnthropic(model="claude-sonnet-4-5", base_url=sim.base_url, api_key="sk-test")
+        create(model=model).invoke({"messages": [("user", "hi")]})
+        tools.append(sim.requests[start].body["tools"][-1])
+    assert tools[0] == tools[1]
+    assert tools[1]["name"] == "task" and "cache_control" in tools[1]
