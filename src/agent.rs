@@ -68,6 +68,9 @@ pub struct RunOptions {
     pub host: HostContext,
     /// The run is a forked subagent (its `task` calls are refused).
     pub forked: bool,
+    /// A response format the caller asks subagents to answer in (deepagents'
+    /// `configurable["__deepagents_subagent_response_format"]`).
+    pub subagent_response_format: Option<Arc<dyn StructuredOutput>>,
 }
 
 impl Default for RunOptions {
@@ -76,6 +79,7 @@ impl Default for RunOptions {
             recursion_limit: DEFAULT_RECURSION_LIMIT,
             host: None,
             forked: false,
+            subagent_response_format: None,
         }
     }
 }
@@ -196,6 +200,7 @@ impl Agent {
                 history: state.messages.clone(),
                 files: state.files.clone(),
                 forked: options.forked,
+                subagent_response_format: options.subagent_response_format.clone(),
             });
             let results = self
                 .tools

@@ -243,3 +243,15 @@ def test_chat_anthropic_object_with_only_the_task_tool_tags_it(sim: SimAnthropic
         tools.append(sim.requests[start].body["tools"][-1])
     assert tools[0] == tools[1]
     assert tools[1]["name"] == "task" and "cache_control" in tools[1]
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "anthropic:claude-sonnet-4-6"])
+def test_profile_suffix_follows_the_model_string_as_written(sim: SimAnthropic, model: str) -> None:
+    deepagents = pytest.importorskip("deepagents")
+    systems = []
+    for create in (deepagents.create_deep_agent, create_deep_agent):
+        start = len(sim.requests)
+        sim.script(text("ok"))
+        create(model=model, system_prompt="Parent.").invoke({"messages": [("user", "hi")]})
+        systems.append(sim.requests[start].body["system"])
+    assert systems[0] == systems[1]

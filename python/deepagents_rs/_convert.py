@@ -148,3 +148,10 @@ def invalid_input(input: Any) -> Exception:
             message=f"Expected dict, got {input}", error_code=ErrorCode.INVALID_GRAPH_NODE_RETURN_VALUE
         )
     )
+
+
+def is_ai_message(message: Any) -> bool:
+    """An AI message object (LangChain's or ours), not a dict or tuple."""
+    if isinstance(message, light.AIMessage):
+        return True
+    return _compat.lc_messages is not None and isinstance(message, _compat.lc_messages.AIMessage)

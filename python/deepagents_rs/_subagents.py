@@ -60,12 +60,32 @@ def _mode(spec: dict) -> str:
     return mode
 
 
+def _task_result(result: dict) -> str:
+    """deepagents' task result from a runnable's state: its structured response as JSON, else
+    the text of the last AI message object with any (dicts do not count, as in deepagents)."""
+    if result.get("structured_response") is not None:
+        return render_structured(result["structured_response"])
+    for message in reversed(result["messages"]):
+        if _convert.is_ai_message(message):
+            text = message.text.rstrip() if message.text else ""
+            if text:
+                return text
+    return ""
+
+
 class RunnableAdapter:
     """Runs a CompiledSubAgent's runnable on ``{"messages": [...], "files": {...}}``."""
 
     def __init__(self, name: str, runnable: Any) -> None:
         self.name = name
-        self.runnable = runnable
+        # deepagents names the runnable's runs after the subagent.
+        with_config = getattr(runnable, "with_config", None)
+        # A LangChain Runnable takes the caller's config; any other object with invoke/ainvoke
+        # is called with the state alone.
+        self._runnable_api = with_config is not None
+        self.runnable = (
+            with_config({"metadata": {"lc_agent_name": name}, "run_name": name}) if with_config else runnable
+        )
 
     @staticmethod
     def _input(state: dict) -> dict:
@@ -78,15 +98,25 @@ class RunnableAdapter:
         out: dict[str, Any] = {"messages": [_convert.to_core(m) for m in result["messages"]]}
         if isinstance(result.get("files"), dict):
             out["files"] = result["files"]
-        if result.get("structured_response") is not None:
-            out["structured_response_json"] = render_structured(result["structured_response"])
+        out["result"] = _task_result(result)
         return out
 
-    def invoke(self, state: dict) -> dict:
-        return self._output(self.runnable.invoke(self._input(state)))
+    def _args(self, state: dict, config: dict | None) -> tuple:
+        """The call's arguments: the caller's config goes along, marked as a subagent run, as
+        deepagents passes it on."""
+        if not self._runnable_api:
+            return (self._input(state),)
+        config = config or {}
+        return (
+            self._input(state),
+            {**config, "configurable": {**config.get("configurable", {}), "ls_agent_type": "subagent"}},
+        )
 
-    async def ainvoke(self, state: dict) -> dict:
-        return self._output(await self.runnable.ainvoke(self._input(state)))
+    def invoke(self, state: dict, config: dict | None = None) -> dict:
+        return self._output(self.runnable.invoke(*self._args(state, config)))
+
+    async def ainvoke(self, state: dict, config: dict | None = None) -> dict:
+        return self._output(await self.runnable.ainvoke(*self._args(state, config)))
 
 
 def build_specs(
@@ -139,7 +169,8 @@ def build_specs(
                 raise NotImplementedError(
                     f"deepagents_rs: SubAgent key `{key}` is not supported yet; it is planned ({issue})."
                 )
-        tools = [to_adapter(t) for t in spec["tools"]] if "tools" in spec else None
+        # A `tools` key, even None or [], means no inherited user tools (deepagents: `or []`).
+        tools = [to_adapter(t) for t in (spec["tools"] or [])] if "tools" in spec else None
         if mode == "fork":
             if spec.get("response_format"):
                 raise NotImplementedError(

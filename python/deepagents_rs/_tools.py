@@ -82,10 +82,10 @@ class ToolAdapter:
             },
         }
 
-    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
+    def call(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         raise NotImplementedError  # pragma: no cover - abstract
 
-    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
+    async def acall(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         raise NotImplementedError  # pragma: no cover - abstract
 
 
@@ -147,19 +147,19 @@ class LangChainToolAdapter(ToolAdapter):
         (message,) = messages
         return message.content, message.status, message.artifact, update.get("files")
 
-    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
+    def call(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
-            return self._message(self.tool.invoke(payload))
+            return self._message(self.tool.invoke(payload, config))
         except Exception as exc:
             if _is_validation_error(exc):
                 return _validation_message(self.name, args, exc), "error", None, None
             raise
 
-    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
+    async def acall(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
-            return self._message(await self.tool.ainvoke(payload))
+            return self._message(await self.tool.ainvoke(payload, config))
         except Exception as exc:
             if _is_validation_error(exc):
                 return _validation_message(self.name, args, exc), "error", None, None
@@ -235,7 +235,7 @@ class FunctionToolAdapter(ToolAdapter):
             raise
         return {k: getattr(validated, k) for k in validated.model_fields_set if k in args}
 
-    def call(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
+    def call(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         if self.has_async:
             raise NotImplementedError(f"Tool '{self.name}' is async only; use ainvoke.")
         kwargs = self._kwargs(args)
@@ -243,7 +243,7 @@ class FunctionToolAdapter(ToolAdapter):
             return kwargs
         return _stringify(self.func(**kwargs)), "success", None, None
 
-    async def acall(self, args: dict, tool_call_id: str) -> tuple[Any, str, Any, Any]:
+    async def acall(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         kwargs = self._kwargs(args)
         if isinstance(kwargs, tuple):
             return kwargs

@@ -28,6 +28,8 @@ _MODEL_NONE_WARNING = (
 # Config keys that only steer LangChain tracing; with no tracer they have nothing to do.
 _TRACING_CONFIG_KEYS = {"tags", "metadata", "run_name", "run_id"}
 _STATE_KEYS = ("messages", "files")
+#: deepagents' key for a response format subagents must answer in.
+SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY = "__deepagents_subagent_response_format"
 
 
 def _planned(param: str, issue: str) -> NotImplementedError:
@@ -55,9 +57,10 @@ def _parse_model_string(model: str) -> tuple[str, str]:
 
 
 def _profile_key(model: Any) -> str | None:
+    # deepagents looks a model string up as written: "claude-sonnet-4-6" has no profile,
+    # "anthropic:claude-sonnet-4-6" has one.
     if isinstance(model, str):
-        provider, name = _parse_model_string(model)
-        return f"{provider}:{name}"
+        return model
     get_params = getattr(model, "_get_ls_params", None)
     if get_params is None:
         return None
@@ -103,8 +106,9 @@ class DeepAgent:
     """A compiled deep agent. ``invoke``/``ainvoke`` take and return state dicts shaped like
     deepagents' (``{"messages": [...], "files": {...}}``)."""
 
-    def __init__(self, core: CoreAgent, *, name: str | None) -> None:
+    def __init__(self, core: CoreAgent, *, name: str | None, model: Any = None) -> None:
         self._core = core
+        self._model = model
         self.name = name
         self.config = {
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
@@ -119,27 +123,31 @@ class DeepAgent:
     def __repr__(self) -> str:
         return f"DeepAgent(name={self.name!r}, model={self._core.model_id!r}, tools={self._core.tool_names!r})"
 
-    @staticmethod
-    def _prepare(input: Any, config: dict | None, kwargs: dict) -> tuple[dict, int]:
+    def _prepare(self, input: Any, config: dict | None, kwargs: dict) -> tuple[dict, int, dict, Any]:
+        """The core's arguments: state, recursion limit, the run config handed to tools and
+        compiled subagents (as LangGraph hands it), and a subagent response format."""
         if kwargs:
             raise _planned(f"invoke(**{sorted(kwargs)})", "streaming and graph options come with later issues")
         if not isinstance(input, dict):
             raise _convert.invalid_input(input)
         config = dict(config or {})
-        limit = config.pop("recursion_limit", DEFAULT_RECURSION_LIMIT)
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise ValueError(f"recursion_limit must be a positive int, got {limit!r}")
-        configurable = config.pop("configurable", None) or {}
-        if "thread_id" in configurable or "checkpoint_id" in configurable:
-            # Without a checkpointer LangGraph ignores these too.
-            pass
-        unknown = set(config) - _TRACING_CONFIG_KEYS
+        unknown = set(config) - _TRACING_CONFIG_KEYS - {"recursion_limit", "configurable"}
         if unknown:
             raise _planned(f"config keys {sorted(unknown)}", "callbacks and runtime options")
+        limit = config.get("recursion_limit", DEFAULT_RECURSION_LIMIT)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise ValueError(f"recursion_limit must be a positive int, got {limit!r}")
+        configurable = dict(config.get("configurable") or {})
+        # Without a checkpointer LangGraph ignores thread_id and checkpoint ids too; every
+        # other key reaches tools (a `config: RunnableConfig` argument) and compiled subagents.
+        run_config = {**config, "recursion_limit": limit, "configurable": configurable}
+        subagent_format = configurable.get(SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY)
+        if subagent_format is not None:
+            subagent_format = make_response_format(subagent_format, model=self._model, tools=[])
         state: dict[str, Any] = {"messages": _convert.input_messages(input.get("messages", []))}
         if input.get("files") is not None:
             state["files"] = input["files"]
-        return state, limit
+        return state, limit, run_config, subagent_format
 
     def _result(self, raw: dict) -> dict:
         out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
@@ -161,9 +169,9 @@ class DeepAgent:
         A failing run raises what deepagents raises (a tool's own exception, for instance);
         the state up to the failure is on the exception's ``partial_state``.
         """
-        state, limit = self._prepare(input, config, kwargs)
+        state, limit, run_config, subagent_format = self._prepare(input, config, kwargs)
         try:
-            raw = self._core.invoke(state, limit)
+            raw = self._core.invoke(state, limit, run_config, subagent_format)
         except Exception as exc:
             self._fail(exc)
             raise
@@ -171,9 +179,9 @@ class DeepAgent:
 
     async def ainvoke(self, input: dict, config: dict | None = None, **kwargs: Any) -> dict:
         """Run the agent to completion on the running event loop."""
-        state, limit = self._prepare(input, config, kwargs)
+        state, limit, run_config, subagent_format = self._prepare(input, config, kwargs)
         try:
-            raw = await self._core.ainvoke(state, limit)
+            raw = await self._core.ainvoke(state, limit, run_config, subagent_format)
         except Exception as exc:
             self._fail(exc)
             raise
@@ -292,7 +300,7 @@ def create_deep_agent(
     )
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     core = CoreAgent(core_model, adapters, system, name or None, specs, structured)
-    return DeepAgent(core, name=name)
+    return DeepAgent(core, name=name, model=model)
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]

@@ -23,7 +23,7 @@ use crate::providers::{AnthropicChat, AnthropicConfig};
 use crate::state::AgentState;
 use crate::structured::StructuredOutput;
 use crate::subagents::{ForkSpec, Mode, Subagent, SubagentKind, TaskTool};
-use crate::tools::{HostContext, Tool, ToolSet};
+use crate::tools::{Tool, ToolSet};
 
 #[pyclass(frozen, module = "deepagents_rs._core")]
 pub(crate) struct CoreAgent {
@@ -234,19 +234,28 @@ impl CoreAgent {
             .collect()
     }
 
-    /// Runs the agent to completion on `state`; blocks with the GIL released.
+    /// Runs the agent to completion on `state`; blocks with the GIL released. `config` is the
+    /// caller's run config, handed to tools and compiled subagents; `subagent_response_format`
+    /// a response format adapter subagents must answer in.
+    #[pyo3(signature = (state, recursion_limit, config=None, subagent_response_format=None))]
     fn invoke(
         &self,
         py: Python<'_>,
         state: &Bound<'_, PyDict>,
         recursion_limit: u64,
+        config: Option<Py<PyAny>>,
+        subagent_response_format: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let state = state_from_py(state)?;
-        let host = PyHost::for_sync(py)?;
+        let options = RunOptions {
+            recursion_limit,
+            host: PyHost::for_sync(py, config)?,
+            forked: false,
+            subagent_response_format: response_format_from_py(subagent_response_format)?,
+        };
         let agent = self.agent.clone();
         let runtime = pyo3_async_runtimes::tokio::get_runtime();
-        let mut handle =
-            runtime.spawn(async move { run(agent, state, recursion_limit, host).await });
+        let mut handle = runtime.spawn(async move { run(agent, state, options).await });
         // Block in short slices so Ctrl-C reaches the caller: signal handlers only run when
         // the main thread is back in Python.
         let outcome = loop {
@@ -275,19 +284,25 @@ impl CoreAgent {
     }
 
     /// Runs the agent on the caller's event loop; returns an awaitable.
+    #[pyo3(signature = (state, recursion_limit, config=None, subagent_response_format=None))]
     fn ainvoke<'py>(
         &self,
         py: Python<'py>,
         state: &Bound<'py, PyDict>,
         recursion_limit: u64,
+        config: Option<Py<PyAny>>,
+        subagent_response_format: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let state = state_from_py(state)?;
-        let host = PyHost::for_async(py)?;
+        let options = RunOptions {
+            recursion_limit,
+            host: PyHost::for_async(py, config)?,
+            forked: false,
+            subagent_response_format: response_format_from_py(subagent_response_format)?,
+        };
         let agent = self.agent.clone();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let state = run(agent, state, recursion_limit, host)
-                .await
-                .map_err(failure_to_py)?;
+            let state = run(agent, state, options).await.map_err(failure_to_py)?;
             Python::attach(|py| state_to_py(py, &state))
         })
     }
@@ -296,14 +311,8 @@ impl CoreAgent {
 async fn run(
     agent: Agent,
     state: AgentState,
-    recursion_limit: u64,
-    host: HostContext,
+    options: RunOptions,
 ) -> Result<AgentState, RunFailure> {
-    let options = RunOptions {
-        recursion_limit,
-        host,
-        ..Default::default()
-    };
     agent
         .run(state, options)
         .await

@@ -14,12 +14,15 @@ use crate::tools::HostContext;
 pub(crate) struct PyHost {
     pub locals: TaskLocals,
     pub is_async: bool,
+    /// The caller's run config (`recursion_limit`, `configurable`, tags, metadata), handed
+    /// to LangChain tools and compiled subagents as LangGraph hands it.
+    pub config: Option<Py<PyAny>>,
 }
 
 impl PyHost {
     /// For `invoke`: async tools run on a private loop in a daemon thread, since the calling
     /// thread is blocked in Rust and may itself be inside a running loop.
-    pub fn for_sync(py: Python<'_>) -> PyResult<HostContext> {
+    pub fn for_sync(py: Python<'_>, config: Option<Py<PyAny>>) -> PyResult<HostContext> {
         static LOOP: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
         let event_loop = LOOP.get_or_try_init(py, || -> PyResult<_> {
             Ok(py
@@ -31,16 +34,24 @@ impl PyHost {
         Ok(Some(Arc::new(PyHost {
             locals,
             is_async: false,
+            config,
         })))
     }
 
     /// For `ainvoke`: callbacks run on the caller's loop with the caller's contextvars.
-    pub fn for_async(py: Python<'_>) -> PyResult<HostContext> {
+    pub fn for_async(py: Python<'_>, config: Option<Py<PyAny>>) -> PyResult<HostContext> {
         let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
         Ok(Some(Arc::new(PyHost {
             locals,
             is_async: true,
+            config,
         })))
+    }
+
+    /// The config as a call argument (None when there is none).
+    pub fn config_arg<'py>(host: Option<&PyHost>, py: Python<'py>) -> Bound<'py, PyAny> {
+        host.and_then(|h| h.config.as_ref())
+            .map_or_else(|| py.None().into_bound(py), |c| c.bind(py).clone())
     }
 
     pub fn from_context(host: &HostContext) -> Option<&PyHost> {

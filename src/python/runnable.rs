@@ -51,14 +51,14 @@ fn output_from_py(out: &Bound<'_, PyAny>) -> PyResult<ChildOutput> {
         Some(Value::Object(f)) => Some(f),
         _ => None,
     };
-    let structured_response_json = match map.remove("structured_response_json") {
-        Some(Value::String(s)) => Some(s),
-        _ => None,
+    let result = match map.remove("result") {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
     };
     Ok(ChildOutput {
         messages,
         files,
-        structured_response_json,
+        result,
     })
 }
 
@@ -73,16 +73,20 @@ impl Runnable for PyRunnable {
             let py_host = PyHost::from_context(&host);
             let out: Py<PyAny> = match py_host.filter(|h| h.is_async) {
                 Some(h) => await_coroutine(&h.locals, |py| {
+                    let config = PyHost::config_arg(Some(h), py);
                     adapter
                         .bind(py)
-                        .call_method1("ainvoke", (input_to_py(py, &input)?,))
+                        .call_method1("ainvoke", (input_to_py(py, &input)?, config))
                 })
                 .await
                 .map_err(host_err)?,
                 None => tokio::task::spawn_blocking(move || {
                     Python::attach(|py| {
-                        let args = vec![input_to_py(py, &input)?.into_any()];
                         let host = PyHost::from_context(&host);
+                        let args = vec![
+                            input_to_py(py, &input)?.into_any(),
+                            PyHost::config_arg(host, py),
+                        ];
                         call_in_context(py, host, adapter.bind(py), "invoke", args)
                             .map(Bound::unbind)
                     })

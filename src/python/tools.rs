@@ -117,9 +117,10 @@ impl Tool for PyTool {
                 Some(host) if use_async => {
                     let result = await_coroutine(&host.locals, |py| {
                         let args = pythonize::pythonize(py, &args)?;
+                        let config = PyHost::config_arg(Some(host), py);
                         adapter
                             .bind(py)
-                            .call_method1("acall", (args, &ctx.tool_call_id))
+                            .call_method1("acall", (args, &ctx.tool_call_id, config))
                     })
                     .await
                     .map_err(fatal)?;
@@ -127,11 +128,12 @@ impl Tool for PyTool {
                 }
                 _ => tokio::task::spawn_blocking(move || {
                     Python::attach(|py| {
+                        let host = PyHost::from_context(&ctx.host);
                         let args = vec![
                             pythonize::pythonize(py, &args)?,
                             ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
+                            PyHost::config_arg(host, py),
                         ];
-                        let host = PyHost::from_context(&ctx.host);
                         let result = call_in_context(py, host, adapter.bind(py), "call", args)?;
                         output_from_py(&result)
                     })

@@ -88,9 +88,9 @@ pub struct ChildInput {
 pub struct ChildOutput {
     pub messages: Vec<Message>,
     pub files: Option<Map<String, Value>>,
-    /// The structured response, already rendered as the task result (the host renders it
-    /// as its own types require: pydantic, dataclass, dict).
-    pub structured_response_json: Option<String>,
+    /// The task result, chosen and rendered by the host (its structured response as its
+    /// own types render, or its final text by its own message types).
+    pub result: String,
 }
 
 pub trait Runnable: Send + Sync {

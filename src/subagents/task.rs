@@ -218,7 +218,11 @@ async fn run_subagent(
         recursion_limit: crate::agent::DEFAULT_RECURSION_LIMIT,
         host: ctx.host.clone(),
         forked,
+        subagent_response_format: None,
     };
+    // A response format the caller asked for: deepagents compiles the declarative subagent
+    // afresh with it, and refuses it for a compiled one.
+    let dynamic = run.subagent_response_format.clone();
     let isolated_history = || {
         let mut h = History::new();
         h.push(Message::Human(HumanMessage {
@@ -229,12 +233,15 @@ async fn run_subagent(
         h
     };
     let (messages, files, structured, usage) = match &subagent.kind {
-        SubagentKind::Isolated(agent) => {
-            run_child(agent, isolated_history(), ctx, options(false)).await?
-        }
+        SubagentKind::Isolated(agent) => match dynamic {
+            Some(rf) => {
+                let agent = agent.clone().with_response_format(Some(rf));
+                run_child(&agent, isolated_history(), ctx, options(false)).await?
+            }
+            None => run_child(agent, isolated_history(), ctx, options(false)).await?,
+        },
         SubagentKind::Fork(spec) => {
-            // A fork answers in text: the caller's structured output is the caller's.
-            let mut agent: Agent = run.agent.clone().with_response_format(None);
+            let mut agent: Agent = run.agent.clone();
             // deepagents compiles each subagent under its own name, which its replies carry.
             agent.name = Some(subagent.name.clone());
             if let Some(model) = &spec.model {
@@ -244,8 +251,17 @@ async fn run_subagent(
                 agent.tools = fork_tool_set(&run.agent.tools, extra.clone()).map_err(fatal)?;
             }
             agent.allowed_tools = spec.allowed_tools.clone();
+            // A fork answers in text unless the caller asks for a format: the caller's own
+            // structured output is the caller's. (Set last: it lists the tools above.)
+            let agent = agent.with_response_format(dynamic);
             let history = fork_history(&run.history, description, spec.instructions.as_deref());
             run_child(&agent, history, ctx, options(true)).await?
+        }
+        SubagentKind::Compiled { .. } if dynamic.is_some() => {
+            return Err(fatal(Error::InvalidInput(format!(
+                "response_schema cannot be used with compiled subagent \"{}\"; dynamic schemas require a raw SubAgent spec.",
+                subagent.name
+            ))));
         }
         SubagentKind::Compiled { mode, runnable } => {
             let messages = match mode {
@@ -271,7 +287,7 @@ async fn run_subagent(
                 }
             }
             let messages = out.messages.into_iter().map(Arc::new).collect();
-            (messages, files, out.structured_response_json, Some(usage))
+            (messages, files, Some(out.result), Some(usage))
         }
     };
     let content = structured.unwrap_or_else(|| final_text(&messages));

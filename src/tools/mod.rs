@@ -89,6 +89,8 @@ pub struct RunScope {
     pub files: Arc<Map<String, Value>>,
     /// The run is a forked subagent: it must not delegate further.
     pub forked: bool,
+    /// A response format the caller asks subagents to answer in.
+    pub subagent_response_format: Option<Arc<dyn crate::structured::StructuredOutput>>,
 }
 
 /// One tool call's outcome, with what it hands back to the caller's state.

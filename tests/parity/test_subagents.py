@@ -16,7 +16,8 @@ import deepagents
 import deepagents_rs
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
-from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.tools import tool
 
 from .harness import MODES, ai_tool_calls, assert_parity, run_both
 
@@ -352,3 +353,97 @@ def test_task_results_keep_call_order_when_the_first_finishes_last() -> None:
         result = impl.create_deep_agent(model=parent, subagents=subagents).invoke({"messages": [("user", "go")]})
         outcomes.append([(m.tool_call_id, m.content) for m in result["messages"] if m.type == "tool"])
     assert outcomes[0] == outcomes[1] == [("t1", "first done"), ("t2", "second done")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_compiled_subagent_gets_the_callers_config(mode: str) -> None:
+    from fake_models import ScriptedChatModel
+
+    seen = []
+    for impl in (deepagents, deepagents_rs):
+
+        def record(state: dict, config: Any) -> dict:
+            seen.append((config["configurable"].get("user_id"), config["configurable"].get("ls_agent_type")))
+            return {"messages": [*state["messages"], AIMessage(content="ok")]}
+
+        model = ScriptedChatModel([ai_tool_calls(task("x", "rec")), "done"])
+        agent = impl.create_deep_agent(
+            model=model, subagents=[{"name": "rec", "description": "R.", "runnable": RunnableLambda(record)}]
+        )
+        config = {"configurable": {"user_id": "u1"}}
+        inp = {"messages": [("user", "go")]}
+        agent.invoke(inp, config) if mode == "invoke" else asyncio.run(agent.ainvoke(inp, config))
+    assert seen[0] == seen[1] == ("u1", "subagent")
+
+
+@tool
+def whoami(config: RunnableConfig) -> str:
+    """Say who the caller is."""
+    return str(config["configurable"].get("user_id"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tools_get_the_callers_config(mode: str) -> None:
+    both = run_both(
+        [ai_tool_calls(("whoami", {}, "c1")), "ok"],
+        [whoami],
+        USER,
+        mode=mode,
+        config={"configurable": {"user_id": "u7"}},
+    )
+    ref = assert_parity(both)
+    assert ref["messages"][2].content == "u7"
+
+
+def test_dynamic_subagent_response_format() -> None:
+    from pydantic import BaseModel
+
+    class Out(BaseModel):
+        """The answer."""
+
+        answer: str
+
+    script = [ai_tool_calls(task("x", "rev")), ai_tool_calls(("Out", {"answer": "a"}, "s1")), "done"]
+    config = {"configurable": {"__deepagents_subagent_response_format": Out}}
+    both = run_both(script, [lookup], USER, config=config, subagents=[{"name": "rev", "description": "d"}])
+    ref = assert_parity(both)
+    assert ref["messages"][2].content == '{"answer":"a"}'
+
+
+def test_dynamic_response_format_is_refused_for_compiled_subagents() -> None:
+    from pydantic import BaseModel
+
+    class Out(BaseModel):
+        """The answer."""
+
+        answer: str
+
+    compiled = RunnableLambda(lambda s: {"messages": [AIMessage(content="x")]})
+    both = run_both(
+        [ai_tool_calls(task("x", "c")), "done"],
+        None,
+        USER,
+        config={"configurable": {"__deepagents_subagent_response_format": Out}},
+        subagents=[{"name": "c", "description": "C.", "runnable": compiled}],
+    )
+    assert_parity(both)
+    assert "dynamic schemas require a raw SubAgent spec" in str(both.rs.error)
+
+
+def test_subagent_tools_none_means_no_user_tools() -> None:
+    script = [ai_tool_calls(task("x", "rev")), "child", "done"]
+    both = run_both(script, [lookup], USER, subagents=[{"name": "rev", "description": "d", "tools": None}])
+    assert_parity(both)
+    assert [t["function"]["name"] for t in both.rs.calls[1].tools] == []
+
+
+def test_compiled_subagent_dict_messages_give_an_empty_result() -> None:
+    compiled = RunnableLambda(lambda s: {"messages": [{"role": "assistant", "content": "dict answer"}]})
+    both = run_both(
+        [ai_tool_calls(task("x", "c")), "done"],
+        None,
+        USER,
+        subagents=[{"name": "c", "description": "C.", "runnable": compiled}],
+    )
+    ref = assert_parity(both)
+    assert ref["messages"][2].content == ""
