@@ -291,3 +291,29 @@ def test_unsupported_methods_say_they_are_planned(method):
     agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel([]))
     with pytest.raises(NotImplementedError, match="planned"):
         getattr(agent, method)({"messages": []})
+
+
+def test_async_tool_may_invoke_another_agent_with_async_tools():
+    """The nested blocking invoke runs its async tools on a loop of its own (one per depth),
+    not on the loop its caller's tool is blocking."""
+
+    async def inner_echo(text: str) -> str:
+        """Echo."""
+        return f"inner {text}"
+
+    inner = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel([ai_tool_calls(("inner_echo", {"text": "x"}, "i1")), "inner done"]),
+        tools=[inner_echo],
+    )
+
+    async def delegate(text: str) -> str:
+        """Ask the inner agent."""
+        result = inner.invoke({"messages": [("user", text)]})
+        return result["messages"][2].content
+
+    outer = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel([ai_tool_calls(("delegate", {"text": "x"}, "o1")), "outer done"]),
+        tools=[delegate],
+    )
+    result = outer.invoke(USER)
+    assert result["messages"][2].content == "inner x"

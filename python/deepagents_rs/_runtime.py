@@ -1,7 +1,9 @@
-"""The private asyncio loop that runs async tools during a synchronous ``invoke``.
+"""The private asyncio loops that run async tools during a synchronous ``invoke``.
 
 ``invoke`` blocks its thread inside Rust, and that thread may itself be running an event loop
-(Jupyter, async code calling sync APIs), so async callbacks need a loop of their own.
+(Jupyter, async code calling sync APIs), so async callbacks need a loop of their own. An async
+tool that itself calls ``invoke`` blocks that loop's thread, so the nested run gets the next
+loop down: one loop (and daemon thread) per nesting depth.
 """
 
 from __future__ import annotations
@@ -11,18 +13,20 @@ import threading
 from typing import Any
 
 _lock = threading.Lock()
-_loop: asyncio.AbstractEventLoop | None = None
+_loops: list[tuple[asyncio.AbstractEventLoop, threading.Thread]] = []
 
 
 def background_loop() -> asyncio.AbstractEventLoop:
-    global _loop
+    """The loop for an ``invoke`` made from the current thread."""
+    current = threading.current_thread()
     with _lock:
-        if _loop is None or _loop.is_closed():
+        depth = next((i + 1 for i, (_, thread) in enumerate(_loops) if thread is current), 0)
+        while len(_loops) <= depth:
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="deepagents-rs-loop", daemon=True)
+            thread = threading.Thread(target=loop.run_forever, name=f"deepagents-rs-loop-{len(_loops)}", daemon=True)
             thread.start()
-            _loop = loop
-        return _loop
+            _loops.append((loop, thread))
+        return _loops[depth][0]
 
 
 class CancelHandle:

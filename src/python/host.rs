@@ -23,14 +23,16 @@ impl PyHost {
     /// For `invoke`: async tools run on a private loop in a daemon thread, since the calling
     /// thread is blocked in Rust and may itself be inside a running loop.
     pub fn for_sync(py: Python<'_>, config: Option<Py<PyAny>>) -> PyResult<HostContext> {
-        static LOOP: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let event_loop = LOOP.get_or_try_init(py, || -> PyResult<_> {
+        static RUNTIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let background_loop = RUNTIME.get_or_try_init(py, || -> PyResult<_> {
             Ok(py
                 .import("deepagents_rs._runtime")?
-                .call_method0("background_loop")?
+                .getattr("background_loop")?
                 .unbind())
         })?;
-        let locals = TaskLocals::new(event_loop.bind(py).clone()).copy_context(py)?;
+        // Asked each time: an invoke nested in an async tool needs a loop of its own.
+        let event_loop = background_loop.bind(py).call0()?;
+        let locals = TaskLocals::new(event_loop).copy_context(py)?;
         Ok(Some(Arc::new(PyHost {
             locals,
             is_async: false,
