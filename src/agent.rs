@@ -47,6 +47,13 @@ impl Agent {
         }
     }
 
+    /// Lets the models of this agent and of its subagents drop what they kept for messages
+    /// no run holds any more. The host calls it once a run's result is handed over.
+    pub fn release_unused(&self) {
+        self.model.release_unused();
+        self.tools.release_unused();
+    }
+
     /// The agent with structured output through `parser`'s schema tool.
     pub fn with_response_format(mut self, parser: Option<Arc<dyn StructuredOutput>>) -> Self {
         self.response_format = parser.map(|parser| {
@@ -124,7 +131,8 @@ impl Agent {
         options: RunOptions,
     ) -> Result<(AgentState, RunReport), RunFailure> {
         let mut report = RunReport::default();
-        match self.run_loop(&mut state, &mut report, &options).await {
+        let outcome = self.run_loop(&mut state, &mut report, &options).await;
+        match outcome {
             Ok(()) => Ok((state, report)),
             Err(error) => Err(RunFailure {
                 error,

@@ -27,4 +27,7 @@ pub trait ChatModel: Send + Sync {
         request: ModelRequest,
         host: HostContext,
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>>;
+
+    /// Called when a run ends: drop whatever was kept for messages no longer in use.
+    fn release_unused(&self) {}
 }

@@ -286,7 +286,7 @@ def test_batch_and_abatch_run_every_input():
     assert sorted(r["messages"][-1].content for r in results) == ["x", "y"]
 
 
-@pytest.mark.parametrize("method", ["stream", "astream", "get_state", "update_state", "with_config"])
+@pytest.mark.parametrize("method", ["stream", "astream", "get_state", "update_state"])
 def test_unsupported_methods_say_they_are_planned(method):
     agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel([]))
     with pytest.raises(NotImplementedError, match="planned"):
@@ -317,3 +317,72 @@ def test_async_tool_may_invoke_another_agent_with_async_tools():
     )
     result = outer.invoke(USER)
     assert result["messages"][2].content == "inner x"
+
+
+def test_with_config_sets_defaults_under_each_calls_config():
+    model = ScriptedChatModel([ai_tool_calls(("add", {"a": 1, "b": 2}, "c1")), "never"] * 2)
+
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    agent = deepagents_rs.create_deep_agent(model=model, tools=[add]).with_config({"recursion_limit": 2})
+    with pytest.raises(deepagents_rs.GraphRecursionError, match="Recursion limit of 2"):
+        agent.invoke(USER)
+    # A call's own config wins.
+    with pytest.raises(deepagents_rs.GraphRecursionError, match="Recursion limit of 3"):
+        agent.invoke(USER, {"recursion_limit": 3})
+
+
+def test_a_deepagents_rs_agent_as_a_compiled_subagent():
+    inner = deepagents_rs.create_deep_agent(model=ScriptedChatModel(["inner answer"]))
+    parent = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel([ai_tool_calls(("task", {"description": "x", "subagent_type": "s"}, "t1")), "done"]),
+        subagents=[{"name": "s", "description": "S.", "runnable": inner}],
+    )
+    result = parent.invoke(USER)
+    assert result["messages"][2].content == "inner answer"
+
+
+def test_nested_invokes_through_sync_and_async_tools_get_free_loops():
+    async def leaf(x: str) -> str:
+        """Leaf."""
+        return f"leaf {x}"
+
+    inner = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel([ai_tool_calls(("leaf", {"x": "1"}, "l1")), "inner done"]), tools=[leaf]
+    )
+
+    def mid_sync(x: str) -> str:
+        """Mid, sync."""
+        return inner.invoke({"messages": [("user", x)]})["messages"][2].content
+
+    mid = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel([ai_tool_calls(("mid_sync", {"x": "1"}, "m1")), "mid done"]), tools=[mid_sync]
+    )
+
+    async def outer_async(x: str) -> str:
+        """Outer, async."""
+        return mid.invoke({"messages": [("user", x)]})["messages"][2].content
+
+    outer = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel([ai_tool_calls(("outer_async", {"x": "1"}, "o1")), "outer done"]), tools=[outer_async]
+    )
+    result = outer.invoke(USER)
+    assert result["messages"][2].content == "leaf 1"
+
+
+def test_batch_keeps_the_callers_contextvars():
+    import contextvars
+
+    var = contextvars.ContextVar("who", default="unset")
+
+    def who() -> str:
+        """Who calls."""
+        return var.get()
+
+    model = ScriptedChatModel([ai_tool_calls(("who", {}, "c1")), "ok", ai_tool_calls(("who", {}, "c2")), "ok"])
+    agent = deepagents_rs.create_deep_agent(model=model, tools=[who])
+    var.set("caller")
+    results = agent.batch([USER])
+    assert results[0]["messages"][2].content == "caller"

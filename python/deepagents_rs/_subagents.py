@@ -101,22 +101,35 @@ class RunnableAdapter:
         out["result"] = _task_result(result)
         return out
 
-    def _args(self, state: dict, config: dict | None) -> tuple:
-        """The call's arguments: the caller's config goes along, marked as a subagent run, as
-        deepagents passes it on."""
-        if not self._runnable_api:
-            return (self._input(state),)
-        config = config or {}
-        return (
-            self._input(state),
-            {**config, "configurable": {**config.get("configurable", {}), "ls_agent_type": "subagent"}},
-        )
+    # deepagents passes the caller's config as LangGraph does: only `configurable` (marked
+    # as a subagent run) explicitly; the rest as the ambient parent config, under which the
+    # runnable's own bound config (a recursion_limit, say) wins.
+    @staticmethod
+    def _explicit(config: dict) -> dict:
+        return {"configurable": {**config.get("configurable", {}), "ls_agent_type": "subagent"}}
 
     def invoke(self, state: dict, config: dict | None = None) -> dict:
-        return self._output(self.runnable.invoke(*self._args(state, config)))
+        if not self._runnable_api:
+            return self._output(self.runnable.invoke(self._input(state)))
+        from langchain_core.runnables.config import set_config_context
+
+        config = config or {}
+        with set_config_context(config) as context:
+            result = context.run(self.runnable.invoke, self._input(state), self._explicit(config))
+        return self._output(result)
 
     async def ainvoke(self, state: dict, config: dict | None = None) -> dict:
-        return self._output(await self.runnable.ainvoke(*self._args(state, config)))
+        if not self._runnable_api:
+            return self._output(await self.runnable.ainvoke(self._input(state)))
+        import asyncio
+
+        from langchain_core.runnables.config import set_config_context
+
+        config = config or {}
+        with set_config_context(config) as context:
+            coro = self.runnable.ainvoke(self._input(state), self._explicit(config))
+            result = await asyncio.create_task(coro, context=context)
+        return self._output(result)
 
 
 def build_specs(

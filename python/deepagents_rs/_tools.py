@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -109,17 +110,17 @@ class LangChainToolAdapter(ToolAdapter):
                 "(ToolRuntime, InjectedState, ...); they are planned."
             )
 
-    def _message(self, result: Any) -> tuple[Any, str, Any, Any]:
+    def _message(self, result: Any, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         from langchain_core.messages import ToolMessage
 
         if isinstance(result, ToolMessage):
             return result.content, result.status, result.artifact, None
         command = _as_command(result)
         if command is not None:
-            return self._command(command)
+            return self._command(command, tool_call_id)
         return _stringify(result), "success", None, None
 
-    def _command(self, command: Any) -> tuple[Any, str, Any, Any]:
+    def _command(self, command: Any, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         """A LangGraph ``Command`` from a tool: its ToolMessage answers the call and its
         ``files`` update the state, as the tool node applies them."""
         from langchain_core.messages import ToolMessage
@@ -138,19 +139,30 @@ class LangChainToolAdapter(ToolAdapter):
             raise NotImplementedError(
                 f"deepagents_rs: tool '{self.name}' updated state keys {sorted(unknown)}; custom state is planned."
             )
-        messages = [m for m in update.get("messages", []) if isinstance(m, ToolMessage)]
-        if len(messages) != 1 or len(update.get("messages", [])) != 1:
-            raise NotImplementedError(
-                f"deepagents_rs: tool '{self.name}' returned a Command whose messages are not exactly one "
-                "ToolMessage; other message updates are planned."
+        from langchain_core.messages import convert_to_messages
+
+        messages = convert_to_messages(update.get("messages", []))
+        matching = [m for m in messages if isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id]
+        if not matching:
+            # LangGraph's tool node refuses it with these words.
+            raise ValueError(
+                f"Expected to have a matching ToolMessage in Command.update for tool '{self.name}', got: "
+                f"{messages}. Every tool call (LLM requesting to call a tool) in the message history MUST have "
+                "a corresponding ToolMessage. You can fix it by modifying the tool to return "
+                '`Command(update={"messages": [ToolMessage("Success", tool_call_id=tool_call_id), ...]}, ...)`.'
             )
-        (message,) = messages
+        if len(messages) != 1:
+            raise NotImplementedError(
+                f"deepagents_rs: tool '{self.name}' returned a Command with messages besides its ToolMessage; "
+                "other message updates are planned."
+            )
+        (message,) = matching
         return message.content, message.status, message.artifact, update.get("files")
 
     def call(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
-            return self._message(self.tool.invoke(payload, config))
+            return self._message(self.tool.invoke(payload, config), tool_call_id)
         except Exception as exc:
             if _is_validation_error(exc):
                 return _validation_message(self.name, args, exc), "error", None, None
@@ -159,7 +171,7 @@ class LangChainToolAdapter(ToolAdapter):
     async def acall(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
-            return self._message(await self.tool.ainvoke(payload, config))
+            return self._message(await self.tool.ainvoke(payload, config), tool_call_id)
         except Exception as exc:
             if _is_validation_error(exc):
                 return _validation_message(self.name, args, exc), "error", None, None
@@ -167,11 +179,9 @@ class LangChainToolAdapter(ToolAdapter):
 
 
 def _as_command(result: Any) -> Any:
-    try:
-        from langgraph.types import Command
-    except ImportError:
-        return None
-    return result if isinstance(result, Command) else None
+    # Without langgraph loaded, no tool can have returned a Command: skip the import.
+    types = sys.modules.get("langgraph.types")
+    return result if types is not None and isinstance(result, types.Command) else None
 
 
 def _injected_args(tool: Any) -> set[str]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextvars
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from . import _compat, _convert
+from . import _compat, _convert, _runtime
 from ._core import CoreAgent
 from ._models import ModelAdapter
 from ._profiles import SYSTEM_PROMPT_SUFFIXES
@@ -30,6 +31,20 @@ _TRACING_CONFIG_KEYS = {"tags", "metadata", "run_name", "run_id"}
 _STATE_KEYS = ("messages", "files")
 #: deepagents' key for a response format subagents must answer in.
 SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY = "__deepagents_subagent_response_format"
+
+
+def _merge_configs(base: dict, override: dict) -> dict:
+    """LangChain's config merge: ``configurable`` and ``metadata`` merge key by key, ``tags``
+    join, anything else is replaced."""
+    out = dict(base)
+    for key, value in override.items():
+        if key in ("configurable", "metadata") and isinstance(out.get(key), dict) and isinstance(value, dict):
+            out[key] = {**out[key], **value}
+        elif key == "tags" and isinstance(out.get(key), list) and isinstance(value, list):
+            out[key] = [*out[key], *(t for t in value if t not in out[key])]
+        else:
+            out[key] = value
+    return out
 
 
 def _planned(param: str, issue: str) -> NotImplementedError:
@@ -106,9 +121,10 @@ class DeepAgent:
     """A compiled deep agent. ``invoke``/``ainvoke`` take and return state dicts shaped like
     deepagents' (``{"messages": [...], "files": {...}}``)."""
 
-    def __init__(self, core: CoreAgent, *, name: str | None, model: Any = None) -> None:
+    def __init__(self, core: CoreAgent, *, name: str | None, model: Any = None, defaults: dict | None = None) -> None:
         self._core = core
         self._model = model
+        self._defaults = defaults or {}
         self.name = name
         self.config = {
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
@@ -130,7 +146,7 @@ class DeepAgent:
             raise _planned(f"invoke(**{sorted(kwargs)})", "streaming and graph options come with later issues")
         if not isinstance(input, dict):
             raise _convert.invalid_input(input)
-        config = dict(config or {})
+        config = _merge_configs(self._defaults, config or {})
         unknown = set(config) - _TRACING_CONFIG_KEYS - {"recursion_limit", "configurable"}
         if unknown:
             raise _planned(f"config keys {sorted(unknown)}", "callbacks and runtime options")
@@ -140,7 +156,9 @@ class DeepAgent:
         configurable = dict(config.get("configurable") or {})
         # Without a checkpointer LangGraph ignores thread_id and checkpoint ids too; every
         # other key reaches tools (a `config: RunnableConfig` argument) and compiled subagents.
-        run_config = {**config, "recursion_limit": limit, "configurable": configurable}
+        # LangChain gives child runs neither the caller's run_id nor its run_name.
+        run_config = {k: v for k, v in config.items() if k not in ("run_id", "run_name")}
+        run_config.update(recursion_limit=limit, configurable=configurable)
         subagent_format = configurable.get(SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY)
         if subagent_format is not None:
             subagent_format = make_response_format(subagent_format, model=self._model, tools=[])
@@ -170,11 +188,14 @@ class DeepAgent:
         the state up to the failure is on the exception's ``partial_state``.
         """
         state, limit, run_config, subagent_format = self._prepare(input, config, kwargs)
+        token = _runtime.enter_blocking_invoke()
         try:
             raw = self._core.invoke(state, limit, run_config, subagent_format)
         except Exception as exc:
             self._fail(exc)
             raise
+        finally:
+            _runtime.exit_blocking_invoke(token)
         return self._result(raw)
 
     async def ainvoke(self, input: dict, config: dict | None = None, **kwargs: Any) -> dict:
@@ -195,7 +216,12 @@ class DeepAgent:
         if len(configs) != len(inputs):
             raise ValueError("batch: give one config, or one per input")
         with ThreadPoolExecutor(max_workers=max(1, min(len(inputs), 8))) as pool:
-            return list(pool.map(lambda pair: self.invoke(pair[0], pair[1], **kwargs), zip(inputs, configs)))
+            # Each call in a copy of the caller's context, as LangChain's batch runs them.
+            futures = [
+                pool.submit(contextvars.copy_context().run, self.invoke, i, c, **kwargs)
+                for i, c in zip(inputs, configs)
+            ]
+            return [f.result() for f in futures]
 
     async def abatch(self, inputs: list[dict], config: dict | list[dict] | None = None, **kwargs: Any) -> list[dict]:
         """``ainvoke`` on each input, concurrently."""
@@ -225,9 +251,12 @@ class DeepAgent:
         """Persistence (checkpointers) is planned."""
         raise self._not_yet("update_state")
 
-    def with_config(self, *args: Any, **kwargs: Any) -> Any:
-        """Per-agent default configs are planned; pass ``config`` to ``invoke``."""
-        raise self._not_yet("with_config")
+    def with_config(self, config: dict | None = None, **kwargs: Any) -> DeepAgent:
+        """This agent with ``config`` merged under every call's own config, as LangChain's
+        ``Runnable.with_config`` does (``configurable``, ``metadata`` merged; lists joined)."""
+        defaults = _merge_configs(self._defaults, {**(config or {}), **kwargs})
+        agent = DeepAgent(self._core, name=self.name, model=self._model, defaults=defaults)
+        return agent
 
 
 def create_deep_agent(

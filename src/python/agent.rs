@@ -280,7 +280,10 @@ impl CoreAgent {
                 pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
             })?
             .map_err(failure_to_py)?;
-        state_to_py(py, &state)
+        let out = state_to_py(py, &state);
+        drop(state);
+        self.agent.release_unused();
+        out
     }
 
     /// Runs the agent on the caller's event loop; returns an awaitable.
@@ -302,8 +305,13 @@ impl CoreAgent {
         };
         let agent = self.agent.clone();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let state = run(agent, state, options).await.map_err(failure_to_py)?;
-            Python::attach(|py| state_to_py(py, &state))
+            let state = run(agent.clone(), state, options)
+                .await
+                .map_err(failure_to_py)?;
+            let out = Python::attach(|py| state_to_py(py, &state));
+            drop(state);
+            agent.release_unused();
+            out
         })
     }
 }

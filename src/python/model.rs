@@ -39,11 +39,34 @@ struct ObjectCache {
     live_after_purge: usize,
 }
 
+/// Entries taken out of the cache. Freeing a Python object can run arbitrary code (a
+/// `__del__` that releases the GIL), so they are dropped only after the lock is released:
+/// a thread waiting for the lock may hold the GIL.
+type Evicted = Vec<Py<PyAny>>;
+
 impl ObjectCache {
-    fn purge_if_grown(&mut self) {
+    /// Takes out the entries whose message is gone.
+    fn take_dead(&mut self) -> Evicted {
+        let dead: Vec<usize> = self
+            .messages
+            .iter()
+            .filter(|(_, (w, _))| w.strong_count() == 0)
+            .map(|(k, _)| *k)
+            .collect();
+        let evicted = dead
+            .iter()
+            .filter_map(|k| self.messages.remove(k))
+            .map(|(_, o)| o)
+            .collect();
+        self.live_after_purge = self.messages.len();
+        evicted
+    }
+
+    fn take_dead_if_grown(&mut self) -> Evicted {
         if self.messages.len() > 2 * self.live_after_purge + 256 {
-            self.messages.retain(|_, (w, _)| w.strong_count() > 0);
-            self.live_after_purge = self.messages.len();
+            self.take_dead()
+        } else {
+            Vec::new()
         }
     }
 }
@@ -104,7 +127,11 @@ fn request_args<'py>(
         None => {
             let dict = pythonize::pythonize(py, &Message::System(request.system.as_ref().clone()))?;
             let obj = to_message.call1(py, (dict,))?;
-            cache.lock().system = Some((Arc::downgrade(&request.system), obj.clone_ref(py)));
+            let old = cache
+                .lock()
+                .system
+                .replace((Arc::downgrade(&request.system), obj.clone_ref(py)));
+            drop(old);
             obj
         }
     };
@@ -112,7 +139,11 @@ fn request_args<'py>(
         Some(t) => t,
         None => {
             let obj = pythonize::pythonize(py, request.tools.as_ref())?.unbind();
-            cache.lock().tools = Some((Arc::downgrade(&request.tools), obj.clone_ref(py)));
+            let old = cache
+                .lock()
+                .tools
+                .replace((Arc::downgrade(&request.tools), obj.clone_ref(py)));
+            drop(old);
             obj
         }
     };
@@ -129,11 +160,15 @@ fn request_args<'py>(
         }
     }
     if !made.is_empty() {
-        let mut c = cache.lock();
-        for (key, weak, obj) in made {
-            c.messages.insert(key, (weak, obj));
+        let mut evicted: Evicted = Vec::new();
+        {
+            let mut c = cache.lock();
+            for (key, weak, obj) in made {
+                evicted.extend(c.messages.insert(key, (weak, obj)).map(|(_, o)| o));
+            }
+            evicted.extend(c.take_dead_if_grown());
         }
-        c.purge_if_grown();
+        drop(evicted);
     }
     let list = PyList::new(py, objects.into_iter().flatten())?;
     Ok((system.into_bound(py), list, tools.into_bound(py)))
@@ -142,6 +177,16 @@ fn request_args<'py>(
 impl ChatModel for PyChatModel {
     fn id(&self) -> String {
         self.id.clone()
+    }
+
+    /// Frees the objects made for messages no run holds any more (tool artifacts among
+    /// them), so they do not outlive the run that made them.
+    fn release_unused(&self) {
+        Python::attach(|py| {
+            let evicted = self.cache.lock().take_dead();
+            drop(evicted);
+            let _ = py;
+        });
     }
 
     fn invoke(

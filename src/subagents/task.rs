@@ -177,6 +177,20 @@ impl Tool for TaskTool {
         &self.spec
     }
 
+    fn release_unused(&self) {
+        for s in self.subagents.iter() {
+            match &s.kind {
+                SubagentKind::Isolated(agent) => agent.release_unused(),
+                SubagentKind::Fork(spec) => {
+                    if let Some(model) = &spec.model {
+                        model.release_unused();
+                    }
+                }
+                SubagentKind::Compiled { .. } => {}
+            }
+        }
+    }
+
     fn call(
         &self,
         args: Value,

@@ -5,7 +5,7 @@ pub mod invocation_error;
 use std::any::Any;
 use std::sync::Arc;
 
-use futures::future::{BoxFuture, join_all};
+use futures::future::{BoxFuture, try_join_all};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -111,6 +111,8 @@ pub trait Tool: Send + Sync {
     fn return_direct(&self) -> bool {
         false
     }
+    /// See `Agent::release_unused` (a tool that runs agents passes it on).
+    fn release_unused(&self) {}
     fn call(
         &self,
         args: Value,
@@ -144,6 +146,12 @@ impl ToolSet {
         self.specs.clone()
     }
 
+    pub fn release_unused(&self) {
+        for t in &self.tools {
+            t.release_unused();
+        }
+    }
+
     pub fn returns_directly(&self, name: &str) -> bool {
         self.get(name).is_some_and(|t| t.return_direct())
     }
@@ -156,7 +164,7 @@ impl ToolSet {
     }
 
     /// Runs every call of one model turn concurrently and returns the results in call order.
-    /// The first fatal failure (in call order) wins, as in LangGraph's tool node. Calls to a
+    /// Calls to a
     /// tool outside `allowed` (a subagent's narrower tool set) get an error result.
     pub async fn run_calls(
         &self,
@@ -165,22 +173,17 @@ impl ToolSet {
         run: &Arc<RunScope>,
         allowed: Option<&[String]>,
     ) -> Result<Vec<ToolResult>, Error> {
-        let futures = calls
-            .iter()
-            .map(|call| self.run_one(call, host.clone(), run.clone(), allowed));
-        let mut out = Vec::with_capacity(calls.len());
-        for (call, result) in calls.iter().zip(join_all(futures).await) {
-            match result {
-                Ok(r) => out.push(r),
-                Err(ToolError::Fatal(source)) => {
-                    return Err(Error::Tool {
-                        tool: call.name.clone(),
-                        source,
-                    });
-                }
+        // The first fatal failure ends the round at once: the other calls' futures are
+        // dropped, which cancels host coroutines still running (as LangGraph cancels them).
+        let futures = calls.iter().map(|call| {
+            let name = call.name.clone();
+            let fut = self.run_one(call, host.clone(), run.clone(), allowed);
+            async move {
+                fut.await
+                    .map_err(|ToolError::Fatal(source)| Error::Tool { tool: name, source })
             }
-        }
-        Ok(out)
+        });
+        try_join_all(futures).await
     }
 
     fn run_one(
