@@ -305,3 +305,87 @@ fn assistant_content(m: &AiMessage) -> Value {
     }
     Value::Array(blocks)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::messages::{HumanMessage, SystemMessage, ToolMessage};
+
+    fn arc(messages: Vec<Message>) -> Vec<Arc<Message>> {
+        messages.into_iter().map(Arc::new).collect()
+    }
+
+    #[test]
+    fn tool_results_and_user_text_merge_into_one_user_turn() {
+        let ai = AiMessage {
+            content: Content::Text("Looking.".into()),
+            tool_calls: vec![ToolCall::new("lookup", json!({"k": 1}), "t1")],
+            ..Default::default()
+        };
+        let tool = ToolMessage {
+            content: "found".into(),
+            tool_call_id: "t1".into(),
+            name: Some("lookup".into()),
+            status: ToolStatus::Error,
+            id: None,
+            artifact: None,
+            artifact_host: None,
+            response_metadata: Map::new(),
+            additional_kwargs: Map::new(),
+        };
+        let (turns, system) = format_messages(&arc(vec![
+            Message::System(SystemMessage {
+                content: "extra".into(),
+                ..Default::default()
+            }),
+            Message::human("hi"),
+            Message::Ai(ai),
+            Message::Tool(tool),
+            Message::human("and?"),
+        ]))
+        .unwrap();
+        assert_eq!(system, vec![json!({"type": "text", "text": "extra"})]);
+        assert_eq!(
+            turns,
+            vec![
+                json!({"role": "user", "content": "hi"}),
+                json!({"role": "assistant", "content": [
+                    {"type": "text", "text": "Looking."},
+                    {"type": "tool_use", "name": "lookup", "input": {"k": 1}, "id": "t1"},
+                ]}),
+                json!({"role": "user", "content": [
+                    {"type": "tool_result", "content": "found", "tool_use_id": "t1", "is_error": true},
+                    {"type": "text", "text": "and?"},
+                ]}),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_late_system_message_is_an_error() {
+        let late = Message::System(SystemMessage::default());
+        let err = format_messages(&arc(vec![Message::human("hi"), late])).unwrap_err();
+        assert!(err.to_string().contains("non-consecutive system messages"));
+    }
+
+    #[test]
+    fn images_become_anthropic_sources_and_refusals_are_dropped() {
+        let human = Message::Human(HumanMessage {
+            content: Content::Blocks(vec![
+                json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,AAA"}}),
+                json!({"type": "image", "url": "https://x/y.jpg"}),
+                json!({"type": "refusal", "refusal": "no"}),
+                json!({"type": "text", "text": "  "}),
+            ]),
+            ..Default::default()
+        });
+        let (turns, _) = format_messages(&arc(vec![human])).unwrap();
+        assert_eq!(
+            turns[0]["content"],
+            json!([
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA"}},
+                {"type": "image", "source": {"type": "url", "url": "https://x/y.jpg"}},
+            ])
+        );
+    }
+}
