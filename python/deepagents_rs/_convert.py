@@ -58,8 +58,40 @@ def _dict_to_dict(d: dict) -> dict:
     return out
 
 
+# What LangChain's coercion makes of a plain `{"role": ..., "content": "<str>"}` dict, built
+# directly: the common input form, and a LangChain message object per input message is the
+# main cost of a long history.
+_PLAIN_ROLES = {"user": "human", "human": "human", "assistant": "ai", "ai": "ai", "system": "system"}
+_PLAIN_EXTRA = {
+    "human": {},
+    "system": {},
+    "ai": {"tool_calls": [], "invalid_tool_calls": [], "usage_metadata": None, "response_metadata": {}},
+}
+
+
+def _plain_dict(msg: dict) -> dict | None:
+    if len(msg) != 2 or not isinstance(msg.get("content"), str):
+        return None
+    mtype = _PLAIN_ROLES.get(msg.get("role"))  # type: ignore[arg-type]
+    if mtype is None:
+        return None
+    extra = _PLAIN_EXTRA[mtype]
+    return {
+        "type": mtype,
+        "content": msg["content"],
+        "id": None,
+        "name": None,
+        "additional_kwargs": {},
+        **{k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v) for k, v in extra.items()},
+    }
+
+
 def to_core(msg: Any) -> dict:
     """One input message (object, dict, ``(role, content)`` tuple or string) as a core dict."""
+    if type(msg) is dict:
+        plain = _plain_dict(msg)
+        if plain is not None:
+            return plain
     if isinstance(msg, light.BaseMessage) or _compat.is_lc_message(msg):
         return _object_to_dict(msg)
     if _compat.HAS_LANGCHAIN and isinstance(msg, (dict, tuple, list, str)):
