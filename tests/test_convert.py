@@ -4,9 +4,8 @@ own coercion makes."""
 from __future__ import annotations
 
 import pytest
-from langchain_core.messages import convert_to_messages
-
 from deepagents_rs import _convert
+from langchain_core.messages import convert_to_messages
 
 
 @pytest.mark.parametrize("role", ["user", "human", "assistant", "ai", "system"])
