@@ -142,6 +142,8 @@ pub struct SystemMessage {
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub additional_kwargs: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub response_metadata: Map<String, Value>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -153,6 +155,8 @@ pub struct HumanMessage {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub additional_kwargs: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub response_metadata: Map<String, Value>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -221,6 +221,8 @@ def normalize_messages(msgs: Sequence[BaseMessage], *, ids: IdMode = "keep") -> 
                 "tool_calls": tool_calls,
                 "tool_call_id": map_call(getattr(m, "tool_call_id", None)),
                 "status": getattr(m, "status", None),
+                "additional_kwargs": copy.deepcopy(getattr(m, "additional_kwargs", {})),
+                "response_metadata": copy.deepcopy(getattr(m, "response_metadata", {})),
             }
         )
     return out

@@ -275,8 +275,15 @@ def test_a_raising_tool_keeps_the_state_so_far():
 
 
 def test_batch_and_abatch_run_every_input():
-    model = ScriptedChatModel(["one", "two"])
-    agent = deepagents_rs.create_deep_agent(model=model)
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meet() -> str:
+        """Wait for the other input's run: only concurrent runs get past."""
+        barrier.wait()
+        return "met"
+
+    model = ScriptedChatModel([ai_tool_calls(("meet", {}, "m1")), ai_tool_calls(("meet", {}, "m2")), "one", "two"])
+    agent = deepagents_rs.create_deep_agent(model=model, tools=[meet])
     results = agent.batch([{"messages": [("user", "a")]}, {"messages": [("user", "b")]}])
     assert sorted(r["messages"][-1].content for r in results) == ["one", "two"]
     assert [r["messages"][0].content for r in results] == ["a", "b"]
@@ -386,3 +393,14 @@ def test_batch_keeps_the_callers_contextvars():
     var.set("caller")
     results = agent.batch([USER])
     assert results[0]["messages"][2].content == "caller"
+
+
+def test_batch_return_exceptions():
+    def explode() -> str:
+        """Fail."""
+        raise ValueError("boom")
+
+    model = ScriptedChatModel([ai_tool_calls(("explode", {}, "c1"))])
+    agent = deepagents_rs.create_deep_agent(model=model, tools=[explode])
+    (outcome,) = agent.batch([USER], return_exceptions=True)
+    assert isinstance(outcome, ValueError) and str(outcome) == "boom"

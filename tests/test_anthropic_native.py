@@ -40,7 +40,7 @@ def _run_ours(sim: SimAnthropic, **kwargs) -> tuple[dict, list[dict]]:
     return result, [r.body for r in sim.requests[start:]]
 
 
-_BUILTIN_TOOLS = {"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "task"}
+_BUILTIN_TOOLS = {"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute"}
 
 
 def _without_builtins(body: dict) -> dict:

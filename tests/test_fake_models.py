@@ -106,6 +106,8 @@ def test_normalize_messages_modes() -> None:
         "tool_calls": [],
         "tool_call_id": "toolu_x",
         "status": "success",
+        "additional_kwargs": {},
+        "response_metadata": {},
     }
     stable = normalize_messages(msgs, ids="stable")
     assert [m["id"] for m in stable] == ["msg-0", "msg-1", "msg-2", "msg-3"]

@@ -18,11 +18,11 @@ _ROLE_TO_TYPE = {
     "tool": "tool",
 }
 
-_COMMON = ("content", "id", "name", "additional_kwargs")
+_COMMON = ("content", "id", "name", "additional_kwargs", "response_metadata")
 _BY_TYPE = {
     "human": _COMMON,
     "system": _COMMON,
-    "ai": (*_COMMON, "tool_calls", "invalid_tool_calls", "usage_metadata", "response_metadata"),
+    "ai": (*_COMMON, "tool_calls", "invalid_tool_calls", "usage_metadata"),
     "tool": (*_COMMON, "tool_call_id", "status", "artifact"),
 }
 
@@ -65,7 +65,7 @@ _PLAIN_ROLES = {"user": "human", "human": "human", "assistant": "ai", "ai": "ai"
 _PLAIN_EXTRA = {
     "human": {},
     "system": {},
-    "ai": {"tool_calls": [], "invalid_tool_calls": [], "usage_metadata": None, "response_metadata": {}},
+    "ai": {"tool_calls": [], "invalid_tool_calls": [], "usage_metadata": None},
 }
 
 
@@ -82,6 +82,7 @@ def _plain_dict(msg: dict) -> dict | None:
         "id": None,
         "name": None,
         "additional_kwargs": {},
+        "response_metadata": {},
         **{k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v) for k, v in extra.items()},
     }
 

@@ -38,8 +38,7 @@ class ModelAdapter:
     def __init__(self, model: Any, bindables: dict[str, Any]) -> None:
         self.model = model
         self._bindables = bindables
-        self._bound: Any = None
-        self._bound_key: tuple | None = None
+        self._bound: dict[tuple, Any] = {}
         # deepagents' caching middleware acts on ChatAnthropic: tag the last tool and the
         # system prompt, and send a top-level cache_control.
         self._anthropic_cache = _is_chat_anthropic(model)
@@ -48,8 +47,11 @@ class ModelAdapter:
         self.model_id = f"{provider}:{name}"
 
     def _bind(self, tools: list[dict], tool_choice: str | None) -> Any:
+        # One binding per tool list: a fork with tools of its own shares this adapter, and
+        # runs may call it from several threads at once.
         key = (tuple(t["name"] for t in tools), tool_choice)
-        if key != self._bound_key:
+        bound = self._bound.get(key)
+        if bound is None:
             specs = [self._bindables.get(t["name"]) or _spec_tool(t) for t in tools]
             settings: dict[str, Any] = {}
             if self._anthropic_cache:
@@ -60,11 +62,11 @@ class ModelAdapter:
             # create_agent binds with an explicit tool_choice ("any" while a structured
             # response is expected, else None), and binds nothing without tools.
             if specs:
-                self._bound = self.model.bind_tools(specs, tool_choice=tool_choice, **settings)
+                bound = self.model.bind_tools(specs, tool_choice=tool_choice, **settings)
             else:
-                self._bound = self.model.bind(**settings) if settings else self.model
-            self._bound_key = key
-        return self._bound
+                bound = self.model.bind(**settings) if settings else self.model
+            self._bound[key] = bound
+        return bound
 
     #: A core message dict as a LangChain message; the core caches what this returns.
     to_message = staticmethod(_convert.from_core)

@@ -150,6 +150,12 @@ def make_response_format(response_format: Any, *, model: Any, tools: list) -> Re
             "ToolStrategy(schema) works."
         )
     schema = response_format.schema if AutoStrategy and isinstance(response_format, AutoStrategy) else response_format
+    if not (isinstance(schema, (dict, type)) or dataclasses.is_dataclass(schema)):
+        # LangChain's words for a schema it cannot use.
+        raise ValueError(
+            f"Unsupported schema type: {type(schema)}. "
+            "Supported types: Pydantic models, dataclasses, TypedDicts, and JSON schema dicts."
+        )
     if _provider_strategy_expected(model, tools):
         raise NotImplementedError(
             "deepagents_rs: for this model LangChain would use provider-native structured output, which is "

@@ -77,6 +77,10 @@ class RunnableAdapter:
     """Runs a CompiledSubAgent's runnable on ``{"messages": [...], "files": {...}}``."""
 
     def __init__(self, name: str, runnable: Any) -> None:
+        if not callable(getattr(runnable, "invoke", None)):
+            raise TypeError(
+                f"CompiledSubAgent '{name}': 'runnable' must have invoke/ainvoke, got {type(runnable).__name__}"
+            )
         self.name = name
         # deepagents names the runnable's runs after the subagent.
         with_config = getattr(runnable, "with_config", None)

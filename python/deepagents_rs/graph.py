@@ -208,8 +208,16 @@ class DeepAgent:
             raise
         return self._result(raw)
 
-    def batch(self, inputs: list[dict], config: dict | list[dict] | None = None, **kwargs: Any) -> list[dict]:
-        """``invoke`` on each input, concurrently (the GIL is released while each runs)."""
+    def batch(
+        self,
+        inputs: list[dict],
+        config: dict | list[dict] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """``invoke`` on each input, concurrently (the GIL is released while each runs). With
+        ``return_exceptions``, a failed input's exception takes its place in the list."""
         from concurrent.futures import ThreadPoolExecutor
 
         configs = config if isinstance(config, list) else [config] * len(inputs)
@@ -221,16 +229,26 @@ class DeepAgent:
                 pool.submit(contextvars.copy_context().run, self.invoke, i, c, **kwargs)
                 for i, c in zip(inputs, configs)
             ]
-            return [f.result() for f in futures]
+            if not return_exceptions:
+                return [f.result() for f in futures]
+            return [f.exception() or f.result() for f in futures]
 
-    async def abatch(self, inputs: list[dict], config: dict | list[dict] | None = None, **kwargs: Any) -> list[dict]:
+    async def abatch(
+        self,
+        inputs: list[dict],
+        config: dict | list[dict] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
         """``ainvoke`` on each input, concurrently."""
         import asyncio
 
         configs = config if isinstance(config, list) else [config] * len(inputs)
         if len(configs) != len(inputs):
             raise ValueError("abatch: give one config, or one per input")
-        return list(await asyncio.gather(*(self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs))))
+        calls = (self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs))
+        return list(await asyncio.gather(*calls, return_exceptions=return_exceptions))
 
     def _not_yet(self, method: str) -> NotImplementedError:
         return NotImplementedError(f"deepagents_rs: DeepAgent.{method}() is not supported yet; it is planned.")

@@ -6,8 +6,9 @@ recorded calls, and ``assert_parity`` compares them.
 
 Known, legitimate differences, normalized here (and only here):
 
-* Built-in tools. deepagents_rs does not have the filesystem tools and the ``task`` tool yet
-  (``ls, read_file, write_file, edit_file, delete, glob, grep, execute, task``; a later issue).
+* Built-in tools. deepagents_rs does not have the filesystem tools yet
+  (``ls, read_file, write_file, edit_file, delete, glob, grep, execute``; a later issue). The
+  ``task`` tool is compared like any other.
   Tool lists offered to the model are compared after removing those names, and the
   ``"Error: X is not a valid tool, try one of [...]"`` tool message is compared after removing
   them from the bracketed list (in results and in the histories sent to the model).
@@ -44,7 +45,7 @@ Mode = Literal["invoke", "ainvoke"]
 MODES: tuple[Mode, ...] = ("invoke", "ainvoke")
 
 #: deepagents' built-in tools that deepagents_rs does not have yet.
-BUILTIN_TOOLS = frozenset({"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute", "task"})
+BUILTIN_TOOLS = frozenset({"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute"})
 
 _NOT_VALID_TOOL = re.compile(r"(is not a valid tool, try one of \[)([^\]]*)(\])")
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"

@@ -103,3 +103,14 @@ def test_subagent_structured_response_is_the_task_result(mode: str) -> None:
 def test_provider_strategy_is_a_clear_error() -> None:
     with pytest.raises(NotImplementedError, match="planned"):
         deepagents_rs.create_deep_agent(model="anthropic:claude-sonnet-4-5", response_format=Summary)
+
+
+def test_an_unusable_response_format_is_refused_like_deepagents() -> None:
+    from fake_models import ScriptedChatModel
+
+    messages = []
+    for impl in (deepagents, deepagents_rs):
+        with pytest.raises(ValueError) as info:
+            impl.create_deep_agent(model=ScriptedChatModel([]), response_format=3)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -324,7 +324,8 @@ def _ordered_pair(second_done: Any) -> tuple[Any, Any]:
     return wait_for_second, finish
 
 
-def test_task_results_keep_call_order_when_the_first_finishes_last() -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_task_results_keep_call_order_when_the_first_finishes_last(mode: str) -> None:
     """The first subagent's tool waits until the second's has run: results still come back
     in call order, not completion order."""
     import threading
@@ -350,7 +351,9 @@ def test_task_results_keep_call_order_when_the_first_finishes_last() -> None:
             },
         ]
         parent = ScriptedChatModel([ai_tool_calls(task("a", "first", "t1"), task("b", "second", "t2")), "both done"])
-        result = impl.create_deep_agent(model=parent, subagents=subagents).invoke({"messages": [("user", "go")]})
+        agent = impl.create_deep_agent(model=parent, subagents=subagents)
+        inp = {"messages": [("user", "go")]}
+        result = agent.invoke(inp) if mode == "invoke" else asyncio.run(agent.ainvoke(inp))
         outcomes.append([(m.tool_call_id, m.content) for m in result["messages"] if m.type == "tool"])
     assert outcomes[0] == outcomes[1] == [("t1", "first done"), ("t2", "second done")]
 
@@ -447,3 +450,37 @@ def test_compiled_subagent_dict_messages_give_an_empty_result() -> None:
     )
     ref = assert_parity(both)
     assert ref["messages"][2].content == ""
+
+
+def test_task_usage_survives_a_second_turn() -> None:
+    from fake_models import ScriptedChatModel
+
+    usage = {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12}
+    child = ScriptedChatModel([AIMessage("child", usage_metadata=usage)])
+    parent = ScriptedChatModel([ai_tool_calls(task("x", "s")), "done"])
+    first = deepagents_rs.create_deep_agent(
+        model=parent, subagents=[{"name": "s", "description": "S.", "model": child}]
+    ).invoke(USER)
+    task_result = first["messages"][2]
+    assert task_result.response_metadata["usage_metadata"]["total_tokens"] == 12
+    again = deepagents_rs.create_deep_agent(model=ScriptedChatModel(["again"])).invoke(
+        {"messages": [*first["messages"], ("user", "more")]}
+    )
+    assert again["messages"][2].response_metadata == task_result.response_metadata
+
+
+def test_input_message_metadata_reaches_the_model_as_in_deepagents() -> None:
+    inp = {"messages": [HumanMessage("hi", response_metadata={"r": 3}, additional_kwargs={"k": 1})]}
+    both = run_both(["ok"], None, inp)
+    assert_parity(both)
+    sent = both.rs.calls[0].messages[1]
+    assert (sent.response_metadata, sent.additional_kwargs) == ({"r": 3}, {"k": 1})
+
+
+def test_a_runnable_without_invoke_is_refused_at_create_time() -> None:
+    from fake_models import ScriptedChatModel
+
+    with pytest.raises(TypeError, match="runnable"):
+        deepagents_rs.create_deep_agent(
+            model=ScriptedChatModel([]), subagents=[{"name": "a", "description": "d", "runnable": 3}]
+        )

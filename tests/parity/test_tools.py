@@ -111,8 +111,8 @@ def test_single_tool_call(mode):
     assert [type(m) for m in ref["messages"]] == [type(m) for m in both.rs.unwrap()["messages"]]
     assert ref["messages"][2].content == "Sunny in Paris (celsius)"
     schema = user_tools(both.rs.calls[0])
-    assert [t["function"]["name"] for t in schema] == ["get_weather"]
-    assert "unit" in schema[0]["function"]["parameters"]["properties"]
+    assert [t["function"]["name"] for t in schema] == ["task", "get_weather"]
+    assert "unit" in schema[1]["function"]["parameters"]["properties"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -206,7 +206,7 @@ def test_dict_tool_is_shown_but_not_callable(mode):
     both = run_both(script, [DICT_TOOL, add], USER, mode=mode)
     ref = assert_parity(both)
     # create_agent offers dict specs after the tools it can run.
-    assert [t["function"]["name"] for t in user_tools(both.rs.calls[0])] == ["add", "provider_side"]
+    assert [t["function"]["name"] for t in user_tools(both.rs.calls[0])] == ["task", "add", "provider_side"]
     err = ref["messages"][2]
     assert err.status == "error"
     assert "provider_side is not a valid tool" in err.content
