@@ -132,7 +132,8 @@ class LangChainToolAdapter(ToolAdapter):
         update = command.update or {}
         if not isinstance(update, dict):
             raise NotImplementedError(
-                f"deepagents_rs: tool '{self.name}' returned a Command whose update is not a dict."
+                f"deepagents_rs: tool '{self.name}' returned a Command whose update is not a dict; "
+                "the list form of updates is planned."
             )
         unknown = set(update) - {"messages", "files"}
         if unknown:

@@ -34,8 +34,8 @@ pub(crate) struct PyChatModel {
 #[derive(Default)]
 struct ObjectCache {
     messages: HashMap<usize, (Weak<Message>, Py<PyAny>)>,
-    system: Option<(Weak<SystemMessage>, Py<PyAny>)>,
-    tools: Option<(Weak<[ToolSpec]>, Py<PyAny>)>,
+    system: Slot<SystemMessage>,
+    tools: Slot<[ToolSpec]>,
     live_after_purge: usize,
 }
 
@@ -86,6 +86,21 @@ fn host_err(e: PyErr) -> ModelError {
     ModelError::host(Box::new(e) as BoxError)
 }
 
+type Slot<T> = Option<(Weak<T>, Py<PyAny>)>;
+
+/// The object cached in a one-value slot, if it was made for `current`.
+fn slot_hit<T: ?Sized>(py: Python<'_>, slot: &Slot<T>, current: &Arc<T>) -> Option<Py<PyAny>> {
+    slot.as_ref()
+        .filter(|(w, _)| w.upgrade().is_some_and(|v| Arc::ptr_eq(&v, current)))
+        .map(|(_, o)| o.clone_ref(py))
+}
+
+/// A slot entry for `obj`, made for `value`. The caller drops what it replaces only after
+/// releasing the lock (see `Evicted`).
+fn slot<T: ?Sized>(py: Python<'_>, value: &Arc<T>, obj: &Py<PyAny>) -> (Weak<T>, Py<PyAny>) {
+    (Arc::downgrade(value), obj.clone_ref(py))
+}
+
 /// The request as the adapter's arguments: (system, messages, tools), as Python objects,
 /// reusing those made for earlier calls. No Python code runs while the cache is locked: a
 /// thread waiting for the lock would hold the GIL that the converting thread needs.
@@ -97,19 +112,8 @@ fn request_args<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>)> {
     let (system, tools, mut objects) = {
         let c = cache.lock();
-        let system = c
-            .system
-            .as_ref()
-            .filter(|(w, _)| {
-                w.upgrade()
-                    .is_some_and(|s| Arc::ptr_eq(&s, &request.system))
-            })
-            .map(|(_, o)| o.clone_ref(py));
-        let tools = c
-            .tools
-            .as_ref()
-            .filter(|(w, _)| w.upgrade().is_some_and(|t| Arc::ptr_eq(&t, &request.tools)))
-            .map(|(_, o)| o.clone_ref(py));
+        let system = slot_hit(py, &c.system, &request.system);
+        let tools = slot_hit(py, &c.tools, &request.tools);
         let objects: Vec<Option<Py<PyAny>>> = request
             .messages
             .iter()
@@ -127,10 +131,8 @@ fn request_args<'py>(
         None => {
             let dict = pythonize::pythonize(py, &Message::System(request.system.as_ref().clone()))?;
             let obj = to_message.call1(py, (dict,))?;
-            let old = cache
-                .lock()
-                .system
-                .replace((Arc::downgrade(&request.system), obj.clone_ref(py)));
+            // Two statements: the lock is released before the replaced object is freed.
+            let old = cache.lock().system.replace(slot(py, &request.system, &obj));
             drop(old);
             obj
         }
@@ -139,10 +141,7 @@ fn request_args<'py>(
         Some(t) => t,
         None => {
             let obj = pythonize::pythonize(py, request.tools.as_ref())?.unbind();
-            let old = cache
-                .lock()
-                .tools
-                .replace((Arc::downgrade(&request.tools), obj.clone_ref(py)));
+            let old = cache.lock().tools.replace(slot(py, &request.tools, &obj));
             drop(old);
             obj
         }
