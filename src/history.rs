@@ -54,6 +54,16 @@ impl History {
         }
     }
 
+    /// The messages, newest first, without copying.
+    pub fn iter_newest_first(&self) -> impl Iterator<Item = &Arc<Message>> {
+        let mut cur = self.head.as_deref();
+        std::iter::from_fn(move || {
+            let node = cur?;
+            cur = node.prev.as_deref();
+            Some(&node.message)
+        })
+    }
+
     /// The messages, oldest first.
     pub fn to_vec(&self) -> Vec<Arc<Message>> {
         let mut out = Vec::with_capacity(self.len());

@@ -4,9 +4,11 @@
 
 pub mod agent;
 pub mod error;
+pub mod events;
 pub mod history;
 pub mod host;
 pub mod messages;
+pub mod middleware;
 pub mod model;
 pub mod providers;
 pub mod state;

@@ -1,32 +1,133 @@
-//! The chat-model interface the agent loop drives: one request in, one AI message out.
+//! The chat-model interface the agent loop drives: one request in, one AI message out,
+//! optionally reporting the reply's chunks as the provider produces them.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
 
 use crate::error::ModelError;
+use crate::events::{Event, MessageEvent, MessagePayload, ModelInfo, StepEmitter};
+use crate::host::HostValue;
 use crate::messages::{AiMessage, Message, SystemMessage};
+use crate::state::AgentState;
 use crate::tools::{HostContext, ToolSpec};
 
-/// One model call: the system message, the conversation, and the tools offered.
-#[derive(Clone, Debug)]
+/// One model call: the model, the system message, the conversation, and the tools offered.
+/// Middleware may change any of it before the call (LangChain's `ModelRequest.override`).
+#[derive(Clone)]
 pub struct ModelRequest {
+    pub model: Arc<dyn ChatModel>,
     pub system: Arc<SystemMessage>,
     pub messages: Vec<Arc<Message>>,
     pub tools: Arc<[ToolSpec]>,
-    /// `Some("any")` makes the model call a tool (structured output through a tool).
-    pub tool_choice: Option<&'static str>,
+    /// `"any"` makes the model call a tool (structured output through a tool); `"auto"`,
+    /// `"none"` or a tool's name as LangChain takes them.
+    pub tool_choice: Option<String>,
+    /// The state the model step started from (what middleware sees as `request.state`).
+    pub state: AgentState,
+    /// Where the reply's chunks go when the caller streams tokens.
+    pub tokens: Option<TokenSink>,
+    /// The run's host context (for middleware written in the host language).
+    pub host: HostContext,
+}
+
+impl std::fmt::Debug for ModelRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelRequest")
+            .field("model", &self.model.id())
+            .field("messages", &self.messages.len())
+            .field("tools", &self.tools.len())
+            .field("tool_choice", &self.tool_choice)
+            .finish()
+    }
+}
+
+/// Receives a streamed reply's chunks and reports them as message events of the model step.
+#[derive(Clone)]
+pub struct TokenSink {
+    emitter: StepEmitter,
+    model: Option<Arc<ModelInfo>>,
+    sent: Arc<AtomicBool>,
+}
+
+impl TokenSink {
+    pub fn new(emitter: StepEmitter) -> Self {
+        TokenSink {
+            emitter,
+            model: None,
+            sent: Arc::default(),
+        }
+    }
+
+    /// The sink for one call of the model described by `model`.
+    pub fn for_model(self, model: Arc<ModelInfo>) -> Self {
+        TokenSink {
+            model: Some(model),
+            sent: Arc::default(),
+            ..self
+        }
+    }
+
+    fn report(&self, payload: MessagePayload) {
+        // A subagent's model streams whenever `messages` is asked for, but its chunks are
+        // shown only with `subgraphs=True`.
+        if !self.emitter.wants(crate::events::EventKind::Messages) {
+            return;
+        }
+        self.emitter.emit(Event::Message(MessageEvent {
+            node: "model".into(),
+            payload,
+            model: self.model.clone(),
+        }));
+    }
+
+    /// A chunk in the host's own form.
+    pub fn host_chunk(&self, chunk: HostValue) {
+        self.sent.store(true, Ordering::Relaxed);
+        self.report(MessagePayload::HostChunk(chunk));
+    }
+
+    /// The whole reply of a call that did not stream.
+    pub fn whole(&self, message: Arc<Message>) {
+        self.report(MessagePayload::Whole(message));
+    }
+
+    /// Whether any chunk went out (else the whole reply is reported when it arrives).
+    pub fn streamed(&self) -> bool {
+        self.sent.load(Ordering::Relaxed)
+    }
 }
 
 pub trait ChatModel: Send + Sync {
     /// `provider:name`, as deepagents names models (used in errors and profiles).
     fn id(&self) -> String;
 
+    /// LangChain's tracing parameters of the model (`ls_provider`, `ls_model_name`, ...),
+    /// reported in message metadata.
+    fn ls_params(&self) -> Map<String, Value> {
+        let id = self.id();
+        let (provider, name) = id.split_once(':').unwrap_or(("", id.as_str()));
+        let mut params = Map::new();
+        params.insert("ls_provider".into(), json!(provider));
+        params.insert("ls_model_name".into(), json!(name));
+        params.insert("ls_model_type".into(), json!("chat"));
+        params
+    }
+
+    /// One call. A model that can stream reports chunks to `request.tokens` when it is set.
     fn invoke(
         &self,
         request: ModelRequest,
         host: HostContext,
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>>;
+
+    /// The model as the host's own object (a LangChain chat model), for middleware that
+    /// looks at `request.model`.
+    fn host_handle(&self) -> Option<HostValue> {
+        None
+    }
 
     /// Called when a run ends: drop whatever was kept for messages no longer in use.
     fn release_unused(&self) {}

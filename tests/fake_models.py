@@ -9,8 +9,10 @@ implementations make.
 from __future__ import annotations
 
 import copy
+import json
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,8 +21,8 @@ from langchain_core.callbacks import (
     CallbackManagerForLLMRun,
 )
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr, field_validator
@@ -29,6 +31,7 @@ __all__ = [
     "Call",
     "ScriptExhaustedError",
     "ScriptedChatModel",
+    "StreamingScriptedChatModel",
     "ai_tool_calls",
     "normalize_messages",
 ]
@@ -226,3 +229,104 @@ def normalize_messages(msgs: Sequence[BaseMessage], *, ids: IdMode = "keep") -> 
             }
         )
     return out
+
+
+class StreamingScriptedChatModel(ScriptedChatModel):
+    """A ``ScriptedChatModel`` that can also stream its scripted replies.
+
+    ``_stream``/``_astream`` yield, for each reply: one ``AIMessageChunk`` per
+    whitespace-separated word of its text, the spaces kept as LangChain-style tokens
+    (``"Calling my_tool"`` gives ``"Calling"`` and ``" my_tool"``); then one chunk per tool
+    call carrying ``tool_call_chunks=[{name, args (a JSON string), id, index}]``; then an
+    empty chunk with ``chunk_position="last"`` (which also carries the reply's
+    ``usage_metadata`` and ``response_metadata``, if any).
+
+    Calls are recorded in ``calls`` as by ``ScriptedChatModel``. ``call_kinds`` records, per
+    call, whether LangChain streamed it (``"stream"``) or generated it whole
+    (``"generate"``); like ``calls`` it is shared by every copy and binding of the model.
+    ``stream_calls`` and ``generate_calls`` count them.
+    """
+
+    call_kinds: list[str] = Field(default_factory=list, exclude=True)
+
+    @property
+    def _llm_type(self) -> str:
+        return "streaming-scripted-chat"
+
+    @property
+    def stream_calls(self) -> int:
+        """How many calls went through ``_stream``/``_astream``."""
+        return self.call_kinds.count("stream")
+
+    @property
+    def generate_calls(self) -> int:
+        """How many calls went through ``_generate``/``_agenerate``."""
+        return self.call_kinds.count("generate")
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.call_kinds.append("generate")
+        return self._next(messages, stop, kwargs)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.call_kinds.append("generate")
+        return self._next(messages, stop, kwargs)
+
+    def _chunks(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]) -> list[Any]:
+        self.call_kinds.append("stream")
+        reply = self._next(messages, stop, kwargs).generations[0].message
+        return _stream_chunks(reply)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        yield from self._chunks(messages, stop, kwargs)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for chunk in self._chunks(messages, stop, kwargs):
+            yield chunk
+
+
+def _stream_chunks(reply: BaseMessage) -> list[ChatGenerationChunk]:
+    """The chunks ``StreamingScriptedChatModel`` streams for one scripted reply."""
+    chunks: list[ChatGenerationChunk] = []
+    content = reply.content
+    if isinstance(content, str):
+        words = re.findall(r"\s*\S+", content)
+        rest = content[len("".join(words)) :]
+        if rest:  # trailing whitespace stays on the last word
+            words = [*words[:-1], words[-1] + rest] if words else [rest]
+        chunks.extend(ChatGenerationChunk(message=AIMessageChunk(content=w)) for w in words)
+    elif content:
+        chunks.append(ChatGenerationChunk(message=AIMessageChunk(content=copy.deepcopy(content))))
+    for index, tc in enumerate(getattr(reply, "tool_calls", None) or []):
+        tool_call_chunk = {"name": tc["name"], "args": json.dumps(tc["args"]), "id": tc["id"], "index": index}
+        chunks.append(ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[tool_call_chunk])))
+    last: dict[str, Any] = {"content": "", "chunk_position": "last"}
+    if getattr(reply, "usage_metadata", None):
+        last["usage_metadata"] = copy.deepcopy(reply.usage_metadata)
+    if reply.response_metadata:
+        last["response_metadata"] = copy.deepcopy(reply.response_metadata)
+    chunks.append(ChatGenerationChunk(message=AIMessageChunk(**last)))
+    return chunks

@@ -293,7 +293,7 @@ def test_batch_and_abatch_run_every_input():
     assert sorted(r["messages"][-1].content for r in results) == ["x", "y"]
 
 
-@pytest.mark.parametrize("method", ["stream", "astream", "get_state", "update_state"])
+@pytest.mark.parametrize("method", ["get_state", "update_state"])
 def test_unsupported_methods_say_they_are_planned(method):
     agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel([]))
     with pytest.raises(NotImplementedError, match="planned"):

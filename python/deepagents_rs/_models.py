@@ -45,6 +45,15 @@ class ModelAdapter:
         provider = getattr(model, "_llm_type", type(model).__name__)
         name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
         self.model_id = f"{provider}:{name}"
+        #: LangChain's tracing parameters, reported in streamed message metadata.
+        self.ls_params = _ls_params(model)
+        # LangChain streams a call only when the model implements it (async falls back to
+        # the sync `_stream`), and only when somebody listens for tokens.
+        from langchain_core.language_models import BaseChatModel
+
+        cls = type(model)
+        self.streams_sync = getattr(cls, "_stream", None) is not BaseChatModel._stream
+        self.streams_async = getattr(cls, "_astream", None) is not BaseChatModel._astream
 
     def _bind(self, tools: list[dict], tool_choice: str | None) -> Any:
         # One binding per tool list: a fork with tools of its own shares this adapter, and
@@ -82,11 +91,51 @@ class ModelAdapter:
 
         return _tag_system_message(system, ANTHROPIC_CACHE_CONTROL)
 
-    def invoke(self, system: Any, messages: list[Any], tools: list[dict], tool_choice: str | None = None) -> dict:
-        """One model call; ``system`` and ``messages`` are LangChain messages."""
-        return self._reply(self._bind(tools, tool_choice).invoke([self._system(system), *messages]))
+    def invoke(
+        self, system: Any, messages: list[Any], tools: list[dict], tool_choice: str | None = None, on_chunk: Any = None
+    ) -> dict:
+        """One model call; ``system`` and ``messages`` are LangChain messages. With
+        ``on_chunk``, the model streams and each chunk is handed to it as it arrives."""
+        bound = self._bind(tools, tool_choice)
+        prompt = [self._system(system), *messages]
+        if on_chunk is None:
+            return self._reply(bound.invoke(prompt))
+        merged = None
+        for chunk in bound.stream(prompt):
+            on_chunk(chunk)
+            merged = chunk if merged is None else merged + chunk
+        return self._reply(_from_chunks(merged))
 
     async def ainvoke(
-        self, system: Any, messages: list[Any], tools: list[dict], tool_choice: str | None = None
+        self, system: Any, messages: list[Any], tools: list[dict], tool_choice: str | None = None, on_chunk: Any = None
     ) -> dict:
-        return self._reply(await self._bind(tools, tool_choice).ainvoke([self._system(system), *messages]))
+        bound = self._bind(tools, tool_choice)
+        prompt = [self._system(system), *messages]
+        if on_chunk is None:
+            return self._reply(await bound.ainvoke(prompt))
+        merged = None
+        async for chunk in bound.astream(prompt):
+            on_chunk(chunk)
+            merged = chunk if merged is None else merged + chunk
+        return self._reply(_from_chunks(merged))
+
+
+def _from_chunks(merged: Any) -> Any:
+    """The message LangChain makes of a streamed call's chunks."""
+    from langchain_core.messages import AIMessage, message_chunk_to_message
+
+    if merged is None:
+        return AIMessage(content="")
+    return message_chunk_to_message(merged)
+
+
+def _ls_params(model: Any) -> dict:
+    get = getattr(model, "_get_ls_params", None)
+    if get is None:
+        return {}
+    try:
+        params = dict(get())
+    except Exception:  # noqa: BLE001 - a model without tracing params reports none
+        return {}
+    # Only JSON-able values cross into the core.
+    return {k: v for k, v in params.items() if v is None or isinstance(v, (str, int, float, bool))}

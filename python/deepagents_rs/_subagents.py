@@ -28,7 +28,6 @@ _SUBAGENT_KEYS = {
 _COMPILED_KEYS = {"name", "description", "runnable", "mode"}
 # Keys accepted in the dict but not implemented yet: given a value, they raise.
 _PLANNED_KEYS = {
-    "middleware": "custom middleware",
     "interrupt_on": "human-in-the-loop",
     "skills": "skills",
     "permissions": "built-in tools and permissions",
@@ -136,6 +135,16 @@ class RunnableAdapter:
         return self._output(result)
 
 
+def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> list[Any]:
+    from ._middleware import MiddlewareAdapter
+
+    bindables = {t.name: t.bindable for t in tools}
+    adapters = [MiddlewareAdapter(m, bindables) for m in middleware or ()]
+    for a in adapters:
+        a.set_bindables(bindables)
+    return adapters
+
+
 def build_specs(
     subagents: Sequence[dict] | None,
     *,
@@ -189,6 +198,11 @@ def build_specs(
         # A `tools` key, even None or [], means no inherited user tools (deepagents: `or []`).
         tools = [to_adapter(t) for t in (spec["tools"] or [])] if "tools" in spec else None
         if mode == "fork":
+            if spec.get("middleware"):
+                raise NotImplementedError(
+                    f"deepagents_rs: SubAgent '{name}': a fork's own middleware is planned; a fork runs its "
+                    "parent's middleware, and an isolated subagent supports its own."
+                )
             if spec.get("response_format"):
                 raise NotImplementedError(
                     f"deepagents_rs: SubAgent '{name}': response_format on a fork is planned; "
@@ -209,6 +223,7 @@ def build_specs(
                 "tools": tools,
                 "system": system_message(spec.get("system_prompt", ""), model),
                 "response_format": response_format,
+                "middleware": _middleware_adapters(spec.get("middleware"), bindable_tools),
             }
         )
     if forks:

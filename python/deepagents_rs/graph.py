@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextvars
 import warnings
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _compat, _convert, _runtime
+from . import _compat, _convert, _runtime, _stream
 from ._core import CoreAgent
+from ._middleware import MiddlewareAdapter
 from ._models import ModelAdapter
 from ._profiles import SYSTEM_PROMPT_SUFFIXES
 from ._structured import make_response_format
@@ -117,6 +118,19 @@ def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
     raise TypeError(f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}")
 
 
+def _check_version(version: str) -> None:
+    if version not in ("v1", "v2"):
+        raise ValueError(f"Unknown version {version!r}; expected 'v1' or 'v2'")
+
+
+def _versioned(result: dict, version: str) -> Any:
+    if version == "v1":
+        return result
+    from langgraph.types import GraphOutput
+
+    return GraphOutput(result, ())
+
+
 class DeepAgent:
     """A compiled deep agent. ``invoke``/``ainvoke`` take and return state dicts shaped like
     deepagents' (``{"messages": [...], "files": {...}}``)."""
@@ -181,12 +195,14 @@ class DeepAgent:
         if isinstance(raw, dict) and "messages" in raw:
             exc.partial_state = self._result(raw)
 
-    def invoke(self, input: dict, config: dict | None = None, **kwargs: Any) -> dict:
+    def invoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion. The GIL is released while Rust works.
 
         A failing run raises what deepagents raises (a tool's own exception, for instance);
-        the state up to the failure is on the exception's ``partial_state``.
+        the state up to the failure is on the exception's ``partial_state``. With
+        ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
         """
+        _check_version(version)
         state, limit, run_config, subagent_format = self._prepare(input, config, kwargs)
         token = _runtime.enter_blocking_invoke()
         try:
@@ -196,17 +212,18 @@ class DeepAgent:
             raise
         finally:
             _runtime.exit_blocking_invoke(token)
-        return self._result(raw)
+        return _versioned(self._result(raw), version)
 
-    async def ainvoke(self, input: dict, config: dict | None = None, **kwargs: Any) -> dict:
+    async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
+        _check_version(version)
         state, limit, run_config, subagent_format = self._prepare(input, config, kwargs)
         try:
             raw = await self._core.ainvoke(state, limit, run_config, subagent_format)
         except Exception as exc:
             self._fail(exc)
             raise
-        return self._result(raw)
+        return _versioned(self._result(raw), version)
 
     def batch(
         self,
@@ -253,13 +270,84 @@ class DeepAgent:
     def _not_yet(self, method: str) -> NotImplementedError:
         return NotImplementedError(f"deepagents_rs: DeepAgent.{method}() is not supported yet; it is planned.")
 
-    def stream(self, *args: Any, **kwargs: Any) -> Any:
-        """Streaming is planned."""
-        raise self._not_yet("stream")
+    #: deepagents' graph streams updates when no mode is given.
+    stream_mode = "updates"
 
-    def astream(self, *args: Any, **kwargs: Any) -> Any:
-        """Streaming is planned."""
-        raise self._not_yet("astream")
+    def _stream_setup(
+        self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
+    ) -> tuple[tuple, _stream.Shaper]:
+        given = {k for k, v in kwargs.items() if v not in (None, (), False, [])}
+        if given:
+            raise _planned(f"stream(**{sorted(given)})", "checkpointers, interrupts and runtime context")
+        modes, single = _stream.normalize_modes(stream_mode, self.stream_mode)
+        state, limit, run_config, subagent_format = self._prepare(input, config, {})
+        merged = _merge_configs(self._defaults, config or {})
+        shaper = _stream.Shaper(
+            modes,
+            single,
+            bool(subgraphs),
+            version,
+            metadata={**self.config["metadata"], **(merged.get("metadata") or {})},
+            tags=merged.get("tags"),
+            result=self._result,
+        )
+        return (state, limit, modes, bool(subgraphs), run_config, subagent_format), shaper
+
+    def stream(
+        self,
+        input: Any,
+        config: dict | None = None,
+        *,
+        stream_mode: Any = None,
+        subgraphs: bool = False,
+        version: str = "v1",
+        **kwargs: Any,
+    ) -> Iterator[Any]:
+        """Run the agent, yielding LangGraph's chunks for ``stream_mode`` (``"updates"`` by
+        default; ``"values"``, ``"messages"``, ``"custom"`` or a list of them), with
+        subagents' chunks under ``("tools:<id>",)`` when ``subgraphs=True`` and
+        ``{"type", "ns", "data"}`` parts when ``version="v2"``. Model tokens are streamed from
+        the provider only when ``"messages"`` is asked for."""
+        args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
+        token = _runtime.enter_blocking_invoke()
+        try:
+            events = self._core.stream(*args)
+        finally:
+            _runtime.exit_blocking_invoke(token)
+        try:
+            for item in events:
+                emit, chunk = shaper.shape(item)
+                if emit:
+                    yield chunk
+        except Exception as exc:
+            self._fail(exc)
+            raise
+        finally:
+            events.close()
+
+    async def astream(
+        self,
+        input: Any,
+        config: dict | None = None,
+        *,
+        stream_mode: Any = None,
+        subgraphs: bool = False,
+        version: str = "v1",
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
+        """``stream`` on the running event loop."""
+        args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
+        events = self._core.astream(*args)
+        try:
+            async for item in events:
+                emit, chunk = shaper.shape(item)
+                if emit:
+                    yield chunk
+        except Exception as exc:
+            self._fail(exc)
+            raise
+        finally:
+            await events.aclose()
 
     def get_state(self, *args: Any, **kwargs: Any) -> Any:
         """Persistence (checkpointers) is planned."""
@@ -311,7 +399,6 @@ def create_deep_agent(
     Parameters not implemented yet raise ``NotImplementedError`` naming the parameter.
     """
     not_yet = {
-        "middleware": (bool(middleware), "custom middleware"),
         "skills": (skills is not None, "skills"),
         "memory": (memory is not None, "memory"),
         "permissions": (permissions is not None, "built-in tools and permissions"),
@@ -346,7 +433,11 @@ def create_deep_agent(
         system_message=_system_message,
     )
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
-    core = CoreAgent(core_model, adapters, system, name or None, specs, structured)
+    bindables = {a.name: a.bindable for a in adapters}
+    mw_adapters = [MiddlewareAdapter(m, bindables) for m in middleware or ()]
+    for m in mw_adapters:
+        m.set_bindables(bindables)
+    core = CoreAgent(core_model, adapters, system, name or None, specs, structured, mw_adapters)
     return DeepAgent(core, name=name, model=model)
 
 

@@ -128,8 +128,12 @@ pub fn build_request(
     if !request.tools.is_empty() {
         body.insert("tools".into(), format_tools(&request.tools, cache));
     }
-    if let Some(choice) = request.tool_choice {
-        body.insert("tool_choice".into(), json!({ "type": choice }));
+    if let Some(choice) = &request.tool_choice {
+        let choice = match choice.as_str() {
+            "auto" | "any" | "none" => json!({ "type": choice }),
+            name => json!({ "type": "tool", "name": name }),
+        };
+        body.insert("tool_choice".into(), choice);
     }
     if let Some(cc) = cache {
         body.insert("cache_control".into(), cc.clone());

@@ -11,19 +11,23 @@ use serde_json::{Map, Value};
 use super::convert::{host_object, message_to_py};
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
+use super::middleware::PyMiddleware;
 use super::model::PyChatModel;
 use super::runnable::PyRunnable;
+use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
 use super::structured::PyStructured;
 use super::tools::PyTool;
 use crate::agent::{Agent, RunFailure, RunOptions};
+use crate::events::{Emitter, EventKind};
 use crate::history::History;
 use crate::messages::{Message, SystemMessage};
+use crate::middleware::{Middleware, ParentNotifier, PatchToolCalls, ToolProvider};
 use crate::model::ChatModel;
 use crate::providers::{AnthropicChat, AnthropicConfig};
 use crate::state::AgentState;
 use crate::structured::StructuredOutput;
 use crate::subagents::{ForkSpec, Mode, Subagent, SubagentKind, TaskTool};
-use crate::tools::{Tool, ToolSet};
+use crate::tools::Tool;
 
 #[pyclass(frozen, module = "deepagents_rs._core")]
 pub(crate) struct CoreAgent {
@@ -63,9 +67,12 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
     let kind = match kind.as_str() {
         "isolated" => {
             let model = model_from_py(&required(spec, "model")?)?;
-            let tools = ToolSet::new(tools_from_py(&required(spec, "tools")?)?).map_err(to_py)?;
+            let tools = tools_from_py(&required(spec, "tools")?)?;
             let system: SystemMessage = pythonize::depythonize(&required(spec, "system")?)?;
-            let mut agent = Agent::new(model, tools, system)
+            let mut chain: Vec<Arc<dyn Middleware>> = vec![Arc::new(PatchToolCalls)];
+            chain.extend(middleware_from_py(item(spec, "middleware")?)?);
+            let mut agent = Agent::assemble(model, chain, tools, system)
+                .map_err(to_py)?
                 .with_response_format(response_format_from_py(item(spec, "response_format")?)?);
             agent.name = Some(name.clone());
             SubagentKind::Isolated(agent)
@@ -108,6 +115,16 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
         description,
         kind,
     })
+}
+
+fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dyn Middleware>>> {
+    let Some(adapters) = adapters else {
+        return Ok(Vec::new());
+    };
+    adapters
+        .try_iter()?
+        .map(|a| Ok(Arc::new(PyMiddleware::new(&a?)?) as Arc<dyn Middleware>))
+        .collect()
 }
 
 fn response_format_from_py(
@@ -156,7 +173,7 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
     })
 }
 
-fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
+pub(crate) fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
     let out = PyDict::new(py);
     let messages: Vec<Arc<Message>> = state.messages.to_vec();
     let list = pyo3::types::PyList::empty(py);
@@ -181,6 +198,25 @@ fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
     Ok(out.into_any().unbind())
 }
 
+/// The sink and queue of one stream: `modes` are LangGraph's stream modes asked for.
+fn stream_sink(
+    modes: &[String],
+    subgraphs: bool,
+    name: Option<&str>,
+) -> PyResult<(
+    Emitter,
+    tokio::sync::mpsc::UnboundedSender<Item>,
+    tokio::sync::mpsc::UnboundedReceiver<Item>,
+)> {
+    let kinds = modes
+        .iter()
+        .map(|m| parse_mode(m).ok_or_else(|| bad_input(format!("unsupported stream mode {m:?}"))))
+        .collect::<PyResult<Vec<EventKind>>>()?;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let sink = Arc::new(QueueSink::new(kinds, subgraphs, tx.clone()));
+    Ok((Emitter::new(sink, name), tx, rx))
+}
+
 #[pymethods]
 impl CoreAgent {
     /// `model` is `(provider, name)` for a native provider, or a model adapter object.
@@ -188,7 +224,7 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None))]
     fn new(
         model: &Bound<'_, PyAny>,
         tools: &Bound<'_, PyAny>,
@@ -196,22 +232,30 @@ impl CoreAgent {
         name: Option<String>,
         subagents: Option<Vec<Bound<'_, PyDict>>>,
         response_format: Option<Bound<'_, PyAny>>,
+        middleware: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let model = model_from_py(model)?;
         let user_tools = tools_from_py(tools)?;
-        let mut all_tools: Vec<Arc<dyn Tool>> = Vec::new();
+        // deepagents' main stack, in its order: SubAgentMiddleware (the `task` tool),
+        // _ParentNotifierMiddleware, PatchToolCallsMiddleware, then the user's entries.
+        let mut chain: Vec<Arc<dyn Middleware>> = Vec::new();
         if let Some(specs) = subagents {
             let parsed = specs
                 .iter()
                 .map(subagent_from_py)
                 .collect::<PyResult<Vec<_>>>()?;
             let task: Arc<dyn Tool> = Arc::new(TaskTool::new(parsed).map_err(to_py)?);
-            all_tools.push(task);
+            chain.push(Arc::new(ToolProvider::new(
+                "SubAgentMiddleware",
+                vec![task],
+            )));
         }
-        all_tools.extend(user_tools);
-        let tools = ToolSet::new(all_tools).map_err(to_py)?;
+        chain.push(Arc::new(ParentNotifier));
+        chain.push(Arc::new(PatchToolCalls));
+        chain.extend(middleware_from_py(middleware)?);
         let system: SystemMessage = pythonize::depythonize(system)?;
-        let mut agent = Agent::new(model, tools, system)
+        let mut agent = Agent::assemble(model, chain, user_tools, system)
+            .map_err(to_py)?
             .with_response_format(response_format_from_py(response_format)?);
         agent.name = name;
         Ok(CoreAgent { agent })
@@ -252,6 +296,7 @@ impl CoreAgent {
             host: PyHost::for_sync(py, config)?,
             forked: false,
             subagent_response_format: response_format_from_py(subagent_response_format)?,
+            events: None,
         };
         let agent = self.agent.clone();
         let runtime = pyo3_async_runtimes::tokio::get_runtime();
@@ -302,6 +347,7 @@ impl CoreAgent {
             host: PyHost::for_async(py, config)?,
             forked: false,
             subagent_response_format: response_format_from_py(subagent_response_format)?,
+            events: None,
         };
         let agent = self.agent.clone();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
@@ -313,6 +359,79 @@ impl CoreAgent {
             agent.release_unused();
             out
         })
+    }
+
+    /// Runs the agent, reporting its steps: an iterator of raw `(mode, ns, payload)` items
+    /// ending with `("done", (), state)`, shaped into LangGraph's chunks by the Python side.
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn stream(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyDict>,
+        recursion_limit: u64,
+        modes: Vec<String>,
+        subgraphs: bool,
+        config: Option<Py<PyAny>>,
+        subagent_response_format: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<EventStream> {
+        let state = state_from_py(state)?;
+        let (emitter, tx, rx) = stream_sink(&modes, subgraphs, self.agent.name.as_deref())?;
+        let options = RunOptions {
+            recursion_limit,
+            host: PyHost::for_sync(py, config)?,
+            forked: false,
+            subagent_response_format: response_format_from_py(subagent_response_format)?,
+            events: Some(emitter),
+        };
+        let agent = self.agent.clone();
+        let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
+            let outcome = run(agent, state, options).await;
+            let _ = tx.send(Item::Done(Box::new(outcome)));
+        });
+        Ok(EventStream::new(StreamState::new(
+            rx,
+            task,
+            self.agent.clone(),
+            state_to_py,
+            failure_to_py,
+        )))
+    }
+
+    /// `stream` for `astream`: callbacks run on the caller's loop.
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn astream(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyDict>,
+        recursion_limit: u64,
+        modes: Vec<String>,
+        subgraphs: bool,
+        config: Option<Py<PyAny>>,
+        subagent_response_format: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<AsyncEventStream> {
+        let state = state_from_py(state)?;
+        let (emitter, tx, rx) = stream_sink(&modes, subgraphs, self.agent.name.as_deref())?;
+        let options = RunOptions {
+            recursion_limit,
+            host: PyHost::for_async(py, config)?,
+            forked: false,
+            subagent_response_format: response_format_from_py(subagent_response_format)?,
+            events: Some(emitter),
+        };
+        let agent = self.agent.clone();
+        let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
+            let outcome = run(agent, state, options).await;
+            let _ = tx.send(Item::Done(Box::new(outcome)));
+        });
+        Ok(AsyncEventStream::new(StreamState::new(
+            rx,
+            task,
+            self.agent.clone(),
+            state_to_py,
+            failure_to_py,
+        )))
     }
 }
 

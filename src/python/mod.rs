@@ -5,8 +5,10 @@ mod agent;
 mod convert;
 mod errors;
 mod host;
+mod middleware;
 mod model;
 mod runnable;
+mod stream;
 mod structured;
 mod tools;
 

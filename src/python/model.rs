@@ -15,9 +15,11 @@ use pyo3::types::PyList;
 
 use super::convert::message_to_py;
 use super::host::{PyHost, await_coroutine, call_in_context};
+use super::stream::ChunkCallback;
 use crate::error::{BoxError, ModelError};
+use crate::host::HostValue;
 use crate::messages::{AiMessage, Message, SystemMessage};
-use crate::model::{ChatModel, ModelRequest};
+use crate::model::{ChatModel, ModelRequest, TokenSink};
 use crate::tools::{HostContext, ToolSpec};
 
 pub(crate) struct PyChatModel {
@@ -26,6 +28,14 @@ pub(crate) struct PyChatModel {
     to_message: Py<PyAny>,
     id: String,
     cache: Arc<Mutex<ObjectCache>>,
+    /// LangChain's `_get_ls_params()` of the model.
+    ls_params: serde_json::Map<String, serde_json::Value>,
+    /// The LangChain model object itself.
+    model: HostValue,
+    /// Whether the model implements `_stream` / `_astream` (LangChain streams a call only
+    /// then, and only when the caller listens for tokens).
+    streams_sync: bool,
+    streams_async: bool,
 }
 
 /// Python objects made for shared Rust values, keyed by the value's address. The `Weak`
@@ -76,6 +86,10 @@ impl PyChatModel {
         Ok(PyChatModel {
             id: adapter.getattr("model_id")?.extract()?,
             to_message: adapter.getattr("to_message")?.unbind(),
+            ls_params: pythonize::depythonize(&adapter.getattr("ls_params")?)?,
+            model: HostValue::new(adapter.getattr("model")?.unbind()),
+            streams_sync: adapter.getattr("streams_sync")?.extract()?,
+            streams_async: adapter.getattr("streams_async")?.extract()?,
             adapter: adapter.clone().unbind(),
             cache: Arc::default(),
         })
@@ -173,9 +187,25 @@ fn request_args<'py>(
     Ok((system.into_bound(py), list, tools.into_bound(py)))
 }
 
+/// The `on_chunk` argument: a callback reporting each chunk, or None (no streaming).
+fn chunk_callback(py: Python<'_>, sink: Option<TokenSink>) -> PyResult<Bound<'_, PyAny>> {
+    match sink {
+        Some(sink) => Ok(Bound::new(py, ChunkCallback::new(sink))?.into_any()),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
 impl ChatModel for PyChatModel {
     fn id(&self) -> String {
         self.id.clone()
+    }
+
+    fn ls_params(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.ls_params.clone()
+    }
+
+    fn host_handle(&self) -> Option<HostValue> {
+        Some(self.model.clone())
     }
 
     /// Frees the objects made for messages no run holds any more (tool artifacts among
@@ -196,16 +226,33 @@ impl ChatModel for PyChatModel {
         let (adapter, to_message) =
             Python::attach(|py| (self.adapter.clone_ref(py), self.to_message.clone_ref(py)));
         let cache = self.cache.clone();
+        let (streams_sync, streams_async) = (self.streams_sync, self.streams_async);
         Box::pin(async move {
             let is_async = PyHost::from_context(&host).is_some_and(|h| h.is_async);
+            // LangChain's `_should_stream`: only when somebody listens for tokens, and the
+            // model implements streaming for this API (async falls back to `_stream`).
+            let streams = if is_async {
+                streams_async || streams_sync
+            } else {
+                streams_sync
+            };
+            let on_chunk = request.tokens.clone().filter(|_| streams);
             let reply: Py<PyAny> = if is_async {
                 let host = PyHost::from_context(&host).expect("async runs always carry a host");
                 await_coroutine(&host.locals, |py| {
                     let (system, messages, tools) =
                         request_args(py, &request, &to_message, &cache)?;
-                    adapter
-                        .bind(py)
-                        .call_method1("ainvoke", (system, messages, tools, request.tool_choice))
+                    let on_chunk = chunk_callback(py, on_chunk)?;
+                    adapter.bind(py).call_method1(
+                        "ainvoke",
+                        (
+                            system,
+                            messages,
+                            tools,
+                            request.tool_choice.clone(),
+                            on_chunk,
+                        ),
+                    )
                 })
                 .await
                 .map_err(host_err)?
@@ -214,8 +261,9 @@ impl ChatModel for PyChatModel {
                     Python::attach(|py| {
                         let (system, messages, tools) =
                             request_args(py, &request, &to_message, &cache)?;
-                        let choice = request.tool_choice.into_pyobject(py)?.into_any();
-                        let args = vec![system, messages.into_any(), tools, choice];
+                        let choice = request.tool_choice.clone().into_pyobject(py)?.into_any();
+                        let on_chunk = chunk_callback(py, on_chunk)?;
+                        let args = vec![system, messages.into_any(), tools, choice, on_chunk];
                         let host = PyHost::from_context(&host);
                         call_in_context(py, host, adapter.bind(py), "invoke", args)
                             .map(Bound::unbind)

@@ -10,10 +10,13 @@ use pyo3::prelude::*;
 use serde_json::{Map, Value};
 
 use super::host::{PyHost, await_coroutine, call_in_context};
+use super::stream::StreamWriter;
 use crate::error::BoxError;
+use crate::events::EventKind;
 use crate::host::HostValue;
 use crate::messages::{Content, ToolStatus};
 use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+use pyo3::sync::PyOnceLock;
 
 pub(crate) struct PyTool {
     spec: ToolSpec,
@@ -87,6 +90,28 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
     })
 }
 
+/// The config a tool runs with: the run's, with LangGraph's runtime in it, so
+/// `get_stream_writer()` works inside the tool (a no-op unless the caller streams `custom`).
+fn tool_config<'py>(
+    py: Python<'py>,
+    host: Option<&PyHost>,
+    ctx: &ToolContext,
+) -> PyResult<Bound<'py, PyAny>> {
+    static WITH_WRITER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let with_writer = WITH_WRITER.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py
+            .import("deepagents_rs._stream")?
+            .getattr("config_with_writer")?
+            .unbind())
+    })?;
+    let config = PyHost::config_arg(host, py);
+    let writer = match ctx.events.as_ref().filter(|e| e.wants(EventKind::Custom)) {
+        Some(events) => Bound::new(py, StreamWriter::new(events.clone()))?.into_any(),
+        None => py.None().into_bound(py),
+    };
+    with_writer.bind(py).call1((config, writer))
+}
+
 impl Tool for PyTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
@@ -117,7 +142,7 @@ impl Tool for PyTool {
                 Some(host) if use_async => {
                     let result = await_coroutine(&host.locals, |py| {
                         let args = pythonize::pythonize(py, &args)?;
-                        let config = PyHost::config_arg(Some(host), py);
+                        let config = tool_config(py, Some(host), &ctx)?;
                         adapter
                             .bind(py)
                             .call_method1("acall", (args, &ctx.tool_call_id, config))
@@ -132,7 +157,7 @@ impl Tool for PyTool {
                         let args = vec![
                             pythonize::pythonize(py, &args)?,
                             ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
-                            PyHost::config_arg(host, py),
+                            tool_config(py, host, &ctx)?,
                         ];
                         let result = call_in_context(py, host, adapter.bind(py), "call", args)?;
                         output_from_py(&result)

@@ -228,11 +228,17 @@ async fn run_subagent(
     let run = &ctx.run;
     // A subagent's graph is compiled with deepagents' own limit, which wins over the
     // caller's when the configs merge.
+    // The subagent reports under its own namespace, as LangGraph's subgraph `tools:<id>`.
+    let events = ctx.events.as_ref().map(|e| {
+        e.emitter
+            .child(format!("tools:{}", new_id()), Some(&subagent.name))
+    });
     let options = |forked| RunOptions {
         recursion_limit: crate::agent::DEFAULT_RECURSION_LIMIT,
         host: ctx.host.clone(),
         forked,
         subagent_response_format: None,
+        events: events.clone(),
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.
@@ -256,6 +262,7 @@ async fn run_subagent(
         },
         SubagentKind::Fork(spec) => {
             let mut agent: Agent = run.agent.clone();
+            agent.chain = agent.chain.for_subagent();
             // deepagents compiles each subagent under its own name, which its replies carry.
             agent.name = Some(subagent.name.clone());
             if let Some(model) = &spec.model {

@@ -5,11 +5,12 @@ pub mod invocation_error;
 use std::any::Any;
 use std::sync::Arc;
 
-use futures::future::{BoxFuture, try_join_all};
+use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{BoxError, Error};
+use crate::events::StepEmitter;
 use crate::host::HostValue;
 use crate::messages::{Content, ToolCall, ToolMessage, ToolStatus, Usage};
 
@@ -79,6 +80,8 @@ pub struct ToolContext {
     pub host: HostContext,
     /// The run that made the call: its agent and its state as of the call.
     pub run: Arc<RunScope>,
+    /// The run's listener, for custom payloads and a subagent's own events.
+    pub events: Option<StepEmitter>,
 }
 
 /// What a tool may know of the run calling it. Cheap to build: every field is shared.
@@ -163,35 +166,15 @@ impl ToolSet {
             .find(|t| t.executable() && t.spec().name == name)
     }
 
-    /// Runs every call of one model turn concurrently and returns the results in call order.
-    /// Calls to a
-    /// tool outside `allowed` (a subagent's narrower tool set) get an error result.
-    pub async fn run_calls(
-        &self,
-        calls: &[ToolCall],
-        host: &HostContext,
-        run: &Arc<RunScope>,
-        allowed: Option<&[String]>,
-    ) -> Result<Vec<ToolResult>, Error> {
-        // The first fatal failure ends the round at once: the other calls' futures are
-        // dropped, which cancels host coroutines still running (as LangGraph cancels them).
-        let futures = calls.iter().map(|call| {
-            let name = call.name.clone();
-            let fut = self.run_one(call, host.clone(), run.clone(), allowed);
-            async move {
-                fut.await
-                    .map_err(|ToolError::Fatal(source)| Error::Tool { tool: name, source })
-            }
-        });
-        try_join_all(futures).await
-    }
-
-    fn run_one(
+    /// Runs one call. A call to a tool outside `allowed` (a subagent's narrower tool set)
+    /// gets an error result, as does a call to an unknown tool.
+    pub fn run_one(
         &self,
         call: &ToolCall,
         host: HostContext,
         run: Arc<RunScope>,
         allowed: Option<&[String]>,
+        events: Option<StepEmitter>,
     ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
         let call_id = call.id.clone().unwrap_or_default();
         let name = call.name.clone();
@@ -229,6 +212,7 @@ impl ToolSet {
                 tool_call_id: call_id.clone(),
                 host,
                 run,
+                events,
             };
             let output = tool.call(args, ctx).await?;
             Ok(to_result(output, call_id, name))

@@ -1,0 +1,129 @@
+"""``stream`` / ``astream``: the core's raw events shaped into LangGraph's chunks.
+
+The core yields ``(mode, ns, payload)`` items while the run goes, then ``("done", (), state)``.
+This module turns them into what LangGraph yields for the same call: the chunk alone for one
+mode, ``(mode, chunk)`` for a list of modes, ``(ns, ...)`` in front with ``subgraphs=True``,
+and ``{"type", "ns", "data"}`` parts with ``version="v2"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import _convert
+
+#: LangGraph's stream modes that deepagents_rs produces.
+SUPPORTED_MODES = ("values", "updates", "messages", "custom")
+#: LangGraph's other modes: planned.
+PLANNED_MODES = ("checkpoints", "tasks", "debug")
+REMOVE_ALL_MESSAGES = "__remove_all__"
+
+
+def normalize_modes(stream_mode: Any, default: str) -> tuple[list[str], bool]:
+    """The modes asked for, and whether a single mode was given (chunks come bare)."""
+    if stream_mode is None:
+        return [default], True
+    single = isinstance(stream_mode, str)
+    modes = [stream_mode] if single else list(stream_mode)
+    for mode in modes:
+        if mode in PLANNED_MODES:
+            raise NotImplementedError(f"deepagents_rs: stream_mode={mode!r} is not supported yet; it is planned.")
+        if mode not in SUPPORTED_MODES:
+            raise ValueError(f"Invalid stream mode {mode!r}; expected one of {SUPPORTED_MODES + PLANNED_MODES}")
+    # LangGraph dedupes a repeated mode.
+    return list(dict.fromkeys(modes)), single
+
+
+def config_with_writer(config: dict | None, writer: Callable[[Any], None] | None) -> dict | None:
+    """The config a tool runs with: LangGraph's runtime in it, with the stream writer when
+    ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
+    Without LangGraph installed, no tool can ask for it."""
+    try:
+        from langgraph._internal._constants import CONFIG_KEY_RUNTIME
+        from langgraph.runtime import Runtime
+    except ImportError:
+        return config
+    out = dict(config or {})
+    configurable = dict(out.get("configurable") or {})
+    runtime = Runtime(context=None, store=None, stream_writer=writer) if writer else Runtime(context=None, store=None)
+    configurable[CONFIG_KEY_RUNTIME] = runtime
+    out["configurable"] = configurable
+    return out
+
+
+def _messages(raw: list[dict], remove_all: bool) -> list[Any]:
+    out = [_convert.from_core(m) for m in raw]
+    if remove_all:
+        from langchain_core.messages import RemoveMessage
+
+        out.insert(0, RemoveMessage(id=REMOVE_ALL_MESSAGES))
+    return out
+
+
+def _update(payload: Any, core: bool) -> Any:
+    if not core or payload is None:
+        return payload
+    out = dict(payload)
+    remove_all = out.pop("__remove_all__", False)
+    if "messages" in out:
+        out["messages"] = _messages(out["messages"], remove_all)
+    return out
+
+
+class Shaper:
+    """Shapes one stream's raw items."""
+
+    def __init__(
+        self,
+        modes: list[str],
+        single: bool,
+        subgraphs: bool,
+        version: str,
+        metadata: dict,
+        tags: list[str] | None,
+        result: Callable[[dict], dict],
+    ) -> None:
+        if version not in ("v1", "v2"):
+            raise ValueError(f"Unknown version {version!r}; expected 'v1' or 'v2'")
+        self.modes = modes
+        self.single = single
+        self.subgraphs = subgraphs
+        self.version = version
+        self.metadata = metadata
+        self.tags = tags
+        self.result = result
+        self.final: dict | None = None
+
+    def _data(self, mode: str, payload: Any) -> Any:
+        if mode == "updates":
+            node, value, core = payload
+            return {node: _update(value, core)}
+        if mode == "values":
+            return self.result(payload)
+        if mode == "messages":
+            message, meta, is_chunk = payload
+            if not is_chunk:
+                message = _convert.from_core(message)
+            full = {**self.metadata, **meta}
+            if self.tags:
+                full["tags"] = list(self.tags)
+            return message, full
+        return payload
+
+    def shape(self, item: tuple) -> tuple[bool, Any]:
+        """``(True, chunk)`` to yield, or ``(False, None)`` for the final state (kept in
+        ``self.final``)."""
+        mode, ns, payload = item
+        if mode == "done":
+            self.final = self.result(payload)
+            return False, None
+        data = self._data(mode, payload)
+        if self.version == "v2":
+            part = {"type": mode, "ns": ns, "data": data}
+            if mode == "values":
+                part["interrupts"] = ()
+            return True, part
+        if self.subgraphs:
+            return True, ((ns, data) if self.single else (ns, mode, data))
+        return True, (data if self.single else (mode, data))

@@ -1,0 +1,167 @@
+//! An agent: a model, its tools, its system message and its hook chain. `run` walks
+//! deepagents' graph (`graph.rs`); structured output is handled in the model step
+//! (`structured.rs`), as LangChain's model node handles it.
+
+mod graph;
+mod structured;
+
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::events::Emitter;
+use crate::messages::{SystemMessage, Usage};
+use crate::middleware::{Chain, Middleware, PatchToolCalls};
+use crate::model::ChatModel;
+use crate::state::AgentState;
+use crate::structured::StructuredOutput;
+use crate::tools::{HostContext, Tool, ToolSet, ToolSpec};
+
+/// deepagents configures its graph with this limit.
+pub const DEFAULT_RECURSION_LIMIT: u64 = 9_999;
+
+/// A configured agent. Cheap to clone and share: every field is behind an `Arc`.
+#[derive(Clone)]
+pub struct Agent {
+    pub model: Arc<dyn ChatModel>,
+    /// The chain's tools, then the user's, in the order the model sees them.
+    pub tools: ToolSet,
+    pub system: Arc<SystemMessage>,
+    pub name: Option<String>,
+    /// When set, only these tools may be called; the model still sees the whole tool list.
+    /// A fork narrows its tools this way so its requests keep the parent's cached prefix.
+    pub allowed_tools: Option<Arc<[String]>>,
+    pub chain: Chain,
+    /// Structured output: set with `with_response_format`, which also prepares the tool
+    /// list the model is sent.
+    response_format: Option<ResponseFormat>,
+}
+
+#[derive(Clone)]
+struct ResponseFormat {
+    parser: Arc<dyn StructuredOutput>,
+    /// The agent's tools followed by the schema tool.
+    request_tools: Arc<[ToolSpec]>,
+}
+
+impl Agent {
+    /// An agent with deepagents' subagent chain (`PatchToolCallsMiddleware`) and `tools`.
+    pub fn new(model: Arc<dyn ChatModel>, tools: ToolSet, system: SystemMessage) -> Self {
+        Agent {
+            model,
+            tools,
+            system: Arc::new(system),
+            name: None,
+            allowed_tools: None,
+            chain: Chain::new(vec![Arc::new(PatchToolCalls)]).expect("one entry"),
+            response_format: None,
+        }
+    }
+
+    /// An agent running `middleware` (in chain order); the model sees the chain's tools
+    /// first, then `user_tools`.
+    pub fn assemble(
+        model: Arc<dyn ChatModel>,
+        middleware: Vec<Arc<dyn Middleware>>,
+        user_tools: Vec<Arc<dyn Tool>>,
+        system: SystemMessage,
+    ) -> Result<Self, Error> {
+        let chain = Chain::new(middleware)?;
+        let mut tools: Vec<Arc<dyn Tool>> =
+            chain.entries().iter().flat_map(|m| m.tools()).collect();
+        tools.extend(user_tools);
+        let mut agent = Agent::new(model, ToolSet::new(tools)?, system);
+        agent.chain = chain;
+        Ok(agent)
+    }
+
+    /// Lets the models of this agent and of its subagents drop what they kept for messages
+    /// no run holds any more. The host calls it once a run's result is handed over.
+    pub fn release_unused(&self) {
+        self.model.release_unused();
+        self.tools.release_unused();
+        for m in self.chain.entries() {
+            m.release_unused();
+        }
+    }
+
+    /// The agent with structured output through `parser`'s schema tool.
+    pub fn with_response_format(mut self, parser: Option<Arc<dyn StructuredOutput>>) -> Self {
+        self.response_format = parser.map(|parser| {
+            let mut specs: Vec<ToolSpec> = self.tools.specs().to_vec();
+            specs.push(parser.spec().clone());
+            ResponseFormat {
+                parser,
+                request_tools: specs.into(),
+            }
+        });
+        self
+    }
+}
+
+pub struct RunOptions {
+    /// LangGraph counts super-steps: every node run, and the step in which it finds
+    /// nothing left to run. A run that would need more raises `RecursionLimit`.
+    pub recursion_limit: u64,
+    pub host: HostContext,
+    /// The run is a forked subagent (its `task` calls are refused).
+    pub forked: bool,
+    /// A response format the caller asks subagents to answer in (deepagents'
+    /// `configurable["__deepagents_subagent_response_format"]`).
+    pub subagent_response_format: Option<Arc<dyn StructuredOutput>>,
+    /// Where the run reports its steps, when somebody listens.
+    pub events: Option<Emitter>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            recursion_limit: DEFAULT_RECURSION_LIMIT,
+            host: None,
+            forked: false,
+            subagent_response_format: None,
+            events: None,
+        }
+    }
+}
+
+/// A failed run: the error, and the state as it was when the error happened (every completed
+/// step is in it), so nothing the run did is lost.
+#[derive(Debug)]
+pub struct RunFailure {
+    pub error: Error,
+    pub state: AgentState,
+    pub report: RunReport,
+}
+
+/// What a run produced beyond the state.
+#[derive(Debug, Default, Clone)]
+pub struct RunReport {
+    /// Model calls made by this agent itself.
+    pub model_calls: u64,
+    /// Usage of every model call of the run, subagents' included.
+    pub usage: Usage,
+}
+
+impl Agent {
+    pub async fn run(
+        &self,
+        mut state: AgentState,
+        options: RunOptions,
+    ) -> Result<(AgentState, RunReport), RunFailure> {
+        let report = Arc::new(parking_lot::Mutex::new(RunReport::default()));
+        let outcome = self.run_graph(&mut state, &report, &options).await;
+        let report = report.lock().clone();
+        match outcome {
+            Ok(()) => Ok((state, report)),
+            Err(error) => Err(RunFailure {
+                error,
+                state,
+                report,
+            }),
+        }
+    }
+}
+
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}

@@ -1,0 +1,66 @@
+//! LangChain's handling of a reply under `ToolStrategy`, inside the model step: a call to
+//! the schema tool is answered at once (parsed, or an error the model must fix) and sets the
+//! structured response.
+
+use crate::agent::new_id;
+use crate::error::Error;
+use crate::messages::{Message, ToolCall, ToolMessage, ToolStatus};
+use crate::middleware::Structured;
+use crate::structured::{ParseError, StructuredOutput};
+use crate::tools::HostContext;
+
+/// The tool messages answering the reply's schema calls, and the structured response when
+/// one call parsed.
+pub(super) fn answer_schema_calls(
+    parser: &dyn StructuredOutput,
+    calls: &[ToolCall],
+    host: &HostContext,
+) -> Result<(Vec<Message>, Option<Structured>), Error> {
+    let name = parser.spec().name.as_str();
+    let schema_calls: Vec<&ToolCall> = calls.iter().filter(|c| c.name == name).collect();
+    let fatal = |source| Error::Tool {
+        tool: name.to_owned(),
+        source,
+    };
+    match schema_calls.as_slice() {
+        [] => Ok((Vec::new(), None)),
+        [call] => match parser.parse(&call.args, host) {
+            Ok(parsed) => Ok((
+                vec![tool_message(parsed.tool_message, call)],
+                Some(Structured {
+                    value: parsed.value,
+                    rendered: Some(parsed.rendered),
+                    host: parsed.host_value,
+                }),
+            )),
+            Err(ParseError::Retry(text)) => Ok((vec![tool_message(text, call)], None)),
+            Err(ParseError::Fatal(source)) => Err(fatal(source)),
+        },
+        several => {
+            let names: Vec<&str> = several.iter().map(|c| c.name.as_str()).collect();
+            let text = match parser.multiple(&names, host) {
+                Ok(text) | Err(ParseError::Retry(text)) => text,
+                Err(ParseError::Fatal(source)) => return Err(fatal(source)),
+            };
+            let messages = several
+                .iter()
+                .map(|c| tool_message(text.clone(), c))
+                .collect();
+            Ok((messages, None))
+        }
+    }
+}
+
+fn tool_message(content: String, call: &ToolCall) -> Message {
+    Message::Tool(ToolMessage {
+        content: content.into(),
+        tool_call_id: call.id.clone().unwrap_or_default(),
+        name: Some(call.name.clone()),
+        status: ToolStatus::Success,
+        id: Some(new_id()),
+        artifact: None,
+        artifact_host: None,
+        response_metadata: Default::default(),
+        additional_kwargs: Default::default(),
+    })
+}

@@ -1,0 +1,155 @@
+//! The event sink: what a run reports while it goes (each step's update, the whole state
+//! after a step, model and tool messages, model tokens, custom payloads). `stream()` is one
+//! listener; callbacks and checkpoints are others. A run without a listener carries `None`
+//! and pays one branch per step.
+
+use std::sync::Arc;
+
+use crate::host::HostValue;
+use crate::messages::Message;
+use crate::state::{AgentState, StateDelta};
+
+/// The path of a (sub)agent from the root run: empty for the root, `["tools:<id>"]` for a
+/// subagent started by the `task` call `<id>`, as LangGraph names subgraph namespaces.
+pub type Namespace = Arc<[String]>;
+
+/// The kinds a listener can ask for: LangGraph's stream modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    Updates,
+    Values,
+    Messages,
+    Custom,
+}
+
+/// One thing a run reports.
+pub enum Event {
+    /// A node finished. `update` is what it wrote (`None`: nothing), in the node's own form.
+    Update {
+        node: Arc<str>,
+        update: Option<Update>,
+    },
+    /// The whole state after a step that wrote something, and after the input.
+    Values(AgentState),
+    /// A message a node produced: a model reply, whole or as a chunk, or a tool result.
+    Message(MessageEvent),
+    /// A payload a tool wrote through LangGraph's stream writer.
+    Custom(HostValue),
+}
+
+/// A node's write as streamed.
+pub enum Update {
+    /// Written by the core: the changed keys.
+    Delta(Arc<StateDelta>),
+    /// Written by a host hook: its own return value, reported as it was returned.
+    Host(HostValue),
+}
+
+pub struct MessageEvent {
+    /// The node that produced it: `model`, `tools`, or a hook node.
+    pub node: Arc<str>,
+    pub payload: MessagePayload,
+    /// The model's tracing parameters (`ls_provider`, ...) for a model message.
+    pub model: Option<Arc<ModelInfo>>,
+}
+
+pub enum MessagePayload {
+    Whole(Arc<Message>),
+    /// A chunk in the host's own form (a LangChain `AIMessageChunk`).
+    HostChunk(HostValue),
+}
+
+/// What LangChain's `_get_ls_params()` says of a model, for message metadata.
+#[derive(Clone, Debug, Default)]
+pub struct ModelInfo {
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Where an event comes from.
+pub struct Origin<'a> {
+    pub ns: &'a Namespace,
+    /// The agent's name (`lc_agent_name`): a subagent's spec name, the root's `name=`.
+    pub agent_name: Option<&'a str>,
+    /// LangGraph's super-step number of the node (1 for the first node of a run).
+    pub step: u64,
+}
+
+pub trait EventSink: Send + Sync {
+    /// Whether events of `kind` from `ns` are wanted at all: nothing is built for the rest.
+    fn wants(&self, ns: &[String], kind: EventKind) -> bool;
+    fn emit(&self, origin: &Origin<'_>, event: Event);
+
+    /// Whether models should stream their replies (LangGraph streams from the provider
+    /// whenever `messages` is asked for, subagents' calls included, even when their chunks
+    /// are not shown).
+    fn streams_tokens(&self) -> bool {
+        false
+    }
+}
+
+/// A sink as seen from one (sub)agent run: where its events go and what they are tagged with.
+#[derive(Clone)]
+pub struct Emitter {
+    sink: Arc<dyn EventSink>,
+    ns: Namespace,
+    agent_name: Option<Arc<str>>,
+}
+
+impl Emitter {
+    pub fn new(sink: Arc<dyn EventSink>, agent_name: Option<&str>) -> Self {
+        Emitter {
+            sink,
+            ns: Arc::from(Vec::new()),
+            agent_name: agent_name.map(Arc::from),
+        }
+    }
+
+    /// The emitter of a subagent started by the tool call `segment` (`tools:<id>`).
+    pub fn child(&self, segment: String, agent_name: Option<&str>) -> Self {
+        let mut ns: Vec<String> = self.ns.to_vec();
+        ns.push(segment);
+        Emitter {
+            sink: self.sink.clone(),
+            ns: ns.into(),
+            agent_name: agent_name.map(Arc::from),
+        }
+    }
+
+    pub fn namespace(&self) -> &Namespace {
+        &self.ns
+    }
+
+    pub fn wants(&self, kind: EventKind) -> bool {
+        self.sink.wants(&self.ns, kind)
+    }
+
+    pub fn streams_tokens(&self) -> bool {
+        self.sink.streams_tokens()
+    }
+
+    pub fn emit(&self, step: u64, event: Event) {
+        let origin = Origin {
+            ns: &self.ns,
+            agent_name: self.agent_name.as_deref(),
+            step,
+        };
+        self.sink.emit(&origin, event);
+    }
+}
+
+/// An emitter bound to one step: what tools and models are handed.
+#[derive(Clone)]
+pub struct StepEmitter {
+    pub emitter: Emitter,
+    pub step: u64,
+}
+
+impl StepEmitter {
+    pub fn wants(&self, kind: EventKind) -> bool {
+        self.emitter.wants(kind)
+    }
+
+    pub fn emit(&self, event: Event) {
+        self.emitter.emit(self.step, event);
+    }
+}

@@ -1,0 +1,167 @@
+//! The chain of one agent: its entries, which of them hook where, and the `next` handlers
+//! through which wrappers reach the model or the tool.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use super::{Hook, Middleware, ModelResponse, ToolCallRequest};
+use crate::error::Error;
+use crate::model::ModelRequest;
+use crate::tools::{ToolError, ToolResult};
+
+pub type ModelBase =
+    Arc<dyn Fn(ModelRequest) -> BoxFuture<'static, Result<ModelResponse, Error>> + Send + Sync>;
+pub type ToolBase =
+    Arc<dyn Fn(ToolCallRequest) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync>;
+
+#[derive(Clone, Default)]
+pub struct Chain {
+    entries: Arc<[Arc<dyn Middleware>]>,
+    /// Per hook, the entries' indices in the order their nodes run.
+    before_agent: Arc<[usize]>,
+    before_model: Arc<[usize]>,
+    after_model: Arc<[usize]>,
+    after_agent: Arc<[usize]>,
+    model_wrappers: Arc<[Arc<dyn Middleware>]>,
+    tool_wrappers: Arc<[Arc<dyn Middleware>]>,
+}
+
+impl Chain {
+    pub fn new(entries: Vec<Arc<dyn Middleware>>) -> Result<Self, Error> {
+        let mut seen = HashSet::new();
+        for e in &entries {
+            if !seen.insert(e.name().to_owned()) {
+                return Err(Error::InvalidInput(format!(
+                    "Please remove duplicate middleware instances: {}",
+                    e.name()
+                )));
+            }
+        }
+        let with = |hook: Hook, reverse: bool| -> Arc<[usize]> {
+            let mut idx: Vec<usize> = (0..entries.len())
+                .filter(|&i| entries[i].has_hook(hook))
+                .collect();
+            if reverse {
+                idx.reverse();
+            }
+            idx.into()
+        };
+        Ok(Chain {
+            before_agent: with(Hook::BeforeAgent, false),
+            before_model: with(Hook::BeforeModel, false),
+            after_model: with(Hook::AfterModel, true),
+            after_agent: with(Hook::AfterAgent, true),
+            model_wrappers: entries
+                .iter()
+                .filter(|e| e.wraps_model_call())
+                .cloned()
+                .collect(),
+            tool_wrappers: entries
+                .iter()
+                .filter(|e| e.wraps_tool_call())
+                .cloned()
+                .collect(),
+            entries: entries.into(),
+        })
+    }
+
+    pub fn entries(&self) -> &[Arc<dyn Middleware>] {
+        &self.entries
+    }
+
+    /// The entries a fork keeps when it runs on its caller's chain.
+    pub fn for_subagent(&self) -> Self {
+        let kept: Vec<_> = self
+            .entries
+            .iter()
+            .filter(|e| e.inherited_by_subagents())
+            .cloned()
+            .collect();
+        Chain::new(kept).expect("a subset of unique names is unique")
+    }
+
+    /// The entry indices whose `hook` nodes run, in running order.
+    pub fn nodes(&self, hook: Hook) -> &[usize] {
+        match hook {
+            Hook::BeforeAgent => &self.before_agent,
+            Hook::BeforeModel => &self.before_model,
+            Hook::AfterModel => &self.after_model,
+            Hook::AfterAgent => &self.after_agent,
+        }
+    }
+
+    pub fn entry(&self, index: usize) -> &Arc<dyn Middleware> {
+        &self.entries[index]
+    }
+
+    pub fn model_handler(&self, base: ModelBase) -> ModelHandler {
+        ModelHandler {
+            wrappers: self.model_wrappers.clone(),
+            next: 0,
+            base,
+        }
+    }
+
+    pub fn tool_handler(&self, base: ToolBase) -> ToolHandler {
+        ToolHandler {
+            wrappers: self.tool_wrappers.clone(),
+            next: 0,
+            base,
+        }
+    }
+}
+
+/// The rest of the model-call chain from one wrapper inward: calling it runs the next
+/// wrapper, or the model itself after the last. It may be called any number of times (a
+/// wrapper that retries).
+#[derive(Clone)]
+pub struct ModelHandler {
+    wrappers: Arc<[Arc<dyn Middleware>]>,
+    next: usize,
+    base: ModelBase,
+}
+
+impl ModelHandler {
+    pub fn call(&self, request: ModelRequest) -> BoxFuture<'static, Result<ModelResponse, Error>> {
+        match self.wrappers.get(self.next) {
+            Some(w) => {
+                let inner = ModelHandler {
+                    wrappers: self.wrappers.clone(),
+                    next: self.next + 1,
+                    base: self.base.clone(),
+                };
+                w.wrap_model_call(request, inner)
+            }
+            None => (self.base)(request),
+        }
+    }
+}
+
+/// The rest of the tool-call chain from one wrapper inward.
+#[derive(Clone)]
+pub struct ToolHandler {
+    wrappers: Arc<[Arc<dyn Middleware>]>,
+    next: usize,
+    base: ToolBase,
+}
+
+impl ToolHandler {
+    pub fn call(
+        &self,
+        request: ToolCallRequest,
+    ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
+        match self.wrappers.get(self.next) {
+            Some(w) => {
+                let inner = ToolHandler {
+                    wrappers: self.wrappers.clone(),
+                    next: self.next + 1,
+                    base: self.base.clone(),
+                };
+                w.wrap_tool_call(request, inner)
+            }
+            None => (self.base)(request),
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The hook chain. Every feature of an agent, built in or the user's, is an entry here, run
+//! at deepagents' hooks in deepagents' order (LangChain's `create_agent` semantics):
+//!
+//! - `before_agent`, `before_model`, `after_model`, `after_agent` are graph nodes: each runs
+//!   as a step of its own, sees the state and returns a write (and maybe a `jump_to`).
+//!   `before_*` run in chain order, `after_*` in reverse.
+//! - `wrap_model_call` and `wrap_tool_call` wrap the model call and each tool call; the
+//!   first entry is the outermost, and `next` runs the rest of the chain.
+//! - `tools` are offered to the model before the user's tools, in chain order.
+
+mod builtin;
+mod chain;
+mod patch_tool_calls;
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use crate::error::Error;
+use crate::events::{StepEmitter, Update};
+use crate::messages::{Message, ToolCall};
+use crate::model::ModelRequest;
+use crate::state::{AgentState, StateDelta};
+use crate::tools::{HostContext, Tool, ToolError, ToolResult};
+
+pub use builtin::{ParentNotifier, ToolProvider};
+pub use chain::{Chain, ModelBase, ModelHandler, ToolBase, ToolHandler};
+pub use patch_tool_calls::PatchToolCalls;
+
+/// The node hooks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hook {
+    BeforeAgent,
+    BeforeModel,
+    AfterModel,
+    AfterAgent,
+}
+
+impl Hook {
+    pub const ALL: [Hook; 4] = [
+        Hook::BeforeAgent,
+        Hook::BeforeModel,
+        Hook::AfterModel,
+        Hook::AfterAgent,
+    ];
+
+    /// The method name, which is also the node name's suffix (`<Middleware>.before_model`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Hook::BeforeAgent => "before_agent",
+            Hook::BeforeModel => "before_model",
+            Hook::AfterModel => "after_model",
+            Hook::AfterAgent => "after_agent",
+        }
+    }
+}
+
+/// What a node hook sees.
+pub struct HookContext {
+    pub state: AgentState,
+    pub host: HostContext,
+    pub events: Option<StepEmitter>,
+}
+
+/// What a node hook wrote.
+pub struct HookOutput {
+    pub delta: StateDelta,
+    /// How the write is streamed when it is not the delta itself (a host hook's own dict).
+    pub reported: Option<Update>,
+}
+
+/// What a model call returns through the chain: the messages the model step adds (the
+/// reply, and the structured-output tool message when there is one) and the structured
+/// response.
+#[derive(Clone, Debug, Default)]
+pub struct ModelResponse {
+    pub messages: Vec<Message>,
+    pub structured: Option<Structured>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Structured {
+    pub value: serde_json::Value,
+    pub rendered: Option<String>,
+    pub host: Option<crate::host::HostValue>,
+}
+
+/// One tool call as `wrap_tool_call` sees it.
+#[derive(Clone)]
+pub struct ToolCallRequest {
+    pub call: ToolCall,
+    /// The state the tool step started from.
+    pub state: AgentState,
+    pub host: HostContext,
+}
+
+pub trait Middleware: Send + Sync {
+    /// The entry's name: node names are `<name>.<hook>`, and names are unique in a chain.
+    fn name(&self) -> &str;
+
+    fn has_hook(&self, _hook: Hook) -> bool {
+        false
+    }
+
+    fn run_hook(
+        &self,
+        hook: Hook,
+        _cx: HookContext,
+    ) -> BoxFuture<'static, Result<Option<HookOutput>, Error>> {
+        let name = format!("{}.{}", self.name(), hook.as_str());
+        Box::pin(async move { Err(Error::InvalidInput(format!("{name} is not a hook"))) })
+    }
+
+    fn wraps_model_call(&self) -> bool {
+        false
+    }
+
+    fn wrap_model_call(
+        &self,
+        request: ModelRequest,
+        next: ModelHandler,
+    ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
+        next.call(request)
+    }
+
+    fn wraps_tool_call(&self) -> bool {
+        false
+    }
+
+    fn wrap_tool_call(
+        &self,
+        request: ToolCallRequest,
+        next: ToolHandler,
+    ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
+        next.call(request)
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        Vec::new()
+    }
+
+    /// Whether subagents that inherit the caller's chain (forks) keep this entry.
+    fn inherited_by_subagents(&self) -> bool {
+        true
+    }
+
+    /// See `Agent::release_unused`.
+    fn release_unused(&self) {}
+}

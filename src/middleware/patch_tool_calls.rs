@@ -1,0 +1,109 @@
+//! deepagents' `PatchToolCallsMiddleware`: before the agent runs, every tool call in the
+//! history that never got a result gets an error result right after its AI message, so the
+//! provider accepts the conversation (an interrupted run, a hand-built history).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::{Hook, HookContext, HookOutput, Middleware};
+use crate::agent::new_id;
+use crate::error::Error;
+use crate::messages::{Message, ToolMessage, ToolStatus};
+use crate::state::{MessagesDelta, StateDelta};
+
+pub struct PatchToolCalls;
+
+impl Middleware for PatchToolCalls {
+    fn name(&self) -> &str {
+        "PatchToolCallsMiddleware"
+    }
+
+    fn has_hook(&self, hook: Hook) -> bool {
+        hook == Hook::BeforeAgent
+    }
+
+    fn run_hook(
+        &self,
+        _hook: Hook,
+        cx: HookContext,
+    ) -> BoxFuture<'static, Result<Option<HookOutput>, Error>> {
+        let out = patch(&cx.state.messages.to_vec()).map(|messages| HookOutput {
+            delta: StateDelta {
+                messages: MessagesDelta::Replace(messages),
+                ..Default::default()
+            },
+            reported: None,
+        });
+        Box::pin(async move { Ok(out) })
+    }
+}
+
+/// `(name, id, invalid)` of every call an AI message makes, valid ones first.
+fn calls(message: &Message) -> Vec<(Option<String>, Option<String>, bool)> {
+    let Some(ai) = message.as_ai() else {
+        return Vec::new();
+    };
+    let valid = ai
+        .tool_calls
+        .iter()
+        .map(|c| (Some(c.name.clone()), c.id.clone(), false));
+    let invalid = ai.invalid_tool_calls.iter().map(|c| {
+        let text = |k: &str| c.get(k).and_then(Value::as_str).map(str::to_owned);
+        (text("name"), text("id"), true)
+    });
+    valid.chain(invalid).collect()
+}
+
+/// The patched history, or `None` when no call is dangling.
+fn patch(messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
+    let answered: HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| match m.as_ref() {
+            Message::Tool(t) => Some(t.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let dangling = |id: &Option<String>| id.as_deref().is_some_and(|id| !answered.contains(id));
+    if !messages
+        .iter()
+        .any(|m| calls(m).iter().any(|(_, id, _)| dangling(id)))
+    {
+        return None;
+    }
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    for m in messages {
+        out.push(m.clone());
+        for (name, id, invalid) in calls(m) {
+            if !dangling(&id) {
+                continue;
+            }
+            let id = id.unwrap_or_default();
+            let name = name.filter(|n| !n.is_empty()).unwrap_or("unknown".into());
+            let content = if invalid {
+                format!(
+                    "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
+                )
+            } else {
+                format!(
+                    "Tool call {name} with id {id} did not complete - no result was recorded. It may have been cancelled or interrupted."
+                )
+            };
+            out.push(Arc::new(Message::Tool(ToolMessage {
+                content: content.into(),
+                tool_call_id: id,
+                name: Some(name),
+                status: ToolStatus::Error,
+                // The reducer gives a message without an id a fresh one.
+                id: Some(new_id()),
+                artifact: None,
+                artifact_host: None,
+                response_metadata: Default::default(),
+                additional_kwargs: Default::default(),
+            })));
+        }
+    }
+    Some(out)
+}

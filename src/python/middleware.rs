@@ -1,0 +1,527 @@
+//! User middleware (LangChain `AgentMiddleware` objects and the decorator forms), called back
+//! from the hook chain through `deepagents_rs._middleware.MiddlewareAdapter`, which builds the
+//! objects LangChain hands them (`ModelRequest`, `ToolCallRequest`, `Runtime`) and turns
+//! what they return into plain dicts. `handler` arguments re-enter Rust: `ModelNext` and
+//! `ToolNext` run the rest of the chain, blocking under `invoke` and awaitable under
+//! `ainvoke`.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use parking_lot::Mutex;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::{Map, Value};
+
+use super::convert::{host_object, message_to_py};
+use super::host::{PyHost, await_coroutine, call_in_context};
+use super::model::PyChatModel;
+use super::stream::StreamWriter;
+use super::tools::PyTool;
+use crate::error::{BoxError, Error, ModelError};
+use crate::events::{EventKind, StepEmitter, Update};
+use crate::host::HostValue;
+use crate::messages::{Message, SystemMessage, ToolCall, ToolMessage};
+use crate::middleware::{
+    Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse, Structured,
+    ToolCallRequest, ToolHandler,
+};
+use crate::model::ModelRequest;
+use crate::state::{AgentState, Jump, MessagesDelta, StateDelta};
+use crate::tools::{HostContext, Tool, ToolError, ToolResult, ToolSpec};
+
+pub(crate) struct PyMiddleware {
+    name: String,
+    adapter: Py<PyAny>,
+    hooks: Vec<Hook>,
+    wraps_model: bool,
+    wraps_tool: bool,
+    tools: Vec<Arc<dyn Tool>>,
+}
+
+impl PyMiddleware {
+    pub fn new(adapter: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let hook_names: Vec<String> = adapter.getattr("hooks")?.extract()?;
+        let hooks = Hook::ALL
+            .into_iter()
+            .filter(|h| hook_names.iter().any(|n| n == h.as_str()))
+            .collect();
+        let tools = adapter
+            .getattr("tools")?
+            .try_iter()?
+            .map(|t| Ok(Arc::new(PyTool::from_adapter(&t?)?) as Arc<dyn Tool>))
+            .collect::<PyResult<_>>()?;
+        Ok(PyMiddleware {
+            name: adapter.getattr("name")?.extract()?,
+            hooks,
+            wraps_model: adapter.getattr("wraps_model")?.extract()?,
+            wraps_tool: adapter.getattr("wraps_tool")?.extract()?,
+            tools,
+            adapter: adapter.clone().unbind(),
+        })
+    }
+}
+
+fn host_err(e: PyErr) -> Error {
+    Error::Model(ModelError::host(Box::new(e) as BoxError))
+}
+
+fn fatal(e: PyErr) -> ToolError {
+    ToolError::Fatal(Box::new(e) as BoxError)
+}
+
+/// Calls `method` of the adapter (or its `a`-prefixed coroutine under `ainvoke`): the one
+/// way this module calls Python, on the run's loop or on a blocking thread.
+async fn call_adapter<F>(
+    adapter: Py<PyAny>,
+    host: HostContext,
+    method: &'static str,
+    args: F,
+) -> PyResult<Py<PyAny>>
+where
+    F: for<'py> FnOnce(Python<'py>, bool) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
+{
+    match PyHost::from_context(&host).filter(|h| h.is_async) {
+        Some(h) => {
+            await_coroutine(&h.locals, |py| {
+                let args = args(py, true)?;
+                adapter
+                    .bind(py)
+                    .call_method1(format!("a{method}"), pyo3::types::PyTuple::new(py, args)?)
+            })
+            .await
+        }
+        None => tokio::task::spawn_blocking(move || {
+            Python::attach(|py| {
+                let args = args(py, false)?;
+                let host = PyHost::from_context(&host);
+                call_in_context(py, host, adapter.bind(py), method, args).map(Bound::unbind)
+            })
+        })
+        .await
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?,
+    }
+}
+
+fn state_arg<'py>(py: Python<'py>, state: &AgentState) -> PyResult<Bound<'py, PyAny>> {
+    super::agent::state_to_py(py, state).map(|s| s.into_bound(py))
+}
+
+fn writer_arg<'py>(py: Python<'py>, events: &Option<StepEmitter>) -> PyResult<Bound<'py, PyAny>> {
+    match events.as_ref().filter(|e| e.wants(EventKind::Custom)) {
+        Some(e) => Ok(Bound::new(py, StreamWriter::new(e.clone()))?.into_any()),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
+fn messages_from_py(list: &Bound<'_, PyAny>) -> PyResult<Vec<Message>> {
+    list.try_iter()?
+        .map(|m| Ok(pythonize::depythonize::<Message>(&m?)?))
+        .collect()
+}
+
+/// The adapter's hook result `(reported, delta)` as a write.
+fn hook_output(out: &Bound<'_, PyAny>) -> PyResult<Option<HookOutput>> {
+    if out.is_none() {
+        return Ok(None);
+    }
+    let (reported, delta): (Bound<'_, PyAny>, Bound<'_, PyDict>) = out.extract()?;
+    let mut d = StateDelta::default();
+    if let Some(messages) = delta.get_item("messages")? {
+        let messages: Vec<Arc<Message>> = messages_from_py(&messages)?
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        let replace: bool = delta
+            .get_item("replace")?
+            .is_some_and(|r| r.is_truthy().unwrap_or(false));
+        d.messages = if replace {
+            MessagesDelta::Replace(messages)
+        } else {
+            MessagesDelta::Append(messages)
+        };
+    }
+    if let Some(files) = delta.get_item("files")?.filter(|f| !f.is_none()) {
+        d.files = Some(pythonize::depythonize(&files)?);
+    }
+    if let Some(extra) = delta.get_item("extra")? {
+        d.extra = pythonize::depythonize::<Map<String, Value>>(&extra)?;
+    }
+    if let Some(jump) = delta.get_item("jump_to")?.filter(|j| !j.is_none()) {
+        let jump: String = jump.extract()?;
+        d.jump_to = Some(Jump::parse(&jump).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!("invalid jump_to destination {jump:?}"))
+        })?);
+    }
+    let reported = (!reported.is_none()).then(|| Update::Host(HostValue::new(reported.unbind())));
+    Ok(Some(HookOutput { delta: d, reported }))
+}
+
+impl Middleware for PyMiddleware {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn has_hook(&self, hook: Hook) -> bool {
+        self.hooks.contains(&hook)
+    }
+
+    fn run_hook(
+        &self,
+        hook: Hook,
+        cx: HookContext,
+    ) -> BoxFuture<'static, Result<Option<HookOutput>, Error>> {
+        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        Box::pin(async move {
+            let HookContext {
+                state,
+                host,
+                events,
+            } = cx;
+            let config_host = host.clone();
+            let out = call_adapter(adapter, host, "run_hook", move |py, _| {
+                Ok(vec![
+                    hook.as_str().into_pyobject(py)?.into_any(),
+                    state_arg(py, &state)?,
+                    PyHost::config_arg(PyHost::from_context(&config_host), py),
+                    writer_arg(py, &events)?,
+                ])
+            })
+            .await
+            .map_err(host_err)?;
+            Python::attach(|py| hook_output(out.bind(py))).map_err(host_err)
+        })
+    }
+
+    fn wraps_model_call(&self) -> bool {
+        self.wraps_model
+    }
+
+    fn wrap_model_call(
+        &self,
+        request: ModelRequest,
+        next: ModelHandler,
+    ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
+        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        Box::pin(async move {
+            let host = request.host.clone();
+            let is_async = PyHost::from_context(&host).is_some_and(|h| h.is_async);
+            let next = Arc::new(ModelNext {
+                handler: next,
+                template: request.clone(),
+                host: host.clone(),
+                is_async,
+                last: Mutex::new(None),
+            });
+            let config_host = host.clone();
+            let call_next = next.clone();
+            let out = call_adapter(adapter, host, "wrap_model_call", move |py, _| {
+                Ok(vec![
+                    request_to_py(py, &request)?.into_any(),
+                    Bound::new(py, ModelNextPy(call_next))?.into_any(),
+                    PyHost::config_arg(PyHost::from_context(&config_host), py),
+                ])
+            })
+            .await
+            .map_err(host_err)?;
+            Python::attach(|py| next.response_from_py(out.bind(py))).map_err(host_err)
+        })
+    }
+
+    fn wraps_tool_call(&self) -> bool {
+        self.wraps_tool
+    }
+
+    fn wrap_tool_call(
+        &self,
+        request: ToolCallRequest,
+        next: ToolHandler,
+    ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
+        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        Box::pin(async move {
+            let host = request.host.clone();
+            let is_async = PyHost::from_context(&host).is_some_and(|h| h.is_async);
+            let next = Arc::new(ToolNext {
+                handler: next,
+                template: request.clone(),
+                is_async,
+                last: Mutex::new(None),
+            });
+            let config_host = host.clone();
+            let call_next = next.clone();
+            let out = call_adapter(adapter, host, "wrap_tool_call", move |py, _| {
+                Ok(vec![
+                    pythonize::pythonize(py, &request.call)?,
+                    state_arg(py, &request.state)?,
+                    Bound::new(py, ToolNextPy(call_next))?.into_any(),
+                    PyHost::config_arg(PyHost::from_context(&config_host), py),
+                ])
+            })
+            .await
+            .map_err(fatal)?;
+            Python::attach(|py| next.result_from_py(out.bind(py))).map_err(fatal)
+        })
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools.clone()
+    }
+}
+
+/// The request as the adapter's dict.
+fn request_to_py<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item(
+        "system",
+        message_to_py(py, &Message::System(request.system.as_ref().clone()))?,
+    )?;
+    let messages = PyList::empty(py);
+    for m in &request.messages {
+        messages.append(message_to_py(py, m)?)?;
+    }
+    d.set_item("messages", messages)?;
+    d.set_item("tools", pythonize::pythonize(py, request.tools.as_ref())?)?;
+    d.set_item("tool_choice", request.tool_choice.as_deref())?;
+    d.set_item("state", state_arg(py, &request.state)?)?;
+    let model = request
+        .model
+        .host_handle()
+        .and_then(|h| host_object(py, &h).map(Bound::unbind));
+    d.set_item("model", model)?;
+    d.set_item("model_id", request.model.id())?;
+    Ok(d)
+}
+
+struct ModelNext {
+    handler: ModelHandler,
+    template: ModelRequest,
+    host: HostContext,
+    is_async: bool,
+    /// The structured response of the last inner call, to hand back the same value when the
+    /// wrapper returns the same object.
+    last: Mutex<Option<Structured>>,
+}
+
+impl ModelNext {
+    /// The adapter's request dict as a core request, based on the one this wrapper got.
+    fn request_from_py(&self, raw: &Bound<'_, PyDict>) -> PyResult<ModelRequest> {
+        let mut request = self.template.clone();
+        if let Some(system) = raw.get_item("system")? {
+            match pythonize::depythonize::<Message>(&system)? {
+                Message::System(s) => request.system = Arc::new(s),
+                other => {
+                    request.system = Arc::new(SystemMessage {
+                        content: other.content().clone(),
+                        ..Default::default()
+                    })
+                }
+            }
+        }
+        if let Some(messages) = raw.get_item("messages")? {
+            request.messages = messages_from_py(&messages)?
+                .into_iter()
+                .map(Arc::new)
+                .collect();
+        }
+        if let Some(tools) = raw.get_item("tools")? {
+            let mut specs: Vec<ToolSpec> = Vec::new();
+            for t in tools.try_iter()? {
+                let t = t?;
+                if let Ok(name) = t.extract::<String>() {
+                    match self.template.tools.iter().find(|s| s.name == name) {
+                        Some(spec) => specs.push(spec.clone()),
+                        None => {
+                            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                                "Middleware returned unknown tool name: {name}"
+                            )));
+                        }
+                    }
+                } else {
+                    let adapter = PyTool::from_adapter(&t)?;
+                    specs.push(adapter.spec().clone());
+                }
+            }
+            request.tools = specs.into();
+        }
+        if let Some(choice) = raw.get_item("tool_choice")? {
+            request.tool_choice = choice.extract()?;
+        }
+        if let Some(model) = raw.get_item("model_adapter")?.filter(|m| !m.is_none()) {
+            request.model = Arc::new(PyChatModel::new(&model)?);
+        }
+        Ok(request)
+    }
+
+    fn response_to_py<'py>(
+        &self,
+        py: Python<'py>,
+        response: &ModelResponse,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let messages = PyList::empty(py);
+        for m in &response.messages {
+            messages.append(message_to_py(py, m)?)?;
+        }
+        d.set_item("messages", messages)?;
+        let structured = match &response.structured {
+            Some(s) => match s.host.as_ref().and_then(|h| host_object(py, h)) {
+                Some(obj) => obj,
+                None => pythonize::pythonize(py, &s.value)?,
+            },
+            None => py.None().into_bound(py),
+        };
+        d.set_item("structured_response", structured)?;
+        *self.last.lock() = response.structured.clone();
+        Ok(d)
+    }
+
+    fn response_from_py(&self, out: &Bound<'_, PyAny>) -> PyResult<ModelResponse> {
+        let d = out.cast::<PyDict>()?;
+        let messages = match d.get_item("messages")? {
+            Some(m) => messages_from_py(&m)?,
+            None => Vec::new(),
+        };
+        let structured = match d.get_item("structured_response")?.filter(|s| !s.is_none()) {
+            None => None,
+            Some(obj) => {
+                let last = self.last.lock().clone();
+                let same = last.as_ref().and_then(|l| {
+                    let host = l.host.as_ref().and_then(|h| host_object(obj.py(), h));
+                    host.filter(|h| h.is(&obj)).map(|_| l.clone())
+                });
+                match same {
+                    Some(s) => Some(s),
+                    None => Some(Structured {
+                        value: pythonize::depythonize(&obj).unwrap_or(Value::Null),
+                        rendered: None,
+                        host: Some(HostValue::new(obj.unbind())),
+                    }),
+                }
+            }
+        };
+        Ok(ModelResponse {
+            messages,
+            structured,
+        })
+    }
+}
+
+/// `handler` of `wrap_model_call`.
+#[pyclass(frozen, module = "deepagents_rs._core", name = "ModelNext")]
+struct ModelNextPy(Arc<ModelNext>);
+
+#[pymethods]
+impl ModelNextPy {
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        raw: &Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let next = self.0.clone();
+        let request = next.request_from_py(raw)?;
+        let fut = next.handler.call(request);
+        if next.is_async {
+            let locals = PyHost::from_context(&next.host)
+                .map(|h| h.locals.clone())
+                .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
+            pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
+                let response = fut.await.map_err(super::errors::to_py)?;
+                Python::attach(|py| {
+                    next.response_to_py(py, &response)
+                        .map(|d| d.into_any().unbind())
+                })
+            })
+        } else {
+            let runtime = pyo3_async_runtimes::tokio::get_runtime();
+            let response = py
+                .detach(|| runtime.block_on(fut))
+                .map_err(super::errors::to_py)?;
+            next.response_to_py(py, &response).map(Bound::into_any)
+        }
+    }
+}
+
+struct ToolNext {
+    handler: ToolHandler,
+    template: ToolCallRequest,
+    is_async: bool,
+    /// The last inner result, whose files and usage go with a message the wrapper returns.
+    last: Mutex<Option<ToolResult>>,
+}
+
+impl ToolNext {
+    fn result_to_py<'py>(
+        &self,
+        py: Python<'py>,
+        result: ToolResult,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let message = message_to_py(py, &Message::Tool(result.message.clone()))?;
+        *self.last.lock() = Some(result);
+        Ok(message)
+    }
+
+    /// The adapter returns `(tool message dict, files)`.
+    fn result_from_py(&self, out: &Bound<'_, PyAny>) -> PyResult<ToolResult> {
+        let (message, files): (Bound<'_, PyAny>, Bound<'_, PyAny>) = out.extract()?;
+        let mut message: ToolMessage = match pythonize::depythonize::<Message>(&message)? {
+            Message::Tool(t) => t,
+            _ => {
+                return Err(pyo3::exceptions::PyTypeError::new_err(
+                    "wrap_tool_call must return a ToolMessage or a Command",
+                ));
+            }
+        };
+        let last = self.last.lock().take();
+        if let Some(last) = &last
+            && last.message.tool_call_id == message.tool_call_id
+            && message.artifact.is_none()
+        {
+            message.artifact_host = last.message.artifact_host.clone();
+        }
+        let files = if files.is_none() {
+            last.as_ref().and_then(|l| l.files.clone())
+        } else {
+            Some(pythonize::depythonize(&files)?)
+        };
+        Ok(ToolResult {
+            message,
+            files,
+            usage: last.and_then(|l| l.usage),
+        })
+    }
+}
+
+/// `handler` of `wrap_tool_call`.
+#[pyclass(frozen, module = "deepagents_rs._core", name = "ToolNext")]
+struct ToolNextPy(Arc<ToolNext>);
+
+#[pymethods]
+impl ToolNextPy {
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        call: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let next = self.0.clone();
+        let mut request = next.template.clone();
+        request.call = pythonize::depythonize::<ToolCall>(call)?;
+        let fut = next.handler.call(request);
+        let to_err = |ToolError::Fatal(e)| match e.downcast::<PyErr>() {
+            Ok(e) => *e,
+            Err(e) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
+        };
+        if next.is_async {
+            let locals = PyHost::from_context(&next.template.host)
+                .map(|h| h.locals.clone())
+                .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
+            pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
+                let result = fut.await.map_err(to_err)?;
+                Python::attach(|py| next.result_to_py(py, result).map(Bound::unbind))
+            })
+        } else {
+            let runtime = pyo3_async_runtimes::tokio::get_runtime();
+            let result = py.detach(|| runtime.block_on(fut)).map_err(to_err)?;
+            next.result_to_py(py, result)
+        }
+    }
+}
