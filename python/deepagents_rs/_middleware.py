@@ -118,9 +118,11 @@ class MiddlewareAdapter:
     def run_hook(self, hook: str, raw_state: dict, config: Any, writer: Any) -> Any:
         fn = getattr(self.mw, hook)
         if not _overrides(self.mw, hook):
+            # LangGraph's RunnableCallable with no sync function.
+            name = getattr(getattr(self.mw, "a" + hook), "__name__", "a" + hook)
             raise TypeError(
-                f"{self.name}.{hook} is async only; run the agent with ainvoke/astream, "
-                f"or give the middleware a synchronous {hook}."
+                f'No synchronous function provided to "{name}".\nEither initialize with a synchronous '
+                "function or invoke via the async API (ainvoke, astream, etc.)"
             )
         state = self._state(raw_state)
         return self._hook_result(fn(state, self._runtime(writer)), state["messages"])
@@ -199,11 +201,7 @@ class MiddlewareAdapter:
         )
 
     def wrap_model_call(self, raw: dict, handler: Any, config: Any) -> dict:
-        if not _overrides(self.mw, "wrap_model_call"):
-            raise TypeError(
-                f"{self.name}.wrap_model_call is async only; run the agent with ainvoke/astream, "
-                "or give the middleware a synchronous wrap_model_call."
-            )
+        # Without a sync implementation, AgentMiddleware's own raises LangChain's error.
         request = self._model_request(raw)
 
         def call(r: Any) -> Any:
@@ -213,11 +211,6 @@ class MiddlewareAdapter:
 
     async def awrap_model_call(self, raw: dict, handler: Any, config: Any) -> dict:
         request = self._model_request(raw)
-        if not _overrides(self.mw, "awrap_model_call"):
-            # A sync wrapper under ainvoke: run it in a thread with a blocking handler.
-            raise TypeError(
-                f"{self.name}.wrap_model_call is sync only; LangChain needs awrap_model_call under ainvoke/astream."
-            )
 
         async def call(r: Any) -> Any:
             return self._model_response(await handler(self._request_raw(r, request)))
@@ -248,11 +241,6 @@ class MiddlewareAdapter:
         raise TypeError(f"wrap_tool_call must return a ToolMessage or a Command with one, got {result!r}")
 
     def wrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple[dict, Any]:
-        if not _overrides(self.mw, "wrap_tool_call"):
-            raise TypeError(
-                f"{self.name}.wrap_tool_call is async only; run the agent with ainvoke/astream, "
-                "or give the middleware a synchronous wrap_tool_call."
-            )
         request = self._tool_request(call, raw_state)
         return self._tool_result(
             self.mw.wrap_tool_call(request, lambda r: _convert.from_core(handler(dict(r.tool_call))))
@@ -260,10 +248,6 @@ class MiddlewareAdapter:
 
     async def awrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple[dict, Any]:
         request = self._tool_request(call, raw_state)
-        if not _overrides(self.mw, "awrap_tool_call"):
-            raise TypeError(
-                f"{self.name}.wrap_tool_call is sync only; LangChain needs awrap_tool_call under ainvoke/astream."
-            )
 
         async def call_next(r: Any) -> Any:
             return _convert.from_core(await handler(dict(r.tool_call)))

@@ -138,6 +138,9 @@ class RunnableAdapter:
 def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> list[Any]:
     from ._middleware import MiddlewareAdapter
 
+    names = [m.name for m in middleware or ()]
+    if len(names) != len(set(names)):
+        raise AssertionError("Please remove duplicate middleware instances.")
     bindables = {t.name: t.bindable for t in tools}
     adapters = [MiddlewareAdapter(m, bindables) for m in middleware or ()]
     for a in adapters:

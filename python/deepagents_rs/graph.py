@@ -118,6 +118,13 @@ def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
     raise TypeError(f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}")
 
 
+def _check_unique_middleware(middleware: Sequence[Any] | None) -> None:
+    names = [m.name for m in middleware or ()]
+    if len(names) != len(set(names)):
+        # create_agent's own check, word for word.
+        raise AssertionError("Please remove duplicate middleware instances.")
+
+
 def _check_version(version: str) -> None:
     if version not in ("v1", "v2"):
         raise ValueError(f"Unknown version {version!r}; expected 'v1' or 'v2'")
@@ -434,6 +441,7 @@ def create_deep_agent(
     )
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
+    _check_unique_middleware(middleware)
     mw_adapters = [MiddlewareAdapter(m, bindables) for m in middleware or ()]
     for m in mw_adapters:
         m.set_bindables(bindables)
