@@ -19,12 +19,16 @@ use crate::tools::{HostContext, ToolSpec};
 #[derive(Clone)]
 pub struct ModelRequest {
     pub model: Arc<dyn ChatModel>,
-    pub system: Arc<SystemMessage>,
+    /// `None` when middleware removed it (`override(system_message=None)`): none is sent.
+    pub system: Option<Arc<SystemMessage>>,
     pub messages: Vec<Arc<Message>>,
     pub tools: Arc<[ToolSpec]>,
     /// `"any"` makes the model call a tool (structured output through a tool); `"auto"`,
     /// `"none"` or a tool's name as LangChain takes them.
     pub tool_choice: Option<String>,
+    /// Extra call parameters (LangChain's `model_settings`: `temperature`, ...), bound to
+    /// the model for this call.
+    pub model_settings: Map<String, Value>,
     /// The state the model step started from (what middleware sees as `request.state`).
     pub state: AgentState,
     /// Where the reply's chunks go when the caller streams tokens.

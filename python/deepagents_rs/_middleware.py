@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import inspect
+import typing
 import uuid
 from typing import Any
 
@@ -20,19 +22,68 @@ from . import _convert
 from ._tools import to_adapter
 
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
-#: deepagents' own middleware, which the core implements: a user entry of the same name
-#: would replace it in deepagents.
-BUILTIN_NAMES = frozenset(
-    {
-        "FilesystemMiddleware",
-        "SubAgentMiddleware",
-        "_ParentNotifierMiddleware",
-        "SummarizationMiddleware",
-        "PatchToolCallsMiddleware",
-        "AnthropicPromptCachingMiddleware",
-        "UnsupportedContentMiddleware",
-    }
-)
+JUMP_DESTINATIONS = ("model", "tools", "end")
+
+
+def schema_omissions(middleware: list[Any]) -> tuple[set[str], set[str]]:
+    """The state keys the middleware's ``state_schema``s leave out of the graph's input and
+    output (LangChain's ``OmitFromSchema``: ``PrivateStateAttr``, ``OmitFromInput``,
+    ``OmitFromOutput``)."""
+    from langchain.agents.middleware.types import OmitFromSchema
+
+    omit_input: set[str] = set()
+    omit_output: set[str] = set()
+    for mw in middleware:
+        for key, hint in _schema_hints(mw).items():
+            for meta in _metadata(hint):
+                if isinstance(meta, OmitFromSchema):
+                    if meta.input:
+                        omit_input.add(key)
+                    if meta.output:
+                        omit_output.add(key)
+    return omit_input, omit_output
+
+
+def declared_keys(middleware: list[Any]) -> set[str]:
+    """Every key the middleware's ``state_schema``s declare."""
+    keys: set[str] = set()
+    for mw in middleware:
+        keys.update(_schema_hints(mw))
+    return keys
+
+
+def _schema_hints(mw: Any) -> dict[str, Any]:
+    """A middleware's ``state_schema`` annotations (none when it has no resolvable schema)."""
+    schema = getattr(mw, "state_schema", None)
+    if schema is None:
+        return {}
+    try:
+        return typing.get_type_hints(schema, include_extras=True)
+    except (NameError, TypeError):
+        return {}
+
+
+def _metadata(hint: Any) -> list[Any]:
+    """``Annotated`` metadata, through ``Required``/``NotRequired`` wrappers."""
+    out: list[Any] = []
+    while True:
+        origin = typing.get_origin(hint)
+        if origin is typing.Annotated:
+            out.extend(hint.__metadata__)
+            hint = typing.get_args(hint)[0]
+        elif origin in (typing.Required, typing.NotRequired):
+            hint = typing.get_args(hint)[0]
+        else:
+            return out
+
+
+def _can_jump_to(mw: Any, hook: str) -> list[str]:
+    """LangChain's ``_get_can_jump_to``: the sync method's declaration, else the async one's."""
+    for attr in (hook, "a" + hook):
+        method = getattr(type(mw), attr, None)
+        if method is not None and _overrides(mw, attr) and hasattr(method, "__can_jump_to__"):
+            return list(method.__can_jump_to__)
+    return []
 
 
 def _overrides(mw: Any, attr: str) -> bool:
@@ -55,17 +106,13 @@ class MiddlewareAdapter:
     def __init__(self, mw: Any, bindables: dict[str, Any] | None = None) -> None:
         self.mw = mw
         self.name: str = mw.name
-        if self.name in BUILTIN_NAMES:
-            raise NotImplementedError(
-                f"deepagents_rs: replacing deepagents' built-in {self.name} with your own is not supported yet; "
-                "it is planned."
-            )
         self.hooks = [h for h in HOOKS if _overrides(mw, h) or _overrides(mw, "a" + h)]
         self.wraps_model = _overrides(mw, "wrap_model_call") or _overrides(mw, "awrap_model_call")
         self.wraps_tool = _overrides(mw, "wrap_tool_call") or _overrides(mw, "awrap_tool_call")
         self.tools = [to_adapter(t) for t in (getattr(mw, "tools", None) or [])]
         self._bindables = dict(bindables or {})
         self._tool_objects = {a.name: a.bindable for a in self.tools}
+        self._jumps = {h: _can_jump_to(mw, h) for h in self.hooks}
 
     def set_bindables(self, bindables: dict[str, Any]) -> None:
         self._bindables = {**bindables, **self._tool_objects}
@@ -84,6 +131,39 @@ class MiddlewareAdapter:
 
         return Runtime(context=None, store=None, stream_writer=writer) if writer else Runtime(context=None, store=None)
 
+    @staticmethod
+    def _hook_kwargs(fn: Any, state: dict, runtime: Any, config: Any, writer: Any) -> tuple[list, dict]:
+        """LangGraph's injection by parameter name: ``runtime``, ``config``, ``writer`` and
+        ``store``; a hook without ``runtime`` is called with the state alone."""
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            return [state, runtime], {}
+        kwargs: dict[str, Any] = {}
+        if "runtime" in params:
+            kwargs["runtime"] = runtime
+        if "config" in params:
+            kwargs["config"] = config if config is not None else {}
+        if "writer" in params:
+            kwargs["writer"] = runtime.stream_writer
+        if "store" in params:
+            kwargs["store"] = None
+        positional = [p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if (
+            len(positional) >= 2
+            and positional[1].name not in kwargs
+            and positional[1].default is inspect.Parameter.empty
+        ):
+            # A hook whose second parameter has another name still gets the runtime there.
+            return [state, runtime], {k: v for k, v in kwargs.items() if k != "runtime"}
+        return [state], kwargs
+
+    @staticmethod
+    def _hook_config(config: Any, node: str) -> dict:
+        out = dict(config or {})
+        out["metadata"] = {**(out.get("metadata") or {}), "langgraph_node": node}
+        return out
+
     def _tool_object(self, spec: dict) -> Any:
         obj = self._bindables.get(spec["name"])
         if obj is not None:
@@ -94,10 +174,13 @@ class MiddlewareAdapter:
 
     # -- node hooks ---------------------------------------------------------------------
 
-    def _hook_result(self, result: Any, before: list[Any]) -> tuple[Any, dict] | None:
+    def _hook_result(self, hook: str, result: Any, before: list[Any]) -> tuple[Any, dict] | None:
         """``(what the stream reports, the write for the core)``."""
         if result is None:
             return None
+        update = getattr(result, "update", None)
+        if not isinstance(result, dict) and isinstance(update, dict):
+            result = update  # a Command(update=...) is taken as its update
         if not isinstance(result, dict):
             raise TypeError(f"{self.name}: a hook must return a dict or None, got {type(result).__name__}")
         delta: dict[str, Any] = {}
@@ -106,7 +189,10 @@ class MiddlewareAdapter:
             if key == "messages":
                 delta.update(_messages_write(value, before))
             elif key == "jump_to":
-                delta["jump_to"] = value
+                # An unknown destination falls back to the default edge, as in LangChain.
+                if value in JUMP_DESTINATIONS:
+                    delta["jump_to"] = value
+                    delta["jump_declared"] = value in self._jumps.get(hook, ())
             elif key == "files":
                 delta["files"] = value
             else:
@@ -125,23 +211,32 @@ class MiddlewareAdapter:
                 "function or invoke via the async API (ainvoke, astream, etc.)"
             )
         state = self._state(raw_state)
-        return self._hook_result(fn(state, self._runtime(writer)), state["messages"])
+        runtime = self._runtime(writer)
+        args, kwargs = self._hook_kwargs(fn, state, runtime, self._hook_config(config, f"{self.name}.{hook}"), writer)
+        return self._hook_result(hook, fn(*args, **kwargs), state["messages"])
 
     async def arun_hook(self, hook: str, raw_state: dict, config: Any, writer: Any) -> Any:
         state = self._state(raw_state)
         runtime = self._runtime(writer)
+        config = self._hook_config(config, f"{self.name}.{hook}")
         if _overrides(self.mw, "a" + hook):
-            result = await getattr(self.mw, "a" + hook)(state, runtime)
+            fn = getattr(self.mw, "a" + hook)
+            args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
+            result = await fn(*args, **kwargs)
         else:
-            result = await _in_thread(getattr(self.mw, hook), state, runtime)
-        return self._hook_result(result, state["messages"])
+            # LangGraph runs a sync-only hook of an async run on the loop's thread.
+            fn = getattr(self.mw, hook)
+            args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
+            result = fn(*args, **kwargs)
+        return self._hook_result(hook, result, state["messages"])
 
     # -- wrap_model_call ----------------------------------------------------------------
 
     def _model_request(self, raw: dict) -> Any:
         from langchain.agents.middleware.types import ModelRequest
 
-        system = _convert.from_core(raw["system"])
+        system = _convert.from_core(raw["system"]) if raw["system"] is not None else None
+        self._offered = {t["name"] for t in raw["tools"]}
         return ModelRequest(
             model=raw["model"] if raw["model"] is not None else raw["model_id"],
             messages=[_convert.from_core(m) for m in raw["messages"]],
@@ -151,7 +246,7 @@ class MiddlewareAdapter:
             response_format=None,
             state=self._state(raw["state"]),
             runtime=self._runtime(),
-            model_settings={},
+            model_settings=dict(raw.get("model_settings") or {}),
         )
 
     def _request_raw(self, request: Any, original: Any) -> dict:
@@ -161,14 +256,19 @@ class MiddlewareAdapter:
         for t in request.tools or []:
             if isinstance(t, dict):
                 tools.append(to_adapter(t))
-            else:
+            elif t.name in self._offered:
                 tools.append(t.name)
+            else:
+                # A tool the agent does not have: offered to the model as is (a call to it
+                # gets the tool node's not-a-valid-tool answer, as in deepagents).
+                tools.append(to_adapter(t))
         system = request.system_message
         out = {
-            "system": _convert.to_core(system) if system is not None else {"type": "system", "content": ""},
+            "system": _convert.to_core(system) if system is not None else None,
             "messages": [_convert.to_core(m) for m in request.messages],
             "tools": tools,
             "tool_choice": request.tool_choice if isinstance(request.tool_choice, str) else None,
+            "model_settings": dict(request.model_settings or {}),
         }
         if request.model is not original.model:
             out["model_adapter"] = ModelAdapter(request.model, {**self._bindables})
@@ -195,10 +295,30 @@ class MiddlewareAdapter:
                 "messages": [_convert.to_core(m) for m in result.result],
                 "structured_response": result.structured_response,
             }
-        raise NotImplementedError(
-            f"deepagents_rs: wrap_model_call returned {type(result).__name__}; "
-            "only ModelResponse and AIMessage are supported yet (ExtendedModelResponse is planned)."
-        )
+        inner = getattr(result, "model_response", None)
+        if isinstance(inner, ModelResponse):
+            # ExtendedModelResponse: the command's update lands after the model's messages.
+            out = MiddlewareAdapter._response_raw(inner)
+            command = getattr(result, "command", None)
+            if command is not None:
+                for attr, what in (("goto", "goto"), ("resume", "resume"), ("graph", "graph")):
+                    if getattr(command, attr, None):
+                        hint = (
+                            " Use the jump_to state field with before_model/after_model hooks instead."
+                            if attr == "goto"
+                            else ""
+                        )
+                        raise NotImplementedError(
+                            f"Command {what} is not yet supported in wrap_model_call middleware.{hint}"
+                        )
+                update = dict(command.update or {})
+                extra_messages = update.pop("messages", [])
+                from langchain_core.messages import convert_to_messages
+
+                out["messages"].extend(_convert.to_core(m) for m in convert_to_messages(extra_messages))
+                out["extra"] = update
+            return out
+        raise TypeError(f"wrap_model_call must return a ModelResponse or an AIMessage, got {type(result).__name__}")
 
     def wrap_model_call(self, raw: dict, handler: Any, config: Any) -> dict:
         # Without a sync implementation, AgentMiddleware's own raises LangChain's error.
@@ -219,40 +339,65 @@ class MiddlewareAdapter:
 
     # -- wrap_tool_call -----------------------------------------------------------------
 
-    def _tool_request(self, call: dict, raw_state: dict) -> Any:
+    def _tool_request(self, call: dict, raw_state: dict, config: Any) -> Any:
         from langchain.agents.middleware import ToolCallRequest
+        from langchain.tools import ToolRuntime
 
         tool = self._bindables.get(call["name"])
         if tool is not None and not hasattr(tool, "invoke"):
             tool = None
-        return ToolCallRequest(tool_call=call, tool=tool, state=self._state(raw_state), runtime=self._runtime())
+        state = self._state(raw_state)
+        runtime = ToolRuntime(
+            state=state,
+            context=None,
+            config=dict(config or {}),
+            stream_writer=lambda _: None,
+            tool_call_id=call.get("id"),
+            store=None,
+        )
+        return ToolCallRequest(tool_call=call, tool=tool, state=state, runtime=runtime)
 
     @staticmethod
-    def _tool_result(result: Any) -> tuple[dict, Any]:
+    def _tool_result(result: Any) -> tuple[dict, Any, dict | None]:
+        """``(tool message, files, other state keys)``."""
         from langchain_core.messages import ToolMessage
 
         if isinstance(result, ToolMessage):
-            return _convert.to_core(result), None
+            return _convert.to_core(result), None, None
         update = getattr(result, "update", None)
         if isinstance(update, dict):
             messages = [m for m in update.get("messages", []) if isinstance(m, ToolMessage)]
             if len(messages) == 1:
-                return _convert.to_core(messages[0]), update.get("files")
+                extra = {k: v for k, v in update.items() if k not in ("messages", "files")}
+                return _convert.to_core(messages[0]), update.get("files"), extra or None
         raise TypeError(f"wrap_tool_call must return a ToolMessage or a Command with one, got {result!r}")
 
     def wrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple[dict, Any]:
-        request = self._tool_request(call, raw_state)
-        return self._tool_result(
-            self.mw.wrap_tool_call(request, lambda r: _convert.from_core(handler(dict(r.tool_call))))
-        )
+        request = self._tool_request(call, raw_state, config)
+        return self._tool_result(self.mw.wrap_tool_call(request, lambda r: _tool_output(handler(dict(r.tool_call)))))
 
     async def awrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple[dict, Any]:
-        request = self._tool_request(call, raw_state)
+        request = self._tool_request(call, raw_state, config)
 
         async def call_next(r: Any) -> Any:
-            return _convert.from_core(await handler(dict(r.tool_call)))
+            return _tool_output(await handler(dict(r.tool_call)))
 
         return self._tool_result(await self.mw.awrap_tool_call(request, call_next))
+
+
+def _tool_output(raw: dict) -> Any:
+    """What the tool node's ``execute`` hands a ``wrap_tool_call`` handler: the ToolMessage,
+    or the ``Command`` a tool like ``task`` answered with."""
+    message = _convert.from_core(raw["message"])
+    if not raw.get("command"):
+        return message
+    from langgraph.types import Command
+
+    update: dict[str, Any] = {"messages": [message]}
+    if raw.get("files") is not None:
+        update["files"] = raw["files"]
+    update.update(raw.get("extra") or {})
+    return Command(update=update)
 
 
 def _messages_write(value: Any, before: list[Any]) -> dict:

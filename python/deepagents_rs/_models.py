@@ -55,14 +55,15 @@ class ModelAdapter:
         self.streams_sync = getattr(cls, "_stream", None) is not BaseChatModel._stream
         self.streams_async = getattr(cls, "_astream", None) is not BaseChatModel._astream
 
-    def _bind(self, tools: list[dict], tool_choice: str | None) -> Any:
+    def _bind(self, tools: list[dict], tool_choice: str | None, extra: dict | None = None) -> Any:
         # One binding per tool list: a fork with tools of its own shares this adapter, and
-        # runs may call it from several threads at once.
+        # runs may call it from several threads at once. Middleware's per-call settings
+        # are bound afresh.
         key = (tuple(t["name"] for t in tools), tool_choice)
-        bound = self._bound.get(key)
+        bound = None if extra else self._bound.get(key)
         if bound is None:
             specs = [self._bindables.get(t["name"]) or _spec_tool(t) for t in tools]
-            settings: dict[str, Any] = {}
+            settings: dict[str, Any] = dict(extra or {})
             if self._anthropic_cache:
                 from langchain_anthropic.middleware.prompt_caching import _tag_tools
 
@@ -74,7 +75,8 @@ class ModelAdapter:
                 bound = self.model.bind_tools(specs, tool_choice=tool_choice, **settings)
             else:
                 bound = self.model.bind(**settings) if settings else self.model
-            self._bound[key] = bound
+            if not extra:
+                self._bound[key] = bound
         return bound
 
     #: A core message dict as a LangChain message; the core caches what this returns.
@@ -91,13 +93,23 @@ class ModelAdapter:
 
         return _tag_system_message(system, ANTHROPIC_CACHE_CONTROL)
 
+    def _prompt(self, system: Any, messages: list[Any]) -> list[Any]:
+        return [self._system(system), *messages] if system is not None else list(messages)
+
     def invoke(
-        self, system: Any, messages: list[Any], tools: list[dict], tool_choice: str | None = None, on_chunk: Any = None
+        self,
+        system: Any,
+        messages: list[Any],
+        tools: list[dict],
+        tool_choice: str | None = None,
+        on_chunk: Any = None,
+        settings: dict | None = None,
     ) -> dict:
-        """One model call; ``system`` and ``messages`` are LangChain messages. With
-        ``on_chunk``, the model streams and each chunk is handed to it as it arrives."""
-        bound = self._bind(tools, tool_choice)
-        prompt = [self._system(system), *messages]
+        """One model call; ``system`` (or None) and ``messages`` are LangChain messages. With
+        ``on_chunk``, the model streams and each chunk is handed to it as it arrives;
+        ``settings`` are middleware's ``model_settings``, bound for this call."""
+        bound = self._bind(tools, tool_choice, settings)
+        prompt = self._prompt(system, messages)
         if on_chunk is None:
             return self._reply(bound.invoke(prompt))
         merged = None
@@ -107,10 +119,16 @@ class ModelAdapter:
         return self._reply(_from_chunks(merged))
 
     async def ainvoke(
-        self, system: Any, messages: list[Any], tools: list[dict], tool_choice: str | None = None, on_chunk: Any = None
+        self,
+        system: Any,
+        messages: list[Any],
+        tools: list[dict],
+        tool_choice: str | None = None,
+        on_chunk: Any = None,
+        settings: dict | None = None,
     ) -> dict:
-        bound = self._bind(tools, tool_choice)
-        prompt = [self._system(system), *messages]
+        bound = self._bind(tools, tool_choice, settings)
+        prompt = self._prompt(system, messages)
         if on_chunk is None:
             return self._reply(await bound.ainvoke(prompt))
         merged = None

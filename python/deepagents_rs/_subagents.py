@@ -148,6 +148,15 @@ def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> 
     return adapters
 
 
+def _private_keys(middleware: Sequence[Any] | None) -> list[str]:
+    from ._middleware import schema_omissions
+
+    if not middleware:
+        return []
+    omit_input, omit_output = schema_omissions(list(middleware))
+    return sorted(omit_input & omit_output)
+
+
 def build_specs(
     subagents: Sequence[dict] | None,
     *,
@@ -201,17 +210,17 @@ def build_specs(
         # A `tools` key, even None or [], means no inherited user tools (deepagents: `or []`).
         tools = [to_adapter(t) for t in (spec["tools"] or [])] if "tools" in spec else None
         if mode == "fork":
-            if spec.get("middleware"):
-                raise NotImplementedError(
-                    f"deepagents_rs: SubAgent '{name}': a fork's own middleware is planned; a fork runs its "
-                    "parent's middleware, and an isolated subagent supports its own."
-                )
             if spec.get("response_format"):
                 raise NotImplementedError(
                     f"deepagents_rs: SubAgent '{name}': response_format on a fork is planned; "
                     "an isolated subagent supports it."
                 )
-            specs.append(_fork_spec(spec, tools, parent_model, parent_tools, core_model))
+            fork = _fork_spec(spec, tools, parent_model, parent_tools, core_model)
+            if spec.get("middleware"):
+                # Merged over the parent's chain by name (deepagents shares the parent's
+                # instances and lets a same-name spec entry take its place).
+                fork["middleware"] = _middleware_adapters(spec["middleware"], tools or parent_tools)
+            specs.append(fork)
             continue
         model = spec.get("model", parent_model)
         tools = parent_tools if tools is None else tools
@@ -227,6 +236,7 @@ def build_specs(
                 "system": system_message(spec.get("system_prompt", ""), model),
                 "response_format": response_format,
                 "middleware": _middleware_adapters(spec.get("middleware"), bindable_tools),
+                "private_keys": _private_keys(spec.get("middleware")),
             }
         )
     if forks:

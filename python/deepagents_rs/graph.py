@@ -9,7 +9,7 @@ from typing import Any
 
 from . import _compat, _convert, _runtime, _stream
 from ._core import CoreAgent
-from ._middleware import MiddlewareAdapter
+from ._middleware import MiddlewareAdapter, declared_keys, schema_omissions
 from ._models import ModelAdapter
 from ._profiles import SYSTEM_PROMPT_SUFFIXES
 from ._structured import make_response_format
@@ -118,6 +118,32 @@ def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
     raise TypeError(f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}")
 
 
+class StateKeys:
+    """The state keys user middleware declares (their ``state_schema``s): which the graph
+    takes as input, which it leaves out of its output, which are private (never passed to
+    or from a subagent)."""
+
+    def __init__(
+        self, input: frozenset[str] = frozenset(), omit_output: frozenset[str] = frozenset({"jump_to"})
+    ) -> None:
+        self.input = input
+        self.omit_output = omit_output
+        self.private = frozenset()
+
+    @classmethod
+    def of(cls, middleware: Sequence[Any]) -> StateKeys:
+        if not middleware:
+            return cls()
+        omit_input, omit_output = schema_omissions(list(middleware))
+        declared = declared_keys(list(middleware))
+        keys = cls(
+            input=frozenset(declared - omit_input - {"messages", "files", "jump_to"}),
+            omit_output=frozenset(omit_output | {"jump_to"}),
+        )
+        keys.private = frozenset(omit_input & omit_output)
+        return keys
+
+
 def _check_unique_middleware(middleware: Sequence[Any] | None) -> None:
     names = [m.name for m in middleware or ()]
     if len(names) != len(set(names)):
@@ -142,10 +168,19 @@ class DeepAgent:
     """A compiled deep agent. ``invoke``/``ainvoke`` take and return state dicts shaped like
     deepagents' (``{"messages": [...], "files": {...}}``)."""
 
-    def __init__(self, core: CoreAgent, *, name: str | None, model: Any = None, defaults: dict | None = None) -> None:
+    def __init__(
+        self,
+        core: CoreAgent,
+        *,
+        name: str | None,
+        model: Any = None,
+        defaults: dict | None = None,
+        schema: StateKeys | None = None,
+    ) -> None:
         self._core = core
         self._model = model
         self._defaults = defaults or {}
+        self._schema = schema or StateKeys()
         self.name = name
         self.config = {
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
@@ -186,12 +221,18 @@ class DeepAgent:
         state: dict[str, Any] = {"messages": _convert.input_messages(input.get("messages", []))}
         if input.get("files") is not None:
             state["files"] = input["files"]
+        # Keys of the middleware's state schemas are input too, unless marked private or
+        # omitted from input (LangGraph ignores them).
+        for key in self._schema.input:
+            if key in input:
+                state[key] = input[key]
         return state, limit, run_config, subagent_format
 
     def _result(self, raw: dict) -> dict:
         out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
+        omit = self._schema.omit_output
         for key, value in raw.items():
-            if key != "messages":
+            if key != "messages" and key not in omit:
                 out[key] = value
         return out
 
@@ -368,7 +409,7 @@ class DeepAgent:
         """This agent with ``config`` merged under every call's own config, as LangChain's
         ``Runnable.with_config`` does (``configurable``, ``metadata`` merged; lists joined)."""
         defaults = _merge_configs(self._defaults, {**(config or {}), **kwargs})
-        agent = DeepAgent(self._core, name=self.name, model=self._model, defaults=defaults)
+        agent = DeepAgent(self._core, name=self.name, model=self._model, defaults=defaults, schema=self._schema)
         return agent
 
 
@@ -445,8 +486,9 @@ def create_deep_agent(
     mw_adapters = [MiddlewareAdapter(m, bindables) for m in middleware or ()]
     for m in mw_adapters:
         m.set_bindables(bindables)
-    core = CoreAgent(core_model, adapters, system, name or None, specs, structured, mw_adapters)
-    return DeepAgent(core, name=name, model=model)
+    schema = StateKeys.of(middleware or ())
+    core = CoreAgent(core_model, adapters, system, name or None, specs, structured, mw_adapters, sorted(schema.private))
+    return DeepAgent(core, name=name, model=model, schema=schema)
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]

@@ -29,7 +29,8 @@ enum Node {
     /// The `position`-th node of `hook` in running order.
     Hook(Hook, usize),
     Model,
-    Tools,
+    /// `true`: on the whole state, after a hook's `jump_to: "tools"`.
+    Tools(bool),
     End,
 }
 
@@ -113,7 +114,7 @@ impl Agent {
     fn resolve(&self, jump: Jump) -> Node {
         match jump {
             Jump::Model => self.loop_entry(),
-            Jump::Tools => Node::Tools,
+            Jump::Tools => Node::Tools(true),
             Jump::End => self.exit(),
         }
     }
@@ -127,7 +128,7 @@ impl Agent {
             return self.exit();
         }
         if !self.pending_calls(state).is_empty() {
-            return Node::Tools;
+            return Node::Tools(false);
         }
         if state.structured_response.is_some() {
             return self.exit();
@@ -218,9 +219,9 @@ impl Agent {
                         None => self.route_after_model(state),
                     }
                 }
-                Node::Tools => {
+                Node::Tools(whole) => {
                     let step = run.step()?;
-                    self.tools_step(step, state, &run).await?;
+                    self.tools_step(step, state, &run, whole).await?;
                     self.route_after_tools(state)
                 }
             };
@@ -242,8 +243,13 @@ impl Agent {
             events: run.emitter(step),
         };
         let out = entry.run_hook(hook, cx).await?;
-        let (delta, reported) = out.map_or_else(Default::default, |o| (o.delta, o.reported));
-        let jump = delta.jump_to;
+        let (delta, reported, declared) =
+            out.map_or_else(Default::default, |o| (o.delta, o.reported, o.jump_declared));
+        // Only a declared jump (`can_jump_to`) is followed, except on the edge after the
+        // model's last `after_model` node, which always reads `jump_to` (LangChain's
+        // `model_to_tools` edge).
+        let loop_exit = hook == Hook::AfterModel && position + 1 == self.chain.nodes(hook).len();
+        let jump = delta.jump_to.filter(|_| declared || loop_exit);
         let node: Arc<str> = format!("{}.{}", entry.name(), hook.as_str()).into();
         self.finish_node(step, &node, delta, reported, state, run);
         Ok(jump)
@@ -266,10 +272,11 @@ impl Agent {
         };
         let request = ModelRequest {
             model: self.model.clone(),
-            system: self.system.clone(),
+            system: Some(self.system.clone()),
             messages: state.messages.to_vec(),
             tools,
             tool_choice,
+            model_settings: Default::default(),
             state: state.clone(),
             tokens,
             host: run.options.host.clone(),
@@ -279,7 +286,13 @@ impl Agent {
             .model_handler(self.model_base(run))
             .call(request)
             .await?;
-        let mut delta = StateDelta::append(response.messages);
+        let mut messages = response.messages;
+        // The reducer gives a message without an id (one a middleware made) a fresh one.
+        for m in &mut messages {
+            m.set_id_if_missing(new_id);
+        }
+        let mut delta = StateDelta::append(messages);
+        delta.extra = response.extra;
         if let Some(s) = response.structured {
             delta.structured_response = Some(s.value);
             delta.structured_rendered = s.rendered;
@@ -345,23 +358,37 @@ impl Agent {
                 Ok(ModelResponse {
                     messages,
                     structured,
+                    extra: Default::default(),
                 })
             })
         })
     }
 
+    /// The tools step. Normally each pending call is its own task, reported when it
+    /// completes (LangGraph streams one `tools` update per call) while the state takes the
+    /// results in call order. After a hook's `jump_to: "tools"`, LangGraph runs the tool node
+    /// on the whole state instead: every call of the last AI message, one update.
     async fn tools_step(
         &self,
         step: u64,
         state: &mut AgentState,
         run: &Run<'_>,
+        whole: bool,
     ) -> Result<(), Error> {
-        let calls = self.pending_calls(state);
+        let calls = if whole {
+            let Some((ai, _, _)) = last_turn(state) else {
+                return Err(Error::InvalidInput("No AIMessage found in input".into()));
+            };
+            ai.tool_calls.clone()
+        } else {
+            self.pending_calls(state)
+        };
         let events = run.emitter(step);
         let scope = Arc::new(RunScope {
             agent: self.clone(),
             history: state.messages.clone(),
             files: state.files.clone(),
+            extra: state.extra.clone(),
             forked: run.options.forked,
             subagent_response_format: run.options.subagent_response_format.clone(),
         });
@@ -380,15 +407,14 @@ impl Agent {
             })
         };
         let handler = self.chain.tool_handler(base);
-        // Each call is its own task, reported when it completes (LangGraph streams one
-        // `tools` update per call); the state takes the results in call order.
+        let per_call = if whole { None } else { events.clone() };
         let futures = calls.iter().map(|call| {
             let request = ToolCallRequest {
                 call: call.clone(),
                 state: state.clone(),
                 host: run.options.host.clone(),
             };
-            let (handler, events, seen) = (handler.clone(), events.clone(), run.seen.clone());
+            let (handler, events, seen) = (handler.clone(), per_call.clone(), run.seen.clone());
             let tool = call.name.clone();
             async move {
                 let mut result = handler
@@ -402,14 +428,12 @@ impl Agent {
                         report_message(events, &seen, "tools".into(), &message);
                     }
                     if events.wants(EventKind::Updates) {
-                        let delta = StateDelta {
-                            messages: MessagesDelta::Append(vec![message.clone()]),
-                            files: result.files.clone(),
-                            ..Default::default()
-                        };
                         events.emit(Event::Update {
                             node: "tools".into(),
-                            update: Some(Update::Delta(Arc::new(delta))),
+                            update: Some(Update::Delta(Arc::new(result_delta(
+                                vec![message],
+                                &result,
+                            )))),
                         });
                     }
                 }
@@ -417,21 +441,29 @@ impl Agent {
             }
         });
         let results = try_join_all(futures).await?;
-        let mut delta = StateDelta::default();
         let mut messages = Vec::with_capacity(results.len());
-        for result in results {
-            messages.push(Arc::new(Message::Tool(result.message)));
-            if let Some(files) = result.files {
+        let mut delta = StateDelta::default();
+        for result in &results {
+            messages.push(Arc::new(Message::Tool(result.message.clone())));
+            if let Some(files) = &result.files {
                 delta
                     .files
                     .get_or_insert_with(Default::default)
-                    .extend(files);
+                    .extend(files.clone());
             }
-            if let Some(usage) = result.usage {
-                run.report.lock().usage.add(&usage);
+            if let Some(extra) = &result.extra {
+                delta.extra.extend(extra.clone());
+            }
+            if let Some(usage) = &result.usage {
+                run.report.lock().usage.add(usage);
             }
         }
         delta.messages = MessagesDelta::Append(messages);
+        if whole {
+            // One task wrote everything: reported like any other node.
+            self.finish_node(step, &Arc::from("tools"), delta, None, state, run);
+            return Ok(());
+        }
         state.apply(&delta);
         if let Some(events) = &events
             && events.wants(EventKind::Values)
@@ -489,6 +521,16 @@ impl Agent {
         if wrote && events.wants(EventKind::Values) {
             events.emit(Event::Values(state.clone()));
         }
+    }
+}
+
+/// One tool call's write, as its `tools` update streams it.
+fn result_delta(messages: Vec<Arc<Message>>, result: &crate::tools::ToolResult) -> StateDelta {
+    StateDelta {
+        messages: MessagesDelta::Append(messages),
+        files: result.files.clone(),
+        extra: result.extra.clone().unwrap_or_default(),
+        ..Default::default()
     }
 }
 

@@ -31,6 +31,9 @@ pub struct Agent {
     /// A fork narrows its tools this way so its requests keep the parent's cached prefix.
     pub allowed_tools: Option<Arc<[String]>>,
     pub chain: Chain,
+    /// State keys private to the agent (LangChain's `PrivateStateAttr`): never handed to
+    /// or taken from a subagent.
+    pub private_keys: Arc<[String]>,
     /// Structured output: set with `with_response_format`, which also prepares the tool
     /// list the model is sent.
     response_format: Option<ResponseFormat>,
@@ -53,6 +56,7 @@ impl Agent {
             name: None,
             allowed_tools: None,
             chain: Chain::new(vec![Arc::new(PatchToolCalls)]).expect("one entry"),
+            private_keys: Arc::from(Vec::new()),
             response_format: None,
         }
     }

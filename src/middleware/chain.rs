@@ -28,6 +28,29 @@ pub struct Chain {
     tool_wrappers: Arc<[Arc<dyn Middleware>]>,
 }
 
+/// deepagents' `_apply_custom_middleware`: a custom entry named like a core slot replaces
+/// it in place (a later one wins); the others follow the core entries, in order. Core slots
+/// without an entry (deepagents' middleware this core has no counterpart for yet) still
+/// take a replacement at their position.
+pub fn with_custom(
+    core: Vec<(&'static str, Option<Arc<dyn Middleware>>)>,
+    custom: Vec<Arc<dyn Middleware>>,
+) -> Vec<Arc<dyn Middleware>> {
+    let mut slots = core;
+    let mut rest = Vec::new();
+    for entry in custom {
+        match slots.iter_mut().find(|(name, _)| *name == entry.name()) {
+            Some(slot) => slot.1 = Some(entry),
+            None => rest.push(entry),
+        }
+    }
+    slots
+        .into_iter()
+        .filter_map(|(_, e)| e)
+        .chain(rest)
+        .collect()
+}
+
 impl Chain {
     pub fn new(entries: Vec<Arc<dyn Middleware>>) -> Result<Self, Error> {
         let mut seen = HashSet::new();
@@ -80,6 +103,22 @@ impl Chain {
             .cloned()
             .collect();
         Chain::new(kept).expect("a subset of unique names is unique")
+    }
+
+    /// This chain with `custom` entries: one named like an entry takes its place, the others
+    /// follow (deepagents' `{m.name: m for m in [*parent, *spec]}` for a fork).
+    pub fn merged(&self, custom: &[Arc<dyn Middleware>]) -> Result<Self, Error> {
+        if custom.is_empty() {
+            return Ok(self.clone());
+        }
+        let mut entries: Vec<Arc<dyn Middleware>> = self.entries.to_vec();
+        for entry in custom {
+            match entries.iter_mut().find(|e| e.name() == entry.name()) {
+                Some(slot) => *slot = entry.clone(),
+                None => entries.push(entry.clone()),
+            }
+        }
+        Chain::new(entries)
     }
 
     /// The entry indices whose `hook` nodes run, in running order.

@@ -24,7 +24,7 @@ use crate::state::{AgentState, StateDelta};
 use crate::tools::{HostContext, Tool, ToolError, ToolResult};
 
 pub use builtin::{ParentNotifier, ToolProvider};
-pub use chain::{Chain, ModelBase, ModelHandler, ToolBase, ToolHandler};
+pub use chain::{Chain, ModelBase, ModelHandler, ToolBase, ToolHandler, with_custom};
 pub use patch_tool_calls::PatchToolCalls;
 
 /// The node hooks.
@@ -67,6 +67,9 @@ pub struct HookOutput {
     pub delta: StateDelta,
     /// How the write is streamed when it is not the delta itself (a host hook's own dict).
     pub reported: Option<Update>,
+    /// The hook declared its `jump_to` destinations (LangChain's `can_jump_to`); an
+    /// undeclared jump is honoured only on the edge after the model's last `after_model`.
+    pub jump_declared: bool,
 }
 
 /// What a model call returns through the chain: the messages the model step adds (the
@@ -76,6 +79,8 @@ pub struct HookOutput {
 pub struct ModelResponse {
     pub messages: Vec<Message>,
     pub structured: Option<Structured>,
+    /// Other state keys written with the response (a middleware's `ExtendedModelResponse`).
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Clone, Debug)]

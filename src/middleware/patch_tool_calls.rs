@@ -36,6 +36,7 @@ impl Middleware for PatchToolCalls {
                 ..Default::default()
             },
             reported: None,
+            jump_declared: false,
         });
         Box::pin(async move { Ok(out) })
     }

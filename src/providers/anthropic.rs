@@ -121,10 +121,19 @@ pub fn build_request(
     body.insert("model".into(), json!(config.model));
     body.insert("max_tokens".into(), json!(config.max_tokens));
     body.insert("messages".into(), Value::Array(messages));
-    body.insert(
-        "system".into(),
-        format_system(&request.system.content, cache, extra_system),
-    );
+    match &request.system {
+        Some(system) => {
+            body.insert(
+                "system".into(),
+                format_system(&system.content, cache, extra_system),
+            );
+        }
+        // No system message of the agent's: only those merged in from the input.
+        None if !extra_system.is_empty() => {
+            body.insert("system".into(), Value::Array(extra_system));
+        }
+        None => {}
+    }
     if !request.tools.is_empty() {
         body.insert("tools".into(), format_tools(&request.tools, cache));
     }
@@ -137,6 +146,10 @@ pub fn build_request(
     }
     if let Some(cc) = cache {
         body.insert("cache_control".into(), cc.clone());
+    }
+    // Bound call parameters go to the top level, as langchain-anthropic sends them.
+    for (k, v) in &request.model_settings {
+        body.insert(k.clone(), v.clone());
     }
     Ok(Value::Object(body))
 }

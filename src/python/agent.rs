@@ -21,7 +21,7 @@ use crate::agent::{Agent, RunFailure, RunOptions};
 use crate::events::{Emitter, EventKind};
 use crate::history::History;
 use crate::messages::{Message, SystemMessage};
-use crate::middleware::{Middleware, ParentNotifier, PatchToolCalls, ToolProvider};
+use crate::middleware::{Middleware, ParentNotifier, PatchToolCalls, ToolProvider, with_custom};
 use crate::model::ChatModel;
 use crate::providers::{AnthropicChat, AnthropicConfig};
 use crate::state::AgentState;
@@ -69,12 +69,20 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
             let model = model_from_py(&required(spec, "model")?)?;
             let tools = tools_from_py(&required(spec, "tools")?)?;
             let system: SystemMessage = pythonize::depythonize(&required(spec, "system")?)?;
-            let mut chain: Vec<Arc<dyn Middleware>> = vec![Arc::new(PatchToolCalls)];
-            chain.extend(middleware_from_py(item(spec, "middleware")?)?);
+            // deepagents' isolated stack; the spec's entries replace these by name.
+            let chain = with_custom(
+                vec![
+                    ("FilesystemMiddleware", None),
+                    ("SummarizationMiddleware", None),
+                    ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
+                ],
+                middleware_from_py(item(spec, "middleware")?)?,
+            );
             let mut agent = Agent::assemble(model, chain, tools, system)
                 .map_err(to_py)?
                 .with_response_format(response_format_from_py(item(spec, "response_format")?)?);
             agent.name = Some(name.clone());
+            agent.private_keys = private_keys_from_py(item(spec, "private_keys")?)?;
             SubagentKind::Isolated(agent)
         }
         "fork" => {
@@ -96,6 +104,7 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                 instructions,
                 allowed_tools,
                 extra_tools,
+                middleware: middleware_from_py(item(spec, "middleware")?)?,
             })
         }
         "compiled" => {
@@ -125,6 +134,13 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
         .try_iter()?
         .map(|a| Ok(Arc::new(PyMiddleware::new(&a?)?) as Arc<dyn Middleware>))
         .collect()
+}
+
+fn private_keys_from_py(keys: Option<Bound<'_, PyAny>>) -> PyResult<Arc<[String]>> {
+    Ok(match keys {
+        Some(k) => k.extract::<Vec<String>>()?.into(),
+        None => Arc::from(Vec::new()),
+    })
 }
 
 fn response_format_from_py(
@@ -224,7 +240,8 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         model: &Bound<'_, PyAny>,
         tools: &Bound<'_, PyAny>,
@@ -233,31 +250,43 @@ impl CoreAgent {
         subagents: Option<Vec<Bound<'_, PyDict>>>,
         response_format: Option<Bound<'_, PyAny>>,
         middleware: Option<Bound<'_, PyAny>>,
+        private_keys: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let model = model_from_py(model)?;
         let user_tools = tools_from_py(tools)?;
         // deepagents' main stack, in its order: SubAgentMiddleware (the `task` tool),
         // _ParentNotifierMiddleware, PatchToolCallsMiddleware, then the user's entries.
-        let mut chain: Vec<Arc<dyn Middleware>> = Vec::new();
-        if let Some(specs) = subagents {
-            let parsed = specs
-                .iter()
-                .map(subagent_from_py)
-                .collect::<PyResult<Vec<_>>>()?;
-            let task: Arc<dyn Tool> = Arc::new(TaskTool::new(parsed).map_err(to_py)?);
-            chain.push(Arc::new(ToolProvider::new(
-                "SubAgentMiddleware",
-                vec![task],
-            )));
-        }
-        chain.push(Arc::new(ParentNotifier));
-        chain.push(Arc::new(PatchToolCalls));
-        chain.extend(middleware_from_py(middleware)?);
+        let subagent_mw: Option<Arc<dyn Middleware>> = match subagents {
+            Some(specs) => {
+                let parsed = specs
+                    .iter()
+                    .map(subagent_from_py)
+                    .collect::<PyResult<Vec<_>>>()?;
+                let task: Arc<dyn Tool> = Arc::new(TaskTool::new(parsed).map_err(to_py)?);
+                Some(Arc::new(ToolProvider::new(
+                    "SubAgentMiddleware",
+                    vec![task],
+                )))
+            }
+            None => None,
+        };
+        // deepagents' main stack; the user's entries replace these by name.
+        let chain = with_custom(
+            vec![
+                ("FilesystemMiddleware", None),
+                ("SubAgentMiddleware", subagent_mw),
+                ("_ParentNotifierMiddleware", Some(Arc::new(ParentNotifier))),
+                ("SummarizationMiddleware", None),
+                ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
+            ],
+            middleware_from_py(middleware)?,
+        );
         let system: SystemMessage = pythonize::depythonize(system)?;
         let mut agent = Agent::assemble(model, chain, user_tools, system)
             .map_err(to_py)?
             .with_response_format(response_format_from_py(response_format)?);
         agent.name = name;
+        agent.private_keys = private_keys_from_py(private_keys)?;
         Ok(CoreAgent { agent })
     }
 

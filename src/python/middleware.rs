@@ -153,8 +153,15 @@ fn hook_output(out: &Bound<'_, PyAny>) -> PyResult<Option<HookOutput>> {
             pyo3::exceptions::PyValueError::new_err(format!("invalid jump_to destination {jump:?}"))
         })?);
     }
+    let jump_declared = delta
+        .get_item("jump_declared")?
+        .is_some_and(|j| j.is_truthy().unwrap_or(false));
     let reported = (!reported.is_none()).then(|| Update::Host(HostValue::new(reported.unbind())));
-    Ok(Some(HookOutput { delta: d, reported }))
+    Ok(Some(HookOutput {
+        delta: d,
+        reported,
+        jump_declared,
+    }))
 }
 
 impl Middleware for PyMiddleware {
@@ -271,9 +278,16 @@ impl Middleware for PyMiddleware {
 /// The request as the adapter's dict.
 fn request_to_py<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    match &request.system {
+        Some(s) => d.set_item(
+            "system",
+            message_to_py(py, &Message::System(s.as_ref().clone()))?,
+        )?,
+        None => d.set_item("system", py.None())?,
+    }
     d.set_item(
-        "system",
-        message_to_py(py, &Message::System(request.system.as_ref().clone()))?,
+        "model_settings",
+        pythonize::pythonize(py, &request.model_settings)?,
     )?;
     let messages = PyList::empty(py);
     for m in &request.messages {
@@ -307,15 +321,22 @@ impl ModelNext {
     fn request_from_py(&self, raw: &Bound<'_, PyDict>) -> PyResult<ModelRequest> {
         let mut request = self.template.clone();
         if let Some(system) = raw.get_item("system")? {
-            match pythonize::depythonize::<Message>(&system)? {
-                Message::System(s) => request.system = Arc::new(s),
-                other => {
-                    request.system = Arc::new(SystemMessage {
-                        content: other.content().clone(),
-                        ..Default::default()
-                    })
-                }
-            }
+            request.system = if system.is_none() {
+                None
+            } else {
+                Some(Arc::new(
+                    match pythonize::depythonize::<Message>(&system)? {
+                        Message::System(s) => s,
+                        other => SystemMessage {
+                            content: other.content().clone(),
+                            ..Default::default()
+                        },
+                    },
+                ))
+            };
+        }
+        if let Some(settings) = raw.get_item("model_settings")?.filter(|s| !s.is_none()) {
+            request.model_settings = pythonize::depythonize(&settings)?;
         }
         if let Some(messages) = raw.get_item("messages")? {
             request.messages = messages_from_py(&messages)?
@@ -399,9 +420,14 @@ impl ModelNext {
                 }
             }
         };
+        let extra = match d.get_item("extra")? {
+            Some(e) if !e.is_none() => pythonize::depythonize(&e)?,
+            _ => Map::new(),
+        };
         Ok(ModelResponse {
             messages,
             structured,
+            extra,
         })
     }
 }
@@ -456,13 +482,23 @@ impl ToolNext {
         result: ToolResult,
     ) -> PyResult<Bound<'py, PyAny>> {
         let message = message_to_py(py, &Message::Tool(result.message.clone()))?;
+        let out = PyDict::new(py);
+        out.set_item("message", message)?;
+        out.set_item("command", result.command)?;
+        if let Some(files) = &result.files {
+            out.set_item("files", pythonize::pythonize(py, files)?)?;
+        }
+        if let Some(extra) = &result.extra {
+            out.set_item("extra", pythonize::pythonize(py, extra)?)?;
+        }
         *self.last.lock() = Some(result);
-        Ok(message)
+        Ok(out.into_any())
     }
 
     /// The adapter returns `(tool message dict, files)`.
     fn result_from_py(&self, out: &Bound<'_, PyAny>) -> PyResult<ToolResult> {
-        let (message, files): (Bound<'_, PyAny>, Bound<'_, PyAny>) = out.extract()?;
+        let (message, files, extra): (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
+            out.extract()?;
         let mut message: ToolMessage = match pythonize::depythonize::<Message>(&message)? {
             Message::Tool(t) => t,
             _ => {
@@ -483,9 +519,16 @@ impl ToolNext {
         } else {
             Some(pythonize::depythonize(&files)?)
         };
+        let extra = if extra.is_none() {
+            last.as_ref().and_then(|l| l.extra.clone())
+        } else {
+            Some(pythonize::depythonize(&extra)?)
+        };
         Ok(ToolResult {
             message,
             files,
+            extra,
+            command: last.as_ref().is_some_and(|l| l.command),
             usage: last.and_then(|l| l.usage),
         })
     }

@@ -126,7 +126,10 @@ fn request_args<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>)> {
     let (system, tools, mut objects) = {
         let c = cache.lock();
-        let system = slot_hit(py, &c.system, &request.system);
+        let system = request
+            .system
+            .as_ref()
+            .and_then(|s| slot_hit(py, &c.system, s));
         let tools = slot_hit(py, &c.tools, &request.tools);
         let objects: Vec<Option<Py<PyAny>>> = request
             .messages
@@ -140,13 +143,14 @@ fn request_args<'py>(
             .collect();
         (system, tools, objects)
     };
-    let system = match system {
-        Some(s) => s,
-        None => {
-            let dict = pythonize::pythonize(py, &Message::System(request.system.as_ref().clone()))?;
+    let system = match (system, &request.system) {
+        (Some(s), _) => s,
+        (None, None) => py.None(),
+        (None, Some(system)) => {
+            let dict = pythonize::pythonize(py, &Message::System(system.as_ref().clone()))?;
             let obj = to_message.call1(py, (dict,))?;
             // Two statements: the lock is released before the replaced object is freed.
-            let old = cache.lock().system.replace(slot(py, &request.system, &obj));
+            let old = cache.lock().system.replace(slot(py, system, &obj));
             drop(old);
             obj
         }
@@ -185,6 +189,15 @@ fn request_args<'py>(
     }
     let list = PyList::new(py, objects.into_iter().flatten())?;
     Ok((system.into_bound(py), list, tools.into_bound(py)))
+}
+
+/// The `model_settings` argument: None when there are none (the common case).
+fn settings_arg<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<'py, PyAny>> {
+    if request.model_settings.is_empty() {
+        Ok(py.None().into_bound(py))
+    } else {
+        Ok(pythonize::pythonize(py, &request.model_settings)?)
+    }
 }
 
 /// The `on_chunk` argument: a callback reporting each chunk, or None (no streaming).
@@ -243,6 +256,7 @@ impl ChatModel for PyChatModel {
                     let (system, messages, tools) =
                         request_args(py, &request, &to_message, &cache)?;
                     let on_chunk = chunk_callback(py, on_chunk)?;
+                    let settings = settings_arg(py, &request)?;
                     adapter.bind(py).call_method1(
                         "ainvoke",
                         (
@@ -251,6 +265,7 @@ impl ChatModel for PyChatModel {
                             tools,
                             request.tool_choice.clone(),
                             on_chunk,
+                            settings,
                         ),
                     )
                 })
@@ -263,7 +278,15 @@ impl ChatModel for PyChatModel {
                             request_args(py, &request, &to_message, &cache)?;
                         let choice = request.tool_choice.clone().into_pyobject(py)?.into_any();
                         let on_chunk = chunk_callback(py, on_chunk)?;
-                        let args = vec![system, messages.into_any(), tools, choice, on_chunk];
+                        let settings = settings_arg(py, &request)?;
+                        let args = vec![
+                            system,
+                            messages.into_any(),
+                            tools,
+                            choice,
+                            on_chunk,
+                            settings,
+                        ];
                         let host = PyHost::from_context(&host);
                         call_in_context(py, host, adapter.bind(py), "invoke", args)
                             .map(Bound::unbind)

@@ -76,6 +76,8 @@ pub struct ForkSpec {
     /// (which refuses) plus these, and loses the cache of the tool definitions, as in
     /// deepagents.
     pub extra_tools: Option<Vec<Arc<dyn Tool>>>,
+    /// The spec's own middleware, merged over the caller's chain by name.
+    pub middleware: Vec<Arc<dyn crate::middleware::Middleware>>,
 }
 
 /// What a host runnable starts from.

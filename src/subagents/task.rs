@@ -139,21 +139,49 @@ async fn run_child(
     ctx: &ToolContext,
     options: RunOptions,
 ) -> Result<ChildRun, ToolError> {
+    // deepagents hands the child the caller's state minus its messages, private keys and
+    // a few of its own, and takes back the keys the child changed.
+    let inherited = shareable(&ctx.run.extra, &ctx.run.agent.private_keys);
     let state = AgentState {
         messages,
         files: ctx.run.files.clone(),
+        extra: inherited.clone(),
         ..Default::default()
     };
     let (state, report) = agent
         .run(state, options)
         .await
         .map_err(|f| fatal(f.error))?;
+    let mut changed = shareable(&state.extra, &agent.private_keys);
+    changed.retain(|k, v| inherited.get(k) != Some(v));
     Ok((
         state.messages.to_vec(),
         state.files,
         render(state.structured_rendered, state.structured_response),
         Some(report.usage),
+        changed,
     ))
+}
+
+/// deepagents' keys that never pass between an agent and its subagents.
+const EXCLUDED_STATE_KEYS: [&str; 8] = [
+    "messages",
+    "todos",
+    "structured_response",
+    "skills_metadata",
+    "pinned_skills",
+    "_skill_tools_disclosed",
+    "_deepagents_forked_context",
+    "rubric",
+];
+
+/// The state keys that pass to or from a subagent.
+fn shareable(extra: &Map<String, Value>, private: &[String]) -> Map<String, Value> {
+    extra
+        .iter()
+        .filter(|(k, _)| !EXCLUDED_STATE_KEYS.contains(&k.as_str()) && !private.contains(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 type ChildRun = (
@@ -161,6 +189,7 @@ type ChildRun = (
     Arc<Map<String, Value>>,
     Option<String>,
     Option<Usage>,
+    Map<String, Value>,
 );
 
 /// The structured response as the task result: as the host rendered it, or as JSON.
@@ -252,7 +281,7 @@ async fn run_subagent(
         }));
         h
     };
-    let (messages, files, structured, usage) = match &subagent.kind {
+    let (messages, files, structured, usage, extra) = match &subagent.kind {
         SubagentKind::Isolated(agent) => match dynamic {
             Some(rf) => {
                 let agent = agent.clone().with_response_format(Some(rf));
@@ -262,7 +291,11 @@ async fn run_subagent(
         },
         SubagentKind::Fork(spec) => {
             let mut agent: Agent = run.agent.clone();
-            agent.chain = agent.chain.for_subagent();
+            agent.chain = agent
+                .chain
+                .for_subagent()
+                .merged(&spec.middleware)
+                .map_err(fatal)?;
             // deepagents compiles each subagent under its own name, which its replies carry.
             agent.name = Some(subagent.name.clone());
             if let Some(model) = &spec.model {
@@ -308,7 +341,7 @@ async fn run_subagent(
                 }
             }
             let messages = out.messages.into_iter().map(Arc::new).collect();
-            (messages, files, Some(out.result), Some(usage))
+            (messages, files, Some(out.result), Some(usage), Map::new())
         }
     };
     let content = structured.unwrap_or_else(|| final_text(&messages));
@@ -316,6 +349,8 @@ async fn run_subagent(
         (!Arc::ptr_eq(&files, &run.files) && *files != *run.files).then(|| (*files).clone());
     let mut output = ToolOutput::text(content);
     output.files = changed_files;
+    output.extra = (!extra.is_empty()).then_some(extra);
+    output.command = true;
     if let Some(usage) = usage.filter(|u| u.total_tokens > 0 || u.input_tokens > 0) {
         output
             .response_metadata

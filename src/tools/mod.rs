@@ -47,8 +47,14 @@ pub struct ToolOutput {
     /// Files to merge into the caller's state (a `null` value deletes), as a subagent
     /// hands back the files it wrote.
     pub files: Option<Map<String, Value>>,
+    /// Other state keys to write (a `Command` update's custom keys, a subagent's changed
+    /// keys).
+    pub extra: Option<Map<String, Value>>,
     /// Model usage spent inside the tool (a subagent's calls), added to the run's totals.
     pub usage: Option<Usage>,
+    /// The tool answered with a state update (LangGraph's `Command`), as deepagents' `task`
+    /// does: `wrap_tool_call` middleware sees a `Command`, not a bare message.
+    pub command: bool,
 }
 
 impl ToolOutput {
@@ -90,6 +96,8 @@ pub struct RunScope {
     /// The history including the AI message that made the call.
     pub history: crate::history::History,
     pub files: Arc<Map<String, Value>>,
+    /// The run's other state keys (what a subagent inherits besides messages and files).
+    pub extra: Map<String, Value>,
     /// The run is a forked subagent: it must not delegate further.
     pub forked: bool,
     /// A response format the caller asks subagents to answer in.
@@ -100,7 +108,11 @@ pub struct RunScope {
 pub struct ToolResult {
     pub message: ToolMessage,
     pub files: Option<Map<String, Value>>,
+    /// Other state keys the tool wrote (a `Command` update, a subagent's custom keys).
+    pub extra: Option<Map<String, Value>>,
     pub usage: Option<Usage>,
+    /// See `ToolOutput::command`.
+    pub command: bool,
 }
 
 pub trait Tool: Send + Sync {
@@ -234,6 +246,8 @@ fn to_result(output: ToolOutput, tool_call_id: String, name: String) -> ToolResu
             additional_kwargs: Default::default(),
         },
         files: output.files,
+        extra: output.extra,
         usage: output.usage,
+        command: output.command,
     }
 }
