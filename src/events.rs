@@ -57,6 +57,9 @@ pub enum MessagePayload {
     Whole(Arc<Message>),
     /// A chunk in the host's own form (a LangChain `AIMessageChunk`).
     HostChunk(HostValue),
+    /// A chunk the core made from a native provider's stream: LangChain `AIMessageChunk`
+    /// fields.
+    NativeChunk(serde_json::Map<String, serde_json::Value>),
 }
 
 /// What LangChain's `_get_ls_params()` says of a model, for message metadata.

@@ -29,6 +29,9 @@ pub struct ModelRequest {
     /// Extra call parameters (LangChain's `model_settings`: `temperature`, ...), bound to
     /// the model for this call.
     pub model_settings: Map<String, Value>,
+    /// The prompt-cache breakpoint marker (`{"type": "ephemeral", "ttl": "5m"}`) when the
+    /// caching entry of the chain asked for breakpoints; the provider places them.
+    pub cache_control: Option<Value>,
     /// The state the model step started from (what middleware sees as `request.state`).
     pub state: AgentState,
     /// Where the reply's chunks go when the caller streams tokens.
@@ -54,6 +57,8 @@ pub struct TokenSink {
     emitter: StepEmitter,
     model: Option<Arc<ModelInfo>>,
     sent: Arc<AtomicBool>,
+    /// LangChain's id for the call's chunks and the message they make: `lc_run--<run id>`.
+    call_id: Arc<str>,
 }
 
 impl TokenSink {
@@ -62,6 +67,7 @@ impl TokenSink {
             emitter,
             model: None,
             sent: Arc::default(),
+            call_id: Arc::from(""),
         }
     }
 
@@ -70,6 +76,7 @@ impl TokenSink {
         TokenSink {
             model: Some(model),
             sent: Arc::default(),
+            call_id: format!("lc_run--{}", crate::agent::new_id()).into(),
             ..self
         }
     }
@@ -91,6 +98,17 @@ impl TokenSink {
     pub fn host_chunk(&self, chunk: HostValue) {
         self.sent.store(true, Ordering::Relaxed);
         self.report(MessagePayload::HostChunk(chunk));
+    }
+
+    /// A chunk the core made (LangChain `AIMessageChunk` fields), tagged with the call's id.
+    pub fn native_chunk(&self, mut fields: Map<String, Value>) {
+        self.sent.store(true, Ordering::Relaxed);
+        fields.insert("id".into(), Value::String(self.call_id.to_string()));
+        self.report(MessagePayload::NativeChunk(fields));
+    }
+
+    pub fn call_id(&self) -> &str {
+        &self.call_id
     }
 
     /// The whole reply of a call that did not stream.
@@ -126,6 +144,12 @@ pub trait ChatModel: Send + Sync {
         request: ModelRequest,
         host: HostContext,
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>>;
+
+    /// Whether the model takes Anthropic prompt-cache breakpoints (deepagents' caching
+    /// middleware acts only on such models).
+    fn supports_prompt_cache(&self) -> bool {
+        false
+    }
 
     /// The model as the host's own object (a LangChain chat model), for middleware that
     /// looks at `request.model`.

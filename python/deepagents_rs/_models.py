@@ -7,9 +7,6 @@ from typing import Any
 
 from . import _convert
 
-#: deepagents' prompt caching for Anthropic models (its caching middleware's settings).
-ANTHROPIC_CACHE_CONTROL = {"type": "ephemeral", "ttl": "5m"}
-
 
 def _is_chat_anthropic(model: Any) -> bool:
     # Looked up in sys.modules, as deepagents does, so langchain-anthropic is never imported
@@ -39,9 +36,10 @@ class ModelAdapter:
         self.model = model
         self._bindables = bindables
         self._bound: dict[tuple, Any] = {}
-        # deepagents' caching middleware acts on ChatAnthropic: tag the last tool and the
-        # system prompt, and send a top-level cache_control.
-        self._anthropic_cache = _is_chat_anthropic(model)
+        #: deepagents' caching middleware acts on ChatAnthropic: the core's caching entry
+        #: then hands ``cache_control`` in the call's settings, and the last tool and the
+        #: system prompt are tagged, with a top-level cache_control bound.
+        self.prompt_caching = _is_chat_anthropic(model)
         provider = getattr(model, "_llm_type", type(model).__name__)
         name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
         self.model_id = f"{provider}:{name}"
@@ -59,16 +57,18 @@ class ModelAdapter:
         # One binding per tool list: a fork with tools of its own shares this adapter, and
         # runs may call it from several threads at once. Middleware's per-call settings
         # are bound afresh.
-        key = (tuple(t["name"] for t in tools), tool_choice)
+        extra = dict(extra or {})
+        cache_control = extra.pop("cache_control", None)
+        key = (tuple(t["name"] for t in tools), tool_choice, cache_control is not None)
         bound = None if extra else self._bound.get(key)
         if bound is None:
             specs = [self._bindables.get(t["name"]) or _spec_tool(t) for t in tools]
-            settings: dict[str, Any] = dict(extra or {})
-            if self._anthropic_cache:
+            settings: dict[str, Any] = dict(extra)
+            if cache_control is not None:
                 from langchain_anthropic.middleware.prompt_caching import _tag_tools
 
-                specs = _tag_tools(specs, ANTHROPIC_CACHE_CONTROL)
-                settings["cache_control"] = ANTHROPIC_CACHE_CONTROL
+                specs = _tag_tools(specs, cache_control)
+                settings["cache_control"] = cache_control
             # create_agent binds with an explicit tool_choice ("any" while a structured
             # response is expected, else None), and binds nothing without tools.
             if specs:
@@ -86,15 +86,17 @@ class ModelAdapter:
     def _reply(message: Any) -> dict:
         return _convert.to_core(message)
 
-    def _system(self, system: Any) -> Any:
-        if not self._anthropic_cache:
+    @staticmethod
+    def _system(system: Any, settings: dict | None) -> Any:
+        cache_control = (settings or {}).get("cache_control")
+        if cache_control is None:
             return system
         from langchain_anthropic.middleware.prompt_caching import _tag_system_message
 
-        return _tag_system_message(system, ANTHROPIC_CACHE_CONTROL)
+        return _tag_system_message(system, cache_control)
 
-    def _prompt(self, system: Any, messages: list[Any]) -> list[Any]:
-        return [self._system(system), *messages] if system is not None else list(messages)
+    def _prompt(self, system: Any, messages: list[Any], settings: dict | None) -> list[Any]:
+        return [self._system(system, settings), *messages] if system is not None else list(messages)
 
     def invoke(
         self,
@@ -109,7 +111,7 @@ class ModelAdapter:
         ``on_chunk``, the model streams and each chunk is handed to it as it arrives;
         ``settings`` are middleware's ``model_settings``, bound for this call."""
         bound = self._bind(tools, tool_choice, settings)
-        prompt = self._prompt(system, messages)
+        prompt = self._prompt(system, messages, settings)
         if on_chunk is None:
             return self._reply(bound.invoke(prompt))
         merged = None
@@ -128,7 +130,7 @@ class ModelAdapter:
         settings: dict | None = None,
     ) -> dict:
         bound = self._bind(tools, tool_choice, settings)
-        prompt = self._prompt(system, messages)
+        prompt = self._prompt(system, messages, settings)
         if on_chunk is None:
             return self._reply(await bound.ainvoke(prompt))
         merged = None

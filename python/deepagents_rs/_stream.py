@@ -127,3 +127,15 @@ class Shaper:
         if self.subgraphs:
             return True, ((ns, data) if self.single else (ns, mode, data))
         return True, (data if self.single else (mode, data))
+
+
+def native_chunk(fields: dict) -> Any:
+    """A chunk the core made from a native provider's stream, as LangChain's
+    ``AIMessageChunk`` (the light message class without LangChain)."""
+    try:
+        from langchain_core.messages import AIMessageChunk
+    except ImportError:
+        from .messages import AIMessage
+
+        return AIMessage(**{k: v for k, v in fields.items() if k in ("content", "id", "response_metadata")})
+    return AIMessageChunk(**fields)

@@ -277,6 +277,7 @@ impl Agent {
             tools,
             tool_choice,
             model_settings: Default::default(),
+            cache_control: None,
             state: state.clone(),
             tokens,
             host: run.options.host.clone(),

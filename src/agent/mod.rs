@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::error::Error;
 use crate::events::Emitter;
 use crate::messages::{SystemMessage, Usage};
-use crate::middleware::{Chain, Middleware, PatchToolCalls};
+use crate::middleware::{AnthropicPromptCaching, Chain, Middleware, PatchToolCalls};
 use crate::model::ChatModel;
 use crate::state::AgentState;
 use crate::structured::StructuredOutput;
@@ -55,7 +55,11 @@ impl Agent {
             system: Arc::new(system),
             name: None,
             allowed_tools: None,
-            chain: Chain::new(vec![Arc::new(PatchToolCalls)]).expect("one entry"),
+            chain: Chain::new(vec![
+                Arc::new(PatchToolCalls),
+                Arc::new(AnthropicPromptCaching::default()),
+            ])
+            .expect("unique names"),
             private_keys: Arc::from(Vec::new()),
             response_format: None,
         }

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::{Hook, HookContext, HookOutput, Middleware};
+use super::{Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse};
 use crate::error::Error;
+use crate::model::ModelRequest;
 use crate::tools::Tool;
 
 /// deepagents' `_ParentNotifierMiddleware`: notifies a parent only when the run was started
@@ -33,6 +34,43 @@ impl Middleware for ParentNotifier {
 
     fn inherited_by_subagents(&self) -> bool {
         false
+    }
+}
+
+/// deepagents' `AnthropicPromptCachingMiddleware`: on a model that takes them, asks for
+/// prompt-cache breakpoints (the system prompt's last block, the last tool, and a top-level
+/// marker, placed by the provider). It sits after the user's entries, as in deepagents, so
+/// their changes to the request are cached too.
+pub struct AnthropicPromptCaching {
+    cache_control: serde_json::Value,
+}
+
+impl Default for AnthropicPromptCaching {
+    fn default() -> Self {
+        AnthropicPromptCaching {
+            cache_control: serde_json::json!({"type": "ephemeral", "ttl": "5m"}),
+        }
+    }
+}
+
+impl Middleware for AnthropicPromptCaching {
+    fn name(&self) -> &str {
+        "AnthropicPromptCachingMiddleware"
+    }
+
+    fn wraps_model_call(&self) -> bool {
+        true
+    }
+
+    fn wrap_model_call(
+        &self,
+        mut request: ModelRequest,
+        next: ModelHandler,
+    ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
+        if request.model.supports_prompt_cache() {
+            request.cache_control = Some(self.cache_control.clone());
+        }
+        next.call(request)
     }
 }
 

@@ -35,19 +35,25 @@ pub struct Chain {
 pub fn with_custom(
     core: Vec<(&'static str, Option<Arc<dyn Middleware>>)>,
     custom: Vec<Arc<dyn Middleware>>,
+    tail: Vec<(&'static str, Option<Arc<dyn Middleware>>)>,
 ) -> Vec<Arc<dyn Middleware>> {
+    // `tail` slots come after the custom entries (deepagents' caching middleware).
     let mut slots = core;
+    let mut tail = tail;
     let mut rest = Vec::new();
     for entry in custom {
-        match slots.iter_mut().find(|(name, _)| *name == entry.name()) {
+        let slot = slots
+            .iter_mut()
+            .chain(tail.iter_mut())
+            .find(|(name, _)| *name == entry.name());
+        match slot {
             Some(slot) => slot.1 = Some(entry),
             None => rest.push(entry),
         }
     }
-    slots
-        .into_iter()
-        .filter_map(|(_, e)| e)
-        .chain(rest)
+    let head = slots.into_iter().filter_map(|(_, e)| e);
+    head.chain(rest)
+        .chain(tail.into_iter().filter_map(|(_, e)| e))
         .collect()
 }
 

@@ -23,7 +23,7 @@ use crate::model::ModelRequest;
 use crate::state::{AgentState, StateDelta};
 use crate::tools::{HostContext, Tool, ToolError, ToolResult};
 
-pub use builtin::{ParentNotifier, ToolProvider};
+pub use builtin::{AnthropicPromptCaching, ParentNotifier, ToolProvider};
 pub use chain::{Chain, ModelBase, ModelHandler, ToolBase, ToolHandler, with_custom};
 pub use patch_tool_calls::PatchToolCalls;
 

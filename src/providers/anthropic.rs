@@ -13,13 +13,15 @@ use serde_json::{Map, Value, json};
 
 use super::anthropic_messages::{format_messages, system_blocks};
 use super::anthropic_profiles;
+use super::anthropic_stream::StreamAssembler;
 use super::http::{client, retry_delay, should_retry};
+use super::sse::{SseEvent, SseParser};
 use crate::error::ModelError;
 use crate::messages::{AiMessage, Content, ToolCall, Usage};
-use crate::model::{ChatModel, ModelRequest};
+use crate::model::{ChatModel, ModelRequest, TokenSink};
 use crate::tools::{HostContext, ToolSpec};
 
-const PROVIDER: &str = "anthropic";
+pub(crate) const PROVIDER: &str = "anthropic";
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_API_VERSION: &str = "2023-06-01";
 
@@ -32,8 +34,9 @@ pub struct AnthropicConfig {
     pub max_retries: u32,
     pub timeout: Duration,
     pub api_version: String,
-    /// deepagents' caching middleware: `{"type": "ephemeral", "ttl": "5m"}`, or None to send
-    /// no breakpoints at all.
+    /// Whether the model takes prompt-cache breakpoints (`Some`), placed when the chain's
+    /// caching entry asks for them (see `middleware::AnthropicPromptCaching`); None sends
+    /// none at all.
     pub cache_control: Option<Value>,
 }
 
@@ -96,6 +99,10 @@ impl ChatModel for AnthropicChat {
         format!("{PROVIDER}:{}", self.config.model)
     }
 
+    fn supports_prompt_cache(&self) -> bool {
+        self.config.cache_control.is_some()
+    }
+
     fn invoke(
         &self,
         request: ModelRequest,
@@ -103,9 +110,18 @@ impl ChatModel for AnthropicChat {
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
         let config = self.config.clone();
         Box::pin(async move {
-            let body = build_request(&config, &request)?;
-            let response = send(&config, &body).await?;
-            parse_response(response)
+            let mut body = build_request(&config, &request)?;
+            match &request.tokens {
+                // Streamed only when somebody listens for tokens, as LangGraph asks for it.
+                Some(tokens) => {
+                    body["stream"] = json!(true);
+                    let coerce = request.tools.is_empty();
+                    let mut reply = send_stream(&config, &body, tokens, coerce).await?;
+                    reply.id = Some(tokens.call_id().to_owned());
+                    Ok(reply)
+                }
+                None => parse_response(send(&config, &body).await?),
+            }
         })
     }
 }
@@ -115,7 +131,12 @@ pub fn build_request(
     config: &AnthropicConfig,
     request: &ModelRequest,
 ) -> Result<Value, ModelError> {
-    let cache = config.cache_control.as_ref();
+    // Breakpoints where the chain's caching entry asked for them, on a model configured to
+    // take them.
+    let cache = request
+        .cache_control
+        .as_ref()
+        .filter(|_| config.cache_control.is_some());
     let (messages, extra_system) = format_messages(&request.messages)?;
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
@@ -204,6 +225,58 @@ fn format_tools(tools: &[ToolSpec], cache: Option<&Value>) -> Value {
 }
 
 async fn send(config: &AnthropicConfig, body: &Value) -> Result<Value, ModelError> {
+    let response = post(config, body).await?;
+    let bytes = response.bytes().await.map_err(|e| ModelError::Connection {
+        provider: PROVIDER,
+        message: without_url(e),
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| ModelError::Decode {
+        provider: PROVIDER,
+        message: e.to_string(),
+    })
+}
+
+/// A streamed call: each event's chunk goes to `tokens` as it arrives; the result is the
+/// merged message. A stream that breaks off fails the call: no half message is returned.
+async fn send_stream(
+    config: &AnthropicConfig,
+    body: &Value,
+    tokens: &TokenSink,
+    coerce_to_string: bool,
+) -> Result<AiMessage, ModelError> {
+    let mut response = post(config, body).await?;
+    let mut parser = SseParser::default();
+    let mut assembler = StreamAssembler::new(coerce_to_string);
+    let mut handle = |event: SseEvent| -> Result<(), ModelError> {
+        if let Some(chunk) = assembler.event(&event)? {
+            tokens.native_chunk(chunk);
+        }
+        Ok(())
+    };
+    loop {
+        match response.chunk().await {
+            Ok(Some(bytes)) => {
+                for event in parser.feed(&bytes) {
+                    handle(event)?;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                return Err(ModelError::Connection {
+                    provider: PROVIDER,
+                    message: format!("the response stream broke off: {}", without_url(e)),
+                });
+            }
+        }
+    }
+    if let Some(event) = parser.finish() {
+        handle(event)?;
+    }
+    assembler.finish()
+}
+
+/// Sends the request, retrying as the SDK does; the successful response, unread.
+async fn post(config: &AnthropicConfig, body: &Value) -> Result<reqwest::Response, ModelError> {
     let url = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
     let payload = serde_json::to_vec(body).map_err(|e| ModelError::Decode {
         provider: PROVIDER,
@@ -238,14 +311,7 @@ async fn send(config: &AnthropicConfig, body: &Value) -> Result<Value, ModelErro
         };
         let status = response.status().as_u16();
         if response.status().is_success() {
-            let bytes = response.bytes().await.map_err(|e| ModelError::Connection {
-                provider: PROVIDER,
-                message: without_url(e),
-            })?;
-            return serde_json::from_slice(&bytes).map_err(|e| ModelError::Decode {
-                provider: PROVIDER,
-                message: e.to_string(),
-            });
+            return Ok(response);
         }
         if attempt < config.max_retries && should_retry(status, response.headers()) {
             let delay = retry_delay(attempt, Some(response.headers()));
@@ -360,7 +426,7 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ModelError> {
 
 /// Anthropic usage in LangChain's form: `input_tokens` adds the cached and cache-written
 /// tokens back, since Anthropic's own count excludes them.
-fn usage_metadata(u: &Value) -> Usage {
+pub(crate) fn usage_metadata(u: &Value) -> Usage {
     let n = |v: Option<&Value>| v.and_then(Value::as_u64);
     let uncached = n(u.get("input_tokens")).unwrap_or(0);
     let cache_read = n(u.get("cache_read_input_tokens"));

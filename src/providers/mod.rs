@@ -3,6 +3,8 @@
 pub mod anthropic;
 mod anthropic_messages;
 mod anthropic_profiles;
+mod anthropic_stream;
 mod http;
+mod sse;
 
 pub use anthropic::{AnthropicChat, AnthropicConfig};

@@ -21,7 +21,9 @@ use crate::agent::{Agent, RunFailure, RunOptions};
 use crate::events::{Emitter, EventKind};
 use crate::history::History;
 use crate::messages::{Message, SystemMessage};
-use crate::middleware::{Middleware, ParentNotifier, PatchToolCalls, ToolProvider, with_custom};
+use crate::middleware::{
+    AnthropicPromptCaching, Middleware, ParentNotifier, PatchToolCalls, ToolProvider, with_custom,
+};
 use crate::model::ChatModel;
 use crate::providers::{AnthropicChat, AnthropicConfig};
 use crate::state::AgentState;
@@ -77,6 +79,7 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                     ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
                 ],
                 middleware_from_py(item(spec, "middleware")?)?,
+                caching_slot(),
             );
             let mut agent = Agent::assemble(model, chain, tools, system)
                 .map_err(to_py)?
@@ -134,6 +137,14 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
         .try_iter()?
         .map(|a| Ok(Arc::new(PyMiddleware::new(&a?)?) as Arc<dyn Middleware>))
         .collect()
+}
+
+/// deepagents' entries after the user's: prompt caching.
+fn caching_slot() -> Vec<(&'static str, Option<Arc<dyn Middleware>>)> {
+    vec![(
+        "AnthropicPromptCachingMiddleware",
+        Some(Arc::new(AnthropicPromptCaching::default())),
+    )]
 }
 
 fn private_keys_from_py(keys: Option<Bound<'_, PyAny>>) -> PyResult<Arc<[String]>> {
@@ -280,6 +291,7 @@ impl CoreAgent {
                 ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
             ],
             middleware_from_py(middleware)?,
+            caching_slot(),
         );
         let system: SystemMessage = pythonize::depythonize(system)?;
         let mut agent = Agent::assemble(model, chain, user_tools, system)

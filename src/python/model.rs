@@ -36,6 +36,8 @@ pub(crate) struct PyChatModel {
     /// then, and only when the caller listens for tokens).
     streams_sync: bool,
     streams_async: bool,
+    /// A `ChatAnthropic`: deepagents' caching middleware acts on it.
+    prompt_caching: bool,
 }
 
 /// Python objects made for shared Rust values, keyed by the value's address. The `Weak`
@@ -90,6 +92,7 @@ impl PyChatModel {
             model: HostValue::new(adapter.getattr("model")?.unbind()),
             streams_sync: adapter.getattr("streams_sync")?.extract()?,
             streams_async: adapter.getattr("streams_async")?.extract()?,
+            prompt_caching: adapter.getattr("prompt_caching")?.extract()?,
             adapter: adapter.clone().unbind(),
             cache: Arc::default(),
         })
@@ -191,13 +194,17 @@ fn request_args<'py>(
     Ok((system.into_bound(py), list, tools.into_bound(py)))
 }
 
-/// The `model_settings` argument: None when there are none (the common case).
+/// The `model_settings` argument: None when there are none (the common case); the caching
+/// entry's `cache_control` travels with them, as langchain-anthropic binds it.
 fn settings_arg<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<'py, PyAny>> {
-    if request.model_settings.is_empty() {
-        Ok(py.None().into_bound(py))
-    } else {
-        Ok(pythonize::pythonize(py, &request.model_settings)?)
+    if request.model_settings.is_empty() && request.cache_control.is_none() {
+        return Ok(py.None().into_bound(py));
     }
+    let mut settings = request.model_settings.clone();
+    if let Some(cc) = &request.cache_control {
+        settings.insert("cache_control".into(), cc.clone());
+    }
+    Ok(pythonize::pythonize(py, &settings)?)
 }
 
 /// The `on_chunk` argument: a callback reporting each chunk, or None (no streaming).
@@ -219,6 +226,10 @@ impl ChatModel for PyChatModel {
 
     fn host_handle(&self) -> Option<HostValue> {
         Some(self.model.clone())
+    }
+
+    fn supports_prompt_cache(&self) -> bool {
+        self.prompt_caching
     }
 
     /// Frees the objects made for messages no run holds any more (tool artifacts among

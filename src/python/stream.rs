@@ -215,9 +215,13 @@ fn event_to_py(
                 MessagePayload::HostChunk(chunk) => {
                     host_object(py, chunk).unwrap_or_else(|| py.None().into_bound(py))
                 }
+                MessagePayload::NativeChunk(fields) => py
+                    .import("deepagents_rs._stream")?
+                    .getattr("native_chunk")?
+                    .call1((pythonize::pythonize(py, fields)?,))?,
             };
             let meta = message_meta(py, ns, agent_name, step, &m.node, m.model.as_deref())?;
-            let is_chunk = matches!(m.payload, MessagePayload::HostChunk(_));
+            let is_chunk = !matches!(m.payload, MessagePayload::Whole(_));
             (
                 EventKind::Messages,
                 (message, meta, is_chunk).into_pyobject(py)?.into_any(),
