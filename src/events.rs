@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
+
 use crate::host::HostValue;
 use crate::messages::Message;
 use crate::state::{AgentState, StateDelta};
@@ -38,6 +40,7 @@ pub enum Event {
 }
 
 /// A node's write as streamed.
+#[derive(Clone)]
 pub enum Update {
     /// Written by the core: the changed keys.
     Delta(Arc<StateDelta>),
@@ -155,4 +158,72 @@ impl StepEmitter {
     pub fn emit(&self, event: Event) {
         self.emitter.emit(self.step, event);
     }
+}
+
+/// A run the tracer started (the host's own run object), and the parent of what runs inside
+/// it.
+pub type TraceHandle = HostValue;
+
+/// What the tracer is told a run started with or produced.
+pub enum TraceData<'a> {
+    State(&'a AgentState),
+    Update(Option<&'a Update>),
+    Message(&'a Message),
+    Messages(&'a [Arc<Message>]),
+    ToolCall(&'a crate::messages::ToolCall),
+    /// A tool's result message, and whether the tool answered with a `Command`.
+    ToolResult(&'a Message, bool),
+    /// A `tools` node's write, and whether its tool answered with a `Command`.
+    ToolUpdate(&'a Update, bool),
+    Failure(&'a crate::error::Error),
+    ToolFailure(&'a crate::tools::ToolError),
+}
+
+/// LangChain's callbacks, as LangGraph raises them: a chain run for the invocation and for
+/// each node, the model and tool runs inside them. Each call may call the host, so each
+/// returns a future the loop awaits (the host's work never runs on a runtime worker).
+pub trait Tracer: Send + Sync {
+    /// Starts a chain: the invocation (`parent` None, or a subagent under its `task` tool
+    /// run) or a node (`step` set).
+    fn chain_start(
+        &self,
+        parent: Option<TraceHandle>,
+        name: &str,
+        step: Option<u64>,
+        inputs: TraceData<'_>,
+    ) -> BoxFuture<'static, Option<TraceHandle>>;
+    fn chain_end(&self, run: TraceHandle, outputs: TraceData<'_>) -> BoxFuture<'static, ()>;
+    fn chain_error(&self, run: TraceHandle, error: TraceData<'_>) -> BoxFuture<'static, ()>;
+    /// A tool run the core itself executes (`task`), inside a node.
+    fn tool_start(
+        &self,
+        node: TraceHandle,
+        call: TraceData<'_>,
+    ) -> BoxFuture<'static, Option<TraceHandle>>;
+    fn tool_end(&self, run: TraceHandle, output: TraceData<'_>) -> BoxFuture<'static, ()>;
+    fn tool_error(&self, run: TraceHandle, error: TraceData<'_>) -> BoxFuture<'static, ()>;
+    /// A model call of a model that does not report itself (a native client).
+    fn llm_start(
+        &self,
+        node: TraceHandle,
+        model: &ModelInfo,
+        messages: TraceData<'_>,
+    ) -> BoxFuture<'static, Option<TraceHandle>>;
+    fn llm_end(&self, run: TraceHandle, message: TraceData<'_>) -> BoxFuture<'static, ()>;
+    fn llm_error(&self, run: TraceHandle, error: TraceData<'_>) -> BoxFuture<'static, ()>;
+}
+
+/// Where a run reports to its tracer: the tracer, and the run that encloses this one (the
+/// caller's `task` tool run for a subagent).
+#[derive(Clone)]
+pub struct TraceContext {
+    pub tracer: Arc<dyn Tracer>,
+    pub parent: Option<TraceHandle>,
+}
+
+/// The run that encloses a model or tool call (its node's, or a tool run's), with the tracer.
+#[derive(Clone)]
+pub struct NodeTrace {
+    pub tracer: Arc<dyn Tracer>,
+    pub run: TraceHandle,
 }

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use crate::error::ModelError;
-use crate::events::{Event, MessageEvent, MessagePayload, ModelInfo, StepEmitter};
+use crate::events::{Event, MessageEvent, MessagePayload, ModelInfo, NodeTrace, StepEmitter};
 use crate::host::HostValue;
 use crate::messages::{AiMessage, Message, SystemMessage};
 use crate::state::AgentState;
@@ -38,6 +38,8 @@ pub struct ModelRequest {
     pub tokens: Option<TokenSink>,
     /// The run's host context (for middleware written in the host language).
     pub host: HostContext,
+    /// The model node's run, when the run is traced.
+    pub trace: Option<NodeTrace>,
 }
 
 impl std::fmt::Debug for ModelRequest {
@@ -144,6 +146,12 @@ pub trait ChatModel: Send + Sync {
         request: ModelRequest,
         host: HostContext,
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>>;
+
+    /// Whether the model raises its own callbacks (a LangChain model, given the node's run
+    /// as parent); the loop reports the others.
+    fn traces_itself(&self) -> bool {
+        false
+    }
 
     /// Whether the model takes Anthropic prompt-cache breakpoints (deepagents' caching
     /// middleware acts only on such models).

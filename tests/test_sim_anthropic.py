@@ -421,12 +421,12 @@ INVALID: list[tuple[str, dict[str, str] | None, Any, int, str, str]] = [
         "text content blocks must be non-empty",
     ),
     (
-        "stream",
+        "stream-not-bool",
         None,
-        req(stream=True),
+        req(stream="yes"),
         400,
         "invalid_request_error",
-        "sim: streaming not supported yet",
+        "stream: Input should be a valid boolean",
     ),
 ]
 

@@ -106,19 +106,14 @@ class ModelAdapter:
         tool_choice: str | None = None,
         on_chunk: Any = None,
         settings: dict | None = None,
+        parent: Any = None,
     ) -> dict:
         """One model call; ``system`` (or None) and ``messages`` are LangChain messages. With
         ``on_chunk``, the model streams and each chunk is handed to it as it arrives;
         ``settings`` are middleware's ``model_settings``, bound for this call."""
         bound = self._bind(tools, tool_choice, settings)
         prompt = self._prompt(system, messages, settings)
-        if on_chunk is None:
-            return self._reply(bound.invoke(prompt))
-        merged = None
-        for chunk in bound.stream(prompt):
-            on_chunk(chunk)
-            merged = chunk if merged is None else merged + chunk
-        return self._reply(_from_chunks(merged))
+        return self._reply(bound.invoke(prompt, _call_config(parent, on_chunk)))
 
     async def ainvoke(
         self,
@@ -128,25 +123,50 @@ class ModelAdapter:
         tool_choice: str | None = None,
         on_chunk: Any = None,
         settings: dict | None = None,
+        parent: Any = None,
     ) -> dict:
         bound = self._bind(tools, tool_choice, settings)
         prompt = self._prompt(system, messages, settings)
-        if on_chunk is None:
-            return self._reply(await bound.ainvoke(prompt))
-        merged = None
-        async for chunk in bound.astream(prompt):
-            on_chunk(chunk)
-            merged = chunk if merged is None else merged + chunk
-        return self._reply(_from_chunks(merged))
+        return self._reply(await bound.ainvoke(prompt, _call_config(parent, on_chunk)))
 
 
-def _from_chunks(merged: Any) -> Any:
-    """The message LangChain makes of a streamed call's chunks."""
-    from langchain_core.messages import AIMessage, message_chunk_to_message
+def _call_config(parent: Any, on_chunk: Any) -> dict | None:
+    """The config of one model call: its callbacks are the node's run (when traced) and, when
+    tokens are listened for, a streaming handler. As with LangGraph's messages mode, such a
+    handler makes ``invoke`` stream from the provider and report each chunk."""
+    if parent is None and on_chunk is None:
+        return None
+    callbacks: Any = parent.get_child("seq:step:1") if parent is not None else []
+    if on_chunk is not None:
+        forwarder = _chunk_forwarder(on_chunk)
+        if parent is not None:
+            callbacks.add_handler(forwarder, inherit=False)
+        else:
+            callbacks = [forwarder]
+    return {"callbacks": callbacks}
 
-    if merged is None:
-        return AIMessage(content="")
-    return message_chunk_to_message(merged)
+
+def _chunk_forwarder(on_chunk: Any) -> Any:
+    from langchain_core.callbacks import BaseCallbackHandler
+    from langchain_core.outputs import ChatGenerationChunk
+    from langchain_core.tracers._streaming import _StreamingCallbackHandler
+
+    class ChunkForwarder(BaseCallbackHandler, _StreamingCallbackHandler):
+        """Hands each chunk of the call to the core as the model produces it."""
+
+        run_inline = True
+
+        def on_llm_new_token(self, token: str, *, chunk: Any = None, **kwargs: Any) -> None:
+            if isinstance(chunk, ChatGenerationChunk):
+                on_chunk(chunk.message)
+
+        def tap_output_iter(self, run_id: Any, output: Any) -> Any:
+            return output
+
+        def tap_output_aiter(self, run_id: Any, output: Any) -> Any:
+            return output
+
+    return ChunkForwarder()
 
 
 def _ls_params(model: Any) -> dict:

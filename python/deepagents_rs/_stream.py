@@ -35,7 +35,7 @@ def normalize_modes(stream_mode: Any, default: str) -> tuple[list[str], bool]:
     return list(dict.fromkeys(modes)), single
 
 
-def config_with_writer(config: dict | None, writer: Callable[[Any], None] | None) -> dict | None:
+def config_with_writer(config: dict | None, writer: Callable[[Any], None] | None, parent: Any = None) -> dict | None:
     """The config a tool runs with: LangGraph's runtime in it, with the stream writer when
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
     Without LangGraph installed, no tool can ask for it."""
@@ -45,6 +45,8 @@ def config_with_writer(config: dict | None, writer: Callable[[Any], None] | None
     except ImportError:
         return config
     out = dict(config or {})
+    if parent is not None:
+        out["callbacks"] = parent.get_child("seq:step:1")
     configurable = dict(out.get("configurable") or {})
     runtime = Runtime(context=None, store=None, stream_writer=writer) if writer else Runtime(context=None, store=None)
     configurable[CONFIG_KEY_RUNTIME] = runtime

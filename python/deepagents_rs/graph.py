@@ -7,7 +7,7 @@ import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _compat, _convert, _runtime, _stream
+from . import _callbacks, _compat, _convert, _runtime, _stream
 from ._core import CoreAgent
 from ._middleware import MiddlewareAdapter, declared_keys, schema_omissions
 from ._models import ModelAdapter
@@ -28,7 +28,7 @@ _MODEL_NONE_WARNING = (
 )
 
 # Config keys that only steer LangChain tracing; with no tracer they have nothing to do.
-_TRACING_CONFIG_KEYS = {"tags", "metadata", "run_name", "run_id"}
+_TRACING_CONFIG_KEYS = {"tags", "metadata", "run_name", "run_id", "callbacks"}
 _STATE_KEYS = ("messages", "files")
 #: deepagents' key for a response format subagents must answer in.
 SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY = "__deepagents_subagent_response_format"
@@ -195,9 +195,10 @@ class DeepAgent:
     def __repr__(self) -> str:
         return f"DeepAgent(name={self.name!r}, model={self._core.model_id!r}, tools={self._core.tool_names!r})"
 
-    def _prepare(self, input: Any, config: dict | None, kwargs: dict) -> tuple[dict, int, dict, Any]:
+    def _prepare(self, input: Any, config: dict | None, kwargs: dict) -> tuple[dict, int, dict, Any, Any]:
         """The core's arguments: state, recursion limit, the run config handed to tools and
-        compiled subagents (as LangGraph hands it), and a subagent response format."""
+        compiled subagents (as LangGraph hands it), a subagent response format, and the run's
+        tracer (LangChain callbacks, LangSmith) when it is traced."""
         if kwargs:
             raise _planned(f"invoke(**{sorted(kwargs)})", "streaming and graph options come with later issues")
         if not isinstance(input, dict):
@@ -213,7 +214,8 @@ class DeepAgent:
         # Without a checkpointer LangGraph ignores thread_id and checkpoint ids too; every
         # other key reaches tools (a `config: RunnableConfig` argument) and compiled subagents.
         # LangChain gives child runs neither the caller's run_id nor its run_name.
-        run_config = {k: v for k, v in config.items() if k not in ("run_id", "run_name")}
+        # Callbacks reach tools and models through their node's run, as LangGraph hands them.
+        run_config = {k: v for k, v in config.items() if k not in ("run_id", "run_name", "callbacks")}
         run_config.update(recursion_limit=limit, configurable=configurable)
         subagent_format = configurable.get(SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY)
         if subagent_format is not None:
@@ -226,7 +228,15 @@ class DeepAgent:
         for key in self._schema.input:
             if key in input:
                 state[key] = input[key]
-        return state, limit, run_config, subagent_format
+        tracer = None
+        if _callbacks.tracing_enabled(config):
+            tracer = _callbacks.RunTracer(
+                config,
+                metadata={**self.config["metadata"], **(config.get("metadata") or {})},
+                root_input=input,
+                result=self._result,
+            )
+        return state, limit, run_config, subagent_format, tracer
 
     def _result(self, raw: dict) -> dict:
         out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
@@ -251,10 +261,10 @@ class DeepAgent:
         ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
         """
         _check_version(version)
-        state, limit, run_config, subagent_format = self._prepare(input, config, kwargs)
+        state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         token = _runtime.enter_blocking_invoke()
         try:
-            raw = self._core.invoke(state, limit, run_config, subagent_format)
+            raw = self._core.invoke(state, limit, run_config, subagent_format, tracer)
         except Exception as exc:
             self._fail(exc)
             raise
@@ -265,9 +275,9 @@ class DeepAgent:
     async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
         _check_version(version)
-        state, limit, run_config, subagent_format = self._prepare(input, config, kwargs)
+        state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         try:
-            raw = await self._core.ainvoke(state, limit, run_config, subagent_format)
+            raw = await self._core.ainvoke(state, limit, run_config, subagent_format, tracer)
         except Exception as exc:
             self._fail(exc)
             raise
@@ -328,7 +338,7 @@ class DeepAgent:
         if given:
             raise _planned(f"stream(**{sorted(given)})", "checkpointers, interrupts and runtime context")
         modes, single = _stream.normalize_modes(stream_mode, self.stream_mode)
-        state, limit, run_config, subagent_format = self._prepare(input, config, {})
+        state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {})
         merged = _merge_configs(self._defaults, config or {})
         shaper = _stream.Shaper(
             modes,
@@ -339,7 +349,7 @@ class DeepAgent:
             tags=merged.get("tags"),
             result=self._result,
         )
-        return (state, limit, modes, bool(subgraphs), run_config, subagent_format), shaper
+        return (state, limit, modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
 
     def stream(
         self,

@@ -16,7 +16,8 @@ use super::structured::answer_schema_calls;
 use super::{Agent, RunOptions, RunReport, new_id};
 use crate::error::Error;
 use crate::events::{
-    Event, EventKind, MessageEvent, MessagePayload, ModelInfo, StepEmitter, Update,
+    Event, EventKind, MessageEvent, MessagePayload, ModelInfo, NodeTrace, StepEmitter, TraceData,
+    TraceHandle, Update,
 };
 use crate::messages::{AiMessage, Message, ToolCall};
 use crate::middleware::{Hook, HookContext, ModelResponse, ToolCallRequest};
@@ -40,9 +41,16 @@ struct Run<'a> {
     steps: u64,
     /// Ids of messages already reported in `messages` mode (LangGraph reports each once).
     seen: Arc<Mutex<HashSet<String>>>,
+    /// The invocation's chain run, when the run is traced.
+    root: Option<NodeTrace>,
 }
 
 impl Run<'_> {
+    /// Starts a node's chain run (`None` when nobody traces).
+    async fn node_start(&self, name: &str, step: u64, inputs: TraceData<'_>) -> Option<NodeTrace> {
+        chain_start(self.root.as_ref(), name, step, inputs).await
+    }
+
     fn step(&mut self) -> Result<u64, Error> {
         self.steps += 1;
         if self.steps > self.options.recursion_limit {
@@ -58,6 +66,32 @@ impl Run<'_> {
             emitter: e.clone(),
             step,
         })
+    }
+}
+
+async fn chain_start(
+    root: Option<&NodeTrace>,
+    name: &str,
+    step: u64,
+    inputs: TraceData<'_>,
+) -> Option<NodeTrace> {
+    let root = root?;
+    let run = root
+        .tracer
+        .chain_start(Some(root.run.clone()), name, Some(step), inputs)
+        .await?;
+    Some(NodeTrace {
+        tracer: root.tracer.clone(),
+        run,
+    })
+}
+
+async fn node_end(trace: Option<NodeTrace>, outcome: Result<Option<&Update>, &Error>) {
+    if let Some(t) = trace {
+        match outcome {
+            Ok(update) => t.tracer.chain_end(t.run, TraceData::Update(update)).await,
+            Err(e) => t.tracer.chain_error(t.run, TraceData::Failure(e)).await,
+        }
     }
 }
 
@@ -184,12 +218,17 @@ impl Agent {
         state: &mut AgentState,
         report: &Arc<Mutex<RunReport>>,
         options: &RunOptions,
+        root: Option<TraceHandle>,
     ) -> Result<(), Error> {
         let mut run = Run {
             options,
             report,
             steps: 0,
             seen: Arc::default(),
+            root: options.trace.as_ref().zip(root).map(|(t, run)| NodeTrace {
+                tracer: t.tracer.clone(),
+                run,
+            }),
         };
         if let Some(e) = &options.events
             && e.wants(EventKind::Values)
@@ -237,12 +276,20 @@ impl Agent {
         run: &Run<'_>,
     ) -> Result<Option<Jump>, Error> {
         let entry = self.chain.entry(self.chain.nodes(hook)[position]).clone();
+        let node: Arc<str> = format!("{}.{}", entry.name(), hook.as_str()).into();
+        let trace = run.node_start(&node, step, TraceData::State(state)).await;
         let cx = HookContext {
             state: state.clone(),
             host: run.options.host.clone(),
             events: run.emitter(step),
         };
-        let out = entry.run_hook(hook, cx).await?;
+        let out = match entry.run_hook(hook, cx).await {
+            Ok(out) => out,
+            Err(e) => {
+                node_end(trace, Err(&e)).await;
+                return Err(e);
+            }
+        };
         let (delta, reported, declared) =
             out.map_or_else(Default::default, |o| (o.delta, o.reported, o.jump_declared));
         // Only a declared jump (`can_jump_to`) is followed, except on the edge after the
@@ -250,8 +297,8 @@ impl Agent {
         // `model_to_tools` edge).
         let loop_exit = hook == Hook::AfterModel && position + 1 == self.chain.nodes(hook).len();
         let jump = delta.jump_to.filter(|_| declared || loop_exit);
-        let node: Arc<str> = format!("{}.{}", entry.name(), hook.as_str()).into();
-        self.finish_node(step, &node, delta, reported, state, run);
+        let update = self.finish_node(step, &node, delta, reported, state, run);
+        node_end(trace, Ok(update.as_ref())).await;
         Ok(jump)
     }
 
@@ -270,6 +317,7 @@ impl Agent {
             Some(rf) => (rf.request_tools.clone(), Some("any".to_owned())),
             None => (self.tools.specs(), None),
         };
+        let trace = run.node_start("model", step, TraceData::State(state)).await;
         let request = ModelRequest {
             model: self.model.clone(),
             system: Some(self.system.clone()),
@@ -281,12 +329,20 @@ impl Agent {
             state: state.clone(),
             tokens,
             host: run.options.host.clone(),
+            trace: trace.clone(),
         };
-        let response = self
+        let response = match self
             .chain
             .model_handler(self.model_base(run))
             .call(request)
-            .await?;
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => {
+                node_end(trace, Err(&e)).await;
+                return Err(e);
+            }
+        };
         let mut messages = response.messages;
         // The reducer gives a message without an id (one a middleware made) a fresh one.
         for m in &mut messages {
@@ -299,7 +355,8 @@ impl Agent {
             delta.structured_rendered = s.rendered;
             delta.structured_host = s.host;
         }
-        self.finish_node(step, &Arc::from("model"), delta, None, state, run);
+        let update = self.finish_node(step, &Arc::from("model"), delta, None, state, run);
+        node_end(trace, Ok(update.as_ref())).await;
         Ok(())
     }
 
@@ -327,7 +384,37 @@ impl Agent {
                     }))
                 });
                 request.tokens = tokens.clone();
-                let mut reply = model.invoke(request, host.clone()).await?;
+                // A model that does not report itself (a native client) is reported here.
+                let llm = match request.trace.as_ref().filter(|_| !model.traces_itself()) {
+                    Some(t) => {
+                        let info = ModelInfo {
+                            params: model.ls_params(),
+                        };
+                        let mut prompt: Vec<Arc<Message>> = Vec::new();
+                        if let Some(s) = &request.system {
+                            prompt.push(Arc::new(Message::System(s.as_ref().clone())));
+                        }
+                        prompt.extend(request.messages.iter().cloned());
+                        t.tracer
+                            .llm_start(t.run.clone(), &info, TraceData::Messages(&prompt))
+                            .await
+                            .map(|run| NodeTrace {
+                                tracer: t.tracer.clone(),
+                                run,
+                            })
+                    }
+                    None => None,
+                };
+                let mut reply = match model.invoke(request, host.clone()).await {
+                    Ok(reply) => reply,
+                    Err(e) => {
+                        let e = Error::from(e);
+                        if let Some(l) = llm {
+                            l.tracer.llm_error(l.run, TraceData::Failure(&e)).await;
+                        }
+                        return Err(e);
+                    }
+                };
                 {
                     let mut report = report.lock();
                     report.model_calls += 1;
@@ -349,6 +436,10 @@ impl Agent {
                         tokens.whole(Arc::new(Message::Ai(reply.clone())));
                     }
                     seen.lock().insert(id);
+                }
+                if let Some(l) = llm {
+                    let message = Message::Ai(reply.clone());
+                    l.tracer.llm_end(l.run, TraceData::Message(&message)).await;
                 }
                 let (answers, structured) = match &parser {
                     Some(p) => answer_schema_calls(p.as_ref(), &reply.tool_calls, &host)?,
@@ -385,6 +476,12 @@ impl Agent {
             self.pending_calls(state)
         };
         let events = run.emitter(step);
+        // After a jump, one `tools` chain runs every call; otherwise each call is a chain.
+        let whole_trace = if whole {
+            run.node_start("tools", step, TraceData::State(state)).await
+        } else {
+            None
+        };
         let scope = Arc::new(RunScope {
             agent: self.clone(),
             history: state.messages.clone(),
@@ -404,25 +501,51 @@ impl Agent {
                     scope.clone(),
                     allowed.as_deref(),
                     events.clone(),
+                    request.trace.clone(),
                 )
             })
         };
         let handler = self.chain.tool_handler(base);
         let per_call = if whole { None } else { events.clone() };
         let futures = calls.iter().map(|call| {
-            let request = ToolCallRequest {
+            let mut request = ToolCallRequest {
                 call: call.clone(),
                 state: state.clone(),
                 host: run.options.host.clone(),
+                trace: whole_trace.clone(),
             };
             let (handler, events, seen) = (handler.clone(), per_call.clone(), run.seen.clone());
             let tool = call.name.clone();
+            let root = if whole { None } else { run.root.clone() };
             async move {
-                let mut result = handler
-                    .call(request)
-                    .await
-                    .map_err(|ToolError::Fatal(source)| Error::Tool { tool, source })?;
+                let trace = chain_start(
+                    root.as_ref(),
+                    "tools",
+                    step,
+                    TraceData::ToolCall(&request.call),
+                )
+                .await;
+                if trace.is_some() {
+                    request.trace = trace.clone();
+                }
+                let mut result = match handler.call(request).await {
+                    Ok(r) => r,
+                    Err(ToolError::Fatal(source)) => {
+                        let e = Error::Tool { tool, source };
+                        node_end(trace, Err(&e)).await;
+                        return Err(e);
+                    }
+                };
                 result.message.id.get_or_insert_with(new_id);
+                if trace.is_some() {
+                    let message = Arc::new(Message::Tool(result.message.clone()));
+                    let update = Update::Delta(Arc::new(result_delta(vec![message], &result)));
+                    if let Some(t) = trace {
+                        t.tracer
+                            .chain_end(t.run, TraceData::ToolUpdate(&update, result.command))
+                            .await;
+                    }
+                }
                 if let Some(events) = &events {
                     let message = Arc::new(Message::Tool(result.message.clone()));
                     if events.wants(EventKind::Messages) {
@@ -441,7 +564,13 @@ impl Agent {
                 Ok::<_, Error>(result)
             }
         });
-        let results = try_join_all(futures).await?;
+        let results = match try_join_all(futures).await {
+            Ok(r) => r,
+            Err(e) => {
+                node_end(whole_trace, Err(&e)).await;
+                return Err(e);
+            }
+        };
         let mut messages = Vec::with_capacity(results.len());
         let mut delta = StateDelta::default();
         for result in &results {
@@ -462,7 +591,8 @@ impl Agent {
         delta.messages = MessagesDelta::Append(messages);
         if whole {
             // One task wrote everything: reported like any other node.
-            self.finish_node(step, &Arc::from("tools"), delta, None, state, run);
+            let update = self.finish_node(step, &Arc::from("tools"), delta, None, state, run);
+            node_end(whole_trace, Ok(update.as_ref())).await;
             return Ok(());
         }
         state.apply(&delta);
@@ -484,10 +614,15 @@ impl Agent {
         reported: Option<Update>,
         state: &mut AgentState,
         run: &Run<'_>,
-    ) {
+    ) -> Option<Update> {
+        let wrote = !delta.is_empty();
         let Some(events) = run.emitter(step) else {
             state.apply(&delta);
-            return;
+            // The tracer reports the node's write too.
+            return match run.root {
+                Some(_) => reported.or_else(|| wrote.then(|| Update::Delta(Arc::new(delta)))),
+                None => None,
+            };
         };
         if events.wants(EventKind::Messages) {
             let new: Vec<Arc<Message>> = match &delta.messages {
@@ -509,19 +644,19 @@ impl Agent {
                 report_message(&events, &run.seen, node.clone(), m);
             }
         }
-        let wrote = !delta.is_empty();
         let delta = Arc::new(delta);
         state.apply(&delta);
+        let update = reported.or_else(|| wrote.then(|| Update::Delta(delta.clone())));
         if events.wants(EventKind::Updates) {
-            let update = reported.or_else(|| wrote.then(|| Update::Delta(delta.clone())));
             events.emit(Event::Update {
                 node: node.clone(),
-                update,
+                update: update.clone(),
             });
         }
         if wrote && events.wants(EventKind::Values) {
             events.emit(Event::Values(state.clone()));
         }
+        update
     }
 }
 

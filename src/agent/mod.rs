@@ -8,7 +8,7 @@ mod structured;
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::events::Emitter;
+use crate::events::{Emitter, TraceContext, TraceData};
 use crate::messages::{SystemMessage, Usage};
 use crate::middleware::{AnthropicPromptCaching, Chain, Middleware, PatchToolCalls};
 use crate::model::ChatModel;
@@ -118,6 +118,8 @@ pub struct RunOptions {
     pub subagent_response_format: Option<Arc<dyn StructuredOutput>>,
     /// Where the run reports its steps, when somebody listens.
     pub events: Option<Emitter>,
+    /// Where the run reports its runs (LangChain callbacks), when somebody traces.
+    pub trace: Option<TraceContext>,
 }
 
 impl Default for RunOptions {
@@ -128,6 +130,7 @@ impl Default for RunOptions {
             forked: false,
             subagent_response_format: None,
             events: None,
+            trace: None,
         }
     }
 }
@@ -157,7 +160,25 @@ impl Agent {
         options: RunOptions,
     ) -> Result<(AgentState, RunReport), RunFailure> {
         let report = Arc::new(parking_lot::Mutex::new(RunReport::default()));
-        let outcome = self.run_graph(&mut state, &report, &options).await;
+        // The invocation's own chain run, named as LangGraph names the graph.
+        let root = match &options.trace {
+            Some(t) => {
+                let name = self.name.as_deref().unwrap_or("LangGraph");
+                t.tracer
+                    .chain_start(t.parent.clone(), name, None, TraceData::State(&state))
+                    .await
+            }
+            None => None,
+        };
+        let outcome = self
+            .run_graph(&mut state, &report, &options, root.clone())
+            .await;
+        if let (Some(t), Some(root)) = (&options.trace, root) {
+            match &outcome {
+                Ok(()) => t.tracer.chain_end(root, TraceData::State(&state)).await,
+                Err(e) => t.tracer.chain_error(root, TraceData::Failure(e)).await,
+            }
+        }
         let report = report.lock().clone();
         match outcome {
             Ok(()) => Ok((state, report)),

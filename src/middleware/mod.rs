@@ -97,6 +97,8 @@ pub struct ToolCallRequest {
     /// The state the tool step started from.
     pub state: AgentState,
     pub host: HostContext,
+    /// The call's `tools` chain run, when the run is traced.
+    pub trace: Option<crate::events::NodeTrace>,
 }
 
 pub trait Middleware: Send + Sync {

@@ -17,8 +17,9 @@ use super::runnable::PyRunnable;
 use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
 use super::structured::PyStructured;
 use super::tools::PyTool;
+use super::tracer::PyTracer;
 use crate::agent::{Agent, RunFailure, RunOptions};
-use crate::events::{Emitter, EventKind};
+use crate::events::{Emitter, EventKind, TraceContext};
 use crate::history::History;
 use crate::messages::{Message, SystemMessage};
 use crate::middleware::{
@@ -137,6 +138,14 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
         .try_iter()?
         .map(|a| Ok(Arc::new(PyMiddleware::new(&a?)?) as Arc<dyn Middleware>))
         .collect()
+}
+
+/// The run's tracer (LangChain callbacks, LangSmith), when the caller traces.
+fn trace_from_py(tracer: Option<Py<PyAny>>) -> Option<TraceContext> {
+    tracer.map(|t| TraceContext {
+        tracer: Arc::new(PyTracer::new(t)),
+        parent: None,
+    })
 }
 
 /// deepagents' entries after the user's: prompt caching.
@@ -322,7 +331,7 @@ impl CoreAgent {
     /// Runs the agent to completion on `state`; blocks with the GIL released. `config` is the
     /// caller's run config, handed to tools and compiled subagents; `subagent_response_format`
     /// a response format adapter subagents must answer in.
-    #[pyo3(signature = (state, recursion_limit, config=None, subagent_response_format=None))]
+    #[pyo3(signature = (state, recursion_limit, config=None, subagent_response_format=None, tracer=None))]
     fn invoke(
         &self,
         py: Python<'_>,
@@ -330,6 +339,7 @@ impl CoreAgent {
         recursion_limit: u64,
         config: Option<Py<PyAny>>,
         subagent_response_format: Option<Bound<'_, PyAny>>,
+        tracer: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let state = state_from_py(state)?;
         let options = RunOptions {
@@ -338,6 +348,7 @@ impl CoreAgent {
             forked: false,
             subagent_response_format: response_format_from_py(subagent_response_format)?,
             events: None,
+            trace: trace_from_py(tracer),
         };
         let agent = self.agent.clone();
         let runtime = pyo3_async_runtimes::tokio::get_runtime();
@@ -373,7 +384,7 @@ impl CoreAgent {
     }
 
     /// Runs the agent on the caller's event loop; returns an awaitable.
-    #[pyo3(signature = (state, recursion_limit, config=None, subagent_response_format=None))]
+    #[pyo3(signature = (state, recursion_limit, config=None, subagent_response_format=None, tracer=None))]
     fn ainvoke<'py>(
         &self,
         py: Python<'py>,
@@ -381,6 +392,7 @@ impl CoreAgent {
         recursion_limit: u64,
         config: Option<Py<PyAny>>,
         subagent_response_format: Option<Bound<'py, PyAny>>,
+        tracer: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let state = state_from_py(state)?;
         let options = RunOptions {
@@ -389,6 +401,7 @@ impl CoreAgent {
             forked: false,
             subagent_response_format: response_format_from_py(subagent_response_format)?,
             events: None,
+            trace: trace_from_py(tracer),
         };
         let agent = self.agent.clone();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
@@ -404,7 +417,7 @@ impl CoreAgent {
 
     /// Runs the agent, reporting its steps: an iterator of raw `(mode, ns, payload)` items
     /// ending with `("done", (), state)`, shaped into LangGraph's chunks by the Python side.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -415,6 +428,7 @@ impl CoreAgent {
         subgraphs: bool,
         config: Option<Py<PyAny>>,
         subagent_response_format: Option<Bound<'_, PyAny>>,
+        tracer: Option<Py<PyAny>>,
     ) -> PyResult<EventStream> {
         let state = state_from_py(state)?;
         let (emitter, tx, rx) = stream_sink(&modes, subgraphs, self.agent.name.as_deref())?;
@@ -424,6 +438,7 @@ impl CoreAgent {
             forked: false,
             subagent_response_format: response_format_from_py(subagent_response_format)?,
             events: Some(emitter),
+            trace: trace_from_py(tracer),
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
@@ -440,7 +455,7 @@ impl CoreAgent {
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None))]
     #[allow(clippy::too_many_arguments)]
     fn astream(
         &self,
@@ -451,6 +466,7 @@ impl CoreAgent {
         subgraphs: bool,
         config: Option<Py<PyAny>>,
         subagent_response_format: Option<Bound<'_, PyAny>>,
+        tracer: Option<Py<PyAny>>,
     ) -> PyResult<AsyncEventStream> {
         let state = state_from_py(state)?;
         let (emitter, tx, rx) = stream_sink(&modes, subgraphs, self.agent.name.as_deref())?;
@@ -460,6 +476,7 @@ impl CoreAgent {
             forked: false,
             subagent_response_format: response_format_from_py(subagent_response_format)?,
             events: Some(emitter),
+            trace: trace_from_py(tracer),
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {

@@ -74,3 +74,36 @@ pub(crate) fn to_py(err: Error) -> PyErr {
 pub(crate) fn bad_input(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
+
+/// The exception a failure is reported to callbacks with, without consuming the error (it
+/// still reaches the caller): a host exception is the same object; a core error is described.
+pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
+    match err {
+        Error::Tool { source, .. } => {
+            if let Some(e) = source.downcast_ref::<PyErr>() {
+                return e.clone_ref(py);
+            }
+            if let Some(inner) = source.downcast_ref::<Error>() {
+                return exception_of(py, inner);
+            }
+            PyRuntimeError::new_err(err.to_string())
+        }
+        Error::Model(ModelError::Host(source)) => {
+            original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
+        }
+        Error::Model(_) | Error::RecursionLimit { .. } => PyRuntimeError::new_err(err.to_string()),
+        Error::InvalidInput(_) => PyValueError::new_err(err.to_string()),
+    }
+}
+
+/// `exception_of` for a tool's fatal error.
+pub(crate) fn tool_exception_of(py: Python<'_>, err: &crate::tools::ToolError) -> PyErr {
+    let crate::tools::ToolError::Fatal(source) = err;
+    if let Some(e) = source.downcast_ref::<PyErr>() {
+        return e.clone_ref(py);
+    }
+    if let Some(inner) = source.downcast_ref::<Error>() {
+        return exception_of(py, inner);
+    }
+    PyRuntimeError::new_err(source.to_string())
+}

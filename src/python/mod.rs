@@ -11,6 +11,7 @@ mod runnable;
 mod stream;
 mod structured;
 mod tools;
+mod tracer;
 
 use pyo3::prelude::*;
 

@@ -207,6 +207,15 @@ fn settings_arg<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<
     Ok(pythonize::pythonize(py, &settings)?)
 }
 
+/// The `parent` argument: the model node's run manager when the run is traced (the model
+/// raises its own callbacks under it, as LangChain models do).
+fn trace_arg<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match &request.trace {
+        Some(t) => super::tracer::run_manager(py, &t.run)?,
+        None => py.None().into_bound(py),
+    })
+}
+
 /// The `on_chunk` argument: a callback reporting each chunk, or None (no streaming).
 fn chunk_callback(py: Python<'_>, sink: Option<TokenSink>) -> PyResult<Bound<'_, PyAny>> {
     match sink {
@@ -230,6 +239,10 @@ impl ChatModel for PyChatModel {
 
     fn supports_prompt_cache(&self) -> bool {
         self.prompt_caching
+    }
+
+    fn traces_itself(&self) -> bool {
+        true
     }
 
     /// Frees the objects made for messages no run holds any more (tool artifacts among
@@ -268,6 +281,7 @@ impl ChatModel for PyChatModel {
                         request_args(py, &request, &to_message, &cache)?;
                     let on_chunk = chunk_callback(py, on_chunk)?;
                     let settings = settings_arg(py, &request)?;
+                    let callbacks = trace_arg(py, &request)?;
                     adapter.bind(py).call_method1(
                         "ainvoke",
                         (
@@ -277,6 +291,7 @@ impl ChatModel for PyChatModel {
                             request.tool_choice.clone(),
                             on_chunk,
                             settings,
+                            callbacks,
                         ),
                     )
                 })
@@ -290,6 +305,7 @@ impl ChatModel for PyChatModel {
                         let choice = request.tool_choice.clone().into_pyobject(py)?.into_any();
                         let on_chunk = chunk_callback(py, on_chunk)?;
                         let settings = settings_arg(py, &request)?;
+                        let callbacks = trace_arg(py, &request)?;
                         let args = vec![
                             system,
                             messages.into_any(),
@@ -297,6 +313,7 @@ impl ChatModel for PyChatModel {
                             choice,
                             on_chunk,
                             settings,
+                            callbacks,
                         ];
                         let host = PyHost::from_context(&host);
                         call_in_context(py, host, adapter.bind(py), "invoke", args)

@@ -105,7 +105,10 @@ fn messages_to_py<'py>(
 
 /// A node's write as the dict LangGraph streams; `__remove_all__` marks a write that
 /// replaced the whole list (shaped as `RemoveMessage(REMOVE_ALL)` first by the Python side).
-fn delta_to_py<'py>(py: Python<'py>, delta: &StateDelta) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn delta_to_py<'py>(
+    py: Python<'py>,
+    delta: &StateDelta,
+) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     match &delta.messages {
         MessagesDelta::None => {}

@@ -109,7 +109,13 @@ fn tool_config<'py>(
         Some(events) => Bound::new(py, StreamWriter::new(events.clone()))?.into_any(),
         None => py.None().into_bound(py),
     };
-    with_writer.bind(py).call1((config, writer))
+    // Traced: the tool raises its callbacks under its node's run, as LangGraph's tool node
+    // hands it.
+    let parent = match &ctx.trace {
+        Some(t) => super::tracer::run_manager(py, &t.run)?,
+        None => py.None().into_bound(py),
+    };
+    with_writer.bind(py).call1((config, writer, parent))
 }
 
 impl Tool for PyTool {
@@ -123,6 +129,10 @@ impl Tool for PyTool {
 
     fn return_direct(&self) -> bool {
         self.return_direct
+    }
+
+    fn traces_itself(&self) -> bool {
+        true
     }
 
     fn call(

@@ -10,6 +10,7 @@ use super::prompts::{FORK_RECURSION_REFUSAL, FORKED_SUBAGENT_TOOL_NOTE, TASK_TOO
 use super::{ChildInput, Mode, Subagent, SubagentKind, fork_history};
 use crate::agent::{Agent, RunOptions, new_id};
 use crate::error::Error;
+use crate::events::TraceContext;
 use crate::history::History;
 use crate::messages::{HumanMessage, Message, Usage};
 use crate::state::AgentState;
@@ -268,6 +269,11 @@ async fn run_subagent(
         forked,
         subagent_response_format: None,
         events: events.clone(),
+        // The subagent's chain runs inside the `task` tool's run, as in deepagents.
+        trace: ctx.trace.as_ref().map(|t| TraceContext {
+            tracer: t.tracer.clone(),
+            parent: Some(t.run.clone()),
+        }),
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.

@@ -10,9 +10,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{BoxError, Error};
-use crate::events::StepEmitter;
+use crate::events::{NodeTrace, StepEmitter, TraceData};
 use crate::host::HostValue;
-use crate::messages::{Content, ToolCall, ToolMessage, ToolStatus, Usage};
+use crate::messages::{Content, Message, ToolCall, ToolMessage, ToolStatus, Usage};
 
 /// What the model is told about a tool. `parameters` is kept exactly as the tool defined it:
 /// key order in the schema is part of the provider's cache prefix.
@@ -88,6 +88,9 @@ pub struct ToolContext {
     pub run: Arc<RunScope>,
     /// The run's listener, for custom payloads and a subagent's own events.
     pub events: Option<StepEmitter>,
+    /// The run enclosing the call (the node's for a host tool, the tool's own for a core
+    /// tool), when the run is traced.
+    pub trace: Option<NodeTrace>,
 }
 
 /// What a tool may know of the run calling it. Cheap to build: every field is shared.
@@ -124,6 +127,10 @@ pub trait Tool: Send + Sync {
     }
     /// LangChain's `return_direct`: a round of calls to such tools ends the run.
     fn return_direct(&self) -> bool {
+        false
+    }
+    /// Whether the tool raises its own callbacks (a LangChain tool given its node's run).
+    fn traces_itself(&self) -> bool {
         false
     }
     /// See `Agent::release_unused` (a tool that runs agents passes it on).
@@ -187,6 +194,7 @@ impl ToolSet {
         run: Arc<RunScope>,
         allowed: Option<&[String]>,
         events: Option<StepEmitter>,
+        trace: Option<NodeTrace>,
     ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
         let call_id = call.id.clone().unwrap_or_default();
         let name = call.name.clone();
@@ -219,15 +227,50 @@ impl ToolSet {
         }
         let tool = self.get(&call.name).cloned().expect("checked above");
         let args = call.args.clone();
+        let traced_call = call.clone();
         Box::pin(async move {
+            // A tool that does not report itself (the core's own, `task`) gets a tool run
+            // here; a host tool is handed its node's run and reports itself.
+            let (trace, own_run) = match trace {
+                Some(t) if !tool.traces_itself() => {
+                    let run = t
+                        .tracer
+                        .tool_start(t.run.clone(), TraceData::ToolCall(&traced_call))
+                        .await
+                        .map(|run| NodeTrace {
+                            tracer: t.tracer.clone(),
+                            run,
+                        });
+                    (run.clone(), run)
+                }
+                other => (other, None),
+            };
             let ctx = ToolContext {
                 tool_call_id: call_id.clone(),
                 host,
                 run,
                 events,
+                trace,
             };
-            let output = tool.call(args, ctx).await?;
-            Ok(to_result(output, call_id, name))
+            let outcome = tool.call(args, ctx).await;
+            match outcome {
+                Ok(output) => {
+                    let result = to_result(output, call_id, name);
+                    if let Some(r) = own_run {
+                        let message = Message::Tool(result.message.clone());
+                        r.tracer
+                            .tool_end(r.run, TraceData::ToolResult(&message, result.command))
+                            .await;
+                    }
+                    Ok(result)
+                }
+                Err(e) => {
+                    if let Some(r) = own_run {
+                        r.tracer.tool_error(r.run, TraceData::ToolFailure(&e)).await;
+                    }
+                    Err(e)
+                }
+            }
         })
     }
 }

@@ -33,6 +33,26 @@ Cache model (see shared/research/providers.md, sections 1.8 and 4.6):
   breakpoint; every breakpoint prefix of at least ``min_cache_tokens`` is then
   stored (or refreshed) and the tokens from the read up to the last stored
   breakpoint are reported as written.
+
+Streaming (``"stream": true``): the reply is sent as ``text/event-stream`` the way
+the Messages API sends it (section 1.6): ``message_start`` (usage with the cache
+fields, ``output_tokens`` 1), one ``ping``, then per content block
+``content_block_start`` / ``content_block_delta``... / ``content_block_stop``
+(text in ``text_delta`` pieces of ``stream_text_chunk`` characters, tool input as
+``input_json_delta`` fragments of ``stream_json_chunk`` characters after an empty
+first one, thinking as ``thinking_delta`` pieces and one ``signature_delta``), then
+``message_delta`` (stop reason, cumulative usage) and ``message_stop``. Events go
+out one HTTP chunk each (chunked transfer; ``stream_framing="close"`` ends the body
+by closing the connection instead). The events add up to exactly the message the
+non-streaming path returns: same ids, usage and cache accounting, and the same
+``Recorded.response``; ``Recorded.stream`` logs the events as they were sent.
+``stream_events`` renders a message without a server, for expected values.
+
+Pacing and faults for streaming clients: ``sim.gate_after_first_delta()`` holds the
+next stream after its first text delta until the test sets the returned event, and
+``Reply(body=..., stream_fault=StreamFault(...))`` sends an ``event: error``
+(``overloaded_error`` by default), ends the body early, or resets the connection,
+mid-stream.
 """
 
 from __future__ import annotations
@@ -42,11 +62,14 @@ import hashlib
 import json
 import math
 import re
+import socket
+import struct
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any, Literal, Self
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -57,10 +80,14 @@ __all__ = [
     "Reply",
     "SimAnthropic",
     "SimError",
+    "StreamFault",
+    "StreamLog",
     "block_tokens",
     "canonical_json",
     "message",
     "prompt_blocks",
+    "sse_bytes",
+    "stream_events",
     "text",
     "tool_use",
 ]
@@ -167,12 +194,43 @@ class Reply:
     plain dict reply), a str/bytes (sent raw, e.g. an HTML 413 page) or None (an
     Anthropic-shaped error for the status). ``delay`` is real seconds to wait
     before answering, for client timeout tests.
+
+    For a streamed request (``"stream": true``) a 200 dict body is sent as SSE
+    events; ``stream=False`` sends it as plain JSON anyway (a server that ignores
+    ``stream``). ``stream_fault`` breaks the stream part-way (see ``StreamFault``);
+    it needs a streamed request, and a plain one gets a loud 500 instead.
     """
 
     status: int = 200
     body: dict[str, Any] | str | bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    stream: bool | None = None
+    stream_fault: StreamFault | None = None
+
+
+@dataclass
+class StreamFault:
+    """A streamed reply that breaks off part-way (the HTTP status was already 200).
+
+    ``after_events`` counts the SSE events sent before the fault (``message_start``
+    is event 1, the ``ping`` event 2); ``None`` means right after the first
+    ``content_block_delta``, so the client has seen part of the message. Kinds:
+
+    * ``"error"``: an ``event: error`` with ``{"type": "error", "error": {"type":
+      error_type, "message": message}}`` (by default the API's mid-stream
+      ``overloaded_error`` ``"Overloaded"``), then the body ends cleanly;
+    * ``"truncate"``: the body ends cleanly with no more events (no ``message_stop``);
+    * ``"reset"``: the connection is reset (TCP RST) with no more events.
+
+    Cache writes are committed anyway, as the real API commits them when the
+    response starts.
+    """
+
+    after_events: int | None = None
+    kind: Literal["error", "truncate", "reset"] = "error"
+    error_type: str = "overloaded_error"
+    message: str = "Overloaded"
 
 
 @dataclass(frozen=True)
@@ -229,6 +287,39 @@ class Recorded:
     # validation, cache simulation and any scripted delay; excludes the
     # http.server request-line/header parsing that happens before the handler).
     handler_seconds: float = 0.0
+    # For a reply sent as SSE: the events as they went out. ``response`` is then the
+    # message those events add up to (what the non-streaming path would have sent).
+    stream: StreamLog | None = None
+
+
+@dataclass
+class StreamLog:
+    """What the server sent for a streamed reply, updated while it sends."""
+
+    # (event name, data) in the order sent; an event is appended just before it is written.
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    complete: bool = False  # message_stop was sent (the last event)
+    fault: str | None = None  # StreamFault.kind, once the fault was applied
+    gated: bool = False  # this stream waited on a gate_after_first_delta() event
+    gate_timed_out: bool = False  # ... and the test never set it in time
+
+    def names(self) -> list[str]:
+        """The event names, in order."""
+        return [name for name, _ in self.events]
+
+    def deltas(self, kind: str = "text_delta") -> list[str]:
+        """The payloads of the ``content_block_delta`` events of one delta type, in order."""
+        key = {
+            "text_delta": "text",
+            "input_json_delta": "partial_json",
+            "thinking_delta": "thinking",
+            "signature_delta": "signature",
+        }[kind]
+        return [
+            data["delta"][key]
+            for name, data in self.events
+            if name == "content_block_delta" and data["delta"]["type"] == kind
+        ]
 
 
 class SimError(Exception):
@@ -256,6 +347,109 @@ class _Outcome:
     body: Any  # dict -> JSON, str/bytes -> raw
     headers: dict[str, str] = field(default_factory=dict)
     cache: CacheReport | None = None
+    stream: bool = False  # send the (message) body as SSE events
+    fault: StreamFault | None = None
+
+
+@dataclass
+class _Gate:
+    event: threading.Event
+    timeout: float
+    on_timeout: str
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def _pieces(s: str, size: int) -> list[str]:
+    return [s[i : i + size] for i in range(0, len(s), size)]
+
+
+def stream_events(
+    msg: dict[str, Any],
+    *,
+    text_chunk: int = 4,
+    json_chunk: int = 8,
+) -> list[tuple[str, dict[str, Any]]]:
+    """The SSE events (name, data) the Messages API sends for a complete message.
+
+    ``msg`` is a full response body (as the non-streaming path returns it). The
+    events add up, by the SDK's accumulation rules, to exactly ``msg``: the
+    ``message_start`` usage is the final usage with ``output_tokens`` 1 (the API
+    counts the first token there), and ``message_delta`` carries the cumulative
+    ``input_tokens``, cache counts and final ``output_tokens`` (``MessageDeltaUsage``
+    has no ``cache_creation`` breakdown; that is in ``message_start`` only).
+    """
+    usage = dict(msg.get("usage") or {})
+    start_usage = dict(usage)
+    start_usage["output_tokens"] = min(1, usage.get("output_tokens", 0))
+    start = {k: v for k, v in msg.items() if k not in ("content", "stop_reason", "stop_sequence", "usage")}
+    start.update(content=[], stop_reason=None, stop_sequence=None, usage=start_usage)
+    # The API's key order: id, type, role, model, content, stop_reason, stop_sequence, usage.
+    order = ["id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"]
+    start = {**{k: start[k] for k in order if k in start}, **start}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": start}),
+        ("ping", {"type": "ping"}),
+    ]
+
+    def delta(index: int, body: dict[str, Any]) -> None:
+        events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": body}))
+
+    for index, block in enumerate(msg.get("content") or []):
+        kind = block.get("type")
+        if kind == "text":
+            first = {**block, "text": ""}
+            pieces = [("text_delta", "text", p) for p in _pieces(block.get("text", ""), text_chunk)]
+        elif kind == "tool_use":
+            # The API's key order: type, id, name, input.
+            first = {k: block[k] for k in ("type", "id", "name") if k in block}
+            first = {**first, "input": {}, **{k: v for k, v in block.items() if k not in first and k != "input"}}
+            args = block.get("input") or {}
+            # The first fragment is empty, as the API sends it; no input at all is that fragment alone.
+            frags = [""] + (_pieces(json.dumps(args, ensure_ascii=False), json_chunk) if args else [])
+            pieces = [("input_json_delta", "partial_json", f) for f in frags]
+        elif kind == "thinking":
+            first = {**block, "thinking": "", "signature": ""}
+            pieces = [("thinking_delta", "thinking", p) for p in _pieces(block.get("thinking", ""), text_chunk)]
+            pieces.append(("signature_delta", "signature", block.get("signature", "")))
+        else:  # redacted_thinking, server tool blocks...: whole in the start event
+            first, pieces = dict(block), []
+        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": first}))
+        for dtype, key, value in pieces:
+            delta(index, {"type": dtype, key: value})
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+
+    delta_usage = {
+        k: usage[k]
+        for k in (
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "output_tokens",
+            "output_tokens_details",
+            "server_tool_use",
+        )
+        if k in usage
+    }
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": msg.get("stop_reason"), "stop_sequence": msg.get("stop_sequence")},
+                "usage": delta_usage,
+            },
+        )
+    )
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def sse_bytes(name: str, data: dict[str, Any]) -> bytes:
+    """One SSE event on the wire: ``event:`` and ``data:`` lines and a blank line."""
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return f"event: {name}\ndata: {payload}\n\n".encode()
 
 
 # --------------------------------------------------------------------------- prompt model
@@ -501,6 +695,13 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     sim: SimAnthropic
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that drops a keep-alive connection (or a stream it stopped reading)
+        # is normal; anything else is still printed.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.1 keep-alive, like the real API; every answer carries Content-Length.
@@ -530,6 +731,11 @@ class SimAnthropic:
         merge_consecutive_roles: accept consecutive same-role messages and merge
             them, as the real API does. Off by default: neither LangChain nor our
             port should ever send them, so the simulator flags it as a bug.
+        stream_text_chunk: characters per ``text_delta`` / ``thinking_delta``.
+        stream_json_chunk: characters per ``input_json_delta`` fragment.
+        stream_framing: ``"chunked"`` (one HTTP chunk per event, keep-alive) or
+            ``"close"`` (no length; the body ends when the connection closes).
+        stream_event_delay: real seconds between two events, for idle-timeout tests.
     """
 
     def __init__(
@@ -538,10 +744,22 @@ class SimAnthropic:
         min_cache_tokens: int = 1024,
         lookback: int = 20,
         merge_consecutive_roles: bool = False,
+        stream_text_chunk: int = 4,
+        stream_json_chunk: int = 8,
+        stream_framing: Literal["chunked", "close"] = "chunked",
+        stream_event_delay: float = 0.0,
     ) -> None:
+        if stream_framing not in ("chunked", "close"):
+            raise ValueError(f"stream_framing must be 'chunked' or 'close', got {stream_framing!r}")
         self.min_cache_tokens = min_cache_tokens
         self.lookback = lookback
         self.merge_consecutive_roles = merge_consecutive_roles
+        self.stream_text_chunk = stream_text_chunk
+        self.stream_json_chunk = stream_json_chunk
+        self.stream_framing = stream_framing
+        self.stream_event_delay = stream_event_delay
+        self._gates: list[_Gate] = []  # made, not taken yet
+        self._all_gates: list[threading.Event] = []  # every gate made, released at close()
         self.requests: list[Recorded] = []
         self._script: list[dict[str, Any] | Reply] = []
         self._cache: dict[str, _Entry] = {}
@@ -576,6 +794,8 @@ class SimAnthropic:
         if self._closed:
             return
         self._closed = True
+        for event in self._all_gates:
+            event.set()  # a stream still held on a gate finishes (into a closed socket)
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
@@ -587,6 +807,38 @@ class SimAnthropic:
                 raise TypeError(f"a scripted reply must be a dict or a Reply, got {type(r).__name__}")
         with self._lock:
             self._script.extend(copy.deepcopy(list(replies)))
+
+    def gate_after_first_delta(
+        self,
+        *,
+        timeout: float = 10.0,
+        on_timeout: Literal["error", "finish"] = "error",
+    ) -> threading.Event:
+        """Hold the next streamed reply after its first text delta until the returned event is set.
+
+        The server sends ``message_start``, ``ping``, the first block's start and its
+        first ``text_delta`` (the first ``content_block_delta`` of any kind when the
+        reply has no text), then waits. A test sets the event when its client has
+        surfaced that first piece, which proves the client reads the stream as it
+        arrives. If the event is not set within ``timeout`` real seconds, the stream
+        either fails with an ``event: error`` (``api_error``, message starting
+        ``sim: gate timed out``; ``on_timeout="error"``, the default) or goes on
+        (``"finish"``); ``Recorded.stream.gate_timed_out`` is set either way.
+        Gates are taken by streamed replies in the order they were made.
+        """
+        if on_timeout not in ("error", "finish"):
+            raise ValueError(f"on_timeout must be 'error' or 'finish', got {on_timeout!r}")
+        gate = _Gate(threading.Event(), timeout, on_timeout)
+        with self._lock:
+            self._gates.append(gate)
+            self._all_gates.append(gate.event)
+        return gate.event
+
+    @property
+    def pending_gates(self) -> int:
+        """Gates made by ``gate_after_first_delta`` that no streamed reply has taken yet."""
+        with self._lock:
+            return len(self._gates)
 
     @property
     def pending(self) -> int:
@@ -605,9 +857,12 @@ class SimAnthropic:
         return self._clock
 
     def reset(self) -> None:
-        """Drop the script, the request log and the cache; reset clock and id counters."""
+        """Drop the script, the gates, the request log and the cache; reset clock and id counters."""
         with self._lock:
             self._script.clear()
+            for gate in self._gates:
+                gate.event.set()  # nobody waits on these; release them anyway
+            self._gates.clear()
             self.requests.clear()
             self._cache.clear()
             self._clock = 0.0
@@ -668,7 +923,10 @@ class SimAnthropic:
             outcome.headers["x-should-retry"] = "false"
         rec.status = outcome.status
         rec.cache = outcome.cache
-        self._send_json(h, outcome, rec, started)
+        if outcome.stream:
+            self._send_stream(h, outcome, rec, started)
+        else:
+            self._send_json(h, outcome, rec, started)
 
     def _dispatch(
         self,
@@ -689,8 +947,9 @@ class SimAnthropic:
         if body is None and raw:
             raise SimError(400, "There was an error parsing the body: invalid JSON")
         _validate(body, self.merge_consecutive_roles)
-        if body.get("stream"):
-            raise SimError(400, "sim: streaming not supported yet")
+        streamed = body.get("stream", False)
+        if not isinstance(streamed, bool):
+            raise SimError(400, "stream: Input should be a valid boolean")
 
         with self._lock:
             if not self._script:
@@ -700,9 +959,17 @@ class SimAnthropic:
                 return err
             reply = self._script.pop(0)
 
+        fault: StreamFault | None = None
         if isinstance(reply, Reply):
             if reply.delay > 0:
                 time.sleep(reply.delay)
+            if reply.stream_fault is not None and not (streamed and reply.stream is not False):
+                err = self._error(500, "api_error", "sim: a stream fault was scripted but the reply is not streamed")
+                err.headers["x-should-retry"] = "false"
+                return err
+            fault = reply.stream_fault
+            if reply.stream is False:
+                streamed = False
             if reply.status != 200:
                 out = (
                     self._error(
@@ -730,7 +997,7 @@ class SimAnthropic:
         with self._lock:
             report = self._account_cache(body, seq)
             completed = self._complete(payload, body, report)
-        return _Outcome(200, completed, extra, report)
+        return _Outcome(200, completed, extra, report, stream=streamed, fault=fault)
 
     def _complete(self, payload: dict[str, Any], request: dict[str, Any], report: CacheReport) -> dict[str, Any]:
         self._msg_counter += 1
@@ -880,3 +1147,93 @@ class SimAnthropic:
             h.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout tests); the request is still recorded
+
+    def _send_stream(self, h: _Handler, outcome: _Outcome, rec: Recorded, started: float) -> None:
+        """Send a completed message as SSE events, each written (and so flushed) on its own."""
+        msg = outcome.body
+        events = stream_events(msg, text_chunk=self.stream_text_chunk, json_chunk=self.stream_json_chunk)
+        log = StreamLog()
+        rec.stream = log
+        rec.response = msg
+        fault = outcome.fault
+        cut = len(events)
+        if fault is not None:
+            if fault.after_events is None:
+                names = [name for name, _ in events]
+                cut = names.index("content_block_delta") + 1 if "content_block_delta" in names else len(events) - 1
+            else:
+                cut = max(0, min(fault.after_events, len(events)))
+        # The gate holds the stream after its first text delta (or first delta of any kind).
+        deltas = [i for i, (name, _) in enumerate(events) if name == "content_block_delta"]
+        texts = [i for i in deltas if events[i][1]["delta"]["type"] == "text_delta"]
+        gate_at = (texts or deltas or [None])[0]
+        gate: _Gate | None = None
+        if gate_at is not None and gate_at < cut:
+            with self._lock:
+                if self._gates:
+                    gate = self._gates.pop(0)
+                    log.gated = True
+
+        chunked = self.stream_framing == "chunked"
+        headers = {
+            "content-type": "text/event-stream; charset=utf-8",
+            "cache-control": "no-cache",
+            "request-id": f"req_sim_{rec.seq}",
+        }
+        headers.update({k.lower(): v for k, v in outcome.headers.items()})
+        rec.handler_seconds = time.perf_counter() - started
+
+        def write(data: bytes) -> None:
+            if chunked:
+                data = f"{len(data):x}\r\n".encode() + data + b"\r\n"
+            h.wfile.write(data)
+            h.wfile.flush()
+
+        def send(name: str, data: dict[str, Any]) -> None:
+            # Logged before it is written, so a client that has an event finds it in the log.
+            log.events.append((name, data))
+            log.complete = name == "message_stop"
+            write(sse_bytes(name, data))
+
+        try:
+            h.send_response(200)
+            for k, v in headers.items():
+                h.send_header(k, v)
+            if chunked:
+                h.send_header("transfer-encoding", "chunked")
+            else:
+                h.send_header("connection", "close")
+                h.close_connection = True
+            h.end_headers()
+            for i, (name, data) in enumerate(events):
+                if i == cut:
+                    break
+                if i > 0 and self.stream_event_delay > 0:
+                    time.sleep(self.stream_event_delay)
+                send(name, data)
+                if gate is not None and i == gate_at and not gate.event.wait(gate.timeout):
+                    log.gate_timed_out = True
+                    if gate.on_timeout == "error":
+                        message = (
+                            f"sim: gate timed out: the client did not surface the first delta within {gate.timeout}s"
+                        )
+                        send("error", {"type": "error", "error": {"type": "api_error", "message": message}})
+                        log.fault = "gate_timeout"
+                        fault = None
+                        break
+            if fault is not None:
+                log.fault = fault.kind
+                if fault.kind == "error":
+                    error = {"type": fault.error_type, "message": fault.message}
+                    send("error", {"type": "error", "error": error})
+                elif fault.kind == "reset":
+                    # SO_LINGER {on, 0} makes close() send a RST instead of a FIN.
+                    h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    h.close_connection = True
+                    h.connection.close()
+                    return
+            if chunked:
+                h.wfile.write(b"0\r\n\r\n")
+                h.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True  # the client went away mid-stream; the request is still recorded

@@ -1,0 +1,203 @@
+"""LangChain callbacks and LangSmith tracing for a run, as LangGraph raises them.
+
+The core reports each run it starts (the invocation, each node, the tools and model calls it
+executes itself, a subagent inside its ``task`` tool run) to a ``RunTracer``, which drives
+LangChain's own callback managers: ``CallbackManager.configure`` with the run config's
+``callbacks``, tags and metadata, then ``get_child("graph:step:N")`` per node as LangGraph does.
+LangChain models and tools are handed their node's ``get_child("seq:step:1")`` and raise their
+own events. With ``LANGSMITH_TRACING`` set, ``configure`` adds LangSmith's tracer as usual.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _convert
+
+#: deepagents' metadata on a subagent's runs (LangGraph's ``create_agent`` graph).
+SUBAGENT_INTEGRATION = "langchain_create_agent"
+
+
+def tracing_enabled(config: dict) -> bool:
+    """Whether a run needs a tracer: callbacks given, or LangSmith tracing on."""
+    if config.get("callbacks"):
+        return True
+    try:
+        from langsmith.utils import tracing_is_enabled
+    except ImportError:
+        return False
+    return bool(tracing_is_enabled())
+
+
+def child_callbacks(run: Any) -> Any:
+    """The callbacks a model or tool inside ``run`` (a node's run manager) is called with."""
+    return run.get_child("seq:step:1")
+
+
+def _messages(raw: list) -> list:
+    return [_convert.from_core(m) for m in raw]
+
+
+def _state(raw: dict, result: Any) -> dict:
+    return result(raw) if result is not None else {**raw, "messages": _messages(raw.get("messages", []))}
+
+
+class RunTracer:
+    """One invocation's tracer; see the module docstring."""
+
+    def __init__(self, config: dict, metadata: dict, root_input: Any, result: Any) -> None:
+        self.config = config
+        self.metadata = metadata
+        self.root_input = root_input
+        self.result = result
+
+    # -- chains ---------------------------------------------------------------------------
+
+    def chain_start(self, parent: Any, name: str, step: int | None, inputs: Any) -> Any:
+        from langchain_core.callbacks import CallbackManager
+
+        if parent is None:
+            manager = CallbackManager.configure(
+                inheritable_callbacks=self.config.get("callbacks"),
+                inheritable_tags=self.config.get("tags"),
+                inheritable_metadata=self.metadata,
+            )
+            return manager.on_chain_start(
+                None,
+                self.root_input,
+                name=self.config.get("run_name") or name,
+                run_id=self.config.get("run_id"),
+            )
+        if step is None:
+            # A subagent, inside its `task` tool run: deepagents' create_agent graph.
+            manager = parent.get_child()
+            manager.add_metadata({"ls_integration": SUBAGENT_INTEGRATION, "lc_agent_name": name})
+            _mark_subagent_for_langsmith(manager)
+            state = _state(inputs, None)
+            # deepagents hands the subagent fresh messages: their ids come with its first step.
+            for m in state["messages"]:
+                m.id = None
+            return manager.on_chain_start(None, state, name=name)
+        manager = parent.get_child(f"graph:step:{step}")
+        pull = name != "tools"
+        manager.add_metadata(
+            {
+                "langgraph_step": step,
+                "langgraph_node": name,
+                "langgraph_triggers": (f"branch:to:{name}",) if pull else ("__pregel_push",),
+                "langgraph_path": ("__pregel_pull", name) if pull else ("__pregel_push", 0, False),
+                "langgraph_checkpoint_ns": f"{name}:{_uuid()}",
+            }
+        )
+        if isinstance(inputs, dict) and "name" in inputs and "args" in inputs:
+            payload: Any = [inputs]  # a `tools` task traces the call it runs
+        else:
+            payload = _state(inputs, None)
+        return manager.on_chain_start(None, payload, name=name)
+
+    def chain_end(self, run: Any, name: str, outputs: Any, kind: str) -> None:
+        run.on_chain_end(self._outputs(name, outputs, kind))
+
+    def chain_error(self, run: Any, error: BaseException) -> None:
+        run.on_chain_error(error)
+
+    def _outputs(self, name: str, outputs: Any, kind: str) -> Any:
+        if kind == "root":
+            return self.result(outputs)
+        if kind == "state":
+            return _state(outputs, None)
+        if kind == "host" or outputs is None:
+            return outputs
+        update = dict(outputs)
+        command = update.pop("__command__", False)
+        remove_all = update.pop("__remove_all__", False)
+        if "messages" in update:
+            update["messages"] = _messages(update["messages"])
+            if remove_all:
+                from langchain_core.messages import RemoveMessage
+
+                update["messages"].insert(0, RemoveMessage(id="__remove_all__"))
+        if name == "model" or command:
+            from langgraph.types import Command
+
+            return [Command(update=update)]
+        return update
+
+    # -- tools the core runs itself (`task`) ----------------------------------------------
+
+    def tool_start(self, node: Any, call: dict, description: str) -> Any:
+        manager = child_callbacks(node)
+        args = call.get("args") or {}
+        return manager.on_tool_start(
+            {"name": call["name"], "description": description},
+            str(args),
+            name=None,
+            inputs=args,
+            color="green",
+            tool_call_id=call.get("id"),
+        )
+
+    def tool_end(self, run: Any, message: dict, command: bool) -> None:
+        from langchain_core.messages import ToolMessage
+
+        output: Any = ToolMessage(
+            content=message.get("content", ""),
+            tool_call_id=message.get("tool_call_id", ""),
+            status=message.get("status", "success"),
+        )
+        if command:
+            from langgraph.types import Command
+
+            output = Command(update={"messages": [output]})
+        run.on_tool_end(output, name=message.get("name"), color="green")
+
+    def tool_error(self, run: Any, error: BaseException, call_id: str | None = None) -> None:
+        run.on_tool_error(error, tool_call_id=call_id)
+
+    # -- models that do not report themselves (native clients) ---------------------------
+
+    def llm_start(self, node: Any, params: dict, messages: list) -> Any:
+        manager = child_callbacks(node)
+        manager.add_metadata(params)
+        serialized = {"name": params.get("ls_model_name") or params.get("ls_provider") or "chat_model"}
+        (run,) = manager.on_chat_model_start(
+            serialized,
+            [_messages(messages)],
+            invocation_params={"_type": params.get("ls_provider"), "stop": None},
+            options={"stop": None},
+            batch_size=1,
+        )
+        return run
+
+    def llm_end(self, run: Any, message: dict) -> None:
+        from langchain_core.outputs import ChatGeneration, LLMResult
+
+        msg = _convert.from_core(message)
+        run.on_llm_end(LLMResult(generations=[[ChatGeneration(message=msg)]]))
+
+    def llm_error(self, run: Any, error: BaseException) -> None:
+        run.on_llm_error(error)
+
+
+def _uuid() -> str:
+    import uuid
+
+    return str(uuid.uuid4())
+
+
+def _mark_subagent_for_langsmith(manager: Any) -> None:
+    """deepagents' ``_subagent_tracing_context``: LangSmith (and only LangSmith) sees the
+    subagent's runs with ``ls_agent_type="subagent"``."""
+    try:
+        from langchain_core.tracers.langchain import LangChainTracer
+    except ImportError:
+        return
+    defaults = {"ls_agent_type": "subagent"}
+
+    def swap(handlers: list) -> list:
+        return [
+            h.copy_with_metadata_defaults(metadata=defaults) if isinstance(h, LangChainTracer) else h for h in handlers
+        ]
+
+    manager.handlers = swap(manager.handlers)
+    manager.inheritable_handlers = swap(manager.inheritable_handlers)
