@@ -121,8 +121,9 @@ class MiddlewareAdapter:
 
     @staticmethod
     def _state(raw: dict) -> dict:
+        # The core hands the history as LangChain objects it keeps per message.
         state = dict(raw)
-        state["messages"] = [_convert.from_core(m) for m in raw.get("messages", [])]
+        state["messages"] = [_as_message(m) for m in raw.get("messages", [])]
         return state
 
     @staticmethod
@@ -239,7 +240,7 @@ class MiddlewareAdapter:
         self._offered = {t["name"] for t in raw["tools"]}
         return ModelRequest(
             model=raw["model"] if raw["model"] is not None else raw["model_id"],
-            messages=[_convert.from_core(m) for m in raw["messages"]],
+            messages=[_as_message(m) for m in raw["messages"]],
             system_message=system,
             tools=[self._tool_object(t) for t in raw["tools"]],
             tool_choice=raw["tool_choice"],
@@ -265,7 +266,8 @@ class MiddlewareAdapter:
         system = request.system_message
         out = {
             "system": _convert.to_core(system) if system is not None else None,
-            "messages": [_convert.to_core(m) for m in request.messages],
+            # Objects are passed back as they are: the core knows the ones it handed out.
+            "messages": list(request.messages),
             "tools": tools,
             "tool_choice": request.tool_choice if isinstance(request.tool_choice, str) else None,
             "model_settings": dict(request.model_settings or {}),
@@ -383,6 +385,10 @@ class MiddlewareAdapter:
             return _tool_output(await handler(dict(r.tool_call)))
 
         return self._tool_result(await self.mw.awrap_tool_call(request, call_next))
+
+
+def _as_message(m: Any) -> Any:
+    return _convert.from_core(m) if isinstance(m, dict) else m
 
 
 def _tool_output(raw: dict) -> Any:

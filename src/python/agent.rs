@@ -210,13 +210,22 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
 }
 
 pub(crate) fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
-    let out = PyDict::new(py);
     let messages: Vec<Arc<Message>> = state.messages.to_vec();
     let list = pyo3::types::PyList::empty(py);
     for m in &messages {
         list.append(message_to_py(py, m)?)?;
     }
-    out.set_item("messages", list)?;
+    state_with_messages(py, state, list)
+}
+
+/// The state as a dict whose `messages` are `messages` (message dicts, or objects).
+pub(crate) fn state_with_messages(
+    py: Python<'_>,
+    state: &AgentState,
+    messages: Bound<'_, pyo3::types::PyList>,
+) -> PyResult<Py<PyAny>> {
+    let out = PyDict::new(py);
+    out.set_item("messages", messages)?;
     for (k, v) in &state.extra {
         out.set_item(k, pythonize::pythonize(py, v)?)?;
     }

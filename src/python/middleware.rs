@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::convert::{host_object, message_to_py};
 use super::host::{PyHost, await_coroutine, call_in_context};
-use super::model::PyChatModel;
+use super::model::{ObjectCache, PyChatModel, message_objects};
 use super::stream::StreamWriter;
 use super::tools::PyTool;
 use crate::error::{BoxError, Error, ModelError};
@@ -33,6 +33,9 @@ use crate::tools::{HostContext, Tool, ToolError, ToolResult, ToolSpec};
 pub(crate) struct PyMiddleware {
     name: String,
     adapter: Py<PyAny>,
+    /// The LangChain objects hooks see for the history, made once per message (LangGraph
+    /// hands hooks the same objects every step).
+    objects: Objects,
     hooks: Vec<Hook>,
     wraps_model: bool,
     wraps_tool: bool,
@@ -58,6 +61,7 @@ impl PyMiddleware {
             wraps_tool: adapter.getattr("wraps_tool")?.extract()?,
             tools,
             adapter: adapter.clone().unbind(),
+            objects: Objects::new(adapter.py())?,
         })
     }
 }
@@ -103,8 +107,43 @@ where
     }
 }
 
-fn state_arg<'py>(py: Python<'py>, state: &AgentState) -> PyResult<Bound<'py, PyAny>> {
-    super::agent::state_to_py(py, state).map(|s| s.into_bound(py))
+/// A message-object cache shared by a middleware's calls.
+#[derive(Clone)]
+struct Objects {
+    to_message: Arc<Py<PyAny>>,
+    cache: Arc<Mutex<ObjectCache>>,
+}
+
+impl Objects {
+    fn new(py: Python<'_>) -> PyResult<Self> {
+        Ok(Objects {
+            to_message: Arc::new(
+                py.import("deepagents_rs._convert")?
+                    .getattr("from_core")?
+                    .unbind(),
+            ),
+            cache: Arc::default(),
+        })
+    }
+
+    fn list<'py>(
+        &self,
+        py: Python<'py>,
+        messages: &[Arc<Message>],
+    ) -> PyResult<Bound<'py, PyList>> {
+        message_objects(py, messages, &self.to_message, &self.cache)
+    }
+
+    /// The state as hooks see it: its messages as (cached) LangChain objects.
+    fn state<'py>(&self, py: Python<'py>, state: &AgentState) -> PyResult<Bound<'py, PyAny>> {
+        let list = self.list(py, &state.messages.to_vec())?;
+        super::agent::state_with_messages(py, state, list).map(|s| s.into_bound(py))
+    }
+
+    fn purge(&self) {
+        let evicted = self.cache.lock().purge();
+        drop(evicted);
+    }
 }
 
 fn writer_arg<'py>(py: Python<'py>, events: &Option<StepEmitter>) -> PyResult<Bound<'py, PyAny>> {
@@ -179,6 +218,7 @@ impl Middleware for PyMiddleware {
         cx: HookContext,
     ) -> BoxFuture<'static, Result<Option<HookOutput>, Error>> {
         let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let objects = self.objects.clone();
         Box::pin(async move {
             let HookContext {
                 state,
@@ -189,7 +229,7 @@ impl Middleware for PyMiddleware {
             let out = call_adapter(adapter, host, "run_hook", move |py, _| {
                 Ok(vec![
                     hook.as_str().into_pyobject(py)?.into_any(),
-                    state_arg(py, &state)?,
+                    objects.state(py, &state)?,
                     PyHost::config_arg(PyHost::from_context(&config_host), py),
                     writer_arg(py, &events)?,
                 ])
@@ -210,6 +250,7 @@ impl Middleware for PyMiddleware {
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
         let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let objects = self.objects.clone();
         Box::pin(async move {
             let host = request.host.clone();
             let is_async = PyHost::from_context(&host).is_some_and(|h| h.is_async);
@@ -219,12 +260,13 @@ impl Middleware for PyMiddleware {
                 host: host.clone(),
                 is_async,
                 last: Mutex::new(None),
+                objects,
             });
             let config_host = host.clone();
             let call_next = next.clone();
             let out = call_adapter(adapter, host, "wrap_model_call", move |py, _| {
                 Ok(vec![
-                    request_to_py(py, &request)?.into_any(),
+                    request_to_py(py, &request, &call_next.objects)?.into_any(),
                     Bound::new(py, ModelNextPy(call_next))?.into_any(),
                     PyHost::config_arg(PyHost::from_context(&config_host), py),
                 ])
@@ -245,6 +287,7 @@ impl Middleware for PyMiddleware {
         next: ToolHandler,
     ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
         let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let objects = self.objects.clone();
         Box::pin(async move {
             let host = request.host.clone();
             let is_async = PyHost::from_context(&host).is_some_and(|h| h.is_async);
@@ -259,7 +302,7 @@ impl Middleware for PyMiddleware {
             let out = call_adapter(adapter, host, "wrap_tool_call", move |py, _| {
                 Ok(vec![
                     pythonize::pythonize(py, &request.call)?,
-                    state_arg(py, &request.state)?,
+                    objects.state(py, &request.state)?,
                     Bound::new(py, ToolNextPy(call_next))?.into_any(),
                     PyHost::config_arg(PyHost::from_context(&config_host), py),
                 ])
@@ -273,10 +316,18 @@ impl Middleware for PyMiddleware {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.tools.clone()
     }
+
+    fn release_unused(&self) {
+        Python::attach(|_| self.objects.purge());
+    }
 }
 
 /// The request as the adapter's dict.
-fn request_to_py<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<'py, PyDict>> {
+fn request_to_py<'py>(
+    py: Python<'py>,
+    request: &ModelRequest,
+    objects: &Objects,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     match &request.system {
         Some(s) => d.set_item(
@@ -289,14 +340,10 @@ fn request_to_py<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound
         "model_settings",
         pythonize::pythonize(py, &request.model_settings)?,
     )?;
-    let messages = PyList::empty(py);
-    for m in &request.messages {
-        messages.append(message_to_py(py, m)?)?;
-    }
-    d.set_item("messages", messages)?;
+    d.set_item("messages", objects.list(py, &request.messages)?)?;
     d.set_item("tools", pythonize::pythonize(py, request.tools.as_ref())?)?;
     d.set_item("tool_choice", request.tool_choice.as_deref())?;
-    d.set_item("state", state_arg(py, &request.state)?)?;
+    d.set_item("state", objects.state(py, &request.state)?)?;
     let model = request
         .model
         .host_handle()
@@ -314,9 +361,39 @@ struct ModelNext {
     /// The structured response of the last inner call, to hand back the same value when the
     /// wrapper returns the same object.
     last: Mutex<Option<Structured>>,
+    /// The middleware's message objects: messages the wrapper passes on unchanged are
+    /// recognized and keep their core message (and the model's cached objects).
+    objects: Objects,
 }
 
 impl ModelNext {
+    /// The wrapper's messages as core messages: the objects it was given come back as the
+    /// messages they were made for; others (new or changed) are converted.
+    fn messages_from_py(&self, list: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<Message>>> {
+        let py = list.py();
+        let given = self.objects.list(py, &self.template.messages)?;
+        let known: std::collections::HashMap<usize, &Arc<Message>> = given
+            .iter()
+            .zip(self.template.messages.iter())
+            .map(|(o, m)| (o.as_ptr() as usize, m))
+            .collect();
+        let to_core = py.import("deepagents_rs._convert")?.getattr("to_core")?;
+        list.try_iter()?
+            .map(|item| {
+                let item = item?;
+                if let Some(m) = known.get(&(item.as_ptr() as usize)) {
+                    return Ok((*m).clone());
+                }
+                let dict = if item.is_instance_of::<PyDict>() {
+                    item
+                } else {
+                    to_core.call1((item,))?
+                };
+                Ok(Arc::new(pythonize::depythonize::<Message>(&dict)?))
+            })
+            .collect()
+    }
+
     /// The adapter's request dict as a core request, based on the one this wrapper got.
     fn request_from_py(&self, raw: &Bound<'_, PyDict>) -> PyResult<ModelRequest> {
         let mut request = self.template.clone();
@@ -339,10 +416,7 @@ impl ModelNext {
             request.model_settings = pythonize::depythonize(&settings)?;
         }
         if let Some(messages) = raw.get_item("messages")? {
-            request.messages = messages_from_py(&messages)?
-                .into_iter()
-                .map(Arc::new)
-                .collect();
+            request.messages = self.messages_from_py(&messages)?;
         }
         if let Some(tools) = raw.get_item("tools")? {
             let mut specs: Vec<ToolSpec> = Vec::new();

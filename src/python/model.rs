@@ -44,7 +44,7 @@ pub(crate) struct PyChatModel {
 /// keeps the allocation, so an address is never reused while its entry exists; entries whose
 /// value is gone are purged as the cache grows.
 #[derive(Default)]
-struct ObjectCache {
+pub(crate) struct ObjectCache {
     messages: HashMap<usize, (Weak<Message>, Py<PyAny>)>,
     system: Slot<SystemMessage>,
     tools: Slot<[ToolSpec]>,
@@ -57,6 +57,19 @@ struct ObjectCache {
 type Evicted = Vec<Py<PyAny>>;
 
 impl ObjectCache {
+    /// The object made for `message`, if it is still cached.
+    fn hit(&self, py: Python<'_>, message: &Arc<Message>) -> Option<Py<PyAny>> {
+        self.messages
+            .get(&(Arc::as_ptr(message) as usize))
+            .filter(|(w, _)| w.strong_count() > 0)
+            .map(|(_, o)| o.clone_ref(py))
+    }
+
+    /// Drops what is kept for messages no run holds any more.
+    pub(crate) fn purge(&mut self) -> Vec<Py<PyAny>> {
+        self.take_dead()
+    }
+
     /// Takes out the entries whose message is gone.
     fn take_dead(&mut self) -> Evicted {
         let dead: Vec<usize> = self
@@ -127,23 +140,15 @@ fn request_args<'py>(
     to_message: &Py<PyAny>,
     cache: &Mutex<ObjectCache>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>)> {
-    let (system, tools, mut objects) = {
+    let (system, tools, objects) = {
         let c = cache.lock();
         let system = request
             .system
             .as_ref()
             .and_then(|s| slot_hit(py, &c.system, s));
         let tools = slot_hit(py, &c.tools, &request.tools);
-        let objects: Vec<Option<Py<PyAny>>> = request
-            .messages
-            .iter()
-            .map(|m| {
-                c.messages
-                    .get(&(Arc::as_ptr(m) as usize))
-                    .filter(|(w, _)| w.strong_count() > 0)
-                    .map(|(_, o)| o.clone_ref(py))
-            })
-            .collect();
+        let objects: Vec<Option<Py<PyAny>>> =
+            request.messages.iter().map(|m| c.hit(py, m)).collect();
         (system, tools, objects)
     };
     let system = match (system, &request.system) {
@@ -167,8 +172,35 @@ fn request_args<'py>(
             obj
         }
     };
+    let list = fill_missing(py, &request.messages, objects, to_message, cache)?;
+    Ok((system.into_bound(py), list, tools.into_bound(py)))
+}
+
+/// The LangChain objects for `messages`, made once per shared message and reused by every
+/// later call (the model's, and middleware's, whose hooks see the same history).
+pub(crate) fn message_objects<'py>(
+    py: Python<'py>,
+    messages: &[Arc<Message>],
+    to_message: &Py<PyAny>,
+    cache: &Mutex<ObjectCache>,
+) -> PyResult<Bound<'py, PyList>> {
+    let objects = {
+        let c = cache.lock();
+        messages.iter().map(|m| c.hit(py, m)).collect()
+    };
+    fill_missing(py, messages, objects, to_message, cache)
+}
+
+/// Makes the objects the cache did not have, and keeps them.
+fn fill_missing<'py>(
+    py: Python<'py>,
+    messages: &[Arc<Message>],
+    mut objects: Vec<Option<Py<PyAny>>>,
+    to_message: &Py<PyAny>,
+    cache: &Mutex<ObjectCache>,
+) -> PyResult<Bound<'py, PyList>> {
     let mut made = Vec::new();
-    for (m, slot) in request.messages.iter().zip(objects.iter_mut()) {
+    for (m, slot) in messages.iter().zip(objects.iter_mut()) {
         if slot.is_none() {
             let obj = to_message.call1(py, (message_to_py(py, m)?,))?;
             made.push((
@@ -190,8 +222,7 @@ fn request_args<'py>(
         }
         drop(evicted);
     }
-    let list = PyList::new(py, objects.into_iter().flatten())?;
-    Ok((system.into_bound(py), list, tools.into_bound(py)))
+    PyList::new(py, objects.into_iter().flatten())
 }
 
 /// The `model_settings` argument: None when there are none (the common case); the caching
