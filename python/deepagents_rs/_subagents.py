@@ -92,7 +92,11 @@ class RunnableAdapter:
 
     @staticmethod
     def _input(state: dict) -> dict:
-        return {**state, "messages": [_convert.from_core(m) for m in state["messages"]]}
+        messages = [_convert.from_core(m) for m in state["messages"]]
+        if messages:
+            # deepagents hands the child a fresh task message: the child's graph gives it its id.
+            messages[-1].id = None
+        return {**state, "messages": messages}
 
     @staticmethod
     def _output(result: Any) -> dict:
@@ -111,24 +115,32 @@ class RunnableAdapter:
     def _explicit(config: dict) -> dict:
         return {"configurable": {**config.get("configurable", {}), "ls_agent_type": "subagent"}}
 
-    def invoke(self, state: dict, config: dict | None = None) -> dict:
+    @staticmethod
+    def _traced(config: dict | None, parent: Any) -> dict:
+        """The caller's config; traced, the child's runs nest under the `task` tool run."""
+        config = dict(config or {})
+        if parent is not None:
+            config["callbacks"] = parent.get_child()
+        return config
+
+    def invoke(self, state: dict, config: dict | None = None, parent: Any = None) -> dict:
         if not self._runnable_api:
             return self._output(self.runnable.invoke(self._input(state)))
         from langchain_core.runnables.config import set_config_context
 
-        config = config or {}
+        config = self._traced(config, parent)
         with set_config_context(config) as context:
             result = context.run(self.runnable.invoke, self._input(state), self._explicit(config))
         return self._output(result)
 
-    async def ainvoke(self, state: dict, config: dict | None = None) -> dict:
+    async def ainvoke(self, state: dict, config: dict | None = None, parent: Any = None) -> dict:
         if not self._runnable_api:
             return self._output(await self.runnable.ainvoke(self._input(state)))
         import asyncio
 
         from langchain_core.runnables.config import set_config_context
 
-        config = config or {}
+        config = self._traced(config, parent)
         with set_config_context(config) as context:
             coro = self.runnable.ainvoke(self._input(state), self._explicit(config))
             result = await asyncio.create_task(coro, context=context)

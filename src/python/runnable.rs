@@ -62,6 +62,14 @@ fn output_from_py(out: &Bound<'_, PyAny>) -> PyResult<ChildOutput> {
     })
 }
 
+/// The `task` tool's run manager, when traced: the compiled subagent runs inside it.
+fn parent_arg<'py>(py: Python<'py>, input: &ChildInput) -> PyResult<Bound<'py, PyAny>> {
+    match &input.trace {
+        Some(t) => super::tracer::run_manager(py, &t.run),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
 impl Runnable for PyRunnable {
     fn invoke(
         &self,
@@ -74,9 +82,10 @@ impl Runnable for PyRunnable {
             let out: Py<PyAny> = match py_host.filter(|h| h.is_async) {
                 Some(h) => await_coroutine(&h.locals, |py| {
                     let config = PyHost::config_arg(Some(h), py);
+                    let parent = parent_arg(py, &input)?;
                     adapter
                         .bind(py)
-                        .call_method1("ainvoke", (input_to_py(py, &input)?, config))
+                        .call_method1("ainvoke", (input_to_py(py, &input)?, config, parent))
                 })
                 .await
                 .map_err(host_err)?,
@@ -86,6 +95,7 @@ impl Runnable for PyRunnable {
                         let args = vec![
                             input_to_py(py, &input)?.into_any(),
                             PyHost::config_arg(host, py),
+                            parent_arg(py, &input)?,
                         ];
                         call_in_context(py, host, adapter.bind(py), "invoke", args)
                             .map(Bound::unbind)

@@ -84,6 +84,8 @@ pub struct ForkSpec {
 pub struct ChildInput {
     pub messages: History,
     pub files: Arc<Map<String, Value>>,
+    /// The `task` tool's run, when the caller is traced: the child's runs nest under it.
+    pub trace: Option<crate::events::NodeTrace>,
 }
 
 /// What a host runnable returns.

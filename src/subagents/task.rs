@@ -331,6 +331,7 @@ async fn run_subagent(
             let input = ChildInput {
                 messages,
                 files: run.files.clone(),
+                trace: ctx.trace.clone(),
             };
             let out = runnable
                 .invoke(input, ctx.host.clone())

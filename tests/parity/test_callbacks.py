@@ -1092,3 +1092,30 @@ def test_langsmith_requests(langsmith_server: _LangSmithServer) -> None:
     wraps = [r for r in runs.values() if _WRAP_SPAN.search(r["name"])]
     assert len(runs) - len(wraps) == 21
     assert all(r["extra"]["metadata"].get("ls_method") == "traceable" for r in wraps)
+
+
+@pytest.mark.parametrize("api", ["invoke", "ainvoke"])
+def test_compiled_subagent_runs_nest_under_the_task_run(api: str) -> None:
+    """A ``CompiledSubAgent`` (a LangChain ``create_agent`` graph) traced from deepagents_rs
+    nests its runs under the ``task`` tool run, as in deepagents."""
+    from langchain.agents import create_agent
+
+    events = {}
+    for module in (deepagents, deepagents_rs):
+        main = ScriptedChatModel(
+            [
+                ai_tool_calls(("task", {"description": "research x", "subagent_type": "compiled"}, "call_B")),
+                "Final answer: done",
+            ]
+        )
+        sub = ScriptedChatModel(["compiled answer"])
+        runnable = create_agent(model=sub, tools=[], name="compiled")
+        agent = module.create_deep_agent(
+            model=main,
+            subagents=[{"name": "compiled", "description": "A compiled agent.", "runnable": runnable}],
+        )
+        handler = Recorder()
+        execute(agent, copy.deepcopy(INPUT), {"callbacks": [handler]}, api)
+        events[module.__name__] = normalize(handler.events)
+    assert compact(events["deepagents_rs"]) == compact(events["deepagents"])
+    assert skeleton(events["deepagents_rs"]) == skeleton(events["deepagents"])
