@@ -1,4 +1,6 @@
-"""Type stubs for the compiled Rust core (``deepagents_rs._core``)."""
+"""Type stubs for the compiled Rust core (``deepagents_rs._core``).
+
+``tests/test_stubs.py`` checks these signatures against the built module."""
 
 from typing import Any
 
@@ -7,8 +9,8 @@ DEFAULT_SUBAGENT_PROMPT: str
 DEFAULT_GENERAL_PURPOSE_DESCRIPTION: str
 
 class CoreAgent:
-    """The compiled agent: model, tools, system message, subagents and response format, run
-    by the Rust loop."""
+    """The compiled agent: model, tools, system message, subagents, response format and the
+    user's middleware, run by the Rust loop."""
 
     def __init__(
         self,
@@ -19,6 +21,7 @@ class CoreAgent:
         subagents: list[dict[str, Any]] | None = None,
         response_format: Any | None = None,
         middleware: list[Any] | None = None,
+        private_keys: list[str] | None = None,
     ) -> None: ...
     @property
     def model_id(self) -> str:
@@ -26,9 +29,23 @@ class CoreAgent:
     @property
     def tool_names(self) -> list[str]:
         """The tools in the order the model sees them."""
-    def invoke(self, state: dict[str, Any], recursion_limit: int) -> dict[str, Any]:
-        """Run to completion with the GIL released."""
-    def ainvoke(self, state: dict[str, Any], recursion_limit: int) -> Any:
+    def invoke(
+        self,
+        state: dict[str, Any],
+        recursion_limit: int,
+        config: dict[str, Any] | None = None,
+        subagent_response_format: Any | None = None,
+        tracer: Any | None = None,
+    ) -> dict[str, Any]:
+        """Run to completion with the GIL released; ``tracer`` reports runs to callbacks."""
+    def ainvoke(
+        self,
+        state: dict[str, Any],
+        recursion_limit: int,
+        config: dict[str, Any] | None = None,
+        subagent_response_format: Any | None = None,
+        tracer: Any | None = None,
+    ) -> Any:
         """An awaitable running the agent on the caller's loop."""
     def stream(
         self,
@@ -38,6 +55,7 @@ class CoreAgent:
         subgraphs: bool = False,
         config: dict[str, Any] | None = None,
         subagent_response_format: Any | None = None,
+        tracer: Any | None = None,
     ) -> EventStream:
         """Run the agent, reporting raw ``(mode, ns, payload)`` items, then ``("done", (), state)``."""
     def astream(
@@ -48,6 +66,7 @@ class CoreAgent:
         subgraphs: bool = False,
         config: dict[str, Any] | None = None,
         subagent_response_format: Any | None = None,
+        tracer: Any | None = None,
     ) -> AsyncEventStream:
         """``stream`` on the caller's event loop."""
 
@@ -62,5 +81,25 @@ class AsyncEventStream:
     """Async iterator over a run's raw events; ``aclose()`` stops the run."""
 
     def __aiter__(self) -> AsyncEventStream: ...
-    async def __anext__(self) -> tuple[str, tuple[str, ...], Any]: ...
-    async def aclose(self) -> None: ...
+    def __anext__(self) -> Any: ...
+    def aclose(self) -> Any: ...
+
+class StreamWriter:
+    """LangGraph's stream writer for one step: ``writer(value)`` streams a custom payload."""
+
+    def __call__(self, value: Any) -> None: ...
+
+class ChunkCallback:
+    """Receives a LangChain model's chunks while it streams."""
+
+    def __call__(self, chunk: Any) -> None: ...
+
+class ModelNext:
+    """``handler`` of a middleware's ``wrap_model_call``: runs the rest of the chain."""
+
+    def __call__(self, raw: dict[str, Any]) -> Any: ...
+
+class ToolNext:
+    """``handler`` of a middleware's ``wrap_tool_call``: runs the rest of the chain."""
+
+    def __call__(self, call: Any) -> Any: ...

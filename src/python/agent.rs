@@ -439,28 +439,19 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
     ) -> PyResult<EventStream> {
-        let state = state_from_py(state)?;
-        let (emitter, tx, rx) = stream_sink(&modes, subgraphs, self.agent.name.as_deref())?;
-        let options = RunOptions {
-            recursion_limit,
-            host: PyHost::for_sync(py, config)?,
-            forked: false,
-            subagent_response_format: response_format_from_py(subagent_response_format)?,
-            events: Some(emitter),
-            trace: trace_from_py(tracer),
+        let host = PyHost::for_sync(py, config)?;
+        let run = StreamRun {
+            modes,
+            subgraphs,
+            subagent_response_format,
+            tracer,
         };
-        let agent = self.agent.clone();
-        let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
-            let outcome = run(agent, state, options).await;
-            let _ = tx.send(Item::Done(Box::new(outcome)));
-        });
-        Ok(EventStream::new(StreamState::new(
-            rx,
-            task,
-            self.agent.clone(),
-            state_to_py,
-            failure_to_py,
-        )))
+        Ok(EventStream::new(self.start_stream(
+            state,
+            recursion_limit,
+            host,
+            run,
+        )?))
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
@@ -477,28 +468,65 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
     ) -> PyResult<AsyncEventStream> {
+        let host = PyHost::for_async(py, config)?;
+        let run = StreamRun {
+            modes,
+            subgraphs,
+            subagent_response_format,
+            tracer,
+        };
+        Ok(AsyncEventStream::new(self.start_stream(
+            state,
+            recursion_limit,
+            host,
+            run,
+        )?))
+    }
+}
+
+/// What a `stream`/`astream` call asks for besides the state.
+struct StreamRun<'py> {
+    modes: Vec<String>,
+    subgraphs: bool,
+    subagent_response_format: Option<Bound<'py, PyAny>>,
+    tracer: Option<Py<PyAny>>,
+}
+
+impl CoreAgent {
+    /// Starts a streamed run on tokio: its events queue up for the iterator.
+    fn start_stream(
+        &self,
+        state: &Bound<'_, PyDict>,
+        recursion_limit: u64,
+        host: crate::tools::HostContext,
+        run_args: StreamRun<'_>,
+    ) -> PyResult<StreamState> {
         let state = state_from_py(state)?;
-        let (emitter, tx, rx) = stream_sink(&modes, subgraphs, self.agent.name.as_deref())?;
+        let (emitter, tx, rx) = stream_sink(
+            &run_args.modes,
+            run_args.subgraphs,
+            self.agent.name.as_deref(),
+        )?;
         let options = RunOptions {
             recursion_limit,
-            host: PyHost::for_async(py, config)?,
+            host,
             forked: false,
-            subagent_response_format: response_format_from_py(subagent_response_format)?,
+            subagent_response_format: response_format_from_py(run_args.subagent_response_format)?,
             events: Some(emitter),
-            trace: trace_from_py(tracer),
+            trace: trace_from_py(run_args.tracer),
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
             let outcome = run(agent, state, options).await;
             let _ = tx.send(Item::Done(Box::new(outcome)));
         });
-        Ok(AsyncEventStream::new(StreamState::new(
+        Ok(StreamState::new(
             rx,
             task,
             self.agent.clone(),
             state_to_py,
             failure_to_py,
-        )))
+        ))
     }
 }
 

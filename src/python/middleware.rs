@@ -508,7 +508,7 @@ impl ModelNext {
 
 /// `handler` of `wrap_model_call`.
 #[pyclass(frozen, module = "deepagents_rs._core", name = "ModelNext")]
-struct ModelNextPy(Arc<ModelNext>);
+pub(crate) struct ModelNextPy(Arc<ModelNext>);
 
 #[pymethods]
 impl ModelNextPy {
@@ -610,7 +610,7 @@ impl ToolNext {
 
 /// `handler` of `wrap_tool_call`.
 #[pyclass(frozen, module = "deepagents_rs._core", name = "ToolNext")]
-struct ToolNextPy(Arc<ToolNext>);
+pub(crate) struct ToolNextPy(Arc<ToolNext>);
 
 #[pymethods]
 impl ToolNextPy {

@@ -19,6 +19,12 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<agent::CoreAgent>()?;
+    m.add_class::<stream::EventStream>()?;
+    m.add_class::<stream::AsyncEventStream>()?;
+    m.add_class::<stream::StreamWriter>()?;
+    m.add_class::<stream::ChunkCallback>()?;
+    m.add_class::<middleware::ModelNextPy>()?;
+    m.add_class::<middleware::ToolNextPy>()?;
     // deepagents' subagent texts, for the Python side's prompt assembly.
     use crate::subagents::prompts;
     m.add("DEFAULT_SUBAGENT_PROMPT", prompts::DEFAULT_SUBAGENT_PROMPT)?;
