@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod error;
 pub mod events;
+pub mod files;
 pub mod history;
 pub mod host;
 pub mod messages;

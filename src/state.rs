@@ -38,7 +38,7 @@ pub fn merge_files(files: &mut Arc<Map<String, Value>>, update: Map<String, Valu
     let files = Arc::make_mut(files);
     for (path, data) in update {
         if data.is_null() {
-            files.remove(&path);
+            files.shift_remove(&path);
         } else {
             files.insert(path, data);
         }

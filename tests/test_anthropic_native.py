@@ -40,24 +40,13 @@ def _run_ours(sim: SimAnthropic, **kwargs) -> tuple[dict, list[dict]]:
     return result, [r.body for r in sim.requests[start:]]
 
 
-_BUILTIN_TOOLS = {"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute"}
-
-
-def _without_builtins(body: dict) -> dict:
-    """Built-in tools come with a later issue: compare the user tools, and the cache marker,
-    which deepagents puts on the last tool (the user's tool here too)."""
-    body = dict(body)
-    body["tools"] = [t for t in body.get("tools", []) if t["name"] not in _BUILTIN_TOOLS]
-    return body
-
-
 @pytest.mark.parametrize("system_prompt", [None, "You are a careful calculator."])
 def test_wire_requests_match_deepagents(sim: SimAnthropic, system_prompt: str | None) -> None:
     reference = _run_reference(sim, system_prompt=system_prompt)
     _, ours = _run_ours(sim, system_prompt=system_prompt)
     assert len(ours) == len(reference) == 2
     for mine, theirs in zip(ours, reference, strict=True):
-        assert _without_builtins(mine) == _without_builtins(theirs)
+        assert mine == theirs
 
 
 def test_headers_and_result_shape(sim: SimAnthropic) -> None:
@@ -156,7 +145,7 @@ def _wire_both(sim: SimAnthropic, messages: list, **kwargs) -> tuple[dict, dict]
         start = len(sim.requests)
         sim.script(text("ok"))
         create(model=MODEL, **kwargs).invoke({"messages": messages})
-        bodies.append(_without_builtins(sim.requests[start].body))
+        bodies.append(sim.requests[start].body)
     return bodies[0], bodies[1]
 
 
@@ -223,14 +212,14 @@ def test_chat_anthropic_objects_get_deepagents_caching(sim: SimAnthropic, system
         _script(sim)
         model = ChatAnthropic(model="claude-sonnet-4-5", base_url=sim.base_url, api_key="sk-test")
         create(model=model, tools=[add], system_prompt=system_prompt).invoke({"messages": [("user", "2+3?")]})
-        bodies.append([_without_builtins(r.body) for r in sim.requests[start:]])
+        bodies.append([r.body for r in sim.requests[start:]])
     reference, ours = bodies
     assert ours == reference
     assert ours[0]["cache_control"] == {"type": "ephemeral", "ttl": "5m"}
     assert ours[0]["tools"][-1]["cache_control"] == {"type": "ephemeral", "ttl": "5m"}
 
 
-def test_chat_anthropic_object_with_only_the_task_tool_tags_it(sim: SimAnthropic) -> None:
+def test_chat_anthropic_object_without_user_tools_tags_the_task_tool(sim: SimAnthropic) -> None:
     deepagents = pytest.importorskip("deepagents")
     from langchain_anthropic import ChatAnthropic
 

@@ -75,7 +75,8 @@ def test_runs_without_langchain(sim: SimAnthropic) -> None:
     assert out["final"] == "5"
     assert out["no_doc"] == "Function must have a docstring if description not provided."
     # The schema the model saw: derived from the signature, titles removed, like LangChain's.
-    (tool,) = sim.requests[0].body["tools"][1:]
+    # The file tools and `task` come first; the user's tool is last.
+    tool = sim.requests[0].body["tools"][-1]
     assert tool == {
         "name": "add",
         "input_schema": {

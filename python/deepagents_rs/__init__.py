@@ -11,6 +11,7 @@ from __future__ import annotations
 from ._core import __version__ as _core_version
 from .errors import GraphRecursionError, ModelConnectionError, ModelProviderError
 from .graph import DeepAgent, create_deep_agent
+from .middleware.filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .middleware.subagents import CompiledSubAgent, SubAgent
 
 __version__ = _core_version
@@ -18,6 +19,9 @@ __version__ = _core_version
 __all__ = [
     "CompiledSubAgent",
     "DeepAgent",
+    "FilesystemMiddleware",
+    "FilesystemPermission",
+    "FsToolName",
     "GraphRecursionError",
     "ModelConnectionError",
     "ModelProviderError",

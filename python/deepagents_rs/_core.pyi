@@ -22,6 +22,7 @@ class CoreAgent:
         response_format: Any | None = None,
         middleware: list[Any] | None = None,
         private_keys: list[str] | None = None,
+        files: dict[str, Any] | None = None,
     ) -> None: ...
     @property
     def model_id(self) -> str:

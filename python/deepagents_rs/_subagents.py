@@ -30,8 +30,9 @@ _COMPILED_KEYS = {"name", "description", "runnable", "mode"}
 _PLANNED_KEYS = {
     "interrupt_on": "human-in-the-loop",
     "skills": "skills",
-    "permissions": "built-in tools and permissions",
 }
+#: The file tools every declarative subagent has (its own ``FilesystemMiddleware``).
+_FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute")
 _COMPILED_MISSING_MESSAGES = (
     "CompiledSubAgent must return a state containing a 'messages' key. "
     "Custom StateGraphs used with CompiledSubAgent should include 'messages' "
@@ -176,13 +177,23 @@ def build_specs(
     parent_tools: list[ToolAdapter],
     core_model: Callable[[Any, list[ToolAdapter]], Any],
     system_message: Callable[[Any, Any], dict],
+    files: Callable[[Any], dict] | None = None,
+    parent_permissions: Any = None,
 ) -> list[dict]:
     """The specs for the core's ``task`` tool, general-purpose subagent included (first,
     unless the user supplies one of that name, which then keeps its own position).
 
     ``core_model(model, tools)`` turns a model into what the core takes; ``system_message``
-    is the parent's prompt assembly (profile suffix included).
+    is the parent's prompt assembly (profile suffix included). ``files(permissions)`` is the
+    file tools' configuration for a subagent with those permissions; a spec's own
+    ``permissions`` replace the parent's.
     """
+
+    def own_files(spec: dict) -> dict | None:
+        if files is None:
+            return None
+        return files(spec.get("permissions", parent_permissions))
+
     specs: list[dict] = []
     user = list(subagents or [])
     forks = False
@@ -228,6 +239,8 @@ def build_specs(
                     "an isolated subagent supports it."
                 )
             fork = _fork_spec(spec, tools, parent_model, parent_tools, core_model)
+            if "permissions" in spec and files is not None:
+                fork["files"] = files(spec["permissions"])
             if spec.get("middleware"):
                 # Merged over the parent's chain by name (deepagents shares the parent's
                 # instances and lets a same-name spec entry take its place).
@@ -249,6 +262,7 @@ def build_specs(
                 "response_format": response_format,
                 "middleware": _middleware_adapters(spec.get("middleware"), bindable_tools),
                 "private_keys": _private_keys(spec.get("middleware")),
+                "files": own_files(spec),
             }
         )
     if forks:
@@ -263,6 +277,7 @@ def build_specs(
                 "model": core_model(parent_model, parent_tools),
                 "tools": parent_tools,
                 "system": system_message(DEFAULT_SUBAGENT_PROMPT, parent_model),
+                "files": own_files({}),
             },
         )
     return specs
@@ -288,7 +303,7 @@ def _fork_spec(
         parent_names = {t.name for t in parent_tools}
         names = [t.name for t in tools]
         if set(names) <= parent_names:
-            out["allowed_tools"] = ["task", *names]
+            out["allowed_tools"] = [*_FS_TOOLS, "task", *names]
         else:
             out["extra_tools"] = tools
     return out

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from . import _callbacks, _compat, _convert, _runtime, _stream
+from ._backend_adapter import fs_config
 from ._core import CoreAgent
 from ._middleware import MiddlewareAdapter, declared_keys, schema_omissions
 from ._models import ModelAdapter
@@ -423,6 +424,25 @@ class DeepAgent:
         return agent
 
 
+def _split_filesystem(middleware: Sequence[Any], permissions: list[Any] | None) -> tuple[list[Any], Any]:
+    """A user ``FilesystemMiddleware`` takes the default one's place (the core builds it);
+    with agent permissions it inherits them, and conflicting rules raise as in deepagents."""
+    from .middleware.filesystem import FilesystemMiddleware
+
+    rest, override = [], None
+    for m in middleware or ():
+        if isinstance(m, FilesystemMiddleware):
+            if permissions and m._permissions and m._permissions != permissions:
+                raise ValueError(
+                    "FilesystemMiddleware permissions conflict with the agent permissions; "
+                    "use the same rules or omit middleware permissions."
+                )
+            override = m
+        else:
+            rest.append(m)
+    return rest, override
+
+
 def create_deep_agent(
     model: str | Any | None = None,
     tools: Sequence[Any] | None = None,
@@ -459,13 +479,10 @@ def create_deep_agent(
     not_yet = {
         "skills": (skills is not None, "skills"),
         "memory": (memory is not None, "memory"),
-        "permissions": (permissions is not None, "built-in tools and permissions"),
-        "backend": (backend is not None, "built-in tools and backends"),
         "interrupt_on": (interrupt_on is not None, "human-in-the-loop"),
         "state_schema": (state_schema is not None, "custom state"),
         "context_schema": (context_schema is not None, "runtime context"),
         "checkpointer": (checkpointer is not None, "persistence"),
-        "store": (store is not None, "persistence"),
         "debug": (bool(debug), "debug tracing"),
         "cache": (cache is not None, "node caching"),
     }
@@ -483,12 +500,16 @@ def create_deep_agent(
     system = _system_message(system_prompt, model)
     structured = make_response_format(response_format, model=model, tools=adapters)
     core_model = _core_model(model, [*adapters, structured] if structured else adapters)
+    middleware, fs_override = _split_filesystem(middleware, permissions)
+    files = fs_config(backend, permissions, fs_override, store)
     specs = build_specs(
         subagents,
         parent_model=model,
         parent_tools=adapters,
         core_model=_core_model,
         system_message=_system_message,
+        files=lambda perms: fs_config(backend, perms, store=store),
+        parent_permissions=permissions,
     )
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
@@ -497,7 +518,12 @@ def create_deep_agent(
     for m in mw_adapters:
         m.set_bindables(bindables)
     schema = StateKeys.of(middleware or ())
-    core = CoreAgent(core_model, adapters, system, name or None, specs, structured, mw_adapters, sorted(schema.private))
+    if files["backend"] != "state" and not files["backend"].uses_state:
+        # deepagents' state has a `files` channel only when a StateBackend holds files.
+        schema.omit_output = schema.omit_output | {"files"}
+    core = CoreAgent(
+        core_model, adapters, system, name or None, specs, structured, mw_adapters, sorted(schema.private), files
+    )
     return DeepAgent(core, name=name, model=model, schema=schema)
 
 

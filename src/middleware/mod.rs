@@ -10,7 +10,9 @@
 
 mod builtin;
 mod chain;
+pub mod filesystem;
 mod patch_tool_calls;
+mod unsupported_content;
 
 use std::sync::Arc;
 
@@ -26,6 +28,7 @@ use crate::tools::{HostContext, Tool, ToolError, ToolResult};
 pub use builtin::{AnthropicPromptCaching, ParentNotifier, ToolProvider};
 pub use chain::{Chain, ModelBase, ModelHandler, ToolBase, ToolHandler, with_custom};
 pub use patch_tool_calls::PatchToolCalls;
+pub use unsupported_content::UnsupportedContent;
 
 /// The node hooks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

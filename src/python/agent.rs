@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use serde_json::{Map, Value};
 
+use super::backends::filesystem_from_py;
 use super::convert::{host_object, message_to_py};
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
@@ -23,7 +24,8 @@ use crate::events::{Emitter, EventKind, TraceContext};
 use crate::history::History;
 use crate::messages::{Message, SystemMessage};
 use crate::middleware::{
-    AnthropicPromptCaching, Middleware, ParentNotifier, PatchToolCalls, ToolProvider, with_custom,
+    AnthropicPromptCaching, Middleware, ParentNotifier, PatchToolCalls, ToolProvider,
+    UnsupportedContent, with_custom,
 };
 use crate::model::ChatModel;
 use crate::providers::{AnthropicChat, AnthropicConfig};
@@ -75,7 +77,7 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
             // deepagents' isolated stack; the spec's entries replace these by name.
             let chain = with_custom(
                 vec![
-                    ("FilesystemMiddleware", None),
+                    ("FilesystemMiddleware", files_from_py(item(spec, "files")?)?),
                     ("SummarizationMiddleware", None),
                     ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
                 ],
@@ -108,7 +110,13 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                 instructions,
                 allowed_tools,
                 extra_tools,
-                middleware: middleware_from_py(item(spec, "middleware")?)?,
+                middleware: {
+                    // A fork with its own permissions gets its own file tools, which
+                    // replace its parent's by name.
+                    let mut own = middleware_from_py(item(spec, "middleware")?)?;
+                    own.extend(files_from_py(item(spec, "files")?)?);
+                    own
+                },
             })
         }
         "compiled" => {
@@ -140,6 +148,13 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
         .collect()
 }
 
+/// The file tools, from `deepagents_rs._backend_adapter.fs_config(...)`.
+fn files_from_py(config: Option<Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Middleware>>> {
+    config
+        .map(|c| Ok(Arc::new(filesystem_from_py(&c)?) as Arc<dyn Middleware>))
+        .transpose()
+}
+
 /// The run's tracer (LangChain callbacks, LangSmith), when the caller traces.
 fn trace_from_py(tracer: Option<Py<PyAny>>) -> Option<TraceContext> {
     tracer.map(|t| TraceContext {
@@ -150,10 +165,16 @@ fn trace_from_py(tracer: Option<Py<PyAny>>) -> Option<TraceContext> {
 
 /// deepagents' entries after the user's: prompt caching.
 fn caching_slot() -> Vec<(&'static str, Option<Arc<dyn Middleware>>)> {
-    vec![(
-        "AnthropicPromptCachingMiddleware",
-        Some(Arc::new(AnthropicPromptCaching::default())),
-    )]
+    vec![
+        (
+            "AnthropicPromptCachingMiddleware",
+            Some(Arc::new(AnthropicPromptCaching::default())),
+        ),
+        (
+            "UnsupportedContentMiddleware",
+            Some(Arc::new(UnsupportedContent)),
+        ),
+    ]
 }
 
 fn private_keys_from_py(keys: Option<Bound<'_, PyAny>>) -> PyResult<Arc<[String]>> {
@@ -269,7 +290,7 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         model: &Bound<'_, PyAny>,
@@ -280,6 +301,7 @@ impl CoreAgent {
         response_format: Option<Bound<'_, PyAny>>,
         middleware: Option<Bound<'_, PyAny>>,
         private_keys: Option<Bound<'_, PyAny>>,
+        files: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let model = model_from_py(model)?;
         let user_tools = tools_from_py(tools)?;
@@ -302,7 +324,7 @@ impl CoreAgent {
         // deepagents' main stack; the user's entries replace these by name.
         let chain = with_custom(
             vec![
-                ("FilesystemMiddleware", None),
+                ("FilesystemMiddleware", files_from_py(files)?),
                 ("SubAgentMiddleware", subagent_mw),
                 ("_ParentNotifierMiddleware", Some(Arc::new(ParentNotifier))),
                 ("SummarizationMiddleware", None),

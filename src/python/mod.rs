@@ -2,6 +2,7 @@
 //! calls Python tools and models back from tokio.
 
 mod agent;
+mod backends;
 mod convert;
 mod errors;
 mod host;

@@ -307,8 +307,10 @@ async fn run_subagent(
             if let Some(model) = &spec.model {
                 agent.model = model.clone();
             }
+            let own: Vec<Arc<dyn Tool>> = spec.middleware.iter().flat_map(|m| m.tools()).collect();
+            agent.tools = agent.tools.with_replaced(&own);
             if let Some(extra) = &spec.extra_tools {
-                agent.tools = fork_tool_set(&run.agent.tools, extra.clone()).map_err(fatal)?;
+                agent.tools = fork_tool_set(&agent.tools, extra.clone()).map_err(fatal)?;
             }
             agent.allowed_tools = spec.allowed_tools.clone();
             // A fork answers in text unless the caller asks for a format: the caller's own
@@ -373,8 +375,14 @@ async fn run_subagent(
 
 /// The tool set of a fork that has tools its caller lacks: the caller's `task` tool (so the
 /// refusal still works), then those tools.
+/// A fork with tools of its own: the file tools (every deepagents subagent has them) and
+/// `task`, then its own, in deepagents' order.
 fn fork_tool_set(caller: &ToolSet, extra: Vec<Arc<dyn Tool>>) -> Result<ToolSet, Error> {
-    let mut tools: Vec<Arc<dyn Tool>> = caller.get("task").cloned().into_iter().collect();
+    let mut tools: Vec<Arc<dyn Tool>> = crate::middleware::filesystem::texts::FS_TOOL_ORDER
+        .iter()
+        .chain(std::iter::once(&"task"))
+        .filter_map(|n| caller.get(n).cloned())
+        .collect();
     tools.extend(extra);
     ToolSet::new(tools)
 }

@@ -76,14 +76,38 @@ pub fn str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
+            c if is_printable(c) => out.push(c),
+            c => {
+                let n = c as u32;
+                if n < 0x100 {
+                    out.push_str(&format!("\\x{n:02x}"));
+                } else if n < 0x10000 {
+                    out.push_str(&format!("\\u{n:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{n:08x}"));
+                }
             }
-            c => out.push(c),
         }
     }
     out.push(quote);
     out
+}
+
+/// Python's `str.isprintable` for the characters that occur in practice: control
+/// characters and the separators Python escapes are not printable.
+fn is_printable(c: char) -> bool {
+    !(c.is_control()
+        || matches!(
+            c,
+            '\u{a0}'
+                | '\u{ad}'
+                | '\u{1680}'
+                | '\u{2000}'..='\u{200f}'
+                | '\u{2028}'..='\u{202f}'
+                | '\u{205f}'..='\u{206f}'
+                | '\u{3000}'
+                | '\u{feff}'
+        ))
 }
 
 #[cfg(test)]

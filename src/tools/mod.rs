@@ -55,6 +55,8 @@ pub struct ToolOutput {
     /// The tool answered with a state update (LangGraph's `Command`), as deepagents' `task`
     /// does: `wrap_tool_call` middleware sees a `Command`, not a bare message.
     pub command: bool,
+    /// The tool message's `additional_kwargs` (`read_file` marks media results there).
+    pub additional_kwargs: Map<String, Value>,
 }
 
 impl ToolOutput {
@@ -162,6 +164,27 @@ impl ToolSet {
         }
         let specs = tools.iter().map(|t| t.spec().clone()).collect();
         Ok(ToolSet { tools, specs })
+    }
+
+    /// The same tools, with those named like one of `replacements` swapped for it (a fork's
+    /// own file tools, under its own permissions, in its parent's places).
+    pub fn with_replaced(&self, replacements: &[Arc<dyn Tool>]) -> ToolSet {
+        if replacements.is_empty() {
+            return self.clone();
+        }
+        let tools: Vec<Arc<dyn Tool>> = self
+            .tools
+            .iter()
+            .map(|t| {
+                replacements
+                    .iter()
+                    .find(|r| r.spec().name == t.spec().name)
+                    .unwrap_or(t)
+                    .clone()
+            })
+            .collect();
+        let specs = tools.iter().map(|t| t.spec().clone()).collect();
+        ToolSet { tools, specs }
     }
 
     pub fn specs(&self) -> Arc<[ToolSpec]> {
@@ -275,6 +298,15 @@ impl ToolSet {
     }
 }
 
+/// The result of `call` answered without running its tool (a middleware's refusal).
+pub fn result_for(output: ToolOutput, call: &ToolCall) -> ToolResult {
+    to_result(
+        output,
+        call.id.clone().unwrap_or_default(),
+        call.name.clone(),
+    )
+}
+
 fn to_result(output: ToolOutput, tool_call_id: String, name: String) -> ToolResult {
     ToolResult {
         message: ToolMessage {
@@ -286,7 +318,7 @@ fn to_result(output: ToolOutput, tool_call_id: String, name: String) -> ToolResu
             artifact: output.artifact,
             artifact_host: output.artifact_host,
             response_metadata: output.response_metadata,
-            additional_kwargs: Default::default(),
+            additional_kwargs: output.additional_kwargs,
         },
         files: output.files,
         extra: output.extra,

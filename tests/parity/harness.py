@@ -6,15 +6,9 @@ recorded calls, and ``assert_parity`` compares them.
 
 Known, legitimate differences, normalized here (and only here):
 
-* Built-in tools. deepagents_rs does not have the filesystem tools yet
-  (``ls, read_file, write_file, edit_file, delete, glob, grep, execute``; a later issue). The
-  ``task`` tool is compared like any other.
-  Tool lists offered to the model are compared after removing those names, and the
-  ``"Error: X is not a valid tool, try one of [...]"`` tool message is compared after removing
-  them from the bracketed list (in results and in the histories sent to the model).
-* ``tool_choice``. deepagents always has tools, so ``create_agent`` always calls
-  ``bind_tools(..., tool_choice=None)``; with no user tools deepagents_rs binds nothing. Call
-  kwargs are compared after dropping ``tool_choice=None`` when no user tool is offered.
+* File timestamps. ``created_at``/``modified_at`` in the ``files`` state (and in store items)
+  are wall-clock times; ``norm_files`` replaces each ISO-8601 value with ``"<timestamp>"``
+  (anything else is kept, so a malformed timestamp still fails the comparison).
 * Message ids are random in both; ``normalize_messages(ids="stable")`` checks how ids pair up
   (tool call ids, message ids reused) and ``id_shapes`` checks their form (a uuid4 for human
   and tool messages, ``lc_run--<uuid>-<n>`` for model replies), not their values.
@@ -29,6 +23,7 @@ import sys
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,15 +34,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fake_models import Call, ScriptedChatModel, ai_tool_calls, normalize_messages
 
-__all__ = ["BUILTIN_TOOLS", "MODES", "Both", "Outcome", "ai_tool_calls", "assert_parity", "run_both"]
+__all__ = ["FS_TOOLS", "MODES", "Both", "Outcome", "ai_tool_calls", "assert_parity", "norm_files", "run_both"]
 
 Mode = Literal["invoke", "ainvoke"]
 MODES: tuple[Mode, ...] = ("invoke", "ainvoke")
 
-#: deepagents' built-in tools that deepagents_rs does not have yet.
-BUILTIN_TOOLS = frozenset({"ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute"})
+#: deepagents' filesystem tools in the order the model is offered them, ahead of ``task`` and
+#: the user's tools (``execute`` follows ``grep`` on backends that can execute).
+FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep")
 
-_NOT_VALID_TOOL = re.compile(r"(is not a valid tool, try one of \[)([^\]]*)(\])")
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _LC_RUN = re.compile(rf"lc_run--{_UUID}(-\d+)?")
 
@@ -81,23 +76,35 @@ class Both:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-def strip_builtin_names(text: Any) -> Any:
-    """Remove the built-in tool names from the not-a-valid-tool error's bracketed list."""
-    if not isinstance(text, str):
-        return text
+_TIMESTAMP_KEYS = ("created_at", "modified_at")
 
-    def repl(m: re.Match[str]) -> str:
-        names = [n for n in m.group(2).split(", ") if n and n not in BUILTIN_TOOLS]
-        return m.group(1) + ", ".join(names) + m.group(3)
 
-    return _NOT_VALID_TOOL.sub(repl, text)
+def _is_iso_timestamp(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def norm_files(files: Any) -> Any:
+    """A ``files`` mapping with each ISO-8601 ``created_at``/``modified_at`` made ``"<timestamp>"``."""
+    if not isinstance(files, dict):
+        return files
+    out: dict[Any, Any] = {}
+    for path, data in files.items():
+        if isinstance(data, dict):
+            data = {k: "<timestamp>" if k in _TIMESTAMP_KEYS and _is_iso_timestamp(v) else v for k, v in data.items()}
+        out[path] = data
+    return out
 
 
 def norm(messages: Sequence[Any]) -> list[dict[str, Any]]:
-    """``normalize_messages(ids="stable")`` plus the built-in-tool normalization, plus classes."""
+    """``normalize_messages(ids="stable")`` plus each message's class."""
     out = normalize_messages(messages, ids="stable")
     for d, m in zip(out, messages, strict=True):
-        d["content"] = strip_builtin_names(d["content"])
         d["class"] = type(m).__name__
     return out
 
@@ -117,17 +124,8 @@ def id_shapes(messages: Sequence[Any]) -> list[str]:
     return [id_shape(m.id) for m in messages]
 
 
-def user_tools(call: Call) -> list[dict[str, Any]]:
-    """The OpenAI tool dicts offered in a call, minus deepagents' built-ins."""
-    return [t for t in call.tools if t.get("function", {}).get("name", t.get("name")) not in BUILTIN_TOOLS]
-
-
 def call_view(call: Call) -> dict[str, Any]:
-    tools = user_tools(call)
-    kwargs = dict(call.kwargs)
-    if not tools and kwargs.get("tool_choice", "absent") is None:
-        del kwargs["tool_choice"]
-    return {"messages": norm(call.messages), "tools": tools, "kwargs": kwargs}
+    return {"messages": norm(call.messages), "tools": list(call.tools), "kwargs": dict(call.kwargs)}
 
 
 def _run_one(
@@ -186,7 +184,7 @@ def assert_parity(both: Both) -> dict[str, Any]:
     assert len(rs_calls) == len(ref_calls), f"model calls: deepagents {len(ref_calls)}, deepagents_rs {len(rs_calls)}"
     for i, (a, b) in enumerate(zip(ref_calls, rs_calls, strict=True)):
         assert b["messages"] == a["messages"], f"call {i}: messages differ"
-        assert b["tools"] == a["tools"], f"call {i}: user tool schemas differ"
+        assert b["tools"] == a["tools"], f"call {i}: tool schemas differ"
         assert b["kwargs"] == a["kwargs"], f"call {i}: call kwargs differ"
         assert id_shapes(both.rs.calls[i].messages) == id_shapes(both.ref.calls[i].messages), f"call {i}: id shapes"
 
@@ -198,5 +196,5 @@ def assert_parity(both: Both) -> dict[str, Any]:
     assert sorted(rs) == sorted(ref), "result keys differ"
     assert norm(rs["messages"]) == norm(ref["messages"])
     assert id_shapes(rs["messages"]) == id_shapes(ref["messages"])
-    assert rs.get("files") == ref.get("files")
+    assert norm_files(rs.get("files")) == norm_files(ref.get("files"))
     return ref

@@ -38,21 +38,19 @@ Normalization, applied to both sides:
 
 * Values are snapshotted when the event fires (implementations mutate messages afterwards).
   Messages become ``fake_models.normalize_messages`` dicts plus their class (and, for chunks,
-  ``tool_call_chunks`` and ``chunk_position``); contents go through
-  ``harness.strip_builtin_names``. ``LLMResult``/``ChatGeneration``, ``Command``/``Send`` and
+  ``tool_call_chunks`` and ``chunk_position``). ``LLMResult``/``ChatGeneration``, ``Command``/``Send`` and
   other dataclasses become plain dicts; any other object becomes ``"<ClassName>">``.
 * Then every uuid, in order of first appearance in the event sequence, becomes
   ``uuid<version>#n`` and ``lc_run--<uuid>`` becomes ``lc_run--#n``, with one counter for run ids
   and message ids: so parents are placeholder references, and a model reply's id is checked to
   be ``lc_run--`` + its LLM run's id.
 * Not compared: ``serialized`` beyond its name (a dump of the model or the tool description),
-  ``invocation_params`` values (only the keys and the non-built-in tool names), the metadata keys
+  ``invocation_params`` values (only the keys and the offered tool names), the metadata keys
   ``lc_versions`` (version strings), ``langgraph_triggers``, ``langgraph_path``,
   ``langgraph_checkpoint_ns`` and ``checkpoint_ns`` (LangGraph task bookkeeping with random
   ids), and the ids of messages in a node's (not the root's) outputs (LangGraph gives a node's
   new messages ids in place, so whether one already has it when ``on_chain_end`` fires depends
-  on nesting). deepagents' filesystem tools, which deepagents_rs does not have yet, are left
-  out of tool lists (``harness.BUILTIN_TOOLS``). Timestamps are not recorded.
+  on nesting). Timestamps are not recorded.
 
 LangSmith (``test_langsmith_*``): a loopback ``http.server`` stands in for the LangSmith API and
 records what the ``langsmith`` client sends (``GET /info``; runs by ``POST /runs/multipart``,
@@ -94,8 +92,6 @@ from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, Generation, LLMResult
 from langchain_core.tools import tool
 from langgraph.types import Send
-
-from .harness import BUILTIN_TOOLS, strip_builtin_names
 
 INPUT = {"messages": [{"role": "user", "content": "go"}]}
 IMPLS = (deepagents, deepagents_rs)
@@ -201,7 +197,6 @@ _PAYLOAD_KWARGS = frozenset({"token"})
 def _message(m: BaseMessage) -> dict[str, Any]:
     (d,) = normalize_messages([m])  # raw ids; rewritten with the rest of the events
     d["class"] = type(m).__name__
-    d["content"] = strip_builtin_names(d["content"])
     if isinstance(m, AIMessageChunk):
         d["tool_call_chunks"] = [dict(c) for c in m.tool_call_chunks]
         d["chunk_position"] = m.chunk_position
@@ -243,12 +238,10 @@ def plain(obj: Any) -> Any:
 
 
 def _tool_names(invocation_params: dict[str, Any]) -> list[str]:
-    names = []
-    for t in invocation_params.get("tools") or []:
-        name = t.get("function", {}).get("name", t.get("name")) if isinstance(t, dict) else getattr(t, "name", None)
-        if name not in BUILTIN_TOOLS:
-            names.append(name)
-    return names
+    return [
+        t.get("function", {}).get("name", t.get("name")) if isinstance(t, dict) else getattr(t, "name", None)
+        for t in invocation_params.get("tools") or []
+    ]
 
 
 def _payload(event: str, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -268,7 +261,7 @@ def _payload(event: str, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
             "batch_size": kwargs.get("batch_size"),
         }
     if event == "on_llm_start":
-        return {"prompts": [strip_builtin_names(p) for p in args[1]]}
+        return {"prompts": list(args[1])}
     if event == "on_llm_new_token":  # the token is a keyword under a sync manager, positional under async
         return {"token": kwargs.get("token", args[0] if args else None), "chunk": plain(kwargs.get("chunk"))}
     if event == "on_llm_end":

@@ -8,8 +8,7 @@ test compares the two logs as well as what ``assert_parity`` compares (model inp
 errors). Stream tests compare the node sequence of ``agent.stream(input)`` (the default
 ``updates`` mode): each chunk as ``(node, shape of its update)``.
 
-Records never hold ids (random in both); tool names and the not-a-valid-tool error text are
-normalized like the harness does (the built-in filesystem tools are not in deepagents_rs yet).
+Records never hold ids (random in both).
 """
 
 from __future__ import annotations
@@ -46,7 +45,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
 from .harness import (
-    BUILTIN_TOOLS,
+    FS_TOOLS,
     MODES,
     Both,
     Outcome,
@@ -56,8 +55,6 @@ from .harness import (
     assert_same_error,
     call_view,
     id_shapes,
-    strip_builtin_names,
-    user_tools,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
@@ -209,7 +206,7 @@ def msgs(messages: Sequence[Any]) -> list[tuple[str, Any, list[str]]]:
     return [
         (
             m.type,
-            strip_builtin_names(copy.deepcopy(m.content)),
+            copy.deepcopy(m.content),
             [tc["name"] for tc in getattr(m, "tool_calls", None) or []],
         )
         for m in messages
@@ -225,7 +222,7 @@ def tool_names(tools: Sequence[Any]) -> list[str]:
             names.append(t.get("function", {}).get("name", t.get("name")))
         else:
             names.append(f"<{type(t).__name__}>")
-    return [n for n in names if n not in BUILTIN_TOOLS]
+    return names
 
 
 def runtime_view(runtime: Any) -> dict[str, Any]:
@@ -280,7 +277,7 @@ def tool_request_view(request: Any) -> dict[str, Any]:
 
 def tool_result_view(result: Any) -> Any:
     if isinstance(result, ToolMessage):
-        return ("ToolMessage", result.name, strip_builtin_names(result.content), result.status)
+        return ("ToolMessage", result.name, result.content, result.status)
     return type(result).__name__
 
 
@@ -736,8 +733,8 @@ def test_wrap_model_call_filters_tools(mode: str) -> None:
     script = [ai_tool_calls(("lookup", {"key": "k"}, "c1")), "done"]
     both = run_pair(script, lambda c: {"tools": [lookup, add], "middleware": [FilterTools(c.log, "lookup")]}, mode=mode)
     result, log = check(both)
-    assert log[0] == ("wrap_model_call", ["task", "lookup", "add"])
-    assert [t["function"]["name"] for t in user_tools(both.ref.calls[0])] == ["task", "add"]
+    assert log[0] == ("wrap_model_call", [*FS_TOOLS, "task", "lookup", "add"])
+    assert both.ref.calls[0].tool_names == [*FS_TOOLS, "task", "add"]
     assert result["messages"][2].content == "value of k"
 
 
@@ -779,9 +776,11 @@ def test_wrap_model_call_adds_a_tool_the_agent_does_not_have(mode: str) -> None:
     script = [ai_tool_calls(("secret", {"code": "x"}, "c1")), "done"]
     both = run_pair(script, lambda c: {"tools": [lookup], "middleware": [AddUnknownTool(c.log)]}, mode=mode)
     result, _ = check(both)
-    assert [t["function"]["name"] for t in user_tools(both.ref.calls[0])] == ["task", "lookup", "secret"]
-    assert strip_builtin_names(result["messages"][2].content) == (
-        "Error: secret is not a valid tool, try one of [task, lookup]."
+    assert both.ref.calls[0].tool_names == [*FS_TOOLS, "task", "lookup", "secret"]
+    # The list names every tool the tool node has, ``execute`` included (it is only hidden from the model).
+    assert result["messages"][2].content == (
+        "Error: secret is not a valid tool, try one of [ls, read_file, write_file, edit_file, delete, glob, grep, "
+        "execute, task, lookup]."
     )
 
 
@@ -1254,7 +1253,7 @@ def test_middleware_tools_are_offered_and_callable(mode: str) -> None:
     both = run_pair(script, lambda c: {"tools": [lookup], "middleware": [ToolProvider(c.log)]}, mode=mode)
     result, log = check(both)
     # Middleware tools come before the user's tools (after the built-ins and task).
-    assert log[0] == ("wrap_model_call", ["task", "mw_tool", "lookup"])
+    assert log[0] == ("wrap_model_call", [*FS_TOOLS, "task", "mw_tool", "lookup"])
     assert result["messages"][2].content == "middleware tool got hi"
 
 
@@ -1641,7 +1640,7 @@ def test_middleware_in_an_isolated_subagent(mode: str) -> None:
     result, log = check(both)
     assert log[0][0] == "before_agent"
     request = next(e for e in log if e[0] == "wrap_model_call")[1]
-    assert request["system_prompt"] == "You help." and request["tools"] == ["lookup"]
+    assert request["system_prompt"] == "You help." and request["tools"] == [*FS_TOOLS, "lookup"]
     assert result["messages"][2].content == "child found it"
 
 

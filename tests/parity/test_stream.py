@@ -17,9 +17,7 @@ Normalization (``normalize_stream``), applied to both sides before comparing:
 
 * Messages become plain dicts: ``fake_models.normalize_messages`` (type, id, content, name,
   tool calls, tool_call_id, status, additional_kwargs, response_metadata), plus the class name
-  and, for ``AIMessageChunk``, ``tool_call_chunks`` and ``chunk_position``. Contents go through
-  ``harness.strip_builtin_names`` (deepagents' filesystem tools, which deepagents_rs does not
-  have yet, are dropped from "not a valid tool" lists).
+  and, for ``AIMessageChunk``, ``tool_call_chunks`` and ``chunk_position``.
 * ``messages``-mode metadata keeps only ``langgraph_node``, ``langgraph_step``,
   ``lc_agent_name``, ``ls_provider``, ``ls_model_type`` (``"<absent>"`` when missing) and
   ``checkpoint_ns`` reduced to its node prefixes (``"model:"``); a ``tools:<uuid>`` segment,
@@ -67,8 +65,6 @@ from fake_models import (
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.tools import tool
 from langgraph.config import get_stream_writer
-
-from .harness import strip_builtin_names
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
@@ -277,7 +273,6 @@ META_KEYS = ("langgraph_node", "langgraph_step", "lc_agent_name", "ls_provider",
 def _message(m: BaseMessage) -> dict[str, Any]:
     (d,) = normalize_messages([m])  # raw ids; rewritten later with the rest of the event
     d["class"] = type(m).__name__
-    d["content"] = strip_builtin_names(d["content"])
     if isinstance(m, AIMessageChunk):
         d["tool_call_chunks"] = [dict(c) for c in m.tool_call_chunks]
         d["chunk_position"] = m.chunk_position

@@ -11,7 +11,7 @@ import pytest
 from langchain.agents.structured_output import ToolStrategy
 from pydantic import BaseModel, Field
 
-from .harness import BUILTIN_TOOLS, MODES, ai_tool_calls, assert_parity, run_both
+from .harness import MODES, ai_tool_calls, assert_parity, run_both
 
 USER = {"messages": [{"role": "user", "content": "summarize"}]}
 
@@ -93,8 +93,7 @@ def test_subagent_structured_response_is_the_task_result(mode: str) -> None:
         agent = impl.create_deep_agent(model=parent, subagents=[spec])
         inp = {"messages": [("user", "go")]}
         result = agent.invoke(inp) if mode == "invoke" else asyncio.run(agent.ainvoke(inp))
-        # deepagents' built-in filesystem tools are not in deepagents_rs yet.
-        tools = [t["function"]["name"] for t in child.calls[0].tools if t["function"]["name"] not in BUILTIN_TOOLS]
+        tools = child.calls[0].tool_names
         outcomes.append((result["messages"][2].content, tools, child.calls[0].kwargs))
     assert outcomes[0] == outcomes[1]
     assert outcomes[1][0] == '{"summary":"s","confidence":0.5}'

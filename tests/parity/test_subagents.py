@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.tools import tool
 
-from .harness import MODES, ai_tool_calls, assert_parity, run_both
+from .harness import FS_TOOLS, MODES, ai_tool_calls, assert_parity, run_both
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
@@ -71,8 +71,8 @@ def test_default_general_purpose_subagent(mode: str) -> None:
     _assert_same_task_tool(both)
     system = both.rs.calls[1].messages[0]
     assert system.content == deepagents_rs._core.DEFAULT_SUBAGENT_PROMPT
-    # The child sees the parent's user tools and no task tool.
-    assert [t["function"]["name"] for t in both.rs.calls[1].tools] == ["lookup"]
+    # The child sees the filesystem tools and the parent's user tools, and no task tool.
+    assert both.rs.calls[1].tool_names == [*FS_TOOLS, "lookup"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -437,7 +437,7 @@ def test_subagent_tools_none_means_no_user_tools() -> None:
     script = [ai_tool_calls(task("x", "rev")), "child", "done"]
     both = run_both(script, [lookup], USER, subagents=[{"name": "rev", "description": "d", "tools": None}])
     assert_parity(both)
-    assert [t["function"]["name"] for t in both.rs.calls[1].tools] == []
+    assert both.rs.calls[1].tool_names == list(FS_TOOLS)
 
 
 def test_compiled_subagent_dict_messages_give_an_empty_result() -> None:

@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool, tool
 from pydantic import BaseModel, Field
 
-from .harness import MODES, ai_tool_calls, assert_parity, run_both, user_tools
+from .harness import FS_TOOLS, MODES, ai_tool_calls, assert_parity, run_both
 
 USER = {"messages": [{"role": "user", "content": "go"}]}
 
@@ -110,9 +110,9 @@ def test_single_tool_call(mode):
     ref = assert_parity(both)
     assert [type(m) for m in ref["messages"]] == [type(m) for m in both.rs.unwrap()["messages"]]
     assert ref["messages"][2].content == "Sunny in Paris (celsius)"
-    schema = user_tools(both.rs.calls[0])
-    assert [t["function"]["name"] for t in schema] == ["task", "get_weather"]
-    assert "unit" in schema[1]["function"]["parameters"]["properties"]
+    schema = both.rs.calls[0].tools
+    assert [t["function"]["name"] for t in schema] == [*FS_TOOLS, "task", "get_weather"]
+    assert "unit" in schema[-1]["function"]["parameters"]["properties"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -194,7 +194,7 @@ def test_base_tool_subclass_and_structured_tool(mode):
     script = [ai_tool_calls(("search", {"query": "rust", "limit": 2}), ("multiply", {"x": 1.5, "y": 2})), "ok"]
     both = run_both(script, [SearchTool(), multiply], USER, mode=mode)
     assert_parity(both)
-    schemas = {t["function"]["name"]: t["function"] for t in user_tools(both.rs.calls[0])}
+    schemas = {t["function"]["name"]: t["function"] for t in both.rs.calls[0].tools}
     assert schemas["search"]["parameters"]["properties"]["limit"]["maximum"] == 10
     expected = "2 results for rust" if mode == "invoke" else "2 async results for rust"
     assert both.rs.unwrap()["messages"][2].content == expected
@@ -206,7 +206,7 @@ def test_dict_tool_is_shown_but_not_callable(mode):
     both = run_both(script, [DICT_TOOL, add], USER, mode=mode)
     ref = assert_parity(both)
     # create_agent offers dict specs after the tools it can run.
-    assert [t["function"]["name"] for t in user_tools(both.rs.calls[0])] == ["task", "add", "provider_side"]
+    assert both.rs.calls[0].tool_names == [*FS_TOOLS, "task", "add", "provider_side"]
     err = ref["messages"][2]
     assert err.status == "error"
     assert "provider_side is not a valid tool" in err.content

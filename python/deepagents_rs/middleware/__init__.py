@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .subagents import CompiledSubAgent, SubAgent
 
-__all__ = ["CompiledSubAgent", "SubAgent"]
+__all__ = ["CompiledSubAgent", "FilesystemMiddleware", "FilesystemPermission", "FsToolName", "SubAgent"]

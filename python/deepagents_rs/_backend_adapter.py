@@ -1,0 +1,249 @@
+"""The file tools' configuration and backend, as the Rust core takes them.
+
+``fs_config`` turns a backend, the agent's permissions and an optional user
+``FilesystemMiddleware`` into the plain dict the core builds its ``FilesystemMiddleware``
+entry from. The default ``StateBackend`` is handled natively (the files never leave Rust);
+any other backend is wrapped in a ``BackendAdapter`` whose ``call``/``acall`` the core calls
+back for each operation, with the run's files available to a ``StateBackend`` inside it
+through ``deepagents_rs._files_context``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import inspect
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ._files_context import FilesContext, use_files
+from .backends.composite import CompositeBackend
+from .backends.filesystem import FilesystemBackend
+from .backends.protocol import BackendProtocol, _supports_delete, execute_accepts_timeout
+from .backends.state import StateBackend
+from .backends.utils import validate_path
+
+
+def _planned(what: str) -> NotImplementedError:
+    return NotImplementedError(f"deepagents_rs: {what} is not supported yet; it is planned (human-in-the-loop).")
+
+
+def _rules(permissions: Any) -> list[tuple[list[str], list[str], str]]:
+    rules = []
+    for rule in permissions or ():
+        if rule.mode == "interrupt":
+            raise _planned('FilesystemPermission(mode="interrupt")')
+        rules.append((list(rule.operations), list(rule.paths), rule.mode))
+    return rules
+
+
+@contextlib.contextmanager
+def _graph_runtime(store: Any) -> Iterator[None]:
+    """LangGraph's runtime as a backend looks it up (``get_store()``, ``get_runtime()``):
+    a ``StoreBackend`` without its own store uses the agent's ``store=``."""
+    from langchain_core.runnables.config import var_child_runnable_config
+    from langgraph._internal._constants import CONF, CONFIG_KEY_RUNTIME
+    from langgraph.runtime import Runtime
+
+    config = dict(var_child_runnable_config.get() or {})
+    config[CONF] = {**(config.get(CONF) or {}), CONFIG_KEY_RUNTIME: Runtime(context=None, store=store)}
+    token = var_child_runnable_config.set(config)
+    try:
+        yield
+    finally:
+        var_child_runnable_config.reset(token)
+
+
+def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, store: Any = None) -> dict[str, Any]:
+    """The core's ``FilesystemMiddleware`` configuration.
+
+    ``middleware`` is a user ``FilesystemMiddleware`` replacing the default one; its backend
+    and settings win, and the agent's permissions apply when it has none of its own.
+    """
+    from .middleware.filesystem import FilesystemMiddleware
+
+    mw = middleware if middleware is not None else FilesystemMiddleware(backend=backend, permissions=permissions)
+    rules = mw._permissions if mw._permissions else (permissions or [])
+    be = mw.backend
+    if mw._offload_binary_content:
+        raise NotImplementedError(
+            "deepagents_rs: FilesystemMiddleware(offload_binary_content=True) is not supported yet; it is planned."
+        )
+    return {
+        "backend": "state" if type(be) is StateBackend else BackendAdapter(be, store),
+        "rules": _rules(rules),
+        "custom_descriptions": dict(mw._custom_tool_descriptions or {}),
+        "system_prompt": mw._custom_system_prompt,
+        "token_limit": mw._tool_token_limit_before_evict,
+        "grep_max_count": mw._grep_max_count,
+        "max_execute_timeout": mw._max_execute_timeout,
+        "enabled": sorted(mw._enabled_tools) if mw._enabled_tools is not None else None,
+        "large_tool_results_prefix": mw._large_tool_results_prefix,
+    }
+
+
+def _uses_state(backend: Any) -> bool:
+    if isinstance(backend, StateBackend):
+        return True
+    if isinstance(backend, CompositeBackend):
+        return _uses_state(backend.default) or any(_uses_state(b) for _, b in backend.sorted_routes)
+    return False
+
+
+def _touches_disk(backend: Any) -> bool:
+    if isinstance(backend, FilesystemBackend):
+        return True
+    if isinstance(backend, CompositeBackend):
+        return _touches_disk(backend.default) or any(_touches_disk(b) for _, b in backend.sorted_routes)
+    return False
+
+
+def _host_roots(backend: Any) -> list[str]:
+    if isinstance(backend, FilesystemBackend):
+        return [str(backend.cwd)]
+    if isinstance(backend, CompositeBackend):
+        return [r for b in [backend.default, *(b for _, b in backend.sorted_routes)] for r in _host_roots(b)]
+    return []
+
+
+def _real_path(backend: Any, path: str) -> str:
+    """deepagents' ``_resolve_real_path``: where a path leads on disk, as a virtual path."""
+    if isinstance(backend, CompositeBackend):
+        from .backends.composite import _route_for_path
+
+        routed, routed_path, prefix = _route_for_path(
+            default=backend.default, sorted_routes=backend.sorted_routes, path=path
+        )
+        resolved = _real_path(routed, routed_path)
+        return resolved if prefix is None else validate_path(prefix.rstrip("/") + resolved)
+    if isinstance(backend, FilesystemBackend):
+        return validate_path(backend._real_path(path))
+    return path
+
+
+def _route_prompt(backend: Any) -> str:
+    from .middleware.filesystem import _route_host_path_prompt
+
+    return _route_host_path_prompt(backend)
+
+
+def _supports_execution(backend: Any) -> bool:
+    from .middleware.filesystem import supports_execution
+
+    return supports_execution(backend)
+
+
+def _executor(backend: Any) -> Any:
+    return backend.default if isinstance(backend, CompositeBackend) else backend
+
+
+#: The operations whose disk errors become error results, and how the tool shows them
+#: (read/ls/grep results get the tool's own `Error: ` prefix; the others are shown as is).
+_REPORTED = {
+    "ls": "{}",
+    "read": "{}",
+    "grep": "{}",
+    "write": "Error: {}",
+    "edit": "Error: {}",
+    "delete": "Error: {}",
+}
+
+_ASYNC = {name: f"a{name}" for name in ("ls", "read", "write", "edit", "delete", "glob", "grep", "execute")}
+
+
+class BackendAdapter:
+    """A ``BackendProtocol`` object as the core calls it: one operation per call, its result
+    as a plain dict, and the files update a ``StateBackend`` inside it queued."""
+
+    def __init__(self, backend: Any, store: Any = None) -> None:
+        if callable(backend) and not isinstance(backend, BackendProtocol):
+            msg = (
+                "backend must be an initialized backend instance. Backend factories "
+                "were removed in deepagents 0.7; pass StateBackend(), "
+                "CompositeBackend(...), or another BackendProtocol instance instead."
+            )
+            raise TypeError(msg)
+        self.backend = backend
+        self.store = store
+        self.uses_state = _uses_state(backend)
+        self.touches_disk = _touches_disk(backend)
+        self.supports_delete = _supports_delete(backend)
+        self.supports_execution = _supports_execution(backend)
+        self.execute_accepts_timeout = self.supports_execution and execute_accepts_timeout(type(_executor(backend)))
+        self.route_prompt = _route_prompt(backend) if self.supports_execution else ""
+        # Longest first, so a nested root is scrubbed before the root that contains it.
+        self._roots = sorted({r.rstrip("/") for r in _host_roots(backend) if r.rstrip("/")}, key=len, reverse=True)
+        self._grep_takes_max_count = "max_count" in inspect.signature(backend.grep).parameters
+        self._agrep_takes_max_count = "max_count" in inspect.signature(backend.agrep).parameters
+
+    def real_path(self, path: str) -> str:
+        return _real_path(self.backend, path)
+
+    def _args(self, op: str, args: dict[str, Any], method: str) -> tuple[Any, dict[str, Any]]:
+        target = self.backend if op != "execute" else _executor(self.backend)
+        args = dict(args)
+        if op == "grep" and not (self._agrep_takes_max_count if method.startswith("a") else self._grep_takes_max_count):
+            args.pop("max_count", None)
+        if op == "execute" and args.get("timeout") is None:
+            args.pop("timeout", None)
+        return getattr(target, method), args
+
+    def scrub(self, text: str) -> str:
+        """A message without host paths: a disk root's own prefix is dropped (a virtual root
+        shows as ``/``), and any other path under a root's top directory (a symlink target
+        outside the root) becomes ``<outside root>``."""
+        for root in self._roots:
+            text = text.replace(root, "")
+        for top in {"/" + r.strip("/").split("/")[0] for r in self._roots}:
+            text = re.sub(re.escape(top) + r"(?:/[^\s:'\"]*)?", "<outside root>", text)
+        return text
+
+    def _failed(self, op: str, exc: Exception) -> Any:
+        """An exception from the backend: ``glob`` reports it (deepagents' ``glob failed``),
+        every other operation raises it, its message scrubbed of host paths."""
+        message = self.scrub(str(exc))
+        if op == "glob":
+            return {"failed": message}, None
+        if op == "execute" and isinstance(exc, (ValueError, NotImplementedError)):
+            # deepagents' execute tool reports these instead of raising.
+            prefix = "Invalid parameter." if isinstance(exc, ValueError) else "Execution not available."
+            return {"output": "", "failed": f"Error: {prefix} {message}"}, None
+        if self.touches_disk and isinstance(exc, (ValueError, OSError)) and op in _REPORTED:
+            # deepagents lets these escape the run (a symlink out of the root, a NUL byte),
+            # with host paths in the message; here the call fails and the run goes on.
+            return {"error": _REPORTED[op].format(message)}, None
+        if message != str(exc):
+            exc.args = (message,)
+        raise exc
+
+    @staticmethod
+    def _out(result: Any, ctx: FilesContext | None) -> tuple[Any, Any]:
+        data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
+        return data, (ctx.updates() or None) if ctx is not None else None
+
+    def _scope(self, ctx: FilesContext | None) -> contextlib.ExitStack:
+        stack = contextlib.ExitStack()
+        if ctx is not None:
+            stack.enter_context(use_files(ctx))
+        if self.store is not None:
+            stack.enter_context(_graph_runtime(self.store))
+        return stack
+
+    def call(self, op: str, args: dict[str, Any], files: dict[str, Any] | None) -> tuple[Any, Any]:
+        fn, kwargs = self._args(op, args, op)
+        ctx = FilesContext(files or {}) if self.uses_state else None
+        try:
+            with self._scope(ctx):
+                return self._out(fn(**kwargs), ctx)
+        except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
+            return self._failed(op, exc)
+
+    async def acall(self, op: str, args: dict[str, Any], files: dict[str, Any] | None) -> tuple[Any, Any]:
+        fn, kwargs = self._args(op, args, _ASYNC[op])
+        ctx = FilesContext(files or {}) if self.uses_state else None
+        try:
+            with self._scope(ctx):
+                return self._out(await fn(**kwargs), ctx)
+        except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
+            return self._failed(op, exc)

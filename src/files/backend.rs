@@ -1,0 +1,262 @@
+//! What a file backend answers (deepagents' `BackendProtocol` and its result types), and
+//! the scope a backend call runs in.
+//!
+//! The tools in `middleware::filesystem` only talk to this trait: the state backend is
+//! native, and any other backend is the user's Python object called back by the binding.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::BoxError;
+use crate::tools::HostContext;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileInfo {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_dir: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_at: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadResult {
+    #[serde(default)]
+    pub error: Option<String>,
+    /// The `FileData` of the window read.
+    #[serde(default)]
+    pub file_data: Option<Value>,
+    #[serde(default)]
+    pub total_lines: Option<usize>,
+    #[serde(default)]
+    pub start_line: Option<usize>,
+    #[serde(default)]
+    pub end_line: Option<usize>,
+    #[serde(default)]
+    pub next_offset: Option<usize>,
+    #[serde(default)]
+    pub no_lines_requested: bool,
+}
+
+impl ReadResult {
+    pub fn error(e: impl Into<String>) -> Self {
+        ReadResult {
+            error: Some(e.into()),
+            ..Default::default()
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WriteResult {
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EditResult {
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub occurrences: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeleteResult {
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LsResult {
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub entries: Option<Vec<FileInfo>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContextLine {
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GrepMatch {
+    pub path: String,
+    pub line: u64,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_before: Option<Vec<ContextLine>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_after: Option<Vec<ContextLine>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GrepResult {
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub matches: Option<Vec<GrepMatch>>,
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GlobResult {
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub matches: Option<Vec<FileInfo>>,
+    #[serde(default)]
+    pub truncated: bool,
+    #[serde(default)]
+    pub truncation_reason: Option<String>,
+    /// The backend raised: its message, reported as `Error: glob failed: {message}`.
+    #[serde(default)]
+    pub failed: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExecuteResponse {
+    pub output: String,
+    #[serde(default)]
+    pub exit_code: Option<i64>,
+    #[serde(default)]
+    pub truncated: bool,
+    /// The command could not run (an invalid parameter, execution unavailable): the
+    /// tool's error text.
+    #[serde(default)]
+    pub failed: Option<String>,
+}
+
+/// The run's files as one backend call sees them: the state as of the tool step, and the
+/// writes this call made (read back by later operations of the same call, as deepagents'
+/// `CONFIG_KEY_READ(fresh=True)` does).
+pub struct FilesScope {
+    snapshot: Arc<Map<String, Value>>,
+    written: Mutex<Map<String, Value>>,
+    pub host: HostContext,
+}
+
+impl FilesScope {
+    pub fn new(snapshot: Arc<Map<String, Value>>, host: HostContext) -> Arc<Self> {
+        Arc::new(FilesScope {
+            snapshot,
+            written: Mutex::new(Map::new()),
+            host,
+        })
+    }
+
+    pub fn get(&self, path: &str) -> Option<Value> {
+        let written = self.written.lock();
+        match written.get(path) {
+            Some(Value::Null) => None,
+            Some(v) => Some(v.clone()),
+            None => self.snapshot.get(path).cloned(),
+        }
+    }
+
+    /// Every file, the call's own writes applied.
+    pub fn current(&self) -> Arc<Map<String, Value>> {
+        let written = self.written.lock();
+        if written.is_empty() {
+            return self.snapshot.clone();
+        }
+        let mut files = (*self.snapshot).clone();
+        for (k, v) in written.iter() {
+            if v.is_null() {
+                files.remove(k);
+            } else {
+                files.insert(k.clone(), v.clone());
+            }
+        }
+        Arc::new(files)
+    }
+
+    pub fn snapshot(&self) -> &Arc<Map<String, Value>> {
+        &self.snapshot
+    }
+
+    /// Queues a files update (a `null` value deletes), as StateBackend's `_send_files_update`.
+    pub fn send(&self, update: Map<String, Value>) {
+        self.written.lock().extend(update);
+    }
+
+    /// The update this call makes to the `files` key, if any.
+    pub fn take_update(&self) -> Option<Map<String, Value>> {
+        let written = std::mem::take(&mut *self.written.lock());
+        (!written.is_empty()).then_some(written)
+    }
+}
+
+pub type Op<T> = BoxFuture<'static, Result<T, BoxError>>;
+
+/// deepagents' `BackendProtocol`. Paths arrive validated. An `Err` is an exception the
+/// backend raised: the tool re-raises it, as deepagents' tools do.
+pub trait Backend: Send + Sync {
+    fn ls(&self, cx: Arc<FilesScope>, path: String) -> Op<LsResult>;
+    fn read(&self, cx: Arc<FilesScope>, path: String, offset: i64, limit: i64) -> Op<ReadResult>;
+    fn write(&self, cx: Arc<FilesScope>, path: String, content: String) -> Op<WriteResult>;
+    fn edit(
+        &self,
+        cx: Arc<FilesScope>,
+        path: String,
+        old: String,
+        new: String,
+        replace_all: bool,
+    ) -> Op<EditResult>;
+    fn delete(&self, cx: Arc<FilesScope>, path: String) -> Op<DeleteResult>;
+    fn glob(&self, cx: Arc<FilesScope>, pattern: String, path: Option<String>) -> Op<GlobResult>;
+    fn grep(
+        &self,
+        cx: Arc<FilesScope>,
+        pattern: String,
+        path: Option<String>,
+        glob: Option<String>,
+        max_count: Option<usize>,
+    ) -> Op<GrepResult>;
+    fn execute(
+        &self,
+        _cx: Arc<FilesScope>,
+        _command: String,
+        _timeout: Option<i64>,
+    ) -> Op<ExecuteResponse> {
+        Box::pin(async { Err("this backend cannot execute commands".into()) })
+    }
+
+    /// deepagents' `_supports_delete`: the backend overrides `delete`.
+    fn supports_delete(&self) -> bool {
+        true
+    }
+    /// deepagents' `supports_execution`: a sandbox backend, or a composite whose default is one.
+    fn supports_execution(&self) -> bool {
+        false
+    }
+    /// Whether `execute` takes a `timeout` argument (`execute_accepts_timeout`).
+    fn execute_accepts_timeout(&self) -> bool {
+        false
+    }
+    /// The path a permission rule must also allow: the symlink-resolved path on disk
+    /// (`_resolve_real_path`); the path itself where there is no disk.
+    fn real_path(&self, path: &str) -> Result<String, String> {
+        Ok(path.to_owned())
+    }
+    /// The system-prompt section mapping virtual mounts to shell paths, when the backend
+    /// executes commands and routes paths (deepagents' `_route_host_path_prompt`).
+    fn route_prompt(&self) -> String {
+        String::new()
+    }
+}

@@ -1,0 +1,77 @@
+//! Which files `read_file` returns as media blocks rather than text, and their MIME types
+//! (deepagents' `_EXTENSION_TO_FILE_TYPE` and `mimetypes.guess_type`).
+
+/// The block type for a path's extension: `image`, `video`, `audio`, `file`, or `text`.
+pub fn file_type(path: &str) -> &'static str {
+    match extension(path).as_str() {
+        ".png" | ".jpeg" | ".jpg" | ".webp" | ".gif" | ".heic" | ".heif" => "image",
+        ".mp4" | ".mpeg" | ".mov" | ".avi" | ".flv" | ".mpg" | ".webm" | ".wmv" | ".3gpp" => {
+            "video"
+        }
+        ".wav" | ".mp3" | ".aiff" | ".aac" | ".ogg" | ".flac" => "audio",
+        ".pdf" | ".ppt" | ".pptx" => "file",
+        _ => "text",
+    }
+}
+
+/// What backends treat as non-text when reading (`_get_backend_read_file_type`): the map
+/// above plus `.mkv`.
+pub fn backend_read_type(path: &str) -> &'static str {
+    if extension(path) == ".mkv" {
+        "video"
+    } else {
+        file_type(path)
+    }
+}
+
+/// `mimetypes.guess_type("file" + suffix)[0] or "application/octet-stream"`, from Python's
+/// own table for the extensions that occur here.
+pub fn mime_type(path: &str) -> &'static str {
+    match extension(path).as_str() {
+        ".png" => "image/png",
+        ".jpeg" | ".jpg" => "image/jpeg",
+        ".webp" => "image/webp",
+        ".gif" => "image/gif",
+        ".heic" => "image/heic",
+        ".heif" => "image/heif",
+        ".svg" => "image/svg+xml",
+        ".bmp" => "image/bmp",
+        ".tif" | ".tiff" => "image/tiff",
+        ".ico" => "image/vnd.microsoft.icon",
+        ".mp4" => "video/mp4",
+        ".mpeg" | ".mpg" => "video/mpeg",
+        ".mov" => "video/quicktime",
+        ".avi" => "video/x-msvideo",
+        ".flv" => "video/x-flv",
+        ".webm" => "video/webm",
+        ".wmv" => "video/x-ms-wmv",
+        ".mkv" => "video/x-matroska",
+        ".3gpp" => "audio/3gpp",
+        ".wav" => "audio/x-wav",
+        ".mp3" => "audio/mpeg",
+        ".aiff" => "audio/x-aiff",
+        ".aac" => "audio/aac",
+        ".ogg" => "audio/ogg",
+        ".flac" => "audio/flac",
+        ".pdf" => "application/pdf",
+        ".ppt" => "application/vnd.ms-powerpoint",
+        ".pptx" => "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        ".zip" => "application/zip",
+        ".gz" => "application/gzip",
+        ".json" => "application/json",
+        ".txt" => "text/plain",
+        ".csv" => "text/csv",
+        ".html" | ".htm" => "text/html",
+        _ => "application/octet-stream",
+    }
+}
+
+/// `PurePosixPath(path).suffix.lower()`: the last `.suffix` of the name, if the name is not
+/// only a suffix.
+fn extension(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or_default();
+    match name.rfind('.') {
+        Some(i) if i > 0 && i + 1 < name.len() => name[i..].to_lowercase(),
+        _ => String::new(),
+    }
+}

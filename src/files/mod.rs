@@ -1,0 +1,15 @@
+//! Files: deepagents' backend protocol, its native state backend, and the path, glob and
+//! text rules the file tools share. The tools themselves are a chain entry
+//! (`middleware::filesystem`).
+
+pub mod backend;
+pub mod file_data;
+pub mod glob;
+pub mod media;
+pub mod path;
+pub mod permissions;
+pub mod state_backend;
+pub mod text;
+
+pub use backend::{Backend, FilesScope};
+pub use state_backend::StateBackend;

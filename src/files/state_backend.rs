@@ -1,0 +1,153 @@
+//! deepagents' `StateBackend`, native: files live in the run's `files` state key, and every
+//! operation reads and writes the call's `FilesScope` without leaving Rust.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::backend::*;
+use super::{file_data, media, text};
+
+pub struct StateBackend;
+
+fn ready<T: Send + 'static>(v: T) -> Op<T> {
+    Box::pin(async move { Ok(v) })
+}
+
+impl Backend for StateBackend {
+    fn ls(&self, cx: Arc<FilesScope>, path: String) -> Op<LsResult> {
+        ready(LsResult {
+            entries: Some(text::ls_files(&cx.current(), &path)),
+            ..Default::default()
+        })
+    }
+
+    fn read(&self, cx: Arc<FilesScope>, path: String, offset: i64, limit: i64) -> Op<ReadResult> {
+        let result = match cx.get(&path) {
+            None => ReadResult::error(format!("File '{path}' not found")),
+            Some(fd) if media::backend_read_type(&path) != "text" => {
+                match file_data::content(&fd) {
+                    Ok(c) => ReadResult {
+                        file_data: Some(file_data::with_content(&fd, c)),
+                        ..Default::default()
+                    },
+                    Err(e) => ReadResult::error(e),
+                }
+            }
+            Some(fd) => text::slice_read(&fd, offset, limit),
+        };
+        ready(result)
+    }
+
+    fn write(&self, cx: Arc<FilesScope>, path: String, content: String) -> Op<WriteResult> {
+        let mut data = match cx.get(&path) {
+            Some(existing) => file_data::update(&existing, content),
+            None => file_data::create(content, None, "utf-8"),
+        };
+        data["encoding"] = Value::String("utf-8".into());
+        let mut update = Map::new();
+        update.insert(path.clone(), data);
+        cx.send(update);
+        ready(WriteResult {
+            path: Some(path),
+            ..Default::default()
+        })
+    }
+
+    fn edit(
+        &self,
+        cx: Arc<FilesScope>,
+        path: String,
+        old: String,
+        new: String,
+        replace_all: bool,
+    ) -> Op<EditResult> {
+        let Some(fd) = cx.get(&path) else {
+            return ready(EditResult {
+                error: Some(format!("Error: File '{path}' not found")),
+                ..Default::default()
+            });
+        };
+        if file_data::encoding(&fd) == "base64" {
+            return ready(EditResult {
+                error: Some("Error: Cannot edit binary files with text replacements.".into()),
+                ..Default::default()
+            });
+        }
+        let content = match file_data::content(&fd) {
+            Ok(c) => c,
+            Err(e) => return Box::pin(async move { Err(e.into()) }),
+        };
+        match text::replace(&content, &old, &new, replace_all) {
+            Err(e) => ready(EditResult {
+                error: Some(e),
+                ..Default::default()
+            }),
+            Ok((new_content, n)) => {
+                let mut update = Map::new();
+                update.insert(path.clone(), file_data::update(&fd, new_content));
+                cx.send(update);
+                ready(EditResult {
+                    path: Some(path),
+                    occurrences: Some(n as u64),
+                    ..Default::default()
+                })
+            }
+        }
+    }
+
+    fn delete(&self, cx: Arc<FilesScope>, path: String) -> Op<DeleteResult> {
+        let base = path.trim_end_matches('/');
+        let prefix = format!("{base}/");
+        let doomed: Map<String, Value> = cx
+            .current()
+            .keys()
+            .filter(|k| k.as_str() == base || k.starts_with(&prefix))
+            .map(|k| (k.clone(), Value::Null))
+            .collect();
+        if doomed.is_empty() {
+            return ready(DeleteResult {
+                error: Some(format!("Error: File '{path}' not found")),
+                ..Default::default()
+            });
+        }
+        cx.send(doomed);
+        ready(DeleteResult {
+            path: Some(path),
+            ..Default::default()
+        })
+    }
+
+    fn glob(&self, cx: Arc<FilesScope>, pattern: String, path: Option<String>) -> Op<GlobResult> {
+        ready(
+            match text::glob_files(&cx.current(), &pattern, path.as_deref()) {
+                Ok(matches) => GlobResult {
+                    matches: Some(matches),
+                    ..Default::default()
+                },
+                Err(e) => GlobResult {
+                    error: Some(e.0),
+                    ..Default::default()
+                },
+            },
+        )
+    }
+
+    fn grep(
+        &self,
+        cx: Arc<FilesScope>,
+        pattern: String,
+        path: Option<String>,
+        glob: Option<String>,
+        max_count: Option<usize>,
+    ) -> Op<GrepResult> {
+        let path = path.unwrap_or_else(|| "/".to_owned());
+        ready(text::grep_files(
+            &cx.current(),
+            &pattern,
+            Some(&path),
+            glob.as_deref(),
+            max_count,
+        ))
+    }
+}

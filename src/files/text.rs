@@ -1,0 +1,404 @@
+//! The text operations deepagents' backends share (`deepagents/backends/utils.py`): read
+//! windows, exact string replacement, literal grep and glob over a `files` map.
+
+use serde_json::{Map, Value};
+
+use super::backend::{FileInfo, GrepMatch, GrepResult, ReadResult};
+use super::file_data;
+use super::glob::{Glob, GlobError};
+
+pub const EMPTY_OLD_STRING_ERROR: &str =
+    "Error: old_string cannot be empty. Provide the exact text to replace.";
+
+/// Python's `str.splitlines(keepends=True)`: every line boundary Python knows.
+pub fn splitlines_keepends(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = match c {
+            '\r' => match chars.peek() {
+                Some(&(j, '\n')) => {
+                    chars.next();
+                    j + 1
+                }
+                _ => i + 1,
+            },
+            '\n' | '\u{0b}' | '\u{0c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}'
+            | '\u{2029}' => i + c.len_utf8(),
+            _ => continue,
+        };
+        out.push(&s[start..end]);
+        start = end;
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+/// deepagents' `slice_read_response`: the window `[offset, offset + limit)` of the file's
+/// lines, with pagination metadata. Offsets and limits below zero are clamped.
+pub fn slice_read(fd: &Value, offset: i64, limit: i64) -> ReadResult {
+    let content = match file_data::content(fd) {
+        Ok(c) => c,
+        Err(e) => return ReadResult::error(e),
+    };
+    let (offset, limit) = (offset.max(0) as usize, limit.max(0) as usize);
+    if content.trim().is_empty() {
+        return ReadResult {
+            file_data: Some(file_data::with_content(fd, content)),
+            ..Default::default()
+        };
+    }
+    if limit == 0 {
+        return ReadResult {
+            file_data: Some(file_data::with_content(fd, String::new())),
+            no_lines_requested: true,
+            ..Default::default()
+        };
+    }
+    let lines = splitlines_keepends(&content);
+    let total = lines.len();
+    if offset >= total {
+        return ReadResult::error(format!(
+            "Line offset {offset} exceeds file length ({total} lines)"
+        ));
+    }
+    let end = offset.saturating_add(limit).min(total);
+    let sliced = lines[offset..end]
+        .concat()
+        .replace("\r\n", "\n")
+        .replace('\r', "\n");
+    ReadResult {
+        file_data: Some(file_data::with_content(fd, sliced)),
+        total_lines: Some(total),
+        start_line: Some(offset + 1),
+        end_line: Some(end),
+        next_offset: (end < total).then_some(end),
+        ..Default::default()
+    }
+}
+
+/// deepagents' `perform_string_replacement`: the new content and the number of
+/// replacements, or the error text the model sees.
+pub fn replace(
+    content: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Result<(String, usize), String> {
+    if old.is_empty() {
+        return Err(EMPTY_OLD_STRING_ERROR.to_owned());
+    }
+    let occurrences = content.matches(old).count();
+    if occurrences == 0 {
+        if let Some(stripped) = old.strip_suffix('\n')
+            && old.chars().count() > 1
+            && content.ends_with(stripped)
+        {
+            let stripped_count = content.matches(stripped).count();
+            if stripped_count == 1 {
+                return Err("Error: old_string ends with a newline, but the file does not end with a newline. Retry with the trailing newline removed from old_string (and from new_string if it also ends with a newline).".to_owned());
+            }
+            return Err(format!(
+                "Error: old_string ends with a newline, but the file does not end with a newline. With the trailing newline removed, old_string would appear {stripped_count} times in the file. Retry with the trailing newline removed and add surrounding context so the match is unique."
+            ));
+        }
+        return Err(format!("Error: String not found in file: '{old}'"));
+    }
+    if occurrences > 1 && !replace_all {
+        return Err(format!(
+            "Error: String '{old}' appears {occurrences} times in file. Use replace_all=True to replace all instances, or provide a more specific string with surrounding context."
+        ));
+    }
+    Ok((content.replace(old, new), occurrences))
+}
+
+/// deepagents' `_normalize_path`: `None` or empty is `/`, a leading `/` is added, a
+/// trailing one dropped; a blank path is `None` (deepagents' "Path cannot be empty").
+pub fn normalize_search_path(path: Option<&str>) -> Option<String> {
+    let path = match path {
+        Some(p) if !p.is_empty() => p,
+        _ => "/",
+    };
+    if path.trim().is_empty() {
+        return None;
+    }
+    let mut normalized = if path.starts_with('/') {
+        path.to_owned()
+    } else {
+        format!("/{path}")
+    };
+    if normalized != "/" && normalized.ends_with('/') {
+        normalized = normalized.trim_end_matches('/').to_owned();
+    }
+    Some(normalized)
+}
+
+/// deepagents' `_filter_files_by_path`: the exact file, or everything under the directory.
+pub fn files_under<'a>(files: &'a Map<String, Value>, dir: &str) -> Vec<(&'a String, &'a Value)> {
+    if let Some((k, v)) = files.get_key_value(dir) {
+        return vec![(k, v)];
+    }
+    if dir == "/" {
+        return files.iter().filter(|(k, _)| k.starts_with('/')).collect();
+    }
+    let prefix = format!("{dir}/");
+    files
+        .iter()
+        .filter(|(k, _)| k.starts_with(&prefix))
+        .collect()
+}
+
+/// deepagents' `_relative_to_root`.
+pub fn relative_to(file_path: &str, dir: &str) -> String {
+    if dir == "/" {
+        return file_path[1..].to_owned();
+    }
+    if file_path == dir {
+        return file_path.rsplit('/').next().unwrap_or_default().to_owned();
+    }
+    file_path
+        .get(dir.len() + 1..)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// deepagents' `compile_grep_include_glob`: a pattern without `/` matches a file's name at
+/// any depth; one with `/` matches the path relative to the search root.
+pub struct IncludeGlob {
+    glob: Glob,
+    anchored: bool,
+}
+
+impl IncludeGlob {
+    pub fn new(pattern: &str) -> Result<Self, GlobError> {
+        if pattern.replace('\\', "/").split('/').any(|s| s == "..") {
+            return Err(GlobError(format!(
+                "Path traversal not allowed in glob pattern {}",
+                crate::tools::invocation_error::str_repr(pattern)
+            )));
+        }
+        let glob = Glob::new(pattern.trim_start_matches('/')).map_err(|e| {
+            GlobError(format!(
+                "Invalid glob pattern {}: {e}",
+                crate::tools::invocation_error::str_repr(pattern)
+            ))
+        })?;
+        Ok(IncludeGlob {
+            glob,
+            anchored: pattern.contains('/'),
+        })
+    }
+
+    pub fn is_match(&self, relative: &str) -> bool {
+        if self.anchored {
+            self.glob.is_match(relative)
+        } else {
+            let name = relative
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or_default();
+            self.glob.is_match(name)
+        }
+    }
+}
+
+/// deepagents' `grep_matches_from_files`: a literal substring search, line by line.
+pub fn grep_files(
+    files: &Map<String, Value>,
+    pattern: &str,
+    path: Option<&str>,
+    glob: Option<&str>,
+    max_count: Option<usize>,
+) -> GrepResult {
+    let Some(dir) = normalize_search_path(path) else {
+        return GrepResult {
+            matches: Some(Vec::new()),
+            ..Default::default()
+        };
+    };
+    let mut candidates = files_under(files, &dir);
+    if let Some(glob) = glob.filter(|g| !g.is_empty()) {
+        let matcher = match IncludeGlob::new(glob) {
+            Ok(m) => m,
+            Err(e) => {
+                return GrepResult {
+                    error: Some(e.0),
+                    ..Default::default()
+                };
+            }
+        };
+        candidates.retain(|(k, _)| matcher.is_match(&relative_to(k, &dir)));
+    }
+    let mut matches = Vec::new();
+    for (file_path, fd) in candidates {
+        if file_data::encoding(fd) == "base64" {
+            continue;
+        }
+        let Ok(content) = file_data::content(fd) else {
+            continue;
+        };
+        for (i, line) in content.split('\n').enumerate() {
+            if line.contains(pattern) {
+                if max_count.is_some_and(|m| matches.len() >= m) {
+                    return GrepResult {
+                        matches: Some(matches),
+                        truncated: true,
+                        ..Default::default()
+                    };
+                }
+                matches.push(GrepMatch {
+                    path: file_path.clone(),
+                    line: i as u64 + 1,
+                    text: line.to_owned(),
+                    ..Default::default()
+                });
+            }
+        }
+    }
+    GrepResult {
+        matches: Some(matches),
+        ..Default::default()
+    }
+}
+
+/// deepagents' `_glob_search_files` as StateBackend reports it: matching files, the most
+/// recently modified first (undated last), with their sizes.
+pub fn glob_files(
+    files: &Map<String, Value>,
+    pattern: &str,
+    path: Option<&str>,
+) -> Result<Vec<FileInfo>, GlobError> {
+    let Some(dir) = normalize_search_path(path) else {
+        return Ok(Vec::new());
+    };
+    let candidates = files_under(files, &dir);
+    let matcher = IncludeGlob::new(pattern)?;
+    let mut found: Vec<(&String, &Value, &str)> = candidates
+        .into_iter()
+        .filter(|(k, _)| matcher.is_match(&relative_to(k, &dir)))
+        .map(|(k, v)| (k, v, file_data::modified_at(v).unwrap_or("")))
+        .collect();
+    found.sort_by(|a, b| b.2.cmp(a.2));
+    Ok(found
+        .into_iter()
+        .map(|(k, v, modified)| FileInfo {
+            path: k.clone(),
+            is_dir: Some(false),
+            size: Some(file_data::content(v).map(|c| c.len()).unwrap_or(0) as u64),
+            modified_at: Some(modified.to_owned()),
+        })
+        .collect())
+}
+
+/// StateBackend's `ls`: direct children, directories with a trailing `/`, sorted by path.
+pub fn ls_files(files: &Map<String, Value>, path: &str) -> Vec<FileInfo> {
+    let prefix = if path.ends_with('/') {
+        path.to_owned()
+    } else {
+        format!("{path}/")
+    };
+    let mut infos = Vec::new();
+    let mut subdirs = std::collections::BTreeSet::new();
+    for (k, fd) in files {
+        let Some(relative) = k.strip_prefix(&prefix) else {
+            continue;
+        };
+        if let Some((dir, _)) = relative.split_once('/') {
+            subdirs.insert(format!("{prefix}{dir}/"));
+            continue;
+        }
+        infos.push(FileInfo {
+            path: k.clone(),
+            is_dir: Some(false),
+            size: Some(file_data::content(fd).map(|c| c.len()).unwrap_or(0) as u64),
+            modified_at: Some(file_data::modified_at(fd).unwrap_or("").to_owned()),
+        });
+    }
+    infos.extend(subdirs.into_iter().map(|path| FileInfo {
+        path,
+        is_dir: Some(true),
+        size: Some(0),
+        modified_at: Some(String::new()),
+    }));
+    infos.sort_by(|a, b| a.path.cmp(&b.path));
+    infos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn splits_like_python() {
+        assert_eq!(
+            splitlines_keepends("a\nb\r\nc\rd"),
+            vec!["a\n", "b\r\n", "c\r", "d"]
+        );
+        assert_eq!(splitlines_keepends("a\n"), vec!["a\n"]);
+    }
+
+    #[test]
+    fn read_windows() {
+        let fd = json!({"content": "one\ntwo\nthree", "encoding": "utf-8"});
+        let r = slice_read(&fd, 1, 1);
+        assert_eq!(r.file_data.unwrap()["content"], "two\n");
+        assert_eq!(
+            (r.start_line, r.end_line, r.next_offset, r.total_lines),
+            (Some(2), Some(2), Some(2), Some(3))
+        );
+        assert_eq!(
+            slice_read(&fd, 3, 1).error.unwrap(),
+            "Line offset 3 exceeds file length (3 lines)"
+        );
+        assert!(slice_read(&fd, 0, 0).no_lines_requested);
+    }
+
+    #[test]
+    fn replacement_errors() {
+        assert_eq!(
+            replace("abc", "b", "x", false).unwrap(),
+            ("axc".to_owned(), 1)
+        );
+        assert!(
+            replace("bb", "b", "x", false)
+                .unwrap_err()
+                .contains("appears 2 times")
+        );
+        assert!(
+            replace("ab", "b\n", "x", false)
+                .unwrap_err()
+                .starts_with("Error: old_string ends with a newline")
+        );
+        assert_eq!(
+            replace("a", "z", "x", false).unwrap_err(),
+            "Error: String not found in file: 'z'"
+        );
+    }
+
+    #[test]
+    fn grep_and_glob() {
+        let files: Map<String, Value> = serde_json::from_value(json!({
+            "/a.py": {"content": "x = 1\ny = 2", "encoding": "utf-8", "modified_at": "1"},
+            "/src/b.py": {"content": "x", "encoding": "utf-8", "modified_at": "2"},
+            "/src/c.txt": {"content": "x", "encoding": "utf-8"},
+        }))
+        .unwrap();
+        let r = grep_files(&files, "x", None, Some("*.py"), None);
+        assert_eq!(r.matches.unwrap().len(), 2);
+        let g = glob_files(&files, "*.py", None).unwrap();
+        assert_eq!(
+            g.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            vec!["/src/b.py", "/a.py"]
+        );
+        let ls = ls_files(&files, "/");
+        assert_eq!(
+            ls.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            vec!["/a.py", "/src/"]
+        );
+    }
+}

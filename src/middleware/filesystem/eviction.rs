@@ -1,0 +1,208 @@
+//! Large tool results moved to the filesystem (deepagents' `_intercept_large_tool_result`):
+//! a result over `4 * tool_token_limit_before_evict` characters is written to
+//! `/large_tool_results/<id>` through the agent's backend, and the model sees a stub with a
+//! head-and-tail preview instead.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::format::{CHARS_PER_TOKEN, char_len, char_prefix};
+use super::texts;
+use crate::files::Backend;
+use crate::files::backend::FilesScope;
+use crate::files::text::splitlines_keepends;
+use crate::messages::{Content, ToolMessage};
+
+/// deepagents' `TOOLS_EXCLUDED_FROM_EVICTION`: the file tools bound their own output.
+pub const EXCLUDED: [&str; 7] = [
+    "ls",
+    "glob",
+    "grep",
+    "read_file",
+    "edit_file",
+    "write_file",
+    "delete",
+];
+
+/// `_extract_text_from_message`: the text blocks, joined with `\n`.
+fn text_of(content: &Content) -> String {
+    match content {
+        Content::Text(s) => s.clone(),
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// `sanitize_tool_call_id`.
+fn sanitize(id: &str) -> String {
+    let s = id.replace(['.', '/', '\\'], "_");
+    if s.len() > 128 {
+        let digest = Sha256::digest(id.as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        format!("call-{hex}")
+    } else {
+        s
+    }
+}
+
+/// `format_content_with_line_numbers` for a list of lines.
+fn numbered(lines: &[String], start: usize) -> String {
+    let mut rows: Vec<(String, &str)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let n = start + i;
+        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        if chars.len() <= texts::MAX_LINE_LENGTH {
+            rows.push((n.to_string(), line.as_str()));
+            continue;
+        }
+        for (chunk, window) in chars.chunks(texts::MAX_LINE_LENGTH).enumerate() {
+            let from = window[0].0;
+            let to = window.last().map_or(from, |(i, c)| i + c.len_utf8());
+            let marker = if chunk == 0 {
+                n.to_string()
+            } else {
+                format!("{n}.{chunk}")
+            };
+            rows.push((marker, &line[from..to]));
+        }
+    }
+    let width = rows.iter().map(|(m, _)| m.len()).max().unwrap_or(0);
+    rows.iter()
+        .map(|(m, l)| format!("{m:>width$}  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `_create_content_preview` and `_preview_note`: the preview text and its note.
+fn preview(content: &str) -> (String, String) {
+    let lines: Vec<&str> = splitlines_keepends(content)
+        .into_iter()
+        .map(|l| {
+            l.trim_end_matches([
+                '\n', '\r', '\u{0b}', '\u{0c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}',
+                '\u{2029}',
+            ])
+        })
+        .collect();
+    let limit = texts::PREVIEW_LINE_CHAR_LIMIT;
+    let clip = |shown: &[&str]| -> (Vec<String>, bool) {
+        (
+            shown
+                .iter()
+                .map(|l| char_prefix(l, limit).to_owned())
+                .collect(),
+            shown.iter().any(|l| char_len(l) > limit),
+        )
+    };
+    let (head_n, tail_n) = (texts::PREVIEW_HEAD_LINES, texts::PREVIEW_TAIL_LINES);
+    let (text, omitted, clipped) = if lines.len() <= head_n + tail_n {
+        let (shown, clipped) = clip(&lines);
+        (numbered(&shown, 1), false, clipped)
+    } else {
+        let (head, hc) = clip(&lines[..head_n]);
+        let (tail, tc) = clip(&lines[lines.len() - tail_n..]);
+        let marker = texts::TRUNCATION_MARKER_TEMPLATE.replace(
+            "{omitted_lines}",
+            &(lines.len() - head_n - tail_n).to_string(),
+        );
+        (
+            format!(
+                "{}\n{marker}\n{}",
+                numbered(&head, 1),
+                numbered(&tail, lines.len() - tail_n + 1)
+            ),
+            true,
+            hc || tc,
+        )
+    };
+    let base = if omitted {
+        texts::PREVIEW_NOTE_HEAD_TAIL
+    } else {
+        texts::PREVIEW_NOTE_PLAIN
+    };
+    let mut note = base.replace("{subject}", "result");
+    let caveats: Vec<&str> = [
+        (omitted, texts::PREVIEW_CAVEAT_OMITTED_LINES),
+        (clipped, texts::PREVIEW_CAVEAT_CLIPPED_LINES),
+    ]
+    .into_iter()
+    .filter_map(|(applies, c)| applies.then_some(c))
+    .collect();
+    if !caveats.is_empty() {
+        note.push_str(&format!(" ({})", caveats.join("; ")));
+    }
+    note.push(':');
+    (text, note)
+}
+
+/// `_process_large_message`: the message with its content replaced by a stub when it is
+/// too large and the backend took the full text; `None` to keep it as it is.
+pub async fn evict(
+    message: &ToolMessage,
+    token_limit: usize,
+    prefix: &str,
+    backend: &Arc<dyn Backend>,
+    cx: Arc<FilesScope>,
+) -> Option<ToolMessage> {
+    let text = text_of(&message.content);
+    if char_len(&text) <= CHARS_PER_TOKEN * token_limit {
+        return None;
+    }
+    let id = if message.tool_call_id.is_empty() {
+        format!(
+            "unknown-{}",
+            &uuid::Uuid::new_v4().simple().to_string()[..8]
+        )
+    } else {
+        sanitize(&message.tool_call_id)
+    };
+    let file_path = format!("{prefix}/{id}");
+    let written = backend
+        .write(cx, file_path.clone(), text.clone())
+        .await
+        .ok()?;
+    if written.error.as_ref().is_some_and(|e| !e.is_empty()) {
+        return None;
+    }
+    let visible = if char_len(&message.tool_call_id) > texts::VISIBLE_TOOL_CALL_ID_LIMIT {
+        format!(
+            "{}...",
+            char_prefix(&message.tool_call_id, texts::VISIBLE_TOOL_CALL_ID_LIMIT)
+        )
+    } else {
+        message.tool_call_id.clone()
+    };
+    let (sample, note) = preview(&text);
+    let stub = texts::TOO_LARGE_TOOL_MSG
+        .replace("{tool_call_id}", &visible)
+        .replace("{file_path}", written.path.as_deref().unwrap_or(&file_path))
+        .replace("{preview_note}", &note)
+        .replace("{content_sample}", &sample);
+    let content = match &message.content {
+        Content::Text(_) => Content::Text(stub),
+        Content::Blocks(blocks) => {
+            let media: Vec<Value> = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) != Some("text"))
+                .cloned()
+                .collect();
+            if media.is_empty() {
+                Content::Text(stub)
+            } else {
+                let mut out = vec![json!({"type": "text", "text": stub})];
+                out.extend(media);
+                Content::Blocks(out)
+            }
+        }
+    };
+    Some(ToolMessage {
+        content,
+        ..message.clone()
+    })
+}

@@ -1,0 +1,412 @@
+//! deepagents' `FilesystemMiddleware`: the file tools, offered first in the chain, over one
+//! backend, with the agent's `FilesystemPermission` rules.
+//!
+//! At model-call time it hides `delete` from a backend that cannot delete and `execute`
+//! from one that cannot run commands, picks the grep and execute descriptions that match
+//! what is visible, and adds the system-prompt text. Around each tool call it refuses a
+//! second mutation of one path within a single AI message.
+
+mod args;
+mod eviction;
+mod format;
+pub mod texts;
+mod tools;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::{Middleware, ModelHandler, ModelResponse, ToolCallRequest, ToolHandler};
+use crate::error::Error;
+use crate::files::backend::{Backend, FilesScope};
+use crate::files::path::validate_path;
+use crate::files::permissions::{Mode, Rules};
+use crate::messages::{Content, Message, SystemMessage};
+use crate::model::ModelRequest;
+use crate::tools::{Tool, ToolError, ToolOutput, ToolResult, ToolSpec};
+
+pub use tools::Kind;
+
+/// What the entry is built from (the arguments of deepagents' `FilesystemMiddleware`).
+pub struct FilesystemConfig {
+    pub backend: Arc<dyn Backend>,
+    pub rules: Rules,
+    pub custom_descriptions: HashMap<String, String>,
+    pub system_prompt: Option<String>,
+    /// `tool_token_limit_before_evict`: bounds `read_file` output.
+    pub token_limit: Option<usize>,
+    pub grep_max_count: Option<usize>,
+    pub max_execute_timeout: i64,
+    /// The tools registered (`tools=`); `None` is all of them.
+    pub enabled: Option<Vec<String>>,
+    /// Where large tool results go (`{artifacts_root}/large_tool_results`).
+    pub large_tool_results_prefix: String,
+}
+
+/// What every tool of the entry shares.
+pub struct Shared {
+    pub backend: Arc<dyn Backend>,
+    pub rules: Rules,
+    pub token_limit: Option<usize>,
+    pub grep_max_count: Option<usize>,
+    pub max_execute_timeout: i64,
+}
+
+impl Shared {
+    /// `_permission_error`.
+    fn permission_error(&self, op: &str, path: &str) -> Option<String> {
+        if self.rules.check(op, path) == Mode::Deny {
+            return Some(format!("Error: permission denied for {op} on {path}"));
+        }
+        self.resolved_permission_error(op, path)
+    }
+
+    /// `_resolved_permission_error`: the path a symlink leads to must be allowed too.
+    fn resolved_permission_error(&self, op: &str, path: &str) -> Option<String> {
+        if self.rules.is_empty() {
+            return None;
+        }
+        match self.backend.real_path(path) {
+            Err(_) => Some(format!("Error: cannot resolve {path}")),
+            Ok(real) if real != path && self.rules.check(op, &real) == Mode::Deny => Some(format!(
+                "Error: permission denied for {op} on {path} (resolves to {real})"
+            )),
+            Ok(_) => None,
+        }
+    }
+
+    /// `_delete_permission_error`.
+    fn delete_permission_error(&self, path: &str, has_descendants: bool) -> Option<String> {
+        let denying = self.rules.delete_deny_patterns(path, has_descendants);
+        if !denying.is_empty() {
+            return Some(format!(
+                "Error: permission denied for write on {path} (matches deny rule(s): {})",
+                denying.join(", ")
+            ));
+        }
+        match self.backend.real_path(path) {
+            Err(_) => Some(format!("Error: cannot resolve {path}")),
+            Ok(real)
+                if real != path
+                    && !self
+                        .rules
+                        .delete_deny_patterns(&real, has_descendants)
+                        .is_empty() =>
+            {
+                Some(format!(
+                    "Error: permission denied for write on {path} (resolves to {real})"
+                ))
+            }
+            Ok(_) => None,
+        }
+    }
+
+    /// `_is_denied`.
+    fn is_denied(&self, op: &str, path: &str) -> bool {
+        if self.rules.check(op, path) == Mode::Deny {
+            return true;
+        }
+        match self.backend.real_path(path) {
+            Err(_) => true,
+            Ok(real) => self.rules.check(op, &real) == Mode::Deny,
+        }
+    }
+
+    /// `_filter_paths_by_permission`.
+    fn allowed_paths(&self, op: &str, paths: Vec<String>) -> Vec<String> {
+        if self.rules.is_empty() {
+            return paths;
+        }
+        paths
+            .into_iter()
+            .filter(|p| !self.is_denied(op, p))
+            .collect()
+    }
+}
+
+pub struct Filesystem {
+    tools: Vec<Arc<dyn Tool>>,
+    names: Vec<&'static str>,
+    custom_descriptions: HashMap<String, String>,
+    system_prompt: Option<String>,
+    shared: Arc<Shared>,
+    large_tool_results_prefix: Arc<str>,
+}
+
+impl Filesystem {
+    pub fn new(config: FilesystemConfig) -> Result<Self, Error> {
+        if let Some(enabled) = &config.enabled
+            && !enabled.iter().any(|t| t == "read_file")
+        {
+            return Err(Error::InvalidInput(
+                "read_file must be included in tools; it is required by FilesystemMiddleware"
+                    .into(),
+            ));
+        }
+        let shared = Arc::new(Shared {
+            backend: config.backend,
+            rules: config.rules,
+            token_limit: config.token_limit,
+            grep_max_count: config.grep_max_count,
+            max_execute_timeout: config.max_execute_timeout,
+        });
+        let kinds: Vec<Kind> = Kind::ALL
+            .into_iter()
+            .filter(|k| {
+                config
+                    .enabled
+                    .as_ref()
+                    .is_none_or(|e| e.iter().any(|n| n == k.name()))
+            })
+            .collect();
+        let names: Vec<&'static str> = kinds.iter().map(|k| k.name()).collect();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        for kind in kinds {
+            let description = config
+                .custom_descriptions
+                .get(kind.name())
+                .filter(|d| !d.is_empty())
+                .cloned()
+                .unwrap_or_else(|| default_description(kind, &names, true).to_owned());
+            let spec = ToolSpec {
+                name: kind.name().to_owned(),
+                description,
+                parameters: parameters(kind),
+                provider_definition: None,
+                json_spec: false,
+            };
+            tools.push(Arc::new(tools::FsTool::new(kind, spec, shared.clone())));
+        }
+        Ok(Filesystem {
+            tools,
+            names,
+            custom_descriptions: config.custom_descriptions,
+            system_prompt: config.system_prompt.filter(|p| !p.is_empty()),
+            shared,
+            large_tool_results_prefix: config.large_tool_results_prefix.into(),
+        })
+    }
+}
+
+fn parameters(kind: Kind) -> Value {
+    let text = match kind {
+        Kind::Ls => texts::LS_PARAMETERS,
+        Kind::ReadFile => texts::READ_FILE_PARAMETERS,
+        Kind::WriteFile => texts::WRITE_FILE_PARAMETERS,
+        Kind::EditFile => texts::EDIT_FILE_PARAMETERS,
+        Kind::Delete => texts::DELETE_PARAMETERS,
+        Kind::Glob => texts::GLOB_PARAMETERS,
+        Kind::Grep => texts::GREP_PARAMETERS,
+        Kind::Execute => texts::EXECUTE_PARAMETERS,
+    };
+    serde_json::from_str(text).expect("the schemas in texts.rs are JSON")
+}
+
+/// The description a tool gets when the user gave none; grep and execute depend on which
+/// other tools are visible and whether commands can run.
+fn default_description(kind: Kind, visible: &[&str], execution: bool) -> &'static str {
+    match kind {
+        Kind::Ls => texts::LS_DESCRIPTION,
+        Kind::ReadFile => texts::READ_FILE_DESCRIPTION,
+        Kind::WriteFile => texts::WRITE_FILE_DESCRIPTION,
+        Kind::EditFile => texts::EDIT_FILE_DESCRIPTION,
+        Kind::Delete => texts::DELETE_DESCRIPTION,
+        Kind::Glob => texts::GLOB_DESCRIPTION,
+        Kind::Grep if execution => texts::GREP_DESCRIPTION,
+        Kind::Grep => texts::GREP_DESCRIPTION_WITHOUT_EXECUTE,
+        Kind::Execute => match (visible.contains(&"grep"), visible.contains(&"glob")) {
+            (true, true) => texts::EXECUTE_DESCRIPTION,
+            (true, false) => texts::EXECUTE_DESCRIPTION_WITH_GREP_ONLY,
+            (false, true) => texts::EXECUTE_DESCRIPTION_WITH_GLOB_ONLY,
+            (false, false) => texts::EXECUTE_DESCRIPTION_WITHOUT_SEARCH,
+        },
+    }
+}
+
+const DEFAULT_GREP: [&str; 2] = [
+    texts::GREP_DESCRIPTION,
+    texts::GREP_DESCRIPTION_WITHOUT_EXECUTE,
+];
+const DEFAULT_EXECUTE: [&str; 4] = [
+    texts::EXECUTE_DESCRIPTION,
+    texts::EXECUTE_DESCRIPTION_WITH_GREP_ONLY,
+    texts::EXECUTE_DESCRIPTION_WITH_GLOB_ONLY,
+    texts::EXECUTE_DESCRIPTION_WITHOUT_SEARCH,
+];
+
+/// `append_to_system_message`: the text as a new block, after a blank line when the
+/// message has content.
+fn append_to_system(system: Option<Arc<SystemMessage>>, text: &str) -> Arc<SystemMessage> {
+    let mut blocks: Vec<Value> = match system.as_deref().map(|s| &s.content) {
+        None => Vec::new(),
+        Some(Content::Text(t)) if t.is_empty() => Vec::new(),
+        Some(Content::Text(t)) => vec![serde_json::json!({"type": "text", "text": t})],
+        Some(Content::Blocks(b)) => b.clone(),
+    };
+    let text = if blocks.is_empty() {
+        text.to_owned()
+    } else {
+        format!("\n\n{text}")
+    };
+    blocks.push(serde_json::json!({"type": "text", "text": text}));
+    Arc::new(SystemMessage {
+        content: Content::Blocks(blocks),
+        id: None,
+        additional_kwargs: Default::default(),
+        response_metadata: Default::default(),
+    })
+}
+
+const MUTATIONS: [&str; 3] = ["write_file", "edit_file", "delete"];
+
+/// `_parallel_file_mutation_error`: an earlier call of the same AI message already mutates
+/// this path.
+fn parallel_mutation(request: &ToolCallRequest) -> bool {
+    let call = &request.call;
+    if !MUTATIONS.contains(&call.name.as_str()) {
+        return false;
+    }
+    let Some(path) = call.args.get("file_path").and_then(Value::as_str) else {
+        return false;
+    };
+    let Ok(path) = validate_path(path, None) else {
+        return false;
+    };
+    let ai = request
+        .state
+        .messages
+        .iter_newest_first()
+        .find_map(|m| match &**m {
+            Message::Ai(ai) => Some(ai.clone()),
+            _ => None,
+        });
+    for earlier in ai.iter().flat_map(|ai| ai.tool_calls.iter()) {
+        if earlier.id == call.id {
+            return false;
+        }
+        if !MUTATIONS.contains(&earlier.name.as_str()) {
+            continue;
+        }
+        if let Some(p) = earlier.args.get("file_path").and_then(Value::as_str)
+            && validate_path(p, None).is_ok_and(|p| p == path)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+impl Middleware for Filesystem {
+    fn name(&self) -> &str {
+        "FilesystemMiddleware"
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools.clone()
+    }
+
+    fn wraps_model_call(&self) -> bool {
+        true
+    }
+
+    fn wrap_model_call(
+        &self,
+        mut request: ModelRequest,
+        next: ModelHandler,
+    ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
+        let backend = &self.shared.backend;
+        let present = |n: &str| request.tools.iter().any(|t| t.name == n);
+        let execution = present("execute") && backend.supports_execution();
+        let hide_execute = present("execute") && !execution;
+        let hide_delete = present("delete") && !backend.supports_delete();
+        let mut visible: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+        visible.retain(|n| !(hide_execute && *n == "execute" || hide_delete && *n == "delete"));
+        let mut changed = hide_execute || hide_delete;
+        let mut tools: Vec<ToolSpec> = Vec::with_capacity(request.tools.len());
+        for spec in request.tools.iter() {
+            if hide_execute && spec.name == "execute" || hide_delete && spec.name == "delete" {
+                continue;
+            }
+            let mut spec = spec.clone();
+            let target = match spec.name.as_str() {
+                "grep"
+                    if !self.custom_descriptions.contains_key("grep")
+                        && DEFAULT_GREP.contains(&spec.description.as_str()) =>
+                {
+                    Some(default_description(Kind::Grep, &visible, execution))
+                }
+                "execute"
+                    if !self.custom_descriptions.contains_key("execute")
+                        && DEFAULT_EXECUTE.contains(&spec.description.as_str()) =>
+                {
+                    Some(default_description(Kind::Execute, &visible, execution))
+                }
+                _ => None,
+            };
+            if let Some(t) = target.filter(|t| *t != spec.description) {
+                spec.description = t.to_owned();
+                changed = true;
+            }
+            tools.push(spec);
+        }
+        if changed {
+            request.tools = tools.into();
+        }
+        let mut prompt: Vec<String> = self.system_prompt.iter().cloned().collect();
+        if execution {
+            let route = backend.route_prompt();
+            if !route.is_empty() {
+                prompt.push(route);
+            }
+        }
+        let prompt = prompt.join("\n\n").trim().to_owned();
+        if !prompt.is_empty() {
+            request.system = Some(append_to_system(request.system.take(), &prompt));
+        }
+        let _ = &self.names;
+        next.call(request)
+    }
+
+    fn wraps_tool_call(&self) -> bool {
+        true
+    }
+
+    fn wrap_tool_call(
+        &self,
+        request: ToolCallRequest,
+        next: ToolHandler,
+    ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
+        if parallel_mutation(&request) {
+            let output = ToolOutput::error(texts::PARALLEL_FILE_MUTATION_ERROR);
+            let result = crate::tools::result_for(output, &request.call);
+            return Box::pin(async move { Ok(result) });
+        }
+        let limit = self.shared.token_limit.filter(|l| *l > 0);
+        if limit.is_none() || eviction::EXCLUDED.contains(&request.call.name.as_str()) {
+            return next.call(request);
+        }
+        let (backend, prefix) = (
+            self.shared.backend.clone(),
+            self.large_tool_results_prefix.clone(),
+        );
+        let scope = FilesScope::new(request.state.files.clone(), request.host.clone());
+        Box::pin(async move {
+            let mut result = next.call(request).await?;
+            let limit = limit.unwrap_or_default();
+            if let Some(message) =
+                eviction::evict(&result.message, limit, &prefix, &backend, scope.clone()).await
+            {
+                result.message = message;
+                if let Some(update) = scope.take_update() {
+                    result
+                        .files
+                        .get_or_insert_with(Default::default)
+                        .extend(update);
+                }
+            }
+            Ok(result)
+        })
+    }
+}

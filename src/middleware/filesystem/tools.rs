@@ -1,0 +1,458 @@
+//! deepagents' file tools (`ls`, `read_file`, `write_file`, `edit_file`, `delete`, `glob`,
+//! `grep`, `execute`): validate the path, check permissions, call the backend, render the
+//! result as deepagents' `FilesystemMiddleware` renders it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
+
+use super::Shared;
+use super::args::Args;
+use super::format;
+use crate::files::backend::{FilesScope, GrepResult};
+use crate::files::path::validate_path;
+use crate::files::permissions::Mode;
+use crate::files::{file_data, media};
+use crate::messages::{Content, ToolStatus};
+use crate::tools::invocation_error::invocation_error;
+use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+
+const GLOB_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Ls,
+    ReadFile,
+    WriteFile,
+    EditFile,
+    Delete,
+    Glob,
+    Grep,
+    Execute,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 8] = [
+        Kind::Ls,
+        Kind::ReadFile,
+        Kind::WriteFile,
+        Kind::EditFile,
+        Kind::Delete,
+        Kind::Glob,
+        Kind::Grep,
+        Kind::Execute,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Ls => "ls",
+            Kind::ReadFile => "read_file",
+            Kind::WriteFile => "write_file",
+            Kind::EditFile => "edit_file",
+            Kind::Delete => "delete",
+            Kind::Glob => "glob",
+            Kind::Grep => "grep",
+            Kind::Execute => "execute",
+        }
+    }
+}
+
+pub struct FsTool {
+    kind: Kind,
+    spec: ToolSpec,
+    shared: Arc<Shared>,
+}
+
+impl FsTool {
+    pub fn new(kind: Kind, spec: ToolSpec, shared: Arc<Shared>) -> Self {
+        FsTool { kind, spec, shared }
+    }
+}
+
+fn err(text: impl Into<String>) -> Result<ToolOutput, ToolError> {
+    Ok(ToolOutput::error(text))
+}
+
+fn ok(text: impl Into<String>) -> Result<ToolOutput, ToolError> {
+    Ok(ToolOutput::text(text))
+}
+
+fn fatal(e: crate::error::BoxError) -> ToolError {
+    ToolError::Fatal(e)
+}
+
+impl Tool for FsTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(
+        &self,
+        args: Value,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let (kind, shared) = (self.kind, self.shared.clone());
+        Box::pin(async move {
+            let scope = FilesScope::new(ctx.run.files.clone(), ctx.host.clone());
+            let mut output = run(kind, &shared, &args, scope.clone()).await?;
+            output.files = scope.take_update();
+            Ok(output)
+        })
+    }
+}
+
+/// `validate_path`, with deepagents' `Error: {message}` result on refusal.
+fn validated(path: &str) -> Result<String, String> {
+    validate_path(path, None).map_err(|e| format!("Error: {e}"))
+}
+
+async fn run(
+    kind: Kind,
+    sh: &Shared,
+    raw: &Value,
+    cx: Arc<FilesScope>,
+) -> Result<ToolOutput, ToolError> {
+    let mut a = Args::new(raw);
+    let be = sh.backend.clone();
+    macro_rules! checked {
+        () => {
+            if !a.errors.is_empty() {
+                return err(invocation_error(kind.name(), raw, &a.errors));
+            }
+        };
+    }
+    macro_rules! path_or_error {
+        ($p:expr) => {
+            match validated(&$p) {
+                Ok(p) => p,
+                Err(e) => return err(e),
+            }
+        };
+    }
+    match kind {
+        Kind::Ls => {
+            let path = a.string("path");
+            checked!();
+            let path = path_or_error!(path);
+            if let Some(e) = sh.permission_error("read", &path) {
+                return err(e);
+            }
+            let res = be.ls(cx, path).await.map_err(fatal)?;
+            if let Some(e) = res.error.filter(|e| !e.is_empty()) {
+                return err(format!("Error: {e}"));
+            }
+            let paths =
+                sh.allowed_paths("read", format::paths_of(&res.entries.unwrap_or_default()));
+            ok(format::file_paths(paths))
+        }
+        Kind::ReadFile => {
+            let path = a.string("file_path");
+            let offset = a.int("offset", 0);
+            let limit = a.int("limit", 100);
+            checked!();
+            let path = path_or_error!(path);
+            if let Some(e) = sh.permission_error("read", &path) {
+                return err(e);
+            }
+            let res = be
+                .read(cx, path.clone(), offset, limit)
+                .await
+                .map_err(fatal)?;
+            Ok(read_output(sh, res, &path, offset, limit))
+        }
+        Kind::WriteFile => {
+            let path = a.string("file_path");
+            let content = a.string("content");
+            checked!();
+            let path = path_or_error!(path);
+            if let Some(e) = sh.permission_error("write", &path) {
+                return err(e);
+            }
+            let res = be.write(cx, path, content).await.map_err(fatal)?;
+            match res.error.filter(|e| !e.is_empty()) {
+                Some(e) => err(e),
+                None => ok(format!("Updated file {}", res.path.unwrap_or_default())),
+            }
+        }
+        Kind::EditFile => {
+            let path = a.string("file_path");
+            let old = a.string("old_string");
+            let new = a.string("new_string");
+            let replace_all = a.bool("replace_all", false);
+            checked!();
+            let path = path_or_error!(path);
+            if let Some(e) = sh.permission_error("write", &path) {
+                return err(e);
+            }
+            let res = be
+                .edit(cx, path, old, new, replace_all)
+                .await
+                .map_err(fatal)?;
+            match res.error.filter(|e| !e.is_empty()) {
+                Some(e) => err(e),
+                None => ok(format!(
+                    "Successfully replaced {} instance(s) of the string in '{}'",
+                    res.occurrences.map_or("None".to_owned(), |n| n.to_string()),
+                    res.path.unwrap_or_default()
+                )),
+            }
+        }
+        Kind::Delete => {
+            let path = a.string("file_path");
+            checked!();
+            let path = path_or_error!(path);
+            if !sh.rules.is_empty() {
+                let has_descendants = may_have_descendants(sh, cx.clone(), &path).await?;
+                if let Some(e) = sh.delete_permission_error(&path, has_descendants) {
+                    return err(e);
+                }
+            }
+            let res = be.delete(cx, path).await.map_err(fatal)?;
+            match res.error.filter(|e| !e.is_empty()) {
+                Some(e) => err(e),
+                None => ok(format!("Deleted {}", res.path.unwrap_or_default())),
+            }
+        }
+        Kind::Glob => {
+            let pattern = a.string("pattern");
+            let path = a.opt_string("path");
+            checked!();
+            let permission_path = path_or_error!(path.clone().unwrap_or_else(|| "/".into()));
+            if sh.rules.check("read", &permission_path) == Mode::Deny {
+                let hint = if path.is_none() {
+                    super::texts::GLOB_PATHLESS_DENIED_HINT
+                } else {
+                    ""
+                };
+                return err(format!(
+                    "Error: permission denied for read on {permission_path}{hint}"
+                ));
+            }
+            if let Some(e) = sh.resolved_permission_error("read", &permission_path) {
+                return err(e);
+            }
+            let backend_path = path.is_some().then_some(permission_path);
+            let res = match tokio::time::timeout(GLOB_TIMEOUT, be.glob(cx, pattern, backend_path))
+                .await
+            {
+                Err(_) => {
+                    return err(super::texts::GLOB_TIMEOUT_MESSAGE.replace("{timeout}", "10.0"));
+                }
+                Ok(Err(e)) => return err(format!("Error: glob failed: {e}")),
+                Ok(Ok(res)) => res,
+            };
+            if let Some(e) = res.failed {
+                return err(format!("Error: glob failed: {e}"));
+            }
+            if let Some(e) = res.error.filter(|e| !e.is_empty()) {
+                return err(format!("Error: {e}"));
+            }
+            let paths =
+                sh.allowed_paths("read", format::paths_of(&res.matches.unwrap_or_default()));
+            ok(format::glob_result(
+                paths,
+                res.truncated,
+                res.truncation_reason.as_deref(),
+            ))
+        }
+        Kind::Grep => {
+            let pattern = a.string("pattern");
+            let path = a.opt_string("path");
+            let glob = a.opt_string("glob");
+            let mode = a.literal(
+                "output_mode",
+                &["files_with_matches", "content", "count"],
+                "files_with_matches",
+            );
+            let max_count = a.opt_int("max_count");
+            if max_count.is_some_and(|m| m <= 0) {
+                a.errors
+                    .push("max_count: Input should be greater than 0".into());
+            }
+            checked!();
+            let path = match path {
+                Some(p) => {
+                    let p = path_or_error!(p);
+                    if let Some(e) = sh.permission_error("read", &p) {
+                        return err(e);
+                    }
+                    Some(p)
+                }
+                None => None,
+            };
+            let cap = max_count.map(|m| m as usize).or(sh.grep_max_count);
+            let mut res: GrepResult = be
+                .grep(cx, pattern.clone(), path, glob, cap)
+                .await
+                .map_err(fatal)?;
+            if let (Some(cap), Some(matches)) = (cap, res.matches.as_mut())
+                && matches.len() > cap
+            {
+                matches.truncate(cap);
+                res.truncated = true;
+            }
+            let matches = res.matches.unwrap_or_default();
+            let had = !matches.is_empty();
+            let kept: Vec<_> = if sh.rules.is_empty() {
+                matches
+            } else {
+                matches
+                    .into_iter()
+                    .filter(|m| !sh.is_denied("read", &m.path))
+                    .collect()
+            };
+            let (text, is_error) =
+                format::grep_result(res.error, &kept, res.truncated, &mode, &pattern, had);
+            if is_error { err(text) } else { ok(text) }
+        }
+        Kind::Execute => {
+            let command = a.string("command");
+            let timeout = a.opt_int("timeout");
+            checked!();
+            if let Some(t) = timeout {
+                if t < 0 {
+                    return err(format!("Error: timeout must be non-negative, got {t}."));
+                }
+                if t > sh.max_execute_timeout {
+                    return err(format!(
+                        "Error: timeout {t}s exceeds maximum allowed ({}s).",
+                        sh.max_execute_timeout
+                    ));
+                }
+            }
+            if !be.supports_execution() {
+                return err(
+                    "Error: Execution not available. This agent's backend does not support command execution (SandboxBackendProtocol). To use the execute tool, provide a backend that implements SandboxBackendProtocol.",
+                );
+            }
+            if timeout.is_some() && !be.execute_accepts_timeout() {
+                return err(
+                    "Error: This sandbox backend does not support per-command timeout overrides. Update your sandbox package to the latest version, or omit the timeout parameter.",
+                );
+            }
+            let res = be.execute(cx, command, timeout).await.map_err(fatal)?;
+            if let Some(e) = res.failed {
+                return err(e);
+            }
+            let mut artifact = Map::new();
+            artifact.insert("truncated".into(), Value::Bool(res.truncated));
+            if let Some(code) = res.exit_code {
+                artifact.insert("exit_code".into(), json!(code));
+            }
+            Ok(ToolOutput {
+                content: Content::Text(format::execute_output(
+                    &res.output,
+                    res.exit_code,
+                    res.truncated,
+                )),
+                artifact: Some(Value::Object(artifact)),
+                ..Default::default()
+            })
+        }
+    }
+}
+
+/// `_delete_target_may_have_descendants`: a directory, or anything the backend cannot
+/// confirm is a leaf.
+async fn may_have_descendants(
+    sh: &Shared,
+    cx: Arc<FilesScope>,
+    target: &str,
+) -> Result<bool, ToolError> {
+    let res = sh
+        .backend
+        .ls(cx.clone(), target.to_owned())
+        .await
+        .map_err(fatal)?;
+    if let Some(e) = res.error {
+        return Ok(!e.contains("not_a_directory"));
+    }
+    if res.entries.as_ref().is_some_and(|e| !e.is_empty()) {
+        return Ok(true);
+    }
+    let parent = match target.rfind('/') {
+        Some(0) | None => "/".to_owned(),
+        Some(i) => target[..i].to_owned(),
+    };
+    let listing = sh.backend.ls(cx, parent).await.map_err(fatal)?;
+    if listing.error.is_some() {
+        return Ok(true);
+    }
+    let norm = target.trim_end_matches('/');
+    let matches: Vec<_> = listing
+        .entries
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.path.trim_end_matches('/') == norm)
+        .collect();
+    Ok(matches.is_empty() || matches.iter().any(|e| e.is_dir == Some(true)))
+}
+
+/// `_handle_read_result`.
+fn read_output(
+    sh: &Shared,
+    res: crate::files::backend::ReadResult,
+    path: &str,
+    offset: i64,
+    limit: i64,
+) -> ToolOutput {
+    if let Some(e) = res.error.as_ref().filter(|e| !e.is_empty()) {
+        return ToolOutput::error(format!("Error: {e}"));
+    }
+    let Some(fd) = res.file_data.clone() else {
+        return ToolOutput::error(format!("Error: no data returned for '{path}'"));
+    };
+    let file_type = media::file_type(path);
+    let encoding = file_data::encoding(&fd).to_owned();
+    let content = file_data::content(&fd).unwrap_or_default();
+    let whole_file =
+        res.start_line.is_none() || (res.start_line == Some(1) && res.total_lines == res.end_line);
+    if content.trim().is_empty() && whole_file {
+        let text = if content.is_empty() && res.no_lines_requested {
+            super::texts::NO_LINES_REQUESTED_WARNING.replace("{limit}", &limit.to_string())
+        } else {
+            super::texts::EMPTY_CONTENT_WARNING.to_owned()
+        };
+        return ToolOutput::text(text);
+    }
+    if encoding == "base64" || file_type != "text" {
+        let block_type = if file_type == "text" {
+            "file"
+        } else {
+            file_type
+        };
+        let mime = media::mime_type(path);
+        let mut out = ToolOutput {
+            content: Content::Blocks(vec![
+                json!({"type": block_type, "base64": content, "mime_type": mime}),
+            ]),
+            ..Default::default()
+        };
+        out.additional_kwargs
+            .insert("read_file_path".into(), json!(path));
+        out.additional_kwargs
+            .insert("read_file_media_type".into(), json!(mime));
+        return out;
+    }
+    let (window, body) = format::read_window(res, &content, offset);
+    let notices: Vec<String> = if offset < 0 {
+        vec![format!(
+            "[Requested offset {offset} is before the start of the file; read from line 1 instead.]"
+        )]
+    } else {
+        Vec::new()
+    };
+    ToolOutput {
+        content: Content::Text(format::paginated_read(
+            &body,
+            path,
+            &window,
+            sh.token_limit,
+            &notices,
+        )),
+        status: ToolStatus::Success,
+        ..Default::default()
+    }
+}

@@ -1,0 +1,253 @@
+//! File backends written in Python (deepagents' `BackendProtocol` objects: a
+//! `FilesystemBackend`, a `CompositeBackend`, the user's own), called back from the core's
+//! file tools through `deepagents_rs._backend_adapter.BackendAdapter`; and the
+//! `FilesystemMiddleware` entry built from the configuration the Python side assembled.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::host::{PyHost, await_coroutine, call_in_context};
+use crate::error::BoxError;
+use crate::files::backend::*;
+use crate::files::permissions::{Mode, Permission, Rules};
+use crate::files::{Backend, StateBackend};
+use crate::middleware::filesystem::{Filesystem, FilesystemConfig};
+
+pub(crate) struct PyBackend {
+    adapter: Py<PyAny>,
+    uses_state: bool,
+    touches_disk: bool,
+    supports_delete: bool,
+    supports_execution: bool,
+    execute_accepts_timeout: bool,
+    route_prompt: String,
+}
+
+impl PyBackend {
+    fn new(adapter: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PyBackend {
+            uses_state: adapter.getattr("uses_state")?.extract()?,
+            touches_disk: adapter.getattr("touches_disk")?.extract()?,
+            supports_delete: adapter.getattr("supports_delete")?.extract()?,
+            supports_execution: adapter.getattr("supports_execution")?.extract()?,
+            execute_accepts_timeout: adapter.getattr("execute_accepts_timeout")?.extract()?,
+            route_prompt: adapter.getattr("route_prompt")?.extract()?,
+            adapter: adapter.clone().unbind(),
+        })
+    }
+
+    /// One operation: `adapter.acall(...)` awaited on the run's loop under `ainvoke`,
+    /// `adapter.call(...)` on a blocking thread under `invoke`, as LangGraph runs a tool.
+    fn op<T: DeserializeOwned + Send + 'static>(
+        &self,
+        cx: Arc<FilesScope>,
+        op: &'static str,
+        args: Value,
+    ) -> Op<T> {
+        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let files = self.uses_state.then(|| cx.current());
+        Box::pin(async move {
+            let host = PyHost::from_context(&cx.host);
+            let result: Py<PyAny> = match host {
+                Some(h) if h.is_async => await_coroutine(&h.locals, |py| {
+                    let args = op_args(py, op, &args, &files)?;
+                    adapter
+                        .bind(py)
+                        .call_method1("acall", pyo3::types::PyTuple::new(py, args)?)
+                })
+                .await
+                .map_err(|e| Box::new(e) as BoxError)?,
+                _ => {
+                    let cx2 = cx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        Python::attach(|py| {
+                            let host = PyHost::from_context(&cx2.host);
+                            let args = op_args(py, op, &args, &files)?;
+                            call_in_context(py, host, adapter.bind(py), "call", args)
+                                .map(Bound::unbind)
+                        })
+                    })
+                    .await
+                    .map_err(|e| Box::new(e) as BoxError)?
+                    .map_err(|e| Box::new(e) as BoxError)?
+                }
+            };
+            let (value, update) =
+                Python::attach(|py| -> PyResult<(T, Option<Map<String, Value>>)> {
+                    let (value, update): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+                        result.bind(py).extract()?;
+                    let update = if update.is_none() {
+                        None
+                    } else {
+                        Some(pythonize::depythonize(&update)?)
+                    };
+                    Ok((pythonize::depythonize(&value)?, update))
+                })
+                .map_err(|e| Box::new(e) as BoxError)?;
+            if let Some(update) = update {
+                cx.send(update);
+            }
+            Ok(value)
+        })
+    }
+}
+
+fn op_args<'py>(
+    py: Python<'py>,
+    op: &str,
+    args: &Value,
+    files: &Option<Arc<Map<String, Value>>>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    Ok(vec![
+        op.into_pyobject(py)?.into_any(),
+        pythonize::pythonize(py, args)?,
+        match files {
+            Some(f) => pythonize::pythonize(py, &**f)?,
+            None => py.None().into_bound(py),
+        },
+    ])
+}
+
+impl Backend for PyBackend {
+    fn ls(&self, cx: Arc<FilesScope>, path: String) -> Op<LsResult> {
+        self.op(cx, "ls", json!({"path": path}))
+    }
+    fn read(&self, cx: Arc<FilesScope>, path: String, offset: i64, limit: i64) -> Op<ReadResult> {
+        self.op(
+            cx,
+            "read",
+            json!({"file_path": path, "offset": offset, "limit": limit}),
+        )
+    }
+    fn write(&self, cx: Arc<FilesScope>, path: String, content: String) -> Op<WriteResult> {
+        self.op(cx, "write", json!({"file_path": path, "content": content}))
+    }
+    fn edit(
+        &self,
+        cx: Arc<FilesScope>,
+        path: String,
+        old: String,
+        new: String,
+        replace_all: bool,
+    ) -> Op<EditResult> {
+        self.op(
+            cx,
+            "edit",
+            json!({"file_path": path, "old_string": old, "new_string": new, "replace_all": replace_all}),
+        )
+    }
+    fn delete(&self, cx: Arc<FilesScope>, path: String) -> Op<DeleteResult> {
+        self.op(cx, "delete", json!({"file_path": path}))
+    }
+    fn glob(&self, cx: Arc<FilesScope>, pattern: String, path: Option<String>) -> Op<GlobResult> {
+        self.op(cx, "glob", json!({"pattern": pattern, "path": path}))
+    }
+    fn grep(
+        &self,
+        cx: Arc<FilesScope>,
+        pattern: String,
+        path: Option<String>,
+        glob: Option<String>,
+        max_count: Option<usize>,
+    ) -> Op<GrepResult> {
+        self.op(
+            cx,
+            "grep",
+            json!({"pattern": pattern, "path": path, "glob": glob, "max_count": max_count}),
+        )
+    }
+    fn execute(
+        &self,
+        cx: Arc<FilesScope>,
+        command: String,
+        timeout: Option<i64>,
+    ) -> Op<ExecuteResponse> {
+        self.op(
+            cx,
+            "execute",
+            json!({"command": command, "timeout": timeout}),
+        )
+    }
+    fn supports_delete(&self) -> bool {
+        self.supports_delete
+    }
+    fn supports_execution(&self) -> bool {
+        self.supports_execution
+    }
+    fn execute_accepts_timeout(&self) -> bool {
+        self.execute_accepts_timeout
+    }
+    fn route_prompt(&self) -> String {
+        self.route_prompt.clone()
+    }
+    /// Only a backend with a disk under it resolves paths; asking Python is a short call
+    /// made while the tool runs, so the worker thread is told it may block.
+    fn real_path(&self, path: &str) -> Result<String, String> {
+        if !self.touches_disk {
+            return Ok(path.to_owned());
+        }
+        let call = || {
+            Python::attach(|py| {
+                self.adapter
+                    .bind(py)
+                    .call_method1("real_path", (path,))
+                    .and_then(|r| r.extract::<String>())
+                    .map_err(|e| e.to_string())
+            })
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(call)
+            }
+            _ => call(),
+        }
+    }
+}
+
+/// The `FilesystemMiddleware` entry from `deepagents_rs._backend_adapter.fs_config(...)`.
+pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesystem> {
+    let config = config.cast::<PyDict>()?;
+    let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        config
+            .get_item(key)?
+            .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(key.to_owned()))
+    };
+    let backend = get("backend")?;
+    let backend: Arc<dyn Backend> = match backend.extract::<String>() {
+        Ok(s) if s == "state" => Arc::new(StateBackend),
+        _ => Arc::new(PyBackend::new(&backend)?),
+    };
+    let rules: Vec<(Vec<String>, Vec<String>, String)> = get("rules")?.extract()?;
+    let rules = Rules(
+        rules
+            .into_iter()
+            .map(|(operations, paths, mode)| Permission {
+                operations,
+                paths,
+                mode: match mode.as_str() {
+                    "deny" => Mode::Deny,
+                    "interrupt" => Mode::Interrupt,
+                    _ => Mode::Allow,
+                },
+            })
+            .collect(),
+    );
+    let custom_descriptions: HashMap<String, String> = get("custom_descriptions")?.extract()?;
+    Filesystem::new(FilesystemConfig {
+        backend,
+        rules,
+        custom_descriptions,
+        system_prompt: get("system_prompt")?.extract()?,
+        token_limit: get("token_limit")?.extract()?,
+        grep_max_count: get("grep_max_count")?.extract()?,
+        max_execute_timeout: get("max_execute_timeout")?.extract()?,
+        enabled: get("enabled")?.extract()?,
+        large_tool_results_prefix: get("large_tool_results_prefix")?.extract()?,
+    })
+    .map_err(super::errors::to_py)
+}
