@@ -54,3 +54,12 @@ def test_every_public_class_has_a_stub():
     stubbed = set(_stub_classes())
     built = {n for n, v in vars(_core).items() if inspect.isclass(v) and not n.startswith("_")}
     assert built == stubbed, f"stubbed {sorted(stubbed)}, built {sorted(built)}"
+
+
+def test_every_stubbed_function_has_the_built_signature():
+    tree = ast.parse(STUBS.read_text())
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    assert functions, "the stubs name the module's functions"
+    for node in functions:
+        built = list(inspect.signature(getattr(_core, node.name)).parameters)
+        assert built == [a.arg for a in node.args.args], node.name

@@ -104,3 +104,27 @@ class ToolNext:
     """``handler`` of a middleware's ``wrap_tool_call``: runs the rest of the chain."""
 
     def __call__(self, call: Any) -> Any: ...
+
+class GlobMatcher:
+    """A glob pattern compiled with wcmatch's ``BRACE | GLOBSTAR`` rules; raises ``ValueError``
+    for a pattern wcmatch refuses."""
+
+    def __init__(self, pattern: str) -> None: ...
+    def __call__(self, path: str) -> bool: ...
+
+def globmatch(path: str, pattern: str) -> bool:
+    """``wcmatch.glob.globmatch(path, pattern, flags=BRACE | GLOBSTAR)``."""
+
+def disk_glob(root: str, pattern: str, timeout: float | None = None) -> tuple[list[str], bool]:
+    """The regular files under ``root`` matching ``pattern``, and whether time ran out."""
+
+def disk_grep(
+    root: str,
+    pattern: str,
+    include_glob: str | None = None,
+    max_size: int = ...,
+    max_count: int | None = None,
+    timeout: float | None = None,
+) -> tuple[list[tuple[str, list[tuple[int, str]], str | None]], bool]:
+    """A literal search of the text files under ``root``: ``(path, [(line, text)], error)``
+    per file, and whether it stopped early."""

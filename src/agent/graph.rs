@@ -571,6 +571,9 @@ impl Agent {
                 return Err(e);
             }
         };
+        // The handler holds the step's `RunScope`, which shares the files: dropped now, the
+        // write below updates the files in place instead of copying every file.
+        drop(handler);
         let mut messages = Vec::with_capacity(results.len());
         let mut delta = StateDelta::default();
         for result in &results {

@@ -3,6 +3,7 @@
 //! (`middleware::filesystem`).
 
 pub mod backend;
+pub mod disk;
 pub mod file_data;
 pub mod glob;
 pub mod media;

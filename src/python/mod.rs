@@ -5,6 +5,7 @@ mod agent;
 mod backends;
 mod convert;
 mod errors;
+mod files;
 mod host;
 mod middleware;
 mod model;
@@ -20,6 +21,10 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<agent::CoreAgent>()?;
+    m.add_class::<files::GlobMatcher>()?;
+    m.add_function(wrap_pyfunction!(files::globmatch, m)?)?;
+    m.add_function(wrap_pyfunction!(files::disk_glob, m)?)?;
+    m.add_function(wrap_pyfunction!(files::disk_grep, m)?)?;
     m.add_class::<stream::EventStream>()?;
     m.add_class::<stream::AsyncEventStream>()?;
     m.add_class::<stream::StreamWriter>()?;

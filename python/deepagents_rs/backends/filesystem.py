@@ -16,6 +16,7 @@ from bisect import bisect_left, bisect_right
 from datetime import datetime
 from pathlib import Path
 
+from deepagents_rs import _core
 from deepagents_rs.backends.protocol import (
     ASYNC_GREP_TIMEOUT,
     DEFAULT_GREP_TIMEOUT,
@@ -1215,126 +1216,37 @@ class FilesystemBackend(BackendProtocol):
                 at least one file could not be opened or fully read, or the walk
                 aborted early (e.g., a directory entry was removed mid-walk).
         """
-        deadline = time.monotonic() + timeout
-        glob_matcher = compile_grep_include_glob(include_glob) if include_glob else None
-        total = 0
-
+        compile_grep_include_glob(include_glob) if include_glob else None  # same refusals as before
+        # The walk and the literal search run in the Rust core (`disk_grep`), with the
+        # rules of the Python loop they replace: regular files under the search root,
+        # files over `max_file_size_bytes` skipped, undecodable files skipped (or reported
+        # when part of them was searched), stopping at `max_count` or the timeout.
+        # As deepagents' fallback does, a file path searches the file's whole directory.
+        root = base_full if base_full.is_dir() else base_full.parent
+        files, truncated = _core.disk_grep(
+            str(root), pattern, include_glob, self.max_file_size_bytes, max_count, float(timeout)
+        )
         results: dict[str, list[tuple[int, str]]] = {}
         file_errors: list[str] = []
-        root = base_full if base_full.is_dir() else base_full.parent
-
-        def _log_timeout() -> None:
-            logger.warning(
-                "Grep of '%s' timed out after %ss with %d matching file(s); returning partial results",
-                self._display_path(base_full),
-                timeout,
-                len(results),
-            )
-
-        def _file_errors_msg() -> str | None:
-            if not file_errors:
-                return None
-            return "One or more files could not be fully searched:\n" + "\n".join(file_errors)
-
-        def _safe_detail(exc: Exception) -> str:
-            # Build an agent-safe detail string. `OSError.__str__` embeds the
-            # real filename/path, so for those surface only `strerror` (the
-            # path-free reason). `UnicodeDecodeError` exposes `.reason`. In
-            # virtual mode, generic exception text can still contain the real
-            # root path (for example from `Path.rglob`), so keep it out of
-            # agent-visible errors.
-            if isinstance(exc, OSError):
-                detail = exc.strerror
-            else:
-                detail = getattr(exc, "reason", None)
-                if detail is None and not self.virtual_mode:
-                    detail = str(exc)
-            return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-
-        try:
-            for fp in root.rglob("*"):
-                if time.monotonic() > deadline:
-                    _log_timeout()
-                    return results, True, None
+        for found_path, found_lines, error in files:
+            fp = Path(found_path)
+            if self.virtual_mode:
                 try:
-                    if not fp.is_file():
-                        continue
-                except (PermissionError, OSError, RuntimeError):
+                    virt_path = self._to_virtual_path(fp)
+                except ValueError:
+                    logger.debug("Skipping grep result outside root: %s", fp)
                     continue
-                if glob_matcher is not None:
-                    rel_path = fp.relative_to(root).as_posix()
-                    if not glob_matcher(rel_path):
-                        continue
-                try:
-                    if fp.stat().st_size > self.max_file_size_bytes:
-                        continue
                 except (OSError, RuntimeError):
+                    logger.warning("Could not resolve grep result path: %s", fp, exc_info=True)
                     continue
-                # Stream the file line-by-line so a single huge file neither
-                # blows peak memory nor monopolizes the wall-clock budget.
-                scanned_lines = 0
-                try:
-                    if self.virtual_mode:
-                        try:
-                            virt_path = self._to_virtual_path(fp)
-                        except ValueError:
-                            logger.debug("Skipping grep result outside root: %s", fp)
-                            continue
-                        except (OSError, RuntimeError):
-                            logger.warning("Could not resolve grep result path: %s", fp, exc_info=True)
-                            continue
-                    else:
-                        virt_path = str(fp)
-                    with fp.open(encoding="utf-8", errors="strict") as handle:
-                        for line_num, raw_line in enumerate(handle, 1):
-                            scanned_lines = line_num
-                            if line_num % 2048 == 0 and time.monotonic() > deadline:
-                                _log_timeout()
-                                return results, True, None
-                            if pattern not in raw_line:
-                                continue
-                            if max_count is not None and total >= max_count:
-                                # Already collected `max_count` and found another
-                                # match, so more exist than requested: stop and
-                                # report the partial result as truncated. Checked
-                                # before appending so exactly `max_count` matches
-                                # is reported complete, not truncated.
-                                return results, True, _file_errors_msg()
-                            line = raw_line.rstrip("\n")
-                            results.setdefault(virt_path, []).append((line_num, line))
-                            total += 1
-                except UnicodeDecodeError as e:
-                    # A file that fails to decode before any line is scanned is
-                    # treated as binary and skipped silently, mirroring ripgrep's
-                    # binary-file skip (and its DEBUG-level per-file error frames).
-                    # If decoding only failed partway through, surface the
-                    # truncation so the partial result is flagged.
-                    if scanned_lines > 0 or virt_path in results:
-                        file_errors.append(f"- {virt_path}: {_safe_detail(e)}")
-                    else:
-                        logger.debug("Skipping undecodable file in grep fallback: %s", fp)
-                    continue
-                except (OSError, RuntimeError) as e:
-                    # Could not open or fully read the file. Unlike an undecodable
-                    # binary, this is a file the caller likely expected to search,
-                    # so always surface it even when no lines were scanned.
-                    file_errors.append(f"- {virt_path}: {_safe_detail(e)}")
-                    logger.debug("Could not fully read %s in grep fallback", fp, exc_info=True)
-                    continue
-        except (OSError, RuntimeError) as e:
-            # `rglob` raised mid-iteration. `OSError` covers the common case
-            # where a directory entry is unlinked or renamed during the walk
-            # (the original `FileNotFoundError` report). `RuntimeError` covers
-            # symlink-loop detection on older Python versions. Return the
-            # matches already accumulated and surface the abort so callers
-            # don't treat the result as complete.
-            # `_display_path`/`_safe_detail` keep the real `root_dir` out of the
-            # agent-visible error (the raw `rglob` exception can embed it too).
-            msg = f"Grep of '{self._display_path(base_full)}' aborted after {len(results)} matching file(s): {_safe_detail(e)}"
-            logger.warning("%s", msg, exc_info=True)
-            return results, False, msg
-
-        return results, False, _file_errors_msg()
+            else:
+                virt_path = found_path
+            if found_lines:
+                results[virt_path] = [(int(n), text) for n, text in found_lines]
+            if error:
+                file_errors.append(f"- {virt_path}: {error}")
+        errors = "One or more files could not be fully searched:\n" + "\n".join(file_errors) if file_errors else None
+        return results, truncated, errors
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:  # Complex virtual_mode logic
         """Find files matching a glob pattern.
@@ -1370,7 +1282,7 @@ class FilesystemBackend(BackendProtocol):
         # mid-walk aborts handled far below. `..` rejection lives in the shared
         # matcher so every backend agrees; see `compile_grep_include_glob`.
         try:
-            matches_pattern = compile_grep_include_glob(pattern)
+            compile_grep_include_glob(pattern)
         except InvalidGlobPatternError as e:
             return GlobResult(error=str(e), matches=None)
 
@@ -1395,29 +1307,19 @@ class FilesystemBackend(BackendProtocol):
         # letting us honour the deadline while applying the shared glob contract
         # ourselves -- which is deliberately *not* `rglob` semantics: bare
         # patterns are basename-scoped and dotfiles need an explicit leading `.`.
+        # The walk and the pattern run in the Rust core (`disk_glob`), with the same rules
+        # as the Python walk they replace: every regular file below `search_path`,
+        # symlinked directories not entered, matched by the shared glob contract.
         try:
-            for matched_path in search_path.rglob("*"):
-                if time.monotonic() > deadline:
-                    logger.warning(
-                        "Glob of '%s' timed out after %ss with %d match(es); returning partial results",
-                        path if path is not None else "<default>",
-                        _DEFAULT_GLOB_TIMEOUT,
-                        len(results),
-                    )
-                    truncated = True
-                    break
-                try:
-                    rel_path = matched_path.relative_to(search_path).as_posix()
-                except ValueError:
-                    continue
-                if not matches_pattern(rel_path):
-                    continue
-                try:
-                    is_file = matched_path.is_file()
-                except (PermissionError, OSError, RuntimeError):
-                    continue
-                if not is_file:
-                    continue
+            remaining = max(0.0, deadline - time.monotonic())
+            found, truncated = _core.disk_glob(str(search_path), pattern, remaining)
+            if truncated:
+                logger.warning(
+                    "Glob of '%s' timed out after %ss; returning partial results",
+                    path if path is not None else "<default>",
+                    _DEFAULT_GLOB_TIMEOUT,
+                )
+            for matched_path in map(Path, found):
                 if self.virtual_mode:
                     try:
                         matched_path.resolve().relative_to(self.cwd)
