@@ -48,7 +48,8 @@ def config_with_writer(config: dict | None, writer: Callable[[Any], None] | None
     if parent is not None:
         out["callbacks"] = parent.get_child("seq:step:1")
     configurable = dict(out.get("configurable") or {})
-    runtime = Runtime(context=None, store=None, stream_writer=writer) if writer else Runtime(context=None, store=None)
+    store = configurable.pop("__deepagents_rs_store", None)
+    runtime = Runtime(context=None, store=store, stream_writer=writer) if writer else Runtime(context=None, store=store)
     configurable[CONFIG_KEY_RUNTIME] = runtime
     out["configurable"] = configurable
     return out

@@ -177,8 +177,10 @@ class DeepAgent:
         model: Any = None,
         defaults: dict | None = None,
         schema: StateKeys | None = None,
+        store: Any = None,
     ) -> None:
         self._core = core
+        self._store = store
         self._model = model
         self._defaults = defaults or {}
         self._schema = schema or StateKeys()
@@ -217,6 +219,10 @@ class DeepAgent:
         # LangChain gives child runs neither the caller's run_id nor its run_name.
         # Callbacks reach tools and models through their node's run, as LangGraph hands them.
         run_config = {k: v for k, v in config.items() if k not in ("run_id", "run_name", "callbacks")}
+        if self._store is not None:
+            # Carried to the tool runtime (`runtime.store`, `get_store()` in tools), where
+            # LangGraph puts the graph's store; taken out of the config tools see.
+            configurable[_CONFIG_KEY_STORE] = self._store
         run_config.update(recursion_limit=limit, configurable=configurable)
         subagent_format = configurable.get(SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY)
         if subagent_format is not None:
@@ -420,8 +426,13 @@ class DeepAgent:
         """This agent with ``config`` merged under every call's own config, as LangChain's
         ``Runnable.with_config`` does (``configurable``, ``metadata`` merged; lists joined)."""
         defaults = _merge_configs(self._defaults, {**(config or {}), **kwargs})
-        agent = DeepAgent(self._core, name=self.name, model=self._model, defaults=defaults, schema=self._schema)
+        agent = DeepAgent(
+            self._core, name=self.name, model=self._model, defaults=defaults, schema=self._schema, store=self._store
+        )
         return agent
+
+
+_CONFIG_KEY_STORE = "__deepagents_rs_store"
 
 
 def _split_filesystem(middleware: Sequence[Any], permissions: list[Any] | None) -> tuple[list[Any], Any]:
@@ -524,7 +535,7 @@ def create_deep_agent(
     core = CoreAgent(
         core_model, adapters, system, name or None, specs, structured, mw_adapters, sorted(schema.private), files
     )
-    return DeepAgent(core, name=name, model=model, schema=schema)
+    return DeepAgent(core, name=name, model=model, schema=schema, store=store)
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]
