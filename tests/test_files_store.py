@@ -10,17 +10,16 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fake_models import ScriptedChatModel, ai_tool_calls  # noqa: E402
+from fake_models import ScriptedChatModel, ai_tool_calls
 
 pytest.importorskip("langgraph")
 
-from langchain_core.messages import AIMessage  # noqa: E402
-from langchain_core.tools import tool  # noqa: E402
-from langgraph.config import get_store  # noqa: E402
-from langgraph.store.memory import InMemoryStore  # noqa: E402
-
-import deepagents_rs  # noqa: E402
-from deepagents_rs.backends import StoreBackend  # noqa: E402
+import deepagents_rs
+from deepagents_rs.backends import StoreBackend
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.config import get_store
+from langgraph.store.memory import InMemoryStore
 
 
 @tool
@@ -39,7 +38,9 @@ async def test_store_backend_uses_the_agents_store(mode: str) -> None:
             AIMessage(content="done"),
         ]
     )
-    agent = deepagents_rs.create_deep_agent(model=model, tools=[count_items], backend=StoreBackend(namespace=lambda _runtime: ("filesystem",)), store=store)
+    agent = deepagents_rs.create_deep_agent(
+        model=model, tools=[count_items], backend=StoreBackend(namespace=lambda _runtime: ("filesystem",)), store=store
+    )
     inp = {"messages": [{"role": "user", "content": "go"}]}
     result = agent.invoke(inp) if mode == "invoke" else await agent.ainvoke(inp)
     tools = [m for m in result["messages"] if m.type == "tool"]
@@ -52,6 +53,8 @@ async def test_store_backend_uses_the_agents_store(mode: str) -> None:
 
 def test_store_backend_without_a_store_fails_as_in_deepagents() -> None:
     model = ScriptedChatModel([ai_tool_calls(("ls", {"path": "/"})), AIMessage(content="done")])
-    agent = deepagents_rs.create_deep_agent(model=model, backend=StoreBackend(namespace=lambda _runtime: ("filesystem",)))
+    agent = deepagents_rs.create_deep_agent(
+        model=model, backend=StoreBackend(namespace=lambda _runtime: ("filesystem",))
+    )
     with pytest.raises(Exception, match="StoreBackend"):
         agent.invoke({"messages": [{"role": "user", "content": "go"}]})

@@ -151,6 +151,20 @@ _REPORTED = {
 
 _ASYNC = {name: f"a{name}" for name in ("ls", "read", "write", "edit", "delete", "glob", "grep", "execute")}
 
+#: The arguments deepagents' tools pass positionally, by operation (the rest go by keyword), e.g.
+#: ``backend.read(path, offset=offset, limit=limit)``: a backend overriding a method may name its
+#: parameters differently (``def read(self, path, *, offset=0, limit=100)``).
+_POSITIONAL = {
+    "ls": ("path",),
+    "read": ("file_path",),
+    "write": ("file_path", "content"),
+    "edit": ("file_path", "old_string", "new_string"),
+    "delete": ("file_path",),
+    "glob": ("pattern",),
+    "grep": ("pattern",),
+    "execute": ("command",),
+}
+
 
 class BackendAdapter:
     """A ``BackendProtocol`` object as the core calls it: one operation per call, its result
@@ -180,14 +194,15 @@ class BackendAdapter:
     def real_path(self, path: str) -> str:
         return _real_path(self.backend, path)
 
-    def _args(self, op: str, args: dict[str, Any], method: str) -> tuple[Any, dict[str, Any]]:
+    def _args(self, op: str, args: dict[str, Any], method: str) -> tuple[Any, list[Any], dict[str, Any]]:
         target = self.backend if op != "execute" else _executor(self.backend)
         args = dict(args)
         if op == "grep" and not (self._agrep_takes_max_count if method.startswith("a") else self._grep_takes_max_count):
             args.pop("max_count", None)
         if op == "execute" and args.get("timeout") is None:
             args.pop("timeout", None)
-        return getattr(target, method), args
+        positional = [args.pop(name) for name in _POSITIONAL[op]]
+        return getattr(target, method), positional, args
 
     def scrub(self, text: str) -> str:
         """A message without host paths: a disk root's own prefix is dropped (a virtual root
@@ -231,19 +246,19 @@ class BackendAdapter:
         return stack
 
     def call(self, op: str, args: dict[str, Any], files: dict[str, Any] | None) -> tuple[Any, Any]:
-        fn, kwargs = self._args(op, args, op)
+        fn, positional, kwargs = self._args(op, args, op)
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
             with self._scope(ctx):
-                return self._out(fn(**kwargs), ctx)
+                return self._out(fn(*positional, **kwargs), ctx)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)
 
     async def acall(self, op: str, args: dict[str, Any], files: dict[str, Any] | None) -> tuple[Any, Any]:
-        fn, kwargs = self._args(op, args, _ASYNC[op])
+        fn, positional, kwargs = self._args(op, args, _ASYNC[op])
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
             with self._scope(ctx):
-                return self._out(await fn(**kwargs), ctx)
+                return self._out(await fn(*positional, **kwargs), ctx)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)

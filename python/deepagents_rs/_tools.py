@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from . import _compat
+from . import _compat, _convert
 
 # LangGraph's templates: models are trained on their wording, so keep it.
 TOOL_INVOCATION_ERROR_TEMPLATE = (
@@ -83,6 +83,9 @@ class ToolAdapter:
             },
         }
 
+    #: Whether the core must hand the tool the run's state (see ``LangChainToolAdapter``).
+    injects_state = False
+
     def call(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         raise NotImplementedError  # pragma: no cover - abstract
 
@@ -103,12 +106,10 @@ class LangChainToolAdapter(ToolAdapter):
         self.has_async = _has_native_async(tool)
         self.has_sync = _has_sync(tool)
         self.return_direct = bool(getattr(tool, "return_direct", False))
-        injected = _injected_args(tool)
-        if injected:
-            raise NotImplementedError(
-                f"deepagents_rs: tool '{self.name}' takes injected arguments {sorted(injected)} "
-                "(ToolRuntime, InjectedState, ...); they are planned."
-            )
+        #: The tool takes arguments LangGraph's tool node injects (``ToolRuntime``,
+        #: ``InjectedState``, ``InjectedStore``): the core then hands it the run's state.
+        self.injects_state = _takes_injected(tool)
+        self._tool_node: Any = None
 
     def _message(self, result: Any, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         from langchain_core.messages import ToolMessage
@@ -121,8 +122,9 @@ class LangChainToolAdapter(ToolAdapter):
         return _stringify(result), "success", None, None
 
     def _command(self, command: Any, tool_call_id: str) -> tuple[Any, str, Any, Any]:
-        """A LangGraph ``Command`` from a tool: its ToolMessage answers the call and its
-        ``files`` update the state, as the tool node applies them."""
+        """A LangGraph ``Command`` from a tool: its ToolMessage answers the call and the rest
+        of its update (``files``, other state keys) is written to the state, as the tool node
+        applies it."""
         from langchain_core.messages import ToolMessage
 
         if command.goto or command.graph is not None or command.resume is not None:
@@ -134,11 +136,6 @@ class LangChainToolAdapter(ToolAdapter):
             raise NotImplementedError(
                 f"deepagents_rs: tool '{self.name}' returned a Command whose update is not a dict; "
                 "the list form of updates is planned."
-            )
-        unknown = set(update) - {"messages", "files"}
-        if unknown:
-            raise NotImplementedError(
-                f"deepagents_rs: tool '{self.name}' updated state keys {sorted(unknown)}; custom state is planned."
             )
         from langchain_core.messages import convert_to_messages
 
@@ -158,20 +155,51 @@ class LangChainToolAdapter(ToolAdapter):
                 "other message updates are planned."
             )
         (message,) = matching
-        return message.content, message.status, message.artifact, update.get("files")
+        rest = {k: v for k, v in update.items() if k != "messages"}
+        return message.content, message.status, message.artifact, rest or None
 
-    def call(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
+    def _inject(self, payload: dict, state: Any, config: dict | None) -> dict:
+        """The call with what LangGraph's tool node injects: a ``ToolRuntime`` (the run's
+        state, config, stream writer and store), ``InjectedState``, ``InjectedStore``."""
+        from langchain.tools import ToolRuntime
+        from langgraph._internal._constants import CONF, CONFIG_KEY_RUNTIME
+        from langgraph.prebuilt import ToolNode
+
+        if self._tool_node is None:
+            self._tool_node = ToolNode([self.tool])
+        state = dict(state or {})
+        state["messages"] = [_convert.from_core(m) if isinstance(m, dict) else m for m in state.get("messages", [])]
+        graph_runtime = ((config or {}).get(CONF) or {}).get(CONFIG_KEY_RUNTIME)
+        runtime = ToolRuntime(
+            state=state,
+            context=None,
+            config=dict(config or {}),
+            stream_writer=getattr(graph_runtime, "stream_writer", None) or (lambda _: None),
+            tool_call_id=payload["id"],
+            store=getattr(graph_runtime, "store", None),
+        )
+        return self._tool_node._inject_tool_args(payload, runtime, self.tool)
+
+    def call(
+        self, args: dict, tool_call_id: str, config: dict | None = None, state: Any = None
+    ) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
+            if self.injects_state:
+                payload = self._inject(payload, state, config)
             return self._message(self.tool.invoke(payload, config), tool_call_id)
         except Exception as exc:
             if _is_validation_error(exc):
                 return _validation_message(self.name, args, exc), "error", None, None
             raise
 
-    async def acall(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
+    async def acall(
+        self, args: dict, tool_call_id: str, config: dict | None = None, state: Any = None
+    ) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
+            if self.injects_state:
+                payload = self._inject(payload, state, config)
             return self._message(await self.tool.ainvoke(payload, config), tool_call_id)
         except Exception as exc:
             if _is_validation_error(exc):
@@ -183,6 +211,18 @@ def _as_command(result: Any) -> Any:
     # Without langgraph loaded, no tool can have returned a Command: skip the import.
     types = sys.modules.get("langgraph.types")
     return result if types is not None and isinstance(result, types.Command) else None
+
+
+def _takes_injected(tool: Any) -> bool:
+    """Whether LangGraph's tool node would inject arguments into ``tool`` (it reads the
+    function's signature as well as its schema: ``write_todos`` declares ``runtime`` only in
+    its signature)."""
+    try:
+        from langgraph.prebuilt.tool_node import _get_all_injected_args
+    except ImportError:  # pragma: no cover - without langgraph nothing can be injected
+        return bool(_injected_args(tool))
+    injected = _get_all_injected_args(tool)
+    return bool(injected.state or injected.store or injected.runtime)
 
 
 def _injected_args(tool: Any) -> set[str]:

@@ -28,6 +28,9 @@ pub(crate) struct PyTool {
     has_sync: bool,
     executable: bool,
     return_direct: bool,
+    /// The tool takes injected arguments (`ToolRuntime`, `InjectedState`): it is handed
+    /// the run's state, as LangGraph's tool node hands it.
+    injects_state: bool,
 }
 
 impl PyTool {
@@ -52,6 +55,7 @@ impl PyTool {
             has_sync: adapter.getattr("has_sync")?.extract()?,
             executable: adapter.getattr("executable")?.extract()?,
             return_direct: adapter.getattr("return_direct")?.extract()?,
+            injects_state: adapter.getattr("injects_state")?.extract()?,
             adapter: adapter.clone().unbind(),
         })
     }
@@ -61,8 +65,9 @@ fn fatal(e: PyErr) -> ToolError {
     ToolError::Fatal(Box::new(e) as BoxError)
 }
 
-/// The adapter's `(content, status, artifact, files)`: the artifact stays the tool's own
-/// object; `files` is a state update from a tool that returned a LangGraph `Command`.
+/// The adapter's `(content, status, artifact, update)`: the artifact stays the tool's own
+/// object; `update` is the state update of a tool that returned a LangGraph `Command`
+/// (`files`, merged, and other keys, replaced).
 fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
     let (content, status, artifact, files): (
         Bound<'_, PyAny>,
@@ -72,10 +77,15 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
     ) = result.extract()?;
     let content: Content = pythonize::depythonize(&content)?;
     let artifact_host = (!artifact.is_none()).then(|| HostValue::new(artifact.unbind()));
-    let files: Option<Map<String, Value>> = if files.is_none() {
-        None
+    let (files, extra) = if files.is_none() {
+        (None, None)
     } else {
-        Some(pythonize::depythonize(&files)?)
+        let mut update: Map<String, Value> = pythonize::depythonize(&files)?;
+        let files = match update.remove("files") {
+            Some(Value::Object(f)) => Some(f),
+            _ => None,
+        };
+        (files, (!update.is_empty()).then_some(update))
     };
     Ok(ToolOutput {
         content,
@@ -86,6 +96,7 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
         },
         artifact_host,
         files,
+        extra,
         ..Default::default()
     })
 }
@@ -118,6 +129,18 @@ fn tool_config<'py>(
     with_writer.bind(py).call1((config, writer, parent))
 }
 
+/// The run's state for a tool that takes it injected (only those get it: building it costs
+/// a conversion of the history).
+fn tool_state<'py>(py: Python<'py>, ctx: &ToolContext) -> PyResult<Bound<'py, PyAny>> {
+    let state = crate::state::AgentState {
+        messages: ctx.run.history.clone(),
+        files: ctx.run.files.clone(),
+        extra: ctx.run.extra.clone(),
+        ..Default::default()
+    };
+    Ok(super::agent::state_to_py(py, &state)?.into_bound(py))
+}
+
 impl Tool for PyTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
@@ -141,7 +164,7 @@ impl Tool for PyTool {
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let adapter = Python::attach(|py| self.adapter.clone_ref(py));
-        let (has_async, has_sync) = (self.has_async, self.has_sync);
+        let (has_async, has_sync, injects) = (self.has_async, self.has_sync, self.injects_state);
         Box::pin(async move {
             let host = PyHost::from_context(&ctx.host);
             // LangGraph's choice: ainvoke awaits a tool's coroutine when it has one, invoke
@@ -153,9 +176,17 @@ impl Tool for PyTool {
                     let result = await_coroutine(&host.locals, |py| {
                         let args = pythonize::pythonize(py, &args)?;
                         let config = tool_config(py, Some(host), &ctx)?;
+                        let mut call_args = vec![
+                            args,
+                            ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
+                            config,
+                        ];
+                        if injects {
+                            call_args.push(tool_state(py, &ctx)?);
+                        }
                         adapter
                             .bind(py)
-                            .call_method1("acall", (args, &ctx.tool_call_id, config))
+                            .call_method1("acall", pyo3::types::PyTuple::new(py, call_args)?)
                     })
                     .await
                     .map_err(fatal)?;
@@ -164,11 +195,14 @@ impl Tool for PyTool {
                 _ => tokio::task::spawn_blocking(move || {
                     Python::attach(|py| {
                         let host = PyHost::from_context(&ctx.host);
-                        let args = vec![
+                        let mut args = vec![
                             pythonize::pythonize(py, &args)?,
                             ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
                             tool_config(py, host, &ctx)?,
                         ];
+                        if injects {
+                            args.push(tool_state(py, &ctx)?);
+                        }
                         let result = call_in_context(py, host, adapter.bind(py), "call", args)?;
                         output_from_py(&result)
                     })

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextvars
 from typing import Annotated
 
-import deepagents_rs
 import pytest
 from langchain.agents.structured_output import ToolStrategy
 from langchain.tools import ToolRuntime
@@ -130,11 +129,11 @@ def needs_runtime(x: int, runtime: ToolRuntime) -> str:
     return str(x)
 
 
-def test_injected_arguments_are_a_clear_error() -> None:
-    from fake_models import ScriptedChatModel
-
-    with pytest.raises(NotImplementedError, match="injected arguments"):
-        deepagents_rs.create_deep_agent(model=ScriptedChatModel([]), tools=[needs_runtime])
+@pytest.mark.parametrize("mode", MODES)
+def test_injected_runtime_is_handed_to_the_tool(mode: str) -> None:
+    both = run_both([ai_tool_calls(("needs_runtime", {"x": 3}, "r1")), "done"], [needs_runtime], USER, mode=mode)
+    assert_parity(both)
+    assert [m.content for m in both.rs.unwrap()["messages"] if m.type == "tool"] == ["3"]
 
 
 class Counted(BaseModel):

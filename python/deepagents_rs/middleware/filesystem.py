@@ -1,5 +1,5 @@
-# Ported from deepagents 0.7.32 (MIT), deepagents/middleware/filesystem.py: FilesystemPermission, FsToolName and the
-# configuration half of FilesystemMiddleware (the Rust core provides the tools).
+# Ported from deepagents 0.7.32 (MIT), deepagents/middleware/filesystem.py: FilesystemPermission, FsToolName, the tool
+# description constants and the configuration half of FilesystemMiddleware (the Rust core provides the tools).
 """Filesystem middleware configuration, as `deepagents.middleware.filesystem` defines it.
 
 `FilesystemMiddleware` here is a configuration holder: it validates its arguments
@@ -22,8 +22,17 @@ from deepagents_rs.backends.composite import _route_for_path
 from deepagents_rs.backends.protocol import BackendProtocol, SandboxBackendProtocol
 
 __all__ = [
+    "DELETE_TOOL_DESCRIPTION",
+    "EDIT_FILE_TOOL_DESCRIPTION",
+    "EXECUTE_TOOL_DESCRIPTION",
     "GLOB_TIMEOUT",
+    "GLOB_TOOL_DESCRIPTION",
+    "GREP_TOOL_DESCRIPTION",
+    "LIST_FILES_TOOL_DESCRIPTION",
+    "READ_FILE_TOOL_DESCRIPTION",
+    "READ_FILE_VIDEO_TOOL_DESCRIPTION",
     "TOOLS_EXCLUDED_FROM_EVICTION",
+    "WRITE_FILE_TOOL_DESCRIPTION",
     "FilesystemMiddleware",
     "FilesystemOperation",
     "FilesystemPermission",
@@ -65,6 +74,123 @@ TOOLS_EXCLUDED_FROM_EVICTION = (
     "edit_file",
     "write_file",
     "delete",
+)
+
+# The tool descriptions, verbatim (the Rust core's copies in src/middleware/filesystem/texts.rs are
+# what the model is offered; these are the module constants deepagents exports).
+LIST_FILES_TOOL_DESCRIPTION = """Lists all files in a directory.
+
+This is useful for exploring the filesystem and finding the right file to read or edit.
+You should almost ALWAYS use this tool before using the read_file or edit_file tools."""
+
+_READ_FILE_TOOL_DESCRIPTION_TEMPLATE = """Reads a file from the filesystem. Assume any path the user provides is valid; reading a missing file returns an error.
+
+Usage:
+- {first_line}. Use `offset`/`limit` to page through large files instead of reading them whole.
+- A status header, `@@ field | field | ... @@`, sits above the file content, and every line after it is verbatim file content. When content is truncated, there may be an explanation before the header. Never include the header when editing.
+- Speculatively batch multiple `read_file` calls in one response when several files may be useful.
+- An empty file returns a system-reminder warning in place of contents.
+- Large tool results may be offloaded to a file; the tool message gives the path. Read that path here, paging with `offset`/`limit`.
+- Images (`.png`, `.jpg`, etc.), audio, video, and PDFs return multimodal content blocks (https://docs.langchain.com/oss/python/langchain/messages#multimodal).
+{multimodal_bullets}
+- Always read a file before editing it."""
+"""Shared `read_file` description body for the text-only and video-aware variants.
+
+The two variants differ only in the `{first_line}` and `{multimodal_bullets}`
+fields, kept in a single template so the common guidance cannot drift between
+them.
+"""
+
+_IMAGE_PDF_PAGINATION_BULLET = (
+    "- For images and PDFs, pagination via `offset`/`limit` is text-only - supply `file_path` only"
+)
+"""Multimodal bullet shared by both `read_file` descriptions (images/PDFs are not paginated)."""
+
+READ_FILE_TOOL_DESCRIPTION = _READ_FILE_TOOL_DESCRIPTION_TEMPLATE.format(
+    first_line="By default, it reads up to 100 lines starting from the beginning of the file",
+    multimodal_bullets=_IMAGE_PDF_PAGINATION_BULLET,
+)
+
+READ_FILE_VIDEO_TOOL_DESCRIPTION = _READ_FILE_TOOL_DESCRIPTION_TEMPLATE.format(
+    first_line="For text files, by default it reads up to 100 lines starting from the beginning of the file",
+    multimodal_bullets=(
+        f"{_IMAGE_PDF_PAGINATION_BULLET}\n"
+        "- For videos, `offset`/`limit` are interpreted as seconds (default window 100 s; sampled at a fixed rate). Use smaller windows when you need more temporal detail."
+    ),
+)
+
+EDIT_FILE_TOOL_DESCRIPTION = """Performs exact string replacements in files.
+
+Usage:
+- You must read the file before editing; this tool errors otherwise.
+- Preserve the exact source indentation from the read output, and never include the read status header in old_string or new_string.
+- Prefer editing an existing file over creating a new one.
+- Only use emojis if the user explicitly requests it."""
+
+
+WRITE_FILE_TOOL_DESCRIPTION = """Writes content to a file. Creates the file if it does not exist; replaces it entirely if it does.
+
+Usage:
+- Use this tool when you intend to create a new file or replace the whole file. You do not need to read the file first.
+- Prefer to edit existing files (with the edit_file tool) over creating new ones when possible.
+"""
+
+DELETE_TOOL_DESCRIPTION = """Deletes a file or directory from the filesystem.
+
+Usage:
+- Permanently removes the file or directory at the given absolute path.
+- Deleting a directory removes it and everything inside it, recursively. Prefer
+  deleting a directory in one call over deleting each file individually.
+- This cannot be undone, so only delete paths you are sure are no longer needed.
+"""
+
+GLOB_TOOL_DESCRIPTION = """Find files matching a glob pattern, returning absolute paths.
+
+Supports `*` (any characters within a path segment), `**` (any directories), `?` (single character), `[abc]` (one character from a set), and `{a,b}` (alternatives), e.g. `*.py`, `src/**/*.py`, `*.{yml,yaml}`.
+
+A pattern without `/` matches the file name at any depth under the search root (`*.py` matches `src/app/main.py`). A pattern containing `/` matches the search-root-relative path (`src/**/*.py`). A leading `/` anchors to the search root (`/*.py` matches only top-level Python files).
+
+Leading-dot names are only matched when the pattern segment itself starts with `.` (use `.env`, or `.github/**/*.yml`). Because `**` will not descend into dot-directories, the bare form `*.yml` is *broader* than `**/*.yml` and is usually what you want."""
+
+# Carries its own leading newline so the empty-string substitution below drops
+# the whole line cleanly, with no blank line left behind.
+_GREP_REGEX_EXECUTE_FALLBACK = "\n- If you genuinely need regex, use the execute tool with `rg '<regex>'` instead."
+
+_GREP_TOOL_DESCRIPTION_TEMPLATE = """Search for a LITERAL text pattern across files (NOT regex).
+
+The pattern is matched verbatim: regex metacharacters are ordinary characters, not operators. To match any of several strings, run a separate grep for each; `grep(pattern="foo|bar")` searches for the literal text "foo|bar", and `.*` or `\\.` match those characters literally.{execute_fallback}
+
+Returns matching files or content per `output_mode`. Offloaded large tool results live under the artifacts root (`/large_tool_results/` by default); grep that directory to search them when you do not know the exact path."""
+
+GREP_TOOL_DESCRIPTION = _GREP_TOOL_DESCRIPTION_TEMPLATE.format(execute_fallback=_GREP_REGEX_EXECUTE_FALLBACK)
+_GREP_TOOL_DESCRIPTION_WITHOUT_EXECUTE = _GREP_TOOL_DESCRIPTION_TEMPLATE.format(execute_fallback="")
+
+_EXECUTE_SEARCH_GUIDANCE = (
+    "You MUST avoid using search commands like find and grep. Instead use the grep, glob tools to search. "
+)
+_EXECUTE_GREP_SEARCH_GUIDANCE = (
+    "You MUST avoid using shell grep for searches. Instead use the grep tool to search text. "
+)
+_EXECUTE_GLOB_SEARCH_GUIDANCE = (
+    "You MUST avoid using shell find for searches. Instead use the glob tool to find files. "
+)
+_EXECUTE_GLOB_BAD_EXAMPLE = "\n    - execute(command=\"find . -name '*.py'\")  # Use glob tool instead"
+_EXECUTE_GREP_BAD_EXAMPLE = "\n    - execute(command=\"grep -r 'pattern' .\")  # Use grep tool instead"
+
+_EXECUTE_TOOL_DESCRIPTION_TEMPLATE = """Executes a shell command in an isolated sandbox and returns combined stdout/stderr with the exit code (truncated if very large).
+
+Usage:
+- Quote paths containing spaces (e.g. cd "/path/with spaces").
+- Chain commands with ';' or '&&' (use '&&' when a command depends on the previous); do not use newlines except inside quoted strings.
+- Use absolute paths and avoid `cd` so the working directory stays stable; use the optional timeout to override the default.
+- {search_guidance}Use read_file rather than cat/head/tail.{glob_bad_example}{grep_bad_example}
+
+Only available on backends implementing SandboxBackendProtocol; otherwise it returns an error."""
+
+EXECUTE_TOOL_DESCRIPTION = _EXECUTE_TOOL_DESCRIPTION_TEMPLATE.format(
+    search_guidance=_EXECUTE_SEARCH_GUIDANCE,
+    glob_bad_example=_EXECUTE_GLOB_BAD_EXAMPLE,
+    grep_bad_example=_EXECUTE_GREP_BAD_EXAMPLE,
 )
 
 
