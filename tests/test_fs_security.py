@@ -402,22 +402,10 @@ def _ref_gaps() -> dict[str, str]:
 REF_GAPS: dict[str, str] = _ref_gaps()
 
 
-#: Where deepagents_rs still misses the requirement (strict: they fail loudly once fixed).
-RS_GAPS = {
-    key: (
-        "grep with a path through a symlink out of the root answers 'No matches found' (success), "
-        "as deepagents does; nothing leaks, but no error result yet"
-    )
-    for key in [f"virtual-{esc}-symlink-grep" for esc in ("file", "dir", "relative", "deep", "deeper", "dangling")]
-}
-
-
 def ref_gap(request: pytest.FixtureRequest, impl: str, key: str) -> None:
     """Mark a parameter xfail (strict) where the implementation misses the requirement."""
     if impl == "deepagents" and key in REF_GAPS:
         request.applymarker(pytest.mark.xfail(reason=REF_GAPS[key], strict=True))
-    if impl == "deepagents_rs" and key in RS_GAPS:
-        request.applymarker(pytest.mark.xfail(reason=RS_GAPS[key], strict=True))
 
 
 # --------------------------------------------------------------------------- virtual mode

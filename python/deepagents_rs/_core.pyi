@@ -128,3 +128,16 @@ def disk_grep(
 ) -> tuple[list[tuple[str, list[tuple[int, str]], str | None]], bool]:
     """A literal search of the text files under ``root``: ``(path, [(line, text)], error)``
     per file, and whether it stopped early."""
+
+def disk_read_text(path: str) -> str:
+    """A text file's content (strict UTF-8, universal newlines), not following a final symlink."""
+
+def disk_read_base64(path: str) -> str:
+    """A file's bytes, base64-encoded, not following a final symlink."""
+
+def disk_write_text(path: str, content: str, create: bool = True) -> None:
+    """Writes UTF-8 text with no newline translation, not following a final symlink."""
+
+def disk_list(path: str) -> list[tuple[str, tuple[bool, bool, int, float | None] | None]]:
+    """A directory's entries: ``(name, (is_file, is_dir, size, mtime))``, ``None`` where
+    ``stat`` failed."""

@@ -204,6 +204,79 @@ pub fn grep(
     }
 }
 
+/// Opens `path` without following a final symlink (`O_NOFOLLOW`), as deepagents'
+/// `FilesystemBackend` opens every file it reads or writes.
+fn open_nofollow(path: &Path, write: Option<bool>) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    match write {
+        None => {
+            options.read(true);
+        }
+        Some(create) => {
+            options
+                .write(true)
+                .truncate(true)
+                .create(create)
+                .mode(0o644);
+        }
+    }
+    options.custom_flags(libc::O_NOFOLLOW).open(path)
+}
+
+/// The bytes of a file, read without following a final symlink.
+pub fn read_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    open_nofollow(path, None)?.read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// Text as Python's text mode reads it: `\r\n` and `\r` become `\n`.
+pub fn universal_newlines(text: &str) -> String {
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// Writes `content` (created with mode 0644 when `create`), not following a final symlink.
+pub fn write_text(path: &Path, content: &str, create: bool) -> std::io::Result<()> {
+    use std::io::Write;
+    open_nofollow(path, Some(create))?.write_all(content.as_bytes())
+}
+
+/// What `stat` (following symlinks, as Python's `Path.stat()`) says of a directory entry.
+pub struct Stat {
+    pub is_file: bool,
+    pub is_dir: bool,
+    pub size: u64,
+    pub modified: Option<f64>,
+}
+
+/// The entries of `dir` by name, each with its `stat`, or `None` where `stat` failed
+/// (the caller looks at that entry again itself, to report why).
+pub fn list_dir(dir: &Path) -> std::io::Result<Vec<(String, Option<Stat>)>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let stat = std::fs::metadata(entry.path()).ok().map(|meta| Stat {
+            is_file: meta.is_file(),
+            is_dir: meta.is_dir(),
+            size: meta.len(),
+            modified: meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs_f64()),
+        });
+        out.push((name, stat));
+    }
+    Ok(out)
+}
+
 fn os_detail(e: &std::io::Error) -> String {
     let text = e.to_string();
     // Python's `strerror` is the message without Rust's " (os error N)".
@@ -297,5 +370,25 @@ mod tests {
         let capped = grep(&dir.0, "needle", None, u64::MAX, Some(1), None);
         assert!(capped.truncated);
         assert_eq!(capped.files.iter().map(|f| f.lines.len()).sum::<usize>(), 1);
+    }
+
+    #[test]
+    fn reads_and_writes_without_following_symlinks() {
+        let dir = tempdir::Dir::new();
+        let file = dir.0.join("f.txt");
+        write_text(&file, "a\r\nb\rc", true).unwrap();
+        let text = String::from_utf8(read_bytes(&file).unwrap()).unwrap();
+        assert_eq!(universal_newlines(&text), "a\nb\nc");
+        std::os::unix::fs::symlink(&file, dir.0.join("link")).unwrap();
+        let e = read_bytes(&dir.0.join("link")).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ELOOP));
+        assert!(write_text(&dir.0.join("link"), "x", true).is_err());
+        assert!(write_text(&dir.0.join("missing.txt"), "x", false).is_err());
+        let mut listed = list_dir(&dir.0).unwrap();
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
+        let names: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, vec!["f.txt", "link"]);
+        let stat = listed[0].1.as_ref().unwrap();
+        assert!(stat.is_file && !stat.is_dir && stat.size == 6);
     }
 }

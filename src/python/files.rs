@@ -105,3 +105,129 @@ pub(crate) fn disk_grep(
         outcome.truncated,
     ))
 }
+
+/// The OSError Python raises for `e` on `path` (`[Errno N] strerror: 'path'`); its
+/// subclass (FileNotFoundError, ...) follows from the errno, as in Python.
+fn os_error(e: std::io::Error, path: &str) -> PyErr {
+    match e.raw_os_error() {
+        Some(errno) => {
+            let text = e.to_string();
+            let strerror = text
+                .find(" (os error")
+                .map_or(text.as_str(), |i| &text[..i])
+                .to_owned();
+            pyo3::exceptions::PyOSError::new_err((errno, strerror, path.to_owned()))
+        }
+        None => PyErr::from(e),
+    }
+}
+
+/// A text file's content as `open(path, encoding="utf-8")` reads it (universal newlines,
+/// strict UTF-8), without following a final symlink.
+#[pyfunction]
+pub(crate) fn disk_read_text(py: Python<'_>, path: &str) -> PyResult<String> {
+    let bytes = py
+        .detach(|| disk::read_bytes(Path::new(path)))
+        .map_err(|e| os_error(e, path))?;
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => Ok(disk::universal_newlines(text)),
+        Err(e) => Err(utf8_error(py, &bytes, e)?),
+    }
+}
+
+/// The `UnicodeDecodeError` Python's UTF-8 decoder raises for `bytes`, with its reasons.
+fn utf8_error(py: Python<'_>, bytes: &[u8], e: std::str::Utf8Error) -> PyResult<PyErr> {
+    let start = e.valid_up_to();
+    let (end, reason) = match e.error_len() {
+        None => (bytes.len(), "unexpected end of data"),
+        Some(_) if (0xC2..=0xF4).contains(&bytes[start]) => {
+            (start + 1, "invalid continuation byte")
+        }
+        Some(_) => (start + 1, "invalid start byte"),
+    };
+    let reason = std::ffi::CString::new(reason).expect("no NUL");
+    let err =
+        pyo3::exceptions::PyUnicodeDecodeError::new(py, c"utf-8", bytes, start..end, &reason)?;
+    Ok(PyErr::from_value(err.into_any()))
+}
+
+/// A file's bytes, base64-encoded (what a binary read returns), without following a
+/// final symlink.
+#[pyfunction]
+pub(crate) fn disk_read_base64(py: Python<'_>, path: &str) -> PyResult<String> {
+    use base64_engine::encode;
+    let bytes = py
+        .detach(|| disk::read_bytes(Path::new(path)))
+        .map_err(|e| os_error(e, path))?;
+    Ok(encode(&bytes))
+}
+
+/// Writes `content` as UTF-8 with no newline translation (`newline=""`), creating the file
+/// (mode 0644) when `create`, without following a final symlink.
+#[pyfunction]
+#[pyo3(signature = (path, content, create=true))]
+pub(crate) fn disk_write_text(
+    py: Python<'_>,
+    path: &str,
+    content: &str,
+    create: bool,
+) -> PyResult<()> {
+    py.detach(|| disk::write_text(Path::new(path), content, create))
+        .map_err(|e| os_error(e, path))
+}
+
+type ListedEntry = (String, Option<(bool, bool, u64, Option<f64>)>);
+
+/// A directory's entries: `(name, (is_file, is_dir, size, mtime))`, with `None` where the
+/// entry could not be examined (the caller looks at it again to report why).
+#[pyfunction]
+pub(crate) fn disk_list(py: Python<'_>, path: &str) -> PyResult<Vec<ListedEntry>> {
+    let listed = py
+        .detach(|| disk::list_dir(Path::new(path)))
+        .map_err(|e| os_error(e, path))?;
+    Ok(listed
+        .into_iter()
+        .map(|(name, stat)| {
+            (
+                name,
+                stat.map(|s| (s.is_file, s.is_dir, s.size, s.modified)),
+            )
+        })
+        .collect())
+}
+
+/// Standard base64 with padding (Python's `base64.standard_b64encode`).
+mod base64_engine {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+    pub fn encode(bytes: &[u8]) -> String {
+        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+        for chunk in bytes.chunks(3) {
+            let b = [
+                chunk[0],
+                *chunk.get(1).unwrap_or(&0),
+                *chunk.get(2).unwrap_or(&0),
+            ];
+            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn encodes_as_python() {
+            assert_eq!(super::encode(b""), "");
+            assert_eq!(super::encode(b"f"), "Zg==");
+            assert_eq!(super::encode(b"fo"), "Zm8=");
+            assert_eq!(super::encode(b"foobar"), "Zm9vYmFy");
+        }
+    }
+}

@@ -25,6 +25,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::globmatch, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_glob, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_grep, m)?)?;
+    m.add_function(wrap_pyfunction!(files::disk_read_text, m)?)?;
+    m.add_function(wrap_pyfunction!(files::disk_read_base64, m)?)?;
+    m.add_function(wrap_pyfunction!(files::disk_write_text, m)?)?;
+    m.add_function(wrap_pyfunction!(files::disk_list, m)?)?;
     m.add_class::<stream::EventStream>()?;
     m.add_class::<stream::AsyncEventStream>()?;
     m.add_class::<stream::StreamWriter>()?;

@@ -325,15 +325,21 @@ class FilesystemBackend(BackendProtocol):
 
         # List only direct children (non-recursive)
         try:
-            for child_path in dir_path.iterdir():
-                try:
-                    is_file = child_path.is_file()
-                    is_dir = child_path.is_dir()
-                except (OSError, RuntimeError) as e:
-                    msg = f"child error: cannot stat '{child_path}': {e}"
-                    logger.warning("%s", msg)
-                    errors.append(msg)
-                    continue
+            # The directory is read and every entry stat-ed in the Rust core; an entry it
+            # could not stat is looked at again here, to report why as deepagents does.
+            for name, stat in _core.disk_list(str(dir_path)):
+                child_path = dir_path / name
+                if stat is not None:
+                    is_file, is_dir, _size, _mtime = stat
+                else:
+                    try:
+                        is_file = child_path.is_file()
+                        is_dir = child_path.is_dir()
+                    except (OSError, RuntimeError) as e:
+                        msg = f"child error: cannot stat '{child_path}': {e}"
+                        logger.warning("%s", msg)
+                        errors.append(msg)
+                        continue
 
                 abs_path = str(child_path)
                 if not is_file and not is_dir:
@@ -353,7 +359,7 @@ class FilesystemBackend(BackendProtocol):
                     # Non-virtual mode: use absolute paths
                     if is_file:
                         try:
-                            st = child_path.stat()
+                            st = _stat_of(stat, child_path)
                             results.append(
                                 {
                                     "path": abs_path,
@@ -368,7 +374,7 @@ class FilesystemBackend(BackendProtocol):
                             results.append({"path": abs_path, "is_dir": False})
                     elif is_dir:
                         try:
-                            st = child_path.stat()
+                            st = _stat_of(stat, child_path)
                             results.append(
                                 {
                                     "path": abs_path + "/",
@@ -396,7 +402,7 @@ class FilesystemBackend(BackendProtocol):
 
                     if is_file:
                         try:
-                            st = child_path.stat()
+                            st = _stat_of(stat, child_path)
                             results.append(
                                 {
                                     "path": virt_path,
@@ -411,7 +417,7 @@ class FilesystemBackend(BackendProtocol):
                             results.append({"path": virt_path, "is_dir": False})
                     elif is_dir:
                         try:
-                            st = child_path.stat()
+                            st = _stat_of(stat, child_path)
                             results.append(
                                 {
                                     "path": virt_path + "/",
@@ -475,26 +481,27 @@ class FilesystemBackend(BackendProtocol):
             if not resolved_path.exists() or not resolved_path.is_file():
                 return ReadResult(error=f"File '{file_path}' not found")
 
-            fd = os.open(resolved_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            try:
-                file_type = _get_backend_read_file_type(file_path)
-                if file_type != "text":
-                    if file_type == "video" and os.fstat(fd).st_size > MAX_VIDEO_INPUT_BYTES:
+            file_type = _get_backend_read_file_type(file_path)
+            # Read in the Rust core (O_NOFOLLOW; strict UTF-8 with universal newlines, or
+            # base64), raising Python's exceptions; a video keeps its size check first.
+            if file_type == "text":
+                content = _core.disk_read_text(str(resolved_path))
+            elif file_type != "video":
+                file_data = FileData(content=_core.disk_read_base64(str(resolved_path)), encoding="base64")
+            else:
+                fd = os.open(resolved_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                try:
+                    if os.fstat(fd).st_size > MAX_VIDEO_INPUT_BYTES:
                         return ReadResult(
                             error=f"Video file exceeds maximum input size of {MAX_VIDEO_INPUT_BYTES} bytes"
                         )
                     with os.fdopen(fd, "rb") as f:
                         fd = -1
                         raw = f.read()
-                    encoded = base64.standard_b64encode(raw).decode("ascii")
-                    file_data = FileData(content=encoded, encoding="base64")
-                else:
-                    with os.fdopen(fd, "r", encoding="utf-8") as f:
-                        fd = -1
-                        content = f.read()
-            finally:
-                if fd >= 0:
-                    os.close(fd)
+                finally:
+                    if fd >= 0:
+                        os.close(fd)
+                file_data = FileData(content=base64.standard_b64encode(raw).decode("ascii"), encoding="base64")
 
             if file_type == "text":
                 empty_msg = check_empty_content(content)
@@ -535,15 +542,9 @@ class FilesystemBackend(BackendProtocol):
             # Create parent directories if needed
             resolved_path.parent.mkdir(parents=True, exist_ok=True)
 
-            # Prefer O_NOFOLLOW to avoid writing through symlinks
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-            if hasattr(os, "O_NOFOLLOW"):
-                flags |= os.O_NOFOLLOW
-            fd = os.open(resolved_path, flags, 0o644)
-            # newline="" disables Windows CRLF translation so callers that
-            # pass LF-only content get LF-only bytes on disk.
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(content)
+            # Written by the Rust core: O_NOFOLLOW (no writing through symlinks), mode 0644,
+            # UTF-8, no newline translation (LF-only content gives LF-only bytes).
+            _core.disk_write_text(str(resolved_path), content)
 
             return WriteResult(path=file_path)
         except (OSError, UnicodeEncodeError) as e:
@@ -578,10 +579,8 @@ class FilesystemBackend(BackendProtocol):
             if not resolved_path.exists() or not resolved_path.is_file():
                 return EditResult(error=f"Error: File '{file_path}' not found")
 
-            # Read securely
-            fd = os.open(resolved_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(fd, "r", encoding="utf-8") as f:
-                content = f.read()
+            # Read securely, in the Rust core (O_NOFOLLOW, universal newlines)
+            content = _core.disk_read_text(str(resolved_path))
 
             # Normalize line endings in old_string/new_string to match the
             # text-mode read above. Python universal newlines (the default
@@ -599,13 +598,8 @@ class FilesystemBackend(BackendProtocol):
 
             new_content, occurrences = result
 
-            # Write securely
-            flags = os.O_WRONLY | os.O_TRUNC
-            if hasattr(os, "O_NOFOLLOW"):
-                flags |= os.O_NOFOLLOW
-            fd = os.open(resolved_path, flags)
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(new_content)
+            # Written securely by the Rust core (O_NOFOLLOW, no newline translation).
+            _core.disk_write_text(str(resolved_path), new_content, create=False)
 
             return EditResult(path=file_path, occurrences=int(occurrences))
         except (OSError, UnicodeDecodeError, UnicodeEncodeError) as e:
@@ -1446,6 +1440,23 @@ class FilesystemBackend(BackendProtocol):
                     raise
                 responses.append(FileDownloadResponse(path=path, content=None, error=error))
         return responses
+
+
+class _Stat:
+    """The part of ``os.stat_result`` ``ls`` reads, from the core's listing."""
+
+    __slots__ = ("st_mtime", "st_size")
+
+    def __init__(self, size: int, mtime: float) -> None:
+        self.st_size = size
+        self.st_mtime = mtime
+
+
+def _stat_of(stat: tuple | None, path: Path) -> "_Stat | os.stat_result":
+    """The listed entry's size and mtime; ``path.stat()`` when the core had none."""
+    if stat is None or stat[3] is None:
+        return path.stat()
+    return _Stat(stat[2], stat[3])
 
 
 def _map_exception_to_standard_error(exc: Exception) -> FileOperationError | None:

@@ -233,6 +233,11 @@ async fn run(
             if let Some(e) = sh.resolved_permission_error("read", &permission_path) {
                 return err(e);
             }
+            if path.is_some()
+                && let Some(e) = unresolvable(sh, &permission_path)
+            {
+                return err(e);
+            }
             let backend_path = path.is_some().then_some(permission_path);
             let res = match tokio::time::timeout(GLOB_TIMEOUT, be.glob(cx, pattern, backend_path))
                 .await
@@ -276,6 +281,9 @@ async fn run(
                 Some(p) => {
                     let p = path_or_error!(p);
                     if let Some(e) = sh.permission_error("read", &p) {
+                        return err(e);
+                    }
+                    if let Some(e) = unresolvable(sh, &p) {
                         return err(e);
                     }
                     Some(p)
@@ -352,6 +360,20 @@ async fn run(
             })
         }
     }
+}
+
+/// A search root a disk backend cannot resolve inside its root (a symlink out of it):
+/// refused with deepagents' permission-check text. deepagents checks this only when
+/// permissions are set, and otherwise answers "No matches found"; here every such search
+/// is refused, so a link out of the root is never searched quietly.
+fn unresolvable(sh: &Shared, path: &str) -> Option<String> {
+    if !sh.rules.is_empty() {
+        return None; // already checked with the permissions
+    }
+    sh.backend
+        .real_path(path)
+        .err()
+        .map(|_| format!("Error: cannot resolve {path}"))
 }
 
 /// `_delete_target_may_have_descendants`: a directory, or anything the backend cannot
