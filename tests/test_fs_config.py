@@ -1,0 +1,44 @@
+"""File-tool settings deepagents_rs does not implement yet raise a clear error at
+``create_deep_agent`` instead of being ignored; the ones it does are accepted."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import deepagents_rs
+from deepagents_rs import FilesystemPermission
+from deepagents_rs.backends import FilesystemBackend
+from deepagents_rs.middleware.filesystem import FilesystemMiddleware
+from fake_models import ScriptedChatModel
+
+
+def _create(**kwargs):
+    return deepagents_rs.create_deep_agent(model=ScriptedChatModel([]), **kwargs)
+
+
+@pytest.mark.parametrize("limit", [None, 50_000])
+def test_human_message_eviction_off_or_default_is_accepted(limit) -> None:
+    _create(middleware=[FilesystemMiddleware(human_message_token_limit_before_evict=limit)])
+
+
+def test_an_explicit_human_message_limit_is_refused() -> None:
+    with pytest.raises(NotImplementedError, match="human_message_token_limit_before_evict"):
+        _create(middleware=[FilesystemMiddleware(human_message_token_limit_before_evict=1_000)])
+
+
+def test_interrupt_mode_permissions_are_refused() -> None:
+    rule = FilesystemPermission(operations=["write"], paths=["/**"], mode="interrupt")
+    with pytest.raises(NotImplementedError, match="interrupt"):
+        _create(permissions=[rule])
+
+
+def test_binary_offload_is_refused(tmp_path: Path) -> None:
+    # On a StateBackend deepagents turns it off with a warning; on disk it would be active.
+    backend = FilesystemBackend(root_dir=str(tmp_path), virtual_mode=True)
+    with pytest.raises(NotImplementedError, match="offload_binary_content"):
+        _create(middleware=[FilesystemMiddleware(backend=backend, offload_binary_content=True)])
