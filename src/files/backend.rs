@@ -186,10 +186,6 @@ impl FilesScope {
         Arc::new(files)
     }
 
-    pub fn snapshot(&self) -> &Arc<Map<String, Value>> {
-        &self.snapshot
-    }
-
     /// Queues a files update (a `null` value deletes), as StateBackend's `_send_files_update`.
     pub fn send(&self, update: Map<String, Value>) {
         self.written.lock().extend(update);

@@ -108,8 +108,8 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// deepagents' Python grep fallback: a literal search of every text file under `root`
-/// (or of `root` itself when it is a file), skipping files over `max_size` bytes and files
+/// deepagents' Python grep fallback: a literal search of every text file under the
+/// directory `root` (the backend passes a file's directory, as deepagents does), skipping files over `max_size` bytes and files
 /// that are not UTF-8, up to `max_count` matches.
 pub fn grep(
     root: &Path,
@@ -122,16 +122,7 @@ pub fn grep(
     let mut files = Vec::new();
     let mut total = 0usize;
     let mut capped = false;
-    let walk_root = if root.is_dir() {
-        root.to_path_buf()
-    } else {
-        root.parent().map(Path::to_path_buf).unwrap_or_default()
-    };
-    let only = (!root.is_dir()).then(|| root.to_path_buf());
-    let truncated = walk(&walk_root, deadline, |w| {
-        if only.as_ref().is_some_and(|o| *o != w.path) {
-            return true;
-        }
+    let truncated = walk(root, deadline, |w| {
         if include.is_some_and(|g| !g.is_match(&w.relative)) {
             return true;
         }

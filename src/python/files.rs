@@ -155,11 +155,11 @@ fn utf8_error(py: Python<'_>, bytes: &[u8], e: std::str::Utf8Error) -> PyResult<
 /// final symlink.
 #[pyfunction]
 pub(crate) fn disk_read_base64(py: Python<'_>, path: &str) -> PyResult<String> {
-    use base64_engine::encode;
+    use base64::Engine;
     let bytes = py
         .detach(|| disk::read_bytes(Path::new(path)))
         .map_err(|e| os_error(e, path))?;
-    Ok(encode(&bytes))
+    Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
 /// Writes `content` as UTF-8 with no newline translation (`newline=""`), creating the file
@@ -194,40 +194,4 @@ pub(crate) fn disk_list(py: Python<'_>, path: &str) -> PyResult<Vec<ListedEntry>
             )
         })
         .collect())
-}
-
-/// Standard base64 with padding (Python's `base64.standard_b64encode`).
-mod base64_engine {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-    pub fn encode(bytes: &[u8]) -> String {
-        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-        for chunk in bytes.chunks(3) {
-            let b = [
-                chunk[0],
-                *chunk.get(1).unwrap_or(&0),
-                *chunk.get(2).unwrap_or(&0),
-            ];
-            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-                } else {
-                    out.push('=');
-                }
-            }
-        }
-        out
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn encodes_as_python() {
-            assert_eq!(super::encode(b""), "");
-            assert_eq!(super::encode(b"f"), "Zg==");
-            assert_eq!(super::encode(b"fo"), "Zm8=");
-            assert_eq!(super::encode(b"foobar"), "Zm9vYmFy");
-        }
-    }
 }

@@ -128,7 +128,6 @@ impl Shared {
 
 pub struct Filesystem {
     tools: Vec<Arc<dyn Tool>>,
-    names: Vec<&'static str>,
     custom_descriptions: HashMap<String, String>,
     system_prompt: Option<String>,
     shared: Arc<Shared>,
@@ -181,7 +180,6 @@ impl Filesystem {
         }
         Ok(Filesystem {
             tools,
-            names,
             custom_descriptions: config.custom_descriptions,
             system_prompt: config.system_prompt.filter(|p| !p.is_empty()),
             shared,
@@ -365,7 +363,6 @@ impl Middleware for Filesystem {
         if !prompt.is_empty() {
             request.system = Some(append_to_system(request.system.take(), &prompt));
         }
-        let _ = &self.names;
         next.call(request)
     }
 
