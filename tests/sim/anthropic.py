@@ -51,8 +51,8 @@ non-streaming path returns: same ids, usage and cache accounting, and the same
 Pacing and faults for streaming clients: ``sim.gate_after_first_delta()`` holds the
 next stream after its first text delta until the test sets the returned event, and
 ``Reply(body=..., stream_fault=StreamFault(...))`` sends an ``event: error``
-(``overloaded_error`` by default), ends the body early, or resets the connection,
-mid-stream.
+(``overloaded_error`` by default), ends the body early, resets the connection, or
+sends an event whose ``data:`` is not JSON, mid-stream.
 """
 
 from __future__ import annotations
@@ -62,15 +62,14 @@ import hashlib
 import json
 import math
 import re
-import socket
-import struct
-import sys
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal, Self
+from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from ._server import Frame, SimServer, _Handler, canonical_json
+from ._server import StreamLog as _StreamLog
+from ._server import pieces as _pieces
 
 __all__ = [
     "Block",
@@ -112,15 +111,6 @@ _NOT_CACHEABLE_TYPES = frozenset({"thinking", "redacted_thinking"})
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def canonical_json(obj: Any) -> str:
-    """Compact JSON used for token counts and prefix hashes.
-
-    Keys keep their received order on purpose (see the module docstring); the
-    length, and so the token count, does not depend on key order.
-    """
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def block_tokens(block: dict[str, Any]) -> int:
@@ -221,14 +211,16 @@ class StreamFault:
       error_type, "message": message}}`` (by default the API's mid-stream
       ``overloaded_error`` ``"Overloaded"``), then the body ends cleanly;
     * ``"truncate"``: the body ends cleanly with no more events (no ``message_stop``);
-    * ``"reset"``: the connection is reset (TCP RST) with no more events.
+    * ``"reset"``: the connection is reset (TCP RST) with no more events;
+    * ``"malformed"``: the next event goes out with its ``data:`` line cut in half
+      (not JSON), then the body ends cleanly, as a broken proxy would send it.
 
     Cache writes are committed anyway, as the real API commits them when the
     response starts.
     """
 
     after_events: int | None = None
-    kind: Literal["error", "truncate", "reset"] = "error"
+    kind: Literal["error", "truncate", "reset", "malformed"] = "error"
     error_type: str = "overloaded_error"
     message: str = "Overloaded"
 
@@ -292,20 +284,14 @@ class Recorded:
     stream: StreamLog | None = None
 
 
-@dataclass
-class StreamLog:
-    """What the server sent for a streamed reply, updated while it sends."""
+class StreamLog(_StreamLog):
+    """What the server sent for a streamed reply, updated while it sends.
 
-    # (event name, data) in the order sent; an event is appended just before it is written.
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    complete: bool = False  # message_stop was sent (the last event)
-    fault: str | None = None  # StreamFault.kind, once the fault was applied
-    gated: bool = False  # this stream waited on a gate_after_first_delta() event
-    gate_timed_out: bool = False  # ... and the test never set it in time
-
-    def names(self) -> list[str]:
-        """The event names, in order."""
-        return [name for name, _ in self.events]
+    ``events`` are (event name, data) in the order sent; ``complete`` means
+    ``message_stop`` (the last event) was sent; ``fault`` is ``StreamFault.kind``
+    once the fault was applied (a ``"malformed"`` event is logged with its raw
+    text as data).
+    """
 
     def deltas(self, kind: str = "text_delta") -> list[str]:
         """The payloads of the ``content_block_delta`` events of one delta type, in order."""
@@ -351,18 +337,7 @@ class _Outcome:
     fault: StreamFault | None = None
 
 
-@dataclass
-class _Gate:
-    event: threading.Event
-    timeout: float
-    on_timeout: str
-
-
 # --------------------------------------------------------------------------- streaming
-
-
-def _pieces(s: str, size: int) -> list[str]:
-    return [s[i : i + size] for i in range(0, len(s), size)]
 
 
 def stream_events(
@@ -689,38 +664,7 @@ def _breakpoints(body: dict[str, Any], merge_consecutive: bool) -> list[Breakpoi
 # --------------------------------------------------------------------------- server
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    # Tests open and close many short connections; do not linger on TIME_WAIT.
-    allow_reuse_address = True
-    sim: SimAnthropic
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that drops a keep-alive connection (or a stream it stopped reading)
-        # is normal; anything else is still printed.
-        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
-            return
-        super().handle_error(request, client_address)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    # HTTP/1.1 keep-alive, like the real API; every answer carries Content-Length.
-    protocol_version = "HTTP/1.1"
-    # The headers and the body go out in two writes; with Nagle on, the body waits
-    # for the client's delayed ACK (~40 ms per request on Linux loopback).
-    disable_nagle_algorithm = True
-    server: _Server
-
-    def _any(self) -> None:
-        self.server.sim._handle(self)
-
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _any
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # keep test output clean; everything is in sim.requests
-
-
-class SimAnthropic:
+class SimAnthropic(SimServer):
     """A scripted, recording, cache-simulating Anthropic Messages API server.
 
     Args:
@@ -736,7 +680,16 @@ class SimAnthropic:
         stream_framing: ``"chunked"`` (one HTTP chunk per event, keep-alive) or
             ``"close"`` (no length; the body ends when the connection closes).
         stream_event_delay: real seconds between two events, for idle-timeout tests.
+
+    ``base_url`` is ``http://127.0.0.1:PORT``, what ``anthropic.Anthropic(base_url=...)``
+    and ``ANTHROPIC_BASE_URL`` take. The lifecycle, ``script``, ``pending``,
+    ``advance``/``now``, ``handler_seconds`` and ``gate_after_first_delta`` (which
+    holds a stream after ``message_start``, ``ping``, the first block's start and its
+    first delta) come from ``SimServer`` (tests/sim/_server.py).
     """
+
+    _thread_name = "sim-anthropic"
+    requests: list[Recorded]
 
     def __init__(
         self,
@@ -749,133 +702,32 @@ class SimAnthropic:
         stream_framing: Literal["chunked", "close"] = "chunked",
         stream_event_delay: float = 0.0,
     ) -> None:
-        if stream_framing not in ("chunked", "close"):
-            raise ValueError(f"stream_framing must be 'chunked' or 'close', got {stream_framing!r}")
         self.min_cache_tokens = min_cache_tokens
         self.lookback = lookback
         self.merge_consecutive_roles = merge_consecutive_roles
         self.stream_text_chunk = stream_text_chunk
         self.stream_json_chunk = stream_json_chunk
-        self.stream_framing = stream_framing
-        self.stream_event_delay = stream_event_delay
-        self._gates: list[_Gate] = []  # made, not taken yet
-        self._all_gates: list[threading.Event] = []  # every gate made, released at close()
-        self.requests: list[Recorded] = []
-        self._script: list[dict[str, Any] | Reply] = []
         self._cache: dict[str, _Entry] = {}
-        self._clock = 0.0
         self._msg_counter = 0
         self._tool_counter = 0
-        self._seq = 0
-        self._lock = threading.RLock()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.sim = self
-        self.port: int = self._server.server_address[1]
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            daemon=True,
-            name="sim-anthropic",
-        )
-        self._thread.start()
-        self._closed = False
+        super().__init__(stream_framing=stream_framing, stream_event_delay=stream_event_delay)
 
     # ---------------------------------------------------------------- public API
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Stop the server and wait for its thread."""
-        if self._closed:
-            return
-        self._closed = True
-        for event in self._all_gates:
-            event.set()  # a stream still held on a gate finishes (into a closed socket)
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+    def _check_reply(self, reply: Any) -> None:
+        if not isinstance(reply, (dict, Reply)):
+            raise TypeError(f"a scripted reply must be a dict or a Reply, got {type(reply).__name__}")
 
     def script(self, *replies: dict[str, Any] | Reply) -> None:
         """Append replies to the FIFO; each request to /v1/messages that passes validation takes one."""
-        for r in replies:
-            if not isinstance(r, (dict, Reply)):
-                raise TypeError(f"a scripted reply must be a dict or a Reply, got {type(r).__name__}")
-        with self._lock:
-            self._script.extend(copy.deepcopy(list(replies)))
-
-    def gate_after_first_delta(
-        self,
-        *,
-        timeout: float = 10.0,
-        on_timeout: Literal["error", "finish"] = "error",
-    ) -> threading.Event:
-        """Hold the next streamed reply after its first text delta until the returned event is set.
-
-        The server sends ``message_start``, ``ping``, the first block's start and its
-        first ``text_delta`` (the first ``content_block_delta`` of any kind when the
-        reply has no text), then waits. A test sets the event when its client has
-        surfaced that first piece, which proves the client reads the stream as it
-        arrives. If the event is not set within ``timeout`` real seconds, the stream
-        either fails with an ``event: error`` (``api_error``, message starting
-        ``sim: gate timed out``; ``on_timeout="error"``, the default) or goes on
-        (``"finish"``); ``Recorded.stream.gate_timed_out`` is set either way.
-        Gates are taken by streamed replies in the order they were made.
-        """
-        if on_timeout not in ("error", "finish"):
-            raise ValueError(f"on_timeout must be 'error' or 'finish', got {on_timeout!r}")
-        gate = _Gate(threading.Event(), timeout, on_timeout)
-        with self._lock:
-            self._gates.append(gate)
-            self._all_gates.append(gate.event)
-        return gate.event
-
-    @property
-    def pending_gates(self) -> int:
-        """Gates made by ``gate_after_first_delta`` that no streamed reply has taken yet."""
-        with self._lock:
-            return len(self._gates)
-
-    @property
-    def pending(self) -> int:
-        """Scripted replies not consumed yet."""
-        with self._lock:
-            return len(self._script)
-
-    def advance(self, seconds: float) -> None:
-        """Move the virtual clock that drives cache TTLs."""
-        with self._lock:
-            self._clock += seconds
-
-    @property
-    def now(self) -> float:
-        """The virtual clock, in seconds since the server started."""
-        return self._clock
+        super().script(*replies)
 
     def reset(self) -> None:
         """Drop the script, the gates, the request log and the cache; reset clock and id counters."""
         with self._lock:
-            self._script.clear()
-            for gate in self._gates:
-                gate.event.set()  # nobody waits on these; release them anyway
-            self._gates.clear()
-            self.requests.clear()
+            super().reset()
             self._cache.clear()
-            self._clock = 0.0
-            self._msg_counter = self._tool_counter = self._seq = 0
-
-    @property
-    def handler_seconds(self) -> float:
-        """Total ``Recorded.handler_seconds`` of the requests recorded since the last reset.
-
-        Benchmarks subtract it from a run's wall time to get the client's own time.
-        """
-        with self._lock:
-            return sum(r.handler_seconds for r in self.requests)
+            self._msg_counter = self._tool_counter = 0
 
     def blocks(self, body: dict[str, Any]) -> list[Block]:
         """The prompt blocks of a request body, as the cache simulation sees them."""
@@ -894,25 +746,11 @@ class SimAnthropic:
     # ---------------------------------------------------------------- request handling
 
     def _handle(self, h: _Handler) -> None:
-        length = int(h.headers.get("content-length") or 0)
-        raw = h.rfile.read(length) if length > 0 else b""
+        raw, headers, body = self._read(h)
         started = time.perf_counter()
-        headers = {k.lower(): v for k, v in h.headers.items()}
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        with self._lock:
-            self._seq += 1
-            rec = Recorded(
-                seq=self._seq - 1,
-                method=h.command,
-                path=h.path,
-                headers=headers,
-                raw=raw,
-                body=body,
-            )
-            self.requests.append(rec)
+        rec = self._log(
+            lambda seq: Recorded(seq=seq, method=h.command, path=h.path, headers=headers, raw=raw, body=body)
+        )
         try:
             outcome = self._dispatch(h.command, urlsplit(h.path).path, headers, raw, body, rec.seq)
         except SimError as e:
@@ -926,7 +764,8 @@ class SimAnthropic:
         if outcome.stream:
             self._send_stream(h, outcome, rec, started)
         else:
-            self._send_json(h, outcome, rec, started)
+            headers = {"request-id": f"req_sim_{rec.seq}", **outcome.headers}
+            self._send_json(h, outcome.status, outcome.body, headers, rec, started)
 
     def _dispatch(
         self,
@@ -951,13 +790,12 @@ class SimAnthropic:
         if not isinstance(streamed, bool):
             raise SimError(400, "stream: Input should be a valid boolean")
 
-        with self._lock:
-            if not self._script:
-                err = self._error(500, "api_error", "sim: no scripted reply left")
-                # Keep SDK retries from hiding (and slowing down) the failure.
-                err.headers["x-should-retry"] = "false"
-                return err
-            reply = self._script.pop(0)
+        reply = self._pop_reply()
+        if reply is None:
+            err = self._error(500, "api_error", "sim: no scripted reply left")
+            # Keep SDK retries from hiding (and slowing down) the failure.
+            err.headers["x-should-retry"] = "false"
+            return err
 
         fault: StreamFault | None = None
         if isinstance(reply, Reply):
@@ -1121,39 +959,12 @@ class SimAnthropic:
     def _error(self, status: int, error_type: str, msg: str) -> _Outcome:
         return _Outcome(status, {"type": "error", "error": {"type": error_type, "message": msg}})
 
-    def _send_json(self, h: _Handler, outcome: _Outcome, rec: Recorded, started: float) -> None:
-        # Streaming (SSE) would get its own sender next to this one.
-        if isinstance(outcome.body, (dict, list)):
-            data = json.dumps(outcome.body).encode()
-            ctype = "application/json"
-            rec.response = outcome.body
-        else:
-            data = outcome.body.encode() if isinstance(outcome.body, str) else bytes(outcome.body)
-            ctype = "text/html; charset=utf-8"
-            rec.response = data.decode("utf-8", "replace")
-        headers = {"content-type": ctype, "request-id": f"req_sim_{rec.seq}"}
-        headers.update({k.lower(): v for k, v in outcome.headers.items()})
-        # Stamped before the first byte goes out, so a client that has its answer
-        # always sees the final value; the two socket writes below are not counted.
-        rec.handler_seconds = time.perf_counter() - started
-        try:
-            h.send_response(outcome.status)
-            for k, v in headers.items():
-                h.send_header(k, v)
-            h.send_header("content-length", str(len(data)))
-            h.end_headers()
-            if h.command != "HEAD":
-                h.wfile.write(data)
-            h.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout tests); the request is still recorded
-
     def _send_stream(self, h: _Handler, outcome: _Outcome, rec: Recorded, started: float) -> None:
         """Send a completed message as SSE events, each written (and so flushed) on its own."""
         msg = outcome.body
         events = stream_events(msg, text_chunk=self.stream_text_chunk, json_chunk=self.stream_json_chunk)
-        log = StreamLog()
-        rec.stream = log
+        frames: list[Frame] = [(name, data, sse_bytes(name, data)) for name, data in events]
+        rec.stream = StreamLog()
         rec.response = msg
         fault = outcome.fault
         cut = len(events)
@@ -1163,77 +974,34 @@ class SimAnthropic:
                 cut = names.index("content_block_delta") + 1 if "content_block_delta" in names else len(events) - 1
             else:
                 cut = max(0, min(fault.after_events, len(events)))
+        fault_frames: list[Frame] = []
+        if fault is not None and fault.kind == "error":
+            data = {"type": "error", "error": {"type": fault.error_type, "message": fault.message}}
+            fault_frames = [("error", data, sse_bytes("error", data))]
+        elif fault is not None and fault.kind == "malformed":
+            name, data = events[cut] if cut < len(events) else ("message_stop", {"type": "message_stop"})
+            payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+            broken = payload[: max(1, len(payload) // 2)]
+            fault_frames = [("malformed", broken, f"event: {name}\ndata: {broken}\n\n".encode())]
         # The gate holds the stream after its first text delta (or first delta of any kind).
         deltas = [i for i, (name, _) in enumerate(events) if name == "content_block_delta"]
         texts = [i for i in deltas if events[i][1]["delta"]["type"] == "text_delta"]
         gate_at = (texts or deltas or [None])[0]
-        gate: _Gate | None = None
-        if gate_at is not None and gate_at < cut:
-            with self._lock:
-                if self._gates:
-                    gate = self._gates.pop(0)
-                    log.gated = True
 
-        chunked = self.stream_framing == "chunked"
-        headers = {
-            "content-type": "text/event-stream; charset=utf-8",
-            "cache-control": "no-cache",
-            "request-id": f"req_sim_{rec.seq}",
-        }
-        headers.update({k.lower(): v for k, v in outcome.headers.items()})
-        rec.handler_seconds = time.perf_counter() - started
+        def timeout_frame(message: str) -> Frame:
+            data = {"type": "error", "error": {"type": "api_error", "message": message}}
+            return ("error", data, sse_bytes("error", data))
 
-        def write(data: bytes) -> None:
-            if chunked:
-                data = f"{len(data):x}\r\n".encode() + data + b"\r\n"
-            h.wfile.write(data)
-            h.wfile.flush()
-
-        def send(name: str, data: dict[str, Any]) -> None:
-            # Logged before it is written, so a client that has an event finds it in the log.
-            log.events.append((name, data))
-            log.complete = name == "message_stop"
-            write(sse_bytes(name, data))
-
-        try:
-            h.send_response(200)
-            for k, v in headers.items():
-                h.send_header(k, v)
-            if chunked:
-                h.send_header("transfer-encoding", "chunked")
-            else:
-                h.send_header("connection", "close")
-                h.close_connection = True
-            h.end_headers()
-            for i, (name, data) in enumerate(events):
-                if i == cut:
-                    break
-                if i > 0 and self.stream_event_delay > 0:
-                    time.sleep(self.stream_event_delay)
-                send(name, data)
-                if gate is not None and i == gate_at and not gate.event.wait(gate.timeout):
-                    log.gate_timed_out = True
-                    if gate.on_timeout == "error":
-                        message = (
-                            f"sim: gate timed out: the client did not surface the first delta within {gate.timeout}s"
-                        )
-                        send("error", {"type": "error", "error": {"type": "api_error", "message": message}})
-                        log.fault = "gate_timeout"
-                        fault = None
-                        break
-            if fault is not None:
-                log.fault = fault.kind
-                if fault.kind == "error":
-                    error = {"type": fault.error_type, "message": fault.message}
-                    send("error", {"type": "error", "error": error})
-                elif fault.kind == "reset":
-                    # SO_LINGER {on, 0} makes close() send a RST instead of a FIN.
-                    h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                    h.close_connection = True
-                    h.connection.close()
-                    return
-            if chunked:
-                h.wfile.write(b"0\r\n\r\n")
-                h.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            h.close_connection = True  # the client went away mid-stream; the request is still recorded
+        headers = {"request-id": f"req_sim_{rec.seq}", **outcome.headers}
+        self._send_frames(
+            h,
+            rec,
+            started,
+            headers,
+            frames,
+            cut=cut,
+            gate_at=gate_at,
+            fault=fault.kind if fault is not None else None,
+            fault_frames=fault_frames,
+            timeout_frame=timeout_frame,
+        )
