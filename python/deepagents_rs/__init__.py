@@ -13,6 +13,7 @@ from .errors import GraphRecursionError, ModelConnectionError, ModelProviderErro
 from .graph import DeepAgent, create_deep_agent
 from .middleware.filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .middleware.subagents import CompiledSubAgent, SubAgent
+from .profiles import ProviderProfile, register_provider_profile
 
 __version__ = _core_version
 
@@ -25,7 +26,9 @@ __all__ = [
     "GraphRecursionError",
     "ModelConnectionError",
     "ModelProviderError",
+    "ProviderProfile",
     "SubAgent",
     "__version__",
     "create_deep_agent",
+    "register_provider_profile",
 ]
