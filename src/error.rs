@@ -33,33 +33,22 @@ pub enum Error {
 /// Why a model call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    /// The provider answered with an error status.
-    #[error("{provider} API error {status} ({kind}): {message}")]
-    Api {
-        provider: &'static str,
-        status: u16,
-        kind: String,
-        message: String,
-        request_id: Option<String>,
-    },
-    /// The request never got an answer (connection refused, reset, timeout).
-    #[error("{provider} connection error: {message}")]
-    Connection {
-        provider: &'static str,
-        message: String,
-    },
-    /// The provider answered 2xx with a body we cannot read.
-    #[error("{provider} returned an unreadable response: {message}")]
-    Decode {
-        provider: &'static str,
-        message: String,
-    },
+    /// A native provider's call failed (after its retries), classified. Boxed: it is large
+    /// and rare, and every `Result` of the loop carries this type.
+    #[error(transparent)]
+    Provider(Box<crate::providers::ProviderError>),
     /// Missing API key, bad model string and the like.
     #[error("{0}")]
     Config(String),
     /// A model implemented by the host (a Python chat model) raised.
     #[error("chat model failed: {0}")]
     Host(Arc<BoxError>),
+}
+
+impl From<crate::providers::ProviderError> for ModelError {
+    fn from(e: crate::providers::ProviderError) -> Self {
+        ModelError::Provider(Box::new(e))
+    }
 }
 
 impl ModelError {

@@ -102,10 +102,13 @@ impl TokenSink {
         self.report(MessagePayload::HostChunk(chunk));
     }
 
-    /// A chunk the core made (LangChain `AIMessageChunk` fields), tagged with the call's id.
+    /// A chunk the core made (LangChain `AIMessageChunk` fields), tagged with the call's id
+    /// unless the provider gave it one (LangChain keeps a provider's id).
     pub fn native_chunk(&self, mut fields: Map<String, Value>) {
         self.sent.store(true, Ordering::Relaxed);
-        fields.insert("id".into(), Value::String(self.call_id.to_string()));
+        if !fields.get("id").is_some_and(Value::is_string) {
+            fields.insert("id".into(), Value::String(self.call_id.to_string()));
+        }
         self.report(MessagePayload::NativeChunk(fields));
     }
 

@@ -14,7 +14,7 @@ class CoreAgent:
 
     def __init__(
         self,
-        model: tuple[str, str] | Any,
+        model: tuple[str, str] | tuple[str, str, dict[str, Any] | None] | Any,
         tools: list[Any],
         system: dict[str, Any],
         name: str | None = None,

@@ -2,9 +2,16 @@
 
 ``GraphRecursionError`` is LangGraph's own class when LangGraph is installed, so code that
 catches it from ``langgraph.errors`` keeps working.
+
+A native provider's failure is one class per kind, each also a subclass of the class
+langchain-core (>= 1.8) gives that kind (``ModelRateLimitError``, ``ContextOverflowError``,
+...) when langchain-core is installed, so code written against LangChain's classified model
+errors, and deepagents' summarization that catches ``ContextOverflowError``, catch ours.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 try:
     from langgraph.errors import GraphRecursionError
@@ -14,8 +21,40 @@ except ImportError:
         """The agent took more steps than ``config["recursion_limit"]`` allows."""
 
 
+def _langchain_class(name: str) -> tuple[type[BaseException], ...]:
+    try:
+        import langchain_core.exceptions as lc
+    except ImportError:
+        return ()
+    cls = getattr(lc, name, None)
+    return (cls,) if isinstance(cls, type) else ()
+
+
+class ModelConnectionError(RuntimeError, *_langchain_class("ModelConnectionError")):  # type: ignore[misc]
+    """A model provider could not be reached, the connection broke, or it answered something
+    unreadable."""
+
+    is_retryable = True
+
+    def __init__(self, message: str, provider: str = "", kind: str = "connection") -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.kind = kind
+
+
+class ModelTimeoutError(ModelConnectionError, *_langchain_class("ModelTimeoutError")):  # type: ignore[misc]
+    """A model provider did not answer within the model's timeout."""
+
+
 class ModelProviderError(RuntimeError):
-    """A model provider answered with an error status."""
+    """A model provider answered with an error (an error status, or an error in its stream).
+
+    Attributes: ``provider`` (``"anthropic"``, ``"openai"``), ``status_code``, ``error_type``
+    (the provider's own type, e.g. ``"overloaded_error"``), ``code`` (e.g.
+    ``"context_length_exceeded"``), ``provider_message`` and ``request_id``. Never the key.
+    """
+
+    is_retryable = False
 
     def __init__(
         self,
@@ -25,6 +64,8 @@ class ModelProviderError(RuntimeError):
         error_type: str = "",
         provider_message: str = "",
         request_id: str | None = None,
+        code: str | None = None,
+        kind: str = "",
     ) -> None:
         super().__init__(message)
         self.provider = provider
@@ -32,10 +73,114 @@ class ModelProviderError(RuntimeError):
         self.error_type = error_type
         self.provider_message = provider_message
         self.request_id = request_id
+        self.code = code
+        self.kind = kind
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            type(self),
+            (
+                self.args[0] if self.args else "",
+                self.provider,
+                self.status_code,
+                self.error_type,
+                self.provider_message,
+                self.request_id,
+                self.code,
+                self.kind,
+            ),
+        )
 
 
-class ModelConnectionError(RuntimeError):
-    """A model provider could not be reached, or answered something unreadable."""
+class RateLimitError(ModelProviderError, *_langchain_class("ModelRateLimitError")):  # type: ignore[misc]
+    """429: too many requests or tokens. Retried before it is raised."""
+
+    is_retryable = True
 
 
-__all__ = ["GraphRecursionError", "ModelConnectionError", "ModelProviderError"]
+class QuotaExceededError(ModelProviderError, *_langchain_class("ModelRateLimitError")):  # type: ignore[misc]
+    """Out of credit (OpenAI's ``insufficient_quota``, Anthropic's ``billing_error``). Never
+    retried."""
+
+
+class OverloadedError(ModelProviderError, *_langchain_class("ModelAPIError")):  # type: ignore[misc]
+    """The provider is overloaded (Anthropic's 529). Retried before it is raised."""
+
+    is_retryable = True
+
+
+class ServerError(ModelProviderError, *_langchain_class("ModelAPIError")):  # type: ignore[misc]
+    """A 5xx from the provider. Retried before it is raised."""
+
+    is_retryable = True
+
+
+class AuthenticationError(ModelProviderError, *_langchain_class("ModelAuthenticationError")):  # type: ignore[misc]
+    """401: the API key is missing or wrong."""
+
+
+class PermissionDeniedError(ModelProviderError, *_langchain_class("ModelPermissionDeniedError")):  # type: ignore[misc]
+    """403: the key may not use this model or feature."""
+
+
+class NotFoundError(ModelProviderError, *_langchain_class("ModelNotFoundError")):  # type: ignore[misc]
+    """404: usually an unknown model name."""
+
+
+class BadRequestError(ModelProviderError, *_langchain_class("ModelInvalidRequestError")):  # type: ignore[misc]
+    """Any other 4xx: the provider refused the request."""
+
+
+class ContextOverflowError(BadRequestError, *_langchain_class("ContextOverflowError")):  # type: ignore[misc]
+    """The prompt does not fit the model's context window, whatever the provider's wording
+    (Anthropic's "prompt is too long", OpenAI's ``context_length_exceeded``, ...)."""
+
+
+# The core's error kinds (src/providers/error.rs, ErrorKind::name) and their classes.
+_BY_KIND: dict[str, type[ModelProviderError]] = {
+    "rate_limited": RateLimitError,
+    "quota_exceeded": QuotaExceededError,
+    "overloaded": OverloadedError,
+    "server_error": ServerError,
+    "authentication": AuthenticationError,
+    "permission": PermissionDeniedError,
+    "not_found": NotFoundError,
+    "context_overflow": ContextOverflowError,
+    "bad_request": BadRequestError,
+}
+
+
+def _provider_error(
+    kind: str,
+    message: str,
+    provider: str,
+    status: int | None,
+    error_type: str | None,
+    code: str | None,
+    provider_message: str,
+    request_id: str | None,
+) -> Exception:
+    """The exception for a core provider error (called by the binding)."""
+    if kind in ("connection", "decode") and status is None:
+        return ModelConnectionError(message, provider, kind)
+    if kind == "timeout" and status is None:
+        return ModelTimeoutError(message, provider, kind)
+    cls = _BY_KIND.get(kind, ServerError if (status or 0) >= 500 else BadRequestError)
+    return cls(message, provider, status or 0, error_type or "", provider_message, request_id, code, kind)
+
+
+__all__ = [
+    "AuthenticationError",
+    "BadRequestError",
+    "ContextOverflowError",
+    "GraphRecursionError",
+    "ModelConnectionError",
+    "ModelProviderError",
+    "ModelTimeoutError",
+    "NotFoundError",
+    "OverloadedError",
+    "PermissionDeniedError",
+    "QuotaExceededError",
+    "RateLimitError",
+    "ServerError",
+]

@@ -11,7 +11,9 @@ from . import _callbacks, _compat, _convert, _runtime, _stream
 from ._backend_adapter import fs_config
 from ._core import CoreAgent
 from ._middleware import MiddlewareAdapter, declared_keys, schema_omissions
+from ._model_spec import init_langchain_model, resolve_model_spec
 from ._models import ModelAdapter
+from ._native_models import native_settings
 from ._profiles import SYSTEM_PROMPT_SUFFIXES
 from ._structured import make_response_format
 from ._subagents import build_specs
@@ -61,18 +63,6 @@ def _deprecation_category() -> type[Warning]:
     return LangChainDeprecationWarning
 
 
-def _parse_model_string(model: str) -> tuple[str, str]:
-    provider, sep, name = model.partition(":")
-    if not sep:
-        # init_chat_model's inference for bare names.
-        if model.startswith("claude"):
-            return "anthropic", model
-        raise ValueError(
-            f"Cannot infer the provider of model {model!r}; use 'provider:model', e.g. 'anthropic:{model}'."
-        )
-    return provider, name
-
-
 def _profile_key(model: Any) -> str | None:
     # deepagents looks a model string up as written: "claude-sonnet-4-6" has no profile,
     # "anthropic:claude-sonnet-4-6" has one.
@@ -107,13 +97,18 @@ def _system_message(system_prompt: Any, model: Any) -> dict:
 
 
 def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
-    """What the core takes for a model: ``(provider, name)`` for a native provider, or an
-    adapter calling a LangChain chat model back (bound to ``tools``)."""
+    """What the core takes for a model: ``(provider, name, settings)`` for a native provider,
+    or an adapter calling a LangChain chat model back (bound to ``tools``).
+
+    A string resolves as deepagents resolves it (``init_chat_model`` with the provider
+    profiles' kwargs): natively when the provider is native and every kwarg is one the
+    native client takes, else through LangChain's ``init_chat_model``."""
     if isinstance(model, str):
-        provider, model_name = _parse_model_string(model)
-        if provider != "anthropic":
-            raise _planned(f"model={model!r}", f"the native {provider} provider")
-        return (provider, model_name)
+        provider, model_name, kwargs = resolve_model_spec(model)
+        settings = native_settings(provider, kwargs)
+        if settings is not None:
+            return (provider, model_name, settings)
+        model = init_langchain_model(model, kwargs)
     if _compat.is_lc_chat_model(model):
         return ModelAdapter(model, {a.name: a.bindable for a in tools})
     raise TypeError(f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}")

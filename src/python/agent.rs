@@ -28,7 +28,7 @@ use crate::middleware::{
     UnsupportedContent, with_custom,
 };
 use crate::model::ChatModel;
-use crate::providers::{AnthropicChat, AnthropicConfig};
+use crate::providers::native::{NativeOptions, native_model};
 use crate::state::AgentState;
 use crate::structured::StructuredOutput;
 use crate::subagents::{ForkSpec, Mode, Subagent, SubagentKind, TaskTool};
@@ -39,11 +39,22 @@ pub(crate) struct CoreAgent {
     agent: Agent,
 }
 
-/// `(provider, name)` for a native provider, or a model adapter object.
+/// `(provider, name, settings)` for a native provider, or a model adapter object.
 fn model_from_py(model: &Bound<'_, PyAny>) -> PyResult<Arc<dyn ChatModel>> {
     if let Ok(t) = model.cast::<PyTuple>() {
-        let (provider, model_name): (String, String) = t.extract()?;
-        native_model(&provider, &model_name)
+        let (provider, model_name, settings): (String, String, Option<Bound<'_, PyDict>>) =
+            if t.len() == 2 {
+                let (p, n): (String, String) = t.extract()?;
+                (p, n, None)
+            } else {
+                t.extract()?
+            };
+        let options: NativeOptions = match settings {
+            Some(d) => pythonize::depythonize(&d)
+                .map_err(|e| bad_input(format!("model '{provider}:{model_name}': {e}")))?,
+            None => NativeOptions::default(),
+        };
+        native_model(&provider, &model_name, options).map_err(|e| to_py(e.into()))
     } else {
         Ok(Arc::new(PyChatModel::new(model)?))
     }
@@ -191,18 +202,6 @@ fn response_format_from_py(
         Some(a) => Some(Arc::new(PyStructured::new(&a)?)),
         None => None,
     })
-}
-
-fn native_model(provider: &str, name: &str) -> PyResult<Arc<dyn ChatModel>> {
-    match provider {
-        "anthropic" => {
-            let config = AnthropicConfig::from_env(name).map_err(|e| to_py(e.into()))?;
-            Ok(Arc::new(AnthropicChat::new(config)))
-        }
-        other => Err(bad_input(format!(
-            "unknown native model provider '{other}'"
-        ))),
-    }
 }
 
 /// The input state: `messages` as message dicts, `files`, and any other keys kept as is.

@@ -5,6 +5,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::error::{BoxError, Error, ModelError};
+use crate::providers::ProviderError;
 
 fn original(source: &BoxError) -> Option<PyErr> {
     source
@@ -43,31 +44,32 @@ pub(crate) fn to_py(err: Error) -> PyErr {
             original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
         }
         Error::RecursionLimit { .. } => exception(py, "GraphRecursionError", (err.to_string(),)),
-        Error::Model(ModelError::Api {
-            provider,
-            status,
-            ref kind,
-            ref message,
-            ref request_id,
-        }) => exception(
-            py,
-            "ModelProviderError",
-            (
-                err.to_string(),
-                provider,
-                status,
-                kind.clone(),
-                message.clone(),
-                request_id.clone(),
-            ),
-        ),
-        Error::Model(ModelError::Connection { .. } | ModelError::Decode { .. }) => {
-            exception(py, "ModelConnectionError", (err.to_string(),))
-        }
+        Error::Model(ModelError::Provider(ref e)) => provider_error(py, e),
         Error::Model(ModelError::Config(_)) | Error::InvalidInput(_) => {
             PyValueError::new_err(err.to_string())
         }
     })
+}
+
+/// A provider's classified error as the `deepagents_rs.errors` class for its kind.
+fn provider_error(py: Python<'_>, e: &ProviderError) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let make = py
+            .import("deepagents_rs.errors")?
+            .getattr("_provider_error")?;
+        let exc = make.call1((
+            e.kind.name(),
+            e.to_string(),
+            e.provider,
+            e.status,
+            e.error_type.as_deref(),
+            e.code.as_deref(),
+            e.message.clone(),
+            e.request_id.as_deref(),
+        ))?;
+        Ok(PyErr::from_value(exc))
+    };
+    build().unwrap_or_else(|err| err)
 }
 
 /// Conversion failures at the boundary (bad message dicts and the like).
@@ -91,6 +93,7 @@ pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
         Error::Model(ModelError::Host(source)) => {
             original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
         }
+        Error::Model(ModelError::Provider(e)) => provider_error(py, e),
         Error::Model(_) | Error::RecursionLimit { .. } => PyRuntimeError::new_err(err.to_string()),
         Error::InvalidInput(_) => PyValueError::new_err(err.to_string()),
     }

@@ -6,34 +6,33 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::anthropic::{PROVIDER, usage_metadata};
-use super::sse::SseEvent;
-use crate::error::ModelError;
-use crate::messages::{AiMessage, Content, ToolCall};
+use super::PROVIDER;
+use super::response::usage_metadata;
+use crate::messages::AiMessage;
+use crate::providers::chunks::ChunkMerger;
+use crate::providers::error::ProviderError;
+use crate::providers::sse::SseEvent;
 
 pub struct StreamAssembler {
     /// langchain-anthropic streams plain strings when no tools, documents or thinking are in
     /// the request, and content blocks otherwise.
     coerce_to_string: bool,
-    merged: Map<String, Value>,
+    merged: ChunkMerger,
     /// Indices of `tool_use` blocks (their JSON deltas are also tool-call chunks).
     tool_blocks: HashSet<u64>,
     start_usage: Map<String, Value>,
     stopped: bool,
 }
 
-fn decode(message: impl Into<String>) -> ModelError {
-    ModelError::Decode {
-        provider: PROVIDER,
-        message: message.into(),
-    }
+fn decode(message: impl Into<String>) -> ProviderError {
+    ProviderError::decode(PROVIDER, message)
 }
 
 impl StreamAssembler {
     pub fn new(coerce_to_string: bool) -> Self {
         StreamAssembler {
             coerce_to_string,
-            merged: Map::new(),
+            merged: ChunkMerger::default(),
             tool_blocks: HashSet::new(),
             start_usage: Map::new(),
             stopped: false,
@@ -50,7 +49,7 @@ impl StreamAssembler {
 
     /// The chunk one event makes (LangChain `AIMessageChunk` fields), if any; merged into the
     /// final message as it goes. An `error` event is the provider's error.
-    pub fn event(&mut self, event: &SseEvent) -> Result<Option<Map<String, Value>>, ModelError> {
+    pub fn event(&mut self, event: &SseEvent) -> Result<Option<Map<String, Value>>, ProviderError> {
         let data: Value = match event.data.as_str() {
             "" => Value::Null,
             d => serde_json::from_str(d).map_err(|e| decode(format!("bad stream event: {e}")))?,
@@ -217,8 +216,10 @@ impl StreamAssembler {
                         .unwrap_or("")
                         .to_owned()
                 };
-                let kind = text("type");
-                let status = match kind.as_str() {
+                let error_type = text("type");
+                // An in-stream error has no status of its own: it takes the one its type
+                // stands for, so it is classified (and retried, or not) like an error status.
+                let status = match error_type.as_str() {
                     "overloaded_error" => 529,
                     "rate_limit_error" => 429,
                     "invalid_request_error" => 400,
@@ -228,17 +229,18 @@ impl StreamAssembler {
                     "request_too_large" => 413,
                     _ => 500,
                 };
-                return Err(ModelError::Api {
-                    provider: PROVIDER,
+                let error_type = if error_type.is_empty() {
+                    "api_error".to_owned()
+                } else {
+                    error_type
+                };
+                return Err(ProviderError::from_response(
+                    PROVIDER,
                     status,
-                    kind: if kind.is_empty() {
-                        "api_error".into()
-                    } else {
-                        kind
-                    },
-                    message: text("message"),
-                    request_id: None,
-                });
+                    Some(error_type),
+                    None,
+                    text("message"),
+                ));
             }
             // content_block_stop, message_stop, ping
             _ => return Ok(None),
@@ -249,126 +251,18 @@ impl StreamAssembler {
         if let Value::Object(m) = meta {
             m.insert("model_provider".into(), json!(PROVIDER));
         }
-        merge_dicts(&mut self.merged, &chunk);
+        self.merged.add(&chunk);
         Ok(Some(chunk))
     }
 
     /// The merged message (`message_chunk_to_message` of the chunks' sum).
-    pub fn finish(self) -> Result<AiMessage, ModelError> {
+    pub fn finish(self) -> Result<AiMessage, ProviderError> {
         if !self.stopped {
-            return Err(ModelError::Connection {
-                provider: PROVIDER,
-                message: "the response stream ended before the message was complete".into(),
-            });
+            return Err(ProviderError::connection(
+                PROVIDER,
+                "the response stream ended before the message was complete",
+            ));
         }
-        let mut merged = self.merged;
-        let content = match merged.remove("content") {
-            Some(Value::String(s)) => Content::Text(s),
-            Some(Value::Array(blocks)) => Content::Blocks(blocks),
-            _ => Content::Text(String::new()),
-        };
-        let mut tool_calls = Vec::new();
-        let mut invalid = Vec::new();
-        if let Some(Value::Array(chunks)) = merged.remove("tool_call_chunks") {
-            for c in chunks {
-                let text = |k: &str| c.get(k).and_then(Value::as_str).map(str::to_owned);
-                let raw = text("args").unwrap_or_default();
-                let parsed = if raw.is_empty() {
-                    Ok(json!({}))
-                } else {
-                    serde_json::from_str::<Value>(&raw)
-                };
-                match parsed {
-                    Ok(args @ Value::Object(_)) => tool_calls.push(ToolCall::new(
-                        text("name").unwrap_or_default(),
-                        args,
-                        text("id").unwrap_or_default(),
-                    )),
-                    _ => invalid.push(json!({
-                        "name": text("name"), "args": raw, "id": text("id"),
-                        "error": null, "type": "invalid_tool_call",
-                    })),
-                }
-            }
-        }
-        let usage = merged
-            .remove("usage_metadata")
-            .and_then(|u| serde_json::from_value(u).ok());
-        let response_metadata = match merged.remove("response_metadata") {
-            Some(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        Ok(AiMessage {
-            content,
-            tool_calls,
-            invalid_tool_calls: invalid,
-            usage_metadata: usage,
-            response_metadata,
-            ..Default::default()
-        })
-    }
-}
-
-/// LangChain's `merge_dicts`, for the values chunks carry.
-fn merge_dicts(left: &mut Map<String, Value>, right: &Map<String, Value>) {
-    for (k, r) in right {
-        match left.get_mut(k) {
-            None => {
-                left.insert(k.clone(), r.clone());
-            }
-            Some(l) if l.is_null() => *l = r.clone(),
-            Some(_) if r.is_null() => {}
-            Some(Value::String(l)) => {
-                if let Value::String(r) = r
-                    && !(matches!(k.as_str(), "id" | "output_version" | "model_provider") && l == r)
-                {
-                    l.push_str(r);
-                }
-            }
-            Some(Value::Object(l)) => {
-                if let Value::Object(r) = r {
-                    merge_dicts(l, r);
-                }
-            }
-            Some(Value::Array(l)) => {
-                if let Value::Array(r) = r {
-                    merge_lists(l, r);
-                }
-            }
-            Some(Value::Number(l)) => {
-                if let Value::Number(rn) = r
-                    && l != rn
-                {
-                    *l = if matches!(k.as_str(), "index" | "created" | "timestamp") {
-                        rn.clone()
-                    } else {
-                        match (l.as_u64(), rn.as_u64()) {
-                            (Some(a), Some(b)) => (a + b).into(),
-                            _ => rn.clone(),
-                        }
-                    };
-                }
-            }
-            Some(_) => {}
-        }
-    }
-}
-
-/// LangChain's `merge_lists`: elements with the same integer `index` merge (the right one's
-/// `type` dropped), others are appended.
-fn merge_lists(left: &mut Vec<Value>, right: &[Value]) {
-    for e in right {
-        let index = e.get("index").filter(|i| i.is_u64());
-        let target = index.and_then(|i| left.iter().position(|l| l.get("index") == Some(i)));
-        match (target, e) {
-            (Some(pos), Value::Object(e)) => {
-                let mut e = e.clone();
-                e.remove("type");
-                if let Value::Object(l) = &mut left[pos] {
-                    merge_dicts(l, &e);
-                }
-            }
-            _ => left.push(e.clone()),
-        }
+        Ok(self.merged.finish())
     }
 }

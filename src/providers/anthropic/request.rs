@@ -1,0 +1,112 @@
+//! The Messages API request body, built as deepagents builds it through langchain-anthropic
+//! with its prompt caching middleware: the system prompt as one text block tagged
+//! `cache_control`, the last tool tagged, and a top-level `cache_control` for the automatic
+//! tail breakpoint. Keeping that layout byte-stable across turns (and between a parent and
+//! its forks) is what makes the provider's prompt cache hit.
+
+use serde_json::{Map, Value, json};
+
+use super::AnthropicConfig;
+use super::messages::{format_messages, system_blocks};
+use crate::error::ModelError;
+use crate::messages::Content;
+use crate::model::ModelRequest;
+use crate::tools::ToolSpec;
+
+/// The request body for one call.
+pub fn build_request(
+    config: &AnthropicConfig,
+    request: &ModelRequest,
+) -> Result<Value, ModelError> {
+    // Breakpoints where the chain's caching entry asked for them, on a model configured to
+    // take them.
+    let cache = request
+        .cache_control
+        .as_ref()
+        .filter(|_| config.cache_control.is_some());
+    let (messages, extra_system) = format_messages(&request.messages)?;
+    let mut body = Map::new();
+    body.insert("model".into(), json!(config.model));
+    body.insert("max_tokens".into(), json!(config.max_tokens));
+    body.insert("messages".into(), Value::Array(messages));
+    match &request.system {
+        Some(system) => {
+            body.insert(
+                "system".into(),
+                format_system(&system.content, cache, extra_system),
+            );
+        }
+        // No system message of the agent's: only those merged in from the input.
+        None if !extra_system.is_empty() => {
+            body.insert("system".into(), Value::Array(extra_system));
+        }
+        None => {}
+    }
+    if !request.tools.is_empty() {
+        body.insert("tools".into(), format_tools(&request.tools, cache));
+    }
+    if let Some(choice) = &request.tool_choice {
+        let choice = match choice.as_str() {
+            "auto" | "any" | "none" => json!({ "type": choice }),
+            name => json!({ "type": "tool", "name": name }),
+        };
+        body.insert("tool_choice".into(), choice);
+    }
+    if let Some(cc) = cache {
+        body.insert("cache_control".into(), cc.clone());
+    }
+    // Bound call parameters go to the top level, as langchain-anthropic sends them.
+    for (k, v) in &request.model_settings {
+        body.insert(k.clone(), v.clone());
+    }
+    Ok(Value::Object(body))
+}
+
+/// The agent's system prompt, its last block tagged for caching (deepagents' caching
+/// middleware tags it before langchain-anthropic merges in system messages from the input,
+/// which follow untagged).
+fn format_system(content: &Content, cache: Option<&Value>, extra: Vec<Value>) -> Value {
+    let mut blocks = system_blocks(content);
+    if blocks.is_empty() && extra.is_empty() {
+        // An empty prompt stays the empty string and carries no breakpoint, as deepagents
+        // sends it.
+        return json!("");
+    }
+    if let (Some(cc), Some(Value::Object(last))) = (cache, blocks.last_mut()) {
+        last.insert("cache_control".into(), cc.clone());
+    }
+    blocks.extend(extra);
+    Value::Array(blocks)
+}
+
+fn format_tools(tools: &[ToolSpec], cache: Option<&Value>) -> Value {
+    let n = tools.len();
+    Value::Array(
+        tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                // deepagents tags the last tool only when it is a tool object.
+                let last = i + 1 == n && !t.json_spec;
+                // A provider-side tool (web search, ...) goes out as defined.
+                if let Some(Value::Object(def)) = &t.provider_definition {
+                    let mut def = def.clone();
+                    if let (Some(cc), true) = (cache, last) {
+                        def.insert("cache_control".into(), cc.clone());
+                    }
+                    return Value::Object(def);
+                }
+                let mut tool = Map::new();
+                tool.insert("name".into(), json!(t.name));
+                // The schema goes out exactly as the tool defined it: key order is part of the
+                // cache prefix.
+                tool.insert("input_schema".into(), t.parameters.clone());
+                tool.insert("description".into(), json!(t.description));
+                if let (Some(cc), true) = (cache, last) {
+                    tool.insert("cache_control".into(), cc.clone());
+                }
+                Value::Object(tool)
+            })
+            .collect(),
+    )
+}

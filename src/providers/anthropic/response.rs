@@ -1,0 +1,162 @@
+//! Reading the Messages API's answers: a reply as the AI message langchain-anthropic makes of
+//! it, usage in LangChain's form, and an error status as the classified provider error.
+
+use reqwest::header::HeaderMap;
+use serde_json::{Map, Value, json};
+
+use super::PROVIDER;
+use crate::messages::{AiMessage, Content, ToolCall, Usage};
+use crate::providers::error::ProviderError;
+
+/// An error status's body (`{"type": "error", "error": {"type", "message"}}`) as the
+/// classified error; a body that is not Anthropic's (a proxy's page) is the message as is.
+pub(super) fn read_error(
+    provider: &'static str,
+    status: u16,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ProviderError {
+    let parsed: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let error = parsed.get("error");
+    let field = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str);
+    let message = match field("message") {
+        Some(m) => m.to_owned(),
+        None => String::from_utf8_lossy(body).into_owned(),
+    };
+    let mut e = ProviderError::from_response(
+        provider,
+        status,
+        Some(field("type").unwrap_or("api_error").to_owned()),
+        None,
+        message,
+    );
+    e.request_id = headers
+        .get("request-id")
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| parsed.get("request_id").and_then(Value::as_str))
+        .map(Into::into);
+    e
+}
+
+/// A Messages API response as the AI message langchain-anthropic makes of it.
+pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
+    let decode = |message: &str| ProviderError::decode(PROVIDER, message);
+    let Value::Object(mut data) = data else {
+        return Err(decode("response is not a JSON object"));
+    };
+    let Some(Value::Array(mut blocks)) = data.remove("content") else {
+        return Err(decode("response has no content array"));
+    };
+    for block in &mut blocks {
+        if let Value::Object(b) = block {
+            // The SDK's model_dump leaves these as null; langchain drops them.
+            for key in ["citations", "caller", "encrypted_content"] {
+                if b.get(key).is_some_and(Value::is_null) {
+                    b.remove(key);
+                }
+            }
+        }
+    }
+    let usage = data.get("usage").map(usage_metadata);
+    let mut response_metadata = Map::new();
+    for (k, v) in &data {
+        if !matches!(k.as_str(), "role" | "type") {
+            response_metadata.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(model) = data.get("model") {
+        response_metadata
+            .entry("model_name")
+            .or_insert_with(|| model.clone());
+    }
+    response_metadata.insert("model_provider".into(), json!(PROVIDER));
+
+    let single_text = blocks.len() == 1
+        && blocks[0].get("type").and_then(Value::as_str) == Some("text")
+        && blocks[0]
+            .get("citations")
+            .is_none_or(|c| c.is_null() || c == &json!([]));
+    let mut tool_calls = Vec::new();
+    for b in &blocks {
+        if b.get("type").and_then(Value::as_str) == Some("tool_use") {
+            tool_calls.push(ToolCall::new(
+                b.get("name").and_then(Value::as_str).unwrap_or_default(),
+                b.get("input").cloned().unwrap_or_else(|| json!({})),
+                b.get("id").and_then(Value::as_str).unwrap_or_default(),
+            ));
+        }
+    }
+    let content = if single_text {
+        Content::Text(
+            blocks[0]
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    } else {
+        Content::Blocks(blocks)
+    };
+    Ok(AiMessage {
+        content,
+        tool_calls,
+        // The message id is LangChain's (`lc_run--...`), given by the loop; the API's id
+        // stays in response_metadata["id"], as langchain-anthropic keeps it.
+        id: None,
+        usage_metadata: usage,
+        response_metadata,
+        ..Default::default()
+    })
+}
+
+/// Anthropic usage in LangChain's form: `input_tokens` adds the cached and cache-written
+/// tokens back, since Anthropic's own count excludes them.
+pub(crate) fn usage_metadata(u: &Value) -> Usage {
+    let n = |v: Option<&Value>| v.and_then(Value::as_u64);
+    let uncached = n(u.get("input_tokens")).unwrap_or(0);
+    let cache_read = n(u.get("cache_read_input_tokens"));
+    let mut cache_creation = n(u.get("cache_creation_input_tokens"));
+    let mut details = Map::new();
+    let mut by_ttl = 0;
+    if let Some(cc) = u.get("cache_creation").filter(|c| c.is_object()) {
+        for key in ["ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"] {
+            let v = n(cc.get(key));
+            by_ttl += v.unwrap_or(0);
+            if let Some(v) = v {
+                details.insert(key.into(), json!(v));
+            }
+        }
+        if by_ttl > 0 {
+            cache_creation = Some(0);
+        }
+    }
+    let mut ordered = Map::new();
+    if let Some(r) = cache_read {
+        ordered.insert("cache_read".into(), json!(r));
+    }
+    if let Some(c) = cache_creation {
+        ordered.insert("cache_creation".into(), json!(c));
+    }
+    ordered.extend(details);
+    let written = if by_ttl > 0 {
+        by_ttl
+    } else {
+        cache_creation.unwrap_or(0)
+    };
+    let input = uncached + cache_read.unwrap_or(0) + written;
+    let output = n(u.get("output_tokens")).unwrap_or(0);
+    let reasoning = u
+        .get("output_tokens_details")
+        .and_then(|d| n(d.get("thinking_tokens")));
+    Usage {
+        input_tokens: input,
+        output_tokens: output,
+        total_tokens: input + output,
+        input_token_details: Some(ordered),
+        output_token_details: reasoning.map(|r| {
+            let mut m = Map::new();
+            m.insert("reasoning".into(), json!(r));
+            m
+        }),
+    }
+}

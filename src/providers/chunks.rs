@@ -1,0 +1,149 @@
+//! LangChain's `AIMessageChunk` arithmetic for streamed replies: every provider's adapter
+//! turns its events into chunks (the fields langchain-anthropic or langchain-openai give
+//! them), and the sum of the chunks is the message, as LangChain adds them. Keeping the sum
+//! here means a streamed reply ends as the message deepagents stores, whichever provider.
+
+use serde_json::{Map, Value, json};
+
+use crate::messages::{AiMessage, Content, ToolCall};
+
+/// The running sum of a reply's chunks.
+#[derive(Default)]
+pub struct ChunkMerger {
+    merged: Map<String, Value>,
+}
+
+impl ChunkMerger {
+    pub fn add(&mut self, chunk: &Map<String, Value>) {
+        merge_dicts(&mut self.merged, chunk);
+    }
+
+    /// The merged message (`message_chunk_to_message` of the chunks' sum): tool-call chunks
+    /// become tool calls, or invalid tool calls when their arguments are not a JSON object.
+    pub fn finish(self) -> AiMessage {
+        let mut merged = self.merged;
+        let content = match merged.remove("content") {
+            Some(Value::String(s)) => Content::Text(s),
+            Some(Value::Array(blocks)) => Content::Blocks(blocks),
+            _ => Content::Text(String::new()),
+        };
+        let mut tool_calls = Vec::new();
+        let mut invalid = Vec::new();
+        if let Some(Value::Array(chunks)) = merged.remove("tool_call_chunks") {
+            for c in chunks {
+                let text = |k: &str| c.get(k).and_then(Value::as_str).map(str::to_owned);
+                let raw = text("args").unwrap_or_default();
+                let parsed = if raw.is_empty() {
+                    Ok(json!({}))
+                } else {
+                    serde_json::from_str::<Value>(&raw)
+                };
+                match parsed {
+                    Ok(args @ Value::Object(_)) => tool_calls.push(ToolCall::new(
+                        text("name").unwrap_or_default(),
+                        args,
+                        text("id").unwrap_or_default(),
+                    )),
+                    _ => invalid.push(json!({
+                        "name": text("name"), "args": raw, "id": text("id"),
+                        "error": null, "type": "invalid_tool_call",
+                    })),
+                }
+            }
+        }
+        let usage = merged
+            .remove("usage_metadata")
+            .and_then(|u| serde_json::from_value(u).ok());
+        let response_metadata = match merged.remove("response_metadata") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        AiMessage {
+            content,
+            tool_calls,
+            invalid_tool_calls: invalid,
+            usage_metadata: usage,
+            response_metadata,
+            ..Default::default()
+        }
+    }
+}
+
+/// Whether a chunk shows the caller part of the reply (text, a block, a tool call), rather
+/// than only metadata; after such a chunk a broken stream cannot be retried.
+pub fn carries_output(chunk: &Map<String, Value>) -> bool {
+    let content = match chunk.get("content") {
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        _ => false,
+    };
+    content
+        || chunk
+            .get("tool_call_chunks")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+}
+
+/// LangChain's `merge_dicts`, for the values chunks carry.
+pub fn merge_dicts(left: &mut Map<String, Value>, right: &Map<String, Value>) {
+    for (k, r) in right {
+        match left.get_mut(k) {
+            None => {
+                left.insert(k.clone(), r.clone());
+            }
+            Some(l) if l.is_null() => *l = r.clone(),
+            Some(_) if r.is_null() => {}
+            Some(Value::String(l)) => {
+                if let Value::String(r) = r
+                    && !(matches!(k.as_str(), "id" | "output_version" | "model_provider") && l == r)
+                {
+                    l.push_str(r);
+                }
+            }
+            Some(Value::Object(l)) => {
+                if let Value::Object(r) = r {
+                    merge_dicts(l, r);
+                }
+            }
+            Some(Value::Array(l)) => {
+                if let Value::Array(r) = r {
+                    merge_lists(l, r);
+                }
+            }
+            Some(Value::Number(l)) => {
+                if let Value::Number(rn) = r
+                    && l != rn
+                {
+                    *l = if matches!(k.as_str(), "index" | "created" | "timestamp") {
+                        rn.clone()
+                    } else {
+                        match (l.as_u64(), rn.as_u64()) {
+                            (Some(a), Some(b)) => (a + b).into(),
+                            _ => rn.clone(),
+                        }
+                    };
+                }
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// LangChain's `merge_lists`: elements with the same integer `index` merge (the right one's
+/// `type` dropped), others are appended.
+fn merge_lists(left: &mut Vec<Value>, right: &[Value]) {
+    for e in right {
+        let index = e.get("index").filter(|i| i.is_u64());
+        let target = index.and_then(|i| left.iter().position(|l| l.get("index") == Some(i)));
+        match (target, e) {
+            (Some(pos), Value::Object(e)) => {
+                let mut e = e.clone();
+                e.remove("type");
+                if let Value::Object(l) = &mut left[pos] {
+                    merge_dicts(l, &e);
+                }
+            }
+            _ => left.push(e.clone()),
+        }
+    }
+}

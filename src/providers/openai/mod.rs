@@ -1,0 +1,273 @@
+//! The OpenAI adapter: the Responses API (deepagents' default for `openai:` models, through
+//! its provider profile) and Chat Completions, for OpenAI and any server speaking the same
+//! protocol (`base_url`). Requests and messages are built and read as langchain-openai builds
+//! and reads them; nothing here is known outside this module.
+
+mod cache_key;
+mod chat;
+mod input;
+mod responses;
+mod responses_stream;
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use reqwest::header::{HeaderMap, HeaderName};
+use serde_json::{Map, Value};
+
+use super::error::ProviderError;
+use super::native::setting;
+use super::transport::{Endpoint, RetryPolicy, secret_header};
+use crate::error::ModelError;
+use crate::messages::AiMessage;
+use crate::model::{ChatModel, ModelRequest, TokenSink};
+use crate::tools::HostContext;
+
+pub(crate) const PROVIDER: &str = "openai";
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// Which of OpenAI's two APIs a model speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenAiApi {
+    Responses,
+    ChatCompletions,
+}
+
+#[derive(Clone)]
+pub struct OpenAiConfig {
+    pub model: String,
+    pub api: OpenAiApi,
+    pub api_key: String,
+    pub base_url: String,
+    pub organization: Option<String>,
+    pub project: Option<String>,
+    pub retry: RetryPolicy,
+    /// `max_output_tokens` (Responses) or `max_completion_tokens` (Chat), when set.
+    pub max_tokens: Option<u32>,
+    /// Parameters sent with every request, as given (`temperature`, `reasoning`, ...).
+    pub model_kwargs: Map<String, Value>,
+}
+
+impl std::fmt::Debug for OpenAiConfig {
+    // The key stays out of every debug print, log line and error.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiConfig")
+            .field("model", &self.model)
+            .field("api", &self.api)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenAiConfig {
+    /// Settings for `model`; a key or base URL not given comes from the environment, as the
+    /// official SDK reads it (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_ORG_ID`,
+    /// `OPENAI_PROJECT_ID`).
+    pub fn new(
+        model: &str,
+        api: OpenAiApi,
+        api_key: Option<String>,
+        base_url: Option<String>,
+    ) -> Result<Self, ModelError> {
+        let id = format!("{PROVIDER}:{model}");
+        let api_key = setting(api_key, "OPENAI_API_KEY", None, &id)?;
+        let base_url = setting(base_url, "OPENAI_BASE_URL", Some(DEFAULT_BASE_URL), &id)?;
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        Ok(OpenAiConfig {
+            model: model.to_owned(),
+            api,
+            api_key,
+            base_url,
+            organization: env("OPENAI_ORG_ID"),
+            project: env("OPENAI_PROJECT_ID"),
+            retry: RetryPolicy::default(),
+            max_tokens: None,
+            model_kwargs: Map::new(),
+        })
+    }
+
+    fn endpoint(&self) -> Result<Endpoint, ModelError> {
+        let path = match self.api {
+            OpenAiApi::Responses => "responses",
+            OpenAiApi::ChatCompletions => "chat/completions",
+        };
+        let mut headers = vec![(
+            HeaderName::from_static("authorization"),
+            secret_header(&format!("Bearer {}", self.api_key)).map_err(ModelError::Config)?,
+        )];
+        for (name, value) in [
+            ("openai-organization", &self.organization),
+            ("openai-project", &self.project),
+        ] {
+            if let Some(v) = value {
+                headers.push((
+                    HeaderName::from_static(name),
+                    secret_header(v).map_err(ModelError::Config)?,
+                ));
+            }
+        }
+        Ok(Endpoint {
+            provider: PROVIDER,
+            url: format!("{}/{path}", self.base_url.trim_end_matches('/')),
+            headers,
+            read_error,
+        })
+    }
+}
+
+/// An error status's body (`{"error": {"message", "type", "param", "code"}}`) as the
+/// classified error.
+fn read_error(
+    provider: &'static str,
+    status: u16,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ProviderError {
+    let parsed: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let mut e = error_from_object(provider, status, parsed.get("error"), body);
+    e.request_id = headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(Into::into);
+    e
+}
+
+/// An OpenAI error object (from a status body or an in-stream error) as the classified
+/// error; `raw` is the message when there is no object.
+pub(crate) fn error_from_object(
+    provider: &'static str,
+    status: u16,
+    error: Option<&Value>,
+    raw: &[u8],
+) -> ProviderError {
+    let field = |k: &str| {
+        error
+            .and_then(|e| e.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let message = field("message").unwrap_or_else(|| String::from_utf8_lossy(raw).into_owned());
+    ProviderError::from_response(provider, status, field("type"), field("code"), message)
+}
+
+/// The status an in-stream error stands for, so it is classified like an error status.
+pub(crate) fn status_of_code(code: Option<&str>, error_type: Option<&str>) -> u16 {
+    match code.or(error_type) {
+        Some("rate_limit_exceeded" | "insufficient_quota" | "rate_limit_error") => 429,
+        Some("invalid_api_key" | "authentication_error") => 401,
+        Some("context_length_exceeded" | "invalid_request_error" | "invalid_prompt") => 400,
+        Some("model_not_found") => 404,
+        _ => 500,
+    }
+}
+
+pub struct OpenAiChat {
+    config: Arc<OpenAiConfig>,
+    endpoint: Arc<Endpoint>,
+}
+
+impl OpenAiChat {
+    pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
+        let endpoint = Arc::new(config.endpoint()?);
+        Ok(OpenAiChat {
+            config: Arc::new(config),
+            endpoint,
+        })
+    }
+
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+}
+
+impl ChatModel for OpenAiChat {
+    fn id(&self) -> String {
+        format!("{PROVIDER}:{}", self.config.model)
+    }
+
+    fn invoke(
+        &self,
+        request: ModelRequest,
+        _host: HostContext,
+    ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
+        let config = self.config.clone();
+        let endpoint = self.endpoint.clone();
+        Box::pin(async move {
+            let stream = request.tokens.is_some();
+            let body = match config.api {
+                OpenAiApi::Responses => responses::build_request(&config, &request, stream)?,
+                OpenAiApi::ChatCompletions => chat::build_request(&config, &request, stream)?,
+            };
+            let payload = serde_json::to_vec(&body)
+                .map_err(|e| ModelError::Config(format!("unserializable request: {e}")))?;
+            let policy = &config.retry;
+            let reply = match (&request.tokens, config.api) {
+                (Some(tokens), api) => {
+                    let mut reply = policy
+                        .run(|attempt| {
+                            stream_once(&endpoint, policy, &payload, attempt, tokens, api)
+                        })
+                        .await?;
+                    // LangChain keeps a provider's id (a response's); else its run id.
+                    if reply.id.is_none() {
+                        reply.id = Some(tokens.call_id().to_owned());
+                    }
+                    reply
+                }
+                (None, api) => {
+                    let (endpoint, payload) = (&endpoint, &payload);
+                    policy
+                        .run(|attempt| async move {
+                            let data = endpoint.post_json(payload, attempt, policy).await?;
+                            match api {
+                                OpenAiApi::Responses => responses::parse_response(data),
+                                OpenAiApi::ChatCompletions => chat::parse_response(data),
+                            }
+                        })
+                        .await?
+                }
+            };
+            Ok(reply)
+        })
+    }
+}
+
+/// One streamed attempt, as the Anthropic adapter does it: chunks go to `tokens` as they
+/// come; a stream that fails before any output was shown may be retried whole, one that
+/// fails later fails the call, and no half message is returned.
+async fn stream_once(
+    endpoint: &Endpoint,
+    policy: &RetryPolicy,
+    payload: &[u8],
+    attempt: u32,
+    tokens: &TokenSink,
+    api: OpenAiApi,
+) -> Result<AiMessage, ProviderError> {
+    let response = endpoint.post(payload, attempt, policy).await?;
+    let mut reported = false;
+    let mut responses = responses_stream::StreamAssembler::default();
+    let mut chat = chat::StreamAssembler::default();
+    let read = endpoint
+        .read_events(response, policy, |event| {
+            let chunk = match api {
+                OpenAiApi::Responses => responses.event(&event)?,
+                OpenAiApi::ChatCompletions => chat.event(&event)?,
+            };
+            if let Some(chunk) = chunk {
+                reported |= super::chunks::carries_output(&chunk);
+                tokens.native_chunk(chunk);
+            }
+            Ok(())
+        })
+        .await;
+    let result = read.and_then(|()| match api {
+        OpenAiApi::Responses => responses.finish(),
+        OpenAiApi::ChatCompletions => chat.finish(),
+    });
+    result.map_err(|mut e| {
+        if reported {
+            e.should_retry = Some(false);
+        }
+        e
+    })
+}

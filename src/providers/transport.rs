@@ -1,0 +1,345 @@
+//! HTTP for every provider: one pooled client, the retry policy as data, and one attempt
+//! loop. An adapter supplies the URL, headers and body, reads error bodies into a
+//! `ProviderError`, and decides what an attempt is (a whole streamed reply is one attempt,
+//! so a stream that breaks before anything was reported is retried whole).
+
+use std::future::Future;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use super::error::{ErrorKind, ProviderError};
+use super::sse::{SseEvent, SseParser};
+
+/// One client for the process: it pools connections, so every model call after the first
+/// reuses a warm one.
+fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        // reqwest is built without a default crypto provider (ring builds much faster than
+        // aws-lc); install it once. An error means another provider is already installed.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .build()
+            .expect("building the HTTP client cannot fail with a valid TLS provider")
+    })
+}
+
+/// When and how long to retry: the official SDKs' policy, with their defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetryPolicy {
+    /// Attempts after the first.
+    pub max_retries: u32,
+    /// How long to wait for the response headers, and then for each piece of the body (the
+    /// SDKs' read timeout: a long stream that keeps sending never times out).
+    pub timeout: Duration,
+    /// The first backoff; doubled per retry up to `max_backoff`, less up to 25% jitter.
+    pub initial_backoff: Duration,
+    pub max_backoff: Duration,
+    /// A server's `retry-after` is honoured up to this; a longer (or zero) one falls back to
+    /// the backoff.
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_retries: 2,
+            timeout: Duration::from_secs(600),
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(8),
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `attempt` (0-based).
+    pub fn delay(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        if let Some(after) = retry_after.filter(|d| !d.is_zero() && *d <= self.max_retry_after) {
+            return after;
+        }
+        let backoff = self
+            .initial_backoff
+            .saturating_mul(1u32 << attempt.min(16))
+            .min(self.max_backoff);
+        let jitter = 1.0 - 0.25 * (uuid::Uuid::new_v4().as_u128() % 1000) as f64 / 1000.0;
+        backoff.mul_f64(jitter)
+    }
+
+    /// Runs `attempt` (given the attempt number, for the `x-stainless-retry-count` header)
+    /// until it succeeds, fails in a way not worth retrying, or the retries are spent.
+    pub async fn run<T, F, Fut>(&self, mut attempt: F) -> Result<T, ProviderError>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, ProviderError>>,
+    {
+        let mut n = 0;
+        loop {
+            match attempt(n).await {
+                Ok(value) => return Ok(value),
+                Err(e) if n < self.max_retries && e.is_retryable() => {
+                    let delay = self.delay(n, e.retry_after);
+                    tracing::debug!(
+                        provider = e.provider,
+                        attempt = n,
+                        kind = e.kind.name(),
+                        status = e.status,
+                        ?delay,
+                        "model request failed; retrying"
+                    );
+                    tokio::time::sleep(delay).await;
+                    n += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// Where a provider's requests go. The headers hold the credentials, so this type has no
+/// `Debug`.
+pub struct Endpoint {
+    pub provider: &'static str,
+    pub url: String,
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Reads an error status's body into the classified error.
+    pub read_error: fn(&'static str, u16, &HeaderMap, &[u8]) -> ProviderError,
+}
+
+/// A header value that is never printed (reqwest leaves sensitive values out of its debug
+/// output).
+pub fn secret_header(value: &str) -> Result<HeaderValue, String> {
+    let mut v = HeaderValue::from_str(value)
+        .map_err(|_| "the API key contains characters not allowed in a header".to_owned())?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+/// reqwest's errors print the URL; keep only the cause (a user-configured base URL may carry
+/// credentials).
+fn without_url(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    // The chain's innermost cause says what happened (refused, reset, ...).
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        message = format!("{message}: {s}");
+        source = s.source();
+    }
+    message
+}
+
+/// The server's `retry-after-ms` or `retry-after` (seconds), as the SDKs read them.
+pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    header("retry-after")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+fn should_retry_header(headers: &HeaderMap) -> Option<bool> {
+    match headers.get("x-should-retry").and_then(|v| v.to_str().ok()) {
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        _ => None,
+    }
+}
+
+impl Endpoint {
+    /// One exchange: the response of a 2xx status, unread, or the classified error.
+    pub async fn post(
+        &self,
+        body: &[u8],
+        attempt: u32,
+        policy: &RetryPolicy,
+    ) -> Result<reqwest::Response, ProviderError> {
+        let mut request = client()
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("x-stainless-retry-count", attempt.to_string());
+        for (name, value) in &self.headers {
+            request = request.header(name.clone(), value.clone());
+        }
+        let sent = tokio::time::timeout(policy.timeout, request.body(body.to_vec()).send()).await;
+        let response = match sent {
+            Err(_) => return Err(self.timed_out(policy)),
+            Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out(policy)),
+            Ok(Err(e)) => return Err(ProviderError::connection(self.provider, without_url(e))),
+            Ok(Ok(r)) => r,
+        };
+        let status = response.status().as_u16();
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        let headers = response.headers().clone();
+        let bytes = tokio::time::timeout(policy.timeout, response.bytes())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let mut error = (self.read_error)(self.provider, status, &headers, &bytes);
+        error.retry_after = retry_after(&headers);
+        error.should_retry = should_retry_header(&headers);
+        Err(error)
+    }
+
+    fn timed_out(&self, policy: &RetryPolicy) -> ProviderError {
+        ProviderError::new(
+            self.provider,
+            ErrorKind::Timeout,
+            format!("no response within {:?}", policy.timeout),
+        )
+    }
+
+    /// A 2xx response's whole body.
+    pub async fn read_body(
+        &self,
+        response: reqwest::Response,
+        policy: &RetryPolicy,
+    ) -> Result<bytes::Bytes, ProviderError> {
+        match tokio::time::timeout(policy.timeout, response.bytes()).await {
+            Err(_) => Err(self.timed_out(policy)),
+            Ok(Err(e)) => Err(ProviderError::connection(
+                self.provider,
+                format!("the response broke off: {}", without_url(e)),
+            )),
+            Ok(Ok(b)) => Ok(b),
+        }
+    }
+
+    /// One exchange whose 2xx body is JSON.
+    pub async fn post_json(
+        &self,
+        body: &[u8],
+        attempt: u32,
+        policy: &RetryPolicy,
+    ) -> Result<serde_json::Value, ProviderError> {
+        let response = self.post(body, attempt, policy).await?;
+        let bytes = self.read_body(response, policy).await?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| ProviderError::decode(self.provider, e.to_string()))
+    }
+
+    /// A 2xx response's event stream, each event handed to `on_event` as it completes. A
+    /// stream that breaks off, or goes quiet for longer than the timeout, is an error.
+    pub async fn read_events(
+        &self,
+        mut response: reqwest::Response,
+        policy: &RetryPolicy,
+        mut on_event: impl FnMut(SseEvent) -> Result<(), ProviderError>,
+    ) -> Result<(), ProviderError> {
+        let mut parser = SseParser::default();
+        loop {
+            let chunk = match tokio::time::timeout(policy.timeout, response.chunk()).await {
+                Err(_) => {
+                    return Err(ProviderError::new(
+                        self.provider,
+                        ErrorKind::Timeout,
+                        format!("the response stream went quiet for {:?}", policy.timeout),
+                    ));
+                }
+                Ok(r) => r,
+            };
+            match chunk {
+                Ok(Some(bytes)) => {
+                    for event in parser.feed(&bytes) {
+                        on_event(event)?;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(ProviderError::connection(
+                        self.provider,
+                        format!("the response stream broke off: {}", without_url(e)),
+                    ));
+                }
+            }
+        }
+        if let Some(event) = parser.finish() {
+            on_event(event)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_is_honoured_within_bounds_else_backoff() {
+        let p = RetryPolicy::default();
+        assert_eq!(
+            p.delay(0, Some(Duration::from_secs(3))),
+            Duration::from_secs(3)
+        );
+        // Zero and over-long waits fall back to the exponential backoff, as the SDKs do.
+        for after in [Duration::ZERO, Duration::from_secs(61)] {
+            let d = p.delay(0, Some(after));
+            assert!(d <= Duration::from_millis(500) && d >= Duration::from_millis(375));
+        }
+        let d = p.delay(10, None);
+        assert!(d <= Duration::from_secs(8) && d >= Duration::from_secs(6));
+    }
+
+    #[test]
+    fn retry_after_headers_parse_ms_first() {
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("250"));
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(250)));
+        h.insert("retry-after-ms", HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+    }
+
+    #[tokio::test]
+    async fn run_stops_on_a_final_error_and_retries_a_retryable_one() {
+        let policy = RetryPolicy {
+            initial_backoff: Duration::from_millis(1),
+            ..RetryPolicy::default()
+        };
+        let mut calls = 0;
+        let r: Result<(), _> = policy
+            .run(|_| {
+                calls += 1;
+                async {
+                    Err(ProviderError::from_response(
+                        "t",
+                        401,
+                        None,
+                        None,
+                        String::new(),
+                    ))
+                }
+            })
+            .await;
+        assert!(r.is_err());
+        assert_eq!(calls, 1);
+        let mut calls = 0;
+        let r = policy
+            .run(|n| {
+                calls += 1;
+                async move {
+                    if n < 2 {
+                        Err(ProviderError::connection("t", "reset"))
+                    } else {
+                        Ok(n)
+                    }
+                }
+            })
+            .await;
+        assert_eq!(r.unwrap(), 2);
+        assert_eq!(calls, 3);
+    }
+}
