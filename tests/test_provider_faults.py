@@ -242,7 +242,8 @@ def test_context_overflow_is_one_error_for_every_provider(api: Api, mode: str) -
         run(api, mode)
     err = info.value
     assert isinstance(err, lc_exceptions.ContextOverflowError)
-    assert isinstance(err, errors.BadRequestError) and err.status_code == 400
+    assert not isinstance(err, lc_exceptions.ModelInvalidRequestError)
+    assert err.status_code == 400
     assert len(api.sim.requests) == 2  # not retried
     assert types(err.partial_state) == ["human", "ai", "tool"]
 

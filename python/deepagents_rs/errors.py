@@ -131,9 +131,13 @@ class BadRequestError(ModelProviderError, *_langchain_class("ModelInvalidRequest
     """Any other 4xx: the provider refused the request."""
 
 
-class ContextOverflowError(BadRequestError, *_langchain_class("ContextOverflowError")):  # type: ignore[misc]
+class ContextOverflowError(ModelProviderError, *_langchain_class("ContextOverflowError")):  # type: ignore[misc]
     """The prompt does not fit the model's context window, whatever the provider's wording
-    (Anthropic's "prompt is too long", OpenAI's ``context_length_exceeded``, ...)."""
+    (Anthropic's "prompt is too long", OpenAI's ``context_length_exceeded``, ...).
+
+    Like langchain-core's own class, it is not an invalid-request error: code that retries
+    a rejected request with other content (deepagents' file middleware does) leaves it to
+    context management."""
 
 
 # The core's error kinds (src/providers/error.rs, ErrorKind::name) and their classes.

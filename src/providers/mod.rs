@@ -13,3 +13,20 @@ pub mod transport;
 pub use anthropic::{AnthropicChat, AnthropicConfig};
 pub use error::{ErrorKind, ProviderError};
 pub use transport::RetryPolicy;
+
+/// A request body with its keys in the order the official SDK writes them (its `create`
+/// method's body literal), then keys it does not know, as its `extra_body` adds them. The
+/// parity tests compare bodies as serialized, keys in order.
+pub(crate) fn sdk_order(
+    mut params: serde_json::Map<String, serde_json::Value>,
+    order: &[&str],
+) -> serde_json::Value {
+    let mut body = serde_json::Map::new();
+    for key in order {
+        if let Some(v) = params.shift_remove(*key) {
+            body.insert((*key).to_owned(), v);
+        }
+    }
+    body.extend(params);
+    serde_json::Value::Object(body)
+}

@@ -134,12 +134,11 @@ impl ChatModel for AnthropicChat {
         let config = self.config.clone();
         let endpoint = self.endpoint.clone();
         Box::pin(async move {
-            let mut body = build_request(&config, &request)?;
+            let body = build_request(&config, &request, request.tokens.is_some())?;
             let policy = &config.retry;
             Ok(match &request.tokens {
                 // Streamed only when somebody listens for tokens, as LangGraph asks for it.
                 Some(tokens) => {
-                    body["stream"] = json!(true);
                     let payload = to_bytes(&body)?;
                     let coerce = request.tools.is_empty();
                     let mut reply = policy

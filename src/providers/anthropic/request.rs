@@ -13,10 +13,32 @@ use crate::messages::Content;
 use crate::model::ModelRequest;
 use crate::tools::ToolSpec;
 
-/// The request body for one call.
+/// The body keys in the order the official SDK writes them (`messages.create`).
+const KEY_ORDER: &[&str] = &[
+    "max_tokens",
+    "messages",
+    "model",
+    "cache_control",
+    "container",
+    "diagnostics",
+    "inference_geo",
+    "metadata",
+    "output_config",
+    "service_tier",
+    "speed",
+    "stop_sequences",
+    "stream",
+    "system",
+    "thinking",
+    "tool_choice",
+    "tools",
+];
+
+/// The request body for one call (`stream` set when the reply is streamed).
 pub fn build_request(
     config: &AnthropicConfig,
     request: &ModelRequest,
+    stream: bool,
 ) -> Result<Value, ModelError> {
     // Breakpoints where the chain's caching entry asked for them, on a model configured to
     // take them.
@@ -59,7 +81,10 @@ pub fn build_request(
     for (k, v) in &request.model_settings {
         body.insert(k.clone(), v.clone());
     }
-    Ok(Value::Object(body))
+    if stream {
+        body.insert("stream".into(), json!(true));
+    }
+    Ok(crate::providers::sdk_order(body, KEY_ORDER))
 }
 
 /// The agent's system prompt, its last block tagged for caching (deepagents' caching

@@ -49,12 +49,7 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
     };
     for block in &mut blocks {
         if let Value::Object(b) = block {
-            // The SDK's model_dump leaves these as null; langchain drops them.
-            for key in ["citations", "caller", "encrypted_content"] {
-                if b.get(key).is_some_and(Value::is_null) {
-                    b.remove(key);
-                }
-            }
+            *b = sdk_block(b);
         }
     }
     let usage = data.get("usage").map(usage_metadata);
@@ -159,4 +154,42 @@ pub(crate) fn usage_metadata(u: &Value) -> Usage {
             m
         }),
     }
+}
+
+/// A content block as langchain-anthropic keeps it: the SDK model's `model_dump` (its
+/// fields in the model's order, absent ones as null), less the nulls it drops (`citations`,
+/// `caller`, `encrypted_content`). The key order is replayed in later requests.
+pub(super) fn sdk_block(block: &Map<String, Value>) -> Map<String, Value> {
+    let fields: &[&str] = match block.get("type").and_then(Value::as_str) {
+        Some("text") => &["citations", "text", "type"],
+        Some("tool_use") => &["id", "caller", "input", "name", "type", "toolset_name"],
+        Some("server_tool_use") => &["id", "caller", "input", "name", "type"],
+        Some("thinking") => &["signature", "thinking", "type"],
+        Some("redacted_thinking") => &["data", "type"],
+        // Stream deltas are SDK models too.
+        Some("text_delta") => &["text", "type"],
+        Some("citations_delta") => &["citation", "type"],
+        Some("thinking_delta") => &["thinking", "type"],
+        Some("signature_delta") => &["signature", "type"],
+        Some("input_json_delta") => &["partial_json", "type"],
+        _ => &[],
+    };
+    let mut out = Map::new();
+    for key in fields {
+        out.insert(
+            (*key).to_owned(),
+            block.get(*key).cloned().unwrap_or(Value::Null),
+        );
+    }
+    for (k, v) in block {
+        if !out.contains_key(k) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    for key in ["citations", "caller", "encrypted_content"] {
+        if out.get(key).is_some_and(Value::is_null) {
+            out.shift_remove(key);
+        }
+    }
+    out
 }

@@ -78,7 +78,7 @@ impl StreamAssembler {
                     return Ok(None);
                 };
                 let btype = block.get("type").and_then(Value::as_str).unwrap_or("");
-                let mut block = block.clone();
+                let mut block = super::response::sdk_block(block);
                 if ["tool_result", "tool_use", "document", "redacted_thinking"]
                     .iter()
                     .any(|t| btype.contains(t))
@@ -138,7 +138,7 @@ impl StreamAssembler {
                     return Ok(None);
                 };
                 let dtype = delta.get("type").and_then(Value::as_str).unwrap_or("");
-                let mut block = delta.clone();
+                let mut block = super::response::sdk_block(delta);
                 block.insert("index".into(), json!(index));
                 match dtype {
                     "text_delta" | "citations_delta" => {

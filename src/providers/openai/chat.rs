@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::input::chat_messages;
-use super::responses::{common_params, in_order, tool_choice, usage};
+use super::responses::{common_params, tool_choice, usage};
 use super::{OpenAiConfig, PROVIDER};
 use crate::error::ModelError;
 use crate::messages::{AiMessage, Content, ToolCall, Usage};
@@ -92,7 +92,7 @@ pub(super) fn build_request(
     if let Some(choice) = &request.tool_choice {
         p.insert("tool_choice".into(), tool_choice(choice, true));
     }
-    Ok(in_order(p, KEY_ORDER))
+    Ok(crate::providers::sdk_order(p, KEY_ORDER))
 }
 
 /// `_create_usage_metadata`: `prompt_tokens` includes the cached tokens already.

@@ -51,17 +51,6 @@ const KEY_ORDER: &[&str] = &[
     "user",
 ];
 
-pub(super) fn in_order(mut params: Map<String, Value>, order: &[&str]) -> Value {
-    let mut body = Map::new();
-    for key in order {
-        if let Some(v) = params.remove(*key) {
-            body.insert((*key).to_owned(), v);
-        }
-    }
-    body.extend(params);
-    Value::Object(body)
-}
-
 /// The parameters both APIs share, before each renames its own: the model's settings, then
 /// the call's (a middleware's `model_settings` win), then the conversation-family cache key.
 pub(super) fn common_params(
@@ -147,7 +136,7 @@ pub(super) fn build_request(
     if let Some(choice) = &request.tool_choice {
         p.insert("tool_choice".into(), tool_choice(choice, false));
     }
-    Ok(in_order(p, KEY_ORDER))
+    Ok(crate::providers::sdk_order(p, KEY_ORDER))
 }
 
 /// LangChain's `tool_choice` as OpenAI takes it (`bind_tools`): "any" is "required", a
