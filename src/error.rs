@@ -43,6 +43,10 @@ pub enum ModelError {
     /// A model implemented by the host (a Python chat model) raised.
     #[error("chat model failed: {0}")]
     Host(Arc<BoxError>),
+    /// A host model raised an invalid-request error (LangChain's
+    /// `ModelInvalidRequestError`), told apart when the host raised it.
+    #[error("chat model failed: {0}")]
+    HostInvalidRequest(Arc<BoxError>),
 }
 
 impl From<crate::providers::ProviderError> for ModelError {
@@ -54,6 +58,25 @@ impl From<crate::providers::ProviderError> for ModelError {
 impl ModelError {
     pub fn host(e: BoxError) -> Self {
         ModelError::Host(Arc::new(e))
+    }
+
+    /// The provider refused the request itself (a 400 that is not a context overflow):
+    /// worth retrying with other content, as deepagents' file middleware does for a rejected
+    /// image.
+    pub fn is_invalid_request(&self) -> bool {
+        match self {
+            ModelError::Provider(e) => e.kind == crate::providers::ErrorKind::BadRequest,
+            ModelError::HostInvalidRequest(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The host's own exception, when it raised one.
+    pub fn host_source(&self) -> Option<&Arc<BoxError>> {
+        match self {
+            ModelError::Host(s) | ModelError::HostInvalidRequest(s) => Some(s),
+            _ => None,
+        }
     }
 }
 

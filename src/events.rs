@@ -46,6 +46,8 @@ pub enum Update {
     Delta(Arc<StateDelta>),
     /// Written by a host hook: its own return value, reported as it was returned.
     Host(HostValue),
+    /// Several writes of one node, in order (LangGraph streams them as a list).
+    Writes(Vec<Arc<StateDelta>>),
 }
 
 pub struct MessageEvent {

@@ -98,6 +98,144 @@ impl StateDelta {
         }
     }
 
+    /// A write of `messages` as LangGraph's `add_messages` applies it: one whose id is
+    /// already in `current` replaces that message in place, the others are appended.
+    pub fn add_messages(current: &History, written: &[Arc<Message>]) -> MessagesDelta {
+        // The common write is one fresh AI reply: nothing to look up, so no scan of the
+        // history on every step.
+        let fresh_reply = written.len() == 1 && matches!(&*written[0], Message::Ai(_));
+        if fresh_reply || written.iter().all(|m| m.id().is_none()) {
+            return MessagesDelta::Append(written.to_vec());
+        }
+        let ids: std::collections::HashMap<&str, usize> = written
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.id().map(|id| (id, i)))
+            .collect();
+        if !current
+            .iter_newest_first()
+            .any(|m| m.id().is_some_and(|id| ids.contains_key(id)))
+        {
+            return MessagesDelta::Append(written.to_vec());
+        }
+        let mut used = vec![false; written.len()];
+        let mut all: Vec<Arc<Message>> = current
+            .to_vec()
+            .into_iter()
+            .map(|m| match m.id().and_then(|id| ids.get(id)) {
+                Some(&i) => {
+                    used[i] = true;
+                    written[i].clone()
+                }
+                None => m,
+            })
+            .collect();
+        all.extend(
+            written
+                .iter()
+                .zip(&used)
+                .filter(|(_, used)| !**used)
+                .map(|(m, _)| m.clone()),
+        );
+        MessagesDelta::Replace(all)
+    }
+
+    /// Several writes of one node (LangChain's model node returns a list of commands)
+    /// applied as one: messages by `add_messages` in order, files merged, keys replaced.
+    pub fn combine(current: &History, writes: &[StateDelta]) -> StateDelta {
+        let mut out = StateDelta::default();
+        let mut messages: Vec<Arc<Message>> = Vec::new();
+        for w in writes {
+            if let MessagesDelta::Append(m) = &w.messages {
+                messages.extend(m.iter().cloned());
+            }
+            if let Some(f) = &w.files {
+                out.files.get_or_insert_with(Map::new).extend(f.clone());
+            }
+            out.extra.extend(w.extra.clone());
+            if w.structured_response.is_some() {
+                out.structured_response.clone_from(&w.structured_response);
+                out.structured_rendered.clone_from(&w.structured_rendered);
+                out.structured_host.clone_from(&w.structured_host);
+            }
+        }
+        out.messages = StateDelta::add_messages(current, &messages);
+        out
+    }
+
+    /// How LangGraph streams several writes of one node (`map_output_updates`): one dict of
+    /// them all, unless a key is written more than once; then one single-key dict per
+    /// write, in order.
+    pub fn streamed(writes: &[StateDelta]) -> Result<StateDelta, Vec<StateDelta>> {
+        let channels = |w: &StateDelta| -> Vec<String> {
+            let mut c = Vec::new();
+            if !matches!(w.messages, MessagesDelta::None) {
+                c.push("messages".to_owned());
+            }
+            if w.files.is_some() {
+                c.push("files".to_owned());
+            }
+            if w.structured_response.is_some() {
+                c.push("structured_response".to_owned());
+            }
+            c.extend(w.extra.keys().cloned());
+            c
+        };
+        let all: Vec<String> = writes.iter().flat_map(channels).collect();
+        let unique: std::collections::HashSet<&String> = all.iter().collect();
+        if unique.len() == all.len() {
+            let mut merged = StateDelta::default();
+            for w in writes {
+                if !matches!(w.messages, MessagesDelta::None) {
+                    merged.messages = w.messages.clone();
+                }
+                if w.files.is_some() {
+                    merged.files.clone_from(&w.files);
+                }
+                if w.structured_response.is_some() {
+                    merged
+                        .structured_response
+                        .clone_from(&w.structured_response);
+                    merged
+                        .structured_rendered
+                        .clone_from(&w.structured_rendered);
+                    merged.structured_host.clone_from(&w.structured_host);
+                }
+                merged.extra.extend(w.extra.clone());
+            }
+            return Ok(merged);
+        }
+        let mut split = Vec::new();
+        for w in writes {
+            if !matches!(w.messages, MessagesDelta::None) {
+                split.push(StateDelta {
+                    messages: w.messages.clone(),
+                    ..Default::default()
+                });
+            }
+            if w.files.is_some() {
+                split.push(StateDelta {
+                    files: w.files.clone(),
+                    ..Default::default()
+                });
+            }
+            if w.structured_response.is_some() {
+                split.push(StateDelta {
+                    structured_response: w.structured_response.clone(),
+                    structured_rendered: w.structured_rendered.clone(),
+                    structured_host: w.structured_host.clone(),
+                    ..Default::default()
+                });
+            }
+            for (k, v) in &w.extra {
+                let mut d = StateDelta::default();
+                d.extra.insert(k.clone(), v.clone());
+                split.push(d);
+            }
+        }
+        Err(split)
+    }
+
     /// Whether the write changes nothing (LangGraph streams such an update as `None`).
     pub fn is_empty(&self) -> bool {
         matches!(self.messages, MessagesDelta::None)
@@ -139,5 +277,67 @@ impl AgentState {
         for (k, v) in &delta.extra {
             self.extra.insert(k.clone(), v.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::messages::{AiMessage, HumanMessage};
+
+    fn human(id: &str, text: &str) -> Message {
+        Message::Human(HumanMessage {
+            content: text.into(),
+            id: Some(id.into()),
+            ..Default::default()
+        })
+    }
+
+    fn ai(id: &str) -> Arc<Message> {
+        Arc::new(Message::Ai(AiMessage {
+            id: Some(id.into()),
+            ..Default::default()
+        }))
+    }
+
+    #[test]
+    fn add_messages_replaces_by_id_in_place_and_appends_the_rest() {
+        let history: History = [human("h1", "big"), human("h2", "next")]
+            .into_iter()
+            .collect();
+        // The common write: one fresh reply, appended without a scan.
+        assert!(matches!(
+            StateDelta::add_messages(&history, &[ai("a1")]),
+            MessagesDelta::Append(_)
+        ));
+        let tagged = Arc::new(human("h1", "tagged"));
+        let MessagesDelta::Replace(all) = StateDelta::add_messages(&history, &[ai("a1"), tagged])
+        else {
+            panic!("a write with a known id replaces the list");
+        };
+        let ids: Vec<_> = all.iter().map(|m| m.id().unwrap_or_default()).collect();
+        assert_eq!(ids, ["h1", "h2", "a1"]);
+        assert_eq!(all[0].content().text(), "tagged");
+    }
+
+    #[test]
+    fn several_writes_stream_as_langgraph_streams_them() {
+        let reply = StateDelta {
+            messages: MessagesDelta::Append(vec![ai("a1")]),
+            ..Default::default()
+        };
+        let mut note = StateDelta::default();
+        note.extra.insert("note".into(), serde_json::json!("x"));
+        // Distinct keys: one dict.
+        let merged = StateDelta::streamed(&[reply.clone(), note]).expect("merged");
+        assert!(merged.extra.contains_key("note"));
+        assert!(matches!(merged.messages, MessagesDelta::Append(_)));
+        // `messages` written twice: one single-key write each, in order.
+        let tag = StateDelta {
+            messages: MessagesDelta::Append(vec![Arc::new(human("h1", "t"))]),
+            ..Default::default()
+        };
+        let split = StateDelta::streamed(&[reply, tag]).expect_err("split");
+        assert_eq!(split.len(), 2);
     }
 }

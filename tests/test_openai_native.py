@@ -12,13 +12,12 @@ import pytest
 
 pytest.importorskip("langchain_core")
 
-from langchain_core.tools import tool
-from sim.openai import SimOpenAI, text, tool_calls
-
 import deepagents_rs
 from deepagents_rs import create_deep_agent
 from deepagents_rs.profiles.provider import provider_profiles as registry
 from deepagents_rs.usage import run_usage
+from langchain_core.tools import tool
+from sim.openai import SimOpenAI, text, tool_calls
 
 pytestmark = pytest.mark.filterwarnings("ignore:The feature `forked subagents` is in beta")
 

@@ -18,14 +18,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ._files_context import FilesContext, use_files
-from .backends.composite import CompositeBackend
+from .backends.composite import CompositeBackend, _route_for_path
 from .backends.filesystem import FilesystemBackend
 from .backends.protocol import BackendProtocol, _supports_delete, execute_accepts_timeout
+from .backends.sandbox import BaseSandbox
 from .backends.state import StateBackend
 from .backends.utils import validate_path
-
-#: deepagents' default `human_message_token_limit_before_evict`.
-_DEFAULT_HUMAN_LIMIT = 50_000
 
 
 def _planned(what: str) -> NotImplementedError:
@@ -69,13 +67,6 @@ def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, sto
     mw = middleware if middleware is not None else FilesystemMiddleware(backend=backend, permissions=permissions)
     rules = mw._permissions if mw._permissions else (permissions or [])
     be = mw.backend
-    if mw._human_message_token_limit_before_evict not in (None, _DEFAULT_HUMAN_LIMIT):
-        # Evicting large human messages is not done yet (an issue of its own: offloading);
-        # a limit asked for explicitly must not be ignored.
-        raise NotImplementedError(
-            "deepagents_rs: FilesystemMiddleware(human_message_token_limit_before_evict=...) is not "
-            "supported yet; it is planned (offloading). None turns the eviction off, as here."
-        )
     if mw._offload_binary_content:
         raise NotImplementedError(
             "deepagents_rs: FilesystemMiddleware(offload_binary_content=True) is not supported yet; it is planned."
@@ -90,6 +81,8 @@ def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, sto
         "max_execute_timeout": mw._max_execute_timeout,
         "enabled": sorted(mw._enabled_tools) if mw._enabled_tools is not None else None,
         "large_tool_results_prefix": mw._large_tool_results_prefix,
+        "human_message_token_limit": mw._human_message_token_limit_before_evict or None,
+        "conversation_history_prefix": mw._conversation_history_prefix,
     }
 
 
@@ -146,6 +139,20 @@ def _supports_execution(backend: Any) -> bool:
 
 def _executor(backend: Any) -> Any:
     return backend.default if isinstance(backend, CompositeBackend) else backend
+
+
+def _capture_executor(backend: Any, capture_path: str) -> Any:
+    """deepagents' ``_resolve_capture``: the sandbox that may capture ``execute`` output at
+    ``capture_path`` itself, or ``None``. Only a ``BaseSandbox`` guarantees that ``execute``
+    and ``read_file`` see the same files, and a composite's capture path must fall through to
+    its default (the executing) backend unchanged."""
+    if isinstance(backend, CompositeBackend):
+        default = backend.default
+        if not isinstance(default, BaseSandbox):
+            return None
+        routed, _path, prefix = _route_for_path(default=default, sorted_routes=backend.sorted_routes, path=capture_path)
+        return default if prefix is None and routed is default else None
+    return backend if isinstance(backend, BaseSandbox) else None
 
 
 #: The operations whose disk errors become error results, and how the tool shows them
@@ -255,7 +262,35 @@ class BackendAdapter:
             stack.enter_context(_graph_runtime(self.store))
         return stack
 
+    def _capture(self, op: str, args: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+        """For ``execute`` with a capture path: the sandbox capturing at source and the
+        ``execute_with_offload`` arguments, or ``None`` for a plain ``execute``."""
+        if op != "execute":
+            return None
+        path, max_inline = args.pop("capture_path", None), args.pop("max_inline_bytes", None)
+        executor = _capture_executor(self.backend, path) if path is not None else None
+        if executor is None:
+            return None
+        kwargs = {"max_inline_bytes": max_inline}
+        if args.get("timeout") is not None:
+            kwargs["timeout"] = args["timeout"]
+        return executor, {"command": args["command"], "capture_path": path, **kwargs}
+
+    @staticmethod
+    def _offload_out(result: Any) -> dict[str, Any]:
+        out = dataclasses.asdict(result.response)
+        out["offloaded"] = result.offloaded
+        out["preview_has_truncation_marker"] = result.preview_has_truncation_marker
+        return out
+
     def call(self, op: str, args: dict[str, Any], files: dict[str, Any] | None) -> tuple[Any, Any]:
+        capture = self._capture(op, args)
+        if capture is not None:
+            executor, kwargs = capture
+            try:
+                return self._offload_out(executor.execute_with_offload(**kwargs)), None
+            except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
+                return self._failed(op, exc)
         fn, positional, kwargs = self._args(op, args, op)
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
@@ -265,6 +300,13 @@ class BackendAdapter:
             return self._failed(op, exc)
 
     async def acall(self, op: str, args: dict[str, Any], files: dict[str, Any] | None) -> tuple[Any, Any]:
+        capture = self._capture(op, args)
+        if capture is not None:
+            executor, kwargs = capture
+            try:
+                return self._offload_out(await executor.aexecute_with_offload(**kwargs)), None
+            except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
+                return self._failed(op, exc)
         fn, positional, kwargs = self._args(op, args, _ASYNC[op])
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:

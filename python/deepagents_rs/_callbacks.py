@@ -108,6 +108,20 @@ class RunTracer:
             return _state(outputs, None)
         if kind == "host" or outputs is None:
             return outputs
+        if kind == "writes":
+            # The model node's list of commands: the reply's write, then each middleware's.
+            from langgraph.types import Command
+
+            return [Command(update=self._update(w)[0]) for w in outputs]
+        update, command = self._update(outputs)
+        if name == "model" or command:
+            from langgraph.types import Command
+
+            return [Command(update=update)]
+        return update
+
+    @staticmethod
+    def _update(outputs: Any) -> tuple[dict, bool]:
         update = dict(outputs)
         command = update.pop("__command__", False)
         remove_all = update.pop("__remove_all__", False)
@@ -117,11 +131,7 @@ class RunTracer:
                 from langchain_core.messages import RemoveMessage
 
                 update["messages"].insert(0, RemoveMessage(id="__remove_all__"))
-        if name == "model" or command:
-            from langgraph.types import Command
-
-            return [Command(update=update)]
-        return update
+        return update, command
 
     # -- tools the core runs itself (`task`) ----------------------------------------------
 

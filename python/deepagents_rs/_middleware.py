@@ -317,8 +317,8 @@ class MiddlewareAdapter:
                 extra_messages = update.pop("messages", [])
                 from langchain_core.messages import convert_to_messages
 
-                out["messages"].extend(_convert.to_core(m) for m in convert_to_messages(extra_messages))
-                out["extra"] = update
+                messages = [_convert.to_core(m) for m in convert_to_messages(extra_messages)]
+                out["commands"] = [{"messages": messages, "extra": update}]
             return out
         raise TypeError(f"wrap_model_call must return a ModelResponse or an AIMessage, got {type(result).__name__}")
 

@@ -67,6 +67,9 @@ def _messages(raw: list[dict], remove_all: bool) -> list[Any]:
 def _update(payload: Any, core: bool) -> Any:
     if not core or payload is None:
         return payload
+    if isinstance(payload, list):
+        # One node's several writes (the model step's reply and its middleware commands).
+        return [_update(p, True) for p in payload]
     out = dict(payload)
     remove_all = out.pop("__remove_all__", False)
     if "messages" in out:

@@ -343,19 +343,72 @@ impl Agent {
                 return Err(e);
             }
         };
-        let mut messages = response.messages;
         // The reducer gives a message without an id (one a middleware made) a fresh one.
-        for m in &mut messages {
-            m.set_id_if_missing(new_id);
+        let arcs = |messages: Vec<Message>| -> Vec<Arc<Message>> {
+            messages
+                .into_iter()
+                .map(|mut m| {
+                    m.set_id_if_missing(new_id);
+                    Arc::new(m)
+                })
+                .collect()
+        };
+        // LangChain's model node returns its writes in order: files a backend wrote during
+        // the call, the reply (with the structured response), then each middleware command.
+        let mut writes: Vec<StateDelta> = Vec::new();
+        if let Some(files) = response.files_before {
+            writes.push(StateDelta {
+                files: Some(files),
+                ..Default::default()
+            });
         }
-        let mut delta = StateDelta::append(messages);
-        delta.extra = response.extra;
+        let mut reply = StateDelta {
+            messages: MessagesDelta::Append(arcs(response.messages)),
+            ..Default::default()
+        };
         if let Some(s) = response.structured {
-            delta.structured_response = Some(s.value);
-            delta.structured_rendered = s.rendered;
-            delta.structured_host = s.host;
+            reply.structured_response = Some(s.value);
+            reply.structured_rendered = s.rendered;
+            reply.structured_host = s.host;
         }
-        let update = self.finish_node(step, &Arc::from("model"), delta, None, state, run);
+        writes.push(reply);
+        for c in response.commands {
+            writes.push(StateDelta {
+                // A command that does not write messages leaves the key out.
+                messages: if c.messages.is_empty() {
+                    MessagesDelta::None
+                } else {
+                    MessagesDelta::Append(arcs(c.messages))
+                },
+                files: c.files,
+                extra: c.extra,
+                ..Default::default()
+            });
+        }
+        let (delta, reported) = if writes.len() == 1 {
+            // The common step: the reply alone, written and streamed as is.
+            let mut delta = writes.pop().unwrap_or_default();
+            let written = match &delta.messages {
+                MessagesDelta::Append(w) => w.clone(),
+                _ => Vec::new(),
+            };
+            delta.messages = StateDelta::add_messages(&state.messages, &written);
+            // A reply replacing a message by id is streamed as written, not as the list.
+            let reported = matches!(delta.messages, MessagesDelta::Replace(_)).then(|| {
+                let mut w = delta.clone();
+                w.messages = MessagesDelta::Append(written);
+                Update::Delta(Arc::new(w))
+            });
+            (delta, reported)
+        } else {
+            let combined = StateDelta::combine(&state.messages, &writes);
+            let reported = match StateDelta::streamed(&writes) {
+                Ok(merged) => Update::Delta(Arc::new(merged)),
+                Err(split) => Update::Writes(split.into_iter().map(Arc::new).collect()),
+            };
+            (combined, Some(reported))
+        };
+        let update = self.finish_node(step, &Arc::from("model"), delta, reported, state, run);
         node_end(trace, Ok(update.as_ref())).await;
         Ok(())
     }
@@ -450,7 +503,7 @@ impl Agent {
                 Ok(ModelResponse {
                     messages,
                     structured,
-                    extra: Default::default(),
+                    ..Default::default()
                 })
             })
         })

@@ -140,6 +140,21 @@ pub struct ExecuteResponse {
     /// tool's error text.
     #[serde(default)]
     pub failed: Option<String>,
+    /// The sandbox captured the output at the capture path and `output` is only its
+    /// preview (`BaseSandbox.execute_with_offload`).
+    #[serde(default)]
+    pub offloaded: bool,
+    /// That preview dropped middle lines behind a marker.
+    #[serde(default)]
+    pub preview_has_truncation_marker: bool,
+}
+
+/// Where a sandbox may capture a large `execute` output at source, and how much of it may
+/// come back inline (deepagents' capture-at-source offload).
+#[derive(Clone, Debug)]
+pub struct Capture {
+    pub path: String,
+    pub max_inline_bytes: usize,
 }
 
 /// The run's files as one backend call sees them: the state as of the tool step, and the
@@ -224,11 +239,14 @@ pub trait Backend: Send + Sync {
         glob: Option<String>,
         max_count: Option<usize>,
     ) -> Op<GrepResult>;
+    /// Runs `command`; with `capture`, a sandbox that can may leave a large output at
+    /// `capture.path` and answer with a preview (`offloaded`).
     fn execute(
         &self,
         _cx: Arc<FilesScope>,
         _command: String,
         _timeout: Option<i64>,
+        _capture: Option<Capture>,
     ) -> Op<ExecuteResponse> {
         Box::pin(async { Err("this backend cannot execute commands".into()) })
     }

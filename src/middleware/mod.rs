@@ -82,7 +82,19 @@ pub struct HookOutput {
 pub struct ModelResponse {
     pub messages: Vec<Message>,
     pub structured: Option<Structured>,
-    /// Other state keys written with the response (a middleware's `ExtendedModelResponse`).
+    /// State writes that go with the reply, in order (a middleware's
+    /// `ExtendedModelResponse` command); LangGraph streams each as its own update after the
+    /// reply's.
+    pub commands: Vec<CommandWrite>,
+    /// Files a backend wrote during the call (a `StateBackend`), streamed before the reply.
+    pub files_before: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// One command's write of the state: messages (by `add_messages`), files, other keys.
+#[derive(Clone, Debug, Default)]
+pub struct CommandWrite {
+    pub messages: Vec<Message>,
+    pub files: Option<serde_json::Map<String, serde_json::Value>>,
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 

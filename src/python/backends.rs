@@ -166,11 +166,19 @@ impl Backend for PyBackend {
         cx: Arc<FilesScope>,
         command: String,
         timeout: Option<i64>,
+        capture: Option<Capture>,
     ) -> Op<ExecuteResponse> {
+        let (path, max_inline) =
+            capture.map_or((None, None), |c| (Some(c.path), Some(c.max_inline_bytes)));
         self.op(
             cx,
             "execute",
-            json!({"command": command, "timeout": timeout}),
+            json!({
+                "command": command,
+                "timeout": timeout,
+                "capture_path": path,
+                "max_inline_bytes": max_inline,
+            }),
         )
     }
     fn supports_delete(&self) -> bool {
@@ -248,6 +256,8 @@ pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesyst
         max_execute_timeout: get("max_execute_timeout")?.extract()?,
         enabled: get("enabled")?.extract()?,
         large_tool_results_prefix: get("large_tool_results_prefix")?.extract()?,
+        human_message_token_limit: get("human_message_token_limit")?.extract()?,
+        conversation_history_prefix: get("conversation_history_prefix")?.extract()?,
     })
     .map_err(super::errors::to_py)
 }

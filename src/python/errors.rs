@@ -40,7 +40,7 @@ where
 pub(crate) fn to_py(err: Error) -> PyErr {
     Python::attach(|py| match err {
         Error::Tool { source, .. } => from_tool(source),
-        Error::Model(ModelError::Host(ref source)) => {
+        Error::Model(ModelError::Host(ref source) | ModelError::HostInvalidRequest(ref source)) => {
             original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
         }
         Error::RecursionLimit { .. } => exception(py, "GraphRecursionError", (err.to_string(),)),
@@ -90,7 +90,7 @@ pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
             }
             PyRuntimeError::new_err(err.to_string())
         }
-        Error::Model(ModelError::Host(source)) => {
+        Error::Model(ModelError::Host(source) | ModelError::HostInvalidRequest(source)) => {
             original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
         }
         Error::Model(ModelError::Provider(e)) => provider_error(py, e),
@@ -109,4 +109,20 @@ pub(crate) fn tool_exception_of(py: Python<'_>, err: &crate::tools::ToolError) -
         return exception_of(py, inner);
     }
     PyRuntimeError::new_err(source.to_string())
+}
+
+/// A host model's exception as the core's error, told apart when it is LangChain's
+/// `ModelInvalidRequestError` (the file middleware retries those without rejected media).
+pub(crate) fn host_model_error(e: PyErr) -> ModelError {
+    let invalid = Python::attach(|py| {
+        py.import("langchain_core.exceptions")
+            .and_then(|m| m.getattr("ModelInvalidRequestError"))
+            .is_ok_and(|cls| e.is_instance(py, &cls))
+    });
+    let source = std::sync::Arc::new(Box::new(e) as BoxError);
+    if invalid {
+        ModelError::HostInvalidRequest(source)
+    } else {
+        ModelError::Host(source)
+    }
 }

@@ -18,13 +18,13 @@ use super::host::{PyHost, await_coroutine, call_in_context};
 use super::model::{ObjectCache, PyChatModel, message_objects};
 use super::stream::StreamWriter;
 use super::tools::PyTool;
-use crate::error::{BoxError, Error, ModelError};
+use crate::error::{BoxError, Error};
 use crate::events::{EventKind, StepEmitter, Update};
 use crate::host::HostValue;
 use crate::messages::{Message, SystemMessage, ToolCall, ToolMessage};
 use crate::middleware::{
-    Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse, Structured,
-    ToolCallRequest, ToolHandler,
+    CommandWrite, Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse,
+    Structured, ToolCallRequest, ToolHandler,
 };
 use crate::model::ModelRequest;
 use crate::state::{AgentState, Jump, MessagesDelta, StateDelta};
@@ -67,7 +67,7 @@ impl PyMiddleware {
 }
 
 fn host_err(e: PyErr) -> Error {
-    Error::Model(ModelError::host(Box::new(e) as BoxError))
+    Error::Model(super::errors::host_model_error(e))
 }
 
 fn fatal(e: PyErr) -> ToolError {
@@ -260,6 +260,7 @@ impl Middleware for PyMiddleware {
                 host: host.clone(),
                 is_async,
                 last: Mutex::new(None),
+                inner: Mutex::new((Vec::new(), None)),
                 objects,
             });
             let config_host = host.clone();
@@ -353,6 +354,9 @@ fn request_to_py<'py>(
     Ok(d)
 }
 
+/// An inner response's commands and backend writes, carried past a wrapper.
+type Carried = (Vec<CommandWrite>, Option<Map<String, Value>>);
+
 struct ModelNext {
     handler: ModelHandler,
     template: ModelRequest,
@@ -361,6 +365,9 @@ struct ModelNext {
     /// The structured response of the last inner call, to hand back the same value when the
     /// wrapper returns the same object.
     last: Mutex<Option<Structured>>,
+    /// The last inner call's commands and backend writes: LangChain carries an inner
+    /// `ExtendedModelResponse`'s commands past the wrappers around it.
+    inner: Mutex<Carried>,
     /// The middleware's message objects: messages the wrapper passes on unchanged are
     /// recognized and keep their core message (and the model's cached objects).
     objects: Objects,
@@ -467,6 +474,7 @@ impl ModelNext {
         };
         d.set_item("structured_response", structured)?;
         *self.last.lock() = response.structured.clone();
+        *self.inner.lock() = (response.commands.clone(), response.files_before.clone());
         Ok(d)
     }
 
@@ -494,14 +502,41 @@ impl ModelNext {
                 }
             }
         };
-        let extra = match d.get_item("extra")? {
-            Some(e) if !e.is_none() => pythonize::depythonize(&e)?,
-            _ => Map::new(),
-        };
+        // The inner calls' commands first, then this middleware's own (an
+        // `ExtendedModelResponse`), as LangChain composes them.
+        let (mut commands, files_before) = std::mem::take(&mut *self.inner.lock());
+        if let Some(list) = d.get_item("commands")? {
+            for c in list.try_iter()? {
+                let c = c?;
+                let c = c.cast::<PyDict>()?;
+                let messages = match c.get_item("messages")? {
+                    Some(m) => messages_from_py(&m)?,
+                    None => Vec::new(),
+                };
+                let mut extra: Map<String, Value> = match c.get_item("extra")? {
+                    Some(e) if !e.is_none() => pythonize::depythonize(&e)?,
+                    _ => Map::new(),
+                };
+                let files = match extra.shift_remove("files") {
+                    Some(Value::Object(f)) => Some(f),
+                    Some(other) => {
+                        extra.insert("files".into(), other);
+                        None
+                    }
+                    None => None,
+                };
+                commands.push(CommandWrite {
+                    messages,
+                    files,
+                    extra,
+                });
+            }
+        }
         Ok(ModelResponse {
             messages,
             structured,
-            extra,
+            commands,
+            files_before,
         })
     }
 }

@@ -16,7 +16,7 @@ use pyo3::types::PyList;
 use super::convert::message_to_py;
 use super::host::{PyHost, await_coroutine, call_in_context};
 use super::stream::ChunkCallback;
-use crate::error::{BoxError, ModelError};
+use crate::error::ModelError;
 use crate::host::HostValue;
 use crate::messages::{AiMessage, Message, SystemMessage};
 use crate::model::{ChatModel, ModelRequest, TokenSink};
@@ -113,7 +113,7 @@ impl PyChatModel {
 }
 
 fn host_err(e: PyErr) -> ModelError {
-    ModelError::host(Box::new(e) as BoxError)
+    super::errors::host_model_error(e)
 }
 
 type Slot<T> = Option<(Weak<T>, Py<PyAny>)>;

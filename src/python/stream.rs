@@ -201,6 +201,13 @@ fn event_to_py(
             let (payload, core) = match update {
                 None => (py.None().into_bound(py), false),
                 Some(Update::Delta(delta)) => (delta_to_py(py, &delta)?.into_any(), true),
+                Some(Update::Writes(writes)) => {
+                    let list = PyList::empty(py);
+                    for w in &writes {
+                        list.append(delta_to_py(py, w)?)?;
+                    }
+                    (list.into_any(), true)
+                }
                 Some(Update::Host(value)) => (
                     host_object(py, &value).unwrap_or_else(|| py.None().into_bound(py)),
                     false,

@@ -67,6 +67,17 @@ impl Owned {
                 }
                 (dict.into_any(), "delta", *c)
             }
+            Owned::Update(Some(Update::Writes(ws)), c) => {
+                let list = PyList::empty(py);
+                for w in ws {
+                    let dict = delta_to_py(py, w)?;
+                    if *c {
+                        dict.set_item("__command__", true)?;
+                    }
+                    list.append(dict)?;
+                }
+                (list.into_any(), "writes", *c)
+            }
             Owned::Update(Some(Update::Host(h)), c) => (
                 host_object(py, h).unwrap_or_else(|| py.None().into_bound(py)),
                 "host",

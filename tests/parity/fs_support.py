@@ -68,6 +68,8 @@ def api(impl: str) -> SimpleNamespace:
         BackendProtocol=backends.BackendProtocol,
         protocol=protocol,
         FilesystemPermission=filesystem.FilesystemPermission,
+        FilesystemMiddleware=filesystem.FilesystemMiddleware,
+        create_deep_agent=importlib.import_module(impl).create_deep_agent,
     )
 
 

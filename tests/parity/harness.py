@@ -34,7 +34,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fake_models import Call, ScriptedChatModel, ai_tool_calls, normalize_messages
 
-__all__ = ["FS_TOOLS", "MODES", "Both", "Outcome", "ai_tool_calls", "assert_parity", "norm_files", "run_both"]
+__all__ = [
+    "FS_TOOLS",
+    "MODES",
+    "Both",
+    "Outcome",
+    "ScriptedChatModel",
+    "ai_tool_calls",
+    "assert_parity",
+    "norm_files",
+    "run_both",
+]
 
 Mode = Literal["invoke", "ainvoke"]
 MODES: tuple[Mode, ...] = ("invoke", "ainvoke")

@@ -183,20 +183,7 @@ def test_sandbox_execute_success_and_failure(mode: str, tmp_path: Path) -> None:
     "capture_offload",
     [
         pytest.param(False, id="evict"),
-        pytest.param(
-            True,
-            id="capture",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "rs differs: with enable_capture_offload=True deepagents runs the capture-at-source wrapper "
-                    "(execute_with_offload) and returns a preview with the exit-code line first and raw lines; "
-                    "deepagents_rs runs the bare command, then evicts via write (preflight + upload), so the file "
-                    "gets 25003 lines (output plus a blank line and '[Command succeeded with exit code 0]'), the "
-                    "preview is line-numbered, and the artifact lacks 'output_file'"
-                ),
-            ),
-        ),
+        pytest.param(True, id="capture"),
     ],
 )
 def test_sandbox_large_execute_output(mode: str, capture_offload: bool, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use super::format::{CHARS_PER_TOKEN, char_len, char_prefix};
 use super::texts;
 use crate::files::Backend;
-use crate::files::backend::FilesScope;
+use crate::files::backend::{ExecuteResponse, FilesScope};
 use crate::files::text::splitlines_keepends;
 use crate::messages::{Content, ToolMessage};
 
@@ -27,7 +27,7 @@ pub const EXCLUDED: [&str; 7] = [
 ];
 
 /// `_extract_text_from_message`: the text blocks, joined with `\n`.
-fn text_of(content: &Content) -> String {
+pub(super) fn text_of(content: &Content) -> String {
     match content {
         Content::Text(s) => s.clone(),
         Content::Blocks(blocks) => blocks
@@ -40,7 +40,7 @@ fn text_of(content: &Content) -> String {
 }
 
 /// `sanitize_tool_call_id`.
-fn sanitize(id: &str) -> String {
+pub(super) fn sanitize(id: &str) -> String {
     let s = id.replace(['.', '/', '\\'], "_");
     if s.len() > 128 {
         let digest = Sha256::digest(id.as_bytes());
@@ -79,8 +79,9 @@ fn numbered(lines: &[String], start: usize) -> String {
         .join("\n")
 }
 
-/// `_create_content_preview` and `_preview_note`: the preview text and its note.
-fn preview(content: &str) -> (String, String) {
+/// `_create_content_preview` and `_preview_note`: the preview text and its note, which
+/// names the `subject` (`result`, `content`).
+pub(super) fn preview(content: &str, subject: &str) -> (String, String) {
     let lines: Vec<&str> = splitlines_keepends(content)
         .into_iter()
         .map(|l| {
@@ -121,12 +122,17 @@ fn preview(content: &str) -> (String, String) {
             hc || tc,
         )
     };
+    (text, note(omitted, clipped, subject))
+}
+
+/// `_preview_note`: what the preview shows of the `subject`, and what it lost.
+fn note(omitted: bool, clipped: bool, subject: &str) -> String {
     let base = if omitted {
         texts::PREVIEW_NOTE_HEAD_TAIL
     } else {
         texts::PREVIEW_NOTE_PLAIN
     };
-    let mut note = base.replace("{subject}", "result");
+    let mut note = base.replace("{subject}", subject);
     let caveats: Vec<&str> = [
         (omitted, texts::PREVIEW_CAVEAT_OMITTED_LINES),
         (clipped, texts::PREVIEW_CAVEAT_CLIPPED_LINES),
@@ -138,7 +144,47 @@ fn preview(content: &str) -> (String, String) {
         note.push_str(&format!(" ({})", caveats.join("; ")));
     }
     note.push(':');
-    (text, note)
+    note
+}
+
+/// The abbreviated call id offload notices show (`_visible_tool_call_id`).
+fn visible_id(tool_call_id: &str) -> String {
+    if char_len(tool_call_id) > texts::VISIBLE_TOOL_CALL_ID_LIMIT {
+        format!(
+            "{}...",
+            char_prefix(tool_call_id, texts::VISIBLE_TOOL_CALL_ID_LIMIT)
+        )
+    } else {
+        tool_call_id.to_owned()
+    }
+}
+
+/// `_interpret_capture_output` for an output the sandbox kept at `path`: its status line
+/// and preview (as the capture wrapper cut it) in the large-result stub.
+pub(super) fn captured_stub(res: &ExecuteResponse, path: &str, tool_call_id: &str) -> String {
+    let status = if res.exit_code == Some(0) {
+        "succeeded"
+    } else {
+        "failed"
+    };
+    let code = res
+        .exit_code
+        .map_or_else(|| "None".to_owned(), |c| c.to_string());
+    let mut status_line = format!("[Command {status} with exit code {code}]");
+    if res.truncated {
+        status_line.push_str("\n[Output exceeded the capture size limit and was truncated; the saved file is incomplete]");
+    }
+    texts::TOO_LARGE_TOOL_MSG
+        .replace("{tool_call_id}", &visible_id(tool_call_id))
+        .replace("{file_path}", path)
+        .replace(
+            "{preview_note}",
+            &note(res.preview_has_truncation_marker, false, "result"),
+        )
+        .replace(
+            "{content_sample}",
+            &format!("{status_line}\n{}", res.output),
+        )
 }
 
 /// `_process_large_message`: the message with its content replaced by a stub when it is
@@ -170,21 +216,23 @@ pub async fn evict(
     if written.error.as_ref().is_some_and(|e| !e.is_empty()) {
         return None;
     }
-    let visible = if char_len(&message.tool_call_id) > texts::VISIBLE_TOOL_CALL_ID_LIMIT {
-        format!(
-            "{}...",
-            char_prefix(&message.tool_call_id, texts::VISIBLE_TOOL_CALL_ID_LIMIT)
-        )
-    } else {
-        message.tool_call_id.clone()
-    };
-    let (sample, note) = preview(&text);
+    let visible = visible_id(&message.tool_call_id);
+    let (sample, note) = preview(&text, "result");
     let stub = texts::TOO_LARGE_TOOL_MSG
         .replace("{tool_call_id}", &visible)
         .replace("{file_path}", written.path.as_deref().unwrap_or(&file_path))
         .replace("{preview_note}", &note)
         .replace("{content_sample}", &sample);
-    let content = match &message.content {
+    Some(ToolMessage {
+        content: with_media(&message.content, stub),
+        ..message.clone()
+    })
+}
+
+/// The stub in place of the text, the other blocks (images, ...) kept after it
+/// (`_build_evicted_human_content` and its tool-message twin).
+pub(super) fn with_media(content: &Content, stub: String) -> Content {
+    match content {
         Content::Text(_) => Content::Text(stub),
         Content::Blocks(blocks) => {
             let media: Vec<Value> = blocks
@@ -200,9 +248,5 @@ pub async fn evict(
                 Content::Blocks(out)
             }
         }
-    };
-    Some(ToolMessage {
-        content,
-        ..message.clone()
-    })
+    }
 }

@@ -9,6 +9,8 @@
 mod args;
 mod eviction;
 mod format;
+mod human_eviction;
+mod rejected_media;
 pub mod texts;
 mod tools;
 
@@ -18,7 +20,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use super::{Middleware, ModelHandler, ModelResponse, ToolCallRequest, ToolHandler};
+use super::{CommandWrite, Middleware, ModelHandler, ModelResponse, ToolCallRequest, ToolHandler};
 use crate::error::Error;
 use crate::files::backend::{Backend, FilesScope};
 use crate::files::path::validate_path;
@@ -43,11 +45,18 @@ pub struct FilesystemConfig {
     pub enabled: Option<Vec<String>>,
     /// Where large tool results go (`{artifacts_root}/large_tool_results`).
     pub large_tool_results_prefix: String,
+    /// `human_message_token_limit_before_evict`: a last human message longer than four
+    /// characters per token is moved to the filesystem; `None` (or 0) never.
+    pub human_message_token_limit: Option<usize>,
+    /// Where they go (`{artifacts_root}/conversation_history`).
+    pub conversation_history_prefix: String,
 }
 
 /// What every tool of the entry shares.
 pub struct Shared {
     pub backend: Arc<dyn Backend>,
+    /// Where large tool results go, and where `execute` output is captured at source.
+    pub large_tool_results_prefix: String,
     pub rules: Rules,
     pub token_limit: Option<usize>,
     pub grep_max_count: Option<usize>,
@@ -132,6 +141,8 @@ pub struct Filesystem {
     system_prompt: Option<String>,
     shared: Arc<Shared>,
     large_tool_results_prefix: Arc<str>,
+    human_message_token_limit: Option<usize>,
+    conversation_history_prefix: Arc<str>,
 }
 
 impl Filesystem {
@@ -146,6 +157,7 @@ impl Filesystem {
         }
         let shared = Arc::new(Shared {
             backend: config.backend,
+            large_tool_results_prefix: config.large_tool_results_prefix.clone(),
             rules: config.rules,
             token_limit: config.token_limit,
             grep_max_count: config.grep_max_count,
@@ -184,6 +196,8 @@ impl Filesystem {
             system_prompt: config.system_prompt.filter(|p| !p.is_empty()),
             shared,
             large_tool_results_prefix: config.large_tool_results_prefix.into(),
+            human_message_token_limit: config.human_message_token_limit,
+            conversation_history_prefix: config.conversation_history_prefix.into(),
         })
     }
 }
@@ -363,7 +377,70 @@ impl Middleware for Filesystem {
         if !prompt.is_empty() {
             request.system = Some(append_to_system(request.system.take(), &prompt));
         }
-        next.call(request)
+        let limit = self.human_message_token_limit.filter(|l| *l > 0);
+        let evict = limit.and_then(|l| human_eviction::needed(&request.messages, l));
+        // A request with media just read can be retried without it if the provider refuses
+        // it; the common call has neither and goes straight on.
+        let rejectable = rejected_media::candidates(&request.messages);
+        if evict.is_none() && !rejectable {
+            return next.call(request);
+        }
+        let (backend, prefix) = (
+            self.shared.backend.clone(),
+            self.conversation_history_prefix.clone(),
+        );
+        Box::pin(async move {
+            let scope = FilesScope::new(request.state.files.clone(), request.host.clone());
+            let tagged = match evict {
+                Some(true) => {
+                    human_eviction::evict_last(&request.messages, &prefix, &backend, scope.clone())
+                        .await
+                }
+                _ => None,
+            };
+            if let (Some(t), Some(last)) = (&tagged, request.messages.last_mut()) {
+                *last = Arc::new(t.clone());
+            }
+            if evict.is_some() {
+                request.messages = human_eviction::truncated(&request.messages);
+            }
+            let retry = rejectable.then(|| request.clone());
+            let (mut response, replaced) = match next.call(request).await {
+                Ok(r) => (r, Vec::new()),
+                // deepagents' `ModelInvalidRequestError` fallback: the media read since the
+                // last reply replaced by a note, the call made once more, and the notes
+                // written to the state.
+                Err(Error::Model(e)) if e.is_invalid_request() && retry.is_some() => {
+                    let mut request = retry.unwrap_or_else(|| unreachable!());
+                    let Some((messages, replaced)) = rejected_media::replace(&request.messages)
+                    else {
+                        return Err(Error::Model(e));
+                    };
+                    request.messages = messages;
+                    (next.call(request).await?, replaced)
+                }
+                Err(e) => return Err(e),
+            };
+            // The tag lands in the state after the reply, replacing the message by its id
+            // (deepagents' `ExtendedModelResponse` command), with any replaced media; a state
+            // backend's file write goes before it, as LangGraph streams the backend's own
+            // write.
+            let mut written: Vec<Message> = tagged.into_iter().collect();
+            written.extend(replaced);
+            if !written.is_empty() {
+                response.commands.push(CommandWrite {
+                    messages: written,
+                    ..Default::default()
+                });
+            }
+            if let Some(files) = scope.take_update() {
+                response
+                    .files_before
+                    .get_or_insert_with(Default::default)
+                    .extend(files);
+            }
+            Ok(response)
+        })
     }
 
     fn wraps_tool_call(&self) -> bool {

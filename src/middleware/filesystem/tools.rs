@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::Shared;
 use super::args::Args;
 use super::format;
-use crate::files::backend::{FilesScope, GrepResult};
+use crate::files::backend::{Capture, FilesScope, GrepResult};
 use crate::files::path::validate_path;
 use crate::files::permissions::Mode;
 use crate::files::{file_data, media};
@@ -96,7 +96,7 @@ impl Tool for FsTool {
         let (kind, shared) = (self.kind, self.shared.clone());
         Box::pin(async move {
             let scope = FilesScope::new(ctx.run.files.clone(), ctx.host.clone());
-            let mut output = run(kind, &shared, &args, scope.clone()).await?;
+            let mut output = run(kind, &shared, &args, scope.clone(), &ctx.tool_call_id).await?;
             output.files = scope.take_update();
             Ok(output)
         })
@@ -113,6 +113,7 @@ async fn run(
     sh: &Shared,
     raw: &Value,
     cx: Arc<FilesScope>,
+    tool_call_id: &str,
 ) -> Result<ToolOutput, ToolError> {
     let mut a = Args::new(raw);
     let be = sh.backend.clone();
@@ -340,7 +341,24 @@ async fn run(
                     "Error: This sandbox backend does not support per-command timeout overrides. Update your sandbox package to the latest version, or omit the timeout parameter.",
                 );
             }
-            let res = be.execute(cx, command, timeout).await.map_err(fatal)?;
+            // Capture at source is tried when large results are evicted at all and the
+            // call has an id to name the file; the backend decides whether it can.
+            let capture = sh
+                .token_limit
+                .filter(|l| *l > 0 && !tool_call_id.is_empty())
+                .map(|l| Capture {
+                    path: format!(
+                        "{}/{}",
+                        sh.large_tool_results_prefix,
+                        super::eviction::sanitize(tool_call_id)
+                    ),
+                    max_inline_bytes: format::CHARS_PER_TOKEN * l,
+                });
+            let output_file = capture.as_ref().map(|c| c.path.clone());
+            let res = be
+                .execute(cx, command, timeout, capture)
+                .await
+                .map_err(fatal)?;
             if let Some(e) = res.failed {
                 return err(e);
             }
@@ -349,12 +367,16 @@ async fn run(
             if let Some(code) = res.exit_code {
                 artifact.insert("exit_code".into(), json!(code));
             }
+            let content = match output_file.filter(|_| res.offloaded) {
+                Some(path) => {
+                    let content = super::eviction::captured_stub(&res, &path, tool_call_id);
+                    artifact.insert("output_file".into(), json!(path));
+                    content
+                }
+                None => format::execute_output(&res.output, res.exit_code, res.truncated),
+            };
             Ok(ToolOutput {
-                content: Content::Text(format::execute_output(
-                    &res.output,
-                    res.exit_code,
-                    res.truncated,
-                )),
+                content: Content::Text(content),
                 artifact: Some(Value::Object(artifact)),
                 ..Default::default()
             })
