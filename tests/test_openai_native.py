@@ -32,6 +32,7 @@ def lookup(key: str) -> str:
 
 @pytest.fixture
 def profiles() -> Iterator[None]:
+    registry._ensure_provider_profiles_loaded()  # the built-ins first, so they are restored too
     saved = dict(registry._PROVIDER_PROFILES)
     yield
     registry._PROVIDER_PROFILES.clear()
@@ -195,3 +196,55 @@ async def test_ainvoke_and_astream(sim: SimOpenAI, responses: bool) -> None:
     ]
     assert "".join(tokens) == "again"
     assert sim.requests[-1].path.endswith("/responses" if responses else "/chat/completions")
+
+
+def test_a_bare_model_name_speaks_chat_completions_as_chatopenai_does(sim: SimOpenAI) -> None:
+    # No provider profile matches "gpt-4o": ChatOpenAI picks Chat Completions, and so do we;
+    # a Responses-only model picks the Responses API.
+    sim.script(text("one"), text("two"))
+    create_deep_agent(model="gpt-4o").invoke({"messages": [{"role": "user", "content": "hi"}]})
+    create_deep_agent(model="gpt-5.4-pro").invoke({"messages": [{"role": "user", "content": "hi"}]})
+    assert [r.path for r in sim.requests] == ["/v1/chat/completions", "/v1/responses"]
+
+
+def test_chat_completions_payload_rules(sim: SimOpenAI) -> None:
+    deepagents_rs.register_provider_profile(
+        "openai", deepagents_rs.ProviderProfile(init_kwargs={"use_responses_api": False, "max_tokens": 50})
+    )
+    sim.script(text("one"))
+    create_deep_agent(model="openai:o3", system_prompt="Be brief.").invoke(
+        {"messages": [{"role": "user", "content": "hi"}]}
+    )
+    body = sim.requests[0].body
+    # max_tokens is deprecated for max_completion_tokens; o-series models get a developer prompt.
+    assert body["max_completion_tokens"] == 50 and "max_tokens" not in body
+    assert body["messages"][0]["role"] == "developer"
+
+
+def test_tracing_metadata_is_not_a_request_parameter(sim: SimOpenAI) -> None:
+    # `metadata` on ChatOpenAI is LangChain's tracing metadata, never sent: through LangChain.
+    pytest.importorskip("langchain_openai")
+    deepagents_rs.register_provider_profile(
+        "openai", deepagents_rs.ProviderProfile(init_kwargs={"metadata": {"team": "a"}})
+    )
+    sim.script(text("ok"))
+    create_deep_agent(model=MODEL).invoke({"messages": [{"role": "user", "content": "hi"}]})
+    assert "metadata" not in sim.requests[0].body
+    assert sim.requests[0].headers.get("x-stainless-lang") == "python"
+
+
+def test_openai_api_base_is_read_first(sim: SimOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ChatOpenAI reads OPENAI_API_BASE before the SDK's OPENAI_BASE_URL.
+    monkeypatch.setenv("OPENAI_API_BASE", sim.base_url)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    sim.script(text("ok"))
+    create_deep_agent(model=MODEL).invoke({"messages": [{"role": "user", "content": "hi"}]})
+    assert len(sim.requests) == 1
+
+
+def test_tool_arguments_with_raw_control_characters_are_valid_calls(sim: SimOpenAI) -> None:
+    # json.loads(strict=False), as langchain-openai parses them.
+    sim.script(tool_calls(("lookup", '{"key": "a\tb"}')), text("done"))
+    result = create_deep_agent(model=MODEL, tools=[lookup]).invoke({"messages": [{"role": "user", "content": "go"}]})
+    ai = result["messages"][1]
+    assert ai.tool_calls[0]["args"] == {"key": "a\tb"} and not ai.invalid_tool_calls

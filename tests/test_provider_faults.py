@@ -94,6 +94,7 @@ class Api:
 
 @pytest.fixture(params=["anthropic", "openai-responses", "openai-chat"])
 def api(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
+    registry._ensure_provider_profiles_loaded()  # the built-ins first, so they are restored too
     saved = dict(registry._PROVIDER_PROFILES)
     if request.param == "anthropic":
         sim = sa.SimAnthropic()
@@ -178,9 +179,16 @@ def test_reset_before_any_output_is_retried_whole(api: Api) -> None:
     # The connection drops after the opening event: nothing was shown, so the SDK-style
     # retry sends the request again and the run completes.
     api.sim.script(api.fault(api.text("lost"), "reset", after_events=1), api.text("done"))
-    result = run(api, "stream")
-    assert result["messages"][-1].text == "done"
+    agent = create_deep_agent(model=api.model, tools=[add])
+    chunks = [c for c, meta in agent.stream(INPUT, stream_mode="messages") if meta["langgraph_node"] == "model"]
     assert api.retry_counts() == ["0", "1"]
+    # The failed attempt's opening was held back: the caller's chunks add up to one reply.
+    merged = chunks[0]
+    for c in chunks[1:]:
+        merged = merged + c
+    assert merged.text == "done"
+    model = merged.response_metadata.get("model_name") or merged.response_metadata.get("model")
+    assert model is None or model.count(api.model.split(":")[1]) == 1
 
 
 # --------------------------------------------------------------------------- broken streams

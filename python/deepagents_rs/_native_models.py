@@ -9,6 +9,7 @@ LangChain's ``init_chat_model`` as in deepagents, so nothing given is ever ignor
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 # LangChain's names for the connection settings, and their aliases.
@@ -52,7 +53,6 @@ _OPENAI_BODY = frozenset(
         "prompt_cache_key",
         "prompt_cache_retention",
         "prompt_cache_options",
-        "metadata",
         "context_management",
     }
 )
@@ -64,10 +64,31 @@ def _secret(value: Any) -> Any:
     return get() if callable(get) else value
 
 
-def native_settings(provider: str, kwargs: dict[str, Any]) -> dict[str, Any] | None:
+# langchain-openai's `_RESPONSES_API_ONLY_PREFIXES`: models only the Responses API serves.
+_RESPONSES_ONLY_PREFIXES = ("gpt-5-pro", "gpt-5.2-pro", "gpt-5.4-pro")
+_RESPONSES_ONLY_ARGS = ("context_management", "include", "reasoning", "truncation")
+
+
+def _openai_uses_responses(name: str, settings: dict[str, Any], body: dict[str, Any]) -> bool:
+    """``ChatOpenAI._use_responses_api`` when ``use_responses_api`` is not given (a bare
+    ``"gpt-4o"`` has no provider profile): the Responses API only for the settings and models
+    that need it, else Chat Completions. deepagents' agents always offer tools."""
+    if "use_responses_api" in settings:
+        return bool(settings["use_responses_api"])
+    return (
+        os.environ.get("LC_OUTPUT_VERSION") == "responses/v1"
+        or any(k in body for k in _RESPONSES_ONLY_ARGS)
+        or name.startswith(_RESPONSES_ONLY_PREFIXES)
+        or "codex" in name
+        or name.lower().startswith("gpt-6")
+    )
+
+
+def native_settings(provider: str, kwargs: dict[str, Any], model_name: str = "") -> dict[str, Any] | None:
     """The settings dict for the core's native client, or ``None`` when the spec must go
-    through LangChain (a provider the core does not speak, or a kwarg it does not take)."""
-    if provider not in _ALIASES:
+    through LangChain (a provider the core does not speak, a kwarg it does not take, or a
+    LangSmith gateway, which LangChain's clients route through)."""
+    if provider not in _ALIASES or os.environ.get("LANGSMITH_GATEWAY"):
         return None
     aliases = {**_COMMON, **_ALIASES[provider]}
     settings: dict[str, Any] = {}
@@ -84,9 +105,15 @@ def native_settings(provider: str, kwargs: dict[str, Any]) -> dict[str, Any] | N
         ):
             # An httpx.Timeout, a tuple, ...: LangChain's client handles those.
             return None
-        if name is not None:
+        if name in ("api_key", "base_url"):
+            value = _secret(value)
+            if value is not None and not isinstance(value, str):
+                return None  # a key provider (a callable): LangChain's client calls it
             if value is not None:
-                settings[name] = _secret(value)
+                settings[name] = value
+        elif name is not None:
+            if value is not None:
+                settings[name] = value
         elif provider == "openai" and key == "use_responses_api":
             if value is not None:
                 settings["use_responses_api"] = bool(value)
@@ -97,6 +124,8 @@ def native_settings(provider: str, kwargs: dict[str, Any]) -> dict[str, Any] | N
             body.update(value)
         else:
             return None
+    if provider == "openai":
+        settings["use_responses_api"] = _openai_uses_responses(model_name, settings, body)
     if body:
         settings["model_kwargs"] = body
     return settings

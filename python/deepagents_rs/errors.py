@@ -42,8 +42,16 @@ class ModelConnectionError(RuntimeError, *_langchain_class("ModelConnectionError
         self.kind = kind
 
 
-class ModelTimeoutError(ModelConnectionError, *_langchain_class("ModelTimeoutError")):  # type: ignore[misc]
-    """A model provider did not answer within the model's timeout."""
+class ModelTimeoutError(RuntimeError, *_langchain_class("ModelTimeoutError")):  # type: ignore[misc]
+    """A model provider did not answer within the model's timeout (or answered 408). Not a
+    ``ModelConnectionError``: langchain-core keeps the two apart."""
+
+    is_retryable = True
+
+    def __init__(self, message: str, provider: str = "", kind: str = "timeout") -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.kind = kind
 
 
 class ModelProviderError(RuntimeError):
@@ -167,7 +175,7 @@ def _provider_error(
     """The exception for a core provider error (called by the binding)."""
     if kind in ("connection", "decode") and status is None:
         return ModelConnectionError(message, provider, kind)
-    if kind == "timeout" and status is None:
+    if kind == "timeout":
         return ModelTimeoutError(message, provider, kind)
     cls = _BY_KIND.get(kind, ServerError if (status or 0) >= 500 else BadRequestError)
     return cls(message, provider, status or 0, error_type or "", provider_message, request_id, code, kind)

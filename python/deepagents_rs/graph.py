@@ -105,7 +105,7 @@ def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
     native client takes, else through LangChain's ``init_chat_model``."""
     if isinstance(model, str):
         provider, model_name, kwargs = resolve_model_spec(model)
-        settings = native_settings(provider, kwargs)
+        settings = native_settings(provider, kwargs, model_name)
         if settings is not None:
             return (provider, model_name, settings)
         model = init_langchain_model(model, kwargs)

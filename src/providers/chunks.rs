@@ -36,7 +36,7 @@ impl ChunkMerger {
                 let parsed = if raw.is_empty() {
                     Ok(json!({}))
                 } else {
-                    serde_json::from_str::<Value>(&raw)
+                    parse_arguments(&raw)
                 };
                 match parsed {
                     Ok(args @ Value::Object(_)) => tool_calls.push(ToolCall::new(
@@ -82,6 +82,79 @@ pub fn carries_output(chunk: &Map<String, Value>) -> bool {
             .get("tool_call_chunks")
             .and_then(Value::as_array)
             .is_some_and(|a| !a.is_empty())
+}
+
+/// An attempt's chunks on their way to the caller. Metadata-only chunks (a stream's
+/// opening event) are held until the first chunk with output, so an attempt that breaks
+/// before showing anything can be retried whole without the caller seeing its opening
+/// twice (LangChain would concatenate the two openings' metadata).
+pub struct HeldChunks<'a> {
+    tokens: &'a crate::model::TokenSink,
+    held: Vec<Map<String, Value>>,
+    shown: bool,
+}
+
+impl<'a> HeldChunks<'a> {
+    pub fn new(tokens: &'a crate::model::TokenSink) -> Self {
+        HeldChunks {
+            tokens,
+            held: Vec::new(),
+            shown: false,
+        }
+    }
+
+    pub fn push(&mut self, chunk: Map<String, Value>) {
+        if !self.shown && !carries_output(&chunk) {
+            self.held.push(chunk);
+            return;
+        }
+        self.shown = true;
+        for c in self.held.drain(..) {
+            self.tokens.native_chunk(c);
+        }
+        self.tokens.native_chunk(chunk);
+    }
+
+    /// Ends the attempt: a complete one shows what it held; whether the caller saw output
+    /// (then a failed attempt is final).
+    pub fn finish(mut self, complete: bool) -> bool {
+        if complete {
+            for c in self.held.drain(..) {
+                self.tokens.native_chunk(c);
+            }
+        }
+        self.shown
+    }
+}
+
+/// Tool-call arguments as Python's `json.loads(strict=False)` reads them: control characters
+/// (a raw tab or newline) inside strings are allowed, as the providers sometimes send them.
+pub fn parse_arguments(raw: &str) -> Result<Value, serde_json::Error> {
+    serde_json::from_str::<Value>(raw).or_else(|e| {
+        let mut escaped = String::with_capacity(raw.len() + 16);
+        let (mut in_string, mut escape) = (false, false);
+        for c in raw.chars() {
+            match c {
+                _ if escape => {
+                    escape = false;
+                    escaped.push(c);
+                }
+                '\\' if in_string => {
+                    escape = true;
+                    escaped.push(c);
+                }
+                '"' => {
+                    in_string = !in_string;
+                    escaped.push(c);
+                }
+                c if in_string && (c as u32) < 0x20 => {
+                    escaped.push_str(&format!("\\u{:04x}", c as u32));
+                }
+                c => escaped.push(c),
+            }
+        }
+        serde_json::from_str::<Value>(&escaped).map_err(|_| e)
+    })
 }
 
 /// LangChain's `merge_dicts`, for the values chunks carry.
@@ -138,12 +211,32 @@ fn merge_lists(left: &mut Vec<Value>, right: &[Value]) {
         match (target, e) {
             (Some(pos), Value::Object(e)) => {
                 let mut e = e.clone();
-                e.remove("type");
+                e.shift_remove("type");
                 if let Value::Object(l) = &mut left[pos] {
                     merge_dicts(l, &e);
                 }
             }
             _ => left.push(e.clone()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_with_raw_control_characters_parse_as_python_reads_them() {
+        let raw = "{\"content\": \"a\tb\nc\", \"n\": 1}";
+        assert_eq!(
+            parse_arguments(raw).unwrap(),
+            json!({"content": "a\tb\nc", "n": 1})
+        );
+        // Escapes stay escapes; whitespace between tokens stays whitespace.
+        assert_eq!(
+            parse_arguments("{\n\t\"q\": \"say \\\"hi\\\"\"\n}").unwrap(),
+            json!({"q": "say \"hi\""})
+        );
+        assert!(parse_arguments("{\"a\": ").is_err());
     }
 }

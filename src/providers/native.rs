@@ -31,19 +31,28 @@ pub struct NativeOptions {
     pub model_kwargs: Map<String, Value>,
 }
 
-/// A connection setting: the one given, else the SDK's environment variable, else the default
-/// (`None`: required, and the error names the variable).
+/// A connection setting: the one given, else the first environment variable set (in the
+/// LangChain integration's order), else the default (`None`: required, and the error names
+/// the first variable).
 pub(crate) fn setting(
     given: Option<String>,
-    var: &str,
+    vars: &[&str],
     default: Option<&str>,
     model: &str,
 ) -> Result<String, ModelError> {
     given
         .filter(|v| !v.is_empty())
-        .or_else(|| std::env::var(var).ok().filter(|v| !v.is_empty()))
+        .or_else(|| {
+            vars.iter()
+                .find_map(|var| std::env::var(var).ok().filter(|v| !v.is_empty()))
+        })
         .or_else(|| default.map(str::to_owned))
-        .ok_or_else(|| ModelError::Config(format!("model '{model}' needs an API key: set {var}")))
+        .ok_or_else(|| {
+            ModelError::Config(format!(
+                "model '{model}' needs an API key: set {}",
+                vars.first().copied().unwrap_or_default()
+            ))
+        })
 }
 
 /// The native providers, as `init_chat_model` names them.

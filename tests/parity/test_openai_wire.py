@@ -146,6 +146,7 @@ def chat_completions_profile():
     """deepagents' way to ask for Chat Completions on `openai:` strings: a provider profile."""
     from deepagents_rs.profiles.provider import provider_profiles as registry
 
+    registry._ensure_provider_profiles_loaded()  # the built-ins first, so they are restored too
     saved = dict(registry._PROVIDER_PROFILES)
     deepagents_rs.register_provider_profile(
         "openai", deepagents_rs.ProviderProfile(init_kwargs={"use_responses_api": False})

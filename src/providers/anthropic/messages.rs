@@ -236,7 +236,7 @@ fn tool_result_content(content: &Content) -> Value {
                 .map(|mut blk| {
                     // The API refuses cache_control inside tool_result content.
                     if let Value::Object(o) = &mut blk {
-                        o.remove("cache_control");
+                        o.shift_remove("cache_control");
                     }
                     blk
                 })

@@ -15,7 +15,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use self::stream::StreamAssembler;
-use super::chunks::carries_output;
+use super::chunks::HeldChunks;
 use super::error::ProviderError;
 use super::native::setting;
 use super::transport::{Endpoint, RetryPolicy, secret_header};
@@ -70,8 +70,14 @@ impl AnthropicConfig {
         base_url: Option<String>,
     ) -> Result<Self, ModelError> {
         let id = format!("{PROVIDER}:{model}");
-        let api_key = setting(api_key, "ANTHROPIC_API_KEY", None, &id)?;
-        let base_url = setting(base_url, "ANTHROPIC_BASE_URL", Some(DEFAULT_BASE_URL), &id)?;
+        let api_key = setting(api_key, &["ANTHROPIC_API_KEY"], None, &id)?;
+        // ChatAnthropic reads ANTHROPIC_API_URL first.
+        let base_url = setting(
+            base_url,
+            &["ANTHROPIC_API_URL", "ANTHROPIC_BASE_URL"],
+            Some(DEFAULT_BASE_URL),
+            &id,
+        )?;
         Ok(AnthropicConfig {
             model: model.to_owned(),
             api_key,
@@ -182,17 +188,17 @@ async fn stream_once(
 ) -> Result<AiMessage, ProviderError> {
     let response = endpoint.post(payload, attempt, policy).await?;
     let mut assembler = StreamAssembler::new(coerce_to_string);
-    let mut reported = false;
+    let mut held = HeldChunks::new(tokens);
     let read = endpoint
         .read_events(response, policy, |event| {
             if let Some(chunk) = assembler.event(&event)? {
-                reported |= carries_output(&chunk);
-                tokens.native_chunk(chunk);
+                held.push(chunk);
             }
             Ok(())
         })
         .await;
     let result = read.and_then(|()| assembler.finish());
+    let reported = held.finish(result.is_ok());
     result.map_err(|mut e| {
         if reported {
             e.should_retry = Some(false);

@@ -44,7 +44,7 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
     let Value::Object(mut data) = data else {
         return Err(decode("response is not a JSON object"));
     };
-    let Some(Value::Array(mut blocks)) = data.remove("content") else {
+    let Some(Value::Array(mut blocks)) = data.shift_remove("content") else {
         return Err(decode("response has no content array"));
     };
     for block in &mut blocks {

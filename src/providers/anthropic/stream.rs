@@ -84,7 +84,7 @@ impl StreamAssembler {
                     .any(|t| btype.contains(t))
                 {
                     if block.get("caller").is_some_and(Value::is_null) {
-                        block.remove("caller");
+                        block.shift_remove("caller");
                     }
                     block.insert("index".into(), json!(index));
                     let mut calls = Vec::new();
@@ -113,7 +113,7 @@ impl StreamAssembler {
                     } else {
                         block.insert("index".into(), json!(index));
                         if block.get("citations").is_some_and(Value::is_null) {
-                            block.remove("citations");
+                            block.shift_remove("citations");
                         }
                         chunk.insert("content".into(), json!([block]));
                     }
@@ -149,7 +149,7 @@ impl StreamAssembler {
                             );
                         } else {
                             block.insert("type".into(), json!("text"));
-                            if let Some(c) = block.remove("citation") {
+                            if let Some(c) = block.shift_remove("citation") {
                                 block.insert("citations".into(), json!([c]));
                             }
                             chunk.insert("content".into(), json!([block]));

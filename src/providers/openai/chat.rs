@@ -61,16 +61,30 @@ pub(super) fn build_request(
     stream: bool,
 ) -> Result<Value, ModelError> {
     let mut p = common_params(config, request, stream);
+    // `ChatOpenAI._get_request_payload`: `max_tokens` is deprecated for
+    // `max_completion_tokens` (reasoning models refuse it).
+    if let Some(v) = p.shift_remove("max_tokens") {
+        p.insert("max_completion_tokens".into(), v);
+    }
     if stream {
         // Usage comes in a last chunk only when asked for; langchain-openai asks only for
         // api.openai.com, we always do (a stream without usage is a run without costs).
         p.entry("stream_options")
             .or_insert_with(|| json!({"include_usage": true}));
     }
-    p.insert(
-        "messages".into(),
-        Value::Array(chat_messages(request.system.as_deref(), &request.messages)),
-    );
+    let mut messages = chat_messages(request.system.as_deref(), &request.messages);
+    // o-series models take the system prompt as a `developer` message.
+    let o_series = config.model.len() > 1
+        && config.model.starts_with('o')
+        && config.model.as_bytes()[1].is_ascii_digit();
+    if o_series {
+        for m in &mut messages {
+            if m.get("role").and_then(Value::as_str) == Some("system") {
+                m["role"] = json!("developer");
+            }
+        }
+    }
+    p.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
         let tools = request
             .tools
@@ -133,7 +147,7 @@ fn tool_calls_of(raw: Option<&Value>) -> (Vec<ToolCall>, Vec<Value>) {
         let parsed = if raw_args.is_empty() {
             Ok(json!({}))
         } else {
-            serde_json::from_str::<Value>(raw_args)
+            crate::providers::chunks::parse_arguments(raw_args)
         };
         match parsed {
             Ok(args @ Value::Object(_)) => calls.push(ToolCall::new(name, args, id)),

@@ -416,10 +416,12 @@ fn responses_ai(m: &AiMessage, store: Option<bool>, out: &mut Vec<Value>) {
                             let Some(text) = b.get("text").filter(|t| !t.is_null()) else {
                                 continue;
                             };
-                            let annotations = b
+                            let annotations: Vec<Value> = b
                                 .get("annotations")
                                 .and_then(Value::as_array)
-                                .cloned()
+                                .map(|a| {
+                                    a.iter().map(super::responses::annotation_from_lc).collect()
+                                })
                                 .unwrap_or_default();
                             json!({"type": "output_text", "text": text, "annotations": annotations})
                         };

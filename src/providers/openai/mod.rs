@@ -70,15 +70,21 @@ impl OpenAiConfig {
         base_url: Option<String>,
     ) -> Result<Self, ModelError> {
         let id = format!("{PROVIDER}:{model}");
-        let api_key = setting(api_key, "OPENAI_API_KEY", None, &id)?;
-        let base_url = setting(base_url, "OPENAI_BASE_URL", Some(DEFAULT_BASE_URL), &id)?;
+        let api_key = setting(api_key, &["OPENAI_API_KEY"], None, &id)?;
+        // ChatOpenAI reads OPENAI_API_BASE before the SDK's OPENAI_BASE_URL.
+        let base_url = setting(
+            base_url,
+            &["OPENAI_API_BASE", "OPENAI_BASE_URL"],
+            Some(DEFAULT_BASE_URL),
+            &id,
+        )?;
         let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         Ok(OpenAiConfig {
             model: model.to_owned(),
             api,
             api_key,
             base_url,
-            organization: env("OPENAI_ORG_ID"),
+            organization: env("OPENAI_ORG_ID").or_else(|| env("OPENAI_ORGANIZATION")),
             project: env("OPENAI_PROJECT_ID"),
             retry: RetryPolicy::default(),
             max_tokens: None,
@@ -152,13 +158,24 @@ pub(crate) fn error_from_object(
 
 /// The status an in-stream error stands for, so it is classified like an error status.
 pub(crate) fn status_of_code(code: Option<&str>, error_type: Option<&str>) -> u16 {
-    match code.or(error_type) {
-        Some("rate_limit_exceeded" | "insufficient_quota" | "rate_limit_error") => 429,
-        Some("invalid_api_key" | "authentication_error") => 401,
-        Some("context_length_exceeded" | "invalid_request_error" | "invalid_prompt") => 400,
-        Some("model_not_found") => 404,
-        _ => 500,
-    }
+    let status = |c: &str| match c {
+        "rate_limit_exceeded" | "insufficient_quota" | "rate_limit_error" => Some(429),
+        "invalid_api_key" | "authentication_error" => Some(401),
+        "model_not_found" => Some(404),
+        "context_length_exceeded" | "invalid_request_error" | "invalid_prompt" => Some(400),
+        // The request's own content was refused (`invalid_image`, `image_too_large`,
+        // `unsupported_image_media_type`, ...).
+        c if c.starts_with("invalid_")
+            || c.starts_with("image_")
+            || c.starts_with("unsupported_") =>
+        {
+            Some(400)
+        }
+        _ => None,
+    };
+    code.and_then(status)
+        .or_else(|| error_type.and_then(status))
+        .unwrap_or(500)
 }
 
 pub struct OpenAiChat {
@@ -244,7 +261,7 @@ async fn stream_once(
     api: OpenAiApi,
 ) -> Result<AiMessage, ProviderError> {
     let response = endpoint.post(payload, attempt, policy).await?;
-    let mut reported = false;
+    let mut held = super::chunks::HeldChunks::new(tokens);
     let mut responses = responses_stream::StreamAssembler::default();
     let mut chat = chat::StreamAssembler::default();
     let read = endpoint
@@ -254,8 +271,7 @@ async fn stream_once(
                 OpenAiApi::ChatCompletions => chat.event(&event)?,
             };
             if let Some(chunk) = chunk {
-                reported |= super::chunks::carries_output(&chunk);
-                tokens.native_chunk(chunk);
+                held.push(chunk);
             }
             Ok(())
         })
@@ -264,6 +280,7 @@ async fn stream_once(
         OpenAiApi::Responses => responses.finish(),
         OpenAiApi::ChatCompletions => chat.finish(),
     });
+    let reported = held.finish(result.is_ok());
     result.map_err(|mut e| {
         if reported {
             e.should_retry = Some(false);

@@ -65,6 +65,7 @@ pub(super) fn common_params(
         p.insert("max_tokens".into(), json!(m));
     }
     p.extend(config.model_kwargs.clone());
+    temperature_rules(&config.model, &mut p);
     p.extend(request.model_settings.clone());
     if !p.contains_key("prompt_cache_key")
         && let Some(key) = super::cache_key::for_request(request)
@@ -72,6 +73,29 @@ pub(super) fn common_params(
         p.insert("prompt_cache_key".into(), json!(key));
     }
     p
+}
+
+/// `ChatOpenAI.validate_temperature`, applied to the model's own settings: o1 models
+/// default to `temperature=1`; gpt-5 models other than gpt-5-chat take only 1 unless their
+/// reasoning effort is "none", so another value is dropped.
+fn temperature_rules(model: &str, p: &mut Map<String, Value>) {
+    let lower = model.to_ascii_lowercase();
+    if lower.starts_with("o1") && !p.contains_key("temperature") {
+        p.insert("temperature".into(), json!(1));
+    }
+    let effort_none = p.get("reasoning_effort").and_then(Value::as_str) == Some("none")
+        || p.get("reasoning")
+            .and_then(|r| r.get("effort"))
+            .and_then(Value::as_str)
+            == Some("none");
+    if lower.starts_with("gpt-5")
+        && !lower.contains("chat")
+        && !effort_none
+        && p.get("temperature")
+            .is_some_and(|t| !t.is_null() && t.as_f64() != Some(1.0))
+    {
+        p.shift_remove("temperature");
+    }
 }
 
 pub(super) fn build_request(
@@ -82,16 +106,16 @@ pub(super) fn build_request(
     let mut p = common_params(config, request, stream);
     // `_construct_responses_api_payload`: legacy names, and no `stop`.
     for legacy in ["max_tokens", "max_completion_tokens"] {
-        if let Some(v) = p.remove(legacy) {
+        if let Some(v) = p.shift_remove(legacy) {
             p.insert("max_output_tokens".into(), v);
         }
     }
     if !p.contains_key("reasoning")
-        && let Some(effort) = p.remove("reasoning_effort")
+        && let Some(effort) = p.shift_remove("reasoning_effort")
     {
         p.insert("reasoning".into(), json!({ "effort": effort }));
     }
-    p.remove("stop");
+    p.shift_remove("stop");
     // gpt-5 reasoning models refuse `temperature` (gpt-5-chat and effort "none" take it).
     let effort_none = p
         .get("reasoning")
@@ -99,9 +123,9 @@ pub(super) fn build_request(
         .and_then(Value::as_str)
         == Some("none");
     if config.model.starts_with("gpt-5") && !config.model.contains("chat") && !effort_none {
-        p.remove("temperature");
+        p.shift_remove("temperature");
     }
-    if let Some(verbosity) = p.remove("verbosity").filter(|v| !v.is_null()) {
+    if let Some(verbosity) = p.shift_remove("verbosity").filter(|v| !v.is_null()) {
         match p.get_mut("text") {
             Some(Value::Object(t)) => {
                 t.insert("verbosity".into(), verbosity);
@@ -257,7 +281,7 @@ pub(super) fn read_output_item(
             let raw = text(item.get("arguments"));
             let name = text(item.get("name"));
             let id = text(item.get("call_id"));
-            match serde_json::from_str::<Value>(&raw) {
+            match crate::providers::chunks::parse_arguments(&raw) {
                 Ok(args) => tool_calls.push(ToolCall::new(name, args, id)),
                 Err(e) => invalid.push(json!({
                     "type": "invalid_tool_call", "name": name, "args": raw, "id": id,
@@ -271,25 +295,39 @@ pub(super) fn read_output_item(
     }
 }
 
-/// Annotations in LangChain's form: `index` is reserved for streaming, so it is renamed.
+/// Annotations in LangChain's form (`_format_annotation_to_lc`): a file citation's `index`
+/// is renamed, since LangChain reserves `index` for streaming.
 fn annotations(v: Option<&Value>) -> Value {
     let Some(Value::Array(list)) = v else {
         return json!([]);
     };
-    Value::Array(
-        list.iter()
-            .map(|a| match a {
-                Value::Object(o) if o.contains_key("index") => {
-                    let mut o = o.clone();
-                    if let Some(i) = o.shift_remove("index") {
-                        o.insert("file_index".into(), i);
-                    }
-                    Value::Object(o)
-                }
-                other => other.clone(),
-            })
-            .collect(),
-    )
+    Value::Array(list.iter().map(annotation_to_lc).collect())
+}
+
+pub(super) fn annotation_to_lc(a: &Value) -> Value {
+    rename_index(a, "index", "file_index")
+}
+
+/// `_format_annotation_from_lc`: the rename undone when the message is sent back.
+pub(super) fn annotation_from_lc(a: &Value) -> Value {
+    rename_index(a, "file_index", "index")
+}
+
+fn rename_index(a: &Value, from: &str, to: &str) -> Value {
+    match a {
+        Value::Object(o)
+            if o.get("type").and_then(Value::as_str) == Some("file_citation")
+                && o.contains_key(from) =>
+        {
+            // Python's copy then pop/insert: the renamed key moves to the end.
+            let mut o = o.clone();
+            if let Some(i) = o.shift_remove(from) {
+                o.insert(to.into(), i);
+            }
+            Value::Object(o)
+        }
+        other => other.clone(),
+    }
 }
 
 /// `response_metadata`: the response's own fields LangChain keeps, in the SDK's order.
@@ -442,5 +480,26 @@ pub(super) fn usage(
         total_tokens: total,
         input_token_details: Some(input_details),
         output_token_details: Some(output_details),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_file_citations_rename_their_index_and_back() {
+        let citation = json!({"type": "file_citation", "index": 3, "file_id": "f"});
+        let lc = annotation_to_lc(&citation);
+        assert_eq!(
+            lc,
+            json!({"type": "file_citation", "file_id": "f", "file_index": 3})
+        );
+        assert_eq!(
+            annotation_from_lc(&lc),
+            json!({"type": "file_citation", "file_id": "f", "index": 3})
+        );
+        let url = json!({"type": "url_citation", "index": 1});
+        assert_eq!(annotation_to_lc(&url), url);
     }
 }

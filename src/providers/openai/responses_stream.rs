@@ -106,12 +106,9 @@ impl StreamAssembler {
             }
             ("response.output_text.annotation.added", _) => {
                 self.advance(id, oi, sub);
-                let mut annotation = data.get("annotation").cloned().unwrap_or_default();
-                if let Value::Object(a) = &mut annotation
-                    && let Some(i) = a.shift_remove("index")
-                {
-                    a.insert("file_index".into(), i);
-                }
+                let annotation = super::responses::annotation_to_lc(
+                    data.get("annotation").unwrap_or(&Value::Null),
+                );
                 content.push(
                     json!({"type": "text", "annotations": [annotation], "index": self.index}),
                 );
