@@ -159,3 +159,27 @@ def test_the_model_steps_update_streams_the_tagged_message() -> None:
     writes = updates["deepagents"][0]
     assert [sorted(w) for w in writes] == [["files"], ["messages"], ["messages"]]
     assert [w["messages"][0]["type"] for w in writes[1:]] == ["ai", "human"]
+
+
+PNG_BLOCK = {
+    "type": "image",
+    "base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "mime_type": "image/png",
+}
+
+
+@pytest.mark.parametrize("shape", ["string-in-list", "blocks-with-image"])
+def test_list_content_is_measured_and_stubbed_as_deepagents_does(shape: str) -> None:
+    text = big_text(40)
+    content = [text] if shape == "string-in-list" else [{"type": "text", "text": text}, PNG_BLOCK]
+    seen = {}
+    for impl in ("deepagents", "deepagents_rs"):
+        a = api(impl)
+        model = ScriptedChatModel(["done"])
+        agent = a.create_deep_agent(
+            model=model, middleware=[a.FilesystemMiddleware(human_message_token_limit_before_evict=100)]
+        )
+        result = agent.invoke({"messages": [HumanMessage(content)]})
+        seen[impl] = (masked([call_view(c) for c in model.calls]), masked(norm(result["messages"])))
+    assert seen["deepagents_rs"] == seen["deepagents"]
+    assert "lc_evicted_to" in seen["deepagents"][1][0]["additional_kwargs"]

@@ -30,10 +30,16 @@ pub const EXCLUDED: [&str; 7] = [
 pub(super) fn text_of(content: &Content) -> String {
     match content {
         Content::Text(s) => s.clone(),
+        // `content_blocks` reads a bare string in a list as a text block.
         Content::Blocks(blocks) => blocks
             .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .filter_map(|b| match b {
+                Value::String(s) => Some(s.as_str()),
+                _ if b.get("type").and_then(Value::as_str) == Some("text") => {
+                    b.get("text").and_then(Value::as_str)
+                }
+                _ => None,
+            })
             .collect::<Vec<_>>()
             .join("\n"),
     }
@@ -237,7 +243,7 @@ pub(super) fn with_media(content: &Content, stub: String) -> Content {
         Content::Blocks(blocks) => {
             let media: Vec<Value> = blocks
                 .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) != Some("text"))
+                .filter(|b| !b.is_string() && b.get("type").and_then(Value::as_str) != Some("text"))
                 .cloned()
                 .collect();
             if media.is_empty() {
