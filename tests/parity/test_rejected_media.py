@@ -9,7 +9,6 @@ the same, for a LangChain model raising it and for its native providers' 400s.
 from __future__ import annotations
 
 import base64
-import os
 from typing import Any
 
 import pytest
@@ -120,4 +119,3 @@ def test_the_native_client_retries_a_400_without_the_image(monkeypatch: pytest.M
     assert "Unsupported content." in str(retried["messages"][-1])
     tool = next(m for m in result["messages"] if isinstance(m, ToolMessage))
     assert tool.content.startswith("Unsupported content.")
-    assert os.environ["ANTHROPIC_API_KEY"] == "sk-test"
