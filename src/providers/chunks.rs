@@ -5,7 +5,11 @@
 
 use serde_json::{Map, Value, json};
 
+use super::error::ProviderError;
+use super::sse::SseEvent;
+use super::transport::{Endpoint, RetryPolicy};
 use crate::messages::{AiMessage, Content, ToolCall};
+use crate::model::TokenSink;
 
 /// The running sum of a reply's chunks.
 #[derive(Default)]
@@ -71,7 +75,7 @@ impl ChunkMerger {
 
 /// Whether a chunk shows the caller part of the reply (text, a block, a tool call), rather
 /// than only metadata; after such a chunk a broken stream cannot be retried.
-pub fn carries_output(chunk: &Map<String, Value>) -> bool {
+fn carries_output(chunk: &Map<String, Value>) -> bool {
     let content = match chunk.get("content") {
         Some(Value::String(s)) => !s.is_empty(),
         Some(Value::Array(a)) => !a.is_empty(),
@@ -84,18 +88,57 @@ pub fn carries_output(chunk: &Map<String, Value>) -> bool {
             .is_some_and(|a| !a.is_empty())
 }
 
+/// A provider's streamed reply, event by event: the chunk each event makes, then the
+/// message they add up to.
+pub trait Assembler {
+    fn event(&mut self, event: &SseEvent) -> Result<Option<Map<String, Value>>, ProviderError>;
+    fn finish(self) -> Result<AiMessage, ProviderError>;
+}
+
+/// One streamed attempt: each event's chunk goes to `tokens` (opening chunks held until
+/// output, see `HeldChunks`); the result is the merged message. A stream that fails before
+/// any output was shown may be retried whole; once the caller has seen part of the reply it
+/// cannot be, and the call fails: no half message is ever returned.
+pub async fn stream_attempt(
+    endpoint: &Endpoint,
+    policy: &RetryPolicy,
+    payload: &[u8],
+    attempt: u32,
+    tokens: &TokenSink,
+    mut assembler: impl Assembler,
+) -> Result<AiMessage, ProviderError> {
+    let response = endpoint.post(payload, attempt, policy).await?;
+    let mut held = HeldChunks::new(tokens);
+    let read = endpoint
+        .read_events(response, policy, |event| {
+            if let Some(chunk) = assembler.event(&event)? {
+                held.push(chunk);
+            }
+            Ok(())
+        })
+        .await;
+    let result = read.and_then(|()| assembler.finish());
+    let shown = held.finish(result.is_ok());
+    result.map_err(|mut e| {
+        if shown {
+            e.should_retry = Some(false);
+        }
+        e
+    })
+}
+
 /// An attempt's chunks on their way to the caller. Metadata-only chunks (a stream's
 /// opening event) are held until the first chunk with output, so an attempt that breaks
 /// before showing anything can be retried whole without the caller seeing its opening
 /// twice (LangChain would concatenate the two openings' metadata).
-pub struct HeldChunks<'a> {
-    tokens: &'a crate::model::TokenSink,
+struct HeldChunks<'a> {
+    tokens: &'a TokenSink,
     held: Vec<Map<String, Value>>,
     shown: bool,
 }
 
 impl<'a> HeldChunks<'a> {
-    pub fn new(tokens: &'a crate::model::TokenSink) -> Self {
+    fn new(tokens: &'a TokenSink) -> Self {
         HeldChunks {
             tokens,
             held: Vec::new(),
@@ -103,7 +146,7 @@ impl<'a> HeldChunks<'a> {
         }
     }
 
-    pub fn push(&mut self, chunk: Map<String, Value>) {
+    fn push(&mut self, chunk: Map<String, Value>) {
         if !self.shown && !carries_output(&chunk) {
             self.held.push(chunk);
             return;
@@ -117,7 +160,7 @@ impl<'a> HeldChunks<'a> {
 
     /// Ends the attempt: a complete one shows what it held; whether the caller saw output
     /// (then a failed attempt is final).
-    pub fn finish(mut self, complete: bool) -> bool {
+    fn finish(mut self, complete: bool) -> bool {
         if complete {
             for c in self.held.drain(..) {
                 self.tokens.native_chunk(c);

@@ -30,3 +30,9 @@ pub(crate) fn sdk_order(
     body.extend(params);
     serde_json::Value::Object(body)
 }
+
+/// A request body's bytes.
+pub(crate) fn to_bytes(body: &serde_json::Value) -> Result<Vec<u8>, crate::error::ModelError> {
+    serde_json::to_vec(body)
+        .map_err(|e| crate::error::ModelError::Config(format!("unserializable request: {e}")))
+}

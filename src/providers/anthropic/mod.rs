@@ -15,13 +15,12 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use self::stream::StreamAssembler;
-use super::chunks::HeldChunks;
-use super::error::ProviderError;
+use super::chunks::stream_attempt;
 use super::native::setting;
 use super::transport::{Endpoint, RetryPolicy, secret_header};
 use crate::error::ModelError;
 use crate::messages::AiMessage;
-use crate::model::{ChatModel, ModelRequest, TokenSink};
+use crate::model::{ChatModel, ModelRequest};
 use crate::tools::HostContext;
 
 pub use request::build_request;
@@ -145,18 +144,19 @@ impl ChatModel for AnthropicChat {
             Ok(match &request.tokens {
                 // Streamed only when somebody listens for tokens, as LangGraph asks for it.
                 Some(tokens) => {
-                    let payload = to_bytes(&body)?;
+                    let payload = super::to_bytes(&body)?;
                     let coerce = request.tools.is_empty();
                     let mut reply = policy
                         .run(|attempt| {
-                            stream_once(&endpoint, policy, &payload, attempt, tokens, coerce)
+                            let assembler = StreamAssembler::new(coerce);
+                            stream_attempt(&endpoint, policy, &payload, attempt, tokens, assembler)
                         })
                         .await?;
                     reply.id = Some(tokens.call_id().to_owned());
                     reply
                 }
                 None => {
-                    let payload = &to_bytes(&body)?;
+                    let payload = &super::to_bytes(&body)?;
                     let endpoint = &endpoint;
                     policy
                         .run(|attempt| async move {
@@ -168,41 +168,4 @@ impl ChatModel for AnthropicChat {
             })
         })
     }
-}
-
-fn to_bytes(body: &Value) -> Result<Vec<u8>, ModelError> {
-    serde_json::to_vec(body).map_err(|e| ModelError::Config(format!("unserializable request: {e}")))
-}
-
-/// One streamed attempt: each event's chunk goes to `tokens` as it arrives; the result is
-/// the merged message. A stream that fails before any chunk went out may be retried whole;
-/// once the caller has seen part of the reply it cannot be, and the call fails: no half
-/// message is ever returned.
-async fn stream_once(
-    endpoint: &Endpoint,
-    policy: &RetryPolicy,
-    payload: &[u8],
-    attempt: u32,
-    tokens: &TokenSink,
-    coerce_to_string: bool,
-) -> Result<AiMessage, ProviderError> {
-    let response = endpoint.post(payload, attempt, policy).await?;
-    let mut assembler = StreamAssembler::new(coerce_to_string);
-    let mut held = HeldChunks::new(tokens);
-    let read = endpoint
-        .read_events(response, policy, |event| {
-            if let Some(chunk) = assembler.event(&event)? {
-                held.push(chunk);
-            }
-            Ok(())
-        })
-        .await;
-    let result = read.and_then(|()| assembler.finish());
-    let reported = held.finish(result.is_ok());
-    result.map_err(|mut e| {
-        if reported {
-            e.should_retry = Some(false);
-        }
-        e
-    })
 }

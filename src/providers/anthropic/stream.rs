@@ -266,3 +266,13 @@ impl StreamAssembler {
         Ok(self.merged.finish())
     }
 }
+
+impl crate::providers::chunks::Assembler for StreamAssembler {
+    fn event(&mut self, event: &SseEvent) -> Result<Option<Map<String, Value>>, ProviderError> {
+        StreamAssembler::event(self, event)
+    }
+
+    fn finish(self) -> Result<AiMessage, ProviderError> {
+        StreamAssembler::finish(self)
+    }
+}

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::input::chat_messages;
-use super::responses::{common_params, tool_choice, usage};
+use super::responses::{common_params, insert_tools, usage};
 use super::{OpenAiConfig, PROVIDER};
 use crate::error::ModelError;
 use crate::messages::{AiMessage, Content, ToolCall, Usage};
@@ -85,27 +85,7 @@ pub(super) fn build_request(
         }
     }
     p.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let tools = request
-            .tools
-            .iter()
-            .map(|t| match &t.provider_definition {
-                Some(def) => def.clone(),
-                None => json!({
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.parameters,
-                    },
-                }),
-            })
-            .collect();
-        p.insert("tools".into(), Value::Array(tools));
-    }
-    if let Some(choice) = &request.tool_choice {
-        p.insert("tool_choice".into(), tool_choice(choice, true));
-    }
+    insert_tools(&mut p, request, true);
     Ok(crate::providers::sdk_order(p, KEY_ORDER))
 }
 
@@ -419,5 +399,15 @@ impl StreamAssembler {
             ));
         }
         Ok(self.merged.finish())
+    }
+}
+
+impl crate::providers::chunks::Assembler for StreamAssembler {
+    fn event(&mut self, event: &SseEvent) -> Result<Option<Map<String, Value>>, ProviderError> {
+        StreamAssembler::event(self, event)
+    }
+
+    fn finish(self) -> Result<AiMessage, ProviderError> {
+        StreamAssembler::finish(self)
     }
 }

@@ -15,12 +15,13 @@ use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderName};
 use serde_json::{Map, Value};
 
+use super::chunks::stream_attempt;
 use super::error::ProviderError;
 use super::native::setting;
 use super::transport::{Endpoint, RetryPolicy, secret_header};
 use crate::error::ModelError;
 use crate::messages::AiMessage;
-use crate::model::{ChatModel, ModelRequest, TokenSink};
+use crate::model::{ChatModel, ModelRequest};
 use crate::tools::HostContext;
 
 pub(crate) const PROVIDER: &str = "openai";
@@ -215,14 +216,31 @@ impl ChatModel for OpenAiChat {
                 OpenAiApi::Responses => responses::build_request(&config, &request, stream)?,
                 OpenAiApi::ChatCompletions => chat::build_request(&config, &request, stream)?,
             };
-            let payload = serde_json::to_vec(&body)
-                .map_err(|e| ModelError::Config(format!("unserializable request: {e}")))?;
+            let payload = super::to_bytes(&body)?;
             let policy = &config.retry;
             let reply = match (&request.tokens, config.api) {
                 (Some(tokens), api) => {
                     let mut reply = policy
                         .run(|attempt| {
-                            stream_once(&endpoint, policy, &payload, attempt, tokens, api)
+                            let (endpoint, payload) = (&endpoint, &payload);
+                            async move {
+                                match api {
+                                    OpenAiApi::Responses => {
+                                        let a = responses_stream::StreamAssembler::default();
+                                        stream_attempt(
+                                            endpoint, policy, payload, attempt, tokens, a,
+                                        )
+                                        .await
+                                    }
+                                    OpenAiApi::ChatCompletions => {
+                                        let a = chat::StreamAssembler::default();
+                                        stream_attempt(
+                                            endpoint, policy, payload, attempt, tokens, a,
+                                        )
+                                        .await
+                                    }
+                                }
+                            }
                         })
                         .await?;
                     // LangChain keeps a provider's id (a response's); else its run id.
@@ -247,44 +265,4 @@ impl ChatModel for OpenAiChat {
             Ok(reply)
         })
     }
-}
-
-/// One streamed attempt, as the Anthropic adapter does it: chunks go to `tokens` as they
-/// come; a stream that fails before any output was shown may be retried whole, one that
-/// fails later fails the call, and no half message is returned.
-async fn stream_once(
-    endpoint: &Endpoint,
-    policy: &RetryPolicy,
-    payload: &[u8],
-    attempt: u32,
-    tokens: &TokenSink,
-    api: OpenAiApi,
-) -> Result<AiMessage, ProviderError> {
-    let response = endpoint.post(payload, attempt, policy).await?;
-    let mut held = super::chunks::HeldChunks::new(tokens);
-    let mut responses = responses_stream::StreamAssembler::default();
-    let mut chat = chat::StreamAssembler::default();
-    let read = endpoint
-        .read_events(response, policy, |event| {
-            let chunk = match api {
-                OpenAiApi::Responses => responses.event(&event)?,
-                OpenAiApi::ChatCompletions => chat.event(&event)?,
-            };
-            if let Some(chunk) = chunk {
-                held.push(chunk);
-            }
-            Ok(())
-        })
-        .await;
-    let result = read.and_then(|()| match api {
-        OpenAiApi::Responses => responses.finish(),
-        OpenAiApi::ChatCompletions => chat.finish(),
-    });
-    let reported = held.finish(result.is_ok());
-    result.map_err(|mut e| {
-        if reported {
-            e.should_retry = Some(false);
-        }
-        e
-    })
 }

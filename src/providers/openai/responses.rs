@@ -141,12 +141,28 @@ pub(super) fn build_request(
         "input".into(),
         Value::Array(responses_input(system, &request.messages, store)),
     );
+    insert_tools(&mut p, request, false);
+    Ok(crate::providers::sdk_order(p, KEY_ORDER))
+}
+
+/// The request's tools and tool choice, as `bind_tools` converts them: flat function
+/// definitions for the Responses API, nested under `function` for Chat Completions; a
+/// provider-side tool goes as defined.
+pub(super) fn insert_tools(p: &mut Map<String, Value>, request: &ModelRequest, nested: bool) {
     if !request.tools.is_empty() {
         let tools = request
             .tools
             .iter()
             .map(|t| match &t.provider_definition {
                 Some(def) => def.clone(),
+                None if nested => json!({
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.parameters,
+                    },
+                }),
                 None => json!({
                     "type": "function",
                     "name": t.name,
@@ -158,9 +174,8 @@ pub(super) fn build_request(
         p.insert("tools".into(), Value::Array(tools));
     }
     if let Some(choice) = &request.tool_choice {
-        p.insert("tool_choice".into(), tool_choice(choice, false));
+        p.insert("tool_choice".into(), tool_choice(choice, nested));
     }
-    Ok(crate::providers::sdk_order(p, KEY_ORDER))
 }
 
 /// LangChain's `tool_choice` as OpenAI takes it (`bind_tools`): "any" is "required", a
