@@ -28,6 +28,10 @@ pub enum Error {
 
     #[error("{0}")]
     InvalidInput(String),
+
+    /// A bug: a panic caught at the edge of a run, so it ends the run and not the process.
+    #[error("internal error in deepagents_rs (a bug): {0}")]
+    Internal(String),
 }
 
 /// Why a model call failed.

@@ -29,3 +29,76 @@ impl PartialEq for HostValue {
         Arc::ptr_eq(&self.0, &other.0)
     }
 }
+
+/// A host object the core holds beside its own reading of it (the "view"): the view is what
+/// the core reads and sends, with a stand-in where the object holds something JSON cannot (a
+/// `datetime`, a lone surrogate, a nesting deeper than the core reads). The object goes back
+/// to the host in place of the view, but only while the view is the one it was made for: any
+/// change the core makes to the view (a new message, an edit) leaves the object behind.
+#[derive(Clone)]
+pub struct Origin {
+    pub object: HostValue,
+    fingerprint: u64,
+}
+
+impl Origin {
+    pub fn new(object: HostValue, view: &impl serde::Serialize) -> Self {
+        Origin {
+            object,
+            fingerprint: fingerprint(view),
+        }
+    }
+
+    /// Whether `view` is still the view this object was made for.
+    pub fn matches(&self, view: &impl serde::Serialize) -> bool {
+        fingerprint(view) == self.fingerprint
+    }
+}
+
+impl std::fmt::Debug for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Origin(..)")
+    }
+}
+
+/// Values are compared by their views: where an object came from does not make two equal
+/// messages differ.
+impl PartialEq for Origin {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// A hash of `value`'s JSON form, written straight into the hasher.
+fn fingerprint(value: &impl serde::Serialize) -> u64 {
+    use std::hash::Hasher;
+    struct Sink(std::collections::hash_map::DefaultHasher);
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.write(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut sink = Sink(Default::default());
+    // A view is JSON the core made: serializing it cannot fail; if it ever did, the partial
+    // hash would simply not match and the view would be used.
+    let _ = serde_json::to_writer(&mut sink, value);
+    sink.0.finish()
+}
+
+/// A state value the core carries and never reads (a user's state key): the host's object
+/// by reference, or a JSON value the core itself wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Opaque {
+    Json(serde_json::Value),
+    Host(HostValue),
+}
+
+impl From<serde_json::Value> for Opaque {
+    fn from(v: serde_json::Value) -> Self {
+        Opaque::Json(v)
+    }
+}

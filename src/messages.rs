@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::host::HostValue;
+use crate::host::{HostValue, Origin};
 
 /// Message content: a plain string, or a list of content blocks (LangChain allows both, and
 /// providers care about the difference only when blocks carry extra fields).
@@ -69,6 +69,9 @@ pub struct ToolCall {
     pub id: Option<String>,
     #[serde(default = "tool_call_type")]
     pub r#type: String,
+    /// The host's own arguments object, when its reading was not exact.
+    #[serde(skip)]
+    pub args_origin: Option<Origin>,
 }
 
 fn tool_call_type() -> String {
@@ -82,6 +85,7 @@ impl ToolCall {
             args,
             id: Some(id.into()),
             r#type: tool_call_type(),
+            args_origin: None,
         }
     }
 }
@@ -144,6 +148,9 @@ pub struct SystemMessage {
     pub additional_kwargs: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub response_metadata: Map<String, Value>,
+    /// The host's own message this one was read from, when the reading was not exact.
+    #[serde(skip)]
+    pub origin: Option<Origin>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -157,6 +164,9 @@ pub struct HumanMessage {
     pub additional_kwargs: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub response_metadata: Map<String, Value>,
+    /// The host's own message this one was read from, when the reading was not exact.
+    #[serde(skip)]
+    pub origin: Option<Origin>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -176,6 +186,9 @@ pub struct AiMessage {
     pub response_metadata: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub additional_kwargs: Map<String, Value>,
+    /// The host's own message this one was read from, when the reading was not exact.
+    #[serde(skip)]
+    pub origin: Option<Origin>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -204,6 +217,12 @@ pub struct ToolMessage {
     pub response_metadata: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub additional_kwargs: Map<String, Value>,
+    /// The host's own message this one was read from, when the reading was not exact.
+    #[serde(skip)]
+    pub origin: Option<Origin>,
+    /// The tool's own return value, when its reading as content was not exact.
+    #[serde(skip)]
+    pub content_origin: Option<Origin>,
 }
 
 /// One conversation message. The tag values are LangChain's `message.type`.
@@ -256,6 +275,41 @@ impl Message {
         if slot.is_none() {
             *slot = Some(make());
         }
+    }
+
+    /// The host's message this one was read from, if it still is what the core holds.
+    /// The id is left out of the comparison: the reducer gives a message without one a
+    /// fresh id, which the host's object then takes.
+    pub fn origin(&self) -> Option<&Origin> {
+        let origin = match self {
+            Message::System(m) => m.origin.as_ref(),
+            Message::Human(m) => m.origin.as_ref(),
+            Message::Ai(m) => m.origin.as_ref(),
+            Message::Tool(m) => m.origin.as_ref(),
+        }?;
+        origin.matches(&self.without_id()).then_some(origin)
+    }
+
+    /// Keeps `object` as the host's form of this message (see `origin`).
+    pub fn set_origin(&mut self, object: HostValue) {
+        let origin = Some(Origin::new(object, &self.without_id()));
+        match self {
+            Message::System(m) => m.origin = origin,
+            Message::Human(m) => m.origin = origin,
+            Message::Ai(m) => m.origin = origin,
+            Message::Tool(m) => m.origin = origin,
+        }
+    }
+
+    fn without_id(&self) -> Message {
+        let mut m = self.clone();
+        match &mut m {
+            Message::System(m) => m.id = None,
+            Message::Human(m) => m.id = None,
+            Message::Ai(m) => m.id = None,
+            Message::Tool(m) => m.id = None,
+        }
+        m
     }
 
     pub fn as_ai(&self) -> Option<&AiMessage> {

@@ -6,8 +6,14 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::history::History;
-use crate::host::HostValue;
+use crate::host::{HostValue, Opaque};
 use crate::messages::Message;
+
+/// State keys the core carries without reading them.
+pub type Extra = indexmap::IndexMap<String, Opaque>;
+
+/// Host objects for file entries, by path (see `crate::host::Origin`).
+pub type FileOrigins = Arc<std::collections::HashMap<String, crate::host::Origin>>;
 
 #[derive(Clone, Debug, Default)]
 pub struct AgentState {
@@ -21,7 +27,9 @@ pub struct AgentState {
     /// The structured response as the host's own object, when the host parsed it.
     pub structured_host: Option<HostValue>,
     /// Keys the caller passed that the harness does not interpret; returned unchanged.
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
+    /// The caller's own objects for `files` entries the core could not read exactly.
+    pub files_origin: FileOrigins,
 }
 
 impl AgentState {
@@ -86,7 +94,7 @@ pub struct StateDelta {
     pub structured_rendered: Option<String>,
     pub structured_host: Option<HostValue>,
     /// Other keys, replacing their values.
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
     pub jump_to: Option<Jump>,
 }
 
@@ -327,7 +335,8 @@ mod tests {
             ..Default::default()
         };
         let mut note = StateDelta::default();
-        note.extra.insert("note".into(), serde_json::json!("x"));
+        note.extra
+            .insert("note".into(), serde_json::json!("x").into());
         // Distinct keys: one dict.
         let merged = StateDelta::streamed(&[reply.clone(), note]).expect("merged");
         assert!(merged.extra.contains_key("note"));

@@ -10,7 +10,10 @@ from pathlib import Path
 
 SCRIPT = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
+    # A child inherits an ignored SIGINT from a parent that ignores it (a CI runner, nohup),
+    # and Python then installs no handler: install the default one whatever the parent did.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, {tests!r})
     from fake_models import ScriptedChatModel, ai_tool_calls
     from deepagents_rs import create_deep_agent

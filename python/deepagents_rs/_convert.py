@@ -95,8 +95,9 @@ def to_core(msg: Any) -> dict:
             return plain
     if isinstance(msg, light.BaseMessage) or _compat.is_lc_message(msg):
         return _object_to_dict(msg)
-    if _compat.HAS_LANGCHAIN and isinstance(msg, (dict, tuple, list, str)):
-        # LangGraph coerces inputs with this very function; reuse it for identical results.
+    if _compat.HAS_LANGCHAIN:
+        # LangGraph coerces inputs with this very function; reuse it for identical results
+        # (and its NotImplementedError for what is not a message).
         (converted,) = _compat.lc_messages.convert_to_messages([msg])
         return _object_to_dict(converted)
     if isinstance(msg, dict):
@@ -106,7 +107,7 @@ def to_core(msg: Any) -> dict:
     if isinstance(msg, (tuple, list)) and len(msg) == 2:
         role, content = msg
         return _dict_to_dict({"role": role, "content": content})
-    raise ValueError(f"Unsupported message input {msg!r}")
+    raise NotImplementedError(f"Unsupported message type: {type(msg)}")
 
 
 def _ensure_object_id(msg: Any) -> None:
@@ -116,10 +117,10 @@ def _ensure_object_id(msg: Any) -> None:
 
 
 def input_messages(value: Any) -> list[dict]:
-    if isinstance(value, (str, dict)) or _compat.is_lc_message(value) or isinstance(value, light.BaseMessage):
+    # LangGraph's add_messages: anything but a list is one message (so `None` or a tuple is
+    # coerced, or refused with LangChain's NotImplementedError, as one).
+    if not isinstance(value, list):
         value = [value]
-    if not isinstance(value, (list, tuple)):
-        raise TypeError(f"'messages' must be a list of messages, got {type(value).__name__}")
     out = []
     for raw in value:
         _ensure_object_id(raw)

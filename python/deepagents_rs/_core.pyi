@@ -141,3 +141,7 @@ def disk_write_text(path: str, content: str, create: bool = True) -> None:
 def disk_list(path: str) -> list[tuple[str, tuple[bool, bool, int, float | None] | None]]:
     """A directory's entries: ``(name, (is_file, is_dir, size, mtime))``, ``None`` where
     ``stat`` failed."""
+
+def _panic_for_tests(message: str) -> None:
+    """Panics inside Rust on purpose, under the guard every entry point has: raises
+    ``RuntimeError`` (for tests)."""

@@ -336,4 +336,7 @@ def to_adapter(tool: Any) -> ToolAdapter:
             # LangChain's own conversion gives byte-identical schemas and descriptions.
             return LangChainToolAdapter(_compat.lc_tool(tool))
         return FunctionToolAdapter(tool)
-    raise TypeError(f"Unsupported tool {tool!r}: expected a function, a LangChain BaseTool or a dict spec.")
+    # deepagents hands anything else to LangChain's `tool()`, which raises this.
+    raise ValueError(
+        f"The first argument must be a string or a callable with a __name__ for tool decorator. Got {type(tool)}"
+    )

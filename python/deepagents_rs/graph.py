@@ -206,8 +206,12 @@ class DeepAgent:
         if unknown:
             raise _planned(f"config keys {sorted(unknown)}", "callbacks and runtime options")
         limit = config.get("recursion_limit", DEFAULT_RECURSION_LIMIT)
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise ValueError(f"recursion_limit must be a positive int, got {limit!r}")
+        # LangGraph's check, and its errors: a TypeError for what does not compare with an
+        # int, this ValueError below 1. A float or a bool counts steps as LangGraph counts
+        # them (step > limit).
+        if limit < 1:
+            raise ValueError("recursion_limit must be at least 1")
+        limit = int(min(limit, 2**62))
         configurable = dict(config.get("configurable") or {})
         # Without a checkpointer LangGraph ignores thread_id and checkpoint ids too; every
         # other key reaches tools (a `config: RunnableConfig` argument) and compiled subagents.

@@ -62,5 +62,7 @@ fn tool_message(content: String, call: &ToolCall) -> Message {
         artifact_host: None,
         response_metadata: Default::default(),
         additional_kwargs: Default::default(),
+        origin: None,
+        content_origin: None,
     })
 }

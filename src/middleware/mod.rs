@@ -95,7 +95,7 @@ pub struct ModelResponse {
 pub struct CommandWrite {
     pub messages: Vec<Message>,
     pub files: Option<serde_json::Map<String, serde_json::Value>>,
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    pub extra: crate::state::Extra,
 }
 
 #[derive(Clone, Debug)]

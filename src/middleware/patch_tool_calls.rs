@@ -103,6 +103,8 @@ fn patch(messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
                 artifact_host: None,
                 response_metadata: Default::default(),
                 additional_kwargs: Default::default(),
+                origin: None,
+                content_origin: None,
             })));
         }
     }

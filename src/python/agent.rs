@@ -6,10 +6,13 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::backends::filesystem_from_py;
-use super::convert::{host_object, message_to_py};
+use super::convert::{
+    extra_from_py, file_map_from_py, file_map_to_py, host_object, message_list, messages_from_py,
+    opaque_to_py,
+};
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
 use super::middleware::PyMiddleware;
@@ -22,7 +25,8 @@ use super::tracer::PyTracer;
 use crate::agent::{Agent, RunFailure, RunOptions};
 use crate::events::{Emitter, EventKind, TraceContext};
 use crate::history::History;
-use crate::messages::{Message, SystemMessage};
+use crate::host::HostValue;
+use crate::messages::SystemMessage;
 use crate::middleware::{
     AnthropicPromptCaching, Middleware, ParentNotifier, PatchToolCalls, ToolProvider,
     UnsupportedContent, with_custom,
@@ -50,7 +54,7 @@ fn model_from_py(model: &Bound<'_, PyAny>) -> PyResult<Arc<dyn ChatModel>> {
                 t.extract()?
             };
         let options: NativeOptions = match settings {
-            Some(d) => pythonize::depythonize(&d)
+            Some(d) => super::value::from_py(&d)
                 .map_err(|e| bad_input(format!("model '{provider}:{model_name}': {e}")))?,
             None => NativeOptions::default(),
         };
@@ -84,7 +88,7 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
         "isolated" => {
             let model = model_from_py(&required(spec, "model")?)?;
             let tools = tools_from_py(&required(spec, "tools")?)?;
-            let system: SystemMessage = pythonize::depythonize(&required(spec, "system")?)?;
+            let system: SystemMessage = super::value::from_py(&required(spec, "system")?)?;
             // deepagents' isolated stack; the spec's entries replace these by name.
             let chain = with_custom(
                 vec![
@@ -204,37 +208,41 @@ fn response_format_from_py(
     })
 }
 
-/// The input state: `messages` as message dicts, `files`, and any other keys kept as is.
+/// The input state: `messages` as message dicts, `files`, and any other keys kept as the
+/// caller's objects.
 fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
-    let mut extra: Map<String, Value> = pythonize::depythonize(input)?;
-    let messages: Vec<Message> = match extra.remove("messages") {
-        Some(v) => {
-            serde_json::from_value(v).map_err(|e| bad_input(format!("invalid message: {e}")))?
-        }
+    let input = input.copy()?;
+    let messages = match input.get_item("messages")? {
+        Some(list) => messages_from_py(&list)?,
         None => Vec::new(),
     };
-    let files = match extra.remove("files") {
-        Some(Value::Object(f)) => f,
-        Some(Value::Null) | None => Map::new(),
-        Some(_) => return Err(bad_input("`files` must be a dict of path -> file data")),
+    input.del_item("messages").ok();
+    let (files, origins) = match input.get_item("files")? {
+        Some(f) if !f.is_none() => file_map_from_py(&f)?,
+        _ => (Map::new(), Vec::new()),
     };
-    let structured_response = extra.remove("structured_response").filter(|v| !v.is_null());
+    input.del_item("files").ok();
+    let (structured_response, structured_host) = match input.get_item("structured_response")? {
+        Some(sr) if !sr.is_none() => {
+            let host = HostValue::new(sr.clone().unbind());
+            (Some(super::value::read(&sr)?.0), Some(host))
+        }
+        _ => (None, None),
+    };
+    input.del_item("structured_response").ok();
     Ok(AgentState {
         messages: messages.into_iter().collect::<History>(),
         files: Arc::new(files),
+        files_origin: Arc::new(origins.into_iter().collect()),
         structured_response,
         structured_rendered: None,
-        structured_host: None,
-        extra,
+        structured_host,
+        extra: extra_from_py(&input)?,
     })
 }
 
 pub(crate) fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
-    let messages: Vec<Arc<Message>> = state.messages.to_vec();
-    let list = pyo3::types::PyList::empty(py);
-    for m in &messages {
-        list.append(message_to_py(py, m)?)?;
-    }
+    let list = message_list(py, &state.messages.to_vec())?;
     state_with_messages(py, state, list)
 }
 
@@ -247,7 +255,7 @@ pub(crate) fn state_with_messages(
     let out = PyDict::new(py);
     out.set_item("messages", messages)?;
     for (k, v) in &state.extra {
-        out.set_item(k, pythonize::pythonize(py, v)?)?;
+        out.set_item(k, opaque_to_py(py, v)?)?;
     }
     // The host's own parsed object when there is one: re-validating JSON could change it.
     if let Some(obj) = state
@@ -259,7 +267,10 @@ pub(crate) fn state_with_messages(
     } else if let Some(sr) = &state.structured_response {
         out.set_item("structured_response", pythonize::pythonize(py, sr)?)?;
     }
-    out.set_item("files", pythonize::pythonize(py, state.files.as_ref())?)?;
+    out.set_item(
+        "files",
+        file_map_to_py(py, state.files.as_ref(), &state.files_origin)?,
+    )?;
     Ok(out.into_any().unbind())
 }
 
@@ -302,43 +313,45 @@ impl CoreAgent {
         private_keys: Option<Bound<'_, PyAny>>,
         files: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let model = model_from_py(model)?;
-        let user_tools = tools_from_py(tools)?;
-        // deepagents' main stack, in its order: SubAgentMiddleware (the `task` tool),
-        // _ParentNotifierMiddleware, PatchToolCallsMiddleware, then the user's entries.
-        let subagent_mw: Option<Arc<dyn Middleware>> = match subagents {
-            Some(specs) => {
-                let parsed = specs
-                    .iter()
-                    .map(subagent_from_py)
-                    .collect::<PyResult<Vec<_>>>()?;
-                let task: Arc<dyn Tool> = Arc::new(TaskTool::new(parsed).map_err(to_py)?);
-                Some(Arc::new(ToolProvider::new(
-                    "SubAgentMiddleware",
-                    vec![task],
-                )))
-            }
-            None => None,
-        };
-        // deepagents' main stack; the user's entries replace these by name.
-        let chain = with_custom(
-            vec![
-                ("FilesystemMiddleware", files_from_py(files)?),
-                ("SubAgentMiddleware", subagent_mw),
-                ("_ParentNotifierMiddleware", Some(Arc::new(ParentNotifier))),
-                ("SummarizationMiddleware", None),
-                ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
-            ],
-            middleware_from_py(middleware)?,
-            caching_slot(),
-        );
-        let system: SystemMessage = pythonize::depythonize(system)?;
-        let mut agent = Agent::assemble(model, chain, user_tools, system)
-            .map_err(to_py)?
-            .with_response_format(response_format_from_py(response_format)?);
-        agent.name = name;
-        agent.private_keys = private_keys_from_py(private_keys)?;
-        Ok(CoreAgent { agent })
+        super::errors::guard(|| {
+            let model = model_from_py(model)?;
+            let user_tools = tools_from_py(tools)?;
+            // deepagents' main stack, in its order: SubAgentMiddleware (the `task` tool),
+            // _ParentNotifierMiddleware, PatchToolCallsMiddleware, then the user's entries.
+            let subagent_mw: Option<Arc<dyn Middleware>> = match subagents {
+                Some(specs) => {
+                    let parsed = specs
+                        .iter()
+                        .map(subagent_from_py)
+                        .collect::<PyResult<Vec<_>>>()?;
+                    let task: Arc<dyn Tool> = Arc::new(TaskTool::new(parsed).map_err(to_py)?);
+                    Some(Arc::new(ToolProvider::new(
+                        "SubAgentMiddleware",
+                        vec![task],
+                    )))
+                }
+                None => None,
+            };
+            // deepagents' main stack; the user's entries replace these by name.
+            let chain = with_custom(
+                vec![
+                    ("FilesystemMiddleware", files_from_py(files)?),
+                    ("SubAgentMiddleware", subagent_mw),
+                    ("_ParentNotifierMiddleware", Some(Arc::new(ParentNotifier))),
+                    ("SummarizationMiddleware", None),
+                    ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
+                ],
+                middleware_from_py(middleware)?,
+                caching_slot(),
+            );
+            let system: SystemMessage = super::value::from_py(system)?;
+            let mut agent = Agent::assemble(model, chain, user_tools, system)
+                .map_err(to_py)?
+                .with_response_format(response_format_from_py(response_format)?);
+            agent.name = name;
+            agent.private_keys = private_keys_from_py(private_keys)?;
+            Ok(CoreAgent { agent })
+        })
     }
 
     /// The id of the model, `provider:name`.
@@ -371,46 +384,48 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let state = state_from_py(state)?;
-        let options = RunOptions {
-            recursion_limit,
-            host: PyHost::for_sync(py, config)?,
-            forked: false,
-            subagent_response_format: response_format_from_py(subagent_response_format)?,
-            events: None,
-            trace: trace_from_py(tracer),
-        };
-        let agent = self.agent.clone();
-        let runtime = pyo3_async_runtimes::tokio::get_runtime();
-        let mut handle = runtime.spawn(async move { run(agent, state, options).await });
-        // Block in short slices so Ctrl-C reaches the caller: signal handlers only run when
-        // the main thread is back in Python.
-        let outcome = loop {
-            let slice = py.detach(|| {
-                // Build the timer inside the runtime: it needs the runtime's clock.
-                runtime.block_on(async {
-                    tokio::time::timeout(Duration::from_millis(50), &mut handle).await
-                })
-            });
-            match slice {
-                Ok(joined) => break joined,
-                Err(_elapsed) => {
-                    if let Err(e) = py.check_signals() {
-                        handle.abort();
-                        return Err(e);
+        super::errors::guard(|| {
+            let state = state_from_py(state)?;
+            let options = RunOptions {
+                recursion_limit,
+                host: PyHost::for_sync(py, config)?,
+                forked: false,
+                subagent_response_format: response_format_from_py(subagent_response_format)?,
+                events: None,
+                trace: trace_from_py(tracer),
+            };
+            let agent = self.agent.clone();
+            let runtime = pyo3_async_runtimes::tokio::get_runtime();
+            let mut handle = runtime.spawn(async move { run(agent, state, options).await });
+            // Block in short slices so Ctrl-C reaches the caller: signal handlers only run when
+            // the main thread is back in Python.
+            let outcome = loop {
+                let slice = py.detach(|| {
+                    // Build the timer inside the runtime: it needs the runtime's clock.
+                    runtime.block_on(async {
+                        tokio::time::timeout(Duration::from_millis(50), &mut handle).await
+                    })
+                });
+                match slice {
+                    Ok(joined) => break joined,
+                    Err(_elapsed) => {
+                        if let Err(e) = py.check_signals() {
+                            handle.abort();
+                            return Err(e);
+                        }
                     }
                 }
-            }
-        };
-        let state = outcome
-            .map_err(|e| {
-                pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
-            })?
-            .map_err(failure_to_py)?;
-        let out = state_to_py(py, &state);
-        drop(state);
-        self.agent.release_unused();
-        out
+            };
+            let state = outcome
+                .map_err(|e| {
+                    pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
+                })?
+                .map_err(failure_to_py)?;
+            let out = state_to_py(py, &state);
+            drop(state);
+            self.agent.release_unused();
+            out
+        })
     }
 
     /// Runs the agent on the caller's event loop; returns an awaitable.
@@ -424,24 +439,26 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'py, PyAny>>,
         tracer: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let state = state_from_py(state)?;
-        let options = RunOptions {
-            recursion_limit,
-            host: PyHost::for_async(py, config)?,
-            forked: false,
-            subagent_response_format: response_format_from_py(subagent_response_format)?,
-            events: None,
-            trace: trace_from_py(tracer),
-        };
-        let agent = self.agent.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let state = run(agent.clone(), state, options)
-                .await
-                .map_err(failure_to_py)?;
-            let out = Python::attach(|py| state_to_py(py, &state));
-            drop(state);
-            agent.release_unused();
-            out
+        super::errors::guard(|| {
+            let state = state_from_py(state)?;
+            let options = RunOptions {
+                recursion_limit,
+                host: PyHost::for_async(py, config)?,
+                forked: false,
+                subagent_response_format: response_format_from_py(subagent_response_format)?,
+                events: None,
+                trace: trace_from_py(tracer),
+            };
+            let agent = self.agent.clone();
+            pyo3_async_runtimes::tokio::future_into_py(py, async move {
+                let state = run(agent.clone(), state, options)
+                    .await
+                    .map_err(failure_to_py)?;
+                let out = Python::attach(|py| state_to_py(py, &state));
+                drop(state);
+                agent.release_unused();
+                out
+            })
         })
     }
 
@@ -460,19 +477,21 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
     ) -> PyResult<EventStream> {
-        let host = PyHost::for_sync(py, config)?;
-        let run = StreamRun {
-            modes,
-            subgraphs,
-            subagent_response_format,
-            tracer,
-        };
-        Ok(EventStream::new(self.start_stream(
-            state,
-            recursion_limit,
-            host,
-            run,
-        )?))
+        super::errors::guard(|| {
+            let host = PyHost::for_sync(py, config)?;
+            let run = StreamRun {
+                modes,
+                subgraphs,
+                subagent_response_format,
+                tracer,
+            };
+            Ok(EventStream::new(self.start_stream(
+                state,
+                recursion_limit,
+                host,
+                run,
+            )?))
+        })
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
@@ -489,19 +508,21 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
     ) -> PyResult<AsyncEventStream> {
-        let host = PyHost::for_async(py, config)?;
-        let run = StreamRun {
-            modes,
-            subgraphs,
-            subagent_response_format,
-            tracer,
-        };
-        Ok(AsyncEventStream::new(self.start_stream(
-            state,
-            recursion_limit,
-            host,
-            run,
-        )?))
+        super::errors::guard(|| {
+            let host = PyHost::for_async(py, config)?;
+            let run = StreamRun {
+                modes,
+                subgraphs,
+                subagent_response_format,
+                tracer,
+            };
+            Ok(AsyncEventStream::new(self.start_stream(
+                state,
+                recursion_limit,
+                host,
+                run,
+            )?))
+        })
     }
 }
 
@@ -551,15 +572,26 @@ impl CoreAgent {
     }
 }
 
+/// A run, with a panic inside it ending the run as an error (the input state comes back as
+/// its partial state) rather than unwinding through tokio.
 async fn run(
     agent: Agent,
     state: AgentState,
     options: RunOptions,
 ) -> Result<AgentState, RunFailure> {
-    agent
-        .run(state, options)
+    use futures::FutureExt;
+    let input = state.clone();
+    match std::panic::AssertUnwindSafe(agent.run(state, options))
+        .catch_unwind()
         .await
-        .map(|(state, _report)| state)
+    {
+        Ok(outcome) => outcome.map(|(state, _report)| state),
+        Err(payload) => Err(RunFailure {
+            error: crate::error::Error::Internal(super::errors::panic_text(payload)),
+            state: input,
+            report: Default::default(),
+        }),
+    }
 }
 
 /// The run's exception, carrying the state as it was when the run failed in its

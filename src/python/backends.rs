@@ -84,9 +84,9 @@ impl PyBackend {
                     let update = if update.is_none() {
                         None
                     } else {
-                        Some(pythonize::depythonize(&update)?)
+                        Some(super::convert::files_update_from_py(&update)?)
                     };
-                    Ok((pythonize::depythonize(&value)?, update))
+                    Ok((super::value::view_from_py(&value)?, update))
                 })
                 .map_err(|e| Box::new(e) as BoxError)?;
             if let Some(update) = update {

@@ -1,10 +1,21 @@
-//! Core values to Python at the boundary.
+//! Core values to and from Python at the boundary.
+//!
+//! What comes in is read with `value::read` (bounded, and told whether the reading is exact);
+//! where it is not exact the Python object travels beside the core's reading and goes back
+//! out in its place, so a `datetime`, a lone surrogate or a 10,000-deep list comes back as
+//! it was given.
 
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
+use serde_json::{Map, Value};
 
-use crate::host::HostValue;
-use crate::messages::Message;
+use super::value;
+use crate::host::{HostValue, Opaque, Origin};
+use crate::messages::{Content, Message};
+use crate::state::Extra;
 
 /// The Python object a host value carries, if it is one.
 pub(crate) fn host_object<'py>(py: Python<'py>, value: &HostValue) -> Option<Bound<'py, PyAny>> {
@@ -13,16 +24,231 @@ pub(crate) fn host_object<'py>(py: Python<'py>, value: &HostValue) -> Option<Bou
         .map(|o| o.bind(py).clone())
 }
 
-/// A message as a dict, with a tool's own artifact object put back in place.
+fn origin_object<'py>(py: Python<'py>, origin: &Origin) -> Option<Bound<'py, PyAny>> {
+    host_object(py, &origin.object)
+}
+
+fn keep(obj: &Bound<'_, PyAny>) -> HostValue {
+    HostValue::new(obj.clone().unbind())
+}
+
+/// A message dict (as `deepagents_rs._convert.to_core` makes them) as a core message. Where
+/// the reading is not exact, a copy of the dict is kept to give back, and each tool call
+/// keeps its own arguments object for the tool.
+pub(crate) fn message_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Message> {
+    let (view, exact) = value::read(obj)?;
+    let mut message: Message = serde_json::from_value(view)
+        .map_err(|e| PyValueError::new_err(format!("invalid message: {e}")))?;
+    if !exact {
+        let dict = obj
+            .cast::<PyDict>()
+            .map_err(|_| PyTypeError::new_err("a message must be a dict"))?;
+        if let Message::Ai(ai) = &mut message
+            && let Some(calls) = dict.get_item("tool_calls")?
+        {
+            for (i, call) in ai.tool_calls.iter_mut().enumerate() {
+                if let Ok(args) = calls.get_item(i).and_then(|c| c.get_item("args")) {
+                    call.args_origin = Some(Origin::new(keep(&args), &call.args));
+                }
+            }
+        }
+        message.set_origin(keep(dict.copy()?.as_any()));
+    }
+    Ok(message)
+}
+
+/// `message_from_py` over a list.
+pub(crate) fn messages_from_py(list: &Bound<'_, PyAny>) -> PyResult<Vec<Message>> {
+    list.try_iter()?.map(|m| message_from_py(&m?)).collect()
+}
+
+/// A message as a dict: the host's own when the core still holds what was read from it,
+/// else the core's, with the host's objects put back where they still fit (a tool's
+/// artifact and return value, a call's arguments).
 pub(crate) fn message_to_py<'py>(
     py: Python<'py>,
     message: &Message,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let dict = pythonize::pythonize(py, message)?;
-    if let Message::Tool(tool) = message
-        && let Some(artifact) = tool.artifact_host.as_ref().and_then(|a| host_object(py, a))
+    if let Some(obj) = message.origin().and_then(|o| origin_object(py, o))
+        && let Ok(dict) = obj.cast::<PyDict>()
     {
-        dict.cast::<PyDict>()?.set_item("artifact", artifact)?;
+        let copy = dict.copy()?;
+        // The reducer may have given it an id since.
+        copy.set_item("id", message.id())?;
+        return Ok(copy.into_any());
+    }
+    let dict = pythonize::pythonize(py, message)?;
+    let dict = dict.cast::<PyDict>()?;
+    match message {
+        Message::Tool(tool) => {
+            if let Some(artifact) = tool.artifact_host.as_ref().and_then(|a| host_object(py, a)) {
+                dict.set_item("artifact", artifact)?;
+            }
+            if let Some(content) = tool
+                .content_origin
+                .as_ref()
+                .filter(|o| o.matches(&tool.content))
+                .and_then(|o| origin_object(py, o))
+            {
+                dict.set_item("content", content)?;
+            }
+        }
+        Message::Ai(ai) if ai.tool_calls.iter().any(|c| c.args_origin.is_some()) => {
+            let calls = dict.as_any().get_item("tool_calls")?;
+            for (i, call) in ai.tool_calls.iter().enumerate() {
+                if let Some(args) = call_args(py, call) {
+                    calls.get_item(i)?.set_item("args", args)?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(dict.clone().into_any())
+}
+
+/// A tool call's arguments as the host gave them, while the core's reading is unchanged.
+pub(crate) fn call_args<'py>(
+    py: Python<'py>,
+    call: &crate::messages::ToolCall,
+) -> Option<Bound<'py, PyAny>> {
+    call.args_origin
+        .as_ref()
+        .filter(|o| o.matches(&call.args))
+        .and_then(|o| origin_object(py, o))
+}
+
+/// Content a tool returned, and the object itself when the reading is not exact.
+pub(crate) fn content_from_py(obj: &Bound<'_, PyAny>) -> PyResult<(Content, Option<Origin>)> {
+    let (view, exact) = value::read(obj)?;
+    let content: Content = serde_json::from_value(view)
+        .map_err(|e| PyTypeError::new_err(format!("invalid message content: {e}")))?;
+    let origin = (!exact).then(|| Origin::new(keep(obj), &content));
+    Ok((content, origin))
+}
+
+/// State keys the core does not read: each kept as the caller's object.
+pub(crate) fn extra_from_py(dict: &Bound<'_, PyDict>) -> PyResult<Extra> {
+    let mut out = Extra::with_capacity(dict.len());
+    for (k, v) in dict.iter() {
+        let key: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err("state keys must be str"))?;
+        out.insert(key, Opaque::Host(keep(&v)));
+    }
+    Ok(out)
+}
+
+pub(crate) fn opaque_to_py<'py>(py: Python<'py>, value: &Opaque) -> PyResult<Bound<'py, PyAny>> {
+    match value {
+        Opaque::Host(h) => match host_object(py, h) {
+            Some(obj) => Ok(obj),
+            None => Ok(py.None().into_bound(py)),
+        },
+        Opaque::Json(v) => Ok(pythonize::pythonize(py, v)?),
+    }
+}
+
+pub(crate) fn extra_to_py<'py>(py: Python<'py>, extra: &Extra) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (k, v) in extra {
+        out.set_item(k, opaque_to_py(py, v)?)?;
+    }
+    Ok(out)
+}
+
+/// Files as the core reads them, and the caller's objects for entries not read exactly.
+type FilesRead = (Map<String, Value>, Vec<(String, Origin)>);
+
+/// A files map (`{path: file data}`) as the core reads it, and the entries whose reading is
+/// not exact, kept as the caller's objects.
+pub(crate) fn file_map_from_py(obj: &Bound<'_, PyAny>) -> PyResult<FilesRead> {
+    let dict = obj
+        .cast::<PyDict>()
+        .map_err(|_| PyTypeError::new_err("`files` must be a dict of path -> file data"))?;
+    let mut files = Map::with_capacity(dict.len());
+    let mut origins = Vec::new();
+    for (k, v) in dict.iter() {
+        let Value::String(path) = value::read(&k)?.0 else {
+            return Err(PyTypeError::new_err("`files` keys must be str paths"));
+        };
+        let (entry, exact) = value::read(&v)?;
+        if !exact {
+            origins.push((path.clone(), Origin::new(keep(&v), &entry)));
+        }
+        files.insert(path, entry);
+    }
+    Ok((files, origins))
+}
+
+/// The files map as a dict, with each entry the caller's object while the core still holds
+/// what it read from it.
+pub(crate) fn file_map_to_py<'py>(
+    py: Python<'py>,
+    files: &Map<String, Value>,
+    origins: &crate::state::FileOrigins,
+) -> PyResult<Bound<'py, PyAny>> {
+    if origins.is_empty() {
+        return Ok(pythonize::pythonize(py, files)?);
+    }
+    let out = PyDict::new(py);
+    for (path, entry) in files {
+        let kept = origins
+            .get(path)
+            .filter(|o| o.matches(entry))
+            .and_then(|o| origin_object(py, o));
+        match kept {
+            Some(obj) => out.set_item(path, obj)?,
+            None => out.set_item(path, pythonize::pythonize(py, entry)?)?,
+        }
+    }
+    Ok(out.into_any())
+}
+
+/// A list of core messages as dicts.
+pub(crate) fn message_list<'py>(
+    py: Python<'py>,
+    messages: &[Arc<Message>],
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for m in messages {
+        list.append(message_to_py(py, m)?)?;
+    }
+    Ok(list)
+}
+
+/// A tool call as a dict, with the host's own arguments object where there is one.
+pub(crate) fn call_to_py<'py>(
+    py: Python<'py>,
+    call: &crate::messages::ToolCall,
+) -> PyResult<Bound<'py, PyAny>> {
+    let dict = pythonize::pythonize(py, call)?;
+    if let Some(args) = call_args(py, call) {
+        dict.set_item("args", args)?;
     }
     Ok(dict)
+}
+
+/// A tool call dict as the core's, keeping its arguments object where the reading of it is
+/// not exact.
+pub(crate) fn call_from_py(obj: &Bound<'_, PyAny>) -> PyResult<crate::messages::ToolCall> {
+    let (view, exact) = value::read(obj)?;
+    let mut call: crate::messages::ToolCall = serde_json::from_value(view)
+        .map_err(|e| PyValueError::new_err(format!("invalid tool call: {e}")))?;
+    if !exact && let Ok(args) = obj.get_item("args") {
+        call.args_origin = Some(Origin::new(keep(&args), &call.args));
+    }
+    Ok(call)
+}
+
+/// A state update's `files` (a null entry deletes) as the core reads them.
+pub(crate) fn files_update_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
+    Ok(file_map_from_py(obj)?.0)
+}
+
+/// A dict of other state keys, each kept as the caller's object.
+pub(crate) fn extra_any_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Extra> {
+    extra_from_py(
+        obj.cast::<PyDict>()
+            .map_err(|_| PyTypeError::new_err("a state update must be a dict"))?,
+    )
 }

@@ -48,6 +48,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         Error::Model(ModelError::Config(_)) | Error::InvalidInput(_) => {
             PyValueError::new_err(err.to_string())
         }
+        Error::Internal(_) => PyRuntimeError::new_err(err.to_string()),
     })
 }
 
@@ -94,7 +95,9 @@ pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
             original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
         }
         Error::Model(ModelError::Provider(e)) => provider_error(py, e),
-        Error::Model(_) | Error::RecursionLimit { .. } => PyRuntimeError::new_err(err.to_string()),
+        Error::Model(_) | Error::RecursionLimit { .. } | Error::Internal(_) => {
+            PyRuntimeError::new_err(err.to_string())
+        }
         Error::InvalidInput(_) => PyValueError::new_err(err.to_string()),
     }
 }
@@ -125,4 +128,33 @@ pub(crate) fn host_model_error(e: PyErr) -> ModelError {
     } else {
         ModelError::Host(source)
     }
+}
+
+/// Runs `f`, turning a panic into a `RuntimeError`: pyo3 would raise its `PanicException`,
+/// a `BaseException` that `except Exception` does not catch. Nothing the core shares
+/// is left poisoned by an unwind (its locks are parking_lot's, which do not poison), so the
+/// agent serves the next run as before.
+pub(crate) fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|p| Err(panic_error(p)))
+}
+
+/// The `RuntimeError` for a caught panic's payload.
+pub(crate) fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    PyRuntimeError::new_err(Error::Internal(panic_text(payload)).to_string())
+}
+
+pub(crate) fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}
+
+/// A panic on purpose, under `guard`: the tests' way to check that a panic reaches Python
+/// as a `RuntimeError` and leaves the module working.
+#[pyfunction]
+pub(crate) fn _panic_for_tests(message: String) -> PyResult<()> {
+    guard(|| panic!("{message}"))
 }

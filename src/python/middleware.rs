@@ -13,21 +13,24 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{Map, Value};
 
-use super::convert::{host_object, message_to_py};
+use super::convert::{
+    call_from_py, call_to_py, extra_any_from_py, extra_to_py, files_update_from_py, host_object,
+    message_from_py, message_to_py, messages_from_py,
+};
 use super::host::{PyHost, await_coroutine, call_in_context};
 use super::model::{ObjectCache, PyChatModel, message_objects};
 use super::stream::StreamWriter;
 use super::tools::PyTool;
 use crate::error::{BoxError, Error};
 use crate::events::{EventKind, StepEmitter, Update};
-use crate::host::HostValue;
-use crate::messages::{Message, SystemMessage, ToolCall, ToolMessage};
+use crate::host::{HostValue, Opaque};
+use crate::messages::{Message, SystemMessage, ToolMessage};
 use crate::middleware::{
     CommandWrite, Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse,
     Structured, ToolCallRequest, ToolHandler,
 };
 use crate::model::ModelRequest;
-use crate::state::{AgentState, Jump, MessagesDelta, StateDelta};
+use crate::state::{AgentState, Extra, Jump, MessagesDelta, StateDelta};
 use crate::tools::{HostContext, Tool, ToolError, ToolResult, ToolSpec};
 
 pub(crate) struct PyMiddleware {
@@ -153,12 +156,6 @@ fn writer_arg<'py>(py: Python<'py>, events: &Option<StepEmitter>) -> PyResult<Bo
     }
 }
 
-fn messages_from_py(list: &Bound<'_, PyAny>) -> PyResult<Vec<Message>> {
-    list.try_iter()?
-        .map(|m| Ok(pythonize::depythonize::<Message>(&m?)?))
-        .collect()
-}
-
 /// The adapter's hook result `(reported, delta)` as a write.
 fn hook_output(out: &Bound<'_, PyAny>) -> PyResult<Option<HookOutput>> {
     if out.is_none() {
@@ -181,10 +178,10 @@ fn hook_output(out: &Bound<'_, PyAny>) -> PyResult<Option<HookOutput>> {
         };
     }
     if let Some(files) = delta.get_item("files")?.filter(|f| !f.is_none()) {
-        d.files = Some(pythonize::depythonize(&files)?);
+        d.files = Some(files_update_from_py(&files)?);
     }
     if let Some(extra) = delta.get_item("extra")? {
-        d.extra = pythonize::depythonize::<Map<String, Value>>(&extra)?;
+        d.extra = extra_any_from_py(&extra)?;
     }
     if let Some(jump) = delta.get_item("jump_to")?.filter(|j| !j.is_none()) {
         let jump: String = jump.extract()?;
@@ -302,7 +299,7 @@ impl Middleware for PyMiddleware {
             let call_next = next.clone();
             let out = call_adapter(adapter, host, "wrap_tool_call", move |py, _| {
                 Ok(vec![
-                    pythonize::pythonize(py, &request.call)?,
+                    call_to_py(py, &request.call)?,
                     objects.state(py, &request.state)?,
                     Bound::new(py, ToolNextPy(call_next))?.into_any(),
                     PyHost::config_arg(PyHost::from_context(&config_host), py),
@@ -396,7 +393,7 @@ impl ModelNext {
                 } else {
                     to_core.call1((item,))?
                 };
-                Ok(Arc::new(pythonize::depythonize::<Message>(&dict)?))
+                Ok(Arc::new(message_from_py(&dict)?))
             })
             .collect()
     }
@@ -408,19 +405,17 @@ impl ModelNext {
             request.system = if system.is_none() {
                 None
             } else {
-                Some(Arc::new(
-                    match pythonize::depythonize::<Message>(&system)? {
-                        Message::System(s) => s,
-                        other => SystemMessage {
-                            content: other.content().clone(),
-                            ..Default::default()
-                        },
+                Some(Arc::new(match message_from_py(&system)? {
+                    Message::System(s) => s,
+                    other => SystemMessage {
+                        content: other.content().clone(),
+                        ..Default::default()
                     },
-                ))
+                }))
             };
         }
         if let Some(settings) = raw.get_item("model_settings")?.filter(|s| !s.is_none()) {
-            request.model_settings = pythonize::depythonize(&settings)?;
+            request.model_settings = super::value::from_py(&settings)?;
         }
         if let Some(messages) = raw.get_item("messages")? {
             request.messages = self.messages_from_py(&messages)?;
@@ -495,7 +490,7 @@ impl ModelNext {
                 match same {
                     Some(s) => Some(s),
                     None => Some(Structured {
-                        value: pythonize::depythonize(&obj).unwrap_or(Value::Null),
+                        value: super::value::read(&obj)?.0,
                         rendered: None,
                         host: Some(HostValue::new(obj.unbind())),
                     }),
@@ -513,12 +508,18 @@ impl ModelNext {
                     Some(m) => messages_from_py(&m)?,
                     None => Vec::new(),
                 };
-                let mut extra: Map<String, Value> = match c.get_item("extra")? {
-                    Some(e) if !e.is_none() => pythonize::depythonize(&e)?,
-                    _ => Map::new(),
+                let mut extra = match c.get_item("extra")? {
+                    Some(e) if !e.is_none() => extra_any_from_py(&e)?,
+                    _ => Extra::new(),
                 };
                 let files = match extra.shift_remove("files") {
-                    Some(Value::Object(f)) => Some(f),
+                    Some(Opaque::Host(h)) => match host_object(c.py(), &h) {
+                        Some(f) if f.is_instance_of::<PyDict>() => Some(files_update_from_py(&f)?),
+                        _ => {
+                            extra.insert("files".into(), Opaque::Host(h));
+                            None
+                        }
+                    },
                     Some(other) => {
                         extra.insert("files".into(), other);
                         None
@@ -552,27 +553,29 @@ impl ModelNextPy {
         py: Python<'py>,
         raw: &Bound<'py, PyDict>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let next = self.0.clone();
-        let request = next.request_from_py(raw)?;
-        let fut = next.handler.call(request);
-        if next.is_async {
-            let locals = PyHost::from_context(&next.host)
-                .map(|h| h.locals.clone())
-                .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
-            pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
-                let response = fut.await.map_err(super::errors::to_py)?;
-                Python::attach(|py| {
-                    next.response_to_py(py, &response)
-                        .map(|d| d.into_any().unbind())
+        super::errors::guard(|| {
+            let next = self.0.clone();
+            let request = next.request_from_py(raw)?;
+            let fut = next.handler.call(request);
+            if next.is_async {
+                let locals = PyHost::from_context(&next.host)
+                    .map(|h| h.locals.clone())
+                    .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
+                pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
+                    let response = fut.await.map_err(super::errors::to_py)?;
+                    Python::attach(|py| {
+                        next.response_to_py(py, &response)
+                            .map(|d| d.into_any().unbind())
+                    })
                 })
-            })
-        } else {
-            let runtime = pyo3_async_runtimes::tokio::get_runtime();
-            let response = py
-                .detach(|| runtime.block_on(fut))
-                .map_err(super::errors::to_py)?;
-            next.response_to_py(py, &response).map(Bound::into_any)
-        }
+            } else {
+                let runtime = pyo3_async_runtimes::tokio::get_runtime();
+                let response = py
+                    .detach(|| runtime.block_on(fut))
+                    .map_err(super::errors::to_py)?;
+                next.response_to_py(py, &response).map(Bound::into_any)
+            }
+        })
     }
 }
 
@@ -598,7 +601,7 @@ impl ToolNext {
             out.set_item("files", pythonize::pythonize(py, files)?)?;
         }
         if let Some(extra) = &result.extra {
-            out.set_item("extra", pythonize::pythonize(py, extra)?)?;
+            out.set_item("extra", extra_to_py(py, extra)?)?;
         }
         *self.last.lock() = Some(result);
         Ok(out.into_any())
@@ -608,7 +611,7 @@ impl ToolNext {
     fn result_from_py(&self, out: &Bound<'_, PyAny>) -> PyResult<ToolResult> {
         let (message, files, extra): (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
             out.extract()?;
-        let mut message: ToolMessage = match pythonize::depythonize::<Message>(&message)? {
+        let mut message: ToolMessage = match message_from_py(&message)? {
             Message::Tool(t) => t,
             _ => {
                 return Err(pyo3::exceptions::PyTypeError::new_err(
@@ -626,12 +629,12 @@ impl ToolNext {
         let files = if files.is_none() {
             last.as_ref().and_then(|l| l.files.clone())
         } else {
-            Some(pythonize::depythonize(&files)?)
+            Some(files_update_from_py(&files)?)
         };
         let extra = if extra.is_none() {
             last.as_ref().and_then(|l| l.extra.clone())
         } else {
-            Some(pythonize::depythonize(&extra)?)
+            Some(extra_any_from_py(&extra)?)
         };
         Ok(ToolResult {
             message,
@@ -654,26 +657,28 @@ impl ToolNextPy {
         py: Python<'py>,
         call: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let next = self.0.clone();
-        let mut request = next.template.clone();
-        request.call = pythonize::depythonize::<ToolCall>(call)?;
-        let fut = next.handler.call(request);
-        let to_err = |ToolError::Fatal(e)| match e.downcast::<PyErr>() {
-            Ok(e) => *e,
-            Err(e) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
-        };
-        if next.is_async {
-            let locals = PyHost::from_context(&next.template.host)
-                .map(|h| h.locals.clone())
-                .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
-            pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
-                let result = fut.await.map_err(to_err)?;
-                Python::attach(|py| next.result_to_py(py, result).map(Bound::unbind))
-            })
-        } else {
-            let runtime = pyo3_async_runtimes::tokio::get_runtime();
-            let result = py.detach(|| runtime.block_on(fut)).map_err(to_err)?;
-            next.result_to_py(py, result)
-        }
+        super::errors::guard(|| {
+            let next = self.0.clone();
+            let mut request = next.template.clone();
+            request.call = call_from_py(call)?;
+            let fut = next.handler.call(request);
+            let to_err = |ToolError::Fatal(e)| match e.downcast::<PyErr>() {
+                Ok(e) => *e,
+                Err(e) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
+            };
+            if next.is_async {
+                let locals = PyHost::from_context(&next.template.host)
+                    .map(|h| h.locals.clone())
+                    .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
+                pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
+                    let result = fut.await.map_err(to_err)?;
+                    Python::attach(|py| next.result_to_py(py, result).map(Bound::unbind))
+                })
+            } else {
+                let runtime = pyo3_async_runtimes::tokio::get_runtime();
+                let result = py.detach(|| runtime.block_on(fut)).map_err(to_err)?;
+                next.result_to_py(py, result)
+            }
+        })
     }
 }

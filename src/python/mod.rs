@@ -14,6 +14,7 @@ mod stream;
 mod structured;
 mod tools;
 mod tracer;
+mod value;
 
 use pyo3::prelude::*;
 
@@ -21,6 +22,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<agent::CoreAgent>()?;
+    m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_class::<files::GlobMatcher>()?;
     m.add_function(wrap_pyfunction!(files::globmatch, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_glob, m)?)?;

@@ -101,7 +101,7 @@ impl PyChatModel {
         Ok(PyChatModel {
             id: adapter.getattr("model_id")?.extract()?,
             to_message: adapter.getattr("to_message")?.unbind(),
-            ls_params: pythonize::depythonize(&adapter.getattr("ls_params")?)?,
+            ls_params: super::value::from_py(&adapter.getattr("ls_params")?)?,
             model: HostValue::new(adapter.getattr("model")?.unbind()),
             streams_sync: adapter.getattr("streams_sync")?.extract()?,
             streams_async: adapter.getattr("streams_async")?.extract()?,
@@ -355,9 +355,14 @@ impl ChatModel for PyChatModel {
                 .map_err(|e| ModelError::host(Box::new(e)))?
                 .map_err(host_err)?
             };
-            Python::attach(|py| {
-                pythonize::depythonize::<AiMessage>(reply.bind(py)).map_err(PyErr::from)
-            })
+            Python::attach(
+                |py| match super::convert::message_from_py(reply.bind(py))? {
+                    Message::Ai(ai) => Ok(ai),
+                    _ => Err(pyo3::exceptions::PyTypeError::new_err(
+                        "the model must answer with an AI message",
+                    )),
+                },
+            )
             .map_err(host_err)
         })
     }

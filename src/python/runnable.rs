@@ -5,7 +5,6 @@
 use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use serde_json::{Map, Value};
 
 use super::convert::message_to_py;
 use super::host::{PyHost, await_coroutine, call_in_context};
@@ -42,18 +41,20 @@ fn input_to_py<'py>(py: Python<'py>, input: &ChildInput) -> PyResult<Bound<'py, 
 }
 
 fn output_from_py(out: &Bound<'_, PyAny>) -> PyResult<ChildOutput> {
-    let mut map: Map<String, Value> = pythonize::depythonize(out)?;
-    let messages: Vec<Message> = serde_json::from_value(map.remove("messages").unwrap_or_default())
-        .map_err(|e| {
-            pyo3::exceptions::PyValueError::new_err(format!("invalid subagent message: {e}"))
-        })?;
-    let files = match map.remove("files") {
-        Some(Value::Object(f)) => Some(f),
+    let map = out
+        .cast::<PyDict>()
+        .map_err(|_| pyo3::exceptions::PyTypeError::new_err("a subagent must return a dict"))?;
+    let messages: Vec<Message> = match map.get_item("messages")? {
+        Some(m) if !m.is_none() => super::convert::messages_from_py(&m)?,
+        _ => Vec::new(),
+    };
+    let files = match map.get_item("files")? {
+        Some(f) if f.is_instance_of::<PyDict>() => Some(super::convert::files_update_from_py(&f)?),
         _ => None,
     };
-    let result = match map.remove("result") {
-        Some(Value::String(s)) => s,
-        _ => String::new(),
+    let result = match map.get_item("result")? {
+        Some(r) => r.extract::<String>().unwrap_or_default(),
+        None => String::new(),
     };
     Ok(ChildOutput {
         messages,

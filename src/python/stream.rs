@@ -96,11 +96,7 @@ fn messages_to_py<'py>(
     py: Python<'py>,
     messages: &[Arc<crate::messages::Message>],
 ) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
-    for m in messages {
-        list.append(message_to_py(py, m)?)?;
-    }
-    Ok(list)
+    super::convert::message_list(py, messages)
 }
 
 /// A node's write as the dict LangGraph streams; `__remove_all__` marks a write that
@@ -131,7 +127,7 @@ pub(crate) fn delta_to_py<'py>(
         out.set_item("structured_response", pythonize::pythonize(py, sr)?)?;
     }
     for (k, v) in &delta.extra {
-        out.set_item(k, pythonize::pythonize(py, v)?)?;
+        out.set_item(k, super::convert::opaque_to_py(py, v)?)?;
     }
     if let Some(jump) = delta.jump_to {
         let name = match jump {
@@ -344,27 +340,29 @@ impl EventStream {
     }
 
     fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let runtime = pyo3_async_runtimes::tokio::get_runtime();
-        let state = self.state.clone();
-        if state.lock().finished {
-            return Err(PyStopIteration::new_err(()));
-        }
-        let item = loop {
-            let slice = py.detach(|| {
-                let mut guard = state.lock();
-                runtime.block_on(async {
-                    tokio::time::timeout(Duration::from_millis(50), guard.rx.recv()).await
-                })
-            });
-            match slice {
-                Ok(item) => break item,
-                Err(_elapsed) => py.check_signals()?,
+        super::errors::guard(|| {
+            let runtime = pyo3_async_runtimes::tokio::get_runtime();
+            let state = self.state.clone();
+            if state.lock().finished {
+                return Err(PyStopIteration::new_err(()));
             }
-        };
-        match state.lock().convert(py, item)? {
-            Some(obj) => Ok(obj),
-            None => Err(PyStopIteration::new_err(())),
-        }
+            let item = loop {
+                let slice = py.detach(|| {
+                    let mut guard = state.lock();
+                    runtime.block_on(async {
+                        tokio::time::timeout(Duration::from_millis(50), guard.rx.recv()).await
+                    })
+                });
+                match slice {
+                    Ok(item) => break item,
+                    Err(_elapsed) => py.check_signals()?,
+                }
+            };
+            match state.lock().convert(py, item)? {
+                Some(obj) => Ok(obj),
+                None => Err(PyStopIteration::new_err(())),
+            }
+        })
     }
 
     /// Stops the run (the caller closed the stream early).
@@ -398,16 +396,18 @@ impl AsyncEventStream {
     }
 
     fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let state = self.state.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let mut guard = state.lock().await;
-            if guard.finished {
-                return Err(PyStopAsyncIteration::new_err(()));
-            }
-            let item = guard.rx.recv().await;
-            Python::attach(|py| match guard.convert(py, item)? {
-                Some(obj) => Ok(obj),
-                None => Err(PyStopAsyncIteration::new_err(())),
+        super::errors::guard(|| {
+            let state = self.state.clone();
+            pyo3_async_runtimes::tokio::future_into_py(py, async move {
+                let mut guard = state.lock().await;
+                if guard.finished {
+                    return Err(PyStopAsyncIteration::new_err(()));
+                }
+                let item = guard.rx.recv().await;
+                Python::attach(|py| match guard.convert(py, item)? {
+                    Some(obj) => Ok(obj),
+                    None => Err(PyStopAsyncIteration::new_err(())),
+                })
             })
         })
     }

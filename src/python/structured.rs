@@ -19,7 +19,7 @@ impl PyStructured {
             spec: ToolSpec {
                 name: adapter.getattr("name")?.extract()?,
                 description: adapter.getattr("description")?.extract()?,
-                parameters: pythonize::depythonize(&adapter.getattr("parameters")?)?,
+                parameters: super::value::from_py(&adapter.getattr("parameters")?)?,
                 provider_definition: None,
                 json_spec: false,
             },
@@ -59,8 +59,9 @@ impl StructuredOutput for PyStructured {
                 let text: String = out.get_item(1).and_then(|t| t.extract()).map_err(fatal)?;
                 return Err(ParseError::Retry(text));
             }
-            let value: Value = pythonize::depythonize(&out.get_item(1).map_err(fatal)?)
-                .map_err(|e| fatal(e.into()))?;
+            let value: Value = super::value::read(&out.get_item(1).map_err(fatal)?)
+                .map_err(fatal)?
+                .0;
             let rendered: String = out.get_item(2).and_then(|t| t.extract()).map_err(fatal)?;
             let tool_message: String = out.get_item(3).and_then(|t| t.extract()).map_err(fatal)?;
             let object = out.get_item(4).map_err(fatal)?.unbind();

@@ -7,14 +7,15 @@
 
 use futures::future::BoxFuture;
 use pyo3::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::convert::{content_from_py, extra_from_py, files_update_from_py, host_object};
 use super::host::{PyHost, await_coroutine, call_in_context};
 use super::stream::StreamWriter;
 use crate::error::BoxError;
 use crate::events::EventKind;
 use crate::host::HostValue;
-use crate::messages::{Content, ToolStatus};
+use crate::messages::ToolStatus;
 use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 use pyo3::sync::PyOnceLock;
 
@@ -38,14 +39,14 @@ impl PyTool {
         let spec = ToolSpec {
             name: adapter.getattr("name")?.extract()?,
             description: adapter.getattr("description")?.extract()?,
-            parameters: pythonize::depythonize(&adapter.getattr("parameters")?)?,
+            parameters: super::value::from_py(&adapter.getattr("parameters")?)?,
             json_spec: !adapter.getattr("executable")?.extract::<bool>()?,
             provider_definition: {
                 let def = adapter.getattr("provider_definition")?;
                 if def.is_none() {
                     None
                 } else {
-                    Some(pythonize::depythonize(&def)?)
+                    Some(super::value::from_py(&def)?)
                 }
             },
         };
@@ -75,20 +76,28 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
         Bound<'_, PyAny>,
         Bound<'_, PyAny>,
     ) = result.extract()?;
-    let content: Content = pythonize::depythonize(&content)?;
+    let (content, content_origin) = content_from_py(&content)?;
     let artifact_host = (!artifact.is_none()).then(|| HostValue::new(artifact.unbind()));
     let (files, extra) = if files.is_none() {
         (None, None)
     } else {
-        let mut update: Map<String, Value> = pythonize::depythonize(&files)?;
-        let files = match update.remove("files") {
-            Some(Value::Object(f)) => Some(f),
+        let update = files
+            .cast::<pyo3::types::PyDict>()
+            .map_err(|_| pyo3::exceptions::PyTypeError::new_err("a state update must be a dict"))?
+            .copy()?;
+        let files = match update.get_item("files")? {
+            Some(f) if f.is_instance_of::<pyo3::types::PyDict>() => {
+                update.del_item("files")?;
+                Some(files_update_from_py(&f)?)
+            }
             _ => None,
         };
-        (files, (!update.is_empty()).then_some(update))
+        let extra = extra_from_py(&update)?;
+        (files, (!extra.is_empty()).then_some(extra))
     };
     Ok(ToolOutput {
         content,
+        content_origin,
         status: if status == "error" {
             ToolStatus::Error
         } else {
@@ -127,6 +136,18 @@ fn tool_config<'py>(
         None => py.None().into_bound(py),
     };
     with_writer.bind(py).call1((config, writer, parent))
+}
+
+/// A call's arguments for the adapter: the model's own object when there is one.
+fn tool_args<'py>(py: Python<'py>, args: &Value, ctx: &ToolContext) -> PyResult<Bound<'py, PyAny>> {
+    match ctx
+        .args_origin
+        .as_ref()
+        .and_then(|o| host_object(py, &o.object))
+    {
+        Some(obj) => Ok(obj),
+        None => Ok(pythonize::pythonize(py, args)?),
+    }
 }
 
 /// The run's state for a tool that takes it injected (only those get it: building it costs
@@ -174,7 +195,7 @@ impl Tool for PyTool {
             match host {
                 Some(host) if use_async => {
                     let result = await_coroutine(&host.locals, |py| {
-                        let args = pythonize::pythonize(py, &args)?;
+                        let args = tool_args(py, &args, &ctx)?;
                         let config = tool_config(py, Some(host), &ctx)?;
                         let mut call_args = vec![
                             args,
@@ -196,7 +217,7 @@ impl Tool for PyTool {
                     Python::attach(|py| {
                         let host = PyHost::from_context(&ctx.host);
                         let mut args = vec![
-                            pythonize::pythonize(py, &args)?,
+                            tool_args(py, &args, &ctx)?,
                             ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
                             tool_config(py, host, &ctx)?,
                         ];

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::events::TraceContext;
 use crate::history::History;
 use crate::messages::{HumanMessage, Message, Usage};
-use crate::state::AgentState;
+use crate::state::{AgentState, Extra};
 use crate::tools::invocation_error::{invocation_error, str_repr};
 use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec};
 
@@ -177,7 +177,7 @@ const EXCLUDED_STATE_KEYS: [&str; 8] = [
 ];
 
 /// The state keys that pass to or from a subagent.
-fn shareable(extra: &Map<String, Value>, private: &[String]) -> Map<String, Value> {
+fn shareable(extra: &Extra, private: &[String]) -> Extra {
     extra
         .iter()
         .filter(|(k, _)| !EXCLUDED_STATE_KEYS.contains(&k.as_str()) && !private.contains(k))
@@ -190,7 +190,7 @@ type ChildRun = (
     Arc<Map<String, Value>>,
     Option<String>,
     Option<Usage>,
-    Map<String, Value>,
+    Extra,
 );
 
 /// The structured response as the task result: as the host rendered it, or as JSON.
@@ -350,7 +350,7 @@ async fn run_subagent(
                 }
             }
             let messages = out.messages.into_iter().map(Arc::new).collect();
-            (messages, files, Some(out.result), Some(usage), Map::new())
+            (messages, files, Some(out.result), Some(usage), Extra::new())
         }
     };
     let content = structured.unwrap_or_else(|| final_text(&messages));

@@ -11,8 +11,9 @@ use serde_json::{Map, Value};
 
 use crate::error::{BoxError, Error};
 use crate::events::{NodeTrace, StepEmitter, TraceData};
-use crate::host::HostValue;
+use crate::host::{HostValue, Origin};
 use crate::messages::{Content, Message, ToolCall, ToolMessage, ToolStatus, Usage};
+use crate::state::Extra;
 
 /// What the model is told about a tool. `parameters` is kept exactly as the tool defined it:
 /// key order in the schema is part of the provider's cache prefix.
@@ -39,6 +40,8 @@ pub type HostContext = Option<Arc<dyn Any + Send + Sync>>;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolOutput {
     pub content: Content,
+    /// The tool's own return value, when `content` is not an exact reading of it.
+    pub content_origin: Option<Origin>,
     pub status: ToolStatus,
     pub artifact: Option<Value>,
     /// A host object as the artifact (what a Python tool returned, kept as is).
@@ -49,7 +52,7 @@ pub struct ToolOutput {
     pub files: Option<Map<String, Value>>,
     /// Other state keys to write (a `Command` update's custom keys, a subagent's changed
     /// keys).
-    pub extra: Option<Map<String, Value>>,
+    pub extra: Option<Extra>,
     /// Model usage spent inside the tool (a subagent's calls), added to the run's totals.
     pub usage: Option<Usage>,
     /// The tool answered with a state update (LangGraph's `Command`), as deepagents' `task`
@@ -85,6 +88,9 @@ pub enum ToolError {
 
 pub struct ToolContext {
     pub tool_call_id: String,
+    /// The host's own arguments object, when the core's reading of it is not exact: a host
+    /// tool is handed this instead of the reading.
+    pub args_origin: Option<Origin>,
     pub host: HostContext,
     /// The run that made the call: its agent and its state as of the call.
     pub run: Arc<RunScope>,
@@ -102,7 +108,7 @@ pub struct RunScope {
     pub history: crate::history::History,
     pub files: Arc<Map<String, Value>>,
     /// The run's other state keys (what a subagent inherits besides messages and files).
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
     /// The run is a forked subagent: it must not delegate further.
     pub forked: bool,
     /// A response format the caller asks subagents to answer in.
@@ -114,7 +120,7 @@ pub struct ToolResult {
     pub message: ToolMessage,
     pub files: Option<Map<String, Value>>,
     /// Other state keys the tool wrote (a `Command` update, a subagent's custom keys).
-    pub extra: Option<Map<String, Value>>,
+    pub extra: Option<Extra>,
     pub usage: Option<Usage>,
     /// See `ToolOutput::command`.
     pub command: bool,
@@ -250,6 +256,7 @@ impl ToolSet {
         }
         let tool = self.get(&call.name).cloned().expect("checked above");
         let args = call.args.clone();
+        let args_origin = call.args_origin.clone().filter(|o| o.matches(&call.args));
         let traced_call = call.clone();
         Box::pin(async move {
             // A tool that does not report itself (the core's own, `task`) gets a tool run
@@ -274,6 +281,7 @@ impl ToolSet {
                 run,
                 events,
                 trace,
+                args_origin,
             };
             let outcome = tool.call(args, ctx).await;
             match outcome {
@@ -319,6 +327,8 @@ fn to_result(output: ToolOutput, tool_call_id: String, name: String) -> ToolResu
             artifact_host: output.artifact_host,
             response_metadata: output.response_metadata,
             additional_kwargs: output.additional_kwargs,
+            origin: None,
+            content_origin: output.content_origin,
         },
         files: output.files,
         extra: output.extra,

@@ -268,6 +268,7 @@ fn append_to_system(system: Option<Arc<SystemMessage>>, text: &str) -> Arc<Syste
         id: None,
         additional_kwargs: Default::default(),
         response_metadata: Default::default(),
+        origin: None,
     })
 }
 

@@ -332,6 +332,8 @@ mod tests {
             artifact_host: None,
             response_metadata: Map::new(),
             additional_kwargs: Map::new(),
+            origin: None,
+            content_origin: None,
         };
         let (turns, system) = format_messages(&arc(vec![
             Message::System(SystemMessage {
