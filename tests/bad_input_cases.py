@@ -114,14 +114,6 @@ STR_KINDS = ("surrogate_str", "surrogate_alone")
 DEEP_DEPTH = {"content_block": 10_000, "tool_args": 5_000, "file_entry": 20_000, "state_key": 10_000}
 
 
-def _is_hashable(value: Any) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
-
-
 # ---------------------------------------------------------------------------------------------
 # The exact comparator
 
