@@ -386,14 +386,12 @@ impl CoreAgent {
     ) -> PyResult<Py<PyAny>> {
         super::errors::guard(|| {
             let state = state_from_py(state)?;
-            let options = RunOptions {
+            let options = run_options(
                 recursion_limit,
-                host: PyHost::for_sync(py, config)?,
-                forked: false,
-                subagent_response_format: response_format_from_py(subagent_response_format)?,
-                events: None,
-                trace: trace_from_py(tracer),
-            };
+                PyHost::for_sync(py, config)?,
+                subagent_response_format,
+                tracer,
+            )?;
             let agent = self.agent.clone();
             let runtime = pyo3_async_runtimes::tokio::get_runtime();
             let mut handle = runtime.spawn(async move { run(agent, state, options).await });
@@ -441,14 +439,12 @@ impl CoreAgent {
     ) -> PyResult<Bound<'py, PyAny>> {
         super::errors::guard(|| {
             let state = state_from_py(state)?;
-            let options = RunOptions {
+            let options = run_options(
                 recursion_limit,
-                host: PyHost::for_async(py, config)?,
-                forked: false,
-                subagent_response_format: response_format_from_py(subagent_response_format)?,
-                events: None,
-                trace: trace_from_py(tracer),
-            };
+                PyHost::for_async(py, config)?,
+                subagent_response_format,
+                tracer,
+            )?;
             let agent = self.agent.clone();
             pyo3_async_runtimes::tokio::future_into_py(py, async move {
                 let state = run(agent.clone(), state, options)
@@ -570,6 +566,23 @@ impl CoreAgent {
             failure_to_py,
         ))
     }
+}
+
+/// The options of an `invoke`/`ainvoke` run (no event sink: nothing is streamed).
+fn run_options(
+    recursion_limit: u64,
+    host: crate::tools::HostContext,
+    subagent_response_format: Option<Bound<'_, PyAny>>,
+    tracer: Option<Py<PyAny>>,
+) -> PyResult<RunOptions> {
+    Ok(RunOptions {
+        recursion_limit,
+        host,
+        forked: false,
+        subagent_response_format: response_format_from_py(subagent_response_format)?,
+        events: None,
+        trace: trace_from_py(tracer),
+    })
 }
 
 /// A run, with a panic inside it ending the run as an error (the input state comes back as

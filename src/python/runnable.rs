@@ -4,9 +4,8 @@
 
 use futures::future::BoxFuture;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 
-use super::convert::message_to_py;
 use super::host::{PyHost, await_coroutine, call_in_context};
 use crate::error::{Error, ModelError};
 use crate::messages::Message;
@@ -31,11 +30,10 @@ fn host_err(e: PyErr) -> Error {
 
 fn input_to_py<'py>(py: Python<'py>, input: &ChildInput) -> PyResult<Bound<'py, PyDict>> {
     let state = PyDict::new(py);
-    let messages = PyList::empty(py);
-    for m in input.messages.to_vec() {
-        messages.append(message_to_py(py, &m)?)?;
-    }
-    state.set_item("messages", messages)?;
+    state.set_item(
+        "messages",
+        super::convert::message_list(py, &input.messages.to_vec())?,
+    )?;
     state.set_item("files", pythonize::pythonize(py, input.files.as_ref())?)?;
     Ok(state)
 }

@@ -92,13 +92,6 @@ fn mode_name(kind: EventKind) -> &'static str {
     }
 }
 
-fn messages_to_py<'py>(
-    py: Python<'py>,
-    messages: &[Arc<crate::messages::Message>],
-) -> PyResult<Bound<'py, PyList>> {
-    super::convert::message_list(py, messages)
-}
-
 /// A node's write as the dict LangGraph streams; `__remove_all__` marks a write that
 /// replaced the whole list (shaped as `RemoveMessage(REMOVE_ALL)` first by the Python side).
 pub(crate) fn delta_to_py<'py>(
@@ -108,9 +101,11 @@ pub(crate) fn delta_to_py<'py>(
     let out = PyDict::new(py);
     match &delta.messages {
         MessagesDelta::None => {}
-        MessagesDelta::Append(m) => out.set_item("messages", messages_to_py(py, m)?)?,
+        MessagesDelta::Append(m) => {
+            out.set_item("messages", super::convert::message_list(py, m)?)?
+        }
         MessagesDelta::Replace(m) => {
-            out.set_item("messages", messages_to_py(py, m)?)?;
+            out.set_item("messages", super::convert::message_list(py, m)?)?;
             out.set_item("__remove_all__", true)?;
         }
     }
