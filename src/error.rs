@@ -85,3 +85,12 @@ impl ModelError {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The message a panic was raised with.
+pub fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}

@@ -30,11 +30,14 @@ import traceback
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NotRequired
+from typing import Annotated, Any, NotRequired
 
 from fake_models import ScriptedChatModel, ai_tool_calls
 from langchain.agents.middleware import AgentMiddleware, AgentState
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.tools import InjectedToolCallId, tool
+from langgraph.prebuilt import InjectedState
+from langgraph.types import Command
 from pydantic import BaseModel
 
 # ---------------------------------------------------------------------------------------------
@@ -258,6 +261,8 @@ class Scenario:
     input: Callable[[Any], Any] = lambda v: {"messages": [("user", "hi")]}
     config: Callable[[Any], Any] = lambda v: None
     create: Callable[[Any], dict[str, Any]] = lambda v: {}
+    #: More ``create_deep_agent`` arguments, given the tool-input recorder (for subagents' tools).
+    create_recording: Callable[[Any, list[Any]], dict[str, Any]] = lambda v, rec: {}
     #: Where the value ends up in a run that kept it (for the report and the identity check).
     pick: Callable[[Run], Any] | None = None
 
@@ -269,6 +274,43 @@ def make_probe(rec: list[Any]) -> Callable[..., str]:
         return "ok"
 
     return probe
+
+
+def make_writer(value: Any) -> Any:
+    """A tool writing the value into the ``files`` state key with a ``Command``."""
+
+    @tool
+    def write_it(tool_call_id: Annotated[str, InjectedToolCallId]) -> Command:
+        """Write the value under test into the files."""
+        message = ToolMessage("ok", tool_call_id=tool_call_id)
+        return Command(update={"files": {"/b.txt": value}, "messages": [message]})
+
+    return write_it
+
+
+def make_state_reader(rec: list[Any]) -> Any:
+    """A tool taking the state injected: records the ``/a.txt`` entry it sees and writes it
+    back as ``/b.txt``."""
+
+    @tool
+    def copy_it(state: Annotated[dict, InjectedState], tool_call_id: Annotated[str, InjectedToolCallId]) -> Command:
+        """Copy /a.txt to /b.txt."""
+        seen = state["files"]["/a.txt"]
+        rec.append(seen)
+        message = ToolMessage("ok", tool_call_id=tool_call_id)
+        return Command(update={"files": {"/b.txt": seen}, "messages": [message]})
+
+    return copy_it
+
+
+def _copying_subagent(rec: list[Any]) -> dict[str, Any]:
+    spec = {
+        "name": "copier",
+        "description": "Copies files.",
+        "system_prompt": "Copy.",
+        "tools": [make_state_reader(rec)],
+    }
+    return {"subagents": [spec]}
 
 
 def make_give(value: Any) -> Callable[[], Any]:
@@ -287,6 +329,7 @@ def run_one(impl: str, scenario: Scenario, make_value: Callable[[], Any]) -> Run
         model = ScriptedChatModel(scenario.script(run.value))
         kwargs: dict[str, Any] = {"model": model, "tools": scenario.tools(run.value, run.tool_inputs)}
         kwargs.update(scenario.create(run.value))
+        kwargs.update(scenario.create_recording(run.value, run.tool_inputs))
         agent = module.create_deep_agent(**kwargs)
         run.input = scenario.input(run.value)
         config = scenario.config(run.value)
@@ -390,6 +433,37 @@ PLACES: dict[str, Scenario] = {
     "file_entry": Scenario(
         input=_files(lambda v: {"/a.txt": v}),
         pick=lambda r: r.result["files"]["/a.txt"],
+    ),
+    # An entry under a key that is not a str path (any hashable value; the others cannot be
+    # dict keys, and both implementations raise the same TypeError building the input).
+    "file_key": Scenario(
+        input=_files(lambda v: {"/a.txt": {"content": "x", "encoding": "utf-8"}, v: {"content": "y"}}),
+        pick=lambda r: list(r.result["files"])[1],
+    ),
+    # Written during the run from Python: a tool's ``Command`` update.
+    "file_from_tool": Scenario(
+        script=lambda v: [ai_tool_calls(("write_it", {}, "call_w")), "done"],
+        tools=lambda v, rec: [make_writer(v)],
+        pick=lambda r: r.result["files"]["/b.txt"],
+    ),
+    # An input entry as a tool taking the state injected sees it, and written back.
+    "file_in_injected_state": Scenario(
+        input=_files(lambda v: {"/a.txt": v}),
+        script=lambda v: [ai_tool_calls(("copy_it", {}, "call_c")), "done"],
+        tools=lambda v, rec: [make_state_reader(rec)],
+        pick=lambda r: r.result["files"]["/b.txt"],
+    ),
+    # The same inside a subagent: the child sees the caller's entry and hands its write back.
+    "file_through_subagent": Scenario(
+        input=_files(lambda v: {"/a.txt": v}),
+        script=lambda v: [
+            ai_tool_calls(("task", {"description": "copy", "subagent_type": "copier"}, "call_t")),
+            ai_tool_calls(("copy_it", {}, "call_c")),
+            "copied",
+            "done",
+        ],
+        create_recording=lambda v, rec: _copying_subagent(rec),
+        pick=lambda r: r.result["files"]["/b.txt"],
     ),
     "state_key": Scenario(
         input=lambda v: {"messages": [("user", "hi")], "extra": v},

@@ -539,6 +539,7 @@ impl Agent {
             agent: self.clone(),
             history: state.messages.clone(),
             files: state.files.clone(),
+            files_host: state.files_host.clone(),
             extra: state.extra.clone(),
             forked: run.options.forked,
             subagent_response_format: run.options.subagent_response_format.clone(),
@@ -635,7 +636,7 @@ impl Agent {
                 delta
                     .files
                     .get_or_insert_with(Default::default)
-                    .extend(files.clone());
+                    .extend(files);
             }
             if let Some(extra) = &result.extra {
                 delta.extra.extend(extra.clone());

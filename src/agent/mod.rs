@@ -3,6 +3,7 @@
 //! (`structured.rs`), as LangChain's model node handles it.
 
 mod graph;
+mod guard;
 mod structured;
 
 use std::sync::Arc;

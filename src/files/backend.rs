@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::BoxError;
+use crate::state::{FilesHost, FilesSnapshot, FilesWrite};
 use crate::tools::HostContext;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -162,22 +163,24 @@ pub struct Capture {
 /// `CONFIG_KEY_READ(fresh=True)` does).
 pub struct FilesScope {
     snapshot: Arc<Map<String, Value>>,
-    written: Mutex<Map<String, Value>>,
+    snapshot_host: Arc<FilesHost>,
+    written: Mutex<FilesWrite>,
     pub host: HostContext,
 }
 
 impl FilesScope {
-    pub fn new(snapshot: Arc<Map<String, Value>>, host: HostContext) -> Arc<Self> {
+    pub fn new((snapshot, snapshot_host): FilesSnapshot, host: HostContext) -> Arc<Self> {
         Arc::new(FilesScope {
             snapshot,
-            written: Mutex::new(Map::new()),
+            snapshot_host,
+            written: Mutex::new(FilesWrite::default()),
             host,
         })
     }
 
     pub fn get(&self, path: &str) -> Option<Value> {
         let written = self.written.lock();
-        match written.get(path) {
+        match written.entries.get(path) {
             Some(Value::Null) => None,
             Some(v) => Some(v.clone()),
             None => self.snapshot.get(path).cloned(),
@@ -186,30 +189,25 @@ impl FilesScope {
 
     /// Every file, the call's own writes applied.
     pub fn current(&self) -> Arc<Map<String, Value>> {
-        let written = self.written.lock();
-        if written.is_empty() {
-            return self.snapshot.clone();
-        }
-        let mut files = (*self.snapshot).clone();
-        for (k, v) in written.iter() {
-            if v.is_null() {
-                files.remove(k);
-            } else {
-                files.insert(k.clone(), v.clone());
-            }
-        }
-        Arc::new(files)
+        self.current_with_host().0
+    }
+
+    /// Every file and the host's objects beside them, the call's own writes applied.
+    pub fn current_with_host(&self) -> FilesSnapshot {
+        let (mut files, mut host) = (self.snapshot.clone(), self.snapshot_host.clone());
+        self.written.lock().apply(&mut files, &mut host);
+        (files, host)
     }
 
     /// Queues a files update (a `null` value deletes), as StateBackend's `_send_files_update`.
-    pub fn send(&self, update: Map<String, Value>) {
-        self.written.lock().extend(update);
+    pub fn send(&self, update: impl Into<FilesWrite>) {
+        self.written.lock().extend(&update.into());
     }
 
     /// The update this call makes to the `files` key, if any.
-    pub fn take_update(&self) -> Option<Map<String, Value>> {
+    pub fn take_update(&self) -> Option<FilesWrite> {
         let written = std::mem::take(&mut *self.written.lock());
-        (!written.is_empty()).then_some(written)
+        (!written.entries.is_empty() || !written.host.is_empty()).then_some(written)
     }
 }
 

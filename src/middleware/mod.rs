@@ -87,14 +87,14 @@ pub struct ModelResponse {
     /// reply's.
     pub commands: Vec<CommandWrite>,
     /// Files a backend wrote during the call (a `StateBackend`), streamed before the reply.
-    pub files_before: Option<serde_json::Map<String, serde_json::Value>>,
+    pub files_before: Option<crate::state::FilesWrite>,
 }
 
 /// One command's write of the state: messages (by `add_messages`), files, other keys.
 #[derive(Clone, Debug, Default)]
 pub struct CommandWrite {
     pub messages: Vec<Message>,
-    pub files: Option<serde_json::Map<String, serde_json::Value>>,
+    pub files: Option<crate::state::FilesWrite>,
     pub extra: crate::state::Extra,
 }
 

@@ -217,10 +217,11 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
         None => Vec::new(),
     };
     input.del_item("messages").ok();
-    let (files, origins) = match input.get_item("files")? {
-        Some(f) if !f.is_none() => file_map_from_py(&f)?,
-        _ => (Map::new(), Vec::new()),
-    };
+    // Input files go through deepagents' reducer as its first write: `None` entries drop.
+    let (mut files, mut files_host) = (Arc::new(Map::new()), Arc::new(Default::default()));
+    if let Some(f) = input.get_item("files")?.filter(|f| !f.is_none()) {
+        file_map_from_py(&f)?.apply(&mut files, &mut files_host);
+    }
     input.del_item("files").ok();
     let (structured_response, structured_host) = match input.get_item("structured_response")? {
         Some(sr) if !sr.is_none() => {
@@ -232,8 +233,8 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
     input.del_item("structured_response").ok();
     Ok(AgentState {
         messages: messages.into_iter().collect::<History>(),
-        files: Arc::new(files),
-        files_origin: Arc::new(origins.into_iter().collect()),
+        files,
+        files_host,
         structured_response,
         structured_rendered: None,
         structured_host,
@@ -269,7 +270,7 @@ pub(crate) fn state_with_messages(
     }
     out.set_item(
         "files",
-        file_map_to_py(py, state.files.as_ref(), &state.files_origin)?,
+        file_map_to_py(py, state.files.as_ref(), &state.files_host)?,
     )?;
     Ok(out.into_any().unbind())
 }
@@ -394,7 +395,10 @@ impl CoreAgent {
             )?;
             let agent = self.agent.clone();
             let runtime = pyo3_async_runtimes::tokio::get_runtime();
-            let mut handle = runtime.spawn(async move { run(agent, state, options).await });
+            let mut handle = runtime.spawn(async move {
+                let outcome = agent.run_guarded(state, options).await;
+                outcome.map(|(state, _)| state)
+            });
             // Block in short slices so Ctrl-C reaches the caller: signal handlers only run when
             // the main thread is back in Python.
             let outcome = loop {
@@ -447,7 +451,8 @@ impl CoreAgent {
             )?;
             let agent = self.agent.clone();
             pyo3_async_runtimes::tokio::future_into_py(py, async move {
-                let state = run(agent.clone(), state, options)
+                let (state, _) = agent
+                    .run_guarded(state, options)
                     .await
                     .map_err(failure_to_py)?;
                 let out = Python::attach(|py| state_to_py(py, &state));
@@ -555,7 +560,8 @@ impl CoreAgent {
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
-            let outcome = run(agent, state, options).await;
+            let outcome = agent.run_guarded(state, options).await;
+            let outcome = outcome.map(|(state, _)| state);
             let _ = tx.send(Item::Done(Box::new(outcome)));
         });
         Ok(StreamState::new(
@@ -583,28 +589,6 @@ fn run_options(
         events: None,
         trace: trace_from_py(tracer),
     })
-}
-
-/// A run, with a panic inside it ending the run as an error (the input state comes back as
-/// its partial state) rather than unwinding through tokio.
-async fn run(
-    agent: Agent,
-    state: AgentState,
-    options: RunOptions,
-) -> Result<AgentState, RunFailure> {
-    use futures::FutureExt;
-    let input = state.clone();
-    match std::panic::AssertUnwindSafe(agent.run(state, options))
-        .catch_unwind()
-        .await
-    {
-        Ok(outcome) => outcome.map(|(state, _report)| state),
-        Err(payload) => Err(RunFailure {
-            error: crate::error::Error::Internal(super::errors::panic_text(payload)),
-            state: input,
-            report: Default::default(),
-        }),
-    }
 }
 
 /// The run's exception, carrying the state as it was when the run failed in its

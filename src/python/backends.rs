@@ -9,7 +9,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::host::{PyHost, await_coroutine, call_in_context};
 use crate::error::BoxError;
@@ -50,7 +50,7 @@ impl PyBackend {
         args: Value,
     ) -> Op<T> {
         let adapter = Python::attach(|py| self.adapter.clone_ref(py));
-        let files = self.uses_state.then(|| cx.current());
+        let files = self.uses_state.then(|| cx.current_with_host());
         Box::pin(async move {
             let host = PyHost::from_context(&cx.host);
             let result: Py<PyAny> = match host {
@@ -78,13 +78,13 @@ impl PyBackend {
                 }
             };
             let (value, update) =
-                Python::attach(|py| -> PyResult<(T, Option<Map<String, Value>>)> {
+                Python::attach(|py| -> PyResult<(T, Option<crate::state::FilesWrite>)> {
                     let (value, update): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
                         result.bind(py).extract()?;
                     let update = if update.is_none() {
                         None
                     } else {
-                        Some(super::convert::files_update_from_py(&update)?)
+                        Some(super::convert::file_map_from_py(&update)?)
                     };
                     Ok((super::value::view_from_py(&value)?, update))
                 })
@@ -101,13 +101,13 @@ fn op_args<'py>(
     py: Python<'py>,
     op: &str,
     args: &Value,
-    files: &Option<Arc<Map<String, Value>>>,
+    files: &Option<crate::state::FilesSnapshot>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     Ok(vec![
         op.into_pyobject(py)?.into_any(),
         pythonize::pythonize(py, args)?,
         match files {
-            Some(f) => pythonize::pythonize(py, &**f)?,
+            Some((f, host)) => super::convert::file_map_to_py(py, f, host)?,
             None => py.None().into_bound(py),
         },
     ])

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::value;
 use crate::host::{HostValue, Opaque, Origin};
 use crate::messages::{Content, Message};
-use crate::state::Extra;
+use crate::state::{Extra, FilesHost, FilesWrite};
 
 /// The Python object a host value carries, if it is one.
 pub(crate) fn host_object<'py>(py: Python<'py>, value: &HostValue) -> Option<Bound<'py, PyAny>> {
@@ -156,43 +156,54 @@ pub(crate) fn extra_to_py<'py>(py: Python<'py>, extra: &Extra) -> PyResult<Bound
     Ok(out)
 }
 
-/// Files as the core reads them, and the caller's objects for entries not read exactly.
-type FilesRead = (Map<String, Value>, Vec<(String, Origin)>);
-
-/// A files map (`{path: file data}`) as the core reads it, and the entries whose reading is
-/// not exact, kept as the caller's objects.
-pub(crate) fn file_map_from_py(obj: &Bound<'_, PyAny>) -> PyResult<FilesRead> {
+/// A files map (`{path: file data}`) as the core reads it, with the caller's objects for
+/// entries not read exactly and the entries under keys that are not plain str paths
+/// (deepagents keeps those; no file tool reaches them).
+pub(crate) fn file_map_from_py(obj: &Bound<'_, PyAny>) -> PyResult<FilesWrite> {
     let dict = obj
         .cast::<PyDict>()
         .map_err(|_| PyTypeError::new_err("`files` must be a dict of path -> file data"))?;
-    let mut files = Map::with_capacity(dict.len());
-    let mut origins = Vec::new();
+    let mut write = FilesWrite::default();
     for (k, v) in dict.iter() {
-        let Value::String(path) = value::read(&k)?.0 else {
-            return Err(PyTypeError::new_err("`files` keys must be str paths"));
+        let path = match value::read(&k)? {
+            (Value::String(path), true) => path,
+            _ => {
+                let id = format!("{}:{}", k.get_type().qualname()?, k.repr()?);
+                let entry = (!v.is_none()).then(|| keep(&v));
+                write.host.foreign.insert(id, (keep(&k), entry));
+                continue;
+            }
         };
-        let (entry, exact) = value::read(&v)?;
-        if !exact {
-            origins.push((path.clone(), Origin::new(keep(&v), &entry)));
+        let (mut entry, exact) = value::read(&v)?;
+        // `null` deletes: a value read as null that is not `None` (NaN) needs another stand-in.
+        if entry.is_null() && !v.is_none() {
+            entry = Value::String(v.str()?.to_string_lossy().into_owned());
         }
-        files.insert(path, entry);
+        if !exact {
+            write
+                .host
+                .origins
+                .insert(path.clone(), Origin::new(keep(&v), &entry));
+        }
+        write.entries.insert(path, entry);
     }
-    Ok((files, origins))
+    Ok(write)
 }
 
-/// The files map as a dict, with each entry the caller's object while the core still holds
-/// what it read from it.
+/// The files map as a dict: each entry the caller's object while the core still holds what
+/// it read from it, and the entries under other keys after the paths.
 pub(crate) fn file_map_to_py<'py>(
     py: Python<'py>,
     files: &Map<String, Value>,
-    origins: &crate::state::FileOrigins,
+    host: &FilesHost,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if origins.is_empty() {
+    if host.is_empty() {
         return Ok(pythonize::pythonize(py, files)?);
     }
     let out = PyDict::new(py);
     for (path, entry) in files {
-        let kept = origins
+        let kept = host
+            .origins
             .get(path)
             .filter(|o| o.matches(entry))
             .and_then(|o| origin_object(py, o));
@@ -201,7 +212,21 @@ pub(crate) fn file_map_to_py<'py>(
             None => out.set_item(path, pythonize::pythonize(py, entry)?)?,
         }
     }
+    for (key, entry) in host.foreign.values() {
+        if let Some(key) = host_object(py, key) {
+            let entry = entry.as_ref().and_then(|e| host_object(py, e));
+            out.set_item(key, entry)?;
+        }
+    }
     Ok(out.into_any())
+}
+
+/// A files write as a dict, as a state update streams it (`None` deletes).
+pub(crate) fn files_write_to_py<'py>(
+    py: Python<'py>,
+    write: &FilesWrite,
+) -> PyResult<Bound<'py, PyAny>> {
+    file_map_to_py(py, &write.entries, &write.host)
 }
 
 /// A list of core messages as dicts.
@@ -238,11 +263,6 @@ pub(crate) fn call_from_py(obj: &Bound<'_, PyAny>) -> PyResult<crate::messages::
         call.args_origin = Some(Origin::new(keep(&args), &call.args));
     }
     Ok(call)
-}
-
-/// A state update's `files` (a null entry deletes) as the core reads them.
-pub(crate) fn files_update_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
-    Ok(file_map_from_py(obj)?.0)
 }
 
 /// A dict of other state keys, each kept as the caller's object.

@@ -141,15 +141,7 @@ pub(crate) fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 
 /// The `RuntimeError` for a caught panic's payload.
 pub(crate) fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
-    PyRuntimeError::new_err(Error::Internal(panic_text(payload)).to_string())
-}
-
-pub(crate) fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned())
+    PyRuntimeError::new_err(Error::Internal(crate::error::panic_text(payload)).to_string())
 }
 
 /// A panic on purpose, under `guard`: the tests' way to check that a panic reaches Python

@@ -11,11 +11,10 @@ use futures::future::BoxFuture;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use serde_json::{Map, Value};
 
 use super::convert::{
-    call_from_py, call_to_py, extra_any_from_py, extra_to_py, files_update_from_py, host_object,
-    message_from_py, message_to_py, messages_from_py,
+    call_from_py, call_to_py, extra_any_from_py, extra_to_py, file_map_from_py, files_write_to_py,
+    host_object, message_from_py, message_to_py, messages_from_py,
 };
 use super::host::{PyHost, await_coroutine, call_in_context};
 use super::model::{ObjectCache, PyChatModel, message_objects};
@@ -178,7 +177,7 @@ fn hook_output(out: &Bound<'_, PyAny>) -> PyResult<Option<HookOutput>> {
         };
     }
     if let Some(files) = delta.get_item("files")?.filter(|f| !f.is_none()) {
-        d.files = Some(files_update_from_py(&files)?);
+        d.files = Some(file_map_from_py(&files)?);
     }
     if let Some(extra) = delta.get_item("extra")? {
         d.extra = extra_any_from_py(&extra)?;
@@ -352,7 +351,7 @@ fn request_to_py<'py>(
 }
 
 /// An inner response's commands and backend writes, carried past a wrapper.
-type Carried = (Vec<CommandWrite>, Option<Map<String, Value>>);
+type Carried = (Vec<CommandWrite>, Option<crate::state::FilesWrite>);
 
 struct ModelNext {
     handler: ModelHandler,
@@ -514,7 +513,7 @@ impl ModelNext {
                 };
                 let files = match extra.shift_remove("files") {
                     Some(Opaque::Host(h)) => match host_object(c.py(), &h) {
-                        Some(f) if f.is_instance_of::<PyDict>() => Some(files_update_from_py(&f)?),
+                        Some(f) if f.is_instance_of::<PyDict>() => Some(file_map_from_py(&f)?),
                         _ => {
                             extra.insert("files".into(), Opaque::Host(h));
                             None
@@ -598,7 +597,7 @@ impl ToolNext {
         out.set_item("message", message)?;
         out.set_item("command", result.command)?;
         if let Some(files) = &result.files {
-            out.set_item("files", pythonize::pythonize(py, files)?)?;
+            out.set_item("files", files_write_to_py(py, files)?)?;
         }
         if let Some(extra) = &result.extra {
             out.set_item("extra", extra_to_py(py, extra)?)?;
@@ -629,7 +628,7 @@ impl ToolNext {
         let files = if files.is_none() {
             last.as_ref().and_then(|l| l.files.clone())
         } else {
-            Some(files_update_from_py(&files)?)
+            Some(file_map_from_py(&files)?)
         };
         let extra = if extra.is_none() {
             last.as_ref().and_then(|l| l.extra.clone())

@@ -34,7 +34,10 @@ fn input_to_py<'py>(py: Python<'py>, input: &ChildInput) -> PyResult<Bound<'py, 
         "messages",
         super::convert::message_list(py, &input.messages.to_vec())?,
     )?;
-    state.set_item("files", pythonize::pythonize(py, input.files.as_ref())?)?;
+    state.set_item(
+        "files",
+        super::convert::file_map_to_py(py, &input.files, &input.files_host)?,
+    )?;
     Ok(state)
 }
 
@@ -47,7 +50,7 @@ fn output_from_py(out: &Bound<'_, PyAny>) -> PyResult<ChildOutput> {
         _ => Vec::new(),
     };
     let files = match map.get_item("files")? {
-        Some(f) if f.is_instance_of::<PyDict>() => Some(super::convert::files_update_from_py(&f)?),
+        Some(f) if f.is_instance_of::<PyDict>() => Some(super::convert::file_map_from_py(&f)?),
         _ => None,
     };
     let result = match map.get_item("result")? {

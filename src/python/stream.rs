@@ -110,7 +110,7 @@ pub(crate) fn delta_to_py<'py>(
         }
     }
     if let Some(files) = &delta.files {
-        out.set_item("files", pythonize::pythonize(py, files)?)?;
+        out.set_item("files", super::convert::files_write_to_py(py, files)?)?;
     }
     if let Some(obj) = delta
         .structured_host

@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use serde_json::Value;
 
-use super::convert::{content_from_py, extra_from_py, files_update_from_py, host_object};
+use super::convert::{content_from_py, extra_from_py, file_map_from_py, host_object};
 use super::host::{PyHost, await_coroutine, call_in_context};
 use super::stream::StreamWriter;
 use crate::error::BoxError;
@@ -88,7 +88,7 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
         let files = match update.get_item("files")? {
             Some(f) if f.is_instance_of::<pyo3::types::PyDict>() => {
                 update.del_item("files")?;
-                Some(files_update_from_py(&f)?)
+                Some(file_map_from_py(&f)?)
             }
             _ => None,
         };
@@ -156,6 +156,7 @@ fn tool_state<'py>(py: Python<'py>, ctx: &ToolContext) -> PyResult<Bound<'py, Py
     let state = crate::state::AgentState {
         messages: ctx.run.history.clone(),
         files: ctx.run.files.clone(),
+        files_host: ctx.run.files_host.clone(),
         extra: ctx.run.extra.clone(),
         ..Default::default()
     };

@@ -84,6 +84,7 @@ pub struct ForkSpec {
 pub struct ChildInput {
     pub messages: History,
     pub files: Arc<Map<String, Value>>,
+    pub files_host: Arc<crate::state::FilesHost>,
     /// The `task` tool's run, when the caller is traced: the child's runs nest under it.
     pub trace: Option<crate::events::NodeTrace>,
 }
@@ -91,7 +92,7 @@ pub struct ChildInput {
 /// What a host runnable returns.
 pub struct ChildOutput {
     pub messages: Vec<Message>,
-    pub files: Option<Map<String, Value>>,
+    pub files: Option<crate::state::FilesWrite>,
     /// The task result, chosen and rendered by the host (its structured response as its
     /// own types render, or its final text by its own message types).
     pub result: String,

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::events::TraceContext;
 use crate::history::History;
 use crate::messages::{HumanMessage, Message, Usage};
-use crate::state::{AgentState, Extra};
+use crate::state::{AgentState, Extra, FilesSnapshot, FilesWrite};
 use crate::tools::invocation_error::{invocation_error, str_repr};
 use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec};
 
@@ -146,6 +146,7 @@ async fn run_child(
     let state = AgentState {
         messages,
         files: ctx.run.files.clone(),
+        files_host: ctx.run.files_host.clone(),
         extra: inherited.clone(),
         ..Default::default()
     };
@@ -157,7 +158,7 @@ async fn run_child(
     changed.retain(|k, v| inherited.get(k) != Some(v));
     Ok((
         state.messages.to_vec(),
-        state.files,
+        (state.files, state.files_host),
         render(state.structured_rendered, state.structured_response),
         Some(report.usage),
         changed,
@@ -187,7 +188,7 @@ fn shareable(extra: &Extra, private: &[String]) -> Extra {
 
 type ChildRun = (
     Vec<Arc<Message>>,
-    Arc<Map<String, Value>>,
+    FilesSnapshot,
     Option<String>,
     Option<Usage>,
     Extra,
@@ -333,6 +334,7 @@ async fn run_subagent(
             let input = ChildInput {
                 messages,
                 files: run.files.clone(),
+                files_host: run.files_host.clone(),
                 trace: ctx.trace.clone(),
             };
             let out = runnable
@@ -340,8 +342,8 @@ async fn run_subagent(
                 .await
                 .map_err(fatal)?;
             let files = match out.files {
-                Some(f) => Arc::new(f),
-                None => run.files.clone(),
+                Some(f) => (Arc::new(f.entries), Arc::new(f.host)),
+                None => (run.files.clone(), run.files_host.clone()),
             };
             let mut usage = Usage::default();
             for m in &out.messages {
@@ -354,8 +356,17 @@ async fn run_subagent(
         }
     };
     let content = structured.unwrap_or_else(|| final_text(&messages));
-    let changed_files =
-        (!Arc::ptr_eq(&files, &run.files) && *files != *run.files).then(|| (*files).clone());
+    // deepagents hands back the child's whole files map; only when it changed, here, so an
+    // untouched map is not written again.
+    let (files, files_host) = files;
+    fn changed<T: PartialEq>(a: &Arc<T>, b: &Arc<T>) -> bool {
+        !Arc::ptr_eq(a, b) && a != b
+    }
+    let changed_files = (changed(&files, &run.files) || changed(&files_host, &run.files_host))
+        .then(|| FilesWrite {
+            entries: (*files).clone(),
+            host: (*files_host).clone(),
+        });
     let mut output = ToolOutput::text(content);
     output.files = changed_files;
     output.extra = (!extra.is_empty()).then_some(extra);

@@ -49,7 +49,7 @@ pub struct ToolOutput {
     pub response_metadata: Map<String, Value>,
     /// Files to merge into the caller's state (a `null` value deletes), as a subagent
     /// hands back the files it wrote.
-    pub files: Option<Map<String, Value>>,
+    pub files: Option<crate::state::FilesWrite>,
     /// Other state keys to write (a `Command` update's custom keys, a subagent's changed
     /// keys).
     pub extra: Option<Extra>,
@@ -107,6 +107,8 @@ pub struct RunScope {
     /// The history including the AI message that made the call.
     pub history: crate::history::History,
     pub files: Arc<Map<String, Value>>,
+    /// The host's objects beside `files`.
+    pub files_host: Arc<crate::state::FilesHost>,
     /// The run's other state keys (what a subagent inherits besides messages and files).
     pub extra: Extra,
     /// The run is a forked subagent: it must not delegate further.
@@ -118,7 +120,7 @@ pub struct RunScope {
 /// One tool call's outcome, with what it hands back to the caller's state.
 pub struct ToolResult {
     pub message: ToolMessage,
-    pub files: Option<Map<String, Value>>,
+    pub files: Option<crate::state::FilesWrite>,
     /// Other state keys the tool wrote (a `Command` update, a subagent's custom keys).
     pub extra: Option<Extra>,
     pub usage: Option<Usage>,

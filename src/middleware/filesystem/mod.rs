@@ -391,7 +391,13 @@ impl Middleware for Filesystem {
             self.conversation_history_prefix.clone(),
         );
         Box::pin(async move {
-            let scope = FilesScope::new(request.state.files.clone(), request.host.clone());
+            let scope = FilesScope::new(
+                (
+                    request.state.files.clone(),
+                    request.state.files_host.clone(),
+                ),
+                request.host.clone(),
+            );
             let tagged = match evict {
                 Some(true) => {
                     human_eviction::evict_last(&request.messages, &prefix, &backend, scope.clone())
@@ -438,7 +444,7 @@ impl Middleware for Filesystem {
                 response
                     .files_before
                     .get_or_insert_with(Default::default)
-                    .extend(files);
+                    .extend(&files);
             }
             Ok(response)
         })
@@ -466,7 +472,11 @@ impl Middleware for Filesystem {
             self.shared.backend.clone(),
             self.large_tool_results_prefix.clone(),
         );
-        let scope = FilesScope::new(request.state.files.clone(), request.host.clone());
+        let files = (
+            request.state.files.clone(),
+            request.state.files_host.clone(),
+        );
+        let scope = FilesScope::new(files, request.host.clone());
         Box::pin(async move {
             let mut result = next.call(request).await?;
             let limit = limit.unwrap_or_default();
@@ -478,7 +488,7 @@ impl Middleware for Filesystem {
                     result
                         .files
                         .get_or_insert_with(Default::default)
-                        .extend(update);
+                        .extend(&update);
                 }
             }
             Ok(result)

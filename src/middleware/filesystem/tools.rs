@@ -95,7 +95,8 @@ impl Tool for FsTool {
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let (kind, shared) = (self.kind, self.shared.clone());
         Box::pin(async move {
-            let scope = FilesScope::new(ctx.run.files.clone(), ctx.host.clone());
+            let files = (ctx.run.files.clone(), ctx.run.files_host.clone());
+            let scope = FilesScope::new(files, ctx.host.clone());
             let mut output = run(kind, &shared, &args, scope.clone(), &ctx.tool_call_id).await?;
             output.files = scope.take_update();
             Ok(output)

@@ -9,11 +9,11 @@ use crate::history::History;
 use crate::host::{HostValue, Opaque};
 use crate::messages::Message;
 
+mod files;
+pub use files::{FilesHost, FilesSnapshot, FilesWrite};
+
 /// State keys the core carries without reading them.
 pub type Extra = indexmap::IndexMap<String, Opaque>;
-
-/// Host objects for file entries, by path (see `crate::host::Origin`).
-pub type FileOrigins = Arc<std::collections::HashMap<String, crate::host::Origin>>;
 
 #[derive(Clone, Debug, Default)]
 pub struct AgentState {
@@ -28,8 +28,8 @@ pub struct AgentState {
     pub structured_host: Option<HostValue>,
     /// Keys the caller passed that the harness does not interpret; returned unchanged.
     pub extra: Extra,
-    /// The caller's own objects for `files` entries the core could not read exactly.
-    pub files_origin: FileOrigins,
+    /// The host's objects beside `files` (see `FilesHost`).
+    pub files_host: Arc<FilesHost>,
 }
 
 impl AgentState {
@@ -37,18 +37,6 @@ impl AgentState {
         AgentState {
             messages,
             ..Default::default()
-        }
-    }
-}
-
-/// Merges a files update into `files` as deepagents' reducer does: a `null` value deletes.
-pub fn merge_files(files: &mut Arc<Map<String, Value>>, update: Map<String, Value>) {
-    let files = Arc::make_mut(files);
-    for (path, data) in update {
-        if data.is_null() {
-            files.shift_remove(&path);
-        } else {
-            files.insert(path, data);
         }
     }
 }
@@ -89,7 +77,7 @@ impl Jump {
 pub struct StateDelta {
     pub messages: MessagesDelta,
     /// Merged into `files` (a `null` value deletes).
-    pub files: Option<Map<String, Value>>,
+    pub files: Option<FilesWrite>,
     pub structured_response: Option<Value>,
     pub structured_rendered: Option<String>,
     pub structured_host: Option<HostValue>,
@@ -158,7 +146,7 @@ impl StateDelta {
                 messages.extend(m.iter().cloned());
             }
             if let Some(f) = &w.files {
-                out.files.get_or_insert_with(Map::new).extend(f.clone());
+                out.files.get_or_insert_with(FilesWrite::default).extend(f);
             }
             out.extra.extend(w.extra.clone());
             if w.structured_response.is_some() {
@@ -273,7 +261,7 @@ impl AgentState {
             }
         }
         if let Some(files) = &delta.files {
-            merge_files(&mut self.files, files.clone());
+            files.apply(&mut self.files, &mut self.files_host);
         }
         if delta.structured_response.is_some() {
             self.structured_response
