@@ -293,13 +293,6 @@ def test_batch_and_abatch_run_every_input():
     assert sorted(r["messages"][-1].content for r in results) == ["x", "y"]
 
 
-@pytest.mark.parametrize("method", ["get_state", "update_state"])
-def test_unsupported_methods_say_they_are_planned(method):
-    agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel([]))
-    with pytest.raises(NotImplementedError, match="planned"):
-        getattr(agent, method)({"messages": []})
-
-
 def test_async_tool_may_invoke_another_agent_with_async_tools():
     """The nested blocking invoke runs its async tools on a loop of its own (one per depth),
     not on the loop its caller's tool is blocking."""

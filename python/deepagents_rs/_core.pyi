@@ -28,6 +28,9 @@ class CoreAgent:
     def model_id(self) -> str:
         """``provider:name`` of the agent's model."""
     @property
+    def node_names(self) -> list[str]:
+        """The graph's nodes (hook nodes, ``model``, ``tools``) in LangChain's order."""
+    @property
     def tool_names(self) -> list[str]:
         """The tools in the order the model sees them."""
     def invoke(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import collections
 import contextvars
 import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _callbacks, _compat, _convert, _runtime, _stream
+from . import _callbacks, _compat, _convert, _runtime, _stream, _threads
 from ._backend_adapter import fs_config
 from ._core import CoreAgent
 from ._middleware import MiddlewareAdapter, declared_keys, schema_omissions
@@ -173,9 +174,16 @@ class DeepAgent:
         defaults: dict | None = None,
         schema: StateKeys | None = None,
         store: Any = None,
+        checkpointer: Any = None,
+        state_schemas: Sequence[type] = (),
+        thread: Any = None,
     ) -> None:
         self._core = core
         self._store = store
+        self.checkpointer = checkpointer
+        self._state_schemas = list(state_schemas)
+        # The LangGraph graph that checkpoints runs (`_threads`), built on first use.
+        self._thread_graph = thread
         self._model = model
         self._defaults = defaults or {}
         self._schema = schema or StateKeys()
@@ -267,6 +275,9 @@ class DeepAgent:
         ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
         """
         _check_version(version)
+        if self.checkpointer is not None:
+            shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=False)
+            return self._thread_result(shaper, runs, version)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         token = _runtime.enter_blocking_invoke()
         try:
@@ -281,6 +292,16 @@ class DeepAgent:
     async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
         _check_version(version)
+        if self.checkpointer is not None:
+            shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=True)
+            last = None
+            try:
+                async for values in runs:
+                    last = values
+            except Exception as exc:
+                self._fail(exc)
+                raise
+            return _versioned(shaper.final if shaper.final is not None else self._graph_values(last), version)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         try:
             raw = await self._core.ainvoke(state, limit, run_config, subagent_format, tracer)
@@ -346,16 +367,19 @@ class DeepAgent:
         modes, single = _stream.normalize_modes(stream_mode, self.stream_mode)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {})
         merged = _merge_configs(self._defaults, config or {})
-        shaper = _stream.Shaper(
+        shaper = self._shaper(modes, single, subgraphs, version, merged)
+        return (state, limit, modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
+
+    def _shaper(self, modes: list[str], single: bool, subgraphs: bool, version: str, config: dict) -> _stream.Shaper:
+        return _stream.Shaper(
             modes,
             single,
             bool(subgraphs),
             version,
-            metadata={**self.config["metadata"], **(merged.get("metadata") or {})},
-            tags=merged.get("tags"),
+            metadata={**self.config["metadata"], **(config.get("metadata") or {})},
+            tags=config.get("tags"),
             result=self._result,
         )
-        return (state, limit, modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
 
     def stream(
         self,
@@ -372,6 +396,20 @@ class DeepAgent:
         subagents' chunks under ``("tools:<id>",)`` when ``subgraphs=True`` and
         ``{"type", "ns", "data"}`` parts when ``version="v2"``. Model tokens are streamed from
         the provider only when ``"messages"`` is asked for."""
+        if self.checkpointer is not None:
+            _shaper, out, runs = self._thread_run(
+                input, config, stream_mode, subgraphs, version, kwargs, asynchronous=False
+            )
+            try:
+                for _ in runs:
+                    while out:
+                        yield out.popleft()
+            except Exception as exc:
+                self._fail(exc)
+                raise
+            while out:
+                yield out.popleft()
+            return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
         token = _runtime.enter_blocking_invoke()
         try:
@@ -400,6 +438,20 @@ class DeepAgent:
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """``stream`` on the running event loop."""
+        if self.checkpointer is not None:
+            _shaper, out, runs = self._thread_run(
+                input, config, stream_mode, subgraphs, version, kwargs, asynchronous=True
+            )
+            try:
+                async for _ in runs:
+                    while out:
+                        yield out.popleft()
+            except Exception as exc:
+                self._fail(exc)
+                raise
+            while out:
+                yield out.popleft()
+            return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
         events = self._core.astream(*args)
         try:
@@ -413,20 +465,147 @@ class DeepAgent:
         finally:
             await events.aclose()
 
-    def get_state(self, *args: Any, **kwargs: Any) -> Any:
-        """Persistence (checkpointers) is planned."""
-        raise self._not_yet("get_state")
+    # -- durable threads (`_threads`)
 
-    def update_state(self, *args: Any, **kwargs: Any) -> Any:
-        """Persistence (checkpointers) is planned."""
-        raise self._not_yet("update_state")
+    def _thread(self) -> _threads.ThreadGraph:
+        if self.checkpointer is None:
+            # LangGraph's error, word for word.
+            raise ValueError("No checkpointer set")
+        if self._thread_graph is None:
+            self._thread_graph = _threads.ThreadGraph(
+                self._core.node_names, self._state_schemas, self.checkpointer, self.name
+            )
+        return self._thread_graph
+
+    def _thread_run(
+        self,
+        input: Any,
+        config: dict | None,
+        stream_mode: Any,
+        subgraphs: bool,
+        version: str,
+        kwargs: dict,
+        *,
+        asynchronous: bool,
+    ) -> tuple[_stream.Shaper, collections.deque, Any]:
+        """A checkpointed run: the thread graph's run (an iterator of its states), the
+        caller's chunks as they arrive, and the shaper that keeps the final state."""
+        kwargs = dict(kwargs)
+        durability = kwargs.pop("durability", None)
+        if durability not in (None, "sync", "async", "exit"):
+            raise ValueError(f"Invalid durability {durability!r}; expected 'sync', 'async' or 'exit'")
+        thread = self._thread()
+        modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
+        core_modes = list(dict.fromkeys([*modes, "updates"]))
+        if input is not None and not isinstance(input, dict):
+            raise _convert.invalid_input(input)
+        _state, limit, run_config, subagent_format, tracer = self._prepare(
+            input if input is not None else {"messages": []}, config, kwargs
+        )
+        merged = _merge_configs(self._defaults, config or {})
+        shaper = self._shaper(modes, single, subgraphs, version, merged)
+        out: collections.deque = collections.deque()
+
+        def forward(item: tuple) -> None:
+            if item[0] == "done" or item[0] in modes:
+                emit, chunk = shaper.shape(item)
+                if emit:
+                    out.append(chunk)
+
+        first = self._core.node_names[0]
+
+        def start(node: str, thread_state: Any) -> Any:
+            if node != first or not isinstance(thread_state, dict):
+                raise _planned(
+                    "resuming a thread that stopped mid-run (a replay or fork from a past checkpoint)",
+                    "durable threads",
+                )
+            # The thread's messages as LangGraph stored them: ids already given (or, for
+            # tuple and str input, left out), nothing to stamp.
+            core_state: dict[str, Any] = {"messages": [_convert.to_core(m) for m in thread_state.get("messages") or []]}
+            for key, value in thread_state.items():
+                if key not in ("messages", "jump_to"):
+                    core_state[key] = value
+            args = (core_state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer)
+            if asynchronous:
+                return self._core.astream(*args)
+            token = _runtime.enter_blocking_invoke()
+            try:
+                return self._core.stream(*args)
+            finally:
+                _runtime.exit_blocking_invoke(token)
+
+        thread_input = None
+        if input is not None:
+            keys = ("messages", "files", "structured_response", *self._schema.input)
+            thread_input = {k: input[k] for k in keys if k in input and input[k] is not None}
+        run = thread.arun if asynchronous else thread.run
+        return shaper, out, run(thread_input, merged | {"recursion_limit": limit}, start, forward, durability)
+
+    def _graph_values(self, values: Any) -> Any:
+        """The thread graph's own state as a result (a run that had nothing to do)."""
+        if not isinstance(values, dict):
+            return values
+        return {k: v for k, v in values.items() if k not in self._schema.omit_output}
+
+    def _thread_result(self, shaper: _stream.Shaper, runs: Any, version: str) -> Any:
+        last = None
+        try:
+            for values in runs:
+                last = values
+        except Exception as exc:
+            self._fail(exc)
+            raise
+        return _versioned(shaper.final if shaper.final is not None else self._graph_values(last), version)
+
+    def get_state(self, config: dict, *, subgraphs: bool = False) -> Any:
+        """The thread's current ``StateSnapshot``, as LangGraph reads it."""
+        return self._thread().graph.get_state(config, subgraphs=subgraphs)
+
+    async def aget_state(self, config: dict, *, subgraphs: bool = False) -> Any:
+        return await self._thread().graph.aget_state(config, subgraphs=subgraphs)
+
+    def get_state_history(
+        self, config: dict, *, filter: dict | None = None, before: dict | None = None, limit: int | None = None
+    ) -> Iterator[Any]:
+        """The thread's snapshots, newest first."""
+        return self._thread().graph.get_state_history(config, filter=filter, before=before, limit=limit)
+
+    async def aget_state_history(
+        self, config: dict, *, filter: dict | None = None, before: dict | None = None, limit: int | None = None
+    ) -> AsyncIterator[Any]:
+        async for snapshot in self._thread().graph.aget_state_history(
+            config, filter=filter, before=before, limit=limit
+        ):
+            yield snapshot
+
+    def update_state(self, config: dict, values: Any, as_node: str | None = None, task_id: str | None = None) -> dict:
+        """Writes ``values`` to the thread as the last node that ran."""
+        if as_node is not None or task_id is not None:
+            raise _planned("update_state(as_node=..., task_id=...)", "durable threads")
+        return self._thread().graph.update_state(config, values)
+
+    async def aupdate_state(
+        self, config: dict, values: Any, as_node: str | None = None, task_id: str | None = None
+    ) -> dict:
+        if as_node is not None or task_id is not None:
+            raise _planned("update_state(as_node=..., task_id=...)", "durable threads")
+        return await self._thread().graph.aupdate_state(config, values)
 
     def with_config(self, config: dict | None = None, **kwargs: Any) -> DeepAgent:
         """This agent with ``config`` merged under every call's own config, as LangChain's
         ``Runnable.with_config`` does (``configurable``, ``metadata`` merged; lists joined)."""
         defaults = _merge_configs(self._defaults, {**(config or {}), **kwargs})
         agent = DeepAgent(
-            self._core, name=self.name, model=self._model, defaults=defaults, schema=self._schema, store=self._store
+            self._core,
+            name=self.name,
+            model=self._model,
+            defaults=defaults,
+            schema=self._schema,
+            store=self._store,
+            checkpointer=self.checkpointer,
+            state_schemas=self._state_schemas,
+            thread=self._thread_graph,
         )
         return agent
 
@@ -492,7 +671,7 @@ def create_deep_agent(
         "interrupt_on": (interrupt_on is not None, "human-in-the-loop"),
         "state_schema": (state_schema is not None, "custom state"),
         "context_schema": (context_schema is not None, "runtime context"),
-        "checkpointer": (checkpointer is not None, "persistence"),
+        "checkpointer=True": (checkpointer is True, "compiled subagents inheriting their parent's saver"),
         "debug": (bool(debug), "debug tracing"),
         "cache": (cache is not None, "node caching"),
     }
@@ -534,7 +713,16 @@ def create_deep_agent(
     core = CoreAgent(
         core_model, adapters, system, name or None, specs, structured, mw_adapters, sorted(schema.private), files
     )
-    return DeepAgent(core, name=name, model=model, schema=schema, store=store)
+    state_schemas = [m.state_schema for m in middleware or () if getattr(m, "state_schema", None) is not None]
+    return DeepAgent(
+        core,
+        name=name,
+        model=model,
+        schema=schema,
+        store=store,
+        checkpointer=checkpointer or None,
+        state_schemas=state_schemas,
+    )
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]

@@ -646,6 +646,7 @@ impl Agent {
             }
         }
         delta.messages = MessagesDelta::Append(messages);
+        delta.keys_first = true;
         if whole {
             // One task wrote everything: reported like any other node.
             let update = self.finish_node(step, &Arc::from("tools"), delta, None, state, run);
@@ -723,6 +724,7 @@ fn result_delta(messages: Vec<Arc<Message>>, result: &crate::tools::ToolResult) 
         messages: MessagesDelta::Append(messages),
         files: result.files.clone(),
         extra: result.extra.clone().unwrap_or_default(),
+        keys_first: true,
         ..Default::default()
     }
 }

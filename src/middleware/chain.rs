@@ -137,6 +137,24 @@ impl Chain {
         }
     }
 
+    /// The graph's nodes, as LangChain adds them: `before_agent` hooks, `before_model`
+    /// hooks, `model`, `after_model` hooks, `tools`, `after_agent` hooks.
+    pub fn node_names(&self) -> Vec<String> {
+        let hooks = |hook: Hook| {
+            self.nodes(hook)
+                .iter()
+                .map(move |&i| format!("{}.{}", self.entries[i].name(), hook.as_str()))
+        };
+        let mut names: Vec<String> = hooks(Hook::BeforeAgent)
+            .chain(hooks(Hook::BeforeModel))
+            .collect();
+        names.push("model".into());
+        names.extend(hooks(Hook::AfterModel));
+        names.push("tools".into());
+        names.extend(hooks(Hook::AfterAgent));
+        names
+    }
+
     pub fn entry(&self, index: usize) -> &Arc<dyn Middleware> {
         &self.entries[index]
     }

@@ -361,6 +361,12 @@ impl CoreAgent {
         self.agent.model.id()
     }
 
+    /// The graph's node names (hook nodes, `model`, `tools`) in LangChain's order.
+    #[getter]
+    fn node_names(&self) -> Vec<String> {
+        self.agent.chain.node_names()
+    }
+
     /// The tool names in the order the model sees them.
     #[getter]
     fn tool_names(&self) -> Vec<String> {

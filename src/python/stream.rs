@@ -99,15 +99,8 @@ pub(crate) fn delta_to_py<'py>(
     delta: &StateDelta,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    match &delta.messages {
-        MessagesDelta::None => {}
-        MessagesDelta::Append(m) => {
-            out.set_item("messages", super::convert::message_list(py, m)?)?
-        }
-        MessagesDelta::Replace(m) => {
-            out.set_item("messages", super::convert::message_list(py, m)?)?;
-            out.set_item("__remove_all__", true)?;
-        }
+    if !delta.keys_first {
+        messages_to_py(py, &out, delta)?;
     }
     if let Some(files) = &delta.files {
         out.set_item("files", super::convert::files_write_to_py(py, files)?)?;
@@ -124,6 +117,9 @@ pub(crate) fn delta_to_py<'py>(
     for (k, v) in &delta.extra {
         out.set_item(k, super::convert::opaque_to_py(py, v)?)?;
     }
+    if delta.keys_first {
+        messages_to_py(py, &out, delta)?;
+    }
     if let Some(jump) = delta.jump_to {
         let name = match jump {
             crate::state::Jump::Model => "model",
@@ -133,6 +129,20 @@ pub(crate) fn delta_to_py<'py>(
         out.set_item("jump_to", name)?;
     }
     Ok(out)
+}
+
+fn messages_to_py(py: Python<'_>, out: &Bound<'_, PyDict>, delta: &StateDelta) -> PyResult<()> {
+    match &delta.messages {
+        MessagesDelta::None => {}
+        MessagesDelta::Append(m) => {
+            out.set_item("messages", super::convert::message_list(py, m)?)?
+        }
+        MessagesDelta::Replace(m) => {
+            out.set_item("messages", super::convert::message_list(py, m)?)?;
+            out.set_item("__remove_all__", true)?;
+        }
+    }
+    Ok(())
 }
 
 /// LangGraph's metadata of a streamed message (the run config's metadata is merged in by

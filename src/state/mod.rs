@@ -84,6 +84,10 @@ pub struct StateDelta {
     /// Other keys, replacing their values.
     pub extra: Extra,
     pub jump_to: Option<Jump>,
+    /// The write is a tool's `Command`: its other keys come before its messages, in the
+    /// order deepagents' tools (and `task`) build their updates, which is the order
+    /// LangGraph streams and checkpoints them in.
+    pub keys_first: bool,
 }
 
 impl StateDelta {

@@ -1,0 +1,424 @@
+"""Durable threads: runs checkpointed into the user's LangGraph saver, in LangGraph's format.
+
+A checkpointed run is watched by a LangGraph graph of our own (the *thread graph*) with
+deepagents' channels (``messages`` and ``files`` as delta channels, the middleware's keys) and
+the agent's node names, compiled with the user's saver. The Rust core runs the agent. Each
+node of the thread graph takes that node's write from the core's stream and returns it,
+routed where the core went next, so LangGraph itself writes every superstep's checkpoint and
+task writes, exactly as it writes deepagents' threads, and reads threads back (delta channels
+included) the same way: the first node hands the core the thread's state as LangGraph loaded
+it. ``get_state``, ``get_state_history`` and ``update_state`` are LangGraph's, on that graph.
+
+The core does not wait for the thread graph: it runs ahead and the graph follows one node
+behind, as LangGraph's default ``durability="async"`` lets checkpoints trail the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Annotated, Any, NotRequired, Required, TypedDict, get_type_hints
+
+#: Where a thread graph's nodes find their run's feed in the config.
+_FEED = "__deepagents_rs_feed"
+#: Both delta channels snapshot their value this often, as deepagents declares them.
+_SNAPSHOT_FREQUENCY = 50
+
+
+def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
+    """``messages`` as LangGraph's ``add_messages`` merges writes, over a batch of them: by id
+    (a known id replaces in place, ``RemoveMessage`` deletes, ``REMOVE_ALL_MESSAGES`` clears
+    what came before), anything else appended."""
+    from langchain_core.messages import RemoveMessage, convert_to_messages
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    written: list[Any] = []
+    for w in writes:
+        written.extend(w if isinstance(w, list) else [w])
+    current = list(convert_to_messages(state or []))
+    new = list(convert_to_messages(written))
+    cut = max(
+        (i for i, m in enumerate(new) if isinstance(m, RemoveMessage) and m.id == REMOVE_ALL_MESSAGES), default=None
+    )
+    if cut is not None:
+        current, new = [], new[cut + 1 :]
+    position = {m.id: i for i, m in enumerate(current) if m.id is not None}
+    for m in new:
+        at = position.get(m.id) if m.id is not None else None
+        if isinstance(m, RemoveMessage):
+            if at is None:
+                raise ValueError(f"Attempting to delete a message with an ID that doesn't exist ('{m.id}')")
+            current[at] = None
+            position.pop(m.id)
+        elif at is not None:
+            current[at] = m
+        else:
+            if m.id is not None:
+                position[m.id] = len(current)
+            current.append(m)
+    return [m for m in current if m is not None]
+
+
+def _files_reducer(state: dict | None, writes: Sequence[dict]) -> dict:
+    """``files`` as deepagents merges writes: entries replace by path, ``None`` deletes."""
+    out = dict(state or {})
+    for w in writes:
+        for path, entry in (w or {}).items():
+            if entry is None:
+                out.pop(path, None)
+            else:
+                out[path] = entry
+    return out
+
+
+def _state_schema(schemas: Sequence[type]) -> type:
+    """The thread graph's state: deepagents' channels and the middleware's own keys."""
+    from langchain.agents.middleware.types import OmitFromInput, OmitFromOutput
+    from langchain_core.messages import AnyMessage
+    from langgraph.channels.delta import DeltaChannel
+    from langgraph.channels.ephemeral_value import EphemeralValue
+
+    fields: dict[str, Any] = {}
+    for schema in schemas:
+        fields.update(get_type_hints(schema, include_extras=True))
+    fields.update(
+        messages=Required[
+            Annotated[list[AnyMessage], DeltaChannel(_messages_reducer, snapshot_frequency=_SNAPSHOT_FREQUENCY)]
+        ],
+        files=NotRequired[Annotated[dict, DeltaChannel(_files_reducer, snapshot_frequency=_SNAPSHOT_FREQUENCY)]],
+        jump_to=NotRequired[Annotated[Any, EphemeralValue, OmitFromInput, OmitFromOutput]],
+        structured_response=NotRequired[Annotated[Any, OmitFromInput]],
+    )
+    return TypedDict("DeepAgentThreadState", fields)  # type: ignore[operator]
+
+
+class _Feed:
+    """One run's stream from the core, read by the thread graph's nodes: each takes its own
+    node's write, and where the core went after it. Every item also goes to ``forward`` (the
+    caller's stream)."""
+
+    def __init__(
+        self, start: Callable[[str, Any], Any], forward: Callable[[tuple], None], node_names: list[str]
+    ) -> None:
+        self._start = start
+        self._nodes = node_names
+        #: The run's exception: raised by the node the core was in when it failed.
+        self._error: BaseException | None = None
+        self._error_raised = False
+        self._forward = forward
+        self._events: Any = None
+        self._updates: list[tuple[str, Any]] = []
+        self._taken: set[int] = set()
+        self._ended = False
+        self._lock = threading.Lock()
+        self._alock: asyncio.Lock | None = None
+
+    # -- reading the core's stream
+
+    def _accept(self, item: tuple) -> None:
+        mode, ns, payload = item
+        if mode == "done":
+            self._ended = True
+        elif mode == "updates" and ns == ():
+            node, value, core = payload
+            from ._stream import _update
+
+            self._updates.append((node, _update(value, core)))
+        self._forward(item)
+
+    def _pull(self) -> bool:
+        if self._ended:
+            return False
+        try:
+            item = next(self._events)
+        except StopIteration:
+            self._ended = True
+            return False
+        except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
+            self._error, self._ended = exc, True
+            return False
+        self._accept(item)
+        return True
+
+    async def _apull(self) -> bool:
+        if self._ended:
+            return False
+        try:
+            item = await self._events.__anext__()
+        except StopAsyncIteration:
+            self._ended = True
+            return False
+        except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
+            self._error, self._ended = exc, True
+            return False
+        self._accept(item)
+        return True
+
+    # -- what a node asks
+
+    def _find(self, node: str, call_id: str | None) -> int | None:
+        for i, (name, update) in enumerate(self._updates):
+            if i in self._taken or name != node:
+                continue
+            if call_id is None or call_id in _answered(update):
+                return i
+        return None
+
+    def _route(self, index: int) -> tuple[bool, Any]:
+        """Where the core went after the write at ``index``: ``(known, goto)``; not known
+        until the next node's write (or the end) has arrived."""
+        node = self._updates[index][0]
+        later = [n for n, _ in self._updates[index + 1 :]]
+        if self._error is not None and not later:
+            return True, self._failed_route(index)
+        if node == "tools":
+            later = [n for n in later if n != "tools"]
+            if later:
+                return True, later[0]
+            return self._ended, _END
+        if not later:
+            return self._ended, _END
+        if later[0] != "tools":
+            return True, later[0]
+        # The calls this model turn sends to `tools`, in the message's order, as LangChain's
+        # edge sends them: one task per call, unless the core ran them all as one task.
+        run: list[Any] = []
+        for n, update in self._updates[index + 1 :]:
+            if n != "tools":
+                break
+            run.append(update)
+        if not self._ended and len(run) == len(later):
+            return False, None
+        if len(run) == 1 and len(_answered(run[0])) != 1:
+            return True, "tools"
+        answered = {cid for u in run for cid in _answered(u)}
+        from langgraph.types import Send
+
+        calls = [c for c in self._last_tool_calls(index) if c.get("id") in answered]
+        return True, [Send("tools", [c]) for c in calls]
+
+    def _failed_route(self, index: int) -> Any:
+        """Where the run went after ``index`` when the core failed in the next node, which
+        reported nothing: the graph's way on from this node, so the failure is recorded on
+        the node that raised it. The model's pending calls go to `tools`, `tools` goes back
+        to the model, and the others to the next node in the graph's order."""
+        from langgraph.types import Send
+
+        node = self._updates[index][0]
+        if node == "tools":
+            return "model"
+        position = self._nodes.index(node) if node in self._nodes else len(self._nodes)
+        if position >= self._nodes.index("model"):
+            answered = {cid for _, u in self._updates for cid in _answered(u)}
+            calls = [c for c in self._last_tool_calls(index) if c.get("id") not in answered]
+            if calls and position < self._nodes.index("tools"):
+                if position + 1 < self._nodes.index("tools"):
+                    return self._nodes[position + 1]
+                return [Send("tools", [c]) for c in calls]
+        rest = [n for n in self._nodes[position + 1 :] if n != "tools"]
+        return rest[0] if rest else _END
+
+    def _last_tool_calls(self, index: int) -> list[dict]:
+        for _, update in reversed(self._updates[: index + 1]):
+            for m in reversed(_update_messages(update)):
+                if getattr(m, "type", None) == "ai":
+                    return list(m.tool_calls)
+        return []
+
+    def _taken_write(self, node: str, arg: Any) -> int | None:
+        """The index of ``node``'s write, once it has arrived (starting the run at the first
+        node that asks)."""
+        if self._events is None:
+            self._events = self._start(node, arg)
+        index = self._find(node, _call_id(node, arg))
+        if index is not None:
+            self._taken.add(index)
+        return index
+
+    def take(self, node: str, arg: Any) -> Any:
+        with self._lock:
+            while (index := self._taken_write(node, arg)) is None:
+                if not self._pull():
+                    raise self._missing(node)
+            while not (route := self._route(index))[0]:
+                self._pull()
+            return _command(self._updates[index][1], route[1])
+
+    async def atake(self, node: str, arg: Any) -> Any:
+        if self._alock is None:
+            self._alock = asyncio.Lock()
+        async with self._alock:
+            while (index := self._taken_write(node, arg)) is None:
+                if not await self._apull():
+                    raise self._missing(node)
+            while not (route := self._route(index))[0]:
+                await self._apull()
+            return _command(self._updates[index][1], route[1])
+
+    def _missing(self, node: str) -> BaseException:
+        if self._error is not None:
+            self._error_raised = True
+            return self._error
+        return RuntimeError(f"deepagents_rs: the run ended without the thread's node {node!r} (a bug)")
+
+    def drain(self) -> None:
+        """Reads what is left of the core's stream (the run's last items)."""
+        if self._events is not None:
+            while self._pull():
+                pass
+        self._raise_unraised()
+
+    async def adrain(self) -> None:
+        if self._events is not None:
+            while await self._apull():
+                pass
+        self._raise_unraised()
+
+    def _raise_unraised(self) -> None:
+        """A failure no node of the graph took up (it had already ended) still ends the run."""
+        if self._error is not None and not self._error_raised:
+            self._error_raised = True
+            raise self._error
+
+    def close(self) -> None:
+        if self._events is not None and hasattr(self._events, "close"):
+            self._events.close()
+
+    async def aclose(self) -> None:
+        if self._events is not None and hasattr(self._events, "aclose"):
+            await self._events.aclose()
+
+
+_END = "__end__"
+
+
+def _update_messages(update: Any) -> list[Any]:
+    writes = update if isinstance(update, list) else [update]
+    out: list[Any] = []
+    for w in writes:
+        if isinstance(w, dict) and isinstance(w.get("messages"), list):
+            out.extend(w["messages"])
+    return out
+
+
+def _answered(update: Any) -> list[str]:
+    return [m.tool_call_id for m in _update_messages(update) if getattr(m, "type", None) == "tool"]
+
+
+def _call_id(node: str, arg: Any) -> str | None:
+    """A `tools` task sent one call (LangChain's `Send("tools", [call])`) answers that call."""
+    if node == "tools" and isinstance(arg, list) and len(arg) == 1 and isinstance(arg[0], dict):
+        return arg[0].get("id")
+    return None
+
+
+def _command(update: Any, goto: Any) -> Any:
+    from langgraph.types import Command
+
+    if isinstance(update, list):
+        # One node's several writes, in order.
+        update = [(k, v) for w in update if isinstance(w, dict) for k, v in w.items()]
+    return Command(update=update, goto=goto if goto != _END else ())
+
+
+class ThreadGraph:
+    """The LangGraph graph that checkpoints one agent's runs into ``checkpointer``."""
+
+    def __init__(self, node_names: list[str], schemas: Sequence[type], checkpointer: Any, name: str | None) -> None:
+        from langgraph.graph import START, StateGraph
+
+        builder = StateGraph(_state_schema(schemas))
+        for node in node_names:
+            builder.add_node(node, _node(node), destinations=tuple(n for n in node_names if n != node))
+        builder.add_edge(START, node_names[0])
+        self.graph = builder.compile(checkpointer=checkpointer, name=name or "LangGraph")
+        self.node_names = list(node_names)
+        self.checkpointer = checkpointer
+
+    def run(
+        self,
+        input: dict,
+        config: dict,
+        start: Callable[[str, Any], Any],
+        forward: Callable[[tuple], None],
+        durability: str | None,
+    ) -> Iterator[Any]:
+        """Runs the thread graph beside the core's run, yielding the graph's state after
+        each superstep (the caller's stream items arrive through ``forward`` meanwhile)."""
+        feed = _Feed(start, forward, self.node_names)
+        try:
+            with _untraced():
+                yield from self.graph.stream(
+                    input, _graph_config(config, feed), stream_mode="values", durability=durability
+                )
+            feed.drain()
+        finally:
+            feed.close()
+
+    async def arun(
+        self,
+        input: dict,
+        config: dict,
+        start: Callable[[str, Any], Any],
+        forward: Callable[[tuple], None],
+        durability: str | None,
+    ) -> AsyncIterator[Any]:
+        feed = _Feed(start, forward, self.node_names)
+        try:
+            with _untraced():
+                async for values in self.graph.astream(
+                    input, _graph_config(config, feed), stream_mode="values", durability=durability
+                ):
+                    yield values
+            await feed.adrain()
+        finally:
+            await feed.aclose()
+
+
+def _node(name: str) -> Any:
+    from langchain_core.runnables import RunnableLambda
+
+    def run(arg: Any, config: dict) -> Any:
+        return config["configurable"][_FEED].take(name, arg)
+
+    async def arun(arg: Any, config: dict) -> Any:
+        return await config["configurable"][_FEED].atake(name, arg)
+
+    return RunnableLambda(run, afunc=arun, name=name)
+
+
+def _graph_config(config: dict, feed: _Feed) -> dict:
+    """The thread graph's config: the caller's thread, its metadata and limit; no callbacks
+    (the core reports the run's own)."""
+    configurable = {k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__deepagents_rs")}
+    if not configurable:
+        # LangGraph's check, word for word: it looks before the feed is added.
+        raise ValueError(
+            "Checkpointer requires one or more of the following 'configurable' "
+            "keys: thread_id, checkpoint_ns, checkpoint_id"
+        )
+    out: dict[str, Any] = {"configurable": {**configurable, _FEED: feed}}
+    for key in ("metadata", "recursion_limit", "tags"):
+        if key in config:
+            out[key] = config[key]
+    # The core counts the same steps and stops first; the graph must not stop before it.
+    out["recursion_limit"] = int(config.get("recursion_limit", 25)) + 1
+    return out
+
+
+class _untraced:
+    """No LangSmith tracing of the thread graph: the core traces the run itself."""
+
+    def __enter__(self) -> None:
+        try:
+            from langsmith.run_helpers import tracing_context
+        except ImportError:
+            self._cm = None
+            return
+        self._cm = tracing_context(enabled=False)
+        self._cm.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._cm is not None:
+            self._cm.__exit__(*exc)

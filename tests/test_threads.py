@@ -1,0 +1,242 @@
+"""Durable threads against deepagents, on LangGraph's own savers.
+
+Each test runs the same script through ``deepagents`` and ``deepagents_rs`` with a saver each
+(or one saver both write to) and compares what the savers hold, checkpoint by checkpoint:
+metadata, channel values and versions, what each node has seen, and every task's writes, with
+only ids, timestamps and version strings left out (both draw them at random). Threads one
+implementation wrote are continued by the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from typing import Any
+
+import deepagents
+import deepagents_rs
+import pytest
+from fake_models import ScriptedChatModel, ai_tool_calls
+from langchain_core.messages import BaseMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+IMPLS = (deepagents, deepagents_rs)
+THREAD = {"configurable": {"thread_id": "T1"}}
+
+
+@tool
+def my_tool(x: int) -> str:
+    """Double x."""
+    return f"result={2 * x}"
+
+
+def script() -> list[Any]:
+    """Turn one: a tool call, two calls in parallel, then an answer; then one answer a turn."""
+    return [
+        ai_tool_calls(("my_tool", {"x": 1}, "call_A")),
+        ai_tool_calls(
+            ("my_tool", {"x": 2}, "call_B"), ("write_file", {"file_path": "/n.txt", "content": "hi"}, "call_C")
+        ),
+        "done",
+        "second turn",
+        "third turn",
+    ]
+
+
+def make(impl: Any, saver: Any, model: ScriptedChatModel | None = None) -> Any:
+    return impl.create_deep_agent(model=model or ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)
+
+
+def _value(v: Any) -> Any:
+    if isinstance(v, BaseMessage):
+        calls = [(c["name"], c["args"], c["id"]) for c in getattr(v, "tool_calls", [])]
+        return (v.type, v.content, calls, getattr(v, "tool_call_id", None), v.id is not None)
+    if isinstance(v, (list, tuple)):
+        return [_value(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _value(x) for k, x in v.items() if k not in ("created_at", "modified_at")}
+    return repr(v) if not isinstance(v, (str, int, float, bool, type(None))) else v
+
+
+def dump(saver: Any, thread: dict = THREAD) -> list[Any]:
+    """The thread's checkpoints, oldest first, without what is drawn at random."""
+    out = []
+    for t in reversed(list(saver.list(thread))):
+        c = t.checkpoint
+        meta = {k: v for k, v in t.metadata.items() if k != "ls_integration"}
+        out.append(
+            {
+                "metadata": meta,
+                "values": _value(c["channel_values"]),
+                "channels": sorted(c["channel_versions"]),
+                "seen": {k: sorted(v) for k, v in c["versions_seen"].items()},
+                "updated": c.get("updated_channels"),
+                "parent": t.parent_config is not None,
+                "writes": [(w[1], _value(w[2])) for w in t.pending_writes],
+            }
+        )
+    return out
+
+
+def snapshot(agent: Any, config: dict = THREAD) -> dict:
+    s = agent.get_state(config)
+    return {
+        "values": _value(s.values),
+        "next": s.next,
+        "step": s.metadata["step"],
+        "source": s.metadata["source"],
+        "tasks": [(t.name, t.path[0]) for t in s.tasks],
+        "interrupts": s.interrupts,
+    }
+
+
+def history(agent: Any, **kw: Any) -> list[Any]:
+    return [(h.metadata["step"], h.metadata["source"], h.next) for h in agent.get_state_history(THREAD, **kw)]
+
+
+def first_difference(a: list[Any], b: list[Any]) -> str | None:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return f"checkpoint {i}:\n deepagents    {x}\n deepagents_rs {y}"
+    if len(a) != len(b):
+        return f"{len(a)} checkpoints vs {len(b)}"
+    return None
+
+
+def savers() -> list[Any]:
+    return [pytest.param(InMemorySaver, id="memory"), pytest.param("sqlite", id="sqlite")]
+
+
+def new_saver(kind: Any) -> Any:
+    if kind == "sqlite":
+        return SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))
+    return kind()
+
+
+@pytest.mark.parametrize("kind", savers())
+def test_two_turns_write_the_checkpoints_deepagents_writes(kind: Any) -> None:
+    results, dumps, snaps, hists = [], [], [], []
+    for impl in IMPLS:
+        saver = new_saver(kind)
+        agent = make(impl, saver)
+        agent.invoke({"messages": [("user", "go")]}, THREAD)
+        results.append(_value(agent.invoke({"messages": [{"role": "user", "content": "again"}]}, THREAD)))
+        dumps.append(dump(saver))
+        snaps.append(snapshot(agent))
+        hists.append((history(agent), history(agent, filter={"source": "input"}), history(agent, limit=3)))
+    assert results[0] == results[1]
+    assert snaps[0] == snaps[1]
+    assert hists[0] == hists[1]
+    found = first_difference(*dumps)
+    assert found is None, found
+
+
+@pytest.mark.parametrize("writer", IMPLS, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("kind", savers())
+def test_a_thread_one_implementation_wrote_is_continued_by_the_other(kind: Any, writer: Any) -> None:
+    reader = deepagents_rs if writer is deepagents else deepagents
+    mixed, alone = new_saver(kind), new_saver(kind)
+    model = ScriptedChatModel(script())
+    make(writer, mixed, model).invoke({"messages": [("user", "go")]}, THREAD)
+    continued = make(reader, mixed, model).invoke({"messages": [("user", "again")]}, THREAD)
+    single = make(writer, alone)
+    single.invoke({"messages": [("user", "go")]}, THREAD)
+    expected = single.invoke({"messages": [("user", "again")]}, THREAD)
+    assert _value(continued) == _value(expected)
+    # The first turn's messages keep the ids they were stored with.
+    stored = make(writer, mixed).get_state(THREAD).values["messages"]
+    assert [m.id for m in continued["messages"]] == [m.id for m in stored]
+    found = first_difference(dump(alone), dump(mixed))
+    assert found is None, found
+
+
+def test_async_runs_use_the_savers_async_methods() -> None:
+    async def both() -> list[Any]:
+        out = []
+        for impl in IMPLS:
+            async with AsyncSqliteSaver.from_conn_string(":memory:") as saver:
+                agent = make(impl, saver)
+                await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
+                result = await agent.ainvoke({"messages": [("user", "again")]}, THREAD)
+                state = await agent.aget_state(THREAD)
+                hist = [h.metadata["step"] async for h in agent.aget_state_history(THREAD)]
+                chunks = []
+                async for chunk in agent.astream({"messages": [("user", "more")]}, THREAD, stream_mode="updates"):
+                    chunks.append(_value(chunk))
+                out.append((_value(result), _value(state.values), state.next, hist, chunks))
+        return out
+
+    ref, ours = asyncio.run(both())
+    assert ref == ours
+
+
+def test_stream_on_a_thread_yields_deepagents_chunks() -> None:
+    # One call a turn: parallel calls stream in the order they finish, in both.
+    out = []
+    for impl in IMPLS:
+        model = ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 1}, "call_A")), "done"])
+        agent = make(impl, InMemorySaver(), model)
+        chunks = [
+            _value(c) for c in agent.stream({"messages": [("user", "go")]}, THREAD, stream_mode=["updates", "values"])
+        ]
+        out.append((chunks, snapshot(agent)))
+    assert out[0] == out[1]
+
+
+def test_errors_are_langgraphs() -> None:
+    for impl in IMPLS:
+        agent = make(impl, InMemorySaver())
+        with pytest.raises(ValueError, match="Checkpointer requires one or more of the following 'configurable' keys"):
+            agent.invoke({"messages": [("user", "go")]})
+        plain = impl.create_deep_agent(model=ScriptedChatModel(["x"]))
+        with pytest.raises(ValueError, match="No checkpointer set"):
+            plain.get_state(THREAD)
+        sqlite = make(impl, SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False)))
+        with pytest.raises(NotImplementedError, match="does not support async methods"):
+            asyncio.run(sqlite.ainvoke({"messages": [("user", "go")]}, THREAD))
+
+
+def test_update_state_writes_as_the_last_node() -> None:
+    out = []
+    for impl in IMPLS:
+        saver = InMemorySaver()
+        agent = make(impl, saver)
+        agent.invoke({"messages": [("user", "go")]}, THREAD)
+        config = agent.update_state(THREAD, {"messages": [{"role": "user", "content": "injected", "id": "u1"}]})
+        out.append((sorted(config["configurable"]), snapshot(agent), dump(saver)[-1]))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("durability", ["sync", "async", "exit"])
+def test_durability_keeps_the_checkpoints_langgraph_keeps(durability: str) -> None:
+    out = []
+    for impl in IMPLS:
+        saver = InMemorySaver()
+        agent = make(impl, saver)
+        agent.invoke({"messages": [("user", "go")]}, THREAD, durability=durability)
+        out.append(dump(saver))
+    found = first_difference(*out)
+    assert found is None, found
+
+
+@pytest.mark.parametrize("where", ["tool", "model"])
+def test_a_failed_step_is_recorded_as_deepagents_records_it(where: str) -> None:
+    @tool
+    def broken(x: int) -> str:
+        """Fail."""
+        raise RuntimeError("tool broke")
+
+    out = []
+    for impl in IMPLS:
+        saver = InMemorySaver()
+        # The model fails on its second call (no script left).
+        script = [ai_tool_calls(("broken" if where == "tool" else "my_tool", {"x": 1}, "call_X"))]
+        agent = impl.create_deep_agent(model=ScriptedChatModel(script), tools=[broken, my_tool], checkpointer=saver)
+        with pytest.raises(Exception, match="tool broke|only 1 scripted") as info:
+            agent.invoke({"messages": [("user", "go")]}, THREAD)
+        writes = [(w[0], w[1]) for w in dump(saver)[-1]["writes"]]
+        out.append((type(info.value), snapshot(agent)["next"], writes))
+    assert out[0] == out[1]
