@@ -10,18 +10,29 @@ implementation wrote are continued by the other.
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
 from typing import Any
 
 import deepagents
 import deepagents_rs
+import pg_server
+import psycopg
 import pytest
 from fake_models import ScriptedChatModel, ai_tool_calls
 from langchain_core.messages import BaseMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from psycopg.rows import dict_row
 
 IMPLS = (deepagents, deepagents_rs)
 THREAD = {"configurable": {"thread_id": "T1"}}
@@ -106,21 +117,52 @@ def first_difference(a: list[Any], b: list[Any]) -> str | None:
     return None
 
 
-def savers() -> list[Any]:
-    return [pytest.param(InMemorySaver, id="memory"), pytest.param("sqlite", id="sqlite")]
+@pytest.fixture(scope="session")
+def pg_dsn() -> Any:
+    """A PostgreSQL server for the whole session."""
+    reason = pg_server.available()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with pg_server.server() as dsn:
+        yield dsn
 
 
-def new_saver(kind: Any) -> Any:
-    if kind == "sqlite":
-        return SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))
-    return kind()
+def fresh_database(dsn: str) -> str:
+    """A new, empty database on the server: its connection string."""
+    name = f"t_{uuid.uuid4().hex}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return dsn.rsplit("/", 1)[0] + "/" + name
 
 
-@pytest.mark.parametrize("kind", savers())
-def test_two_turns_write_the_checkpoints_deepagents_writes(kind: Any) -> None:
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def new_saver(request: Any) -> Any:
+    """Makes savers of one kind, each on storage of its own."""
+    conns: list[Any] = []
+
+    def make() -> Any:
+        if request.param == "memory":
+            return InMemorySaver()
+        if request.param == "sqlite":
+            return SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))
+        url = fresh_database(request.getfixturevalue("pg_dsn"))
+        conn = psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+        conns.append(conn)
+        saver = PostgresSaver(conn)
+        saver.setup()
+        return saver
+
+    yield make
+    for conn in conns:
+        conn.close()
+
+
+def test_two_turns_write_the_checkpoints_deepagents_writes(new_saver: Any) -> None:
     results, dumps, snaps, hists = [], [], [], []
     for impl in IMPLS:
-        saver = new_saver(kind)
+        saver = new_saver()
         agent = make(impl, saver)
         agent.invoke({"messages": [("user", "go")]}, THREAD)
         results.append(_value(agent.invoke({"messages": [{"role": "user", "content": "again"}]}, THREAD)))
@@ -135,10 +177,9 @@ def test_two_turns_write_the_checkpoints_deepagents_writes(kind: Any) -> None:
 
 
 @pytest.mark.parametrize("writer", IMPLS, ids=lambda m: m.__name__)
-@pytest.mark.parametrize("kind", savers())
-def test_a_thread_one_implementation_wrote_is_continued_by_the_other(kind: Any, writer: Any) -> None:
+def test_a_thread_one_implementation_wrote_is_continued_by_the_other(new_saver: Any, writer: Any) -> None:
     reader = deepagents_rs if writer is deepagents else deepagents
-    mixed, alone = new_saver(kind), new_saver(kind)
+    mixed, alone = new_saver(), new_saver()
     model = ScriptedChatModel(script())
     make(writer, mixed, model).invoke({"messages": [("user", "go")]}, THREAD)
     continued = make(reader, mixed, model).invoke({"messages": [("user", "again")]}, THREAD)
@@ -239,4 +280,70 @@ def test_a_failed_step_is_recorded_as_deepagents_records_it(where: str) -> None:
             agent.invoke({"messages": [("user", "go")]}, THREAD)
         writes = [(w[0], w[1]) for w in dump(saver)[-1]["writes"]]
         out.append((type(info.value), snapshot(agent)["next"], writes))
+    assert out[0] == out[1]
+
+
+def test_async_postgres_threads_match(pg_dsn: str) -> None:
+    async def both() -> list[Any]:
+        out = []
+        for impl in IMPLS:
+            async with AsyncPostgresSaver.from_conn_string(fresh_database(pg_dsn)) as saver:
+                await saver.setup()
+                agent = make(impl, saver)
+                await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
+                result = await agent.ainvoke({"messages": [("user", "again")]}, THREAD)
+                state = await agent.aget_state(THREAD)
+                hist = [(h.metadata["step"], h.next) async for h in agent.aget_state_history(THREAD)]
+                out.append((_value(result), _value(state.values), hist))
+        return out
+
+    ref, ours = asyncio.run(both())
+    assert ref == ours
+
+
+#: One turn of a thread in a process of its own: `argv` = implementation, database, reply.
+WORKER = textwrap.dedent(
+    """
+    import importlib, sys
+    sys.path.insert(0, {tests!r})
+    import psycopg
+    from psycopg.rows import dict_row
+    from fake_models import ScriptedChatModel
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    impl, url, reply = sys.argv[1:4]
+    with psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
+        saver = PostgresSaver(conn)
+        agent = importlib.import_module(impl).create_deep_agent(model=ScriptedChatModel([reply]), checkpointer=saver)
+        agent.invoke({{"messages": [("user", "turn for " + reply)]}}, {{"configurable": {{"thread_id": "shared"}}}})
+    """
+).format(tests=str(Path(__file__).resolve().parent))
+
+
+def test_worker_processes_continue_each_others_threads_over_one_postgres(pg_dsn: str) -> None:
+    url = fresh_database(pg_dsn)
+    with psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
+        PostgresSaver(conn).setup()
+    turns = [("deepagents_rs", "one"), ("deepagents_rs", "two"), ("deepagents", "three"), ("deepagents_rs", "four")]
+    for impl, reply in turns:
+        done = subprocess.run(
+            [sys.executable, "-c", WORKER, impl, url, reply], check=False, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+    with psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
+        agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel([]), checkpointer=PostgresSaver(conn))
+        messages = agent.get_state({"configurable": {"thread_id": "shared"}}).values["messages"]
+    expected = [t for _, reply in turns for t in (("human", f"turn for {reply}"), ("ai", reply))]
+    assert [(m.type, m.content) for m in messages] == expected
+
+
+def test_steps_on_a_continued_thread_are_numbered_on_from_the_thread() -> None:
+    keys = ("langgraph_step", "langgraph_node", "langgraph_triggers", "langgraph_path")
+    out = []
+    for impl in IMPLS:
+        model = ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 1}, "call_A")), "done", "again done"])
+        agent = make(impl, InMemorySaver(), model)
+        agent.invoke({"messages": [("user", "go")]}, THREAD)
+        chunks = agent.stream({"messages": [("user", "again")]}, THREAD, stream_mode="messages")
+        out.append([(type(m).__name__, m.content, {k: meta.get(k) for k in keys}) for m, meta in chunks])
     assert out[0] == out[1]

@@ -60,8 +60,10 @@ class CoreAgent:
         config: dict[str, Any] | None = None,
         subagent_response_format: Any | None = None,
         tracer: Any | None = None,
+        steps_before: int = 0,
     ) -> EventStream:
-        """Run the agent, reporting raw ``(mode, ns, payload)`` items, then ``("done", (), state)``."""
+        """Run the agent, reporting raw ``(mode, ns, payload)`` items, then ``("done", (), state)``;
+        ``steps_before``: steps the thread ran before this run (reported steps continue from them)."""
     def astream(
         self,
         state: dict[str, Any],
@@ -71,6 +73,7 @@ class CoreAgent:
         config: dict[str, Any] | None = None,
         subagent_response_format: Any | None = None,
         tracer: Any | None = None,
+        steps_before: int = 0,
     ) -> AsyncEventStream:
         """``stream`` on the caller's event loop."""
 

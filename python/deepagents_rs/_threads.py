@@ -18,7 +18,10 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import Annotated, Any, NotRequired, Required, TypedDict, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Required, TypedDict, get_type_hints
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 #: Where a thread graph's nodes find their run's feed in the config.
 _FEED = "__deepagents_rs_feed"
@@ -99,7 +102,7 @@ class _Feed:
     caller's stream)."""
 
     def __init__(
-        self, start: Callable[[str, Any], Any], forward: Callable[[tuple], None], node_names: list[str]
+        self, start: Callable[[str, Any, int], Any], forward: Callable[[tuple], None], node_names: list[str]
     ) -> None:
         self._start = start
         self._nodes = node_names
@@ -226,30 +229,31 @@ class _Feed:
                     return list(m.tool_calls)
         return []
 
-    def _taken_write(self, node: str, arg: Any) -> int | None:
+    def _taken_write(self, node: str, arg: Any, config: dict) -> int | None:
         """The index of ``node``'s write, once it has arrived (starting the run at the first
-        node that asks)."""
+        node that asks, numbering its steps on from the thread's)."""
         if self._events is None:
-            self._events = self._start(node, arg)
+            step = (config.get("metadata") or {}).get("langgraph_step", 1)
+            self._events = self._start(node, arg, max(step - 1, 0))
         index = self._find(node, _call_id(node, arg))
         if index is not None:
             self._taken.add(index)
         return index
 
-    def take(self, node: str, arg: Any) -> Any:
+    def take(self, node: str, arg: Any, config: dict) -> Any:
         with self._lock:
-            while (index := self._taken_write(node, arg)) is None:
+            while (index := self._taken_write(node, arg, config)) is None:
                 if not self._pull():
                     raise self._missing(node)
             while not (route := self._route(index))[0]:
                 self._pull()
             return _command(self._updates[index][1], route[1])
 
-    async def atake(self, node: str, arg: Any) -> Any:
+    async def atake(self, node: str, arg: Any, config: dict) -> Any:
         if self._alock is None:
             self._alock = asyncio.Lock()
         async with self._alock:
-            while (index := self._taken_write(node, arg)) is None:
+            while (index := self._taken_write(node, arg, config)) is None:
                 if not await self._apull():
                     raise self._missing(node)
             while not (route := self._route(index))[0]:
@@ -340,17 +344,17 @@ class ThreadGraph:
         self,
         input: dict,
         config: dict,
-        start: Callable[[str, Any], Any],
+        start: Callable[[str, Any, int], Any],
         forward: Callable[[tuple], None],
         durability: str | None,
     ) -> Iterator[Any]:
-        """Runs the thread graph beside the core's run, yielding the graph's state after
-        each superstep (the caller's stream items arrive through ``forward`` meanwhile)."""
+        """Runs the thread graph beside the core's run, yielding after each superstep (the
+        caller's stream items arrive through ``forward`` meanwhile)."""
         feed = _Feed(start, forward, self.node_names)
         try:
             with _untraced():
                 yield from self.graph.stream(
-                    input, _graph_config(config, feed), stream_mode="values", durability=durability
+                    input, _graph_config(config, feed), stream_mode="updates", durability=durability
                 )
             feed.drain()
         finally:
@@ -360,32 +364,34 @@ class ThreadGraph:
         self,
         input: dict,
         config: dict,
-        start: Callable[[str, Any], Any],
+        start: Callable[[str, Any, int], Any],
         forward: Callable[[tuple], None],
         durability: str | None,
     ) -> AsyncIterator[Any]:
         feed = _Feed(start, forward, self.node_names)
         try:
             with _untraced():
-                async for values in self.graph.astream(
-                    input, _graph_config(config, feed), stream_mode="values", durability=durability
+                async for update in self.graph.astream(
+                    input, _graph_config(config, feed), stream_mode="updates", durability=durability
                 ):
-                    yield values
+                    yield update
             await feed.adrain()
         finally:
             await feed.aclose()
 
 
 def _node(name: str) -> Any:
-    from langchain_core.runnables import RunnableLambda
+    # LangGraph's own light runnable (what StateGraph wraps a function in), untraced: no
+    # callbacks and no per-call signature inspection, which a RunnableLambda costs.
+    from langgraph._internal._runnable import RunnableCallable
 
-    def run(arg: Any, config: dict) -> Any:
-        return config["configurable"][_FEED].take(name, arg)
+    def run(arg: Any, config: RunnableConfig) -> Any:
+        return config["configurable"][_FEED].take(name, arg, config)
 
-    async def arun(arg: Any, config: dict) -> Any:
-        return await config["configurable"][_FEED].atake(name, arg)
+    async def arun(arg: Any, config: RunnableConfig) -> Any:
+        return await config["configurable"][_FEED].atake(name, arg, config)
 
-    return RunnableLambda(run, afunc=arun, name=name)
+    return RunnableCallable(run, arun, name=name, trace=False, recurse=False)
 
 
 def _graph_config(config: dict, feed: _Feed) -> dict:

@@ -277,7 +277,7 @@ class DeepAgent:
         _check_version(version)
         if self.checkpointer is not None:
             shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=False)
-            return self._thread_result(shaper, runs, version)
+            return self._thread_result(shaper, runs, config, version)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         token = _runtime.enter_blocking_invoke()
         try:
@@ -294,14 +294,16 @@ class DeepAgent:
         _check_version(version)
         if self.checkpointer is not None:
             shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=True)
-            last = None
             try:
-                async for values in runs:
-                    last = values
+                async for _ in runs:
+                    pass
             except Exception as exc:
                 self._fail(exc)
                 raise
-            return _versioned(shaper.final if shaper.final is not None else self._graph_values(last), version)
+            if shaper.final is None:
+                # Nothing to run (an idle thread given no input): the thread's state.
+                return _versioned(self._graph_values((await self._thread().graph.aget_state(config)).values), version)
+            return _versioned(shaper.final, version)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         try:
             raw = await self._core.ainvoke(state, limit, run_config, subagent_format, tracer)
@@ -514,7 +516,7 @@ class DeepAgent:
 
         first = self._core.node_names[0]
 
-        def start(node: str, thread_state: Any) -> Any:
+        def start(node: str, thread_state: Any, steps_before: int) -> Any:
             if node != first or not isinstance(thread_state, dict):
                 raise _planned(
                     "resuming a thread that stopped mid-run (a replay or fork from a past checkpoint)",
@@ -526,7 +528,7 @@ class DeepAgent:
             for key, value in thread_state.items():
                 if key not in ("messages", "jump_to"):
                     core_state[key] = value
-            args = (core_state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer)
+            args = (core_state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer, steps_before)
             if asynchronous:
                 return self._core.astream(*args)
             token = _runtime.enter_blocking_invoke()
@@ -548,15 +550,17 @@ class DeepAgent:
             return values
         return {k: v for k, v in values.items() if k not in self._schema.omit_output}
 
-    def _thread_result(self, shaper: _stream.Shaper, runs: Any, version: str) -> Any:
-        last = None
+    def _thread_result(self, shaper: _stream.Shaper, runs: Any, config: dict | None, version: str) -> Any:
         try:
-            for values in runs:
-                last = values
+            for _ in runs:
+                pass
         except Exception as exc:
             self._fail(exc)
             raise
-        return _versioned(shaper.final if shaper.final is not None else self._graph_values(last), version)
+        if shaper.final is None:
+            # Nothing to run (an idle thread given no input): the thread's state.
+            return _versioned(self._graph_values(self._thread().graph.get_state(config).values), version)
+        return _versioned(shaper.final, version)
 
     def get_state(self, config: dict, *, subgraphs: bool = False) -> Any:
         """The thread's current ``StateSnapshot``, as LangGraph reads it."""

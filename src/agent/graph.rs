@@ -58,7 +58,7 @@ impl Run<'_> {
                 limit: self.options.recursion_limit,
             });
         }
-        Ok(self.steps)
+        Ok(self.steps + self.options.steps_before)
     }
 
     fn emitter(&self, step: u64) -> Option<StepEmitter> {

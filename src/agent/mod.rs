@@ -121,6 +121,10 @@ pub struct RunOptions {
     pub events: Option<Emitter>,
     /// Where the run reports its runs (LangChain callbacks), when somebody traces.
     pub trace: Option<TraceContext>,
+    /// Steps the thread ran before this run: LangGraph numbers a thread's steps across its
+    /// runs, so the steps this run reports continue from them. The recursion limit counts
+    /// this run's steps only.
+    pub steps_before: u64,
 }
 
 impl Default for RunOptions {
@@ -132,6 +136,7 @@ impl Default for RunOptions {
             subagent_response_format: None,
             events: None,
             trace: None,
+            steps_before: 0,
         }
     }
 }

@@ -471,7 +471,7 @@ impl CoreAgent {
 
     /// Runs the agent, reporting its steps: an iterator of raw `(mode, ns, payload)` items
     /// ending with `("done", (), state)`, shaped into LangGraph's chunks by the Python side.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -483,6 +483,7 @@ impl CoreAgent {
         config: Option<Py<PyAny>>,
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
+        steps_before: u64,
     ) -> PyResult<EventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_sync(py, config)?;
@@ -491,6 +492,7 @@ impl CoreAgent {
                 subgraphs,
                 subagent_response_format,
                 tracer,
+                steps_before,
             };
             Ok(EventStream::new(self.start_stream(
                 state,
@@ -502,7 +504,7 @@ impl CoreAgent {
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0))]
     #[allow(clippy::too_many_arguments)]
     fn astream(
         &self,
@@ -514,6 +516,7 @@ impl CoreAgent {
         config: Option<Py<PyAny>>,
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
+        steps_before: u64,
     ) -> PyResult<AsyncEventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_async(py, config)?;
@@ -522,6 +525,7 @@ impl CoreAgent {
                 subgraphs,
                 subagent_response_format,
                 tracer,
+                steps_before,
             };
             Ok(AsyncEventStream::new(self.start_stream(
                 state,
@@ -539,6 +543,8 @@ struct StreamRun<'py> {
     subgraphs: bool,
     subagent_response_format: Option<Bound<'py, PyAny>>,
     tracer: Option<Py<PyAny>>,
+    /// See `RunOptions::steps_before`.
+    steps_before: u64,
 }
 
 impl CoreAgent {
@@ -563,6 +569,7 @@ impl CoreAgent {
             subagent_response_format: response_format_from_py(run_args.subagent_response_format)?,
             events: Some(emitter),
             trace: trace_from_py(run_args.tracer),
+            steps_before: run_args.steps_before,
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
@@ -594,6 +601,7 @@ fn run_options(
         subagent_response_format: response_format_from_py(subagent_response_format)?,
         events: None,
         trace: trace_from_py(tracer),
+        steps_before: 0,
     })
 }
 

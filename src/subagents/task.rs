@@ -275,6 +275,8 @@ async fn run_subagent(
             tracer: t.tracer.clone(),
             parent: Some(t.run.clone()),
         }),
+        // A subgraph numbers its own steps.
+        steps_before: 0,
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.
