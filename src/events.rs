@@ -22,6 +22,9 @@ pub enum EventKind {
     Values,
     Messages,
     Custom,
+    /// Where the loop goes after each node (not a LangGraph stream mode: what a checkpoint
+    /// writer needs to route its own graph as the core went).
+    Routes,
 }
 
 /// One thing a run reports.
@@ -37,6 +40,18 @@ pub enum Event {
     Message(MessageEvent),
     /// A payload a tool wrote through LangGraph's stream writer.
     Custom(HostValue),
+    /// Where the loop goes after `node`, decided before the next node runs.
+    Route { node: Arc<str>, next: Route },
+}
+
+/// The loop's next position after a node, as LangGraph routes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Route {
+    /// A node of the graph, by LangGraph's name.
+    Node(Arc<str>),
+    /// One `tools` task per call, in the message's order (LangChain's `Send`s).
+    Calls(Vec<crate::messages::ToolCall>),
+    End,
 }
 
 /// A node's write as streamed.

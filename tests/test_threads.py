@@ -347,3 +347,143 @@ def test_steps_on_a_continued_thread_are_numbered_on_from_the_thread() -> None:
         chunks = agent.stream({"messages": [("user", "again")]}, THREAD, stream_mode="messages")
         out.append([(type(m).__name__, m.content, {k: meta.get(k) for k in keys}) for m, meta in chunks])
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("next_node", ["model", "tools"])
+def test_replaying_from_a_past_checkpoint_forks_the_thread_as_deepagents_does(next_node: str) -> None:
+    out = []
+    for impl in IMPLS:
+        saver = InMemorySaver()
+        model = ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 1}, "call_A")), "done", "replayed"])
+        agent = make(impl, saver, model)
+        agent.invoke({"messages": [("user", "go")]}, THREAD)
+        past = next(s for s in agent.get_state_history(THREAD) if s.next == (next_node,))
+        if next_node == "tools":
+            # Replaying the tool step reruns the tool, then asks the model again.
+            model.responses.append("after the rerun")
+        result = agent.invoke(None, past.config)
+        out.append((_value(result), snapshot(agent), history(agent), dump(saver)))
+    assert out[0][:3] == out[1][:3]
+    found = first_difference(out[0][3], out[1][3])
+    assert found is None, found
+
+
+def test_a_run_that_failed_in_a_tool_resumes_from_its_checkpoint() -> None:
+    def make_flaky(calls: list[int]) -> Any:
+        @tool
+        def flaky(x: int) -> str:
+            """Fail the first time."""
+            calls.append(x)
+            if len(calls) == 1:
+                raise RuntimeError("not yet")
+            return "worked"
+
+        return flaky
+
+    out = []
+    for impl in IMPLS:
+        calls: list[int] = []
+        flaky = make_flaky(calls)
+        saver = InMemorySaver()
+        model = ScriptedChatModel([ai_tool_calls(("flaky", {"x": 1}, "call_F")), "done"])
+        agent = impl.create_deep_agent(model=model, tools=[flaky], checkpointer=saver)
+        with pytest.raises(RuntimeError, match="not yet"):
+            agent.invoke({"messages": [("user", "go")]}, THREAD)
+        result = agent.invoke(None, THREAD)
+        out.append((_value(result), calls, snapshot(agent), dump(saver)))
+    assert out[0][:3] == out[1][:3]
+    found = first_difference(out[0][3], out[1][3])
+    assert found is None, found
+
+
+#: A run on a thread in a process of its own, killed or resumed: `argv` = implementation,
+#: saver (`sqlite:<path>` or a PostgreSQL url), work directory, `start` or `resume`. The
+#: `echo` tool logs each execution; the third blocks the first time (after a marker file),
+#: so the parent can kill the process inside it.
+KILLED_WORKER = textwrap.dedent(
+    """
+    import importlib, os, sqlite3, sys, time
+    sys.path.insert(0, {tests!r})
+    from fake_models import ScriptedChatModel, ai_tool_calls
+
+    impl, where, work, mode = sys.argv[1:5]
+    STEPS = 4
+
+    def echo(text: str) -> str:
+        '''Echo the text.'''
+        with open(os.path.join(work, "log"), "a") as f:
+            f.write(text + "\\n")
+        marker = os.path.join(work, "inside")
+        if text == "step 2" and not os.path.exists(marker):
+            open(marker, "w").close()
+            time.sleep(120)
+        return text
+
+    if where.startswith("sqlite:"):
+        from langgraph.checkpoint.sqlite import SqliteSaver
+        saver = SqliteSaver(sqlite3.connect(where[len("sqlite:"):], check_same_thread=False))
+    else:
+        import psycopg
+        from psycopg.rows import dict_row
+        from langgraph.checkpoint.postgres import PostgresSaver
+        saver = PostgresSaver(psycopg.connect(where, autocommit=True, prepare_threshold=0, row_factory=dict_row))
+        saver.setup()
+    script = [ai_tool_calls(("echo", {{"text": f"step {{i}}"}}, f"call_{{i}}")) for i in range(STEPS)] + ["done"]
+    config = {{"configurable": {{"thread_id": "killed"}}}}
+    module = importlib.import_module(impl)
+    if mode == "start":
+        agent = module.create_deep_agent(model=ScriptedChatModel(script), tools=[echo], checkpointer=saver)
+        agent.invoke({{"messages": [("user", "go")]}}, config)
+    else:
+        probe = module.create_deep_agent(model=ScriptedChatModel([]), tools=[echo], checkpointer=saver)
+        made = sum(m.type == "ai" for m in probe.get_state(config).values["messages"])
+        agent = module.create_deep_agent(model=ScriptedChatModel(script[made:]), tools=[echo], checkpointer=saver)
+        result = agent.invoke(None, config)
+        print("RESULT", [(m.type, m.content) for m in result["messages"]])
+    """
+).format(tests=str(Path(__file__).resolve().parent))
+
+
+def _killed_and_resumed(impl: str, where: str, work: Path) -> tuple[list[str], str]:
+    import signal
+    import time
+
+    child = subprocess.Popen([sys.executable, "-c", KILLED_WORKER, impl, where, str(work), "start"])
+    try:
+        deadline = time.monotonic() + 60
+        while not (work / "inside").exists():
+            assert child.poll() is None, "the run ended before the kill"
+            assert time.monotonic() < deadline, "the run never reached the blocking tool"
+            time.sleep(0.05)
+        time.sleep(0.3)  # as a kill would come: in the middle of the tool call
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_WORKER, impl, where, str(work), "resume"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = next(line for line in done.stdout.splitlines() if line.startswith("RESULT"))
+    return (work / "log").read_text().splitlines(), result
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_a_killed_run_resumes_on_its_thread_repeating_only_what_langgraph_repeats(
+    store: str, tmp_path: Path, request: Any
+) -> None:
+    out = []
+    for impl in ("deepagents", "deepagents_rs"):
+        work = tmp_path / impl
+        work.mkdir()
+        if store == "sqlite":
+            where = f"sqlite:{work / 'thread.sqlite'}"
+        else:
+            where = fresh_database(request.getfixturevalue("pg_dsn"))
+        out.append(_killed_and_resumed(impl, where, work))
+    ref, ours = out
+    # The call the kill interrupted runs again; no finished step does.
+    assert ref[0] == ["step 0", "step 1", "step 2", "step 2", "step 3"]
+    assert ours == ref

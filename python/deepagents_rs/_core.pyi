@@ -61,9 +61,11 @@ class CoreAgent:
         subagent_response_format: Any | None = None,
         tracer: Any | None = None,
         steps_before: int = 0,
+        start: str | None = None,
     ) -> EventStream:
         """Run the agent, reporting raw ``(mode, ns, payload)`` items, then ``("done", (), state)``;
-        ``steps_before``: steps the thread ran before this run (reported steps continue from them)."""
+        ``steps_before``: steps the thread ran before this run (reported steps continue from them);
+        ``start``: the node to start at (LangGraph's name), not the graph's first."""
     def astream(
         self,
         state: dict[str, Any],
@@ -74,6 +76,7 @@ class CoreAgent:
         subagent_response_format: Any | None = None,
         tracer: Any | None = None,
         steps_before: int = 0,
+        start: str | None = None,
     ) -> AsyncEventStream:
         """``stream`` on the caller's event loop."""
 

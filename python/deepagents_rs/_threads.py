@@ -16,6 +16,7 @@ behind, as LangGraph's default ``durability="async"`` lets checkpoints trail the
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Required, TypedDict, get_type_hints
@@ -101,17 +102,16 @@ class _Feed:
     node's write, and where the core went after it. Every item also goes to ``forward`` (the
     caller's stream)."""
 
-    def __init__(
-        self, start: Callable[[str, Any, int], Any], forward: Callable[[tuple], None], node_names: list[str]
-    ) -> None:
+    def __init__(self, start: Callable[[str, Any, int], Any], forward: Callable[[tuple], None]) -> None:
         self._start = start
-        self._nodes = node_names
         #: The run's exception: raised by the node the core was in when it failed.
         self._error: BaseException | None = None
         self._error_raised = False
         self._forward = forward
         self._events: Any = None
-        self._updates: list[tuple[str, Any]] = []
+        #: The core's node writes and routes, in order: `("update", node, write)` and
+        #: `("route", node, (kind, value))`.
+        self._entries: list[tuple[str, str, Any]] = []
         self._taken: set[int] = set()
         self._ended = False
         self._lock = threading.Lock()
@@ -127,7 +127,10 @@ class _Feed:
             node, value, core = payload
             from ._stream import _update
 
-            self._updates.append((node, _update(value, core)))
+            self._entries.append(("update", node, _update(value, core)))
+        elif mode == "routes" and ns == ():
+            node, kind, value = payload
+            self._entries.append(("route", node, (kind, value)))
         self._forward(item)
 
     def _pull(self) -> bool:
@@ -161,80 +164,39 @@ class _Feed:
     # -- what a node asks
 
     def _find(self, node: str, call_id: str | None) -> int | None:
-        for i, (name, update) in enumerate(self._updates):
-            if i in self._taken or name != node:
+        for i, (kind, name, update) in enumerate(self._entries):
+            if kind != "update" or i in self._taken or name != node:
                 continue
             if call_id is None or call_id in _answered(update):
                 return i
         return None
 
     def _route(self, index: int) -> tuple[bool, Any]:
-        """Where the core went after the write at ``index``: ``(known, goto)``; not known
-        until the next node's write (or the end) has arrived."""
-        node = self._updates[index][0]
-        later = [n for n, _ in self._updates[index + 1 :]]
-        if self._error is not None and not later:
-            return True, self._failed_route(index)
-        if node == "tools":
-            later = [n for n in later if n != "tools"]
-            if later:
-                return True, later[0]
-            return self._ended, _END
-        if not later:
-            return self._ended, _END
-        if later[0] != "tools":
-            return True, later[0]
-        # The calls this model turn sends to `tools`, in the message's order, as LangChain's
-        # edge sends them: one task per call, unless the core ran them all as one task.
-        run: list[Any] = []
-        for n, update in self._updates[index + 1 :]:
-            if n != "tools":
-                break
-            run.append(update)
-        if not self._ended and len(run) == len(later):
-            return False, None
-        if len(run) == 1 and len(_answered(run[0])) != 1:
-            return True, "tools"
-        answered = {cid for u in run for cid in _answered(u)}
-        from langgraph.types import Send
+        """Where the core went after the write at ``index``: ``(known, goto)``. The core
+        reports it before it runs the next node."""
+        node = self._entries[index][1]
+        for kind, name, (route, value) in (e for e in self._entries[index + 1 :] if e[0] == "route"):
+            if name != node:
+                continue
+            if route == "node":
+                return True, value
+            if route == "calls":
+                from langgraph.types import Send
 
-        calls = [c for c in self._last_tool_calls(index) if c.get("id") in answered]
-        return True, [Send("tools", [c]) for c in calls]
+                # LangChain's edge: one `tools` task per pending call.
+                return True, [Send("tools", [call]) for call in value]
+            return True, _END
+        # A run that ended without a route (it failed in between) goes nowhere.
+        return self._ended, _END
 
-    def _failed_route(self, index: int) -> Any:
-        """Where the run went after ``index`` when the core failed in the next node, which
-        reported nothing: the graph's way on from this node, so the failure is recorded on
-        the node that raised it. The model's pending calls go to `tools`, `tools` goes back
-        to the model, and the others to the next node in the graph's order."""
-        from langgraph.types import Send
+    def _begin(self, node: str, arg: Any, config: dict) -> Any:
+        """Starts the core's run at the first node that asks, numbering its steps on from the
+        thread's (an awaitable under `astream` when the start reads the checkpoint)."""
+        step = (config.get("metadata") or {}).get("langgraph_step", 1)
+        return self._start(node, arg, max(step - 1, 0))
 
-        node = self._updates[index][0]
-        if node == "tools":
-            return "model"
-        position = self._nodes.index(node) if node in self._nodes else len(self._nodes)
-        if position >= self._nodes.index("model"):
-            answered = {cid for _, u in self._updates for cid in _answered(u)}
-            calls = [c for c in self._last_tool_calls(index) if c.get("id") not in answered]
-            if calls and position < self._nodes.index("tools"):
-                if position + 1 < self._nodes.index("tools"):
-                    return self._nodes[position + 1]
-                return [Send("tools", [c]) for c in calls]
-        rest = [n for n in self._nodes[position + 1 :] if n != "tools"]
-        return rest[0] if rest else _END
-
-    def _last_tool_calls(self, index: int) -> list[dict]:
-        for _, update in reversed(self._updates[: index + 1]):
-            for m in reversed(_update_messages(update)):
-                if getattr(m, "type", None) == "ai":
-                    return list(m.tool_calls)
-        return []
-
-    def _taken_write(self, node: str, arg: Any, config: dict) -> int | None:
-        """The index of ``node``'s write, once it has arrived (starting the run at the first
-        node that asks, numbering its steps on from the thread's)."""
-        if self._events is None:
-            step = (config.get("metadata") or {}).get("langgraph_step", 1)
-            self._events = self._start(node, arg, max(step - 1, 0))
+    def _taken_write(self, node: str, arg: Any) -> int | None:
+        """The index of ``node``'s write, once it has arrived."""
         index = self._find(node, _call_id(node, arg))
         if index is not None:
             self._taken.add(index)
@@ -242,23 +204,28 @@ class _Feed:
 
     def take(self, node: str, arg: Any, config: dict) -> Any:
         with self._lock:
-            while (index := self._taken_write(node, arg, config)) is None:
+            if self._events is None:
+                self._events = self._begin(node, arg, config)
+            while (index := self._taken_write(node, arg)) is None:
                 if not self._pull():
                     raise self._missing(node)
             while not (route := self._route(index))[0]:
                 self._pull()
-            return _command(self._updates[index][1], route[1])
+            return _command(self._entries[index][2], route[1])
 
     async def atake(self, node: str, arg: Any, config: dict) -> Any:
         if self._alock is None:
             self._alock = asyncio.Lock()
         async with self._alock:
-            while (index := self._taken_write(node, arg, config)) is None:
+            if self._events is None:
+                events = self._begin(node, arg, config)
+                self._events = await events if inspect.isawaitable(events) else events
+            while (index := self._taken_write(node, arg)) is None:
                 if not await self._apull():
                     raise self._missing(node)
             while not (route := self._route(index))[0]:
                 await self._apull()
-            return _command(self._updates[index][1], route[1])
+            return _command(self._entries[index][2], route[1])
 
     def _missing(self, node: str) -> BaseException:
         if self._error is not None:
@@ -350,7 +317,7 @@ class ThreadGraph:
     ) -> Iterator[Any]:
         """Runs the thread graph beside the core's run, yielding after each superstep (the
         caller's stream items arrive through ``forward`` meanwhile)."""
-        feed = _Feed(start, forward, self.node_names)
+        feed = _Feed(start, forward)
         try:
             with _untraced():
                 yield from self.graph.stream(
@@ -368,7 +335,7 @@ class ThreadGraph:
         forward: Callable[[tuple], None],
         durability: str | None,
     ) -> AsyncIterator[Any]:
-        feed = _Feed(start, forward, self.node_names)
+        feed = _Feed(start, forward)
         try:
             with _untraced():
                 async for update in self.graph.astream(

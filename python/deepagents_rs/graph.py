@@ -141,6 +141,19 @@ class StateKeys:
         return keys
 
 
+def _tools_resume(snapshot: Any, config: dict) -> dict:
+    """The state a `tools` step resumes from. The core runs every pending call of the last AI
+    message, as LangChain's edge sent them: right for a replay from a past checkpoint (time
+    travel reruns every task, as LangGraph does), and for a resume at the thread's latest
+    checkpoint when no call had finished (LangGraph hands finished calls' writes back)."""
+    time_travel = bool((config.get("configurable") or {}).get("checkpoint_id"))
+    if not time_travel and any(t.name == "tools" and t.result is not None for t in snapshot.tasks):
+        raise _planned(
+            "resuming a tools step some of whose calls had finished before the run stopped", "durable threads"
+        )
+    return dict(snapshot.values)
+
+
 def _check_unique_middleware(middleware: Sequence[Any] | None) -> None:
     names = [m.name for m in middleware or ()]
     if len(names) != len(set(names)):
@@ -498,7 +511,7 @@ class DeepAgent:
             raise ValueError(f"Invalid durability {durability!r}; expected 'sync', 'async' or 'exit'")
         thread = self._thread()
         modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
-        core_modes = list(dict.fromkeys([*modes, "updates"]))
+        core_modes = list(dict.fromkeys([*modes, "updates", "routes"]))
         if input is not None and not isinstance(input, dict):
             raise _convert.invalid_input(input)
         _state, limit, run_config, subagent_format, tracer = self._prepare(
@@ -516,26 +529,36 @@ class DeepAgent:
 
         first = self._core.node_names[0]
 
-        def start(node: str, thread_state: Any, steps_before: int) -> Any:
-            if node != first or not isinstance(thread_state, dict):
-                raise _planned(
-                    "resuming a thread that stopped mid-run (a replay or fork from a past checkpoint)",
-                    "durable threads",
-                )
+        def launch(node: str, thread_state: dict, steps_before: int) -> Any:
             # The thread's messages as LangGraph stored them: ids already given (or, for
             # tuple and str input, left out), nothing to stamp.
             core_state: dict[str, Any] = {"messages": [_convert.to_core(m) for m in thread_state.get("messages") or []]}
             for key, value in thread_state.items():
                 if key not in ("messages", "jump_to"):
                     core_state[key] = value
-            args = (core_state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer, steps_before)
+            start_at = None if node == first else node
+            args = (core_state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer)
             if asynchronous:
-                return self._core.astream(*args)
+                return self._core.astream(*args, steps_before, start_at)
             token = _runtime.enter_blocking_invoke()
             try:
-                return self._core.stream(*args)
+                return self._core.stream(*args, steps_before, start_at)
             finally:
                 _runtime.exit_blocking_invoke(token)
+
+        def start(node: str, arg: Any, steps_before: int) -> Any:
+            """The core's run from the first node the thread graph runs: a node of the graph's
+            own gets the thread's state; a `tools` task gets one call, so the state and the
+            other calls' progress come from the checkpoint the run started from."""
+            if isinstance(arg, dict):
+                return launch(node, arg, steps_before)
+            if asynchronous:
+
+                async def resumed() -> Any:
+                    return launch(node, _tools_resume(await thread.graph.aget_state(merged), merged), steps_before)
+
+                return resumed()
+            return launch(node, _tools_resume(thread.graph.get_state(merged), merged), steps_before)
 
         thread_input = None
         if input is not None:

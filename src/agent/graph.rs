@@ -16,8 +16,8 @@ use super::structured::answer_schema_calls;
 use super::{Agent, RunOptions, RunReport, new_id};
 use crate::error::Error;
 use crate::events::{
-    Event, EventKind, MessageEvent, MessagePayload, ModelInfo, NodeTrace, StepEmitter, TraceData,
-    TraceHandle, Update,
+    Event, EventKind, MessageEvent, MessagePayload, ModelInfo, NodeTrace, Route, StepEmitter,
+    TraceData, TraceHandle, Update,
 };
 use crate::messages::{AiMessage, Message, ToolCall};
 use crate::middleware::{Hook, HookContext, ModelResponse, ToolCallRequest};
@@ -133,6 +133,58 @@ impl Agent {
             .collect()
     }
 
+    /// LangGraph's name of a hook node.
+    fn hook_name(&self, hook: Hook, position: usize) -> Arc<str> {
+        let entry = self.chain.entry(self.chain.nodes(hook)[position]);
+        format!("{}.{}", entry.name(), hook.as_str()).into()
+    }
+
+    /// Reports where the loop goes after `from`, before it goes there.
+    fn report_route(
+        &self,
+        run: &Run<'_>,
+        step: u64,
+        from: Arc<str>,
+        next: &Node,
+        state: &AgentState,
+    ) {
+        let Some(events) = run.emitter(step).filter(|e| e.wants(EventKind::Routes)) else {
+            return;
+        };
+        let next = match next {
+            Node::End => Route::End,
+            Node::Model => Route::Node("model".into()),
+            Node::Tools(true) => Route::Node("tools".into()),
+            Node::Tools(false) => Route::Calls(self.pending_calls(state)),
+            Node::Hook(hook, position) => Route::Node(self.hook_name(*hook, *position)),
+        };
+        events.emit(Event::Route { node: from, next });
+    }
+
+    /// The node LangGraph names `name`.
+    fn node_named(&self, name: &str) -> Result<Node, Error> {
+        match name {
+            "model" => return Ok(Node::Model),
+            "tools" => return Ok(Node::Tools(false)),
+            _ => {}
+        }
+        for hook in Hook::ALL {
+            for (position, &entry) in self.chain.nodes(hook).iter().enumerate() {
+                let entry = self.chain.entry(entry);
+                if name
+                    .strip_suffix(hook.as_str())
+                    .and_then(|n| n.strip_suffix('.'))
+                    == Some(entry.name())
+                {
+                    return Ok(Node::Hook(hook, position));
+                }
+            }
+        }
+        Err(Error::InvalidInput(format!(
+            "the graph has no node named {name:?}"
+        )))
+    }
+
     fn first(&self, hook: Hook) -> Option<Node> {
         (!self.chain.nodes(hook).is_empty()).then_some(Node::Hook(hook, 0))
     }
@@ -235,9 +287,12 @@ impl Agent {
         {
             e.emit(0, Event::Values(state.clone()));
         }
-        let mut node = self
-            .first(Hook::BeforeAgent)
-            .unwrap_or_else(|| self.loop_entry());
+        let mut node = match &options.start {
+            Some(name) => self.node_named(name)?,
+            None => self
+                .first(Hook::BeforeAgent)
+                .unwrap_or_else(|| self.loop_entry()),
+        };
         loop {
             node = match node {
                 Node::End => {
@@ -248,20 +303,26 @@ impl Agent {
                 Node::Hook(hook, position) => {
                     let step = run.step()?;
                     let jump = self.hook_step(hook, position, step, state, &run).await?;
-                    self.after_hook(hook, position, jump, state)
+                    let next = self.after_hook(hook, position, jump, state);
+                    self.report_route(&run, step, self.hook_name(hook, position), &next, state);
+                    next
                 }
                 Node::Model => {
                     let step = run.step()?;
                     self.model_step(step, state, &run).await?;
-                    match self.first(Hook::AfterModel) {
+                    let next = match self.first(Hook::AfterModel) {
                         Some(n) => n,
                         None => self.route_after_model(state),
-                    }
+                    };
+                    self.report_route(&run, step, Arc::from("model"), &next, state);
+                    next
                 }
                 Node::Tools(whole) => {
                     let step = run.step()?;
                     self.tools_step(step, state, &run, whole).await?;
-                    self.route_after_tools(state)
+                    let next = self.route_after_tools(state);
+                    self.report_route(&run, step, Arc::from("tools"), &next, state);
+                    next
                 }
             };
         }
@@ -276,7 +337,7 @@ impl Agent {
         run: &Run<'_>,
     ) -> Result<Option<Jump>, Error> {
         let entry = self.chain.entry(self.chain.nodes(hook)[position]).clone();
-        let node: Arc<str> = format!("{}.{}", entry.name(), hook.as_str()).into();
+        let node = self.hook_name(hook, position);
         let trace = run.node_start(&node, step, TraceData::State(state)).await;
         let cx = HookContext {
             state: state.clone(),

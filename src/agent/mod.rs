@@ -125,6 +125,10 @@ pub struct RunOptions {
     /// runs, so the steps this run reports continue from them. The recursion limit counts
     /// this run's steps only.
     pub steps_before: u64,
+    /// The node to start at, by LangGraph's name (`model`, `tools`, `<Middleware>.<hook>`):
+    /// a run resumed or replayed from a checkpoint whose next node it is. `None`: the graph's
+    /// first node.
+    pub start: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -137,6 +141,7 @@ impl Default for RunOptions {
             events: None,
             trace: None,
             steps_before: 0,
+            start: None,
         }
     }
 }

@@ -471,7 +471,7 @@ impl CoreAgent {
 
     /// Runs the agent, reporting its steps: an iterator of raw `(mode, ns, payload)` items
     /// ending with `("done", (), state)`, shaped into LangGraph's chunks by the Python side.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -484,6 +484,7 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
         steps_before: u64,
+        start: Option<String>,
     ) -> PyResult<EventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_sync(py, config)?;
@@ -493,6 +494,7 @@ impl CoreAgent {
                 subagent_response_format,
                 tracer,
                 steps_before,
+                start,
             };
             Ok(EventStream::new(self.start_stream(
                 state,
@@ -504,7 +506,7 @@ impl CoreAgent {
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None))]
     #[allow(clippy::too_many_arguments)]
     fn astream(
         &self,
@@ -517,6 +519,7 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
         steps_before: u64,
+        start: Option<String>,
     ) -> PyResult<AsyncEventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_async(py, config)?;
@@ -526,6 +529,7 @@ impl CoreAgent {
                 subagent_response_format,
                 tracer,
                 steps_before,
+                start,
             };
             Ok(AsyncEventStream::new(self.start_stream(
                 state,
@@ -545,6 +549,8 @@ struct StreamRun<'py> {
     tracer: Option<Py<PyAny>>,
     /// See `RunOptions::steps_before`.
     steps_before: u64,
+    /// See `RunOptions::start`.
+    start: Option<String>,
 }
 
 impl CoreAgent {
@@ -570,6 +576,7 @@ impl CoreAgent {
             events: Some(emitter),
             trace: trace_from_py(run_args.tracer),
             steps_before: run_args.steps_before,
+            start: run_args.start,
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
@@ -602,6 +609,7 @@ fn run_options(
         events: None,
         trace: trace_from_py(tracer),
         steps_before: 0,
+        start: None,
     })
 }
 

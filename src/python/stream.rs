@@ -18,7 +18,7 @@ use tokio::task::JoinHandle;
 use super::convert::{host_object, message_to_py};
 use crate::agent::{Agent, RunFailure};
 use crate::events::{
-    Event, EventKind, EventSink, MessagePayload, Namespace, Origin, StepEmitter, Update,
+    Event, EventKind, EventSink, MessagePayload, Namespace, Origin, Route, StepEmitter, Update,
 };
 use crate::host::HostValue;
 use crate::model::TokenSink;
@@ -79,6 +79,8 @@ pub(crate) fn parse_mode(mode: &str) -> Option<EventKind> {
         "values" => EventKind::Values,
         "messages" => EventKind::Messages,
         "custom" => EventKind::Custom,
+        // Internal: the thread graph's routing (`deepagents_rs._threads`).
+        "routes" => EventKind::Routes,
         _ => return None,
     })
 }
@@ -89,6 +91,7 @@ fn mode_name(kind: EventKind) -> &'static str {
         EventKind::Values => "values",
         EventKind::Messages => "messages",
         EventKind::Custom => "custom",
+        EventKind::Routes => "routes",
     }
 }
 
@@ -242,6 +245,24 @@ fn event_to_py(
             EventKind::Custom,
             host_object(py, &value).unwrap_or_else(|| py.None().into_bound(py)),
         ),
+        // `(node, "node", name)`, `(node, "calls", [tool call, ...])` or `(node, "end", None)`.
+        Event::Route { node, next } => {
+            let (kind, value) = match next {
+                Route::Node(name) => ("node", name.as_ref().into_pyobject(py)?.into_any()),
+                Route::Calls(calls) => {
+                    let list = PyList::empty(py);
+                    for call in &calls {
+                        list.append(super::convert::call_to_py(py, call)?)?;
+                    }
+                    ("calls", list.into_any())
+                }
+                Route::End => ("end", py.None().into_bound(py)),
+            };
+            (
+                EventKind::Routes,
+                (node.as_ref(), kind, value).into_pyobject(py)?.into_any(),
+            )
+        }
     };
     Ok((mode_name(kind), ns_py, payload)
         .into_pyobject(py)?

@@ -275,8 +275,9 @@ async fn run_subagent(
             tracer: t.tracer.clone(),
             parent: Some(t.run.clone()),
         }),
-        // A subgraph numbers its own steps.
+        // A subgraph numbers its own steps, from its first node.
         steps_before: 0,
+        start: None,
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.
