@@ -32,6 +32,7 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Interrupt
 from psycopg.rows import dict_row
 
 IMPLS = (deepagents, deepagents_rs)
@@ -62,6 +63,9 @@ def make(impl: Any, saver: Any, model: ScriptedChatModel | None = None) -> Any:
 
 
 def _value(v: Any) -> Any:
+    if isinstance(v, Interrupt):
+        # Its id comes from the thread's own task ids, drawn at random.
+        return ("Interrupt", _value(v.value), v.response_schema)
     if isinstance(v, BaseMessage):
         calls = [(c["name"], c["args"], c["id"]) for c in getattr(v, "tool_calls", [])]
         return (v.type, v.content, calls, getattr(v, "tool_call_id", None), v.id is not None)

@@ -407,19 +407,21 @@ def _tool_output(raw: dict) -> Any:
 
 
 def _messages_write(value: Any, before: list[Any]) -> dict:
-    """A hook's ``messages`` as the core's write, by LangGraph's ``add_messages``: new
-    messages are appended (each given an id, in place, as the reducer does); a write that
-    removes messages or replaces one by id becomes the whole new list."""
+    """A hook's ``messages`` as the core's write, as deepagents' ``messages`` channel takes
+    it: new messages get an id (LangGraph stamps written messages) and are appended; a write
+    that removes messages or replaces one by id becomes the whole new list, the messages
+    already there keeping theirs (none given to those without)."""
     from langchain_core.messages import RemoveMessage, convert_to_messages
-    from langgraph.graph.message import add_messages
+
+    from ._threads import _messages_reducer
 
     items = value if isinstance(value, list) else [value]
     new = convert_to_messages(items)
-    existing = {m.id for m in before if m.id is not None}
-    if any(isinstance(m, RemoveMessage) or (m.id is not None and m.id in existing) for m in new):
-        merged = add_messages(list(before), new)
-        return {"messages": [_convert.to_core(m) for m in merged], "replace": True}
     for m in new:
-        if m.id is None:
+        if m.id is None and not isinstance(m, RemoveMessage):
             m.id = str(uuid.uuid4())
+    existing = {m.id for m in before if m.id is not None}
+    if any(isinstance(m, RemoveMessage) or m.id in existing for m in new):
+        merged = _messages_reducer(list(before), [new])
+        return {"messages": [_convert.to_core(m) for m in merged], "replace": True}
     return {"messages": [_convert.to_core(m) for m in new]}

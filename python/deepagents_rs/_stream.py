@@ -117,6 +117,30 @@ class Shaper:
             return message, full
         return payload
 
+    def interrupted(self, interrupts: tuple, values: dict) -> list[Any]:
+        """The chunks a run that stopped for ``interrupts`` ends with, as LangGraph yields
+        them: ``{"__interrupt__": interrupts}`` in ``updates``, the state with that key in
+        ``values`` (in v2, a values part carrying them)."""
+        chunks = []
+        for mode in self.modes:
+            if mode == "updates":
+                data: Any = {"__interrupt__": interrupts}
+            elif mode == "values":
+                data = {**values, "__interrupt__": interrupts}
+            else:
+                continue
+            if self.version == "v2":
+                part = {"type": mode, "ns": (), "data": data}
+                if mode == "values":
+                    part["data"] = values
+                    part["interrupts"] = interrupts
+                chunks.append(part)
+            elif self.subgraphs:
+                chunks.append(((), data) if self.single else ((), mode, data))
+            else:
+                chunks.append(data if self.single else (mode, data))
+        return chunks
+
     def shape(self, item: tuple) -> tuple[bool, Any]:
         """``(True, chunk)`` to yield, or ``(False, None)`` for the final state (kept in
         ``self.final``)."""

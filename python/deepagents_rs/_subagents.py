@@ -28,7 +28,6 @@ _SUBAGENT_KEYS = {
 _COMPILED_KEYS = {"name", "description", "runnable", "mode"}
 # Keys accepted in the dict but not implemented yet: given a value, they raise.
 _PLANNED_KEYS = {
-    "interrupt_on": "human-in-the-loop",
     "skills": "skills",
 }
 #: The file tools every declarative subagent has (its own ``FilesystemMiddleware``).
@@ -179,6 +178,7 @@ def build_specs(
     system_message: Callable[[Any, Any], dict],
     files: Callable[[Any], dict] | None = None,
     parent_permissions: Any = None,
+    interrupt_on: dict | None = None,
 ) -> list[dict]:
     """The specs for the core's ``task`` tool, general-purpose subagent included (first,
     unless the user supplies one of that name, which then keeps its own position).
@@ -233,6 +233,12 @@ def build_specs(
         # A `tools` key, even None or [], means no inherited user tools (deepagents: `or []`).
         tools = [to_adapter(t) for t in (spec["tools"] or [])] if "tools" in spec else None
         if mode == "fork":
+            if "interrupt_on" in spec:
+                # A fork runs the parent's chain, its human-in-the-loop gate included.
+                raise NotImplementedError(
+                    f"deepagents_rs: SubAgent '{name}': interrupt_on of its own on a fork is planned; "
+                    "a fork keeps the parent's."
+                )
             if spec.get("response_format"):
                 raise NotImplementedError(
                     f"deepagents_rs: SubAgent '{name}': response_format on a fork is planned; "
@@ -247,6 +253,7 @@ def build_specs(
                 fork["middleware"] = _middleware_adapters(spec["middleware"], tools or parent_tools)
             specs.append(fork)
             continue
+        gate = _gate(spec.get("interrupt_on", interrupt_on))
         model = spec.get("model", parent_model)
         tools = parent_tools if tools is None else tools
         response_format = make_response_format(spec.get("response_format"), model=model, tools=tools)
@@ -260,8 +267,8 @@ def build_specs(
                 "tools": tools,
                 "system": system_message(spec.get("system_prompt", ""), model),
                 "response_format": response_format,
-                "middleware": _middleware_adapters(spec.get("middleware"), bindable_tools),
-                "private_keys": _private_keys(spec.get("middleware")),
+                "middleware": _middleware_adapters([*(spec.get("middleware") or ()), *gate], bindable_tools),
+                "private_keys": _private_keys([*(spec.get("middleware") or ()), *gate]),
                 "files": own_files(spec),
             }
         )
@@ -278,9 +285,21 @@ def build_specs(
                 "tools": parent_tools,
                 "system": system_message(DEFAULT_SUBAGENT_PROMPT, parent_model),
                 "files": own_files({}),
+                "middleware": _middleware_adapters(_gate(interrupt_on), parent_tools),
+                "private_keys": _private_keys(_gate(interrupt_on)),
             },
         )
     return specs
+
+
+def _gate(interrupt_on: dict | None) -> list[Any]:
+    """A declarative subagent's human-in-the-loop middleware: its own `interrupt_on`, else
+    the parent's, as deepagents gives it."""
+    if not interrupt_on:
+        return []
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    return [HumanInTheLoopMiddleware(interrupt_on=dict(interrupt_on))]
 
 
 def _fork_spec(

@@ -208,7 +208,7 @@ class _Feed:
                 self._events = self._begin(node, arg, config)
             while (index := self._taken_write(node, arg)) is None:
                 if not self._pull():
-                    raise self._missing(node)
+                    raise self._missing(node, config)
             while not (route := self._route(index))[0]:
                 self._pull()
             return _command(self._entries[index][2], route[1])
@@ -222,16 +222,21 @@ class _Feed:
                 self._events = await events if inspect.isawaitable(events) else events
             while (index := self._taken_write(node, arg)) is None:
                 if not await self._apull():
-                    raise self._missing(node)
+                    raise self._missing(node, config)
             while not (route := self._route(index))[0]:
                 await self._apull()
             return _command(self._entries[index][2], route[1])
 
-    def _missing(self, node: str) -> BaseException:
+    def _missing(self, node: str, config: dict) -> BaseException:
         if self._error is not None:
             self._error_raised = True
-            return self._error
+            return _in_task(self._error, config)
         return RuntimeError(f"deepagents_rs: the run ended without the thread's node {node!r} (a bug)")
+
+    def error_state(self) -> dict | None:
+        """The core's state when its run failed (or stopped for an interrupt)."""
+        state = getattr(self._error, "partial_state", None)
+        return state if isinstance(state, dict) else None
 
     def drain(self) -> None:
         """Reads what is left of the core's stream (the run's last items)."""
@@ -262,6 +267,28 @@ class _Feed:
 
 
 _END = "__end__"
+
+
+def _in_task(error: BaseException, config: dict) -> BaseException:
+    """The run's failure as the thread graph's task raises it. An ``interrupt()`` the core's
+    host code called (a human-in-the-loop hook, a tool) is LangGraph's ``GraphInterrupt``,
+    whose ids LangGraph derives from the interrupting task's namespace: the core called it
+    ahead of this task, so the ids are derived again from this task's."""
+    from langgraph.errors import GraphInterrupt
+
+    if not isinstance(error, GraphInterrupt) or not error.args:
+        return error
+    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS
+    from langgraph.types import Interrupt, _interrupt_id
+
+    ns = (config.get("configurable") or {}).get(CONFIG_KEY_CHECKPOINT_NS)
+    if not ns:
+        return error
+    interrupts = tuple(
+        Interrupt(value=i.value, id=_interrupt_id(ns, n), response_schema=getattr(i, "response_schema", None))
+        for n, i in enumerate(error.args[0])
+    )
+    return GraphInterrupt(interrupts)
 
 
 def _update_messages(update: Any) -> list[Any]:
@@ -316,13 +343,18 @@ class ThreadGraph:
         durability: str | None,
     ) -> Iterator[Any]:
         """Runs the thread graph beside the core's run, yielding after each superstep (the
-        caller's stream items arrive through ``forward`` meanwhile)."""
+        caller's stream items arrive through ``forward`` meanwhile). A run that stops for an
+        interrupt yields ``Interrupted`` last."""
         feed = _Feed(start, forward)
         try:
             with _untraced():
-                yield from self.graph.stream(
-                    input, _graph_config(config, feed), stream_mode="updates", durability=durability
-                )
+                for update in self.graph.stream(
+                    input, _graph_config(config, feed, self.checkpointer), stream_mode="updates", durability=durability
+                ):
+                    if "__interrupt__" in update:
+                        yield Interrupted(update["__interrupt__"], feed.error_state())
+                    else:
+                        yield update
             feed.drain()
         finally:
             feed.close()
@@ -339,9 +371,12 @@ class ThreadGraph:
         try:
             with _untraced():
                 async for update in self.graph.astream(
-                    input, _graph_config(config, feed), stream_mode="updates", durability=durability
+                    input, _graph_config(config, feed, self.checkpointer), stream_mode="updates", durability=durability
                 ):
-                    yield update
+                    if "__interrupt__" in update:
+                        yield Interrupted(update["__interrupt__"], feed.error_state())
+                    else:
+                        yield update
             await feed.adrain()
         finally:
             await feed.aclose()
@@ -361,11 +396,20 @@ def _node(name: str) -> Any:
     return RunnableCallable(run, arun, name=name, trace=False, recurse=False)
 
 
-def _graph_config(config: dict, feed: _Feed) -> dict:
+class Interrupted:
+    """A run that stopped for ``interrupts``; ``state`` is the core's state when it stopped
+    (the raw dict a failed run carries), if the core ran."""
+
+    def __init__(self, interrupts: tuple, state: dict | None) -> None:
+        self.interrupts = tuple(interrupts)
+        self.state = state
+
+
+def _graph_config(config: dict, feed: _Feed, checkpointer: Any) -> dict:
     """The thread graph's config: the caller's thread, its metadata and limit; no callbacks
     (the core reports the run's own)."""
     configurable = {k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__deepagents_rs")}
-    if not configurable:
+    if checkpointer is not None and not configurable:
         # LangGraph's check, word for word: it looks before the feed is added.
         raise ValueError(
             "Checkpointer requires one or more of the following 'configurable' "

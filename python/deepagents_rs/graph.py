@@ -141,12 +141,27 @@ class StateKeys:
         return keys
 
 
+def _human_in_the_loop(interrupt_on: dict | None) -> Any:
+    """LangChain's ``HumanInTheLoopMiddleware`` for ``interrupt_on``, as deepagents adds it
+    (only when some tool is listed)."""
+    if not interrupt_on:
+        return None
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    return HumanInTheLoopMiddleware(interrupt_on=dict(interrupt_on))
+
+
 def _tools_resume(snapshot: Any, config: dict) -> dict:
     """The state a `tools` step resumes from. The core runs every pending call of the last AI
     message, as LangChain's edge sent them: right for a replay from a past checkpoint (time
     travel reruns every task, as LangGraph does), and for a resume at the thread's latest
     checkpoint when no call had finished (LangGraph hands finished calls' writes back)."""
     time_travel = bool((config.get("configurable") or {}).get("checkpoint_id"))
+    if not time_travel and any(t.name == "tools" and t.interrupts for t in snapshot.tasks):
+        # deepagents resumes the subagent from its own checkpoints; rerunning it from the
+        # start would ask its model again, and the reviewer's decision could then meet a
+        # different call.
+        raise _planned("resuming an interrupt raised inside a subagent or a tool", "durable threads")
     if not time_travel and any(t.name == "tools" and t.result is not None for t in snapshot.tasks):
         raise _planned(
             "resuming a tools step some of whose calls had finished before the run stopped", "durable threads"
@@ -190,11 +205,13 @@ class DeepAgent:
         checkpointer: Any = None,
         state_schemas: Sequence[type] = (),
         thread: Any = None,
+        interrupts: bool = False,
     ) -> None:
         self._core = core
         self._store = store
         self.checkpointer = checkpointer
         self._state_schemas = list(state_schemas)
+        self._interrupts = interrupts
         # The LangGraph graph that checkpoints runs (`_threads`), built on first use.
         self._thread_graph = thread
         self._model = model
@@ -288,7 +305,7 @@ class DeepAgent:
         ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
         """
         _check_version(version)
-        if self.checkpointer is not None:
+        if self._threaded:
             shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=False)
             return self._thread_result(shaper, runs, config, version)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
@@ -305,14 +322,18 @@ class DeepAgent:
     async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
         _check_version(version)
-        if self.checkpointer is not None:
+        if self._threaded:
             shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=True)
+            interrupted = None
             try:
-                async for _ in runs:
-                    pass
+                async for item in runs:
+                    if isinstance(item, _threads.Interrupted):
+                        interrupted = item
             except Exception as exc:
                 self._fail(exc)
                 raise
+            if interrupted is not None:
+                return self._interrupt_result(interrupted, version)
             if shaper.final is None:
                 # Nothing to run (an idle thread given no input): the thread's state.
                 return _versioned(self._graph_values((await self._thread().graph.aget_state(config)).values), version)
@@ -411,12 +432,15 @@ class DeepAgent:
         subagents' chunks under ``("tools:<id>",)`` when ``subgraphs=True`` and
         ``{"type", "ns", "data"}`` parts when ``version="v2"``. Model tokens are streamed from
         the provider only when ``"messages"`` is asked for."""
-        if self.checkpointer is not None:
-            _shaper, out, runs = self._thread_run(
+        if self._threaded:
+            shaper, out, runs = self._thread_run(
                 input, config, stream_mode, subgraphs, version, kwargs, asynchronous=False
             )
+            interrupted = None
             try:
-                for _ in runs:
+                for item in runs:
+                    if isinstance(item, _threads.Interrupted):
+                        interrupted = item
                     while out:
                         yield out.popleft()
             except Exception as exc:
@@ -424,6 +448,8 @@ class DeepAgent:
                 raise
             while out:
                 yield out.popleft()
+            if interrupted is not None:
+                yield from shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted))
             return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
         token = _runtime.enter_blocking_invoke()
@@ -453,12 +479,15 @@ class DeepAgent:
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """``stream`` on the running event loop."""
-        if self.checkpointer is not None:
-            _shaper, out, runs = self._thread_run(
+        if self._threaded:
+            shaper, out, runs = self._thread_run(
                 input, config, stream_mode, subgraphs, version, kwargs, asynchronous=True
             )
+            interrupted = None
             try:
-                async for _ in runs:
+                async for item in runs:
+                    if isinstance(item, _threads.Interrupted):
+                        interrupted = item
                     while out:
                         yield out.popleft()
             except Exception as exc:
@@ -466,6 +495,9 @@ class DeepAgent:
                 raise
             while out:
                 yield out.popleft()
+            if interrupted is not None:
+                for chunk in shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted)):
+                    yield chunk
             return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
         events = self._core.astream(*args)
@@ -482,10 +514,19 @@ class DeepAgent:
 
     # -- durable threads (`_threads`)
 
+    @property
+    def _threaded(self) -> bool:
+        """Whether runs go through the thread graph: with a checkpointer, or when a run can
+        stop for a human (LangGraph's `interrupt()` needs its task context)."""
+        return self.checkpointer is not None or self._interrupts
+
     def _thread(self) -> _threads.ThreadGraph:
         if self.checkpointer is None:
             # LangGraph's error, word for word.
             raise ValueError("No checkpointer set")
+        return self._run_graph()
+
+    def _run_graph(self) -> _threads.ThreadGraph:
         if self._thread_graph is None:
             self._thread_graph = _threads.ThreadGraph(
                 self._core.node_names, self._state_schemas, self.checkpointer, self.name
@@ -509,13 +550,16 @@ class DeepAgent:
         durability = kwargs.pop("durability", None)
         if durability not in (None, "sync", "async", "exit"):
             raise ValueError(f"Invalid durability {durability!r}; expected 'sync', 'async' or 'exit'")
-        thread = self._thread()
+        thread = self._run_graph()
         modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
         core_modes = list(dict.fromkeys([*modes, "updates", "routes"]))
-        if input is not None and not isinstance(input, dict):
+        from langgraph.types import Command
+
+        command = isinstance(input, Command)
+        if input is not None and not command and not isinstance(input, dict):
             raise _convert.invalid_input(input)
         _state, limit, run_config, subagent_format, tracer = self._prepare(
-            input if input is not None else {"messages": []}, config, kwargs
+            input if isinstance(input, dict) else {"messages": []}, config, kwargs
         )
         merged = _merge_configs(self._defaults, config or {})
         shaper = self._shaper(modes, single, subgraphs, version, merged)
@@ -560,8 +604,8 @@ class DeepAgent:
                 return resumed()
             return launch(node, _tools_resume(thread.graph.get_state(merged), merged), steps_before)
 
-        thread_input = None
-        if input is not None:
+        thread_input = input if command else None
+        if isinstance(input, dict):
             keys = ("messages", "files", "structured_response", *self._schema.input)
             thread_input = {k: input[k] for k in keys if k in input and input[k] is not None}
         run = thread.arun if asynchronous else thread.run
@@ -573,13 +617,33 @@ class DeepAgent:
             return values
         return {k: v for k, v in values.items() if k not in self._schema.omit_output}
 
+    def _stopped_state(self, interrupted: _threads.Interrupted) -> dict:
+        """The state a run that stopped for an interrupt returns."""
+        if interrupted.state is not None:
+            return self._result(interrupted.state)
+        return {}
+
+    def _interrupt_result(self, interrupted: _threads.Interrupted, version: str) -> Any:
+        """What `invoke` returns for a run that stopped for an interrupt: the state with
+        `__interrupt__` (a list), or in v2 LangGraph's `GraphOutput(value, interrupts)`."""
+        state = self._stopped_state(interrupted)
+        if version == "v1":
+            return {**state, "__interrupt__": list(interrupted.interrupts)}
+        from langgraph.types import GraphOutput
+
+        return GraphOutput(state, interrupted.interrupts)
+
     def _thread_result(self, shaper: _stream.Shaper, runs: Any, config: dict | None, version: str) -> Any:
+        interrupted = None
         try:
-            for _ in runs:
-                pass
+            for item in runs:
+                if isinstance(item, _threads.Interrupted):
+                    interrupted = item
         except Exception as exc:
             self._fail(exc)
             raise
+        if interrupted is not None:
+            return self._interrupt_result(interrupted, version)
         if shaper.final is None:
             # Nothing to run (an idle thread given no input): the thread's state.
             return _versioned(self._graph_values(self._thread().graph.get_state(config).values), version)
@@ -633,6 +697,7 @@ class DeepAgent:
             checkpointer=self.checkpointer,
             state_schemas=self._state_schemas,
             thread=self._thread_graph,
+            interrupts=self._interrupts,
         )
         return agent
 
@@ -695,7 +760,6 @@ def create_deep_agent(
     not_yet = {
         "skills": (skills is not None, "skills"),
         "memory": (memory is not None, "memory"),
-        "interrupt_on": (interrupt_on is not None, "human-in-the-loop"),
         "state_schema": (state_schema is not None, "custom state"),
         "context_schema": (context_schema is not None, "runtime context"),
         "checkpointer=True": (checkpointer is True, "compiled subagents inheriting their parent's saver"),
@@ -717,6 +781,10 @@ def create_deep_agent(
     structured = make_response_format(response_format, model=model, tools=adapters)
     core_model = _core_model(model, [*adapters, structured] if structured else adapters)
     middleware, fs_override = _split_filesystem(middleware, permissions)
+    hitl = _human_in_the_loop(interrupt_on)
+    if hitl is not None:
+        # deepagents puts LangChain's HumanInTheLoopMiddleware after the user's middleware.
+        middleware = [*middleware, hitl]
     files = fs_config(backend, permissions, fs_override, store)
     specs = build_specs(
         subagents,
@@ -726,6 +794,7 @@ def create_deep_agent(
         system_message=_system_message,
         files=lambda perms: fs_config(backend, perms, store=store),
         parent_permissions=permissions,
+        interrupt_on=interrupt_on,
     )
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
@@ -749,6 +818,7 @@ def create_deep_agent(
         store=store,
         checkpointer=checkpointer or None,
         state_schemas=state_schemas,
+        interrupts=hitl is not None,
     )
 
 

@@ -15,7 +15,7 @@ fn original(source: &BoxError) -> Option<PyErr> {
 
 /// A tool's fatal error: a Python exception it raised, or a core error from inside it (a
 /// subagent that failed), mapped like any other.
-fn from_tool(source: BoxError) -> PyErr {
+pub(crate) fn from_tool(source: BoxError) -> PyErr {
     match source.downcast::<PyErr>() {
         Ok(e) => *e,
         Err(source) => match source.downcast::<Error>() {

@@ -661,10 +661,9 @@ impl ToolNextPy {
             let mut request = next.template.clone();
             request.call = call_from_py(call)?;
             let fut = next.handler.call(request);
-            let to_err = |ToolError::Fatal(e)| match e.downcast::<PyErr>() {
-                Ok(e) => *e,
-                Err(e) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
-            };
+            // The tool's own exception, or a core error from inside it (a subagent's) mapped
+            // as the run would map it: a subagent's interrupt stays LangGraph's.
+            let to_err = |ToolError::Fatal(e)| super::errors::from_tool(e);
             if next.is_async {
                 let locals = PyHost::from_context(&next.template.host)
                     .map(|h| h.locals.clone())
