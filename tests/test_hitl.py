@@ -194,3 +194,26 @@ def test_a_gated_call_inside_a_subagent_interrupts_the_parent() -> None:
     with pytest.raises(NotImplementedError, match="interrupt raised inside a subagent"):
         agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
     assert deepagents  # the reference resumes; see the README's list of what is not done
+
+
+def test_interrupt_called_by_a_tool_pauses_and_returns_the_answer() -> None:
+    from langchain_core.tools import tool
+    from langgraph.types import interrupt
+
+    @tool
+    def ask(question: str) -> str:
+        """Ask a human."""
+        return f"human said {interrupt({'question': question})}"
+
+    out = []
+    for impl in IMPLS:
+        saver = InMemorySaver()
+        model = ScriptedChatModel([ai_tool_calls(("ask", {"question": "ok?"}, "call_Q")), "done"])
+        agent = impl.create_deep_agent(model=model, tools=[ask], checkpointer=saver)
+        first = agent.invoke({"messages": [("user", "go")]}, THREAD)
+        paused = (interrupts(first["__interrupt__"]), agent.get_state(THREAD).next)
+        resumed = agent.invoke(Command(resume="yes"), THREAD)
+        out.append((paused, _value(resumed), snapshot(agent), dump(saver)))
+    assert out[0][:3] == out[1][:3]
+    found = first_difference(out[0][3], out[1][3])
+    assert found is None, found

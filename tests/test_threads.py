@@ -81,7 +81,7 @@ def dump(saver: Any, thread: dict = THREAD) -> list[Any]:
     out = []
     for t in reversed(list(saver.list(thread))):
         c = t.checkpoint
-        meta = {k: v for k, v in t.metadata.items() if k != "ls_integration"}
+        meta = dict(t.metadata)
         out.append(
             {
                 "metadata": meta,
@@ -491,3 +491,41 @@ def test_a_killed_run_resumes_on_its_thread_repeating_only_what_langgraph_repeat
     # The call the kill interrupted runs again; no finished step does.
     assert ref[0] == ["step 0", "step 1", "step 2", "step 2", "step 3"]
     assert ours == ref
+
+
+def _graph_chunk(mode: str, chunk: Any) -> Any:
+    """A checkpoints/tasks/debug payload without what is drawn at random (ids, timestamps,
+    version strings), keeping its shape and every deterministic field."""
+    if mode == "debug":
+        return {
+            "type": chunk["type"],
+            "step": chunk["step"],
+            "payload": _graph_chunk(chunk["type"] + "s", chunk["payload"]),
+        }
+    if mode == "checkpoints" or mode == "checkpoint":
+        return {
+            "values": _value(chunk["values"]),
+            "next": chunk["next"],
+            "metadata": chunk["metadata"],
+            "tasks": [(t["name"], t.get("interrupts"), _value(t.get("state"))) for t in chunk["tasks"]],
+            "parent": chunk["parent_config"] is not None,
+        }
+    return {k: _value(v) for k, v in chunk.items() if k not in ("id", "triggers")}
+
+
+@pytest.mark.parametrize("saver", [pytest.param(None, id="no_saver"), pytest.param(InMemorySaver, id="memory")])
+def test_checkpoints_tasks_and_debug_stream_as_langgraph_streams_them(saver: Any) -> None:
+    out = []
+    for impl in IMPLS:
+        model = ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 1}, "call_A")), "done"])
+        agent = make(impl, saver() if saver else None, model)
+        modes = ["checkpoints", "tasks", "debug"]
+        chunks = [
+            (mode, _graph_chunk(mode, chunk))
+            for mode, chunk in agent.stream(
+                {"messages": [("user", "go")]}, THREAD if saver else None, stream_mode=modes
+            )
+        ]
+        out.append(chunks)
+    found = first_difference(*out)
+    assert found is None, found

@@ -13,11 +13,17 @@ from typing import Any
 
 from . import _convert
 
-#: LangGraph's stream modes that deepagents_rs produces.
-SUPPORTED_MODES = ("values", "updates", "messages", "custom")
-#: LangGraph's other modes: planned.
-PLANNED_MODES = ("checkpoints", "tasks", "debug")
+#: LangGraph's stream modes that deepagents_rs produces: the core's, then those the LangGraph
+#: graph that follows the core produces itself (`_threads`).
+SUPPORTED_MODES = ("values", "updates", "messages", "custom", "checkpoints", "tasks", "debug")
+GRAPH_MODES = ("checkpoints", "tasks", "debug")
 REMOVE_ALL_MESSAGES = "__remove_all__"
+
+
+def asks_graph_modes(stream_mode: Any) -> bool:
+    """Whether a stream asks for a mode only the LangGraph graph that follows the core makes."""
+    modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode or ())
+    return any(m in GRAPH_MODES for m in modes)
 
 
 def normalize_modes(stream_mode: Any, default: str) -> tuple[list[str], bool]:
@@ -27,10 +33,8 @@ def normalize_modes(stream_mode: Any, default: str) -> tuple[list[str], bool]:
     single = isinstance(stream_mode, str)
     modes = [stream_mode] if single else list(stream_mode)
     for mode in modes:
-        if mode in PLANNED_MODES:
-            raise NotImplementedError(f"deepagents_rs: stream_mode={mode!r} is not supported yet; it is planned.")
         if mode not in SUPPORTED_MODES:
-            raise ValueError(f"Invalid stream mode {mode!r}; expected one of {SUPPORTED_MODES + PLANNED_MODES}")
+            raise ValueError(f"Invalid stream mode {mode!r}; expected one of {SUPPORTED_MODES}")
     # LangGraph dedupes a repeated mode.
     return list(dict.fromkeys(modes)), single
 
@@ -116,6 +120,14 @@ class Shaper:
                 full["tags"] = list(self.tags)
             return message, full
         return payload
+
+    def wrap(self, mode: str, data: Any) -> Any:
+        """A chunk of the graph's own, in the shape asked for."""
+        if self.version == "v2":
+            return {"type": mode, "ns": (), "data": data}
+        if self.subgraphs:
+            return ((), data) if self.single else ((), mode, data)
+        return data if self.single else (mode, data)
 
     def interrupted(self, interrupts: tuple, values: dict) -> list[Any]:
         """The chunks a run that stopped for ``interrupts`` ends with, as LangGraph yields

@@ -102,7 +102,7 @@ class _Feed:
     node's write, and where the core went after it. Every item also goes to ``forward`` (the
     caller's stream)."""
 
-    def __init__(self, start: Callable[[str, Any, int], Any], forward: Callable[[tuple], None]) -> None:
+    def __init__(self, start: Callable[[str, Any, int, dict], Any], forward: Callable[[tuple], None]) -> None:
         self._start = start
         #: The run's exception: raised by the node the core was in when it failed.
         self._error: BaseException | None = None
@@ -193,7 +193,7 @@ class _Feed:
         """Starts the core's run at the first node that asks, numbering its steps on from the
         thread's (an awaitable under `astream` when the start reads the checkpoint)."""
         step = (config.get("metadata") or {}).get("langgraph_step", 1)
-        return self._start(node, arg, max(step - 1, 0))
+        return self._start(node, arg, max(step - 1, 0), config)
 
     def _taken_write(self, node: str, arg: Any) -> int | None:
         """The index of ``node``'s write, once it has arrived."""
@@ -269,6 +269,17 @@ class _Feed:
 _END = "__end__"
 
 
+def task_keys(config: dict) -> dict:
+    """What LangGraph's ``interrupt()`` reads from a task's config (its scratchpad, its write
+    channel, its namespace): handed to the tools the core calls, whose config is the run's,
+    so that an ``interrupt()`` in a tool pauses the task that started the core's run."""
+    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS, CONFIG_KEY_SCRATCHPAD, CONFIG_KEY_SEND
+
+    configurable = config.get("configurable") or {}
+    keys = (CONFIG_KEY_SCRATCHPAD, CONFIG_KEY_SEND, CONFIG_KEY_CHECKPOINT_NS)
+    return {k: configurable[k] for k in keys if k in configurable}
+
+
 def _in_task(error: BaseException, config: dict) -> BaseException:
     """The run's failure as the thread graph's task raises it. An ``interrupt()`` the core's
     host code called (a human-in-the-loop hook, a tool) is LangGraph's ``GraphInterrupt``,
@@ -323,14 +334,19 @@ def _command(update: Any, goto: Any) -> Any:
 class ThreadGraph:
     """The LangGraph graph that checkpoints one agent's runs into ``checkpointer``."""
 
-    def __init__(self, node_names: list[str], schemas: Sequence[type], checkpointer: Any, name: str | None) -> None:
+    def __init__(
+        self, node_names: list[str], schemas: Sequence[type], checkpointer: Any, name: str | None, metadata: dict
+    ) -> None:
         from langgraph.graph import START, StateGraph
 
         builder = StateGraph(_state_schema(schemas))
         for node in node_names:
             builder.add_node(node, _node(node), destinations=tuple(n for n in node_names if n != node))
         builder.add_edge(START, node_names[0])
-        self.graph = builder.compile(checkpointer=checkpointer, name=name or "LangGraph")
+        # The agent's metadata as deepagents' graph carries it: in every task and checkpoint,
+        # `update_state`'s included.
+        graph = builder.compile(checkpointer=checkpointer, name=name or "LangGraph")
+        self.graph = graph.with_config(metadata=dict(metadata))
         self.node_names = list(node_names)
         self.checkpointer = checkpointer
 
@@ -338,23 +354,26 @@ class ThreadGraph:
         self,
         input: dict,
         config: dict,
-        start: Callable[[str, Any, int], Any],
+        start: Callable[[str, Any, int, dict], Any],
         forward: Callable[[tuple], None],
         durability: str | None,
+        graph_modes: Sequence[str] = (),
     ) -> Iterator[Any]:
         """Runs the thread graph beside the core's run, yielding after each superstep (the
-        caller's stream items arrive through ``forward`` meanwhile). A run that stops for an
+        caller's stream items arrive through ``forward`` meanwhile, the graph's own
+        ``graph_modes`` chunks as ``("graph", mode, chunk)``). A run that stops for an
         interrupt yields ``Interrupted`` last."""
         feed = _Feed(start, forward)
         try:
             with _untraced():
-                for update in self.graph.stream(
-                    input, _graph_config(config, feed, self.checkpointer), stream_mode="updates", durability=durability
-                ):
-                    if "__interrupt__" in update:
-                        yield Interrupted(update["__interrupt__"], feed.error_state())
-                    else:
-                        yield update
+                chunks = self.graph.stream(
+                    input,
+                    _graph_config(config, feed, self.checkpointer),
+                    stream_mode=["updates", *graph_modes],
+                    durability=durability,
+                )
+                for mode, chunk in chunks:
+                    yield _graph_item(mode, chunk, feed)
             feed.drain()
         finally:
             feed.close()
@@ -363,23 +382,37 @@ class ThreadGraph:
         self,
         input: dict,
         config: dict,
-        start: Callable[[str, Any, int], Any],
+        start: Callable[[str, Any, int, dict], Any],
         forward: Callable[[tuple], None],
         durability: str | None,
+        graph_modes: Sequence[str] = (),
     ) -> AsyncIterator[Any]:
         feed = _Feed(start, forward)
         try:
             with _untraced():
-                async for update in self.graph.astream(
-                    input, _graph_config(config, feed, self.checkpointer), stream_mode="updates", durability=durability
-                ):
-                    if "__interrupt__" in update:
-                        yield Interrupted(update["__interrupt__"], feed.error_state())
-                    else:
-                        yield update
+                chunks = self.graph.astream(
+                    input,
+                    _graph_config(config, feed, self.checkpointer),
+                    stream_mode=["updates", *graph_modes],
+                    durability=durability,
+                )
+                async for mode, chunk in chunks:
+                    yield _graph_item(mode, chunk, feed)
             await feed.adrain()
         finally:
             await feed.aclose()
+
+
+#: Stream modes the thread graph produces itself (LangGraph's own payloads).
+GRAPH_MODES = ("checkpoints", "tasks", "debug")
+
+
+def _graph_item(mode: str, chunk: Any, feed: _Feed) -> Any:
+    if mode != "updates":
+        return ("graph", mode, chunk)
+    if "__interrupt__" in chunk:
+        return Interrupted(chunk["__interrupt__"], feed.error_state())
+    return chunk
 
 
 def _node(name: str) -> Any:

@@ -1,0 +1,301 @@
+"""The durable-thread face of a deep agent: checkpointed and interruptible runs, and the
+thread's state, through the LangGraph graph of ``_threads`` (a mixin of ``DeepAgent``)."""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from . import _convert, _runtime, _stream, _threads
+from ._run_options import _merge_configs, _planned, _versioned
+
+
+def _pending_task_call(snapshot: Any) -> bool:
+    """Whether the step waiting to run calls a subagent (`task`)."""
+    for message in reversed(snapshot.values.get("messages") or []):
+        if getattr(message, "type", None) == "ai":
+            return any(c.get("name") == "task" for c in getattr(message, "tool_calls", []))
+    return False
+
+
+def _tools_resume(snapshot: Any, config: dict) -> dict:
+    """The state a `tools` step resumes from. The core runs every pending call of the last AI
+    message, as LangChain's edge sent them: right for a replay from a past checkpoint (time
+    travel reruns every task, as LangGraph does), and for a resume at the thread's latest
+    checkpoint when no call had finished (LangGraph hands finished calls' writes back)."""
+    time_travel = bool((config.get("configurable") or {}).get("checkpoint_id"))
+    if (
+        not time_travel
+        and any(t.name == "tools" and t.interrupts for t in snapshot.tasks)
+        and _pending_task_call(snapshot)
+    ):
+        # deepagents resumes the subagent from its own checkpoints; rerunning it from the
+        # start would ask its model again, and the reviewer's decision could then meet a
+        # different call. A tool's own interrupt() is resumed as LangGraph resumes it: the
+        # tool runs again and interrupt() returns the answer.
+        raise _planned("resuming an interrupt raised inside a subagent", "durable threads")
+    if not time_travel and any(t.name == "tools" and t.result is not None for t in snapshot.tasks):
+        raise _planned(
+            "resuming a tools step some of whose calls had finished before the run stopped", "durable threads"
+        )
+    return dict(snapshot.values)
+
+
+class ThreadRuns:
+    """Runs through the thread graph, and the thread's state. The agent supplies `_core`,
+    `_prepare`, `_shaper`, `_result`, `_fail`, `_schema`, `_defaults`, `checkpointer` and the
+    rest of its run setup."""
+
+    @property
+    def _threaded(self) -> bool:
+        """Whether runs go through the thread graph: with a checkpointer, or when a run can
+        stop for a human (LangGraph's `interrupt()` needs its task context)."""
+        return self.checkpointer is not None or self._interrupts
+
+    def _thread(self) -> _threads.ThreadGraph:
+        if self.checkpointer is None:
+            # LangGraph's error, word for word.
+            raise ValueError("No checkpointer set")
+        return self._run_graph()
+
+    def _run_graph(self) -> _threads.ThreadGraph:
+        if self._thread_graph is None:
+            self._thread_graph = _threads.ThreadGraph(
+                self._core.node_names, self._state_schemas, self.checkpointer, self.name, self.config["metadata"]
+            )
+        return self._thread_graph
+
+    def _thread_run(
+        self,
+        input: Any,
+        config: dict | None,
+        stream_mode: Any,
+        subgraphs: bool,
+        version: str,
+        kwargs: dict,
+        *,
+        asynchronous: bool,
+    ) -> tuple[_stream.Shaper, collections.deque, Any]:
+        """A checkpointed run: the thread graph's run (an iterator of its states), the
+        caller's chunks as they arrive, and the shaper that keeps the final state."""
+        kwargs = dict(kwargs)
+        durability = kwargs.pop("durability", None)
+        if durability not in (None, "sync", "async", "exit"):
+            raise ValueError(f"Invalid durability {durability!r}; expected 'sync', 'async' or 'exit'")
+        thread = self._run_graph()
+        modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
+        graph_modes = [m for m in modes if m in _stream.GRAPH_MODES]
+        core_modes = list(dict.fromkeys([*(m for m in modes if m not in graph_modes), "updates", "routes"]))
+        from langgraph.types import Command
+
+        command = isinstance(input, Command)
+        if input is not None and not command and not isinstance(input, dict):
+            raise _convert.invalid_input(input)
+        _state, limit, run_config, subagent_format, tracer = self._prepare(
+            input if isinstance(input, dict) else {"messages": []}, config, kwargs
+        )
+        merged = _merge_configs(self._defaults, config or {})
+        shaper = self._shaper(modes, single, subgraphs, version, merged)
+        out: collections.deque = collections.deque()
+
+        def forward(item: tuple) -> None:
+            if item[0] == "done" or item[0] in modes:
+                emit, chunk = shaper.shape(item)
+                if emit:
+                    out.append(chunk)
+
+        first = self._core.node_names[0]
+
+        def launch(node: str, thread_state: dict, steps_before: int, task_config: dict) -> Any:
+            # The thread's messages as LangGraph stored them: ids already given (or, for
+            # tuple and str input, left out), nothing to stamp.
+            core_state: dict[str, Any] = {"messages": [_convert.to_core(m) for m in thread_state.get("messages") or []]}
+            for key, value in thread_state.items():
+                if key not in ("messages", "jump_to"):
+                    core_state[key] = value
+            start_at = None if node == first else node
+            configurable = {**(run_config.get("configurable") or {}), **_threads.task_keys(task_config)}
+            config = {**run_config, "configurable": configurable}
+            args = (core_state, limit, core_modes, bool(subgraphs), config, subagent_format, tracer)
+            if asynchronous:
+                return self._core.astream(*args, steps_before, start_at)
+            token = _runtime.enter_blocking_invoke()
+            try:
+                return self._core.stream(*args, steps_before, start_at)
+            finally:
+                _runtime.exit_blocking_invoke(token)
+
+        def start(node: str, arg: Any, steps_before: int, task_config: dict) -> Any:
+            """The core's run from the first node the thread graph runs: a node of the graph's
+            own gets the thread's state; a `tools` task gets one call, so the state and the
+            other calls' progress come from the checkpoint the run started from."""
+            if isinstance(arg, dict):
+                return launch(node, arg, steps_before, task_config)
+            if asynchronous:
+
+                async def resumed() -> Any:
+                    state = _tools_resume(await thread.graph.aget_state(merged), merged)
+                    return launch(node, state, steps_before, task_config)
+
+                return resumed()
+            return launch(node, _tools_resume(thread.graph.get_state(merged), merged), steps_before, task_config)
+
+        thread_input = input if command else None
+        if isinstance(input, dict):
+            keys = ("messages", "files", "structured_response", *self._schema.input)
+            thread_input = {k: input[k] for k in keys if k in input and input[k] is not None}
+        run = thread.arun if asynchronous else thread.run
+        runs = run(thread_input, {**merged, "recursion_limit": limit}, start, forward, durability, graph_modes)
+        return shaper, out, _graph_chunks(runs, shaper, out)
+
+    def _graph_values(self, values: Any) -> Any:
+        """The thread graph's own state as a result (a run that had nothing to do)."""
+        if not isinstance(values, dict):
+            return values
+        return {k: v for k, v in values.items() if k not in self._schema.omit_output}
+
+    def _stopped_state(self, interrupted: _threads.Interrupted) -> dict:
+        """The state a run that stopped for an interrupt returns."""
+        if interrupted.state is not None:
+            return self._result(interrupted.state)
+        return {}
+
+    def _interrupt_result(self, interrupted: _threads.Interrupted, version: str) -> Any:
+        """What `invoke` returns for a run that stopped for an interrupt: the state with
+        `__interrupt__` (a list), or in v2 LangGraph's `GraphOutput(value, interrupts)`."""
+        state = self._stopped_state(interrupted)
+        if version == "v1":
+            return {**state, "__interrupt__": list(interrupted.interrupts)}
+        from langgraph.types import GraphOutput
+
+        return GraphOutput(state, interrupted.interrupts)
+
+    def _thread_result(self, shaper: _stream.Shaper, runs: Any, config: dict | None, version: str) -> Any:
+        interrupted = None
+        try:
+            for item in runs:
+                if isinstance(item, _threads.Interrupted):
+                    interrupted = item
+        except Exception as exc:
+            self._fail(exc)
+            raise
+        if interrupted is not None:
+            return self._interrupt_result(interrupted, version)
+        if shaper.final is None:
+            # Nothing to run (an idle thread given no input): the thread's state.
+            return _versioned(self._graph_values(self._thread().graph.get_state(config).values), version)
+        return _versioned(shaper.final, version)
+
+    def get_state(self, config: dict, *, subgraphs: bool = False) -> Any:
+        """The thread's current ``StateSnapshot``, as LangGraph reads it."""
+        return self._thread().graph.get_state(config, subgraphs=subgraphs)
+
+    async def aget_state(self, config: dict, *, subgraphs: bool = False) -> Any:
+        return await self._thread().graph.aget_state(config, subgraphs=subgraphs)
+
+    def get_state_history(
+        self, config: dict, *, filter: dict | None = None, before: dict | None = None, limit: int | None = None
+    ) -> Iterator[Any]:
+        """The thread's snapshots, newest first."""
+        return self._thread().graph.get_state_history(config, filter=filter, before=before, limit=limit)
+
+    async def aget_state_history(
+        self, config: dict, *, filter: dict | None = None, before: dict | None = None, limit: int | None = None
+    ) -> AsyncIterator[Any]:
+        async for snapshot in self._thread().graph.aget_state_history(
+            config, filter=filter, before=before, limit=limit
+        ):
+            yield snapshot
+
+    def update_state(self, config: dict, values: Any, as_node: str | None = None, task_id: str | None = None) -> dict:
+        """Writes ``values`` to the thread as the last node that ran."""
+        if as_node is not None or task_id is not None:
+            raise _planned("update_state(as_node=..., task_id=...)", "durable threads")
+        return self._thread().graph.update_state(config, values)
+
+    async def aupdate_state(
+        self, config: dict, values: Any, as_node: str | None = None, task_id: str | None = None
+    ) -> dict:
+        if as_node is not None or task_id is not None:
+            raise _planned("update_state(as_node=..., task_id=...)", "durable threads")
+        return await self._thread().graph.aupdate_state(config, values)
+
+    def _thread_invoke(self, input: Any, config: dict | None, version: str, kwargs: dict) -> Any:
+        shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=False)
+        return self._thread_result(shaper, runs, config, version)
+
+    async def _thread_ainvoke(self, input: Any, config: dict | None, version: str, kwargs: dict) -> Any:
+        shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=True)
+        interrupted = None
+        try:
+            async for item in runs:
+                if isinstance(item, _threads.Interrupted):
+                    interrupted = item
+        except Exception as exc:
+            self._fail(exc)
+            raise
+        if interrupted is not None:
+            return self._interrupt_result(interrupted, version)
+        if shaper.final is None:
+            # Nothing to run (an idle thread given no input): the thread's state.
+            return _versioned(self._graph_values((await self._thread().graph.aget_state(config)).values), version)
+        return _versioned(shaper.final, version)
+
+    def _thread_stream(
+        self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
+    ) -> Iterator[Any]:
+        shaper, out, runs = self._thread_run(input, config, stream_mode, subgraphs, version, kwargs, asynchronous=False)
+        interrupted = None
+        try:
+            for item in runs:
+                if isinstance(item, _threads.Interrupted):
+                    interrupted = item
+                while out:
+                    yield out.popleft()
+        except Exception as exc:
+            self._fail(exc)
+            raise
+        while out:
+            yield out.popleft()
+        if interrupted is not None:
+            yield from shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted))
+
+    async def _thread_astream(
+        self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
+    ) -> AsyncIterator[Any]:
+        shaper, out, runs = self._thread_run(input, config, stream_mode, subgraphs, version, kwargs, asynchronous=True)
+        interrupted = None
+        try:
+            async for item in runs:
+                if isinstance(item, _threads.Interrupted):
+                    interrupted = item
+                while out:
+                    yield out.popleft()
+        except Exception as exc:
+            self._fail(exc)
+            raise
+        while out:
+            yield out.popleft()
+        if interrupted is not None:
+            for chunk in shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted)):
+                yield chunk
+
+
+def _graph_chunks(runs: Any, shaper: _stream.Shaper, out: collections.deque) -> Any:
+    """The thread graph's run, its own stream chunks queued for the caller with the core's."""
+
+    def take(item: Any) -> Any:
+        if isinstance(item, tuple) and len(item) == 3 and item[0] == "graph":
+            out.append(shaper.wrap(item[1], item[2]))
+            return None
+        return item
+
+    if hasattr(runs, "__anext__"):
+
+        async def agen() -> AsyncIterator[Any]:
+            async for item in runs:
+                yield take(item)
+
+        return agen()
+    return (take(item) for item in runs)
