@@ -529,3 +529,26 @@ def test_checkpoints_tasks_and_debug_stream_as_langgraph_streams_them(saver: Any
         out.append(chunks)
     found = first_difference(*out)
     assert found is None, found
+
+
+@pytest.mark.parametrize("where", ["interrupt_before", "interrupt_after"])
+@pytest.mark.parametrize("saver", [pytest.param(None, id="no_saver"), pytest.param(InMemorySaver, id="memory")])
+def test_breakpoints_stop_the_run_where_langgraph_stops_it(where: str, saver: Any) -> None:
+    out = []
+    for impl in IMPLS:
+        model = ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 1}, "call_A")), "done"])
+        agent = make(impl, saver() if saver else None, model)
+        config = THREAD if saver else None
+        node = "tools" if where == "interrupt_before" else "model"
+        stopped = agent.invoke({"messages": [("user", "go")]}, config, **{where: [node]})
+        row: list[Any] = [_value(stopped)]
+        if saver:
+            row.append(snapshot(agent))
+            row.append(_value(agent.invoke(None, config)))
+            row.append(snapshot(agent))
+        chunks = agent.stream(
+            {"messages": [("user", "go")]}, {"configurable": {"thread_id": "s"}} if saver else None, **{where: "*"}
+        )
+        row.append([_value(c) for c in chunks])
+        out.append(row)
+    assert out[0] == out[1]

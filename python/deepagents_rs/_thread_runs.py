@@ -53,6 +53,13 @@ class ThreadRuns:
         stop for a human (LangGraph's `interrupt()` needs its task context)."""
         return self.checkpointer is not None or self._interrupts
 
+    def _through_graph(self, stream_mode: Any, kwargs: dict) -> bool:
+        """Whether a run goes through the thread graph: checkpointed or interruptible runs,
+        and runs asking for what only LangGraph's loop makes (its own stream modes, its
+        breakpoints)."""
+        breakpoints = any(kwargs.get(k) for k in ("interrupt_before", "interrupt_after"))
+        return self._threaded or breakpoints or _stream.asks_graph_modes(stream_mode)
+
     def _thread(self) -> _threads.ThreadGraph:
         if self.checkpointer is None:
             # LangGraph's error, word for word.
@@ -83,6 +90,8 @@ class ThreadRuns:
         durability = kwargs.pop("durability", None)
         if durability not in (None, "sync", "async", "exit"):
             raise ValueError(f"Invalid durability {durability!r}; expected 'sync', 'async' or 'exit'")
+        # LangGraph's breakpoints: the graph stops there, and so does the core.
+        stops = tuple(_node_list(kwargs.pop(key, None)) for key in ("interrupt_before", "interrupt_after"))
         thread = self._run_graph()
         modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
         graph_modes = [m for m in modes if m in _stream.GRAPH_MODES]
@@ -119,10 +128,10 @@ class ThreadRuns:
             config = {**run_config, "configurable": configurable}
             args = (core_state, limit, core_modes, bool(subgraphs), config, subagent_format, tracer)
             if asynchronous:
-                return self._core.astream(*args, steps_before, start_at)
+                return self._core.astream(*args, steps_before, start_at, stops)
             token = _runtime.enter_blocking_invoke()
             try:
-                return self._core.stream(*args, steps_before, start_at)
+                return self._core.stream(*args, steps_before, start_at, stops)
             finally:
                 _runtime.exit_blocking_invoke(token)
 
@@ -146,7 +155,7 @@ class ThreadRuns:
             keys = ("messages", "files", "structured_response", *self._schema.input)
             thread_input = {k: input[k] for k in keys if k in input and input[k] is not None}
         run = thread.arun if asynchronous else thread.run
-        runs = run(thread_input, {**merged, "recursion_limit": limit}, start, forward, durability, graph_modes)
+        runs = run(thread_input, {**merged, "recursion_limit": limit}, start, forward, durability, graph_modes, stops)
         return shaper, out, _graph_chunks(runs, shaper, out)
 
     def _graph_values(self, values: Any) -> Any:
@@ -155,18 +164,21 @@ class ThreadRuns:
             return values
         return {k: v for k, v in values.items() if k not in self._schema.omit_output}
 
-    def _stopped_state(self, interrupted: _threads.Interrupted) -> dict:
-        """The state a run that stopped for an interrupt returns."""
+    def _stopped_state(self, interrupted: _threads.Interrupted, final: dict | None) -> dict:
+        """The state a run that stopped returns: the core's last state (it ended at a
+        breakpoint), or the state it had when an `interrupt()` stopped it."""
+        if final is not None:
+            return final
         if interrupted.state is not None:
             return self._result(interrupted.state)
         return {}
 
-    def _interrupt_result(self, interrupted: _threads.Interrupted, version: str) -> Any:
-        """What `invoke` returns for a run that stopped for an interrupt: the state with
-        `__interrupt__` (a list), or in v2 LangGraph's `GraphOutput(value, interrupts)`."""
-        state = self._stopped_state(interrupted)
+    def _interrupt_result(self, interrupted: _threads.Interrupted, final: dict | None, version: str) -> Any:
+        """What `invoke` returns for a run that stopped: the state with `__interrupt__` (a
+        list; none for a breakpoint), or in v2 LangGraph's `GraphOutput(value, interrupts)`."""
+        state = self._stopped_state(interrupted, final)
         if version == "v1":
-            return {**state, "__interrupt__": list(interrupted.interrupts)}
+            return {**state, "__interrupt__": list(interrupted.interrupts)} if interrupted.interrupts else state
         from langgraph.types import GraphOutput
 
         return GraphOutput(state, interrupted.interrupts)
@@ -181,7 +193,7 @@ class ThreadRuns:
             self._fail(exc)
             raise
         if interrupted is not None:
-            return self._interrupt_result(interrupted, version)
+            return self._interrupt_result(interrupted, shaper.final, version)
         if shaper.final is None:
             # Nothing to run (an idle thread given no input): the thread's state.
             return _versioned(self._graph_values(self._thread().graph.get_state(config).values), version)
@@ -236,7 +248,7 @@ class ThreadRuns:
             self._fail(exc)
             raise
         if interrupted is not None:
-            return self._interrupt_result(interrupted, version)
+            return self._interrupt_result(interrupted, shaper.final, version)
         if shaper.final is None:
             # Nothing to run (an idle thread given no input): the thread's state.
             return _versioned(self._graph_values((await self._thread().graph.aget_state(config)).values), version)
@@ -259,7 +271,7 @@ class ThreadRuns:
         while out:
             yield out.popleft()
         if interrupted is not None:
-            yield from shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted))
+            yield from shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final))
 
     async def _thread_astream(
         self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
@@ -278,7 +290,7 @@ class ThreadRuns:
         while out:
             yield out.popleft()
         if interrupted is not None:
-            for chunk in shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted)):
+            for chunk in shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final)):
                 yield chunk
 
 
@@ -299,3 +311,12 @@ def _graph_chunks(runs: Any, shaper: _stream.Shaper, out: collections.deque) -> 
 
         return agen()
     return (take(item) for item in runs)
+
+
+def _node_list(value: Any) -> list[str]:
+    """LangGraph's `interrupt_before`/`interrupt_after`: node names, or `"*"` for all."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]

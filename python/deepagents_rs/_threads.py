@@ -358,6 +358,7 @@ class ThreadGraph:
         forward: Callable[[tuple], None],
         durability: str | None,
         graph_modes: Sequence[str] = (),
+        stops: tuple[list[str], list[str]] = ([], []),
     ) -> Iterator[Any]:
         """Runs the thread graph beside the core's run, yielding after each superstep (the
         caller's stream items arrive through ``forward`` meanwhile, the graph's own
@@ -371,6 +372,8 @@ class ThreadGraph:
                     _graph_config(config, feed, self.checkpointer),
                     stream_mode=["updates", *graph_modes],
                     durability=durability,
+                    interrupt_before=_breakpoints(stops[0]),
+                    interrupt_after=_breakpoints(stops[1]),
                 )
                 for mode, chunk in chunks:
                     yield _graph_item(mode, chunk, feed)
@@ -386,6 +389,7 @@ class ThreadGraph:
         forward: Callable[[tuple], None],
         durability: str | None,
         graph_modes: Sequence[str] = (),
+        stops: tuple[list[str], list[str]] = ([], []),
     ) -> AsyncIterator[Any]:
         feed = _Feed(start, forward)
         try:
@@ -395,12 +399,19 @@ class ThreadGraph:
                     _graph_config(config, feed, self.checkpointer),
                     stream_mode=["updates", *graph_modes],
                     durability=durability,
+                    interrupt_before=_breakpoints(stops[0]),
+                    interrupt_after=_breakpoints(stops[1]),
                 )
                 async for mode, chunk in chunks:
                     yield _graph_item(mode, chunk, feed)
             await feed.adrain()
         finally:
             await feed.aclose()
+
+
+def _breakpoints(nodes: list[str]) -> Any:
+    """LangGraph's form of a breakpoint list: ``"*"`` for every node."""
+    return "*" if "*" in nodes else (nodes or None)
 
 
 #: Stream modes the thread graph produces itself (LangGraph's own payloads).

@@ -257,7 +257,7 @@ class DeepAgent(ThreadRuns):
         ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
         """
         _check_version(version)
-        if self._threaded:
+        if self._through_graph(None, kwargs):
             return self._thread_invoke(input, config, version, kwargs)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         token = _runtime.enter_blocking_invoke()
@@ -273,7 +273,7 @@ class DeepAgent(ThreadRuns):
     async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
         _check_version(version)
-        if self._threaded:
+        if self._through_graph(None, kwargs):
             return await self._thread_ainvoke(input, config, version, kwargs)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         try:
@@ -369,7 +369,7 @@ class DeepAgent(ThreadRuns):
         subagents' chunks under ``("tools:<id>",)`` when ``subgraphs=True`` and
         ``{"type", "ns", "data"}`` parts when ``version="v2"``. Model tokens are streamed from
         the provider only when ``"messages"`` is asked for."""
-        if self._threaded or _stream.asks_graph_modes(stream_mode):
+        if self._through_graph(stream_mode, kwargs):
             yield from self._thread_stream(input, config, stream_mode, subgraphs, version, kwargs)
             return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
@@ -400,7 +400,7 @@ class DeepAgent(ThreadRuns):
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """``stream`` on the running event loop."""
-        if self._threaded or _stream.asks_graph_modes(stream_mode):
+        if self._through_graph(stream_mode, kwargs):
             async for chunk in self._thread_astream(input, config, stream_mode, subgraphs, version, kwargs):
                 yield chunk
             return

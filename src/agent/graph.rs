@@ -293,7 +293,15 @@ impl Agent {
                 .first(Hook::BeforeAgent)
                 .unwrap_or_else(|| self.loop_entry()),
         };
+        let mut first = true;
         loop {
+            // LangGraph's `interrupt_before`/`interrupt_after`: the run ends at the boundary
+            // (a resumed run starts past it, at the node it stopped before).
+            let name = self.node_name(&node);
+            if !first && name.as_deref().is_some_and(|n| options.stops.before(n)) {
+                return Ok(());
+            }
+            first = false;
             node = match node {
                 Node::End => {
                     // The step in which LangGraph finds nothing left to run counts too.
@@ -325,6 +333,20 @@ impl Agent {
                     next
                 }
             };
+            if name.as_deref().is_some_and(|n| options.stops.after(n)) && !matches!(node, Node::End)
+            {
+                return Ok(());
+            }
+        }
+    }
+
+    /// LangGraph's name of a node (none for the end).
+    fn node_name(&self, node: &Node) -> Option<Arc<str>> {
+        match node {
+            Node::End => None,
+            Node::Model => Some("model".into()),
+            Node::Tools(_) => Some("tools".into()),
+            Node::Hook(hook, position) => Some(self.hook_name(*hook, *position)),
         }
     }
 

@@ -129,6 +129,29 @@ pub struct RunOptions {
     /// a run resumed or replayed from a checkpoint whose next node it is. `None`: the graph's
     /// first node.
     pub start: Option<String>,
+    /// Nodes the run stops before or after (LangGraph's `interrupt_before`/`_after`).
+    pub stops: Stops,
+}
+
+/// LangGraph's `interrupt_before` and `interrupt_after`: node names, or every node (`"*"`).
+#[derive(Clone, Debug, Default)]
+pub struct Stops {
+    pub before: Vec<String>,
+    pub after: Vec<String>,
+}
+
+impl Stops {
+    fn matches(list: &[String], node: &str) -> bool {
+        list.iter().any(|n| n == "*" || n == node)
+    }
+
+    pub fn before(&self, node: &str) -> bool {
+        Self::matches(&self.before, node)
+    }
+
+    pub fn after(&self, node: &str) -> bool {
+        Self::matches(&self.after, node)
+    }
 }
 
 impl Default for RunOptions {
@@ -142,6 +165,7 @@ impl Default for RunOptions {
             trace: None,
             steps_before: 0,
             start: None,
+            stops: Stops::default(),
         }
     }
 }

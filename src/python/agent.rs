@@ -471,7 +471,7 @@ impl CoreAgent {
 
     /// Runs the agent, reporting its steps: an iterator of raw `(mode, ns, payload)` items
     /// ending with `("done", (), state)`, shaped into LangGraph's chunks by the Python side.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -485,6 +485,7 @@ impl CoreAgent {
         tracer: Option<Py<PyAny>>,
         steps_before: u64,
         start: Option<String>,
+        stops: Option<(Vec<String>, Vec<String>)>,
     ) -> PyResult<EventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_sync(py, config)?;
@@ -495,6 +496,10 @@ impl CoreAgent {
                 tracer,
                 steps_before,
                 start,
+                stops: stops.map_or_else(Default::default, |(before, after)| crate::agent::Stops {
+                    before,
+                    after,
+                }),
             };
             Ok(EventStream::new(self.start_stream(
                 state,
@@ -506,7 +511,7 @@ impl CoreAgent {
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None))]
     #[allow(clippy::too_many_arguments)]
     fn astream(
         &self,
@@ -520,6 +525,7 @@ impl CoreAgent {
         tracer: Option<Py<PyAny>>,
         steps_before: u64,
         start: Option<String>,
+        stops: Option<(Vec<String>, Vec<String>)>,
     ) -> PyResult<AsyncEventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_async(py, config)?;
@@ -530,6 +536,10 @@ impl CoreAgent {
                 tracer,
                 steps_before,
                 start,
+                stops: stops.map_or_else(Default::default, |(before, after)| crate::agent::Stops {
+                    before,
+                    after,
+                }),
             };
             Ok(AsyncEventStream::new(self.start_stream(
                 state,
@@ -551,6 +561,8 @@ struct StreamRun<'py> {
     steps_before: u64,
     /// See `RunOptions::start`.
     start: Option<String>,
+    /// See `RunOptions::stops`.
+    stops: crate::agent::Stops,
 }
 
 impl CoreAgent {
@@ -577,6 +589,7 @@ impl CoreAgent {
             trace: trace_from_py(run_args.tracer),
             steps_before: run_args.steps_before,
             start: run_args.start,
+            stops: run_args.stops,
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
@@ -610,6 +623,7 @@ fn run_options(
         trace: trace_from_py(tracer),
         steps_before: 0,
         start: None,
+        stops: Default::default(),
     })
 }
 

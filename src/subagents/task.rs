@@ -278,6 +278,7 @@ async fn run_subagent(
         // A subgraph numbers its own steps, from its first node.
         steps_before: 0,
         start: None,
+        stops: Default::default(),
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.
