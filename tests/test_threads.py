@@ -552,3 +552,24 @@ def test_breakpoints_stop_the_run_where_langgraph_stops_it(where: str, saver: An
         row.append([_value(c) for c in chunks])
         out.append(row)
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("as_node", ["model", "PatchToolCallsMiddleware.before_agent"])
+def test_update_state_as_a_node_routes_as_that_node(as_node: str) -> None:
+    from langchain_core.messages import AIMessage
+
+    out = []
+    for impl in IMPLS:
+        saver = InMemorySaver()
+        model = ScriptedChatModel(["first", "after the update"])
+        agent = make(impl, saver, model)
+        agent.invoke({"messages": [("user", "go")]}, THREAD)
+        calls = [{"name": "my_tool", "args": {"x": 4}, "id": "call_U", "type": "tool_call"}]
+        written = AIMessage(content="", tool_calls=calls, id="ai_update")
+        agent.update_state(THREAD, {"messages": [written]}, as_node=as_node)
+        updated = snapshot(agent)
+        result = agent.invoke(None, THREAD)
+        out.append((updated, _value(result), snapshot(agent), dump(saver)))
+    assert out[0][:3] == out[1][:3]
+    found = first_difference(out[0][3], out[1][3])
+    assert found is None, found

@@ -53,6 +53,11 @@ class ThreadRuns:
         stop for a human (LangGraph's `interrupt()` needs its task context)."""
         return self.checkpointer is not None or self._interrupts
 
+    def _route_after(self, node: str, state: dict) -> Any:
+        """The core's edge out of `node` on a LangGraph state (see `ThreadGraph`)."""
+        kind, value = self._core.route_after(node, _threads.core_state(state), state.get("jump_to"))
+        return _threads.goto_of(kind, value)
+
     def _through_graph(self, stream_mode: Any, kwargs: dict) -> bool:
         """Whether a run goes through the thread graph: checkpointed or interruptible runs,
         and runs asking for what only LangGraph's loop makes (its own stream modes, its
@@ -69,7 +74,12 @@ class ThreadRuns:
     def _run_graph(self) -> _threads.ThreadGraph:
         if self._thread_graph is None:
             self._thread_graph = _threads.ThreadGraph(
-                self._core.node_names, self._state_schemas, self.checkpointer, self.name, self.config["metadata"]
+                self._core.node_names,
+                self._state_schemas,
+                self.checkpointer,
+                self.name,
+                self.config["metadata"],
+                self._route_after,
             )
         return self._thread_graph
 
@@ -117,16 +127,11 @@ class ThreadRuns:
         first = self._core.node_names[0]
 
         def launch(node: str, thread_state: dict, steps_before: int, task_config: dict) -> Any:
-            # The thread's messages as LangGraph stored them: ids already given (or, for
-            # tuple and str input, left out), nothing to stamp.
-            core_state: dict[str, Any] = {"messages": [_convert.to_core(m) for m in thread_state.get("messages") or []]}
-            for key, value in thread_state.items():
-                if key not in ("messages", "jump_to"):
-                    core_state[key] = value
+            core = _threads.core_state(thread_state)
             start_at = None if node == first else node
             configurable = {**(run_config.get("configurable") or {}), **_threads.task_keys(task_config)}
             config = {**run_config, "configurable": configurable}
-            args = (core_state, limit, core_modes, bool(subgraphs), config, subagent_format, tracer)
+            args = (core, limit, core_modes, bool(subgraphs), config, subagent_format, tracer)
             if asynchronous:
                 return self._core.astream(*args, steps_before, start_at, stops)
             token = _runtime.enter_blocking_invoke()
@@ -222,16 +227,16 @@ class ThreadRuns:
 
     def update_state(self, config: dict, values: Any, as_node: str | None = None, task_id: str | None = None) -> dict:
         """Writes ``values`` to the thread as the last node that ran."""
-        if as_node is not None or task_id is not None:
-            raise _planned("update_state(as_node=..., task_id=...)", "durable threads")
-        return self._thread().graph.update_state(config, values)
+        if task_id is not None:
+            raise _planned("update_state(task_id=...)", "durable threads")
+        return self._thread().graph.update_state(config, values, as_node=as_node)
 
     async def aupdate_state(
         self, config: dict, values: Any, as_node: str | None = None, task_id: str | None = None
     ) -> dict:
-        if as_node is not None or task_id is not None:
-            raise _planned("update_state(as_node=..., task_id=...)", "durable threads")
-        return await self._thread().graph.aupdate_state(config, values)
+        if task_id is not None:
+            raise _planned("update_state(task_id=...)", "durable threads")
+        return await self._thread().graph.aupdate_state(config, values, as_node=as_node)
 
     def _thread_invoke(self, input: Any, config: dict | None, version: str, kwargs: dict) -> Any:
         shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=False)

@@ -113,6 +113,8 @@ class _Feed:
         #: `("route", node, (kind, value))`.
         self._entries: list[tuple[str, str, Any]] = []
         self._taken: set[int] = set()
+        #: Where each task the core ran goes next, by task id.
+        self.routes: dict[str, Any] = {}
         self._ended = False
         self._lock = threading.Lock()
         self._alock: asyncio.Lock | None = None
@@ -175,19 +177,21 @@ class _Feed:
         """Where the core went after the write at ``index``: ``(known, goto)``. The core
         reports it before it runs the next node."""
         node = self._entries[index][1]
-        for kind, name, (route, value) in (e for e in self._entries[index + 1 :] if e[0] == "route"):
-            if name != node:
-                continue
-            if route == "node":
-                return True, value
-            if route == "calls":
-                from langgraph.types import Send
-
-                # LangChain's edge: one `tools` task per pending call.
-                return True, [Send("tools", [call]) for call in value]
-            return True, _END
+        for _kind, name, (route, value) in (e for e in self._entries[index + 1 :] if e[0] == "route"):
+            if name == node:
+                return True, goto_of(route, value)
         # A run that ended without a route (it failed in between) goes nowhere.
         return self._ended, _END
+
+    def _keep_route(self, config: dict, goto: Any) -> None:
+        """Where this task goes, for the node's edge to read (see `ThreadGraph`)."""
+        self.routes[_task_id(config)] = goto
+
+    def take_route(self, config: dict) -> tuple[bool, Any]:
+        task = _task_id(config)
+        if task in self.routes:
+            return True, self.routes.pop(task)
+        return False, None
 
     def _begin(self, node: str, arg: Any, config: dict) -> Any:
         """Starts the core's run at the first node that asks, numbering its steps on from the
@@ -211,7 +215,8 @@ class _Feed:
                     raise self._missing(node, config)
             while not (route := self._route(index))[0]:
                 self._pull()
-            return _command(self._entries[index][2], route[1])
+            self._keep_route(config, route[1])
+            return _command(self._entries[index][2])
 
     async def atake(self, node: str, arg: Any, config: dict) -> Any:
         if self._alock is None:
@@ -225,7 +230,8 @@ class _Feed:
                     raise self._missing(node, config)
             while not (route := self._route(index))[0]:
                 await self._apull()
-            return _command(self._entries[index][2], route[1])
+            self._keep_route(config, route[1])
+            return _command(self._entries[index][2])
 
     def _missing(self, node: str, config: dict) -> BaseException:
         if self._error is not None:
@@ -322,26 +328,66 @@ def _call_id(node: str, arg: Any) -> str | None:
     return None
 
 
-def _command(update: Any, goto: Any) -> Any:
+def _task_id(config: dict) -> Any:
+    from langgraph._internal._constants import CONFIG_KEY_TASK_ID
+
+    return (config.get("configurable") or {}).get(CONFIG_KEY_TASK_ID)
+
+
+def _command(update: Any) -> Any:
     from langgraph.types import Command
 
     if isinstance(update, list):
         # One node's several writes, in order.
         update = [(k, v) for w in update if isinstance(w, dict) for k, v in w.items()]
-    return Command(update=update, goto=goto if goto != _END else ())
+    return Command(update=update)
+
+
+def goto_of(kind: str, value: Any) -> Any:
+    """A route the core reports (`Event::Route`) as LangGraph's edge result."""
+    if kind == "node":
+        return value
+    if kind == "calls":
+        from langgraph.types import Send
+
+        # LangChain's edge: one `tools` task per pending call.
+        return [Send("tools", [call]) for call in value]
+    return _END
+
+
+def core_state(thread_state: dict) -> dict:
+    """The thread's state as the core takes it: the messages as LangGraph stored them (ids
+    already given, or for tuple and str input left out: nothing to stamp)."""
+    from . import _convert
+
+    state: dict[str, Any] = {"messages": [_convert.to_core(m) for m in thread_state.get("messages") or []]}
+    for key, value in thread_state.items():
+        if key not in ("messages", "jump_to"):
+            state[key] = value
+    return state
 
 
 class ThreadGraph:
     """The LangGraph graph that checkpoints one agent's runs into ``checkpointer``."""
 
     def __init__(
-        self, node_names: list[str], schemas: Sequence[type], checkpointer: Any, name: str | None, metadata: dict
+        self,
+        node_names: list[str],
+        schemas: Sequence[type],
+        checkpointer: Any,
+        name: str | None,
+        metadata: dict,
+        route_after: Callable[[str, dict], Any],
     ) -> None:
+        """``route_after(node, state)`` is the core's edge out of ``node``, as LangGraph's edge
+        result: what a write made as that node outside a run (``update_state(as_node=...)``)
+        routes by. In a run, each node goes where the core went."""
         from langgraph.graph import START, StateGraph
 
         builder = StateGraph(_state_schema(schemas))
         for node in node_names:
-            builder.add_node(node, _node(node), destinations=tuple(n for n in node_names if n != node))
+            builder.add_node(node, _node(node))
+            builder.add_conditional_edges(node, _edge(node, route_after))
         builder.add_edge(START, node_names[0])
         # The agent's metadata as deepagents' graph carries it: in every task and checkpoint,
         # `update_state`'s included.
@@ -424,6 +470,25 @@ def _graph_item(mode: str, chunk: Any, feed: _Feed) -> Any:
     if "__interrupt__" in chunk:
         return Interrupted(chunk["__interrupt__"], feed.error_state())
     return chunk
+
+
+def _edge(name: str, route_after: Callable[[str, dict], Any]) -> Any:
+    from langchain_core.runnables import RunnableConfig
+    from langgraph._internal._runnable import RunnableCallable
+
+    def route(state, config):  # annotated below, with the real class
+
+        feed = (config.get("configurable") or {}).get(_FEED)
+        if feed is not None:
+            known, goto = feed.take_route(config)
+            if known:
+                return goto
+        return route_after(name, state)
+
+    # LangGraph reads the path function's hints (for its possible targets), and hands the
+    # config to a parameter typed as LangChain's `RunnableConfig`.
+    route.__annotations__ = {"state": dict, "config": RunnableConfig}
+    return RunnableCallable(route, name=f"{name}:edge", trace=False, recurse=False)
 
 
 def _node(name: str) -> Any:

@@ -151,14 +151,39 @@ impl Agent {
         let Some(events) = run.emitter(step).filter(|e| e.wants(EventKind::Routes)) else {
             return;
         };
-        let next = match next {
+        let next = self.route_of(next, state);
+        events.emit(Event::Route { node: from, next });
+    }
+
+    fn route_of(&self, next: &Node, state: &AgentState) -> Route {
+        match next {
             Node::End => Route::End,
             Node::Model => Route::Node("model".into()),
             Node::Tools(true) => Route::Node("tools".into()),
             Node::Tools(false) => Route::Calls(self.pending_calls(state)),
             Node::Hook(hook, position) => Route::Node(self.hook_name(*hook, *position)),
+        }
+    }
+
+    /// Where the loop goes after the node named `node` on `state`, by the graph's edges:
+    /// for a write made as that node outside a run (LangGraph's `update_state(as_node=...)`).
+    /// A hook's jump is its own `jump_to`, when the write sets one.
+    pub fn route_after(
+        &self,
+        node: &str,
+        state: &AgentState,
+        jump: Option<Jump>,
+    ) -> Result<Route, Error> {
+        let next = match self.node_named(node)? {
+            Node::Hook(hook, position) => self.after_hook(hook, position, jump, state),
+            Node::Model => match self.first(Hook::AfterModel) {
+                Some(n) => n,
+                None => self.route_after_model(state),
+            },
+            Node::Tools(_) => self.route_after_tools(state),
+            Node::End => Node::End,
         };
-        events.emit(Event::Route { node: from, next });
+        Ok(self.route_of(&next, state))
     }
 
     /// The node LangGraph names `name`.

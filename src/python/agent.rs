@@ -361,6 +361,27 @@ impl CoreAgent {
         self.agent.model.id()
     }
 
+    /// Where the loop goes after `node` on `state` (a state dict), by the graph's edges:
+    /// `("node", name)`, `("calls", [tool call, ...])` or `("end", None)`.
+    #[pyo3(signature = (node, state, jump_to=None))]
+    fn route_after<'py>(
+        &self,
+        py: Python<'py>,
+        node: &str,
+        state: &Bound<'py, PyDict>,
+        jump_to: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        super::errors::guard(|| {
+            let state = state_from_py(state)?;
+            let jump = jump_to.and_then(crate::state::Jump::parse);
+            let route = self
+                .agent
+                .route_after(node, &state, jump)
+                .map_err(super::errors::to_py)?;
+            super::stream::route_to_py(py, &route)
+        })
+    }
+
     /// The graph's node names (hook nodes, `model`, `tools`) in LangChain's order.
     #[getter]
     fn node_names(&self) -> Vec<String> {

@@ -247,17 +247,8 @@ fn event_to_py(
         ),
         // `(node, "node", name)`, `(node, "calls", [tool call, ...])` or `(node, "end", None)`.
         Event::Route { node, next } => {
-            let (kind, value) = match next {
-                Route::Node(name) => ("node", name.as_ref().into_pyobject(py)?.into_any()),
-                Route::Calls(calls) => {
-                    let list = PyList::empty(py);
-                    for call in &calls {
-                        list.append(super::convert::call_to_py(py, call)?)?;
-                    }
-                    ("calls", list.into_any())
-                }
-                Route::End => ("end", py.None().into_bound(py)),
-            };
+            let route = route_to_py(py, &next)?;
+            let (kind, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = route.extract()?;
             (
                 EventKind::Routes,
                 (node.as_ref(), kind, value).into_pyobject(py)?.into_any(),
@@ -268,6 +259,23 @@ fn event_to_py(
         .into_pyobject(py)?
         .into_any()
         .unbind())
+}
+
+/// A route as `(kind, value)`: `("node", name)`, `("calls", [tool call, ...])` or
+/// `("end", None)`.
+pub(crate) fn route_to_py<'py>(py: Python<'py>, route: &Route) -> PyResult<Bound<'py, PyAny>> {
+    let (kind, value) = match route {
+        Route::Node(name) => ("node", name.as_ref().into_pyobject(py)?.into_any()),
+        Route::Calls(calls) => {
+            let list = PyList::empty(py);
+            for call in calls {
+                list.append(super::convert::call_to_py(py, call)?)?;
+            }
+            ("calls", list.into_any())
+        }
+        Route::End => ("end", py.None().into_bound(py)),
+    };
+    Ok((kind, value).into_pyobject(py)?.into_any())
 }
 
 /// The run behind a stream: its queue, and the task, cancelled when the stream is dropped
