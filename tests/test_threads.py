@@ -573,3 +573,25 @@ def test_update_state_as_a_node_routes_as_that_node(as_node: str) -> None:
     assert out[0][:3] == out[1][:3]
     found = first_difference(out[0][3], out[1][3])
     assert found is None, found
+
+
+def test_bulk_update_state_applies_supersteps_as_langgraph_does() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.types import StateUpdate
+
+    out = []
+    for impl in IMPLS:
+        saver = InMemorySaver()
+        agent = make(impl, saver, ScriptedChatModel(["first"]))
+        agent.invoke({"messages": [("user", "go")]}, THREAD)
+        agent.bulk_update_state(
+            THREAD,
+            [
+                [StateUpdate({"messages": [HumanMessage("more", id="h2")]}, None)],
+                [StateUpdate({"messages": [AIMessage("answer", id="a2")]}, "model")],
+            ],
+        )
+        out.append((snapshot(agent), dump(saver)))
+    assert out[0][0] == out[1][0]
+    found = first_difference(out[0][1], out[1][1])
+    assert found is None, found

@@ -238,6 +238,14 @@ class ThreadRuns:
             raise _planned("update_state(task_id=...)", "durable threads")
         return await self._thread().graph.aupdate_state(config, values, as_node=as_node)
 
+    def bulk_update_state(self, config: dict, supersteps: Any) -> dict:
+        """Several supersteps of writes at once (LangGraph's `StateUpdate`s), as LangGraph
+        applies them."""
+        return self._thread().graph.bulk_update_state(config, supersteps)
+
+    async def abulk_update_state(self, config: dict, supersteps: Any) -> dict:
+        return await self._thread().graph.abulk_update_state(config, supersteps)
+
     def _thread_invoke(self, input: Any, config: dict | None, version: str, kwargs: dict) -> Any:
         shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=False)
         return self._thread_result(shaper, runs, config, version)

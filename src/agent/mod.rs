@@ -4,6 +4,7 @@
 
 mod graph;
 mod guard;
+mod routing;
 mod structured;
 
 use std::sync::Arc;

@@ -407,8 +407,10 @@ class SimServer:
                         message = (
                             f"sim: gate timed out: the client did not surface the first delta within {gate.timeout}s"
                         )
-                        send(timeout_frame(message))
+                        # Recorded before it is written, as every event is: the client may
+                        # raise and the test read the log before this thread runs again.
                         log.fault = "gate_timeout"
+                        send(timeout_frame(message))
                         fault = None
                         break
             if fault is not None:

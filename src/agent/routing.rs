@@ -1,0 +1,212 @@
+//! Where the loop goes: LangChain's edges between deepagents' nodes, decided from the state
+//! alone (and a hook's `jump_to`), and the names LangGraph gives the nodes.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::Agent;
+use crate::error::Error;
+use crate::events::Route;
+use crate::messages::{AiMessage, Message, ToolCall};
+use crate::middleware::Hook;
+use crate::state::{AgentState, Jump};
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Node {
+    /// The `position`-th node of `hook` in running order.
+    Hook(Hook, usize),
+    Model,
+    /// `true`: on the whole state, after a hook's `jump_to: "tools"`.
+    Tools(bool),
+    End,
+}
+
+/// The newest AI message and the ids of the tool results after it.
+pub(super) fn last_turn(state: &AgentState) -> Option<(&AiMessage, HashSet<&str>, Vec<&str>)> {
+    let mut answered = HashSet::new();
+    let mut names = Vec::new();
+    for m in state.messages.iter_newest_first() {
+        match m.as_ref() {
+            Message::Tool(t) => {
+                answered.insert(t.tool_call_id.as_str());
+                names.extend(t.name.as_deref());
+            }
+            Message::Ai(ai) => return Some((ai, answered, names)),
+            _ => {}
+        }
+    }
+    None
+}
+
+impl Agent {
+    pub(super) fn schema_tool(&self) -> Option<&str> {
+        self.response_format
+            .as_ref()
+            .map(|rf| rf.parser.spec().name.as_str())
+    }
+
+    /// The calls of the last AI message that still need running.
+    pub(super) fn pending_calls(&self, state: &AgentState) -> Vec<ToolCall> {
+        let schema = self.schema_tool();
+        let Some((ai, answered, _)) = last_turn(state) else {
+            return Vec::new();
+        };
+        ai.tool_calls
+            .iter()
+            .filter(|c| Some(c.name.as_str()) != schema)
+            .filter(|c| !c.id.as_deref().is_some_and(|id| answered.contains(id)))
+            .cloned()
+            .collect()
+    }
+
+    /// LangGraph's name of a hook node.
+    pub(super) fn hook_name(&self, hook: Hook, position: usize) -> Arc<str> {
+        let entry = self.chain.entry(self.chain.nodes(hook)[position]);
+        format!("{}.{}", entry.name(), hook.as_str()).into()
+    }
+
+    pub(super) fn route_of(&self, next: &Node, state: &AgentState) -> Route {
+        match next {
+            Node::End => Route::End,
+            Node::Model => Route::Node("model".into()),
+            Node::Tools(true) => Route::Node("tools".into()),
+            Node::Tools(false) => Route::Calls(self.pending_calls(state)),
+            Node::Hook(hook, position) => Route::Node(self.hook_name(*hook, *position)),
+        }
+    }
+
+    /// Where the loop goes after the node named `node` on `state`, by the graph's edges:
+    /// for a write made as that node outside a run (LangGraph's `update_state(as_node=...)`).
+    /// A hook's jump is its own `jump_to`, when the write sets one.
+    pub fn route_after(
+        &self,
+        node: &str,
+        state: &AgentState,
+        jump: Option<Jump>,
+    ) -> Result<Route, Error> {
+        let next = match self.node_named(node)? {
+            Node::Hook(hook, position) => self.after_hook(hook, position, jump, state),
+            Node::Model => match self.first(Hook::AfterModel) {
+                Some(n) => n,
+                None => self.route_after_model(state),
+            },
+            Node::Tools(_) => self.route_after_tools(state),
+            Node::End => Node::End,
+        };
+        Ok(self.route_of(&next, state))
+    }
+
+    /// The node LangGraph names `name`.
+    pub(super) fn node_named(&self, name: &str) -> Result<Node, Error> {
+        match name {
+            "model" => return Ok(Node::Model),
+            "tools" => return Ok(Node::Tools(false)),
+            _ => {}
+        }
+        for hook in Hook::ALL {
+            for (position, &entry) in self.chain.nodes(hook).iter().enumerate() {
+                let entry = self.chain.entry(entry);
+                if name
+                    .strip_suffix(hook.as_str())
+                    .and_then(|n| n.strip_suffix('.'))
+                    == Some(entry.name())
+                {
+                    return Ok(Node::Hook(hook, position));
+                }
+            }
+        }
+        Err(Error::InvalidInput(format!(
+            "the graph has no node named {name:?}"
+        )))
+    }
+
+    pub(super) fn first(&self, hook: Hook) -> Option<Node> {
+        (!self.chain.nodes(hook).is_empty()).then_some(Node::Hook(hook, 0))
+    }
+
+    pub(super) fn loop_entry(&self) -> Node {
+        self.first(Hook::BeforeModel).unwrap_or(Node::Model)
+    }
+
+    pub(super) fn exit(&self) -> Node {
+        self.first(Hook::AfterAgent).unwrap_or(Node::End)
+    }
+
+    pub(super) fn resolve(&self, jump: Jump) -> Node {
+        match jump {
+            Jump::Model => self.loop_entry(),
+            Jump::Tools => Node::Tools(true),
+            Jump::End => self.exit(),
+        }
+    }
+
+    /// LangChain's edge after the model (and its `after_model` nodes).
+    pub(super) fn route_after_model(&self, state: &AgentState) -> Node {
+        let Some((ai, _, _)) = last_turn(state) else {
+            return self.exit();
+        };
+        if ai.tool_calls.is_empty() {
+            return self.exit();
+        }
+        if !self.pending_calls(state).is_empty() {
+            return Node::Tools(false);
+        }
+        if state.structured_response.is_some() {
+            return self.exit();
+        }
+        // Only the schema tool was called, and it must be called again.
+        self.loop_entry()
+    }
+
+    /// LangChain's edge after the tools: end when every tool called returns directly, or
+    /// when a structured response was answered in this turn.
+    pub(super) fn route_after_tools(&self, state: &AgentState) -> Node {
+        let Some((ai, _, answered_names)) = last_turn(state) else {
+            return self.loop_entry();
+        };
+        let schema = self.schema_tool();
+        let mut calls = ai
+            .tool_calls
+            .iter()
+            .filter(|c| Some(c.name.as_str()) != schema)
+            .peekable();
+        if calls.peek().is_some() && calls.all(|c| self.tools.returns_directly(&c.name)) {
+            return self.exit();
+        }
+        if schema.is_some_and(|s| answered_names.contains(&s)) {
+            return self.exit();
+        }
+        self.loop_entry()
+    }
+
+    pub(super) fn after_hook(
+        &self,
+        hook: Hook,
+        position: usize,
+        jump: Option<Jump>,
+        state: &AgentState,
+    ) -> Node {
+        if let Some(jump) = jump.filter(|_| hook != Hook::AfterAgent) {
+            return self.resolve(jump);
+        }
+        if position + 1 < self.chain.nodes(hook).len() {
+            return Node::Hook(hook, position + 1);
+        }
+        match hook {
+            Hook::BeforeAgent => self.loop_entry(),
+            Hook::BeforeModel => Node::Model,
+            Hook::AfterModel => self.route_after_model(state),
+            Hook::AfterAgent => Node::End,
+        }
+    }
+
+    /// LangGraph's name of a node (none for the end).
+    pub(super) fn node_name(&self, node: &Node) -> Option<Arc<str>> {
+        match node {
+            Node::End => None,
+            Node::Model => Some("model".into()),
+            Node::Tools(_) => Some("tools".into()),
+            Node::Hook(hook, position) => Some(self.hook_name(*hook, *position)),
+        }
+    }
+}
