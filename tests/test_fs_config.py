@@ -27,10 +27,12 @@ def test_every_human_message_limit_is_accepted(limit) -> None:
     _create(middleware=[FilesystemMiddleware(human_message_token_limit_before_evict=limit)])
 
 
-def test_interrupt_mode_permissions_are_refused() -> None:
+def test_interrupt_mode_permissions_on_a_disk_backend_are_refused(tmp_path: Path) -> None:
+    # What they do on other backends is compared with deepagents in tests/test_hitl.py.
     rule = FilesystemPermission(operations=["write"], paths=["/**"], mode="interrupt")
-    with pytest.raises(NotImplementedError, match="interrupt"):
-        _create(permissions=[rule])
+    backend = FilesystemBackend(root_dir=str(tmp_path), virtual_mode=True)
+    with pytest.raises(NotImplementedError, match="symlinks"):
+        _create(permissions=[rule], backend=backend)
 
 
 def test_binary_offload_is_refused(tmp_path: Path) -> None:

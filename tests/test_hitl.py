@@ -217,3 +217,37 @@ def test_interrupt_called_by_a_tool_pauses_and_returns_the_answer() -> None:
     assert out[0][:3] == out[1][:3]
     found = first_difference(out[0][3], out[1][3])
     assert found is None, found
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(("write_file", {"file_path": "/secret/a.txt", "content": "s"}), id="write_gated"),
+        pytest.param(("write_file", {"file_path": "/open/a.txt", "content": "o"}), id="write_open"),
+        pytest.param(("ls", {}), id="ls_everything"),
+        pytest.param(("glob", {"pattern": "/secret/*", "path": "/open"}), id="glob_pattern"),
+        pytest.param(("read_file", {"file_path": "/secret/public/x"}), id="denied_first"),
+    ],
+)
+def test_interrupt_mode_file_rules_gate_calls_as_deepagents_does(call: tuple[str, dict]) -> None:
+    from deepagents.middleware.filesystem import FilesystemPermission as RefPermission
+    from deepagents_rs.middleware.filesystem import FilesystemPermission
+
+    out = []
+    for impl, permission in ((deepagents, RefPermission), (deepagents_rs, FilesystemPermission)):
+        rules = [
+            permission(operations=["read", "write"], paths=["/secret/public/**"], mode="deny"),
+            permission(operations=["read", "write"], paths=["/secret/**"], mode="interrupt"),
+        ]
+        agent = impl.create_deep_agent(
+            model=ScriptedChatModel([ai_tool_calls((call[0], call[1], "call_F")), "done"]),
+            checkpointer=InMemorySaver(),
+            permissions=rules,
+        )
+        first = agent.invoke({"messages": [("user", "go")]}, THREAD)
+        row = [interrupts(first.get("__interrupt__", [])), _value(first["messages"]), _value(first.get("files"))]
+        if first.get("__interrupt__"):
+            resumed = agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
+            row += [_value(resumed["messages"]), _value(resumed.get("files"))]
+        out.append(row)
+    assert out[0] == out[1]

@@ -26,15 +26,11 @@ from .backends.state import StateBackend
 from .backends.utils import validate_path
 
 
-def _planned(what: str) -> NotImplementedError:
-    return NotImplementedError(f"deepagents_rs: {what} is not supported yet; it is planned (human-in-the-loop).")
-
-
 def _rules(permissions: Any) -> list[tuple[list[str], list[str], str]]:
     rules = []
     for rule in permissions or ():
-        if rule.mode == "interrupt":
-            raise _planned('FilesystemPermission(mode="interrupt")')
+        # An interrupt rule lets the call through here; the human-in-the-loop entry
+        # generated for it (`_fs_interrupts`) gates it.
         rules.append((list(rule.operations), list(rule.paths), rule.mode))
     return rules
 

@@ -157,3 +157,13 @@ def disk_list(path: str) -> list[tuple[str, tuple[bool, bool, int, float | None]
 def _panic_for_tests(message: str) -> None:
     """Panics inside Rust on purpose, under the guard every entry point has: raises
     ``RuntimeError`` (for tests)."""
+
+class FsInterrupts:
+    """Interrupt-mode ``FilesystemPermission`` rules: which file tools they gate, and whether
+    a call fires (deepagents' per-call ``when``)."""
+
+    def __init__(self, rules: list[tuple[list[str], list[str], str]]) -> None: ...
+    def tools(self) -> list[str]:
+        """The file tools some interrupt rule can gate."""
+    def fires(self, tool: str, args: Any) -> bool:
+        """Whether a call of ``tool`` with ``args`` goes to a human first."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import _convert
+from . import _convert, _fs_interrupts
 from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
 from ._structured import make_response_format, render_structured
 from ._tools import ToolAdapter, to_adapter
@@ -179,6 +179,7 @@ def build_specs(
     files: Callable[[Any], dict] | None = None,
     parent_permissions: Any = None,
     interrupt_on: dict | None = None,
+    fs_interrupt_on: Callable[[Any], dict] | None = None,
 ) -> list[dict]:
     """The specs for the core's ``task`` tool, general-purpose subagent included (first,
     unless the user supplies one of that name, which then keeps its own position).
@@ -253,7 +254,12 @@ def build_specs(
                 fork["middleware"] = _middleware_adapters(spec["middleware"], tools or parent_tools)
             specs.append(fork)
             continue
-        gate = _gate(spec.get("interrupt_on", interrupt_on))
+        gate = _gate(
+            _fs_interrupts.merged(
+                fs_interrupt_on(spec.get("permissions", parent_permissions)) if fs_interrupt_on else {},
+                spec.get("interrupt_on", interrupt_on),
+            )
+        )
         model = spec.get("model", parent_model)
         tools = parent_tools if tools is None else tools
         response_format = make_response_format(spec.get("response_format"), model=model, tools=tools)
@@ -275,6 +281,9 @@ def build_specs(
     if forks:
         _warn_fork_beta()
     if not any(s["name"] == GENERAL_PURPOSE for s in specs):
+        gp_gate = _gate(
+            _fs_interrupts.merged(fs_interrupt_on(parent_permissions) if fs_interrupt_on else {}, interrupt_on)
+        )
         specs.insert(
             0,
             {
@@ -285,8 +294,8 @@ def build_specs(
                 "tools": parent_tools,
                 "system": system_message(DEFAULT_SUBAGENT_PROMPT, parent_model),
                 "files": own_files({}),
-                "middleware": _middleware_adapters(_gate(interrupt_on), parent_tools),
-                "private_keys": _private_keys(_gate(interrupt_on)),
+                "middleware": _middleware_adapters(gp_gate, parent_tools),
+                "private_keys": _private_keys(gp_gate),
             },
         )
     return specs

@@ -7,7 +7,7 @@ import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _callbacks, _compat, _convert, _runtime, _stream
+from . import _callbacks, _compat, _convert, _fs_interrupts, _runtime, _stream
 from ._backend_adapter import fs_config
 from ._core import CoreAgent
 from ._middleware import MiddlewareAdapter, declared_keys, schema_omissions
@@ -515,7 +515,9 @@ def create_deep_agent(
     structured = make_response_format(response_format, model=model, tools=adapters)
     core_model = _core_model(model, [*adapters, structured] if structured else adapters)
     middleware, fs_override = _split_filesystem(middleware, permissions)
-    hitl = _human_in_the_loop(interrupt_on)
+    hitl = _human_in_the_loop(
+        _fs_interrupts.merged(_fs_interrupts.interrupt_on_from_permissions(permissions, backend), interrupt_on)
+    )
     if hitl is not None:
         # deepagents puts LangChain's HumanInTheLoopMiddleware after the user's middleware.
         middleware = [*middleware, hitl]
@@ -529,6 +531,7 @@ def create_deep_agent(
         files=lambda perms: fs_config(backend, perms, store=store),
         parent_permissions=permissions,
         interrupt_on=interrupt_on,
+        fs_interrupt_on=lambda perms: _fs_interrupts.interrupt_on_from_permissions(perms, backend),
     )
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}

@@ -6,6 +6,7 @@ pub mod backend;
 pub mod disk;
 pub mod file_data;
 pub mod glob;
+pub mod interrupt_rules;
 pub mod media;
 pub mod path;
 pub mod permissions;

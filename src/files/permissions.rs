@@ -128,7 +128,7 @@ pub fn glob_anchor(pattern: &str) -> String {
     }
 }
 
-fn paths_overlap(call_path: &str, anchor: &str) -> bool {
+pub fn paths_overlap(call_path: &str, anchor: &str) -> bool {
     parts(call_path) == parts(anchor)
         || is_relative_to(call_path, anchor)
         || is_relative_to(anchor, call_path)

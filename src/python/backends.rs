@@ -230,21 +230,7 @@ pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesyst
         Ok(s) if s == "state" => Arc::new(StateBackend),
         _ => Arc::new(PyBackend::new(&backend)?),
     };
-    let rules: Vec<(Vec<String>, Vec<String>, String)> = get("rules")?.extract()?;
-    let rules = Rules(
-        rules
-            .into_iter()
-            .map(|(operations, paths, mode)| Permission {
-                operations,
-                paths,
-                mode: match mode.as_str() {
-                    "deny" => Mode::Deny,
-                    "interrupt" => Mode::Interrupt,
-                    _ => Mode::Allow,
-                },
-            })
-            .collect(),
-    );
+    let rules = rules_from_py(get("rules")?.extract()?);
     let custom_descriptions: HashMap<String, String> = get("custom_descriptions")?.extract()?;
     Filesystem::new(FilesystemConfig {
         backend,
@@ -260,4 +246,22 @@ pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesyst
         conversation_history_prefix: get("conversation_history_prefix")?.extract()?,
     })
     .map_err(super::errors::to_py)
+}
+
+/// `FilesystemPermission` rules as `(operations, paths, mode)` tuples.
+pub(crate) fn rules_from_py(rules: Vec<(Vec<String>, Vec<String>, String)>) -> Rules {
+    Rules(
+        rules
+            .into_iter()
+            .map(|(operations, paths, mode)| Permission {
+                operations,
+                paths,
+                mode: match mode.as_str() {
+                    "deny" => Mode::Deny,
+                    "interrupt" => Mode::Interrupt,
+                    _ => Mode::Allow,
+                },
+            })
+            .collect(),
+    )
 }

@@ -195,3 +195,28 @@ pub(crate) fn disk_list(py: Python<'_>, path: &str) -> PyResult<Vec<ListedEntry>
         })
         .collect())
 }
+
+/// Interrupt-mode `FilesystemPermission` rules, as the human-in-the-loop entries deepagents
+/// generates for them read them: which file tools they gate, and whether a call fires.
+#[pyclass(frozen)]
+pub(crate) struct FsInterrupts(crate::files::permissions::Rules);
+
+#[pymethods]
+impl FsInterrupts {
+    /// `rules`: `(operations, paths, mode)` tuples.
+    #[new]
+    fn new(rules: Vec<(Vec<String>, Vec<String>, String)>) -> Self {
+        FsInterrupts(super::backends::rules_from_py(rules))
+    }
+
+    /// The file tools some interrupt rule can gate.
+    fn tools(&self) -> Vec<&'static str> {
+        self.0.interrupt_tools()
+    }
+
+    /// Whether a call of `tool` with `args` goes to a human first.
+    fn fires(&self, tool: &str, args: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let (args, _) = super::value::read(args)?;
+        Ok(self.0.interrupt_fires(tool, &args))
+    }
+}

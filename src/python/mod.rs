@@ -24,6 +24,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<agent::CoreAgent>()?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_class::<files::GlobMatcher>()?;
+    m.add_class::<files::FsInterrupts>()?;
     m.add_function(wrap_pyfunction!(files::globmatch, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_glob, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_grep, m)?)?;

@@ -1,0 +1,59 @@
+"""Interrupt-mode ``FilesystemPermission`` rules as deepagents turns them into
+human-in-the-loop entries: one per file tool a rule can gate, all four decisions allowed, and
+a per-call ``when`` that fires where the rules send the call to a human (decided in Rust,
+``_core.FsInterrupts``). The file tools themselves let such calls through; only ``deny``
+refuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._core import FsInterrupts
+
+#: deepagents offers the reviewer every decision for a generated entry.
+_DECISIONS = ["approve", "edit", "reject", "respond"]
+
+
+def interrupt_on_from_permissions(permissions: Any, backend: Any) -> dict[str, Any]:
+    """The generated entries, by tool name (empty without interrupt rules)."""
+    rules = [(list(r.operations), list(r.paths), r.mode) for r in permissions or ()]
+    if not any(mode == "interrupt" for _, _, mode in rules):
+        return {}
+    _refuse_disk_backend(backend)
+    from langchain.agents.middleware import InterruptOnConfig
+
+    check = FsInterrupts(rules)
+    return {
+        tool: InterruptOnConfig(allowed_decisions=list(_DECISIONS), when=_when(check, tool)) for tool in check.tools()
+    }
+
+
+def merged(generated: dict[str, Any], user: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The generated entries under the user's: the user's entry wins per tool."""
+    if not generated and not user:
+        return None
+    return {**generated, **(user or {})}
+
+
+def _when(check: FsInterrupts, tool: str) -> Any:
+    def when(request: Any) -> bool:
+        return check.fires(tool, request.tool_call.get("args", {}))
+
+    return when
+
+
+def _refuse_disk_backend(backend: Any) -> None:
+    """deepagents also gates a path whose symlink resolves into a rule's subtree, on a
+    backend over a real filesystem; that resolution is not done here, so the combination is
+    refused rather than gated less."""
+    from .backends.composite import CompositeBackend
+    from .backends.filesystem import FilesystemBackend
+
+    parts = [backend]
+    if isinstance(backend, CompositeBackend):
+        parts = [backend.default, *backend.routes.values()]
+    if any(isinstance(b, FilesystemBackend) for b in parts):
+        raise NotImplementedError(
+            'deepagents_rs: FilesystemPermission(mode="interrupt") with a FilesystemBackend is not supported '
+            "yet (symlinks into a gated subtree); it is planned. Other backends support it."
+        )
