@@ -595,3 +595,29 @@ def test_bulk_update_state_applies_supersteps_as_langgraph_does() -> None:
     assert out[0][0] == out[1][0]
     found = first_difference(out[0][1], out[1][1])
     assert found is None, found
+
+
+def test_a_resumed_thread_sends_the_provider_the_bytes_deepagents_sends(sim: Any) -> None:
+    """A thread continued in a fresh agent (as in another process) sends the native
+    provider what deepagents sends for the same thread, byte for byte in its messages, so
+    the provider's prompt cache serves it."""
+    from sim.anthropic import text, tool_use
+
+    requests = []
+    for impl in IMPLS:
+        saver = InMemorySaver()
+        start = len(sim.requests)
+        sim.script(tool_use(("my_tool", {"x": 2}, "toolu_1"), text="Doubling."), text("It is 4."), text("Again 4."))
+        impl.create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[my_tool], checkpointer=saver).invoke(
+            {"messages": [{"role": "user", "content": "double 2"}]}, THREAD
+        )
+        # A new agent on the same saver: nothing carried over but the thread.
+        impl.create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[my_tool], checkpointer=saver).invoke(
+            {"messages": [{"role": "user", "content": "and again?"}]}, THREAD
+        )
+        requests.append([r.body for r in sim.requests[start:]])
+    ref, ours = requests
+    assert len(ref) == len(ours) == 3
+    # Every request whole, the turn-two one (the thread read back) included.
+    for mine, theirs in zip(ours, ref, strict=True):
+        assert mine == theirs
