@@ -1,46 +1,34 @@
-# Ported from deepagents 0.7.32 (MIT), deepagents/profiles/_keys.py: `provider` / `provider:model` key validation.
-"""Shared helpers for profile registry keys.
-
-Both `harness_profiles` and `provider_profiles` use the same `provider` or
-`provider:model` key shape, so the validation and lookup helpers live here
-to avoid duplication.
-"""
+"""The shape of a profile registry key: `provider` or `provider:model`."""
 
 from __future__ import annotations
 
 
 def validate_profile_key(key: str) -> None:
-    """Validate a `provider` or `provider:model` profile registry key.
+    """Raise `ValueError` unless `key` is a usable `provider` or `provider:model` key.
 
-    The first colon separates the provider from the complete model identifier.
-    Providers must not contain colons, while model identifiers may contain them;
-    for example, `ollama:glm-5.2:cloud` identifies provider `ollama` and model
-    `glm-5.2:cloud`.
-
-    Only the first colon is structural. The complete model identifier must be
-    nonempty and have no surrounding whitespace; its internal syntax belongs
-    to the provider. In particular, Bedrock foundation-model ARNs can contain
-    `::` because their account component is empty.
-
-    Args:
-        key: The registry key to check.
-
-    Raises:
-        ValueError: If `key` is empty, contains leading/trailing whitespace,
-            has whitespace adjacent to the first `:`, or has an empty provider
-            or model identifier.
+    Only the first colon separates the two halves, so a model identifier may hold
+    colons of its own (`ollama:glm-5.2:cloud`, or a Bedrock ARN with `::`).
     """
+    problem = _key_problem(key)
+    if problem is not None:
+        raise ValueError(problem)
+
+
+def _key_problem(key: str) -> str | None:
+    """Why `key` cannot name a registry entry, or `None` when it can."""
     if not key:
-        msg = "Profile key must be a non-empty string."
-        raise ValueError(msg)
-    if key != key.strip():
-        msg = f"Profile key {key!r} has leading or trailing whitespace; expected 'provider' or 'provider:model'."
-        raise ValueError(msg)
-    if ":" in key:
-        provider, _, model = key.partition(":")
-        if not provider or not model:
-            msg = f"Profile key {key!r} has an empty provider or model half; expected 'provider:model'."
-            raise ValueError(msg)
-        if provider != provider.strip() or model != model.strip():
-            msg = f"Profile key {key!r} has whitespace adjacent to ':'; expected 'provider:model' with no spaces around the first ':'."
-            raise ValueError(msg)
+        return "Profile key must be a non-empty string."
+    if key.strip() != key:
+        return f"Profile key {key!r} has leading or trailing whitespace; expected 'provider' or 'provider:model'."
+    provider, colon, model = key.partition(":")
+    if not colon:
+        return None
+    if not provider or not model:
+        return f"Profile key {key!r} has an empty provider or model half; expected 'provider:model'."
+    # The key as a whole is already stripped, so only the sides facing the colon can carry whitespace.
+    if provider.rstrip() != provider or model.lstrip() != model:
+        return (
+            f"Profile key {key!r} has whitespace adjacent to ':'; "
+            "expected 'provider:model' with no spaces around the first ':'."
+        )
+    return None

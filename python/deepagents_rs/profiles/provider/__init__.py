@@ -1,5 +1,4 @@
-# Ported from deepagents 0.7.32 (MIT), deepagents/profiles/provider/__init__.py: provider-profile package exports.
-"""Provider profile package: `ProviderProfile` API and built-in providers."""
+"""Provider profiles: the `ProviderProfile` API (`provider_profiles`) and the built-in profiles (`_nvidia`, ...)."""
 
 from deepagents_rs.profiles.provider.provider_profiles import (
     ProviderProfile,
@@ -8,9 +7,4 @@ from deepagents_rs.profiles.provider.provider_profiles import (
     register_provider_profile,
 )
 
-__all__ = [
-    "ProviderProfile",
-    "apply_provider_profile",
-    "get_provider_profile",
-    "register_provider_profile",
-]
+__all__ = ["ProviderProfile", "apply_provider_profile", "get_provider_profile", "register_provider_profile"]

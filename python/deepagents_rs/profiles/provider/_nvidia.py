@@ -1,52 +1,24 @@
-# Ported from deepagents 0.7.32 (MIT), deepagents/profiles/provider/_nvidia.py: built-in `"nvidia"` provider profile
-# (NIM app-attribution header).
-"""Built-in NVIDIA provider profile and helpers.
-
-Injects Deep Agents app-origin attribution into NVIDIA NIM requests via the
-header supported by `langchain-nvidia-ai-endpoints`.
-
-Registered directly by `_ensure_builtin_profiles_loaded` during the first
-profile-registry access. Not exposed as an `importlib.metadata` entry point —
-built-ins ship with the SDK and should not depend on install-time metadata to
-activate.
-"""
+"""Built-in `"nvidia"` profile: tags NVIDIA NIM requests as coming from Deep Agents."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from deepagents_rs.profiles.provider.provider_profiles import (
-    ProviderProfile,
-    _register_provider_profile_impl,
-)
+from deepagents_rs.profiles.provider.provider_profiles import ProviderProfile, _register_without_bootstrap
 
 _NVIDIA_BILLING_ORIGIN_HEADER = "X-BILLING-INVOKE-ORIGIN"
-"""NVIDIA NIM header used to attribute requests to an originating app."""
+"""The NIM request header naming the calling application."""
 
 _NVIDIA_APP_ORIGIN = "DeepAgents"
-"""Deep Agents identity reported to NVIDIA NIM."""
+"""What that header says."""
 
 
 def _nvidia_attribution_kwargs() -> dict[str, Any]:
-    """Build default NVIDIA NIM app-attribution kwargs.
-
-    `ChatNVIDIA` accepts `default_headers` and merges them into sync, async,
-    and streaming requests. Returning a new nested mapping on every call keeps
-    profile resolution isolated between model instances.
-
-    Returns:
-        Dictionary of kwargs to spread into `init_chat_model`.
-    """
-    return {
-        "default_headers": {
-            _NVIDIA_BILLING_ORIGIN_HEADER: _NVIDIA_APP_ORIGIN,
-        }
-    }
+    """`default_headers` carrying the attribution header, which `ChatNVIDIA` sends on every request."""
+    # Built afresh on each call, so no two models ever share (and mutate) one headers dict.
+    return {"default_headers": {_NVIDIA_BILLING_ORIGIN_HEADER: _NVIDIA_APP_ORIGIN}}
 
 
 def register() -> None:
-    """Register the built-in NVIDIA provider profile."""
-    _register_provider_profile_impl(
-        "nvidia",
-        ProviderProfile(init_kwargs_factory=_nvidia_attribution_kwargs),
-    )
+    """Add the built-in NVIDIA profile to the registry (called once, by the bootstrap)."""
+    _register_without_bootstrap("nvidia", ProviderProfile(init_kwargs_factory=_nvidia_attribution_kwargs))

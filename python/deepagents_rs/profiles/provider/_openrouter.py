@@ -1,18 +1,4 @@
-# Ported from deepagents 0.7.32 (MIT), deepagents/profiles/provider/_openrouter.py: built-in `"openrouter"`
-# provider profile (`packaging` is imported inside `check_openrouter_version`, only once `langchain-openrouter` is
-# found installed, since deepagents_rs does not depend on `packaging`).
-"""Built-in OpenRouter provider profile and helpers.
-
-Enforces the minimum `langchain-openrouter` version and injects default
-app-attribution headers when the corresponding environment variables are not
-set. Users may layer additional kwargs on top via
-`register_provider_profile("openrouter", ...)`.
-
-Registered directly by `_ensure_builtin_profiles_loaded` during the
-first profile-registry access. Not exposed as an
-`importlib.metadata` entry point — built-ins ship with the SDK and
-should not depend on install-time metadata to activate.
-"""
+"""Built-in `"openrouter"` profile: a `langchain-openrouter` version floor and Deep Agents app attribution."""
 
 from __future__ import annotations
 
@@ -22,116 +8,100 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as pkg_version
 from typing import Any
 
-from deepagents_rs.profiles.provider.provider_profiles import ProviderProfile, _register_provider_profile_impl
+from deepagents_rs.profiles.provider.provider_profiles import ProviderProfile, _register_without_bootstrap
 
 logger = logging.getLogger(__name__)
 
-OPENROUTER_MIN_VERSION = "0.2.0"  # app attribution support added
-"""Minimum required version of `langchain-openrouter`.
-
-Used to enforce a consistent version floor at runtime.
-"""
+OPENROUTER_MIN_VERSION = "0.2.0"
+"""Oldest `langchain-openrouter` accepted: the first with app-attribution support."""
 
 _OPENROUTER_APP_URL = "https://github.com/langchain-ai/deepagents"
-"""Default `app_url` (maps to `HTTP-Referer`) for OpenRouter attribution.
-
-See https://openrouter.ai/docs/app-attribution for details.
-"""
+"""Default `app_url` (sent as `HTTP-Referer`); see https://openrouter.ai/docs/app-attribution."""
 
 _OPENROUTER_APP_TITLE = "Deep Agents"
-"""Default `app_title` (maps to `X-Title`) for OpenRouter attribution."""
+"""Default `app_title` (sent as `X-Title`)."""
 
 _OPENROUTER_ALLOW_AZURE_ENV = "DEEPAGENTS_OPENROUTER_ALLOW_AZURE"
-"""Env var that opts back into Azure as an OpenRouter upstream provider.
+"""Set to `1`, `true`, `yes` or `on` to let OpenRouter route to Azure again.
 
-By default the SDK injects `openrouter_provider={"ignore": ["azure"]}` to keep
-OpenRouter from routing reasoning-model calls through Azure. Azure's Responses
-API support is fine in isolation, but OpenRouter's `/responses` beta is
-documented stateless — it does not propagate `store=true` or `previous_response_id`
-plumbing — so any prior `rs_*` reasoning item the client replays cannot be looked
-up upstream and the request fails with `"Item with id 'rs_...' not found"`.
-Set this var to a truthy value (`1`, `true`, `yes`, `on`) to allow Azure back
-into the provider pool, accepting the multi-turn reasoning breakage as the
-trade-off.
+Azure is excluded by default because OpenRouter's `/responses` beta keeps no server-side
+state: a reasoning item (`rs_...`) replayed on the next turn is unknown upstream, and the
+request fails with "Item with id 'rs_...' not found".
 """
+
+_UNPARSABLE_VERSION = (
+    "Skipping langchain-openrouter version check: installed version %r is not PEP 440. Minimum required is %s."
+)
+
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+
+# kwarg -> (env var ChatOpenRouter reads it from, default we supply when that var is absent)
+_ATTRIBUTION_DEFAULTS = {
+    "app_url": ("OPENROUTER_APP_URL", _OPENROUTER_APP_URL),
+    "app_title": ("OPENROUTER_APP_TITLE", _OPENROUTER_APP_TITLE),
+}
 
 
 def _openrouter_attribution_kwargs() -> dict[str, Any]:
-    """Build default OpenRouter kwargs, deferring to env var overrides.
+    """The default OpenRouter kwargs for this moment's environment.
 
-    `ChatOpenRouter` reads `OPENROUTER_APP_URL` and `OPENROUTER_APP_TITLE` via
-    `from_env()` defaults. Explicit kwargs passed to the constructor take
-    precedence over those env-var defaults, so we only inject our SDK defaults
-    when the corresponding env var is **not** set — otherwise the user's env var
-    would be overridden.
-
-    An explicitly empty string (`OPENROUTER_APP_URL=""`) is treated as "set"
-    and suppresses the SDK default. This lets a caller opt out of app
-    attribution without unsetting the variable.
-
-    Also injects `openrouter_provider={"ignore": ["azure"]}` so OpenRouter never
-    routes to Azure as the upstream provider. Opt out by setting
-    `DEEPAGENTS_OPENROUTER_ALLOW_AZURE` to a truthy value. The ignore is a
-    no-op for non-OpenAI models (Azure is not a candidate provider for them),
-    so the rule is safe to apply globally.
-
-    Returns:
-        Dictionary of kwargs to spread into `init_chat_model`.
+    An explicit kwarg would beat the user's `OPENROUTER_APP_*` variable, so a default is only
+    given while its variable is unset (set but empty counts as set: that is how to opt out).
+    Azure is excluded as an upstream unless `DEEPAGENTS_OPENROUTER_ALLOW_AZURE` says otherwise.
     """
-    kwargs: dict[str, Any] = {}
-    if os.environ.get("OPENROUTER_APP_URL") is None:
-        kwargs["app_url"] = _OPENROUTER_APP_URL
-    if os.environ.get("OPENROUTER_APP_TITLE") is None:
-        kwargs["app_title"] = _OPENROUTER_APP_TITLE
-    if os.environ.get(_OPENROUTER_ALLOW_AZURE_ENV, "").strip().lower() not in {"1", "true", "yes", "on"}:
+    kwargs: dict[str, Any] = {
+        kwarg: default for kwarg, (env_var, default) in _ATTRIBUTION_DEFAULTS.items() if env_var not in os.environ
+    }
+    if not _azure_allowed():
         kwargs["openrouter_provider"] = {"ignore": ["azure"]}
     return kwargs
 
 
+def _azure_allowed() -> bool:
+    return os.environ.get(_OPENROUTER_ALLOW_AZURE_ENV, "").strip().lower() in _TRUTHY
+
+
 def check_openrouter_version() -> None:
-    """Raise if the installed `langchain-openrouter` is below the minimum.
+    """Raise `ImportError` if the installed `langchain-openrouter` is older than `OPENROUTER_MIN_VERSION`.
 
-    If the package is not installed at all the check is skipped;
-    `init_chat_model` will surface its own missing-dependency error downstream.
-
-    Raises:
-        ImportError: If the installed version is too old.
+    Nothing is checked when the package is missing (`init_chat_model` reports that itself) or
+    when its version does not parse (a warning is logged instead).
     """
-    try:
-        installed = pkg_version("langchain-openrouter")
-    except PackageNotFoundError:
-        return
-    # Imported here rather than at module level: `packaging` is present whenever
-    # `langchain-openrouter` is (through `langchain-core`), but deepagents_rs does
-    # not itself depend on it.
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        is_old = Version(installed) < Version(OPENROUTER_MIN_VERSION)
-    except InvalidVersion:
-        # Non-PEP-440 version (dev build, fork, etc.) — skip the check but
-        # leave a breadcrumb so an unexpected downstream failure is traceable.
-        logger.warning(
-            "Skipping langchain-openrouter version check: installed version %r is not PEP 440. Minimum required is %s.",
-            installed,
-            OPENROUTER_MIN_VERSION,
-        )
-        return
-    if is_old:
-        msg = (
-            f"deepagents requires langchain-openrouter>={OPENROUTER_MIN_VERSION}, "
-            f"but {installed} is installed. "
-            f"Run: pip install 'langchain-openrouter>={OPENROUTER_MIN_VERSION}'"
-        )
+    installed = _installed_openrouter_version()
+    if installed is not None and _older_than_minimum(installed):
+        requirement = f"langchain-openrouter>={OPENROUTER_MIN_VERSION}"
+        msg = f"deepagents requires {requirement}, but {installed} is installed. Run: pip install '{requirement}'"
         raise ImportError(msg)
 
 
+def _installed_openrouter_version() -> str | None:
+    try:
+        return pkg_version("langchain-openrouter")
+    except PackageNotFoundError:
+        return None
+
+
+def _older_than_minimum(installed: str) -> bool:
+    """Compare with the floor; an unparsable version (a dev build, a fork) passes, with a warning."""
+    # Imported late: `packaging` comes with langchain-core, which langchain-openrouter needs,
+    # but deepagents_rs itself does not depend on it.
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(installed) < Version(OPENROUTER_MIN_VERSION)
+    except InvalidVersion:
+        logger.warning(_UNPARSABLE_VERSION, installed, OPENROUTER_MIN_VERSION)
+        return False
+
+
+def _require_supported_version(_spec: str) -> None:
+    # Looked up at call time, so patching `check_openrouter_version` takes effect.
+    check_openrouter_version()
+
+
 def register() -> None:
-    """Register the built-in OpenRouter provider profile."""
-    _register_provider_profile_impl(
+    """Add the built-in OpenRouter profile to the registry (called once, by the bootstrap)."""
+    _register_without_bootstrap(
         "openrouter",
-        ProviderProfile(
-            pre_init=lambda _spec: check_openrouter_version(),
-            init_kwargs_factory=_openrouter_attribution_kwargs,
-        ),
+        ProviderProfile(pre_init=_require_supported_version, init_kwargs_factory=_openrouter_attribution_kwargs),
     )
