@@ -1,747 +1,360 @@
-# Ported from deepagents 0.7.32 (MIT), deepagents/backends/store.py: StoreBackend over a LangGraph BaseStore (langgraph is optional: guarded import).
-"""`StoreBackend`: Adapter for LangGraph's BaseStore (persistent, cross-thread)."""
+"""`StoreBackend`: files in a LangGraph `BaseStore`, shared across threads and kept."""
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from deepagents_rs.backends._file_dict import (
+    decode_upload,
+    glob_files,
+    keys_to_delete,
+    list_directory,
+    replace_text,
+    stored_bytes,
+)
+from deepagents_rs.backends._store_state_texts import (
+    NAMESPACE_DISALLOWED_CHARACTERS,
+    NAMESPACE_FACTORY_NEEDS_RUNTIME,
+    STORE_OUTSIDE_GRAPH,
+)
 from deepagents_rs.backends.protocol import (
     BackendProtocol,
     DeleteResult,
     EditResult,
     FileData,
     FileDownloadResponse,
-    FileInfo,
     FileUploadResponse,
-    GlobResult,
-    GrepResult,
-    LsResult,
     ReadResult,
     WriteResult,
 )
 from deepagents_rs.backends.utils import (
-    InvalidGlobPatternError,
     _get_backend_read_file_type,
-    _glob_search_files,
     create_file_data,
-    file_data_to_string,
     grep_matches_from_files,
-    perform_string_replacement,
     slice_read_response,
     update_file_data,
 )
 
-# LangGraph is optional for deepagents_rs (deepagents requires it). The names stay
-# module attributes, as upstream; without LangGraph there is no graph context
-# (`get_store`/`get_runtime` behave as outside a graph) and `store=` is required.
+# deepagents requires LangGraph, deepagents_rs does not. Without it these names
+# still exist: there is never a graph context, so a store must be passed in.
 try:
     from langgraph.config import get_store
     from langgraph.runtime import get_runtime
     from langgraph.store.base import BaseStore, Item, PutOp
-except ImportError:  # pragma: no cover - exercised only without langgraph
+except ImportError:  # pragma: no cover - only without langgraph
     BaseStore = Item = PutOp = None  # type: ignore[assignment,misc]
 
-    def get_store() -> Any:  # type: ignore[misc]
-        msg = "LangGraph is not installed"
-        raise RuntimeError(msg)
+    def _no_langgraph() -> Any:
+        raise RuntimeError("LangGraph is not installed")
 
-    def get_runtime() -> Any:  # type: ignore[misc]
-        msg = "LangGraph is not installed"
-        raise RuntimeError(msg)
-
+    get_store = get_runtime = _no_langgraph  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
 
+    from deepagents_rs.backends.protocol import GlobResult, GrepResult, LsResult
+
 
 NamespaceFactory = Callable[["Runtime[Any]"], tuple[str, ...]]
 
-# Allowed characters in namespace components: alphanumeric, plus characters
-# common in user IDs (hyphen, underscore, dot, @, +, colon, tilde).
-_NAMESPACE_COMPONENT_RE = re.compile(r"^[A-Za-z0-9\-_.@+:~]+$")
+# One namespace component: letters, digits and the punctuation user ids tend to
+# carry. Glob and wildcard characters are left out so a component cannot widen
+# a store lookup. (`$` also accepts one trailing newline, as deepagents does.)
+_SAFE_COMPONENT = re.compile(r"[A-Za-z0-9_.@+:~-]+$")
+
+_PAGE_SIZE = 100
+"""Items fetched per `search` call when the backend needs the whole namespace."""
+
+_TIMESTAMPS = ("created_at", "modified_at")
 
 
 def _validate_namespace(namespace: tuple[str, ...]) -> tuple[str, ...]:
-    """Validate a namespace tuple returned by a NamespaceFactory.
-
-    Each component must be a non-empty string containing only safe characters:
-    alphanumeric (a-z, A-Z, 0-9), hyphen (-), underscore (_), dot (.),
-    at sign (@), plus (+), colon (:), and tilde (~).
-
-    Characters like `*`, `?`, `[`, `]`, `{`, `}`, etc. are
-    rejected to prevent wildcard or glob injection in store lookups.
-
-    Args:
-        namespace: The namespace tuple to validate.
-
-    Returns:
-        The validated namespace tuple (unchanged).
+    """Return `namespace` unchanged once every component is a non-empty string of safe characters.
 
     Raises:
-        ValueError: If the namespace is empty, contains non-string elements,
-            empty strings, or strings with disallowed characters.
+        ValueError: For an empty tuple, an empty component, or a component with
+            characters outside `A-Z a-z 0-9 - _ . @ + : ~`.
+        TypeError: For a component that is not a string.
     """
     if not namespace:
-        msg = "Namespace tuple must not be empty."
-        raise ValueError(msg)
-
-    for i, component in enumerate(namespace):
+        raise ValueError("Namespace tuple must not be empty.")
+    for index, component in enumerate(namespace):
         if not isinstance(component, str):
-            msg = f"Namespace component at index {i} must be a string, got {type(component).__name__}."
-            raise TypeError(msg)
+            kind = type(component).__name__
+            raise TypeError(f"Namespace component at index {index} must be a string, got {kind}.")
         if not component:
-            msg = f"Namespace component at index {i} must not be empty."
-            raise ValueError(msg)
-        if not _NAMESPACE_COMPONENT_RE.match(component):
-            msg = (
-                f"Namespace component at index {i} contains disallowed characters: {component!r}. "
-                f"Only alphanumeric characters, hyphens, underscores, dots, @, +, colons, and tildes are allowed."
-            )
-            raise ValueError(msg)
-
+            raise ValueError(f"Namespace component at index {index} must not be empty.")
+        if _SAFE_COMPONENT.match(component) is None:
+            raise ValueError(NAMESPACE_DISALLOWED_CHARACTERS.format(index=index, component=component))
     return namespace
 
 
+def _item_file_data(item: Item) -> FileData:
+    """An item's value as `FileData`, legacy `list[str]` content joined into one string.
+
+    Raises:
+        ValueError: When the value has no `content`.
+        TypeError: When `content` is neither a string nor a list of strings.
+    """
+    value = item.value
+    content = value.get("content")
+    if content is None:
+        raise ValueError(f"Store item does not contain valid content field. Got: {value.keys()}")
+    if isinstance(content, list) and all(isinstance(line, str) for line in content):
+        content = "\n".join(content)
+    elif not isinstance(content, str):
+        kind = type(content).__name__
+        raise TypeError(f"Store item `content` must be a `str` or legacy `list[str]`, got {kind}.")
+    file_data = FileData(content=content, encoding=value.get("encoding", "utf-8"))
+    for stamp in _TIMESTAMPS:
+        if isinstance(value.get(stamp), str):
+            file_data[stamp] = value[stamp]
+    return file_data
+
+
+def _store_value(file_data: FileData) -> dict[str, Any]:
+    """The dict `put` stores for a file: content, encoding and whichever timestamps it has."""
+    value: dict[str, Any] = {"content": file_data["content"], "encoding": file_data["encoding"]}
+    value.update((stamp, file_data[stamp]) for stamp in _TIMESTAMPS if stamp in file_data)
+    return value
+
+
+def _readable_files(items: list[Item]) -> dict[str, FileData]:
+    """The items that hold file content, by key (items without content are skipped)."""
+    files: dict[str, FileData] = {}
+    for item in items:
+        try:
+            files[item.key] = _item_file_data(item)
+        except ValueError:
+            continue
+    return files
+
+
+def _load_or_skip(item: Item) -> FileData | None:
+    try:
+        return _item_file_data(item)
+    except ValueError:
+        return None
+
+
+def _read_item(file_path: str, item: Item | None, offset: int, limit: int) -> ReadResult:
+    if item is None:
+        return ReadResult(error=f"File '{file_path}' not found")
+    try:
+        file_data = _item_file_data(item)
+    except ValueError as exc:
+        return ReadResult(error=str(exc))
+    if _get_backend_read_file_type(file_path) != "text":
+        return ReadResult(file_data=file_data)
+    return slice_read_response(file_data, offset, limit)
+
+
+def _written_value(existing: Item | None, content: str) -> dict[str, Any]:
+    """The value to store when `content` overwrites `existing` (whose creation time it keeps)."""
+    if existing is None:
+        file_data = create_file_data(content)
+    else:
+        file_data = update_file_data(_item_file_data(existing), content)
+    file_data["encoding"] = "utf-8"
+    return _store_value(file_data)
+
+
+def _edited_value(
+    file_path: str, item: Item | None, old_string: str, new_string: str, replace_all: bool
+) -> tuple[dict[str, Any] | None, EditResult]:
+    """The value to store after the edit (`None` when nothing changes) and the edit's result."""
+    if item is None:
+        return None, EditResult(error=f"Error: File '{file_path}' not found")
+    try:
+        file_data = _item_file_data(item)
+    except ValueError as exc:
+        return None, EditResult(error=f"Error: {exc}")
+    edited = replace_text(file_data, old_string, new_string, replace_all)
+    if isinstance(edited, str):
+        return None, EditResult(error=edited)
+    new_data, occurrences = edited
+    return _store_value(new_data), EditResult(path=file_path, occurrences=occurrences)
+
+
+def _deletions(namespace: tuple[str, ...], items: list[Item], file_path: str) -> list[PutOp]:
+    """One tombstone `PutOp` per key a recursive delete of `file_path` removes."""
+    return [PutOp(namespace, key, None) for key in keys_to_delete((str(item.key) for item in items), file_path)]
+
+
 class StoreBackend(BackendProtocol):
-    """Backend that stores files in LangGraph's BaseStore (persistent).
+    """Files in a LangGraph `BaseStore`: they outlive threads and can be shared between them.
 
-    Uses LangGraph's Store for persistent, cross-conversation storage.
-    Files are organized via namespaces and persist across all threads.
-
-    Files are scoped by the caller-supplied `namespace` factory (e.g. per-user
-    or per-assistant isolation).
+    Each call works in the namespace the `namespace` factory returns for the
+    current run, which is how files are scoped per user, assistant and so on.
+    `aread`, `awrite`, `aedit` and `adelete` use the store's native async API.
     """
 
-    def __init__(
-        self,
-        *,
-        namespace: NamespaceFactory,
-        store: BaseStore | None = None,
-    ) -> None:
-        r"""Initialize `StoreBackend`.
+    def __init__(self, *, namespace: NamespaceFactory, store: BaseStore | None = None) -> None:
+        """Create the backend.
 
         Args:
-            namespace: Callable that receives a `Runtime` and returns a namespace
-                tuple for scoping store operations. Wildcards (`*`) are forbidden.
-            store: Optional `BaseStore` instance. When provided, this store
-                is used directly. When `None`, the store is obtained at call time
-                via `get_store()`, which requires a LangGraph graph execution
-                context.
-
-        Example:
-            `namespace=lambda rt: (rt.server_info.user.identity, "filesystem")`
+            namespace: Called with the run's `Runtime` (or `None` outside a graph);
+                returns the namespace tuple to work in, for instance
+                `lambda rt: (rt.server_info.user.identity, "filesystem")` for one
+                namespace per user. Wildcards are refused.
+            store: The store to use. Without one, each call takes the store of
+                the running LangGraph graph (`get_store()`).
         """
-        self._store = store
         self._namespace = namespace
+        self._store = store
 
     def _get_store(self) -> BaseStore:
-        """Return the store instance.
-
-        Uses the store passed at init if available, otherwise falls back to
-        `get_store()` which reads from the LangGraph execution context.
-        """
         if self._store is not None:
             return self._store
         try:
             return get_store()
         except (RuntimeError, KeyError):
-            msg = (
-                "StoreBackend must be used inside a LangGraph graph execution "
-                "(e.g. via create_deep_agent), or initialized with an explicit "
-                "store and namespace: StoreBackend(store=my_store, "
-                "namespace=lambda _rt: ('filesystem',))"
-            )
-            raise RuntimeError(msg) from None
+            raise RuntimeError(STORE_OUTSIDE_GRAPH) from None
 
     def _get_namespace(self) -> tuple[str, ...]:
-        """Get the namespace for store operations.
+        """Ask the factory for the namespace, handing it the run's `Runtime` when there is one.
 
-        Resolves the `Runtime` from the graph execution context and passes it to
-        the namespace factory. When called outside a graph (e.g. direct backend
-        use), the runtime is unavailable and `None` is passed instead, so
-        factories that ignore their argument still work. A factory that reads
-        the runtime (e.g. `lambda rt: (rt.server_info.user.identity, ...)`)
-        raises a clear `RuntimeError` in that case rather than an opaque
-        `AttributeError` on `None`.
+        Outside a graph the factory gets `None`, which suits factories that ignore
+        their argument; one that reads it gets a `RuntimeError` saying why rather
+        than an `AttributeError` on `None`.
         """
         try:
-            runtime: Runtime[Any] | None = get_runtime()
+            runtime = get_runtime()
         except (RuntimeError, KeyError):
             runtime = None
         try:
-            namespace = self._namespace(cast("Runtime[Any]", runtime))
+            namespace = self._namespace(runtime)
         except AttributeError as exc:
             if runtime is None:
-                msg = (
-                    "The namespace factory tried to read the Runtime, but it is "
-                    "unavailable (running outside a LangGraph graph execution). "
-                    "Use StoreBackend inside a graph (e.g. via create_deep_agent), "
-                    "or pass a namespace factory that does not read the Runtime."
-                )
-                raise RuntimeError(msg) from exc
+                raise RuntimeError(NAMESPACE_FACTORY_NEEDS_RUNTIME) from exc
             raise
         return _validate_namespace(namespace)
 
-    def _convert_store_item_to_file_data(self, store_item: Item) -> FileData:
-        """Convert current and legacy persisted store content to `FileData`.
+    def _scope(self) -> tuple[BaseStore, tuple[str, ...]]:
+        """The store and namespace of this call (the store is looked up first)."""
+        store = self._get_store()
+        return store, self._get_namespace()
 
-        Args:
-            store_item: The store `Item` containing file data.
-
-        Returns:
-            `FileData` with string content and encoding. Legacy `list[str]`
-                content is joined without modifying the persisted item. Includes
-                `created_at` and `modified_at` when present.
-
-        Raises:
-            ValueError: If the store item has no content.
-            TypeError: If content is neither a string nor a legacy list of strings.
-        """
-        raw_content = store_item.value.get("content")
-        if raw_content is None:
-            msg = f"Store item does not contain valid content field. Got: {store_item.value.keys()}"
-            raise ValueError(msg)
-
-        if isinstance(raw_content, list) and all(isinstance(line, str) for line in raw_content):
-            content = "\n".join(raw_content)
-        elif isinstance(raw_content, str):
-            content = raw_content
-        else:
-            msg = f"Store item `content` must be a `str` or legacy `list[str]`, got {type(raw_content).__name__}."
-            raise TypeError(msg)
-
-        result = FileData(
-            content=content,
-            encoding=store_item.value.get("encoding", "utf-8"),
-        )
-        if "created_at" in store_item.value and isinstance(store_item.value["created_at"], str):
-            result["created_at"] = store_item.value["created_at"]
-        if "modified_at" in store_item.value and isinstance(store_item.value["modified_at"], str):
-            result["modified_at"] = store_item.value["modified_at"]
-        return result
-
-    def _convert_file_data_to_store_value(self, file_data: FileData) -> dict[str, Any]:
-        """Convert `FileData` to a dict suitable for `store.put()`.
-
-        Args:
-            file_data: The `FileData` to convert.
-
-        Returns:
-            Dictionary with content and encoding.
-
-                Includes `created_at` and `modified_at` when present in
-                the `FileData`.
-        """
-        result: dict[str, Any] = {
-            "content": file_data["content"],
-            "encoding": file_data["encoding"],
-        }
-        if "created_at" in file_data:
-            result["created_at"] = file_data["created_at"]
-        if "modified_at" in file_data:
-            result["modified_at"] = file_data["modified_at"]
-        return result
-
-    def _search_store_paginated(
-        self,
-        store: BaseStore,
-        namespace: tuple[str, ...],
-        *,
-        query: str | None = None,
-        filter: dict[str, Any] | None = None,  # Matches LangGraph BaseStore.search() API
-        page_size: int = 100,
-    ) -> list[Item]:
-        """Search store with automatic pagination to retrieve all results.
-
-        Args:
-            store: The store to search.
-            namespace: Hierarchical path prefix to search within.
-            query: Optional query for natural language search.
-            filter: Key-value pairs to filter results.
-            page_size: Number of items to fetch per page.
-
-        Returns:
-            List of all items matching the search criteria.
-
-        Example:
-            ```python
-            store = _get_store(runtime)
-            namespace = _get_namespace()
-            all_items = _search_store_paginated(store, namespace)
-            ```
-        """
-        all_items: list[Item] = []
-        offset = 0
+    def _all_items(self) -> tuple[BaseStore, tuple[str, ...], list[Item]]:
+        """Every item of the namespace, fetched page by page."""
+        store, namespace = self._scope()
+        items: list[Item] = []
         while True:
-            page_items = store.search(
-                namespace,
-                query=query,
-                filter=filter,
-                limit=page_size,
-                offset=offset,
-            )
-            if not page_items:
-                break
-            all_items.extend(page_items)
-            if len(page_items) < page_size:
-                break
-            offset += page_size
+            page = store.search(namespace, limit=_PAGE_SIZE, offset=len(items))
+            items.extend(page)
+            if len(page) < _PAGE_SIZE:
+                return store, namespace, items
 
-        return all_items
-
-    async def _asearch_store_paginated(
-        self,
-        store: BaseStore,
-        namespace: tuple[str, ...],
-        *,
-        query: str | None = None,
-        filter: dict[str, Any] | None = None,  # Matches LangGraph BaseStore.asearch() API
-        page_size: int = 100,
-    ) -> list[Item]:
-        """Async version of `_search_store_paginated`."""
-        all_items: list[Item] = []
-        offset = 0
+    async def _aall_items(self) -> tuple[BaseStore, tuple[str, ...], list[Item]]:
+        """`_all_items` through the store's async API."""
+        store, namespace = self._scope()
+        items: list[Item] = []
         while True:
-            page_items = await store.asearch(
-                namespace,
-                query=query,
-                filter=filter,
-                limit=page_size,
-                offset=offset,
-            )
-            if not page_items:
-                break
-            all_items.extend(page_items)
-            if len(page_items) < page_size:
-                break
-            offset += page_size
-
-        return all_items
+            page = await store.asearch(namespace, limit=_PAGE_SIZE, offset=len(items))
+            items.extend(page)
+            if len(page) < _PAGE_SIZE:
+                return store, namespace, items
 
     def ls(self, path: str) -> LsResult:
-        """List files and directories in the specified directory (non-recursive).
+        """The files and subdirectories directly under `path` (subdirectories end in `/`).
 
-        Args:
-            path: Absolute path to directory.
-
-        Returns:
-            List of `FileInfo`-like dicts for files and directories directly
-                in the directory.
-
-                Directories have a trailing `/` in their path and `is_dir=True`.
+        The whole namespace is fetched and filtered here rather than relying on
+        store-specific filter semantics; items without content are left out.
         """
-        store = self._get_store()
-        namespace = self._get_namespace()
+        _, _, items = self._all_items()
+        by_key = {str(item.key): item for item in items}
+        return list_directory(by_key, path, lambda key: _load_or_skip(by_key[key]))
 
-        # Retrieve all items and filter by path prefix locally to avoid
-        # coupling to store-specific filter semantics
-        items = self._search_store_paginated(store, namespace)
-        infos: list[FileInfo] = []
-        subdirs: set[str] = set()
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        """The raw lines `offset` to `offset + limit` of a text file, or a whole media file."""
+        store, namespace = self._scope()
+        return _read_item(file_path, store.get(namespace, file_path), offset, limit)
 
-        # Normalize path to have trailing slash for proper prefix matching
-        normalized_path = path if path.endswith("/") else path + "/"
+    async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        """`read` through the store's async API."""
+        store, namespace = self._scope()
+        return _read_item(file_path, await store.aget(namespace, file_path), offset, limit)
 
-        for item in items:
-            # Check if file is in the specified directory or a subdirectory
-            if not str(item.key).startswith(normalized_path):
-                continue
-
-            # Get the relative path after the directory
-            relative = str(item.key)[len(normalized_path) :]
-
-            # If relative path contains '/', it's in a subdirectory
-            if "/" in relative:
-                # Extract the immediate subdirectory name
-                subdir_name = relative.split("/")[0]
-                subdirs.add(normalized_path + subdir_name + "/")
-                continue
-
-            # This is a file directly in the current directory
-            try:
-                fd = self._convert_store_item_to_file_data(item)
-            except ValueError:
-                continue
-            size = len(file_data_to_string(fd).encode("utf-8"))
-            infos.append(
-                {
-                    "path": item.key,
-                    "is_dir": False,
-                    "size": int(size),
-                    "modified_at": fd.get("modified_at", ""),
-                }
-            )
-
-        # Add directories to the results
-        infos.extend(FileInfo(path=subdir, is_dir=True, size=0, modified_at="") for subdir in sorted(subdirs))
-
-        infos.sort(key=lambda x: x.get("path", ""))
-        return LsResult(entries=infos)
-
-    def read(
-        self,
-        file_path: str,
-        offset: int = 0,
-        limit: int = 2000,
-    ) -> ReadResult:
-        """Read file content for the requested line range.
-
-        Args:
-            file_path: Absolute file path.
-            offset: Line offset to start reading from (0-indexed).
-            limit: Maximum number of lines to read.
-
-        Returns:
-            `ReadResult` with raw (unformatted) content for the requested window.
-
-                Line-number formatting is applied by the middleware.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-        item: Item | None = store.get(namespace, file_path)
-
-        if item is None:
-            return ReadResult(error=f"File '{file_path}' not found")
-
-        try:
-            file_data = self._convert_store_item_to_file_data(item)
-        except ValueError as e:
-            return ReadResult(error=str(e))
-
-        if _get_backend_read_file_type(file_path) != "text":
-            return ReadResult(file_data=file_data)
-
-        return slice_read_response(file_data, offset, limit)
-
-    async def aread(
-        self,
-        file_path: str,
-        offset: int = 0,
-        limit: int = 2000,
-    ) -> ReadResult:
-        """Async version of read using native store async methods.
-
-        This avoids sync calls in async context by using `store.aget` directly.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-        item: Item | None = await store.aget(namespace, file_path)
-
-        if item is None:
-            return ReadResult(error=f"File '{file_path}' not found")
-
-        try:
-            file_data = self._convert_store_item_to_file_data(item)
-        except ValueError as e:
-            return ReadResult(error=str(e))
-
-        if _get_backend_read_file_type(file_path) != "text":
-            return ReadResult(file_data=file_data)
-
-        return slice_read_response(file_data, offset, limit)
-
-    def write(
-        self,
-        file_path: str,
-        content: str,
-    ) -> WriteResult:
-        """Write content to a file, creating it or overwriting it if it already exists.
-
-        Returns `WriteResult` on success or error.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-
-        existing = store.get(namespace, file_path)
-        if existing is not None:
-            existing_file_data = self._convert_store_item_to_file_data(existing)
-            file_data = update_file_data(existing_file_data, content)
-        else:
-            file_data = create_file_data(content)
-        file_data["encoding"] = "utf-8"
-        store_value = self._convert_file_data_to_store_value(file_data)
-        store.put(namespace, file_path, store_value)
+    def write(self, file_path: str, content: str) -> WriteResult:
+        """Create or replace a text file (an existing file keeps its creation time)."""
+        store, namespace = self._scope()
+        store.put(namespace, file_path, _written_value(store.get(namespace, file_path), content))
         return WriteResult(path=file_path)
 
-    async def awrite(
-        self,
-        file_path: str,
-        content: str,
-    ) -> WriteResult:
-        """Async version of write using native store async methods.
-
-        This avoids sync calls in async context by using `store.aget`/`aput` directly.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-
-        existing = await store.aget(namespace, file_path)
-        if existing is not None:
-            existing_file_data = self._convert_store_item_to_file_data(existing)
-            file_data = update_file_data(existing_file_data, content)
-        else:
-            file_data = create_file_data(content)
-        file_data["encoding"] = "utf-8"
-        store_value = self._convert_file_data_to_store_value(file_data)
-        await store.aput(namespace, file_path, store_value)
+    async def awrite(self, file_path: str, content: str) -> WriteResult:
+        """`write` through the store's async API."""
+        store, namespace = self._scope()
+        value = _written_value(await store.aget(namespace, file_path), content)
+        await store.aput(namespace, file_path, value)
         return WriteResult(path=file_path)
 
-    def edit(
-        self,
-        file_path: str,
-        old_string: str,
-        new_string: str,
-        replace_all: bool = False,
-    ) -> EditResult:
-        """Edit a file by replacing string occurrences.
-
-        Returns `EditResult` on success or error.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-
-        # Get existing file
+    def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
+        """Replace `old_string` by `new_string` in a text file (once, or everywhere with `replace_all`)."""
+        store, namespace = self._scope()
         item = store.get(namespace, file_path)
-        if item is None:
-            return EditResult(error=f"Error: File '{file_path}' not found")
+        value, result = _edited_value(file_path, item, old_string, new_string, replace_all)
+        if value is not None:
+            store.put(namespace, file_path, value)
+        return result
 
-        try:
-            file_data = self._convert_store_item_to_file_data(item)
-        except ValueError as e:
-            return EditResult(error=f"Error: {e}")
-
-        if file_data.get("encoding") == "base64":
-            return EditResult(error="Error: Cannot edit binary files with text replacements.")
-
-        content = file_data_to_string(file_data)
-        result = perform_string_replacement(content, old_string, new_string, replace_all)
-
-        if isinstance(result, str):
-            return EditResult(error=result)
-
-        new_content, occurrences = result
-        new_file_data = update_file_data(file_data, new_content)
-
-        # Update file in store
-        store_value = self._convert_file_data_to_store_value(new_file_data)
-        store.put(namespace, file_path, store_value)
-        return EditResult(path=file_path, occurrences=int(occurrences))
-
-    async def aedit(
-        self,
-        file_path: str,
-        old_string: str,
-        new_string: str,
-        replace_all: bool = False,
-    ) -> EditResult:
-        """Async version of edit using native store async methods.
-
-        This avoids sync calls in async context by using `store.aget`/`aput` directly.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-
-        # Get existing file using async method
+    async def aedit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
+        """`edit` through the store's async API."""
+        store, namespace = self._scope()
         item = await store.aget(namespace, file_path)
-        if item is None:
-            return EditResult(error=f"Error: File '{file_path}' not found")
-
-        try:
-            file_data = self._convert_store_item_to_file_data(item)
-        except ValueError as e:
-            return EditResult(error=f"Error: {e}")
-
-        if file_data.get("encoding") == "base64":
-            return EditResult(error="Error: Cannot edit binary files with text replacements.")
-
-        content = file_data_to_string(file_data)
-        result = perform_string_replacement(content, old_string, new_string, replace_all)
-
-        if isinstance(result, str):
-            return EditResult(error=result)
-
-        new_content, occurrences = result
-        new_file_data = update_file_data(file_data, new_content)
-
-        # Update file in store using async method
-        store_value = self._convert_file_data_to_store_value(new_file_data)
-        await store.aput(namespace, file_path, store_value)
-        return EditResult(path=file_path, occurrences=int(occurrences))
+        value, result = _edited_value(file_path, item, old_string, new_string, replace_all)
+        if value is not None:
+            await store.aput(namespace, file_path, value)
+        return result
 
     def delete(self, file_path: str) -> DeleteResult:
-        """Delete a file or directory from the store.
-
-        Deleting a path removes the exact key `file_path` plus every key nested
-        under it (the prefix `file_path` + "/"), so a directory is removed
-        recursively. Wildcards (e.g. `*`) in `file_path` are treated literally.
-
-        Args:
-            file_path: Path of the file or directory to delete.
-
-        Returns:
-            `DeleteResult` with `file_path` on success, or an error if no key is
-                stored at or under it.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-
-        items = self._search_store_paginated(store, namespace)
-        # A recursive delete removes the exact key plus everything nested under it.
-        base = file_path.rstrip("/")
-        prefix = base + "/"
-        to_delete = [key for item in items if (key := str(item.key)) == base or key.startswith(prefix)]
-        if not to_delete:
+        """Remove a file, or a directory with everything below it; wildcards in `file_path` are literal."""
+        store, namespace, items = self._all_items()
+        ops = _deletions(namespace, items, file_path)
+        if not ops:
             return DeleteResult(error=f"Error: File '{file_path}' not found")
-
-        store.batch([PutOp(namespace, key, None) for key in to_delete])
+        store.batch(ops)
         return DeleteResult(path=file_path)
 
     async def adelete(self, file_path: str) -> DeleteResult:
-        """Async version of `delete` using native store async methods."""
-        store = self._get_store()
-        namespace = self._get_namespace()
-
-        items = await self._asearch_store_paginated(store, namespace)
-        base = file_path.rstrip("/")
-        prefix = base + "/"
-        to_delete = [key for item in items if (key := str(item.key)) == base or key.startswith(prefix)]
-        if not to_delete:
+        """`delete` through the store's async API."""
+        store, namespace, items = await self._aall_items()
+        ops = _deletions(namespace, items, file_path)
+        if not ops:
             return DeleteResult(error=f"Error: File '{file_path}' not found")
-
-        await store.abatch([PutOp(namespace, key, None) for key in to_delete])
+        await store.abatch(ops)
         return DeleteResult(path=file_path)
 
-    # Removed legacy grep() convenience to keep lean surface
-
     def grep(
-        self,
-        pattern: str,
-        path: str | None = None,
-        glob: str | None = None,
-        *,
-        max_count: int | None = None,
+        self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
     ) -> GrepResult:
-        """Search store files for a literal text pattern."""
-        store = self._get_store()
-        namespace = self._get_namespace()
-        items = self._search_store_paginated(store, namespace)
-        files: dict[str, Any] = {}
-        for item in items:
-            try:
-                files[item.key] = self._convert_store_item_to_file_data(item)
-            except ValueError:
-                continue
-        return grep_matches_from_files(files, pattern, path, glob, max_count=max_count)
+        """Literal-text search of the stored files under `path`."""
+        _, _, items = self._all_items()
+        return grep_matches_from_files(_readable_files(items), pattern, path, glob, max_count=max_count)
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
-        """Find files matching a glob pattern in the store.
-
-        Matching follows the shared backend contract -- see `BackendProtocol.glob`.
-        A bare pattern is basename-at-any-depth, so `*.py` matches nested files.
-        A refused pattern is returned as `GlobResult(error=...)`, not raised.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-        items = self._search_store_paginated(store, namespace)
-        files: dict[str, Any] = {}
-        for item in items:
-            try:
-                files[item.key] = self._convert_store_item_to_file_data(item)
-            except ValueError:
-                continue
-        try:
-            result = _glob_search_files(files, pattern, path)
-        except InvalidGlobPatternError as exc:
-            # `glob` is a tool boundary: report a refused pattern as a result
-            # rather than raising, matching FilesystemBackend and SandboxBackend.
-            # Catch the specific type -- a bare `ValueError` here would also
-            # capture path-normalization failures and mislabel them as pattern
-            # errors, sending the model off rewriting a glob that was fine.
-            return GlobResult(error=str(exc))
-        if result == "No files found":
-            return GlobResult(matches=[])
-        paths = result.split("\n")
-        infos: list[FileInfo] = []
-        for p in paths:
-            fd = files.get(p)
-            size = len(file_data_to_string(fd).encode("utf-8")) if fd else 0
-            infos.append(
-                {
-                    "path": p,
-                    "is_dir": False,
-                    "size": int(size),
-                    "modified_at": fd.get("modified_at", "") if fd else "",
-                }
-            )
-        return GlobResult(matches=infos)
+        """The stored files matching `pattern` (see `BackendProtocol.glob`); a refused pattern is an error result."""
+        _, _, items = self._all_items()
+        return glob_files(_readable_files(items), pattern, path)
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
-        """Upload multiple files to the store.
-
-        Binary files (images, PDFs, etc.) are stored as base64-encoded strings.
-        Text files are stored as utf-8 strings.
-
-        Args:
-            files: List of `(path, content)` tuples where content is bytes.
-
-        Returns:
-            List of `FileUploadResponse` objects, one per input file.
-
-                Response order matches input order.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-        responses: list[FileUploadResponse] = []
-
+        """Store raw bytes, one `put` per file: UTF-8 text as such, anything else base64-encoded."""
+        store, namespace = self._scope()
         for path, content in files:
-            try:
-                content_str = content.decode("utf-8")
-                encoding = "utf-8"
-            except UnicodeDecodeError:
-                content_str = base64.standard_b64encode(content).decode("ascii")
-                encoding = "base64"
-
-            file_data = create_file_data(content_str, encoding=encoding)
-            store_value = self._convert_file_data_to_store_value(file_data)
-
-            store.put(namespace, path, store_value)
-            responses.append(FileUploadResponse(path=path, error=None))
-
-        return responses
+            text, encoding = decode_upload(content)
+            store.put(namespace, path, _store_value(create_file_data(text, encoding=encoding)))
+        return [FileUploadResponse(path=path, error=None) for path, _ in files]
 
     def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
-        """Download multiple files from the store.
+        """The raw bytes of each path, in order; a missing one reports `file_not_found`."""
+        store, namespace = self._scope()
+        return [self._download(path, store.get(namespace, path)) for path in paths]
 
-        Args:
-            paths: List of file paths to download.
-
-        Returns:
-            List of `FileDownloadResponse` objects, one per input path.
-
-                Response order matches input order.
-        """
-        store = self._get_store()
-        namespace = self._get_namespace()
-        responses: list[FileDownloadResponse] = []
-
-        for path in paths:
-            item = store.get(namespace, path)
-
-            if item is None:
-                responses.append(FileDownloadResponse(path=path, content=None, error="file_not_found"))
-                continue
-
-            file_data = self._convert_store_item_to_file_data(item)
-            content_str = file_data_to_string(file_data)
-
-            encoding = file_data["encoding"]
-            content_bytes = (
-                base64.standard_b64decode(content_str) if encoding == "base64" else content_str.encode("utf-8")
-            )
-
-            responses.append(FileDownloadResponse(path=path, content=content_bytes, error=None))
-
-        return responses
+    @staticmethod
+    def _download(path: str, item: Item | None) -> FileDownloadResponse:
+        if item is None:
+            return FileDownloadResponse(path=path, content=None, error="file_not_found")
+        file_data = _item_file_data(item)
+        binary = file_data["encoding"] == "base64"
+        return FileDownloadResponse(path=path, content=stored_bytes(file_data, base64_encoded=binary), error=None)

@@ -1,10 +1,9 @@
-# Ported from deepagents 0.7.32 (MIT), deepagents/middleware/filesystem.py: FilesystemPermission, FsToolName, the tool
-# description constants and the configuration half of FilesystemMiddleware (the Rust core provides the tools).
-"""Filesystem middleware configuration, as `deepagents.middleware.filesystem` defines it.
+"""`deepagents.middleware.filesystem`'s public face: permission rules, tool names and texts, and
+the `FilesystemMiddleware` configuration.
 
-`FilesystemMiddleware` here is a configuration holder: it validates its arguments
-exactly like deepagents' middleware and stores them under the same attribute
-names; the Rust core reads them and provides the filesystem tools itself.
+The filesystem tools themselves run in the Rust core. `FilesystemMiddleware` here only checks
+its arguments the way deepagents does and keeps them under deepagents' attribute names, where
+the core picks them up (`deepagents_rs._backend_adapter.fs_config`).
 """
 
 from __future__ import annotations
@@ -14,12 +13,33 @@ from collections.abc import Mapping
 from copy import copy
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Final, Literal
+from typing import Any, Literal, get_args
 
 from deepagents_rs._glob import globmatch
 from deepagents_rs.backends import CompositeBackend, StateBackend
 from deepagents_rs.backends.composite import _route_for_path
 from deepagents_rs.backends.protocol import BackendProtocol, SandboxBackendProtocol
+from deepagents_rs.middleware._filesystem_texts import (
+    BACKEND_FACTORY_REMOVED,
+    DELETE_TOOL_DESCRIPTION,
+    EDIT_FILE_TOOL_DESCRIPTION,
+    EXECUTE_TOOL_DESCRIPTION,
+    GLOB_TOOL_DESCRIPTION,
+    GREP_REGEX_EXECUTE_FALLBACK,
+    GREP_TOOL_DESCRIPTION,
+    LIST_FILES_TOOL_DESCRIPTION,
+    OFFLOAD_TO_STATE_HAS_NO_EFFECT,
+    PERMISSIONS_WITH_EXECUTION,
+    PRIVATE_PERMISSIONS_DEPRECATED,
+    READ_FILE_TOOL_DESCRIPTION,
+    READ_FILE_VIDEO_TOOL_DESCRIPTION,
+    ROUTE_HOST_PATH_MAPPING_LINE,
+    ROUTE_HOST_PATH_MAPPINGS_HEADING,
+    ROUTE_HOST_PATH_PROMPT_INTRO,
+    ROUTE_NO_HOST_MAPPING_HEADING,
+    ROUTE_NO_HOST_MAPPING_LINE,
+    WRITE_FILE_TOOL_DESCRIPTION,
+)
 
 __all__ = [
     "DELETE_TOOL_DESCRIPTION",
@@ -41,269 +61,107 @@ __all__ = [
 ]
 
 FilesystemOperation = Literal["read", "write"]
-"""Classification of filesystem tools as read-only or mutating."""
-
-_DEFAULT_FS_TOOL_OPS: dict[str, FilesystemOperation] = {
-    "ls": "read",
-    "read_file": "read",
-    "glob": "read",
-    "grep": "read",
-    "write_file": "write",
-    "edit_file": "write",
-    "delete": "write",
-}
-"""Default mapping from filesystem tool name to its operation category."""
-
-_FILE_MUTATION_TOOLS: Final = frozenset({"write_file", "edit_file", "delete"})
+"""Whether a filesystem tool only looks (`read`) or changes something (`write`)."""
 
 FsToolName = Literal["ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute"]
-"""Names of the built-in filesystem tools that can be passed to `FilesystemMiddleware(tools=...)`."""
+"""A built-in filesystem tool, as `FilesystemMiddleware(tools=...)` names it."""
 
-_FS_TOOL_ORDER: tuple[str, ...] = ("ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep")
-_ALL_FS_TOOL_NAMES: frozenset[str] = frozenset(_FS_TOOL_ORDER) | {"execute"}
+_ALL_FS_TOOL_NAMES: frozenset[str] = frozenset(get_args(FsToolName))
 
-GLOB_TIMEOUT = 10.0  # seconds
-"""Outer deadline for the `glob` tool (kept above `FilesystemBackend`'s own walk budget)."""
+GLOB_TIMEOUT = 10.0
+"""Seconds the `glob` tool waits; above `FilesystemBackend`'s own walk budget, so that one ends first."""
 
-# Tools whose results are never evicted to the filesystem (see deepagents for the rationale).
-TOOLS_EXCLUDED_FROM_EVICTION = (
-    "ls",
-    "glob",
-    "grep",
-    "read_file",
-    "edit_file",
-    "write_file",
-    "delete",
-)
+TOOLS_EXCLUDED_FROM_EVICTION = ("ls", "glob", "grep", "read_file", "edit_file", "write_file", "delete")
+"""Tools whose results are never offloaded to a file, however long they are."""
 
-# The tool descriptions, verbatim (the Rust core's copies in src/middleware/filesystem/texts.rs are
-# what the model is offered; these are the module constants deepagents exports).
-LIST_FILES_TOOL_DESCRIPTION = """Lists all files in a directory.
+_GREP_TOOL_DESCRIPTION_WITHOUT_EXECUTE = GREP_TOOL_DESCRIPTION.replace(GREP_REGEX_EXECUTE_FALLBACK, "", 1)
+"""The grep description for agents without `execute` (no advice to fall back on `rg`)."""
 
-This is useful for exploring the filesystem and finding the right file to read or edit.
-You should almost ALWAYS use this tool before using the read_file or edit_file tools."""
-
-_READ_FILE_TOOL_DESCRIPTION_TEMPLATE = """Reads a file from the filesystem. Assume any path the user provides is valid; reading a missing file returns an error.
-
-Usage:
-- {first_line}. Use `offset`/`limit` to page through large files instead of reading them whole.
-- A status header, `@@ field | field | ... @@`, sits above the file content, and every line after it is verbatim file content. When content is truncated, there may be an explanation before the header. Never include the header when editing.
-- Speculatively batch multiple `read_file` calls in one response when several files may be useful.
-- An empty file returns a system-reminder warning in place of contents.
-- Large tool results may be offloaded to a file; the tool message gives the path. Read that path here, paging with `offset`/`limit`.
-- Images (`.png`, `.jpg`, etc.), audio, video, and PDFs return multimodal content blocks (https://docs.langchain.com/oss/python/langchain/messages#multimodal).
-{multimodal_bullets}
-- Always read a file before editing it."""
-"""Shared `read_file` description body for the text-only and video-aware variants.
-
-The two variants differ only in the `{first_line}` and `{multimodal_bullets}`
-fields, kept in a single template so the common guidance cannot drift between
-them.
-"""
-
-_IMAGE_PDF_PAGINATION_BULLET = (
-    "- For images and PDFs, pagination via `offset`/`limit` is text-only - supply `file_path` only"
-)
-"""Multimodal bullet shared by both `read_file` descriptions (images/PDFs are not paginated)."""
-
-READ_FILE_TOOL_DESCRIPTION = _READ_FILE_TOOL_DESCRIPTION_TEMPLATE.format(
-    first_line="By default, it reads up to 100 lines starting from the beginning of the file",
-    multimodal_bullets=_IMAGE_PDF_PAGINATION_BULLET,
-)
-
-READ_FILE_VIDEO_TOOL_DESCRIPTION = _READ_FILE_TOOL_DESCRIPTION_TEMPLATE.format(
-    first_line="For text files, by default it reads up to 100 lines starting from the beginning of the file",
-    multimodal_bullets=(
-        f"{_IMAGE_PDF_PAGINATION_BULLET}\n"
-        "- For videos, `offset`/`limit` are interpreted as seconds (default window 100 s; sampled at a fixed rate). Use smaller windows when you need more temporal detail."
-    ),
-)
-
-EDIT_FILE_TOOL_DESCRIPTION = """Performs exact string replacements in files.
-
-Usage:
-- You must read the file before editing; this tool errors otherwise.
-- Preserve the exact source indentation from the read output, and never include the read status header in old_string or new_string.
-- Prefer editing an existing file over creating a new one.
-- Only use emojis if the user explicitly requests it."""
+_PermissionMode = Literal["allow", "deny", "interrupt"]
 
 
-WRITE_FILE_TOOL_DESCRIPTION = """Writes content to a file. Creates the file if it does not exist; replaces it entirely if it does.
-
-Usage:
-- Use this tool when you intend to create a new file or replace the whole file. You do not need to read the file first.
-- Prefer to edit existing files (with the edit_file tool) over creating new ones when possible.
-"""
-
-DELETE_TOOL_DESCRIPTION = """Deletes a file or directory from the filesystem.
-
-Usage:
-- Permanently removes the file or directory at the given absolute path.
-- Deleting a directory removes it and everything inside it, recursively. Prefer
-  deleting a directory in one call over deleting each file individually.
-- This cannot be undone, so only delete paths you are sure are no longer needed.
-"""
-
-GLOB_TOOL_DESCRIPTION = """Find files matching a glob pattern, returning absolute paths.
-
-Supports `*` (any characters within a path segment), `**` (any directories), `?` (single character), `[abc]` (one character from a set), and `{a,b}` (alternatives), e.g. `*.py`, `src/**/*.py`, `*.{yml,yaml}`.
-
-A pattern without `/` matches the file name at any depth under the search root (`*.py` matches `src/app/main.py`). A pattern containing `/` matches the search-root-relative path (`src/**/*.py`). A leading `/` anchors to the search root (`/*.py` matches only top-level Python files).
-
-Leading-dot names are only matched when the pattern segment itself starts with `.` (use `.env`, or `.github/**/*.yml`). Because `**` will not descend into dot-directories, the bare form `*.yml` is *broader* than `**/*.yml` and is usually what you want."""
-
-# Carries its own leading newline so the empty-string substitution below drops
-# the whole line cleanly, with no blank line left behind.
-_GREP_REGEX_EXECUTE_FALLBACK = "\n- If you genuinely need regex, use the execute tool with `rg '<regex>'` instead."
-
-_GREP_TOOL_DESCRIPTION_TEMPLATE = """Search for a LITERAL text pattern across files (NOT regex).
-
-The pattern is matched verbatim: regex metacharacters are ordinary characters, not operators. To match any of several strings, run a separate grep for each; `grep(pattern="foo|bar")` searches for the literal text "foo|bar", and `.*` or `\\.` match those characters literally.{execute_fallback}
-
-Returns matching files or content per `output_mode`. Offloaded large tool results live under the artifacts root (`/large_tool_results/` by default); grep that directory to search them when you do not know the exact path."""
-
-GREP_TOOL_DESCRIPTION = _GREP_TOOL_DESCRIPTION_TEMPLATE.format(execute_fallback=_GREP_REGEX_EXECUTE_FALLBACK)
-_GREP_TOOL_DESCRIPTION_WITHOUT_EXECUTE = _GREP_TOOL_DESCRIPTION_TEMPLATE.format(execute_fallback="")
-
-_EXECUTE_SEARCH_GUIDANCE = (
-    "You MUST avoid using search commands like find and grep. Instead use the grep, glob tools to search. "
-)
-_EXECUTE_GREP_SEARCH_GUIDANCE = (
-    "You MUST avoid using shell grep for searches. Instead use the grep tool to search text. "
-)
-_EXECUTE_GLOB_SEARCH_GUIDANCE = (
-    "You MUST avoid using shell find for searches. Instead use the glob tool to find files. "
-)
-_EXECUTE_GLOB_BAD_EXAMPLE = "\n    - execute(command=\"find . -name '*.py'\")  # Use glob tool instead"
-_EXECUTE_GREP_BAD_EXAMPLE = "\n    - execute(command=\"grep -r 'pattern' .\")  # Use grep tool instead"
-
-_EXECUTE_TOOL_DESCRIPTION_TEMPLATE = """Executes a shell command in an isolated sandbox and returns combined stdout/stderr with the exit code (truncated if very large).
-
-Usage:
-- Quote paths containing spaces (e.g. cd "/path/with spaces").
-- Chain commands with ';' or '&&' (use '&&' when a command depends on the previous); do not use newlines except inside quoted strings.
-- Use absolute paths and avoid `cd` so the working directory stays stable; use the optional timeout to override the default.
-- {search_guidance}Use read_file rather than cat/head/tail.{glob_bad_example}{grep_bad_example}
-
-Only available on backends implementing SandboxBackendProtocol; otherwise it returns an error."""
-
-EXECUTE_TOOL_DESCRIPTION = _EXECUTE_TOOL_DESCRIPTION_TEMPLATE.format(
-    search_guidance=_EXECUTE_SEARCH_GUIDANCE,
-    glob_bad_example=_EXECUTE_GLOB_BAD_EXAMPLE,
-    grep_bad_example=_EXECUTE_GREP_BAD_EXAMPLE,
-)
+def _validate_rule_path(pattern: str) -> None:
+    """Refuse rule paths that are relative or could step outside the tree they name."""
+    if not pattern.startswith("/"):
+        raise ValueError(f"Permission path must start with '/': {pattern!r}")
+    segments = PurePosixPath(pattern.replace("\\", "/")).parts
+    if ".." in segments:
+        raise ValueError(f"Permission path must not contain '..': {pattern!r}")
+    if "~" in segments:
+        raise NotImplementedError(f"Permission path must not contain '~': {pattern!r}")
 
 
 @dataclass
 class FilesystemPermission:
-    """A single access rule for filesystem operations.
+    """One access rule: what `mode` applies to `operations` on paths matching any of `paths`.
 
-    With `FilesystemBackend` (directly or behind a `CompositeBackend` route),
-    rules are matched against both the requested path and its symlink-resolved
-    target; a deny on either blocks the call.
+    Rules are tried in order and the first that matches decides. `paths` are
+    absolute glob patterns. Behind a `FilesystemBackend` a path is checked as
+    requested and as its symlinks resolve; a deny on either refuses the call.
     """
 
     operations: list[FilesystemOperation]
     paths: list[str]
-    mode: Literal["allow", "deny", "interrupt"] = "allow"
-    """Effect when a tool call matches this rule:
+    mode: _PermissionMode = "allow"
+    """`"allow"` lets a matching call through, `"deny"` makes the tool answer with a
+    permission error, `"interrupt"` pauses the call for a human's decision.
 
-    - `"allow"` (default): the call proceeds.
-    - `"deny"`: the tool returns a permission-denied error.
-    - `"interrupt"`: the call is paused for human approval.
-
-        Best paired with patterns that have a literal leading anchor (e.g.,
-        `/secrets/**`, `/projects/*/secrets/**`). Bulk tools
-        (`ls`/`glob`/`grep`) fire the interrupt based on whether their
-        search subtree could overlap the rule's anchored prefix, so a fully
-        unanchored pattern (`/**/secrets`) collapses to `/` and
-        conservatively over-fires for any bulk call.
+    For `"interrupt"`, anchor patterns with a literal prefix (`/secrets/**`):
+    `ls`, `glob` and `grep` interrupt when their search tree could overlap that
+    prefix, and a pattern with no literal prefix (`/**/secrets`) overlaps every
+    tree, so it interrupts every such call.
     """
 
     def __post_init__(self) -> None:
-        """Validate permission path patterns."""
-        for path in self.paths:
-            if not path.startswith("/"):
-                msg = f"Permission path must start with '/': {path!r}"
-                raise ValueError(msg)
-            parts = PurePosixPath(path.replace("\\", "/")).parts
-            if ".." in parts:
-                msg = f"Permission path must not contain '..': {path!r}"
-                raise ValueError(msg)
-            if "~" in parts:
-                msg = f"Permission path must not contain '~': {path!r}"
-                raise NotImplementedError(msg)
+        """Check every path pattern when the rule is made."""
+        for pattern in self.paths:
+            _validate_rule_path(pattern)
 
 
 def _check_fs_permission(
     rules: list[FilesystemPermission],
     operation: FilesystemOperation,
     path: str,
-) -> Literal["allow", "deny", "interrupt"]:
-    """Return the mode of the first rule matching `operation` on `path` (`"allow"` when none does)."""
-    for rule in rules:
-        if operation not in rule.operations:
-            continue
-        if any(globmatch(path, pattern) for pattern in rule.paths):
-            return rule.mode
-    return "allow"
+) -> _PermissionMode:
+    """The mode of the first rule covering `operation` on `path`; what no rule covers is allowed."""
+    deciding = (
+        rule.mode
+        for rule in rules
+        if operation in rule.operations and any(globmatch(path, pattern) for pattern in rule.paths)
+    )
+    return next(deciding, "allow")
 
 
-def _all_paths_scoped_to_routes(
-    rules: list[FilesystemPermission],
-    backend: BackendProtocol,
-) -> bool:
-    if not isinstance(backend, CompositeBackend):
+def _all_paths_scoped_to_routes(rules: list[FilesystemPermission], backend: BackendProtocol) -> bool:
+    """Whether `backend` is a composite with routes and every rule path lies under one of them.
+
+    Such rules never reach the default backend, so they can coexist with its shell.
+    """
+    if not isinstance(backend, CompositeBackend) or not backend.routes:
         return False
-
-    route_prefixes = list(backend.routes.keys())
-    if not route_prefixes:
-        return False
-
-    for rule in rules:
-        for path in rule.paths:
-            if not any(path.startswith(prefix) for prefix in route_prefixes):
-                return False
-    return True
+    prefixes = tuple(backend.routes)
+    return all(path.startswith(prefixes) for rule in rules for path in rule.paths)
 
 
 def supports_execution(backend: BackendProtocol) -> bool:
-    """Check if a backend supports command execution.
+    """Whether `backend` can run shell commands.
 
-    For `CompositeBackend`, checks if the default backend supports execution.
-    For other backends, checks if they implement `SandboxBackendProtocol`.
-
-    Args:
-        backend: The backend to check.
-
-    Returns:
-        True if the backend supports execution, False otherwise.
+    A `CompositeBackend` runs them on its default backend, so that one decides;
+    any other backend must implement `SandboxBackendProtocol`.
     """
-    if isinstance(backend, CompositeBackend):
-        return isinstance(backend.default, SandboxBackendProtocol)
-    return isinstance(backend, SandboxBackendProtocol)
-
-
-def _uses_state_backend(backend: BackendProtocol) -> bool:
-    """Return whether a backend stores any files in agent state."""
-    if isinstance(backend, StateBackend):
-        return True
-    if not isinstance(backend, CompositeBackend):
-        return False
-    return _uses_state_backend(backend.default) or any(_uses_state_backend(route) for route in backend.routes.values())
+    executor = backend.default if isinstance(backend, CompositeBackend) else backend
+    return isinstance(executor, SandboxBackendProtocol)
 
 
 def _routes_to_state_backend(backend: BackendProtocol, path: str) -> bool:
-    """Return whether `path` resolves to a `StateBackend` through composite routing."""
-    if isinstance(backend, CompositeBackend):
-        routed, routed_path, _ = _route_for_path(
-            default=backend.default, sorted_routes=backend.sorted_routes, path=path
-        )
-        return _routes_to_state_backend(routed, routed_path)
+    """Whether `path`, followed through any composite routing, lands on a `StateBackend`."""
+    while isinstance(backend, CompositeBackend):
+        backend, path, _ = _route_for_path(default=backend.default, sorted_routes=backend.sorted_routes, path=path)
     return isinstance(backend, StateBackend)
 
 
 def _deprecation_category() -> type[Warning]:
+    """langchain_core's deprecation warning class when it is installed (deepagents warns with it)."""
     try:
         from langchain_core._api.deprecation import LangChainDeprecationWarning
     except ImportError:
@@ -311,226 +169,162 @@ def _deprecation_category() -> type[Warning]:
     return LangChainDeprecationWarning
 
 
-class FilesystemMiddleware:
-    """Configuration of the filesystem tools (`ls`, `read_file`, `write_file`, `edit_file`,
-    `delete`, `glob`, `grep` and, with an execution-capable backend, `execute`).
+def _merge_permission_args(
+    permissions: list[FilesystemPermission] | None,
+    legacy: list[FilesystemPermission] | None,
+) -> list[FilesystemPermission] | None:
+    """Fold the deprecated `_permissions` argument into `permissions` (warning about it)."""
+    if legacy is None:
+        return permissions
+    if permissions is not None:
+        raise ValueError("Pass only permissions, not both permissions and _permissions.")
+    warnings.warn(PRIVATE_PERMISSIONS_DEPRECATED, category=_deprecation_category(), stacklevel=3)
+    return legacy
 
-    Same constructor, defaults and validation as deepagents' `FilesystemMiddleware`;
-    every setting is stored under deepagents' attribute name. The tools themselves are
-    provided by the Rust core, so `tools` is empty here.
+
+def _check_limits(tools: object, max_execute_timeout: int, grep_max_count: int | None) -> None:
+    if isinstance(tools, list) and "read_file" not in tools:
+        raise ValueError("read_file must be included in tools; it is required by FilesystemMiddleware")
+    if max_execute_timeout <= 0:
+        raise ValueError(f"max_execute_timeout must be positive, got {max_execute_timeout}")
+    if grep_max_count is not None and grep_max_count <= 0:
+        raise ValueError(f"grep_max_count must be positive or None, got {grep_max_count}")
+
+
+def _enabled_tool_names(tools: list[FsToolName] | Literal["all"] | None) -> frozenset[str] | None:
+    """The allowlisted tool names; `None` (no list given) means every tool."""
+    if isinstance(tools, list):
+        return frozenset(tools)
+    return _ALL_FS_TOOL_NAMES if tools == "all" else None
+
+
+class FilesystemMiddleware:
+    """Settings of the filesystem tools: `ls`, `read_file`, `write_file`, `edit_file`, `delete`,
+    `glob`, `grep`, and `execute` when the backend has a shell.
+
+    Takes deepagents' arguments with its defaults and refuses what it refuses.
+    The Rust core provides the tools, so `tools` stays empty.
 
     Args:
-        backend: Backend for file storage and optional execution. Defaults to
-            `StateBackend()` (ephemeral storage in agent state).
-        system_prompt: Optional custom system prompt override.
-        custom_tool_descriptions: Optional custom tool descriptions override.
-        tool_token_limit_before_evict: Token limit before evicting a tool result to the filesystem.
-        human_message_token_limit_before_evict: Token limit before evicting a HumanMessage.
-        max_execute_timeout: Maximum per-command timeout override for `execute`, in seconds.
-        grep_max_count: Default total cap on grep matches (`None` disables it).
-        tools: Allowlist of tool names (`"all"` or `None` for all); must include `read_file`.
-        offload_binary_content: Keep binary `read_file` content and inline media out of history.
-        permissions: Filesystem rules enforced by the tools.
-        _permissions: Deprecated since `0.7.31`; use `permissions`.
+        backend: Where files live (and commands run, for a sandbox). `StateBackend()`
+            by default: files in agent state, for one thread.
+        system_prompt: Replaces the filesystem section of the system prompt.
+        custom_tool_descriptions: Replacement descriptions, by tool name.
+        tool_token_limit_before_evict: Tool results longer than this many tokens are
+            offloaded to a file (`None`: never).
+        human_message_token_limit_before_evict: The same for user messages.
+        max_execute_timeout: Largest per-command timeout `execute` accepts, in seconds.
+        grep_max_count: Matches `grep` returns at most unless the call asks
+            otherwise (`None`: no cap).
+        tools: The tools to offer (`"all"` or `None`: all); a list must name `read_file`.
+        offload_binary_content: Keep binary `read_file` results and inline media
+            out of the message history (ignored when `blobs/` is in agent state).
+        permissions: The access rules the tools enforce.
+        _permissions: The same, under its deprecated name (since `0.7.31`).
     """
 
     def __init__(
-        self,
-        *,
+        self, *,
         backend: BackendProtocol | None = None,
-        system_prompt: str | None = None,
-        custom_tool_descriptions: Mapping[str, str] | None = None,
-        tool_token_limit_before_evict: int | None = 20000,
-        human_message_token_limit_before_evict: int | None = 50000,
-        max_execute_timeout: int = 3600,
-        grep_max_count: int | None = 1000,
-        tools: list[FsToolName] | Literal["all"] | None = None,
-        offload_binary_content: bool = False,
-        permissions: list[FilesystemPermission] | None = None,
-        _permissions: list[FilesystemPermission] | None = None,
-    ) -> None:
-        """Initialize the filesystem middleware configuration."""
-        if permissions is not None and _permissions is not None:
-            msg = "Pass only permissions, not both permissions and _permissions."
-            raise ValueError(msg)
-        if _permissions is not None:
-            warnings.warn(
-                "`FilesystemMiddleware(_permissions=...)` was deprecated in deepagents 0.7.31 and will be "
-                "removed in 0.9.0. Use FilesystemMiddleware(permissions=...) instead.",
-                category=_deprecation_category(),
-                stacklevel=2,
-            )
-            permissions = _permissions
-        if isinstance(tools, list) and "read_file" not in tools:
-            msg = "read_file must be included in tools; it is required by FilesystemMiddleware"
-            raise ValueError(msg)
-        if max_execute_timeout <= 0:
-            msg = f"max_execute_timeout must be positive, got {max_execute_timeout}"
-            raise ValueError(msg)
-        if grep_max_count is not None and grep_max_count <= 0:
-            msg = f"grep_max_count must be positive or None, got {grep_max_count}"
-            raise ValueError(msg)
-        self.backend: BackendProtocol = backend if backend is not None else StateBackend()
+        system_prompt: str | None = None, custom_tool_descriptions: Mapping[str, str] | None = None,
+        tool_token_limit_before_evict: int | None = 20000, human_message_token_limit_before_evict: int | None = 50000,
+        max_execute_timeout: int = 3600, grep_max_count: int | None = 1000,
+        tools: list[FsToolName] | Literal["all"] | None = None, offload_binary_content: bool = False,
+        permissions: list[FilesystemPermission] | None = None, _permissions: list[FilesystemPermission] | None = None,
+    ) -> None:  # fmt: skip
+        """Check and keep the settings."""
+        permissions = _merge_permission_args(permissions, _permissions)
+        _check_limits(tools, max_execute_timeout, grep_max_count)
+        self.backend: BackendProtocol = StateBackend() if backend is None else backend
+        # A class (or other callable) that is no backend is a pre-0.7 backend factory.
         if callable(self.backend) and not isinstance(self.backend, BackendProtocol):
-            msg = (
-                "backend must be an initialized backend instance. Backend factories "
-                "were removed in deepagents 0.7; pass StateBackend(), "
-                "CompositeBackend(...), or another BackendProtocol instance instead."
-            )
-            raise TypeError(msg)
+            raise TypeError(BACKEND_FACTORY_REMOVED)
         self._set_permissions(permissions)
 
-        artifacts_root = self.backend.artifacts_root if isinstance(self.backend, CompositeBackend) else "/"
-        _root = artifacts_root.rstrip("/")
-        self._large_tool_results_prefix = f"{_root}/large_tool_results"
-        self._conversation_history_prefix = f"{_root}/conversation_history"
-        self._blobs_prefix = f"{_root}/blobs"
+        root = (self.backend.artifacts_root if isinstance(self.backend, CompositeBackend) else "/").rstrip("/")
+        self._large_tool_results_prefix = f"{root}/large_tool_results"
+        self._conversation_history_prefix = f"{root}/conversation_history"
+        self._blobs_prefix = f"{root}/blobs"
+        # Offloading blobs into agent state would keep them in the checkpoints anyway.
         if offload_binary_content and _routes_to_state_backend(self.backend, f"{self._blobs_prefix}/"):
-            msg = (
-                f"`offload_binary_content` has no effect: `{self._blobs_prefix}/` routes to a `StateBackend`, "
-                "which keeps files in checkpointed state."
-            )
-            warnings.warn(msg, stacklevel=2)
+            warnings.warn(OFFLOAD_TO_STATE_HAS_NO_EFFECT.format(blobs=self._blobs_prefix), stacklevel=2)
             offload_binary_content = False
         self._offload_binary_content = offload_binary_content
 
         self._custom_system_prompt = system_prompt
-        self._custom_tool_descriptions: dict[str, str] | Mapping[str, str] = custom_tool_descriptions or {}
+        self._custom_tool_descriptions: Mapping[str, str] = custom_tool_descriptions or {}
         self._tool_token_limit_before_evict = tool_token_limit_before_evict
         self._human_message_token_limit_before_evict = human_message_token_limit_before_evict
         self._max_execute_timeout = max_execute_timeout
         self._grep_max_count = grep_max_count
-        if isinstance(tools, list):
-            self._enabled_tools: frozenset[str] | None = frozenset(tools)
-        elif tools == "all":
-            self._enabled_tools = frozenset(_ALL_FS_TOOL_NAMES)
-        else:  # None -- user did not specify, defaults to all tools opted-in
-            self._enabled_tools = None
-
-        # The Rust core provides the tools; nothing is bound here.
+        self._enabled_tools: frozenset[str] | None = _enabled_tool_names(tools)
         self.tools: list[Any] = []
 
     @property
     def name(self) -> str:
-        """The middleware name (the class name, as `AgentMiddleware.name`)."""
-        return self.__class__.__name__
+        """The middleware's name: its class name, as for any `AgentMiddleware`."""
+        return type(self).__name__
 
     def _with_permissions(self, permissions: list[FilesystemPermission]) -> FilesystemMiddleware:
-        """Copy the middleware with agent-local rules."""
+        """A copy of this middleware enforcing `permissions` (an agent's own rules)."""
         configured = copy(self)
         configured._set_permissions(permissions)
         configured.tools = []
         return configured
 
     def _set_permissions(self, permissions: list[FilesystemPermission] | None) -> None:
-        """Validate and copy rules against this middleware's backend."""
+        """Keep a copy of the rules, refusing them where `execute` could get around them."""
         if (
             permissions
             and supports_execution(self.backend)
             and not _all_paths_scoped_to_routes(permissions, self.backend)
         ):
-            msg = (
-                "FilesystemMiddleware does not yet support permissions with backends that "
-                "provide command execution (SandboxBackendProtocol). Tool-level permissions "
-                "for the execute tool are not implemented. Either remove permissions or use "
-                "a backend without execution support."
-            )
-            raise NotImplementedError(msg)
+            raise NotImplementedError(PERMISSIONS_WITH_EXECUTION)
         self._permissions: list[FilesystemPermission] = list(permissions or [])
 
 
-def _route_host_path_prompt(backend: BackendProtocol) -> str:
-    from deepagents_rs.backends.composite import CompositeBackend
+def _host_prefix(route: BackendProtocol) -> str | None:
+    """Where a route's files sit on the host, for a shell on that host; `None` if it has no files there.
+
+    A virtual-mode `FilesystemBackend` roots its paths at `cwd`; a non-virtual
+    one uses paths as given, so its route prefix just drops away (host `/`).
+    """
     from deepagents_rs.backends.filesystem import FilesystemBackend
+
+    if not isinstance(route, FilesystemBackend):
+        return None
+    return str(route.cwd) if route.virtual_mode else "/"
+
+
+def _with_slash(prefix: str) -> str:
+    return prefix if prefix.endswith("/") else f"{prefix}/"
+
+
+def _route_host_path_prompt(backend: BackendProtocol) -> str:
+    """The system-prompt section telling the model which virtual route paths its shell can reach.
+
+    `execute` runs on the composite's default backend, where route prefixes
+    (say `/common/`) do not exist. Only when that default is a
+    `LocalShellBackend` do `FilesystemBackend` routes share the shell's
+    filesystem; those get a prefix substitution, every other route is listed as
+    reachable through the file tools only. Empty when `backend` has no routes.
+    """
     from deepagents_rs.backends.local_shell import LocalShellBackend
 
-    """Build a prompt section mapping virtual route paths to host shell paths.
-
-    `execute` runs on the default backend's shell, so virtual paths (e.g.
-    `/common/`) may not exist there. Instead of rewriting shell commands, provide
-    the model with prefix-substitution mappings so it can generate correct commands
-    directly.
-
-    A route exposes a usable host path only when its files live on the same
-    filesystem the default's shell runs in, which requires the default to be a
-    `LocalShellBackend` (its shell runs on the local host). For such a default, a
-    `FilesystemBackend` route maps to a host path based on its mode:
-
-    - virtual mode: the prefix maps to the backend's host root, `route.cwd`
-        (e.g. `/common/` -> `/data/`, so `/common/x` is `/data/x` on the host).
-    - non-virtual mode: the prefix is stripped and the remaining absolute path is
-        used as-is (`root_dir` is ignored), i.e. the prefix maps to the filesystem
-        root `/` (e.g. `/legacy/x` is `/x`).
-
-    A remote/sandbox default runs its shell in a separate filesystem, so a local
-    `FilesystemBackend` route is not reachable from it. Those routes, along with
-    store-backed routes, have no host path mapping and must be accessed through the
-    file tools instead.
-
-    Returns an empty string if there are no routes to describe.
-    """
-    if not isinstance(backend, CompositeBackend):
+    if not isinstance(backend, CompositeBackend) or not backend.sorted_routes:
         return ""
-
-    # Host mappings are only valid when the default's shell shares the local
-    # filesystem with the routes (LocalShellBackend). For a remote/sandbox
-    # default, no local filesystem route is reachable from the shell.
-    default_uses_local_shell = isinstance(backend.default, LocalShellBackend)
-
-    # (virtual_prefix, host_prefix) pairs. A host_prefix of "/" means the virtual
-    # prefix is stripped down to the filesystem root.
-    host_mappings: list[tuple[str, str]] = []
-    no_host_routes: list[str] = []
-    for route_prefix, route_backend in backend.sorted_routes:
-        if not (default_uses_local_shell and isinstance(route_backend, FilesystemBackend)):
-            no_host_routes.append(route_prefix)
-        elif route_backend.virtual_mode:
-            # Virtual mode: prefix maps to the backend's host root directory.
-            host_mappings.append((route_prefix, str(route_backend.cwd)))
+    shell_is_local = isinstance(backend.default, LocalShellBackend)
+    mapped: list[str] = []
+    unmapped: list[str] = []
+    for prefix, route in backend.sorted_routes:
+        host = _host_prefix(route) if shell_is_local else None
+        if host is None:
+            unmapped.append(ROUTE_NO_HOST_MAPPING_LINE.format(prefix=prefix))
         else:
-            # Non-virtual mode: prefix is stripped, remaining absolute path used
-            # as-is -> the prefix maps to the filesystem root.
-            host_mappings.append((route_prefix, "/"))
+            mapped.append(ROUTE_HOST_PATH_MAPPING_LINE.format(virtual=_with_slash(prefix), host=_with_slash(host)))
 
-    if not host_mappings and not no_host_routes:
-        return ""
-
-    def _norm(prefix: str) -> str:
-        """Ensure a trailing slash so prefix substitution composes for subpaths."""
-        return prefix if prefix.endswith("/") else f"{prefix}/"
-
-    def _mapping_line(virtual_prefix: str, host_prefix: str) -> str:
-        # Normalize both sides to end with "/" so replacing the virtual prefix with
-        # the host prefix yields a correct host path for nested paths.
-        virtual = _norm(virtual_prefix)
-        host = _norm(host_prefix)
-        example = f"`{virtual}dir/x.py` -> `{host}dir/x.py`"
-        return f"- `{virtual}` -> `{host}` (e.g. {example})"
-
-    lines = [
-        "## Shell paths vs. virtual paths",
-        "",
-        "The `execute` tool runs commands in the host shell and can only access files that exist on the host filesystem.",
-        "",
-        "Some paths returned by the file tools are virtual mounts:",
-        "",
-        "- If a virtual mount has a host path mapping, replace its virtual prefix with the host prefix when running shell commands.",
-        (
-            "- If a virtual mount does not have a host path mapping, it is not accessible "
-            "from the shell. Use the file tools listed above to interact with those files."
-        ),
-        "",
-        "Do not assume that a path returned by a file tool can be used directly in a shell command.",
-    ]
-
-    if host_mappings:
-        lines.append("")
-        lines.append("Host path mappings:")
-        lines.extend(_mapping_line(virtual_prefix, host_prefix) for virtual_prefix, host_prefix in host_mappings)
-
-    if no_host_routes:
-        lines.append("")
-        lines.append("Virtual mounts without a host path mapping (not accessible from the shell):")
-        lines.extend(f"- `{prefix}`" for prefix in no_host_routes)
-
-    return "\n".join(lines)
+    sections = [ROUTE_HOST_PATH_PROMPT_INTRO]
+    for heading, lines in ((ROUTE_HOST_PATH_MAPPINGS_HEADING, mapped), (ROUTE_NO_HOST_MAPPING_HEADING, unmapped)):
+        if lines:
+            sections.append("\n".join([heading, *lines]))
+    return "\n\n".join(sections)

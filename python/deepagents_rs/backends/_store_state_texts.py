@@ -1,0 +1,31 @@
+"""Messages `StateBackend` and `StoreBackend` raise, worded exactly as deepagents words them."""
+
+# deepagents 0.7.32, backends/state.py: StateBackend._get_config (no graph context)
+STATE_OUTSIDE_GRAPH = (
+    "StateBackend must be used inside a LangGraph graph execution "
+    "(e.g. via create_deep_agent). It cannot read or write state "
+    "outside of a graph context. To pre-populate files, pass them "
+    'on invoke: agent.invoke({"messages": [...], "files": {...}})'
+)
+
+# deepagents 0.7.32, backends/store.py: StoreBackend._get_store (no store anywhere)
+STORE_OUTSIDE_GRAPH = (
+    "StoreBackend must be used inside a LangGraph graph execution "
+    "(e.g. via create_deep_agent), or initialized with an explicit "
+    "store and namespace: StoreBackend(store=my_store, "
+    "namespace=lambda _rt: ('filesystem',))"
+)
+
+# deepagents 0.7.32, backends/store.py: StoreBackend._get_namespace (factory read a missing Runtime)
+NAMESPACE_FACTORY_NEEDS_RUNTIME = (
+    "The namespace factory tried to read the Runtime, but it is "
+    "unavailable (running outside a LangGraph graph execution). "
+    "Use StoreBackend inside a graph (e.g. via create_deep_agent), "
+    "or pass a namespace factory that does not read the Runtime."
+)
+
+# deepagents 0.7.32, backends/store.py: _validate_namespace (fields: index, component)
+NAMESPACE_DISALLOWED_CHARACTERS = (
+    "Namespace component at index {index} contains disallowed characters: {component!r}. "
+    "Only alphanumeric characters, hyphens, underscores, dots, @, +, colons, and tildes are allowed."
+)
