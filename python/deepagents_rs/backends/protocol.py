@@ -215,8 +215,12 @@ class GlobResult:
 
 def _apply_grep_max_count(result: GrepResult, max_count: int | None) -> GrepResult:
     """Trims `result` to `max_count` matches, flagging it truncated when anything was cut."""
+    # No cap: the result passes through untouched, even one that is not a GrepResult (an
+    # older backend's error string).
+    if max_count is None:
+        return result
     matches = result.matches
-    if max_count is None or matches is None or len(matches) <= max_count:
+    if matches is None or len(matches) <= max_count:
         return result
     return GrepResult(error=result.error, matches=matches[:max_count], truncated=True)
 
