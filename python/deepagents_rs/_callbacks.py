@@ -14,6 +14,9 @@ from typing import Any
 
 from . import _convert
 
+#: The LangChain chat model class deepagents builds for each native provider.
+_CHAT_MODEL_CLASSES = {"anthropic": "ChatAnthropic", "openai": "ChatOpenAI"}
+
 #: deepagents' metadata on a subagent's runs (LangGraph's ``create_agent`` graph).
 SUBAGENT_INTEGRATION = "langchain_create_agent"
 
@@ -50,24 +53,53 @@ class RunTracer:
         self.metadata = metadata
         self.root_input = root_input
         self.result = result
+        # The invocation's own run. A stream opens it before its first chunk and ends it after
+        # its last one, as LangGraph's loop does (LangChain's event stream drops the chunks
+        # of a run it has not seen start, or has seen end).
+        self._root: Any = None
+        self._root_end: tuple | None = None
+        self._holds_root_end = False
+        self._root_closed = False
+
+    def open_root(self, name: str) -> None:
+        """Starts the invocation's run now, and holds its end until ``close_root``."""
+        self._holds_root_end = True
+        self.chain_start(None, name, None, None)
+
+    def close_root(self, error: BaseException | None = None, outputs: Any = None) -> None:
+        """Ends the invocation's run opened by ``open_root``: with the end the core reported,
+        or else with ``error`` or ``outputs`` (a run the core never started)."""
+        if self._root is None or self._root_closed:
+            return
+        self._root_closed = True
+        if self._root_end is not None and error is None:
+            method, args = self._root_end
+            getattr(self._root, method)(*args)
+        elif error is not None:
+            self._root.on_chain_error(error)
+        else:
+            self._root.on_chain_end(outputs)
 
     # -- chains ---------------------------------------------------------------------------
 
     def chain_start(self, parent: Any, name: str, step: int | None, inputs: Any) -> Any:
         from langchain_core.callbacks import CallbackManager
 
+        if parent is None and self._root is not None:
+            return self._root
         if parent is None:
             manager = CallbackManager.configure(
                 inheritable_callbacks=self.config.get("callbacks"),
                 inheritable_tags=self.config.get("tags"),
                 inheritable_metadata=self.metadata,
             )
-            return manager.on_chain_start(
+            self._root = manager.on_chain_start(
                 None,
                 self.root_input,
                 name=self.config.get("run_name") or name,
                 run_id=self.config.get("run_id"),
             )
+            return self._root
         if step is None:
             # A subagent, inside its `task` tool run: deepagents' create_agent graph.
             manager = parent.get_child()
@@ -96,9 +128,15 @@ class RunTracer:
         return manager.on_chain_start(None, payload, name=name)
 
     def chain_end(self, run: Any, name: str, outputs: Any, kind: str) -> None:
+        if run is self._root and self._holds_root_end:
+            self._root_end = ("on_chain_end", (self._outputs(name, outputs, kind),))
+            return
         run.on_chain_end(self._outputs(name, outputs, kind))
 
     def chain_error(self, run: Any, error: BaseException) -> None:
+        if run is self._root and self._holds_root_end:
+            self._root_end = ("on_chain_error", (error,))
+            return
         run.on_chain_error(error)
 
     def _outputs(self, name: str, outputs: Any, kind: str) -> Any:
@@ -169,7 +207,9 @@ class RunTracer:
     def llm_start(self, node: Any, params: dict, messages: list) -> Any:
         manager = child_callbacks(node)
         manager.add_metadata(params)
-        serialized = {"name": params.get("ls_model_name") or params.get("ls_provider") or "chat_model"}
+        # The run is named after the LangChain class deepagents would call for this provider.
+        provider = params.get("ls_provider")
+        serialized = {"name": _CHAT_MODEL_CLASSES.get(provider) or params.get("ls_model_name") or "chat_model"}
         (run,) = manager.on_chat_model_start(
             serialized,
             [_messages(messages)],

@@ -35,3 +35,21 @@ def _versioned(result: dict, version: str) -> Any:
     from langgraph.types import GraphOutput
 
     return GraphOutput(result, ())
+
+
+def _graph_kwargs(kwargs: dict, output_channels: Any) -> dict:
+    """``kwargs`` without LangGraph's run options that change nothing here, as LangGraph's
+    server passes them on every run: no runtime ``context`` (a context schema is planned),
+    ``output_keys`` naming the graph's own output channels."""
+    rest = dict(kwargs)
+    context = rest.pop("context", None)
+    if context:
+        raise _planned("context", "runtime context")
+    output_keys = rest.pop("output_keys", None)
+    if output_keys is not None and _channel_set(output_keys) != _channel_set(output_channels):
+        raise _planned(f"output_keys={output_keys!r}", "output keys other than the graph's output channels")
+    return rest
+
+
+def _channel_set(channels: Any) -> frozenset:
+    return frozenset([channels] if isinstance(channels, str) else channels or ())

@@ -44,7 +44,7 @@ def _tools_resume(snapshot: Any, config: dict) -> dict:
 
 class ThreadRuns:
     """Runs through the thread graph, and the thread's state. The agent supplies `_core`,
-    `_prepare`, `_shaper`, `_result`, `_fail`, `_schema`, `_defaults`, `checkpointer` and the
+    `_prepare`, `_shaper`, `_result`, `_fail`, `_schema`, `_call_defaults`, `checkpointer` and the
     rest of its run setup."""
 
     @property
@@ -114,8 +114,12 @@ class ThreadRuns:
         _state, limit, run_config, subagent_format, tracer = self._prepare(
             input if isinstance(input, dict) else {"messages": []}, config, kwargs
         )
-        merged = _merge_configs(self._defaults, config or {})
+        merged = _merge_configs(self._call_defaults, config or {})
         shaper = self._shaper(modes, single, subgraphs, version, merged)
+        shaper.tracer = tracer
+        if tracer is not None:
+            # The invocation's run starts before the graph's first chunk, the core's or not.
+            tracer.open_root(self.name)
         out: collections.deque = collections.deque()
 
         def forward(item: tuple) -> None:
@@ -190,13 +194,10 @@ class ThreadRuns:
 
     def _thread_result(self, shaper: _stream.Shaper, runs: Any, config: dict | None, version: str) -> Any:
         interrupted = None
-        try:
+        with _RootRun(shaper, self._fail):
             for item in runs:
                 if isinstance(item, _threads.Interrupted):
                     interrupted = item
-        except Exception as exc:
-            self._fail(exc)
-            raise
         if interrupted is not None:
             return self._interrupt_result(interrupted, shaper.final, version)
         if shaper.final is None:
@@ -253,13 +254,10 @@ class ThreadRuns:
     async def _thread_ainvoke(self, input: Any, config: dict | None, version: str, kwargs: dict) -> Any:
         shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=True)
         interrupted = None
-        try:
+        with _RootRun(shaper, self._fail):
             async for item in runs:
                 if isinstance(item, _threads.Interrupted):
                     interrupted = item
-        except Exception as exc:
-            self._fail(exc)
-            raise
         if interrupted is not None:
             return self._interrupt_result(interrupted, shaper.final, version)
         if shaper.final is None:
@@ -272,39 +270,53 @@ class ThreadRuns:
     ) -> Iterator[Any]:
         shaper, out, runs = self._thread_run(input, config, stream_mode, subgraphs, version, kwargs, asynchronous=False)
         interrupted = None
-        try:
+        with _RootRun(shaper, self._fail):
             for item in runs:
                 if isinstance(item, _threads.Interrupted):
                     interrupted = item
                 while out:
                     yield out.popleft()
-        except Exception as exc:
-            self._fail(exc)
-            raise
-        while out:
-            yield out.popleft()
-        if interrupted is not None:
-            yield from shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final))
+            while out:
+                yield out.popleft()
+            if interrupted is not None:
+                yield from shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final))
 
     async def _thread_astream(
         self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
     ) -> AsyncIterator[Any]:
         shaper, out, runs = self._thread_run(input, config, stream_mode, subgraphs, version, kwargs, asynchronous=True)
         interrupted = None
-        try:
+        with _RootRun(shaper, self._fail):
             async for item in runs:
                 if isinstance(item, _threads.Interrupted):
                     interrupted = item
                 while out:
                     yield out.popleft()
-        except Exception as exc:
-            self._fail(exc)
-            raise
-        while out:
-            yield out.popleft()
-        if interrupted is not None:
-            for chunk in shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final)):
-                yield chunk
+            while out:
+                yield out.popleft()
+            if interrupted is not None:
+                for chunk in shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final)):
+                    yield chunk
+
+
+class _RootRun:
+    """Ends the invocation's traced run when the caller has every chunk (or the run failed);
+    a failure carries the state it reached, as every run's does."""
+
+    def __init__(self, shaper: Any, fail: Any) -> None:
+        self.tracer = getattr(shaper, "tracer", None)
+        self.shaper = shaper
+        self.fail = fail
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        failed = exc if isinstance(exc, Exception) else None
+        if failed is not None:
+            self.fail(failed)
+        if self.tracer is not None:
+            self.tracer.close_root(error=failed, outputs=self.shaper.final)
 
 
 def _graph_chunks(runs: Any, shaper: _stream.Shaper, out: collections.deque) -> Any:

@@ -19,7 +19,7 @@ import asyncio
 import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Required, TypedDict, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Required, get_type_hints
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -76,25 +76,53 @@ def _files_reducer(state: dict | None, writes: Sequence[dict]) -> dict:
     return out
 
 
-def _state_schema(schemas: Sequence[type]) -> type:
-    """The thread graph's state: deepagents' channels and the middleware's own keys."""
-    from langchain.agents.middleware.types import OmitFromInput, OmitFromOutput
+def _state_schemas(schemas: Sequence[type]) -> tuple[type, type, type]:
+    """The thread graph's state, input and output schemas, as ``create_agent`` resolves
+    deepagents' (LangChain's resolver, over the same fields in the same order): LangChain's
+    agent state, the file middleware's keys, the summarization keys, the user middleware's,
+    and ``messages`` last as deepagents' own state schema declares it."""
+    from langchain.agents.factory import _resolve_schemas
+    from langchain.agents.middleware.types import AgentState, PrivateStateAttr
     from langchain_core.messages import AnyMessage
     from langgraph.channels.delta import DeltaChannel
-    from langgraph.channels.ephemeral_value import EphemeralValue
+    from langgraph.channels.untracked_value import UntrackedValue
+    from typing_extensions import TypedDict
 
-    fields: dict[str, Any] = {}
-    for schema in schemas:
-        fields.update(get_type_hints(schema, include_extras=True))
-    fields.update(
-        messages=Required[
-            Annotated[list[AnyMessage], DeltaChannel(_messages_reducer, snapshot_frequency=_SNAPSHOT_FREQUENCY)]
-        ],
-        files=NotRequired[Annotated[dict, DeltaChannel(_files_reducer, snapshot_frequency=_SNAPSHOT_FREQUENCY)]],
-        jump_to=NotRequired[Annotated[Any, EphemeralValue, OmitFromInput, OmitFromOutput]],
-        structured_response=NotRequired[Annotated[Any, OmitFromInput]],
+    from .backends.protocol import FileData
+
+    # typing_extensions' TypedDict: pydantic reads only that one before Python 3.12 (for the
+    # graph's JSON schemas).
+    agent = get_type_hints(AgentState, include_extras=True)
+    files = TypedDict(
+        "FilesystemState",
+        {
+            **agent,
+            "files": Annotated[
+                NotRequired[dict[str, FileData]], DeltaChannel(_files_reducer, snapshot_frequency=_SNAPSHOT_FREQUENCY)
+            ],
+            "_blob_payloads": NotRequired[
+                Annotated[dict[str, str], UntrackedValue(dict, guard=False), PrivateStateAttr]
+            ],
+        },
     )
-    return TypedDict("DeepAgentThreadState", fields)  # type: ignore[operator]
+    summary = TypedDict(
+        "SummarizationState",
+        {
+            **agent,
+            "_summarization_event": Annotated[NotRequired[Any], PrivateStateAttr],
+            "_summarization_session_id": Annotated[NotRequired[str | None], PrivateStateAttr],
+        },
+    )
+    base = TypedDict(
+        "DeepAgentState",
+        {
+            **agent,
+            "messages": Required[
+                Annotated[list[AnyMessage], DeltaChannel(_messages_reducer, snapshot_frequency=_SNAPSHOT_FREQUENCY)]
+            ],
+        },
+    )
+    return _resolve_schemas([files, summary, *schemas, base])
 
 
 class _Feed:
@@ -384,7 +412,8 @@ class ThreadGraph:
         routes by. In a run, each node goes where the core went."""
         from langgraph.graph import START, StateGraph
 
-        builder = StateGraph(_state_schema(schemas))
+        state, input_schema, output_schema = _state_schemas(schemas)
+        builder = StateGraph(state, input_schema=input_schema, output_schema=output_schema)
         for node in node_names:
             builder.add_node(node, _node(node))
             builder.add_conditional_edges(node, _edge(node, route_after))

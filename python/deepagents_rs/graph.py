@@ -10,15 +10,17 @@ from typing import Any
 from . import _callbacks, _compat, _convert, _fs_interrupts, _runtime, _stream
 from ._backend_adapter import fs_config
 from ._core import CoreAgent
+from ._graph_edges import agent_edges
+from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
 from ._middleware import MiddlewareAdapter, declared_keys, schema_omissions
 from ._model_spec import init_langchain_model, resolve_model_spec
 from ._models import ModelAdapter
 from ._native_models import native_settings
 from ._profiles import SYSTEM_PROMPT_SUFFIXES
-from ._run_options import _check_version, _merge_configs, _planned, _versioned
+from ._run_options import _check_version, _graph_kwargs, _merge_configs, _planned, _versioned
 from ._structured import make_response_format
 from ._subagents import build_specs
-from ._thread_runs import ThreadRuns
+from ._thread_runs import ThreadRuns, _RootRun
 from ._tools import ToolAdapter, to_adapter
 
 #: deepagents compiles its graph with this recursion limit.
@@ -141,9 +143,10 @@ def _check_unique_middleware(middleware: Sequence[Any] | None) -> None:
         raise AssertionError("Please remove duplicate middleware instances.")
 
 
-class DeepAgent(ThreadRuns):
+class DeepAgent(ThreadRuns, GraphBase):
     """A compiled deep agent. ``invoke``/``ainvoke`` take and return state dicts shaped like
-    deepagents' (``{"messages": [...], "files": {...}}``)."""
+    deepagents' (``{"messages": [...], "files": {...}}``). With LangGraph installed it is a
+    ``CompiledStateGraph`` to the code around it (see ``_graph_face``), run by the core."""
 
     def __init__(
         self,
@@ -158,8 +161,12 @@ class DeepAgent(ThreadRuns):
         state_schemas: Sequence[type] = (),
         thread: Any = None,
         interrupts: bool = False,
+        graph_name: str | None = None,
+        edges: list | None = None,
+        face: Any = None,
     ) -> None:
         self._core = core
+        self._agent_name = name
         self._store = store
         self.checkpointer = checkpointer
         self._state_schemas = list(state_schemas)
@@ -167,9 +174,10 @@ class DeepAgent(ThreadRuns):
         # The LangGraph graph that checkpoints runs (`_threads`), built on first use.
         self._thread_graph = thread
         self._model = model
-        self._defaults = defaults or {}
+        self._call_defaults = defaults or {}
         self._schema = schema or StateKeys()
-        self.name = name
+        # LangGraph's name for an unnamed graph, as deepagents' graph has it.
+        self.name = graph_name or name or ("LangGraph" if IS_GRAPH else None)
         self.config = {
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
             "metadata": {
@@ -179,6 +187,13 @@ class DeepAgent(ThreadRuns):
             },
             "configurable": {},
         }
+        self._edges = edges or []
+        self._face = face
+        if IS_GRAPH:
+            self.store = store
+            if self._face is None:
+                self._face = face_graph(core.node_names, self._state_schemas, self._edges, core.tool_names, self.name)
+            take_graph_attributes(self, self._face)
 
     def __repr__(self) -> str:
         return f"DeepAgent(name={self.name!r}, model={self._core.model_id!r}, tools={self._core.tool_names!r})"
@@ -187,11 +202,12 @@ class DeepAgent(ThreadRuns):
         """The core's arguments: state, recursion limit, the run config handed to tools and
         compiled subagents (as LangGraph hands it), a subagent response format, and the run's
         tracer (LangChain callbacks, LangSmith) when it is traced."""
+        kwargs = _graph_kwargs(kwargs, getattr(self, "output_channels", None))
         if kwargs:
             raise _planned(f"invoke(**{sorted(kwargs)})", "streaming and graph options come with later issues")
         if not isinstance(input, dict):
             raise _convert.invalid_input(input)
-        config = _merge_configs(self._defaults, config or {})
+        config = _merge_configs(self._call_defaults, config or {})
         unknown = set(config) - _TRACING_CONFIG_KEYS - {"recursion_limit", "configurable"}
         if unknown:
             raise _planned(f"config keys {sorted(unknown)}", "callbacks and runtime options")
@@ -334,13 +350,17 @@ class DeepAgent(ThreadRuns):
     def _stream_setup(
         self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
     ) -> tuple[tuple, _stream.Shaper]:
+        kwargs = _graph_kwargs(kwargs, getattr(self, "output_channels", None))
         given = {k for k, v in kwargs.items() if v not in (None, (), False, [])}
         if given:
             raise _planned(f"stream(**{sorted(given)})", "checkpointers, interrupts and runtime context")
         modes, single = _stream.normalize_modes(stream_mode, self.stream_mode)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {})
-        merged = _merge_configs(self._defaults, config or {})
+        merged = _merge_configs(self._call_defaults, config or {})
         shaper = self._shaper(modes, single, subgraphs, version, merged)
+        shaper.tracer = tracer
+        if tracer is not None:
+            tracer.open_root(self.name)
         return (state, limit, modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
 
     def _shaper(self, modes: list[str], single: bool, subgraphs: bool, version: str, config: dict) -> _stream.Shaper:
@@ -379,13 +399,11 @@ class DeepAgent(ThreadRuns):
         finally:
             _runtime.exit_blocking_invoke(token)
         try:
-            for item in events:
-                emit, chunk = shaper.shape(item)
-                if emit:
-                    yield chunk
-        except Exception as exc:
-            self._fail(exc)
-            raise
+            with _RootRun(shaper, self._fail):
+                for item in events:
+                    emit, chunk = shaper.shape(item)
+                    if emit:
+                        yield chunk
         finally:
             events.close()
 
@@ -407,32 +425,56 @@ class DeepAgent(ThreadRuns):
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
         events = self._core.astream(*args)
         try:
-            async for item in events:
-                emit, chunk = shaper.shape(item)
-                if emit:
-                    yield chunk
-        except Exception as exc:
-            self._fail(exc)
-            raise
+            with _RootRun(shaper, self._fail):
+                async for item in events:
+                    emit, chunk = shaper.shape(item)
+                    if emit:
+                        yield chunk
         finally:
             await events.aclose()
 
     def with_config(self, config: dict | None = None, **kwargs: Any) -> DeepAgent:
         """This agent with ``config`` merged under every call's own config, as LangChain's
         ``Runnable.with_config`` does (``configurable``, ``metadata`` merged; lists joined)."""
-        defaults = _merge_configs(self._defaults, {**(config or {}), **kwargs})
+        return self._rebuilt(defaults=_merge_configs(self._call_defaults, {**(config or {}), **kwargs}))
+
+    def copy(self, update: dict[str, Any] | None = None) -> DeepAgent:
+        """LangGraph's ``Pregel.copy``: the same agent with ``update``'s attributes (LangGraph's
+        server gives each run its saver and store this way)."""
+        rebuild, rest = split_copy_update(update)
+        agent = self._rebuilt(
+            checkpointer=rebuild.get("checkpointer", self.checkpointer),
+            store=rebuild.get("store", self._store),
+            name=rebuild.get("name", self.name),
+        )
+        if "config" in rebuild:
+            agent.config = rebuild["config"]
+        for key, value in rest.items():
+            setattr(agent, key, value)
+        return agent
+
+    def _rebuilt(self, **changes: Any) -> DeepAgent:
+        """A new agent on the same core with ``changes`` (``defaults``, ``checkpointer``,
+        ``store``, ``name``); the thread graph is shared while saver and name are."""
+        checkpointer = changes.get("checkpointer", self.checkpointer)
+        graph_name = changes.get("name", self.name)
+        shared = checkpointer is self.checkpointer and graph_name == self.name
         agent = DeepAgent(
             self._core,
-            name=self.name,
+            name=self._agent_name,
+            graph_name=graph_name,
             model=self._model,
-            defaults=defaults,
+            defaults=changes.get("defaults", self._call_defaults),
             schema=self._schema,
-            store=self._store,
-            checkpointer=self.checkpointer,
+            store=changes.get("store", self._store),
+            checkpointer=checkpointer,
             state_schemas=self._state_schemas,
-            thread=self._thread_graph,
+            thread=self._thread_graph if shared else None,
             interrupts=self._interrupts,
+            edges=self._edges,
+            face=self._face,
         )
+        agent.config = self.config
         return agent
 
 
@@ -547,6 +589,8 @@ def create_deep_agent(
         core_model, adapters, system, name or None, specs, structured, mw_adapters, sorted(schema.private), files
     )
     state_schemas = [m.state_schema for m in middleware or () if getattr(m, "state_schema", None) is not None]
+    tools_may_end = structured is not None or any(a.return_direct for a in adapters)
+    edges = agent_edges(core.node_names, _declared_jumps(middleware), tools_may_end) if IS_GRAPH else []
     return DeepAgent(
         core,
         name=name,
@@ -556,7 +600,18 @@ def create_deep_agent(
         checkpointer=checkpointer or None,
         state_schemas=state_schemas,
         interrupts=hitl is not None,
+        edges=edges,
     )
+
+
+def _declared_jumps(middleware: Sequence[Any]) -> dict[str, list[str]]:
+    """Each middleware hook node's declared jumps (``@hook_config(can_jump_to=...)``), read
+    as LangChain's ``create_agent`` reads them."""
+    from langchain.agents.factory import _get_can_jump_to
+
+    from ._graph_edges import HOOKS
+
+    return {f"{m.name}.{hook}": _get_can_jump_to(m, hook) for m in middleware or () for hook in HOOKS}
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]

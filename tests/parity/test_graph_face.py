@@ -1,0 +1,127 @@
+"""The agent is a LangGraph compiled graph to the code around it: the same type checks, the
+same nodes, edges, channels and JSON schemas as deepagents' graph, for several stacks."""
+
+from __future__ import annotations
+
+import deepagents
+import deepagents_rs
+import pytest
+from fake_models import ScriptedChatModel
+from langchain.agents.middleware import AgentMiddleware, hook_config
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import Runnable
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.pregel import Pregel
+from pydantic import BaseModel
+
+
+@tool
+def lookup(query: str) -> str:
+    """Look something up."""
+    return query
+
+
+@tool(return_direct=True)
+def finish(answer: str) -> str:
+    """Give the final answer."""
+    return answer
+
+
+class Gate(AgentMiddleware):
+    @hook_config(can_jump_to=["end", "tools"])
+    def before_model(self, state, runtime):
+        return None
+
+    def after_model(self, state, runtime):
+        return None
+
+
+class Audit(AgentMiddleware):
+    def before_agent(self, state, runtime):
+        return None
+
+    @hook_config(can_jump_to=["model"])
+    def after_model(self, state, runtime):
+        return None
+
+    def after_agent(self, state, runtime):
+        return None
+
+
+class Answer(BaseModel):
+    text: str
+
+
+STACKS = {
+    "plain": {},
+    "tools": {"tools": [lookup]},
+    "return_direct": {"tools": [lookup, finish]},
+    "middleware": {"tools": [lookup], "middleware": [Gate(), Audit()]},
+    "hitl": {"interrupt_on": {"edit_file": True, "lookup": True}, "tools": [lookup]},
+    "structured": {"response_format": Answer},
+    "subagent": {"subagents": [{"name": "helper", "description": "helps", "system_prompt": "help"}]},
+    "named": {"name": "researcher"},
+}
+
+
+def build(module, stack):
+    # One fresh middleware instance per build: LangChain refuses an instance twice.
+    kwargs = dict(STACKS[stack])
+    if "middleware" in kwargs:
+        kwargs["middleware"] = [type(m)() for m in kwargs["middleware"]]
+    return module.create_deep_agent(model=ScriptedChatModel(responses=[]), **kwargs)
+
+
+def edges(graph):
+    return sorted((e.source, e.target, e.conditional) for e in graph.edges)
+
+
+def nodes(graph):
+    return {n.id: (n.name, n.metadata) for n in graph.nodes.values()}
+
+
+@pytest.mark.parametrize("stack", list(STACKS))
+def test_same_graph_as_deepagents(stack):
+    ours, theirs = build(deepagents_rs, stack), build(deepagents, stack)
+    assert isinstance(ours, CompiledStateGraph) and isinstance(ours, Pregel) and isinstance(ours, Runnable)
+    assert ours.get_name() == theirs.get_name()
+    assert ours.name == theirs.name
+    assert ours.config == theirs.config
+    for attr in ("input_channels", "output_channels", "stream_channels_list", "stream_mode"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    assert list(ours.channels) == list(theirs.channels) or sorted(ours.channels) == sorted(theirs.channels)
+    drawn, expected = ours.get_graph(), theirs.get_graph()
+    assert nodes(drawn) == nodes(expected)
+    assert edges(drawn) == edges(expected)
+    assert ours.get_input_jsonschema() == theirs.get_input_jsonschema()
+    assert ours.get_output_jsonschema() == theirs.get_output_jsonschema()
+    assert ours.get_context_jsonschema() == theirs.get_context_jsonschema()
+    assert ours.config_specs == theirs.config_specs
+
+
+def test_drawings_match():
+    ours, theirs = build(deepagents_rs, "middleware"), build(deepagents, "middleware")
+    # Mermaid lists edges in the order LangGraph stores them (a set): compare the lines.
+    assert sorted(ours.get_graph().draw_mermaid().splitlines()) == sorted(
+        theirs.get_graph().draw_mermaid().splitlines()
+    )
+
+
+def test_copy_gives_the_server_saver_and_name():
+    """LangGraph's server hands each run its saver and store through ``copy(update=...)``."""
+    thread = {"configurable": {"thread_id": "t"}}
+    histories = []
+    for module in (deepagents_rs, deepagents):
+        agent = module.create_deep_agent(model=ScriptedChatModel(responses=[AIMessage("hi")]))
+        saver = InMemorySaver()
+        served = agent.copy(update={"checkpointer": saver, "store": None, "name": "agent"})
+        assert type(served) is type(agent)
+        assert served.checkpointer is saver and served.name == "agent"
+        assert agent.checkpointer is None and agent.name == "LangGraph"
+        assert served.config == agent.config
+        served.invoke({"messages": [("user", "hello")]}, thread)
+        assert [m.content for m in served.get_state(thread).values["messages"]] == ["hello", "hi"]
+        histories.append([(s.metadata["step"], s.next) for s in served.get_state_history(thread)])
+    assert histories[0] == histories[1]
