@@ -45,7 +45,9 @@ def split_copy_update(update: dict | None) -> tuple[dict, dict]:
     return rebuild, rest
 
 
-def face_graph(node_names: list[str], schemas: Any, edges: list, tool_names: list[str], name: str) -> Any:
+def face_graph(
+    node_names: list[str], schemas: Any, edges: list, tool_names: list[str], name: str, transformers: Any = ()
+) -> Any:
     """A compiled graph with deepagents' nodes, channels and edges, never run: what the
     agent shows LangGraph's readers. ``edges`` come from ``_graph_edges.agent_edges``."""
     from langgraph.graph import StateGraph
@@ -65,7 +67,14 @@ def face_graph(node_names: list[str], schemas: Any, edges: list, tool_names: lis
             builder.add_conditional_edges(source, _never_routed, list(targets))
         else:
             builder.add_edge(source, targets[0])
-    return builder.compile(name=name)
+    # `stream_events(version="v3")`'s projections: LangGraph's and LangChain's own
+    # transformers, as `create_agent` compiles them, then the middleware's.
+    from langchain.agents._subagent_transformer import SubagentTransformer
+    from langchain.agents.factory import _dedupe_transformers
+    from langgraph.prebuilt import ToolCallTransformer
+
+    factories = _dedupe_transformers([ToolCallTransformer, SubagentTransformer, *transformers])
+    return builder.compile(name=name, transformers=factories)
 
 
 def _never_routed(state: Any) -> Any:

@@ -58,15 +58,19 @@ class ThreadRuns:
         kind, value = self._core.route_after(node, _threads.core_state(state), state.get("jump_to"))
         return _threads.goto_of(kind, value)
 
-    def _through_graph(self, stream_mode: Any, kwargs: dict) -> bool:
+    def _through_graph(self, stream_mode: Any, kwargs: dict, config: dict | None = None) -> bool:
         """Whether a run goes through the thread graph: checkpointed or interruptible runs,
-        and runs asking for what only LangGraph's loop makes (its own stream modes, its
-        breakpoints)."""
+        runs inside a parent LangGraph graph (a subgraph's checkpoints, stream parts and
+        interrupts are LangGraph's business), and runs asking for what only LangGraph's loop
+        makes (its own stream modes, its breakpoints)."""
         breakpoints = any(kwargs.get(k) for k in ("interrupt_before", "interrupt_after"))
-        return self._threaded or breakpoints or _stream.asks_graph_modes(stream_mode)
+        return (
+            self._threaded or breakpoints or _stream.asks_graph_modes(stream_mode) or _threads.in_parent_graph(config)
+        )
 
-    def _thread(self) -> _threads.ThreadGraph:
-        if self.checkpointer is None:
+    def _thread(self, config: dict | None = None) -> _threads.ThreadGraph:
+        # A subgraph's saver is its parent's, handed down in the config.
+        if self.checkpointer is None and not _threads.inherits_saver(config):
             # LangGraph's error, word for word.
             raise ValueError("No checkpointer set")
         return self._run_graph()
@@ -164,7 +168,16 @@ class ThreadRuns:
             keys = ("messages", "files", "structured_response", *self._schema.input)
             thread_input = {k: input[k] for k in keys if k in input and input[k] is not None}
         run = thread.arun if asynchronous else thread.run
-        runs = run(thread_input, {**merged, "recursion_limit": limit}, start, forward, durability, graph_modes, stops)
+        runs = run(
+            thread_input,
+            {**merged, "recursion_limit": limit},
+            start,
+            forward,
+            durability,
+            graph_modes,
+            stops,
+            whole_run=stream_mode is False,
+        )
         return shaper, out, _graph_chunks(runs, shaper, out)
 
     def _graph_values(self, values: Any) -> Any:
@@ -202,26 +215,26 @@ class ThreadRuns:
             return self._interrupt_result(interrupted, shaper.final, version)
         if shaper.final is None:
             # Nothing to run (an idle thread given no input): the thread's state.
-            return _versioned(self._graph_values(self._thread().graph.get_state(config).values), version)
+            return _versioned(self._graph_values(self._thread(config).graph.get_state(config).values), version)
         return _versioned(shaper.final, version)
 
     def get_state(self, config: dict, *, subgraphs: bool = False) -> Any:
         """The thread's current ``StateSnapshot``, as LangGraph reads it."""
-        return self._thread().graph.get_state(config, subgraphs=subgraphs)
+        return self._thread(config).graph.get_state(config, subgraphs=subgraphs)
 
     async def aget_state(self, config: dict, *, subgraphs: bool = False) -> Any:
-        return await self._thread().graph.aget_state(config, subgraphs=subgraphs)
+        return await self._thread(config).graph.aget_state(config, subgraphs=subgraphs)
 
     def get_state_history(
         self, config: dict, *, filter: dict | None = None, before: dict | None = None, limit: int | None = None
     ) -> Iterator[Any]:
         """The thread's snapshots, newest first."""
-        return self._thread().graph.get_state_history(config, filter=filter, before=before, limit=limit)
+        return self._thread(config).graph.get_state_history(config, filter=filter, before=before, limit=limit)
 
     async def aget_state_history(
         self, config: dict, *, filter: dict | None = None, before: dict | None = None, limit: int | None = None
     ) -> AsyncIterator[Any]:
-        async for snapshot in self._thread().graph.aget_state_history(
+        async for snapshot in self._thread(config).graph.aget_state_history(
             config, filter=filter, before=before, limit=limit
         ):
             yield snapshot
@@ -230,22 +243,22 @@ class ThreadRuns:
         """Writes ``values`` to the thread as the last node that ran."""
         if task_id is not None:
             raise _planned("update_state(task_id=...)", "durable threads")
-        return self._thread().graph.update_state(config, values, as_node=as_node)
+        return self._thread(config).graph.update_state(config, values, as_node=as_node)
 
     async def aupdate_state(
         self, config: dict, values: Any, as_node: str | None = None, task_id: str | None = None
     ) -> dict:
         if task_id is not None:
             raise _planned("update_state(task_id=...)", "durable threads")
-        return await self._thread().graph.aupdate_state(config, values, as_node=as_node)
+        return await self._thread(config).graph.aupdate_state(config, values, as_node=as_node)
 
     def bulk_update_state(self, config: dict, supersteps: Any) -> dict:
         """Several supersteps of writes at once (LangGraph's `StateUpdate`s), as LangGraph
         applies them."""
-        return self._thread().graph.bulk_update_state(config, supersteps)
+        return self._thread(config).graph.bulk_update_state(config, supersteps)
 
     async def abulk_update_state(self, config: dict, supersteps: Any) -> dict:
-        return await self._thread().graph.abulk_update_state(config, supersteps)
+        return await self._thread(config).graph.abulk_update_state(config, supersteps)
 
     def _thread_invoke(self, input: Any, config: dict | None, version: str, kwargs: dict) -> Any:
         shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=False)
@@ -262,7 +275,7 @@ class ThreadRuns:
             return self._interrupt_result(interrupted, shaper.final, version)
         if shaper.final is None:
             # Nothing to run (an idle thread given no input): the thread's state.
-            return _versioned(self._graph_values((await self._thread().graph.aget_state(config)).values), version)
+            return _versioned(self._graph_values((await self._thread(config).graph.aget_state(config)).values), version)
         return _versioned(shaper.final, version)
 
     def _thread_stream(

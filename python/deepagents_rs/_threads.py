@@ -303,6 +303,22 @@ class _Feed:
 _END = "__end__"
 
 
+#: LangGraph's config key for the task a graph runs in: set when the agent runs as a node of
+#: a parent graph (``langgraph._internal._constants.CONFIG_KEY_TASK_ID``).
+_PARENT_TASK = "__pregel_task_id"
+
+
+def in_parent_graph(config: dict | None) -> bool:
+    """Whether the run is a node of a parent LangGraph graph (a subgraph)."""
+    return bool(config) and _PARENT_TASK in (config.get("configurable") or {})
+
+
+def inherits_saver(config: dict | None) -> bool:
+    """Whether a parent graph hands its saver down in ``config`` (LangGraph's
+    ``CONFIG_KEY_CHECKPOINTER``)."""
+    return bool(config) and (config.get("configurable") or {}).get("__pregel_checkpointer") is not None
+
+
 def task_keys(config: dict) -> dict:
     """What LangGraph's ``interrupt()`` reads from a task's config (its scratchpad, its write
     channel, its namespace): handed to the tools the core calls, whose config is the run's,
@@ -434,11 +450,12 @@ class ThreadGraph:
         durability: str | None,
         graph_modes: Sequence[str] = (),
         stops: tuple[list[str], list[str]] = ([], []),
+        whole_run: bool = False,
     ) -> Iterator[Any]:
         """Runs the thread graph beside the core's run, yielding after each superstep (the
         caller's stream items arrive through ``forward`` meanwhile, the graph's own
         ``graph_modes`` chunks as ``("graph", mode, chunk)``). A run that stops for an
-        interrupt yields ``Interrupted`` last."""
+        interrupt yields ``Interrupted`` last. ``whole_run``: an ``invoke``."""
         feed = _Feed(start, forward)
         try:
             with _untraced():
@@ -449,6 +466,9 @@ class ThreadGraph:
                     durability=durability,
                     interrupt_before=_breakpoints(stops[0]),
                     interrupt_after=_breakpoints(stops[1]),
+                    # LangGraph's `invoke` reports the output channels' updates only (what a
+                    # parent graph streams of this graph as a subgraph).
+                    output_keys=self.graph.output_channels if whole_run else None,
                 )
                 for mode, chunk in chunks:
                     yield _graph_item(mode, chunk, feed)
@@ -465,6 +485,7 @@ class ThreadGraph:
         durability: str | None,
         graph_modes: Sequence[str] = (),
         stops: tuple[list[str], list[str]] = ([], []),
+        whole_run: bool = False,
     ) -> AsyncIterator[Any]:
         feed = _Feed(start, forward)
         try:
@@ -476,6 +497,9 @@ class ThreadGraph:
                     durability=durability,
                     interrupt_before=_breakpoints(stops[0]),
                     interrupt_after=_breakpoints(stops[1]),
+                    # LangGraph's `invoke` reports the output channels' updates only (what a
+                    # parent graph streams of this graph as a subgraph).
+                    output_keys=self.graph.output_channels if whole_run else None,
                 )
                 async for mode, chunk in chunks:
                     yield _graph_item(mode, chunk, feed)

@@ -164,6 +164,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         graph_name: str | None = None,
         edges: list | None = None,
         face: Any = None,
+        transformers: Sequence[Any] = (),
     ) -> None:
         self._core = core
         self._agent_name = name
@@ -192,7 +193,9 @@ class DeepAgent(ThreadRuns, GraphBase):
         if IS_GRAPH:
             self.store = store
             if self._face is None:
-                self._face = face_graph(core.node_names, self._state_schemas, self._edges, core.tool_names, self.name)
+                self._face = face_graph(
+                    core.node_names, self._state_schemas, self._edges, core.tool_names, self.name, transformers
+                )
             take_graph_attributes(self, self._face)
 
     def __repr__(self) -> str:
@@ -273,7 +276,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
         """
         _check_version(version)
-        if self._through_graph(None, kwargs):
+        if self._through_graph(None, kwargs, config):
             return self._thread_invoke(input, config, version, kwargs)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         token = _runtime.enter_blocking_invoke()
@@ -289,7 +292,7 @@ class DeepAgent(ThreadRuns, GraphBase):
     async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
         _check_version(version)
-        if self._through_graph(None, kwargs):
+        if self._through_graph(None, kwargs, config):
             return await self._thread_ainvoke(input, config, version, kwargs)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
         try:
@@ -389,7 +392,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         subagents' chunks under ``("tools:<id>",)`` when ``subgraphs=True`` and
         ``{"type", "ns", "data"}`` parts when ``version="v2"``. Model tokens are streamed from
         the provider only when ``"messages"`` is asked for."""
-        if self._through_graph(stream_mode, kwargs):
+        if self._through_graph(stream_mode, kwargs, config):
             yield from self._thread_stream(input, config, stream_mode, subgraphs, version, kwargs)
             return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
@@ -418,7 +421,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """``stream`` on the running event loop."""
-        if self._through_graph(stream_mode, kwargs):
+        if self._through_graph(stream_mode, kwargs, config):
             async for chunk in self._thread_astream(input, config, stream_mode, subgraphs, version, kwargs):
                 yield chunk
             return
@@ -432,6 +435,19 @@ class DeepAgent(ThreadRuns, GraphBase):
                         yield chunk
         finally:
             await events.aclose()
+
+    def stream_events(self, input: Any, config: dict | None = None, *, version: str = "v2", **kwargs: Any) -> Any:
+        """LangGraph's ``stream_events``: ``version="v2"`` is LangChain's event stream over
+        the core's callbacks; the ``v3`` run projections are planned."""
+        if version == "v3":
+            raise _planned('stream_events(version="v3")', "LangGraph's v3 run projections")
+        return super().stream_events(input, config, version=version, **kwargs)
+
+    def astream_events(self, input: Any, config: dict | None = None, *, version: str = "v2", **kwargs: Any) -> Any:
+        """``stream_events`` on the running event loop."""
+        if version == "v3":
+            raise _planned('astream_events(version="v3")', "LangGraph's v3 run projections")
+        return super().astream_events(input, config, version=version, **kwargs)
 
     def with_config(self, config: dict | None = None, **kwargs: Any) -> DeepAgent:
         """This agent with ``config`` merged under every call's own config, as LangChain's
@@ -601,6 +617,7 @@ def create_deep_agent(
         state_schemas=state_schemas,
         interrupts=hitl is not None,
         edges=edges,
+        transformers=[t for m in middleware or () for t in getattr(m, "transformers", ())],
     )
 
 

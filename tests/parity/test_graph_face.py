@@ -99,6 +99,15 @@ def test_same_graph_as_deepagents(stack):
     assert ours.get_output_jsonschema() == theirs.get_output_jsonschema()
     assert ours.get_context_jsonschema() == theirs.get_context_jsonschema()
     assert ours.config_specs == theirs.config_specs
+    assert ours.stream_transformers == theirs.stream_transformers
+
+
+def test_v3_event_stream_is_planned():
+    agent = build(deepagents_rs, "plain")
+    with pytest.raises(NotImplementedError, match=r'stream_events\(version="v3"\)'):
+        agent.stream_events({"messages": []}, version="v3")
+    with pytest.raises(NotImplementedError, match=r'astream_events\(version="v3"\)'):
+        agent.astream_events({"messages": []}, version="v3")
 
 
 def test_drawings_match():
