@@ -1,5 +1,12 @@
-# Ported from deepagents 0.7.32 (MIT), deepagents/backends/context_hub.py: ContextHubBackend (langsmith is optional: guarded import, ImportError at use).
-"""`ContextHubBackend`: Store files in a LangSmith Hub agent repo (persistent)."""
+"""`ContextHubBackend`: the agent's files live in a LangSmith Hub agent repo.
+
+Reads are served from a local copy of the repo's tree, pulled on first use. A change is
+visible to every reader as soon as it is accepted; a background worker commits it,
+together with the other changes made within `_BATCH_WINDOW_SECONDS` of the first one, and
+the caller returns once that commit is done (or has failed). When the hub reports a
+conflict, the tree is pulled again and the accepted changes are re-applied to it: an edit
+is replayed against the new content and fails when it no longer applies.
+"""
 
 from __future__ import annotations
 
@@ -9,759 +16,523 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-# langsmith is optional for deepagents_rs (deepagents requires it): the import is
-# guarded so `deepagents_rs.backends` imports without it, and `ContextHubBackend`
-# raises a clear `ImportError` when constructed. The names stay module attributes
-# so `patch("...context_hub.Client")` works as it does upstream.
+from deepagents_rs.backends import protocol, utils
+from deepagents_rs.backends._hub_mutations import (
+    Changes,
+    Intent,
+    Mutation,
+    MutationQueue,
+    Overwrite,
+    RemoveTree,
+    Replace,
+    apply_changes,
+    paths_under,
+    release,
+    replay_all,
+)
+
+# langsmith is optional here (deepagents depends on it): without it the package still
+# imports, and only constructing a `ContextHubBackend` fails. `Client` stays a module
+# attribute so it can be patched where it is looked up.
 try:
     from langsmith import Client
-    from langsmith.schemas import AgentEntry, FileEntry, SkillEntry
-    from langsmith.utils import (
-        LangSmithConflictError,
-        LangSmithError,
-        LangSmithNotFoundError,
-        parse_hub_identifier,
-    )
-
-    _LANGSMITH_IMPORT_ERROR: ImportError | None = None
-except ImportError as _exc:  # pragma: no cover - exercised only without langsmith
-    _LANGSMITH_IMPORT_ERROR = _exc
-    Client = None  # type: ignore[assignment,misc]
-    AgentEntry = FileEntry = SkillEntry = None  # type: ignore[assignment,misc]
+    from langsmith.schemas import FileEntry
+    from langsmith.utils import LangSmithConflictError, LangSmithError, LangSmithNotFoundError, parse_hub_identifier
+except ImportError as _import_error:  # pragma: no cover - only without langsmith
+    _LANGSMITH_IMPORT_ERROR: ImportError | None = _import_error
+    Client = FileEntry = parse_hub_identifier = None  # type: ignore[assignment,misc]
 
     class LangSmithError(Exception):  # type: ignore[no-redef]
-        """Placeholder so `except LangSmithError` clauses stay valid without langsmith."""
+        """Stands in for langsmith's error classes, so the `except` clauses stay valid."""
 
-    class LangSmithConflictError(LangSmithError):  # type: ignore[no-redef]
-        """Placeholder (langsmith is not installed)."""
-
-    class LangSmithNotFoundError(LangSmithError):  # type: ignore[no-redef]
-        """Placeholder (langsmith is not installed)."""
-
-    def parse_hub_identifier(identifier: str) -> tuple[str, str, str]:  # type: ignore[misc]
-        raise _missing_langsmith()
-
-
-def _missing_langsmith() -> ImportError:
-    msg = (
-        "ContextHubBackend requires the `langsmith` package, which is not installed. "
-        "Install it with `pip install langsmith`."
-    )
-    err = ImportError(msg)
-    err.__cause__ = _LANGSMITH_IMPORT_ERROR
-    return err
-
-
-from deepagents_rs.backends.protocol import (
-    FILE_NOT_FOUND,
-    INVALID_PATH,
-    BackendProtocol,
-    DeleteResult,
-    EditResult,
-    FileDownloadResponse,
-    FileInfo,
-    FileUploadResponse,
-    GlobResult,
-    GrepMatch,
-    GrepResult,
-    LsResult,
-    ReadResult,
-    WriteResult,
-)
-from deepagents_rs.backends.utils import (
-    InvalidGlobPatternError,
-    _filter_files_by_path,
-    _normalize_path,
-    _relative_to_root,
-    compile_grep_include_glob,
-    create_file_data,
-    perform_string_replacement,
-    slice_read_response,
-)
+    LangSmithConflictError = LangSmithNotFoundError = LangSmithError  # type: ignore[misc]
+else:
+    _LANGSMITH_IMPORT_ERROR = None
 
 if TYPE_CHECKING:
     from langsmith.schemas import AgentContext
 
 logger = logging.getLogger(__name__)
 
-_COMMIT_HASH_RE = re.compile(r"[0-9a-f]{8}")
 _BATCH_WINDOW_SECONDS = 0.05
+"""How long the worker waits after the first change of a batch for others to join it."""
+
 _MAX_CONFLICT_RETRIES = 3
+_COMMIT_HASH_RE = re.compile(r"[0-9a-f]{8}")
+
 _TreeSnapshot = tuple[dict[str, str], dict[str, str], str | None]
+"""A pulled tree: file contents and linked entries by path, and its commit hash."""
 
 
-@dataclass(frozen=True)
-class _WriteIntent:
-    changes: dict[str, str | None]
+def _require_langsmith() -> None:
+    if _LANGSMITH_IMPORT_ERROR is not None:
+        msg = (
+            "ContextHubBackend requires the `langsmith` package, which is not installed. "
+            "Install it with `pip install langsmith`."
+        )
+        raise ImportError(msg) from _LANGSMITH_IMPORT_ERROR
 
 
-@dataclass(frozen=True)
-class _EditIntent:
-    path: str
-    old_string: str
-    new_string: str
-    replace_all: bool
+def _hub_path(path: str) -> str:
+    return path.lstrip("/")
 
 
-@dataclass(frozen=True)
-class _DeleteIntent:
-    path: str
+def _seconds_left(deadline: float | None) -> float:
+    if deadline is None:
+        msg = "Context Hub mutation deadline is missing"
+        raise RuntimeError(msg)
+    return deadline - time.monotonic()
 
 
-@dataclass
-class _Mutation:
-    """One accepted mutation and the caller waiting for its durability."""
-
-    intent: _WriteIntent | _EditIntent | _DeleteIntent
-    changes: dict[str, str | None]
-    occurrences: int | None = None
-    done: threading.Event = field(default_factory=threading.Event)
-    error: BaseException | None = None
+def _glob_root(path: str | None) -> str | None:
+    """The normalized directory a glob searches; `None` when `path` cannot be one."""
+    try:
+        return utils._normalize_path(path)
+    except ValueError:
+        return None
 
 
-@dataclass
-class _MutationQueue:
-    """Mutation overlays guarded by one condition lock."""
-
-    condition: threading.Condition = field(default_factory=threading.Condition)
-    pending: list[_Mutation] = field(default_factory=list)
-    in_flight: list[_Mutation] = field(default_factory=list)
-    deadline: float | None = None
+def _fnmatch_filter(glob: str | None) -> Callable[[str], bool]:
+    if not glob:
+        return lambda _path: True
+    compiled = re.compile(fnmatch.translate(os.path.normcase(glob)))
+    return lambda path: compiled.match(os.path.normcase(path)) is not None
 
 
-class ContextHubBackend(BackendProtocol):
-    """Backend that stores files in a LangSmith Hub agent repo (persistent)."""
+class ContextHubBackend(protocol.BackendProtocol):
+    """Backend whose files are committed to a LangSmith Hub agent repo (persistent)."""
 
-    def __init__(
-        self,
-        identifier: str,
-        *,
-        client: Client | None = None,
-    ) -> None:
-        """Initialize ContextHubBackend.
+    def __init__(self, identifier: str, *, client: Client | None = None) -> None:
+        """Serve the files of the hub repo `identifier` (`"owner/name"` or `"-/name"`).
 
         Args:
-            identifier: Hub agent repo, as `"owner/name"` or `"-/name"`.
-            client: LangSmith client. Defaults to `Client()`.
+            identifier: The agent repo.
+            client: The LangSmith client to use; a new `Client()` when not given.
         """
-        if _LANGSMITH_IMPORT_ERROR is not None:
-            raise _missing_langsmith()
-        self._identifier = identifier
+        _require_langsmith()
         self._client = client if client is not None else Client()
-        self._cache: dict[str, str] | None = None
-        self._linked_entries: dict[str, str] = {}
-        self._commit_hash: str | None = None
-        self._mutations = _MutationQueue()
+        self._identifier = identifier
+        self._mutations = MutationQueue()
         self._worker: threading.Thread | None = None
+        # The tree as last committed or pulled (`None` until the first pull), with its hash.
+        self._cache: dict[str, str] | None = None
+        self._commit_hash: str | None = None
+        self._linked_entries: dict[str, str] = {}
 
-    def _fetch_tree(self) -> _TreeSnapshot:
-        """Fetch a remote snapshot; missing repos are treated as empty."""
+    # The local copy of the tree
+
+    def _pull(self) -> _TreeSnapshot:
+        """The repo's tree as the hub has it now; a repo that does not exist yet is empty."""
         try:
             context: AgentContext = self._client.pull_agent(self._identifier)
         except LangSmithNotFoundError:
             return {}, {}, None
-
-        cache: dict[str, str] = {}
-        linked_entries: dict[str, str] = {}
-
+        files: dict[str, str] = {}
+        links: dict[str, str] = {}
         for path, entry in context.files.items():
             if isinstance(entry, FileEntry):
-                cache[path] = entry.content
+                files[path] = entry.content
             else:
-                linked_entries[path] = entry.repo_handle
-        return cache, linked_entries, context.commit_hash
+                links[path] = entry.repo_handle
+        return files, links, context.commit_hash
 
-    def _load_tree_locked(self) -> None:
-        cache, linked_entries, commit_hash = self._fetch_tree()
-        self._cache = cache
-        self._linked_entries = linked_entries
-        self._commit_hash = commit_hash
-
-    def _ensure_cache_locked(self) -> dict[str, str]:
+    def _committed_locked(self) -> dict[str, str]:
+        """The committed tree, pulled first if need be (under the lock, so only once)."""
         if self._cache is None:
-            # The state lock makes the cold remote pull single-flight.
-            self._load_tree_locked()
-        if self._cache is None:
-            msg = "Context Hub cache failed to initialize"
-            raise RuntimeError(msg)
+            self._cache, self._linked_entries, self._commit_hash = self._pull()
         return self._cache
 
-    @staticmethod
-    def _overlay(cache: dict[str, str], changes: dict[str, str | None]) -> None:
-        for path, content in changes.items():
-            if content is None:
-                cache.pop(path, None)
-            else:
-                cache[path] = content
+    def _visible_locked(self) -> dict[str, str]:
+        """The committed tree with every accepted change applied, in order."""
+        view = dict(self._committed_locked())
+        for mutation in (*self._mutations.in_flight, *self._mutations.pending):
+            apply_changes(view, mutation.changes)
+        return view
 
-    def _visible_cache_locked(self) -> dict[str, str]:
-        visible = dict(self._ensure_cache_locked())
-        for mutations in (self._mutations.in_flight, self._mutations.pending):
-            for mutation in mutations:
-                self._overlay(visible, mutation.changes)
-        return visible
-
-    def _ensure_cache(self) -> dict[str, str]:
-        """Return a snapshot including accepted local mutation overlays."""
+    def _visible(self) -> dict[str, str]:
         with self._mutations.condition:
-            return self._visible_cache_locked()
+            return self._visible_locked()
 
     def get_linked_entries(self) -> dict[str, str]:
-        """Return linked-entry paths mapped to their repo handles."""
+        """The repo's linked entries: path to the handle of the repo it links to."""
         with self._mutations.condition:
-            self._ensure_cache_locked()
+            self._committed_locked()
             return dict(self._linked_entries)
 
     def has_prior_commits(self) -> bool:
-        """Return `True` if the hub repo already exists with at least one commit."""
+        """Whether the hub repo exists and has at least one commit."""
         with self._mutations.condition:
-            self._ensure_cache_locked()
+            self._committed_locked()
             return self._commit_hash is not None
 
+    def _unavailable(self, action: str, exc: LangSmithError) -> str:
+        logger.exception("Hub %s failed for %r", action, self._identifier)
+        return f"Hub unavailable: {exc}"
+
+    # Accepting changes
+
     def _queue_changes_locked(
-        self,
-        changes: dict[str, str | None],
-        *,
-        intent: _WriteIntent | _EditIntent | _DeleteIntent | None = None,
-        occurrences: int | None = None,
-    ) -> _Mutation:
-        accepted_changes = dict(changes)
-        mutation = _Mutation(
-            intent=intent or _WriteIntent(changes=dict(accepted_changes)),
-            changes=accepted_changes,
-            occurrences=occurrences,
-        )
+        self, changes: Changes, *, intent: Intent | None = None, occurrences: int | None = None
+    ) -> Mutation:
+        """Accept `changes` (the lock is held): visible at once, committed by the worker."""
+        # The worker comes first: when it cannot be started, nothing has been queued.
+        self._start_worker_locked()
         queue = self._mutations
         if not queue.pending:
+            # The window opens with a batch's first change; later ones do not extend it.
             queue.deadline = time.monotonic() + _BATCH_WINDOW_SECONDS
+        mutation = Mutation(intent or Overwrite(dict(changes)), dict(changes), occurrences)
         queue.pending.append(mutation)
-
-        if self._worker is None:
-            try:
-                worker = threading.Thread(
-                    target=self._drain_mutations,
-                    name="context-hub-mutations",
-                    daemon=True,
-                )
-                self._worker = worker
-                worker.start()
-            except BaseException:  # Construction failure must not orphan the mutation.
-                self._worker = None
-                queue.pending.remove(mutation)
-                if not queue.pending:
-                    queue.deadline = None
-                raise
         queue.condition.notify_all()
         return mutation
 
+    def _start_worker_locked(self) -> None:
+        if self._worker is None:
+            # It blocks on the lock held here until the caller has queued its change.
+            worker = threading.Thread(target=self._drain_mutations, name="context-hub-mutations", daemon=True)
+            worker.start()
+            self._worker = worker
+
     @staticmethod
-    def _wait_for_mutation(mutation: _Mutation) -> None:
+    def _wait_for_mutation(mutation: Mutation) -> None:
+        """Block until `mutation` is committed; raise what stopped it otherwise."""
         mutation.done.wait()
         if mutation.error is not None:
             raise mutation.error
 
-    def _submit_changes(self, changes: dict[str, str | None]) -> None:
+    def _submit_changes(self, changes: Changes) -> None:
         with self._mutations.condition:
-            self._ensure_cache_locked()
+            self._committed_locked()
             mutation = self._queue_changes_locked(changes)
         self._wait_for_mutation(mutation)
 
-    def _take_batch(self) -> list[_Mutation] | None:
+    # The worker
+
+    def _drain_mutations(self) -> None:
+        """Commit batch after batch until none is waiting."""
+        while True:
+            batch: list[Mutation] | None = None
+            try:
+                batch = self._take_batch()
+                if batch is None:
+                    return
+                changes, commit_hash, snapshot = self._push_batch(batch)
+                drained = self._complete_batch(batch, changes, commit_hash, snapshot)
+            except BaseException as exc:  # noqa: BLE001  # every waiting caller must get an answer
+                self._fail_all(batch or [], exc)
+                return
+            if drained:
+                return
+
+    def _take_batch(self) -> list[Mutation] | None:
+        """Wait for the batch window to close and move the waiting changes in flight.
+
+        `None` when nothing waits; the worker is then forgotten, under the lock, so the next
+        change starts a new one.
+        """
         queue = self._mutations
         with queue.condition:
             while queue.pending:
-                if queue.deadline is None:
-                    msg = "Context Hub mutation deadline is missing"
-                    raise RuntimeError(msg)
-                remaining = queue.deadline - time.monotonic()
-                if remaining > 0:
-                    queue.condition.wait(timeout=remaining)
+                left = _seconds_left(queue.deadline)
+                if left > 0:
+                    queue.condition.wait(timeout=left)
                     continue
-                batch = queue.pending
-                queue.pending = []
-                queue.deadline = None
-                queue.in_flight = batch
-                return batch
+                queue.in_flight, queue.pending, queue.deadline = queue.pending, [], None
+                return queue.in_flight
             self._worker = None
             return None
 
-    @staticmethod
-    def _merge_batch(batch: list[_Mutation]) -> dict[str, str | None]:
-        changes: dict[str, str | None] = {}
-        for mutation in batch:
-            changes.update(mutation.changes)
-        return changes
+    def _push_batch(self, batch: list[Mutation]) -> tuple[Changes, str | None, _TreeSnapshot | None]:
+        """Commit the batch's combined changes: `(changes, new commit hash, pulled tree or None)`.
 
-    @staticmethod
-    def _rematerialize_mutation(
-        mutation: _Mutation,
-        cache: dict[str, str],
-        conflict: LangSmithConflictError,
-    ) -> tuple[dict[str, str | None], int | None]:
-        intent = mutation.intent
-        if isinstance(intent, _WriteIntent):
-            return dict(intent.changes), None
-        if isinstance(intent, _EditIntent):
-            current = cache.get(intent.path)
-            if current is None:
-                raise conflict
-            result = perform_string_replacement(
-                current,
-                intent.old_string,
-                intent.new_string,
-                intent.replace_all,
-            )
-            if isinstance(result, str):
-                raise conflict
-            content, occurrences = result
-            return {intent.path: content}, occurrences
-
-        base = intent.path
-        prefix = base + "/"
-        paths = [path for path in cache if path == base or path.startswith(prefix)]
-        return dict.fromkeys(paths, None), None
-
-    def _rematerialize_locked(
-        self,
-        mutations: list[_Mutation],
-        cache: dict[str, str],
-        conflict: LangSmithConflictError,
-    ) -> None:
-        materialized: list[tuple[_Mutation, dict[str, str | None], int | None]] = []
-        visible = dict(cache)
-        for mutation in mutations:
-            changes, occurrences = self._rematerialize_mutation(mutation, visible, conflict)
-            materialized.append((mutation, changes, occurrences))
-            self._overlay(visible, changes)
-
-        for mutation, changes, occurrences in materialized:
-            mutation.changes = changes
-            mutation.occurrences = occurrences
-
-    def _reload_after_conflict(self, conflict: LangSmithConflictError) -> None:
-        cache, linked_entries, commit_hash = self._fetch_tree()
-        failed_pending: list[_Mutation] = []
-        with self._mutations.condition:
-            self._rematerialize_locked(self._mutations.in_flight, cache, conflict)
-            pending_cache = dict(cache)
-            for mutation in self._mutations.in_flight:
-                self._overlay(pending_cache, mutation.changes)
-            try:
-                self._rematerialize_locked(self._mutations.pending, pending_cache, conflict)
-            except LangSmithConflictError as exc:
-                failed_pending = self._mutations.pending
-                self._mutations.pending = []
-                self._mutations.deadline = None
-                for mutation in failed_pending:
-                    mutation.error = exc
-            self._cache = cache
-            self._linked_entries = linked_entries
-            self._commit_hash = commit_hash
-        for mutation in failed_pending:
-            mutation.done.set()
-
-    def _extract_commit_hash(self, url: str) -> str | None:
-        try:
-            path = urlsplit(url).path
-            owner, name, _ = parse_hub_identifier(self._identifier)
-        except ValueError:
-            return None
-
-        prefixes = (f"/context/{name}/", f"/hub/{owner}/{name}:")
-        for prefix in prefixes:
-            if path.startswith(prefix):
-                commit_hash = path.removeprefix(prefix)
-                if _COMMIT_HASH_RE.fullmatch(commit_hash):
-                    return commit_hash
-        return None
-
-    def _push_batch(self, batch: list[_Mutation]) -> tuple[dict[str, str | None], str | None, _TreeSnapshot | None]:
-        for attempt in range(_MAX_CONFLICT_RETRIES + 1):
+        A conflict pulls the tree, re-applies the accepted changes and tries again, up to
+        `_MAX_CONFLICT_RETRIES` times. When the hub's answer does not name the commit, the
+        tree is pulled and its hash taken; that tree then replaces the local copy.
+        """
+        conflicts = 0
+        while True:
             with self._mutations.condition:
-                changes = self._merge_batch(batch)
-                parent_commit = self._commit_hash
+                changes: Changes = {}
+                for mutation in batch:
+                    changes.update(mutation.changes)
+                parent = self._commit_hash
             if not changes:
-                return changes, parent_commit, None
-
-            payload: dict[str, FileEntry | AgentEntry | SkillEntry | None] = {
-                path: FileEntry(type="file", content=content) if content is not None else None
+                return changes, parent, None
+            files = {
+                path: None if content is None else FileEntry(type="file", content=content)
                 for path, content in changes.items()
             }
             try:
-                url = self._client.push_agent(
-                    self._identifier,
-                    files=payload,
-                    parent_commit=parent_commit,
-                )
+                url = self._client.push_agent(self._identifier, files=files, parent_commit=parent)
             except LangSmithConflictError as conflict:
-                if attempt == _MAX_CONFLICT_RETRIES:
+                conflicts += 1
+                if conflicts > _MAX_CONFLICT_RETRIES:
                     raise
                 self._reload_after_conflict(conflict)
                 continue
-
-            commit_hash = self._extract_commit_hash(url)
+            commit_hash = self._commit_hash_in(url)
             if commit_hash is not None:
                 return changes, commit_hash, None
-
-            snapshot = self._fetch_tree()
-            commit_hash = snapshot[2]
-            if commit_hash is None:
+            snapshot = self._pull()
+            if snapshot[2] is None:
                 msg = "Context Hub commit succeeded but its hash could not be resolved"
                 raise RuntimeError(msg)
-            return changes, commit_hash, snapshot
+            return changes, snapshot[2], snapshot
 
-        msg = "Context Hub conflict retry loop exhausted unexpectedly"
-        raise RuntimeError(msg)
+    def _commit_hash_in(self, url: str) -> str | None:
+        """The commit hash at the end of a push's URL, when the URL has the expected shape."""
+        try:
+            url_path = urlsplit(url).path
+            owner, name, _ = parse_hub_identifier(self._identifier)
+        except ValueError:
+            return None
+        for prefix in (f"/context/{name}/", f"/hub/{owner}/{name}:"):
+            tail = url_path.removeprefix(prefix)
+            if tail != url_path and _COMMIT_HASH_RE.fullmatch(tail):
+                return tail
+        return None
+
+    def _reload_after_conflict(self, conflict: LangSmithConflictError) -> None:
+        """Adopt the hub's current tree, the accepted changes re-applied to it.
+
+        The batch in flight must still apply (otherwise `conflict` fails it); waiting
+        changes that no longer apply fail on their own.
+        """
+        snapshot = self._pull()
+        failed: list[Mutation] = []
+        with self._mutations.condition:
+            queue = self._mutations
+            after_batch = replay_all(queue.in_flight, snapshot[0], conflict)
+            try:
+                replay_all(queue.pending, after_batch, conflict)
+            except LangSmithConflictError as exc:
+                failed = queue.fail_pending(exc)
+            self._cache, self._linked_entries, self._commit_hash = snapshot
+        release(failed)
 
     def _complete_batch(
-        self,
-        batch: list[_Mutation],
-        changes: dict[str, str | None],
-        commit_hash: str | None,
-        *,
-        authoritative_snapshot: _TreeSnapshot | None,
+        self, batch: list[Mutation], changes: Changes, commit_hash: str | None, snapshot: _TreeSnapshot | None
     ) -> bool:
-        failed_pending: list[_Mutation] = []
+        """Record a committed batch and answer its callers; whether nothing else waits."""
+        failed: list[Mutation] = []
         with self._mutations.condition:
-            if authoritative_snapshot is None:
-                cache = dict(self._ensure_cache_locked())
-                self._overlay(cache, changes)
-                self._cache = cache
+            queue = self._mutations
+            if snapshot is None:
+                committed = dict(self._committed_locked())
+                apply_changes(committed, changes)
+                self._cache = committed
             else:
-                cache, linked_entries, _ = authoritative_snapshot
-                if self._mutations.pending:
+                # The pulled tree may hold more than this batch: replay what waits on top.
+                if queue.pending:
                     msg = "Context Hub changed before a pending mutation could be applied"
-                    pending_conflict = LangSmithConflictError(msg)
                     try:
-                        self._rematerialize_locked(self._mutations.pending, cache, pending_conflict)
+                        replay_all(queue.pending, snapshot[0], LangSmithConflictError(msg))
                     except LangSmithConflictError as exc:
-                        failed_pending = self._mutations.pending
-                        self._mutations.pending = []
-                        self._mutations.deadline = None
-                        for mutation in failed_pending:
-                            mutation.error = exc
-                self._cache = cache
-                self._linked_entries = linked_entries
+                        failed = queue.fail_pending(exc)
+                self._cache, self._linked_entries = snapshot[0], snapshot[1]
             self._commit_hash = commit_hash
-            self._mutations.in_flight = []
-            drained = not self._mutations.pending
+            queue.in_flight = []
+            drained = not queue.pending
             if drained:
                 self._worker = None
-        for mutation in batch:
-            mutation.done.set()
-        for mutation in failed_pending:
-            mutation.done.set()
+        release(batch + failed)
         return drained
 
-    def _fail_burst(self, batch: list[_Mutation], error: BaseException) -> None:
+    def _fail_all(self, batch: list[Mutation], error: BaseException) -> None:
+        """Fail every accepted change with `error` and forget the local tree."""
         with self._mutations.condition:
-            affected = [*batch, *self._mutations.pending]
-            self._mutations.in_flight = []
-            self._mutations.pending = []
-            self._mutations.deadline = None
-            self._cache = None
-            self._linked_entries = {}
-            self._commit_hash = None
-            self._worker = None
-            for mutation in affected:
+            queue = self._mutations
+            affected = batch + queue.fail_pending(error)
+            for mutation in batch:
                 mutation.error = error
-        for mutation in affected:
-            mutation.done.set()
+            queue.in_flight = []
+            self._cache, self._linked_entries, self._commit_hash = None, {}, None
+            self._worker = None
+        release(affected)
 
-    def _drain_mutations(self) -> None:
-        while True:
-            batch: list[_Mutation] = []
-            try:
-                next_batch = self._take_batch()
-                if next_batch is None:
-                    return
-                batch = next_batch
-                changes, commit_hash, authoritative_snapshot = self._push_batch(batch)
-                drained = self._complete_batch(
-                    batch,
-                    changes,
-                    commit_hash,
-                    authoritative_snapshot=authoritative_snapshot,
-                )
-            except BaseException as exc:  # noqa: BLE001  # Every queued waiter must be settled.
-                self._fail_burst(batch, exc)
-                return
-            if drained:
-                return
+    # The file operations
 
-    @staticmethod
-    def _strip_prefix(path: str) -> str:
-        return path.lstrip("/")
-
-    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
-        """Read file content for the requested line range.
-
-        Args:
-            file_path: Absolute file path.
-            offset: 0-indexed starting line.
-            limit: Maximum number of lines.
-
-        Returns:
-            `ReadResult` with raw (unformatted) content.
-        """
-        hub_path = self._strip_prefix(file_path)
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> protocol.ReadResult:
+        """The lines `offset` to `offset + limit` of a file, paginated like every backend's."""
         try:
-            cache = self._ensure_cache()
+            files = self._visible()
         except LangSmithError as exc:
-            logger.exception("Hub pull failed for %r", self._identifier)
-            return ReadResult(error=f"Hub unavailable: {exc}")
-        content = cache.get(hub_path)
+            return protocol.ReadResult(error=self._unavailable("pull", exc))
+        content = files.get(_hub_path(file_path))
         if content is None:
-            return ReadResult(error=f"File '{file_path}' not found")
+            return protocol.ReadResult(error=f"File '{file_path}' not found")
+        return utils.slice_read_response(utils.create_file_data(content), offset, limit)
 
-        file_data = create_file_data(content)
-        return slice_read_response(file_data, offset, limit)
-
-    def write(self, file_path: str, content: str) -> WriteResult:
-        """Commit `content` to `file_path`."""
-        hub_path = self._strip_prefix(file_path)
+    def write(self, file_path: str, content: str) -> protocol.WriteResult:
+        """Commit `content` as the file at `file_path`."""
         try:
-            self._submit_changes({hub_path: content})
+            self._submit_changes({_hub_path(file_path): content})
         except LangSmithError as exc:
-            logger.exception("Hub write failed for %r", self._identifier)
-            return WriteResult(error=f"Hub unavailable: {exc}")
-        return WriteResult(path=file_path)
+            return protocol.WriteResult(error=self._unavailable("write", exc))
+        return protocol.WriteResult(path=file_path)
 
-    def edit(
-        self,
-        file_path: str,
-        old_string: str,
-        new_string: str,
-        replace_all: bool = False,
-    ) -> EditResult:
-        """Replace `old_string` with `new_string` in a file."""
-        hub_path = self._strip_prefix(file_path)
+    def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> protocol.EditResult:
+        """Replace `old_string` by `new_string` and commit; the count is the one finally committed."""
+        hub_path = _hub_path(file_path)
+        intent = Replace(hub_path, old_string, new_string, replace_all)
         try:
             with self._mutations.condition:
-                current = self._visible_cache_locked().get(hub_path)
-                if current is None:
-                    return EditResult(error=f"Error: File '{file_path}' not found")
-
-                result = perform_string_replacement(current, old_string, new_string, replace_all)
-                if isinstance(result, str):
-                    return EditResult(error=result)
-
-                new_content, occurrences = result
-                mutation = self._queue_changes_locked(
-                    {hub_path: new_content},
-                    intent=_EditIntent(
-                        path=hub_path,
-                        old_string=old_string,
-                        new_string=new_string,
-                        replace_all=replace_all,
-                    ),
-                    occurrences=occurrences,
-                )
+                outcome = intent.attempt(self._visible_locked())
+                if outcome is None:
+                    return protocol.EditResult(error=f"Error: File '{file_path}' not found")
+                if isinstance(outcome, str):
+                    return protocol.EditResult(error=outcome)
+                changes, count = outcome
+                mutation = self._queue_changes_locked(changes, intent=intent, occurrences=count)
             self._wait_for_mutation(mutation)
         except LangSmithError as exc:
-            logger.exception("Hub edit failed for %r", self._identifier)
-            return EditResult(error=f"Hub unavailable: {exc}")
-        return EditResult(path=file_path, occurrences=mutation.occurrences)
+            return protocol.EditResult(error=self._unavailable("edit", exc))
+        return protocol.EditResult(path=file_path, occurrences=mutation.occurrences)
 
-    def delete(self, file_path: str) -> DeleteResult:
-        """Delete a file or directory by committing its removal from the hub repo.
+    def delete(self, file_path: str) -> protocol.DeleteResult:
+        """Commit the removal of `file_path` and of everything under `file_path + "/"`.
 
-        Deleting a path removes the exact file plus every nested entry under it
-        (the prefix `file_path` + "/"), so a directory is removed recursively.
-
-        Args:
-            file_path: Path of the file or directory to delete.
-
-        Returns:
-            `DeleteResult` with `file_path` on success, or an error if nothing is
-                stored at or under it (or the hub is unavailable).
+        An error when nothing is stored at or under the path, or the hub is unavailable.
         """
-        hub_path = self._strip_prefix(file_path)
+        base = _hub_path(file_path).rstrip("/")
         try:
             with self._mutations.condition:
-                cache = self._visible_cache_locked()
-                base = hub_path.rstrip("/")
-                prefix = base + "/"
-                to_delete = [key for key in cache if key == base or key.startswith(prefix)]
-                if not to_delete:
-                    return DeleteResult(error=f"Error: File '{file_path}' not found")
-                mutation = self._queue_changes_locked(
-                    dict.fromkeys(to_delete, None),
-                    intent=_DeleteIntent(path=base),
-                )
+                doomed = paths_under(self._visible_locked(), base)
+                if not doomed:
+                    return protocol.DeleteResult(error=f"Error: File '{file_path}' not found")
+                mutation = self._queue_changes_locked(dict.fromkeys(doomed, None), intent=RemoveTree(base))
             self._wait_for_mutation(mutation)
         except LangSmithError as exc:
-            logger.exception("Hub delete failed for %r", self._identifier)
-            return DeleteResult(error=f"Hub unavailable: {exc}")
-        return DeleteResult(path=file_path)
+            return protocol.DeleteResult(error=self._unavailable("delete", exc))
+        return protocol.DeleteResult(path=file_path)
 
-    def ls(self, path: str = "/") -> LsResult:
-        """List immediate files and subdirectories under `path` (non-recursive)."""
-        hub_prefix = self._strip_prefix(path).rstrip("/")
+    def ls(self, path: str = "/") -> protocol.LsResult:
+        """The files and subdirectories directly under `path`, in the tree's order."""
+        prefix = _hub_path(path).rstrip("/")
         try:
-            cache = self._ensure_cache()
+            files = self._visible()
         except LangSmithError as exc:
-            logger.exception("Hub pull failed for %r", self._identifier)
-            return LsResult(error=f"Hub unavailable: {exc}")
-
-        dirs: set[str] = set()
-        entries: list[FileInfo] = []
-
-        for file_path in cache:
-            if hub_prefix and not file_path.startswith(hub_prefix + "/"):
-                continue
-
-            relative = file_path[len(hub_prefix) + 1 :] if hub_prefix else file_path
-            if not relative:
-                continue
-
-            parts = relative.split("/", 1)
-            if len(parts) == 1:
-                entries.append(FileInfo(path=f"/{file_path}", is_dir=False))
+            return protocol.LsResult(error=self._unavailable("pull", exc))
+        entries: list[protocol.FileInfo] = []
+        listed_dirs: set[str] = set()
+        for hub_path in files:
+            if not prefix:
+                rest = hub_path
+            elif hub_path.startswith(prefix + "/"):
+                rest = hub_path[len(prefix) + 1 :]
             else:
-                dir_name = parts[0]
-                dir_path = f"{hub_prefix}/{dir_name}" if hub_prefix else dir_name
-                if dir_path not in dirs:
-                    dirs.add(dir_path)
-                    entries.append(FileInfo(path=f"/{dir_path}", is_dir=True))
-
-        return LsResult(entries=entries)
+                continue
+            head, sep, _ = rest.partition("/")
+            if not sep:
+                if rest:
+                    entries.append(protocol.FileInfo(path=f"/{hub_path}", is_dir=False))
+                continue
+            directory = f"{prefix}/{head}" if prefix else head
+            if directory not in listed_dirs:
+                listed_dirs.add(directory)
+                entries.append(protocol.FileInfo(path=f"/{directory}", is_dir=True))
+        return protocol.LsResult(entries=entries)
 
     def grep(
         self,
-        pattern: str,
+        pattern: str,  # literal text, never a regex
         path: str | None = None,
         glob: str | None = None,
         *,
         max_count: int | None = None,
-    ) -> GrepResult:
-        """Search contents for `pattern` (optional `path` / `glob` filters).
+    ) -> protocol.GrepResult:
+        """The lines holding `pattern` in files whose path starts with `path`.
 
-        The `glob` filter uses `fnmatch` semantics and does *not* follow the
-        shared include-glob contract that `glob()` on this class uses: `*`
-        crosses `/`, and matching is case-normalized. Do not assume the two
-        agree on a given pattern.
-
-        When `max_count` is set, at most that many matches are returned; if more
-        exist the search stops and the result is flagged `truncated=True`.
-        Exactly `max_count` matches with none dropped is reported complete
-        (`truncated=False`).
+        Unlike `glob` here, the `glob` filter is `fnmatch` on the whole path (its `*`
+        crosses `/`, case follows the platform), so the two can disagree on a pattern.
+        With `max_count`, a match past the cap stops the search and flags `truncated`.
         """
         try:
-            cache = self._ensure_cache()
+            files = self._visible()
         except LangSmithError as exc:
-            logger.exception("Hub pull failed for %r", self._identifier)
-            return GrepResult(error=f"Hub unavailable: {exc}")
-        matches: list[GrepMatch] = []
-
-        prefix = self._strip_prefix(path).rstrip("/") if path else ""
-
-        glob_re = re.compile(fnmatch.translate(os.path.normcase(glob))) if glob else None
-
-        for file_path, content in cache.items():
-            if prefix and not file_path.startswith(prefix):
+            return protocol.GrepResult(error=self._unavailable("pull", exc))
+        prefix = _hub_path(path).rstrip("/") if path else ""
+        selected = _fnmatch_filter(glob)
+        found: list[protocol.GrepMatch] = []
+        for hub_path, content in files.items():
+            if not hub_path.startswith(prefix) or not selected(hub_path):
                 continue
-            if glob_re is not None and not glob_re.match(os.path.normcase(file_path)):
-                continue
-            for i, line in enumerate(content.splitlines(), start=1):
-                if pattern in line:
-                    if max_count is not None and len(matches) >= max_count:
-                        # A further match beyond `max_count` proves more exist;
-                        # stop and flag truncation. Checked before appending so
-                        # exactly `max_count` matches is reported complete.
-                        return GrepResult(matches=matches, truncated=True)
-                    matches.append(GrepMatch(path=f"/{file_path}", line=i, text=line))
+            for number, line in enumerate(content.splitlines(), 1):
+                if pattern not in line:
+                    continue
+                if max_count is not None and len(found) >= max_count:
+                    return protocol.GrepResult(matches=found, truncated=True)
+                found.append(protocol.GrepMatch(path=f"/{hub_path}", line=number, text=line))
+        return protocol.GrepResult(matches=found)
 
-        return GrepResult(matches=matches)
+    def glob(self, pattern: str, path: str | None = None) -> protocol.GlobResult:
+        """The files under `path` matching `pattern` by the shared glob rules.
 
-    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
-        """Return files under `path` matching `pattern`.
-
-        Matching uses the shared backend contract (`compile_grep_include_glob`)
-        on each path relative to `path`, so a bare pattern matches the basename
-        at any depth, a pattern with `/` matches the relative path, and a leading
-        `/` anchors. Plain `fnmatch` would diverge on all three: its `*` crosses
-        `/`, so `/*.py` would widen to every depth instead of anchoring to the
-        top level. When `path` names a file, only that file is considered.
-
-        A pattern written from the repo root also matches, so callers that
-        scoped a glob in the pattern before `path` was honored keep working.
+        The pattern is tried on the path relative to `path`, and also on the path from the
+        repo root, which keeps patterns that spell out their directory working. When `path`
+        names a file, only that file is considered.
         """
         try:
-            cache = self._ensure_cache()
+            files = self._visible()
         except LangSmithError as exc:
-            logger.exception("Hub pull failed for %r", self._identifier)
-            return GlobResult(error=f"Hub unavailable: {exc}")
+            return protocol.GlobResult(error=self._unavailable("pull", exc))
         try:
-            matcher = compile_grep_include_glob(pattern)
-        except InvalidGlobPatternError as exc:
+            matches = utils.compile_grep_include_glob(pattern)
+        except utils.InvalidGlobPatternError as exc:
             logger.warning("Refused glob pattern %r for %r: %s", pattern, self._identifier, exc)
-            return GlobResult(error=str(exc))
-        try:
-            root = _normalize_path(path)
-        except ValueError:
-            return GlobResult(matches=[])
-        files = _filter_files_by_path(dict.fromkeys(f"/{file_path}" for file_path in cache), root)
-        results: list[FileInfo] = [
-            FileInfo(path=file_path, is_dir=False)
-            for file_path in files
-            if matcher(_relative_to_root(file_path, root)) or matcher(file_path[1:])
-        ]
-        return GlobResult(matches=results)
+            return protocol.GlobResult(error=str(exc))
+        root = _glob_root(path)
+        if root is None:
+            return protocol.GlobResult(matches=[])
+        candidates = utils._filter_files_by_path(dict.fromkeys(f"/{hub_path}" for hub_path in files), root)
+        return protocol.GlobResult(
+            matches=[
+                protocol.FileInfo(path=candidate, is_dir=False)
+                for candidate in candidates
+                if matches(utils._relative_to_root(candidate, root)) or matches(candidate[1:])
+            ]
+        )
 
-    def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
-        """Upload text files in one commit; non-UTF-8 inputs rejected per file."""
-        # Decode each input; `None` text means we'll reject this entry as invalid.
+    def upload_files(self, files: list[tuple[str, bytes]]) -> list[protocol.FileUploadResponse]:
+        """Commit the UTF-8 files together; any other bytes are refused file by file."""
         decoded: list[tuple[str, str | None]] = []
-        valid_files: dict[str, str | None] = {}
-        for path, content in files:
+        accepted: Changes = {}
+        for path, raw in files:
             try:
-                text = content.decode("utf-8")
+                text = raw.decode("utf-8")
             except UnicodeDecodeError:
-                decoded.append((path, None))
-                continue
+                text = None
+            else:
+                accepted[_hub_path(path)] = text  # the last upload of a path wins
             decoded.append((path, text))
-            valid_files[self._strip_prefix(path)] = text  # last write wins
-
-        commit_error: str | None = None
-        if valid_files:
+        failure: str | None = None
+        if accepted:
             try:
-                self._submit_changes(valid_files)
+                self._submit_changes(accepted)
             except LangSmithError as exc:
-                logger.exception("Hub batch upload failed for %r", self._identifier)
-                commit_error = f"Hub unavailable: {exc}"
+                # Not one of the protocol's codes: the protocol allows a backend's own text.
+                failure = self._unavailable("batch upload", exc)
+        return [
+            protocol.FileUploadResponse(path=path, error=protocol.INVALID_PATH if text is None else failure)
+            for path, text in decoded
+        ]
 
-        results: list[FileUploadResponse] = []
-        for path, text in decoded:
-            if text is None:
-                results.append(FileUploadResponse(path=path, error=INVALID_PATH))
-            elif commit_error is not None:
-                # Backend-specific error string per protocol docs
-                # (FileOperationError literal union doesn't cover hub failures).
-                results.append(FileUploadResponse(path=path, error=commit_error))
-            else:
-                results.append(FileUploadResponse(path=path))
-        return results
-
-    def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
-        """Download files as raw bytes. Missing paths return `file_not_found`."""
+    def download_files(self, paths: list[str]) -> list[protocol.FileDownloadResponse]:
+        """Each file's bytes; a missing path gets `file_not_found`."""
         try:
-            cache = self._ensure_cache()
+            files = self._visible()
         except LangSmithError as exc:
-            logger.exception("Hub pull failed for %r", self._identifier)
-            # Backend-specific error string per protocol docs (FileOperationError
-            # literal union doesn't cover hub failures).
-            return [FileDownloadResponse(path=p, error=f"Hub unavailable: {exc}") for p in paths]
-        results: list[FileDownloadResponse] = []
+            failure = self._unavailable("pull", exc)
+            return [protocol.FileDownloadResponse(path=path, error=failure) for path in paths]
+        responses: list[protocol.FileDownloadResponse] = []
         for path in paths:
-            hub_path = self._strip_prefix(path)
-            content = cache.get(hub_path)
-            if content is not None:
-                results.append(FileDownloadResponse(path=path, content=content.encode("utf-8")))
+            content = files.get(_hub_path(path))
+            if content is None:
+                responses.append(protocol.FileDownloadResponse(path=path, error=protocol.FILE_NOT_FOUND))
             else:
-                results.append(FileDownloadResponse(path=path, error=FILE_NOT_FOUND))
-        return results
+                responses.append(protocol.FileDownloadResponse(path=path, content=content.encode("utf-8")))
+        return responses
