@@ -1,5 +1,4 @@
-# Ported from deepagents 0.7.32 (MIT), deepagents/backends/__init__.py: public backend exports.
-"""Memory backends for pluggable file storage."""
+"""The file backends the agent's file tools read and write through (deepagents' module)."""
 
 from deepagents_rs.backends.composite import CompositeBackend
 from deepagents_rs.backends.context_hub import ContextHubBackend
@@ -10,15 +9,11 @@ from deepagents_rs.backends.protocol import BackendProtocol
 from deepagents_rs.backends.state import StateBackend
 from deepagents_rs.backends.store import NamespaceFactory, StoreBackend
 
+# deepagents' public names, in its order (`from deepagents_rs.backends import *` gives the same).
+# fmt: off
 __all__ = [
-    "DEFAULT_EXECUTE_TIMEOUT",
-    "BackendProtocol",
-    "CompositeBackend",
-    "ContextHubBackend",
-    "FilesystemBackend",
-    "LangSmithSandbox",
-    "LocalShellBackend",
-    "NamespaceFactory",
-    "StateBackend",
-    "StoreBackend",
+    "DEFAULT_EXECUTE_TIMEOUT", "BackendProtocol", "CompositeBackend", "ContextHubBackend",
+    "FilesystemBackend", "LangSmithSandbox", "LocalShellBackend", "NamespaceFactory",
+    "StateBackend", "StoreBackend",
 ]
+# fmt: on

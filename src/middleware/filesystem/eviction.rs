@@ -15,16 +15,9 @@ use crate::files::backend::{ExecuteResponse, FilesScope};
 use crate::files::text::splitlines_keepends;
 use crate::messages::{Content, ToolMessage};
 
-/// deepagents' `TOOLS_EXCLUDED_FROM_EVICTION`: the file tools bound their own output.
-pub const EXCLUDED: [&str; 7] = [
-    "ls",
-    "glob",
-    "grep",
-    "read_file",
-    "edit_file",
-    "write_file",
-    "delete",
-];
+/// The tools whose results are never moved to the filesystem: the file tools bound their
+/// own output (the list is interface data, held with the texts).
+pub const EXCLUDED: &[&str] = texts::TOOLS_EXCLUDED_FROM_EVICTION;
 
 /// `_extract_text_from_message`: the text blocks, joined with `\n`.
 pub(super) fn text_of(content: &Content) -> String {
