@@ -60,6 +60,11 @@ class RunTracer:
         self._root_end: tuple | None = None
         self._holds_root_end = False
         self._root_closed = False
+        # Set by a stream whose caller is LangChain's event stream (see `_lockstep`).
+        self.lockstep: Any = None
+        # Graph nodes' runs (a subagent's included), and the invocation's own nodes'.
+        self._node_runs: set = set()
+        self._top_nodes: set = set()
 
     def open_root(self, name: str) -> None:
         """Starts the invocation's run now, and holds its end until ``close_root``."""
@@ -110,6 +115,8 @@ class RunTracer:
             for m in state["messages"]:
                 m.id = None
             return manager.on_chain_start(None, state, name=name)
+        if self.lockstep is not None and parent is self._root:
+            self.lockstep.before_node()
         manager = parent.get_child(f"graph:step:{step}")
         pull = name != "tools"
         manager.add_metadata(
@@ -125,13 +132,22 @@ class RunTracer:
             payload: Any = [inputs]  # a `tools` task traces the call it runs
         else:
             payload = _state(inputs, None)
-        return manager.on_chain_start(None, payload, name=name)
+        run = manager.on_chain_start(None, payload, name=name)
+        self._node_runs.add(run.run_id)
+        if parent is self._root:
+            self._top_nodes.add(run.run_id)
+        return run
 
     def chain_end(self, run: Any, name: str, outputs: Any, kind: str) -> None:
+        value = self._outputs(name, outputs, kind)
         if run is self._root and self._holds_root_end:
-            self._root_end = ("on_chain_end", (self._outputs(name, outputs, kind),))
+            self._root_end = ("on_chain_end", (value,))
             return
-        run.on_chain_end(self._outputs(name, outputs, kind))
+        if run.run_id in self._node_runs:
+            _stream_node_output(run, value)
+        run.on_chain_end(value)
+        if self.lockstep is not None and run.run_id in self._top_nodes:
+            self.lockstep.node_ended()
 
     def chain_error(self, run: Any, error: BaseException) -> None:
         if run is self._root and self._holds_root_end:
@@ -152,6 +168,10 @@ class RunTracer:
 
             return [Command(update=self._update(w)[0]) for w in outputs]
         update, command = self._update(outputs)
+        if name == "tools" and not command:
+            # A file tool's write reaches the state beside its result (deepagents' backends
+            # send it to the channel); the tool node's own output is the message alone.
+            update.pop("files", None)
         if name == "model" or command:
             from langgraph.types import Command
 
@@ -227,6 +247,20 @@ class RunTracer:
 
     def llm_error(self, run: Any, error: BaseException) -> None:
         run.on_llm_error(error)
+
+
+def _stream_node_output(run: Any, value: Any) -> None:
+    """A node's output as its one stream chunk, for LangChain's event stream (its
+    ``on_chain_stream`` event), as a node LangGraph runs streams it. Only the event stream is
+    told: LangGraph's own stream handlers get the run's output from the core's stream."""
+    try:
+        from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
+    except ImportError:
+        return
+    for handler in run.handlers:
+        if isinstance(handler, _AstreamEventsCallbackHandler):
+            for _ in handler.tap_output_iter(run.run_id, iter([value])):
+                pass
 
 
 def _uuid() -> str:

@@ -113,7 +113,8 @@ class ModelAdapter:
         ``settings`` are middleware's ``model_settings``, bound for this call."""
         bound = self._bind(tools, tool_choice, settings)
         prompt = self._prompt(system, messages, settings)
-        return self._reply(bound.invoke(prompt, _call_config(parent, on_chunk)))
+        with _own_config():
+            return self._reply(bound.invoke(prompt, _call_config(parent, on_chunk)))
 
     async def ainvoke(
         self,
@@ -127,7 +128,28 @@ class ModelAdapter:
     ) -> dict:
         bound = self._bind(tools, tool_choice, settings)
         prompt = self._prompt(system, messages, settings)
-        return self._reply(await bound.ainvoke(prompt, _call_config(parent, on_chunk)))
+        with _own_config():
+            return self._reply(await bound.ainvoke(prompt, _call_config(parent, on_chunk)))
+
+
+class _own_config:
+    """No ambient LangChain config while the model is called: its config is the model node's
+    (``_call_config``). A checkpointed run calls Python in its first node's task context, and
+    LangChain merges the ambient config into every call (a binding's callbacks would keep
+    that node as the call's parent)."""
+
+    def __enter__(self) -> None:
+        try:
+            from langchain_core.runnables.config import var_child_runnable_config
+        except ImportError:
+            self._reset = None
+            return
+        token = var_child_runnable_config.set(None)
+        self._reset = lambda: var_child_runnable_config.reset(token)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._reset is not None:
+            self._reset()
 
 
 def _call_config(parent: Any, on_chunk: Any) -> dict | None:
@@ -143,7 +165,11 @@ def _call_config(parent: Any, on_chunk: Any) -> dict | None:
             callbacks.add_handler(forwarder, inherit=False)
         else:
             callbacks = [forwarder]
-    return {"callbacks": callbacks}
+    if parent is None:
+        return {"callbacks": callbacks}
+    # The node's run carries the call's tags and metadata; none come from the task context a
+    # checkpointed run calls Python in (its first node's, whose metadata names that node).
+    return {"callbacks": callbacks, "metadata": {}, "tags": []}
 
 
 def _chunk_forwarder(on_chunk: Any) -> Any:

@@ -7,7 +7,7 @@ import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _callbacks, _compat, _convert, _fs_interrupts, _runtime, _stream
+from . import _callbacks, _compat, _convert, _fs_interrupts, _lockstep, _runtime, _stream
 from ._backend_adapter import fs_config
 from ._core import CoreAgent
 from ._graph_edges import agent_edges
@@ -364,6 +364,8 @@ class DeepAgent(ThreadRuns, GraphBase):
         shaper.tracer = tracer
         if tracer is not None:
             tracer.open_root(self.name)
+            if "updates" in modes and _lockstep.listens(merged.get("callbacks")):
+                tracer.lockstep = _lockstep.Lockstep()
         return (state, limit, modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
 
     def _shaper(self, modes: list[str], single: bool, subgraphs: bool, version: str, config: dict) -> _stream.Shaper:
@@ -401,13 +403,16 @@ class DeepAgent(ThreadRuns, GraphBase):
             events = self._core.stream(*args)
         finally:
             _runtime.exit_blocking_invoke(token)
+        step = _StepTaken(shaper)
         try:
             with _RootRun(shaper, self._fail):
                 for item in events:
                     emit, chunk = shaper.shape(item)
                     if emit:
                         yield chunk
+                    step.after(item)
         finally:
+            step.close()
             events.close()
 
     async def astream(
@@ -427,13 +432,16 @@ class DeepAgent(ThreadRuns, GraphBase):
             return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
         events = self._core.astream(*args)
+        step = _StepTaken(shaper)
         try:
             with _RootRun(shaper, self._fail):
                 async for item in events:
                     emit, chunk = shaper.shape(item)
                     if emit:
                         yield chunk
+                    step.after(item)
         finally:
+            step.close()
             await events.aclose()
 
     def stream_events(self, input: Any, config: dict | None = None, *, version: str = "v2", **kwargs: Any) -> Any:
@@ -492,6 +500,22 @@ class DeepAgent(ThreadRuns, GraphBase):
         )
         agent.config = self.config
         return agent
+
+
+class _StepTaken:
+    """Tells the core's tracer when the caller has taken a node's update (``_lockstep``)."""
+
+    def __init__(self, shaper: _stream.Shaper) -> None:
+        tracer = getattr(shaper, "tracer", None)
+        self.lockstep = getattr(tracer, "lockstep", None)
+
+    def after(self, item: tuple) -> None:
+        if self.lockstep is not None and item[0] == "updates" and not item[1]:
+            self.lockstep.taken()
+
+    def close(self) -> None:
+        if self.lockstep is not None:
+            self.lockstep.close()
 
 
 _CONFIG_KEY_STORE = "__deepagents_rs_store"

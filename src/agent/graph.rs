@@ -208,8 +208,8 @@ impl Agent {
         // `model_to_tools` edge).
         let loop_exit = hook == Hook::AfterModel && position + 1 == self.chain.nodes(hook).len();
         let jump = delta.jump_to.filter(|_| declared || loop_exit);
-        let update = self.finish_node(step, &node, delta, reported, state, run);
-        node_end(trace, Ok(update.as_ref())).await;
+        self.finish_node(step, &node, delta, reported, state, run, trace)
+            .await;
         Ok(jump)
     }
 
@@ -319,8 +319,8 @@ impl Agent {
             };
             (combined, Some(reported))
         };
-        let update = self.finish_node(step, &Arc::from("model"), delta, reported, state, run);
-        node_end(trace, Ok(update.as_ref())).await;
+        self.finish_node(step, &"model".into(), delta, reported, state, run, trace)
+            .await;
         Ok(())
     }
 
@@ -560,8 +560,8 @@ impl Agent {
         delta.keys_first = true;
         if whole {
             // One task wrote everything: reported like any other node.
-            let update = self.finish_node(step, &Arc::from("tools"), delta, None, state, run);
-            node_end(whole_trace, Ok(update.as_ref())).await;
+            self.finish_node(step, &"tools".into(), delta, None, state, run, whole_trace)
+                .await;
             return Ok(());
         }
         state.apply(&delta);
@@ -573,9 +573,11 @@ impl Agent {
         Ok(())
     }
 
-    /// Applies a node's write and reports it: the update, the messages it added that were
-    /// not reported yet, and the state after it.
-    fn finish_node(
+    /// Applies a node's write and reports it: the node's end to the tracer, then the update,
+    /// the messages it added that were not reported yet, and the state after it (LangGraph
+    /// ends a node's run before its write reaches the stream).
+    #[allow(clippy::too_many_arguments)]
+    async fn finish_node(
         &self,
         step: u64,
         node: &Arc<str>,
@@ -583,18 +585,20 @@ impl Agent {
         reported: Option<Update>,
         state: &mut AgentState,
         run: &Run<'_>,
-    ) -> Option<Update> {
+        trace: Option<NodeTrace>,
+    ) {
         let wrote = !delta.is_empty();
         let Some(events) = run.emitter(step) else {
             state.apply(&delta);
-            // The tracer reports the node's write too.
-            return match run.root {
-                Some(_) => reported.or_else(|| wrote.then(|| Update::Delta(Arc::new(delta)))),
-                None => None,
-            };
+            if trace.is_some() {
+                // The tracer reports the node's write too.
+                let update = reported.or_else(|| wrote.then(|| Update::Delta(Arc::new(delta))));
+                node_end(trace, Ok(update.as_ref())).await;
+            }
+            return;
         };
-        if events.wants(EventKind::Messages) {
-            let new: Vec<Arc<Message>> = match &delta.messages {
+        let new: Vec<Arc<Message>> = if events.wants(EventKind::Messages) {
+            match &delta.messages {
                 MessagesDelta::None => Vec::new(),
                 MessagesDelta::Append(m) => m.clone(),
                 MessagesDelta::Replace(all) => {
@@ -608,24 +612,26 @@ impl Agent {
                         .cloned()
                         .collect()
                 }
-            };
-            for m in &new {
-                report_message(&events, &run.seen, node.clone(), m);
             }
-        }
+        } else {
+            Vec::new()
+        };
         let delta = Arc::new(delta);
         state.apply(&delta);
         let update = reported.or_else(|| wrote.then(|| Update::Delta(delta.clone())));
+        node_end(trace, Ok(update.as_ref())).await;
+        for m in &new {
+            report_message(&events, &run.seen, node.clone(), m);
+        }
         if events.wants(EventKind::Updates) {
             events.emit(Event::Update {
                 node: node.clone(),
-                update: update.clone(),
+                update,
             });
         }
         if wrote && events.wants(EventKind::Values) {
             events.emit(Event::Values(state.clone()));
         }
-        update
     }
 }
 
