@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from deepagents_rs.backends.protocol import FileData
 
-__all__ = ["CURRENT_FILES", "FilesAccessor", "FilesContext", "use_files"]
+__all__ = ["CURRENT_FILES", "FilesAccessor", "FilesContext", "LazyFilesContext", "use_files"]
 
 
 @runtime_checkable
@@ -81,6 +81,26 @@ class FilesContext:
         self.files = self.read()
         self.pending.clear()
         return dict(self.files)
+
+
+class LazyFilesContext(FilesContext):
+    """``FilesContext`` over files read only when first asked for (``reader.read()``): a
+    tool call gets one, and most tools never look."""
+
+    def __init__(self, reader: Any) -> None:
+        self._reader = reader
+        self._files: dict[str, Any] | None = None
+        self.pending = []
+
+    @property
+    def files(self) -> dict[str, Any]:  # type: ignore[override]
+        if self._files is None:
+            self._files = dict(self._reader.read() or {})
+        return self._files
+
+    @files.setter
+    def files(self, value: dict[str, Any]) -> None:
+        self._files = value
 
 
 def _apply(files: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:

@@ -39,7 +39,14 @@ def normalize_modes(stream_mode: Any, default: str) -> tuple[list[str], bool]:
     return list(dict.fromkeys(modes)), single
 
 
-def config_with_writer(config: dict | None, writer: Callable[[Any], None] | None, parent: Any = None) -> dict | None:
+#: Where a tool's config carries the run's files (a lazy reader) for a `StateBackend()` the
+#: tool makes itself.
+RUN_FILES_KEY = "__deepagents_rs_files"
+
+
+def config_with_writer(
+    config: dict | None, writer: Callable[[Any], None] | None, parent: Any = None, files: Any = None
+) -> dict | None:
     """The config a tool runs with: LangGraph's runtime in it, with the stream writer when
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
     Without LangGraph installed, no tool can ask for it."""
@@ -55,6 +62,8 @@ def config_with_writer(config: dict | None, writer: Callable[[Any], None] | None
     store = configurable.pop("__deepagents_rs_store", None)
     runtime = Runtime(context=None, store=store, stream_writer=writer) if writer else Runtime(context=None, store=store)
     configurable[CONFIG_KEY_RUNTIME] = runtime
+    if files is not None:
+        configurable[RUN_FILES_KEY] = files
     out["configurable"] = configurable
     return out
 

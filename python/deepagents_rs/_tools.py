@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _compat, _convert
+from ._files_context import LazyFilesContext, use_files
+from ._stream import RUN_FILES_KEY
 
 # LangGraph's templates: models are trained on their wording, so keep it.
 TOOL_INVOCATION_ERROR_TEMPLATE = (
@@ -91,6 +93,25 @@ class ToolAdapter:
 
     async def acall(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         raise NotImplementedError  # pragma: no cover - abstract
+
+    # What the core calls: the call with the run's files open to a `StateBackend()` the tool
+    # makes itself, and what it wrote there added to the call's state update.
+
+    def call_in_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:
+        files = _run_files(config)
+        if files is None:
+            return self.call(args, tool_call_id, config, *state)
+        with use_files(files):
+            result = self.call(args, tool_call_id, config, *state)
+        return _with_written_files(result, files)
+
+    async def acall_in_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:
+        files = _run_files(config)
+        if files is None:
+            return await self.acall(args, tool_call_id, config, *state)
+        with use_files(files):
+            result = await self.acall(args, tool_call_id, config, *state)
+        return _with_written_files(result, files)
 
 
 class LangChainToolAdapter(ToolAdapter):
@@ -205,6 +226,22 @@ class LangChainToolAdapter(ToolAdapter):
             if _is_validation_error(exc):
                 return _validation_message(self.name, args, exc), "error", None, None
             raise
+
+
+def _run_files(config: dict | None) -> LazyFilesContext | None:
+    reader = ((config or {}).get("configurable") or {}).get(RUN_FILES_KEY)
+    return None if reader is None else LazyFilesContext(reader)
+
+
+def _with_written_files(result: tuple, files: LazyFilesContext) -> tuple:
+    """The call's result with the files its `StateBackend` wrote (a returned `Command`'s own
+    files win: LangGraph applies them after the writes made during the call)."""
+    if not files.pending:
+        return result
+    content, status, artifact, update = result
+    update = dict(update or {})
+    update["files"] = {**files.updates(), **(update.get("files") or {})}
+    return content, status, artifact, update
 
 
 def _as_command(result: Any) -> Any:

@@ -110,6 +110,23 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
     })
 }
 
+/// The run's files as of a tool call, converted only when the tool reads them: a
+/// `StateBackend()` the tool makes itself reads and writes the agent's files through it, as
+/// deepagents' tools do through LangGraph's channel reads.
+#[pyclass(frozen, name = "RunFiles", module = "deepagents_rs._core")]
+pub(crate) struct RunFiles {
+    files: std::sync::Arc<serde_json::Map<String, Value>>,
+    host: std::sync::Arc<crate::state::FilesHost>,
+}
+
+#[pymethods]
+impl RunFiles {
+    /// The files as a dict (the caller's own entry objects where the core holds them).
+    fn read<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        super::convert::file_map_to_py(py, &self.files, &self.host)
+    }
+}
+
 /// The config a tool runs with: the run's, with LangGraph's runtime in it, so
 /// `get_stream_writer()` works inside the tool (a no-op unless the caller streams `custom`).
 fn tool_config<'py>(
@@ -135,7 +152,14 @@ fn tool_config<'py>(
         Some(t) => super::tracer::run_manager(py, &t.run)?,
         None => py.None().into_bound(py),
     };
-    with_writer.bind(py).call1((config, writer, parent))
+    let files = Bound::new(
+        py,
+        RunFiles {
+            files: ctx.run.files.clone(),
+            host: ctx.run.files_host.clone(),
+        },
+    )?;
+    with_writer.bind(py).call1((config, writer, parent, files))
 }
 
 /// A call's arguments for the adapter: the model's own object when there is one.
@@ -208,7 +232,7 @@ impl Tool for PyTool {
                         }
                         adapter
                             .bind(py)
-                            .call_method1("acall", pyo3::types::PyTuple::new(py, call_args)?)
+                            .call_method1("acall_in_run", pyo3::types::PyTuple::new(py, call_args)?)
                     })
                     .await
                     .map_err(fatal)?;
@@ -225,7 +249,8 @@ impl Tool for PyTool {
                         if injects {
                             args.push(tool_state(py, &ctx)?);
                         }
-                        let result = call_in_context(py, host, adapter.bind(py), "call", args)?;
+                        let result =
+                            call_in_context(py, host, adapter.bind(py), "call_in_run", args)?;
                         output_from_py(&result)
                     })
                 })

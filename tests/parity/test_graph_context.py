@@ -1,0 +1,88 @@
+"""Inside a run, code that reaches the run through LangGraph's context works as under
+LangGraph: a `StateBackend()` a tool makes itself reads and writes the agent's files (its own
+writes visible to it at once), and `get_store()`, `get_stream_writer()` and `get_runtime()`
+answer in tools."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import deepagents
+import deepagents_rs
+import pytest
+from fake_models import ScriptedChatModel, ai_tool_calls
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import InjectedToolCallId, tool
+from langgraph.config import get_store, get_stream_writer
+from langgraph.runtime import get_runtime
+from langgraph.store.memory import InMemoryStore
+from langgraph.types import Command
+
+
+def _tools(module):
+    @tool
+    def keep(text: str) -> str:
+        """Keep a note in the agent's files."""
+        backend = module.backends.StateBackend()
+        before = backend.read("/notes/seed.md")
+        backend.write("/notes/kept.md", text)
+        backend.edit("/notes/kept.md", text, text.upper())
+        after = backend.read("/notes/kept.md")
+        listing = sorted(e["path"] for e in backend.ls("/notes").entries)
+        seed = before.file_data["content"] if before.file_data else before.error
+        return f"{seed} | {after.file_data['content']} | {listing}"
+
+    @tool
+    def stamp(tool_call_id: Annotated[str, InjectedToolCallId]) -> Command:
+        """Write a file through the backend and another through the Command."""
+        module.backends.StateBackend().write("/stamped.md", "by backend")
+        update = {"files": {"/commanded.md": {"content": "by command", "encoding": "utf-8"}}}
+        return Command(update={**update, "messages": [ToolMessage("stamped", tool_call_id=tool_call_id)]})
+
+    @tool
+    def probe() -> str:
+        """Look at the run's context."""
+        get_stream_writer()({"probe": "custom"})
+        runtime = get_runtime()
+        return f"{type(get_store()).__name__} {type(runtime.store).__name__}"
+
+    return [keep, stamp, probe]
+
+
+def _run(module, asynchronous):
+    script = [
+        ai_tool_calls(("keep", {"text": "remember"})),
+        ai_tool_calls(("stamp", {})),
+        ai_tool_calls(("probe", {})),
+        ai_tool_calls(("read_file", {"file_path": "/notes/kept.md"})),
+        AIMessage("done"),
+    ]
+    agent = module.create_deep_agent(
+        model=ScriptedChatModel(responses=script), tools=_tools(module), store=InMemoryStore()
+    )
+    seed = {"/notes/seed.md": {"content": "seeded", "encoding": "utf-8"}}
+    payload = {"messages": [("user", "go")], "files": seed}
+    if asynchronous:
+
+        async def collect():
+            return [c async for c in agent.astream(payload, stream_mode=["updates", "custom", "values"])]
+
+        chunks = asyncio.run(collect())
+    else:
+        chunks = list(agent.stream(payload, stream_mode=["updates", "custom", "values"]))
+    final = [c for mode, c in chunks if mode == "values"][-1]
+    return {
+        "tools": [m.content for m in final["messages"] if m.type == "tool"],
+        "files": {p: f["content"] for p, f in final["files"].items()},
+        "custom": [c for mode, c in chunks if mode == "custom"],
+    }
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_context_inside_tools(asynchronous):
+    ours, theirs = _run(deepagents_rs, asynchronous), _run(deepagents, asynchronous)
+    assert ours == theirs
+    assert ours["tools"][0] == "seeded | REMEMBER | ['/notes/kept.md', '/notes/seed.md']"
+    assert ours["files"]["/stamped.md"] == "by backend" and ours["files"]["/commanded.md"] == "by command"
+    assert ours["custom"] == [{"probe": "custom"}]
