@@ -7,16 +7,22 @@ import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _callbacks, _compat, _convert, _fs_interrupts, _lockstep, _runtime, _stream
+from . import _callbacks, _convert, _fs_interrupts, _lockstep, _runtime, _stream
+from ._assembly import (
+    StateKeys,
+    _check_unique_middleware,
+    _core_model,
+    _declared_jumps,
+    _deprecation_category,
+    _human_in_the_loop,
+    _split_filesystem,
+    _system_message,
+)
 from ._backend_adapter import fs_config
 from ._core import CoreAgent
 from ._graph_edges import agent_edges
 from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
-from ._middleware import MiddlewareAdapter, declared_keys, schema_omissions
-from ._model_spec import init_langchain_model, resolve_model_spec
-from ._models import ModelAdapter
-from ._native_models import native_settings
-from ._profiles import SYSTEM_PROMPT_SUFFIXES
+from ._middleware import MiddlewareAdapter
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _planned, _versioned
 from ._structured import make_response_format
 from ._subagents import build_specs
@@ -39,108 +45,6 @@ _TRACING_CONFIG_KEYS = {"tags", "metadata", "run_name", "run_id", "callbacks"}
 _STATE_KEYS = ("messages", "files")
 #: deepagents' key for a response format subagents must answer in.
 SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY = "__deepagents_subagent_response_format"
-
-
-def _deprecation_category() -> type[Warning]:
-    try:
-        from langchain_core._api.deprecation import LangChainDeprecationWarning
-    except ImportError:
-        return DeprecationWarning
-    return LangChainDeprecationWarning
-
-
-def _profile_key(model: Any) -> str | None:
-    # deepagents looks a model string up as written: "claude-sonnet-4-6" has no profile,
-    # "anthropic:claude-sonnet-4-6" has one.
-    if isinstance(model, str):
-        return model
-    get_params = getattr(model, "_get_ls_params", None)
-    if get_params is None:
-        return None
-    try:
-        params = get_params()
-    except Exception:  # noqa: BLE001 - a model without tracing params simply has no profile
-        return None
-    provider, name = params.get("ls_provider"), params.get("ls_model_name")
-    return f"{provider}:{name}" if provider and name else None
-
-
-def _system_message(system_prompt: Any, model: Any) -> dict:
-    """deepagents' assembly: the user's prompt, then the model profile's suffix."""
-    suffix = SYSTEM_PROMPT_SUFFIXES.get(_profile_key(model) or "")
-    system = _convert.system_to_core(system_prompt)
-    if not suffix:
-        return system
-    content = system["content"]
-    if not system_prompt:
-        system["content"] = suffix
-    elif isinstance(system_prompt, str):
-        system["content"] = f"{content}\n\n{suffix}"
-    else:
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-        system["content"] = [*blocks, {"type": "text", "text": "\n\n" + suffix}]
-    return system
-
-
-def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
-    """What the core takes for a model: ``(provider, name, settings)`` for a native provider,
-    or an adapter calling a LangChain chat model back (bound to ``tools``).
-
-    A string resolves as deepagents resolves it (``init_chat_model`` with the provider
-    profiles' kwargs): natively when the provider is native and every kwarg is one the
-    native client takes, else through LangChain's ``init_chat_model``."""
-    if isinstance(model, str):
-        provider, model_name, kwargs = resolve_model_spec(model)
-        settings = native_settings(provider, kwargs, model_name)
-        if settings is not None:
-            return (provider, model_name, settings)
-        model = init_langchain_model(model, kwargs)
-    if _compat.is_lc_chat_model(model):
-        return ModelAdapter(model, {a.name: a.bindable for a in tools})
-    raise TypeError(f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}")
-
-
-class StateKeys:
-    """The state keys user middleware declares (their ``state_schema``s): which the graph
-    takes as input, which it leaves out of its output, which are private (never passed to
-    or from a subagent)."""
-
-    def __init__(
-        self, input: frozenset[str] = frozenset(), omit_output: frozenset[str] = frozenset({"jump_to"})
-    ) -> None:
-        self.input = input
-        self.omit_output = omit_output
-        self.private = frozenset()
-
-    @classmethod
-    def of(cls, middleware: Sequence[Any]) -> StateKeys:
-        if not middleware:
-            return cls()
-        omit_input, omit_output = schema_omissions(list(middleware))
-        declared = declared_keys(list(middleware))
-        keys = cls(
-            input=frozenset(declared - omit_input - {"messages", "files", "jump_to"}),
-            omit_output=frozenset(omit_output | {"jump_to"}),
-        )
-        keys.private = frozenset(omit_input & omit_output)
-        return keys
-
-
-def _human_in_the_loop(interrupt_on: dict | None) -> Any:
-    """LangChain's ``HumanInTheLoopMiddleware`` for ``interrupt_on``, as deepagents adds it
-    (only when some tool is listed)."""
-    if not interrupt_on:
-        return None
-    from langchain.agents.middleware import HumanInTheLoopMiddleware
-
-    return HumanInTheLoopMiddleware(interrupt_on=dict(interrupt_on))
-
-
-def _check_unique_middleware(middleware: Sequence[Any] | None) -> None:
-    names = [m.name for m in middleware or ()]
-    if len(names) != len(set(names)):
-        # create_agent's own check, word for word.
-        raise AssertionError("Please remove duplicate middleware instances.")
 
 
 class DeepAgent(ThreadRuns, GraphBase):
@@ -521,25 +425,6 @@ class _StepTaken:
 _CONFIG_KEY_STORE = "__deepagents_rs_store"
 
 
-def _split_filesystem(middleware: Sequence[Any], permissions: list[Any] | None) -> tuple[list[Any], Any]:
-    """A user ``FilesystemMiddleware`` takes the default one's place (the core builds it);
-    with agent permissions it inherits them, and conflicting rules raise as in deepagents."""
-    from .middleware.filesystem import FilesystemMiddleware
-
-    rest, override = [], None
-    for m in middleware or ():
-        if isinstance(m, FilesystemMiddleware):
-            if permissions and m._permissions and m._permissions != permissions:
-                raise ValueError(
-                    "FilesystemMiddleware permissions conflict with the agent permissions; "
-                    "use the same rules or omit middleware permissions."
-                )
-            override = m
-        else:
-            rest.append(m)
-    return rest, override
-
-
 def create_deep_agent(
     model: str | Any | None = None,
     tools: Sequence[Any] | None = None,
@@ -643,16 +528,6 @@ def create_deep_agent(
         edges=edges,
         transformers=[t for m in middleware or () for t in getattr(m, "transformers", ())],
     )
-
-
-def _declared_jumps(middleware: Sequence[Any]) -> dict[str, list[str]]:
-    """Each middleware hook node's declared jumps (``@hook_config(can_jump_to=...)``), read
-    as LangChain's ``create_agent`` reads them."""
-    from langchain.agents.factory import _get_can_jump_to
-
-    from ._graph_edges import HOOKS
-
-    return {f"{m.name}.{hook}": _get_can_jump_to(m, hook) for m in middleware or () for hook in HOOKS}
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]
