@@ -234,8 +234,9 @@ fn expand_into(pattern: &str, out: &mut Vec<String>) -> Result<(), GlobError> {
     for part in parts {
         expand_into(&format!("{head}{part}{tail}"), out)?;
         if out.len() > MAX_EXPANSIONS {
+            // wcmatch's words, which deepagents' glob errors carry.
             return Err(GlobError(format!(
-                "Pattern expansion limit of {MAX_EXPANSIONS} exceeded"
+                "Pattern limit exceeded the limit of {MAX_EXPANSIONS}"
             )));
         }
     }
