@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForLLMRun,
-    CallbackManagerForLLMRun,
 )
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
@@ -143,22 +142,10 @@ class ScriptedChatModel(BaseChatModel):
                     tc["id"] = f"call_{index}_{k}"
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:  # fmt: skip
         return self._next(messages, stop, kwargs)
 
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:  # fmt: skip
         return self._next(messages, stop, kwargs)
 
 
@@ -263,23 +250,11 @@ class StreamingScriptedChatModel(ScriptedChatModel):
         """How many calls went through ``_generate``/``_agenerate``."""
         return self.call_kinds.count("generate")
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:  # fmt: skip
         self.call_kinds.append("generate")
         return self._next(messages, stop, kwargs)
 
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:  # fmt: skip
         self.call_kinds.append("generate")
         return self._next(messages, stop, kwargs)
 
@@ -288,13 +263,7 @@ class StreamingScriptedChatModel(ScriptedChatModel):
         reply = self._next(messages, stop, kwargs).generations[0].message
         return _stream_chunks(reply)
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
+    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:  # fmt: skip
         yield from self._chunks(messages, stop, kwargs)
 
     async def _astream(

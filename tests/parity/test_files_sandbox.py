@@ -4,7 +4,7 @@ filesystem tools.
 
 Each implementation subclasses its own ``BaseSandbox`` (``<pkg>.backends.sandbox``) and builds
 its own ``ContextHubBackend`` (``<pkg>.backends.context_hub``, ``Client`` patched the way the
-vendored upstream ``test_context_hub_backend.py`` patches it). ``PARITY_REF_ONLY=1`` runs the
+deepagents' own Context Hub tests patch it). ``PARITY_REF_ONLY=1`` runs the
 deepagents side alone.
 """
 

@@ -137,8 +137,8 @@ def test_model_instance_is_used_as_given(mode: str) -> None:
     with (
         patch("deepagents._models.init_chat_model", refuse),
         patch("deepagents._models.apply_provider_profile", refuse),
-        patch("deepagents_rs.graph.init_langchain_model", refuse),
-        patch("deepagents_rs.graph.resolve_model_spec", refuse),
+        patch("deepagents_rs._assembly.init_langchain_model", refuse),
+        patch("deepagents_rs._assembly.resolve_model_spec", refuse),
     ):
         both = run_both(["as given"], None, {"messages": [{"role": "user", "content": "hi"}]}, mode=mode)
     ref = assert_parity(both)

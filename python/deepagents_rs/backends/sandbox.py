@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+from deepagents_rs.backends import protocol as _protocol
 from deepagents_rs.backends._sandbox_capture import (
     _EXECUTE_CAPTURE_CLIP_NOTICE,
     _EXECUTE_CAPTURE_CLIP_NOTICE_CAPPED,
@@ -87,16 +88,18 @@ from deepagents_rs.backends.protocol import (
     ExecuteOffloadResult,
     ExecuteResponse,
     FileDownloadResponse,
-    FileUploadResponse,
     GlobResult,
     GrepResult,
-    LsResult,
     ReadResult,
     SandboxBackendProtocol,
     WriteResult,
 )
 
 logger = logging.getLogger(__name__)
+
+# Re-exported as deepagents' module has them.
+FileUploadResponse = _protocol.FileUploadResponse
+LsResult = _protocol.LsResult
 
 _T = TypeVar("_T")
 
