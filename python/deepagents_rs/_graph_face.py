@@ -46,7 +46,13 @@ def split_copy_update(update: dict | None) -> tuple[dict, dict]:
 
 
 def face_graph(
-    node_names: list[str], schemas: Any, edges: list, tool_names: list[str], name: str, transformers: Any = ()
+    node_names: list[str],
+    schemas: Any,
+    edges: list,
+    tool_names: list[str],
+    name: str,
+    transformers: Any = (),
+    context_schema: type | None = None,
 ) -> Any:
     """A compiled graph with deepagents' nodes, channels and edges, never run: what the
     agent shows LangGraph's readers. ``edges`` come from ``_graph_edges.agent_edges``."""
@@ -55,7 +61,7 @@ def face_graph(
     from ._threads import _node, _state_schemas
 
     state, input_schema, output_schema = _state_schemas(schemas)
-    builder = StateGraph(state, input_schema=input_schema, output_schema=output_schema)
+    builder = StateGraph(state, context_schema, input_schema=input_schema, output_schema=output_schema)
     for node in node_names:
         runnable = _node(node)
         if node == "tools":

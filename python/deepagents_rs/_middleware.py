@@ -127,10 +127,15 @@ class MiddlewareAdapter:
         return state
 
     @staticmethod
-    def _runtime(writer: Any = None) -> Any:
+    def _runtime(writer: Any = None, config: Any = None) -> Any:
         from langgraph.runtime import Runtime
 
-        return Runtime(context=None, store=None, stream_writer=writer) if writer else Runtime(context=None, store=None)
+        from ._run_context import context_of
+
+        context = context_of(config)
+        if writer:
+            return Runtime(context=context, store=None, stream_writer=writer)
+        return Runtime(context=context, store=None)
 
     @staticmethod
     def _hook_kwargs(fn: Any, state: dict, runtime: Any, config: Any, writer: Any) -> tuple[list, dict]:
@@ -212,13 +217,13 @@ class MiddlewareAdapter:
                 "function or invoke via the async API (ainvoke, astream, etc.)"
             )
         state = self._state(raw_state)
-        runtime = self._runtime(writer)
+        runtime = self._runtime(writer, config)
         args, kwargs = self._hook_kwargs(fn, state, runtime, self._hook_config(config, f"{self.name}.{hook}"), writer)
         return self._hook_result(hook, fn(*args, **kwargs), state["messages"])
 
     async def arun_hook(self, hook: str, raw_state: dict, config: Any, writer: Any) -> Any:
         state = self._state(raw_state)
-        runtime = self._runtime(writer)
+        runtime = self._runtime(writer, config)
         config = self._hook_config(config, f"{self.name}.{hook}")
         if _overrides(self.mw, "a" + hook):
             fn = getattr(self.mw, "a" + hook)
@@ -233,7 +238,7 @@ class MiddlewareAdapter:
 
     # -- wrap_model_call ----------------------------------------------------------------
 
-    def _model_request(self, raw: dict) -> Any:
+    def _model_request(self, raw: dict, config: Any = None) -> Any:
         from langchain.agents.middleware.types import ModelRequest
 
         system = _convert.from_core(raw["system"]) if raw["system"] is not None else None
@@ -246,7 +251,7 @@ class MiddlewareAdapter:
             tool_choice=raw["tool_choice"],
             response_format=None,
             state=self._state(raw["state"]),
-            runtime=self._runtime(),
+            runtime=self._runtime(None, config),
             model_settings=dict(raw.get("model_settings") or {}),
         )
 
@@ -324,7 +329,7 @@ class MiddlewareAdapter:
 
     def wrap_model_call(self, raw: dict, handler: Any, config: Any) -> dict:
         # Without a sync implementation, AgentMiddleware's own raises LangChain's error.
-        request = self._model_request(raw)
+        request = self._model_request(raw, config)
 
         def call(r: Any) -> Any:
             return self._model_response(handler(self._request_raw(r, request)))
@@ -332,7 +337,7 @@ class MiddlewareAdapter:
         return self._response_raw(self.mw.wrap_model_call(request, call))
 
     async def awrap_model_call(self, raw: dict, handler: Any, config: Any) -> dict:
-        request = self._model_request(raw)
+        request = self._model_request(raw, config)
 
         async def call(r: Any) -> Any:
             return self._model_response(await handler(self._request_raw(r, request)))
@@ -349,9 +354,11 @@ class MiddlewareAdapter:
         if tool is not None and not hasattr(tool, "invoke"):
             tool = None
         state = self._state(raw_state)
+        from ._run_context import context_of
+
         runtime = ToolRuntime(
             state=state,
-            context=None,
+            context=context_of(config),
             config=dict(config or {}),
             stream_writer=lambda _: None,
             tool_call_id=call.get("id"),

@@ -60,7 +60,12 @@ def config_with_writer(
         out["callbacks"] = parent.get_child("seq:step:1")
     configurable = dict(out.get("configurable") or {})
     store = configurable.pop("__deepagents_rs_store", None)
-    runtime = Runtime(context=None, store=store, stream_writer=writer) if writer else Runtime(context=None, store=store)
+    # The run's context (`invoke(..., context=...)`) stays; the store and writer are this run's.
+    context = getattr(configurable.get(CONFIG_KEY_RUNTIME), "context", None)
+    if writer:
+        runtime = Runtime(context=context, store=store, stream_writer=writer)
+    else:
+        runtime = Runtime(context=context, store=store)
     configurable[CONFIG_KEY_RUNTIME] = runtime
     if files is not None:
         configurable[RUN_FILES_KEY] = files

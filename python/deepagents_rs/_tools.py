@@ -193,7 +193,7 @@ class LangChainToolAdapter(ToolAdapter):
         graph_runtime = ((config or {}).get(CONF) or {}).get(CONFIG_KEY_RUNTIME)
         runtime = ToolRuntime(
             state=state,
-            context=None,
+            context=getattr(graph_runtime, "context", None),
             config=dict(config or {}),
             stream_writer=getattr(graph_runtime, "stream_writer", None) or (lambda _: None),
             tool_call_id=payload["id"],

@@ -7,7 +7,7 @@ import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _callbacks, _convert, _fs_interrupts, _lockstep, _runtime, _stream
+from . import _callbacks, _convert, _fs_interrupts, _lockstep, _run_context, _runtime, _stream
 from ._assembly import (
     StateKeys,
     _check_unique_middleware,
@@ -69,6 +69,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         edges: list | None = None,
         face: Any = None,
         transformers: Sequence[Any] = (),
+        context_schema: type | None = None,
     ) -> None:
         self._core = core
         self._agent_name = name
@@ -93,12 +94,19 @@ class DeepAgent(ThreadRuns, GraphBase):
             "configurable": {},
         }
         self._edges = edges or []
+        self._context_schema = context_schema
         self._face = face
         if IS_GRAPH:
             self.store = store
             if self._face is None:
                 self._face = face_graph(
-                    core.node_names, self._state_schemas, self._edges, core.tool_names, self.name, transformers
+                    core.node_names,
+                    self._state_schemas,
+                    self._edges,
+                    core.tool_names,
+                    self.name,
+                    transformers,
+                    context_schema,
                 )
             take_graph_attributes(self, self._face)
 
@@ -109,6 +117,8 @@ class DeepAgent(ThreadRuns, GraphBase):
         """The core's arguments: state, recursion limit, the run config handed to tools and
         compiled subagents (as LangGraph hands it), a subagent response format, and the run's
         tracer (LangChain callbacks, LangSmith) when it is traced."""
+        kwargs = dict(kwargs)
+        context = kwargs.pop("context", None)
         kwargs = _graph_kwargs(kwargs, getattr(self, "output_channels", None))
         if kwargs:
             raise _planned(f"invoke(**{sorted(kwargs)})", "streaming and graph options come with later issues")
@@ -135,6 +145,13 @@ class DeepAgent(ThreadRuns, GraphBase):
             # Carried to the tool runtime (`runtime.store`, `get_store()` in tools), where
             # LangGraph puts the graph's store; taken out of the config tools see.
             configurable[_CONFIG_KEY_STORE] = self._store
+        if context is not None:
+            # LangGraph's runtime, where tools, middleware and backends read `runtime.context`
+            # (`get_runtime()` included); without a context the caller's (a parent graph's)
+            # stays.
+            configurable[_run_context.RUNTIME_KEY] = _run_context.runtime_with(
+                configurable.get(_run_context.RUNTIME_KEY), self._context_schema, context
+            )
         run_config.update(recursion_limit=limit, configurable=configurable)
         subagent_format = configurable.get(SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY)
         if subagent_format is not None:
@@ -257,12 +274,14 @@ class DeepAgent(ThreadRuns, GraphBase):
     def _stream_setup(
         self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
     ) -> tuple[tuple, _stream.Shaper]:
+        kwargs = dict(kwargs)
+        context = kwargs.pop("context", None)
         kwargs = _graph_kwargs(kwargs, getattr(self, "output_channels", None))
         given = {k for k, v in kwargs.items() if v not in (None, (), False, [])}
         if given:
             raise _planned(f"stream(**{sorted(given)})", "checkpointers, interrupts and runtime context")
         modes, single = _stream.normalize_modes(stream_mode, self.stream_mode)
-        state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {})
+        state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {"context": context})
         merged = _merge_configs(self._call_defaults, config or {})
         shaper = self._shaper(modes, single, subgraphs, version, merged)
         shaper.tracer = tracer
@@ -401,6 +420,7 @@ class DeepAgent(ThreadRuns, GraphBase):
             interrupts=self._interrupts,
             edges=self._edges,
             face=self._face,
+            context_schema=self._context_schema,
         )
         agent.config = self.config
         return agent
@@ -462,7 +482,6 @@ def create_deep_agent(
         "skills": (skills is not None, "skills"),
         "memory": (memory is not None, "memory"),
         "state_schema": (state_schema is not None, "custom state"),
-        "context_schema": (context_schema is not None, "runtime context"),
         "checkpointer=True": (checkpointer is True, "compiled subagents inheriting their parent's saver"),
         "debug": (bool(debug), "debug tracing"),
         "cache": (cache is not None, "node caching"),
@@ -527,6 +546,7 @@ def create_deep_agent(
         interrupts=hitl is not None,
         edges=edges,
         transformers=[t for m in middleware or () for t in getattr(m, "transformers", ())],
+        context_schema=context_schema,
     )
 
 

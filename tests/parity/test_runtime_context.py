@@ -1,0 +1,112 @@
+"""``context_schema`` and ``invoke(..., context=...)``: the run's context reaches tools
+(``ToolRuntime``, ``get_runtime()``), middleware hooks and dynamic prompts as in deepagents,
+coerced to the schema as LangGraph coerces it, through every way of running the agent."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import deepagents
+import deepagents_rs
+import pytest
+from fake_models import ScriptedChatModel, ai_tool_calls
+from langchain.agents.middleware import AgentMiddleware, dynamic_prompt
+from langchain.tools import ToolRuntime
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.runtime import get_runtime
+
+
+@dataclass
+class Caller:
+    user_id: str
+    tier: str = "free"
+
+
+#: Every answer `whoami` gave, wherever it ran (a subagent's calls stay in the subagent).
+ANSWERS: list[str] = []
+
+
+@tool
+def whoami(runtime: ToolRuntime[Caller]) -> str:
+    """Say who is asking."""
+    ctx = runtime.context
+    answer = f"{type(ctx).__name__}:{ctx.user_id}:{ctx.tier} / {get_runtime().context.user_id}"
+    ANSWERS.append(answer)
+    return answer
+
+
+@dynamic_prompt
+def greet(request) -> str:
+    return f"You serve {request.runtime.context.user_id}."
+
+
+class Seen(AgentMiddleware):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list = []
+
+    def before_model(self, state, runtime):
+        self.seen.append(runtime.context)
+
+
+def _run(module, how):
+    model = ScriptedChatModel(responses=[ai_tool_calls(("whoami", {})), AIMessage("done")])
+    seen = Seen()
+    agent = module.create_deep_agent(
+        model=model,
+        tools=[whoami],
+        middleware=[greet, seen],
+        context_schema=Caller,
+        checkpointer=InMemorySaver() if how == "thread" else None,
+    )
+    payload = {"messages": [("user", "who am I?")]}
+    config = {"configurable": {"thread_id": "t"}} if how == "thread" else None
+    context = {"user_id": "ada", "tier": "pro"}
+    if how == "ainvoke":
+        result = asyncio.run(agent.ainvoke(payload, config, context=context))
+    elif how == "stream":
+        result = [c for m, c in agent.stream(payload, config, context=context, stream_mode=["values"])][-1]
+    else:
+        result = agent.invoke(payload, config, context=context)
+    tools = [m.content for m in result["messages"] if m.type == "tool"]
+    systems = [call.messages[0].content for call in model.calls]
+    return tools, systems, seen.seen
+
+
+@pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream", "thread"])
+def test_context_reaches_tools_middleware_and_prompts(how):
+    ours, theirs = _run(deepagents_rs, how), _run(deepagents, how)
+    assert ours == theirs
+    assert ours[0] == ["Caller:ada:pro / ada"]
+    assert ours[2] == [Caller("ada", "pro")] * 2
+
+
+def test_context_schema_is_the_graphs():
+    ours = deepagents_rs.create_deep_agent(model=ScriptedChatModel(responses=[]), context_schema=Caller)
+    theirs = deepagents.create_deep_agent(model=ScriptedChatModel(responses=[]), context_schema=Caller)
+    assert ours.get_context_jsonschema() == theirs.get_context_jsonschema()
+    assert ours.context_schema is Caller
+
+
+def _subagent_run(module):
+    model = ScriptedChatModel(
+        responses=[
+            ai_tool_calls(("task", {"description": "ask who", "subagent_type": "general-purpose"})),
+            ai_tool_calls(("whoami", {})),
+            AIMessage("it is ada"),
+            AIMessage("done"),
+        ]
+    )
+    agent = module.create_deep_agent(model=model, tools=[whoami], context_schema=Caller)
+    ANSWERS.clear()
+    result = agent.invoke({"messages": [("user", "who?")]}, context={"user_id": "ada"})
+    return [m.content for m in result["messages"] if m.type == "tool"], list(ANSWERS)
+
+
+def test_subagents_share_the_context():
+    ours = _subagent_run(deepagents_rs)
+    assert ours == _subagent_run(deepagents)
+    assert ours == (["it is ada"], ["Caller:ada:free / ada"])
