@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ._files_context import FilesContext, use_files
+from ._run_context import context_of
 from .backends.composite import CompositeBackend, _route_for_path
 from .backends.filesystem import FilesystemBackend
 from .backends.protocol import BackendProtocol, _supports_delete, execute_accepts_timeout
@@ -36,15 +37,16 @@ def _rules(permissions: Any) -> list[tuple[list[str], list[str], str]]:
 
 
 @contextlib.contextmanager
-def _graph_runtime(store: Any) -> Iterator[None]:
+def _graph_runtime(store: Any, context: Any = None) -> Iterator[None]:
     """LangGraph's runtime as a backend looks it up (``get_store()``, ``get_runtime()``):
-    a ``StoreBackend`` without its own store uses the agent's ``store=``."""
+    a ``StoreBackend`` without its own store uses the agent's ``store=``, and a namespace
+    factory reads the run's ``context``."""
     from langchain_core.runnables.config import var_child_runnable_config
     from langgraph._internal._constants import CONF, CONFIG_KEY_RUNTIME
     from langgraph.runtime import Runtime
 
     config = dict(var_child_runnable_config.get() or {})
-    config[CONF] = {**(config.get(CONF) or {}), CONFIG_KEY_RUNTIME: Runtime(context=None, store=store)}
+    config[CONF] = {**(config.get(CONF) or {}), CONFIG_KEY_RUNTIME: Runtime(context=context, store=store)}
     token = var_child_runnable_config.set(config)
     try:
         yield
@@ -250,12 +252,13 @@ class BackendAdapter:
         data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
         return data, (ctx.updates() or None) if ctx is not None else None
 
-    def _scope(self, ctx: FilesContext | None) -> contextlib.ExitStack:
+    def _scope(self, ctx: FilesContext | None, config: Any = None) -> contextlib.ExitStack:
         stack = contextlib.ExitStack()
         if ctx is not None:
             stack.enter_context(use_files(ctx))
-        if self.store is not None:
-            stack.enter_context(_graph_runtime(self.store))
+        context = context_of(config)
+        if self.store is not None or context is not None:
+            stack.enter_context(_graph_runtime(self.store, context))
         return stack
 
     def _capture(self, op: str, args: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
@@ -279,7 +282,9 @@ class BackendAdapter:
         out["preview_has_truncation_marker"] = result.preview_has_truncation_marker
         return out
 
-    def call(self, op: str, args: dict[str, Any], files: dict[str, Any] | None) -> tuple[Any, Any]:
+    def call(
+        self, op: str, args: dict[str, Any], files: dict[str, Any] | None, config: Any = None
+    ) -> tuple[Any, Any]:
         capture = self._capture(op, args)
         if capture is not None:
             executor, kwargs = capture
@@ -290,12 +295,14 @@ class BackendAdapter:
         fn, positional, kwargs = self._args(op, args, op)
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
-            with self._scope(ctx):
+            with self._scope(ctx, config):
                 return self._out(fn(*positional, **kwargs), ctx)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)
 
-    async def acall(self, op: str, args: dict[str, Any], files: dict[str, Any] | None) -> tuple[Any, Any]:
+    async def acall(
+        self, op: str, args: dict[str, Any], files: dict[str, Any] | None, config: Any = None
+    ) -> tuple[Any, Any]:
         capture = self._capture(op, args)
         if capture is not None:
             executor, kwargs = capture
@@ -306,7 +313,7 @@ class BackendAdapter:
         fn, positional, kwargs = self._args(op, args, _ASYNC[op])
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
-            with self._scope(ctx):
+            with self._scope(ctx, config):
                 return self._out(await fn(*positional, **kwargs), ctx)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)

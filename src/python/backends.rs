@@ -55,7 +55,7 @@ impl PyBackend {
             let host = PyHost::from_context(&cx.host);
             let result: Py<PyAny> = match host {
                 Some(h) if h.is_async => await_coroutine(&h.locals, |py| {
-                    let args = op_args(py, op, &args, &files)?;
+                    let args = op_args(py, op, &args, &files, Some(h))?;
                     adapter
                         .bind(py)
                         .call_method1("acall", pyo3::types::PyTuple::new(py, args)?)
@@ -67,7 +67,7 @@ impl PyBackend {
                     tokio::task::spawn_blocking(move || {
                         Python::attach(|py| {
                             let host = PyHost::from_context(&cx2.host);
-                            let args = op_args(py, op, &args, &files)?;
+                            let args = op_args(py, op, &args, &files, host)?;
                             call_in_context(py, host, adapter.bind(py), "call", args)
                                 .map(Bound::unbind)
                         })
@@ -97,19 +97,24 @@ impl PyBackend {
     }
 }
 
+/// The adapter's arguments: the operation, its arguments, the run's files for a backend that
+/// keeps them in state, and the run config (its LangGraph runtime carries the run's context,
+/// for a `StoreBackend` namespace that reads it).
 fn op_args<'py>(
     py: Python<'py>,
     op: &str,
     args: &Value,
     files: &Option<crate::state::FilesSnapshot>,
+    host: Option<&PyHost>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     Ok(vec![
         op.into_pyobject(py)?.into_any(),
         pythonize::pythonize(py, args)?,
         match files {
-            Some((f, host)) => super::convert::file_map_to_py(py, f, host)?,
+            Some((f, files_host)) => super::convert::file_map_to_py(py, f, files_host)?,
             None => py.None().into_bound(py),
         },
+        PyHost::config_arg(host, py),
     ])
 }
 

@@ -110,3 +110,23 @@ def test_subagents_share_the_context():
     ours = _subagent_run(deepagents_rs)
     assert ours == _subagent_run(deepagents)
     assert ours == (["it is ada"], ["Caller:ada:free / ada"])
+
+
+def _store_run(module, user):
+    from langgraph.store.memory import InMemoryStore
+
+    store = InMemoryStore()
+    backend = module.backends.StoreBackend(namespace=lambda rt: ("users", rt.context.user_id))
+    model = ScriptedChatModel(
+        responses=[ai_tool_calls(("write_file", {"file_path": "/me.md", "content": user})), AIMessage("saved")]
+    )
+    agent = module.create_deep_agent(model=model, backend=backend, store=store, context_schema=Caller)
+    agent.invoke({"messages": [("user", "save")]}, context={"user_id": user})
+    return sorted((item.namespace, item.key) for item in store.search(("users",)))
+
+
+def test_store_namespaces_read_the_context():
+    """A `StoreBackend` namespace factory reads the run's context (one store per user)."""
+    ours = _store_run(deepagents_rs, "ada")
+    assert ours == _store_run(deepagents, "ada")
+    assert ours == [(("users", "ada"), "/me.md")]
