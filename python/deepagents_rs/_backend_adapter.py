@@ -282,9 +282,7 @@ class BackendAdapter:
         out["preview_has_truncation_marker"] = result.preview_has_truncation_marker
         return out
 
-    def call(
-        self, op: str, args: dict[str, Any], files: dict[str, Any] | None, config: Any = None
-    ) -> tuple[Any, Any]:
+    def call(self, op: str, args: dict[str, Any], files: dict[str, Any] | None, config: Any = None) -> tuple[Any, Any]:
         capture = self._capture(op, args)
         if capture is not None:
             executor, kwargs = capture
