@@ -17,9 +17,20 @@ from .profiles import ProviderProfile, register_provider_profile
 
 __version__ = _core_version
 
+
+def __getattr__(name: str) -> object:
+    # `DeepAgentState` needs LangChain and LangGraph: imported when first asked for.
+    if name == "DeepAgentState":
+        from ._deep_state import DeepAgentState
+
+        return DeepAgentState
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "CompiledSubAgent",
     "DeepAgent",
+    "DeepAgentState",
     "FilesystemMiddleware",
     "FilesystemPermission",
     "FsToolName",

@@ -19,7 +19,7 @@ import asyncio
 import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Required, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -76,14 +76,22 @@ def _files_reducer(state: dict | None, writes: Sequence[dict]) -> dict:
     return out
 
 
-def _state_schemas(schemas: Sequence[type]) -> tuple[type, type, type]:
+class StateSchemas(NamedTuple):
+    """The state schemas of an agent: its middleware's, and the user's ``state_schema`` (a
+    ``DeepAgentState`` subclass) taking ``DeepAgentState``'s place, as deepagents passes it to
+    ``create_agent``."""
+
+    middleware: Sequence[type]
+    base: type | None = None
+
+
+def _state_schemas(schemas: Sequence[type] | StateSchemas) -> tuple[type, type, type]:
     """The thread graph's state, input and output schemas, as ``create_agent`` resolves
     deepagents' (LangChain's resolver, over the same fields in the same order): LangChain's
     agent state, the file middleware's keys, the summarization keys, the user middleware's,
     and ``messages`` last as deepagents' own state schema declares it."""
     from langchain.agents.factory import _resolve_schemas
     from langchain.agents.middleware.types import AgentState, PrivateStateAttr
-    from langchain_core.messages import AnyMessage
     from langgraph.channels.delta import DeltaChannel
     from langgraph.channels.untracked_value import UntrackedValue
     from typing_extensions import TypedDict
@@ -113,16 +121,11 @@ def _state_schemas(schemas: Sequence[type]) -> tuple[type, type, type]:
             "_summarization_session_id": Annotated[NotRequired[str | None], PrivateStateAttr],
         },
     )
-    base = TypedDict(
-        "DeepAgentState",
-        {
-            **agent,
-            "messages": Required[
-                Annotated[list[AnyMessage], DeltaChannel(_messages_reducer, snapshot_frequency=_SNAPSHOT_FREQUENCY)]
-            ],
-        },
-    )
-    return _resolve_schemas([files, summary, *schemas, base])
+    from ._deep_state import DeepAgentState
+
+    if not isinstance(schemas, StateSchemas):
+        schemas = StateSchemas(list(schemas))
+    return _resolve_schemas([files, summary, *schemas.middleware, schemas.base or DeepAgentState])
 
 
 class _Feed:

@@ -27,6 +27,7 @@ from ._run_options import _check_version, _graph_kwargs, _merge_configs, _planne
 from ._structured import make_response_format
 from ._subagents import build_specs
 from ._thread_runs import ThreadRuns, _RootRun
+from ._threads import StateSchemas
 from ._tools import ToolAdapter, to_adapter
 
 #: deepagents compiles its graph with this recursion limit.
@@ -75,7 +76,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         self._agent_name = name
         self._store = store
         self.checkpointer = checkpointer
-        self._state_schemas = list(state_schemas)
+        self._state_schemas = state_schemas if isinstance(state_schemas, StateSchemas) else list(state_schemas)
         self._interrupts = interrupts
         # The LangGraph graph that checkpoints runs (`_threads`), built on first use.
         self._thread_graph = thread
@@ -481,7 +482,6 @@ def create_deep_agent(
     not_yet = {
         "skills": (skills is not None, "skills"),
         "memory": (memory is not None, "memory"),
-        "state_schema": (state_schema is not None, "custom state"),
         "checkpointer=True": (checkpointer is True, "compiled subagents inheriting their parent's saver"),
         "debug": (bool(debug), "debug tracing"),
         "cache": (cache is not None, "node caching"),
@@ -525,7 +525,8 @@ def create_deep_agent(
     mw_adapters = [MiddlewareAdapter(m, bindables) for m in middleware or ()]
     for m in mw_adapters:
         m.set_bindables(bindables)
-    schema = StateKeys.of(middleware or ())
+    # A user `state_schema` declares keys as middleware schemas do (input, output, private).
+    schema = StateKeys.of([*(middleware or ()), *([_SchemaOf(state_schema)] if state_schema is not None else [])])
     if files["backend"] != "state" and not files["backend"].uses_state:
         # deepagents' state has a `files` channel only when a StateBackend holds files.
         schema.omit_output = schema.omit_output | {"files"}
@@ -533,6 +534,8 @@ def create_deep_agent(
         core_model, adapters, system, name or None, specs, structured, mw_adapters, sorted(schema.private), files
     )
     state_schemas = [m.state_schema for m in middleware or () if getattr(m, "state_schema", None) is not None]
+    if state_schema is not None:
+        state_schemas = StateSchemas(state_schemas, state_schema)
     tools_may_end = structured is not None or any(a.return_direct for a in adapters)
     edges = agent_edges(core.node_names, _declared_jumps(middleware), tools_may_end) if IS_GRAPH else []
     return DeepAgent(
@@ -548,6 +551,22 @@ def create_deep_agent(
         transformers=[t for m in middleware or () for t in getattr(m, "transformers", ())],
         context_schema=context_schema,
     )
+
+
+class _SchemaOf:
+    """A ``state_schema`` where the state-key readers look for one (on a middleware)."""
+
+    def __init__(self, schema: type) -> None:
+        self.state_schema = schema
+
+
+def __getattr__(name: str) -> Any:
+    # `DeepAgentState` needs LangChain and LangGraph: imported when first asked for.
+    if name == "DeepAgentState":
+        from ._deep_state import DeepAgentState
+
+        return DeepAgentState
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]
