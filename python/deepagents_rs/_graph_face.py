@@ -24,7 +24,7 @@ IS_GRAPH = GraphBase is not object
 
 #: Attributes the agent keeps as its own rather than the thread graph's: its name, default
 #: config, saver and store are what the user (or LangGraph's server, through ``copy``) gave.
-_AGENT_OWN = frozenset({"name", "config", "checkpointer", "store", "__orig_class__"})
+_AGENT_OWN = frozenset({"name", "config", "checkpointer", "store", "cache", "debug", "__orig_class__"})
 
 
 def take_graph_attributes(agent: Any, compiled: Any) -> None:

@@ -118,6 +118,9 @@ class Shaper:
         self.tags = tags
         self.result = result
         self.final: dict | None = None
+        #: LangGraph's `print_mode` (or `debug=True`): these modes' chunks are printed as the
+        #: graph prints them, whether or not they are streamed.
+        self.print_modes: list[str] = []
 
     def _data(self, mode: str, payload: Any) -> Any:
         if mode == "updates":
@@ -175,6 +178,10 @@ class Shaper:
             self.final = self.result(payload)
             return False, None
         data = self._data(mode, payload)
+        if mode in self.print_modes:
+            _print_chunk(mode, ns if self.subgraphs else (), data)
+        if mode not in self.modes:
+            return False, None
         if self.version == "v2":
             part = {"type": mode, "ns": ns, "data": data}
             if mode == "values":
@@ -183,6 +190,26 @@ class Shaper:
         if self.subgraphs:
             return True, ((ns, data) if self.single else (ns, mode, data))
         return True, (data if self.single else (mode, data))
+
+
+def print_modes(kwargs: dict, debug: bool) -> list[str]:
+    """LangGraph's ``print_mode`` from a call's ``kwargs`` (taken out of them): the modes whose
+    chunks are printed; ``debug`` (the call's or the graph's) prints updates and values."""
+    modes = kwargs.pop("print_mode", ())
+    if kwargs.pop("debug", None) or debug:
+        return ["updates", "values"]
+    return [modes] if isinstance(modes, str) else list(modes or ())
+
+
+def _print_chunk(mode: str, ns: tuple, data: Any) -> None:
+    """A chunk as LangGraph's loop prints it."""
+    from langgraph.pregel.debug import get_bolded_text, get_colored_text
+
+    parts = [get_bolded_text(f"[{mode}]")]
+    if ns:
+        parts.append(get_colored_text(f"[graph={ns}]", color="yellow"))
+    # LangGraph's debug output goes to stdout.
+    print(" ".join([*parts, repr(data)]))
 
 
 def native_chunk(fields: dict) -> Any:

@@ -107,9 +107,12 @@ class ThreadRuns:
         # LangGraph's breakpoints: the graph stops there, and so does the core.
         stops = tuple(_node_list(kwargs.pop(key, None)) for key in ("interrupt_before", "interrupt_after"))
         thread = self._run_graph()
+        printed = _stream.print_modes(kwargs, self._debug)
         modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
         graph_modes = [m for m in modes if m in _stream.GRAPH_MODES]
-        core_modes = list(dict.fromkeys([*(m for m in modes if m not in graph_modes), "updates", "routes"]))
+        core_modes = list(
+            dict.fromkeys([*(m for m in [*modes, *printed] if m not in _stream.GRAPH_MODES), "updates", "routes"])
+        )
         from langgraph.types import Command
 
         command = isinstance(input, Command)
@@ -120,6 +123,7 @@ class ThreadRuns:
         )
         merged = _merge_configs(self._call_defaults, config or {})
         shaper = self._shaper(modes, single, subgraphs, version, merged)
+        shaper.print_modes = printed
         shaper.tracer = tracer
         if tracer is not None:
             # The invocation's run starts before the graph's first chunk, the core's or not.
@@ -127,7 +131,7 @@ class ThreadRuns:
         out: collections.deque = collections.deque()
 
         def forward(item: tuple) -> None:
-            if item[0] == "done" or item[0] in modes:
+            if item[0] == "done" or item[0] in modes or item[0] in printed:
                 emit, chunk = shaper.shape(item)
                 if emit:
                     out.append(chunk)

@@ -71,6 +71,8 @@ class DeepAgent(ThreadRuns, GraphBase):
         face: Any = None,
         transformers: Sequence[Any] = (),
         context_schema: type | None = None,
+        cache: Any = None,
+        debug: bool = False,
     ) -> None:
         self._core = core
         self._agent_name = name
@@ -97,6 +99,10 @@ class DeepAgent(ThreadRuns, GraphBase):
         self._edges = edges or []
         self._context_schema = context_schema
         self._face = face
+        # LangGraph's node cache, as deepagents compiles it in: only nodes with a cache policy
+        # use it, and neither create_agent nor deepagents gives one, so no run reads it.
+        self._cache = cache
+        self._debug = bool(debug)
         if IS_GRAPH:
             self.store = store
             if self._face is None:
@@ -110,6 +116,8 @@ class DeepAgent(ThreadRuns, GraphBase):
                     context_schema,
                 )
             take_graph_attributes(self, self._face)
+            self.cache = cache
+            self.debug = self._debug
 
     def __repr__(self) -> str:
         return f"DeepAgent(name={self.name!r}, model={self._core.model_id!r}, tools={self._core.tool_names!r})"
@@ -198,6 +206,10 @@ class DeepAgent(ThreadRuns, GraphBase):
         ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
         """
         _check_version(version)
+        if self._debug or kwargs.get("debug") or kwargs.get("print_mode"):
+            # What LangGraph prints comes from its stream: the run streams its values.
+            values = [c for c in self.stream(input, config, stream_mode="values", **kwargs)]
+            return _versioned(values[-1] if values else {}, version)
         if self._through_graph(None, kwargs, config):
             return self._thread_invoke(input, config, version, kwargs)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
@@ -214,6 +226,9 @@ class DeepAgent(ThreadRuns, GraphBase):
     async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
         _check_version(version)
+        if self._debug or kwargs.get("debug") or kwargs.get("print_mode"):
+            values = [c async for c in self.astream(input, config, stream_mode="values", **kwargs)]
+            return _versioned(values[-1] if values else {}, version)
         if self._through_graph(None, kwargs, config):
             return await self._thread_ainvoke(input, config, version, kwargs)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
@@ -277,6 +292,7 @@ class DeepAgent(ThreadRuns, GraphBase):
     ) -> tuple[tuple, _stream.Shaper]:
         kwargs = dict(kwargs)
         context = kwargs.pop("context", None)
+        printed = _stream.print_modes(kwargs, self._debug)
         kwargs = _graph_kwargs(kwargs, getattr(self, "output_channels", None))
         given = {k for k, v in kwargs.items() if v not in (None, (), False, [])}
         if given:
@@ -285,12 +301,14 @@ class DeepAgent(ThreadRuns, GraphBase):
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {"context": context})
         merged = _merge_configs(self._call_defaults, config or {})
         shaper = self._shaper(modes, single, subgraphs, version, merged)
+        shaper.print_modes = printed
         shaper.tracer = tracer
         if tracer is not None:
             tracer.open_root(self.name)
             if "updates" in modes and _lockstep.listens(merged.get("callbacks")):
                 tracer.lockstep = _lockstep.Lockstep()
-        return (state, limit, modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
+        core_modes = list(dict.fromkeys([*modes, *printed]))
+        return (state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
 
     def _shaper(self, modes: list[str], single: bool, subgraphs: bool, version: str, config: dict) -> _stream.Shaper:
         return _stream.Shaper(
@@ -397,6 +415,8 @@ class DeepAgent(ThreadRuns, GraphBase):
         )
         if "config" in rebuild:
             agent.config = rebuild["config"]
+        if "cache" in rebuild:
+            agent.cache = agent._cache = rebuild["cache"]
         for key, value in rest.items():
             setattr(agent, key, value)
         return agent
@@ -422,6 +442,8 @@ class DeepAgent(ThreadRuns, GraphBase):
             edges=self._edges,
             face=self._face,
             context_schema=self._context_schema,
+            cache=self._cache,
+            debug=self._debug,
         )
         agent.config = self.config
         return agent
@@ -483,8 +505,6 @@ def create_deep_agent(
         "skills": (skills is not None, "skills"),
         "memory": (memory is not None, "memory"),
         "checkpointer=True": (checkpointer is True, "compiled subagents inheriting their parent's saver"),
-        "debug": (bool(debug), "debug tracing"),
-        "cache": (cache is not None, "node caching"),
     }
     for param, (given, issue) in not_yet.items():
         if given:
@@ -550,6 +570,8 @@ def create_deep_agent(
         edges=edges,
         transformers=[t for m in middleware or () for t in getattr(m, "transformers", ())],
         context_schema=context_schema,
+        cache=cache,
+        debug=debug,
     )
 
 

@@ -134,3 +134,18 @@ def test_copy_gives_the_server_saver_and_name():
         assert [m.content for m in served.get_state(thread).values["messages"]] == ["hello", "hi"]
         histories.append([(s.metadata["step"], s.next) for s in served.get_state_history(thread)])
     assert histories[0] == histories[1]
+
+
+def test_cache_as_deepagents_compiles_it():
+    """``cache=`` is LangGraph's node cache on the graph; no node of deepagents' graph has a
+    cache policy, so runs neither read nor fill it, in either implementation."""
+    from langgraph.cache.memory import InMemoryCache
+
+    results = []
+    for module in (deepagents_rs, deepagents):
+        cache = InMemoryCache()
+        agent = module.create_deep_agent(model=ScriptedChatModel(responses=[AIMessage("hi")]), cache=cache)
+        assert agent.cache is cache
+        result = agent.invoke({"messages": [("user", "hello")]})
+        results.append(([m.content for m in result["messages"]], dict(cache._cache)))
+    assert results[0] == results[1] == (["hello", "hi"], {})
