@@ -244,17 +244,14 @@ class ThreadRuns:
             yield snapshot
 
     def update_state(self, config: dict, values: Any, as_node: str | None = None, task_id: str | None = None) -> dict:
-        """Writes ``values`` to the thread as the last node that ran."""
-        if task_id is not None:
-            raise _planned("update_state(task_id=...)", "durable threads")
-        return self._thread(config).graph.update_state(config, values, as_node=as_node)
+        """Writes ``values`` to the thread as the last node that ran (or as the pending task
+        ``task_id``, which then counts as done), as LangGraph writes them."""
+        return self._thread(config).graph.update_state(config, values, as_node=as_node, task_id=task_id)
 
     async def aupdate_state(
         self, config: dict, values: Any, as_node: str | None = None, task_id: str | None = None
     ) -> dict:
-        if task_id is not None:
-            raise _planned("update_state(task_id=...)", "durable threads")
-        return await self._thread(config).graph.aupdate_state(config, values, as_node=as_node)
+        return await self._thread(config).graph.aupdate_state(config, values, as_node=as_node, task_id=task_id)
 
     def bulk_update_state(self, config: dict, supersteps: Any) -> dict:
         """Several supersteps of writes at once (LangGraph's `StateUpdate`s), as LangGraph
