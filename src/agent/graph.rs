@@ -9,7 +9,6 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use futures::future::try_join_all;
 use parking_lot::Mutex;
 
 use super::routing::{Node, last_turn};
@@ -481,6 +480,7 @@ impl Agent {
             };
             let (handler, events, seen) = (handler.clone(), per_call.clone(), run.seen.clone());
             let tool = call.name.clone();
+            let toolset = self.tools.clone();
             let root = if whole { None } else { run.root.clone() };
             async move {
                 let trace = chain_start(
@@ -496,9 +496,10 @@ impl Agent {
                 let mut result = match handler.call(request).await {
                     Ok(r) => r,
                     Err(ToolError::Fatal(source)) => {
+                        let pauses = toolset.pauses(&tool, &source);
                         let e = Error::Tool { tool, source };
                         node_end(trace, Err(&e)).await;
-                        return Err(e);
+                        return Err((e, pauses));
                     }
                 };
                 result.message.id.get_or_insert_with(new_id);
@@ -526,10 +527,10 @@ impl Agent {
                         });
                     }
                 }
-                Ok::<_, Error>(result)
+                Ok::<_, (Error, bool)>(result)
             }
         });
-        let results = match try_join_all(futures).await {
+        let results = match join_calls(futures).await {
             Ok(r) => r,
             Err(e) => {
                 node_end(whole_trace, Err(&e)).await;
@@ -632,6 +633,41 @@ impl Agent {
         if wrote && events.wants(EventKind::Values) {
             events.emit(Event::Values(state.clone()));
         }
+    }
+}
+
+/// Every call's result, in call order. A failing call cancels the others, as LangGraph
+/// cancels a superstep's tasks on an error; a pausing one (`Tool::pauses`: the host's
+/// interrupt) lets them finish and report first, then pauses the step, as LangGraph lets the
+/// other tasks of an interrupted superstep finish and keeps their writes.
+async fn join_calls<F>(
+    futures: impl IntoIterator<Item = F>,
+) -> Result<Vec<crate::tools::ToolResult>, Error>
+where
+    F: std::future::Future<Output = Result<crate::tools::ToolResult, (Error, bool)>>,
+{
+    use futures::stream::{FuturesUnordered, StreamExt};
+
+    let mut pending: FuturesUnordered<_> = futures
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| async move { (i, f.await) })
+        .collect();
+    let mut answered: Vec<Option<crate::tools::ToolResult>> =
+        (0..pending.len()).map(|_| None).collect();
+    let mut paused = None;
+    while let Some((i, outcome)) = pending.next().await {
+        match outcome {
+            Ok(result) => answered[i] = Some(result),
+            Err((e, true)) => {
+                paused.get_or_insert(e);
+            }
+            Err((e, false)) => return Err(e),
+        }
+    }
+    match paused {
+        Some(e) => Err(e),
+        None => Ok(answered.into_iter().flatten().collect()),
     }
 }
 

@@ -62,6 +62,22 @@ impl PyTool {
     }
 }
 
+/// Whether `e` is LangGraph's `GraphInterrupt` (false without LangGraph installed).
+fn is_graph_interrupt(py: Python<'_>, e: &PyErr) -> bool {
+    static INTERRUPT: PyOnceLock<Option<Py<PyAny>>> = PyOnceLock::new();
+    let class = INTERRUPT.get_or_init(py, || {
+        py.import("langgraph.errors")
+            .and_then(|m| m.getattr("GraphInterrupt"))
+            .ok()
+            .map(Bound::unbind)
+    });
+    class.as_ref().is_some_and(|c| {
+        c.bind(py)
+            .cast::<pyo3::types::PyType>()
+            .is_ok_and(|t| e.is_instance(py, t))
+    })
+}
+
 fn fatal(e: PyErr) -> ToolError {
     ToolError::Fatal(Box::new(e) as BoxError)
 }
@@ -198,6 +214,13 @@ impl Tool for PyTool {
 
     fn return_direct(&self) -> bool {
         self.return_direct
+    }
+
+    /// LangGraph's `GraphInterrupt` (a tool calling `interrupt()`) pauses the run.
+    fn pauses(&self, error: &BoxError) -> bool {
+        error
+            .downcast_ref::<PyErr>()
+            .is_some_and(|e| Python::attach(|py| is_graph_interrupt(py, e)))
     }
 
     fn traces_itself(&self) -> bool {

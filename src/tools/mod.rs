@@ -145,6 +145,12 @@ pub trait Tool: Send + Sync {
     }
     /// See `Agent::release_unused` (a tool that runs agents passes it on).
     fn release_unused(&self) {}
+    /// Whether `error`, raised by this tool, pauses the run rather than failing it (the
+    /// host's interrupt, LangGraph's `interrupt()`): the step's other calls then finish
+    /// before the run stops, as LangGraph lets a superstep's other tasks finish.
+    fn pauses(&self, _error: &BoxError) -> bool {
+        false
+    }
     fn call(
         &self,
         args: Value,
@@ -203,6 +209,11 @@ impl ToolSet {
         for t in &self.tools {
             t.release_unused();
         }
+    }
+
+    /// Whether `error` from the call of `name` pauses the run (see `Tool::pauses`).
+    pub fn pauses(&self, name: &str, error: &BoxError) -> bool {
+        self.get(name).is_some_and(|t| t.pauses(error))
     }
 
     pub fn returns_directly(&self, name: &str) -> bool {
