@@ -51,7 +51,9 @@ class ThreadRuns:
     def _threaded(self) -> bool:
         """Whether runs go through the thread graph: with a checkpointer, or when a run can
         stop for a human (LangGraph's `interrupt()` needs its task context)."""
-        return self.checkpointer is not None or self._interrupts
+        # `checkpointer=False` never checkpoints; `True` is a subgraph's (LangGraph refuses it
+        # at the root, through the graph).
+        return self.checkpointer not in (None, False) or self._interrupts
 
     def _route_after(self, node: str, state: dict) -> Any:
         """The core's edge out of `node` on a LangGraph state (see `ThreadGraph`)."""

@@ -574,7 +574,7 @@ def _graph_config(config: dict, feed: _Feed, checkpointer: Any) -> dict:
     """The thread graph's config: the caller's thread, its metadata and limit; no callbacks
     (the core reports the run's own)."""
     configurable = {k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__deepagents_rs")}
-    if checkpointer is not None and not configurable:
+    if checkpointer not in (None, True, False) and not configurable:
         # LangGraph's check, word for word: it looks before the feed is added.
         raise ValueError(
             "Checkpointer requires one or more of the following 'configurable' "

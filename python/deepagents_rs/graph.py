@@ -504,7 +504,6 @@ def create_deep_agent(
     not_yet = {
         "skills": (skills is not None, "skills"),
         "memory": (memory is not None, "memory"),
-        "checkpointer=True": (checkpointer is True, "compiled subagents inheriting their parent's saver"),
     }
     for param, (given, issue) in not_yet.items():
         if given:
@@ -564,7 +563,9 @@ def create_deep_agent(
         model=model,
         schema=schema,
         store=store,
-        checkpointer=checkpointer or None,
+        # `True` (a subgraph keeping its own state in its parent's thread) and `False` (one
+        # that never checkpoints) are LangGraph's, honoured by the thread graph.
+        checkpointer=checkpointer if checkpointer is not None else None,
         state_schemas=state_schemas,
         interrupts=hitl is not None,
         edges=edges,

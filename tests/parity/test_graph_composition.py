@@ -117,3 +117,49 @@ def test_compiled_subagent_of_either_implementation(parent, child):
     reference = run(deepagents, deepagents)
     assert mixed == reference
     assert mixed[1] == {"/r.md": "found"}
+
+
+def _namespaces(module, checkpointer):
+    """The checkpoint namespaces a two-turn parent thread holds for the agent as a node."""
+    agent = module.create_deep_agent(
+        model=ScriptedChatModel(responses=[AIMessage("one"), AIMessage("two")]), checkpointer=checkpointer
+    )
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", END)
+    saver = InMemorySaver()
+    graph = builder.compile(checkpointer=saver)
+    thread = {"configurable": {"thread_id": "t"}}
+    for text in ("a", "b"):
+        graph.invoke({"messages": [("user", text)]}, thread)
+    # A per-call namespace names its task (`agent:<task id>`); a subgraph's own is `agent`.
+    spaces = sorted(
+        {
+            ns.split(":")[0] + (":<task>" if ":" in ns else "")
+            for ns in (c.config["configurable"]["checkpoint_ns"] for c in saver.list(None))
+        }
+    )
+    return spaces, len(list(saver.list(None)))
+
+
+@pytest.mark.parametrize("checkpointer", [None, True, False], ids=["inherit", "own-state", "never"])
+def test_subgraph_checkpointer_modes(checkpointer):
+    """LangGraph's `checkpointer=` for a subgraph: None checkpoints per call under the parent's
+    task, True keeps the agent's own state across the parent's turns, False never checkpoints."""
+    ours = _namespaces(deepagents_rs, checkpointer)
+    assert ours == _namespaces(deepagents, checkpointer)
+
+
+@pytest.mark.parametrize("checkpointer", [True, False])
+def test_root_checkpointer_flags(checkpointer):
+    errors = []
+    for module in (deepagents_rs, deepagents):
+        agent = module.create_deep_agent(model=ScriptedChatModel(responses=[AIMessage("x")]), checkpointer=checkpointer)
+        try:
+            agent.invoke({"messages": [("user", "a")]})
+            errors.append(None)
+        except Exception as exc:  # noqa: BLE001 - compared between the two
+            errors.append((type(exc).__name__, str(exc)))
+    assert errors[0] == errors[1]
+    assert (errors[0] is None) == (checkpointer is False)
