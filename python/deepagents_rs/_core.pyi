@@ -63,11 +63,13 @@ class CoreAgent:
         steps_before: int = 0,
         start: str | None = None,
         stops: tuple[list[str], list[str]] | None = None,
+        resumed: list[str] | None = None,
     ) -> EventStream:
         """Run the agent, reporting raw ``(mode, ns, payload)`` items, then ``("done", (), state)``;
         ``steps_before``: steps the thread ran before this run (reported steps continue from them);
         ``start``: the node to start at (LangGraph's name), not the graph's first; ``stops``:
-        nodes to stop before and after (LangGraph's ``interrupt_before``/``_after``)."""
+        nodes to stop before and after (LangGraph's ``interrupt_before``/``_after``);
+        ``resumed``: calls of the resumed step answered before it stopped."""
     def astream(
         self,
         state: dict[str, Any],
@@ -80,6 +82,7 @@ class CoreAgent:
         steps_before: int = 0,
         start: str | None = None,
         stops: tuple[list[str], list[str]] | None = None,
+        resumed: list[str] | None = None,
     ) -> AsyncEventStream:
         """``stream`` on the caller's event loop."""
 

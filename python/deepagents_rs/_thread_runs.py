@@ -4,7 +4,7 @@ thread's state, through the LangGraph graph of ``_threads`` (a mixin of ``DeepAg
 from __future__ import annotations
 
 import collections
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from . import _convert, _runtime, _stream, _threads
@@ -19,11 +19,13 @@ def _pending_task_call(snapshot: Any) -> bool:
     return False
 
 
-def _tools_resume(snapshot: Any, config: dict) -> dict:
-    """The state a `tools` step resumes from. The core runs every pending call of the last AI
-    message, as LangChain's edge sent them: right for a replay from a past checkpoint (time
-    travel reruns every task, as LangGraph does), and for a resume at the thread's latest
-    checkpoint when no call had finished (LangGraph hands finished calls' writes back)."""
+def _tools_resume(snapshot: Any, config: dict) -> tuple[dict, list[str], list[dict]]:
+    """The state a `tools` step resumes from, the calls of the step that had finished before
+    it stopped, and their writes. The core runs every call of the last AI message still
+    unanswered, as LangChain's edge sent them: all of them for a replay from a past
+    checkpoint (time travel reruns every task, as LangGraph does); at the thread's latest
+    checkpoint, the calls that had finished are answered by the writes LangGraph kept for
+    them, as LangGraph hands them back instead of running those tasks again."""
     time_travel = bool((config.get("configurable") or {}).get("checkpoint_id"))
     if (
         not time_travel
@@ -35,11 +37,14 @@ def _tools_resume(snapshot: Any, config: dict) -> dict:
         # different call. A tool's own interrupt() is resumed as LangGraph resumes it: the
         # tool runs again and interrupt() returns the answer.
         raise _planned("resuming an interrupt raised inside a subagent", "durable threads")
-    if not time_travel and any(t.name == "tools" and t.result is not None for t in snapshot.tasks):
-        raise _planned(
-            "resuming a tools step some of whose calls had finished before the run stopped", "durable threads"
-        )
-    return dict(snapshot.values)
+    # LangGraph's snapshot already holds the finished calls' writes in its values.
+    finished = [] if time_travel else [t.result for t in snapshot.tasks if t.name == "tools" and t.result is not None]
+    answered: list[str] = []
+    for writes in finished:
+        messages = writes.get("messages") or []
+        messages = messages if isinstance(messages, list) else [messages]
+        answered.extend(m.tool_call_id for m in messages if getattr(m, "type", None) == "tool")
+    return dict(snapshot.values), answered, finished
 
 
 class ThreadRuns:
@@ -140,19 +145,32 @@ class ThreadRuns:
 
         first = self._core.node_names[0]
 
-        def launch(node: str, thread_state: dict, steps_before: int, task_config: dict) -> Any:
+        def launch(
+            node: str, thread_state: dict, steps_before: int, task_config: dict, answered: Sequence[str] = ()
+        ) -> Any:
             core = _threads.core_state(thread_state)
             start_at = None if node == first else node
             configurable = {**(run_config.get("configurable") or {}), **_threads.task_keys(task_config)}
             config = {**run_config, "configurable": configurable}
             args = (core, limit, core_modes, bool(subgraphs), config, subagent_format, tracer)
             if asynchronous:
-                return self._core.astream(*args, steps_before, start_at, stops)
+                return self._core.astream(*args, steps_before, start_at, stops, list(answered))
             token = _runtime.enter_blocking_invoke()
             try:
-                return self._core.stream(*args, steps_before, start_at, stops)
+                return self._core.stream(*args, steps_before, start_at, stops, list(answered))
             finally:
                 _runtime.exit_blocking_invoke(token)
+
+        def cached(writes: list[dict]) -> None:
+            # LangGraph streams the kept writes of finished tasks first, marked as cached.
+            if "updates" in modes:
+                for update in writes:
+                    out.append(shaper.wrap("updates", {"tools": update, "__metadata__": {"cached": True}}))
+
+        def resume_tools(node: str, snapshot: Any, steps_before: int, task_config: dict) -> Any:
+            state, answered, writes = _tools_resume(snapshot, merged)
+            cached(writes)
+            return launch(node, state, steps_before, task_config, answered)
 
         def start(node: str, arg: Any, steps_before: int, task_config: dict) -> Any:
             """The core's run from the first node the thread graph runs: a node of the graph's
@@ -163,11 +181,10 @@ class ThreadRuns:
             if asynchronous:
 
                 async def resumed() -> Any:
-                    state = _tools_resume(await thread.graph.aget_state(merged), merged)
-                    return launch(node, state, steps_before, task_config)
+                    return resume_tools(node, await thread.graph.aget_state(merged), steps_before, task_config)
 
                 return resumed()
-            return launch(node, _tools_resume(thread.graph.get_state(merged), merged), steps_before, task_config)
+            return resume_tools(node, thread.graph.get_state(merged), steps_before, task_config)
 
         thread_input = input if command else None
         if isinstance(input, dict):

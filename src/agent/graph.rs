@@ -557,7 +557,7 @@ impl Agent {
                 run.report.lock().usage.add(usage);
             }
         }
-        delta.messages = MessagesDelta::Append(messages);
+        delta.messages = in_call_order(state, messages, &run.options.resumed_calls);
         delta.keys_first = true;
         if whole {
             // One task wrote everything: reported like any other node.
@@ -634,6 +634,38 @@ impl Agent {
             events.emit(Event::Values(state.clone()));
         }
     }
+}
+
+/// The tools step's write to `messages`: its results at the end; or, when the step resumes
+/// with some of its calls answered before it stopped (`resumed`), the step's answers in the
+/// AI message's call order, as LangGraph applies a superstep's writes in task order whichever
+/// task finished first. Earlier messages (a reviewer's rejections) keep their places.
+fn in_call_order(state: &AgentState, new: Vec<Arc<Message>>, resumed: &[String]) -> MessagesDelta {
+    if resumed.is_empty() {
+        return MessagesDelta::Append(new);
+    }
+    let Some((ai, _, _)) = last_turn(state) else {
+        return MessagesDelta::Append(new);
+    };
+    let order: Vec<Option<String>> = ai.tool_calls.iter().map(|c| c.id.clone()).collect();
+    let is_resumed = |m: &Arc<Message>| match m.as_ref() {
+        Message::Tool(t) => resumed.contains(&t.tool_call_id),
+        _ => false,
+    };
+    let all = state.messages.to_vec();
+    let (mut kept, mut step): (Vec<Arc<Message>>, Vec<Arc<Message>>) =
+        all.into_iter().partition(|m| !is_resumed(m));
+    step.extend(new);
+    let position = |m: &Arc<Message>| match m.as_ref() {
+        Message::Tool(t) => order
+            .iter()
+            .position(|id| id.as_deref() == Some(t.tool_call_id.as_str()))
+            .unwrap_or(usize::MAX),
+        _ => usize::MAX,
+    };
+    step.sort_by_key(position);
+    kept.extend(step);
+    MessagesDelta::Replace(kept)
 }
 
 /// Every call's result, in call order. A failing call cancels the others, as LangGraph

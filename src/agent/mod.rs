@@ -132,6 +132,10 @@ pub struct RunOptions {
     pub start: Option<String>,
     /// Nodes the run stops before or after (LangGraph's `interrupt_before`/`_after`).
     pub stops: Stops,
+    /// Calls of the step the run resumes that had finished before it stopped (their answers
+    /// are in the state it starts from): the step's answers are ordered by call, theirs
+    /// among the rest, as LangGraph applies a superstep's writes in task order.
+    pub resumed_calls: Vec<String>,
 }
 
 /// LangGraph's `interrupt_before` and `interrupt_after`: node names, or every node (`"*"`).
@@ -167,6 +171,7 @@ impl Default for RunOptions {
             steps_before: 0,
             start: None,
             stops: Stops::default(),
+            resumed_calls: Vec::new(),
         }
     }
 }

@@ -492,7 +492,7 @@ impl CoreAgent {
 
     /// Runs the agent, reporting its steps: an iterator of raw `(mode, ns, payload)` items
     /// ending with `("done", (), state)`, shaped into LangGraph's chunks by the Python side.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -507,6 +507,7 @@ impl CoreAgent {
         steps_before: u64,
         start: Option<String>,
         stops: Option<(Vec<String>, Vec<String>)>,
+        resumed: Option<Vec<String>>,
     ) -> PyResult<EventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_sync(py, config)?;
@@ -521,6 +522,7 @@ impl CoreAgent {
                     before,
                     after,
                 }),
+                resumed_calls: resumed.unwrap_or_default(),
             };
             Ok(EventStream::new(self.start_stream(
                 state,
@@ -532,7 +534,7 @@ impl CoreAgent {
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None))]
     #[allow(clippy::too_many_arguments)]
     fn astream(
         &self,
@@ -547,6 +549,7 @@ impl CoreAgent {
         steps_before: u64,
         start: Option<String>,
         stops: Option<(Vec<String>, Vec<String>)>,
+        resumed: Option<Vec<String>>,
     ) -> PyResult<AsyncEventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_async(py, config)?;
@@ -561,6 +564,7 @@ impl CoreAgent {
                     before,
                     after,
                 }),
+                resumed_calls: resumed.unwrap_or_default(),
             };
             Ok(AsyncEventStream::new(self.start_stream(
                 state,
@@ -584,6 +588,8 @@ struct StreamRun<'py> {
     start: Option<String>,
     /// See `RunOptions::stops`.
     stops: crate::agent::Stops,
+    /// See `RunOptions::resumed_calls`.
+    resumed_calls: Vec<String>,
 }
 
 impl CoreAgent {
@@ -611,6 +617,7 @@ impl CoreAgent {
             steps_before: run_args.steps_before,
             start: run_args.start,
             stops: run_args.stops,
+            resumed_calls: run_args.resumed_calls,
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
@@ -645,6 +652,7 @@ fn run_options(
         steps_before: 0,
         start: None,
         stops: Default::default(),
+        resumed_calls: Vec::new(),
     })
 }
 

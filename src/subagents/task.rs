@@ -279,6 +279,7 @@ async fn run_subagent(
         steps_before: 0,
         start: None,
         stops: Default::default(),
+        resumed_calls: Vec::new(),
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.
