@@ -7,7 +7,7 @@ import collections
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _convert, _runtime, _stream, _threads
+from . import _convert, _lockstep, _runtime, _stream, _threads
 from ._run_options import _merge_configs, _planned, _versioned
 
 
@@ -132,16 +132,28 @@ class ThreadRuns:
         shaper = self._shaper(modes, single, subgraphs, version, merged)
         shaper.print_modes = printed
         shaper.tracer = tracer
+        lockstep = None
         if tracer is not None:
             # The invocation's run starts before the graph's first chunk, the core's or not.
             tracer.open_root(self.name)
+            if _lockstep.listens(merged.get("callbacks")):
+                lockstep = tracer.lockstep = _lockstep.Lockstep()
         out: collections.deque = collections.deque()
 
         def forward(item: tuple) -> None:
+            emitted = False
             if item[0] == "done" or item[0] in modes or item[0] in printed:
                 emit, chunk = shaper.shape(item)
                 if emit:
                     out.append(chunk)
+                    emitted = True
+            if lockstep is not None and item[0] == "updates" and not item[1]:
+                # A node's update: the caller takes it with the chunk just queued (see
+                # `_drain`), or now when it streams no such chunk.
+                if emitted:
+                    out.append(_TakenMark(lockstep))
+                else:
+                    lockstep.taken()
 
         first = self._core.node_names[0]
 
@@ -307,10 +319,8 @@ class ThreadRuns:
             for item in runs:
                 if isinstance(item, _threads.Interrupted):
                     interrupted = item
-                while out:
-                    yield out.popleft()
-            while out:
-                yield out.popleft()
+                yield from _drain(out)
+            yield from _drain(out)
             if interrupted is not None:
                 yield from shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final))
 
@@ -323,13 +333,32 @@ class ThreadRuns:
             async for item in runs:
                 if isinstance(item, _threads.Interrupted):
                     interrupted = item
-                while out:
-                    yield out.popleft()
-            while out:
-                yield out.popleft()
+                for chunk in _drain(out):
+                    yield chunk
+            for chunk in _drain(out):
+                yield chunk
             if interrupted is not None:
                 for chunk in shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final)):
                     yield chunk
+
+
+class _TakenMark:
+    """Queued after a node's update chunk: popped once the caller took that chunk."""
+
+    __slots__ = ("lockstep",)
+
+    def __init__(self, lockstep: Any) -> None:
+        self.lockstep = lockstep
+
+
+def _drain(out: collections.deque) -> Iterator[Any]:
+    """The queued chunks, telling the core's tracer when a node's update was taken."""
+    while out:
+        chunk = out.popleft()
+        if isinstance(chunk, _TakenMark):
+            chunk.lockstep.taken()
+        else:
+            yield chunk
 
 
 class _RootRun:
@@ -345,6 +374,10 @@ class _RootRun:
         return None
 
     def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        lockstep = getattr(self.tracer, "lockstep", None)
+        if lockstep is not None:
+            # A caller that stopped reading must not hold the core.
+            lockstep.close()
         failed = exc if isinstance(exc, Exception) else None
         if failed is not None:
             self.fail(failed)

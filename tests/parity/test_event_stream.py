@@ -107,9 +107,7 @@ def test_sync_v2_event_stream_refused_alike():
     assert errors[0] == errors[1]
 
 
-def test_checkpointed_event_stream_has_the_same_events():
-    """Through a saver the graph follows the core one node behind: the same events, the
-    graph's chunks not yet in lockstep with the nodes (see the README)."""
-    ours = _events(deepagents_rs, "tools", saver=InMemorySaver())
-    theirs = _events(deepagents, "tools", saver=InMemorySaver())
-    assert sorted(map(repr, ours)) == sorted(map(repr, theirs))
+@pytest.mark.parametrize("case", ["tools", "subagent"])
+def test_checkpointed_event_stream(case):
+    """Through a saver too (the thread graph follows the core): the same sequence."""
+    assert _events(deepagents_rs, case, saver=InMemorySaver()) == _events(deepagents, case, saver=InMemorySaver())
