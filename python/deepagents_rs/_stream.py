@@ -44,8 +44,40 @@ def normalize_modes(stream_mode: Any, default: str) -> tuple[list[str], bool]:
 RUN_FILES_KEY = "__deepagents_rs_files"
 
 
+#: Configurable keys LangGraph copies into a task's metadata.
+_PROPAGATED_KEYS = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
+
+
+def _tool_task_metadata(metadata: dict, configurable: dict, step: int | None, index: int | None) -> dict:
+    """The metadata of a tool call's task, as LangGraph gives a `tools` task (a `Send` from the
+    model's edge): the run's metadata, the configurable keys it propagates, and the task's
+    step, node, trigger, path and namespace."""
+    import uuid
+
+    out = dict(metadata)
+    for key in _PROPAGATED_KEYS:
+        if key in configurable and key not in out:
+            out[key] = configurable[key]
+    if step is not None:
+        namespace = f"tools:{uuid.uuid4()}"
+        out.update(
+            langgraph_step=step,
+            langgraph_node="tools",
+            langgraph_triggers=("__pregel_push",),
+            langgraph_path=("__pregel_push", index or 0, False),
+            langgraph_checkpoint_ns=namespace,
+            checkpoint_ns=namespace,
+        )
+    return out
+
+
 def config_with_writer(
-    config: dict | None, writer: Callable[[Any], None] | None, parent: Any = None, files: Any = None
+    config: dict | None,
+    writer: Callable[[Any], None] | None,
+    parent: Any = None,
+    files: Any = None,
+    step: int | None = None,
+    index: int | None = None,
 ) -> dict | None:
     """The config a tool runs with: LangGraph's runtime in it, with the stream writer when
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
@@ -70,6 +102,7 @@ def config_with_writer(
     if files is not None:
         configurable[RUN_FILES_KEY] = files
     out["configurable"] = configurable
+    out["metadata"] = _tool_task_metadata(out.get("metadata") or {}, configurable, step, index)
     return out
 
 

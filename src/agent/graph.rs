@@ -453,6 +453,7 @@ impl Agent {
             extra: state.extra.clone(),
             forked: run.options.forked,
             subagent_response_format: run.options.subagent_response_format.clone(),
+            step,
         });
         let base: crate::middleware::ToolBase = {
             let (tools, host, events) =

@@ -175,7 +175,27 @@ fn tool_config<'py>(
             host: ctx.run.files_host.clone(),
         },
     )?;
-    with_writer.bind(py).call1((config, writer, parent, files))
+    with_writer
+        .bind(py)
+        .call1((config, writer, parent, files, ctx.run.step, call_index(ctx)))
+}
+
+/// The call's place among the calls of the AI message that made it: its task's index in
+/// LangGraph's `langgraph_path` (the model's edge sends one task per call, in order).
+fn call_index(ctx: &ToolContext) -> usize {
+    ctx.run
+        .history
+        .iter_newest_first()
+        .find_map(|m| match m.as_ref() {
+            crate::messages::Message::Ai(ai) => Some(ai),
+            _ => None,
+        })
+        .and_then(|ai| {
+            ai.tool_calls
+                .iter()
+                .position(|c| c.id.as_deref() == Some(ctx.tool_call_id.as_str()))
+        })
+        .unwrap_or(0)
 }
 
 /// A call's arguments for the adapter: the model's own object when there is one.

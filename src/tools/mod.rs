@@ -115,6 +115,8 @@ pub struct RunScope {
     pub forked: bool,
     /// A response format the caller asks subagents to answer in.
     pub subagent_response_format: Option<Arc<dyn crate::structured::StructuredOutput>>,
+    /// The step the calls run in, as LangGraph numbers a thread's steps.
+    pub step: u64,
 }
 
 /// One tool call's outcome, with what it hands back to the caller's state.

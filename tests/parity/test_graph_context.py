@@ -86,3 +86,52 @@ def test_context_inside_tools(asynchronous):
     assert ours["tools"][0] == "seeded | REMEMBER | ['/notes/kept.md', '/notes/seed.md']"
     assert ours["files"]["/stamped.md"] == "by backend" and ours["files"]["/commanded.md"] == "by command"
     assert ours["custom"] == [{"probe": "custom"}]
+
+
+def _tool_task_metadata(module, saver):
+    import re
+
+    from langchain_core.tools import tool as make_tool
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.config import get_config
+
+    seen = []
+
+    @make_tool
+    def probe(x: str) -> str:
+        """Look at the task's config."""
+        seen.append(dict(get_config()["metadata"]))
+        return "ok"
+
+    model = ScriptedChatModel(
+        responses=[ai_tool_calls(("probe", {"x": "1"}), ("probe", {"x": "2"})), AIMessage("done")]
+    )
+    agent = module.create_deep_agent(model=model, tools=[probe], checkpointer=InMemorySaver() if saver else None)
+    agent.invoke(
+        {"messages": [("user", "go")]},
+        {"configurable": {"thread_id": "t", "user": "u"}, "metadata": {"origin": "test"}},
+    )
+    task = re.compile(r"^tools:[0-9a-f-]+$")
+    return sorted(
+        (
+            {k: ("tools:<task>" if isinstance(v, str) and task.match(v) else v) for k, v in meta.items()}
+            for meta in seen
+        ),
+        key=lambda m: m["langgraph_path"],
+    )
+
+
+#: The agent's own metadata keys (`ls_integration`, `lc_versions`, `lc_agent_name`), which a
+#: tool's config does not carry yet (a subagent's tools would need their subagent's).
+_AGENT_KEYS = ("ls_integration", "lc_versions", "lc_agent_name")
+
+
+@pytest.mark.parametrize("saver", [False, True], ids=["plain", "checkpointed"])
+def test_tool_task_metadata(saver):
+    """`get_config()["metadata"]` in a tool is its task's, as LangGraph gives it: the caller's
+    metadata, the thread, the step, node, trigger, path and namespace (the agent's own keys
+    aside, see `_AGENT_KEYS`)."""
+    ours = _tool_task_metadata(deepagents_rs, saver)
+    theirs = _tool_task_metadata(deepagents, saver)
+    assert ours == [{k: v for k, v in meta.items() if k not in _AGENT_KEYS} for meta in theirs]
+    assert [m["langgraph_path"] for m in ours] == [("__pregel_push", 0, False), ("__pregel_push", 1, False)]
