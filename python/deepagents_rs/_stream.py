@@ -48,25 +48,44 @@ RUN_FILES_KEY = "__deepagents_rs_files"
 _PROPAGATED_KEYS = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
 
 
-def _tool_task_metadata(metadata: dict, configurable: dict, step: int | None, index: int | None) -> dict:
+#: Where the run config carries the agent's own metadata (`ls_integration`, `lc_versions`,
+#: `lc_agent_name`), for the tasks of its runs and its subagents'.
+AGENT_METADATA_KEY = "__deepagents_rs_agent_metadata"
+#: deepagents' `ls_integration` on a subagent's runs (LangChain's `create_agent` graph).
+_SUBAGENT_INTEGRATION = "langchain_create_agent"
+
+
+def _tool_task_metadata(
+    metadata: dict,
+    configurable: dict,
+    step: int | None,
+    index: int | None,
+    namespace: list[str] | None = None,
+    subagent: str | None = None,
+) -> dict:
     """The metadata of a tool call's task, as LangGraph gives a `tools` task (a `Send` from the
-    model's edge): the run's metadata, the configurable keys it propagates, and the task's
-    step, node, trigger, path and namespace."""
+    model's edge): the graph's metadata (a subagent's own inside one), the run's, the
+    configurable keys LangGraph propagates, and the task's step, node, trigger, path and
+    namespace (under its parents', ``namespace``)."""
     import uuid
 
-    out = dict(metadata)
+    agent = dict(configurable.get(AGENT_METADATA_KEY) or {})
+    if subagent is not None:
+        agent.update(ls_integration=_SUBAGENT_INTEGRATION, lc_agent_name=subagent)
+    out = {**agent, **metadata}
     for key in _PROPAGATED_KEYS:
         if key in configurable and key not in out:
             out[key] = configurable[key]
     if step is not None:
-        namespace = f"tools:{uuid.uuid4()}"
+        task = "|".join([*(namespace or ()), f"tools:{uuid.uuid4()}"])
         out.update(
             langgraph_step=step,
             langgraph_node="tools",
             langgraph_triggers=("__pregel_push",),
             langgraph_path=("__pregel_push", index or 0, False),
-            langgraph_checkpoint_ns=namespace,
-            checkpoint_ns=namespace,
+            langgraph_checkpoint_ns=task,
+            # LangGraph keeps the outermost task's namespace here, a subagent's tools included.
+            checkpoint_ns=namespace[0] if namespace else task,
         )
     return out
 
@@ -78,6 +97,8 @@ def config_with_writer(
     files: Any = None,
     step: int | None = None,
     index: int | None = None,
+    namespace: list[str] | None = None,
+    subagent: str | None = None,
 ) -> dict | None:
     """The config a tool runs with: LangGraph's runtime in it, with the stream writer when
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
@@ -102,7 +123,7 @@ def config_with_writer(
     if files is not None:
         configurable[RUN_FILES_KEY] = files
     out["configurable"] = configurable
-    out["metadata"] = _tool_task_metadata(out.get("metadata") or {}, configurable, step, index)
+    out["metadata"] = _tool_task_metadata(out.get("metadata") or {}, configurable, step, index, namespace, subagent)
     return out
 
 

@@ -161,6 +161,9 @@ class DeepAgent(ThreadRuns, GraphBase):
             configurable[_run_context.RUNTIME_KEY] = _run_context.runtime_with(
                 configurable.get(_run_context.RUNTIME_KEY), self._context_schema, context
             )
+        # The graph's own metadata, for the tasks' configs (not the caller's metadata: tools
+        # and hooks of a subagent carry the subagent's).
+        configurable[_stream.AGENT_METADATA_KEY] = self.config["metadata"]
         run_config.update(recursion_limit=limit, configurable=configurable)
         subagent_format = configurable.get(SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY)
         if subagent_format is not None:

@@ -454,6 +454,8 @@ impl Agent {
             forked: run.options.forked,
             subagent_response_format: run.options.subagent_response_format.clone(),
             step,
+            namespace: run.options.namespace.clone(),
+            subagent: run.options.subagent.clone(),
         });
         let base: crate::middleware::ToolBase = {
             let (tools, host, events) =

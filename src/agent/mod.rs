@@ -136,6 +136,10 @@ pub struct RunOptions {
     /// are in the state it starts from): the step's answers are ordered by call, theirs
     /// among the rest, as LangGraph applies a superstep's writes in task order.
     pub resumed_calls: Vec<String>,
+    /// The run's place among nested runs: the namespaces of the tasks above it (LangGraph's
+    /// `checkpoint_ns` parts, `tools:<id>` for a subagent), and the subagent it is, if any.
+    pub namespace: Vec<String>,
+    pub subagent: Option<String>,
 }
 
 /// LangGraph's `interrupt_before` and `interrupt_after`: node names, or every node (`"*"`).
@@ -172,6 +176,8 @@ impl Default for RunOptions {
             start: None,
             stops: Stops::default(),
             resumed_calls: Vec::new(),
+            namespace: Vec::new(),
+            subagent: None,
         }
     }
 }

@@ -618,6 +618,8 @@ impl CoreAgent {
             start: run_args.start,
             stops: run_args.stops,
             resumed_calls: run_args.resumed_calls,
+            namespace: Vec::new(),
+            subagent: None,
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
@@ -653,6 +655,8 @@ fn run_options(
         start: None,
         stops: Default::default(),
         resumed_calls: Vec::new(),
+        namespace: Vec::new(),
+        subagent: None,
     })
 }
 

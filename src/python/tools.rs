@@ -175,9 +175,16 @@ fn tool_config<'py>(
             host: ctx.run.files_host.clone(),
         },
     )?;
-    with_writer
-        .bind(py)
-        .call1((config, writer, parent, files, ctx.run.step, call_index(ctx)))
+    with_writer.bind(py).call1((
+        config,
+        writer,
+        parent,
+        files,
+        ctx.run.step,
+        call_index(ctx),
+        ctx.run.namespace.clone(),
+        ctx.run.subagent.clone(),
+    ))
 }
 
 /// The call's place among the calls of the AI message that made it: its task's index in

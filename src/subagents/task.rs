@@ -260,10 +260,12 @@ async fn run_subagent(
     // A subagent's graph is compiled with deepagents' own limit, which wins over the
     // caller's when the configs merge.
     // The subagent reports under its own namespace, as LangGraph's subgraph `tools:<id>`.
-    let events = ctx.events.as_ref().map(|e| {
-        e.emitter
-            .child(format!("tools:{}", new_id()), Some(&subagent.name))
-    });
+    let task_ns = format!("tools:{}", new_id());
+    let events = ctx
+        .events
+        .as_ref()
+        .map(|e| e.emitter.child(task_ns.clone(), Some(&subagent.name)));
+    let namespace: Vec<String> = run.namespace.iter().cloned().chain([task_ns]).collect();
     let options = |forked| RunOptions {
         recursion_limit: crate::agent::DEFAULT_RECURSION_LIMIT,
         host: ctx.host.clone(),
@@ -280,6 +282,8 @@ async fn run_subagent(
         start: None,
         stops: Default::default(),
         resumed_calls: Vec::new(),
+        namespace: namespace.clone(),
+        subagent: Some(subagent.name.clone()),
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.

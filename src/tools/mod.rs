@@ -117,6 +117,9 @@ pub struct RunScope {
     pub subagent_response_format: Option<Arc<dyn crate::structured::StructuredOutput>>,
     /// The step the calls run in, as LangGraph numbers a thread's steps.
     pub step: u64,
+    /// See `RunOptions::namespace` and `RunOptions::subagent`.
+    pub namespace: Vec<String>,
+    pub subagent: Option<String>,
 }
 
 /// One tool call's outcome, with what it hands back to the caller's state.

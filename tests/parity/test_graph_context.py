@@ -121,17 +121,52 @@ def _tool_task_metadata(module, saver):
     )
 
 
-#: The agent's own metadata keys (`ls_integration`, `lc_versions`, `lc_agent_name`), which a
-#: tool's config does not carry yet (a subagent's tools would need their subagent's).
-_AGENT_KEYS = ("ls_integration", "lc_versions", "lc_agent_name")
-
-
 @pytest.mark.parametrize("saver", [False, True], ids=["plain", "checkpointed"])
 def test_tool_task_metadata(saver):
-    """`get_config()["metadata"]` in a tool is its task's, as LangGraph gives it: the caller's
-    metadata, the thread, the step, node, trigger, path and namespace (the agent's own keys
-    aside, see `_AGENT_KEYS`)."""
+    """`get_config()["metadata"]` in a tool is its task's, as LangGraph gives it: the graph's
+    and the caller's metadata, the thread, the step, node, trigger, path and namespace."""
     ours = _tool_task_metadata(deepagents_rs, saver)
-    theirs = _tool_task_metadata(deepagents, saver)
-    assert ours == [{k: v for k, v in meta.items() if k not in _AGENT_KEYS} for meta in theirs]
+    assert ours == _tool_task_metadata(deepagents, saver)
     assert [m["langgraph_path"] for m in ours] == [("__pregel_push", 0, False), ("__pregel_push", 1, False)]
+
+
+def _subagent_tool_metadata(module):
+    import re
+
+    from langchain_core.tools import tool as make_tool
+    from langgraph.config import get_config
+
+    seen = []
+
+    @make_tool
+    def probe(x: str) -> str:
+        """Look at the task's config."""
+        seen.append(dict(get_config()["metadata"]))
+        return "ok"
+
+    model = ScriptedChatModel(
+        responses=[
+            ai_tool_calls(("probe", {"x": "0"})),
+            ai_tool_calls(("task", {"description": "d", "subagent_type": "helper"})),
+            ai_tool_calls(("probe", {"x": "1"})),
+            AIMessage("sub done"),
+            AIMessage("done"),
+        ]
+    )
+    agent = module.create_deep_agent(
+        model=model,
+        tools=[probe],
+        name="boss",
+        subagents=[{"name": "helper", "description": "h", "system_prompt": "p"}],
+    )
+    agent.invoke({"messages": [("user", "go")]})
+    task = re.compile(r"tools:[0-9a-f-]+")
+    return [{k: task.sub("tools:<task>", v) if isinstance(v, str) else v for k, v in meta.items()} for meta in seen]
+
+
+def test_subagent_tool_metadata():
+    """A subagent's tools see the subagent's metadata and a namespace under the parent's task."""
+    ours = _subagent_tool_metadata(deepagents_rs)
+    assert ours == _subagent_tool_metadata(deepagents)
+    assert [m["lc_agent_name"] for m in ours] == ["boss", "helper"]
+    assert ours[1]["langgraph_checkpoint_ns"] == "tools:<task>|tools:<task>"
