@@ -51,6 +51,14 @@ pub enum ModelError {
     /// `ModelInvalidRequestError`), told apart when the host raised it.
     #[error("chat model failed: {0}")]
     HostInvalidRequest(Arc<BoxError>),
+    /// A host model raised a context-window error, told apart as deepagents' summarization
+    /// recognises one (LangChain's `ContextOverflowError`, or a 400/413/422 that says so).
+    #[error("chat model failed: {0}")]
+    HostContextOverflow(Arc<BoxError>),
+    /// The input cannot be made to fit (LangChain's `ContextOverflowError`, raised by
+    /// summarization's budget check).
+    #[error("{0}")]
+    ContextOverflow(String),
 }
 
 impl From<crate::providers::ProviderError> for ModelError {
@@ -78,8 +86,30 @@ impl ModelError {
     /// The host's own exception, when it raised one.
     pub fn host_source(&self) -> Option<&Arc<BoxError>> {
         match self {
-            ModelError::Host(s) | ModelError::HostInvalidRequest(s) => Some(s),
+            ModelError::Host(s)
+            | ModelError::HostInvalidRequest(s)
+            | ModelError::HostContextOverflow(s) => Some(s),
             _ => None,
+        }
+    }
+
+    /// The prompt did not fit the model's context window.
+    pub fn is_context_overflow(&self) -> bool {
+        match self {
+            ModelError::Provider(e) => e.kind == crate::providers::ErrorKind::ContextOverflow,
+            ModelError::HostContextOverflow(_) | ModelError::ContextOverflow(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether LangChain's `with_retry` (its `default_retry_on`) tries the call again: a
+    /// provider error by its kind, any other host exception but an invalid request or an
+    /// overflow.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ModelError::Provider(e) => e.is_retryable(),
+            ModelError::Host(_) => true,
+            _ => false,
         }
     }
 }

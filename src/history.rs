@@ -102,6 +102,16 @@ impl FromIterator<Message> for History {
     }
 }
 
+impl FromIterator<Arc<Message>> for History {
+    fn from_iter<I: IntoIterator<Item = Arc<Message>>>(iter: I) -> Self {
+        let mut h = History::new();
+        for m in iter {
+            h.push(m);
+        }
+        h
+    }
+}
+
 impl std::fmt::Debug for History {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.to_vec()).finish()

@@ -89,12 +89,24 @@ fn fingerprint(value: &impl serde::Serialize) -> u64 {
     sink.0.finish()
 }
 
-/// A state value the core carries and never reads (a user's state key): the host's object
-/// by reference, or a JSON value the core itself wrote.
+/// A state value: the host's object by reference (a user's key, carried and never read), or
+/// a value the core itself wrote or reads (JSON, a message, a record of those, such as
+/// summarization's event with its summary message).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Opaque {
     Json(serde_json::Value),
     Host(HostValue),
+    Message(Arc<crate::messages::Message>),
+    Record(Arc<indexmap::IndexMap<String, Opaque>>),
+}
+
+impl Opaque {
+    pub fn as_json(&self) -> Option<&serde_json::Value> {
+        match self {
+            Opaque::Json(v) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 impl From<serde_json::Value> for Opaque {

@@ -15,6 +15,7 @@ pub mod providers;
 pub mod state;
 pub mod structured;
 pub mod subagents;
+pub mod summarization;
 pub mod tools;
 
 mod python;

@@ -244,14 +244,16 @@ def test_slow_response_past_retries_is_a_timeout_error(api: Api) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_context_overflow_is_one_error_for_every_provider(api: Api, mode: str) -> None:
+    # The provider's overflow is recognised as one and not retried by the client:
+    # summarization's recovery would clip the tool result the request ended with, but a
+    # small result clipped is no smaller, so the run ends at once with deepagents' error.
     api.sim.script(api.tool_call(), api.overflow())
-    with pytest.raises(errors.ContextOverflowError) as info:
+    with pytest.raises(lc_exceptions.ContextOverflowError) as info:
         run(api, mode)
     err = info.value
-    assert isinstance(err, lc_exceptions.ContextOverflowError)
     assert not isinstance(err, lc_exceptions.ModelInvalidRequestError)
-    assert err.status_code == 400
-    assert len(api.sim.requests) == 2  # not retried
+    assert str(err).startswith("Model input still does not fit after recovery")
+    assert len(api.sim.requests) == 2
     assert types(err.partial_state) == ["human", "ai", "tool"]
 
 

@@ -165,6 +165,10 @@ _REPORTED = {
 }
 
 _ASYNC = {name: f"a{name}" for name in ("ls", "read", "write", "edit", "delete", "glob", "grep", "execute")}
+#: Operations the core names differently from the backend's method: summarization reads a
+#: history file's raw text (`download_files`, as deepagents reads it before appending).
+_METHODS = {"download_text": ("download_files", "adownload_files")}
+_ASYNC["download_text"] = _METHODS["download_text"][1]
 
 #: The arguments deepagents' tools pass positionally, by operation (the rest go by keyword), e.g.
 #: ``backend.read(path, offset=offset, limit=limit)``: a backend overriding a method may name its
@@ -178,7 +182,20 @@ _POSITIONAL = {
     "glob": ("pattern",),
     "grep": ("pattern",),
     "execute": ("command",),
+    "download_text": ("paths",),
 }
+
+
+def _downloaded_text(responses: Any) -> str | None:
+    """The first download's content as text; ``None`` when it is missing, failed or is not
+    UTF-8 (deepagents then starts the file afresh)."""
+    first = responses[0] if responses else None
+    if first is None or first.content is None or first.error is not None:
+        return None
+    try:
+        return first.content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 class BackendAdapter:
@@ -217,6 +234,8 @@ class BackendAdapter:
         if op == "execute" and args.get("timeout") is None:
             args.pop("timeout", None)
         positional = [args.pop(name) for name in _POSITIONAL[op]]
+        if op in _METHODS:
+            method = _METHODS[op][method.startswith("a")]
         return getattr(target, method), positional, args
 
     def scrub(self, text: str) -> str:
@@ -248,7 +267,9 @@ class BackendAdapter:
         raise exc
 
     @staticmethod
-    def _out(result: Any, ctx: FilesContext | None) -> tuple[Any, Any]:
+    def _out(result: Any, ctx: FilesContext | None, op: str = "") -> tuple[Any, Any]:
+        if op == "download_text":
+            result = _downloaded_text(result)
         data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
         return data, (ctx.updates() or None) if ctx is not None else None
 
@@ -294,7 +315,7 @@ class BackendAdapter:
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
             with self._scope(ctx, config):
-                return self._out(fn(*positional, **kwargs), ctx)
+                return self._out(fn(*positional, **kwargs), ctx, op)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)
 
@@ -312,6 +333,6 @@ class BackendAdapter:
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
             with self._scope(ctx, config):
-                return self._out(await fn(*positional, **kwargs), ctx)
+                return self._out(await fn(*positional, **kwargs), ctx, op)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)

@@ -7,6 +7,11 @@ from typing import Any
 __version__: str
 DEFAULT_SUBAGENT_PROMPT: str
 DEFAULT_GENERAL_PURPOSE_DESCRIPTION: str
+SUMMARY_PROMPT_HEAD: str
+SUMMARY_PROMPT_TAIL: str
+
+def native_limits(provider: str, model: str) -> tuple[int | None, int | None]:
+    """A native model's ``(profile max_input_tokens, default max_tokens)``."""
 
 class CoreAgent:
     """The compiled agent: model, tools, system message, subagents, response format and the
@@ -23,6 +28,7 @@ class CoreAgent:
         middleware: list[Any] | None = None,
         private_keys: list[str] | None = None,
         files: dict[str, Any] | None = None,
+        summarization: dict[str, Any] | None = None,
     ) -> None: ...
     @property
     def model_id(self) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 from . import _convert, _fs_interrupts
 from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
 from ._structured import make_response_format, render_structured
+from ._summarization import core_config as summarization_config
 from ._tools import ToolAdapter, to_adapter
 
 GENERAL_PURPOSE = "general-purpose"
@@ -264,18 +265,21 @@ def build_specs(
         tools = parent_tools if tools is None else tools
         response_format = make_response_format(spec.get("response_format"), model=model, tools=tools)
         bindable_tools = [*tools, response_format] if response_format else tools
+        spec_model = core_model(model, bindable_tools)
+        spec_files = own_files(spec)
         specs.append(
             {
                 "name": name,
                 "description": description,
                 "kind": "isolated",
-                "model": core_model(model, bindable_tools),
+                "model": spec_model,
+                "summarization": summarization_config(spec_model, spec_files),
                 "tools": tools,
                 "system": system_message(spec.get("system_prompt", ""), model),
                 "response_format": response_format,
                 "middleware": _middleware_adapters([*(spec.get("middleware") or ()), *gate], bindable_tools),
                 "private_keys": _private_keys([*(spec.get("middleware") or ()), *gate]),
-                "files": own_files(spec),
+                "files": spec_files,
             }
         )
     if forks:
@@ -284,16 +288,19 @@ def build_specs(
         gp_gate = _gate(
             _fs_interrupts.merged(fs_interrupt_on(parent_permissions) if fs_interrupt_on else {}, interrupt_on)
         )
+        gp_model = core_model(parent_model, parent_tools)
+        gp_files = own_files({})
         specs.insert(
             0,
             {
                 "name": GENERAL_PURPOSE,
                 "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
                 "kind": "isolated",
-                "model": core_model(parent_model, parent_tools),
+                "model": gp_model,
+                "summarization": summarization_config(gp_model, gp_files),
                 "tools": parent_tools,
                 "system": system_message(DEFAULT_SUBAGENT_PROMPT, parent_model),
-                "files": own_files({}),
+                "files": gp_files,
                 "middleware": _middleware_adapters(gp_gate, parent_tools),
                 "private_keys": _private_keys(gp_gate),
             },

@@ -26,6 +26,7 @@ from ._middleware import MiddlewareAdapter
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _planned, _versioned
 from ._structured import make_response_format
 from ._subagents import build_specs
+from ._summarization import core_config as summarization_config
 from ._thread_runs import ThreadRuns, _RootRun
 from ._threads import StateSchemas
 from ._tools import ToolAdapter, to_adapter
@@ -470,6 +471,9 @@ class _StepTaken:
 
 _CONFIG_KEY_STORE = "__deepagents_rs_store"
 
+#: Summarization's private state keys: in checkpoints, never in the output or a subagent.
+_SUMMARIZATION_KEYS = frozenset({"_summarization_event", "_summarization_session_id"})
+
 
 def create_deep_agent(
     model: str | Any | None = None,
@@ -549,11 +553,25 @@ def create_deep_agent(
         m.set_bindables(bindables)
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
     schema = StateKeys.of([*(middleware or ()), *([_SchemaOf(state_schema)] if state_schema is not None else [])])
+    schema.omit_output = schema.omit_output | _SUMMARIZATION_KEYS
+    schema.private = schema.private | _SUMMARIZATION_KEYS
     if files["backend"] != "state" and not files["backend"].uses_state:
         # deepagents' state has a `files` channel only when a StateBackend holds files.
         schema.omit_output = schema.omit_output | {"files"}
+    # deepagents' summarization keeps its history on the agent's backend, whatever backend a
+    # user FilesystemMiddleware gives the file tools.
+    history_files = files if fs_override is None else fs_config(backend, permissions, None, store)
     core = CoreAgent(
-        core_model, adapters, system, name or None, specs, structured, mw_adapters, sorted(schema.private), files
+        core_model,
+        adapters,
+        system,
+        name or None,
+        specs,
+        structured,
+        mw_adapters,
+        sorted(schema.private),
+        files,
+        summarization_config(core_model, history_files),
     )
     state_schemas = [m.state_schema for m in middleware or () if getattr(m, "state_schema", None) is not None]
     if state_schema is not None:

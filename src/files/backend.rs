@@ -228,6 +228,9 @@ pub trait Backend: Send + Sync {
         replace_all: bool,
     ) -> Op<EditResult>;
     fn delete(&self, cx: Arc<FilesScope>, path: String) -> Op<DeleteResult>;
+    /// `download_files([path])[0]`'s content as UTF-8 text: `None` when the file is missing,
+    /// failed, or is not text (summarization appends to its history file this way).
+    fn download_text(&self, cx: Arc<FilesScope>, path: String) -> Op<Option<String>>;
     fn glob(&self, cx: Arc<FilesScope>, pattern: String, path: Option<String>) -> Op<GlobResult>;
     fn grep(
         &self,

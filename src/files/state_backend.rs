@@ -96,6 +96,22 @@ impl Backend for StateBackend {
         }
     }
 
+    fn download_text(&self, cx: Arc<FilesScope>, path: String) -> Op<Option<String>> {
+        let text = cx.get(&path).and_then(|fd| {
+            let content = file_data::content(&fd).ok()?;
+            if fd.get("encoding").and_then(Value::as_str) == Some("base64") {
+                use base64::Engine;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(content.as_bytes())
+                    .ok()?;
+                String::from_utf8(bytes).ok()
+            } else {
+                Some(content)
+            }
+        });
+        ready(text)
+    }
+
     fn delete(&self, cx: Arc<FilesScope>, path: String) -> Op<DeleteResult> {
         let base = path.trim_end_matches('/');
         let prefix = format!("{base}/");

@@ -93,7 +93,10 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
             let chain = with_custom(
                 vec![
                     ("FilesystemMiddleware", files_from_py(item(spec, "files")?)?),
-                    ("SummarizationMiddleware", None),
+                    (
+                        "SummarizationMiddleware",
+                        summarization_slot(item(spec, "summarization")?)?,
+                    ),
                     ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
                 ],
                 middleware_from_py(item(spec, "middleware")?)?,
@@ -167,6 +170,13 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
 fn files_from_py(config: Option<Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Middleware>>> {
     config
         .map(|c| Ok(Arc::new(filesystem_from_py(&c)?) as Arc<dyn Middleware>))
+        .transpose()
+}
+
+/// The summarization entry, from `deepagents_rs._summarization.core_config(...)`.
+fn summarization_slot(config: Option<Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Middleware>>> {
+    config
+        .map(|c| super::summarization::summarization_from_py(&c))
         .transpose()
 }
 
@@ -301,7 +311,7 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         model: &Bound<'_, PyAny>,
@@ -313,6 +323,7 @@ impl CoreAgent {
         middleware: Option<Bound<'_, PyAny>>,
         private_keys: Option<Bound<'_, PyAny>>,
         files: Option<Bound<'_, PyAny>>,
+        summarization: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         super::errors::guard(|| {
             let model = model_from_py(model)?;
@@ -339,7 +350,10 @@ impl CoreAgent {
                     ("FilesystemMiddleware", files_from_py(files)?),
                     ("SubAgentMiddleware", subagent_mw),
                     ("_ParentNotifierMiddleware", Some(Arc::new(ParentNotifier))),
-                    ("SummarizationMiddleware", None),
+                    (
+                        "SummarizationMiddleware",
+                        summarization_slot(summarization)?,
+                    ),
                     ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
                 ],
                 middleware_from_py(middleware)?,

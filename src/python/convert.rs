@@ -133,9 +133,50 @@ pub(crate) fn extra_from_py(dict: &Bound<'_, PyDict>) -> PyResult<Extra> {
         let key: String = k
             .extract()
             .map_err(|_| PyTypeError::new_err("state keys must be str"))?;
-        out.insert(key, Opaque::Host(keep(&v)));
+        let value = match key.as_str() {
+            crate::summarization::event::EVENT_KEY => record_from_py(&v),
+            crate::summarization::event::SESSION_KEY => json_from_py(&v),
+            _ => None,
+        };
+        out.insert(key, value.unwrap_or_else(|| Opaque::Host(keep(&v))));
     }
     Ok(out)
+}
+
+/// A value the core reads, as JSON when it reads exactly.
+fn json_from_py(v: &Bound<'_, PyAny>) -> Option<Opaque> {
+    match value::read(v) {
+        Ok((json, true)) => Some(Opaque::Json(json)),
+        _ => None,
+    }
+}
+
+/// A dict of JSON values and LangChain messages (summarization's event) as a record the core
+/// reads; `None` (kept as the caller's object) when it is not one.
+fn record_from_py(v: &Bound<'_, PyAny>) -> Option<Opaque> {
+    let dict = v.cast::<PyDict>().ok()?;
+    let py = v.py();
+    let to_core = py
+        .import("deepagents_rs._convert")
+        .ok()?
+        .getattr("to_core")
+        .ok()?;
+    let mut fields = indexmap::IndexMap::new();
+    for (k, item) in dict.iter() {
+        let key: String = k.extract().ok()?;
+        let is_message = py
+            .import("langchain_core.messages")
+            .and_then(|m| m.getattr("BaseMessage"))
+            .is_ok_and(|cls| item.is_instance(&cls).unwrap_or(false));
+        let field = if is_message || (key == "summary_message" && item.is_instance_of::<PyDict>()) {
+            let d = to_core.call1((&item,)).ok()?;
+            Opaque::Message(Arc::new(message_from_py(&d).ok()?))
+        } else {
+            json_from_py(&item)?
+        };
+        fields.insert(key, field);
+    }
+    Some(Opaque::Record(Arc::new(fields)))
 }
 
 pub(crate) fn opaque_to_py<'py>(py: Python<'py>, value: &Opaque) -> PyResult<Bound<'py, PyAny>> {
@@ -145,6 +186,17 @@ pub(crate) fn opaque_to_py<'py>(py: Python<'py>, value: &Opaque) -> PyResult<Bou
             None => Ok(py.None().into_bound(py)),
         },
         Opaque::Json(v) => Ok(pythonize::pythonize(py, v)?),
+        Opaque::Message(m) => py
+            .import("deepagents_rs._convert")?
+            .getattr("from_core")?
+            .call1((message_to_py(py, m)?,)),
+        Opaque::Record(fields) => {
+            let dict = PyDict::new(py);
+            for (k, v) in fields.iter() {
+                dict.set_item(k, opaque_to_py(py, v)?)?;
+            }
+            Ok(dict.into_any())
+        }
     }
 }
 

@@ -40,9 +40,12 @@ where
 pub(crate) fn to_py(err: Error) -> PyErr {
     Python::attach(|py| match err {
         Error::Tool { source, .. } => from_tool(source),
-        Error::Model(ModelError::Host(ref source) | ModelError::HostInvalidRequest(ref source)) => {
-            original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
-        }
+        Error::Model(
+            ModelError::Host(ref source)
+            | ModelError::HostInvalidRequest(ref source)
+            | ModelError::HostContextOverflow(ref source),
+        ) => original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string())),
+        Error::Model(ModelError::ContextOverflow(ref message)) => context_overflow(py, message),
         Error::RecursionLimit { .. } => exception(py, "GraphRecursionError", (err.to_string(),)),
         Error::Model(ModelError::Provider(ref e)) => provider_error(py, e),
         Error::Model(ModelError::Config(_)) | Error::InvalidInput(_) => {
@@ -73,6 +76,16 @@ fn provider_error(py: Python<'_>, e: &ProviderError) -> PyErr {
     build().unwrap_or_else(|err| err)
 }
 
+/// LangChain's `ContextOverflowError`, which deepagents' summarization raises when the
+/// input cannot be made to fit.
+fn context_overflow(py: Python<'_>, message: &str) -> PyErr {
+    py.import("langchain_core.exceptions")
+        .and_then(|m| m.getattr("ContextOverflowError"))
+        .and_then(|cls| cls.call1((message,)))
+        .map(PyErr::from_value)
+        .unwrap_or_else(|_| PyRuntimeError::new_err(message.to_owned()))
+}
+
 /// Conversion failures at the boundary (bad message dicts and the like).
 pub(crate) fn bad_input(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -91,10 +104,13 @@ pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
             }
             PyRuntimeError::new_err(err.to_string())
         }
-        Error::Model(ModelError::Host(source) | ModelError::HostInvalidRequest(source)) => {
-            original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string()))
-        }
+        Error::Model(
+            ModelError::Host(source)
+            | ModelError::HostInvalidRequest(source)
+            | ModelError::HostContextOverflow(source),
+        ) => original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string())),
         Error::Model(ModelError::Provider(e)) => provider_error(py, e),
+        Error::Model(ModelError::ContextOverflow(message)) => context_overflow(py, message),
         Error::Model(_) | Error::RecursionLimit { .. } | Error::Internal(_) => {
             PyRuntimeError::new_err(err.to_string())
         }
@@ -117,17 +133,40 @@ pub(crate) fn tool_exception_of(py: Python<'_>, err: &crate::tools::ToolError) -
 /// A host model's exception as the core's error, told apart when it is LangChain's
 /// `ModelInvalidRequestError` (the file middleware retries those without rejected media).
 pub(crate) fn host_model_error(e: PyErr) -> ModelError {
-    let invalid = Python::attach(|py| {
-        py.import("langchain_core.exceptions")
-            .and_then(|m| m.getattr("ModelInvalidRequestError"))
-            .is_ok_and(|cls| e.is_instance(py, &cls))
+    let (invalid, overflow) = Python::attach(|py| {
+        let is = |name: &str| {
+            py.import("langchain_core.exceptions")
+                .and_then(|m| m.getattr(name))
+                .is_ok_and(|cls| e.is_instance(py, &cls))
+        };
+        (
+            is("ModelInvalidRequestError"),
+            is("ContextOverflowError") || says_overflow(py, &e),
+        )
     });
     let source = std::sync::Arc::new(Box::new(e) as BoxError);
-    if invalid {
+    if overflow {
+        ModelError::HostContextOverflow(source)
+    } else if invalid {
         ModelError::HostInvalidRequest(source)
     } else {
         ModelError::Host(source)
     }
+}
+
+/// deepagents' `_is_context_overflow` for an exception that is not LangChain's own: an HTTP
+/// 400, 413 or 422 whose text names the context window.
+fn says_overflow(py: Python<'_>, e: &PyErr) -> bool {
+    let value = e.value(py);
+    let status = value
+        .getattr("status_code")
+        .ok()
+        .and_then(|s| s.extract::<i64>().ok());
+    if !matches!(status, Some(400 | 413 | 422)) {
+        return false;
+    }
+    let text = value.str().map(|s| s.to_string()).unwrap_or_default();
+    crate::summarization::says_context_overflow(&text)
 }
 
 /// Runs `f`, turning a panic into a `RuntimeError`: pyo3 would raise its `PanicException`,

@@ -12,6 +12,7 @@ mod model;
 mod runnable;
 mod stream;
 mod structured;
+mod summarization;
 mod tools;
 mod tracer;
 mod value;
@@ -38,6 +39,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::ChunkCallback>()?;
     m.add_class::<middleware::ModelNextPy>()?;
     m.add_class::<middleware::ToolNextPy>()?;
+    m.add_function(wrap_pyfunction!(summarization::native_limits, m)?)?;
+    // Summarization's default prompt, for `DEEPAGENTS_DEFAULT_SUMMARY_PROMPT`.
+    use crate::summarization::texts as summary;
+    m.add("SUMMARY_PROMPT_HEAD", summary::SUMMARY_PROMPT_HEAD)?;
+    m.add("SUMMARY_PROMPT_TAIL", summary::SUMMARY_PROMPT_TAIL)?;
     // deepagents' subagent texts, for the Python side's prompt assembly.
     use crate::subagents::prompts;
     m.add("DEFAULT_SUBAGENT_PROMPT", prompts::DEFAULT_SUBAGENT_PROMPT)?;

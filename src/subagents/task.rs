@@ -165,8 +165,22 @@ async fn run_child(
     ))
 }
 
-/// deepagents' keys that never pass between an agent and its subagents.
-const EXCLUDED_STATE_KEYS: [&str; 8] = [
+/// The conversation the caller's model sees: its history, or, after a summarization, the
+/// summary and the messages kept (deepagents' `_fork_messages` applies the caller's event),
+/// so a fork starts from the caller's compacted prompt.
+fn seen_history(run: &crate::tools::RunScope) -> crate::history::History {
+    use crate::summarization::event::{self, EVENT_KEY, Event};
+    match Event::read(run.extra.get(EVENT_KEY)) {
+        Some(ev) => event::apply(Some(&ev), &run.history.to_vec())
+            .into_iter()
+            .collect(),
+        None => run.history.clone(),
+    }
+}
+
+/// deepagents' keys that never pass between an agent and its subagents: its excluded keys,
+/// then the private state of its own middleware (summarization's event and session).
+const EXCLUDED_STATE_KEYS: [&str; 10] = [
     "messages",
     "todos",
     "structured_response",
@@ -175,6 +189,8 @@ const EXCLUDED_STATE_KEYS: [&str; 8] = [
     "_skill_tools_disclosed",
     "_deepagents_forked_context",
     "rubric",
+    "_summarization_event",
+    "_summarization_session_id",
 ];
 
 /// The state keys that pass to or from a subagent.
@@ -326,7 +342,11 @@ async fn run_subagent(
             // A fork answers in text unless the caller asks for a format: the caller's own
             // structured output is the caller's. (Set last: it lists the tools above.)
             let agent = agent.with_response_format(dynamic);
-            let history = fork_history(&run.history, description, spec.instructions.as_deref());
+            let history = fork_history(
+                &seen_history(run),
+                description,
+                spec.instructions.as_deref(),
+            );
             run_child(&agent, history, ctx, options(true)).await?
         }
         SubagentKind::Compiled { .. } if dynamic.is_some() => {
@@ -338,7 +358,7 @@ async fn run_subagent(
         SubagentKind::Compiled { mode, runnable } => {
             let messages = match mode {
                 Mode::Isolated => isolated_history(),
-                Mode::Fork => fork_history(&run.history, description, None),
+                Mode::Fork => fork_history(&seen_history(run), description, None),
             };
             let input = ChildInput {
                 messages,

@@ -20,7 +20,7 @@ use crate::messages::{Content, ToolMessage};
 pub const EXCLUDED: &[&str] = texts::TOOLS_EXCLUDED_FROM_EVICTION;
 
 /// `_extract_text_from_message`: the text blocks, joined with `\n`.
-pub(super) fn text_of(content: &Content) -> String {
+pub(crate) fn text_of(content: &Content) -> String {
     match content {
         Content::Text(s) => s.clone(),
         // `content_blocks` reads a bare string in a list as a text block.

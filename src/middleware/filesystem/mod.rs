@@ -7,7 +7,7 @@
 //! second mutation of one path within a single AI message.
 
 mod args;
-mod eviction;
+pub(crate) mod eviction;
 mod format;
 mod human_eviction;
 mod rejected_media;

@@ -3,7 +3,7 @@
 //! this module; HTTP and retries are the transport's.
 
 mod messages;
-mod profiles;
+pub mod profiles;
 pub mod request;
 pub mod response;
 mod stream;

@@ -31,3 +31,8 @@ pub fn max_output_tokens(model: &str) -> u32 {
         .find(|(id, _, _)| *id == model)
         .map_or(FALLBACK_MAX_OUTPUT_TOKENS, |p| p.1)
 }
+
+/// The model's input limit (`profile["max_input_tokens"]`), when langchain-anthropic knows it.
+pub fn max_input_tokens(model: &str) -> Option<u32> {
+    PROFILES.iter().find(|(id, _, _)| *id == model).map(|p| p.2)
+}

@@ -1,0 +1,88 @@
+"""The settings of the core's ``SummarizationMiddleware`` entry for one stack.
+
+deepagents puts ``create_summarization_middleware(model, backend)`` in every stack, with
+defaults that depend on whether the model's profile knows its input limit. The core does
+the work; this module only reads what it needs of the model (its profile, the counter's
+characters per token, its ``ls_provider`` and output-token settings) and of the backend.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _core
+
+#: deepagents' ``truncate_args_settings`` defaults that are not per-model.
+_MAX_ARG_LENGTH = 2000
+_TRUNCATION_TEXT = "...(argument truncated)"
+_OUTPUT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+
+
+def _int(value: Any) -> int | None:
+    # `bool` is an `int` to Python; a profile or setting of True is not a token count.
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def model_facts(core_model: Any) -> dict[str, Any]:
+    """What summarization reads of a model, from the core's form of it: a native
+    ``(provider, name, settings)`` or a LangChain model adapter."""
+    if isinstance(core_model, tuple):
+        provider, name = core_model[0], core_model[1]
+        settings = core_model[2] if len(core_model) > 2 and core_model[2] else {}
+        max_input, default_max_tokens = _core.native_limits(provider, name)
+        max_tokens = _int(settings.get("max_tokens")) or default_max_tokens
+        return {
+            "max_input_tokens": max_input,
+            # LangChain tunes its counter to Claude's tokenizer for `anthropic-chat` models.
+            "chars_per_token": 3.3 if provider == "anthropic" else 4.0,
+            "ls_provider": provider,
+            "output_attrs": {"max_tokens": max_tokens} if max_tokens is not None else {},
+        }
+    model = core_model.model
+    profile = getattr(model, "profile", None)
+    max_input = _int(profile.get("max_input_tokens")) if isinstance(profile, dict) else None
+    llm_type = getattr(model, "_llm_type", "") or ""
+    attrs = {k: v for k in _OUTPUT_KEYS if (v := _int(getattr(model, k, None))) is not None}
+    return {
+        "max_input_tokens": max_input,
+        "chars_per_token": 3.3 if isinstance(llm_type, str) and llm_type.startswith("anthropic-chat") else 4.0,
+        "ls_provider": (core_model.ls_params or {}).get("ls_provider"),
+        "output_attrs": attrs,
+    }
+
+
+def default_settings(max_input_tokens: int | None) -> dict[str, Any]:
+    """``compute_summarization_defaults``: fractions of the input limit when the profile has
+    one, fixed counts otherwise."""
+    if max_input_tokens is not None:
+        trigger, keep = ("fraction", 0.85), ("fraction", 0.10)
+        args_trigger, args_keep = ("fraction", 0.85), ("fraction", 0.10)
+    else:
+        trigger, keep = ("tokens", 170000), ("messages", 6)
+        args_trigger, args_keep = ("messages", 20), ("messages", 20)
+    return {
+        "trigger": [[trigger]],
+        "keep": keep,
+        "truncate_args": {
+            "trigger": args_trigger,
+            "keep": args_keep,
+            "max_length": _MAX_ARG_LENGTH,
+            "truncation_text": _TRUNCATION_TEXT,
+        },
+    }
+
+
+def core_config(core_model: Any, files: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The core entry's settings for a stack whose model is ``core_model`` and whose file
+    backend is ``files`` (an ``fs_config`` dict); ``None`` for a stack without files."""
+    if files is None:
+        return None
+    facts = model_facts(core_model)
+    return {
+        **default_settings(facts["max_input_tokens"]),
+        **facts,
+        "prompt": None,
+        "backend": files["backend"],
+        "history_prefix": files["conversation_history_prefix"],
+        "large_tool_results_prefix": files["large_tool_results_prefix"],
+    }

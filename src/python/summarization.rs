@@ -1,0 +1,98 @@
+//! The `SummarizationMiddleware` entry from the settings `deepagents_rs._summarization`
+//! computed for one stack's model and backend.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::backends::backend_from_py;
+use crate::middleware::Middleware;
+use crate::summarization::policy::{Clause, ModelLimits, Size, TruncateArgs};
+use crate::summarization::{Prompt, Summarization, SummarizationConfig};
+
+/// `("messages", 6)` and the like.
+fn size_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Size> {
+    let (kind, value): (String, Bound<'_, PyAny>) = obj.extract()?;
+    Ok(match kind.as_str() {
+        "messages" => Size::Messages(value.extract()?),
+        "tokens" => Size::Tokens(value.extract()?),
+        "fraction" => Size::Fraction(value.extract()?),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "Unsupported context size type {other}"
+            )));
+        }
+    })
+}
+
+pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Middleware>> {
+    let config = config.cast::<PyDict>()?;
+    let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        config
+            .get_item(key)?
+            .ok_or_else(|| PyKeyError::new_err(key.to_owned()))
+    };
+    let trigger = get("trigger")?
+        .try_iter()?
+        .map(|clause| {
+            clause?
+                .try_iter()?
+                .map(|size| size_from_py(&size?))
+                .collect::<PyResult<Clause>>()
+        })
+        .collect::<PyResult<Vec<Clause>>>()?;
+    let truncate = get("truncate_args")?;
+    let truncate_args = if truncate.is_none() {
+        None
+    } else {
+        let t = truncate.cast::<PyDict>()?;
+        let item = |k: &str| -> PyResult<Bound<'_, PyAny>> {
+            t.get_item(k)?
+                .ok_or_else(|| PyKeyError::new_err(k.to_owned()))
+        };
+        Some(TruncateArgs {
+            trigger: size_from_py(&item("trigger")?)?,
+            keep: size_from_py(&item("keep")?)?,
+            max_length: item("max_length")?.extract()?,
+            truncation_text: item("truncation_text")?.extract()?,
+        })
+    };
+    let prompt = get("prompt")?;
+    let prompt = if prompt.is_none() {
+        Prompt::default()
+    } else {
+        let (head, tail): (String, String) = prompt.extract()?;
+        Prompt { head, tail }
+    };
+    Ok(Arc::new(Summarization::new(SummarizationConfig {
+        trigger,
+        keep: size_from_py(&get("keep")?)?,
+        truncate_args,
+        limits: ModelLimits {
+            max_input_tokens: get("max_input_tokens")?.extract()?,
+            ls_provider: get("ls_provider")?.extract()?,
+        },
+        chars_per_token: get("chars_per_token")?.extract()?,
+        output_attrs: super::value::from_py(&get("output_attrs")?)?,
+        prompt,
+        backend: backend_from_py(&get("backend")?)?,
+        history_prefix: get("history_prefix")?.extract()?,
+        large_tool_results_prefix: get("large_tool_results_prefix")?.extract()?,
+    })))
+}
+
+/// What the summarization defaults read of a native model, as LangChain's own chat model
+/// would report it: `(profile max_input_tokens, default max_tokens)`.
+#[pyfunction]
+pub(crate) fn native_limits(provider: &str, model: &str) -> (Option<u32>, Option<u32>) {
+    use crate::providers::anthropic::profiles;
+    match provider {
+        "anthropic" => (
+            profiles::max_input_tokens(model),
+            Some(profiles::max_output_tokens(model)),
+        ),
+        _ => (None, None),
+    }
+}

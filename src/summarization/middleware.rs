@@ -1,0 +1,492 @@
+//! deepagents' `SummarizationMiddleware` as a chain entry: around each model call it shows
+//! the model the summarized conversation, truncates old file-writing arguments, and when a
+//! trigger fires (or the provider says the prompt is too long) it saves the older part of
+//! the conversation to the backend's history file, asks the model for a summary, and calls
+//! the model on `[summary, *kept]`. The raw history stays in state; the event that says
+//! where the summary stands goes into state beside it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
+
+use super::event::{self, EVENT_KEY, Event, SESSION_KEY};
+use super::overflow_clip;
+use super::policy::{self, Clause, ModelLimits, Size, TruncateArgs};
+use super::texts;
+use super::tokens::{Counter, tools_chars};
+use super::transcript;
+use crate::error::{Error, ModelError};
+use crate::files::backend::{Backend, FilesScope};
+use crate::host::Opaque;
+use crate::messages::{Content, Message};
+use crate::middleware::{CommandWrite, Middleware, ModelHandler, ModelResponse};
+use crate::model::ModelRequest;
+
+/// The summary prompt, split where the transcript goes (`summary_prompt.format(messages=…)`).
+#[derive(Clone, Debug)]
+pub struct Prompt {
+    pub head: String,
+    pub tail: String,
+}
+
+impl Default for Prompt {
+    fn default() -> Self {
+        Prompt {
+            head: texts::SUMMARY_PROMPT_HEAD.to_owned(),
+            tail: texts::SUMMARY_PROMPT_TAIL.to_owned(),
+        }
+    }
+}
+
+impl Prompt {
+    fn render(&self, transcript: &str) -> String {
+        format!("{}{transcript}{}", self.head, self.tail)
+            .trim_end()
+            .to_owned()
+    }
+}
+
+/// What the entry is built from: deepagents' `create_summarization_middleware(model,
+/// backend)` settings, with what the binding read of the model.
+pub struct SummarizationConfig {
+    pub trigger: Vec<Clause>,
+    pub keep: Size,
+    pub truncate_args: Option<TruncateArgs>,
+    pub limits: ModelLimits,
+    /// 3.3 for Anthropic's chat models, 4 otherwise (LangChain's tuning of the counter).
+    pub chars_per_token: f64,
+    /// The model's own `max_tokens`, `max_completion_tokens`, `max_output_tokens`, which a
+    /// call's settings override key by key; the largest is reserved for the reply.
+    pub output_attrs: Map<String, Value>,
+    pub prompt: Prompt,
+    pub backend: Arc<dyn Backend>,
+    /// `{artifacts_root}/conversation_history`.
+    pub history_prefix: String,
+    /// `{artifacts_root}/large_tool_results`, where clipped tool results go.
+    pub large_tool_results_prefix: String,
+}
+
+/// The entry; its settings and counter are shared by every call (and every fork).
+pub struct Summarization(Arc<Inner>);
+
+struct Inner {
+    config: SummarizationConfig,
+    counter: Counter,
+}
+
+impl Summarization {
+    pub fn new(config: SummarizationConfig) -> Self {
+        let counter = Counter::new(config.chars_per_token);
+        Summarization(Arc::new(Inner { config, counter }))
+    }
+}
+
+/// deepagents' `_is_context_overflow` markers, for an error that is not typed as one.
+pub fn says_context_overflow(text: &str) -> bool {
+    const MARKERS: [&str; 9] = [
+        "context_length_exceeded",
+        "contextwindowexceedederror",
+        "maximum context length",
+        "exceeds the context window",
+        "exceeds the available context size",
+        "context window exceeded",
+        "context limit exceeded",
+        "input tokens exceed the configured limit",
+        "prompt is too long",
+    ];
+    let text = text.to_lowercase();
+    MARKERS.iter().any(|m| text.contains(m))
+}
+
+fn still_does_not_fit() -> Error {
+    ModelError::ContextOverflow(texts::STILL_DOES_NOT_FIT.into()).into()
+}
+
+fn is_overflow(e: &Error) -> bool {
+    matches!(e, Error::Model(m) if m.is_context_overflow())
+}
+
+/// The response with the files a state backend wrote during the call (the history file,
+/// clipped results), which go to the state before the reply.
+fn with_files(mut response: ModelResponse, scope: &FilesScope) -> ModelResponse {
+    if let Some(files) = scope.take_update() {
+        response
+            .files_before
+            .get_or_insert_with(Default::default)
+            .extend(&files);
+    }
+    response
+}
+
+/// What one model call works on, shared by its steps.
+struct Call {
+    config: Arc<Inner>,
+    next: ModelHandler,
+}
+
+impl Middleware for Summarization {
+    fn name(&self) -> &str {
+        "SummarizationMiddleware"
+    }
+
+    fn wraps_model_call(&self) -> bool {
+        true
+    }
+
+    fn wrap_model_call(
+        &self,
+        request: ModelRequest,
+        next: ModelHandler,
+    ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
+        let call = Call {
+            config: self.0.clone(),
+            next,
+        };
+        Box::pin(async move { call.run(request).await })
+    }
+}
+
+impl Call {
+    fn cfg(&self) -> &SummarizationConfig {
+        &self.config.config
+    }
+
+    fn count(&self, request: &ModelRequest, messages: &[Arc<Message>]) -> u64 {
+        self.config.counter.count(
+            request.system.as_deref(),
+            messages,
+            Some(tools_chars(&request.tools)),
+        )
+    }
+
+    /// `_input_budget`: the input limit less 5% and the reply's reserve.
+    fn budget(&self, request: &ModelRequest) -> Option<u64> {
+        let limit = self.cfg().limits.max_input_tokens?;
+        let reserve = ["max_tokens", "max_completion_tokens", "max_output_tokens"]
+            .iter()
+            .filter_map(|k| {
+                request
+                    .model_settings
+                    .get(*k)
+                    .or_else(|| self.cfg().output_attrs.get(*k))
+                    .and_then(Value::as_u64)
+            })
+            .max()
+            .unwrap_or(0);
+        Some(((limit as f64 * 0.95) as u64).saturating_sub(reserve))
+    }
+
+    async fn run(&self, mut request: ModelRequest) -> Result<ModelResponse, Error> {
+        let previous = Event::read(request.state.extra.get(EVENT_KEY));
+        let effective = event::apply(previous.as_ref(), &request.messages);
+        let mut total = self.count(&request, &effective);
+        let (messages, truncated) = self.truncate_args(effective, total);
+        if truncated {
+            total = self.count(&request, &messages);
+        }
+        let limits = &self.cfg().limits;
+        let should = policy::should_summarize(&self.cfg().trigger, &messages, total, limits)
+            || self.budget(&request).is_some_and(|b| total > b);
+        let raw = std::mem::take(&mut request.messages);
+        let raw_len = raw.len();
+        let mut overflow = None;
+        if !should {
+            let mut plain = request.clone();
+            plain.messages = messages.clone();
+            match self.next.call(plain).await {
+                Err(e) if is_overflow(&e) => overflow = Some(e),
+                other => return other,
+            }
+        }
+        let scope = FilesScope::new(
+            (
+                request.state.files.clone(),
+                request.state.files_host.clone(),
+            ),
+            request.host.clone(),
+        );
+        let cutoff = policy::cutoff(self.cfg().keep, &messages, &self.config.counter, limits);
+        if cutoff == 0 {
+            request.messages = messages;
+            let (mut response, replaced) = self
+                .call_with_budget(request, overflow, None, scope.clone())
+                .await?;
+            if !replaced.is_empty() {
+                response.commands.push(CommandWrite {
+                    messages: replaced,
+                    ..Default::default()
+                });
+            }
+            return Ok(with_files(response, &scope));
+        }
+        let (older, kept) = messages.split_at(cutoff);
+        let session = request
+            .state
+            .extra
+            .get(SESSION_KEY)
+            .and_then(Opaque::as_json)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("session_{}", uuid::Uuid::new_v4().simple()));
+        let file_path = self.offload(older, &session, scope.clone()).await;
+        if file_path.is_none() {
+            tracing::error!("{}", texts::OFFLOAD_FAILED);
+        }
+        let summary = self.summarize(&request, older).await?;
+        let summary = Arc::new(event::summary_message(&summary, file_path.as_deref()));
+        let new_event = Event {
+            cutoff_index: event::state_cutoff(previous.as_ref(), cutoff),
+            summary: summary.clone(),
+            file_path,
+            created_at_index: Some(raw_len),
+        };
+        let mut rejected = request.clone();
+        rejected.messages = messages.clone();
+        let mut summarized = request;
+        summarized.messages = std::iter::once(summary)
+            .chain(kept.iter().map(event::drop_bound_reasoning))
+            .collect();
+        let (mut response, replaced) = self
+            .call_with_budget(summarized, overflow, Some(rejected), scope.clone())
+            .await?;
+        let mut extra = crate::state::Extra::new();
+        extra.insert(EVENT_KEY.into(), new_event.to_opaque());
+        extra.insert(SESSION_KEY.into(), Opaque::Json(json!(session)));
+        response.commands.push(CommandWrite {
+            extra,
+            messages: replaced,
+            ..Default::default()
+        });
+        Ok(with_files(response, &scope))
+    }
+
+    /// `_truncate_args`: long string arguments of old `write_file`/`edit_file` calls cut
+    /// short in what the model sees (the state keeps them).
+    fn truncate_args(&self, messages: Vec<Arc<Message>>, total: u64) -> (Vec<Arc<Message>>, bool) {
+        let Some(rule) = &self.cfg().truncate_args else {
+            return (messages, false);
+        };
+        let limits = &self.cfg().limits;
+        if !rule.fires(&messages, total, limits) {
+            return (messages, false);
+        }
+        let cutoff = rule.cutoff(&messages, &self.config.counter, limits);
+        if cutoff >= messages.len() {
+            return (messages, false);
+        }
+        let mut changed = false;
+        let out = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let Message::Ai(ai) = &**m else {
+                    return m.clone();
+                };
+                if i >= cutoff || ai.tool_calls.is_empty() {
+                    return m.clone();
+                }
+                let mut copy = ai.clone();
+                let mut touched = false;
+                for call in &mut copy.tool_calls {
+                    if !matches!(call.name.as_str(), "write_file" | "edit_file") {
+                        continue;
+                    }
+                    if let Value::Object(args) = &mut call.args {
+                        for v in args.values_mut() {
+                            if let Value::String(s) = v
+                                && s.chars().count() > rule.max_length
+                            {
+                                let head: String = s.chars().take(20).collect();
+                                *s = format!("{head}{}", rule.truncation_text);
+                                touched = true;
+                            }
+                        }
+                    }
+                }
+                if touched {
+                    changed = true;
+                    Arc::new(Message::Ai(copy))
+                } else {
+                    m.clone()
+                }
+            })
+            .collect();
+        (out, changed)
+    }
+
+    /// `_offload_to_backend`: appends the summarized messages to the session's history file;
+    /// the path, or `None` when the backend refused.
+    async fn offload(
+        &self,
+        messages: &[Arc<Message>],
+        session: &str,
+        scope: Arc<FilesScope>,
+    ) -> Option<String> {
+        let backend = &self.cfg().backend;
+        let path = format!("{}/{session}.md", self.cfg().history_prefix);
+        let kept = messages.iter().filter(|m| !event::is_summary(m));
+        let section = texts::SECTION
+            .replace("{timestamp}", &crate::files::file_data::now_iso())
+            .replace("{messages}", &transcript::xml(kept.map(|m| &**m)));
+        let existing = backend
+            .download_text(scope.clone(), path.clone())
+            .await
+            .ok()
+            .flatten()
+            .filter(|e| !e.is_empty());
+        let outcome = match existing {
+            Some(existing) => {
+                let combined = format!("{existing}{section}");
+                backend
+                    .edit(scope, path.clone(), existing, combined, false)
+                    .await
+                    .map(|r| r.error)
+            }
+            None => backend
+                .write(scope, path.clone(), section)
+                .await
+                .map(|r| r.error),
+        };
+        match outcome {
+            Ok(None) => Some(path),
+            Ok(Some(e)) if e.is_empty() => Some(path),
+            Ok(Some(e)) => {
+                tracing::warn!("Failed to offload conversation history to {path}: {e}");
+                None
+            }
+            Err(e) => {
+                tracing::warn!("Exception offloading conversation history to {path}: {e}");
+                None
+            }
+        }
+    }
+
+    /// `_create_summary`: the model asked with the summary prompt alone, retried as
+    /// LangChain's `with_retry` retries (three attempts), and once more with the middle of
+    /// the transcript left out if the prompt itself is too long.
+    async fn summarize(
+        &self,
+        request: &ModelRequest,
+        messages: &[Arc<Message>],
+    ) -> Result<String, Error> {
+        if messages.is_empty() {
+            return Ok(texts::NO_HISTORY.to_owned());
+        }
+        let transcript = transcript::xml(messages.iter().map(|m| &**m));
+        let prompt = self.cfg().prompt.render(&transcript);
+        match self.ask(request, prompt).await {
+            Err(e) if e.is_context_overflow() => match self.overflow_prompt(&transcript) {
+                Some(retry) => Ok(self.ask(request, retry).await?),
+                None => Err(e.into()),
+            },
+            other => Ok(other?),
+        }
+    }
+
+    /// `_overflow_retry_prompt`: head and tail of the transcript within half its tokens
+    /// (and 40% of the model's input limit).
+    fn overflow_prompt(&self, transcript: &str) -> Option<String> {
+        let as_message = Arc::new(Message::human(transcript));
+        let tokens = self
+            .config
+            .counter
+            .partial(std::slice::from_ref(&as_message));
+        let mut budget = tokens / 2;
+        if let Some(max) = self.cfg().limits.max_input_tokens {
+            budget = budget.min(max * 2 / 5);
+        }
+        let chars: Vec<char> = transcript.chars().collect();
+        let keep = (chars.len() as u64 * budget / tokens.max(1)) as usize;
+        if keep == 0 {
+            return None;
+        }
+        let head = keep / 4;
+        let tail = keep - head;
+        let text: String = chars[..head]
+            .iter()
+            .chain(std::iter::once(&'\u{0}'))
+            .chain(chars[chars.len().saturating_sub(tail)..].iter())
+            .collect::<String>()
+            .replace('\u{0}', "\n\n[... middle of conversation omitted ...]\n\n");
+        Some(self.cfg().prompt.render(&text))
+    }
+
+    /// One summary call with LangChain's retries: up to three attempts, waiting about 1 s,
+    /// then 2 s (tenacity's exponential jitter), for errors worth retrying.
+    async fn ask(&self, request: &ModelRequest, prompt: String) -> Result<String, ModelError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let call = ModelRequest {
+                system: None,
+                messages: vec![Arc::new(Message::human(prompt.clone()))],
+                tools: Arc::from(Vec::new()),
+                tool_choice: None,
+                model_settings: Map::new(),
+                cache_control: None,
+                tokens: None,
+                trace: None,
+                ..request.clone()
+            };
+            match request.model.invoke(call, request.host.clone()).await {
+                Ok(reply) => return Ok(Content::text(&reply.content).trim().to_owned()),
+                Err(e) if attempt < 3 && e.is_retryable() => {
+                    let jitter = f64::from(uuid::Uuid::new_v4().as_bytes()[0]) / 255.0;
+                    let wait = 2f64.powi(attempt - 1) + jitter;
+                    tokio::time::sleep(Duration::from_secs_f64(wait)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// `_call_with_budget`: the call made only if it fits the budget (its trailing tool
+    /// results clipped first when it does not, or after a context-window error), and after
+    /// such an error tried once more only if the request got smaller. The clipped results
+    /// come back to be written to the state.
+    async fn call_with_budget(
+        &self,
+        mut request: ModelRequest,
+        error: Option<Error>,
+        rejected: Option<ModelRequest>,
+        scope: Arc<FilesScope>,
+    ) -> Result<(ModelResponse, Vec<Message>), Error> {
+        let over = self
+            .budget(&request)
+            .is_some_and(|b| self.count(&request, &request.messages) > b);
+        let mut replaced = Vec::new();
+        if error.is_some() || over {
+            let original = rejected.as_ref().unwrap_or(&request);
+            let before = self.count(original, &original.messages);
+            let (messages, clipped) = overflow_clip::clip_tail(
+                &request.messages,
+                &self.cfg().backend,
+                &self.cfg().large_tool_results_prefix,
+                scope.clone(),
+            )
+            .await;
+            request.messages = messages;
+            replaced = clipped;
+            let count = self.count(&request, &request.messages);
+            if error.is_some() && count >= before {
+                return Err(still_does_not_fit());
+            }
+            if self.budget(&request).is_some_and(|b| count > b) {
+                return Err(ModelError::ContextOverflow(texts::ABOVE_BUDGET.into()).into());
+            }
+        }
+        match self.next.call(request.clone()).await {
+            Ok(response) => Ok((response, replaced)),
+            Err(e) if is_overflow(&e) => {
+                if error.is_some() || !replaced.is_empty() {
+                    return Err(still_does_not_fit());
+                }
+                Box::pin(self.call_with_budget(request, Some(e), None, scope)).await
+            }
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! Long conversations: deepagents' `SummarizationMiddleware` in the core. The rules of when
+//! to summarize and where to cut (`policy`), LangChain's approximate token counter with each
+//! message measured once (`tokens`), the transcript the summary is asked over
+//! (`transcript`), the event kept in state (`event`), and the chain entry (`middleware`).
+
+pub mod event;
+mod middleware;
+mod overflow_clip;
+pub mod policy;
+mod pyrepr;
+pub mod texts;
+pub mod tokens;
+mod transcript;
+
+pub use middleware::{Prompt, Summarization, SummarizationConfig, says_context_overflow};

@@ -1,0 +1,279 @@
+"""Parity: deepagents' default ``SummarizationMiddleware`` (the core's, in every stack).
+
+Each scenario runs deepagents and deepagents_rs with the same scripted model (a profile
+with ``max_input_tokens`` where the fraction defaults apply) and compares every request the
+model got (the summary prompt call included), the state each run ends with (the private
+summarization event and session id in the checkpoint), and the history file written to the
+backend. Session ids and the history file's timestamps are random; they are masked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import deepagents
+import deepagents_rs
+import pytest
+from langchain_core.exceptions import ContextOverflowError
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import Field
+
+from .harness import ScriptedChatModel
+
+pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
+
+_SESSION = re.compile(r"session_[0-9a-f]{32}")
+_STAMP = re.compile(r"Summarized at \d{4}-\d\d-\d\dT[0-9:.]+\+00:00")
+_IMPLS = (deepagents, deepagents_rs)
+
+
+def masked(value: Any) -> Any:
+    text = json.dumps(value, default=str, sort_keys=True)
+    return json.loads(_STAMP.sub("Summarized at <time>", _SESSION.sub("session_<id>", text)))
+
+
+def view(m: Any) -> dict[str, Any]:
+    return {
+        "type": m.type,
+        "content": m.content,
+        "tool_calls": [{k: tc[k] for k in ("name", "args", "id")} for tc in getattr(m, "tool_calls", [])],
+        "tool_call_id": getattr(m, "tool_call_id", None),
+        "additional_kwargs": m.additional_kwargs,
+    }
+
+
+class SummarizingModel(ScriptedChatModel):
+    """Replays its script for the agent's calls and answers each summary prompt (a lone
+    human message holding the transcript) with ``SUMMARY <n>``, keeping the prompts."""
+
+    summaries: list[str] = Field(default_factory=list, exclude=True)
+
+    def _next(self, messages: Any, stop: Any, kwargs: dict[str, Any]) -> ChatResult:
+        if len(messages) == 1 and "\nMessages to summarize:\n" in str(messages[0].content):
+            self.summaries.append(str(messages[0].content))
+            reply = AIMessage(content=f"  SUMMARY {len(self.summaries)}\n")
+            return ChatResult(generations=[ChatGeneration(message=reply)])
+        return super()._next(messages, stop, kwargs)
+
+
+def lookup(q: str) -> str:
+    """Look something up."""
+    return f"result for {q}: " + "lorem ipsum " * 300
+
+
+def calls_then(n: int, *tail: Any, tool: str = "lookup", args: Any = None, ids: str = "c") -> list[Any]:
+    """``n`` replies calling ``tool``, then ``tail``."""
+    script: list[Any] = [
+        AIMessage(
+            content="", tool_calls=[{"name": tool, "args": args(i) if args else {"q": f"q{i}"}, "id": f"{ids}{i}"}]
+        )
+        for i in range(n)
+    ]
+    return [*script, *tail]
+
+
+class Run:
+    def __init__(self, impl: Any, model: ScriptedChatModel, agent: Any) -> None:
+        self.impl, self.model, self.agent = impl, model, agent
+        self.results: list[Any] = []
+
+
+def run_both(
+    script: list[Any],
+    turns: list[str],
+    *,
+    profile: dict | None = None,
+    mode: str = "invoke",
+    checkpointer: bool = False,
+    model_factory: Any = None,
+    **kwargs: Any,
+) -> list[Run]:
+    runs = []
+    for impl in _IMPLS:
+        model = (model_factory or SummarizingModel)(list(script), **({"profile": profile} if profile else {}))
+        extra = {"tools": [lookup], **kwargs}
+        if checkpointer:
+            extra["checkpointer"] = InMemorySaver()
+        agent = impl.create_deep_agent(model=model, **extra)
+        run = Run(impl, model, agent)
+        config = {"configurable": {"thread_id": "t"}} if checkpointer else None
+        for text in turns:
+            inp = {"messages": [{"role": "user", "content": text}]}
+            try:
+                if mode == "invoke":
+                    run.results.append(agent.invoke(inp, config=config))
+                else:
+                    run.results.append(asyncio.run(agent.ainvoke(inp, config=config)))
+            except Exception as exc:  # noqa: BLE001 - compared below
+                run.results.append(exc)
+        runs.append(run)
+    return runs
+
+
+def compare(runs: list[Run], *, state: bool = False) -> list[Any]:
+    ref, rs = runs
+    ref_calls = [[view(m) for m in c.messages] for c in ref.model.calls]
+    rs_calls = [[view(m) for m in c.messages] for c in rs.model.calls]
+    assert len(rs_calls) == len(ref_calls)
+    assert masked(rs.model.summaries) == masked(ref.model.summaries)
+    for i, (a, b) in enumerate(zip(ref_calls, rs_calls, strict=True)):
+        assert masked(b) == masked(a), f"model call {i} differs"
+    for a, b in zip(ref.results, rs.results, strict=True):
+        if isinstance(a, Exception) or isinstance(b, Exception):
+            assert type(b) is type(a), (a, b)
+            assert str(b) == str(a)
+            continue
+        assert sorted(b) == sorted(a)
+        assert masked([view(m) for m in b["messages"]]) == masked([view(m) for m in a["messages"]])
+        assert masked(b.get("files")) == masked(a.get("files")) or _same_files(a.get("files"), b.get("files"))
+    if state:
+        config = {"configurable": {"thread_id": "t"}}
+        sa, sb = ref.agent.get_state(config).values, rs.agent.get_state(config).values
+        assert sorted(sb) == sorted(sa)
+        ea, eb = sa.get("_summarization_event"), sb.get("_summarization_event")
+        assert (ea is None) == (eb is None)
+        if ea is not None:
+            assert type(eb["summary_message"]) is type(ea["summary_message"])
+            assert masked({**eb, "summary_message": view(eb["summary_message"])}) == masked(
+                {**ea, "summary_message": view(ea["summary_message"])}
+            )
+            assert _SESSION.fullmatch(sb["_summarization_session_id"])
+    return ref.results
+
+
+def _same_files(a: Any, b: Any) -> bool:
+    """Files equal but for timestamps and session ids."""
+
+    def strip(files: Any) -> Any:
+        return {
+            k: {f: v for f, v in d.items() if f not in ("created_at", "modified_at")} for k, d in (files or {}).items()
+        }
+
+    return masked(strip(a)) == masked(strip(b))
+
+
+def summary_calls(run: Run) -> list[str]:
+    return run.model.summaries
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_fraction_defaults_summarize_once_and_keep_the_raw_history(mode: str) -> None:
+    script = calls_then(8, "done")
+    runs = run_both(script, ["go"], profile={"max_input_tokens": 9000}, mode=mode)
+    compare(runs)
+    _ref, rs = runs
+    assert len(summary_calls(rs)) == 1
+    # The state keeps every message; the model saw the summary and the kept tail.
+    assert len(rs.model.calls[-1].messages) < len(rs.results[0]["messages"]) - 6
+    assert "<summary>\nSUMMARY 1\n</summary>" in str(rs.model.calls[-1].messages[1].content)
+    history = [k for k in rs.results[0]["files"] if k.startswith("/conversation_history/")]
+    assert len(history) == 1
+
+
+def test_chained_summaries_across_turns_on_a_checkpointed_thread() -> None:
+    script = [*calls_then(8, "turn one done"), *calls_then(8, "turn two done", ids="d")]
+    runs = run_both(script, ["first", "second"], profile={"max_input_tokens": 9000}, checkpointer=True)
+    compare(runs, state=True)
+    _ref, rs = runs
+    assert len(summary_calls(rs)) >= 2
+    # A later summary is asked over the earlier summary message too.
+    assert "SUMMARY 1" in summary_calls(rs)[1]
+    # One history file per thread, appended to, without the summary messages.
+    files = rs.results[-1]["files"]
+    (path,) = [k for k in files if k.startswith("/conversation_history/")]
+    assert files[path]["content"].count("## Summarized at ") == len(summary_calls(rs))
+    assert "SUMMARY 1" not in files[path]["content"]
+
+
+def test_old_write_file_arguments_are_cut_in_the_request_only() -> None:
+    big = "line of text\n" * 400
+    script = calls_then(22, "done", tool="write_file", args=lambda i: {"file_path": f"/f{i}.txt", "content": big})
+    runs = run_both(script, ["write"])
+    compare(runs)
+    _ref, rs = runs
+    last = rs.model.calls[-1].messages
+    cut = [
+        m
+        for m in last
+        if m.type == "ai" and m.tool_calls and m.tool_calls[0]["args"]["content"].endswith("(argument truncated)")
+    ]
+    assert cut, "old write_file arguments were not truncated"
+    # The state keeps the whole arguments.
+    kept = [m for m in rs.results[0]["messages"] if m.type == "ai" and m.tool_calls]
+    assert all(m.tool_calls[0]["args"]["content"] == big for m in kept)
+
+
+def test_history_goes_to_a_filesystem_backend(tmp_path: Path) -> None:
+    script = calls_then(8, "done")
+    runs = []
+    for impl in _IMPLS:
+        root = tmp_path / impl.__name__
+        root.mkdir()
+        model = SummarizingModel(list(script), profile={"max_input_tokens": 9000})
+        backend = impl.backends.FilesystemBackend(root_dir=str(root), virtual_mode=True)
+        agent = impl.create_deep_agent(model=model, tools=[lookup], backend=backend)
+        run = Run(impl, model, agent)
+        run.results.append(agent.invoke({"messages": [{"role": "user", "content": "go"}]}))
+        runs.append(run)
+    compare(runs)
+    texts = []
+    for impl in _IMPLS:
+        (history,) = (tmp_path / impl.__name__ / "conversation_history").iterdir()
+        texts.append(_STAMP.sub("<time>", history.read_text()))
+    assert texts[0] == texts[1]
+
+
+class OverflowingModel(SummarizingModel):
+    """Refuses any request over ``limit`` characters as a provider would."""
+
+    limit: int = 40_000
+
+    def _next(self, messages: Any, stop: Any, kwargs: dict[str, Any]) -> ChatResult:
+        if sum(len(str(m.content)) for m in messages) > self.limit:
+            raise ContextOverflowError("prompt is too long: 200000 tokens > 100000 maximum")
+        return super()._next(messages, stop, kwargs)
+
+
+def test_a_context_overflow_summarizes_and_retries_at_once() -> None:
+    script = calls_then(12, "done")
+    runs = run_both(script, ["go"], model_factory=OverflowingModel)
+    compare(runs)
+    _ref, rs = runs
+    assert summary_calls(rs), "no summary was made"
+    # The tool results the rejected request ended with were clipped and offloaded.
+    assert any(k.startswith("/large_tool_results/") for k in rs.results[0]["files"])
+
+
+def test_an_input_over_the_budget_raises_context_overflow() -> None:
+    # The tool schemas and system prompt alone are over 95% of a 1,000-token window.
+    runs = run_both(["never"], ["hi"], profile={"max_input_tokens": 1000})
+    ref, rs = runs
+    assert isinstance(ref.results[0], ContextOverflowError)
+    compare(runs)
+    assert not rs.model.calls
+
+
+def test_an_isolated_subagent_summarizes_with_its_own_history() -> None:
+    inner = calls_then(8, "sub done")
+    script = [
+        AIMessage(
+            content="",
+            tool_calls=[
+                {"name": "task", "args": {"description": "dig", "subagent_type": "general-purpose"}, "id": "t1"}
+            ],
+        ),
+        *inner,
+        "all done",
+    ]
+    runs = run_both(script, ["delegate"], profile={"max_input_tokens": 9000})
+    compare(runs)
+    _ref, rs = runs
+    assert len(summary_calls(rs)) == 1
+    # The subagent's summary stays in the subagent: the parent's next call sees its own turn.
+    assert rs.model.calls[-1].messages[1].content == "delegate"
