@@ -70,7 +70,7 @@ def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, sto
             "deepagents_rs: FilesystemMiddleware(offload_binary_content=True) is not supported yet; it is planned."
         )
     return {
-        "backend": "state" if type(be) is StateBackend else BackendAdapter(be, store),
+        "backend": backend_arg(be, store),
         "rules": _rules(rules),
         "custom_descriptions": dict(mw._custom_tool_descriptions or {}),
         "system_prompt": mw._custom_system_prompt,
@@ -82,6 +82,12 @@ def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, sto
         "human_message_token_limit": mw._human_message_token_limit_before_evict or None,
         "conversation_history_prefix": mw._conversation_history_prefix,
     }
+
+
+def backend_arg(backend: Any, store: Any = None) -> Any:
+    """A backend as the core takes it: ``"state"`` for a plain ``StateBackend`` (native),
+    else a ``BackendAdapter`` calling it back."""
+    return "state" if type(backend) is StateBackend else BackendAdapter(backend, store)
 
 
 def _uses_state(backend: Any) -> bool:
@@ -164,7 +170,10 @@ _REPORTED = {
     "delete": "Error: {}",
 }
 
-_ASYNC = {name: f"a{name}" for name in ("ls", "read", "write", "edit", "delete", "glob", "grep", "execute")}
+_ASYNC = {
+    name: f"a{name}"
+    for name in ("ls", "read", "write", "edit", "delete", "glob", "grep", "execute", "download_files")
+}
 
 #: The arguments deepagents' tools pass positionally, by operation (the rest go by keyword), e.g.
 #: ``backend.read(path, offset=offset, limit=limit)``: a backend overriding a method may name its
@@ -178,6 +187,7 @@ _POSITIONAL = {
     "glob": ("pattern",),
     "grep": ("pattern",),
     "execute": ("command",),
+    "download_files": ("paths",),
 }
 
 
@@ -249,7 +259,15 @@ class BackendAdapter:
 
     @staticmethod
     def _out(result: Any, ctx: FilesContext | None) -> tuple[Any, Any]:
-        data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
+        if isinstance(result, list):
+            # `download_files`: the core takes text, decoded as deepagents' readers decode
+            # it (a `UnicodeDecodeError` is theirs too).
+            data: Any = [
+                {"content": r.content.decode("utf-8") if r.content is not None else None, "error": r.error}
+                for r in result
+            ]
+        else:
+            data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
         return data, (ctx.updates() or None) if ctx is not None else None
 
     def _scope(self, ctx: FilesContext | None, config: Any = None) -> contextlib.ExitStack:

@@ -7,6 +7,11 @@ from typing import Any
 __version__: str
 DEFAULT_SUBAGENT_PROMPT: str
 DEFAULT_GENERAL_PURPOSE_DESCRIPTION: str
+MEMORY_SYSTEM_PROMPT: str
+
+def check_memory_prompt(system_prompt: Any) -> None:
+    """``MemoryMiddleware``'s checks of its ``system_prompt``: ``TypeError`` unless str or
+    None, ``ValueError`` without the ``{agent_memory}`` slot."""
 
 class CoreAgent:
     """The compiled agent: model, tools, system message, subagents, response format and the
@@ -23,6 +28,7 @@ class CoreAgent:
         middleware: list[Any] | None = None,
         private_keys: list[str] | None = None,
         files: dict[str, Any] | None = None,
+        memory: dict[str, Any] | None = None,
     ) -> None: ...
     @property
     def model_id(self) -> str:

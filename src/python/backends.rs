@@ -152,6 +152,9 @@ impl Backend for PyBackend {
     fn glob(&self, cx: Arc<FilesScope>, pattern: String, path: Option<String>) -> Op<GlobResult> {
         self.op(cx, "glob", json!({"pattern": pattern, "path": path}))
     }
+    fn download_text(&self, cx: Arc<FilesScope>, paths: Vec<String>) -> Op<Vec<TextDownload>> {
+        self.op(cx, "download_files", json!({"paths": paths}))
+    }
     fn grep(
         &self,
         cx: Arc<FilesScope>,
@@ -222,6 +225,15 @@ impl Backend for PyBackend {
     }
 }
 
+/// A backend as the Python side hands it: `"state"` for the native `StateBackend`, else a
+/// `BackendAdapter`.
+pub(crate) fn backend_from_py(backend: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Backend>> {
+    Ok(match backend.extract::<String>() {
+        Ok(s) if s == "state" => Arc::new(StateBackend),
+        _ => Arc::new(PyBackend::new(backend)?),
+    })
+}
+
 /// The `FilesystemMiddleware` entry from `deepagents_rs._backend_adapter.fs_config(...)`.
 pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesystem> {
     let config = config.cast::<PyDict>()?;
@@ -230,11 +242,7 @@ pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesyst
             .get_item(key)?
             .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(key.to_owned()))
     };
-    let backend = get("backend")?;
-    let backend: Arc<dyn Backend> = match backend.extract::<String>() {
-        Ok(s) if s == "state" => Arc::new(StateBackend),
-        _ => Arc::new(PyBackend::new(&backend)?),
-    };
+    let backend = backend_from_py(&get("backend")?)?;
     let rules = rules_from_py(get("rules")?.extract()?);
     let custom_descriptions: HashMap<String, String> = get("custom_descriptions")?.extract()?;
     Filesystem::new(FilesystemConfig {
