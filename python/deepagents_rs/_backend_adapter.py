@@ -171,8 +171,7 @@ _REPORTED = {
 }
 
 _ASYNC = {
-    name: f"a{name}"
-    for name in ("ls", "read", "write", "edit", "delete", "glob", "grep", "execute", "download_files")
+    name: f"a{name}" for name in ("ls", "read", "write", "edit", "delete", "glob", "grep", "execute", "download_files")
 }
 
 #: The arguments deepagents' tools pass positionally, by operation (the rest go by keyword), e.g.

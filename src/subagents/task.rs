@@ -140,15 +140,9 @@ async fn run_child(
     ctx: &ToolContext,
     options: RunOptions,
 ) -> Result<ChildRun, ToolError> {
-    // deepagents hands an isolated child the caller's state minus its messages, private
-    // keys and a few of its own, and a fork all of it but a few keys (private ones
-    // included: the memory its caller loaded is not loaded again); it takes back the keys
-    // the child changed.
-    let inherited = if options.forked {
-        fork_inherited(&ctx.run.extra)
-    } else {
-        shareable(&ctx.run.extra, &ctx.run.agent.private_keys)
-    };
+    // deepagents hands the child the caller's state minus its messages, private keys and
+    // a few of its own, and takes back the keys the child changed.
+    let inherited = shareable(&ctx.run.extra, &ctx.run.agent.private_keys);
     let state = AgentState {
         messages,
         files: ctx.run.files.clone(),
@@ -182,25 +176,6 @@ const EXCLUDED_STATE_KEYS: [&str; 8] = [
     "_deepagents_forked_context",
     "rubric",
 ];
-
-/// deepagents' `_FORK_EXCLUDED_STATE_KEYS`: the caller's keys a fork does not start with.
-const FORK_EXCLUDED_STATE_KEYS: [&str; 6] = [
-    "structured_response",
-    "pinned_skills",
-    "rubric",
-    "_summarization_event",
-    "_summarization_session_id",
-    "_skill_tools_disclosed",
-];
-
-/// The caller's keys a fork starts with.
-fn fork_inherited(extra: &Extra) -> Extra {
-    extra
-        .iter()
-        .filter(|(k, _)| !FORK_EXCLUDED_STATE_KEYS.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
 
 /// The state keys that pass to or from a subagent.
 fn shareable(extra: &Extra, private: &[String]) -> Extra {

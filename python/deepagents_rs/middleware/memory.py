@@ -67,26 +67,19 @@ class MemoryMiddleware:
     """deepagents' `MemoryState` (the private `memory_contents` key)."""
 
     def __init__(
-        self,
-        *,
-        backend: BackendProtocol,
-        sources: list[str],
-        add_cache_control: bool = False,
+        self, *, backend: BackendProtocol, sources: list[str], add_cache_control: bool = False,
         system_prompt: str | None = MEMORY_SYSTEM_PROMPT,
-    ) -> None:
-        """Check and keep the settings."""
+    ) -> None:  # fmt: skip
+        """Check and keep the settings, under deepagents' attribute names."""
         check_memory_prompt(system_prompt)
-        self._backend = backend
-        self.sources = sources
-        self._add_cache_control = add_cache_control
-        self.system_prompt = system_prompt
+        self.sources, self.system_prompt = sources, system_prompt
+        self._backend, self._add_cache_control = backend, add_cache_control
         self.tools: list[Any] = []
 
     @property
     def name(self) -> str:
         """The middleware's name in the agent's stack."""
         return type(self).__name__
-
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds its memory entry from."""

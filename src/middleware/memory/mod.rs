@@ -3,8 +3,9 @@
 //! section at the end of the system prompt on every call.
 //!
 //! Loading happens once per thread: the hook does nothing when `memory_contents` is already
-//! in the state (a checkpointed thread, or a fork, which inherits its caller's), so later
-//! edits of the files show only in a new thread, as in deepagents.
+//! in the state (a checkpointed thread), so later edits of the files show only in a new
+//! thread, as in deepagents. A fork loads again: the key is private, and deepagents' fork
+//! graph drops private keys from its input, whatever state the caller hands it.
 
 mod format;
 mod texts;
