@@ -21,7 +21,6 @@ PLANNED = {
     "HarnessProfile": "harness profiles (issue 23)",
     "HarnessProfileConfig": "harness profiles (issue 23)",
     "register_harness_profile": "harness profiles (issue 23)",
-    "MemoryMiddleware": "memory (issue 23)",
     "SkillsMiddleware": "skills (issue 23)",
     "SkillsState": "skills (issue 23)",
     "SkillMetadata": "skills (issue 23)",
@@ -52,6 +51,8 @@ DELIBERATE_METHODS = {
     # The file tools and their model-call hooks run in the core; the Python face holds the
     # configuration the core is built from.
     "FilesystemMiddleware": {"wrap_model_call", "awrap_model_call", "wrap_tool_call", "awrap_tool_call"},
+    # Memory is loaded and shown by the core; the Python face holds its configuration.
+    "MemoryMiddleware": {"before_agent", "abefore_agent", "modify_request", "wrap_model_call", "awrap_model_call"},
 }
 
 

@@ -12,6 +12,7 @@ from ._core import __version__ as _core_version
 from .errors import GraphRecursionError, ModelConnectionError, ModelProviderError
 from .graph import DeepAgent, create_deep_agent
 from .middleware.filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
+from .middleware.memory import MemoryMiddleware
 from .middleware.subagents import CompiledSubAgent, SubAgent
 from .profiles import ProviderProfile, register_provider_profile
 
@@ -35,6 +36,7 @@ __all__ = [
     "FilesystemPermission",
     "FsToolName",
     "GraphRecursionError",
+    "MemoryMiddleware",
     "ModelConnectionError",
     "ModelProviderError",
     "ProviderProfile",

@@ -70,7 +70,7 @@ def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, sto
             "deepagents_rs: FilesystemMiddleware(offload_binary_content=True) is not supported yet; it is planned."
         )
     return {
-        "backend": "state" if type(be) is StateBackend else BackendAdapter(be, store),
+        "backend": backend_arg(be, store),
         "rules": _rules(rules),
         "custom_descriptions": dict(mw._custom_tool_descriptions or {}),
         "system_prompt": mw._custom_system_prompt,
@@ -82,6 +82,12 @@ def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, sto
         "human_message_token_limit": mw._human_message_token_limit_before_evict or None,
         "conversation_history_prefix": mw._conversation_history_prefix,
     }
+
+
+def backend_arg(backend: Any, store: Any = None) -> Any:
+    """A backend as the core takes it: ``"state"`` for a plain ``StateBackend`` (native),
+    else a ``BackendAdapter`` calling it back."""
+    return "state" if type(backend) is StateBackend else BackendAdapter(backend, store)
 
 
 def _uses_state(backend: Any) -> bool:
@@ -164,11 +170,9 @@ _REPORTED = {
     "delete": "Error: {}",
 }
 
-_ASYNC = {name: f"a{name}" for name in ("ls", "read", "write", "edit", "delete", "glob", "grep", "execute")}
-#: Operations the core names differently from the backend's method: summarization reads a
-#: history file's raw text (`download_files`, as deepagents reads it before appending).
-_METHODS = {"download_text": ("download_files", "adownload_files")}
-_ASYNC["download_text"] = _METHODS["download_text"][1]
+_ASYNC = {
+    name: f"a{name}" for name in ("ls", "read", "write", "edit", "delete", "glob", "grep", "execute", "download_files")
+}
 
 #: The arguments deepagents' tools pass positionally, by operation (the rest go by keyword), e.g.
 #: ``backend.read(path, offset=offset, limit=limit)``: a backend overriding a method may name its
@@ -182,20 +186,8 @@ _POSITIONAL = {
     "glob": ("pattern",),
     "grep": ("pattern",),
     "execute": ("command",),
-    "download_text": ("paths",),
+    "download_files": ("paths",),
 }
-
-
-def _downloaded_text(responses: Any) -> str | None:
-    """The first download's content as text; ``None`` when it is missing, failed or is not
-    UTF-8 (deepagents then starts the file afresh)."""
-    first = responses[0] if responses else None
-    if first is None or first.content is None or first.error is not None:
-        return None
-    try:
-        return first.content.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 class BackendAdapter:
@@ -234,8 +226,6 @@ class BackendAdapter:
         if op == "execute" and args.get("timeout") is None:
             args.pop("timeout", None)
         positional = [args.pop(name) for name in _POSITIONAL[op]]
-        if op in _METHODS:
-            method = _METHODS[op][method.startswith("a")]
         return getattr(target, method), positional, args
 
     def scrub(self, text: str) -> str:
@@ -267,10 +257,16 @@ class BackendAdapter:
         raise exc
 
     @staticmethod
-    def _out(result: Any, ctx: FilesContext | None, op: str = "") -> tuple[Any, Any]:
-        if op == "download_text":
-            result = _downloaded_text(result)
-        data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
+    def _out(result: Any, ctx: FilesContext | None) -> tuple[Any, Any]:
+        if isinstance(result, list):
+            # `download_files`: the core takes text, decoded as deepagents' readers decode
+            # it (a `UnicodeDecodeError` is theirs too).
+            data: Any = [
+                {"content": r.content.decode("utf-8") if r.content is not None else None, "error": r.error}
+                for r in result
+            ]
+        else:
+            data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result
         return data, (ctx.updates() or None) if ctx is not None else None
 
     def _scope(self, ctx: FilesContext | None, config: Any = None) -> contextlib.ExitStack:
@@ -315,7 +311,7 @@ class BackendAdapter:
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
             with self._scope(ctx, config):
-                return self._out(fn(*positional, **kwargs), ctx, op)
+                return self._out(fn(*positional, **kwargs), ctx)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)
 
@@ -333,6 +329,6 @@ class BackendAdapter:
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
             with self._scope(ctx, config):
-                return self._out(await fn(*positional, **kwargs), ctx, op)
+                return self._out(await fn(*positional, **kwargs), ctx)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)

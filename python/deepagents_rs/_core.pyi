@@ -13,6 +13,12 @@ SUMMARY_PROMPT_TAIL: str
 def native_limits(provider: str, model: str) -> tuple[int | None, int | None]:
     """A native model's ``(profile max_input_tokens, default max_tokens)``."""
 
+MEMORY_SYSTEM_PROMPT: str
+
+def check_memory_prompt(system_prompt: Any) -> None:
+    """``MemoryMiddleware``'s checks of its ``system_prompt``: ``TypeError`` unless str or
+    None, ``ValueError`` without the ``{agent_memory}`` slot."""
+
 class CoreAgent:
     """The compiled agent: model, tools, system message, subagents, response format and the
     user's middleware, run by the Rust loop."""
@@ -29,6 +35,7 @@ class CoreAgent:
         private_keys: list[str] | None = None,
         files: dict[str, Any] | None = None,
         summarization: dict[str, Any] | None = None,
+        memory: dict[str, Any] | None = None,
     ) -> None: ...
     @property
     def model_id(self) -> str:

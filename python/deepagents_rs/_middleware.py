@@ -25,6 +25,23 @@ HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 JUMP_DESTINATIONS = ("model", "tools", "end")
 
 
+def core_entries(middleware: typing.Sequence[Any], bindables: dict[str, Any], store: Any = None) -> list[Any]:
+    """The user's middleware as the core takes it, in order: deepagents_rs' own faces
+    (``MemoryMiddleware``) as configurations of the core's entries, any other wrapped in a
+    ``MiddlewareAdapter`` that binds ``bindables``."""
+    from .middleware.memory import MemoryMiddleware
+
+    out: list[Any] = []
+    for m in middleware:
+        if isinstance(m, MemoryMiddleware):
+            out.append(m._core_config(store))
+        else:
+            adapter = MiddlewareAdapter(m, bindables)
+            adapter.set_bindables(bindables)
+            out.append(adapter)
+    return out
+
+
 def schema_omissions(middleware: list[Any]) -> tuple[set[str], set[str]]:
     """The state keys the middleware's ``state_schema``s leave out of the graph's input and
     output (LangChain's ``OmitFromSchema``: ``PrivateStateAttr``, ``OmitFromInput``,

@@ -37,8 +37,8 @@ class ModelAdapter:
         self._bindables = bindables
         self._bound: dict[tuple, Any] = {}
         #: deepagents' caching middleware acts on ChatAnthropic: the core's caching entry
-        #: then hands ``cache_control`` in the call's settings, and the last tool and the
-        #: system prompt are tagged, with a top-level cache_control bound.
+        #: then tags the system prompt and hands ``cache_control`` in the call's settings,
+        #: and the last tool is tagged, with a top-level cache_control bound.
         self.prompt_caching = _is_chat_anthropic(model)
         provider = getattr(model, "_llm_type", type(model).__name__)
         name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
@@ -87,16 +87,9 @@ class ModelAdapter:
         return _convert.to_core(message)
 
     @staticmethod
-    def _system(system: Any, settings: dict | None) -> Any:
-        cache_control = (settings or {}).get("cache_control")
-        if cache_control is None:
-            return system
-        from langchain_anthropic.middleware.prompt_caching import _tag_system_message
-
-        return _tag_system_message(system, cache_control)
-
-    def _prompt(self, system: Any, messages: list[Any], settings: dict | None) -> list[Any]:
-        return [self._system(system, settings), *messages] if system is not None else list(messages)
+    def _prompt(system: Any, messages: list[Any]) -> list[Any]:
+        # The core's caching entry has tagged the system prompt already.
+        return [system, *messages] if system is not None else list(messages)
 
     def invoke(
         self,
@@ -112,7 +105,7 @@ class ModelAdapter:
         ``on_chunk``, the model streams and each chunk is handed to it as it arrives;
         ``settings`` are middleware's ``model_settings``, bound for this call."""
         bound = self._bind(tools, tool_choice, settings)
-        prompt = self._prompt(system, messages, settings)
+        prompt = self._prompt(system, messages)
         with _own_config():
             return self._reply(bound.invoke(prompt, _call_config(parent, on_chunk)))
 
@@ -127,7 +120,7 @@ class ModelAdapter:
         parent: Any = None,
     ) -> dict:
         bound = self._bind(tools, tool_choice, settings)
-        prompt = self._prompt(system, messages, settings)
+        prompt = self._prompt(system, messages)
         with _own_config():
             return self._reply(await bound.ainvoke(prompt, _call_config(parent, on_chunk)))
 

@@ -149,16 +149,12 @@ class RunnableAdapter:
 
 
 def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> list[Any]:
-    from ._middleware import MiddlewareAdapter
+    from ._middleware import core_entries
 
     names = [m.name for m in middleware or ()]
     if len(names) != len(set(names)):
         raise AssertionError("Please remove duplicate middleware instances.")
-    bindables = {t.name: t.bindable for t in tools}
-    adapters = [MiddlewareAdapter(m, bindables) for m in middleware or ()]
-    for a in adapters:
-        a.set_bindables(bindables)
-    return adapters
+    return core_entries(middleware or (), {t.name: t.bindable for t in tools})
 
 
 def _private_keys(middleware: Sequence[Any] | None) -> list[str]:

@@ -22,7 +22,7 @@ from ._backend_adapter import fs_config
 from ._core import CoreAgent
 from ._graph_edges import agent_edges
 from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
-from ._middleware import MiddlewareAdapter
+from ._middleware import core_entries
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _planned, _versioned
 from ._structured import make_response_format
 from ._subagents import build_specs
@@ -30,6 +30,8 @@ from ._summarization import core_config as summarization_config
 from ._thread_runs import ThreadRuns, _RootRun
 from ._threads import StateSchemas
 from ._tools import ToolAdapter, to_adapter
+from .backends.state import StateBackend
+from .middleware.memory import MEMORY_CONTENTS_KEY, MemoryMiddleware
 
 #: deepagents compiles its graph with this recursion limit.
 DEFAULT_RECURSION_LIMIT = 9999
@@ -510,7 +512,6 @@ def create_deep_agent(
     """
     not_yet = {
         "skills": (skills is not None, "skills"),
-        "memory": (memory is not None, "memory"),
     }
     for param, (given, issue) in not_yet.items():
         if given:
@@ -548,9 +549,7 @@ def create_deep_agent(
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
     _check_unique_middleware(middleware)
-    mw_adapters = [MiddlewareAdapter(m, bindables) for m in middleware or ()]
-    for m in mw_adapters:
-        m.set_bindables(bindables)
+    mw_adapters = core_entries(middleware or (), bindables, store)
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
     schema = StateKeys.of([*(middleware or ()), *([_SchemaOf(state_schema)] if state_schema is not None else [])])
     schema.omit_output = schema.omit_output | _SUMMARIZATION_KEYS
@@ -558,6 +557,15 @@ def create_deep_agent(
     if files["backend"] != "state" and not files["backend"].uses_state:
         # deepagents' state has a `files` channel only when a StateBackend holds files.
         schema.omit_output = schema.omit_output | {"files"}
+    # deepagents' memory: read through the agent's backend, in the main agent and its forks.
+    memory_mw = (
+        MemoryMiddleware(backend=StateBackend() if backend is None else backend, sources=memory, add_cache_control=True)
+        if memory is not None
+        else None
+    )
+    if memory_mw is not None:
+        schema.private = schema.private | {MEMORY_CONTENTS_KEY}
+        schema.omit_output = schema.omit_output | {MEMORY_CONTENTS_KEY}
     # deepagents' summarization keeps its history on the agent's backend, whatever backend a
     # user FilesystemMiddleware gives the file tools.
     history_files = files if fs_override is None else fs_config(backend, permissions, None, store)
@@ -572,8 +580,11 @@ def create_deep_agent(
         sorted(schema.private),
         files,
         summarization_config(core_model, history_files),
+        memory_mw._core_config(store) if memory_mw is not None else None,
     )
-    state_schemas = [m.state_schema for m in middleware or () if getattr(m, "state_schema", None) is not None]
+    state_schemas = [
+        m.state_schema for m in [*(middleware or ()), memory_mw] if getattr(m, "state_schema", None) is not None
+    ]
     if state_schema is not None:
         state_schemas = StateSchemas(state_schemas, state_schema)
     tools_may_end = structured is not None or any(a.return_direct for a in adapters)

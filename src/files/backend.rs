@@ -150,6 +150,17 @@ pub struct ExecuteResponse {
     pub preview_has_truncation_marker: bool,
 }
 
+/// One path of deepagents' `download_files`, its bytes decoded as UTF-8: the readers of
+/// downloads (memory, skills) all decode them so. `error` is the protocol's code
+/// (`file_not_found`, `is_directory`, ...).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TextDownload {
+    #[serde(default)]
+    pub content: Option<String>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
 /// Where a sandbox may capture a large `execute` output at source, and how much of it may
 /// come back inline (deepagents' capture-at-source offload).
 #[derive(Clone, Debug)]
@@ -228,10 +239,10 @@ pub trait Backend: Send + Sync {
         replace_all: bool,
     ) -> Op<EditResult>;
     fn delete(&self, cx: Arc<FilesScope>, path: String) -> Op<DeleteResult>;
-    /// `download_files([path])[0]`'s content as UTF-8 text: `None` when the file is missing,
-    /// failed, or is not text (summarization appends to its history file this way).
-    fn download_text(&self, cx: Arc<FilesScope>, path: String) -> Op<Option<String>>;
     fn glob(&self, cx: Arc<FilesScope>, pattern: String, path: Option<String>) -> Op<GlobResult>;
+    /// `download_files(paths)`: one answer per path, in order; bytes that are not UTF-8
+    /// fail the call as Python's decoder does.
+    fn download_text(&self, cx: Arc<FilesScope>, paths: Vec<String>) -> Op<Vec<TextDownload>>;
     fn grep(
         &self,
         cx: Arc<FilesScope>,

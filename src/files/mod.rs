@@ -12,6 +12,7 @@ pub mod path;
 pub mod permissions;
 pub mod state_backend;
 pub mod text;
+pub mod utf8;
 
 pub use backend::{Backend, FilesScope};
 pub use state_backend::StateBackend;

@@ -96,22 +96,6 @@ impl Backend for StateBackend {
         }
     }
 
-    fn download_text(&self, cx: Arc<FilesScope>, path: String) -> Op<Option<String>> {
-        let text = cx.get(&path).and_then(|fd| {
-            let content = file_data::content(&fd).ok()?;
-            if fd.get("encoding").and_then(Value::as_str) == Some("base64") {
-                use base64::Engine;
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(content.as_bytes())
-                    .ok()?;
-                String::from_utf8(bytes).ok()
-            } else {
-                Some(content)
-            }
-        });
-        ready(text)
-    }
-
     fn delete(&self, cx: Arc<FilesScope>, path: String) -> Op<DeleteResult> {
         let base = path.trim_end_matches('/');
         let prefix = format!("{base}/");
@@ -149,6 +133,26 @@ impl Backend for StateBackend {
         )
     }
 
+    fn download_text(&self, cx: Arc<FilesScope>, paths: Vec<String>) -> Op<Vec<TextDownload>> {
+        let answers: Result<Vec<TextDownload>, String> = paths
+            .iter()
+            .map(|path| match cx.get(path) {
+                None => Ok(TextDownload {
+                    content: None,
+                    error: Some("file_not_found".into()),
+                }),
+                Some(fd) => downloaded_text(&fd).map(|text| TextDownload {
+                    content: Some(text),
+                    error: None,
+                }),
+            })
+            .collect();
+        // A failure is Python's `ValueError` family (`binascii.Error`, `UnicodeDecodeError`).
+        Box::pin(
+            async move { answers.map_err(|e| Box::new(crate::error::Error::InvalidInput(e)) as _) },
+        )
+    }
+
     fn grep(
         &self,
         cx: Arc<FilesScope>,
@@ -166,4 +170,18 @@ impl Backend for StateBackend {
             max_count,
         ))
     }
+}
+
+/// A stored file's bytes as text: its content for a UTF-8 file, else its base64 decoded, as
+/// deepagents' `download_files` gives them.
+fn downloaded_text(fd: &Value) -> Result<String, String> {
+    use base64::Engine;
+    let content = file_data::content(fd)?;
+    if file_data::encoding(fd) == "utf-8" {
+        return Ok(content);
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(content.as_bytes())
+        .map_err(|e| format!("Invalid base64-encoded string: {e}"))?;
+    super::utf8::decode(bytes)
 }

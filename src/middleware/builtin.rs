@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
+use super::system_prompt::tag_last_block;
 use super::{Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse};
 use crate::error::Error;
 use crate::model::ModelRequest;
@@ -37,10 +38,11 @@ impl Middleware for ParentNotifier {
     }
 }
 
-/// deepagents' `AnthropicPromptCachingMiddleware`: on a model that takes them, asks for
-/// prompt-cache breakpoints (the system prompt's last block, the last tool, and a top-level
-/// marker, placed by the provider). It sits after the user's entries, as in deepagents, so
-/// their changes to the request are cached too.
+/// deepagents' `AnthropicPromptCachingMiddleware`: on a model that takes them, tags the
+/// system prompt's last block as it stands here, and asks for the other breakpoints (the last
+/// tool, a top-level marker), which the provider places. It sits after the user's entries, as
+/// in deepagents, so their changes to the request are cached too, and before memory, whose
+/// block (changing as memory does) must stay out of this breakpoint's prefix.
 pub struct AnthropicPromptCaching {
     cache_control: serde_json::Value,
 }
@@ -68,6 +70,7 @@ impl Middleware for AnthropicPromptCaching {
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
         if request.model.supports_prompt_cache() {
+            request.system = tag_last_block(request.system.take(), &self.cache_control);
             request.cache_control = Some(self.cache_control.clone());
         }
         next.call(request)

@@ -11,7 +11,9 @@
 mod builtin;
 mod chain;
 pub mod filesystem;
+mod memory;
 mod patch_tool_calls;
+mod system_prompt;
 mod unsupported_content;
 
 use std::sync::Arc;
@@ -27,6 +29,9 @@ use crate::tools::{HostContext, Tool, ToolError, ToolResult};
 
 pub use builtin::{AnthropicPromptCaching, ParentNotifier, ToolProvider};
 pub use chain::{Chain, ModelBase, ModelHandler, ToolBase, ToolHandler, with_custom};
+pub use memory::{
+    MEMORY_CONTENTS_KEY, MEMORY_SYSTEM_PROMPT, Memory, check_template as check_memory_template,
+};
 pub use patch_tool_calls::PatchToolCalls;
 pub use unsupported_content::UnsupportedContent;
 

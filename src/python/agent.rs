@@ -15,6 +15,7 @@ use super::convert::{
 };
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
+use super::memory::{is_memory_config, memory_from_py};
 use super::middleware::PyMiddleware;
 use super::model::PyChatModel;
 use super::runnable::PyRunnable;
@@ -28,8 +29,8 @@ use crate::history::History;
 use crate::host::HostValue;
 use crate::messages::SystemMessage;
 use crate::middleware::{
-    AnthropicPromptCaching, Middleware, ParentNotifier, PatchToolCalls, ToolProvider,
-    UnsupportedContent, with_custom,
+    AnthropicPromptCaching, MEMORY_CONTENTS_KEY, Middleware, ParentNotifier, PatchToolCalls,
+    ToolProvider, UnsupportedContent, with_custom,
 };
 use crate::model::ChatModel;
 use crate::providers::native::{NativeOptions, native_model};
@@ -100,7 +101,8 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                     ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
                 ],
                 middleware_from_py(item(spec, "middleware")?)?,
-                caching_slot(),
+                // deepagents gives isolated subagents no memory.
+                caching_slot(None),
             );
             let mut agent = Agent::assemble(model, chain, tools, system)
                 .map_err(to_py)?
@@ -162,7 +164,15 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
     };
     adapters
         .try_iter()?
-        .map(|a| Ok(Arc::new(PyMiddleware::new(&a?)?) as Arc<dyn Middleware>))
+        .map(|a| {
+            let a = a?;
+            // deepagents_rs' own faces arrive as configurations of core entries.
+            Ok(if is_memory_config(&a) {
+                Arc::new(memory_from_py(&a)?) as Arc<dyn Middleware>
+            } else {
+                Arc::new(PyMiddleware::new(&a)?)
+            })
+        })
         .collect()
 }
 
@@ -188,18 +198,23 @@ fn trace_from_py(tracer: Option<Py<PyAny>>) -> Option<TraceContext> {
     })
 }
 
-/// deepagents' entries after the user's: prompt caching.
-fn caching_slot() -> Vec<(&'static str, Option<Arc<dyn Middleware>>)> {
-    vec![
-        (
-            "AnthropicPromptCachingMiddleware",
-            Some(Arc::new(AnthropicPromptCaching::default())),
-        ),
-        (
-            "UnsupportedContentMiddleware",
-            Some(Arc::new(UnsupportedContent)),
-        ),
-    ]
+/// deepagents' entries after the user's: prompt caching, then memory when the agent has it
+/// (a user's `MemoryMiddleware` takes its place; without one it stays with the user's).
+fn caching_slot(
+    memory: Option<Arc<dyn Middleware>>,
+) -> Vec<(&'static str, Option<Arc<dyn Middleware>>)> {
+    let mut slots: Vec<(&'static str, Option<Arc<dyn Middleware>>)> = vec![(
+        "AnthropicPromptCachingMiddleware",
+        Some(Arc::new(AnthropicPromptCaching::default())),
+    )];
+    if memory.is_some() {
+        slots.push(("MemoryMiddleware", memory));
+    }
+    slots.push((
+        "UnsupportedContentMiddleware",
+        Some(Arc::new(UnsupportedContent)),
+    ));
+    slots
 }
 
 fn private_keys_from_py(keys: Option<Bound<'_, PyAny>>) -> PyResult<Arc<[String]>> {
@@ -241,6 +256,14 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
         _ => (None, None),
     };
     input.del_item("structured_response").ok();
+    let mut extra = extra_from_py(&input)?;
+    // The one kept key the core reads: memory a checkpoint kept.
+    if let Some(contents) = input.get_item(MEMORY_CONTENTS_KEY)? {
+        let (view, exact) = super::value::read(&contents)?;
+        if exact {
+            extra.insert(MEMORY_CONTENTS_KEY.into(), view.into());
+        }
+    }
     Ok(AgentState {
         messages: messages.into_iter().collect::<History>(),
         files,
@@ -248,7 +271,7 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
         structured_response,
         structured_rendered: None,
         structured_host,
-        extra: extra_from_py(&input)?,
+        extra,
     })
 }
 
@@ -311,7 +334,7 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         model: &Bound<'_, PyAny>,
@@ -324,6 +347,7 @@ impl CoreAgent {
         private_keys: Option<Bound<'_, PyAny>>,
         files: Option<Bound<'_, PyAny>>,
         summarization: Option<Bound<'_, PyAny>>,
+        memory: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         super::errors::guard(|| {
             let model = model_from_py(model)?;
@@ -357,7 +381,11 @@ impl CoreAgent {
                     ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
                 ],
                 middleware_from_py(middleware)?,
-                caching_slot(),
+                caching_slot(
+                    memory
+                        .map(|m| Ok::<_, PyErr>(Arc::new(memory_from_py(&m)?) as _))
+                        .transpose()?,
+                ),
             );
             let system: SystemMessage = super::value::from_py(system)?;
             let mut agent = Agent::assemble(model, chain, user_tools, system)

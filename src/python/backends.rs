@@ -132,9 +132,6 @@ impl Backend for PyBackend {
     fn write(&self, cx: Arc<FilesScope>, path: String, content: String) -> Op<WriteResult> {
         self.op(cx, "write", json!({"file_path": path, "content": content}))
     }
-    fn download_text(&self, cx: Arc<FilesScope>, path: String) -> Op<Option<String>> {
-        self.op(cx, "download_text", json!({"paths": [path]}))
-    }
     fn edit(
         &self,
         cx: Arc<FilesScope>,
@@ -154,6 +151,9 @@ impl Backend for PyBackend {
     }
     fn glob(&self, cx: Arc<FilesScope>, pattern: String, path: Option<String>) -> Op<GlobResult> {
         self.op(cx, "glob", json!({"pattern": pattern, "path": path}))
+    }
+    fn download_text(&self, cx: Arc<FilesScope>, paths: Vec<String>) -> Op<Vec<TextDownload>> {
+        self.op(cx, "download_files", json!({"paths": paths}))
     }
     fn grep(
         &self,
@@ -225,8 +225,8 @@ impl Backend for PyBackend {
     }
 }
 
-/// A backend as `fs_config` gives it: `"state"` for the native `StateBackend`, else an
-/// adapter of the user's object.
+/// A backend as the Python side hands it: `"state"` for the native `StateBackend`, else a
+/// `BackendAdapter`.
 pub(crate) fn backend_from_py(backend: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Backend>> {
     Ok(match backend.extract::<String>() {
         Ok(s) if s == "state" => Arc::new(StateBackend),

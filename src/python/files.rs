@@ -137,14 +137,7 @@ pub(crate) fn disk_read_text(py: Python<'_>, path: &str) -> PyResult<String> {
 
 /// The `UnicodeDecodeError` Python's UTF-8 decoder raises for `bytes`, with its reasons.
 fn utf8_error(py: Python<'_>, bytes: &[u8], e: std::str::Utf8Error) -> PyResult<PyErr> {
-    let start = e.valid_up_to();
-    let (end, reason) = match e.error_len() {
-        None => (bytes.len(), "unexpected end of data"),
-        Some(_) if (0xC2..=0xF4).contains(&bytes[start]) => {
-            (start + 1, "invalid continuation byte")
-        }
-        Some(_) => (start + 1, "invalid start byte"),
-    };
+    let (start, end, reason) = crate::files::utf8::failure(bytes, e);
     let reason = std::ffi::CString::new(reason).expect("no NUL");
     let err =
         pyo3::exceptions::PyUnicodeDecodeError::new(py, c"utf-8", bytes, start..end, &reason)?;

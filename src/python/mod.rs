@@ -7,6 +7,7 @@ mod convert;
 mod errors;
 mod files;
 mod host;
+mod memory;
 mod middleware;
 mod model;
 mod runnable;
@@ -51,5 +52,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "DEFAULT_GENERAL_PURPOSE_DESCRIPTION",
         prompts::DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
     )?;
+    // deepagents' memory texts and checks, for `deepagents_rs.middleware.memory`.
+    m.add(
+        "MEMORY_SYSTEM_PROMPT",
+        crate::middleware::MEMORY_SYSTEM_PROMPT,
+    )?;
+    m.add_function(wrap_pyfunction!(memory::check_memory_prompt, m)?)?;
     Ok(())
 }

@@ -331,11 +331,15 @@ impl Call {
         let section = texts::SECTION
             .replace("{timestamp}", &crate::files::file_data::now_iso())
             .replace("{messages}", &transcript::xml(kept.map(|m| &**m)));
+        // deepagents reads the file as it stands; any failure (a missing file, bytes that
+        // are not text) starts it afresh.
         let existing = backend
-            .download_text(scope.clone(), path.clone())
+            .download_text(scope.clone(), vec![path.clone()])
             .await
             .ok()
-            .flatten()
+            .and_then(|answers| answers.into_iter().next())
+            .filter(|d| d.error.is_none())
+            .and_then(|d| d.content)
             .filter(|e| !e.is_empty());
         let outcome = match existing {
             Some(existing) => {

@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 from .filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
+from .memory import MemoryMiddleware
 from .subagents import CompiledSubAgent, SubAgent
 
-__all__ = ["CompiledSubAgent", "FilesystemMiddleware", "FilesystemPermission", "FsToolName", "SubAgent"]
+__all__ = [
+    "CompiledSubAgent",
+    "FilesystemMiddleware",
+    "FilesystemPermission",
+    "FsToolName",
+    "MemoryMiddleware",
+    "SubAgent",
+]

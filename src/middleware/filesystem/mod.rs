@@ -20,12 +20,13 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use super::system_prompt::append_to_system;
 use super::{CommandWrite, Middleware, ModelHandler, ModelResponse, ToolCallRequest, ToolHandler};
 use crate::error::Error;
 use crate::files::backend::{Backend, FilesScope};
 use crate::files::path::validate_path;
 use crate::files::permissions::{Mode, Rules};
-use crate::messages::{Content, Message, SystemMessage};
+use crate::messages::Message;
 use crate::model::ModelRequest;
 use crate::tools::{Tool, ToolError, ToolOutput, ToolResult, ToolSpec};
 
@@ -247,30 +248,6 @@ const DEFAULT_EXECUTE: [&str; 4] = [
     texts::EXECUTE_DESCRIPTION_WITH_GLOB_ONLY,
     texts::EXECUTE_DESCRIPTION_WITHOUT_SEARCH,
 ];
-
-/// `append_to_system_message`: the text as a new block, after a blank line when the
-/// message has content.
-fn append_to_system(system: Option<Arc<SystemMessage>>, text: &str) -> Arc<SystemMessage> {
-    let mut blocks: Vec<Value> = match system.as_deref().map(|s| &s.content) {
-        None => Vec::new(),
-        Some(Content::Text(t)) if t.is_empty() => Vec::new(),
-        Some(Content::Text(t)) => vec![serde_json::json!({"type": "text", "text": t})],
-        Some(Content::Blocks(b)) => b.clone(),
-    };
-    let text = if blocks.is_empty() {
-        text.to_owned()
-    } else {
-        format!("\n\n{text}")
-    };
-    blocks.push(serde_json::json!({"type": "text", "text": text}));
-    Arc::new(SystemMessage {
-        content: Content::Blocks(blocks),
-        id: None,
-        additional_kwargs: Default::default(),
-        response_metadata: Default::default(),
-        origin: None,
-    })
-}
 
 const MUTATIONS: [&str; 3] = ["write_file", "edit_file", "delete"];
 

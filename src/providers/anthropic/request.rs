@@ -1,6 +1,6 @@
 //! The Messages API request body, built as deepagents builds it through langchain-anthropic
-//! with its prompt caching middleware: the system prompt as one text block tagged
-//! `cache_control`, the last tool tagged, and a top-level `cache_control` for the automatic
+//! with its prompt caching middleware: the system prompt's blocks as the chain tagged them
+//! (`cache_control`), the last tool tagged, and a top-level `cache_control` for the automatic
 //! tail breakpoint. Keeping that layout byte-stable across turns (and between a parent and
 //! its forks) is what makes the provider's prompt cache hit.
 
@@ -55,7 +55,7 @@ pub fn build_request(
         Some(system) => {
             body.insert(
                 "system".into(),
-                format_system(&system.content, cache, extra_system),
+                format_system(&system.content, extra_system),
             );
         }
         // No system message of the agent's: only those merged in from the input.
@@ -87,18 +87,14 @@ pub fn build_request(
     Ok(crate::providers::sdk_order(body, KEY_ORDER))
 }
 
-/// The agent's system prompt, its last block tagged for caching (deepagents' caching
-/// middleware tags it before langchain-anthropic merges in system messages from the input,
-/// which follow untagged).
-fn format_system(content: &Content, cache: Option<&Value>, extra: Vec<Value>) -> Value {
+/// The agent's system prompt, as the chain left it (its caching entry tagged a block, before
+/// langchain-anthropic merges in system messages from the input, which follow untagged).
+fn format_system(content: &Content, extra: Vec<Value>) -> Value {
     let mut blocks = system_blocks(content);
     if blocks.is_empty() && extra.is_empty() {
         // An empty prompt stays the empty string and carries no breakpoint, as deepagents
         // sends it.
         return json!("");
-    }
-    if let (Some(cc), Some(Value::Object(last))) = (cache, blocks.last_mut()) {
-        last.insert("cache_control".into(), cc.clone());
     }
     blocks.extend(extra);
     Value::Array(blocks)

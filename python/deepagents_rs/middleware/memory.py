@@ -1,0 +1,103 @@
+"""`deepagents.middleware.memory`'s public face: `MemoryMiddleware` and its texts.
+
+Memory is loaded and shown to the model by the Rust core (`src/middleware/memory/`).
+`MemoryMiddleware` here checks its arguments as deepagents does (the checks are the core's)
+and hands the core its configuration; `create_deep_agent(memory=[...])` builds one the way
+deepagents does, and a user's own goes in `middleware=[...]`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, TypedDict
+
+from .._core import MEMORY_SYSTEM_PROMPT, check_memory_prompt
+from ..backends.protocol import BackendProtocol
+
+__all__ = ["MEMORY_SYSTEM_PROMPT", "MemoryMiddleware", "MemoryStateUpdate"]
+
+#: The private state key the loaded contents live in, `{source path: content}`.
+MEMORY_CONTENTS_KEY = "memory_contents"
+
+
+class MemoryStateUpdate(TypedDict):
+    """State update for `MemoryMiddleware`."""
+
+    memory_contents: dict[str, str]
+
+
+@cache
+def _memory_state() -> type | None:
+    """deepagents' `MemoryState` (None without LangChain, which the thread graph needs
+    anyway)."""
+    try:
+        from ._memory_state import MemoryState
+    except ImportError:
+        return None
+    return MemoryState
+
+
+class _StateSchema:
+    """A class attribute made when first read: deepagents' `MemoryState` needs LangChain."""
+
+    def __get__(self, obj: Any, owner: type) -> type | None:
+        return _memory_state()
+
+
+class MemoryMiddleware:
+    """Loads agent memory from `AGENTS.md` files into the system prompt.
+
+    The sources are read through `backend` once per thread, before the agent's first
+    step, and shown to the model at the end of the system prompt on every call.
+
+    Args:
+        backend: Backend the memory sources are read from.
+        sources: Memory file paths, loaded and shown in this order.
+        add_cache_control: Tag the memory block as an Anthropic prompt-cache
+            breakpoint (`{"type": "ephemeral"}`) when the model is Anthropic's.
+        system_prompt: Template of the memory section, with an `{agent_memory}`
+            slot; `None` loads memory without showing it.
+
+    Raises:
+        TypeError: If `system_prompt` is neither `str` nor `None`.
+        ValueError: If `system_prompt` lacks the `{agent_memory}` slot.
+    """
+
+    state_schema = _StateSchema()
+    """deepagents' `MemoryState` (the private `memory_contents` key)."""
+
+    def __init__(
+        self, *, backend: BackendProtocol, sources: list[str], add_cache_control: bool = False,
+        system_prompt: str | None = MEMORY_SYSTEM_PROMPT,
+    ) -> None:  # fmt: skip
+        """Check and keep the settings, under deepagents' attribute names."""
+        check_memory_prompt(system_prompt)
+        self.sources, self.system_prompt = sources, system_prompt
+        self._backend, self._add_cache_control = backend, add_cache_control
+        self.tools: list[Any] = []
+
+    @property
+    def name(self) -> str:
+        """The middleware's name in the agent's stack."""
+        return type(self).__name__
+
+    def _core_config(self, store: Any = None) -> dict[str, Any]:
+        """The configuration the core builds its memory entry from."""
+        from .._backend_adapter import backend_arg
+
+        return {
+            "kind": "memory",
+            "backend": backend_arg(self._backend, store),
+            "sources": list(self.sources),
+            "add_cache_control": bool(self._add_cache_control),
+            "system_prompt": self.system_prompt,
+        }
+
+
+def __getattr__(name: str) -> Any:
+    # `MemoryState` needs LangChain: made when first asked for.
+    if name == "MemoryState":
+        state = _memory_state()
+        if state is not None:
+            return state
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

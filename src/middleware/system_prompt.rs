@@ -1,0 +1,99 @@
+//! Edits of the system message that several entries make, as deepagents' and
+//! langchain-anthropic's helpers make them.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::messages::{Content, SystemMessage};
+
+fn with_blocks(blocks: Vec<Value>) -> Arc<SystemMessage> {
+    Arc::new(SystemMessage {
+        content: Content::Blocks(blocks),
+        id: None,
+        additional_kwargs: Default::default(),
+        response_metadata: Default::default(),
+        origin: None,
+    })
+}
+
+/// deepagents' `append_to_system_message`: the text as a new block, after a blank line when
+/// the message has content.
+pub fn append_to_system(system: Option<Arc<SystemMessage>>, text: &str) -> Arc<SystemMessage> {
+    let mut blocks: Vec<Value> = match system.as_deref().map(|s| &s.content) {
+        None => Vec::new(),
+        Some(Content::Text(t)) if t.is_empty() => Vec::new(),
+        Some(Content::Text(t)) => vec![json!({"type": "text", "text": t})],
+        Some(Content::Blocks(b)) => b.clone(),
+    };
+    let text = if blocks.is_empty() {
+        text.to_owned()
+    } else {
+        format!("\n\n{text}")
+    };
+    blocks.push(json!({"type": "text", "text": text}));
+    with_blocks(blocks)
+}
+
+/// langchain-anthropic's `_tag_system_message`: `cache_control` on the message's last block
+/// (a string prompt becomes one text block). An empty prompt is left as it is, and a last
+/// block that is not an object is replaced by the marker alone, as there.
+pub fn tag_last_block(
+    system: Option<Arc<SystemMessage>>,
+    cache_control: &Value,
+) -> Option<Arc<SystemMessage>> {
+    let message = system?;
+    let mut blocks = match &message.content {
+        Content::Text(t) if t.is_empty() => return Some(message),
+        Content::Text(t) => vec![json!({"type": "text", "text": t})],
+        Content::Blocks(b) if b.is_empty() => return Some(message),
+        Content::Blocks(b) => b.clone(),
+    };
+    let last = blocks.last_mut().expect("not empty");
+    if !last.is_object() {
+        *last = json!({});
+    }
+    last["cache_control"] = cache_control.clone();
+    Some(with_blocks(blocks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(t: &str) -> Option<Arc<SystemMessage>> {
+        Some(Arc::new(SystemMessage {
+            content: Content::Text(t.into()),
+            ..Default::default()
+        }))
+    }
+
+    #[test]
+    fn appends_after_a_blank_line_only_when_there_is_content() {
+        assert_eq!(
+            append_to_system(text(""), "X").content,
+            Content::Blocks(vec![json!({"type": "text", "text": "X"})])
+        );
+        assert_eq!(
+            append_to_system(text("hi"), "X").content,
+            Content::Blocks(vec![
+                json!({"type": "text", "text": "hi"}),
+                json!({"type": "text", "text": "\n\nX"})
+            ])
+        );
+    }
+
+    #[test]
+    fn tags_the_last_block_and_leaves_an_empty_prompt() {
+        let cc = json!({"type": "ephemeral"});
+        assert_eq!(tag_last_block(text(""), &cc), text(""));
+        assert!(tag_last_block(None, &cc).is_none());
+        let tagged = tag_last_block(text("a"), &cc).unwrap();
+        assert_eq!(
+            tagged.content,
+            Content::Blocks(vec![
+                json!({"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}})
+            ])
+        );
+    }
+}

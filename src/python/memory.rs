@@ -1,0 +1,54 @@
+//! deepagents' `MemoryMiddleware` from the Python side: its constructor's checks, and the
+//! core entry built from the configuration `deepagents_rs.middleware.memory` hands over.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+use super::backends::backend_from_py;
+use super::errors::to_py;
+use crate::middleware::{Memory, check_memory_template};
+
+/// `MemoryMiddleware(system_prompt=...)`'s checks: `TypeError` for what is neither a str nor
+/// None, `ValueError` for a template without `{agent_memory}`.
+#[pyfunction]
+pub(crate) fn check_memory_prompt(system_prompt: &Bound<'_, PyAny>) -> PyResult<()> {
+    if system_prompt.is_none() {
+        return Ok(());
+    }
+    let Ok(template) = system_prompt.cast::<PyString>() else {
+        let got = system_prompt.get_type().name()?;
+        return Err(PyTypeError::new_err(format!(
+            "system_prompt must be str or None, got {got}"
+        )));
+    };
+    check_memory_template(template.to_str()?).map_err(to_py)
+}
+
+/// Whether a middleware item is a memory configuration (`{"kind": "memory", ...}`).
+pub(crate) fn is_memory_config(item: &Bound<'_, PyAny>) -> bool {
+    item.cast::<PyDict>().is_ok_and(|d| {
+        d.get_item("kind")
+            .ok()
+            .flatten()
+            .is_some_and(|k| k.extract::<String>().is_ok_and(|k| k == "memory"))
+    })
+}
+
+/// The entry from `{"kind": "memory", "backend", "sources", "add_cache_control",
+/// "system_prompt"}`.
+pub(crate) fn memory_from_py(config: &Bound<'_, PyAny>) -> PyResult<Memory> {
+    let config = config.cast::<PyDict>()?;
+    let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        config
+            .get_item(key)?
+            .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(key.to_owned()))
+    };
+    Memory::new(
+        backend_from_py(&get("backend")?)?,
+        get("sources")?.extract()?,
+        get("add_cache_control")?.extract()?,
+        get("system_prompt")?.extract()?,
+    )
+    .map_err(to_py)
+}
