@@ -37,10 +37,8 @@ PLANNED = {
     "GraderResponse": "rubric (issue 23)",
     "GraderVerdict": "rubric (issue 23)",
     "SubAgentMiddleware": "the subagent stack is the core's; its middleware face (issue 23)",
-    "SummarizationMiddleware": "summarization in the core (issue 22)",
     "SummarizationToolMiddleware": "summarization in the core (issue 22)",
     "create_summarization_tool_middleware": "summarization in the core (issue 22)",
-    "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT": "summarization in the core (issue 22)",
     "UnsupportedContentMiddleware": "its middleware face; the core applies it (issue 23)",
 }
 
@@ -53,6 +51,8 @@ DELIBERATE_METHODS = {
     "FilesystemMiddleware": {"wrap_model_call", "awrap_model_call", "wrap_tool_call", "awrap_tool_call"},
     # Memory is loaded and shown by the core; the Python face holds its configuration.
     "MemoryMiddleware": {"before_agent", "abefore_agent", "modify_request", "wrap_model_call", "awrap_model_call"},
+    # Summarization runs in the core; the Python face holds its configuration.
+    "SummarizationMiddleware": {"wrap_model_call", "awrap_model_call", "before_model", "abefore_model"},
 }
 
 

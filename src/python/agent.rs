@@ -45,7 +45,7 @@ pub(crate) struct CoreAgent {
 }
 
 /// `(provider, name, settings)` for a native provider, or a model adapter object.
-fn model_from_py(model: &Bound<'_, PyAny>) -> PyResult<Arc<dyn ChatModel>> {
+pub(crate) fn model_from_py(model: &Bound<'_, PyAny>) -> PyResult<Arc<dyn ChatModel>> {
     if let Ok(t) = model.cast::<PyTuple>() {
         let (provider, model_name, settings): (String, String, Option<Bound<'_, PyDict>>) =
             if t.len() == 2 {
@@ -169,6 +169,8 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
             // deepagents_rs' own faces arrive as configurations of core entries.
             Ok(if is_memory_config(&a) {
                 Arc::new(memory_from_py(&a)?) as Arc<dyn Middleware>
+            } else if super::summarization::is_summarization_config(&a) {
+                super::summarization::summarization_from_py(&a)?
             } else {
                 Arc::new(PyMiddleware::new(&a)?)
             })

@@ -324,3 +324,14 @@ pub(crate) fn extra_any_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Extra> {
             .map_err(|_| PyTypeError::new_err("a state update must be a dict"))?,
     )
 }
+
+/// Whether a middleware item is the configuration of one of the core's own entries
+/// (`{"kind": kind, ...}`), as deepagents_rs' middleware faces hand them over.
+pub(crate) fn is_core_config(item: &Bound<'_, PyAny>, kind: &str) -> bool {
+    item.cast::<PyDict>().is_ok_and(|d| {
+        d.get_item("kind")
+            .ok()
+            .flatten()
+            .is_some_and(|k| k.extract::<String>().is_ok_and(|k| k == kind))
+    })
+}

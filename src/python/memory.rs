@@ -27,12 +27,7 @@ pub(crate) fn check_memory_prompt(system_prompt: &Bound<'_, PyAny>) -> PyResult<
 
 /// Whether a middleware item is a memory configuration (`{"kind": "memory", ...}`).
 pub(crate) fn is_memory_config(item: &Bound<'_, PyAny>) -> bool {
-    item.cast::<PyDict>().is_ok_and(|d| {
-        d.get_item("kind")
-            .ok()
-            .flatten()
-            .is_some_and(|k| k.extract::<String>().is_ok_and(|k| k == "memory"))
-    })
+    super::convert::is_core_config(item, "memory")
 }
 
 /// The entry from `{"kind": "memory", "backend", "sources", "add_cache_control",

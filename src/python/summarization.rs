@@ -27,6 +27,12 @@ fn size_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Size> {
     })
 }
 
+/// Whether a middleware item is a user `SummarizationMiddleware`'s configuration
+/// (`{"kind": "summarization", ...}`).
+pub(crate) fn is_summarization_config(item: &Bound<'_, PyAny>) -> bool {
+    super::convert::is_core_config(item, "summarization")
+}
+
 pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Middleware>> {
     let config = config.cast::<PyDict>()?;
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
@@ -80,6 +86,16 @@ pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<d
         backend: backend_from_py(&get("backend")?)?,
         history_prefix: get("history_prefix")?.extract()?,
         large_tool_results_prefix: get("large_tool_results_prefix")?.extract()?,
+        trim_tokens_to_summarize: get("trim_tokens_to_summarize")?.extract()?,
+        summary_model: {
+            let m = get("summary_model")?;
+            if m.is_none() {
+                None
+            } else {
+                let (model, max_input): (Bound<'_, PyAny>, Option<u64>) = m.extract()?;
+                Some((super::agent::model_from_py(&model)?, max_input))
+            }
+        },
     })))
 }
 

@@ -17,12 +17,13 @@ use super::policy::{self, Clause, ModelLimits, Size, TruncateArgs};
 use super::texts;
 use super::tokens::{Counter, tools_chars};
 use super::transcript;
+use super::trim;
 use crate::error::{Error, ModelError};
 use crate::files::backend::{Backend, FilesScope};
 use crate::host::Opaque;
 use crate::messages::{Content, Message};
 use crate::middleware::{CommandWrite, Middleware, ModelHandler, ModelResponse};
-use crate::model::ModelRequest;
+use crate::model::{ChatModel, ModelRequest};
 
 /// The summary prompt, split where the transcript goes (`summary_prompt.format(messages=…)`).
 #[derive(Clone, Debug)]
@@ -66,6 +67,12 @@ pub struct SummarizationConfig {
     pub history_prefix: String,
     /// `{artifacts_root}/large_tool_results`, where clipped tool results go.
     pub large_tool_results_prefix: String,
+    /// `trim_tokens_to_summarize`: the older history is cut to this many tokens (its newest
+    /// part) before it is summarized; `None` summarizes all of it.
+    pub trim_tokens_to_summarize: Option<u64>,
+    /// A `summarizer` model writing the summaries in place of the agent's, and its input
+    /// limit (for the overflow retry).
+    pub summary_model: Option<(Arc<dyn ChatModel>, Option<u64>)>,
 }
 
 /// The entry; its settings and counter are shared by every call (and every fork).
@@ -379,7 +386,14 @@ impl Call {
         if messages.is_empty() {
             return Ok(texts::NO_HISTORY.to_owned());
         }
-        let transcript = transcript::xml(messages.iter().map(|m| &**m));
+        let trimmed = match self.cfg().trim_tokens_to_summarize {
+            Some(max) => trim::trim_last(messages, max, &self.config.counter),
+            None => messages.to_vec(),
+        };
+        if trimmed.is_empty() {
+            return Ok(texts::TOO_LONG_TO_SUMMARIZE.to_owned());
+        }
+        let transcript = transcript::xml(trimmed.iter().map(|m| &**m));
         let prompt = self.cfg().prompt.render(&transcript);
         match self.ask(request, prompt).await {
             Err(e) if e.is_context_overflow() => match self.overflow_prompt(&transcript) {
@@ -399,7 +413,11 @@ impl Call {
             .counter
             .partial(std::slice::from_ref(&as_message));
         let mut budget = tokens / 2;
-        if let Some(max) = self.cfg().limits.max_input_tokens {
+        let max_input = match &self.cfg().summary_model {
+            Some((_, max)) => *max,
+            None => self.cfg().limits.max_input_tokens,
+        };
+        if let Some(max) = max_input {
             budget = budget.min(max * 2 / 5);
         }
         let chars: Vec<char> = transcript.chars().collect();
@@ -435,7 +453,11 @@ impl Call {
                 trace: None,
                 ..request.clone()
             };
-            match request.model.invoke(call, request.host.clone()).await {
+            let model = match &self.cfg().summary_model {
+                Some((m, _)) => m.clone(),
+                None => request.model.clone(),
+            };
+            match model.invoke(call, request.host.clone()).await {
                 Ok(reply) => return Ok(Content::text(&reply.content).trim().to_owned()),
                 Err(e) if attempt < 3 && e.is_retryable() => {
                     let jitter = f64::from(uuid::Uuid::new_v4().as_bytes()[0]) / 255.0;

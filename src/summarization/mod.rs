@@ -11,5 +11,6 @@ mod pyrepr;
 pub mod texts;
 pub mod tokens;
 mod transcript;
+mod trim;
 
 pub use middleware::{Prompt, Summarization, SummarizationConfig, says_context_overflow};

@@ -72,6 +72,9 @@ pub const SUMMARY_WITHOUT_FILE: &str =
 /// What an empty list to summarize gives.
 pub const NO_HISTORY: &str = "No previous conversation history.";
 
+/// What a history too long to fit the trim budget gives.
+pub const TOO_LONG_TO_SUMMARIZE: &str = "Previous conversation was too long to summarize.";
+
 /// The history file's section heading (`## Summarized at <ISO time>`).
 pub const SECTION: &str = "## Summarized at {timestamp}\n\n{messages}\n\n";
 

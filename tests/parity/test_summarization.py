@@ -92,12 +92,15 @@ def run_both(
     mode: str = "invoke",
     checkpointer: bool = False,
     model_factory: Any = None,
+    middleware_factory: Any = None,
     **kwargs: Any,
 ) -> list[Run]:
     runs = []
     for impl in _IMPLS:
         model = (model_factory or SummarizingModel)(list(script), **({"profile": profile} if profile else {}))
         extra = {"tools": [lookup], **kwargs}
+        if middleware_factory is not None:
+            extra["middleware"] = [middleware_factory(impl, model)]
         if checkpointer:
             extra["checkpointer"] = InMemorySaver()
         agent = impl.create_deep_agent(model=model, **extra)
@@ -277,3 +280,104 @@ def test_an_isolated_subagent_summarizes_with_its_own_history() -> None:
     assert len(summary_calls(rs)) == 1
     # The subagent's summary stays in the subagent: the parent's next call sees its own turn.
     assert rs.model.calls[-1].messages[1].content == "delegate"
+
+
+# --------------------------------------------------------------------------- a user's own
+
+
+def own(**settings: Any) -> Any:
+    """A factory of each implementation's ``SummarizationMiddleware(model, backend, ...)``."""
+
+    def make(impl: Any, model: Any) -> Any:
+        cls = impl.middleware.summarization.SummarizationMiddleware
+        return cls(model=model, backend=impl.backends.StateBackend(), **settings)
+
+    return make
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        # A small keep and the constructor's default trim (4,000 tokens of older history).
+        {"trigger": ("messages", 6), "keep": ("messages", 2)},
+        # AND within a dict, OR across a list; keep by tokens.
+        {"trigger": [{"messages": 30, "tokens": 1}, {"messages": 8, "tokens": 3000}], "keep": ("tokens", 2500)},
+        {"trigger": ("tokens", 6000), "keep": ("messages", 3), "trim_tokens_to_summarize": None},
+        {
+            "trigger": ("messages", 7),
+            "keep": ("messages", 4),
+            "summary_prompt": "Sum up, briefly.\nMessages to summarize:\n{messages}\n-- {{end}} --\n",
+            "truncate_args_settings": {"trigger": ("messages", 3), "keep": ("messages", 2), "max_length": 10},
+        },
+    ],
+    ids=["messages", "clauses", "tokens-untrimmed", "prompt-and-truncation"],
+)
+def test_a_users_summarization_middleware_replaces_the_default(settings: dict[str, Any]) -> None:
+    script = calls_then(10, "done")
+    runs = run_both(script, ["go"], middleware_factory=own(**settings))
+    compare(runs)
+    assert summary_calls(runs[1]), "no summary was made"
+
+
+def test_a_summarizer_model_writes_the_summaries() -> None:
+    summarizers = []
+
+    def make(impl: Any, model: Any) -> Any:
+        summarizers.append(SummarizingModel([]))
+        cls = impl.middleware.summarization.SummarizationMiddleware
+        return cls(
+            model=model,
+            backend=impl.backends.StateBackend(),
+            trigger=("messages", 6),
+            keep=("messages", 2),
+            summarizer=summarizers[-1],
+        )
+
+    runs = run_both(calls_then(6, "done"), ["go"], middleware_factory=make)
+    compare(runs)
+    ref_summarizer, rs_summarizer = summarizers
+    assert rs_summarizer.summaries, "the summarizer was not asked"
+    assert masked(rs_summarizer.summaries) == masked(ref_summarizer.summaries)
+    assert not runs[1].model.summaries
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"history_path_prefix": "/h"},
+        {"trigger": ("fraction", 0.5)},
+        {"keep": ("fraction", 0.5)},
+        {"keep": ("messages", 0)},
+        {"keep": ("pages", 3)},
+        {"trigger": ("fraction", 1.5)},
+        {"trigger": {"messages": True}},
+        {"trigger": {"messages": 2.5}},
+        {"trigger": {"pages": 3}},
+        {"trigger": {}},
+        {"trigger": "often"},
+        {"trigger": [("messages", 3), "often"]},
+    ],
+)
+def test_bad_settings_raise_as_deepagents_raises(kwargs: dict[str, Any]) -> None:
+    errors = []
+    for impl in _IMPLS:
+        cls = impl.middleware.summarization.SummarizationMiddleware
+        with pytest.raises(Exception) as info:
+            cls(model=SummarizingModel([]), backend=impl.backends.StateBackend(), **kwargs)
+        errors.append(info.value)
+    ref, rs = errors
+    assert type(rs) is type(ref)
+    assert str(rs) == str(ref)
+
+
+def test_the_default_prompt_and_defaults_are_deepagents() -> None:
+    from deepagents.middleware import summarization as ref
+    from deepagents_rs.middleware import summarization as rs
+
+    assert rs.DEEPAGENTS_DEFAULT_SUMMARY_PROMPT == ref.DEEPAGENTS_DEFAULT_SUMMARY_PROMPT
+    for profile in (None, {"max_input_tokens": 50_000}):
+        model = SummarizingModel([], **({"profile": profile} if profile else {}))
+        assert rs.compute_summarization_defaults(model) == ref.compute_summarization_defaults(model)
+    made = rs.create_summarization_middleware(SummarizingModel([]), rs_backend := deepagents_rs.backends.StateBackend())
+    assert made.trigger == ("tokens", 170000) and made.keep == ("messages", 6)
+    assert made.trim_tokens_to_summarize is None and made._backend is rs_backend

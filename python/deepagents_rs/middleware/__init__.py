@@ -5,12 +5,15 @@ from __future__ import annotations
 from .filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .memory import MemoryMiddleware
 from .subagents import CompiledSubAgent, SubAgent
+from .summarization import DEEPAGENTS_DEFAULT_SUMMARY_PROMPT, SummarizationMiddleware
 
 __all__ = [
+    "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
     "CompiledSubAgent",
     "FilesystemMiddleware",
     "FilesystemPermission",
     "FsToolName",
     "MemoryMiddleware",
     "SubAgent",
+    "SummarizationMiddleware",
 ]

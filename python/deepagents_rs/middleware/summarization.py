@@ -1,0 +1,379 @@
+"""`deepagents.middleware.summarization`'s public face.
+
+Summarization runs in the Rust core (`src/summarization/`). `SummarizationMiddleware` here
+checks its arguments as deepagents (and LangChain under it) does and hands the core its
+settings; `create_deep_agent` builds the default one itself, and a user's own, in
+`middleware=[...]`, takes its place.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, TypedDict
+
+from .._core import SUMMARY_PROMPT_HEAD, SUMMARY_PROMPT_TAIL
+
+try:
+    from langchain_core.messages.utils import count_tokens_approximately
+except ImportError:  # deepagents_rs runs without LangChain; the counter is the core's anyway
+    count_tokens_approximately = None  # type: ignore[assignment]
+
+__all__ = [
+    "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
+    "SummarizationEvent",
+    "SummarizationMiddleware",
+    "TruncateArgsSettings",
+    "compute_summarization_defaults",
+    "create_summarization_middleware",
+]
+
+
+def _template(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+#: The summary prompt, a `str.format` template with a `{messages}` slot.
+DEEPAGENTS_DEFAULT_SUMMARY_PROMPT = _template(SUMMARY_PROMPT_HEAD) + "{messages}" + _template(SUMMARY_PROMPT_TAIL)
+
+SUMMARIZATION_EVENT_KEY = "_summarization_event"
+SUMMARIZATION_SESSION_ID_KEY = "_summarization_session_id"
+
+_DEFAULT_KEEP = ("messages", 20)
+_DEFAULT_TRIM = 4000
+_METRICS = ("tokens", "messages", "fraction")
+
+
+class SummarizationEvent(TypedDict, total=False):
+    """Where the summarized part of the conversation ends, and its summary."""
+
+    cutoff_index: int
+    summary_message: Any
+    file_path: str | None
+    created_at_index: int
+
+
+class TruncateArgsSettings(TypedDict, total=False):
+    """When and how old `write_file`/`edit_file` arguments are cut in requests."""
+
+    trigger: tuple[str, float] | None
+    keep: tuple[str, float]
+    max_length: int
+    truncation_text: str
+
+
+def _check_size(size: Any, parameter: str) -> tuple[str, float]:
+    """LangChain's `_validate_context_size`."""
+    kind, value = size
+    if kind == "fraction":
+        if not 0 < value <= 1:
+            raise ValueError(f"Fractional {parameter} values must be between 0 and 1, got {value}.")
+    elif kind in ("tokens", "messages"):
+        if value <= 0:
+            raise ValueError(f"{parameter} thresholds must be greater than 0, got {value}.")
+    else:
+        raise ValueError(f"Unsupported context size type {kind} for {parameter}.")
+    return kind, value
+
+
+def _clause(mapping: Mapping[str, Any]) -> list[tuple[str, float]]:
+    """A dict trigger clause (all its thresholds must be met), checked as LangChain checks it."""
+    if not mapping:
+        raise ValueError("trigger clause must specify at least one of 'tokens', 'messages', 'fraction'")
+    out = []
+    for kind, value in mapping.items():
+        if kind not in _METRICS:
+            raise ValueError(f"Unsupported trigger metric: {kind!r}")
+        if isinstance(value, bool):
+            # LangChain keeps every trigger error a ValueError, this one too.
+            raise ValueError(f"{kind} trigger value must be numeric, got {value!r}")  # noqa: TRY004
+        if kind == "fraction":
+            if not isinstance(value, (int, float)):
+                raise ValueError(f"Fraction trigger values must be numeric, got {value!r}")
+        elif not isinstance(value, int):
+            raise ValueError(f"{kind} trigger values must be integers, got {value!r}")
+        out.append(_check_size((kind, value), "trigger"))
+    return out
+
+
+def _clauses(trigger: Any) -> list[list[tuple[str, float]]]:
+    """A trigger as clauses: any clause fires it (a list), all of a clause's thresholds
+    must be met (a dict); a tuple is one threshold."""
+    if trigger is None:
+        return []
+    if isinstance(trigger, Mapping):
+        return [_clause(trigger)]
+    if isinstance(trigger, tuple):
+        return [[_check_size(trigger, "trigger")]]
+    if isinstance(trigger, list):
+        out = []
+        for item in trigger:
+            if isinstance(item, Mapping):
+                out.append(_clause(item))
+            elif isinstance(item, tuple):
+                out.append([_check_size(item, "trigger")])
+            else:
+                raise TypeError(f"Unsupported trigger item type: {type(item)}")
+        return out
+    raise TypeError(f"Unsupported trigger type: {type(trigger)}")
+
+
+@cache
+def _summarization_state() -> type | None:
+    """deepagents' `SummarizationState` (None without LangChain)."""
+    try:
+        from ._summarization_state import SummarizationState
+    except ImportError:
+        return None
+    return SummarizationState
+
+
+class _StateSchema:
+    """A class attribute made when first read: deepagents' `SummarizationState` needs
+    LangChain."""
+
+    def __get__(self, obj: Any, owner: type) -> type | None:
+        return _summarization_state()
+
+
+def _resolve(model: Any) -> Any:
+    """A model string as deepagents resolves it; a model object as it is."""
+    if isinstance(model, str):
+        from .._model_spec import init_langchain_model, resolve_model_spec
+
+        _, _, kwargs = resolve_model_spec(model)
+        return init_langchain_model(model, kwargs)
+    return model
+
+
+def _profile_limit(model: Any) -> int | None:
+    profile = getattr(model, "profile", None)
+    limit = profile.get("max_input_tokens") if isinstance(profile, Mapping) else None
+    return limit if isinstance(limit, int) and not isinstance(limit, bool) else None
+
+
+def compute_summarization_defaults(model: Any) -> dict[str, Any]:
+    """Default trigger, keep and argument-truncation settings for `model`: fractions of its
+    profile's `max_input_tokens` when it has one, fixed counts otherwise."""
+    if _profile_limit(model) is not None:
+        return {
+            "trigger": ("fraction", 0.85),
+            "keep": ("fraction", 0.10),
+            "truncate_args_settings": {"trigger": ("fraction", 0.85), "keep": ("fraction", 0.10)},
+        }
+    return {
+        "trigger": ("tokens", 170000),
+        "keep": ("messages", 6),
+        "truncate_args_settings": {"trigger": ("messages", 20), "keep": ("messages", 20)},
+    }
+
+
+class SummarizationMiddleware:
+    """Summarizes the older part of a long conversation and keeps it on the backend.
+
+    When a trigger is met (or the provider says the prompt is too long), the messages
+    before the kept part are appended to `/conversation_history/<session>.md` on `backend`,
+    summarized by the model, and the model is called on the summary and the kept messages.
+    The state keeps the raw history; the summary stands in for it on every later call.
+
+    Args:
+        model: The model whose context is managed (a model string or a chat model); it
+            writes the summaries unless `summarizer` is given.
+        backend: Where the summarized history is kept.
+        trigger: When to summarize: a `(kind, value)` tuple (`"tokens"`, `"messages"` or
+            `"fraction"` of the profile's `max_input_tokens`), a dict of thresholds that
+            must all be met, or a list of either (any fires). `None` never summarizes on
+            its own.
+        keep: How much recent context to keep, as a `(kind, value)` tuple.
+        token_counter: LangChain's `count_tokens_approximately` (the only counter the core
+            has).
+        summary_prompt: The summary prompt, with a `{messages}` slot.
+        trim_tokens_to_summarize: The token budget of the older history sent to be
+            summarized (its newest part); `None` sends all of it.
+        truncate_args_settings: When and how to cut long `write_file`/`edit_file`
+            arguments of old messages in requests; `None` never.
+        summarizer: A chat model (or model string) writing the summaries in place of
+            `model`.
+
+    Raises:
+        TypeError: For the removed `history_path_prefix` argument, an unknown argument, or
+            a trigger of an unsupported type.
+        ValueError: For an invalid trigger or keep, or a fraction without a model profile.
+        NotImplementedError: For a token counter other than `count_tokens_approximately`
+            or a `summarizer` that is a function or runnable (planned).
+    """
+
+    serialized_name = "SummarizationMiddleware"
+    state_schema = _StateSchema()
+    """deepagents' `SummarizationState` (the private event and session id keys)."""
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        backend: Any,
+        trigger: Any = None,
+        keep: Any = _DEFAULT_KEEP,
+        token_counter: Any = count_tokens_approximately,
+        summary_prompt: str = DEEPAGENTS_DEFAULT_SUMMARY_PROMPT,
+        trim_tokens_to_summarize: int | None = _DEFAULT_TRIM,
+        truncate_args_settings: TruncateArgsSettings | None = None,
+        summarizer: Any = None,
+        **deprecated_kwargs: Any,
+    ) -> None:
+        """Check the settings as deepagents and LangChain check them, and keep them."""
+        if "history_path_prefix" in deprecated_kwargs:
+            raise TypeError(
+                "`history_path_prefix` was removed in deepagents 0.7. Configure `CompositeBackend.artifacts_root` instead."
+            )
+        trigger, keep = self._deprecated(deprecated_kwargs, trigger, keep)
+        if token_counter is not count_tokens_approximately:
+            raise NotImplementedError(
+                "deepagents_rs: SummarizationMiddleware(token_counter=...) other than "
+                "count_tokens_approximately is not supported yet; it is planned."
+            )
+        self.model = _resolve(model)
+        self.trigger = [dict(t) if isinstance(t, Mapping) else t for t in trigger] if isinstance(trigger, list) else (
+            dict(trigger) if isinstance(trigger, Mapping) else trigger
+        )  # fmt: skip
+        self._clauses = _clauses(self.trigger)
+        self.keep = _check_size(keep, "keep")
+        needs_profile = any(kind == "fraction" for clause in self._clauses for kind, _ in clause)
+        if (needs_profile or self.keep[0] == "fraction") and _profile_limit(self.model) is None:
+            raise ValueError(
+                "Model profile information is required to use fractional token limits, "
+                "and is unavailable for the specified model. Please use absolute token "
+                "counts instead, or pass "
+                '`\n\nChatModel(..., profile={"max_input_tokens": ...})`.\n\n'
+                "with a desired integer value of the model's maximum input tokens."
+            )
+        if "{messages}" not in summary_prompt:
+            raise ValueError("summary_prompt must have a `{messages}` slot")
+        self.summary_prompt = summary_prompt
+        self.trim_tokens_to_summarize = trim_tokens_to_summarize
+        self._truncate_args_settings = truncate_args_settings
+        self._summarizer = self._summary_model(summarizer)
+        self._backend = backend
+        self.tools: list[Any] = []
+
+    @staticmethod
+    def _deprecated(kwargs: dict[str, Any], trigger: Any, keep: Any) -> tuple[Any, Any]:
+        """LangChain's two renamed arguments, with its warnings; any other is an error."""
+        kwargs = dict(kwargs)
+        if "max_tokens_before_summary" in kwargs:
+            value = kwargs.pop("max_tokens_before_summary")
+            warnings.warn(
+                "max_tokens_before_summary is deprecated. Use trigger=('tokens', value) instead.",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            if trigger is None and value is not None:
+                trigger = ("tokens", value)
+        if "messages_to_keep" in kwargs:
+            value = kwargs.pop("messages_to_keep")
+            warnings.warn(
+                "messages_to_keep is deprecated. Use keep=('messages', value) instead.",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            if keep == _DEFAULT_KEEP:
+                keep = ("messages", value)
+        if kwargs:
+            raise TypeError(f"SummarizationMiddleware got unexpected keyword arguments: {sorted(kwargs)}")
+        return trigger, keep
+
+    @staticmethod
+    def _summary_model(summarizer: Any) -> Any:
+        if summarizer is None:
+            return None
+        from .. import _compat
+
+        model = _resolve(summarizer)
+        if _compat.is_lc_chat_model(model):
+            return model
+        raise NotImplementedError(
+            "deepagents_rs: a SummarizationMiddleware `summarizer` that is a function or "
+            "runnable is not supported yet; it is planned (a model or model string is)."
+        )
+
+    @property
+    def name(self) -> str:
+        """`SummarizationMiddleware` for this class (it takes the default's place in the
+        stack); a subclass's own name otherwise."""
+        return "SummarizationMiddleware" if type(self) is SummarizationMiddleware else type(self).__name__
+
+    def _core_config(self, store: Any = None) -> dict[str, Any]:
+        """The configuration the core builds its summarization entry from."""
+        from .._assembly import _core_model
+        from .._backend_adapter import backend_arg
+        from .._summarization import model_facts
+        from ..backends.composite import CompositeBackend
+
+        facts = model_facts(_core_model(self.model, []))
+        root = self._backend.artifacts_root if isinstance(self._backend, CompositeBackend) else "/"
+        root = root.rstrip("/")
+        head, _, tail = self.summary_prompt.partition("{messages}")
+        settings = self._truncate_args_settings
+        summary_model = None
+        if self._summarizer is not None:
+            summary_model = (_core_model(self._summarizer, []), _profile_limit(self._summarizer))
+        return {
+            "kind": "summarization",
+            **facts,
+            "trigger": self._clauses,
+            "keep": self.keep,
+            "truncate_args": None
+            if settings is None or settings.get("trigger") is None
+            else {
+                "trigger": settings["trigger"],
+                "keep": settings.get("keep", ("messages", 20)),
+                "max_length": settings.get("max_length", 2000),
+                "truncation_text": settings.get("truncation_text", "...(argument truncated)"),
+            },
+            # `str.format` of the two halves: the prompt as the model gets it.
+            "prompt": (head.format(), tail.format()),
+            "trim_tokens_to_summarize": self.trim_tokens_to_summarize,
+            "summary_model": summary_model,
+            "backend": backend_arg(self._backend, store),
+            "history_prefix": f"{root}/conversation_history",
+            "large_tool_results_prefix": f"{root}/large_tool_results",
+        }
+
+
+def create_summarization_middleware(
+    model: Any,
+    backend: Any,
+    *,
+    summary_prompt: str = DEEPAGENTS_DEFAULT_SUMMARY_PROMPT,
+    trim_tokens_to_summarize: int | None = None,
+    token_counter: Any = count_tokens_approximately,
+    summarizer: Any = None,
+) -> SummarizationMiddleware:
+    """A `SummarizationMiddleware` with `compute_summarization_defaults(model)`, as
+    `create_deep_agent` builds its own."""
+    from .. import _compat
+
+    if not _compat.is_lc_chat_model(model):
+        raise TypeError("`create_summarization_middleware` expects `model` to be a `BaseChatModel` instance.")
+    defaults = compute_summarization_defaults(model)
+    return SummarizationMiddleware(
+        model=model,
+        backend=backend,
+        trigger=defaults["trigger"],
+        keep=defaults["keep"],
+        token_counter=token_counter,
+        summary_prompt=summary_prompt,
+        trim_tokens_to_summarize=trim_tokens_to_summarize,
+        truncate_args_settings=defaults["truncate_args_settings"],
+        summarizer=summarizer,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    # `SummarizationState` needs LangChain: made when first asked for.
+    if name == "SummarizationState":
+        state = _summarization_state()
+        if state is not None:
+            return state
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
