@@ -128,3 +128,38 @@ def test_subagent_usage_is_recorded_and_added_to_the_run(sim: SimAnthropic) -> N
         u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"] for u in reported
     )
     assert totals["input_token_details"]["cache_read"] == sum(u["cache_read_input_tokens"] for u in reported)
+
+
+def test_a_fork_right_after_a_summary_reads_the_compacted_prefix(sim: SimAnthropic) -> None:
+    # The parent summarizes on its fifth call (nine messages, trigger 8, keep 2) and delegates
+    # on that call's reply; the fork's first request is the parent's compacted request plus
+    # the task, so all of the parent's request is read from cache.
+    from deepagents_rs.backends import StateBackend
+    from deepagents_rs.middleware import SummarizationMiddleware
+
+    start = len(sim.requests)
+    sim.script(
+        *(tool_use(("lookup", {"key": f"k{i}"}, f"toolu_{i}")) for i in range(4)),
+        text("SUMMARY OF THE LOOKUPS"),
+        tool_use(("task", {"description": "fix the bug", "subagent_type": "fixer"}, "toolu_t"), text="Delegating."),
+        text("fixed"),
+        text("done"),
+    )
+    summarization = SummarizationMiddleware(
+        model=MODEL, backend=StateBackend(), trigger=("messages", 8), keep=("messages", 2)
+    )
+    fork = {"name": "fixer", "description": "Fixes what was diagnosed.", "mode": "fork"}
+    agent = create_deep_agent(
+        model=MODEL, tools=[lookup], system_prompt=SYSTEM, subagents=[fork], middleware=[summarization]
+    )
+    agent.invoke({"messages": [{"role": "user", "content": "Find the bug and fix it."}]})
+    summary_req, parent, fork_req = (sim.requests[start + i].body for i in (4, 5, 6))
+    assert "Messages to summarize:" in str(summary_req["messages"][0])
+    assert "SUMMARY OF THE LOOKUPS" in str(parent["messages"][0])
+    assert len(parent["messages"]) == 3  # summary, the kept call and its result
+    assert fork_req["tools"] == parent["tools"] and fork_req["system"] == parent["system"]
+    assert fork_req["messages"][:-1] == parent["messages"][:-1]
+    last_parent, last_fork = parent["messages"][-1], fork_req["messages"][-1]
+    assert last_fork["content"][: len(last_parent["content"])] == last_parent["content"]
+    usage = sim.requests[start + 6].response["usage"]
+    assert usage["cache_read_input_tokens"] == sim.tokens(parent)

@@ -37,8 +37,6 @@ PLANNED = {
     "GraderResponse": "rubric (issue 23)",
     "GraderVerdict": "rubric (issue 23)",
     "SubAgentMiddleware": "the subagent stack is the core's; its middleware face (issue 23)",
-    "SummarizationToolMiddleware": "summarization in the core (issue 22)",
-    "create_summarization_tool_middleware": "summarization in the core (issue 22)",
     "UnsupportedContentMiddleware": "its middleware face; the core applies it (issue 23)",
 }
 
@@ -53,6 +51,7 @@ DELIBERATE_METHODS = {
     "MemoryMiddleware": {"before_agent", "abefore_agent", "modify_request", "wrap_model_call", "awrap_model_call"},
     # Summarization runs in the core; the Python face holds its configuration.
     "SummarizationMiddleware": {"wrap_model_call", "awrap_model_call", "before_model", "abefore_model"},
+    "SummarizationToolMiddleware": {"wrap_model_call", "awrap_model_call"},
 }
 
 

@@ -30,11 +30,11 @@ def core_entries(middleware: typing.Sequence[Any], bindables: dict[str, Any], st
     (``MemoryMiddleware``, ``SummarizationMiddleware``) as configurations of the core's entries, any other wrapped in a
     ``MiddlewareAdapter`` that binds ``bindables``."""
     from .middleware.memory import MemoryMiddleware
-    from .middleware.summarization import SummarizationMiddleware
+    from .middleware.summarization import SummarizationMiddleware, SummarizationToolMiddleware
 
     out: list[Any] = []
     for m in middleware:
-        if isinstance(m, (MemoryMiddleware, SummarizationMiddleware)):
+        if isinstance(m, (MemoryMiddleware, SummarizationMiddleware, SummarizationToolMiddleware)):
             out.append(m._core_config(store))
         else:
             adapter = MiddlewareAdapter(m, bindables)

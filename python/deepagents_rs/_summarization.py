@@ -84,6 +84,7 @@ def core_config(core_model: Any, files: dict[str, Any] | None) -> dict[str, Any]
         "prompt": None,
         "trim_tokens_to_summarize": None,
         "summary_model": None,
+        "model": None,
         "backend": files["backend"],
         "history_prefix": files["conversation_history_prefix"],
         "large_tool_results_prefix": files["large_tool_results_prefix"],

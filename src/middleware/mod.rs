@@ -13,7 +13,7 @@ mod chain;
 pub mod filesystem;
 mod memory;
 mod patch_tool_calls;
-mod system_prompt;
+pub(crate) mod system_prompt;
 mod unsupported_content;
 
 use std::sync::Arc;

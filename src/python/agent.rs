@@ -171,6 +171,8 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
                 Arc::new(memory_from_py(&a)?) as Arc<dyn Middleware>
             } else if super::summarization::is_summarization_config(&a) {
                 super::summarization::summarization_from_py(&a)?
+            } else if super::summarization::is_summarization_tool_config(&a) {
+                super::summarization::summarization_tool_from_py(&a)?
             } else {
                 Arc::new(PyMiddleware::new(&a)?)
             })

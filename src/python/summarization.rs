@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 use super::backends::backend_from_py;
 use crate::middleware::Middleware;
 use crate::summarization::policy::{Clause, ModelLimits, Size, TruncateArgs};
-use crate::summarization::{Prompt, Summarization, SummarizationConfig};
+use crate::summarization::{Prompt, Summarization, SummarizationConfig, SummarizationTool};
 
 /// `("messages", 6)` and the like.
 fn size_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Size> {
@@ -33,7 +33,36 @@ pub(crate) fn is_summarization_config(item: &Bound<'_, PyAny>) -> bool {
     super::convert::is_core_config(item, "summarization")
 }
 
+/// Whether it is a user `SummarizationToolMiddleware`'s (`{"kind": "summarization_tool"}`).
+pub(crate) fn is_summarization_tool_config(item: &Bound<'_, PyAny>) -> bool {
+    super::convert::is_core_config(item, "summarization_tool")
+}
+
+/// The `SummarizationToolMiddleware` entry from `{"kind": "summarization_tool",
+/// "summarization": {...}, "system_prompt": str | None}`.
+pub(crate) fn summarization_tool_from_py(
+    config: &Bound<'_, PyAny>,
+) -> PyResult<Arc<dyn Middleware>> {
+    let config = config.cast::<PyDict>()?;
+    let inner = config
+        .get_item("summarization")?
+        .ok_or_else(|| PyKeyError::new_err("summarization"))?;
+    let system_prompt: Option<String> = config
+        .get_item("system_prompt")?
+        .map(|p| p.extract())
+        .transpose()?
+        .flatten();
+    Ok(Arc::new(SummarizationTool::new(
+        &summarization_entry(&inner)?,
+        system_prompt,
+    )))
+}
+
 pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Middleware>> {
+    Ok(Arc::new(summarization_entry(config)?))
+}
+
+fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
     let config = config.cast::<PyDict>()?;
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
         config
@@ -72,7 +101,7 @@ pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<d
         let (head, tail): (String, String) = prompt.extract()?;
         Prompt { head, tail }
     };
-    Ok(Arc::new(Summarization::new(SummarizationConfig {
+    Ok(Summarization::new(SummarizationConfig {
         trigger,
         keep: size_from_py(&get("keep")?)?,
         truncate_args,
@@ -87,6 +116,14 @@ pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<d
         history_prefix: get("history_prefix")?.extract()?,
         large_tool_results_prefix: get("large_tool_results_prefix")?.extract()?,
         trim_tokens_to_summarize: get("trim_tokens_to_summarize")?.extract()?,
+        model: {
+            let m = get("model")?;
+            if m.is_none() {
+                None
+            } else {
+                Some(super::agent::model_from_py(&m)?)
+            }
+        },
         summary_model: {
             let m = get("summary_model")?;
             if m.is_none() {
@@ -96,19 +133,21 @@ pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<d
                 Some((super::agent::model_from_py(&model)?, max_input))
             }
         },
-    })))
+    }))
 }
 
 /// What the summarization defaults read of a native model, as LangChain's own chat model
 /// would report it: `(profile max_input_tokens, default max_tokens)`.
 #[pyfunction]
 pub(crate) fn native_limits(provider: &str, model: &str) -> (Option<u32>, Option<u32>) {
-    use crate::providers::anthropic::profiles;
+    use crate::providers::{anthropic, openai};
     match provider {
         "anthropic" => (
-            profiles::max_input_tokens(model),
-            Some(profiles::max_output_tokens(model)),
+            anthropic::profiles::max_input_tokens(model),
+            Some(anthropic::profiles::max_output_tokens(model)),
         ),
+        // `ChatOpenAI` has no default `max_tokens`: nothing is reserved for the reply.
+        "openai" => (openai::profiles::max_input_tokens(model), None),
         _ => (None, None),
     }
 }

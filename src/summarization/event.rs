@@ -188,3 +188,15 @@ pub fn is_summary(message: &Message) -> bool {
     matches!(message, Message::Human(h)
         if h.additional_kwargs.get("lc_source").and_then(Value::as_str) == Some("summarization"))
 }
+
+/// `_get_session_id`: the session the state names (so later summaries append to one history
+/// file), or a new one.
+pub fn session_id(extra: &crate::state::Extra) -> String {
+    extra
+        .get(SESSION_KEY)
+        .and_then(Opaque::as_json)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("session_{}", uuid::Uuid::new_v4().simple()))
+}

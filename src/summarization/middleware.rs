@@ -6,7 +6,6 @@
 //! where the summary stands goes into state beside it.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
@@ -14,14 +13,13 @@ use serde_json::{Map, Value, json};
 use super::event::{self, EVENT_KEY, Event, SESSION_KEY};
 use super::overflow_clip;
 use super::policy::{self, Clause, ModelLimits, Size, TruncateArgs};
+use super::summary::Target;
 use super::texts;
 use super::tokens::{Counter, tools_chars};
-use super::transcript;
-use super::trim;
 use crate::error::{Error, ModelError};
 use crate::files::backend::{Backend, FilesScope};
 use crate::host::Opaque;
-use crate::messages::{Content, Message};
+use crate::messages::Message;
 use crate::middleware::{CommandWrite, Middleware, ModelHandler, ModelResponse};
 use crate::model::{ChatModel, ModelRequest};
 
@@ -42,7 +40,7 @@ impl Default for Prompt {
 }
 
 impl Prompt {
-    fn render(&self, transcript: &str) -> String {
+    pub(super) fn render(&self, transcript: &str) -> String {
         format!("{}{transcript}{}", self.head, self.tail)
             .trim_end()
             .to_owned()
@@ -73,20 +71,27 @@ pub struct SummarizationConfig {
     /// A `summarizer` model writing the summaries in place of the agent's, and its input
     /// limit (for the overflow retry).
     pub summary_model: Option<(Arc<dyn ChatModel>, Option<u64>)>,
+    /// The entry's own model (a user's `SummarizationMiddleware(model=...)`), which writes
+    /// the summaries when there is no `summarizer`; `None` is the agent's.
+    pub model: Option<Arc<dyn ChatModel>>,
 }
 
 /// The entry; its settings and counter are shared by every call (and every fork).
 pub struct Summarization(Arc<Inner>);
 
-struct Inner {
-    config: SummarizationConfig,
-    counter: Counter,
+pub(super) struct Inner {
+    pub(super) config: SummarizationConfig,
+    pub(super) counter: Counter,
 }
 
 impl Summarization {
     pub fn new(config: SummarizationConfig) -> Self {
         let counter = Counter::new(config.chars_per_token);
         Summarization(Arc::new(Inner { config, counter }))
+    }
+
+    pub(super) fn inner(&self) -> Arc<Inner> {
+        self.0.clone()
     }
 }
 
@@ -229,20 +234,17 @@ impl Call {
             return Ok(with_files(response, &scope));
         }
         let (older, kept) = messages.split_at(cutoff);
-        let session = request
-            .state
-            .extra
-            .get(SESSION_KEY)
-            .and_then(Opaque::as_json)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("session_{}", uuid::Uuid::new_v4().simple()));
-        let file_path = self.offload(older, &session, scope.clone()).await;
+        let session = event::session_id(&request.state.extra);
+        let file_path = self.config.offload(older, &session, scope.clone()).await;
         if file_path.is_none() {
             tracing::error!("{}", texts::OFFLOAD_FAILED);
         }
-        let summary = self.summarize(&request, older).await?;
+        let target = Target {
+            model: request.model.clone(),
+            host: request.host.clone(),
+            state: request.state.clone(),
+        };
+        let summary = self.config.summarize(&target, older).await?;
         let summary = Arc::new(event::summary_message(&summary, file_path.as_deref()));
         let new_event = Event {
             cutoff_index: event::state_cutoff(previous.as_ref(), cutoff),
@@ -322,151 +324,6 @@ impl Call {
             })
             .collect();
         (out, changed)
-    }
-
-    /// `_offload_to_backend`: appends the summarized messages to the session's history file;
-    /// the path, or `None` when the backend refused.
-    async fn offload(
-        &self,
-        messages: &[Arc<Message>],
-        session: &str,
-        scope: Arc<FilesScope>,
-    ) -> Option<String> {
-        let backend = &self.cfg().backend;
-        let path = format!("{}/{session}.md", self.cfg().history_prefix);
-        let kept = messages.iter().filter(|m| !event::is_summary(m));
-        let section = texts::SECTION
-            .replace("{timestamp}", &crate::files::file_data::now_iso())
-            .replace("{messages}", &transcript::xml(kept.map(|m| &**m)));
-        // deepagents reads the file as it stands; any failure (a missing file, bytes that
-        // are not text) starts it afresh.
-        let existing = backend
-            .download_text(scope.clone(), vec![path.clone()])
-            .await
-            .ok()
-            .and_then(|answers| answers.into_iter().next())
-            .filter(|d| d.error.is_none())
-            .and_then(|d| d.content)
-            .filter(|e| !e.is_empty());
-        let outcome = match existing {
-            Some(existing) => {
-                let combined = format!("{existing}{section}");
-                backend
-                    .edit(scope, path.clone(), existing, combined, false)
-                    .await
-                    .map(|r| r.error)
-            }
-            None => backend
-                .write(scope, path.clone(), section)
-                .await
-                .map(|r| r.error),
-        };
-        match outcome {
-            Ok(None) => Some(path),
-            Ok(Some(e)) if e.is_empty() => Some(path),
-            Ok(Some(e)) => {
-                tracing::warn!("Failed to offload conversation history to {path}: {e}");
-                None
-            }
-            Err(e) => {
-                tracing::warn!("Exception offloading conversation history to {path}: {e}");
-                None
-            }
-        }
-    }
-
-    /// `_create_summary`: the model asked with the summary prompt alone, retried as
-    /// LangChain's `with_retry` retries (three attempts), and once more with the middle of
-    /// the transcript left out if the prompt itself is too long.
-    async fn summarize(
-        &self,
-        request: &ModelRequest,
-        messages: &[Arc<Message>],
-    ) -> Result<String, Error> {
-        if messages.is_empty() {
-            return Ok(texts::NO_HISTORY.to_owned());
-        }
-        let trimmed = match self.cfg().trim_tokens_to_summarize {
-            Some(max) => trim::trim_last(messages, max, &self.config.counter),
-            None => messages.to_vec(),
-        };
-        if trimmed.is_empty() {
-            return Ok(texts::TOO_LONG_TO_SUMMARIZE.to_owned());
-        }
-        let transcript = transcript::xml(trimmed.iter().map(|m| &**m));
-        let prompt = self.cfg().prompt.render(&transcript);
-        match self.ask(request, prompt).await {
-            Err(e) if e.is_context_overflow() => match self.overflow_prompt(&transcript) {
-                Some(retry) => Ok(self.ask(request, retry).await?),
-                None => Err(e.into()),
-            },
-            other => Ok(other?),
-        }
-    }
-
-    /// `_overflow_retry_prompt`: head and tail of the transcript within half its tokens
-    /// (and 40% of the model's input limit).
-    fn overflow_prompt(&self, transcript: &str) -> Option<String> {
-        let as_message = Arc::new(Message::human(transcript));
-        let tokens = self
-            .config
-            .counter
-            .partial(std::slice::from_ref(&as_message));
-        let mut budget = tokens / 2;
-        let max_input = match &self.cfg().summary_model {
-            Some((_, max)) => *max,
-            None => self.cfg().limits.max_input_tokens,
-        };
-        if let Some(max) = max_input {
-            budget = budget.min(max * 2 / 5);
-        }
-        let chars: Vec<char> = transcript.chars().collect();
-        let keep = (chars.len() as u64 * budget / tokens.max(1)) as usize;
-        if keep == 0 {
-            return None;
-        }
-        let head = keep / 4;
-        let tail = keep - head;
-        let text: String = chars[..head]
-            .iter()
-            .chain(std::iter::once(&'\u{0}'))
-            .chain(chars[chars.len().saturating_sub(tail)..].iter())
-            .collect::<String>()
-            .replace('\u{0}', "\n\n[... middle of conversation omitted ...]\n\n");
-        Some(self.cfg().prompt.render(&text))
-    }
-
-    /// One summary call with LangChain's retries: up to three attempts, waiting about 1 s,
-    /// then 2 s (tenacity's exponential jitter), for errors worth retrying.
-    async fn ask(&self, request: &ModelRequest, prompt: String) -> Result<String, ModelError> {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let call = ModelRequest {
-                system: None,
-                messages: vec![Arc::new(Message::human(prompt.clone()))],
-                tools: Arc::from(Vec::new()),
-                tool_choice: None,
-                model_settings: Map::new(),
-                cache_control: None,
-                tokens: None,
-                trace: None,
-                ..request.clone()
-            };
-            let model = match &self.cfg().summary_model {
-                Some((m, _)) => m.clone(),
-                None => request.model.clone(),
-            };
-            match model.invoke(call, request.host.clone()).await {
-                Ok(reply) => return Ok(Content::text(&reply.content).trim().to_owned()),
-                Err(e) if attempt < 3 && e.is_retryable() => {
-                    let jitter = f64::from(uuid::Uuid::new_v4().as_bytes()[0]) / 255.0;
-                    let wait = 2f64.powi(attempt - 1) + jitter;
-                    tokio::time::sleep(Duration::from_secs_f64(wait)).await;
-                }
-                Err(e) => return Err(e),
-            }
-        }
     }
 
     /// `_call_with_budget`: the call made only if it fits the budget (its trailing tool

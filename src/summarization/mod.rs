@@ -3,14 +3,17 @@
 //! message measured once (`tokens`), the transcript the summary is asked over
 //! (`transcript`), the event kept in state (`event`), and the chain entry (`middleware`).
 
+mod compact;
 pub mod event;
 mod middleware;
 mod overflow_clip;
 pub mod policy;
 mod pyrepr;
+mod summary;
 pub mod texts;
 pub mod tokens;
 mod transcript;
 mod trim;
 
+pub use compact::SummarizationTool;
 pub use middleware::{Prompt, Summarization, SummarizationConfig, says_context_overflow};

@@ -43,7 +43,7 @@ fn provider_matches(message_provider: &str, ls_provider: Option<&str>) -> bool {
 }
 
 /// The last AI reply's reported `total_tokens`, when its provider is the model's.
-fn reported_tokens(messages: &[Arc<Message>], limits: &ModelLimits) -> Option<u64> {
+pub(super) fn reported_tokens(messages: &[Arc<Message>], limits: &ModelLimits) -> Option<u64> {
     let ai = messages.iter().rev().find_map(|m| m.as_ai())?;
     let reported = ai.usage_metadata.as_ref()?.total_tokens;
     let provider = ai

@@ -84,3 +84,13 @@ pub const ABOVE_BUDGET: &str = "Context remains above the input budget after com
 
 /// The warning when the history could not be saved.
 pub const OFFLOAD_FAILED: &str = "Offloading conversation history to backend failed during summarization. Older messages will not be recoverable.";
+
+/// The `compact_conversation` tool's description.
+pub const COMPACT_DESCRIPTION: &str = "Compact the conversation by summarizing older messages into a concise summary. Use this proactively when the conversation is getting long to free up context window space. Use it when moving on to a completely new, unrelated task, or after finishing synthesis or extraction when the previous working context is no longer needed. This tool takes no arguments.";
+
+/// Its answers: nothing eligible, done, failed.
+pub const NOTHING_TO_COMPACT: &str =
+    "Nothing to compact yet \u{2014} conversation is within the token budget.";
+pub const COMPACTED: &str =
+    "Conversation compacted. Summarized {n} messages into a concise summary.";
+pub const COMPACT_FAILED: &str = "Compaction failed: an error occurred while generating the summary ({error}). The conversation has not been compacted \u{2014} no messages were summarized or removed.";

@@ -381,3 +381,85 @@ def test_the_default_prompt_and_defaults_are_deepagents() -> None:
     made = rs.create_summarization_middleware(SummarizingModel([]), rs_backend := deepagents_rs.backends.StateBackend())
     assert made.trigger == ("tokens", 170000) and made.keep == ("messages", 6)
     assert made.trim_tokens_to_summarize is None and made._backend is rs_backend
+
+
+# --------------------------------------------------------------------------- compact_conversation
+
+
+class RefusingSummarizer(SummarizingModel):
+    """Refuses every summary prompt with an error LangChain does not retry."""
+
+    def _next(self, messages: Any, stop: Any, kwargs: dict[str, Any]) -> ChatResult:
+        from langchain_core.exceptions import ModelInvalidRequestError
+
+        raise ModelInvalidRequestError("no summaries today")
+
+
+def compact_tool(*, summarizer: Any = None, system_prompt: str | None = None, **settings: Any) -> Any:
+    def make(impl: Any, model: Any) -> Any:
+        mod = impl.middleware.summarization
+        extra = {"summarizer": summarizer()} if summarizer else {}
+        summarization = mod.SummarizationMiddleware(
+            model=model, backend=impl.backends.StateBackend(), **settings, **extra
+        )
+        return mod.SummarizationToolMiddleware(summarization, system_prompt=system_prompt)
+
+    return make
+
+
+def compact_call(i: int) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": "compact_conversation", "args": {}, "id": f"k{i}"}])
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_the_model_compacts_the_conversation_with_the_tool(mode: str) -> None:
+    script = [compact_call(0), *calls_then(5, compact_call(1), "looked, compacted", ids="c")]
+    factory = compact_tool(trigger=("messages", 8), keep=("messages", 2), system_prompt="Compact when done.")
+    runs = run_both(script, ["go"], middleware_factory=factory, checkpointer=True, mode=mode)
+    compare(runs, state=True)
+    rs = runs[1]
+    tool_results = [m.content for m in rs.results[0]["messages"] if m.type == "tool" and m.tool_call_id.startswith("k")]
+    # The first call is too early (under half of the trigger); the second compacts.
+    assert tool_results[0] == "Nothing to compact yet \u2014 conversation is within the token budget."
+    assert tool_results[1].startswith("Conversation compacted. Summarized ")
+    assert len(summary_calls(rs)) == 1
+    # The next model call sees the summary; the system prompt has the tool's text.
+    last = rs.model.calls[-1].messages
+    assert last[1].additional_kwargs == {"lc_source": "summarization"}
+    assert "Compact when done." in str(last[0].content)
+
+
+def test_a_failing_summary_leaves_the_conversation_as_it_was() -> None:
+    script = [*calls_then(5, compact_call(1), "carried on", ids="c")]
+    factory = compact_tool(trigger=("messages", 8), keep=("messages", 2), summarizer=lambda: RefusingSummarizer([]))
+    runs = run_both(script, ["go"], middleware_factory=factory, checkpointer=True)
+    compare(runs, state=True)
+    rs = runs[1]
+    (result,) = [m.content for m in rs.results[0]["messages"] if m.type == "tool" and m.tool_call_id == "k1"]
+    assert result.startswith("Compaction failed: an error occurred while generating the summary (")
+    assert "no summaries today" in result
+    state = rs.agent.get_state({"configurable": {"thread_id": "t"}}).values
+    assert "_summarization_event" not in state
+
+
+def test_native_models_have_the_limits_langchain_gives_their_chat_models() -> None:
+    # deepagents reads a `ChatAnthropic`'s / `ChatOpenAI`'s profile and `max_tokens`; the core
+    # runs these models natively and must default the same.
+    from deepagents_rs._summarization import model_facts
+    from langchain_anthropic import ChatAnthropic
+    from langchain_anthropic.data._profiles import _PROFILES as ANTHROPIC
+    from langchain_openai import ChatOpenAI
+    from langchain_openai.data._profiles import _PROFILES as OPENAI
+
+    for name in [*ANTHROPIC, "claude-unknown-1"]:
+        lc = ChatAnthropic(model=name, api_key="k")
+        facts = model_facts(("anthropic", name, {}))
+        assert facts["max_input_tokens"] == (lc.profile or {}).get("max_input_tokens"), name
+        assert facts["output_attrs"] == {"max_tokens": lc.max_tokens}, name
+        assert facts["chars_per_token"] == 3.3
+    for name in [*OPENAI, "gpt-unknown-1"]:
+        lc = ChatOpenAI(model=name, api_key="k")
+        facts = model_facts(("openai", name, {}))
+        assert facts["max_input_tokens"] == (lc.profile or {}).get("max_input_tokens"), name
+        assert facts["output_attrs"] == {}
+        assert facts["chars_per_token"] == 4.0

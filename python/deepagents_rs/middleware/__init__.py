@@ -5,7 +5,12 @@ from __future__ import annotations
 from .filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .memory import MemoryMiddleware
 from .subagents import CompiledSubAgent, SubAgent
-from .summarization import DEEPAGENTS_DEFAULT_SUMMARY_PROMPT, SummarizationMiddleware
+from .summarization import (
+    DEEPAGENTS_DEFAULT_SUMMARY_PROMPT,
+    SummarizationMiddleware,
+    SummarizationToolMiddleware,
+    create_summarization_tool_middleware,
+)
 
 __all__ = [
     "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
@@ -16,4 +21,6 @@ __all__ = [
     "MemoryMiddleware",
     "SubAgent",
     "SummarizationMiddleware",
+    "SummarizationToolMiddleware",
+    "create_summarization_tool_middleware",
 ]

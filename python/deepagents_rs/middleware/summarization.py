@@ -24,9 +24,11 @@ __all__ = [
     "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
     "SummarizationEvent",
     "SummarizationMiddleware",
+    "SummarizationToolMiddleware",
     "TruncateArgsSettings",
     "compute_summarization_defaults",
     "create_summarization_middleware",
+    "create_summarization_tool_middleware",
 ]
 
 
@@ -234,6 +236,8 @@ class SummarizationMiddleware:
                 "count_tokens_approximately is not supported yet; it is planned."
             )
         self.model = _resolve(model)
+        # A model string stays what the core runs natively, as the agent's own would.
+        self._model_spec = model if isinstance(model, str) else self.model
         self.trigger = [dict(t) if isinstance(t, Mapping) else t for t in trigger] if isinstance(trigger, list) else (
             dict(trigger) if isinstance(trigger, Mapping) else trigger
         )  # fmt: skip
@@ -291,7 +295,7 @@ class SummarizationMiddleware:
 
         model = _resolve(summarizer)
         if _compat.is_lc_chat_model(model):
-            return model
+            return summarizer if isinstance(summarizer, str) else model
         raise NotImplementedError(
             "deepagents_rs: a SummarizationMiddleware `summarizer` that is a function or "
             "runnable is not supported yet; it is planned (a model or model string is)."
@@ -310,14 +314,16 @@ class SummarizationMiddleware:
         from .._summarization import model_facts
         from ..backends.composite import CompositeBackend
 
-        facts = model_facts(_core_model(self.model, []))
+        core_model = _core_model(self._model_spec, [])
+        facts = model_facts(core_model)
         root = self._backend.artifacts_root if isinstance(self._backend, CompositeBackend) else "/"
         root = root.rstrip("/")
         head, _, tail = self.summary_prompt.partition("{messages}")
         settings = self._truncate_args_settings
         summary_model = None
         if self._summarizer is not None:
-            summary_model = (_core_model(self._summarizer, []), _profile_limit(self._summarizer))
+            limit = _profile_limit(_resolve(self._summarizer))
+            summary_model = (_core_model(self._summarizer, []), limit)
         return {
             "kind": "summarization",
             **facts,
@@ -335,6 +341,7 @@ class SummarizationMiddleware:
             "prompt": (head.format(), tail.format()),
             "trim_tokens_to_summarize": self.trim_tokens_to_summarize,
             "summary_model": summary_model,
+            "model": core_model,
             "backend": backend_arg(self._backend, store),
             "history_prefix": f"{root}/conversation_history",
             "large_tool_results_prefix": f"{root}/large_tool_results",
@@ -367,6 +374,60 @@ def create_summarization_middleware(
         trim_tokens_to_summarize=trim_tokens_to_summarize,
         truncate_args_settings=defaults["truncate_args_settings"],
         summarizer=summarizer,
+    )
+
+
+class SummarizationToolMiddleware:
+    """Offers the model the `compact_conversation` tool: it compacts the conversation itself,
+    with `summarization`'s settings, once the conversation is at least half way to one of
+    its triggers.
+
+    Args:
+        summarization: The `SummarizationMiddleware` whose settings, model and backend the
+            tool uses.
+        system_prompt: Text added to the system prompt; `None` adds none.
+
+    Raises:
+        TypeError: If `system_prompt` is neither `str` nor `None`.
+    """
+
+    state_schema = _StateSchema()
+    """deepagents' `SummarizationState`."""
+
+    def __init__(self, summarization: SummarizationMiddleware, *, system_prompt: str | None = None) -> None:
+        """Check and keep the settings."""
+        if system_prompt is not None and not isinstance(system_prompt, str):
+            raise TypeError(f"system_prompt must be str or None, got {type(system_prompt).__name__}")
+        if not isinstance(summarization, SummarizationMiddleware):
+            raise TypeError(
+                "deepagents_rs: SummarizationToolMiddleware takes deepagents_rs' SummarizationMiddleware, "
+                f"got {type(summarization).__name__}"
+            )
+        self._summarization = summarization
+        self.system_prompt = system_prompt
+        self.tools: list[Any] = []
+
+    @property
+    def name(self) -> str:
+        """The middleware's name in the agent's stack."""
+        return type(self).__name__
+
+    def _core_config(self, store: Any = None) -> dict[str, Any]:
+        """The configuration the core builds the tool's entry from."""
+        return {
+            "kind": "summarization_tool",
+            "summarization": self._summarization._core_config(store),
+            "system_prompt": self.system_prompt,
+        }
+
+
+def create_summarization_tool_middleware(
+    model: Any, backend: Any, *, system_prompt: str | None = None
+) -> SummarizationToolMiddleware:
+    """The `compact_conversation` tool over a summarization with
+    `create_summarization_middleware`'s defaults for `model` (a chat model or model string)."""
+    return SummarizationToolMiddleware(
+        create_summarization_middleware(_resolve(model), backend), system_prompt=system_prompt
     )
 
 

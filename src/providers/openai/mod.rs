@@ -6,6 +6,7 @@
 mod cache_key;
 mod chat;
 mod input;
+pub mod profiles;
 mod responses;
 mod responses_stream;
 

@@ -1,0 +1,72 @@
+//! Known OpenAI model input limits, generated from langchain-openai 1.8.1's profiles, so
+//! summarization's defaults (fractions of `max_input_tokens`) match what deepagents computes
+//! for a `ChatOpenAI` of the same model (an exact name lookup, as langchain-openai's).
+
+const MAX_INPUT_TOKENS: &[(&str, u32)] = &[
+    ("chatgpt-image-latest", 0),
+    ("gpt-3.5-turbo", 16385),
+    ("gpt-4", 8192),
+    ("gpt-4-turbo", 128000),
+    ("gpt-4.1", 1047576),
+    ("gpt-4.1-mini", 1047576),
+    ("gpt-4.1-nano", 1047576),
+    ("gpt-4o", 128000),
+    ("gpt-4o-2024-05-13", 128000),
+    ("gpt-4o-2024-08-06", 128000),
+    ("gpt-4o-2024-11-20", 128000),
+    ("gpt-4o-mini", 128000),
+    ("gpt-5", 272000),
+    ("gpt-5-chat-latest", 272000),
+    ("gpt-5-codex", 272000),
+    ("gpt-5-mini", 272000),
+    ("gpt-5-nano", 272000),
+    ("gpt-5-pro", 272000),
+    ("gpt-5.1", 272000),
+    ("gpt-5.1-chat-latest", 272000),
+    ("gpt-5.1-codex", 272000),
+    ("gpt-5.1-codex-max", 272000),
+    ("gpt-5.1-codex-mini", 272000),
+    ("gpt-5.2", 272000),
+    ("gpt-5.2-chat-latest", 272000),
+    ("gpt-5.2-pro", 272000),
+    ("gpt-5.3-codex", 400000),
+    ("gpt-5.3-codex-spark", 128000),
+    ("gpt-5.4", 1050000),
+    ("gpt-5.4-mini", 400000),
+    ("gpt-5.4-nano", 400000),
+    ("gpt-5.4-pro", 1050000),
+    ("gpt-5.5", 1050000),
+    ("gpt-5.5-pro", 1050000),
+    ("gpt-5.6", 1050000),
+    ("gpt-5.6-luna", 1050000),
+    ("gpt-5.6-sol", 1050000),
+    ("gpt-5.6-terra", 1050000),
+    ("gpt-6-astra", 1050000),
+    ("gpt-6-luna", 1050000),
+    ("gpt-6-sol", 1050000),
+    ("gpt-6.1-sol", 1050000),
+    ("gpt-6.1-terra", 1050000),
+    ("gpt-daybreak-blue-latest", 1050000),
+    ("gpt-daybreak-red-latest", 400000),
+    ("gpt-image-1-mini", 0),
+    ("gpt-image-1.5", 0),
+    ("gpt-image-2", 0),
+    ("gpt-realtime-2.1", 128000),
+    ("o1", 200000),
+    ("o1-pro", 200000),
+    ("o3", 200000),
+    ("o3-mini", 200000),
+    ("o3-pro", 200000),
+    ("o4-mini", 200000),
+    ("text-embedding-3-large", 8191),
+    ("text-embedding-3-small", 8191),
+    ("text-embedding-ada-002", 8192),
+];
+
+/// The model's `profile["max_input_tokens"]`, when langchain-openai knows it.
+pub fn max_input_tokens(model: &str) -> Option<u32> {
+    MAX_INPUT_TOKENS
+        .iter()
+        .find(|(id, _)| *id == model)
+        .map(|p| p.1)
+}

@@ -1,0 +1,169 @@
+//! Writing a summary and keeping the history it stands for: shared by the automatic
+//! summarization around model calls and the `compact_conversation` tool.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Map;
+
+use super::middleware::Inner;
+use super::{event, texts, transcript, trim};
+use crate::error::ModelError;
+use crate::files::backend::FilesScope;
+use crate::messages::{Content, Message};
+use crate::model::{ChatModel, ModelRequest};
+use crate::state::AgentState;
+use crate::tools::HostContext;
+
+/// Whose model a summary is asked of (when the entry has none of its own), from which run.
+pub(super) struct Target {
+    pub model: Arc<dyn ChatModel>,
+    pub host: HostContext,
+    pub state: AgentState,
+}
+
+impl Inner {
+    /// `_offload_to_backend`: appends the summarized messages to the session's history file;
+    /// the path, or `None` when the backend refused.
+    pub(super) async fn offload(
+        &self,
+        messages: &[Arc<Message>],
+        session: &str,
+        scope: Arc<FilesScope>,
+    ) -> Option<String> {
+        let backend = &self.config.backend;
+        let path = format!("{}/{session}.md", self.config.history_prefix);
+        let kept = messages.iter().filter(|m| !event::is_summary(m));
+        let section = texts::SECTION
+            .replace("{timestamp}", &crate::files::file_data::now_iso())
+            .replace("{messages}", &transcript::xml(kept.map(|m| &**m)));
+        // deepagents reads the file as it stands; any failure (a missing file, bytes that
+        // are not text) starts it afresh.
+        let existing = backend
+            .download_text(scope.clone(), vec![path.clone()])
+            .await
+            .ok()
+            .and_then(|answers| answers.into_iter().next())
+            .filter(|d| d.error.is_none())
+            .and_then(|d| d.content)
+            .filter(|e| !e.is_empty());
+        let outcome = match existing {
+            Some(existing) => {
+                let combined = format!("{existing}{section}");
+                backend
+                    .edit(scope, path.clone(), existing, combined, false)
+                    .await
+                    .map(|r| r.error)
+            }
+            None => backend
+                .write(scope, path.clone(), section)
+                .await
+                .map(|r| r.error),
+        };
+        match outcome {
+            Ok(None) => Some(path),
+            Ok(Some(e)) if e.is_empty() => Some(path),
+            Ok(Some(e)) => {
+                tracing::warn!("Failed to offload conversation history to {path}: {e}");
+                None
+            }
+            Err(e) => {
+                tracing::warn!("Exception offloading conversation history to {path}: {e}");
+                None
+            }
+        }
+    }
+
+    /// `_create_summary`: the model asked with the summary prompt alone, retried as
+    /// LangChain's `with_retry` retries (three attempts), and once more with the middle of
+    /// the transcript left out if the prompt itself is too long.
+    pub(super) async fn summarize(
+        &self,
+        on: &Target,
+        messages: &[Arc<Message>],
+    ) -> Result<String, ModelError> {
+        if messages.is_empty() {
+            return Ok(texts::NO_HISTORY.to_owned());
+        }
+        let trimmed = match self.config.trim_tokens_to_summarize {
+            Some(max) => trim::trim_last(messages, max, &self.counter),
+            None => messages.to_vec(),
+        };
+        if trimmed.is_empty() {
+            return Ok(texts::TOO_LONG_TO_SUMMARIZE.to_owned());
+        }
+        let transcript = transcript::xml(trimmed.iter().map(|m| &**m));
+        let prompt = self.config.prompt.render(&transcript);
+        match self.ask(on, prompt).await {
+            Err(e) if e.is_context_overflow() => match self.overflow_prompt(&transcript) {
+                Some(retry) => self.ask(on, retry).await,
+                None => Err(e),
+            },
+            other => other,
+        }
+    }
+
+    /// `_overflow_retry_prompt`: head and tail of the transcript within half its tokens
+    /// (and 40% of the model's input limit).
+    fn overflow_prompt(&self, transcript: &str) -> Option<String> {
+        let as_message = Arc::new(Message::human(transcript));
+        let tokens = self.counter.partial(std::slice::from_ref(&as_message));
+        let mut budget = tokens / 2;
+        let max_input = match &self.config.summary_model {
+            Some((_, max)) => *max,
+            None => self.config.limits.max_input_tokens,
+        };
+        if let Some(max) = max_input {
+            budget = budget.min(max * 2 / 5);
+        }
+        let chars: Vec<char> = transcript.chars().collect();
+        let keep = (chars.len() as u64 * budget / tokens.max(1)) as usize;
+        if keep == 0 {
+            return None;
+        }
+        let head = keep / 4;
+        let tail = keep - head;
+        let text: String = chars[..head]
+            .iter()
+            .chain(std::iter::once(&'\u{0}'))
+            .chain(chars[chars.len().saturating_sub(tail)..].iter())
+            .collect::<String>()
+            .replace('\u{0}', "\n\n[... middle of conversation omitted ...]\n\n");
+        Some(self.config.prompt.render(&text))
+    }
+
+    /// One summary call with LangChain's retries: up to three attempts, waiting about 1 s,
+    /// then 2 s (tenacity's exponential jitter), for errors worth retrying.
+    async fn ask(&self, on: &Target, prompt: String) -> Result<String, ModelError> {
+        let model = match (&self.config.summary_model, &self.config.model) {
+            (Some((m, _)), _) | (None, Some(m)) => m.clone(),
+            (None, None) => on.model.clone(),
+        };
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let call = ModelRequest {
+                model: model.clone(),
+                system: None,
+                messages: vec![Arc::new(Message::human(prompt.clone()))],
+                tools: Arc::from(Vec::new()),
+                tool_choice: None,
+                model_settings: Map::new(),
+                cache_control: None,
+                state: on.state.clone(),
+                tokens: None,
+                host: on.host.clone(),
+                trace: None,
+            };
+            match model.invoke(call, on.host.clone()).await {
+                Ok(reply) => return Ok(Content::text(&reply.content).trim().to_owned()),
+                Err(e) if attempt < 3 && e.is_retryable() => {
+                    let jitter = f64::from(uuid::Uuid::new_v4().as_bytes()[0]) / 255.0;
+                    let wait = 2f64.powi(attempt - 1) + jitter;
+                    tokio::time::sleep(Duration::from_secs_f64(wait)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
