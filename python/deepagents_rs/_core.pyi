@@ -7,6 +7,7 @@ from typing import Any
 __version__: str
 DEFAULT_SUBAGENT_PROMPT: str
 DEFAULT_GENERAL_PURPOSE_DESCRIPTION: str
+FS_TOOL_TEXTS: dict[str, str]
 SUMMARY_PROMPT_HEAD: str
 SUMMARY_PROMPT_TAIL: str
 

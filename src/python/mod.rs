@@ -41,6 +41,47 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<middleware::ModelNextPy>()?;
     m.add_class::<middleware::ToolNextPy>()?;
     m.add_function(wrap_pyfunction!(summarization::native_limits, m)?)?;
+    // The file tools' texts under deepagents' constant names, for its module constants.
+    use crate::middleware::filesystem::texts as fs;
+    let fs_texts = pyo3::types::PyDict::new(m.py());
+    for (name, text) in [
+        ("LIST_FILES_TOOL_DESCRIPTION", fs::LS_DESCRIPTION),
+        ("READ_FILE_TOOL_DESCRIPTION", fs::READ_FILE_DESCRIPTION),
+        (
+            "READ_FILE_VIDEO_TOOL_DESCRIPTION",
+            fs::READ_FILE_VIDEO_DESCRIPTION,
+        ),
+        ("EDIT_FILE_TOOL_DESCRIPTION", fs::EDIT_FILE_DESCRIPTION),
+        ("WRITE_FILE_TOOL_DESCRIPTION", fs::WRITE_FILE_DESCRIPTION),
+        ("DELETE_TOOL_DESCRIPTION", fs::DELETE_DESCRIPTION),
+        ("GLOB_TOOL_DESCRIPTION", fs::GLOB_DESCRIPTION),
+        (
+            "GREP_REGEX_EXECUTE_FALLBACK",
+            fs::GREP_REGEX_EXECUTE_FALLBACK,
+        ),
+        ("GREP_TOOL_DESCRIPTION", fs::GREP_DESCRIPTION),
+        ("EXECUTE_TOOL_DESCRIPTION", fs::EXECUTE_DESCRIPTION),
+        (
+            "ROUTE_HOST_PATH_PROMPT_INTRO",
+            fs::ROUTE_HOST_PATH_PROMPT_INTRO,
+        ),
+        (
+            "ROUTE_HOST_PATH_MAPPINGS_HEADING",
+            fs::ROUTE_HOST_PATH_MAPPINGS_HEADING,
+        ),
+        (
+            "ROUTE_HOST_PATH_MAPPING_LINE",
+            fs::ROUTE_HOST_PATH_MAPPING_LINE,
+        ),
+        (
+            "ROUTE_NO_HOST_MAPPING_HEADING",
+            fs::ROUTE_NO_HOST_MAPPING_HEADING,
+        ),
+        ("ROUTE_NO_HOST_MAPPING_LINE", fs::ROUTE_NO_HOST_MAPPING_LINE),
+    ] {
+        fs_texts.set_item(name, text)?;
+    }
+    m.add("FS_TOOL_TEXTS", fs_texts)?;
     // Summarization's default prompt, for `DEEPAGENTS_DEFAULT_SUMMARY_PROMPT`.
     use crate::summarization::texts as summary;
     m.add("SUMMARY_PROMPT_HEAD", summary::SUMMARY_PROMPT_HEAD)?;

@@ -112,6 +112,11 @@ The pattern is matched verbatim: regex metacharacters are ordinary characters, n
 
 Returns matching files or content per `output_mode`. Offloaded large tool results live under the artifacts root (`/large_tool_results/` by default); grep that directory to search them when you do not know the exact path."#;
 
+/// `deepagents.middleware.filesystem._GREP_REGEX_EXECUTE_FALLBACK`: the line (with its
+/// leading newline) that `GREP_DESCRIPTION` has and the no-execute variant leaves out.
+pub const GREP_REGEX_EXECUTE_FALLBACK: &str =
+    "\n- If you genuinely need regex, use the execute tool with `rg '<regex>'` instead.";
+
 /// `deepagents.middleware.filesystem._GREP_TOOL_DESCRIPTION_WITHOUT_EXECUTE`.
 ///
 /// Sent when execute is not active (not a sandbox backend, or `execute` not enabled).
