@@ -84,8 +84,47 @@ def core_config(core_model: Any, files: dict[str, Any] | None) -> dict[str, Any]
         "prompt": None,
         "trim_tokens_to_summarize": None,
         "summary_model": None,
+        "summarizer": None,
         "model": None,
         "backend": files["backend"],
         "history_prefix": files["conversation_history_prefix"],
         "large_tool_results_prefix": files["large_tool_results_prefix"],
     }
+
+
+class SummarizerAdapter:
+    """A `summarizer` function or runnable as the core calls it: handed the messages to
+    summarize (as the core's dicts), it answers the summary text, checked and stripped as
+    LangChain's `SummarizationMiddleware` does."""
+
+    def __init__(self, summarizer: Any) -> None:
+        from langchain_core.runnables.base import coerce_to_runnable
+
+        self.runnable = coerce_to_runnable(summarizer)
+
+    @staticmethod
+    def _config(config: Any) -> dict[str, Any]:
+        # The call is tagged as LangChain tags its own summary calls (kept out of streams).
+        from langchain.agents.middleware.summarization import _summary_config
+
+        own = _summary_config()
+        if not config:
+            return own
+        return {**config, "metadata": {**(config.get("metadata") or {}), **own["metadata"]}, "tags": own["tags"]}
+
+    @staticmethod
+    def _text(summary: Any) -> str:
+        if not isinstance(summary, str):
+            raise TypeError(f"`summarizer` must return a str, got {type(summary).__name__}.")
+        return summary.strip()
+
+    def invoke(self, messages: list[dict], config: Any = None) -> str:
+        from . import _convert
+
+        return self._text(self.runnable.invoke([_convert.from_core(m) for m in messages], config=self._config(config)))
+
+    async def ainvoke(self, messages: list[dict], config: Any = None) -> str:
+        from . import _convert
+
+        msgs = [_convert.from_core(m) for m in messages]
+        return self._text(await self.runnable.ainvoke(msgs, config=self._config(config)))

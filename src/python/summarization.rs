@@ -10,7 +10,17 @@ use pyo3::types::PyDict;
 use super::backends::backend_from_py;
 use crate::middleware::Middleware;
 use crate::summarization::policy::{Clause, ModelLimits, Size, TruncateArgs};
-use crate::summarization::{Prompt, Summarization, SummarizationConfig, SummarizationTool};
+use futures::future::BoxFuture;
+
+use super::convert::message_list;
+use super::errors::host_model_error;
+use super::host::{PyHost, await_coroutine, call_in_context};
+use crate::error::ModelError;
+use crate::messages::Message;
+use crate::summarization::{
+    Prompt, Summarization, SummarizationConfig, SummarizationTool, Summarizer,
+};
+use crate::tools::HostContext;
 
 /// `("messages", 6)` and the like.
 fn size_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Size> {
@@ -116,6 +126,16 @@ fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
         history_prefix: get("history_prefix")?.extract()?,
         large_tool_results_prefix: get("large_tool_results_prefix")?.extract()?,
         trim_tokens_to_summarize: get("trim_tokens_to_summarize")?.extract()?,
+        summarizer: {
+            let f = get("summarizer")?;
+            if f.is_none() {
+                None
+            } else {
+                Some(Arc::new(PySummarizer {
+                    adapter: f.unbind(),
+                }) as Arc<dyn Summarizer>)
+            }
+        },
         model: {
             let m = get("model")?;
             if m.is_none() {
@@ -149,5 +169,49 @@ pub(crate) fn native_limits(provider: &str, model: &str) -> (Option<u32>, Option
         // `ChatOpenAI` has no default `max_tokens`: nothing is reserved for the reply.
         "openai" => (openai::profiles::max_input_tokens(model), None),
         _ => (None, None),
+    }
+}
+
+/// A `summarizer` function or runnable, called back through
+/// `deepagents_rs._summarization.SummarizerAdapter`: `ainvoke` awaited on the run's loop under
+/// `ainvoke`, `invoke` on a blocking thread under `invoke`.
+pub(crate) struct PySummarizer {
+    adapter: Py<PyAny>,
+}
+
+impl Summarizer for PySummarizer {
+    fn summarize(
+        &self,
+        messages: Vec<Arc<Message>>,
+        host: HostContext,
+    ) -> BoxFuture<'static, Result<String, ModelError>> {
+        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        Box::pin(async move {
+            let out: Py<PyAny> = match PyHost::from_context(&host).filter(|h| h.is_async) {
+                Some(h) => await_coroutine(&h.locals, |py| {
+                    let config = PyHost::config_arg(Some(h), py);
+                    adapter
+                        .bind(py)
+                        .call_method1("ainvoke", (message_list(py, &messages)?, config))
+                })
+                .await
+                .map_err(host_model_error)?,
+                None => tokio::task::spawn_blocking(move || {
+                    Python::attach(|py| {
+                        let host = PyHost::from_context(&host);
+                        let args = vec![
+                            message_list(py, &messages)?.into_any(),
+                            PyHost::config_arg(host, py),
+                        ];
+                        call_in_context(py, host, adapter.bind(py), "invoke", args)
+                            .map(Bound::unbind)
+                    })
+                })
+                .await
+                .map_err(|e| ModelError::host(Box::new(e)))?
+                .map_err(host_model_error)?,
+            };
+            Python::attach(|py| out.bind(py).extract::<String>()).map_err(host_model_error)
+        })
     }
 }

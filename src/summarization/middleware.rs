@@ -74,6 +74,18 @@ pub struct SummarizationConfig {
     /// The entry's own model (a user's `SummarizationMiddleware(model=...)`), which writes
     /// the summaries when there is no `summarizer`; `None` is the agent's.
     pub model: Option<Arc<dyn ChatModel>>,
+    /// A `summarizer` that is not a chat model (a host function or runnable): it is handed
+    /// the messages to summarize and answers the summary text; no prompt is used.
+    pub summarizer: Option<Arc<dyn Summarizer>>,
+}
+
+/// A summary written by the host's own code from the messages to summarize.
+pub trait Summarizer: Send + Sync {
+    fn summarize(
+        &self,
+        messages: Vec<Arc<Message>>,
+        host: crate::tools::HostContext,
+    ) -> futures::future::BoxFuture<'static, Result<String, ModelError>>;
 }
 
 /// The entry; its settings and counter are shared by every call (and every fork).

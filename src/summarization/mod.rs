@@ -16,4 +16,6 @@ mod transcript;
 mod trim;
 
 pub use compact::SummarizationTool;
-pub use middleware::{Prompt, Summarization, SummarizationConfig, says_context_overflow};
+pub use middleware::{
+    Prompt, Summarization, SummarizationConfig, Summarizer, says_context_overflow,
+};

@@ -92,6 +92,9 @@ impl Inner {
         if trimmed.is_empty() {
             return Ok(texts::TOO_LONG_TO_SUMMARIZE.to_owned());
         }
+        if let Some(summarizer) = &self.config.summarizer {
+            return summarizer.summarize(trimmed, on.host.clone()).await;
+        }
         let transcript = transcript::xml(trimmed.iter().map(|m| &**m));
         let prompt = self.config.prompt.render(&transcript);
         match self.ask(on, prompt).await {

@@ -463,3 +463,41 @@ def test_native_models_have_the_limits_langchain_gives_their_chat_models() -> No
         assert facts["max_input_tokens"] == (lc.profile or {}).get("max_input_tokens"), name
         assert facts["output_attrs"] == {}
         assert facts["chars_per_token"] == 4.0
+
+
+def summarize_by_count(messages: list) -> str:
+    """A summarizer that is a plain function of the messages."""
+    return f"  {len(messages)} messages, the first a {messages[0].type} message  "
+
+
+async def asummarize_by_count(messages: list) -> str:
+    return summarize_by_count(messages)
+
+
+@pytest.mark.parametrize(
+    ("summarizer", "mode"),
+    [(summarize_by_count, "invoke"), (summarize_by_count, "ainvoke"), (asummarize_by_count, "ainvoke")],
+    ids=["sync-invoke", "sync-ainvoke", "async-ainvoke"],
+)
+def test_a_summarizer_function_writes_the_summary_from_the_messages(summarizer: Any, mode: str) -> None:
+    runs = run_both(
+        calls_then(6, "done"),
+        ["go"],
+        mode=mode,
+        middleware_factory=own(trigger=("messages", 6), keep=("messages", 2), summarizer=summarizer),
+    )
+    compare(runs)
+    rs = runs[1]
+    assert not rs.model.summaries  # the model is not asked
+    seen = [str(m.content) for c in rs.model.calls for m in c.messages if m.additional_kwargs.get("lc_source")]
+    assert seen and "messages, the first a human message</summary>" in seen[0].replace("\n", "")
+
+
+def test_a_summarizer_answering_no_text_fails_the_run_as_deepagents() -> None:
+    runs = run_both(
+        calls_then(6, "done"),
+        ["go"],
+        middleware_factory=own(trigger=("messages", 6), keep=("messages", 2), summarizer=lambda messages: 42),
+    )
+    compare(runs)
+    assert isinstance(runs[1].results[0], TypeError)

@@ -196,14 +196,15 @@ class SummarizationMiddleware:
         truncate_args_settings: When and how to cut long `write_file`/`edit_file`
             arguments of old messages in requests; `None` never.
         summarizer: A chat model (or model string) writing the summaries in place of
-            `model`.
+            `model`, or a function or runnable handed the messages to summarize that
+            returns the summary text (`summary_prompt` is then not used).
 
     Raises:
         TypeError: For the removed `history_path_prefix` argument, an unknown argument, or
             a trigger of an unsupported type.
         ValueError: For an invalid trigger or keep, or a fraction without a model profile.
         NotImplementedError: For a token counter other than `count_tokens_approximately`
-            or a `summarizer` that is a function or runnable (planned).
+            (planned).
     """
 
     serialized_name = "SummarizationMiddleware"
@@ -296,10 +297,10 @@ class SummarizationMiddleware:
         model = _resolve(summarizer)
         if _compat.is_lc_chat_model(model):
             return summarizer if isinstance(summarizer, str) else model
-        raise NotImplementedError(
-            "deepagents_rs: a SummarizationMiddleware `summarizer` that is a function or "
-            "runnable is not supported yet; it is planned (a model or model string is)."
-        )
+        from .._summarization import SummarizerAdapter
+
+        # A function or runnable over the messages: no prompt, its text is the summary.
+        return SummarizerAdapter(summarizer)
 
     @property
     def name(self) -> str:
@@ -320,8 +321,11 @@ class SummarizationMiddleware:
         root = root.rstrip("/")
         head, _, tail = self.summary_prompt.partition("{messages}")
         settings = self._truncate_args_settings
+        from .._summarization import SummarizerAdapter
+
         summary_model = None
-        if self._summarizer is not None:
+        summarizer = self._summarizer if isinstance(self._summarizer, SummarizerAdapter) else None
+        if self._summarizer is not None and summarizer is None:
             limit = _profile_limit(_resolve(self._summarizer))
             summary_model = (_core_model(self._summarizer, []), limit)
         return {
@@ -341,6 +345,7 @@ class SummarizationMiddleware:
             "prompt": (head.format(), tail.format()),
             "trim_tokens_to_summarize": self.trim_tokens_to_summarize,
             "summary_model": summary_model,
+            "summarizer": summarizer,
             "model": core_model,
             "backend": backend_arg(self._backend, store),
             "history_prefix": f"{root}/conversation_history",
