@@ -107,21 +107,12 @@ impl Summarization {
     }
 }
 
-/// deepagents' `_is_context_overflow` markers, for an error that is not typed as one.
+/// deepagents' `_is_context_overflow`, for an error that is not typed as one.
 pub fn says_context_overflow(text: &str) -> bool {
-    const MARKERS: [&str; 9] = [
-        "context_length_exceeded",
-        "contextwindowexceedederror",
-        "maximum context length",
-        "exceeds the context window",
-        "exceeds the available context size",
-        "context window exceeded",
-        "context limit exceeded",
-        "input tokens exceed the configured limit",
-        "prompt is too long",
-    ];
     let text = text.to_lowercase();
-    MARKERS.iter().any(|m| text.contains(m))
+    texts::CONTEXT_OVERFLOW_MARKERS
+        .iter()
+        .any(|m| text.contains(m))
 }
 
 fn still_does_not_fit() -> Error {

@@ -94,3 +94,17 @@ pub const NOTHING_TO_COMPACT: &str =
 pub const COMPACTED: &str =
     "Conversation compacted. Summarized {n} messages into a concise summary.";
 pub const COMPACT_FAILED: &str = "Compaction failed: an error occurred while generating the summary ({error}). The conversation has not been compacted \u{2014} no messages were summarized or removed.";
+
+/// The phrases by which deepagents recognises a provider's context-window error that is not
+/// typed as one (with an HTTP 400, 413 or 422).
+pub const CONTEXT_OVERFLOW_MARKERS: [&str; 9] = [
+    "context_length_exceeded",
+    "contextwindowexceedederror",
+    "maximum context length",
+    "exceeds the context window",
+    "exceeds the available context size",
+    "context window exceeded",
+    "context limit exceeded",
+    "input tokens exceed the configured limit",
+    "prompt is too long",
+];

@@ -368,17 +368,17 @@ def create_summarization_middleware(
 
     if not _compat.is_lc_chat_model(model):
         raise TypeError("`create_summarization_middleware` expects `model` to be a `BaseChatModel` instance.")
-    defaults = compute_summarization_defaults(model)
+    # The model-aware trigger, keep and argument-truncation settings, as `create_deep_agent`
+    # gets them.
+    settings = compute_summarization_defaults(model)
     return SummarizationMiddleware(
-        model=model,
+        model,
         backend=backend,
-        trigger=defaults["trigger"],
-        keep=defaults["keep"],
-        token_counter=token_counter,
-        summary_prompt=summary_prompt,
-        trim_tokens_to_summarize=trim_tokens_to_summarize,
-        truncate_args_settings=defaults["truncate_args_settings"],
         summarizer=summarizer,
+        summary_prompt=summary_prompt,
+        token_counter=token_counter,
+        trim_tokens_to_summarize=trim_tokens_to_summarize,
+        **settings,
     )
 
 
