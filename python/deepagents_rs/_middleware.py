@@ -27,13 +27,14 @@ JUMP_DESTINATIONS = ("model", "tools", "end")
 
 def core_entries(middleware: typing.Sequence[Any], bindables: dict[str, Any], store: Any = None) -> list[Any]:
     """The user's middleware as the core takes it, in order: deepagents_rs' own faces
-    (``MemoryMiddleware``) as configurations of the core's entries, any other wrapped in a
+    (``MemoryMiddleware``, ``SkillsMiddleware``) as configurations of the core's entries, any other wrapped in a
     ``MiddlewareAdapter`` that binds ``bindables``."""
     from .middleware.memory import MemoryMiddleware
+    from .middleware.skills import SkillsMiddleware
 
     out: list[Any] = []
     for m in middleware:
-        if isinstance(m, MemoryMiddleware):
+        if isinstance(m, (MemoryMiddleware, SkillsMiddleware)):
             out.append(m._core_config(store))
         else:
             adapter = MiddlewareAdapter(m, bindables)

@@ -19,6 +19,7 @@ use super::memory::{is_memory_config, memory_from_py};
 use super::middleware::PyMiddleware;
 use super::model::PyChatModel;
 use super::runnable::PyRunnable;
+use super::skills::{is_skills_config, skills_from_py};
 use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
 use super::structured::PyStructured;
 use super::tools::PyTool;
@@ -101,8 +102,9 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                     ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
                 ],
                 middleware_from_py(item(spec, "middleware")?)?,
-                // deepagents gives isolated subagents no memory.
-                caching_slot(None),
+                // deepagents gives isolated subagents no memory, and skills only when the
+                // spec has its own (the general-purpose one: the caller's).
+                caching_slot(skills_slot(item(spec, "skills")?)?, None),
             );
             let mut agent = Agent::assemble(model, chain, tools, system)
                 .map_err(to_py)?
@@ -169,6 +171,8 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
             // deepagents_rs' own faces arrive as configurations of core entries.
             Ok(if is_memory_config(&a) {
                 Arc::new(memory_from_py(&a)?) as Arc<dyn Middleware>
+            } else if is_skills_config(&a) {
+                Arc::new(skills_from_py(&a)?) as Arc<dyn Middleware>
             } else {
                 Arc::new(PyMiddleware::new(&a)?)
             })
@@ -198,15 +202,29 @@ fn trace_from_py(tracer: Option<Py<PyAny>>) -> Option<TraceContext> {
     })
 }
 
-/// deepagents' entries after the user's: prompt caching, then memory when the agent has it
-/// (a user's `MemoryMiddleware` takes its place; without one it stays with the user's).
+/// The skills entry, from `deepagents_rs.middleware.skills.SkillsMiddleware._core_config()`.
+fn skills_slot(config: Option<Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Middleware>>> {
+    config
+        .filter(|c| !c.is_none())
+        .map(|c| Ok(Arc::new(skills_from_py(&c)?) as Arc<dyn Middleware>))
+        .transpose()
+}
+
+/// deepagents' entries after the user's: skills when the agent has them, prompt caching,
+/// then memory when the agent has it (a user's `SkillsMiddleware` or `MemoryMiddleware`
+/// takes its place; without one it stays with the user's).
 fn caching_slot(
+    skills: Option<Arc<dyn Middleware>>,
     memory: Option<Arc<dyn Middleware>>,
 ) -> Vec<(&'static str, Option<Arc<dyn Middleware>>)> {
-    let mut slots: Vec<(&'static str, Option<Arc<dyn Middleware>>)> = vec![(
+    let mut slots: Vec<(&'static str, Option<Arc<dyn Middleware>>)> = Vec::new();
+    if skills.is_some() {
+        slots.push(("SkillsMiddleware", skills));
+    }
+    slots.push((
         "AnthropicPromptCachingMiddleware",
         Some(Arc::new(AnthropicPromptCaching::default())),
-    )];
+    ));
     if memory.is_some() {
         slots.push(("MemoryMiddleware", memory));
     }
@@ -334,7 +352,7 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None, skills=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         model: &Bound<'_, PyAny>,
@@ -348,6 +366,7 @@ impl CoreAgent {
         files: Option<Bound<'_, PyAny>>,
         summarization: Option<Bound<'_, PyAny>>,
         memory: Option<Bound<'_, PyAny>>,
+        skills: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         super::errors::guard(|| {
             let model = model_from_py(model)?;
@@ -382,6 +401,7 @@ impl CoreAgent {
                 ],
                 middleware_from_py(middleware)?,
                 caching_slot(
+                    skills_slot(skills)?,
                     memory
                         .map(|m| Ok::<_, PyErr>(Arc::new(memory_from_py(&m)?) as _))
                         .transpose()?,
