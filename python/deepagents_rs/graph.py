@@ -564,9 +564,7 @@ def create_deep_agent(
         schema.omit_output = schema.omit_output | {"files"}
     # deepagents' memory: read through the agent's backend, in the main agent and its forks.
     memory_mw = (
-        MemoryMiddleware(backend=agent_backend, sources=memory, add_cache_control=True)
-        if memory is not None
-        else None
+        MemoryMiddleware(backend=agent_backend, sources=memory, add_cache_control=True) if memory is not None else None
     )
     if memory_mw is not None:
         schema.private = schema.private | {MEMORY_CONTENTS_KEY}
@@ -574,6 +572,7 @@ def create_deep_agent(
     if skills_mw is not None:
         schema.private = schema.private | SKILLS_PRIVATE_KEYS
         schema.omit_output = schema.omit_output | SKILLS_PRIVATE_KEYS | SKILLS_OMITTED_KEYS
+        schema.input = schema.input | SKILLS_OMITTED_KEYS
     # deepagents' summarization keeps its history on the agent's backend, whatever backend a
     # user FilesystemMiddleware gives the file tools.
     history_files = files if fs_override is None else fs_config(backend, permissions, None, store)
@@ -592,7 +591,9 @@ def create_deep_agent(
         skills_mw._core_config(store) if skills_mw is not None else None,
     )
     state_schemas = [
-        m.state_schema for m in [*(middleware or ()), skills_mw, memory_mw] if getattr(m, "state_schema", None) is not None
+        m.state_schema
+        for m in [*(middleware or ()), skills_mw, memory_mw]
+        if getattr(m, "state_schema", None) is not None
     ]
     if state_schema is not None:
         state_schemas = StateSchemas(state_schemas, state_schema)

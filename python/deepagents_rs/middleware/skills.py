@@ -16,7 +16,8 @@ from .._core import SKILLS_SYSTEM_PROMPT, check_skills_prompt, skill_source_labe
 from ..backends.protocol import BackendProtocol
 from ._skills_frontmatter import frontmatter_views
 
-__all__ = ["SkillMetadata", "SkillToolResolver", "SkillsMiddleware", "SkillsState", "disclosed_skill_tool_names"]
+# `SkillMetadata`, `SkillsState` and `SkillToolResolver` are here too, made when first asked for.
+__all__ = ["SkillsMiddleware", "disclosed_skill_tool_names"]
 
 #: The state keys of skills: two kept out of the output, two private.
 SKILLS_OMITTED_KEYS = frozenset({"skills_metadata", "pinned_skills"})
