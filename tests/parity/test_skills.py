@@ -553,3 +553,66 @@ def test_load_warnings_reach_the_general_purpose_subagent_but_not_a_fork() -> No
     fork = next(t for t in calls if t.endswith("fork work"))
     assert "- **code-review**" in calls[fork] and "<skill_load_warnings>" not in calls[fork]
     assert "<skill_load_warnings>" in calls["gp work"] and "<skill_load_warnings>" in calls["hi"]
+
+
+def test_host_paths_and_a_file_over_the_size_limit(tmp_path: Path) -> None:
+    """A non-virtual ``FilesystemBackend`` lists host paths, which the prompt shows; a SKILL.md
+    over 10 MiB is skipped."""
+    root = tmp_path / "root"
+    tree = Tree(
+        root,
+        files={
+            "skills/web-research/SKILL.md": WEB,
+            "skills/huge/SKILL.md": skill_md("huge", "Too big.") + "a" * (10 * 1024 * 1024),
+        },
+    )
+
+    def setup(a: Any) -> dict[str, Any]:
+        return {
+            "backend": a.FilesystemBackend(root_dir=str(root), virtual_mode=False),
+            "skills": [str(root / "skills")],
+        }
+
+    run = run_fs([AIMessage(content="ok")], mode="invoke", tree=tree, setup=setup)
+    assert_parity(run.both)
+    text = _system_text(run.rs.calls[0].messages[0])
+    assert f"-> Read `{root}/skills/web-research/SKILL.md`" in text and "Too big." not in text
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_composite_backend_routes_each_source(tmp_path: Path, mode: str) -> None:
+    root = tmp_path / "root"
+    tree = Tree(root, files={"skills/web-research/SKILL.md": WEB})
+
+    def setup(a: Any) -> dict[str, Any]:
+        disk = a.FilesystemBackend(root_dir=str(root), virtual_mode=True)
+        return {
+            "backend": a.CompositeBackend(default=a.StateBackend(), routes={"/disk/": disk}),
+            "skills": ["/disk/skills/", "/state-skills/"],
+        }
+
+    inp = _inp(_files(**{"/state-skills/code-review/SKILL.md": CODE}))
+    run = run_fs([AIMessage(content="ok")], mode=mode, tree=tree, inp=inp, setup=setup)
+    assert_parity(run.both)
+    text = _system_text(run.rs.calls[0].messages[0])
+    assert "-> Read `/disk/skills/web-research/SKILL.md`" in text and "- **code-review**" in text
+
+
+def test_declarative_subagent_with_a_skills_middleware_of_its_own() -> None:
+    """A SubAgent without ``skills`` whose ``middleware`` holds a ``SkillsMiddleware`` gets
+    its slot (before caching), with its template."""
+
+    def setup(a: Any) -> dict[str, Any]:
+        mw = _skills_mw(a.impl)(backend=a.StateBackend(), sources=["/team/"], system_prompt=TEMPLATE)
+        spec = {"name": "reviewer", "description": "Reviews.", "system_prompt": "You review.", "middleware": [mw]}
+        return {"subagents": [spec]}
+
+    script = [
+        ai_tool_calls(("task", {"description": "review", "subagent_type": "reviewer"})),
+        AIMessage("r"),
+        AIMessage("x"),
+    ]
+    run = run_fs(script, mode="invoke", inp=_inp(_files(**{"/team/code-review/SKILL.md": CODE})), setup=setup)
+    assert_parity(run.both)
+    assert "## Mine\n**Team Skills**" in _system_text(run.rs.calls[1].messages[0])
+    assert "## Skills System" not in _system_text(run.rs.calls[0].messages[0])
