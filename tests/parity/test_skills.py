@@ -616,3 +616,25 @@ def test_declarative_subagent_with_a_skills_middleware_of_its_own() -> None:
     assert_parity(run.both)
     assert "## Mine\n**Team Skills**" in _system_text(run.rs.calls[1].messages[0])
     assert "## Skills System" not in _system_text(run.rs.calls[0].messages[0])
+
+
+def test_pinned_skills_are_cleared_in_the_thread_and_streamed_as_an_overwrite() -> None:
+    """The hook clears ``pinned_skills`` past its adding reducer (``Overwrite``), so a later
+    turn of the thread pins nothing again."""
+    files = _files(**{"/skills/code-review/SKILL.md": CODE})
+    seen = {}
+    for module in (deepagents, deepagents_rs):
+        model = ScriptedChatModel([AIMessage(content="one"), AIMessage(content="two")])
+        agent = module.create_deep_agent(model=model, skills=["/skills/"], checkpointer=InMemorySaver())
+        config = {"configurable": {"thread_id": "t"}}
+        chunks = list(agent.stream(_inp(files, pinned_skills=["code-review"]), config, stream_mode="updates"))
+        pin = next(c["SkillsMiddleware.before_model"] for c in chunks if "SkillsMiddleware.before_model" in c)
+        agent.invoke({"messages": [{"role": "user", "content": "again"}]}, config)
+        state = agent.get_state(config).values
+        seen[module.__name__] = (pin, state["pinned_skills"], [m.type for m in model.calls[1].messages])
+    (ref_pin, ref_names, ref_types), (rs_pin, rs_names, rs_types) = seen.values()
+    assert list(rs_pin) == list(ref_pin) == ["pinned_skills", "messages"]
+    assert rs_pin["pinned_skills"] == ref_pin["pinned_skills"]
+    assert [m.content for m in rs_pin["messages"]] == [m.content for m in ref_pin["messages"]]
+    assert rs_names == ref_names == []
+    assert rs_types == ref_types

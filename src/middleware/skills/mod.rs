@@ -151,7 +151,11 @@ impl Skills {
             let chosen = pin::skills_to_pin(&names, &skills);
             let scope = scope_of(&cx.state, &cx.host);
             let messages = pin::pinned_messages(&backend, &scope, &chosen).await;
-            let mut delta = StateDelta::default();
+            // deepagents' write: the cleared key, then the messages (streamed in that order).
+            let mut delta = StateDelta {
+                keys_first: true,
+                ..Default::default()
+            };
             delta.extra.insert(
                 PINNED_SKILLS_KEY.into(),
                 Opaque::Json(Value::Array(Vec::new())),
