@@ -21,10 +21,6 @@ PLANNED = {
     "HarnessProfile": "harness profiles (issue 23)",
     "HarnessProfileConfig": "harness profiles (issue 23)",
     "register_harness_profile": "harness profiles (issue 23)",
-    "SkillsMiddleware": "skills (issue 23)",
-    "SkillsState": "skills (issue 23)",
-    "SkillMetadata": "skills (issue 23)",
-    "SkillToolResolver": "skills (issue 23)",
     "RubricMiddleware": "rubric (issue 23)",
     "RubricState": "rubric (issue 23)",
     "RubricEvaluation": "rubric (issue 23)",
@@ -52,6 +48,18 @@ DELIBERATE_METHODS = {
     # Summarization runs in the core; the Python face holds its configuration.
     "SummarizationMiddleware": {"wrap_model_call", "awrap_model_call", "before_model", "abefore_model"},
     "SummarizationToolMiddleware": {"wrap_model_call", "awrap_model_call"},
+    # Skills are found, shown and pinned by the core; the Python face holds its configuration.
+    "SkillsMiddleware": {
+        "before_agent",
+        "abefore_agent",
+        "before_model",
+        "abefore_model",
+        "modify_request",
+        "wrap_model_call",
+        "awrap_model_call",
+        "wrap_tool_call",
+        "awrap_tool_call",
+    },
 }
 
 

@@ -20,6 +20,15 @@ def check_memory_prompt(system_prompt: Any) -> None:
     """``MemoryMiddleware``'s checks of its ``system_prompt``: ``TypeError`` unless str or
     None, ``ValueError`` without the ``{agent_memory}`` slot."""
 
+SKILLS_SYSTEM_PROMPT: str
+
+def check_skills_prompt(system_prompt: Any) -> None:
+    """``SkillsMiddleware``'s checks of its ``system_prompt``: ``TypeError`` unless str or
+    None, ``ValueError`` naming the missing slots."""
+
+def skill_source_label(path: str) -> str:
+    """deepagents' label of a skill source given as a bare path."""
+
 class CoreAgent:
     """The compiled agent: model, tools, system message, subagents, response format and the
     user's middleware, run by the Rust loop."""
@@ -37,6 +46,7 @@ class CoreAgent:
         files: dict[str, Any] | None = None,
         summarization: dict[str, Any] | None = None,
         memory: dict[str, Any] | None = None,
+        skills: dict[str, Any] | None = None,
     ) -> None: ...
     @property
     def model_id(self) -> str:

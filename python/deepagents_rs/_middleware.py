@@ -27,14 +27,17 @@ JUMP_DESTINATIONS = ("model", "tools", "end")
 
 def core_entries(middleware: typing.Sequence[Any], bindables: dict[str, Any], store: Any = None) -> list[Any]:
     """The user's middleware as the core takes it, in order: deepagents_rs' own faces
-    (``MemoryMiddleware``, ``SummarizationMiddleware``) as configurations of the core's entries, any other wrapped in a
-    ``MiddlewareAdapter`` that binds ``bindables``."""
+    (``MemoryMiddleware``, ``SkillsMiddleware``, ``SummarizationMiddleware``,
+    ``SummarizationToolMiddleware``) as configurations of the core's entries, any other wrapped
+    in a ``MiddlewareAdapter`` that binds ``bindables``."""
     from .middleware.memory import MemoryMiddleware
+    from .middleware.skills import SkillsMiddleware
     from .middleware.summarization import SummarizationMiddleware, SummarizationToolMiddleware
 
+    faces = (MemoryMiddleware, SkillsMiddleware, SummarizationMiddleware, SummarizationToolMiddleware)
     out: list[Any] = []
     for m in middleware:
-        if isinstance(m, (MemoryMiddleware, SummarizationMiddleware, SummarizationToolMiddleware)):
+        if isinstance(m, faces):
             out.append(m._core_config(store))
         else:
             adapter = MiddlewareAdapter(m, bindables)

@@ -146,7 +146,19 @@ def _update(payload: Any, core: bool) -> Any:
     remove_all = out.pop("__remove_all__", False)
     if "messages" in out:
         out["messages"] = _messages(out["messages"], remove_all)
+    if "pinned_skills" in out:
+        out["pinned_skills"] = _overwrite(out["pinned_skills"])
     return out
+
+
+def _overwrite(value: Any) -> Any:
+    """The core's write of `pinned_skills` (skills clearing the names they pinned) replaces
+    the key's value past its adding reducer, as deepagents' `Overwrite` does."""
+    try:
+        from langgraph.types import Overwrite
+    except ImportError:
+        return value
+    return Overwrite(value)
 
 
 class Shaper:

@@ -27,10 +27,6 @@ _SUBAGENT_KEYS = {
     "mode",
 }
 _COMPILED_KEYS = {"name", "description", "runnable", "mode"}
-# Keys accepted in the dict but not implemented yet: given a value, they raise.
-_PLANNED_KEYS = {
-    "skills": "skills",
-}
 #: The file tools every declarative subagent has (its own ``FilesystemMiddleware``).
 _FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute")
 _COMPILED_MISSING_MESSAGES = (
@@ -157,13 +153,27 @@ def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> 
     return core_entries(middleware or (), {t.name: t.bindable for t in tools})
 
 
-def _private_keys(middleware: Sequence[Any] | None) -> list[str]:
+def _private_keys(middleware: Sequence[Any] | None, skills: bool = False) -> list[str]:
+    """The private state keys of a subagent with this middleware (and skills, if it has them)."""
     from ._middleware import schema_omissions
+    from .middleware.skills import SKILLS_PRIVATE_KEYS
 
+    own = set(SKILLS_PRIVATE_KEYS) if skills else set()
     if not middleware:
-        return []
+        return sorted(own)
     omit_input, omit_output = schema_omissions(list(middleware))
-    return sorted(omit_input & omit_output)
+    return sorted((omit_input & omit_output) | own)
+
+
+def _spec_skills(spec: dict) -> list[Any] | None:
+    """A declarative subagent's skill sources: its own ``skills`` when not empty, else those of
+    a ``SkillsMiddleware`` of that name in its ``middleware`` (whose slot it then takes)."""
+    from .middleware.skills import passed_skills_middleware
+
+    if spec.get("skills"):
+        return list(spec["skills"])
+    passed = passed_skills_middleware(spec.get("middleware") or ())
+    return passed.sources if passed is not None else None
 
 
 def build_specs(
@@ -177,6 +187,8 @@ def build_specs(
     parent_permissions: Any = None,
     interrupt_on: dict | None = None,
     fs_interrupt_on: Callable[[Any], dict] | None = None,
+    gp_skills: dict | None = None,
+    skills: Callable[[Any], dict] | None = None,
 ) -> list[dict]:
     """The specs for the core's ``task`` tool, general-purpose subagent included (first,
     unless the user supplies one of that name, which then keeps its own position).
@@ -184,7 +196,8 @@ def build_specs(
     ``core_model(model, tools)`` turns a model into what the core takes; ``system_message``
     is the parent's prompt assembly (profile suffix included). ``files(permissions)`` is the
     file tools' configuration for a subagent with those permissions; a spec's own
-    ``permissions`` replace the parent's.
+    ``permissions`` replace the parent's. ``gp_skills`` is the general-purpose subagent's
+    skills entry (the parent's); ``skills(sources)`` makes a declarative subagent's own.
     """
 
     def own_files(spec: dict) -> dict | None:
@@ -223,11 +236,6 @@ def build_specs(
                 }
             )
             continue
-        for key, issue in _PLANNED_KEYS.items():
-            if spec.get(key):
-                raise NotImplementedError(
-                    f"deepagents_rs: SubAgent key `{key}` is not supported yet; it is planned ({issue})."
-                )
         # A `tools` key, even None or [], means no inherited user tools (deepagents: `or []`).
         tools = [to_adapter(t) for t in (spec["tools"] or [])] if "tools" in spec else None
         if mode == "fork":
@@ -263,6 +271,7 @@ def build_specs(
         bindable_tools = [*tools, response_format] if response_format else tools
         spec_model = core_model(model, bindable_tools)
         spec_files = own_files(spec)
+        spec_skills = _spec_skills(spec)
         specs.append(
             {
                 "name": name,
@@ -274,8 +283,9 @@ def build_specs(
                 "system": system_message(spec.get("system_prompt", ""), model),
                 "response_format": response_format,
                 "middleware": _middleware_adapters([*(spec.get("middleware") or ()), *gate], bindable_tools),
-                "private_keys": _private_keys([*(spec.get("middleware") or ()), *gate]),
+                "private_keys": _private_keys([*(spec.get("middleware") or ()), *gate], spec_skills is not None),
                 "files": spec_files,
+                "skills": skills(spec_skills) if spec_skills is not None and skills is not None else None,
             }
         )
     if forks:
@@ -298,7 +308,8 @@ def build_specs(
                 "system": system_message(DEFAULT_SUBAGENT_PROMPT, parent_model),
                 "files": gp_files,
                 "middleware": _middleware_adapters(gp_gate, parent_tools),
-                "private_keys": _private_keys(gp_gate),
+                "private_keys": _private_keys(gp_gate, gp_skills is not None),
+                "skills": gp_skills,
             },
         )
     return specs

@@ -201,7 +201,10 @@ class ThreadRuns:
         thread_input = input if command else None
         if isinstance(input, dict):
             keys = ("messages", "files", "structured_response", *self._schema.input)
-            thread_input = {k: input[k] for k in keys if k in input and input[k] is not None}
+            # `skills_metadata: None` is a write of its own: it asks for the skills again.
+            thread_input = {
+                k: input[k] for k in keys if k in input and (input[k] is not None or k == "skills_metadata")
+            }
         run = thread.arun if asynchronous else thread.run
         runs = run(
             thread_input,

@@ -32,6 +32,7 @@ from ._threads import StateSchemas
 from ._tools import ToolAdapter, to_adapter
 from .backends.state import StateBackend
 from .middleware.memory import MEMORY_CONTENTS_KEY, MemoryMiddleware
+from .middleware.skills import SKILLS_OMITTED_KEYS, SKILLS_PRIVATE_KEYS, SkillsMiddleware, passed_skills_middleware
 
 #: deepagents compiles its graph with this recursion limit.
 DEFAULT_RECURSION_LIMIT = 9999
@@ -510,13 +511,6 @@ def create_deep_agent(
 
     Parameters not implemented yet raise ``NotImplementedError`` naming the parameter.
     """
-    not_yet = {
-        "skills": (skills is not None, "skills"),
-    }
-    for param, (given, issue) in not_yet.items():
-        if given:
-            raise _planned(param, issue)
-
     if model is None:
         warnings.warn(_MODEL_NONE_WARNING, _deprecation_category(), stacklevel=2)
         model = DEFAULT_MODEL
@@ -535,6 +529,15 @@ def create_deep_agent(
         # deepagents puts LangChain's HumanInTheLoopMiddleware after the user's middleware.
         middleware = [*middleware, hitl]
     files = fs_config(backend, permissions, fs_override, store)
+    agent_backend = StateBackend() if backend is None else backend
+    # deepagents' skills: a user `SkillsMiddleware` of that name lends its sources when
+    # `skills` is not given, so the default's slot exists for it to take (and the
+    # general-purpose subagent, whose slot it takes too, gets it).
+    user_skills = passed_skills_middleware(middleware or ())
+    if skills is None and user_skills is not None:
+        skills = user_skills.sources
+    skills_mw = SkillsMiddleware(backend=agent_backend, sources=skills) if skills is not None else None
+    gp_skills = user_skills or skills_mw
     specs = build_specs(
         subagents,
         parent_model=model,
@@ -545,6 +548,8 @@ def create_deep_agent(
         parent_permissions=permissions,
         interrupt_on=interrupt_on,
         fs_interrupt_on=lambda perms: _fs_interrupts.interrupt_on_from_permissions(perms, backend),
+        gp_skills=gp_skills._core_config(store) if gp_skills is not None else None,
+        skills=lambda sources: SkillsMiddleware(backend=agent_backend, sources=sources)._core_config(store),
     )
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
@@ -559,13 +564,15 @@ def create_deep_agent(
         schema.omit_output = schema.omit_output | {"files"}
     # deepagents' memory: read through the agent's backend, in the main agent and its forks.
     memory_mw = (
-        MemoryMiddleware(backend=StateBackend() if backend is None else backend, sources=memory, add_cache_control=True)
-        if memory is not None
-        else None
+        MemoryMiddleware(backend=agent_backend, sources=memory, add_cache_control=True) if memory is not None else None
     )
     if memory_mw is not None:
         schema.private = schema.private | {MEMORY_CONTENTS_KEY}
         schema.omit_output = schema.omit_output | {MEMORY_CONTENTS_KEY}
+    if skills_mw is not None:
+        schema.private = schema.private | SKILLS_PRIVATE_KEYS
+        schema.omit_output = schema.omit_output | SKILLS_PRIVATE_KEYS | SKILLS_OMITTED_KEYS
+        schema.input = schema.input | SKILLS_OMITTED_KEYS
     # deepagents' summarization keeps its history on the agent's backend, whatever backend a
     # user FilesystemMiddleware gives the file tools.
     history_files = files if fs_override is None else fs_config(backend, permissions, None, store)
@@ -581,9 +588,12 @@ def create_deep_agent(
         files,
         summarization_config(core_model, history_files),
         memory_mw._core_config(store) if memory_mw is not None else None,
+        skills_mw._core_config(store) if skills_mw is not None else None,
     )
     state_schemas = [
-        m.state_schema for m in [*(middleware or ()), memory_mw] if getattr(m, "state_schema", None) is not None
+        m.state_schema
+        for m in [*(middleware or ()), skills_mw, memory_mw]
+        if getattr(m, "state_schema", None) is not None
     ]
     if state_schema is not None:
         state_schemas = StateSchemas(state_schemas, state_schema)

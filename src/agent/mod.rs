@@ -5,6 +5,7 @@
 mod graph;
 mod guard;
 mod routing;
+mod stack;
 mod structured;
 
 use std::sync::Arc;
@@ -12,11 +13,13 @@ use std::sync::Arc;
 use crate::error::Error;
 use crate::events::{Emitter, TraceContext, TraceData};
 use crate::messages::{SystemMessage, Usage};
-use crate::middleware::{AnthropicPromptCaching, Chain, Middleware, PatchToolCalls};
+use crate::middleware::{Chain, Middleware};
+
 use crate::model::ChatModel;
 use crate::state::AgentState;
 use crate::structured::StructuredOutput;
 use crate::tools::{HostContext, Tool, ToolSet, ToolSpec};
+pub use stack::{StackKind, StackParts, build_stack};
 
 /// deepagents configures its graph with this limit.
 pub const DEFAULT_RECURSION_LIMIT: u64 = 9_999;
@@ -49,7 +52,7 @@ struct ResponseFormat {
 }
 
 impl Agent {
-    /// An agent with deepagents' subagent chain (`PatchToolCallsMiddleware`) and `tools`.
+    /// An agent with deepagents' subagent stack (no files, no summarization) and `tools`.
     pub fn new(model: Arc<dyn ChatModel>, tools: ToolSet, system: SystemMessage) -> Self {
         Agent {
             model,
@@ -57,11 +60,8 @@ impl Agent {
             system: Arc::new(system),
             name: None,
             allowed_tools: None,
-            chain: Chain::new(vec![
-                Arc::new(PatchToolCalls),
-                Arc::new(AnthropicPromptCaching::default()),
-            ])
-            .expect("unique names"),
+            chain: Chain::new(build_stack(StackKind::Subagent, StackParts::default()))
+                .expect("unique names"),
             private_keys: Arc::from(Vec::new()),
             response_format: None,
         }

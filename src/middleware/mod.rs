@@ -11,8 +11,11 @@
 mod builtin;
 mod chain;
 pub mod filesystem;
+mod format_slots;
 mod memory;
 mod patch_tool_calls;
+mod py_text;
+mod skills;
 pub(crate) mod system_prompt;
 mod unsupported_content;
 
@@ -33,6 +36,10 @@ pub use memory::{
     MEMORY_CONTENTS_KEY, MEMORY_SYSTEM_PROMPT, Memory, check_template as check_memory_template,
 };
 pub use patch_tool_calls::PatchToolCalls;
+pub use skills::{
+    FrontmatterReader, FrontmatterView, SKILLS_SYSTEM_PROMPT, Skills, Source as SkillSource,
+    check_template as check_skills_template, derive_label as derive_skill_label,
+};
 pub use unsupported_content::UnsupportedContent;
 
 /// The node hooks.

@@ -19,19 +19,17 @@ use super::memory::{is_memory_config, memory_from_py};
 use super::middleware::PyMiddleware;
 use super::model::PyChatModel;
 use super::runnable::PyRunnable;
+use super::skills::{is_skills_config, skills_from_py};
 use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
 use super::structured::PyStructured;
 use super::tools::PyTool;
 use super::tracer::PyTracer;
-use crate::agent::{Agent, RunFailure, RunOptions};
+use crate::agent::{Agent, RunFailure, RunOptions, StackKind, StackParts, build_stack};
 use crate::events::{Emitter, EventKind, TraceContext};
 use crate::history::History;
 use crate::host::HostValue;
 use crate::messages::SystemMessage;
-use crate::middleware::{
-    AnthropicPromptCaching, MEMORY_CONTENTS_KEY, Middleware, ParentNotifier, PatchToolCalls,
-    ToolProvider, UnsupportedContent, with_custom,
-};
+use crate::middleware::{MEMORY_CONTENTS_KEY, Middleware, ToolProvider};
 use crate::model::ChatModel;
 use crate::providers::native::{NativeOptions, native_model};
 use crate::state::AgentState;
@@ -90,19 +88,17 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
             let model = model_from_py(&required(spec, "model")?)?;
             let tools = tools_from_py(&required(spec, "tools")?)?;
             let system: SystemMessage = super::value::from_py(&required(spec, "system")?)?;
-            // deepagents' isolated stack; the spec's entries replace these by name.
-            let chain = with_custom(
-                vec![
-                    ("FilesystemMiddleware", files_from_py(item(spec, "files")?)?),
-                    (
-                        "SummarizationMiddleware",
-                        summarization_slot(item(spec, "summarization")?)?,
-                    ),
-                    ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
-                ],
-                middleware_from_py(item(spec, "middleware")?)?,
-                // deepagents gives isolated subagents no memory.
-                caching_slot(None),
+            // deepagents' subagent stack; skills only when the spec has its own (the
+            // general-purpose one: the caller's).
+            let chain = build_stack(
+                StackKind::Subagent,
+                StackParts {
+                    files: files_from_py(item(spec, "files")?)?,
+                    summarization: summarization_slot(item(spec, "summarization")?)?,
+                    user: middleware_from_py(item(spec, "middleware")?)?,
+                    skills: skills_slot(item(spec, "skills")?)?,
+                    ..Default::default()
+                },
             );
             let mut agent = Agent::assemble(model, chain, tools, system)
                 .map_err(to_py)?
@@ -169,6 +165,8 @@ fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dy
             // deepagents_rs' own faces arrive as configurations of core entries.
             Ok(if is_memory_config(&a) {
                 Arc::new(memory_from_py(&a)?) as Arc<dyn Middleware>
+            } else if is_skills_config(&a) {
+                Arc::new(skills_from_py(&a)?) as Arc<dyn Middleware>
             } else if super::summarization::is_summarization_config(&a) {
                 super::summarization::summarization_from_py(&a)?
             } else if super::summarization::is_summarization_tool_config(&a) {
@@ -202,23 +200,12 @@ fn trace_from_py(tracer: Option<Py<PyAny>>) -> Option<TraceContext> {
     })
 }
 
-/// deepagents' entries after the user's: prompt caching, then memory when the agent has it
-/// (a user's `MemoryMiddleware` takes its place; without one it stays with the user's).
-fn caching_slot(
-    memory: Option<Arc<dyn Middleware>>,
-) -> Vec<(&'static str, Option<Arc<dyn Middleware>>)> {
-    let mut slots: Vec<(&'static str, Option<Arc<dyn Middleware>>)> = vec![(
-        "AnthropicPromptCachingMiddleware",
-        Some(Arc::new(AnthropicPromptCaching::default())),
-    )];
-    if memory.is_some() {
-        slots.push(("MemoryMiddleware", memory));
-    }
-    slots.push((
-        "UnsupportedContentMiddleware",
-        Some(Arc::new(UnsupportedContent)),
-    ));
-    slots
+/// The skills entry, from `deepagents_rs.middleware.skills.SkillsMiddleware._core_config()`.
+fn skills_slot(config: Option<Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Middleware>>> {
+    config
+        .filter(|c| !c.is_none())
+        .map(|c| Ok(Arc::new(skills_from_py(&c)?) as Arc<dyn Middleware>))
+        .transpose()
 }
 
 fn private_keys_from_py(keys: Option<Bound<'_, PyAny>>) -> PyResult<Arc<[String]>> {
@@ -338,7 +325,7 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None, skills=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         model: &Bound<'_, PyAny>,
@@ -352,12 +339,12 @@ impl CoreAgent {
         files: Option<Bound<'_, PyAny>>,
         summarization: Option<Bound<'_, PyAny>>,
         memory: Option<Bound<'_, PyAny>>,
+        skills: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         super::errors::guard(|| {
             let model = model_from_py(model)?;
             let user_tools = tools_from_py(tools)?;
-            // deepagents' main stack, in its order: SubAgentMiddleware (the `task` tool),
-            // _ParentNotifierMiddleware, PatchToolCallsMiddleware, then the user's entries.
+            // The `task` tool's entry, over the subagents.
             let subagent_mw: Option<Arc<dyn Middleware>> = match subagents {
                 Some(specs) => {
                     let parsed = specs
@@ -372,24 +359,18 @@ impl CoreAgent {
                 }
                 None => None,
             };
-            // deepagents' main stack; the user's entries replace these by name.
-            let chain = with_custom(
-                vec![
-                    ("FilesystemMiddleware", files_from_py(files)?),
-                    ("SubAgentMiddleware", subagent_mw),
-                    ("_ParentNotifierMiddleware", Some(Arc::new(ParentNotifier))),
-                    (
-                        "SummarizationMiddleware",
-                        summarization_slot(summarization)?,
-                    ),
-                    ("PatchToolCallsMiddleware", Some(Arc::new(PatchToolCalls))),
-                ],
-                middleware_from_py(middleware)?,
-                caching_slot(
-                    memory
+            let chain = build_stack(
+                StackKind::Main,
+                StackParts {
+                    files: files_from_py(files)?,
+                    subagents: subagent_mw,
+                    summarization: summarization_slot(summarization)?,
+                    user: middleware_from_py(middleware)?,
+                    skills: skills_slot(skills)?,
+                    memory: memory
                         .map(|m| Ok::<_, PyErr>(Arc::new(memory_from_py(&m)?) as _))
                         .transpose()?,
-                ),
+                },
             );
             let system: SystemMessage = super::value::from_py(system)?;
             let mut agent = Agent::assemble(model, chain, user_tools, system)

@@ -136,6 +136,11 @@ pub(crate) fn extra_from_py(dict: &Bound<'_, PyDict>) -> PyResult<Extra> {
         let value = match key.as_str() {
             crate::summarization::event::EVENT_KEY => record_from_py(&v),
             crate::summarization::event::SESSION_KEY => json_from_py(&v),
+            // Skills' keys, which the core reads and writes.
+            "skills_metadata"
+            | "skills_load_errors"
+            | "pinned_skills"
+            | "_skill_tools_disclosed" => json_from_py(&v),
             _ => None,
         };
         out.insert(key, value.unwrap_or_else(|| Opaque::Host(keep(&v))));

@@ -11,6 +11,7 @@ mod memory;
 mod middleware;
 mod model;
 mod runnable;
+mod skills;
 mod stream;
 mod structured;
 mod summarization;
@@ -99,5 +100,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         crate::middleware::MEMORY_SYSTEM_PROMPT,
     )?;
     m.add_function(wrap_pyfunction!(memory::check_memory_prompt, m)?)?;
+    // deepagents' skills texts and checks, for `deepagents_rs.middleware.skills`.
+    m.add(
+        "SKILLS_SYSTEM_PROMPT",
+        crate::middleware::SKILLS_SYSTEM_PROMPT,
+    )?;
+    m.add_function(wrap_pyfunction!(skills::check_skills_prompt, m)?)?;
+    m.add_function(wrap_pyfunction!(skills::skill_source_label, m)?)?;
     Ok(())
 }

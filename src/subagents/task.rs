@@ -142,7 +142,14 @@ async fn run_child(
 ) -> Result<ChildRun, ToolError> {
     // deepagents hands the child the caller's state minus its messages, private keys and
     // a few of its own, and takes back the keys the child changed.
-    let inherited = shareable(&ctx.run.extra, &ctx.run.agent.private_keys);
+    let mut inherited = shareable(&ctx.run.extra, &ctx.run.agent.private_keys);
+    // A fork's graph takes the caller's loaded skills as input (deepagents excludes them
+    // from isolated subagents only), so it does not load them again.
+    if options.forked
+        && let Some(skills) = ctx.run.extra.get(FORK_INHERITED_KEY)
+    {
+        inherited.insert(FORK_INHERITED_KEY.into(), skills.clone());
+    }
     let state = AgentState {
         messages,
         files: ctx.run.files.clone(),
@@ -177,6 +184,9 @@ fn seen_history(run: &crate::tools::RunScope) -> crate::history::History {
         None => run.history.clone(),
     }
 }
+
+/// The excluded key a fork inherits all the same (skills' `skills_metadata`).
+const FORK_INHERITED_KEY: &str = "skills_metadata";
 
 /// deepagents' keys that never pass between an agent and its subagents: its excluded keys,
 /// then the private state of its own middleware (summarization's event and session).

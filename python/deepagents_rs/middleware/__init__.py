@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import summarization as _summarization
 from .filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .memory import MemoryMiddleware
+from .skills import SkillsMiddleware
 from .subagents import CompiledSubAgent, SubAgent
 
 # Summarization's public names, from its face module.
@@ -20,8 +23,21 @@ __all__ = [
     "FilesystemPermission",
     "FsToolName",
     "MemoryMiddleware",
+    "SkillMetadata",
+    "SkillToolResolver",
+    "SkillsMiddleware",
+    "SkillsState",
     "SubAgent",
     "SummarizationMiddleware",
     "SummarizationToolMiddleware",
     "create_summarization_tool_middleware",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # deepagents' skills types need LangChain: made when first asked for.
+    if name in ("SkillMetadata", "SkillsState", "SkillToolResolver"):
+        from . import skills
+
+        return getattr(skills, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

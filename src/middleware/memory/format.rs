@@ -4,6 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::texts::NO_MEMORY_LOADED;
+use crate::middleware::format_slots::{self, FillError};
+use crate::middleware::py_text::py_rstrip;
 
 /// `re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)`: every complete comment removed; an
 /// opening without a close is kept, as the pattern does not match it.
@@ -19,12 +21,6 @@ fn strip_html_comments(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// Python's `str.rstrip()`: its whitespace is Unicode's plus the four separators
-/// U+001C..U+001F.
-fn py_rstrip(text: &str) -> &str {
-    text.trim_end_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
 }
 
 /// The memory body: `path\n\ncontent` for each source with content left after stripping
@@ -46,39 +42,15 @@ pub fn memory_body(sources: &[String], contents: &Map<String, Value>) -> String 
     }
 }
 
-/// `template.format(agent_memory=body)`: `{{`/`}}` are literal braces and `{agent_memory}`
-/// the body. Any other field fails, as Python's `format` would (with its message where it
-/// has one).
+/// `template.format(agent_memory=body)`; any other field fails, as Python's `format` would
+/// (with its message where it has one).
 pub fn fill(template: &str, body: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(template.len() + body.len());
-    let mut rest = template;
-    while let Some(at) = rest.find(['{', '}']) {
-        out.push_str(&rest[..at]);
-        let brace = &rest[at..at + 1];
-        let after = &rest[at + 1..];
-        if after.starts_with(brace) {
-            out.push_str(brace);
-            rest = &after[1..];
-            continue;
+    format_slots::fill(template, &[("agent_memory", body)]).map_err(|e| match e {
+        FillError::Syntax(message) => message.to_owned(),
+        FillError::Unknown(other) => {
+            format!("the memory system_prompt can only fill {{agent_memory}}, not {{{other}}}")
         }
-        if brace == "}" {
-            return Err("Single '}' encountered in format string".into());
-        }
-        let Some(end) = after.find('}') else {
-            return Err("expected '}' before end of string".into());
-        };
-        match &after[..end] {
-            "agent_memory" => out.push_str(body),
-            other => {
-                return Err(format!(
-                    "the memory system_prompt can only fill {{agent_memory}}, not {{{other}}}"
-                ));
-            }
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,163 @@
+"""`deepagents.middleware.skills`'s public face: `SkillsMiddleware` and its texts.
+
+Skills are found, shown to the model and pinned by the Rust core (`src/middleware/skills/`).
+`SkillsMiddleware` here checks its arguments as deepagents does and hands the core its
+configuration; `create_deep_agent(skills=[...])` builds one the way deepagents does, and a
+user's own goes in `middleware=[...]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from .._core import SKILLS_SYSTEM_PROMPT, check_skills_prompt, skill_source_label
+from ..backends.protocol import BackendProtocol
+from ._skills_frontmatter import frontmatter_views
+
+# `SkillMetadata`, `SkillsState` and `SkillToolResolver` are here too, made when first asked for.
+__all__ = ["SkillsMiddleware", "disclosed_skill_tool_names"]
+
+#: The state keys of skills: two kept out of the output, two private.
+SKILLS_OMITTED_KEYS = frozenset({"skills_metadata", "pinned_skills"})
+SKILLS_PRIVATE_KEYS = frozenset({"skills_load_errors", "_skill_tools_disclosed"})
+
+_LAZY = ("SkillMetadata", "SkillsState", "SkillToolResolver")
+
+
+@cache
+def _lazy(name: str) -> Any:
+    """deepagents' `SkillsState` and friends (None without LangChain)."""
+    try:
+        from . import _skills_state
+    except ImportError:
+        return None
+    return getattr(_skills_state, name)
+
+
+class _StateSchema:
+    """A class attribute made when first read: deepagents' `SkillsState` needs LangChain."""
+
+    def __get__(self, obj: Any, owner: type) -> type | None:
+        return _lazy("SkillsState")
+
+
+def _source(source: Any) -> tuple[str, str]:
+    """A source as `(path, label)`: a bare path takes the label deepagents derives."""
+    if isinstance(source, str):
+        return source, skill_source_label(source)
+    if isinstance(source, tuple) and len(source) == 2 and all(isinstance(part, str) for part in source):
+        return source[0], source[1]
+    raise TypeError(f"Invalid skill source: expected str or (str, str) tuple, got {source!r}")
+
+
+def _is_base_tool(obj: Any) -> bool:
+    try:
+        from langchain_core.tools import BaseTool
+    except ImportError:
+        return False
+    return isinstance(obj, BaseTool)
+
+
+def _check_tools(tools: Any) -> None:
+    """deepagents' `tools` checks; skill tools themselves are not run by deepagents_rs yet."""
+    if tools is None:
+        return
+    if not isinstance(tools, Sequence) or isinstance(tools, str):
+        if _is_base_tool(tools) or not callable(tools):
+            raise TypeError(
+                f"tools must be a list of tools or a resolver function, got {type(tools).__name__}; "
+                "wrap a single tool in a list"
+            )
+    elif not tools:
+        return
+    elif any(isinstance(entry, dict) for entry in tools):
+        raise TypeError(
+            "tools entries must be BaseTool instances or callables; provider-native tool dicts are not supported"
+        )
+    raise NotImplementedError(
+        "deepagents_rs: `SkillsMiddleware(tools=...)` (skill tools disclosed when a skill is read) "
+        "is not supported yet; it is planned (issue 23)."
+    )
+
+
+class SkillsMiddleware:
+    """Loads agent skills from backend sources and lists them in the system prompt.
+
+    Each skill is a directory holding a `SKILL.md` with YAML frontmatter (`name`,
+    `description`, ...). The sources are listed through `backend` once per thread (again
+    when `skills_metadata` is set to `None`); later sources override earlier ones by name.
+    The model sees each skill's name and description, and reads the file when it applies.
+
+    Args:
+        backend: Backend the sources are listed and read through.
+        sources: Skill directories: a path, or a `(path, label)` pair.
+        system_prompt: Template of the skills section, with `{skills_locations}`,
+            `{skills_load_warnings}` and `{skills_list}` slots; `None` loads skills
+            without showing them.
+        tools: Skill tools; only `None` or an empty list is supported yet.
+
+    Raises:
+        TypeError: For a source that is neither a str nor a `(str, str)` tuple, a
+            `system_prompt` that is neither `str` nor `None`, or a single tool as `tools`.
+        ValueError: If `system_prompt` lacks a slot.
+        NotImplementedError: For skill tools.
+    """
+
+    state_schema = _StateSchema()
+    """deepagents' `SkillsState`."""
+
+    def __init__(
+        self, *, backend: BackendProtocol, sources: Sequence[str | tuple[str, str]],
+        system_prompt: str | None = SKILLS_SYSTEM_PROMPT, tools: Any = None,
+    ) -> None:  # fmt: skip
+        """Check and keep the settings, under deepagents' attribute names."""
+        check_skills_prompt(system_prompt)
+        pairs = [_source(s) for s in sources]
+        _check_tools(tools)
+        self._backend = backend
+        self.sources: list[str] = [path for path, _ in pairs]
+        self.source_labels: list[str] = [label for _, label in pairs]
+        self.system_prompt_template = system_prompt
+        self.tools: list[Any] = []
+
+    @property
+    def name(self) -> str:
+        """The middleware's name in the agent's stack."""
+        return type(self).__name__
+
+    def _core_config(self, store: Any = None) -> dict[str, Any]:
+        """The configuration the core builds its skills entry from."""
+        from .._backend_adapter import backend_arg
+
+        return {
+            "kind": "skills",
+            "backend": backend_arg(self._backend, store),
+            "sources": list(zip(self.sources, self.source_labels, strict=True)),
+            "system_prompt": self.system_prompt_template,
+            "read_frontmatter": frontmatter_views,
+        }
+
+
+def disclosed_skill_tool_names(state: Mapping[str, object]) -> frozenset[str]:
+    """The skill tools disclosed to the latest model call, from `state`'s record (empty for
+    a missing record or one that is not a `{str: str}` dict)."""
+    record = state.get("_skill_tools_disclosed")
+    if not isinstance(record, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in record.items()):
+        return frozenset()
+    return frozenset(record)
+
+
+def passed_skills_middleware(middleware: Sequence[Any]) -> SkillsMiddleware | None:
+    """A `SkillsMiddleware` that takes the skills slot by its name, as deepagents looks for one."""
+    return next((m for m in middleware if isinstance(m, SkillsMiddleware) and m.name == "SkillsMiddleware"), None)
+
+
+def __getattr__(name: str) -> Any:
+    # `SkillsState` and friends need LangChain: made when first asked for.
+    if name in _LAZY:
+        value = _lazy(name)
+        if value is not None:
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
