@@ -13,6 +13,15 @@ use crate::middleware::{Memory, check_memory_template};
 /// None, `ValueError` for a template without `{agent_memory}`.
 #[pyfunction]
 pub(crate) fn check_memory_prompt(system_prompt: &Bound<'_, PyAny>) -> PyResult<()> {
+    check_prompt(system_prompt, check_memory_template)
+}
+
+/// A middleware face's `system_prompt`: None, or a str that `check` accepts as a template;
+/// any other type is deepagents' `TypeError`.
+pub(crate) fn check_prompt(
+    system_prompt: &Bound<'_, PyAny>,
+    check: impl FnOnce(&str) -> Result<(), crate::error::Error>,
+) -> PyResult<()> {
     if system_prompt.is_none() {
         return Ok(());
     }
@@ -22,7 +31,7 @@ pub(crate) fn check_memory_prompt(system_prompt: &Bound<'_, PyAny>) -> PyResult<
             "system_prompt must be str or None, got {got}"
         )));
     };
-    check_memory_template(template.to_str()?).map_err(to_py)
+    check(template.to_str()?).map_err(to_py)
 }
 
 /// Whether a middleware item is a memory configuration (`{"kind": "memory", ...}`).

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use pyo3::exceptions::{PyKeyError, PyTypeError};
+use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyDict;
 
 use super::backends::backend_from_py;
 use super::errors::to_py;
@@ -20,16 +20,7 @@ use crate::middleware::{
 /// None, `ValueError` naming the missing slots.
 #[pyfunction]
 pub(crate) fn check_skills_prompt(system_prompt: &Bound<'_, PyAny>) -> PyResult<()> {
-    if system_prompt.is_none() {
-        return Ok(());
-    }
-    let Ok(template) = system_prompt.cast::<PyString>() else {
-        let got = system_prompt.get_type().name()?;
-        return Err(PyTypeError::new_err(format!(
-            "system_prompt must be str or None, got {got}"
-        )));
-    };
-    check_skills_template(template.to_str()?).map_err(to_py)
+    super::memory::check_prompt(system_prompt, check_skills_template)
 }
 
 /// deepagents' `_derive_source_label` for a bare path.
