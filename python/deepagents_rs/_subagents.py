@@ -245,12 +245,15 @@ def build_specs(
                     f"deepagents_rs: SubAgent '{name}': interrupt_on of its own on a fork is planned; "
                     "a fork keeps the parent's."
                 )
-            if spec.get("response_format"):
-                raise NotImplementedError(
-                    f"deepagents_rs: SubAgent '{name}': response_format on a fork is planned; "
-                    "an isolated subagent supports it."
-                )
             fork = _fork_spec(spec, tools, parent_model, parent_tools, core_model)
+            if spec.get("response_format"):
+                fork_tools = tools if tools is not None else parent_tools
+                fork["response_format"] = make_response_format(
+                    spec["response_format"], model=spec.get("model", parent_model), tools=fork_tools
+                )
+                if "model" in fork:
+                    # Its own model binds the schema tool as the model's own tool.
+                    fork["model"] = core_model(spec["model"], [*fork_tools, fork["response_format"]])
             if "permissions" in spec and files is not None:
                 fork["files"] = files(spec["permissions"])
             if spec.get("middleware"):

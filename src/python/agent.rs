@@ -126,6 +126,7 @@ fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                 instructions,
                 allowed_tools,
                 extra_tools,
+                response_format: response_format_from_py(item(spec, "response_format")?)?,
                 middleware: {
                     // A fork with its own permissions gets its own file tools, which
                     // replace its parent's by name.

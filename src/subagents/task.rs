@@ -351,7 +351,8 @@ async fn run_subagent(
             agent.allowed_tools = spec.allowed_tools.clone();
             // A fork answers in text unless the caller asks for a format: the caller's own
             // structured output is the caller's. (Set last: it lists the tools above.)
-            let agent = agent.with_response_format(dynamic);
+            let agent =
+                agent.with_response_format(dynamic.or_else(|| spec.response_format.clone()));
             let history = fork_history(
                 &seen_history(run),
                 description,

@@ -4,6 +4,7 @@ subagents, against deepagents."""
 from __future__ import annotations
 
 import asyncio
+import warnings
 
 import deepagents
 import deepagents_rs
@@ -113,3 +114,33 @@ def test_an_unusable_response_format_is_refused_like_deepagents() -> None:
             impl.create_deep_agent(model=ScriptedChatModel([]), response_format=3)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("own_model", [False, True], ids=["callers-model", "own-model"])
+def test_a_forks_own_response_format_is_its_task_result(own_model: bool) -> None:
+    from fake_models import ScriptedChatModel
+
+    outcomes = []
+    for impl in (deepagents, deepagents_rs):
+        fork_reply = ai_tool_calls(("Summary", {"summary": "f", "confidence": 0.25}, "s1"))
+        delegate = ai_tool_calls(("task", {"description": "sum it", "subagent_type": "summ"}, "t1"))
+        child = ScriptedChatModel([fork_reply]) if own_model else None
+        parent = ScriptedChatModel([delegate, "done"] if own_model else [delegate, fork_reply, "done"])
+        spec = {"name": "summ", "description": "Summarizes.", "mode": "fork", "response_format": Summary}
+        if child is not None:
+            spec["model"] = child
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            agent = impl.create_deep_agent(model=parent, subagents=[spec])
+        result = agent.invoke({"messages": [("user", "go")]})
+        fork_call = (child or parent).calls[0 if own_model else 1]
+        outcomes.append(
+            (
+                result["messages"][2].content,
+                fork_call.tool_names,
+                fork_call.kwargs,
+                [m.type for m in fork_call.messages],
+            )
+        )
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[1][0] == '{"summary":"f","confidence":0.25}'
