@@ -260,6 +260,12 @@ def build_specs(
                 # Merged over the parent's chain by name (deepagents shares the parent's
                 # instances and lets a same-name spec entry take its place).
                 fork["middleware"] = _middleware_adapters(spec["middleware"], tools or parent_tools)
+            if "model" in fork and not any(_named(m, "SummarizationMiddleware") for m in spec.get("middleware") or ()):
+                # A fork of another model summarizes by that model's limits (deepagents builds
+                # its summarization from the fork's model), into the caller's history files.
+                own = summarization_config(fork["model"], own_files(spec))
+                if own is not None:
+                    fork.setdefault("middleware", []).append({**own, "kind": "summarization"})
             specs.append(fork)
             continue
         gate = _gate(
@@ -326,6 +332,10 @@ def _gate(interrupt_on: dict | None) -> list[Any]:
     from langchain.agents.middleware import HumanInTheLoopMiddleware
 
     return [HumanInTheLoopMiddleware(interrupt_on=dict(interrupt_on))]
+
+
+def _named(middleware: Any, name: str) -> bool:
+    return getattr(middleware, "name", None) == name
 
 
 def _fork_spec(

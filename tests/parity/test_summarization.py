@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -501,3 +502,37 @@ def test_a_summarizer_answering_no_text_fails_the_run_as_deepagents() -> None:
     )
     compare(runs)
     assert isinstance(runs[1].results[0], TypeError)
+
+
+def test_a_fork_of_another_model_summarizes_by_that_models_limits() -> None:
+    # The caller's model has no profile (170,000-token trigger); the fork's has a 9,000-token
+    # input limit, so the fork summarizes while the caller never does.
+    runs = []
+    for impl in _IMPLS:
+        parent = SummarizingModel(
+            [
+                AIMessage(
+                    content="",
+                    tool_calls=[
+                        {"name": "task", "args": {"description": "dig", "subagent_type": "digger"}, "id": "t1"}
+                    ],
+                ),
+                "all done",
+            ]
+        )
+        child = SummarizingModel(calls_then(8, "dug"), profile={"max_input_tokens": 9000})
+        fork = {"name": "digger", "description": "Digs.", "mode": "fork", "model": child}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            agent = impl.create_deep_agent(model=parent, tools=[lookup], subagents=[fork])
+        run = Run(impl, child, agent)
+        run.results.append(agent.invoke({"messages": [{"role": "user", "content": "go"}]}))
+        run.parent = parent
+        runs.append(run)
+    compare(runs)
+    ref, rs = runs
+    assert len(summary_calls(rs)) == 1
+    assert not rs.parent.summaries
+    assert masked([[view(m) for m in c.messages] for c in rs.parent.calls]) == masked(
+        [[view(m) for m in c.messages] for c in ref.parent.calls]
+    )
