@@ -12,6 +12,7 @@ pub mod messages;
 pub mod middleware;
 pub mod model;
 pub mod providers;
+pub mod pyrepr;
 pub mod state;
 pub mod structured;
 pub mod subagents;

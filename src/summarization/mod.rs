@@ -8,7 +8,6 @@ pub mod event;
 mod middleware;
 mod overflow_clip;
 pub mod policy;
-mod pyrepr;
 mod summary;
 pub mod texts;
 pub mod tokens;

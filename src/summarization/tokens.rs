@@ -12,8 +12,8 @@ use std::sync::{Arc, Weak};
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
 
-use super::pyrepr::{json_dumps, py_len, repr, write_map_repr};
 use crate::messages::{Content, Message, SystemMessage, ToolCall};
+use crate::pyrepr::{json_dumps, py_len, repr, write_map_repr};
 use crate::tools::ToolSpec;
 
 const EXTRA_TOKENS_PER_MESSAGE: f64 = 3.0;

@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::pyrepr::json_dumps;
 use crate::messages::{Content, Message};
+use crate::pyrepr::json_dumps;
 
 /// `xml.sax.saxutils.escape`.
 fn escape(s: &str) -> String {
@@ -134,7 +134,7 @@ fn block_xml(b: &Map<String, Value>) -> Option<String> {
 fn plain(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
-        Some(v) if truthy(v) => super::pyrepr::repr(v),
+        Some(v) if truthy(v) => crate::pyrepr::repr(v),
         _ => String::new(),
     }
 }

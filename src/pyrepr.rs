@@ -1,9 +1,8 @@
-//! Lengths of the text Python would make of a JSON value: `repr(value)` and
-//! `json.dumps(value)`. LangChain's approximate token counter measures unknown content
-//! blocks and string-content tool calls by the length of their `repr`, and tool schemas by
-//! the length of their `json.dumps`, so the core must measure the same strings to decide at
-//! the same step as deepagents. Only lengths (in code points, as Python's `len`) are needed,
-//! but the strings are built so they can be checked against Python in tests.
+//! The text Python makes of a JSON value: `repr(value)` and `json.dumps(value)`. Models read
+//! Python's forms in LangGraph's tool-error wording and deepagents' messages; LangChain's
+//! approximate token counter measures unknown content blocks and string-content tool calls
+//! by their `repr`, and tool schemas by their `json.dumps`, so the core writes the same
+//! strings to decide at the same step as deepagents.
 
 use serde_json::{Map, Number, Value};
 
@@ -85,13 +84,20 @@ pub fn write_str_repr(out: &mut String, s: &str) {
     out.push(quote);
 }
 
+/// `str_repr` as a new string.
+pub fn str_repr(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    write_str_repr(&mut out, s);
+    out
+}
+
 /// Python's `str.isprintable` for the characters text commonly holds: controls, the Latin-1
 /// no-break space and soft hyphen, and the Unicode separators and format characters.
 /// (Unassigned and private-use code points are printed by this rule; Python escapes them.)
 fn printable(c: char) -> bool {
     let n = c as u32;
-    !(n < 0x20
-        || (0x7f..=0xa0).contains(&n)
+    !(c.is_control()
+        || n == 0xa0
         || n == 0xad
         || n == 0x1680
         || (0x2000..=0x200f).contains(&n)
