@@ -161,7 +161,8 @@ pub fn float_repr(f: f64) -> String {
 }
 
 /// `json.dumps(value)` with Python's defaults (`", "` and `": "` separators); with
-/// `ensure_ascii` every non-ASCII character is a `\uXXXX` escape.
+/// `ensure_ascii` every character outside printable ASCII is a `\uXXXX` escape (surrogate
+/// pairs past the BMP).
 pub fn json_dumps(value: &Value, ensure_ascii: bool) -> String {
     let mut out = String::new();
     write_json(&mut out, value, ensure_ascii);
@@ -221,7 +222,8 @@ fn write_json_str(out: &mut String, s: &str, ascii: bool) {
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if ascii && !c.is_ascii() => {
+            // `ensure_ascii` escapes all but printable ASCII (DEL too).
+            c if ascii && !(' '..='~').contains(&c) => {
                 let mut buf = [0u16; 2];
                 for unit in c.encode_utf16(&mut buf) {
                     out.push_str(&format!("\\u{unit:04x}"));
@@ -265,5 +267,7 @@ mod tests {
             r#"{"a": "\u00e9\ud83d\ude00", "b": [1, 2.0]}"#
         );
         assert_eq!(json_dumps(&json!({"a": "é"}), false), r#"{"a": "é"}"#);
+        assert_eq!(json_dumps(&json!("\u{7f}"), true), r#""\u007f""#);
+        assert_eq!(json_dumps(&json!("\u{7f}"), false), "\"\u{7f}\"");
     }
 }

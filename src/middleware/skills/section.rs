@@ -130,27 +130,7 @@ fn skills_list(sources: &[Source], skills: &[Value]) -> String {
 
 /// Python's `json.dumps(text)`: ASCII only, as `\uXXXX` (surrogate pairs past the BMP).
 fn json_ascii(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            ' '..='~' => out.push(c),
-            _ => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
-        }
-    }
-    out.push('"');
-    out
+    crate::pyrepr::json_dumps(&serde_json::Value::String(text.to_owned()), true)
 }
 
 /// Python's `html.escape(text, quote=True)`.
