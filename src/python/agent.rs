@@ -5,24 +5,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::PyDict;
 use serde_json::Map;
 
-use super::backends::filesystem_from_py;
 use super::convert::{
     extra_from_py, file_map_from_py, file_map_to_py, host_object, message_list, messages_from_py,
     opaque_to_py,
 };
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
-use super::memory::{is_memory_config, memory_from_py};
-use super::middleware::PyMiddleware;
-use super::model::PyChatModel;
-use super::runnable::PyRunnable;
-use super::skills::{is_skills_config, skills_from_py};
+use super::memory::memory_from_py;
+use super::stack_parts::{
+    files_from_py, middleware_from_py, model_from_py, private_keys_from_py,
+    response_format_from_py, skills_slot, subagent_from_py, summarization_slot, tools_from_py,
+};
 use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
-use super::structured::PyStructured;
-use super::tools::PyTool;
 use super::tracer::PyTracer;
 use crate::agent::{Agent, RunFailure, RunOptions, StackKind, StackParts, build_stack};
 use crate::events::{Emitter, EventKind, TraceContext};
@@ -30,11 +27,8 @@ use crate::history::History;
 use crate::host::HostValue;
 use crate::messages::SystemMessage;
 use crate::middleware::{MEMORY_CONTENTS_KEY, Middleware, ToolProvider};
-use crate::model::ChatModel;
-use crate::providers::native::{NativeOptions, native_model};
 use crate::state::AgentState;
-use crate::structured::StructuredOutput;
-use crate::subagents::{ForkSpec, Mode, Subagent, SubagentKind, TaskTool};
+use crate::subagents::TaskTool;
 use crate::tools::Tool;
 
 #[pyclass(frozen, module = "deepagents_rs._core")]
@@ -42,186 +36,11 @@ pub(crate) struct CoreAgent {
     agent: Agent,
 }
 
-/// `(provider, name, settings)` for a native provider, or a model adapter object.
-pub(crate) fn model_from_py(model: &Bound<'_, PyAny>) -> PyResult<Arc<dyn ChatModel>> {
-    if let Ok(t) = model.cast::<PyTuple>() {
-        let (provider, model_name, settings): (String, String, Option<Bound<'_, PyDict>>) =
-            if t.len() == 2 {
-                let (p, n): (String, String) = t.extract()?;
-                (p, n, None)
-            } else {
-                t.extract()?
-            };
-        let options: NativeOptions = match settings {
-            Some(d) => super::value::from_py(&d)
-                .map_err(|e| bad_input(format!("model '{provider}:{model_name}': {e}")))?,
-            None => NativeOptions::default(),
-        };
-        native_model(&provider, &model_name, options).map_err(|e| to_py(e.into()))
-    } else {
-        Ok(Arc::new(PyChatModel::new(model)?))
-    }
-}
-
-fn tools_from_py(tools: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<dyn Tool>>> {
-    tools
-        .try_iter()?
-        .map(|t| Ok(Arc::new(PyTool::from_adapter(&t?)?) as Arc<dyn Tool>))
-        .collect()
-}
-
-fn item<'py>(spec: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
-    Ok(spec.get_item(key)?.filter(|v| !v.is_none()))
-}
-
-fn required<'py>(spec: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-    item(spec, key)?.ok_or_else(|| bad_input(format!("subagent spec is missing '{key}'")))
-}
-
-/// One subagent, as the Python side normalized it (see `deepagents_rs._subagents`).
-fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
-    let name: String = required(spec, "name")?.extract()?;
-    let description: String = required(spec, "description")?.extract()?;
-    let kind: String = required(spec, "kind")?.extract()?;
-    let kind = match kind.as_str() {
-        "isolated" => {
-            let model = model_from_py(&required(spec, "model")?)?;
-            let tools = tools_from_py(&required(spec, "tools")?)?;
-            let system: SystemMessage = super::value::from_py(&required(spec, "system")?)?;
-            // deepagents' subagent stack; skills only when the spec has its own (the
-            // general-purpose one: the caller's).
-            let chain = build_stack(
-                StackKind::Subagent,
-                StackParts {
-                    files: files_from_py(item(spec, "files")?)?,
-                    summarization: summarization_slot(item(spec, "summarization")?)?,
-                    user: middleware_from_py(item(spec, "middleware")?)?,
-                    skills: skills_slot(item(spec, "skills")?)?,
-                    ..Default::default()
-                },
-            );
-            let mut agent = Agent::assemble(model, chain, tools, system)
-                .map_err(to_py)?
-                .with_response_format(response_format_from_py(item(spec, "response_format")?)?);
-            agent.name = Some(name.clone());
-            agent.private_keys = private_keys_from_py(item(spec, "private_keys")?)?;
-            SubagentKind::Isolated(agent)
-        }
-        "fork" => {
-            let model = item(spec, "model")?
-                .map(|m| model_from_py(&m))
-                .transpose()?;
-            let instructions = item(spec, "instructions")?
-                .map(|i| i.extract())
-                .transpose()?;
-            let allowed_tools = item(spec, "allowed_tools")?
-                .map(|a| a.extract::<Vec<String>>())
-                .transpose()?
-                .map(Arc::from);
-            let extra_tools = item(spec, "extra_tools")?
-                .map(|extra| tools_from_py(&extra))
-                .transpose()?;
-            SubagentKind::Fork(ForkSpec {
-                model,
-                instructions,
-                allowed_tools,
-                extra_tools,
-                response_format: response_format_from_py(item(spec, "response_format")?)?,
-                middleware: {
-                    // A fork with its own permissions gets its own file tools, which
-                    // replace its parent's by name.
-                    let mut own = middleware_from_py(item(spec, "middleware")?)?;
-                    own.extend(files_from_py(item(spec, "files")?)?);
-                    own
-                },
-            })
-        }
-        "compiled" => {
-            let mode = match required(spec, "mode")?.extract::<String>()?.as_str() {
-                "fork" => Mode::Fork,
-                _ => Mode::Isolated,
-            };
-            SubagentKind::Compiled {
-                mode,
-                runnable: Arc::new(PyRunnable::new(&required(spec, "runnable")?)),
-            }
-        }
-        other => return Err(bad_input(format!("unknown subagent kind '{other}'"))),
-    };
-    Ok(Subagent {
-        name,
-        description,
-        kind,
-    })
-}
-
-fn middleware_from_py(adapters: Option<Bound<'_, PyAny>>) -> PyResult<Vec<Arc<dyn Middleware>>> {
-    let Some(adapters) = adapters else {
-        return Ok(Vec::new());
-    };
-    adapters
-        .try_iter()?
-        .map(|a| {
-            let a = a?;
-            // deepagents_rs' own faces arrive as configurations of core entries.
-            Ok(if is_memory_config(&a) {
-                Arc::new(memory_from_py(&a)?) as Arc<dyn Middleware>
-            } else if is_skills_config(&a) {
-                Arc::new(skills_from_py(&a)?) as Arc<dyn Middleware>
-            } else if super::summarization::is_summarization_config(&a) {
-                super::summarization::summarization_from_py(&a)?
-            } else if super::summarization::is_summarization_tool_config(&a) {
-                super::summarization::summarization_tool_from_py(&a)?
-            } else {
-                Arc::new(PyMiddleware::new(&a)?)
-            })
-        })
-        .collect()
-}
-
-/// The file tools, from `deepagents_rs._backend_adapter.fs_config(...)`.
-fn files_from_py(config: Option<Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Middleware>>> {
-    config
-        .map(|c| Ok(Arc::new(filesystem_from_py(&c)?) as Arc<dyn Middleware>))
-        .transpose()
-}
-
-/// The summarization entry, from `deepagents_rs._summarization.core_config(...)`.
-fn summarization_slot(config: Option<Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Middleware>>> {
-    config
-        .map(|c| super::summarization::summarization_from_py(&c))
-        .transpose()
-}
-
 /// The run's tracer (LangChain callbacks, LangSmith), when the caller traces.
 fn trace_from_py(tracer: Option<Py<PyAny>>) -> Option<TraceContext> {
     tracer.map(|t| TraceContext {
         tracer: Arc::new(PyTracer::new(t)),
         parent: None,
-    })
-}
-
-/// The skills entry, from `deepagents_rs.middleware.skills.SkillsMiddleware._core_config()`.
-fn skills_slot(config: Option<Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Middleware>>> {
-    config
-        .filter(|c| !c.is_none())
-        .map(|c| Ok(Arc::new(skills_from_py(&c)?) as Arc<dyn Middleware>))
-        .transpose()
-}
-
-fn private_keys_from_py(keys: Option<Bound<'_, PyAny>>) -> PyResult<Arc<[String]>> {
-    Ok(match keys {
-        Some(k) => k.extract::<Vec<String>>()?.into(),
-        None => Arc::from(Vec::new()),
-    })
-}
-
-fn response_format_from_py(
-    adapter: Option<Bound<'_, PyAny>>,
-) -> PyResult<Option<Arc<dyn StructuredOutput>>> {
-    Ok(match adapter {
-        Some(a) => Some(Arc::new(PyStructured::new(&a)?)),
-        None => None,
     })
 }
 

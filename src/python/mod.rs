@@ -12,6 +12,7 @@ mod middleware;
 mod model;
 mod runnable;
 mod skills;
+mod stack_parts;
 mod stream;
 mod structured;
 mod summarization;

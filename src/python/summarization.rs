@@ -141,7 +141,7 @@ fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
             if m.is_none() {
                 None
             } else {
-                Some(super::agent::model_from_py(&m)?)
+                Some(super::stack_parts::model_from_py(&m)?)
             }
         },
         summary_model: {
@@ -150,7 +150,7 @@ fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
                 None
             } else {
                 let (model, max_input): (Bound<'_, PyAny>, Option<u64>) = m.extract()?;
-                Some((super::agent::model_from_py(&model)?, max_input))
+                Some((super::stack_parts::model_from_py(&model)?, max_input))
             }
         },
     }))
