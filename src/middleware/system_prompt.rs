@@ -57,6 +57,17 @@ pub fn tag_last_block(
     Some(with_blocks(blocks))
 }
 
+/// A prompt section appended to the request's system message, as memory and skills add
+/// theirs: `section` is the rendered text, or the error that stops the call.
+pub fn append_section(
+    request: &mut crate::model::ModelRequest,
+    section: Result<String, crate::error::Error>,
+) -> Result<(), crate::error::Error> {
+    let text = section?;
+    request.system = Some(append_to_system(request.system.take(), &text));
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ from typing import Any, TypedDict
 
 from .._core import MEMORY_SYSTEM_PROMPT, check_memory_prompt
 from ..backends.protocol import BackendProtocol
+from ._core_face import CoreEntryFace
 
 __all__ = ["MEMORY_SYSTEM_PROMPT", "MemoryMiddleware", "MemoryStateUpdate"]
 
@@ -44,7 +45,7 @@ class _StateSchema:
         return _memory_state()
 
 
-class MemoryMiddleware:
+class MemoryMiddleware(CoreEntryFace):
     """Loads agent memory from `AGENTS.md` files into the system prompt.
 
     The sources are read through `backend` once per thread, before the agent's first
@@ -75,11 +76,6 @@ class MemoryMiddleware:
         self.sources, self.system_prompt = sources, system_prompt
         self._backend, self._add_cache_control = backend, add_cache_control
         self.tools: list[Any] = []
-
-    @property
-    def name(self) -> str:
-        """The middleware's name in the agent's stack."""
-        return type(self).__name__
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds its memory entry from."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from .._core import SKILLS_SYSTEM_PROMPT, check_skills_prompt, skill_source_label
 from ..backends.protocol import BackendProtocol
+from ._core_face import CoreEntryFace
 from ._skills_frontmatter import frontmatter_views
 
 # `SkillMetadata`, `SkillsState` and `SkillToolResolver` are here too, made when first asked for.
@@ -82,7 +83,7 @@ def _check_tools(tools: Any) -> None:
     )
 
 
-class SkillsMiddleware:
+class SkillsMiddleware(CoreEntryFace):
     """Loads agent skills from backend sources and lists them in the system prompt.
 
     Each skill is a directory holding a `SKILL.md` with YAML frontmatter (`name`,
@@ -121,11 +122,6 @@ class SkillsMiddleware:
         self.source_labels: list[str] = [label for _, label in pairs]
         self.system_prompt_template = system_prompt
         self.tools: list[Any] = []
-
-    @property
-    def name(self) -> str:
-        """The middleware's name in the agent's stack."""
-        return type(self).__name__
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds its skills entry from."""

@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any, TypedDict
 
 from .._core import SUMMARY_PROMPT_HEAD, SUMMARY_PROMPT_TAIL
+from ._core_face import CoreEntryFace
 
 try:
     from langchain_core.messages.utils import count_tokens_approximately
@@ -382,7 +383,7 @@ def create_summarization_middleware(
     )
 
 
-class SummarizationToolMiddleware:
+class SummarizationToolMiddleware(CoreEntryFace):
     """Offers the model the `compact_conversation` tool: it compacts the conversation itself,
     with `summarization`'s settings, once the conversation is at least half way to one of
     its triggers.
@@ -411,11 +412,6 @@ class SummarizationToolMiddleware:
         self._summarization = summarization
         self.system_prompt = system_prompt
         self.tools: list[Any] = []
-
-    @property
-    def name(self) -> str:
-        """The middleware's name in the agent's stack."""
-        return type(self).__name__
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds the tool's entry from."""

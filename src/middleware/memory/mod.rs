@@ -15,7 +15,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
-use super::system_prompt::{append_to_system, tag_last_block};
+use super::system_prompt::{append_section, tag_last_block};
 use super::{Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse};
 use crate::error::Error;
 use crate::files::{Backend, FilesScope};
@@ -162,11 +162,9 @@ impl Middleware for Memory {
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
         if let Some(template) = &self.system_prompt {
-            match self.section(template, &request.state) {
-                Ok(section) => {
-                    request.system = Some(append_to_system(request.system.take(), &section));
-                }
-                Err(e) => return Box::pin(async { Err(e) }),
+            let section = self.section(template, &request.state);
+            if let Err(e) = append_section(&mut request, section) {
+                return Box::pin(async { Err(e) });
             }
         }
         // deepagents asks `is_anthropic_chat_model(request.model)` at each call, so the

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
-use super::system_prompt::append_to_system;
+use super::system_prompt::append_section;
 use super::{CommandWrite, Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse};
 use crate::error::Error;
 use crate::files::{Backend, FilesScope};
@@ -208,11 +208,9 @@ impl Middleware for Skills {
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
         if let Some(template) = &self.system_prompt {
-            match self.section(template, &request.state) {
-                Ok(section) => {
-                    request.system = Some(append_to_system(request.system.take(), &section));
-                }
-                Err(e) => return Box::pin(async { Err(e) }),
+            let section = self.section(template, &request.state);
+            if let Err(e) = append_section(&mut request, section) {
+                return Box::pin(async { Err(e) });
             }
         }
         Box::pin(async move {
