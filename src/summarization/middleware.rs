@@ -15,7 +15,7 @@ use super::overflow_clip;
 use super::policy::{self, Clause, ModelLimits, Size, TruncateArgs};
 use super::summary::Target;
 use super::texts;
-use super::tokens::{Counter, tools_chars};
+use super::tokens::Counter;
 use crate::error::{Error, ModelError};
 use crate::files::backend::{Backend, FilesScope};
 use crate::host::Opaque;
@@ -172,7 +172,7 @@ impl Call {
         self.config.counter.count(
             request.system.as_deref(),
             messages,
-            Some(tools_chars(&request.tools)),
+            Some(self.config.counter.tools_chars(&request.tools)),
         )
     }
 

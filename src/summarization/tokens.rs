@@ -167,6 +167,9 @@ fn pydantic_title(name: &str) -> String {
 pub struct Counter {
     chars_per_token: f64,
     sizes: Mutex<SizeCache>,
+    /// The last tool list measured, by address: an agent offers the same list on every call
+    /// (a middleware that changes it makes a new one), so its schemas are written once.
+    tools: Mutex<Option<(Weak<[ToolSpec]>, usize)>>,
 }
 
 #[derive(Default)]
@@ -180,7 +183,20 @@ impl Counter {
         Counter {
             chars_per_token,
             sizes: Mutex::default(),
+            tools: Mutex::default(),
         }
+    }
+
+    /// `tools_chars` of `tools`, measured once per list.
+    pub fn tools_chars(&self, tools: &Arc<[ToolSpec]>) -> usize {
+        if let Some((w, n)) = &*self.tools.lock()
+            && w.upgrade().is_some_and(|t| Arc::ptr_eq(&t, tools))
+        {
+            return *n;
+        }
+        let n = tools_chars(tools);
+        *self.tools.lock() = Some((Arc::downgrade(tools), n));
+        n
     }
 
     pub fn chars_per_token(&self) -> f64 {
