@@ -42,6 +42,14 @@ pub enum Event {
     Custom(HostValue),
     /// Where the loop goes after `node`, decided before the next node runs.
     Route { node: Arc<str>, next: Route },
+    /// A subagent starts (reported under its own namespace, with the routes): the `task`
+    /// call that started it, the state it starts from and its graph's node names, so a
+    /// checkpoint writer can follow it as a subgraph of that call's task.
+    SubagentStart {
+        call_id: String,
+        input: Box<AgentState>,
+        nodes: Vec<String>,
+    },
 }
 
 /// The loop's next position after a node, as LangGraph routes it.

@@ -185,15 +185,7 @@ def test_a_gated_call_inside_a_subagent_interrupts_the_parent() -> None:
         first = agent.invoke({"messages": [("user", "go")]}, THREAD)
         out.append((interrupts(first["__interrupt__"]), agent.get_state(THREAD).next))
     assert out[0] == out[1]
-    # Resuming it would run the subagent again from its start (deepagents resumes it from its
-    # own checkpoints): refused until subagents checkpoint.
-    agent = deepagents_rs.create_deep_agent(
-        model=ScriptedChatModel(script), tools=[my_tool], checkpointer=InMemorySaver(), interrupt_on={"my_tool": True}
-    )
-    agent.invoke({"messages": [("user", "go")]}, THREAD)
-    with pytest.raises(NotImplementedError, match="interrupt raised inside a subagent"):
-        agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
-    assert deepagents  # the reference resumes; see the README's list of what is not done
+    # Resuming it: tests/test_subagent_resume.py.
 
 
 def test_interrupt_called_by_a_tool_pauses_and_returns_the_answer() -> None:

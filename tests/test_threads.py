@@ -400,6 +400,25 @@ def test_a_run_that_failed_in_a_tool_resumes_from_its_checkpoint() -> None:
     assert found is None, found
 
 
+#: The killed workers' tool: logs each execution to `work`; blocks the first time it echoes
+#: "step 2" (after a marker file), so the parent can kill the process inside it.
+BLOCKING_ECHO = (
+    textwrap.dedent(
+        """
+    def echo(text: str) -> str:
+        '''Echo the text.'''
+        with open(os.path.join(work, "log"), "a") as f:
+            f.write(text + "\\n")
+        marker = os.path.join(work, "inside")
+        if text == "step 2" and not os.path.exists(marker):
+            open(marker, "w").close()
+            time.sleep(120)
+        return text
+    """
+    ).strip()
+    + "\n"
+)
+
 #: A run on a thread in a process of its own, killed or resumed: `argv` = implementation,
 #: saver (`sqlite:<path>` or a PostgreSQL url), work directory, `start` or `resume`. The
 #: `echo` tool logs each execution; the third blocks the first time (after a marker file),
@@ -413,16 +432,7 @@ KILLED_WORKER = textwrap.dedent(
     impl, where, work, mode = sys.argv[1:5]
     STEPS = 4
 
-    def echo(text: str) -> str:
-        '''Echo the text.'''
-        with open(os.path.join(work, "log"), "a") as f:
-            f.write(text + "\\n")
-        marker = os.path.join(work, "inside")
-        if text == "step 2" and not os.path.exists(marker):
-            open(marker, "w").close()
-            time.sleep(120)
-        return text
-
+    {echo}
     if where.startswith("sqlite:"):
         from langgraph.checkpoint.sqlite import SqliteSaver
         saver = SqliteSaver(sqlite3.connect(where[len("sqlite:"):], check_same_thread=False))
@@ -445,14 +455,16 @@ KILLED_WORKER = textwrap.dedent(
         result = agent.invoke(None, config)
         print("RESULT", [(m.type, m.content) for m in result["messages"]])
     """
-).format(tests=str(Path(__file__).resolve().parent))
+).format(tests=str(Path(__file__).resolve().parent), echo=BLOCKING_ECHO)
 
 
-def _killed_and_resumed(impl: str, where: str, work: Path) -> tuple[list[str], str]:
+def _killed_and_resumed(impl: str, where: str, work: Path, worker: str = KILLED_WORKER) -> tuple[list[str], str]:
+    """Runs ``worker`` (as `KILLED_WORKER`), kills it inside its blocking tool, resumes the
+    thread in a fresh process: the tool's log and the resumed run's `RESULT` line."""
     import signal
     import time
 
-    child = subprocess.Popen([sys.executable, "-c", KILLED_WORKER, impl, where, str(work), "start"])
+    child = subprocess.Popen([sys.executable, "-c", worker, impl, where, str(work), "start"])
     try:
         deadline = time.monotonic() + 60
         while not (work / "inside").exists():
@@ -464,7 +476,7 @@ def _killed_and_resumed(impl: str, where: str, work: Path) -> tuple[list[str], s
         child.send_signal(signal.SIGKILL)
         child.wait()
     done = subprocess.run(
-        [sys.executable, "-c", KILLED_WORKER, impl, where, str(work), "resume"],
+        [sys.executable, "-c", worker, impl, where, str(work), "resume"],
         check=False,
         capture_output=True,
         text=True,

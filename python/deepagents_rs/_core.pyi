@@ -55,6 +55,9 @@ class CoreAgent:
     def node_names(self) -> list[str]:
         """The graph's nodes (hook nodes, ``model``, ``tools``) in LangChain's order."""
     @property
+    def subagent_nodes(self) -> list[tuple[str, list[str]]]:
+        """The node names of each subagent the core runs (declarative ones and forks)."""
+    @property
     def tool_names(self) -> list[str]:
         """The tools in the order the model sees them."""
     def invoke(
@@ -88,12 +91,15 @@ class CoreAgent:
         start: str | None = None,
         stops: tuple[list[str], list[str]] | None = None,
         resumed: list[str] | None = None,
+        subagents: list[tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]] | None = None,
     ) -> EventStream:
         """Run the agent, reporting raw ``(mode, ns, payload)`` items, then ``("done", (), state)``;
         ``steps_before``: steps the thread ran before this run (reported steps continue from them);
         ``start``: the node to start at (LangGraph's name), not the graph's first; ``stops``:
         nodes to stop before and after (LangGraph's ``interrupt_before``/``_after``);
-        ``resumed``: calls of the resumed step answered before it stopped."""
+        ``resumed``: calls of the resumed step answered before it stopped; ``subagents``: the
+        subagents of that step to resume, ``(task call id, state, node, steps run, task config,
+        finished calls of that step)``."""
     def astream(
         self,
         state: dict[str, Any],
@@ -107,6 +113,7 @@ class CoreAgent:
         start: str | None = None,
         stops: tuple[list[str], list[str]] | None = None,
         resumed: list[str] | None = None,
+        subagents: list[tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]] | None = None,
     ) -> AsyncEventStream:
         """``stream`` on the caller's event loop."""
 

@@ -187,11 +187,18 @@ class Shaper:
         #: LangGraph's `print_mode` (or `debug=True`): these modes' chunks are printed as the
         #: graph prints them, whether or not they are streamed.
         self.print_modes: list[str] = []
+        #: The subagents' private state keys (see `_data`).
+        self.subgraph_private: frozenset[str] = frozenset()
 
-    def _data(self, mode: str, payload: Any) -> Any:
+    def _data(self, mode: str, payload: Any, ns: tuple = ()) -> Any:
         if mode == "updates":
             node, value, core = payload
-            return {node: _update(value, core)}
+            value = _update(value, core)
+            if ns and isinstance(value, dict) and self.subgraph_private:
+                # A subagent's graph streams its output channels only: its middleware's
+                # private keys stay out of its updates.
+                value = {k: v for k, v in value.items() if k not in self.subgraph_private}
+            return {node: value}
         if mode == "values":
             return self.result(payload)
         if mode == "messages":
@@ -243,7 +250,7 @@ class Shaper:
         if mode == "done":
             self.final = self.result(payload)
             return False, None
-        data = self._data(mode, payload)
+        data = self._data(mode, payload, ns)
         if mode in self.print_modes:
             _print_chunk(mode, ns if self.subgraphs else (), data)
         if mode not in self.modes:

@@ -266,6 +266,8 @@ def build_specs(
                 own = summarization_config(fork["model"], own_files(spec))
                 if own is not None:
                     fork.setdefault("middleware", []).append({**own, "kind": "summarization"})
+            # Its state as a subgraph: the parent's chain (the caller adds its schemas) and its own.
+            fork["state_schemas"] = _state_schemas(spec.get("middleware"))
             specs.append(fork)
             continue
         gate = _gate(
@@ -295,6 +297,7 @@ def build_specs(
                 "private_keys": _private_keys([*(spec.get("middleware") or ()), *gate], spec_skills is not None),
                 "files": spec_files,
                 "skills": skills(spec_skills) if spec_skills is not None and skills is not None else None,
+                "state_schemas": _state_schemas([*(spec.get("middleware") or ()), *gate]),
             }
         )
     if forks:
@@ -319,9 +322,16 @@ def build_specs(
                 "middleware": _middleware_adapters(gp_gate, parent_tools),
                 "private_keys": _private_keys(gp_gate, gp_skills is not None),
                 "skills": gp_skills,
+                "state_schemas": _state_schemas(gp_gate),
             },
         )
     return specs
+
+
+def _state_schemas(middleware: Sequence[Any] | None) -> list[type]:
+    """The state schemas a subagent's own middleware declare (its graph's channels, when its
+    run is checkpointed as a subgraph of its task)."""
+    return [m.state_schema for m in middleware or () if getattr(m, "state_schema", None) is not None]
 
 
 def _gate(interrupt_on: dict | None) -> list[Any]:

@@ -9,17 +9,23 @@ from typing import Any
 
 from . import _convert, _lockstep, _runtime, _stream, _threads
 from ._run_options import _merge_configs, _planned, _versioned
+from ._subagent_threads import SubagentThreads
+from ._thread_feed import goto_of
 
 
-def _pending_task_call(snapshot: Any) -> bool:
-    """Whether the step waiting to run calls a subagent (`task`)."""
+def _pending_compiled_call(snapshot: Any, followed: set[str]) -> bool:
+    """Whether the step waiting to run calls a compiled subagent (a `task` call whose
+    subagent is not one the core runs and follows)."""
     for message in reversed(snapshot.values.get("messages") or []):
         if getattr(message, "type", None) == "ai":
-            return any(c.get("name") == "task" for c in getattr(message, "tool_calls", []))
+            return any(
+                c.get("name") == "task" and (c.get("args") or {}).get("subagent_type") not in followed
+                for c in getattr(message, "tool_calls", [])
+            )
     return False
 
 
-def _tools_resume(snapshot: Any, config: dict) -> tuple[dict, list[str], list[dict]]:
+def _tools_resume(snapshot: Any, config: dict, followed: set[str]) -> tuple[dict, list[str], list[dict]]:
     """The state a `tools` step resumes from, the calls of the step that had finished before
     it stopped, and their writes. The core runs every call of the last AI message still
     unanswered, as LangChain's edge sent them: all of them for a replay from a past
@@ -30,20 +36,16 @@ def _tools_resume(snapshot: Any, config: dict) -> tuple[dict, list[str], list[di
     if (
         not time_travel
         and any(t.name == "tools" and t.interrupts for t in snapshot.tasks)
-        and _pending_task_call(snapshot)
+        and _pending_compiled_call(snapshot, followed)
     ):
-        # deepagents resumes the subagent from its own checkpoints; rerunning it from the
-        # start would ask its model again, and the reviewer's decision could then meet a
-        # different call. A tool's own interrupt() is resumed as LangGraph resumes it: the
-        # tool runs again and interrupt() returns the answer.
-        raise _planned("resuming an interrupt raised inside a subagent", "durable threads")
+        # A compiled subagent is the host's own graph, called by the core without the task's
+        # namespace; rerunning it from the start would ask its model again. The core's own
+        # subagents resume from their checkpoints (`_subagent_threads`). A tool's own
+        # interrupt() is resumed as LangGraph resumes it: the tool runs again and interrupt()
+        # returns the answer.
+        raise _planned("resuming an interrupt raised inside a compiled subagent", "durable threads")
     # LangGraph's snapshot already holds the finished calls' writes in its values.
-    finished = [] if time_travel else [t.result for t in snapshot.tasks if t.name == "tools" and t.result is not None]
-    answered: list[str] = []
-    for writes in finished:
-        messages = writes.get("messages") or []
-        messages = messages if isinstance(messages, list) else [messages]
-        answered.extend(m.tool_call_id for m in messages if getattr(m, "type", None) == "tool")
+    answered, finished = ([], []) if time_travel else _threads.finished_calls(snapshot)
     return dict(snapshot.values), answered, finished
 
 
@@ -63,7 +65,7 @@ class ThreadRuns:
     def _route_after(self, node: str, state: dict) -> Any:
         """The core's edge out of `node` on a LangGraph state (see `ThreadGraph`)."""
         kind, value = self._core.route_after(node, _threads.core_state(state), state.get("jump_to"))
-        return _threads.goto_of(kind, value)
+        return goto_of(kind, value)
 
     def _through_graph(self, stream_mode: Any, kwargs: dict, config: dict | None = None) -> bool:
         """Whether a run goes through the thread graph: checkpointed or interruptible runs,
@@ -84,6 +86,7 @@ class ThreadRuns:
 
     def _run_graph(self) -> _threads.ThreadGraph:
         if self._thread_graph is None:
+            nodes = dict(self._core.subagent_nodes)
             self._thread_graph = _threads.ThreadGraph(
                 self._core.node_names,
                 self._state_schemas,
@@ -91,6 +94,7 @@ class ThreadRuns:
                 self.name,
                 self.config["metadata"],
                 self._route_after,
+                SubagentThreads(nodes, self._subagent_schemas, self._subagent_forks) if nodes else None,
             )
         return self._thread_graph
 
@@ -141,6 +145,9 @@ class ThreadRuns:
         out: collections.deque = collections.deque()
 
         def forward(item: tuple) -> None:
+            if item[1] and not subgraphs:
+                # A subagent's writes, read by the graph that follows it; not asked for here.
+                return
             emitted = False
             if item[0] == "done" or item[0] in modes or item[0] in printed:
                 emit, chunk = shaper.shape(item)
@@ -157,19 +164,31 @@ class ThreadRuns:
 
         first = self._core.node_names[0]
 
+        def in_task(task_config: dict) -> dict:
+            # The run's config, with what LangGraph's interrupt() reads from the task's.
+            configurable = {**(run_config.get("configurable") or {}), **_threads.task_keys(task_config)}
+            return {**run_config, "configurable": configurable}
+
         def launch(
-            node: str, thread_state: dict, steps_before: int, task_config: dict, answered: Sequence[str] = ()
+            node: str,
+            thread_state: dict,
+            steps_before: int,
+            task_config: dict,
+            answered: Sequence[str] = (),
+            subagents: Sequence[tuple] | None = None,
         ) -> Any:
             core = _threads.core_state(thread_state)
             start_at = None if node == first else node
-            configurable = {**(run_config.get("configurable") or {}), **_threads.task_keys(task_config)}
-            config = {**run_config, "configurable": configurable}
-            args = (core, limit, core_modes, bool(subgraphs), config, subagent_format, tracer)
+            args = (core, limit, core_modes, bool(subgraphs), in_task(task_config), subagent_format, tracer)
+            resumed = [
+                (call_id, _threads.core_state(state), at, steps, in_task(sub_config), done)
+                for call_id, state, at, steps, sub_config, done in subagents or ()
+            ]
             if asynchronous:
-                return self._core.astream(*args, steps_before, start_at, stops, list(answered))
+                return self._core.astream(*args, steps_before, start_at, stops, list(answered), resumed)
             token = _runtime.enter_blocking_invoke()
             try:
-                return self._core.stream(*args, steps_before, start_at, stops, list(answered))
+                return self._core.stream(*args, steps_before, start_at, stops, list(answered), resumed)
             finally:
                 _runtime.exit_blocking_invoke(token)
 
@@ -179,24 +198,28 @@ class ThreadRuns:
                 for update in writes:
                     out.append(shaper.wrap("updates", {"tools": update, "__metadata__": {"cached": True}}))
 
-        def resume_tools(node: str, snapshot: Any, steps_before: int, task_config: dict) -> Any:
-            state, answered, writes = _tools_resume(snapshot, merged)
-            cached(writes)
-            return launch(node, state, steps_before, task_config, answered)
+        followed = thread.subagents.names() if thread.subagents is not None else set()
 
-        def start(node: str, arg: Any, steps_before: int, task_config: dict) -> Any:
+        def resume_tools(node: str, snapshot: Any, steps_before: int, task_config: dict, subagents: Any) -> Any:
+            state, answered, writes = _tools_resume(snapshot, merged, followed)
+            cached(writes)
+            return launch(node, state, steps_before, task_config, answered, subagents)
+
+        def start(node: str, arg: Any, steps_before: int, task_config: dict, subagents: Any = None) -> Any:
             """The core's run from the first node the thread graph runs: a node of the graph's
             own gets the thread's state; a `tools` task gets one call, so the state and the
-            other calls' progress come from the checkpoint the run started from."""
+            other calls' progress come from the checkpoint the run started from (and a
+            subagent stopped inside its call, from its own: ``subagents``)."""
             if isinstance(arg, dict):
                 return launch(node, arg, steps_before, task_config)
             if asynchronous:
 
                 async def resumed() -> Any:
-                    return resume_tools(node, await thread.graph.aget_state(merged), steps_before, task_config)
+                    snapshot = await thread.graph.aget_state(merged)
+                    return resume_tools(node, snapshot, steps_before, task_config, subagents)
 
                 return resumed()
-            return resume_tools(node, thread.graph.get_state(merged), steps_before, task_config)
+            return resume_tools(node, thread.graph.get_state(merged), steps_before, task_config, subagents)
 
         thread_input = input if command else None
         if isinstance(input, dict):

@@ -15,11 +15,10 @@ behind, as LangGraph's default ``durability="async"`` lets checkpoints trail the
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
+
+from ._thread_feed import Feed
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -128,184 +127,6 @@ def _state_schemas(schemas: Sequence[type] | StateSchemas) -> tuple[type, type, 
     return _resolve_schemas([files, summary, *schemas.middleware, schemas.base or DeepAgentState])
 
 
-class _Feed:
-    """One run's stream from the core, read by the thread graph's nodes: each takes its own
-    node's write, and where the core went after it. Every item also goes to ``forward`` (the
-    caller's stream)."""
-
-    def __init__(self, start: Callable[[str, Any, int, dict], Any], forward: Callable[[tuple], None]) -> None:
-        self._start = start
-        #: The run's exception: raised by the node the core was in when it failed.
-        self._error: BaseException | None = None
-        self._error_raised = False
-        self._forward = forward
-        self._events: Any = None
-        #: The core's node writes and routes, in order: `("update", node, write)` and
-        #: `("route", node, (kind, value))`.
-        self._entries: list[tuple[str, str, Any]] = []
-        self._taken: set[int] = set()
-        #: Where each task the core ran goes next, by task id.
-        self.routes: dict[str, Any] = {}
-        self._ended = False
-        self._lock = threading.Lock()
-        self._alock: asyncio.Lock | None = None
-
-    # -- reading the core's stream
-
-    def _accept(self, item: tuple) -> None:
-        mode, ns, payload = item
-        if mode == "done":
-            self._ended = True
-        elif mode == "updates" and ns == ():
-            node, value, core = payload
-            from ._stream import _update
-
-            self._entries.append(("update", node, _update(value, core)))
-        elif mode == "routes" and ns == ():
-            node, kind, value = payload
-            self._entries.append(("route", node, (kind, value)))
-        self._forward(item)
-
-    def _pull(self) -> bool:
-        if self._ended:
-            return False
-        try:
-            item = next(self._events)
-        except StopIteration:
-            self._ended = True
-            return False
-        except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
-            self._error, self._ended = exc, True
-            return False
-        self._accept(item)
-        return True
-
-    async def _apull(self) -> bool:
-        if self._ended:
-            return False
-        try:
-            item = await self._events.__anext__()
-        except StopAsyncIteration:
-            self._ended = True
-            return False
-        except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
-            self._error, self._ended = exc, True
-            return False
-        self._accept(item)
-        return True
-
-    # -- what a node asks
-
-    def _find(self, node: str, call_id: str | None) -> int | None:
-        for i, (kind, name, update) in enumerate(self._entries):
-            if kind != "update" or i in self._taken or name != node:
-                continue
-            if call_id is None or call_id in _answered(update):
-                return i
-        return None
-
-    def _route(self, index: int) -> tuple[bool, Any]:
-        """Where the core went after the write at ``index``: ``(known, goto)``. The core
-        reports it before it runs the next node."""
-        node = self._entries[index][1]
-        for _kind, name, (route, value) in (e for e in self._entries[index + 1 :] if e[0] == "route"):
-            if name == node:
-                return True, goto_of(route, value)
-        # A run that ended without a route (it failed in between) goes nowhere.
-        return self._ended, _END
-
-    def _keep_route(self, config: dict, goto: Any) -> None:
-        """Where this task goes, for the node's edge to read (see `ThreadGraph`)."""
-        self.routes[_task_id(config)] = goto
-
-    def take_route(self, config: dict) -> tuple[bool, Any]:
-        task = _task_id(config)
-        if task in self.routes:
-            return True, self.routes.pop(task)
-        return False, None
-
-    def _begin(self, node: str, arg: Any, config: dict) -> Any:
-        """Starts the core's run at the first node that asks, numbering its steps on from the
-        thread's (an awaitable under `astream` when the start reads the checkpoint)."""
-        step = (config.get("metadata") or {}).get("langgraph_step", 1)
-        return self._start(node, arg, max(step - 1, 0), config)
-
-    def _taken_write(self, node: str, arg: Any) -> int | None:
-        """The index of ``node``'s write, once it has arrived."""
-        index = self._find(node, _call_id(node, arg))
-        if index is not None:
-            self._taken.add(index)
-        return index
-
-    def take(self, node: str, arg: Any, config: dict) -> Any:
-        with self._lock:
-            if self._events is None:
-                self._events = self._begin(node, arg, config)
-            while (index := self._taken_write(node, arg)) is None:
-                if not self._pull():
-                    raise self._missing(node, config)
-            while not (route := self._route(index))[0]:
-                self._pull()
-            self._keep_route(config, route[1])
-            return _command(self._entries[index][2])
-
-    async def atake(self, node: str, arg: Any, config: dict) -> Any:
-        if self._alock is None:
-            self._alock = asyncio.Lock()
-        async with self._alock:
-            if self._events is None:
-                events = self._begin(node, arg, config)
-                self._events = await events if inspect.isawaitable(events) else events
-            while (index := self._taken_write(node, arg)) is None:
-                if not await self._apull():
-                    raise self._missing(node, config)
-            while not (route := self._route(index))[0]:
-                await self._apull()
-            self._keep_route(config, route[1])
-            return _command(self._entries[index][2])
-
-    def _missing(self, node: str, config: dict) -> BaseException:
-        if self._error is not None:
-            self._error_raised = True
-            return _in_task(self._error, config)
-        return RuntimeError(f"deepagents_rs: the run ended without the thread's node {node!r} (a bug)")
-
-    def error_state(self) -> dict | None:
-        """The core's state when its run failed (or stopped for an interrupt)."""
-        state = getattr(self._error, "partial_state", None)
-        return state if isinstance(state, dict) else None
-
-    def drain(self) -> None:
-        """Reads what is left of the core's stream (the run's last items)."""
-        if self._events is not None:
-            while self._pull():
-                pass
-        self._raise_unraised()
-
-    async def adrain(self) -> None:
-        if self._events is not None:
-            while await self._apull():
-                pass
-        self._raise_unraised()
-
-    def _raise_unraised(self) -> None:
-        """A failure no node of the graph took up (it had already ended) still ends the run."""
-        if self._error is not None and not self._error_raised:
-            self._error_raised = True
-            raise self._error
-
-    def close(self) -> None:
-        if self._events is not None and hasattr(self._events, "close"):
-            self._events.close()
-
-    async def aclose(self) -> None:
-        if self._events is not None and hasattr(self._events, "aclose"):
-            await self._events.aclose()
-
-
-_END = "__end__"
-
-
 #: LangGraph's config key for the task a graph runs in: set when the agent runs as a node of
 #: a parent graph (``langgraph._internal._constants.CONFIG_KEY_TASK_ID``).
 _PARENT_TASK = "__pregel_task_id"
@@ -333,73 +154,16 @@ def task_keys(config: dict) -> dict:
     return {k: configurable[k] for k in keys if k in configurable}
 
 
-def _in_task(error: BaseException, config: dict) -> BaseException:
-    """The run's failure as the thread graph's task raises it. An ``interrupt()`` the core's
-    host code called (a human-in-the-loop hook, a tool) is LangGraph's ``GraphInterrupt``,
-    whose ids LangGraph derives from the interrupting task's namespace: the core called it
-    ahead of this task, so the ids are derived again from this task's."""
-    from langgraph.errors import GraphInterrupt
-
-    if not isinstance(error, GraphInterrupt) or not error.args:
-        return error
-    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS
-    from langgraph.types import Interrupt, _interrupt_id
-
-    ns = (config.get("configurable") or {}).get(CONFIG_KEY_CHECKPOINT_NS)
-    if not ns:
-        return error
-    interrupts = tuple(
-        Interrupt(value=i.value, id=_interrupt_id(ns, n), response_schema=getattr(i, "response_schema", None))
-        for n, i in enumerate(error.args[0])
-    )
-    return GraphInterrupt(interrupts)
-
-
-def _update_messages(update: Any) -> list[Any]:
-    writes = update if isinstance(update, list) else [update]
-    out: list[Any] = []
-    for w in writes:
-        if isinstance(w, dict) and isinstance(w.get("messages"), list):
-            out.extend(w["messages"])
-    return out
-
-
-def _answered(update: Any) -> list[str]:
-    return [m.tool_call_id for m in _update_messages(update) if getattr(m, "type", None) == "tool"]
-
-
-def _call_id(node: str, arg: Any) -> str | None:
-    """A `tools` task sent one call (LangChain's `Send("tools", [call])`) answers that call."""
-    if node == "tools" and isinstance(arg, list) and len(arg) == 1 and isinstance(arg[0], dict):
-        return arg[0].get("id")
-    return None
-
-
-def _task_id(config: dict) -> Any:
-    from langgraph._internal._constants import CONFIG_KEY_TASK_ID
-
-    return (config.get("configurable") or {}).get(CONFIG_KEY_TASK_ID)
-
-
-def _command(update: Any) -> Any:
-    from langgraph.types import Command
-
-    if isinstance(update, list):
-        # One node's several writes, in order.
-        update = [(k, v) for w in update if isinstance(w, dict) for k, v in w.items()]
-    return Command(update=update)
-
-
-def goto_of(kind: str, value: Any) -> Any:
-    """A route the core reports (`Event::Route`) as LangGraph's edge result."""
-    if kind == "node":
-        return value
-    if kind == "calls":
-        from langgraph.types import Send
-
-        # LangChain's edge: one `tools` task per pending call.
-        return [Send("tools", [call]) for call in value]
-    return _END
+def finished_calls(snapshot: Any) -> tuple[list[str], list[dict]]:
+    """The calls of a `tools` step that had finished before it stopped (LangGraph keeps their
+    writes and hands them back instead of running them again), and those writes."""
+    finished = [t.result for t in snapshot.tasks if t.name == "tools" and t.result is not None]
+    answered: list[str] = []
+    for writes in finished:
+        messages = writes.get("messages") or []
+        messages = messages if isinstance(messages, list) else [messages]
+        answered.extend(m.tool_call_id for m in messages if getattr(m, "type", None) == "tool")
+    return answered, finished
 
 
 def core_state(thread_state: dict) -> dict:
@@ -425,6 +189,7 @@ class ThreadGraph:
         name: str | None,
         metadata: dict,
         route_after: Callable[[str, dict], Any],
+        subagents: Any = None,
     ) -> None:
         """``route_after(node, state)`` is the core's edge out of ``node``, as LangGraph's edge
         result: what a write made as that node outside a run (``update_state(as_node=...)``)
@@ -443,12 +208,14 @@ class ThreadGraph:
         self.graph = graph.with_config(metadata=dict(metadata))
         self.node_names = list(node_names)
         self.checkpointer = checkpointer
+        #: The subagents followed as subgraphs of their tasks (`_subagent_threads`).
+        self.subagents = subagents
 
     def run(
         self,
         input: dict,
         config: dict,
-        start: Callable[[str, Any, int, dict], Any],
+        start: Callable[..., Any],
         forward: Callable[[tuple], None],
         durability: str | None,
         graph_modes: Sequence[str] = (),
@@ -459,7 +226,7 @@ class ThreadGraph:
         caller's stream items arrive through ``forward`` meanwhile, the graph's own
         ``graph_modes`` chunks as ``("graph", mode, chunk)``). A run that stops for an
         interrupt yields ``Interrupted`` last. ``whole_run``: an ``invoke``."""
-        feed = _Feed(start, forward)
+        feed = Feed(start, forward, self.subagents)
         try:
             with _untraced():
                 chunks = self.graph.stream(
@@ -483,14 +250,14 @@ class ThreadGraph:
         self,
         input: dict,
         config: dict,
-        start: Callable[[str, Any, int, dict], Any],
+        start: Callable[..., Any],
         forward: Callable[[tuple], None],
         durability: str | None,
         graph_modes: Sequence[str] = (),
         stops: tuple[list[str], list[str]] = ([], []),
         whole_run: bool = False,
     ) -> AsyncIterator[Any]:
-        feed = _Feed(start, forward)
+        feed = Feed(start, forward, self.subagents)
         try:
             with _untraced():
                 chunks = self.graph.astream(
@@ -520,7 +287,7 @@ def _breakpoints(nodes: list[str]) -> Any:
 GRAPH_MODES = ("checkpoints", "tasks", "debug")
 
 
-def _graph_item(mode: str, chunk: Any, feed: _Feed) -> Any:
+def _graph_item(mode: str, chunk: Any, feed: Feed) -> Any:
     if mode != "updates":
         return ("graph", mode, chunk)
     if "__interrupt__" in chunk:
@@ -570,7 +337,7 @@ class Interrupted:
         self.state = state
 
 
-def _graph_config(config: dict, feed: _Feed, checkpointer: Any) -> dict:
+def _graph_config(config: dict, feed: Feed, checkpointer: Any) -> dict:
     """The thread graph's config: the caller's thread, its metadata and limit; no callbacks
     (the core reports the run's own)."""
     configurable = {k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__deepagents_rs")}

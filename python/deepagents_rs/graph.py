@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import warnings
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
 from . import _callbacks, _convert, _fs_interrupts, _lockstep, _run_context, _runtime, _stream
@@ -68,6 +68,9 @@ class DeepAgent(ThreadRuns, GraphBase):
         store: Any = None,
         checkpointer: Any = None,
         state_schemas: Sequence[type] = (),
+        subagent_schemas: dict[str, list[type]] | None = None,
+        subagent_private: Iterable[str] = (),
+        subagent_forks: Iterable[str] = (),
         thread: Any = None,
         interrupts: bool = False,
         graph_name: str | None = None,
@@ -83,6 +86,11 @@ class DeepAgent(ThreadRuns, GraphBase):
         self._store = store
         self.checkpointer = checkpointer
         self._state_schemas = state_schemas if isinstance(state_schemas, StateSchemas) else list(state_schemas)
+        # The state schemas of the subagents the core runs, by name: their graphs' channels
+        # when their runs are checkpointed as subgraphs of their tasks.
+        self._subagent_schemas = dict(subagent_schemas or {})
+        self._subagent_private = frozenset(subagent_private)
+        self._subagent_forks = set(subagent_forks)
         self._interrupts = interrupts
         # The LangGraph graph that checkpoints runs (`_threads`), built on first use.
         self._thread_graph = thread
@@ -318,7 +326,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         return (state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
 
     def _shaper(self, modes: list[str], single: bool, subgraphs: bool, version: str, config: dict) -> _stream.Shaper:
-        return _stream.Shaper(
+        shaper = _stream.Shaper(
             modes,
             single,
             bool(subgraphs),
@@ -327,6 +335,8 @@ class DeepAgent(ThreadRuns, GraphBase):
             tags=config.get("tags"),
             result=self._result,
         )
+        shaper.subgraph_private = self._subagent_private
+        return shaper
 
     def stream(
         self,
@@ -444,6 +454,9 @@ class DeepAgent(ThreadRuns, GraphBase):
             store=changes.get("store", self._store),
             checkpointer=checkpointer,
             state_schemas=self._state_schemas,
+            subagent_schemas=self._subagent_schemas,
+            subagent_private=self._subagent_private,
+            subagent_forks=self._subagent_forks,
             thread=self._thread_graph if shared else None,
             interrupts=self._interrupts,
             edges=self._edges,
@@ -609,6 +622,14 @@ def create_deep_agent(
         # that never checkpoints) are LangGraph's, honoured by the thread graph.
         checkpointer=checkpointer if checkpointer is not None else None,
         state_schemas=state_schemas,
+        subagent_schemas={
+            # A fork runs the parent's chain: its channels too.
+            s["name"]: [*(_middleware_schemas(state_schemas) if s["kind"] == "fork" else ()), *s["state_schemas"]]
+            for s in specs
+            if "state_schemas" in s
+        },
+        subagent_private={k for s in specs for k in s.get("private_keys") or ()},
+        subagent_forks={s["name"] for s in specs if s["kind"] == "fork"},
         interrupts=hitl is not None,
         edges=edges,
         transformers=[t for m in middleware or () for t in getattr(m, "transformers", ())],
@@ -616,6 +637,10 @@ def create_deep_agent(
         cache=cache,
         debug=debug,
     )
+
+
+def _middleware_schemas(schemas: Sequence[type] | StateSchemas) -> list[type]:
+    return list(schemas.middleware if isinstance(schemas, StateSchemas) else schemas)
 
 
 class _SchemaOf:

@@ -456,6 +456,7 @@ impl Agent {
             step,
             namespace: run.options.namespace.clone(),
             subagent: run.options.subagent.clone(),
+            resume_subagents: run.options.resume_subagents.clone(),
         });
         let base: crate::middleware::ToolBase = {
             let (tools, host, events) =

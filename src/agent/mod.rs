@@ -140,6 +140,8 @@ pub struct RunOptions {
     /// `checkpoint_ns` parts, `tools:<id>` for a subagent), and the subagent it is, if any.
     pub namespace: Vec<String>,
     pub subagent: Option<String>,
+    /// Subagents of the step the run resumes that stopped inside (see `SubagentResume`).
+    pub resume_subagents: crate::subagents::SubagentResumes,
 }
 
 /// LangGraph's `interrupt_before` and `interrupt_after`: node names, or every node (`"*"`).
@@ -178,6 +180,7 @@ impl Default for RunOptions {
             resumed_calls: Vec::new(),
             namespace: Vec::new(),
             subagent: None,
+            resume_subagents: Default::default(),
         }
     }
 }

@@ -34,6 +34,8 @@ use crate::tools::Tool;
 #[pyclass(frozen, module = "deepagents_rs._core")]
 pub(crate) struct CoreAgent {
     agent: Agent,
+    /// The node names of the subagents the core runs, by name (see `TaskTool::subagent_nodes`).
+    subagent_nodes: Vec<(String, Vec<String>)>,
 }
 
 /// The run's tracer (LangChain callbacks, LangSmith), when the caller traces.
@@ -165,13 +167,16 @@ impl CoreAgent {
             let model = model_from_py(model)?;
             let user_tools = tools_from_py(tools)?;
             // The `task` tool's entry, over the subagents.
+            let mut task_tool: Option<Arc<TaskTool>> = None;
             let subagent_mw: Option<Arc<dyn Middleware>> = match subagents {
                 Some(specs) => {
                     let parsed = specs
                         .iter()
                         .map(subagent_from_py)
                         .collect::<PyResult<Vec<_>>>()?;
-                    let task: Arc<dyn Tool> = Arc::new(TaskTool::new(parsed).map_err(to_py)?);
+                    let tool = Arc::new(TaskTool::new(parsed).map_err(to_py)?);
+                    task_tool = Some(tool.clone());
+                    let task: Arc<dyn Tool> = tool;
                     Some(Arc::new(ToolProvider::new(
                         "SubAgentMiddleware",
                         vec![task],
@@ -198,7 +203,11 @@ impl CoreAgent {
                 .with_response_format(response_format_from_py(response_format)?);
             agent.name = name;
             agent.private_keys = private_keys_from_py(private_keys)?;
-            Ok(CoreAgent { agent })
+            let subagent_nodes = task_tool.map_or_else(Vec::new, |t| t.subagent_nodes(&agent));
+            Ok(CoreAgent {
+                agent,
+                subagent_nodes,
+            })
         })
     }
 
@@ -227,6 +236,12 @@ impl CoreAgent {
                 .map_err(super::errors::to_py)?;
             super::stream::route_to_py(py, &route)
         })
+    }
+
+    /// The node names of the subagents the core runs (declarative and forks), by name.
+    #[getter]
+    fn subagent_nodes(&self) -> Vec<(String, Vec<String>)> {
+        self.subagent_nodes.clone()
     }
 
     /// The graph's node names (hook nodes, `model`, `tools`) in LangChain's order.
@@ -339,7 +354,7 @@ impl CoreAgent {
 
     /// Runs the agent, reporting its steps: an iterator of raw `(mode, ns, payload)` items
     /// ending with `("done", (), state)`, shaped into LangGraph's chunks by the Python side.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -355,9 +370,11 @@ impl CoreAgent {
         start: Option<String>,
         stops: Option<(Vec<String>, Vec<String>)>,
         resumed: Option<Vec<String>>,
+        subagents: Option<Vec<ResumeArg<'_>>>,
     ) -> PyResult<EventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_sync(py, config)?;
+            let resume_subagents = subagent_resumes(&host, subagents)?;
             let run = StreamRun {
                 modes,
                 subgraphs,
@@ -370,6 +387,7 @@ impl CoreAgent {
                     after,
                 }),
                 resumed_calls: resumed.unwrap_or_default(),
+                resume_subagents,
             };
             Ok(EventStream::new(self.start_stream(
                 state,
@@ -381,7 +399,7 @@ impl CoreAgent {
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None))]
     #[allow(clippy::too_many_arguments)]
     fn astream(
         &self,
@@ -397,9 +415,11 @@ impl CoreAgent {
         start: Option<String>,
         stops: Option<(Vec<String>, Vec<String>)>,
         resumed: Option<Vec<String>>,
+        subagents: Option<Vec<ResumeArg<'_>>>,
     ) -> PyResult<AsyncEventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_async(py, config)?;
+            let resume_subagents = subagent_resumes(&host, subagents)?;
             let run = StreamRun {
                 modes,
                 subgraphs,
@@ -412,6 +432,7 @@ impl CoreAgent {
                     after,
                 }),
                 resumed_calls: resumed.unwrap_or_default(),
+                resume_subagents,
             };
             Ok(AsyncEventStream::new(self.start_stream(
                 state,
@@ -437,6 +458,38 @@ struct StreamRun<'py> {
     stops: crate::agent::Stops,
     /// See `RunOptions::resumed_calls`.
     resumed_calls: Vec<String>,
+    /// See `RunOptions::resume_subagents`.
+    resume_subagents: crate::subagents::SubagentResumes,
+}
+
+/// A subagent to resume, as the thread graph hands it: `(task call id, its state, the node
+/// it stopped in, the steps it had run, its task's config, the calls of that step that had
+/// finished)`.
+type ResumeArg<'py> = (
+    String,
+    Bound<'py, PyDict>,
+    String,
+    u64,
+    Py<PyAny>,
+    Vec<String>,
+);
+
+fn subagent_resumes(
+    host: &crate::tools::HostContext,
+    args: Option<Vec<ResumeArg<'_>>>,
+) -> PyResult<crate::subagents::SubagentResumes> {
+    let mut out = std::collections::HashMap::new();
+    for (call_id, state, start, steps_before, config, resumed_calls) in args.unwrap_or_default() {
+        let resume = crate::subagents::SubagentResume {
+            state: state_from_py(&state)?,
+            start,
+            steps_before,
+            host: PyHost::with_config(host, config),
+            resumed_calls,
+        };
+        out.insert(call_id, resume);
+    }
+    Ok(Arc::new(parking_lot::Mutex::new(out)))
 }
 
 impl CoreAgent {
@@ -467,6 +520,7 @@ impl CoreAgent {
             resumed_calls: run_args.resumed_calls,
             namespace: Vec::new(),
             subagent: None,
+            resume_subagents: run_args.resume_subagents,
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
@@ -504,6 +558,7 @@ fn run_options(
         resumed_calls: Vec::new(),
         namespace: Vec::new(),
         subagent: None,
+        resume_subagents: Default::default(),
     })
 }
 

@@ -56,6 +56,17 @@ impl PyHost {
             .map_or_else(|| py.None().into_bound(py), |c| c.bind(py).clone())
     }
 
+    /// The same loop and contextvars with another config: a resumed subagent's, whose
+    /// task LangGraph's `interrupt()` must read.
+    pub fn with_config(host: &HostContext, config: Py<PyAny>) -> HostContext {
+        let parent = Self::from_context(host)?;
+        Some(Arc::new(PyHost {
+            locals: parent.locals.clone(),
+            is_async: parent.is_async,
+            config: Some(config),
+        }))
+    }
+
     pub fn from_context(host: &HostContext) -> Option<&PyHost> {
         host.as_ref()
             .and_then(|h| (h.as_ref() as &dyn Any).downcast_ref::<PyHost>())

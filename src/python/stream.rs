@@ -55,7 +55,15 @@ impl QueueSink {
 
 impl EventSink for QueueSink {
     fn wants(&self, ns: &[String], kind: EventKind) -> bool {
-        (self.subgraphs || ns.is_empty()) && self.modes.contains(&kind)
+        if !self.modes.contains(&kind) {
+            return false;
+        }
+        // The thread graph (it asks for routes) follows subagents as subgraphs of their
+        // tasks whether or not the caller streams them; the caller's side drops what it
+        // did not ask for.
+        let follows = matches!(kind, EventKind::Updates | EventKind::Routes)
+            && self.modes.contains(&EventKind::Routes);
+        ns.is_empty() || self.subgraphs || follows
     }
 
     fn streams_tokens(&self) -> bool {
@@ -252,6 +260,20 @@ fn event_to_py(
             (
                 EventKind::Routes,
                 (node.as_ref(), kind, value).into_pyobject(py)?.into_any(),
+            )
+        }
+        // `("__start__", "subagent", (call id, state, node names))`.
+        Event::SubagentStart {
+            call_id,
+            input,
+            nodes,
+        } => {
+            let start = (call_id, state_to_py(py, &input)?, nodes);
+            (
+                EventKind::Routes,
+                ("__start__", "subagent", start)
+                    .into_pyobject(py)?
+                    .into_any(),
             )
         }
     };

@@ -7,10 +7,10 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::prompts::{FORK_RECURSION_REFUSAL, FORKED_SUBAGENT_TOOL_NOTE, TASK_TOOL_DESCRIPTION};
-use super::{ChildInput, Mode, Subagent, SubagentKind, fork_history};
+use super::{ChildInput, Mode, Subagent, SubagentKind, SubagentResume, fork_history};
 use crate::agent::{Agent, RunOptions, new_id};
 use crate::error::Error;
-use crate::events::TraceContext;
+use crate::events::{Event, EventKind, TraceContext};
 use crate::history::History;
 use crate::messages::{HumanMessage, Message, Usage};
 use crate::state::{AgentState, Extra, FilesSnapshot, FilesWrite};
@@ -23,6 +23,28 @@ pub struct TaskTool {
 }
 
 impl TaskTool {
+    /// The node names of each subagent the core runs, by name, as a subgraph of the `task`
+    /// call's task shows them: an isolated one's own graph, a fork's the caller's chain as
+    /// forks run it. Compiled subagents are the host's own graphs and are left out.
+    pub fn subagent_nodes(&self, caller: &Agent) -> Vec<(String, Vec<String>)> {
+        self.subagents
+            .iter()
+            .filter_map(|s| {
+                let nodes = match &s.kind {
+                    SubagentKind::Isolated(agent) => agent.chain.node_names(),
+                    SubagentKind::Fork(spec) => caller
+                        .chain
+                        .for_subagent()
+                        .merged(&spec.middleware)
+                        .ok()?
+                        .node_names(),
+                    SubagentKind::Compiled { .. } => return None,
+                };
+                Some((s.name.clone(), nodes))
+            })
+            .collect()
+    }
+
     pub fn new(subagents: Vec<Subagent>) -> Result<Self, Error> {
         if subagents.is_empty() {
             return Err(Error::InvalidInput(
@@ -138,7 +160,8 @@ async fn run_child(
     agent: &Agent,
     messages: History,
     ctx: &ToolContext,
-    options: RunOptions,
+    mut options: RunOptions,
+    resume: Option<SubagentResume>,
 ) -> Result<ChildRun, ToolError> {
     // deepagents hands the child the caller's state minus its messages, private keys and
     // a few of its own, and takes back the keys the child changed.
@@ -150,13 +173,37 @@ async fn run_child(
     {
         inherited.insert(FORK_INHERITED_KEY.into(), skills.clone());
     }
-    let state = AgentState {
-        messages,
-        files: ctx.run.files.clone(),
-        files_host: ctx.run.files_host.clone(),
-        extra: inherited.clone(),
-        ..Default::default()
+    let state = match resume {
+        // It goes on from its own checkpoint, in its own task's context.
+        Some(resume) => {
+            options.start = Some(resume.start);
+            options.steps_before = resume.steps_before;
+            options.host = resume.host;
+            options.resumed_calls = resume.resumed_calls;
+            resume.state
+        }
+        None => AgentState {
+            messages,
+            files: ctx.run.files.clone(),
+            files_host: ctx.run.files_host.clone(),
+            extra: inherited.clone(),
+            ..Default::default()
+        },
     };
+    if let Some(events) = options
+        .events
+        .as_ref()
+        .filter(|e| e.wants(EventKind::Routes))
+    {
+        events.emit(
+            options.steps_before,
+            Event::SubagentStart {
+                call_id: ctx.tool_call_id.clone(),
+                input: Box::new(state.clone()),
+                nodes: agent.chain.node_names(),
+            },
+        );
+    }
     let (state, report) = agent
         .run(state, options)
         .await
@@ -283,6 +330,7 @@ async fn run_subagent(
     ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     let run = &ctx.run;
+    let resume = run.resume_subagents.lock().remove(&ctx.tool_call_id);
     // A subagent's graph is compiled with deepagents' own limit, which wins over the
     // caller's when the configs merge.
     // The subagent reports under its own namespace, as LangGraph's subgraph `tools:<id>`.
@@ -310,6 +358,7 @@ async fn run_subagent(
         resumed_calls: Vec::new(),
         namespace: namespace.clone(),
         subagent: Some(subagent.name.clone()),
+        resume_subagents: Default::default(),
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.
@@ -327,9 +376,9 @@ async fn run_subagent(
         SubagentKind::Isolated(agent) => match dynamic {
             Some(rf) => {
                 let agent = agent.clone().with_response_format(Some(rf));
-                run_child(&agent, isolated_history(), ctx, options(false)).await?
+                run_child(&agent, isolated_history(), ctx, options(false), resume).await?
             }
-            None => run_child(agent, isolated_history(), ctx, options(false)).await?,
+            None => run_child(agent, isolated_history(), ctx, options(false), resume).await?,
         },
         SubagentKind::Fork(spec) => {
             let mut agent: Agent = run.agent.clone();
@@ -358,7 +407,7 @@ async fn run_subagent(
                 description,
                 spec.instructions.as_deref(),
             );
-            run_child(&agent, history, ctx, options(true)).await?
+            run_child(&agent, history, ctx, options(true), resume).await?
         }
         SubagentKind::Compiled { .. } if dynamic.is_some() => {
             return Err(fatal(Error::InvalidInput(format!(

@@ -120,6 +120,8 @@ pub struct RunScope {
     /// See `RunOptions::namespace` and `RunOptions::subagent`.
     pub namespace: Vec<String>,
     pub subagent: Option<String>,
+    /// See `RunOptions::resume_subagents`.
+    pub resume_subagents: crate::subagents::SubagentResumes,
 }
 
 /// One tool call's outcome, with what it hands back to the caller's state.

@@ -1,0 +1,359 @@
+"""One run's stream from the core, as the thread graph's nodes read it (see ``_threads``).
+
+Each node of the thread graph takes its own write from the core's stream, and where the core
+went after it. The core runs ahead; the graph follows. A subagent the core runs is followed
+by a graph of its own inside its ``task`` call's task (``_subagent_threads``), reading its
+writes from the same stream under the subagent's namespace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any
+
+_END = "__end__"
+
+
+class Feed:
+    """The core's stream, read by the thread graph's nodes: each takes its node's write in its
+    namespace (``()`` for the agent, the core's ``tools:<id>`` for a subagent), and where the
+    core went after it. Every item also goes to ``forward`` (the caller's stream)."""
+
+    def __init__(
+        self,
+        start: Callable[..., Any],
+        forward: Callable[[tuple], None],
+        subagents: Any = None,
+    ) -> None:
+        #: ``start(node, arg, steps_before, task_config, subagents)`` starts the core's run.
+        self._start = start
+        #: The run's exception: raised by the node the core was in when it failed.
+        self._error: BaseException | None = None
+        self._error_raised = False
+        self._forward = forward
+        self._events: Any = None
+        #: The core's node writes and routes, in order: `("update", ns, node, write)` and
+        #: `("route", ns, node, (kind, value))`.
+        self._entries: list[tuple[str, tuple, str, Any]] = []
+        self._taken: set[int] = set()
+        #: The subagents the core started, by their `task` call: `(ns, input state, nodes)`.
+        self._starts: dict[str, collections.deque] = {}
+        #: Where each task the core ran goes next, by task id.
+        self.routes: dict[str, Any] = {}
+        #: The subagents followed as subgraphs (`_subagent_threads.SubagentThreads`), if any.
+        self.subagents = subagents
+        self._ended = False
+        self._lock = threading.Lock()
+        self._alock: asyncio.Lock | None = None
+
+    # -- reading the core's stream
+
+    def _accept(self, item: tuple) -> None:
+        mode, ns, payload = item
+        if mode == "done":
+            self._ended = True
+        elif mode == "updates":
+            node, value, core = payload
+            from ._stream import _update
+
+            self._entries.append(("update", ns, node, _update(value, core)))
+        elif mode == "routes":
+            node, kind, value = payload
+            if kind == "subagent":
+                call_id, state, nodes = value
+                self._starts.setdefault(call_id, collections.deque()).append((ns, state, nodes))
+            else:
+                self._entries.append(("route", ns, node, (kind, value)))
+        self._forward(item)
+
+    def forward(self, item: tuple) -> None:
+        """Hands the caller's stream an item of the graph's own (not the core's)."""
+        self._forward(item)
+
+    def _pull(self) -> bool:
+        if self._ended:
+            return False
+        try:
+            item = next(self._events)
+        except StopIteration:
+            self._ended = True
+            return False
+        except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
+            self._error, self._ended = exc, True
+            return False
+        self._accept(item)
+        return True
+
+    async def _apull(self) -> bool:
+        if self._ended:
+            return False
+        try:
+            item = await self._events.__anext__()
+        except StopAsyncIteration:
+            self._ended = True
+            return False
+        except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
+            self._error, self._ended = exc, True
+            return False
+        self._accept(item)
+        return True
+
+    # -- what a node asks
+
+    def _find(self, ns: tuple, node: str, call_id: str | None) -> int | None:
+        for i, (kind, at, name, update) in enumerate(self._entries):
+            if kind != "update" or i in self._taken or name != node or at != ns:
+                continue
+            if call_id is None or call_id in _answered(update):
+                return i
+        return None
+
+    def _route(self, index: int) -> tuple[bool, Any]:
+        """Where the core went after the write at ``index``: ``(known, goto)``. The core
+        reports it before it runs the next node."""
+        _kind, ns, node, _write = self._entries[index]
+        for _kind, at, name, (route, value) in (e for e in self._entries[index + 1 :] if e[0] == "route"):
+            if name == node and at == ns:
+                return True, goto_of(route, value)
+        # A run that ended without a route (it failed in between) goes nowhere.
+        return self._ended, _END
+
+    def _keep_route(self, config: dict, goto: Any) -> None:
+        """Where this task goes, for the node's edge to read (see `ThreadGraph`)."""
+        self.routes[_task_id(config)] = goto
+
+    def take_route(self, config: dict) -> tuple[bool, Any]:
+        task = _task_id(config)
+        if task in self.routes:
+            return True, self.routes.pop(task)
+        return False, None
+
+    def begin(self, node: str, arg: Any, config: dict, subagents: list | None = None) -> Any:
+        """Starts the core's run at the first node that asks, numbering its steps on from the
+        thread's (an awaitable under `astream` when the start reads the checkpoint);
+        ``subagents``: the subagents of that step to resume (see `CoreAgent.stream`)."""
+        step = (config.get("metadata") or {}).get("langgraph_step", 1)
+        return self._start(node, arg, max(step - 1, 0), config, subagents)
+
+    @property
+    def started(self) -> bool:
+        return self._events is not None
+
+    def _taken_write(self, ns: tuple, node: str, arg: Any) -> int | None:
+        """The index of ``node``'s write, once it has arrived."""
+        index = self._find(ns, node, _call_id(node, arg))
+        if index is not None:
+            self._taken.add(index)
+        return index
+
+    def take(self, node: str, arg: Any, config: dict) -> Any:
+        """A node of the agent's own graph takes its write (a subagent's `task` call has its
+        subgraph followed first)."""
+        if self.subagents is not None and (call := self.subagents.followed_call(node, arg)) is not None:
+            self.subagents.follow(self, call, arg, config)
+        return self.take_in((), node, arg, config)
+
+    async def atake(self, node: str, arg: Any, config: dict) -> Any:
+        if self.subagents is not None and (call := self.subagents.followed_call(node, arg)) is not None:
+            await self.subagents.afollow(self, call, arg, config)
+        return await self.atake_in((), node, arg, config)
+
+    def take_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
+        with self._lock:
+            if self._events is None:
+                self._events = self.begin(node, arg, config)
+            while (index := self._taken_write(ns, node, arg)) is None:
+                if not self._pull():
+                    raise self._missing(node, config)
+            while not (route := self._route(index))[0]:
+                self._pull()
+            self._keep_route(config, route[1])
+            return _command(self._entries[index][3])
+
+    async def atake_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
+        async with self._async_lock():
+            if self._events is None:
+                events = self.begin(node, arg, config)
+                self._events = await events if inspect.isawaitable(events) else events
+            while (index := self._taken_write(ns, node, arg)) is None:
+                if not await self._apull():
+                    raise self._missing(node, config)
+            while not (route := self._route(index))[0]:
+                await self._apull()
+            self._keep_route(config, route[1])
+            return _command(self._entries[index][3])
+
+    def _async_lock(self) -> asyncio.Lock:
+        if self._alock is None:
+            self._alock = asyncio.Lock()
+        return self._alock
+
+    # -- the subagents the core starts
+
+    def _started_child(self, call_id: str, answered_first: bool) -> tuple | None:
+        queue = self._starts.get(call_id)
+        if queue:
+            return queue.popleft()
+        if answered_first and self._find((), "tools", call_id) is not None:
+            return None
+        return ()
+
+    def child(self, call_id: str, answered_first: bool = False) -> tuple | None:
+        """``(ns, input state, nodes)`` of the subagent the core started for ``call_id``, once
+        it has; ``None`` if the run ended first, or (``answered_first``) the call was answered
+        without one (the `task` call failed before starting it)."""
+        with self._lock:
+            while (found := self._started_child(call_id, answered_first)) == ():
+                if not self._pull():
+                    return None
+            return found
+
+    async def achild(self, call_id: str, answered_first: bool = False) -> tuple | None:
+        async with self._async_lock():
+            while (found := self._started_child(call_id, answered_first)) == ():
+                if not await self._apull():
+                    return None
+            return found
+
+    def ensure_started(self, node: str, arg: Any, config: dict) -> None:
+        """Starts the core's run from ``node``'s task unless a task already has."""
+        with self._lock:
+            if self._events is None:
+                self._events = self.begin(node, arg, config)
+
+    async def aensure_started(self, node: str, arg: Any, config: dict) -> None:
+        async with self._async_lock():
+            if self._events is None:
+                events = self.begin(node, arg, config)
+                self._events = await events if inspect.isawaitable(events) else events
+
+    def start_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> Any:
+        """Starts the core's run at ``node`` (the `tools` task of a `task` call), resuming
+        the subagent ``(call id, state, node, steps run, task config)`` inside it."""
+        with self._lock:
+            self._start_once(node, arg, config, subagent)
+            self._events = self.begin(node, arg, config, [subagent])
+
+    async def astart_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
+        async with self._async_lock():
+            self._start_once(node, arg, config, subagent)
+            events = self.begin(node, arg, config, [subagent])
+            self._events = await events if inspect.isawaitable(events) else events
+
+    def _start_once(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
+        if self._events is not None:
+            from ._run_options import _planned
+
+            # Another `task` call of the same step started the core first, without this one.
+            raise _planned("resuming interrupts raised inside several subagents of one step", "durable threads")
+
+    def _missing(self, node: str, config: dict) -> BaseException:
+        if self._error is not None:
+            self._error_raised = True
+            return _in_task(self._error, config)
+        return RuntimeError(f"deepagents_rs: the run ended without the thread's node {node!r} (a bug)")
+
+    def error_state(self) -> dict | None:
+        """The core's state when its run failed (or stopped for an interrupt)."""
+        state = getattr(self._error, "partial_state", None)
+        return state if isinstance(state, dict) else None
+
+    def drain(self) -> None:
+        """Reads what is left of the core's stream (the run's last items)."""
+        if self._events is not None:
+            while self._pull():
+                pass
+        self._raise_unraised()
+
+    async def adrain(self) -> None:
+        if self._events is not None:
+            while await self._apull():
+                pass
+        self._raise_unraised()
+
+    def _raise_unraised(self) -> None:
+        """A failure no node of the graph took up (it had already ended) still ends the run."""
+        if self._error is not None and not self._error_raised:
+            self._error_raised = True
+            raise self._error
+
+    def close(self) -> None:
+        if self._events is not None and hasattr(self._events, "close"):
+            self._events.close()
+
+    async def aclose(self) -> None:
+        if self._events is not None and hasattr(self._events, "aclose"):
+            await self._events.aclose()
+
+
+def _in_task(error: BaseException, config: dict) -> BaseException:
+    """The run's failure as the thread graph's task raises it. An ``interrupt()`` the core's
+    host code called (a human-in-the-loop hook, a tool) is LangGraph's ``GraphInterrupt``,
+    whose ids LangGraph derives from the interrupting task's namespace: the core called it
+    ahead of this task, so the ids are derived again from this task's."""
+    from langgraph.errors import GraphInterrupt
+
+    if not isinstance(error, GraphInterrupt) or not error.args:
+        return error
+    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS
+    from langgraph.types import Interrupt, _interrupt_id
+
+    ns = (config.get("configurable") or {}).get(CONFIG_KEY_CHECKPOINT_NS)
+    if not ns:
+        return error
+    interrupts = tuple(
+        Interrupt(value=i.value, id=_interrupt_id(ns, n), response_schema=getattr(i, "response_schema", None))
+        for n, i in enumerate(error.args[0])
+    )
+    return GraphInterrupt(interrupts)
+
+
+def _update_messages(update: Any) -> list[Any]:
+    writes = update if isinstance(update, list) else [update]
+    out: list[Any] = []
+    for w in writes:
+        if isinstance(w, dict) and isinstance(w.get("messages"), list):
+            out.extend(w["messages"])
+    return out
+
+
+def _answered(update: Any) -> list[str]:
+    return [m.tool_call_id for m in _update_messages(update) if getattr(m, "type", None) == "tool"]
+
+
+def _call_id(node: str, arg: Any) -> str | None:
+    """A `tools` task sent one call (LangChain's `Send("tools", [call])`) answers that call."""
+    if node == "tools" and isinstance(arg, list) and len(arg) == 1 and isinstance(arg[0], dict):
+        return arg[0].get("id")
+    return None
+
+
+def _task_id(config: dict) -> Any:
+    from langgraph._internal._constants import CONFIG_KEY_TASK_ID
+
+    return (config.get("configurable") or {}).get(CONFIG_KEY_TASK_ID)
+
+
+def _command(update: Any) -> Any:
+    from langgraph.types import Command
+
+    if isinstance(update, list):
+        # One node's several writes, in order.
+        update = [(k, v) for w in update if isinstance(w, dict) for k, v in w.items()]
+    return Command(update=update)
+
+
+def goto_of(kind: str, value: Any) -> Any:
+    """A route the core reports (`Event::Route`) as LangGraph's edge result."""
+    if kind == "node":
+        return value
+    if kind == "calls":
+        from langgraph.types import Send
+
+        # LangChain's edge: one `tools` task per pending call.
+        return [Send("tools", [call]) for call in value]
+    return _END

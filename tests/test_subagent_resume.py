@@ -1,0 +1,316 @@
+"""A run stopped inside a subagent, resumed as deepagents resumes it: the subagent's checkpoints
+under its task's namespace (``tools:<task id>``) in the parent's thread, every human decision,
+sync and async, streamed, and threads one implementation stopped continued by the other, on
+LangGraph's savers. Both implementations run the same script; results, the model calls made
+and every checkpoint written (the subagent's included) are compared."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import deepagents
+import deepagents_rs
+import psycopg
+import pytest
+from fake_models import ScriptedChatModel, ai_tool_calls, normalize_messages
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Command
+from psycopg.rows import dict_row
+from test_hitl import DECISIONS, interrupts
+from test_threads import (
+    BLOCKING_ECHO,
+    IMPLS,
+    THREAD,
+    _killed_and_resumed,
+    _value,
+    first_difference,
+    fresh_database,
+    my_tool,
+    pg_dsn,
+    snapshot,
+)
+
+__all__ = ["pg_dsn"]  # the PostgreSQL server fixture, shared with test_threads
+
+# Forked subagents are in beta in deepagents, which says so on each one built.
+pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
+
+#: The parent delegates; the subagent calls the gated tool, then answers; so does the parent.
+SCRIPT = [
+    ai_tool_calls(("task", {"description": "do it", "subagent_type": "general-purpose"}, "call_T")),
+    ai_tool_calls(("my_tool", {"x": 5}, "call_S")),
+    "sub done",
+    "done",
+]
+
+
+def make(impl: Any, saver: Any, model: ScriptedChatModel, **create: Any) -> Any:
+    return impl.create_deep_agent(
+        model=model, tools=[my_tool], checkpointer=saver, interrupt_on={"my_tool": True}, **create
+    )
+
+
+def dump_all(saver: Any) -> list[Any]:
+    """Every checkpoint of the thread, the subagents' included, oldest first per namespace:
+    namespaces and parent ids (drawn at random) as the order they first appear in."""
+    rows = list(saver.list(THREAD))
+    namespaces: dict[str, int] = {}
+    for t in sorted(rows, key=lambda t: t.checkpoint["id"]):
+        namespaces.setdefault(t.config["configurable"]["checkpoint_ns"], len(namespaces))
+    ids = {t.checkpoint["id"]: i for i, t in enumerate(sorted(rows, key=lambda t: t.checkpoint["id"]))}
+    out = []
+    for t in sorted(rows, key=lambda t: (namespaces[t.config["configurable"]["checkpoint_ns"]], t.checkpoint["id"])):
+        c = t.checkpoint
+        meta = dict(t.metadata)
+        meta["parents"] = {namespaces.get(k, k): ids.get(v, v) for k, v in (meta.get("parents") or {}).items()}
+        out.append(
+            {
+                "ns": namespaces[t.config["configurable"]["checkpoint_ns"]],
+                "metadata": meta,
+                "values": _input_values(meta, _value(c["channel_values"])),
+                "channels": sorted(c["channel_versions"]),
+                "seen": {k: sorted(v) for k, v in c["versions_seen"].items()},
+                "updated": c.get("updated_channels"),
+                "parent": t.parent_config is not None,
+                "writes": [(w[1], _input_write(meta, _value(w[2]))) for w in t.pending_writes],
+            }
+        )
+    return out
+
+
+def _input_values(meta: dict, values: dict) -> dict:
+    start = values.get("__start__")
+    if meta.get("source") != "input" or not isinstance(start, dict):
+        return values
+    return {**values, "__start__": {k: _input_write(meta, v) for k, v in start.items()}}
+
+
+def _input_write(meta: dict, value: Any) -> Any:
+    """An input's messages as stored, without whether they had an id yet: LangGraph gives
+    them ids in place while the checkpoint and its writes may still wait to be stored (in
+    both implementations, more often on a slower saver)."""
+    if meta.get("source") != "input" or not isinstance(value, list):
+        return value
+    return [v[:4] if isinstance(v, tuple) else v for v in value]
+
+
+def calls_made(model: ScriptedChatModel, ids: Any = "stable") -> list[Any]:
+    return [normalize_messages(c.messages, ids=ids) for c in model.calls]
+
+
+def stop_and_resume(impl: Any, decisions: list[Any], saver: Any | None = None) -> dict[str, Any]:
+    saver = saver or InMemorySaver()
+    model = ScriptedChatModel(SCRIPT)
+    agent = make(impl, saver, model)
+    first = agent.invoke({"messages": [("user", "go")]}, THREAD)
+    stopped = agent.get_state(THREAD)
+    assert [i.id for i in stopped.interrupts] == [i.id for i in first["__interrupt__"]]
+    resumed = agent.invoke(Command(resume={"decisions": decisions}), THREAD)
+    return {
+        "stopped": (
+            _value({k: v for k, v in first.items() if k != "__interrupt__"}),
+            interrupts(first["__interrupt__"]),
+        ),
+        "next": stopped.next,
+        "resumed": _value(resumed),
+        "snapshot": snapshot(agent),
+        "calls": calls_made(model),
+        "checkpoints": dump_all(saver),
+    }
+
+
+@pytest.mark.parametrize("decision", list(DECISIONS))
+def test_a_gated_call_inside_a_subagent_resumes_where_it_stopped(decision: str) -> None:
+    ref, ours = (stop_and_resume(impl, DECISIONS[decision]) for impl in IMPLS)
+    for key in ("stopped", "next", "resumed", "snapshot", "calls"):
+        assert ours[key] == ref[key], key
+    # The subagent's finished model call is not made again.
+    assert len(ours["calls"]) == 4 if decision != "respond" else len(ours["calls"]) <= 4
+    found = first_difference(ref["checkpoints"], ours["checkpoints"])
+    assert found is None, found
+
+
+def test_the_subagents_checkpoints_are_under_its_tasks_namespace() -> None:
+    saver = InMemorySaver()
+    agent = make(deepagents_rs, saver, ScriptedChatModel(SCRIPT))
+    agent.invoke({"messages": [("user", "go")]}, THREAD)
+    stopped = agent.get_state(THREAD)
+    task_id = stopped.tasks[0].id
+    sub = [t for t in saver.list(THREAD) if t.config["configurable"]["checkpoint_ns"]]
+    assert {t.config["configurable"]["checkpoint_ns"] for t in sub} == {f"tools:{task_id}"}
+    head = max(sub, key=lambda t: t.checkpoint["id"])
+    assert head.metadata["lc_agent_name"] == "general-purpose"
+    # The subagent's interrupt is the parent's, with the same id.
+    assert [w[2][0].id for w in head.pending_writes if w[1] == "__interrupt__"] == [i.id for i in stopped.interrupts]
+
+
+def test_resumed_async() -> None:
+    async def run(impl: Any) -> Any:
+        async with AsyncSqliteSaver.from_conn_string(":memory:") as saver:
+            model = ScriptedChatModel(SCRIPT)
+            agent = make(impl, saver, model)
+            first = await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
+            resumed = await agent.ainvoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
+            state = await agent.aget_state(THREAD)
+            return interrupts(first["__interrupt__"]), _value(resumed), _value(state.values), calls_made(model)
+
+    ref, ours = (asyncio.run(run(impl)) for impl in IMPLS)
+    assert ours == ref
+
+
+def test_resumed_stream_starts_in_the_subagent_where_it_stopped() -> None:
+    out = []
+    for impl in IMPLS:
+        agent = make(impl, InMemorySaver(), ScriptedChatModel(SCRIPT))
+        first = [
+            (bool(ns), list(chunk))
+            for ns, chunk in agent.stream({"messages": [("user", "go")]}, THREAD, subgraphs=True)
+        ]
+        resumed = [
+            (bool(ns), _value(chunk))
+            for ns, chunk in agent.stream(Command(resume={"decisions": [{"type": "approve"}]}), THREAD, subgraphs=True)
+        ]
+        out.append((first, resumed))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("writer", IMPLS, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
+def test_a_thread_stopped_inside_a_subagent_is_resumed_by_the_other(writer: Any, kind: str, request: Any) -> None:
+    def saver() -> Any:
+        if kind == "memory":
+            return InMemorySaver()
+        if kind == "sqlite":
+            return SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))
+        conn = psycopg.connect(
+            fresh_database(request.getfixturevalue("pg_dsn")),
+            autocommit=True,
+            prepare_threshold=0,
+            row_factory=dict_row,
+        )
+        request.addfinalizer(conn.close)
+        made = PostgresSaver(conn)
+        made.setup()
+        return made
+
+    reader = deepagents_rs if writer is deepagents else deepagents
+    mixed = saver()
+    model = ScriptedChatModel(SCRIPT)
+    make(writer, mixed, model).invoke({"messages": [("user", "go")]}, THREAD)
+    continued = make(reader, mixed, model).invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
+    alone = stop_and_resume(writer, [{"type": "approve"}], saver())
+    assert _value(continued) == alone["resumed"]
+    assert calls_made(model) == alone["calls"]
+    found = first_difference(alone["checkpoints"], dump_all(mixed))
+    assert found is None, found
+
+
+@pytest.mark.parametrize(
+    "subagent",
+    [
+        pytest.param({"name": "helper", "description": "Helps.", "mode": "fork"}, id="fork"),
+        pytest.param(
+            {
+                "name": "helper",
+                "description": "Helps.",
+                "system_prompt": "You help.",
+                "interrupt_on": {"my_tool": True},
+            },
+            id="own_interrupt_on",
+        ),
+    ],
+)
+def test_other_subagents_resume_where_they_stopped(subagent: dict) -> None:
+    script = [
+        ai_tool_calls(("task", {"description": "do it", "subagent_type": "helper"}, "call_T")),
+        *SCRIPT[1:],
+    ]
+    out = []
+    for impl in IMPLS:
+        saver, model = InMemorySaver(), ScriptedChatModel(script)
+        agent = impl.create_deep_agent(
+            model=model,
+            tools=[my_tool],
+            checkpointer=saver,
+            subagents=[subagent],
+            interrupt_on={"my_tool": True} if subagent.get("mode") == "fork" else None,
+        )
+        first = agent.invoke({"messages": [("user", "go")]}, THREAD)
+        resumed = agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
+        # Without ids: a fork's messages are its parent's objects, which LangGraph stamps
+        # with ids in place, after or before the model saw them (in both).
+        out.append((interrupts(first["__interrupt__"]), _value(resumed), calls_made(model, "drop"), dump_all(saver)))
+    assert out[1][:3] == out[0][:3]
+    found = first_difference(out[0][3], out[1][3])
+    assert found is None, found
+
+
+#: A run whose subagent is killed inside a tool call, in a process of its own, then resumed on
+#: its thread by a fresh process: `argv` = implementation, SQLite path, work directory,
+#: `start` or `resume`. The model answers by the conversation it is given, so a resumed
+#: process needs no count of what was said; `echo` is test_threads' blocking tool.
+KILLED_IN_SUBAGENT = textwrap.dedent(
+    """
+    import importlib, os, sqlite3, sys, time
+    from typing import Any
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    impl, where, work, mode = sys.argv[1:5]
+
+    def call(name: str, args: dict, n: int) -> AIMessage:
+        return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call_{n}"}])
+
+    class ByConversation(BaseChatModel):
+        @property
+        def _llm_type(self) -> str:
+            return "by-conversation"
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+            last = messages[-1]
+            if last.type == "human" and last.content == "go":
+                reply = call("task", {"description": "echo three steps", "subagent_type": "general-purpose"}, 9)
+            elif last.type == "human":
+                reply = call("echo", {"text": "step 0"}, 0)
+            elif last.type == "tool" and last.content.startswith("step "):
+                n = int(last.content.split()[1]) + 1
+                reply = call("echo", {"text": f"step {n}"}, n) if n < 4 else AIMessage(content="sub done")
+            else:
+                reply = AIMessage(content="done")
+            return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    BLOCKING_ECHO
+
+    saver = SqliteSaver(sqlite3.connect(where, check_same_thread=False))
+    config = {"configurable": {"thread_id": "killed"}}
+    agent = importlib.import_module(impl).create_deep_agent(model=ByConversation(), tools=[echo], checkpointer=saver)
+    if mode == "start":
+        agent.invoke({"messages": [("user", "go")]}, config)
+    else:
+        result = agent.invoke(None, config)
+        print("RESULT", [(m.type, m.content) for m in result["messages"]])
+    """
+).replace("BLOCKING_ECHO", BLOCKING_ECHO)
+
+
+def test_a_run_killed_inside_a_subagent_resumes_it_where_it_was(tmp_path: Path) -> None:
+    out = []
+    for impl in ("deepagents", "deepagents_rs"):
+        work = tmp_path / impl
+        work.mkdir()
+        out.append(_killed_and_resumed(impl, str(work / "thread.sqlite"), work, KILLED_IN_SUBAGENT))
+    # The subagent's finished calls are not run again: only the one the kill cut short.
+    assert out[0][0] == ["step 0", "step 1", "step 2", "step 2", "step 3"]
+    assert out[1] == out[0]
