@@ -213,9 +213,9 @@ def test_a_thread_stopped_inside_a_subagent_is_resumed_by_the_other(writer: Any,
 
 
 @pytest.mark.parametrize(
-    "subagent",
+    ("subagent", "parent_gate"),
     [
-        pytest.param({"name": "helper", "description": "Helps.", "mode": "fork"}, id="fork"),
+        pytest.param({"name": "helper", "description": "Helps.", "mode": "fork"}, True, id="fork"),
         pytest.param(
             {
                 "name": "helper",
@@ -223,11 +223,27 @@ def test_a_thread_stopped_inside_a_subagent_is_resumed_by_the_other(writer: Any,
                 "system_prompt": "You help.",
                 "interrupt_on": {"my_tool": True},
             },
+            False,
             id="own_interrupt_on",
+        ),
+        pytest.param(
+            {"name": "helper", "description": "Helps.", "mode": "fork", "interrupt_on": {"my_tool": True}},
+            False,
+            id="fork_own_interrupt_on",
+        ),
+        pytest.param(
+            {
+                "name": "helper",
+                "description": "Helps.",
+                "mode": "fork",
+                "interrupt_on": {"my_tool": {"allowed_decisions": ["approve", "reject"]}},
+            },
+            True,
+            id="fork_replacing_the_parents",
         ),
     ],
 )
-def test_other_subagents_resume_where_they_stopped(subagent: dict) -> None:
+def test_other_subagents_resume_where_they_stopped(subagent: dict, parent_gate: bool) -> None:
     script = [
         ai_tool_calls(("task", {"description": "do it", "subagent_type": "helper"}, "call_T")),
         *SCRIPT[1:],
@@ -240,7 +256,7 @@ def test_other_subagents_resume_where_they_stopped(subagent: dict) -> None:
             tools=[my_tool],
             checkpointer=saver,
             subagents=[subagent],
-            interrupt_on={"my_tool": True} if subagent.get("mode") == "fork" else None,
+            interrupt_on={"my_tool": True} if parent_gate else None,
         )
         first = agent.invoke({"messages": [("user", "go")]}, THREAD)
         resumed = agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)

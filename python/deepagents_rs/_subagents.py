@@ -239,12 +239,6 @@ def build_specs(
         # A `tools` key, even None or [], means no inherited user tools (deepagents: `or []`).
         tools = [to_adapter(t) for t in (spec["tools"] or [])] if "tools" in spec else None
         if mode == "fork":
-            if "interrupt_on" in spec:
-                # A fork runs the parent's chain, its human-in-the-loop gate included.
-                raise NotImplementedError(
-                    f"deepagents_rs: SubAgent '{name}': interrupt_on of its own on a fork is planned; "
-                    "a fork keeps the parent's."
-                )
             fork = _fork_spec(spec, tools, parent_model, parent_tools, core_model)
             if spec.get("response_format"):
                 fork_tools = tools if tools is not None else parent_tools
@@ -256,10 +250,31 @@ def build_specs(
                     fork["model"] = core_model(spec["model"], [*fork_tools, fork["response_format"]])
             if "permissions" in spec and files is not None:
                 fork["files"] = files(spec["permissions"])
-            if spec.get("middleware"):
+            # A fork runs the parent's chain, its human-in-the-loop gate included, unless its
+            # own `interrupt_on` or `permissions` make another (deepagents builds a fork's
+            # gate from them as for any subagent).
+            own_gate: list[Any] = []
+            if "interrupt_on" in spec or "permissions" in spec:
+                own_gate = _gate(
+                    _fs_interrupts.merged(
+                        fs_interrupt_on(spec.get("permissions", parent_permissions)) if fs_interrupt_on else {},
+                        spec.get("interrupt_on", interrupt_on),
+                    )
+                )
+                parent_gate = _fs_interrupts.merged(
+                    fs_interrupt_on(parent_permissions) if fs_interrupt_on else {}, interrupt_on
+                )
+                if not own_gate and parent_gate:
+                    raise NotImplementedError(
+                        f"deepagents_rs: SubAgent '{name}': a fork without the parent's human-in-the-loop "
+                        "gate (an empty interrupt_on of its own) is planned."
+                    )
+            if spec.get("middleware") or own_gate:
                 # Merged over the parent's chain by name (deepagents shares the parent's
                 # instances and lets a same-name spec entry take its place).
-                fork["middleware"] = _middleware_adapters(spec["middleware"], tools or parent_tools)
+                fork["middleware"] = _middleware_adapters(
+                    [*(spec.get("middleware") or ()), *own_gate], tools or parent_tools
+                )
             if "model" in fork and not any(_named(m, "SummarizationMiddleware") for m in spec.get("middleware") or ()):
                 # A fork of another model summarizes by that model's limits (deepagents builds
                 # its summarization from the fork's model), into the caller's history files.
@@ -267,7 +282,9 @@ def build_specs(
                 if own is not None:
                     fork.setdefault("middleware", []).append({**own, "kind": "summarization"})
             # Its state as a subgraph: the parent's chain (the caller adds its schemas) and its own.
-            fork["state_schemas"] = _state_schemas(spec.get("middleware"))
+            fork["state_schemas"] = _state_schemas([*(spec.get("middleware") or ()), *own_gate])
+            if own_gate:
+                fork["private_keys"] = _private_keys(own_gate)
             specs.append(fork)
             continue
         gate = _gate(

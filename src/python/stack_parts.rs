@@ -114,6 +114,7 @@ pub(crate) fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                 allowed_tools,
                 extra_tools,
                 response_format: response_format_from_py(item(spec, "response_format")?)?,
+                private_keys: private_keys_from_py(item(spec, "private_keys")?)?.to_vec(),
                 middleware: {
                     // A fork with its own permissions gets its own file tools, which
                     // replace its parent's by name.

@@ -95,6 +95,9 @@ pub struct ForkSpec {
     pub extra_tools: Option<Vec<Arc<dyn Tool>>>,
     /// The spec's own middleware, merged over the caller's chain by name.
     pub middleware: Vec<Arc<dyn crate::middleware::Middleware>>,
+    /// The private state keys of the spec's own middleware (its own human-in-the-loop
+    /// gate's): kept from the caller, as the caller's own are.
+    pub private_keys: Vec<String>,
     /// The spec's own `response_format`: the fork answers in it (its schema tool joins the
     /// tool list, as in deepagents, so the tool definitions leave the caller's cache).
     pub response_format: Option<Arc<dyn crate::structured::StructuredOutput>>,

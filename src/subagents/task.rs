@@ -398,6 +398,11 @@ async fn run_subagent(
                 agent.tools = fork_tool_set(&agent.tools, extra.clone()).map_err(fatal)?;
             }
             agent.allowed_tools = spec.allowed_tools.clone();
+            if !spec.private_keys.is_empty() {
+                let mut keys = agent.private_keys.to_vec();
+                keys.extend(spec.private_keys.iter().cloned());
+                agent.private_keys = keys.into();
+            }
             // A fork answers in text unless the caller asks for a format: the caller's own
             // structured output is the caller's. (Set last: it lists the tools above.)
             let agent =
