@@ -33,7 +33,6 @@ PLANNED = {
     "GraderResponse": "rubric (issue 23)",
     "GraderVerdict": "rubric (issue 23)",
     "SubAgentMiddleware": "the subagent stack is the core's; its middleware face (issue 23)",
-    "UnsupportedContentMiddleware": "its middleware face; the core applies it (issue 23)",
 }
 
 
@@ -45,6 +44,8 @@ DELIBERATE_METHODS = {
     "FilesystemMiddleware": {"wrap_model_call", "awrap_model_call", "wrap_tool_call", "awrap_tool_call"},
     # Memory is loaded and shown by the core; the Python face holds its configuration.
     "MemoryMiddleware": {"before_agent", "abefore_agent", "modify_request", "wrap_model_call", "awrap_model_call"},
+    # The core filters the requests; the Python face holds the entry's place.
+    "UnsupportedContentMiddleware": {"wrap_model_call", "awrap_model_call"},
     # Summarization runs in the core; the Python face holds its configuration.
     "SummarizationMiddleware": {"wrap_model_call", "awrap_model_call", "before_model", "abefore_model"},
     "SummarizationToolMiddleware": {"wrap_model_call", "awrap_model_call"},

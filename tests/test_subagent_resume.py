@@ -330,3 +330,40 @@ def test_a_run_killed_inside_a_subagent_resumes_it_where_it_was(tmp_path: Path) 
     # The subagent's finished calls are not run again: only the one the kill cut short.
     assert out[0][0] == ["step 0", "step 1", "step 2", "step 2", "step 3"]
     assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_a_compiled_subagent_checkpoints_in_its_task_and_resumes_where_it_stopped(asynchronous: bool) -> None:
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    script = [
+        ai_tool_calls(("task", {"description": "do it", "subagent_type": "helper"}, "call_T")),
+        *SCRIPT[1:],
+    ]
+    out = []
+    for impl in IMPLS:
+        saver, model = InMemorySaver(), ScriptedChatModel(script)
+        helper = create_agent(model, tools=[my_tool], middleware=[HumanInTheLoopMiddleware({"my_tool": True})])
+        agent = impl.create_deep_agent(
+            model=model,
+            tools=[my_tool],
+            checkpointer=saver,
+            subagents=[{"name": "helper", "description": "Helps.", "runnable": helper}],
+        )
+        approve = Command(resume={"decisions": [{"type": "approve"}]})
+        if asynchronous:
+
+            async def run(agent: Any = agent, approve: Any = approve) -> tuple[Any, Any]:
+                first = await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
+                return first, await agent.ainvoke(approve, THREAD)
+
+            first, resumed = asyncio.run(run())
+        else:
+            first = agent.invoke({"messages": [("user", "go")]}, THREAD)
+            resumed = agent.invoke(approve, THREAD)
+        out.append((interrupts(first["__interrupt__"]), _value(resumed), calls_made(model), dump_all(saver)))
+    assert out[1][:3] == out[0][:3]
+    assert len(out[1][2]) == 4  # the subagent's finished model call is not made again
+    found = first_difference(out[0][3], out[1][3])
+    assert found is None, found

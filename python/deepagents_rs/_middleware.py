@@ -28,13 +28,20 @@ JUMP_DESTINATIONS = ("model", "tools", "end")
 def core_entries(middleware: typing.Sequence[Any], bindables: dict[str, Any], store: Any = None) -> list[Any]:
     """The user's middleware as the core takes it, in order: deepagents_rs' own faces
     (``MemoryMiddleware``, ``SkillsMiddleware``, ``SummarizationMiddleware``,
-    ``SummarizationToolMiddleware``) as configurations of the core's entries, any other wrapped
+    ``SummarizationToolMiddleware``, ``UnsupportedContentMiddleware``) as configurations of the core's entries, any other wrapped
     in a ``MiddlewareAdapter`` that binds ``bindables``."""
     from .middleware.memory import MemoryMiddleware
     from .middleware.skills import SkillsMiddleware
     from .middleware.summarization import SummarizationMiddleware, SummarizationToolMiddleware
+    from .middleware.unsupported_content import UnsupportedContentMiddleware
 
-    faces = (MemoryMiddleware, SkillsMiddleware, SummarizationMiddleware, SummarizationToolMiddleware)
+    faces = (
+        MemoryMiddleware,
+        SkillsMiddleware,
+        SummarizationMiddleware,
+        SummarizationToolMiddleware,
+        UnsupportedContentMiddleware,
+    )
     out: list[Any] = []
     for m in middleware:
         if isinstance(m, faces):

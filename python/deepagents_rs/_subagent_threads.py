@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._thread_feed import Feed
+from ._thread_feed import Feed, _task_call_of
 
 #: deepagents compiles subagents with this recursion limit (the core's too); the graph that
 #: follows one must not stop before the core does.
@@ -37,11 +37,9 @@ class SubagentThreads:
 
     def followed_call(self, node: str, arg: Any) -> dict | None:
         """The `task` call a `tools` task runs, when the core runs its subagent."""
-        if node != "tools" or not (isinstance(arg, list) and len(arg) == 1 and isinstance(arg[0], dict)):
-            return None
-        call = arg[0]
-        args = call.get("args")
-        if call.get("name") != "task" or not isinstance(args, dict):
+        call = _task_call_of(node, arg)
+        args = call.get("args") if call is not None else None
+        if not isinstance(args, dict):
             return None
         return call if args.get("subagent_type") in self._nodes else None
 

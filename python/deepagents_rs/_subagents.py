@@ -120,28 +120,71 @@ class RunnableAdapter:
             config["callbacks"] = parent.get_child()
         return config
 
-    def invoke(self, state: dict, config: dict | None = None, parent: Any = None) -> dict:
+    @staticmethod
+    def _in_task(config: dict, task: dict | None) -> dict:
+        """The caller's config inside the `task` call's own task, when a thread graph runs
+        it: its saver, namespace, scratchpad and resuming flag, as deepagents' `task` tool
+        hands its task's config to the subagent (a LangGraph graph then checkpoints under
+        that task and resumes from there)."""
+        if task is None:
+            return config
+        from ._threads import _FEED
+
+        own = {k: v for k, v in (task.get("configurable") or {}).items() if k != _FEED}
+        return {**config, "configurable": {**config.get("configurable", {}), **own}}
+
+    def invoke(self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None) -> dict:
         if not self._runnable_api:
             return self._output(self.runnable.invoke(self._input(state)))
         from langchain_core.runnables.config import set_config_context
 
-        config = self._traced(config, parent)
-        with set_config_context(config) as context:
+        from ._thread_feed import RUN_TASKS
+
+        tasks = RUN_TASKS.get()
+        config = self._in_task(self._traced(config, parent), tasks.wait(call_id) if tasks and call_id else None)
+        with set_config_context(config) as context, _placed():
+            # Its own runs find their own tasks, not this run's.
+            context.run(RUN_TASKS.set, None)
             result = context.run(self.runnable.invoke, self._input(state), self._explicit(config))
         return self._output(result)
 
-    async def ainvoke(self, state: dict, config: dict | None = None, parent: Any = None) -> dict:
+    async def ainvoke(
+        self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None
+    ) -> dict:
         if not self._runnable_api:
             return self._output(await self.runnable.ainvoke(self._input(state)))
         import asyncio
 
         from langchain_core.runnables.config import set_config_context
 
-        config = self._traced(config, parent)
-        with set_config_context(config) as context:
+        from ._thread_feed import RUN_TASKS
+
+        tasks = RUN_TASKS.get()
+        task = await tasks.await_(call_id) if tasks and call_id else None
+        config = self._in_task(self._traced(config, parent), task)
+        with set_config_context(config) as context, _placed():
+            context.run(RUN_TASKS.set, None)
             coro = self.runnable.ainvoke(self._input(state), self._explicit(config))
             result = await asyncio.create_task(coro, context=context)
         return self._output(result)
+
+
+class _placed:
+    """An interrupt a compiled subagent raises ran in its own task: its ids are LangGraph's
+    own (see `_thread_feed._in_task`)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        if exc is None:
+            return
+        from langgraph.errors import GraphInterrupt
+
+        from ._thread_feed import PLACED
+
+        if isinstance(exc, GraphInterrupt):
+            setattr(exc, PLACED, True)
 
 
 def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> list[Any]:

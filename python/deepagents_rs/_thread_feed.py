@@ -10,12 +10,54 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextvars
 import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
 
 _END = "__end__"
+
+
+class TaskConfigs:
+    """The configs of the `tools` tasks that run `task` calls of compiled subagents, by call:
+    the core calls a compiled subagent (a LangGraph graph, usually) ahead of the thread graph,
+    and waits here for its task, so the subagent runs as a subgraph of that task (its
+    checkpoints under the task's namespace, its interrupts resumed from them), as in
+    deepagents, where the `task` tool hands the subagent its task's config."""
+
+    def __init__(self) -> None:
+        self._configs: dict[str, dict] = {}
+        self._ready = threading.Condition()
+        self._waiting: dict[str, asyncio.Event] = {}
+
+    def put(self, call_id: str, config: dict) -> None:
+        with self._ready:
+            self._configs[call_id] = config
+            self._ready.notify_all()
+        event = self._waiting.pop(call_id, None)
+        if event is not None:
+            event.set()
+
+    def wait(self, call_id: str, timeout: float = 60.0) -> dict | None:
+        """The task's config once its task runs (``None`` if it never does)."""
+        with self._ready:
+            self._ready.wait_for(lambda: call_id in self._configs, timeout)
+            return self._configs.get(call_id)
+
+    async def await_(self, call_id: str, timeout: float = 60.0) -> dict | None:
+        if call_id not in self._configs:
+            event = self._waiting.setdefault(call_id, asyncio.Event())
+            try:
+                await asyncio.wait_for(event.wait(), timeout)
+            except TimeoutError:
+                return None
+        return self._configs.get(call_id)
+
+
+#: The run's `TaskConfigs`, while the core runs under a thread graph (read by
+#: `_subagents.RunnableAdapter`, in the contextvars the core's run keeps).
+RUN_TASKS: contextvars.ContextVar[TaskConfigs | None] = contextvars.ContextVar("deepagents_rs_run_tasks", default=None)
 
 
 class Feed:
@@ -46,6 +88,8 @@ class Feed:
         self.routes: dict[str, Any] = {}
         #: The subagents followed as subgraphs (`_subagent_threads.SubagentThreads`), if any.
         self.subagents = subagents
+        #: The tasks of compiled subagents' calls (see `TaskConfigs`).
+        self.task_configs = TaskConfigs()
         self._ended = False
         self._lock = threading.Lock()
         self._alock: asyncio.Lock | None = None
@@ -153,14 +197,22 @@ class Feed:
     def take(self, node: str, arg: Any, config: dict) -> Any:
         """A node of the agent's own graph takes its write (a subagent's `task` call has its
         subgraph followed first)."""
-        if self.subagents is not None and (call := self.subagents.followed_call(node, arg)) is not None:
+        if (call := self._task_call(node, arg, config)) is not None:
             self.subagents.follow(self, call, arg, config)
         return self.take_in((), node, arg, config)
 
     async def atake(self, node: str, arg: Any, config: dict) -> Any:
-        if self.subagents is not None and (call := self.subagents.followed_call(node, arg)) is not None:
+        if (call := self._task_call(node, arg, config)) is not None:
             await self.subagents.afollow(self, call, arg, config)
         return await self.atake_in((), node, arg, config)
+
+    def _task_call(self, node: str, arg: Any, config: dict) -> dict | None:
+        """The `task` call of a subagent this task follows; any other `task` call's task
+        config is kept for the compiled subagent the core calls (`TaskConfigs`)."""
+        call = self.subagents.followed_call(node, arg) if self.subagents is not None else None
+        if call is None and (task_call := _task_call_of(node, arg)) is not None:
+            self.task_configs.put(task_call["id"], config)
+        return call
 
     def take_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
         with self._lock:
@@ -290,6 +342,11 @@ class Feed:
             await self._events.aclose()
 
 
+#: Marks an interrupt raised by a subgraph that already ran in its own task (a compiled
+#: subagent's): its ids are LangGraph's own and stay.
+PLACED = "_deepagents_rs_placed"
+
+
 def _in_task(error: BaseException, config: dict) -> BaseException:
     """The run's failure as the thread graph's task raises it. An ``interrupt()`` the core's
     host code called (a human-in-the-loop hook, a tool) is LangGraph's ``GraphInterrupt``,
@@ -297,7 +354,7 @@ def _in_task(error: BaseException, config: dict) -> BaseException:
     ahead of this task, so the ids are derived again from this task's."""
     from langgraph.errors import GraphInterrupt
 
-    if not isinstance(error, GraphInterrupt) or not error.args:
+    if not isinstance(error, GraphInterrupt) or not error.args or getattr(error, PLACED, False):
         return error
     from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS
     from langgraph.types import Interrupt, _interrupt_id
@@ -323,6 +380,13 @@ def _update_messages(update: Any) -> list[Any]:
 
 def _answered(update: Any) -> list[str]:
     return [m.tool_call_id for m in _update_messages(update) if getattr(m, "type", None) == "tool"]
+
+
+def _task_call_of(node: str, arg: Any) -> dict | None:
+    """The `task` call a `tools` task runs, if it runs one."""
+    if node == "tools" and isinstance(arg, list) and len(arg) == 1 and isinstance(arg[0], dict):
+        return arg[0] if arg[0].get("name") == "task" and arg[0].get("id") else None
+    return None
 
 
 def _call_id(node: str, arg: Any) -> str | None:

@@ -8,24 +8,12 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from . import _convert, _lockstep, _runtime, _stream, _threads
-from ._run_options import _merge_configs, _planned, _versioned
+from ._run_options import _merge_configs, _versioned
 from ._subagent_threads import SubagentThreads
-from ._thread_feed import goto_of
+from ._thread_feed import RUN_TASKS, goto_of
 
 
-def _pending_compiled_call(snapshot: Any, followed: set[str]) -> bool:
-    """Whether the step waiting to run calls a compiled subagent (a `task` call whose
-    subagent is not one the core runs and follows)."""
-    for message in reversed(snapshot.values.get("messages") or []):
-        if getattr(message, "type", None) == "ai":
-            return any(
-                c.get("name") == "task" and (c.get("args") or {}).get("subagent_type") not in followed
-                for c in getattr(message, "tool_calls", [])
-            )
-    return False
-
-
-def _tools_resume(snapshot: Any, config: dict, followed: set[str]) -> tuple[dict, list[str], list[dict]]:
+def _tools_resume(snapshot: Any, config: dict) -> tuple[dict, list[str], list[dict]]:
     """The state a `tools` step resumes from, the calls of the step that had finished before
     it stopped, and their writes. The core runs every call of the last AI message still
     unanswered, as LangChain's edge sent them: all of them for a replay from a past
@@ -33,17 +21,9 @@ def _tools_resume(snapshot: Any, config: dict, followed: set[str]) -> tuple[dict
     checkpoint, the calls that had finished are answered by the writes LangGraph kept for
     them, as LangGraph hands them back instead of running those tasks again."""
     time_travel = bool((config.get("configurable") or {}).get("checkpoint_id"))
-    if (
-        not time_travel
-        and any(t.name == "tools" and t.interrupts for t in snapshot.tasks)
-        and _pending_compiled_call(snapshot, followed)
-    ):
-        # A compiled subagent is the host's own graph, called by the core without the task's
-        # namespace; rerunning it from the start would ask its model again. The core's own
-        # subagents resume from their checkpoints (`_subagent_threads`). A tool's own
-        # interrupt() is resumed as LangGraph resumes it: the tool runs again and interrupt()
-        # returns the answer.
-        raise _planned("resuming an interrupt raised inside a compiled subagent", "durable threads")
+    # A tool's own interrupt() is resumed as LangGraph resumes it: the tool runs again and
+    # interrupt() returns the answer. Subagents resume from their own checkpoints: the
+    # core's (`_subagent_threads`) and compiled ones (run in their tasks, `TaskConfigs`).
     # LangGraph's snapshot already holds the finished calls' writes in its values.
     answered, finished = ([], []) if time_travel else _threads.finished_calls(snapshot)
     return dict(snapshot.values), answered, finished
@@ -184,13 +164,18 @@ class ThreadRuns:
                 (call_id, _threads.core_state(state), at, steps, in_task(sub_config), done)
                 for call_id, state, at, steps, sub_config, done in subagents or ()
             ]
-            if asynchronous:
-                return self._core.astream(*args, steps_before, start_at, stops, list(answered), resumed)
-            token = _runtime.enter_blocking_invoke()
+            # The run keeps these contextvars: compiled subagents find their tasks there.
+            tasks = RUN_TASKS.set(_threads.feed_of(task_config).task_configs)
             try:
-                return self._core.stream(*args, steps_before, start_at, stops, list(answered), resumed)
+                if asynchronous:
+                    return self._core.astream(*args, steps_before, start_at, stops, list(answered), resumed)
+                token = _runtime.enter_blocking_invoke()
+                try:
+                    return self._core.stream(*args, steps_before, start_at, stops, list(answered), resumed)
+                finally:
+                    _runtime.exit_blocking_invoke(token)
             finally:
-                _runtime.exit_blocking_invoke(token)
+                RUN_TASKS.reset(tasks)
 
         def cached(writes: list[dict]) -> None:
             # LangGraph streams the kept writes of finished tasks first, marked as cached.
@@ -198,10 +183,8 @@ class ThreadRuns:
                 for update in writes:
                     out.append(shaper.wrap("updates", {"tools": update, "__metadata__": {"cached": True}}))
 
-        followed = thread.subagents.names() if thread.subagents is not None else set()
-
         def resume_tools(node: str, snapshot: Any, steps_before: int, task_config: dict, subagents: Any) -> Any:
-            state, answered, writes = _tools_resume(snapshot, merged, followed)
+            state, answered, writes = _tools_resume(snapshot, merged)
             cached(writes)
             return launch(node, state, steps_before, task_config, answered, subagents)
 

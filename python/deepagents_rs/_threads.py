@@ -154,6 +154,12 @@ def task_keys(config: dict) -> dict:
     return {k: configurable[k] for k in keys if k in configurable}
 
 
+def feed_of(task_config: dict) -> Feed:
+    """The feed a thread graph's task reads (a subagent's graph reads it through a view)."""
+    reader = (task_config.get("configurable") or {})[_FEED]
+    return getattr(reader, "feed", reader)
+
+
 def finished_calls(snapshot: Any) -> tuple[list[str], list[dict]]:
     """The calls of a `tools` step that had finished before it stopped (LangGraph keeps their
     writes and hands them back instead of running them again), and those writes."""

@@ -24,10 +24,29 @@ pub fn backend_read_type(path: &str) -> &'static str {
     }
 }
 
-/// `mimetypes.guess_type("file" + suffix)[0] or "application/octet-stream"`, from Python's
-/// own table for the extensions that occur here.
-pub fn mime_type(path: &str) -> &'static str {
-    match extension(path).as_str() {
+/// The host's table of MIME types by extension, when it has one: Python's `mimetypes`
+/// reads the machine's `mime.types` files too, so deepagents' guess depends on the machine
+/// (`.docx` is known on most, not by Python's own table).
+static HOST_TYPES: std::sync::OnceLock<std::collections::HashMap<String, String>> =
+    std::sync::OnceLock::new();
+
+/// Sets the host's table (once; later calls are ignored).
+pub fn set_host_types(types: std::collections::HashMap<String, String>) {
+    let _ = HOST_TYPES.set(types);
+}
+
+/// `mimetypes.guess_type("file" + suffix)[0] or "application/octet-stream"`: the host's
+/// table when it gave one, else Python's own table for the extensions that occur here.
+pub fn mime_type(path: &str) -> String {
+    let ext = extension(path);
+    if let Some(found) = HOST_TYPES.get().and_then(|t| t.get(&ext)) {
+        return found.clone();
+    }
+    builtin_mime_type(&ext).to_owned()
+}
+
+fn builtin_mime_type(ext: &str) -> &'static str {
+    match ext {
         ".png" => "image/png",
         ".jpeg" | ".jpg" => "image/jpeg",
         ".webp" => "image/webp",

@@ -121,6 +121,25 @@ pub(crate) fn state_with_messages(
     Ok(out.into_any().unbind())
 }
 
+/// Python's `mimetypes` table, handed to the core once (see `files::media::mime_type`).
+fn host_mime_types(py: Python<'_>) -> PyResult<()> {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    let mut outcome = Ok(());
+    DONE.call_once(|| {
+        outcome = (|| {
+            let mimetypes = py.import("mimetypes")?;
+            if !mimetypes.getattr("inited")?.is_truthy()? {
+                mimetypes.call_method0("init")?;
+            }
+            let types: std::collections::HashMap<String, String> =
+                mimetypes.getattr("types_map")?.extract()?;
+            crate::files::media::set_host_types(types);
+            Ok(())
+        })();
+    });
+    outcome
+}
+
 /// The sink and queue of one stream: `modes` are LangGraph's stream modes asked for.
 fn stream_sink(
     modes: &[String],
@@ -164,6 +183,7 @@ impl CoreAgent {
         skills: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         super::errors::guard(|| {
+            host_mime_types(model.py())?;
             let model = model_from_py(model)?;
             let user_tools = tools_from_py(tools)?;
             // The `task` tool's entry, over the subagents.

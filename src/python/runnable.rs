@@ -85,9 +85,10 @@ impl Runnable for PyRunnable {
                 Some(h) => await_coroutine(&h.locals, |py| {
                     let config = PyHost::config_arg(Some(h), py);
                     let parent = parent_arg(py, &input)?;
-                    adapter
-                        .bind(py)
-                        .call_method1("ainvoke", (input_to_py(py, &input)?, config, parent))
+                    adapter.bind(py).call_method1(
+                        "ainvoke",
+                        (input_to_py(py, &input)?, config, parent, &input.call_id),
+                    )
                 })
                 .await
                 .map_err(host_err)?,
@@ -98,6 +99,7 @@ impl Runnable for PyRunnable {
                             input_to_py(py, &input)?.into_any(),
                             PyHost::config_arg(host, py),
                             parent_arg(py, &input)?,
+                            input.call_id.as_str().into_pyobject(py)?.into_any(),
                         ];
                         call_in_context(py, host, adapter.bind(py), "invoke", args)
                             .map(Bound::unbind)

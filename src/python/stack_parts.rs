@@ -162,6 +162,8 @@ pub(crate) fn middleware_from_py(
                 super::summarization::summarization_from_py(&a)?
             } else if super::summarization::is_summarization_tool_config(&a) {
                 super::summarization::summarization_tool_from_py(&a)?
+            } else if super::convert::is_core_config(&a, "unsupported_content") {
+                Arc::new(crate::middleware::UnsupportedContent) as Arc<dyn Middleware>
             } else {
                 Arc::new(PyMiddleware::new(&a)?)
             })

@@ -105,6 +105,8 @@ pub struct ForkSpec {
 
 /// What a host runnable starts from.
 pub struct ChildInput {
+    /// The `task` call that starts it (the host finds the call's task by it).
+    pub call_id: String,
     pub messages: History,
     pub files: Arc<Map<String, Value>>,
     pub files_host: Arc<crate::state::FilesHost>,

@@ -426,6 +426,7 @@ async fn run_subagent(
                 Mode::Fork => fork_history(&seen_history(run), description, None),
             };
             let input = ChildInput {
+                call_id: ctx.tool_call_id.clone(),
                 messages,
                 files: run.files.clone(),
                 files_host: run.files_host.clone(),

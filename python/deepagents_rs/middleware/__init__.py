@@ -9,6 +9,7 @@ from .filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .memory import MemoryMiddleware
 from .skills import SkillsMiddleware
 from .subagents import CompiledSubAgent, SubAgent
+from .unsupported_content import UnsupportedContentMiddleware
 
 # Summarization's public names, from its face module.
 DEEPAGENTS_DEFAULT_SUMMARY_PROMPT = _summarization.DEEPAGENTS_DEFAULT_SUMMARY_PROMPT
@@ -30,6 +31,7 @@ __all__ = [
     "SubAgent",
     "SummarizationMiddleware",
     "SummarizationToolMiddleware",
+    "UnsupportedContentMiddleware",
     "create_summarization_tool_middleware",
 ]
 
