@@ -220,6 +220,31 @@ def test_a_tail_the_counter_gives_no_tokens_is_not_clipped() -> None:
     assert str(rs.results[0]).startswith("Model input still does not fit after recovery")
 
 
+class RefusesFirstSummaryPrompt(SummarizingModel):
+    """Says the first summary prompt is too long (LangChain does not retry that)."""
+
+    refused: int = 0
+
+    def _next(self, messages: Any, stop: Any, kwargs: dict[str, Any]) -> Any:
+        if len(messages) == 1 and "\nMessages to summarize:\n" in str(messages[0].content) and not self.refused:
+            self.refused += 1
+            raise ContextOverflowError("prompt is too long")
+        return super()._next(messages, stop, kwargs)
+
+
+def test_a_summary_prompt_too_long_is_cut_by_the_users_count() -> None:
+    # The retry keeps the transcript's head and tail within half of what the counter says
+    # the transcript is.
+    factory, recorders = counted_by(
+        lambda: WithoutTools(chars), trigger=("messages", 8), keep=("messages", 2), trim_tokens_to_summarize=None
+    )
+    runs = run_both(calls_then(6, "done"), ["go"], middleware_factory=factory, model_factory=RefusesFirstSummaryPrompt)
+    compare(runs)
+    same_counts(recorders)
+    (first, *_) = runs[1].model.summaries
+    assert "[... middle of conversation omitted ...]" in first
+
+
 # --------------------------------------------------------------------------- a counter that raises
 
 
