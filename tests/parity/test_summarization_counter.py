@@ -19,10 +19,12 @@ from langchain_core.messages.utils import count_tokens_approximately
 from .test_summarization import (
     _IMPLS,
     OverflowingModel,
+    Run,
     SummarizingModel,
     calls_then,
     compact_call,
     compare,
+    lookup,
     masked,
     run_both,
 )
@@ -243,6 +245,35 @@ def test_a_summary_prompt_too_long_is_cut_by_the_users_count() -> None:
     same_counts(recorders)
     (first, *_) = runs[1].model.summaries
     assert "[... middle of conversation omitted ...]" in first
+
+
+def test_a_subagents_own_summarization_counts_with_its_counter() -> None:
+    recorders: list[Recorder] = []
+
+    def make_agent(impl: Any, model: Any) -> Any:
+        recorders.append(WithoutTools(thousand_per_message))
+        summarization = impl.middleware.summarization.SummarizationMiddleware(
+            model=model,
+            backend=impl.backends.StateBackend(),
+            trigger=("tokens", 6000),
+            keep=("messages", 2),
+            token_counter=recorders[-1],
+        )
+        digger = {"name": "digger", "description": "Digs.", "system_prompt": "Dig.", "middleware": [summarization]}
+        return impl.create_deep_agent(model=model, tools=[lookup], subagents=[digger])
+
+    delegate = AIMessage(
+        content="", tool_calls=[{"name": "task", "args": {"description": "dig", "subagent_type": "digger"}, "id": "t1"}]
+    )
+    runs = []
+    for impl in _IMPLS:
+        model = SummarizingModel([delegate, *calls_then(6, "dug"), "all done"])
+        run = Run(impl, model, make_agent(impl, model))
+        run.results.append(run.agent.invoke({"messages": [{"role": "user", "content": "go"}]}))
+        runs.append(run)
+    compare(runs)
+    same_counts(recorders)
+    assert runs[1].model.summaries
 
 
 # --------------------------------------------------------------------------- a counter that raises
