@@ -42,6 +42,26 @@ pub struct ModelRequest {
     pub trace: Option<NodeTrace>,
 }
 
+/// What of a request is shown to the host besides the call itself: the system message, the
+/// messages and the tools (to a host model, or to a host token counter measuring it).
+#[derive(Clone, Copy)]
+pub struct RequestParts<'a> {
+    pub system: Option<&'a Arc<SystemMessage>>,
+    pub messages: &'a [Arc<Message>],
+    pub tools: &'a Arc<[ToolSpec]>,
+}
+
+impl ModelRequest {
+    /// The request's parts, with `messages` in place of its own.
+    pub fn parts_with<'a>(&'a self, messages: &'a [Arc<Message>]) -> RequestParts<'a> {
+        RequestParts {
+            system: self.system.as_ref(),
+            messages,
+            tools: &self.tools,
+        }
+    }
+}
+
 impl std::fmt::Debug for ModelRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ModelRequest")

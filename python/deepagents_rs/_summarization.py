@@ -3,11 +3,15 @@
 deepagents puts ``create_summarization_middleware(model, backend)`` in every stack, with
 defaults that depend on whether the model's profile knows its input limit. The core does
 the work; this module only reads what it needs of the model (its profile, the counter's
-characters per token, its ``ls_provider`` and output-token settings) and of the backend.
+characters per token, its ``ls_provider`` and output-token settings) and of the backend,
+and holds the adapters through which the core calls a user's ``summarizer`` and
+``token_counter``.
 """
 
 from __future__ import annotations
 
+import inspect
+import numbers
 from typing import Any
 
 from . import _core
@@ -85,6 +89,7 @@ def core_config(core_model: Any, files: dict[str, Any] | None) -> dict[str, Any]
         "trim_tokens_to_summarize": None,
         "summary_model": None,
         "summarizer": None,
+        "token_counter": None,
         "model": None,
         "backend": files["backend"],
         "history_prefix": files["conversation_history_prefix"],
@@ -128,3 +133,60 @@ class SummarizerAdapter:
 
         msgs = [_convert.from_core(m) for m in messages]
         return self._text(await self.runnable.ainvoke(msgs, config=self._config(config)))
+
+
+def _takes_tools(counter: Any) -> bool | None:
+    """Whether ``counter`` is handed the request's tools (``tools=``), read from its signature:
+    a ``tools`` parameter that can be passed by name, or ``**kwargs``. ``None`` when it has no
+    signature to read: the count then tries ``tools=`` and, on ``TypeError``, goes without."""
+    try:
+        parameters = inspect.signature(counter).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    by_name = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD or (p.name == "tools" and p.kind in by_name) for p in parameters)
+
+
+class TokenCounterAdapter:
+    """A user's ``token_counter`` as the core calls it: handed LangChain messages (the system
+    message first when the whole request is counted) and, for a whole request, the tools when
+    it takes them, as deepagents hands them."""
+
+    def __init__(self, counter: Any) -> None:
+        self.counter = counter
+        self._takes_tools = _takes_tools(counter)
+
+    @staticmethod
+    def tools(specs: list[list]) -> list[Any]:
+        """The request's tools as objects: LangChain tools (never run: the core runs them),
+        a provider's own tool as its definition."""
+        from ._models import _spec_tool
+
+        return [definition if kind == "provider" else _spec_tool(definition) for kind, definition in specs]
+
+    def count(self, messages: list[Any], system: Any = None, tools: list[Any] | None = None) -> Any:
+        """The counter's answer for ``messages``; ``tools`` is None for a count of the
+        messages alone, a list (maybe empty) for a whole request."""
+        if tools is None:
+            return self._number(self.counter(messages))
+        counted = [system, *messages] if system is not None else messages
+        if self._takes_tools is None:
+            try:
+                count = self.counter(counted, tools=tools)
+            except TypeError:
+                count = self.counter(counted)
+        elif self._takes_tools:
+            count = self.counter(counted, tools=tools)
+        else:
+            count = self.counter(counted)
+        return self._number(count)
+
+    async def acount(self, messages: list[Any], system: Any = None, tools: list[Any] | None = None) -> Any:
+        # deepagents counts on the event loop's thread under `ainvoke` too.
+        return self.count(messages, system, tools)
+
+    @staticmethod
+    def _number(count: Any) -> Any:
+        if not isinstance(count, numbers.Real):
+            raise TypeError(f"token_counter must return a number of tokens, got {type(count).__name__}")
+        return count

@@ -1,6 +1,7 @@
 //! Per-run host context: the asyncio loop and contextvars that Python callbacks run with.
 
 use std::any::Any;
+use std::borrow::Borrow;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -130,5 +131,44 @@ pub(crate) fn call_in_context<'py>(
             context.call_method1("run", pyo3::types::PyTuple::new(py, full)?)
         }
         _ => callable.call1(pyo3::types::PyTuple::new(py, args)?),
+    }
+}
+
+/// Calls `method` of a host adapter as LangGraph runs a callback: its `a`-prefixed
+/// coroutine awaited on the run's loop under `ainvoke`, the method itself on a blocking
+/// thread (in a copy of the run's contextvars) under `invoke`; never on a tokio worker.
+/// `args` makes the arguments with the GIL held, told whether the call is the async one.
+/// The adapter may come shared (`Arc<Py<PyAny>>`), so the caller needs no GIL to pass it.
+pub(crate) async fn call_adapter<A, F>(
+    adapter: A,
+    host: HostContext,
+    method: &'static str,
+    args: F,
+) -> PyResult<Py<PyAny>>
+where
+    A: Borrow<Py<PyAny>> + Send + 'static,
+    F: for<'py> FnOnce(Python<'py>, bool) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
+{
+    match PyHost::from_context(&host).filter(|h| h.is_async) {
+        Some(h) => {
+            await_coroutine(&h.locals, |py| {
+                let args = args(py, true)?;
+                adapter
+                    .borrow()
+                    .bind(py)
+                    .call_method1(format!("a{method}"), pyo3::types::PyTuple::new(py, args)?)
+            })
+            .await
+        }
+        None => tokio::task::spawn_blocking(move || {
+            Python::attach(|py| {
+                let args = args(py, false)?;
+                let host = PyHost::from_context(&host);
+                let adapter = adapter.borrow().bind(py);
+                call_in_context(py, host, adapter, method, args).map(Bound::unbind)
+            })
+        })
+        .await
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?,
     }
 }

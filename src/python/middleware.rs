@@ -16,7 +16,7 @@ use super::convert::{
     call_from_py, call_to_py, extra_any_from_py, extra_to_py, file_map_from_py, files_write_to_py,
     host_object, message_from_py, message_to_py, messages_from_py,
 };
-use super::host::{PyHost, await_coroutine, call_in_context};
+use super::host::{PyHost, call_adapter};
 use super::model::{ObjectCache, PyChatModel, message_objects};
 use super::stream::StreamWriter;
 use super::tools::PyTool;
@@ -74,39 +74,6 @@ fn host_err(e: PyErr) -> Error {
 
 fn fatal(e: PyErr) -> ToolError {
     ToolError::Fatal(Box::new(e) as BoxError)
-}
-
-/// Calls `method` of the adapter (or its `a`-prefixed coroutine under `ainvoke`): the one
-/// way this module calls Python, on the run's loop or on a blocking thread.
-async fn call_adapter<F>(
-    adapter: Py<PyAny>,
-    host: HostContext,
-    method: &'static str,
-    args: F,
-) -> PyResult<Py<PyAny>>
-where
-    F: for<'py> FnOnce(Python<'py>, bool) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
-{
-    match PyHost::from_context(&host).filter(|h| h.is_async) {
-        Some(h) => {
-            await_coroutine(&h.locals, |py| {
-                let args = args(py, true)?;
-                adapter
-                    .bind(py)
-                    .call_method1(format!("a{method}"), pyo3::types::PyTuple::new(py, args)?)
-            })
-            .await
-        }
-        None => tokio::task::spawn_blocking(move || {
-            Python::attach(|py| {
-                let args = args(py, false)?;
-                let host = PyHost::from_context(&host);
-                call_in_context(py, host, adapter.bind(py), method, args).map(Bound::unbind)
-            })
-        })
-        .await
-        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?,
-    }
 }
 
 /// A message-object cache shared by a middleware's calls.

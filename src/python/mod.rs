@@ -16,6 +16,7 @@ mod stack_parts;
 mod stream;
 mod structured;
 mod summarization;
+mod token_counter;
 mod tools;
 mod tracer;
 mod value;

@@ -19,7 +19,7 @@ use super::stream::ChunkCallback;
 use crate::error::ModelError;
 use crate::host::HostValue;
 use crate::messages::{AiMessage, Message, SystemMessage};
-use crate::model::{ChatModel, ModelRequest, TokenSink};
+use crate::model::{ChatModel, ModelRequest, RequestParts, TokenSink};
 use crate::tools::{HostContext, ToolSpec};
 
 pub(crate) struct PyChatModel {
@@ -132,26 +132,38 @@ fn slot<T: ?Sized>(py: Python<'_>, value: &Arc<T>, obj: &Py<PyAny>) -> (Weak<T>,
 }
 
 /// The request as the adapter's arguments: (system, messages, tools), as Python objects,
-/// reusing those made for earlier calls. No Python code runs while the cache is locked: a
-/// thread waiting for the lock would hold the GIL that the converting thread needs.
+/// reusing those made for earlier calls.
 fn request_args<'py>(
     py: Python<'py>,
     request: &ModelRequest,
     to_message: &Py<PyAny>,
     cache: &Mutex<ObjectCache>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>)> {
+    let parts = request.parts_with(&request.messages);
+    parts_to_py(py, parts, to_message, cache, |py, tools| {
+        Ok(pythonize::pythonize(py, tools)?.unbind())
+    })
+}
+
+/// A request's parts as Python objects, reusing those `cache` kept from earlier calls;
+/// `tools_to_py` makes the tools' object when the tool list is new. No Python code runs
+/// while the cache is locked: a thread waiting for the lock would hold the GIL that the
+/// converting thread needs.
+pub(crate) fn parts_to_py<'py>(
+    py: Python<'py>,
+    parts: RequestParts<'_>,
+    to_message: &Py<PyAny>,
+    cache: &Mutex<ObjectCache>,
+    tools_to_py: impl FnOnce(Python<'py>, &[ToolSpec]) -> PyResult<Py<PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>)> {
     let (system, tools, objects) = {
         let c = cache.lock();
-        let system = request
-            .system
-            .as_ref()
-            .and_then(|s| slot_hit(py, &c.system, s));
-        let tools = slot_hit(py, &c.tools, &request.tools);
-        let objects: Vec<Option<Py<PyAny>>> =
-            request.messages.iter().map(|m| c.hit(py, m)).collect();
+        let system = parts.system.and_then(|s| slot_hit(py, &c.system, s));
+        let tools = slot_hit(py, &c.tools, parts.tools);
+        let objects: Vec<Option<Py<PyAny>>> = parts.messages.iter().map(|m| c.hit(py, m)).collect();
         (system, tools, objects)
     };
-    let system = match (system, &request.system) {
+    let system = match (system, parts.system) {
         (Some(s), _) => s,
         (None, None) => py.None(),
         (None, Some(system)) => {
@@ -166,13 +178,13 @@ fn request_args<'py>(
     let tools = match tools {
         Some(t) => t,
         None => {
-            let obj = pythonize::pythonize(py, request.tools.as_ref())?.unbind();
-            let old = cache.lock().tools.replace(slot(py, &request.tools, &obj));
+            let obj = tools_to_py(py, parts.tools)?;
+            let old = cache.lock().tools.replace(slot(py, parts.tools, &obj));
             drop(old);
             obj
         }
     };
-    let list = fill_missing(py, &request.messages, objects, to_message, cache)?;
+    let list = fill_missing(py, parts.messages, objects, to_message, cache)?;
     Ok((system.into_bound(py), list, tools.into_bound(py)))
 }
 

@@ -14,11 +14,12 @@ use futures::future::BoxFuture;
 
 use super::convert::message_list;
 use super::errors::host_model_error;
-use super::host::{PyHost, await_coroutine, call_in_context};
+use super::host::{PyHost, call_adapter};
+use super::token_counter::PyTokenCounter;
 use crate::error::ModelError;
 use crate::messages::Message;
 use crate::summarization::{
-    Prompt, Summarization, SummarizationConfig, SummarizationTool, Summarizer,
+    Prompt, Summarization, SummarizationConfig, SummarizationTool, Summarizer, TokenCounter,
 };
 use crate::tools::HostContext;
 
@@ -120,6 +121,14 @@ fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
             ls_provider: get("ls_provider")?.extract()?,
         },
         chars_per_token: get("chars_per_token")?.extract()?,
+        token_counter: {
+            let c = get("token_counter")?;
+            if c.is_none() {
+                None
+            } else {
+                Some(Arc::new(PyTokenCounter::new(&c)?) as Arc<dyn TokenCounter>)
+            }
+        },
         output_attrs: super::value::from_py(&get("output_attrs")?)?,
         prompt,
         backend: backend_from_py(&get("backend")?)?,
@@ -187,30 +196,13 @@ impl Summarizer for PySummarizer {
     ) -> BoxFuture<'static, Result<String, ModelError>> {
         let adapter = Python::attach(|py| self.adapter.clone_ref(py));
         Box::pin(async move {
-            let out: Py<PyAny> = match PyHost::from_context(&host).filter(|h| h.is_async) {
-                Some(h) => await_coroutine(&h.locals, |py| {
-                    let config = PyHost::config_arg(Some(h), py);
-                    adapter
-                        .bind(py)
-                        .call_method1("ainvoke", (message_list(py, &messages)?, config))
-                })
-                .await
-                .map_err(host_model_error)?,
-                None => tokio::task::spawn_blocking(move || {
-                    Python::attach(|py| {
-                        let host = PyHost::from_context(&host);
-                        let args = vec![
-                            message_list(py, &messages)?.into_any(),
-                            PyHost::config_arg(host, py),
-                        ];
-                        call_in_context(py, host, adapter.bind(py), "invoke", args)
-                            .map(Bound::unbind)
-                    })
-                })
-                .await
-                .map_err(|e| ModelError::host(Box::new(e)))?
-                .map_err(host_model_error)?,
-            };
+            let config_host = host.clone();
+            let out = call_adapter(adapter, host, "invoke", move |py, _| {
+                let config = PyHost::config_arg(PyHost::from_context(&config_host), py);
+                Ok(vec![message_list(py, &messages)?.into_any(), config])
+            })
+            .await
+            .map_err(host_model_error)?;
             Python::attach(|py| out.bind(py).extract::<String>()).map_err(host_model_error)
         })
     }

@@ -98,18 +98,21 @@ impl CompactTool {
         })
     }
 
-    async fn compact(&self, ctx: ToolContext) -> ToolOutput {
+    /// The tool's result; a failing token counter fails the tool (deepagents asks it outside
+    /// the part whose errors become the tool's answer).
+    async fn compact(&self, ctx: ToolContext) -> Result<ToolOutput, ModelError> {
         let run = &ctx.run;
         let messages = run.history.to_vec();
         let previous = Event::read(run.extra.get(EVENT_KEY));
         let effective = event::apply(previous.as_ref(), &messages);
         let cfg = &self.inner.config;
         if !self.eligible(&effective) {
-            return ToolOutput::text(texts::NOTHING_TO_COMPACT);
+            return Ok(ToolOutput::text(texts::NOTHING_TO_COMPACT));
         }
-        let cutoff = policy::cutoff(cfg.keep, &effective, &self.inner.counter, &cfg.limits);
+        let counter = &*self.inner.counter;
+        let cutoff = policy::cutoff(cfg.keep, &effective, counter, &cfg.limits, &ctx.host).await?;
         if cutoff == 0 {
-            return ToolOutput::text(texts::NOTHING_TO_COMPACT);
+            return Ok(ToolOutput::text(texts::NOTHING_TO_COMPACT));
         }
         let session = event::session_id(&run.extra);
         let older = &effective[..cutoff];
@@ -121,7 +124,8 @@ impl CompactTool {
         let summary = match self.inner.summarize(&target, older).await {
             Ok(s) => s,
             Err(e) => {
-                return ToolOutput::text(texts::COMPACT_FAILED.replace("{error}", &describe(&e)));
+                let failed = texts::COMPACT_FAILED.replace("{error}", &describe(&e));
+                return Ok(ToolOutput::text(failed));
             }
         };
         let scope = FilesScope::new(
@@ -138,12 +142,12 @@ impl CompactTool {
         let mut extra = crate::state::Extra::new();
         extra.insert(EVENT_KEY.into(), new_event.to_opaque());
         extra.insert(SESSION_KEY.into(), Opaque::Json(json!(session)));
-        ToolOutput {
+        Ok(ToolOutput {
             extra: Some(extra),
             files: scope.take_update(),
             command: true,
             ..ToolOutput::text(texts::COMPACTED.replace("{n}", &older.len().to_string()))
-        }
+        })
     }
 }
 
@@ -170,6 +174,10 @@ impl Tool for CompactTool {
             inner: self.inner.clone(),
             spec: self.spec.clone(),
         };
-        Box::pin(async move { Ok(tool.compact(ctx).await) })
+        Box::pin(async move {
+            tool.compact(ctx)
+                .await
+                .map_err(|e| ToolError::Fatal(Box::new(Error::Model(e))))
+        })
     }
 }

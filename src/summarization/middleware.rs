@@ -10,6 +10,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
+use super::counter::{TokenCounter, Tokens};
 use super::event::{self, EVENT_KEY, Event, SESSION_KEY};
 use super::overflow_clip;
 use super::policy::{self, Clause, ModelLimits, Size, TruncateArgs};
@@ -22,6 +23,7 @@ use crate::host::Opaque;
 use crate::messages::Message;
 use crate::middleware::{CommandWrite, Middleware, ModelHandler, ModelResponse};
 use crate::model::{ChatModel, ModelRequest};
+use crate::tools::HostContext;
 
 /// The summary prompt, split where the transcript goes (`summary_prompt.format(messages=…)`).
 #[derive(Clone, Debug)]
@@ -54,8 +56,11 @@ pub struct SummarizationConfig {
     pub keep: Size,
     pub truncate_args: Option<TruncateArgs>,
     pub limits: ModelLimits,
-    /// 3.3 for Anthropic's chat models, 4 otherwise (LangChain's tuning of the counter).
+    /// 3.3 for Anthropic's chat models, 4 otherwise (LangChain's tuning of the built-in
+    /// counter).
     pub chars_per_token: f64,
+    /// The user's own `token_counter`; `None` is the built-in approximate one.
+    pub token_counter: Option<Arc<dyn TokenCounter>>,
     /// The model's own `max_tokens`, `max_completion_tokens`, `max_output_tokens`, which a
     /// call's settings override key by key; the largest is reserved for the reply.
     pub output_attrs: Map<String, Value>,
@@ -93,12 +98,15 @@ pub struct Summarization(Arc<Inner>);
 
 pub(super) struct Inner {
     pub(super) config: SummarizationConfig,
-    pub(super) counter: Counter,
+    pub(super) counter: Arc<dyn TokenCounter>,
 }
 
 impl Summarization {
     pub fn new(config: SummarizationConfig) -> Self {
-        let counter = Counter::new(config.chars_per_token);
+        let counter = match &config.token_counter {
+            Some(own) => own.clone(),
+            None => Arc::new(Counter::new(config.chars_per_token)),
+        };
         Summarization(Arc::new(Inner { config, counter }))
     }
 
@@ -168,12 +176,19 @@ impl Call {
         &self.config.config
     }
 
-    fn count(&self, request: &ModelRequest, messages: &[Arc<Message>]) -> u64 {
-        self.config.counter.count(
-            request.system.as_deref(),
-            messages,
-            Some(self.config.counter.tools_chars(&request.tools)),
-        )
+    /// `_count_tokens`: the request's system message and tools with `messages`.
+    async fn count(
+        &self,
+        request: &ModelRequest,
+        messages: &[Arc<Message>],
+    ) -> Result<Tokens, ModelError> {
+        (self.config.counter)
+            .request(request.parts_with(messages), &request.host)
+            .await
+    }
+
+    fn over_budget(&self, request: &ModelRequest, count: Tokens) -> bool {
+        self.budget(request).is_some_and(|b| count > b as Tokens)
     }
 
     /// `_input_budget`: the input limit less 5% and the reply's reserve.
@@ -196,14 +211,14 @@ impl Call {
     async fn run(&self, mut request: ModelRequest) -> Result<ModelResponse, Error> {
         let previous = Event::read(request.state.extra.get(EVENT_KEY));
         let effective = event::apply(previous.as_ref(), &request.messages);
-        let mut total = self.count(&request, &effective);
-        let (messages, truncated) = self.truncate_args(effective, total);
+        let mut total = self.count(&request, &effective).await?;
+        let (messages, truncated) = self.truncate_args(effective, total, &request.host).await?;
         if truncated {
-            total = self.count(&request, &messages);
+            total = self.count(&request, &messages).await?;
         }
         let limits = &self.cfg().limits;
         let should = policy::should_summarize(&self.cfg().trigger, &messages, total, limits)
-            || self.budget(&request).is_some_and(|b| total > b);
+            || self.over_budget(&request, total);
         let raw = std::mem::take(&mut request.messages);
         let raw_len = raw.len();
         let mut overflow = None;
@@ -222,7 +237,9 @@ impl Call {
             ),
             request.host.clone(),
         );
-        let cutoff = policy::cutoff(self.cfg().keep, &messages, &self.config.counter, limits);
+        let counter = &*self.config.counter;
+        let cutoff =
+            policy::cutoff(self.cfg().keep, &messages, counter, limits, &request.host).await?;
         if cutoff == 0 {
             request.messages = messages;
             let (mut response, replaced) = self
@@ -277,17 +294,23 @@ impl Call {
 
     /// `_truncate_args`: long string arguments of old `write_file`/`edit_file` calls cut
     /// short in what the model sees (the state keeps them).
-    fn truncate_args(&self, messages: Vec<Arc<Message>>, total: u64) -> (Vec<Arc<Message>>, bool) {
+    async fn truncate_args(
+        &self,
+        messages: Vec<Arc<Message>>,
+        total: Tokens,
+        host: &HostContext,
+    ) -> Result<(Vec<Arc<Message>>, bool), ModelError> {
         let Some(rule) = &self.cfg().truncate_args else {
-            return (messages, false);
+            return Ok((messages, false));
         };
         let limits = &self.cfg().limits;
         if !rule.fires(&messages, total, limits) {
-            return (messages, false);
+            return Ok((messages, false));
         }
-        let cutoff = rule.cutoff(&messages, &self.config.counter, limits);
+        let counter = &*self.config.counter;
+        let cutoff = rule.cutoff(&messages, counter, limits, host).await?;
         if cutoff >= messages.len() {
-            return (messages, false);
+            return Ok((messages, false));
         }
         let mut changed = false;
         let out = messages
@@ -326,7 +349,7 @@ impl Call {
                 }
             })
             .collect();
-        (out, changed)
+        Ok((out, changed))
     }
 
     /// `_call_with_budget`: the call made only if it fits the budget (its trailing tool
@@ -340,27 +363,28 @@ impl Call {
         rejected: Option<ModelRequest>,
         scope: Arc<FilesScope>,
     ) -> Result<(ModelResponse, Vec<Message>), Error> {
-        let over = self
-            .budget(&request)
-            .is_some_and(|b| self.count(&request, &request.messages) > b);
+        let over = error.is_none()
+            && self.budget(&request).is_some()
+            && self.over_budget(&request, self.count(&request, &request.messages).await?);
         let mut replaced = Vec::new();
         if error.is_some() || over {
-            let original = rejected.as_ref().unwrap_or(&request);
-            let before = self.count(original, &original.messages);
+            let original = rejected.unwrap_or_else(|| request.clone());
             let (messages, clipped) = overflow_clip::clip_tail(
                 &request.messages,
                 &self.cfg().backend,
                 &self.cfg().large_tool_results_prefix,
+                (&*self.config.counter, &request.host),
                 scope.clone(),
             )
-            .await;
+            .await?;
             request.messages = messages;
             replaced = clipped;
-            let count = self.count(&request, &request.messages);
-            if error.is_some() && count >= before {
+            // `_check_reduction`: the reduced request first, then the one it replaces.
+            let count = self.count(&request, &request.messages).await?;
+            if error.is_some() && count >= self.count(&original, &original.messages).await? {
                 return Err(still_does_not_fit());
             }
-            if self.budget(&request).is_some_and(|b| count > b) {
+            if self.over_budget(&request, count) {
                 return Err(ModelError::ContextOverflow(texts::ABOVE_BUDGET.into()).into());
             }
         }

@@ -1,9 +1,11 @@
 //! Long conversations: deepagents' `SummarizationMiddleware` in the core. The rules of when
-//! to summarize and where to cut (`policy`), LangChain's approximate token counter with each
-//! message measured once (`tokens`), the transcript the summary is asked over
-//! (`transcript`), the event kept in state (`event`), and the chain entry (`middleware`).
+//! to summarize and where to cut (`policy`), what they measure with (`counter`: LangChain's
+//! approximate token counter with each message measured once, `tokens`, or the user's own),
+//! the transcript the summary is asked over (`transcript`), the event kept in state
+//! (`event`), and the chain entry (`middleware`).
 
 mod compact;
+pub mod counter;
 pub mod event;
 mod middleware;
 mod overflow_clip;
@@ -15,6 +17,7 @@ mod transcript;
 mod trim;
 
 pub use compact::SummarizationTool;
+pub use counter::{Counting, TokenCounter, Tokens};
 pub use middleware::{
     Prompt, Summarization, SummarizationConfig, Summarizer, says_context_overflow,
 };

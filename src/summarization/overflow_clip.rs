@@ -10,9 +10,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::counter::TokenCounter;
+use crate::error::ModelError;
 use crate::files::backend::{Backend, FilesScope};
 use crate::messages::{Content, Message, ToolCall, ToolMessage};
 use crate::middleware::filesystem::eviction::{evict, text_of};
+use crate::tools::HostContext;
 
 const READ_FILE_HEAD: usize = 4_000;
 
@@ -23,19 +26,22 @@ fn read_file_notice(path: &str) -> String {
 }
 
 /// The request's messages with their trailing tool results clipped, and the clipped results
-/// to write to the state (empty when nothing was clipped).
+/// to write to the state (empty when nothing was clipped). The results are clipped only when
+/// the counter gives them at least one token (deepagents' threshold for this call): always
+/// with the built-in counter, not always with a user's.
 pub async fn clip_tail(
     messages: &[Arc<Message>],
     backend: &Arc<dyn Backend>,
     prefix: &str,
+    (counter, host): (&dyn TokenCounter, &HostContext),
     scope: Arc<FilesScope>,
-) -> (Vec<Arc<Message>>, Vec<Message>) {
+) -> Result<(Vec<Arc<Message>>, Vec<Message>), ModelError> {
     let start = messages
         .iter()
         .rposition(|m| !matches!(&**m, Message::Tool(_)))
         .map_or(0, |i| i + 1);
-    if start == messages.len() {
-        return (messages.to_vec(), Vec::new());
+    if start == messages.len() || counter.scaled(&messages[start..], host).await? < 1.0 {
+        return Ok((messages.to_vec(), Vec::new()));
     }
     let calls: HashMap<&str, &ToolCall> = messages
         .iter()
@@ -77,9 +83,9 @@ pub async fn clip_tail(
         }
     }
     if replaced.is_empty() {
-        return (messages.to_vec(), Vec::new());
+        return Ok((messages.to_vec(), Vec::new()));
     }
-    (out, replaced)
+    Ok((out, replaced))
 }
 
 /// The `file_path` a `read_file` result came from.

@@ -7,8 +7,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::tokens::Counter;
+use super::counter::{TokenCounter, Tokens};
+use crate::error::ModelError;
 use crate::messages::Message;
+use crate::tools::HostContext;
 
 /// LangChain's `ContextSize`: `("messages", n)`, `("tokens", n)` or `("fraction", f)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,11 +60,11 @@ pub(super) fn reported_tokens(messages: &[Arc<Message>], limits: &ModelLimits) -
 pub fn should_summarize(
     clauses: &[Clause],
     messages: &[Arc<Message>],
-    total_tokens: u64,
+    total_tokens: Tokens,
     limits: &ModelLimits,
 ) -> bool {
     let over = |threshold: u64| {
-        total_tokens >= threshold
+        total_tokens >= threshold as Tokens
             || reported_tokens(messages, limits).is_some_and(|r| r >= threshold)
     };
     clauses.iter().any(|clause| {
@@ -77,23 +79,24 @@ pub fn should_summarize(
 }
 
 /// `_determine_cutoff_index`: how many of `messages` go into the summary.
-pub fn cutoff(
+pub async fn cutoff(
     keep: Size,
     messages: &[Arc<Message>],
-    counter: &Counter,
+    counter: &dyn TokenCounter,
     limits: &ModelLimits,
-) -> usize {
+    host: &HostContext,
+) -> Result<usize, ModelError> {
     let target = match keep {
-        Size::Messages(n) => return safe_cutoff(messages, n as usize),
+        Size::Messages(n) => return Ok(safe_cutoff(messages, n as usize)),
         Size::Tokens(n) => n,
         Size::Fraction(f) => match limits.max_input_tokens {
             Some(max) => (max as f64 * f) as u64,
-            None => return safe_cutoff(messages, 20),
+            None => return Ok(safe_cutoff(messages, 20)),
         },
     }
-    .max(1);
-    if messages.is_empty() || counter.scaled(messages) <= target {
-        return 0;
+    .max(1) as Tokens;
+    if messages.is_empty() || counter.scaled(messages, host).await? <= target {
+        return Ok(0);
     }
     // The earliest index whose suffix fits the budget.
     let (mut left, mut right) = (0usize, messages.len());
@@ -104,7 +107,7 @@ pub fn cutoff(
             break;
         }
         let mid = (left + right) / 2;
-        if counter.partial(&messages[mid..]) <= target {
+        if counter.partial(&messages[mid..], host).await? <= target {
             candidate = mid;
             right = mid;
         } else {
@@ -116,11 +119,11 @@ pub fn cutoff(
     }
     if candidate >= messages.len() {
         if messages.len() == 1 {
-            return 0;
+            return Ok(0);
         }
         candidate = messages.len() - 1;
     }
-    safe_point(messages, candidate)
+    Ok(safe_point(messages, candidate))
 }
 
 /// `_find_safe_cutoff`: keep the last `keep` messages, then make the cut safe.
@@ -170,41 +173,42 @@ pub struct TruncateArgs {
 
 impl TruncateArgs {
     /// `_should_truncate_args`.
-    pub fn fires(&self, messages: &[Arc<Message>], total: u64, limits: &ModelLimits) -> bool {
+    pub fn fires(&self, messages: &[Arc<Message>], total: Tokens, limits: &ModelLimits) -> bool {
         match self.trigger {
             Size::Messages(n) => messages.len() as u64 >= n,
-            Size::Tokens(n) => total >= n,
+            Size::Tokens(n) => total >= n as Tokens,
             Size::Fraction(f) => limits
                 .max_input_tokens
-                .is_some_and(|max| total >= fraction_threshold(max, f)),
+                .is_some_and(|max| total >= fraction_threshold(max, f) as Tokens),
         }
     }
 
     /// `_determine_truncate_cutoff_index`: messages before it may be truncated.
-    pub fn cutoff(
+    pub async fn cutoff(
         &self,
         messages: &[Arc<Message>],
-        counter: &Counter,
+        counter: &dyn TokenCounter,
         limits: &ModelLimits,
-    ) -> usize {
+        host: &HostContext,
+    ) -> Result<usize, ModelError> {
         let keep_last = |n: usize| messages.len().saturating_sub(n);
         let target = match self.keep {
-            Size::Messages(n) => return keep_last(n as usize),
+            Size::Messages(n) => return Ok(keep_last(n as usize)),
             Size::Tokens(n) => n,
             Size::Fraction(f) => match limits.max_input_tokens {
                 Some(max) => (max as f64 * f) as u64,
-                None => return keep_last(20),
+                None => return Ok(keep_last(20)),
             },
         }
-        .max(1);
-        let mut kept = 0;
+        .max(1) as Tokens;
+        let mut kept = 0.0;
         for i in (0..messages.len()).rev() {
-            let tokens = counter.partial(&messages[i..=i]);
+            let tokens = counter.partial(&messages[i..=i], host).await?;
             if kept + tokens > target {
-                return i + 1;
+                return Ok(i + 1);
             }
             kept += tokens;
         }
-        0
+        Ok(0)
     }
 }

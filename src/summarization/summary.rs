@@ -15,6 +15,10 @@ use crate::model::{ChatModel, ModelRequest};
 use crate::state::AgentState;
 use crate::tools::HostContext;
 
+/// How many of the last messages are summarized when trimming them failed (LangChain's
+/// `_DEFAULT_FALLBACK_MESSAGE_COUNT`).
+const FALLBACK: usize = 15;
+
 /// Whose model a summary is asked of (when the entry has none of its own), from which run.
 pub(super) struct Target {
     pub model: Arc<dyn ChatModel>,
@@ -86,7 +90,11 @@ impl Inner {
             return Ok(texts::NO_HISTORY.to_owned());
         }
         let trimmed = match self.config.trim_tokens_to_summarize {
-            Some(max) => trim::trim_last(messages, max, &self.counter),
+            // LangChain summarizes the last messages when the trimming fails (a host counter
+            // that raised).
+            Some(max) => trim::trim_last(messages, max, &*self.counter, &on.host)
+                .await
+                .unwrap_or_else(|_| messages[messages.len().saturating_sub(FALLBACK)..].to_vec()),
             None => messages.to_vec(),
         };
         if trimmed.is_empty() {
@@ -98,19 +106,33 @@ impl Inner {
         let transcript = transcript::xml(trimmed.iter().map(|m| &**m));
         let prompt = self.config.prompt.render(&transcript);
         match self.ask(on, prompt).await {
-            Err(e) if e.is_context_overflow() => match self.overflow_prompt(&transcript) {
-                Some(retry) => self.ask(on, retry).await,
-                None => Err(e),
-            },
+            Err(e) if e.is_context_overflow() => {
+                match self.overflow_prompt(&transcript, &on.host).await? {
+                    Some(retry) => self.ask(on, retry).await,
+                    None => Err(e),
+                }
+            }
             other => other,
         }
     }
 
     /// `_overflow_retry_prompt`: head and tail of the transcript within half its tokens
     /// (and 40% of the model's input limit).
-    fn overflow_prompt(&self, transcript: &str) -> Option<String> {
+    async fn overflow_prompt(
+        &self,
+        transcript: &str,
+        host: &HostContext,
+    ) -> Result<Option<String>, ModelError> {
         let as_message = Arc::new(Message::human(transcript));
-        let tokens = self.counter.partial(std::slice::from_ref(&as_message));
+        let counted = self
+            .counter
+            .partial(std::slice::from_ref(&as_message), host)
+            .await?;
+        // Whole tokens, as the built-in counter answers (a host's fraction is cut off).
+        let tokens = counted.max(0.0) as u64;
+        if counted <= 0.0 {
+            return Ok(None);
+        }
         let mut budget = tokens / 2;
         let max_input = match &self.config.summary_model {
             Some((_, max)) => *max,
@@ -122,7 +144,7 @@ impl Inner {
         let chars: Vec<char> = transcript.chars().collect();
         let keep = (chars.len() as u64 * budget / tokens.max(1)) as usize;
         if keep == 0 {
-            return None;
+            return Ok(None);
         }
         let head = keep / 4;
         let tail = keep - head;
@@ -132,7 +154,7 @@ impl Inner {
             .chain(chars[chars.len().saturating_sub(tail)..].iter())
             .collect::<String>()
             .replace('\u{0}', "\n\n[... middle of conversation omitted ...]\n\n");
-        Some(self.config.prompt.render(&text))
+        Ok(Some(self.config.prompt.render(&text)))
     }
 
     /// One summary call with LangChain's retries: up to three attempts, waiting about 1 s,

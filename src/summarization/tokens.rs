@@ -12,9 +12,11 @@ use std::sync::{Arc, Weak};
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
 
+use super::counter::{Counting, TokenCounter, Tokens};
 use crate::messages::{Content, Message, SystemMessage, ToolCall};
+use crate::model::RequestParts;
 use crate::pyrepr::{json_dumps, py_len, repr, write_map_repr};
-use crate::tools::ToolSpec;
+use crate::tools::{HostContext, ToolSpec};
 
 const EXTRA_TOKENS_PER_MESSAGE: f64 = 3.0;
 const TOKENS_PER_IMAGE: f64 = 85.0;
@@ -112,34 +114,38 @@ pub fn message_size(message: &Message) -> Size {
     size
 }
 
-/// The characters the counter charges for a tool list: each tool's
-/// `{"name", "description", "parameters"}` as `json.dumps` writes it, with the parameter
-/// schema as LangChain's `tool_call_schema` has it (a pydantic title per property).
+/// The characters the counter charges for a tool list: each tool's `langchain_tool` dict
+/// as `json.dumps` writes it.
 pub fn tools_chars(tools: &[ToolSpec]) -> usize {
     tools
         .iter()
-        .map(|t| {
-            let mut parameters = match &t.parameters {
-                Value::Object(o) => o.clone(),
-                _ => Map::new(),
-            };
-            parameters.remove("title");
-            parameters.remove("description");
-            if let Some(Value::Object(props)) = parameters.get_mut("properties") {
-                for (name, prop) in props.iter_mut() {
-                    if let Value::Object(p) = prop {
-                        p.entry("title")
-                            .or_insert_with(|| Value::String(pydantic_title(name)));
-                    }
-                }
-            }
-            let mut dict = Map::new();
-            dict.insert("name".into(), Value::String(t.name.clone()));
-            dict.insert("description".into(), Value::String(t.description.clone()));
-            dict.insert("parameters".into(), Value::Object(parameters));
-            json_dumps(&Value::Object(dict), true).len()
-        })
+        .map(|t| json_dumps(&langchain_tool(t), true).len())
         .sum()
+}
+
+/// A tool as LangChain's counter reads a tool object: `{"name", "description",
+/// "parameters"}`, with the parameter schema as its `tool_call_schema` has it (a pydantic
+/// title per property, the schema's own title and description left out).
+pub fn langchain_tool(t: &ToolSpec) -> Value {
+    let mut parameters = match &t.parameters {
+        Value::Object(o) => o.clone(),
+        _ => Map::new(),
+    };
+    parameters.remove("title");
+    parameters.remove("description");
+    if let Some(Value::Object(props)) = parameters.get_mut("properties") {
+        for (name, prop) in props.iter_mut() {
+            if let Value::Object(p) = prop {
+                p.entry("title")
+                    .or_insert_with(|| Value::String(pydantic_title(name)));
+            }
+        }
+    }
+    let mut dict = Map::new();
+    dict.insert("name".into(), Value::String(t.name.clone()));
+    dict.insert("description".into(), Value::String(t.description.clone()));
+    dict.insert("parameters".into(), Value::Object(parameters));
+    Value::Object(dict)
 }
 
 /// Pydantic's default field title: underscores to spaces, then Python's `str.title`.
@@ -224,7 +230,7 @@ impl Counter {
 
     /// `count_tokens_approximately(messages)` without usage scaling (LangChain's
     /// `_partial_token_counter`).
-    pub fn partial(&self, messages: &[Arc<Message>]) -> u64 {
+    pub fn unscaled(&self, messages: &[Arc<Message>]) -> u64 {
         let total: f64 = messages
             .iter()
             .map(|m| self.size(m).tokens(self.chars_per_token))
@@ -282,11 +288,25 @@ impl Counter {
         }
         total.ceil() as u64
     }
+}
 
-    /// `count_tokens_approximately(messages, use_usage_metadata_scaling=True)`: the
-    /// messages alone (the keep-by-tokens check).
-    pub fn scaled(&self, messages: &[Arc<Message>]) -> u64 {
-        self.count(None, messages, None)
+/// The built-in counter answers at once, from the sizes it keeps.
+impl TokenCounter for Counter {
+    fn request<'a>(&'a self, request: RequestParts<'a>, _host: &'a HostContext) -> Counting<'a> {
+        let tools_chars = Some(self.tools_chars(request.tools));
+        let system = request.system.map(|s| &**s);
+        let n = self.count(system, request.messages, tools_chars);
+        Box::pin(std::future::ready(Ok(n as Tokens)))
+    }
+
+    /// `count_tokens_approximately(messages, use_usage_metadata_scaling=True)`.
+    fn scaled<'a>(&'a self, messages: &'a [Arc<Message>], _host: &'a HostContext) -> Counting<'a> {
+        let n = self.count(None, messages, None);
+        Box::pin(std::future::ready(Ok(n as Tokens)))
+    }
+
+    fn partial<'a>(&'a self, messages: &'a [Arc<Message>], _host: &'a HostContext) -> Counting<'a> {
+        Box::pin(std::future::ready(Ok(self.unscaled(messages) as Tokens)))
     }
 }
 

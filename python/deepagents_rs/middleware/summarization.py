@@ -18,7 +18,7 @@ from ._core_face import CoreEntryFace
 
 try:
     from langchain_core.messages.utils import count_tokens_approximately
-except ImportError:  # deepagents_rs runs without LangChain; the counter is the core's anyway
+except ImportError:  # deepagents_rs runs without LangChain; the default counter is the core's
     count_tokens_approximately = None  # type: ignore[assignment]
 
 __all__ = [
@@ -189,8 +189,10 @@ class SummarizationMiddleware:
             must all be met, or a list of either (any fires). `None` never summarizes on
             its own.
         keep: How much recent context to keep, as a `(kind, value)` tuple.
-        token_counter: LangChain's `count_tokens_approximately` (the only counter the core
-            has).
+        token_counter: What measures the conversation in tokens: LangChain's
+            `count_tokens_approximately` (the core's own, tuned to the model), or a function
+            of a list of messages; one that takes `tools=` is also handed the request's
+            tools when the whole request is counted.
         summary_prompt: The summary prompt, with a `{messages}` slot.
         trim_tokens_to_summarize: The token budget of the older history sent to be
             summarized (its newest part); `None` sends all of it.
@@ -204,8 +206,6 @@ class SummarizationMiddleware:
         TypeError: For the removed `history_path_prefix` argument, an unknown argument, or
             a trigger of an unsupported type.
         ValueError: For an invalid trigger or keep, or a fraction without a model profile.
-        NotImplementedError: For a token counter other than `count_tokens_approximately`
-            (planned).
     """
 
     serialized_name = "SummarizationMiddleware"
@@ -232,11 +232,8 @@ class SummarizationMiddleware:
                 "`history_path_prefix` was removed in deepagents 0.7. Configure `CompositeBackend.artifacts_root` instead."
             )
         trigger, keep = self._deprecated(deprecated_kwargs, trigger, keep)
-        if token_counter is not count_tokens_approximately:
-            raise NotImplementedError(
-                "deepagents_rs: SummarizationMiddleware(token_counter=...) other than "
-                "count_tokens_approximately is not supported yet; it is planned."
-            )
+        # LangChain's own counter is the core's built-in one; any other is called back.
+        self._own_counter = None if token_counter is count_tokens_approximately else token_counter
         self.model = _resolve(model)
         # A model string stays what the core runs natively, as the agent's own would.
         self._model_spec = model if isinstance(model, str) else self.model
@@ -304,6 +301,18 @@ class SummarizationMiddleware:
         return SummarizerAdapter(summarizer)
 
     @property
+    def token_counter(self) -> Any:
+        """The counter the conversation is measured with: the user's, or LangChain's
+        approximate one as LangChain tunes it to the model."""
+        if self._own_counter is not None or count_tokens_approximately is None:
+            return self._own_counter
+        from functools import partial
+
+        llm_type = getattr(self.model, "_llm_type", "")
+        tuned = {"chars_per_token": 3.3} if isinstance(llm_type, str) and llm_type.startswith("anthropic-chat") else {}
+        return partial(count_tokens_approximately, use_usage_metadata_scaling=True, **tuned)
+
+    @property
     def name(self) -> str:
         """`SummarizationMiddleware` for this class (it takes the default's place in the
         stack); a subclass's own name otherwise."""
@@ -322,7 +331,7 @@ class SummarizationMiddleware:
         root = root.rstrip("/")
         head, _, tail = self.summary_prompt.partition("{messages}")
         settings = self._truncate_args_settings
-        from .._summarization import SummarizerAdapter
+        from .._summarization import SummarizerAdapter, TokenCounterAdapter
 
         summary_model = None
         summarizer = self._summarizer if isinstance(self._summarizer, SummarizerAdapter) else None
@@ -347,6 +356,7 @@ class SummarizationMiddleware:
             "trim_tokens_to_summarize": self.trim_tokens_to_summarize,
             "summary_model": summary_model,
             "summarizer": summarizer,
+            "token_counter": None if self._own_counter is None else TokenCounterAdapter(self._own_counter),
             "model": core_model,
             "backend": backend_arg(self._backend, store),
             "history_prefix": f"{root}/conversation_history",
