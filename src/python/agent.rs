@@ -394,7 +394,7 @@ impl CoreAgent {
     ) -> PyResult<EventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_sync(py, config)?;
-            let resume_subagents = subagent_resumes(&host, subagents)?;
+            let resume_subagents = subagent_resumes(py, &host, subagents)?;
             let run = StreamRun {
                 modes,
                 subgraphs,
@@ -439,7 +439,7 @@ impl CoreAgent {
     ) -> PyResult<AsyncEventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_async(py, config)?;
-            let resume_subagents = subagent_resumes(&host, subagents)?;
+            let resume_subagents = subagent_resumes(py, &host, subagents)?;
             let run = StreamRun {
                 modes,
                 subgraphs,
@@ -495,6 +495,7 @@ type ResumeArg<'py> = (
 );
 
 fn subagent_resumes(
+    py: Python<'_>,
     host: &crate::tools::HostContext,
     args: Option<Vec<ResumeArg<'_>>>,
 ) -> PyResult<crate::subagents::SubagentResumes> {
@@ -504,7 +505,7 @@ fn subagent_resumes(
             state: state_from_py(&state)?,
             start,
             steps_before,
-            host: PyHost::with_config(host, config),
+            host: PyHost::with_config(host, py, config)?,
             resumed_calls,
         };
         out.insert(call_id, resume);
