@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import logging
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NotRequired
 
@@ -22,8 +24,9 @@ import deepagents_rs
 import deepagents_rs.middleware
 import pytest
 from fake_models import ScriptedChatModel
-from langchain.agents.middleware.types import AgentState
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain.agents.middleware.types import AgentMiddleware, AgentState
+from langchain.tools import ToolRuntime
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -283,6 +286,15 @@ def test_a_provider_error_names_its_status(mode: str) -> None:
     )
 
 
+def test_a_subagent_is_not_graded_and_its_answer_is_in_the_transcript() -> None:
+    """The rubric is the caller's: the general-purpose subagent runs ungraded, and the grader
+    reads its answer as the ``task`` tool's result."""
+    task = ai_tool_calls(("task", {"description": "find cats", "subagent_type": "general-purpose"}, "t1"))
+    _ref, rs = run_both([task, "three cats", "hello, three cats"], [CATS_PASS])
+    assert len(rs.grader.calls) == 1 and len(rs.evaluations) == 1
+    assert "[tool:task] three cats\n\n[assistant] hello, three cats" in rs.grader.calls[0].messages[1].content
+
+
 # -- state and output ------------------------------------------------------------------------
 
 
@@ -371,6 +383,45 @@ def test_the_grader_uses_its_tools_and_prompt() -> None:
     assert rs.grader.calls[0].tool_names == ["run_tests", "GraderResponse"]
     assert rs.grader.calls[0].messages[0].content == "Grade strictly."
     assert rs.grader.calls[1].messages[-1].content == "tests under src: 3 passed"
+
+
+class BeBrief(AgentMiddleware):
+    """Grader middleware: replaces the grader's system prompt for each model call."""
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(request.override(system_message=SystemMessage("Be brief.")))
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request.override(system_message=SystemMessage("Be brief.")))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_grader_middleware_wraps_the_graders_model_calls(mode: str) -> None:
+    _ref, rs = run_both(["hello"], [CATS_PASS], mode=mode, grader_middleware=[BeBrief()])
+    assert rs.grader.calls[0].messages[0].content == "Be brief."
+
+
+@dataclass
+class Project:
+    name: str
+
+
+@tool
+def project_name(runtime: ToolRuntime[Project]) -> str:
+    """The project's name, from the run's context."""
+    return f"project {runtime.context.name}"
+
+
+def test_the_grader_gets_the_runs_context() -> None:
+    results = []
+    for module in IMPLS.values():
+        grader = ScriptedChatModel([ai_tool_calls(("project_name", {}, "p1")), CATS_PASS])
+        mw = module.middleware.RubricMiddleware(model=grader, tools=[project_name], grader_context_schema=Project)
+        agent = module.create_deep_agent(model=ScriptedChatModel(["hello"]), middleware=[mw], context_schema=Project)
+        agent.invoke(copy.deepcopy(USER), context=Project(name="tabby"))
+        results.append(_stable([call_view(c) for c in grader.calls]))
+    assert results[1] == results[0]
+    assert results[0][1]["messages"][-1]["content"] == "project tabby"
 
 
 class GraderInput(AgentState):
@@ -478,3 +529,47 @@ def test_both_warn_that_the_middleware_is_in_beta() -> None:
     ]
     assert outputs[1] == outputs[0]
     assert "LangChainBetaWarning" in outputs[0]
+
+
+def test_a_grader_deepagents_rs_cannot_run_yet_is_a_clear_error() -> None:
+    """A native model string makes LangChain answer through provider-native structured output,
+    which deepagents_rs does not have yet: the run says so rather than recording a verdict."""
+    mw = deepagents_rs.middleware.RubricMiddleware(model="anthropic:claude-sonnet-4-6")
+    agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(["hello"]), middleware=[mw])
+    with pytest.raises(NotImplementedError, match="provider-native structured output, which is planned"):
+        agent.invoke(copy.deepcopy(USER))
+
+
+LOGGED = {
+    "revision_then_pass": (["hello", "hello, cats"], [CATS_FAIL, CATS_PASS], {}),
+    "exhausted": (["hello"], [CATS_FAIL], {"max_iterations": 1}),
+    "unverified_and_exhausted": (
+        ["hello"],
+        [verdict("satisfied", "Fine."), verdict("satisfied", "Fine.")],
+        {"max_iterations": 1},
+    ),
+    "retry_raises": (["hello"], [verdict("satisfied", "Fine.")], {"max_iterations": 1}),
+    "under_reported_revision": (
+        ["hello", "hello, cats", "hello, polite cats"],
+        [CATS_FAIL, verdict("needs_revision", "Cats.", ("Mentions cats", False, "No cats.")), CATS_FAIL, CATS_PASS],
+        {},
+    ),
+    "grader_fails": (["hello"], [], {}),
+    "callback_raises": (["hello"], [CATS_PASS], {"on_evaluation": lambda evaluation: 1 / 0}),
+}
+
+
+@pytest.mark.parametrize("case", list(LOGGED))
+def test_the_same_log_records(case: str, caplog: pytest.LogCaptureFixture) -> None:
+    script, grader_script, kwargs = LOGGED[case]
+    records = []
+    for impl, module in IMPLS.items():
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger=f"{impl}.middleware.rubric"):
+            mw = module.middleware.RubricMiddleware(model=ScriptedChatModel(list(grader_script)), **kwargs)
+            agent = module.create_deep_agent(model=ScriptedChatModel(list(script)), middleware=[mw])
+            agent.invoke(copy.deepcopy(USER))
+        mine = [r for r in caplog.records if r.name == f"{impl}.middleware.rubric"]
+        records.append(_stable([(r.levelname, r.getMessage(), r.exc_info is not None) for r in mine]))
+    assert records[1] == records[0]
+    assert records[0], "the scenario logs something"

@@ -91,3 +91,22 @@ NOT_CALLABLE = "RubricMiddleware: `{name}` must be callable."
 MESSAGES_NOT_ALLOWED = "RubricMiddleware: `build_grader_state` cannot set `messages`."
 NO_STRUCTURED_RESPONSE = "RubricMiddleware grader did not return a structured_response. The grader sub-agent must use response_format=GraderResponse."
 UNEXPECTED_STRUCTURED_RESPONSE = "RubricMiddleware grader returned unexpected structured_response of type {kind}."
+
+# -- log records (``%``-style, as ``logging`` formats them) ------------------------------------
+
+LOG_FROZE = (
+    "RubricMiddleware froze %d criteria from the first grading pass (grading_run_id=%s); the count is unvalidated: %s"
+)
+LOG_GRADER_FAILED = "RubricMiddleware grader failed (configured_model=%r, effective_strategy=%s)"
+LOG_DOWNGRADED = (
+    "RubricMiddleware downgrading 'satisfied' to 'needs_revision': grading was incomplete (grading_run_id=%s). %s"
+)
+LOG_UNDER_REPORTED = "RubricMiddleware grader under-reported on a '%s' verdict (grading_run_id=%s). %s"
+LOG_EXHAUSTED_UNVERIFIED = "RubricMiddleware exhausted max_iterations=%d with an unverified grader (grading_run_id=%s); no iteration produced a complete per-criterion accounting"
+LOG_EXHAUSTED = "RubricMiddleware exhausted max_iterations=%d without 'satisfied' verdict (grading_run_id=%s)"
+LOG_CALLBACK_RAISED = "RubricMiddleware on_evaluation callback raised"
+LOG_RETRYING = (
+    "RubricMiddleware grader returned an unusable response; retrying once (grading_run_id=%s, iteration=%d). %s"
+)
+LOG_RETRY_RAISED = "RubricMiddleware coverage retry raised (grading_run_id=%s, iteration=%d); keeping the first response (result=%s, criteria=%d), which the verdict gate will downgrade"
+LOG_WRITER_RAISED = "RubricMiddleware stream_writer raised; ignoring"

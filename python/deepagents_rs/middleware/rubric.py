@@ -187,7 +187,7 @@ class RubricMiddleware(AgentMiddleware):
         except GraphBubbleUp:
             raise
         except Exception:  # noqa: BLE001 - the first verdict is kept
-            _log_retry_failed(state, iteration)
+            _log_retry_failed(state, iteration, first)
             return first
 
     async def _agrade(self, state: Any, iteration: int, context: Any) -> GraderResponse:
@@ -202,7 +202,7 @@ class RubricMiddleware(AgentMiddleware):
         except GraphBubbleUp:
             raise
         except Exception:  # noqa: BLE001 - the first verdict is kept
-            _log_retry_failed(state, iteration)
+            _log_retry_failed(state, iteration, first)
             return first
 
     # -- the grader ------------------------------------------------------------------------
@@ -279,23 +279,22 @@ class RubricMiddleware(AgentMiddleware):
         if correction is not None and graded.result == "satisfied":
             # Nothing backs a `satisfied` that did not account for the whole rubric: the agent
             # is asked to re-verify instead (still bounded by max_iterations).
-            logger.warning(
-                "RubricMiddleware downgrading 'satisfied' to 'needs_revision': grading was incomplete "
-                "(grading_run_id=%s). %s",
-                run_id,
-                correction,
-            )
+            logger.warning(texts.LOG_DOWNGRADED, run_id, correction)
             evaluation.update(
                 result="needs_revision",
                 unverified=True,
                 explanation=texts.UNVERIFIED_EXPLANATION.format(explanation=graded.explanation),
             )
         elif correction is not None:
-            logger.warning("RubricMiddleware grader under-reported on a %r verdict (grading_run_id=%s). %s", graded.result, run_id, correction)  # fmt: skip
+            logger.warning(texts.LOG_UNDER_REPORTED, graded.result, run_id, correction)
         if evaluation["result"] == "needs_revision" and iteration + 1 >= self.max_iterations:
             # No revision will follow: the status says so, rather than `needs_revision`.
-            level = logging.WARNING if evaluation["unverified"] else logging.INFO
-            logger.log(level, "RubricMiddleware exhausted max_iterations=%d without 'satisfied' verdict (grading_run_id=%s)", self.max_iterations, run_id)  # fmt: skip
+            # A grader that never accounted for the rubric is worth a warning; an agent that
+            # did not get there, an info.
+            if evaluation["unverified"]:
+                logger.warning(texts.LOG_EXHAUSTED_UNVERIFIED, self.max_iterations, run_id)
+            else:
+                logger.info(texts.LOG_EXHAUSTED, self.max_iterations, run_id)
             evaluation["result"] = "max_iterations_reached"
         self._publish(runtime, evaluation)
         update: dict[str, Any] = {
@@ -306,6 +305,7 @@ class RubricMiddleware(AgentMiddleware):
         if not state.get("_rubric_criteria") and evaluation["criteria"] and evaluation["result"] != "failed":
             # The criteria of the run's first usable pass are the list later passes grade.
             update["_rubric_criteria"] = [c["name"] for c in evaluation["criteria"]]
+            logger.info(texts.LOG_FROZE, len(update["_rubric_criteria"]), run_id, update["_rubric_criteria"])
         if evaluation["result"] == "needs_revision":
             source = RUBRIC_GRADER_MESSAGE_SOURCE
             request = HumanMessage(content=revision_message(evaluation), name=source, additional_kwargs={"lc_source": source})  # fmt: skip
@@ -314,7 +314,8 @@ class RubricMiddleware(AgentMiddleware):
 
     def _grader_failed(self, state: Any, runtime: Any, run_id: str, iteration: int, exc: Exception) -> dict[str, Any]:
         diagnostics = self._diagnostics(strategy_of_error(exc))
-        logger.exception("RubricMiddleware grader failed (configured_model=%r)", self._label)
+        model, strategy = diagnostics.values()
+        logger.exception(texts.LOG_GRADER_FAILED, model, strategy)
         code = getattr(exc, "status_code", None)
         has_code = isinstance(code, int) and not isinstance(code, bool)
         evaluation = {
@@ -349,7 +350,7 @@ class RubricMiddleware(AgentMiddleware):
         except GraphBubbleUp:
             raise  # a callback may interrupt the run (a human reviewing the verdict)
         except Exception:
-            logger.exception("RubricMiddleware on_evaluation callback raised")
+            logger.exception(texts.LOG_CALLBACK_RAISED)
 
 
 def _verdict(result: dict[str, Any]) -> GraderResponse:
@@ -378,20 +379,12 @@ def _unusable(state: Any, graded: GraderResponse) -> str | None:
 
 
 def _log_retry(state: Any, iteration: int, correction: str) -> None:
-    logger.warning(
-        "RubricMiddleware grader returned an unusable response; retrying once (grading_run_id=%s, iteration=%d). %s",
-        state.get("_current_grading_run_id"),
-        iteration,
-        correction,
-    )
+    logger.warning(texts.LOG_RETRYING, state.get("_current_grading_run_id"), iteration, correction)
 
 
-def _log_retry_failed(state: Any, iteration: int) -> None:
-    logger.exception(
-        "RubricMiddleware coverage retry raised (grading_run_id=%s, iteration=%d); keeping the first response",
-        state.get("_current_grading_run_id"),
-        iteration,
-    )
+def _log_retry_failed(state: Any, iteration: int, first: GraderResponse) -> None:
+    run_id = state.get("_current_grading_run_id")
+    logger.exception(texts.LOG_RETRY_RAISED, run_id, iteration, first.result, len(first.criteria))
 
 
 def _emit(runtime: Any, payload: dict[str, Any]) -> None:
@@ -401,4 +394,4 @@ def _emit(runtime: Any, payload: dict[str, Any]) -> None:
     try:
         writer(payload)
     except Exception:  # noqa: BLE001 - a failing stream consumer does not stop grading
-        logger.debug("RubricMiddleware stream_writer raised; ignoring")
+        logger.debug(texts.LOG_WRITER_RAISED)
