@@ -531,13 +531,17 @@ def test_both_warn_that_the_middleware_is_in_beta() -> None:
     assert "LangChainBetaWarning" in outputs[0]
 
 
-def test_a_grader_deepagents_rs_cannot_run_yet_is_a_clear_error() -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_a_grader_deepagents_rs_cannot_run_yet_is_a_clear_error(mode: str) -> None:
     """A native model string makes LangChain answer through provider-native structured output,
     which deepagents_rs does not have yet: the run says so rather than recording a verdict."""
     mw = deepagents_rs.middleware.RubricMiddleware(model="anthropic:claude-sonnet-4-6")
     agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(["hello"]), middleware=[mw])
     with pytest.raises(NotImplementedError, match="provider-native structured output, which is planned"):
-        agent.invoke(copy.deepcopy(USER))
+        if mode == "invoke":
+            agent.invoke(copy.deepcopy(USER))
+        else:
+            asyncio.run(agent.ainvoke(copy.deepcopy(USER)))
 
 
 LOGGED = {
@@ -573,3 +577,20 @@ def test_the_same_log_records(case: str, caplog: pytest.LogCaptureFixture) -> No
         records.append(_stable([(r.levelname, r.getMessage(), r.exc_info is not None) for r in mine]))
     assert records[1] == records[0]
     assert records[0], "the scenario logs something"
+
+
+def test_the_middleware_declares_what_deepagents_declares() -> None:
+    """Name, hooks and their declared jumps, trace policy, and the state keys with their
+    schema markings (which the graph's input and output schemas are made from)."""
+    import typing
+
+    from langchain.agents.factory import _get_can_jump_to
+
+    views = []
+    for module in IMPLS.values():
+        mw = module.middleware.RubricMiddleware(model=ScriptedChatModel([]))
+        hints = typing.get_type_hints(type(mw).state_schema, include_extras=True)
+        markings = {k: [type(m).__name__ for m in getattr(v, "__metadata__", ())] for k, v in hints.items()}
+        jumps = {h: _get_can_jump_to(mw, h) for h in ("before_agent", "after_agent", "before_model", "after_model")}
+        views.append((mw.name, jumps, mw.trace_policy, markings, mw.max_iterations))
+    assert views[1] == views[0]

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from langchain.agents.middleware.types import AgentMiddleware, hook_config
+from langchain.agents.middleware.types import AgentMiddleware, TracePolicy, hook_config, omit_payload
 from langchain_core._api import beta
 from langchain_core.messages import HumanMessage
 from langgraph.errors import GraphBubbleUp
@@ -67,6 +67,8 @@ class RubricMiddleware(AgentMiddleware):
     """
 
     state_schema = RubricState
+    # As deepagents declares it: the hooks' spans leave the conversation out of their inputs.
+    trace_policy = TracePolicy(process_inputs=omit_payload)
 
     def __init__(
         self,
@@ -146,9 +148,8 @@ class RubricMiddleware(AgentMiddleware):
             graded = self._grade(state, iteration, getattr(runtime, "context", None))
         except GraphBubbleUp:
             raise  # an interrupt inside the grader is control flow, not a grading failure
-        except NotImplementedError:
-            raise  # a grader deepagents_rs cannot run yet is the caller's to know, not a verdict
         except Exception as exc:  # noqa: BLE001 - any failure of the grader is a `grader_error`
+            self._raise_if_planned(exc)
             return self._grader_failed(state, runtime, run_id, iteration, exc)
         return self._record(graded, state, runtime, run_id, iteration)
 
@@ -160,11 +161,18 @@ class RubricMiddleware(AgentMiddleware):
         run_id, iteration = started
         try:
             graded = await self._agrade(state, iteration, getattr(runtime, "context", None))
-        except (GraphBubbleUp, NotImplementedError):
+        except GraphBubbleUp:
             raise
         except Exception as exc:  # noqa: BLE001
+            self._raise_if_planned(exc)
             return self._grader_failed(state, runtime, run_id, iteration, exc)
         return self._record(graded, state, runtime, run_id, iteration)
+
+    def _raise_if_planned(self, exc: Exception) -> None:
+        """A grader deepagents_rs cannot build yet (a strategy it plans) is the caller's to
+        know, not a verdict on the agent's work."""
+        if isinstance(exc, NotImplementedError) and self._grader is None:
+            raise exc
 
     def _begin(self, state: Any, runtime: Any) -> tuple[str, int] | None:
         if not state.get("rubric"):
