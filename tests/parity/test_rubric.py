@@ -101,8 +101,14 @@ def run(impl: str, script: list, grader_script: list, *, mode: str = "invoke", i
             out.result = out.agent.invoke(inp)
         elif mode == "ainvoke":
             out.result = asyncio.run(out.agent.ainvoke(inp))
-        else:
+        elif mode == "stream":
             out.chunks = list(out.agent.stream(inp, stream_mode=["updates", "custom"]))
+        else:
+
+            async def collect() -> list:
+                return [c async for c in out.agent.astream(inp, stream_mode=["updates", "custom"])]
+
+            out.chunks = asyncio.run(collect())
     except Exception as exc:  # noqa: BLE001 - compared below
         out.error = exc
     return out
@@ -334,13 +340,14 @@ def test_a_thread_keeps_the_bookkeeping_and_starts_a_new_run_after_an_ended_one(
     assert _stable(states["deepagents_rs"][4]) == _stable(states["deepagents"][4])
 
 
-def test_the_stream_reports_the_evaluations() -> None:
-    ref, rs = run_both(["hello", "hello, cats"], [CATS_FAIL, CATS_PASS], mode="stream")
+@pytest.mark.parametrize("mode", ["stream", "astream"])
+def test_the_stream_reports_the_evaluations(mode: str) -> None:
+    ref, rs = run_both(["hello", "hello, cats"], [CATS_FAIL, CATS_PASS], mode=mode)
 
     def view(chunks: list) -> list:
         out = []
-        for mode, data in chunks:
-            if mode == "custom":
+        for kind, data in chunks:
+            if kind == "custom":
                 out.append(("custom", data))
             else:
                 for node, update in data.items():
