@@ -20,11 +20,16 @@ __version__ = _core_version
 
 
 def __getattr__(name: str) -> object:
-    # `DeepAgentState` needs LangChain and LangGraph: imported when first asked for.
+    # `DeepAgentState` and `RubricMiddleware` need LangChain and LangGraph: imported when
+    # first asked for.
     if name == "DeepAgentState":
         from ._deep_state import DeepAgentState
 
         return DeepAgentState
+    if name == "RubricMiddleware":
+        from .middleware.rubric import RubricMiddleware
+
+        return RubricMiddleware
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -40,6 +45,7 @@ __all__ = [
     "ModelConnectionError",
     "ModelProviderError",
     "ProviderProfile",
+    "RubricMiddleware",
     "SubAgent",
     "__version__",
     "create_deep_agent",

@@ -9,18 +9,18 @@ from typing import Any
 
 from . import _callbacks, _convert, _fs_interrupts, _lockstep, _run_context, _runtime, _stream
 from ._assembly import (
+    SchemaOf,
     StateKeys,
     _check_unique_middleware,
     _core_model,
-    _declared_jumps,
     _deprecation_category,
     _human_in_the_loop,
     _split_filesystem,
     _system_message,
+    face_parts,
 )
 from ._backend_adapter import fs_config
 from ._core import CoreAgent
-from ._graph_edges import agent_edges
 from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
 from ._middleware import core_entries
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _planned, _versioned
@@ -569,7 +569,7 @@ def create_deep_agent(
     _check_unique_middleware(middleware)
     mw_adapters = core_entries(middleware or (), bindables, store)
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
-    schema = StateKeys.of([*(middleware or ()), *([_SchemaOf(state_schema)] if state_schema is not None else [])])
+    schema = StateKeys.of([*(middleware or ()), *([SchemaOf(state_schema)] if state_schema is not None else [])])
     schema.omit_output = schema.omit_output | _SUMMARIZATION_KEYS
     schema.private = schema.private | _SUMMARIZATION_KEYS
     if files["backend"] != "state" and not files["backend"].uses_state:
@@ -603,15 +603,9 @@ def create_deep_agent(
         memory_mw._core_config(store) if memory_mw is not None else None,
         skills_mw._core_config(store) if skills_mw is not None else None,
     )
-    state_schemas = [
-        m.state_schema
-        for m in [*(middleware or ()), skills_mw, memory_mw]
-        if getattr(m, "state_schema", None) is not None
-    ]
-    if state_schema is not None:
-        state_schemas = StateSchemas(state_schemas, state_schema)
     tools_may_end = structured is not None or any(a.return_direct for a in adapters)
-    edges = agent_edges(core.node_names, _declared_jumps(middleware), tools_may_end) if IS_GRAPH else []
+    holders = [*(middleware or ()), skills_mw, memory_mw]
+    state_schemas, edges = face_parts(core.node_names, holders, state_schema, middleware, tools_may_end)
     return DeepAgent(
         core,
         name=name,
@@ -641,13 +635,6 @@ def create_deep_agent(
 
 def _middleware_schemas(schemas: Sequence[type] | StateSchemas) -> list[type]:
     return list(schemas.middleware if isinstance(schemas, StateSchemas) else schemas)
-
-
-class _SchemaOf:
-    """A ``state_schema`` where the state-key readers look for one (on a middleware)."""
-
-    def __init__(self, schema: type) -> None:
-        self.state_schema = schema
 
 
 def __getattr__(name: str) -> Any:

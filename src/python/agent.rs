@@ -166,7 +166,7 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None, skills=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None, skills=None, plain=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         model: &Bound<'_, PyAny>,
@@ -181,6 +181,7 @@ impl CoreAgent {
         summarization: Option<Bound<'_, PyAny>>,
         memory: Option<Bound<'_, PyAny>>,
         skills: Option<Bound<'_, PyAny>>,
+        plain: bool,
     ) -> PyResult<Self> {
         super::errors::guard(|| {
             host_mime_types(model.py())?;
@@ -204,8 +205,15 @@ impl CoreAgent {
                 }
                 None => None,
             };
+            // `plain`: LangChain's `create_agent` (deepagents' rubric grader), whose chain is
+            // the user's middleware alone.
+            let kind = if plain {
+                StackKind::Plain
+            } else {
+                StackKind::Main
+            };
             let chain = build_stack(
-                StackKind::Main,
+                kind,
                 StackParts {
                     files: files_from_py(files)?,
                     subagents: subagent_mw,

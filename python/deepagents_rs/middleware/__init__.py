@@ -17,6 +17,21 @@ SummarizationMiddleware = _summarization.SummarizationMiddleware
 SummarizationToolMiddleware = _summarization.SummarizationToolMiddleware
 create_summarization_tool_middleware = _summarization.create_summarization_tool_middleware
 
+#: The rubric's names (its modules need LangChain: imported when first asked for).
+_RUBRIC_NAMES = {
+    "RubricMiddleware": "rubric",
+    "GRADER_SYSTEM_PROMPT": "rubric",
+    "RUBRIC_GRADER_MESSAGE_SOURCE": "rubric",
+    "GraderResponse": "_rubric_types",
+    "GraderVerdict": "_rubric_types",
+    "CriterionEval": "_rubric_types",
+    "CriterionFail": "_rubric_types",
+    "CriterionPass": "_rubric_types",
+    "RubricEvaluation": "_rubric_types",
+    "RubricResult": "_rubric_types",
+    "RubricState": "_rubric_types",
+}
+
 __all__ = [
     "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
     "CompiledSubAgent",
@@ -34,6 +49,20 @@ __all__ = [
     "UnsupportedContentMiddleware",
     "create_summarization_tool_middleware",
 ]
+# The rubric's names, made when first asked for (`__getattr__` below).
+__all__ += [
+    "GRADER_SYSTEM_PROMPT",
+    "RUBRIC_GRADER_MESSAGE_SOURCE",
+    "CriterionEval",
+    "CriterionFail",
+    "CriterionPass",
+    "GraderResponse",
+    "GraderVerdict",
+    "RubricEvaluation",
+    "RubricMiddleware",
+    "RubricResult",
+    "RubricState",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -42,4 +71,8 @@ def __getattr__(name: str) -> Any:
         from . import skills
 
         return getattr(skills, name)
+    if name in _RUBRIC_NAMES:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_RUBRIC_NAMES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
