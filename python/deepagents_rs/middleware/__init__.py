@@ -2,19 +2,37 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from . import summarization as _summarization
+from .._lazy import lazy_names
 from .filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .memory import MemoryMiddleware
 from .skills import SkillsMiddleware
 from .subagents import CompiledSubAgent, SubAgent
 
-# Summarization's public names, from its face module.
-DEEPAGENTS_DEFAULT_SUMMARY_PROMPT = _summarization.DEEPAGENTS_DEFAULT_SUMMARY_PROMPT
-SummarizationMiddleware = _summarization.SummarizationMiddleware
-SummarizationToolMiddleware = _summarization.SummarizationToolMiddleware
-create_summarization_tool_middleware = _summarization.create_summarization_tool_middleware
+if TYPE_CHECKING:
+    from .skills import SkillMetadata, SkillsState, SkillToolResolver
+    from .summarization import (
+        DEEPAGENTS_DEFAULT_SUMMARY_PROMPT,
+        SummarizationMiddleware,
+        SummarizationToolMiddleware,
+        create_summarization_tool_middleware,
+    )
+
+# Made when first asked for, as they need LangChain: deepagents' skills types, and
+# summarization's face (its token counter's default is LangChain's `count_tokens_approximately`).
+__getattr__, __dir__ = lazy_names(
+    globals(),
+    {
+        "SkillMetadata": ".skills",
+        "SkillsState": ".skills",
+        "SkillToolResolver": ".skills",
+        "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT": ".summarization",
+        "SummarizationMiddleware": ".summarization",
+        "SummarizationToolMiddleware": ".summarization",
+        "create_summarization_tool_middleware": ".summarization",
+    },
+)
 
 __all__ = [
     "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
@@ -32,12 +50,3 @@ __all__ = [
     "SummarizationToolMiddleware",
     "create_summarization_tool_middleware",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # deepagents' skills types need LangChain: made when first asked for.
-    if name in ("SkillMetadata", "SkillsState", "SkillToolResolver"):
-        from . import skills
-
-        return getattr(skills, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
