@@ -15,13 +15,14 @@ behind, as LangGraph's default ``durability="async"`` lets checkpoints trail the
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
 
 if TYPE_CHECKING:
+    import asyncio
+
     from langchain_core.runnables import RunnableConfig
 
 #: Where a thread graph's nodes find their run's feed in the config.
@@ -250,6 +251,8 @@ class _Feed:
             return _command(self._entries[index][2])
 
     async def atake(self, node: str, arg: Any, config: dict) -> Any:
+        import asyncio
+
         if self._alock is None:
             self._alock = asyncio.Lock()
         async with self._alock:
