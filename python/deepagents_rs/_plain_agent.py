@@ -27,7 +27,7 @@ def create_plain_agent(
     context_schema: type | None = None,
 ) -> Any:
     """The compiled agent (a ``DeepAgent`` face over a plain core), run like any other."""
-    from .graph import DeepAgent
+    from ._deep_agent import DeepAgent
 
     adapters = [to_adapter(t) for t in tools]
     adapters = [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]

@@ -11,8 +11,6 @@ import dataclasses
 import json
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from . import _compat
 
 # LangChain's wording, which the model reads when it must try again.
@@ -44,6 +42,9 @@ class ResponseFormatAdapter:
         self.tool_message_content = tool_message_content
         self.handle_errors = handle_errors
         self.is_json_schema = isinstance(schema, dict)
+        # pydantic is imported for a response format only (not at the package's import).
+        from pydantic import TypeAdapter
+
         self._adapter = None if self.is_json_schema else TypeAdapter(schema)
         try:
             from langchain.agents.structured_output import OutputToolBinding, _SchemaSpec

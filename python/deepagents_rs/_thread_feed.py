@@ -8,13 +8,15 @@ writes from the same stream under the subagent's namespace.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import contextvars
 import inspect
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 _END = "__end__"
 
@@ -46,6 +48,8 @@ class TaskConfigs:
             return self._configs.get(call_id)
 
     async def await_(self, call_id: str, timeout: float = 60.0) -> dict | None:
+        import asyncio
+
         if call_id not in self._configs:
             event = self._waiting.setdefault(call_id, asyncio.Event())
             try:
@@ -256,6 +260,8 @@ class Feed:
             return _command(self._entries[index][3])
 
     def _async_lock(self) -> asyncio.Lock:
+        import asyncio
+
         if self._alock is None:
             self._alock = asyncio.Lock()
         return self._alock
@@ -315,6 +321,8 @@ class Feed:
             self._check_resumed(subagent)
 
     async def astart_resuming(self, node: str, arg: Any, config: dict, subagent: tuple, expected: int) -> None:
+        import asyncio
+
         if self._aresumes_ready is None:
             self._aresumes_ready = asyncio.Condition()
         async with self._aresumes_ready:
