@@ -33,10 +33,3 @@ def test_interrupt_mode_permissions_on_a_disk_backend_are_refused(tmp_path: Path
     backend = FilesystemBackend(root_dir=str(tmp_path), virtual_mode=True)
     with pytest.raises(NotImplementedError, match="symlinks"):
         _create(permissions=[rule], backend=backend)
-
-
-def test_binary_offload_is_refused(tmp_path: Path) -> None:
-    # On a StateBackend deepagents turns it off with a warning; on disk it would be active.
-    backend = FilesystemBackend(root_dir=str(tmp_path), virtual_mode=True)
-    with pytest.raises(NotImplementedError, match="offload_binary_content"):
-        _create(middleware=[FilesystemMiddleware(backend=backend, offload_binary_content=True)])

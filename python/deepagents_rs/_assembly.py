@@ -160,16 +160,18 @@ def face_parts(
     state_schema: type | None,
     middleware: Sequence[Any],
     tools_may_end: bool,
+    files_channel: bool = True,
 ) -> tuple[Any, list]:
     """What the agent's graph face is drawn from: the state schemas of ``holders`` (the
     middleware and the agent's own entries) with the user's ``state_schema``, and the edges
-    between the core's nodes (``tools_may_end``: a tools step can end the run)."""
+    between the core's nodes (``tools_may_end``: a tools step can end the run;
+    ``files_channel``: a ``StateBackend`` holds files)."""
     from ._graph_edges import agent_edges
     from ._graph_face import IS_GRAPH
     from ._threads import StateSchemas
 
     schemas: Any = [m.state_schema for m in holders if getattr(m, "state_schema", None) is not None]
-    if state_schema is not None:
-        schemas = StateSchemas(schemas, state_schema)
+    if state_schema is not None or not files_channel:
+        schemas = StateSchemas(schemas, state_schema, files_channel)
     edges = agent_edges(node_names, _declared_jumps(middleware), tools_may_end) if IS_GRAPH else []
     return schemas, edges

@@ -10,9 +10,11 @@ through ``deepagents_rs._files_context``.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import dataclasses
 import inspect
+import logging
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +27,8 @@ from .backends.protocol import BackendProtocol, _supports_delete, execute_accept
 from .backends.sandbox import BaseSandbox
 from .backends.state import StateBackend
 from .backends.utils import validate_path
+
+logger = logging.getLogger(__name__)
 
 
 def _rules(permissions: Any) -> list[tuple[list[str], list[str], str]]:
@@ -65,10 +69,6 @@ def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, sto
     mw = middleware if middleware is not None else FilesystemMiddleware(backend=backend, permissions=permissions)
     rules = mw._permissions if mw._permissions else (permissions or [])
     be = mw.backend
-    if mw._offload_binary_content:
-        raise NotImplementedError(
-            "deepagents_rs: FilesystemMiddleware(offload_binary_content=True) is not supported yet; it is planned."
-        )
     return {
         "backend": backend_arg(be, store),
         "rules": _rules(rules),
@@ -81,6 +81,9 @@ def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, sto
         "large_tool_results_prefix": mw._large_tool_results_prefix,
         "human_message_token_limit": mw._human_message_token_limit_before_evict or None,
         "conversation_history_prefix": mw._conversation_history_prefix,
+        # Off (None) unless asked for, and turned off by the face where blobs would land
+        # in the state.
+        "blobs_prefix": mw._blobs_prefix if mw._offload_binary_content else None,
     }
 
 
@@ -188,6 +191,31 @@ _POSITIONAL = {
     "execute": ("command",),
     "download_files": ("paths",),
 }
+
+
+#: The blob store's operations (``offload_binary_content``), by the core's name: the backend
+#: method, and what is logged when the backend fails. Bytes cross as base64; a failure is
+#: logged and answered ``None`` (deepagents keeps the payloads inline, or shows the blobs as
+#: unavailable), never raised.
+_BLOB_OPS = {
+    "upload_blobs": ("upload_files", "Failed to offload binary read_file content; keeping it inline"),
+    "download_blobs": ("download_files", "Failed to load offloaded read_file content"),
+}
+
+
+def _blob_arg(op: str, args: dict[str, Any]) -> list:
+    if op == "upload_blobs":
+        return [(path, base64.b64decode(payload)) for path, payload in args["files"]]
+    return list(args["paths"])
+
+
+def _blob_out(op: str, result: Any) -> list:
+    if op == "upload_blobs":
+        return [r.error for r in result]
+    return [
+        base64.b64encode(r.content).decode("ascii") if r.error is None and r.content is not None else None
+        for r in result
+    ]
 
 
 class BackendAdapter:
@@ -299,7 +327,19 @@ class BackendAdapter:
         out["preview_has_truncation_marker"] = result.preview_has_truncation_marker
         return out
 
+    def _blob_failed(self, op: str, exc: Exception) -> tuple[Any, Any]:
+        logger.warning(_BLOB_OPS[op][1], exc_info=exc)
+        return None, None
+
     def call(self, op: str, args: dict[str, Any], files: dict[str, Any] | None, config: Any = None) -> tuple[Any, Any]:
+        if op in _BLOB_OPS:
+            ctx = FilesContext(files or {}) if self.uses_state else None
+            try:
+                with self._scope(ctx, config):
+                    result = getattr(self.backend, _BLOB_OPS[op][0])(_blob_arg(op, args))
+            except Exception as exc:  # noqa: BLE001 - offloading is best-effort, as in deepagents
+                return self._blob_failed(op, exc)
+            return _blob_out(op, result), (ctx.updates() or None) if ctx is not None else None
         capture = self._capture(op, args)
         if capture is not None:
             executor, kwargs = capture
@@ -318,6 +358,14 @@ class BackendAdapter:
     async def acall(
         self, op: str, args: dict[str, Any], files: dict[str, Any] | None, config: Any = None
     ) -> tuple[Any, Any]:
+        if op in _BLOB_OPS:
+            ctx = FilesContext(files or {}) if self.uses_state else None
+            try:
+                with self._scope(ctx, config):
+                    result = await getattr(self.backend, "a" + _BLOB_OPS[op][0])(_blob_arg(op, args))
+            except Exception as exc:  # noqa: BLE001 - offloading is best-effort, as in deepagents
+                return self._blob_failed(op, exc)
+            return _blob_out(op, result), (ctx.updates() or None) if ctx is not None else None
         capture = self._capture(op, args)
         if capture is not None:
             executor, kwargs = capture

@@ -26,10 +26,14 @@ class SubagentThreads:
     """The subagents the core runs (declarative ones and forks), followed as subgraphs of
     their `task` calls' tasks. Compiled subagents are the host's own graphs, left to it."""
 
-    def __init__(self, nodes: dict[str, list[str]], schemas: dict[str, list[type]], forks: set[str]) -> None:
+    def __init__(
+        self, nodes: dict[str, list[str]], schemas: dict[str, list[type]], forks: set[str], files: bool = True
+    ) -> None:
         self._nodes = nodes
         self._schemas = schemas
         self._forks = forks
+        #: Whether their states have a `files` channel: as the agent's (the same backend).
+        self._files = files
         self._graphs: dict[str, Any] = {}
 
     def names(self) -> set[str]:
@@ -53,7 +57,9 @@ class SubagentThreads:
             # deepagents' subagent is LangChain's `create_agent` graph: its `messages` a
             # plain `add_messages` channel (its metadata is the task's: `_sub_config`).
             schemas = [*self._schemas.get(name, []), *([_forked_context_state()] if name in self._forks else [])]
-            thread = ThreadGraph(self._nodes[name], StateSchemas(schemas, AgentState), None, name, {}, _no_route)
+            thread = ThreadGraph(
+                self._nodes[name], StateSchemas(schemas, AgentState, self._files), None, name, {}, _no_route
+            )
             graph = self._graphs[name] = thread.graph
         return graph
 

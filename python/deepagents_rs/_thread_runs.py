@@ -74,7 +74,11 @@ class ThreadRuns:
                 self.name,
                 self.config["metadata"],
                 self._route_after,
-                SubagentThreads(nodes, self._subagent_schemas, self._subagent_forks) if nodes else None,
+                SubagentThreads(
+                    nodes, self._subagent_schemas, self._subagent_forks, getattr(self._state_schemas, "files", True)
+                )
+                if nodes
+                else None,
             )
         return self._thread_graph
 

@@ -82,6 +82,9 @@ class StateSchemas(NamedTuple):
 
     middleware: Sequence[type]
     base: type | None = None
+    #: Whether the state has deepagents' ``files`` channel: only when a ``StateBackend``
+    #: holds files (otherwise the file middleware declares just its blob cache).
+    files: bool = True
 
 
 def _state_schemas(schemas: Sequence[type] | StateSchemas) -> tuple[type, type, type]:
@@ -99,14 +102,19 @@ def _state_schemas(schemas: Sequence[type] | StateSchemas) -> tuple[type, type, 
 
     # typing_extensions' TypedDict: pydantic reads only that one before Python 3.12 (for the
     # graph's JSON schemas).
+    if not isinstance(schemas, StateSchemas):
+        schemas = StateSchemas(list(schemas))
     agent = get_type_hints(AgentState, include_extras=True)
+    files_channel = {
+        "files": Annotated[
+            NotRequired[dict[str, FileData]], DeltaChannel(_files_reducer, snapshot_frequency=_SNAPSHOT_FREQUENCY)
+        ]
+    }
     files = TypedDict(
         "FilesystemState",
         {
             **agent,
-            "files": Annotated[
-                NotRequired[dict[str, FileData]], DeltaChannel(_files_reducer, snapshot_frequency=_SNAPSHOT_FREQUENCY)
-            ],
+            **(files_channel if schemas.files else {}),
             "_blob_payloads": NotRequired[
                 Annotated[dict[str, str], UntrackedValue(dict, guard=False), PrivateStateAttr]
             ],
@@ -122,8 +130,6 @@ def _state_schemas(schemas: Sequence[type] | StateSchemas) -> tuple[type, type, 
     )
     from ._deep_state import DeepAgentState
 
-    if not isinstance(schemas, StateSchemas):
-        schemas = StateSchemas(list(schemas))
     return _resolve_schemas([files, summary, *schemas.middleware, schemas.base or DeepAgentState])
 
 

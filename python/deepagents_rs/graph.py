@@ -56,8 +56,10 @@ SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY = "__deepagents_subagent_response_format"
 #: Where a run's config carries the agent's store to the tool runtime (``DeepAgent._prepare``).
 _CONFIG_KEY_STORE = "__deepagents_rs_store"
 
-#: Summarization's private state keys: in checkpoints, never in the output or a subagent.
-_SUMMARIZATION_KEYS = frozenset({"_summarization_event", "_summarization_session_id"})
+#: The private state keys of deepagents' default middleware: never in the output nor an
+#: isolated subagent's input. Summarization's event and session are checkpointed; the file
+#: tools' blob cache is not (an untracked channel).
+_DEFAULT_PRIVATE_KEYS = frozenset({"_summarization_event", "_summarization_session_id", "_blob_payloads"})
 
 
 def create_deep_agent(
@@ -139,10 +141,11 @@ def create_deep_agent(
     mw_adapters = core_entries(middleware or (), bindables, store)
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
     schema = StateKeys.of([*(middleware or ()), *([SchemaOf(state_schema)] if state_schema is not None else [])])
-    schema.omit_output = schema.omit_output | _SUMMARIZATION_KEYS
-    schema.private = schema.private | _SUMMARIZATION_KEYS
-    if files["backend"] != "state" and not files["backend"].uses_state:
-        # deepagents' state has a `files` channel only when a StateBackend holds files.
+    schema.omit_output = schema.omit_output | _DEFAULT_PRIVATE_KEYS
+    schema.private = schema.private | _DEFAULT_PRIVATE_KEYS
+    # deepagents' state has a `files` channel only when a StateBackend holds files.
+    files_channel = files["backend"] == "state" or files["backend"].uses_state
+    if not files_channel:
         schema.omit_output = schema.omit_output | {"files"}
     # deepagents' memory: read through the agent's backend, in the main agent and its forks.
     memory_mw = (
@@ -178,7 +181,7 @@ def create_deep_agent(
     from ._deep_agent import DeepAgent
 
     holders = [*(middleware or ()), skills_mw, memory_mw]
-    state_schemas, edges = face_parts(core.node_names, holders, state_schema, middleware, tools_may_end)
+    state_schemas, edges = face_parts(core.node_names, holders, state_schema, middleware, tools_may_end, files_channel)
     return DeepAgent(
         core,
         name=name,

@@ -263,6 +263,29 @@ pub trait Backend: Send + Sync {
         Box::pin(async { Err("this backend cannot execute commands".into()) })
     }
 
+    /// `upload_files` of the blob store (`offload_binary_content`), each file given as its
+    /// base64 payload: one error code per file (`None`: stored), or `None` when the backend
+    /// failed as a whole (the host has logged it; the payloads stay inline).
+    ///
+    /// The native state backend has no blob store: deepagents turns offloading off when
+    /// the blobs would land in the state (the face warns), so this is never asked of it.
+    fn upload_blobs(
+        &self,
+        _cx: Arc<FilesScope>,
+        _files: Vec<(String, String)>,
+    ) -> Op<Option<Vec<Option<String>>>> {
+        Box::pin(async { Ok(None) })
+    }
+    /// `download_files` of the blob store: each file's bytes as base64 (`None`: an error
+    /// or no content), or `None` when the backend failed as a whole (logged by the host).
+    fn download_blobs(
+        &self,
+        _cx: Arc<FilesScope>,
+        _paths: Vec<String>,
+    ) -> Op<Option<Vec<Option<String>>>> {
+        Box::pin(async { Ok(None) })
+    }
+
     /// deepagents' `_supports_delete`: the backend overrides `delete`.
     fn supports_delete(&self) -> bool {
         true

@@ -155,6 +155,20 @@ impl Backend for PyBackend {
     fn download_text(&self, cx: Arc<FilesScope>, paths: Vec<String>) -> Op<Vec<TextDownload>> {
         self.op(cx, "download_files", json!({"paths": paths}))
     }
+    fn upload_blobs(
+        &self,
+        cx: Arc<FilesScope>,
+        files: Vec<(String, String)>,
+    ) -> Op<Option<Vec<Option<String>>>> {
+        self.op(cx, "upload_blobs", json!({ "files": files }))
+    }
+    fn download_blobs(
+        &self,
+        cx: Arc<FilesScope>,
+        paths: Vec<String>,
+    ) -> Op<Option<Vec<Option<String>>>> {
+        self.op(cx, "download_blobs", json!({ "paths": paths }))
+    }
     fn grep(
         &self,
         cx: Arc<FilesScope>,
@@ -257,6 +271,7 @@ pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesyst
         large_tool_results_prefix: get("large_tool_results_prefix")?.extract()?,
         human_message_token_limit: get("human_message_token_limit")?.extract()?,
         conversation_history_prefix: get("conversation_history_prefix")?.extract()?,
+        blobs_prefix: get("blobs_prefix")?.extract()?,
     })
     .map_err(super::errors::to_py)
 }

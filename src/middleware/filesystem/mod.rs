@@ -7,6 +7,7 @@
 //! second mutation of one path within a single AI message.
 
 mod args;
+mod blob_offload;
 pub(crate) mod eviction;
 mod format;
 mod human_eviction;
@@ -51,6 +52,8 @@ pub struct FilesystemConfig {
     pub human_message_token_limit: Option<usize>,
     /// Where they go (`{artifacts_root}/conversation_history`).
     pub conversation_history_prefix: String,
+    /// `offload_binary_content`: where payloads go (`{artifacts_root}/blobs`); `None`: off.
+    pub blobs_prefix: Option<String>,
 }
 
 /// What every tool of the entry shares.
@@ -144,6 +147,7 @@ pub struct Filesystem {
     large_tool_results_prefix: Arc<str>,
     human_message_token_limit: Option<usize>,
     conversation_history_prefix: Arc<str>,
+    blobs_prefix: Option<Arc<str>>,
 }
 
 impl Filesystem {
@@ -199,6 +203,7 @@ impl Filesystem {
             large_tool_results_prefix: config.large_tool_results_prefix.into(),
             human_message_token_limit: config.human_message_token_limit,
             conversation_history_prefix: config.conversation_history_prefix.into(),
+            blobs_prefix: config.blobs_prefix.map(Into::into),
         })
     }
 }
@@ -288,6 +293,44 @@ fn parallel_mutation(request: &ToolCallRequest) -> bool {
     false
 }
 
+impl Filesystem {
+    /// A `read_file` result with its payloads offloaded (`offload_binary_content`), so the
+    /// state never holds them; `read_file` is never evicted, so nothing else is done to it.
+    fn offload_read(
+        &self,
+        request: ToolCallRequest,
+        next: ToolHandler,
+        blobs: Arc<str>,
+    ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
+        let backend = self.shared.backend.clone();
+        let files = (
+            request.state.files.clone(),
+            request.state.files_host.clone(),
+        );
+        let scope = FilesScope::new(files, request.host.clone());
+        Box::pin(async move {
+            let mut result = next.call(request).await?;
+            // deepagents offloads a result with a cache of its own, dropped after: the next
+            // model call loads the payload back from the backend.
+            let message = [Message::Tool(result.message.clone())];
+            let cx = scope.clone();
+            let offloaded =
+                blob_offload::offload(&message, &backend, &blobs, cx, &mut Default::default())
+                    .await;
+            if let Some(Some(Message::Tool(stub))) = offloaded.into_iter().next() {
+                result.message = stub;
+            }
+            if let Some(update) = scope.take_update() {
+                result
+                    .files
+                    .get_or_insert_with(Default::default)
+                    .extend(&update);
+            }
+            Ok(result)
+        })
+    }
+}
+
 impl Middleware for Filesystem {
     fn name(&self) -> &str {
         "FilesystemMiddleware"
@@ -360,7 +403,8 @@ impl Middleware for Filesystem {
         // A request with media just read can be retried without it if the provider refuses
         // it; the common call has neither and goes straight on.
         let rejectable = rejected_media::candidates(&request.messages);
-        if evict.is_none() && !rejectable {
+        let blobs = self.blobs_prefix.clone();
+        if evict.is_none() && !rejectable && blobs.is_none() {
             return next.call(request);
         }
         let (backend, prefix) = (
@@ -388,6 +432,36 @@ impl Middleware for Filesystem {
             if evict.is_some() {
                 request.messages = human_eviction::truncated(&request.messages);
             }
+            // The state's messages rewritten by this call, and the payload cache.
+            let mut written: Vec<Message> = tagged.into_iter().collect();
+            let mut extra = crate::state::Extra::new();
+            if let Some(blobs) = &blobs {
+                let cached = blob_offload::cached(&request.state.extra);
+                let mut payloads = cached.clone();
+                written = blob_offload::offload_history(
+                    &request.state.messages,
+                    written,
+                    &backend,
+                    blobs,
+                    scope.clone(),
+                    &mut payloads,
+                )
+                .await;
+                let (backend, cx) = (&backend, scope.clone());
+                blob_offload::hydrate(&mut request.messages, backend, blobs, cx, &mut payloads)
+                    .await;
+                // Written when it holds other digests than the state's (Python's
+                // `payloads.keys() != cached.keys()`).
+                if payloads.len() != cached.len()
+                    || payloads.keys().any(|k| !cached.contains_key(k))
+                {
+                    extra.insert(
+                        blob_offload::PAYLOADS_KEY.into(),
+                        blob_offload::to_state(&payloads),
+                    );
+                }
+            }
+            let rejectable = rejectable && rejected_media::candidates(&request.messages);
             let retry = rejectable.then(|| request.clone());
             let (mut response, replaced) = match next.call(request).await {
                 Ok(r) => (r, Vec::new()),
@@ -409,11 +483,11 @@ impl Middleware for Filesystem {
             // (deepagents' `ExtendedModelResponse` command), with any replaced media; a state
             // backend's file write goes before it, as LangGraph streams the backend's own
             // write.
-            let mut written: Vec<Message> = tagged.into_iter().collect();
             written.extend(replaced);
-            if !written.is_empty() {
+            if !written.is_empty() || !extra.is_empty() {
                 response.commands.push(CommandWrite {
                     messages: written,
+                    extra,
                     ..Default::default()
                 });
             }
@@ -440,6 +514,11 @@ impl Middleware for Filesystem {
             let output = ToolOutput::error(texts::PARALLEL_FILE_MUTATION_ERROR);
             let result = crate::tools::result_for(output, &request.call);
             return Box::pin(async move { Ok(result) });
+        }
+        if let Some(blobs) = &self.blobs_prefix
+            && request.call.name == "read_file"
+        {
+            return self.offload_read(request, next, blobs.clone());
         }
         let limit = self.shared.token_limit.filter(|l| *l > 0);
         if limit.is_none() || eviction::EXCLUDED.contains(&request.call.name.as_str()) {

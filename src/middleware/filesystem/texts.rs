@@ -919,6 +919,10 @@ pub const LARGE_TOOL_RESULTS_DIR: &str = "large_tool_results";
 /// `deepagents.middleware.filesystem.FilesystemMiddleware._conversation_history_prefix` (`{root}/conversation_history/{uuid4}.md`).
 pub const CONVERSATION_HISTORY_DIR: &str = "conversation_history";
 
+/// `deepagents.middleware._blob_offload._MISSING_BLOB_TEXT`: an offloaded payload the
+/// backend no longer has (or that no longer matches its digest), as the model sees it.
+pub const MISSING_BLOB_TEXT: &str = "[Binary content from an earlier read_file call is no longer available. Re-read the file if you still need it.]";
+
 /// `deepagents.middleware.filesystem.TOOLS_EXCLUDED_FROM_EVICTION`.
 pub const TOOLS_EXCLUDED_FROM_EVICTION: &[&str] = &[
     "ls",
