@@ -42,6 +42,7 @@ from deepagents.backends.protocol import (
     SandboxBackendProtocol,
     WriteResult,
 )
+from deepagents.middleware import _blob_offload as blob_offload
 from deepagents.middleware import _message_eviction as ev
 from deepagents.middleware import filesystem as fs
 from langchain_core.messages import AIMessage
@@ -248,6 +249,7 @@ def _checks(tmp_path: Path) -> dict[str, Callable[[], tuple[Any, Any]]]:
         "TRUNCATION_GUIDANCE": bu.TRUNCATION_GUIDANCE,
         "TOO_LARGE_TOOL_MSG": ev._TOO_LARGE_TOOL_MSG,
         "TOO_LARGE_HUMAN_MSG": fs._TOO_LARGE_HUMAN_MSG,
+        "MISSING_BLOB_TEXT": blob_offload._MISSING_BLOB_TEXT,
         "PREVIEW_NOTE_PLAIN": ev._PREVIEW_NOTE_PLAIN,
         "PREVIEW_NOTE_HEAD_TAIL": ev._PREVIEW_NOTE_HEAD_TAIL,
         "PREVIEW_CAVEAT_OMITTED_LINES": ev._CAVEAT_OMITTED_LINES,
