@@ -93,6 +93,7 @@ class CoreAgent:
         stops: tuple[list[str], list[str]] | None = None,
         resumed: list[str] | None = None,
         subagents: list[tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]] | None = None,
+        control: Any = None,
     ) -> EventStream:
         """Run the agent, reporting raw ``(mode, ns, payload)`` items, then ``("done", (), state)``;
         ``steps_before``: steps the thread ran before this run (reported steps continue from them);
@@ -115,6 +116,7 @@ class CoreAgent:
         stops: tuple[list[str], list[str]] | None = None,
         resumed: list[str] | None = None,
         subagents: list[tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]] | None = None,
+        control: Any = None,
     ) -> AsyncEventStream:
         """``stream`` on the caller's event loop."""
 

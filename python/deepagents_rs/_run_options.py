@@ -45,9 +45,8 @@ def _graph_kwargs(kwargs: dict, output_channels: Any) -> dict:
     context = rest.pop("context", None)
     if context:
         raise _planned("context", "runtime context")
-    control = rest.pop("control", None)
-    if control is not None:
-        raise _planned("control", "LangGraph's run control")
+    # A run given a control goes through the thread graph, which takes it (`_thread_run`).
+    rest.pop("control", None)
     output_keys = rest.pop("output_keys", None)
     if output_keys is not None and _channel_set(output_keys) != _channel_set(output_channels):
         raise _planned(f"output_keys={output_keys!r}", "output keys other than the graph's output channels")

@@ -17,6 +17,17 @@ from typing import Any
 
 from ._thread_feed import Feed, _task_call_of
 
+
+def _runs_to_its_end() -> Any:
+    """A run control never drained, for a followed subagent's graph: the subagent runs to
+    its end when the run drains, and the run stops at its own next step. LangGraph would
+    hand the parent's control down and stop the subgraph midway, but the core runs the
+    subagent ahead of the graph following it, so the subagent's steps are not drained."""
+    from langgraph.runtime import RunControl
+
+    return RunControl()
+
+
 #: deepagents compiles subagents with this recursion limit (the core's too); the graph that
 #: follows one must not stop before the core does.
 _SUBAGENT_RECURSION_LIMIT = 9_999 + 1
@@ -75,7 +86,7 @@ class SubagentThreads:
                 return
             view.ns, graph_input = child[0], _graph_input(child[1], name in self._forks)
         with _streams_interrupt(feed, view):
-            for _ in view.graph.stream(graph_input, _sub_config(config, view, name)):
+            for _ in view.graph.stream(graph_input, _sub_config(config, view, name), control=_runs_to_its_end()):
                 pass
 
     async def afollow(self, feed: Feed, call: dict, arg: Any, config: dict) -> None:
@@ -88,7 +99,7 @@ class SubagentThreads:
                 return
             view.ns, graph_input = child[0], _graph_input(child[1], name in self._forks)
         with _streams_interrupt(feed, view):
-            async for _ in view.graph.astream(graph_input, _sub_config(config, view, name)):
+            async for _ in view.graph.astream(graph_input, _sub_config(config, view, name), control=_runs_to_its_end()):
                 pass
 
     @staticmethod

@@ -109,6 +109,37 @@ class Feed:
         self._ended = False
         self._lock = threading.Lock()
         self._alock: asyncio.Lock | None = None
+        #: The agent graph's steps whose tasks have started, and the core's node boundaries
+        #: passed (see `core_boundary`); `_closed` once the graph's run is over.
+        self._graph_steps: set[int] = set()
+        self._boundaries = 0
+        self._closed = False
+        self._steps_seen = threading.Condition()
+
+    # -- run control (LangGraph's `control=`)
+
+    def _step_started(self, config: dict) -> None:
+        step = (config.get("metadata") or {}).get("langgraph_step")
+        with self._steps_seen:
+            self._graph_steps.add(step)
+            self._steps_seen.notify_all()
+
+    def _graph_closed(self) -> None:
+        with self._steps_seen:
+            self._closed = True
+            self._steps_seen.notify_all()
+
+    def core_boundary(self) -> bool:
+        """The core asks before each node after its first (on a blocking thread) whether to
+        stop there. The graph decides: LangGraph drains at its own step boundaries, and it
+        follows the core a little behind, so the core waits until the graph has started the
+        step of that node (go on) or has stopped without starting it (a drain: stop too).
+        Otherwise a core ahead of the graph would run a node whose work the graph drops."""
+        with self._steps_seen:
+            self._boundaries += 1
+            while len(self._graph_steps) <= self._boundaries and not self._closed:
+                self._steps_seen.wait()
+            return len(self._graph_steps) <= self._boundaries
 
     # -- reading the core's stream
 
@@ -217,11 +248,13 @@ class Feed:
     def take(self, node: str, arg: Any, config: dict) -> Any:
         """A node of the agent's own graph takes its write (a subagent's `task` call has its
         subgraph followed first)."""
+        self._step_started(config)
         if (call := self._task_call(node, arg, config)) is not None:
             self.subagents.follow(self, call, arg, config)
         return self.take_in((), node, arg, config)
 
     async def atake(self, node: str, arg: Any, config: dict) -> Any:
+        self._step_started(config)
         if (call := self._task_call(node, arg, config)) is not None:
             await self.subagents.afollow(self, call, arg, config)
         return await self.atake_in((), node, arg, config)
@@ -382,10 +415,12 @@ class Feed:
             raise self._error
 
     def close(self) -> None:
+        self._graph_closed()
         if self._events is not None and hasattr(self._events, "close"):
             self._events.close()
 
     async def aclose(self) -> None:
+        self._graph_closed()
         if self._events is not None and hasattr(self._events, "aclose"):
             await self._events.aclose()
 

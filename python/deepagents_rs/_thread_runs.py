@@ -54,7 +54,12 @@ class ThreadRuns:
         makes (its own stream modes, its breakpoints)."""
         breakpoints = any(kwargs.get(k) for k in ("interrupt_before", "interrupt_after"))
         return (
-            self._threaded or breakpoints or _stream.asks_graph_modes(stream_mode) or _threads.in_parent_graph(config)
+            self._threaded
+            or breakpoints
+            # A drain stops the graph's loop, which then raises LangGraph's `GraphDrained`.
+            or kwargs.get("control") is not None
+            or _stream.asks_graph_modes(stream_mode)
+            or _threads.in_parent_graph(config)
         )
 
     def _thread(self, config: dict | None = None) -> _threads.ThreadGraph:
@@ -101,6 +106,8 @@ class ThreadRuns:
             raise ValueError(f"Invalid durability {durability!r}; expected 'sync', 'async' or 'exit'")
         # LangGraph's breakpoints: the graph stops there, and so does the core.
         stops = tuple(_node_list(kwargs.pop(key, None)) for key in ("interrupt_before", "interrupt_after"))
+        # LangGraph's run control: given, or a parent graph's (a subgraph drains with it).
+        control = kwargs.pop("control", None) or _threads.parent_control(config)
         thread = self._run_graph()
         printed = _stream.print_modes(kwargs, self._debug)
         modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
@@ -168,14 +175,21 @@ class ThreadRuns:
                 (call_id, _threads.core_state(state), at, steps, in_task(sub_config), done)
                 for call_id, state, at, steps, sub_config, done in subagents or ()
             ]
+            feed = _threads.feed_of(task_config)
+            # With a run control, the core stops at each node boundary where the graph does.
+            boundary = feed.core_boundary if control is not None else None
             # The run keeps these contextvars: compiled subagents find their tasks there.
-            tasks = RUN_TASKS.set(_threads.feed_of(task_config).task_configs)
+            tasks = RUN_TASKS.set(feed.task_configs)
             try:
                 if asynchronous:
-                    return self._core.astream(*args, steps_before, start_at, stops, list(answered), resumed)
+                    return self._core.astream(
+                        *args, steps_before, start_at, stops, list(answered), resumed, control=boundary
+                    )
                 token = _runtime.enter_blocking_invoke()
                 try:
-                    return self._core.stream(*args, steps_before, start_at, stops, list(answered), resumed)
+                    return self._core.stream(
+                        *args, steps_before, start_at, stops, list(answered), resumed, control=boundary
+                    )
                 finally:
                     _runtime.exit_blocking_invoke(token)
             finally:
@@ -225,6 +239,7 @@ class ThreadRuns:
             graph_modes,
             stops,
             whole_run=stream_mode is False,
+            control=control,
         )
         return shaper, out, _graph_chunks(runs, shaper, out)
 

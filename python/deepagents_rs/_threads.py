@@ -138,6 +138,13 @@ def _state_schemas(schemas: Sequence[type] | StateSchemas) -> tuple[type, type, 
 _PARENT_TASK = "__pregel_task_id"
 
 
+def parent_control(config: dict | None) -> Any:
+    """The run control of the LangGraph graph this run is a subgraph of, if any: LangGraph
+    hands a parent's control down to its subgraphs."""
+    runtime = ((config or {}).get("configurable") or {}).get("__pregel_runtime")
+    return getattr(runtime, "control", None)
+
+
 def in_parent_graph(config: dict | None) -> bool:
     """Whether the run is a node of a parent LangGraph graph (a subgraph)."""
     return bool(config) and _PARENT_TASK in (config.get("configurable") or {})
@@ -233,6 +240,7 @@ class ThreadGraph:
         graph_modes: Sequence[str] = (),
         stops: tuple[list[str], list[str]] = ([], []),
         whole_run: bool = False,
+        control: Any = None,
     ) -> Iterator[Any]:
         """Runs the thread graph beside the core's run, yielding after each superstep (the
         caller's stream items arrive through ``forward`` meanwhile, the graph's own
@@ -251,6 +259,7 @@ class ThreadGraph:
                     # LangGraph's `invoke` reports the output channels' updates only (what a
                     # parent graph streams of this graph as a subgraph).
                     output_keys=self.graph.output_channels if whole_run else None,
+                    control=control,
                 )
                 for mode, chunk in chunks:
                     yield _graph_item(mode, chunk, feed)
@@ -268,6 +277,7 @@ class ThreadGraph:
         graph_modes: Sequence[str] = (),
         stops: tuple[list[str], list[str]] = ([], []),
         whole_run: bool = False,
+        control: Any = None,
     ) -> AsyncIterator[Any]:
         feed = Feed(start, forward, self.subagents)
         try:
@@ -282,6 +292,7 @@ class ThreadGraph:
                     # LangGraph's `invoke` reports the output channels' updates only (what a
                     # parent graph streams of this graph as a subgraph).
                     output_keys=self.graph.output_channels if whole_run else None,
+                    control=control,
                 )
                 async for mode, chunk in chunks:
                     yield _graph_item(mode, chunk, feed)

@@ -138,6 +138,16 @@ impl Agent {
             if !first && name.as_deref().is_some_and(|n| options.stops.before(n)) {
                 return Ok(());
             }
+            // A drain is asked for after LangGraph's breakpoints, before any node but the
+            // end (its loop checks once it has tasks to run). The first node is the thread
+            // graph's to stop at: the core starts only once that node runs.
+            if let Some(drain) = &options.stops.drain
+                && !first
+                && !matches!(node, Node::End)
+                && drain.requested().await
+            {
+                return Ok(());
+            }
             first = false;
             node = match node {
                 Node::End => {

@@ -144,11 +144,31 @@ pub struct RunOptions {
     pub resume_subagents: crate::subagents::SubagentResumes,
 }
 
-/// LangGraph's `interrupt_before` and `interrupt_after`: node names, or every node (`"*"`).
+/// LangGraph's `interrupt_before` and `interrupt_after`: node names, or every node (`"*"`);
+/// and its run control's drain.
 #[derive(Clone, Debug, Default)]
 pub struct Stops {
     pub before: Vec<String>,
     pub after: Vec<String>,
+    pub drain: Option<Drain>,
+}
+
+/// LangGraph's `RunControl` (`control=`): asked at each node boundary whether a drain was
+/// requested (from any thread, at any time); the run then ends at that boundary, where
+/// LangGraph's loop stops too, and is resumed from its checkpoint like any stopped run.
+#[derive(Clone)]
+pub struct Drain(pub Arc<dyn Fn() -> futures::future::BoxFuture<'static, bool> + Send + Sync>);
+
+impl Drain {
+    pub async fn requested(&self) -> bool {
+        (self.0)().await
+    }
+}
+
+impl std::fmt::Debug for Drain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Drain")
+    }
 }
 
 impl Stops {

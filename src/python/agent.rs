@@ -21,7 +21,9 @@ use super::stack_parts::{
 };
 use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
 use super::tracer::PyTracer;
-use crate::agent::{Agent, RunFailure, RunOptions, StackKind, StackParts, build_stack};
+use crate::agent::{
+    Agent, Drain, RunFailure, RunOptions, StackKind, StackParts, Stops, build_stack,
+};
 use crate::events::{Emitter, EventKind, TraceContext};
 use crate::history::History;
 use crate::host::HostValue;
@@ -382,7 +384,7 @@ impl CoreAgent {
 
     /// Runs the agent, reporting its steps: an iterator of raw `(mode, ns, payload)` items
     /// ending with `("done", (), state)`, shaped into LangGraph's chunks by the Python side.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None, control=None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -399,6 +401,7 @@ impl CoreAgent {
         stops: Option<(Vec<String>, Vec<String>)>,
         resumed: Option<Vec<String>>,
         subagents: Option<Vec<ResumeArg<'_>>>,
+        control: Option<Py<PyAny>>,
     ) -> PyResult<EventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_sync(py, config)?;
@@ -410,10 +413,7 @@ impl CoreAgent {
                 tracer,
                 steps_before,
                 start,
-                stops: stops.map_or_else(Default::default, |(before, after)| crate::agent::Stops {
-                    before,
-                    after,
-                }),
+                stops: stops_of(stops, control),
                 resumed_calls: resumed.unwrap_or_default(),
                 resume_subagents,
             };
@@ -427,7 +427,7 @@ impl CoreAgent {
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None, control=None))]
     #[allow(clippy::too_many_arguments)]
     fn astream(
         &self,
@@ -444,6 +444,7 @@ impl CoreAgent {
         stops: Option<(Vec<String>, Vec<String>)>,
         resumed: Option<Vec<String>>,
         subagents: Option<Vec<ResumeArg<'_>>>,
+        control: Option<Py<PyAny>>,
     ) -> PyResult<AsyncEventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_async(py, config)?;
@@ -455,10 +456,7 @@ impl CoreAgent {
                 tracer,
                 steps_before,
                 start,
-                stops: stops.map_or_else(Default::default, |(before, after)| crate::agent::Stops {
-                    before,
-                    after,
-                }),
+                stops: stops_of(stops, control),
                 resumed_calls: resumed.unwrap_or_default(),
                 resume_subagents,
             };
@@ -469,6 +467,38 @@ impl CoreAgent {
                 run,
             )?))
         })
+    }
+}
+
+/// Where the run stops: LangGraph's breakpoints, and its `RunControl`'s drain: `control` is
+/// the thread graph's answer to "stop before the next node?" (`Feed.core_boundary`), which
+/// may wait for the graph, so it is called on a blocking thread (never a tokio worker); an
+/// answer that cannot be had counts as "go on".
+fn stops_of(stops: Option<(Vec<String>, Vec<String>)>, control: Option<Py<PyAny>>) -> Stops {
+    let (before, after) = stops.unwrap_or_default();
+    let drain = control.map(|control| {
+        let control = Arc::new(control);
+        Drain(Arc::new(move || {
+            let control = control.clone();
+            Box::pin(async move {
+                tokio::task::spawn_blocking(move || {
+                    Python::attach(|py| {
+                        control
+                            .bind(py)
+                            .call0()
+                            .and_then(|v| v.is_truthy())
+                            .unwrap_or(false)
+                    })
+                })
+                .await
+                .unwrap_or(false)
+            })
+        }))
+    });
+    Stops {
+        before,
+        after,
+        drain,
     }
 }
 
