@@ -172,7 +172,7 @@ def compute_summarization_defaults(model: Any) -> dict[str, Any]:
     }
 
 
-class SummarizationMiddleware:
+class _DeepAgentsSummarizationMiddleware:
     """Summarizes the older part of a long conversation and keeps it on the backend.
 
     When a trigger is met (or the provider says the prompt is too long), the messages
@@ -364,6 +364,11 @@ class SummarizationMiddleware:
         }
 
 
+# deepagents' class keeps this name (its reprs and error messages show it); the public
+# name is `SummarizationMiddleware`.
+SummarizationMiddleware = _DeepAgentsSummarizationMiddleware
+
+
 def create_summarization_middleware(
     model: Any,
     backend: Any,
@@ -443,9 +448,18 @@ def create_summarization_tool_middleware(
 
 
 def __getattr__(name: str) -> Any:
-    # `SummarizationState` needs LangChain: made when first asked for.
+    # These need LangChain: made when first asked for.
     if name == "SummarizationState":
         state = _summarization_state()
         if state is not None:
             return state
+    if name == "SummarizationDefaults":
+        from ._summarization_state import SummarizationDefaults
+
+        return SummarizationDefaults
+    if name == "LCSummarizationMiddleware":
+        # deepagents' name for LangChain's own class.
+        from langchain.agents.middleware.summarization import SummarizationMiddleware as LCSummarizationMiddleware
+
+        return LCSummarizationMiddleware
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
