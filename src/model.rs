@@ -147,6 +147,37 @@ impl TokenSink {
     }
 }
 
+/// The fields of a model's profile (LangChain's `ModelProfile`) that say which content
+/// blocks it takes as input; `None` where the profile does not say (taken).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InputProfile {
+    pub image_inputs: Option<bool>,
+    pub audio_inputs: Option<bool>,
+    pub video_inputs: Option<bool>,
+    pub pdf_inputs: Option<bool>,
+    /// Images and PDFs inside a tool message, which some providers gate apart.
+    pub image_tool_message: Option<bool>,
+    pub pdf_tool_message: Option<bool>,
+    /// The MIME types of inline documents the model takes, which no profile field
+    /// describes (OpenAI's file types, for an OpenAI model on the Responses API).
+    pub inline_documents: Arc<[String]>,
+}
+
+impl InputProfile {
+    /// The six fields in the order above.
+    pub fn from_fields(f: [Option<bool>; 6]) -> Self {
+        InputProfile {
+            image_inputs: f[0],
+            audio_inputs: f[1],
+            video_inputs: f[2],
+            pdf_inputs: f[3],
+            image_tool_message: f[4],
+            pdf_tool_message: f[5],
+            inline_documents: Arc::from(Vec::new()),
+        }
+    }
+}
+
 pub trait ChatModel: Send + Sync {
     /// `provider:name`, as deepagents names models (used in errors and profiles).
     fn id(&self) -> String;
@@ -190,4 +221,9 @@ pub trait ChatModel: Send + Sync {
 
     /// Called when a run ends: drop whatever was kept for messages no longer in use.
     fn release_unused(&self) {}
+
+    /// What the model's profile says it takes as input.
+    fn input_profile(&self) -> InputProfile {
+        InputProfile::default()
+    }
 }

@@ -45,6 +45,8 @@ class ModelAdapter:
         self.model_id = f"{provider}:{name}"
         #: LangChain's tracing parameters, reported in streamed message metadata.
         self.ls_params = _ls_params(model)
+        #: What `UnsupportedContentMiddleware` reads of the model (see `_input_profile`).
+        self.input_profile = _input_profile(model)
         # LangChain streams a call only when the model implements it (async falls back to
         # the sync `_stream`), and only when somebody listens for tokens.
         from langchain_core.language_models import BaseChatModel
@@ -198,3 +200,30 @@ def _ls_params(model: Any) -> dict:
         return {}
     # Only JSON-able values cross into the core.
     return {k: v for k, v in params.items() if v is None or isinstance(v, (str, int, float, bool))}
+
+
+#: The `ModelProfile` fields gating input blocks, in the order the core takes them.
+_INPUT_FIELDS = ("image_inputs", "audio_inputs", "video_inputs", "pdf_inputs", "image_tool_message", "pdf_tool_message")
+
+
+def _input_profile(model: Any) -> tuple[list[bool | None], list[str]]:
+    """The model's profile input fields (``None`` where it does not say), and the MIME types
+    of inline documents it takes: OpenAI's file types for a ``ChatOpenAI`` (or Azure's) on
+    the Responses API, as deepagents' ``UnsupportedContentMiddleware`` decides; none else."""
+    import sys
+
+    profile = getattr(model, "profile", None) or {}
+    fields = [v if isinstance(v := profile.get(k), bool) else None for k in _INPUT_FIELDS]
+    openai = tuple(
+        cls
+        for cls in (
+            getattr(sys.modules.get("langchain_openai.chat_models.base"), "ChatOpenAI", None),
+            getattr(sys.modules.get("langchain_openai.chat_models.azure"), "AzureChatOpenAI", None),
+        )
+        if cls is not None
+    )
+    if openai and isinstance(model, openai) and bool(getattr(model, "use_responses_api", False)):
+        from .backends.utils import _OPENAI_FILE_MIME_TYPES
+
+        return fields, sorted(_OPENAI_FILE_MIME_TYPES)
+    return fields, []

@@ -19,7 +19,7 @@ use super::stream::ChunkCallback;
 use crate::error::ModelError;
 use crate::host::HostValue;
 use crate::messages::{AiMessage, Message, SystemMessage};
-use crate::model::{ChatModel, ModelRequest, RequestParts, TokenSink};
+use crate::model::{ChatModel, InputProfile, ModelRequest, RequestParts, TokenSink};
 use crate::tools::{HostContext, ToolSpec};
 
 pub(crate) struct PyChatModel {
@@ -38,6 +38,8 @@ pub(crate) struct PyChatModel {
     streams_async: bool,
     /// A `ChatAnthropic`: deepagents' caching middleware acts on it.
     prompt_caching: bool,
+    /// The model's `profile` input fields, read once (a model object's profile is fixed).
+    input_profile: InputProfile,
 }
 
 /// Python objects made for shared Rust values, keyed by the value's address. The `Weak`
@@ -106,6 +108,14 @@ impl PyChatModel {
             streams_sync: adapter.getattr("streams_sync")?.extract()?,
             streams_async: adapter.getattr("streams_async")?.extract()?,
             prompt_caching: adapter.getattr("prompt_caching")?.extract()?,
+            input_profile: {
+                let (fields, documents): ([Option<bool>; 6], Vec<String>) =
+                    adapter.getattr("input_profile")?.extract()?;
+                InputProfile {
+                    inline_documents: documents.into(),
+                    ..InputProfile::from_fields(fields)
+                }
+            },
             adapter: adapter.clone().unbind(),
             cache: Arc::default(),
         })
@@ -286,6 +296,10 @@ impl ChatModel for PyChatModel {
 
     fn traces_itself(&self) -> bool {
         true
+    }
+
+    fn input_profile(&self) -> InputProfile {
+        self.input_profile.clone()
     }
 
     /// Frees the objects made for messages no run holds any more (tool artifacts among

@@ -335,7 +335,45 @@ pub fn result_for(output: ToolOutput, call: &ToolCall) -> ToolResult {
     )
 }
 
-fn to_result(output: ToolOutput, tool_call_id: String, name: String) -> ToolResult {
+/// `langchain_core.tools.base.TOOL_MESSAGE_BLOCK_TYPES`.
+const TOOL_MESSAGE_BLOCK_TYPES: [&str; 8] = [
+    "text",
+    "image_url",
+    "image",
+    "json",
+    "search_result",
+    "custom_tool_call_output",
+    "document",
+    "file",
+];
+
+/// LangGraph's `msg_content_output`, which its tool node applies to every tool's message: a
+/// list of anything but tool-message blocks (audio, video, plain strings) goes as its JSON
+/// text. `None`: the content stays as it is.
+fn as_tool_message_content(content: &Content) -> Option<Content> {
+    let Content::Blocks(items) = content else {
+        return None;
+    };
+    let valid = items.iter().all(|b| {
+        b.get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| TOOL_MESSAGE_BLOCK_TYPES.contains(&t))
+    });
+    (!valid).then(|| {
+        Content::Text(crate::pyrepr::json_dumps(
+            &Value::Array(items.clone()),
+            false,
+        ))
+    })
+}
+
+fn to_result(mut output: ToolOutput, tool_call_id: String, name: String) -> ToolResult {
+    if !output.command
+        && let Some(content) = as_tool_message_content(&output.content)
+    {
+        output.content = content;
+        output.content_origin = None;
+    }
     ToolResult {
         message: ToolMessage {
             content: output.content,

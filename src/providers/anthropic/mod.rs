@@ -127,6 +127,12 @@ impl ChatModel for AnthropicChat {
         format!("{PROVIDER}:{}", self.config.model)
     }
 
+    /// As the profile langchain-anthropic gives the chat model deepagents makes of the same
+    /// model name.
+    fn input_profile(&self) -> crate::model::InputProfile {
+        profiles::input_profile(&self.config.model)
+    }
+
     fn supports_prompt_cache(&self) -> bool {
         self.config.cache_control.is_some()
     }

@@ -204,6 +204,12 @@ impl ChatModel for OpenAiChat {
         format!("{PROVIDER}:{}", self.config.model)
     }
 
+    /// As the profile langchain-openai gives the chat model deepagents makes of the same
+    /// model name.
+    fn input_profile(&self) -> crate::model::InputProfile {
+        profiles::input_profile(&self.config.model)
+    }
+
     fn invoke(
         &self,
         request: ModelRequest,
