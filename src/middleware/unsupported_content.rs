@@ -244,3 +244,52 @@ impl Middleware for UnsupportedContent {
         next.call(request)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::messages::ToolMessage;
+
+    fn read(block: Value) -> Message {
+        let mut kwargs = Map::new();
+        kwargs.insert("read_file_path".into(), json!("/x"));
+        Message::Tool(ToolMessage {
+            content: Content::Blocks(vec![block]),
+            tool_call_id: "1".into(),
+            name: Some("read_file".into()),
+            status: Default::default(),
+            id: None,
+            artifact: None,
+            artifact_host: None,
+            response_metadata: Map::new(),
+            additional_kwargs: kwargs,
+            origin: None,
+            content_origin: None,
+        })
+    }
+
+    #[test]
+    fn a_native_claude_takes_images_and_pdfs_but_not_audio() {
+        let profile = crate::providers::anthropic::profiles::input_profile("claude-sonnet-4-5");
+        let image = json!({"type": "image", "base64": "eA==", "mime_type": "image/png"});
+        let pdf = json!({"type": "file", "base64": "eA==", "mime_type": PDF});
+        let audio =
+            json!({"type": "input_audio", "input_audio": {"data": "eA==", "format": "wav"}});
+        assert!(filtered(&read(image), &profile).is_none());
+        assert!(filtered(&read(pdf), &profile).is_none());
+        let Some(Message::Tool(t)) = filtered(&read(audio), &profile) else {
+            panic!("audio replaced")
+        };
+        assert_eq!(
+            t.content,
+            Content::Blocks(vec![
+                json!({"type": "text", "text": "[read_file: /x was not attached because this model does not support audio content (audio/wav).]"})
+            ])
+        );
+        // A model the tables do not know takes everything but inline non-PDF documents.
+        let unknown = crate::providers::anthropic::profiles::input_profile("claude-unknown");
+        let docx = json!({"type": "file", "base64": "eA==", "mime_type": "application/msword"});
+        assert!(filtered(&read(json!({"type": "audio", "base64": "eA=="})), &unknown).is_none());
+        assert!(filtered(&read(docx), &unknown).is_some());
+    }
+}
