@@ -243,6 +243,24 @@ pub trait Tracer: Send + Sync {
     ) -> BoxFuture<'static, Option<TraceHandle>>;
     fn llm_end(&self, run: TraceHandle, message: TraceData<'_>) -> BoxFuture<'static, ()>;
     fn llm_error(&self, run: TraceHandle, error: TraceData<'_>) -> BoxFuture<'static, ()>;
+    /// A model call middleware makes inside a node (the summary), as LangChain's
+    /// `with_retry` makes it: one chain run named after the model (`model` is its host
+    /// object, if any), tagged `nostream` and marked as an internal call, started with the
+    /// prompt; the attempts run inside it (`retry_attempt`). Ended by `chain_end` with the
+    /// reply, or `chain_error`.
+    fn internal_call_start(
+        &self,
+        node: TraceHandle,
+        model: Option<HostValue>,
+        info: &ModelInfo,
+        prompt: &str,
+    ) -> BoxFuture<'static, Option<TraceHandle>>;
+    /// The parent of attempt `attempt` (from 1) inside an `internal_call_start` run.
+    fn retry_attempt(
+        &self,
+        run: TraceHandle,
+        attempt: u32,
+    ) -> BoxFuture<'static, Option<TraceHandle>>;
 }
 
 /// Where a run reports to its tracer: the tracer, and the run that encloses this one (the

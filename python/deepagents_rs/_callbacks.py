@@ -160,6 +160,8 @@ class RunTracer:
             return self.result(outputs)
         if kind == "state":
             return _state(outputs, None)
+        if kind == "message":
+            return _convert.from_core(outputs)
         if kind == "host" or outputs is None:
             return outputs
         if kind == "writes":
@@ -247,6 +249,54 @@ class RunTracer:
 
     def llm_error(self, run: Any, error: BaseException) -> None:
         run.on_llm_error(error)
+
+    # -- a model call middleware makes inside a node (the summary) --------------------------
+
+    def internal_call_start(self, node: Any, model: Any, params: dict, prompt: str) -> Any:
+        """The chain run LangChain's ``with_retry`` wraps a summary call in: named after the
+        model, under the node's callbacks, with the summary call's config (``nostream``, and
+        ``lc_source``/``lc_internal_call`` metadata) inherited by its attempts."""
+        from langchain_core.callbacks import CallbackManager
+
+        config = summary_call_config()
+        manager = CallbackManager.configure(
+            inheritable_callbacks=child_callbacks(node),
+            inheritable_tags=config["tags"],
+            inheritable_metadata=config["metadata"],
+        )
+        if model is not None:
+            name = model.get_name()
+        else:
+            provider = params.get("ls_provider")
+            name = _CHAT_MODEL_CLASSES.get(provider) or params.get("ls_model_name") or "chat_model"
+        return manager.on_chain_start(None, prompt, name=name)
+
+    @staticmethod
+    def retry_attempt(run: Any, attempt: int) -> Any:
+        """The parent of one attempt inside ``run``, as the model calls take a node's run."""
+        return _RetryAttempt(run, attempt)
+
+
+class _RetryAttempt:
+    """An attempt of a retried call, given where a node's run manager is: its callbacks are
+    the retry run's child, tagged ``retry:attempt:N`` after the first (``RunnableRetry``)."""
+
+    def __init__(self, run: Any, attempt: int) -> None:
+        self.run = run
+        self.attempt = attempt
+
+    def get_child(self, _tag: str | None = None) -> Any:
+        return self.run.get_child(f"retry:attempt:{self.attempt}" if self.attempt > 1 else None)
+
+
+def summary_call_config() -> dict:
+    """The config LangChain's summarization middleware calls its model or summarizer with;
+    only ``lc_source`` when this LangChain has no internal-call marker."""
+    try:
+        from langchain.agents.middleware.summarization import _summary_config
+    except ImportError:
+        return {"metadata": {"lc_source": "summarization"}, "tags": ["nostream"]}
+    return _summary_config()
 
 
 def _stream_node_output(run: Any, value: Any) -> None:

@@ -108,14 +108,18 @@ class SummarizerAdapter:
         self.runnable = coerce_to_runnable(summarizer)
 
     @staticmethod
-    def _config(config: Any) -> dict[str, Any]:
-        # The call is tagged as LangChain tags its own summary calls (kept out of streams).
-        from langchain.agents.middleware.summarization import _summary_config
+    def _config(config: Any, parent: Any = None) -> dict[str, Any]:
+        # The call is tagged as LangChain tags its own summary calls (kept out of streams);
+        # in a traced run it reports itself under the model node's run.
+        from ._callbacks import child_callbacks, summary_call_config
 
-        own = _summary_config()
-        if not config:
-            return own
-        return {**config, "metadata": {**(config.get("metadata") or {}), **own["metadata"]}, "tags": own["tags"]}
+        own = summary_call_config()
+        merged = dict(config or {})
+        merged["metadata"] = {**(merged.get("metadata") or {}), **own["metadata"]}
+        merged["tags"] = own["tags"]
+        if parent is not None:
+            merged["callbacks"] = child_callbacks(parent)
+        return merged
 
     @staticmethod
     def _text(summary: Any) -> str:
@@ -123,16 +127,17 @@ class SummarizerAdapter:
             raise TypeError(f"`summarizer` must return a str, got {type(summary).__name__}.")
         return summary.strip()
 
-    def invoke(self, messages: list[dict], config: Any = None) -> str:
-        from . import _convert
-
-        return self._text(self.runnable.invoke([_convert.from_core(m) for m in messages], config=self._config(config)))
-
-    async def ainvoke(self, messages: list[dict], config: Any = None) -> str:
+    def invoke(self, messages: list[dict], config: Any = None, parent: Any = None) -> str:
         from . import _convert
 
         msgs = [_convert.from_core(m) for m in messages]
-        return self._text(await self.runnable.ainvoke(msgs, config=self._config(config)))
+        return self._text(self.runnable.invoke(msgs, config=self._config(config, parent)))
+
+    async def ainvoke(self, messages: list[dict], config: Any = None, parent: Any = None) -> str:
+        from . import _convert
+
+        msgs = [_convert.from_core(m) for m in messages]
+        return self._text(await self.runnable.ainvoke(msgs, config=self._config(config, parent)))
 
 
 def _takes_tools(counter: Any) -> bool | None:

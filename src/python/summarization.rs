@@ -193,13 +193,23 @@ impl Summarizer for PySummarizer {
         &self,
         messages: Vec<Arc<Message>>,
         host: HostContext,
+        trace: Option<crate::events::NodeTrace>,
     ) -> BoxFuture<'static, Result<String, ModelError>> {
         let adapter = Python::attach(|py| self.adapter.clone_ref(py));
         Box::pin(async move {
             let config_host = host.clone();
             let out = call_adapter(adapter, host, "invoke", move |py, _| {
                 let config = PyHost::config_arg(PyHost::from_context(&config_host), py);
-                Ok(vec![message_list(py, &messages)?.into_any(), config])
+                // The model node's run: the summarizer reports itself under it.
+                let parent = match &trace {
+                    Some(t) => super::tracer::run_manager(py, &t.run)?,
+                    None => py.None().into_bound(py),
+                };
+                Ok(vec![
+                    message_list(py, &messages)?.into_any(),
+                    config,
+                    parent,
+                ])
             })
             .await
             .map_err(host_model_error)?;

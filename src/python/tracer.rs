@@ -244,6 +244,38 @@ impl Tracer for PyTracer {
     fn llm_error(&self, run: TraceHandle, error: TraceData<'_>) -> BoxFuture<'static, ()> {
         self.report(run, "llm_error", error)
     }
+
+    fn internal_call_start(
+        &self,
+        node: TraceHandle,
+        model: Option<HostValue>,
+        info: &ModelInfo,
+        prompt: &str,
+    ) -> BoxFuture<'static, Option<TraceHandle>> {
+        let (params, prompt) = (info.params.clone(), prompt.to_owned());
+        self.call(move |py, tracer| {
+            let (rm, _) = unpack(py, &node)?;
+            let model = model
+                .as_ref()
+                .and_then(|m| host_object(py, m))
+                .unwrap_or_else(|| py.None().into_bound(py));
+            let params = pythonize::pythonize(py, &params)?;
+            let run = tracer.call_method1("internal_call_start", (rm, model, params, prompt))?;
+            handle(run, "")
+        })
+    }
+
+    fn retry_attempt(
+        &self,
+        run: TraceHandle,
+        attempt: u32,
+    ) -> BoxFuture<'static, Option<TraceHandle>> {
+        self.call(move |py, tracer| {
+            let (rm, _) = unpack(py, &run)?;
+            let parent = tracer.call_method1("retry_attempt", (rm, attempt))?;
+            handle(parent, "")
+        })
+    }
 }
 
 impl PyTracer {

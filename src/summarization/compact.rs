@@ -120,6 +120,7 @@ impl CompactTool {
             model: run.agent.model.clone(),
             host: ctx.host.clone(),
             state: Default::default(),
+            trace: None,
         };
         let summary = match self.inner.summarize(&target, older).await {
             Ok(s) => s,

@@ -90,6 +90,7 @@ pub trait Summarizer: Send + Sync {
         &self,
         messages: Vec<Arc<Message>>,
         host: crate::tools::HostContext,
+        trace: Option<crate::events::NodeTrace>,
     ) -> futures::future::BoxFuture<'static, Result<String, ModelError>>;
 }
 
@@ -263,6 +264,7 @@ impl Call {
             model: request.model.clone(),
             host: request.host.clone(),
             state: request.state.clone(),
+            trace: request.trace.clone(),
         };
         let summary = self.config.summarize(&target, older).await?;
         let summary = Arc::new(event::summary_message(&summary, file_path.as_deref()));

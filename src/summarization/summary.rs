@@ -8,9 +8,10 @@ use serde_json::Map;
 
 use super::middleware::Inner;
 use super::{event, texts, transcript, trim};
-use crate::error::ModelError;
+use crate::error::{Error, ModelError};
+use crate::events::{ModelInfo, NodeTrace, TraceData};
 use crate::files::backend::FilesScope;
-use crate::messages::{Content, Message};
+use crate::messages::{AiMessage, Content, Message};
 use crate::model::{ChatModel, ModelRequest};
 use crate::state::AgentState;
 use crate::tools::HostContext;
@@ -24,6 +25,8 @@ pub(super) struct Target {
     pub model: Arc<dyn ChatModel>,
     pub host: HostContext,
     pub state: AgentState,
+    /// The run the summary call is reported under (the model node's), when traced.
+    pub trace: Option<NodeTrace>,
 }
 
 impl Inner {
@@ -101,7 +104,9 @@ impl Inner {
             return Ok(texts::TOO_LONG_TO_SUMMARIZE.to_owned());
         }
         if let Some(summarizer) = &self.config.summarizer {
-            return summarizer.summarize(trimmed, on.host.clone()).await;
+            return summarizer
+                .summarize(trimmed, on.host.clone(), on.trace.clone())
+                .await;
         }
         let transcript = transcript::xml(trimmed.iter().map(|m| &**m));
         let prompt = self.config.prompt.render(&transcript);
@@ -158,19 +163,93 @@ impl Inner {
     }
 
     /// One summary call with LangChain's retries: up to three attempts, waiting about 1 s,
-    /// then 2 s (tenacity's exponential jitter), for errors worth retrying.
+    /// then 2 s (tenacity's exponential jitter), for errors worth retrying. Traced as
+    /// LangChain's `with_retry` runs: one chain run around the attempts.
     async fn ask(&self, on: &Target, prompt: String) -> Result<String, ModelError> {
         let model = match (&self.config.summary_model, &self.config.model) {
             (Some((m, _)), _) | (None, Some(m)) => m.clone(),
             (None, None) => on.model.clone(),
         };
+        let info = ModelInfo {
+            params: model.ls_params(),
+        };
+        let retry = match &on.trace {
+            Some(t) => t
+                .tracer
+                .internal_call_start(t.run.clone(), model.host_handle(), &info, &prompt)
+                .await
+                .map(|run| NodeTrace {
+                    tracer: t.tracer.clone(),
+                    run,
+                }),
+            None => None,
+        };
+        let mut outcome = self
+            .attempts(&model, &info, on, &prompt, retry.as_ref())
+            .await;
+        if let Some(r) = retry {
+            outcome = match outcome {
+                Ok(reply) => {
+                    let message = Message::Ai(reply.clone());
+                    r.tracer
+                        .chain_end(r.run, TraceData::Message(&message))
+                        .await;
+                    Ok(reply)
+                }
+                Err(e) => {
+                    let e = Error::Model(e);
+                    r.tracer.chain_error(r.run, TraceData::Failure(&e)).await;
+                    Err(model_error(e))
+                }
+            };
+        }
+        outcome.map(|reply| Content::text(&reply.content).trim().to_owned())
+    }
+
+    /// The attempts of `ask`, each reported inside the retry run (a model that does not
+    /// report itself, a native client, is reported here).
+    async fn attempts(
+        &self,
+        model: &Arc<dyn ChatModel>,
+        info: &ModelInfo,
+        on: &Target,
+        prompt: &str,
+        retry: Option<&NodeTrace>,
+    ) -> Result<AiMessage, ModelError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
+            let trace = match retry {
+                Some(r) => r
+                    .tracer
+                    .retry_attempt(r.run.clone(), attempt)
+                    .await
+                    .map(|run| NodeTrace {
+                        tracer: r.tracer.clone(),
+                        run,
+                    }),
+                None => None,
+            };
+            let message = Arc::new(Message::human(prompt));
+            let llm = match trace.as_ref().filter(|_| !model.traces_itself()) {
+                Some(t) => t
+                    .tracer
+                    .llm_start(
+                        t.run.clone(),
+                        info,
+                        TraceData::Messages(std::slice::from_ref(&message)),
+                    )
+                    .await
+                    .map(|run| NodeTrace {
+                        tracer: t.tracer.clone(),
+                        run,
+                    }),
+                None => None,
+            };
             let call = ModelRequest {
                 model: model.clone(),
                 system: None,
-                messages: vec![Arc::new(Message::human(prompt.clone()))],
+                messages: vec![message],
                 tools: Arc::from(Vec::new()),
                 tool_choice: None,
                 model_settings: Map::new(),
@@ -178,17 +257,40 @@ impl Inner {
                 state: on.state.clone(),
                 tokens: None,
                 host: on.host.clone(),
-                trace: None,
+                trace,
             };
-            match model.invoke(call, on.host.clone()).await {
-                Ok(reply) => return Ok(Content::text(&reply.content).trim().to_owned()),
+            let mut outcome = model.invoke(call, on.host.clone()).await;
+            if let Some(l) = llm {
+                outcome = match outcome {
+                    Ok(reply) => {
+                        let message = Message::Ai(reply.clone());
+                        l.tracer.llm_end(l.run, TraceData::Message(&message)).await;
+                        Ok(reply)
+                    }
+                    Err(e) => {
+                        let e = Error::Model(e);
+                        l.tracer.llm_error(l.run, TraceData::Failure(&e)).await;
+                        Err(model_error(e))
+                    }
+                };
+            }
+            match outcome {
+                Ok(reply) => return Ok(reply),
                 Err(e) if attempt < 3 && e.is_retryable() => {
                     let jitter = f64::from(uuid::Uuid::new_v4().as_bytes()[0]) / 255.0;
-                    let wait = 2f64.powi(attempt - 1) + jitter;
+                    let wait = 2f64.powi(attempt as i32 - 1) + jitter;
                     tokio::time::sleep(Duration::from_secs_f64(wait)).await;
                 }
                 Err(e) => return Err(e),
             }
         }
+    }
+}
+
+/// The model error a reported failure was made of (reports take the run's error type).
+fn model_error(e: Error) -> ModelError {
+    match e {
+        Error::Model(e) => e,
+        other => ModelError::host(other.to_string().into()),
     }
 }
