@@ -37,6 +37,14 @@ def child_callbacks(run: Any) -> Any:
     return run.get_child("seq:step:1")
 
 
+def callbacks_inside(run: Any) -> Any:
+    """The callbacks of a call made inside ``run``: a node's ``seq:step:1`` child, or a tool
+    run's plain child (what LangChain hands a tool's function, ``compact_conversation``'s)."""
+    from langchain_core.callbacks import CallbackManagerForToolRun
+
+    return run.get_child() if isinstance(run, CallbackManagerForToolRun) else child_callbacks(run)
+
+
 def _messages(raw: list) -> list:
     return [_convert.from_core(m) for m in raw]
 
@@ -254,13 +262,13 @@ class RunTracer:
 
     def internal_call_start(self, node: Any, model: Any, params: dict, prompt: str) -> Any:
         """The chain run LangChain's ``with_retry`` wraps a summary call in: named after the
-        model, under the node's callbacks, with the summary call's config (``nostream``, and
+        model, inside ``node`` (the model node's run, or ``compact_conversation``'s), with the summary call's config (``nostream``, and
         ``lc_source``/``lc_internal_call`` metadata) inherited by its attempts."""
         from langchain_core.callbacks import CallbackManager
 
         config = summary_call_config()
         manager = CallbackManager.configure(
-            inheritable_callbacks=child_callbacks(node),
+            inheritable_callbacks=callbacks_inside(node),
             inheritable_tags=config["tags"],
             inheritable_metadata=config["metadata"],
         )

@@ -110,15 +110,15 @@ class SummarizerAdapter:
     @staticmethod
     def _config(config: Any, parent: Any = None) -> dict[str, Any]:
         # The call is tagged as LangChain tags its own summary calls (kept out of streams);
-        # in a traced run it reports itself under the model node's run.
-        from ._callbacks import child_callbacks, summary_call_config
+        # in a traced run it reports itself inside the run that asked for the summary.
+        from ._callbacks import callbacks_inside, summary_call_config
 
         own = summary_call_config()
         merged = dict(config or {})
         merged["metadata"] = {**(merged.get("metadata") or {}), **own["metadata"]}
         merged["tags"] = own["tags"]
         if parent is not None:
-            merged["callbacks"] = child_callbacks(parent)
+            merged["callbacks"] = callbacks_inside(parent)
         return merged
 
     @staticmethod

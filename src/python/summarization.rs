@@ -200,7 +200,7 @@ impl Summarizer for PySummarizer {
             let config_host = host.clone();
             let out = call_adapter(adapter, host, "invoke", move |py, _| {
                 let config = PyHost::config_arg(PyHost::from_context(&config_host), py);
-                // The model node's run: the summarizer reports itself under it.
+                // The run asking for the summary: the summarizer reports itself inside it.
                 let parent = match &trace {
                     Some(t) => super::tracer::run_manager(py, &t.run)?,
                     None => py.None().into_bound(py),

@@ -120,7 +120,8 @@ impl CompactTool {
             model: run.agent.model.clone(),
             host: ctx.host.clone(),
             state: Default::default(),
-            trace: None,
+            // The tool's own run: the summary call is reported inside it.
+            trace: ctx.trace.clone(),
         };
         let summary = match self.inner.summarize(&target, older).await {
             Ok(s) => s,

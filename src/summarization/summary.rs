@@ -25,7 +25,8 @@ pub(super) struct Target {
     pub model: Arc<dyn ChatModel>,
     pub host: HostContext,
     pub state: AgentState,
-    /// The run the summary call is reported under (the model node's), when traced.
+    /// The run the summary call is reported inside (the model node's, or
+    /// `compact_conversation`'s tool run), when traced.
     pub trace: Option<NodeTrace>,
 }
 

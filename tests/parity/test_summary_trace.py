@@ -15,6 +15,7 @@ from fake_models import ScriptedChatModel
 from langchain.agents.middleware.internal_call_transformer import INTERNAL_CALL_METADATA_KEY, internal_call_metadata
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -41,8 +42,6 @@ class FailingOnceModel(BaseChatModel):
         self.calls += 1
         if self.calls == 1:
             raise RuntimeError("flaky")
-        from langchain_core.messages import AIMessage
-
         return ChatResult(generations=[ChatGeneration(message=AIMessage(self.replies.pop(0)))])
 
 
@@ -135,6 +134,36 @@ def test_retried_summary_attempts_inside_one_chain():
 
     ours, theirs = run(deepagents_rs), run(deepagents)
     assert ["retry:attempt:2", "nostream"] in [sorted(e[3], reverse=True) for e in _summary_events(theirs)]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("summarizer", [False, True], ids=["model", "summarizer"])
+def test_compact_conversation_summary_call_inside_its_tool_run(summarizer):
+    """The tool's summary call runs inside the tool's run, not the node's."""
+
+    def summarize(messages):
+        return "custom summary"
+
+    def run(module):
+        mod = importlib.import_module(module.__name__ + ".middleware.summarization")
+        backends = importlib.import_module(module.__name__ + ".backends")
+        call = AIMessage("", tool_calls=[{"name": "compact_conversation", "args": {}, "id": "k1"}])
+        model = ScriptedChatModel([call, *([] if summarizer else ["the summary"]), "done"])
+        extra = {"summarizer": summarize} if summarizer else {}
+        summ = mod.SummarizationMiddleware(
+            backend=backends.StateBackend(), model=model, trigger=("messages", 8), keep=("messages", 1), **extra
+        )
+        agent = module.create_deep_agent(model=model, middleware=[mod.SummarizationToolMiddleware(summ)])
+        history = [*HISTORY, ("ai", "f"), ("user", "g")]
+
+        async def collect():
+            return [_event(e) async for e in agent.astream_events({"messages": history}, version="v2")]
+
+        return asyncio.run(collect())
+
+    ours, theirs = run(deepagents_rs), run(deepagents)
+    summary = _summary_events(theirs)
+    assert summary and all(e[3] == ["nostream"] for e in summary)
     assert ours == theirs
 
 
