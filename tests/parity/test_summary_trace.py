@@ -26,9 +26,12 @@ TOKEN = internal_call_metadata()[INTERNAL_CALL_METADATA_KEY]
 
 
 class FailingOnceModel(BaseChatModel):
-    """Raises on its first call (a retryable error), then answers in turn."""
+    """Raises on call number ``fail_at`` (a retryable error, or with ``fatal`` one LangChain
+    does not retry), and answers the other calls in turn."""
 
-    replies: list[str]
+    replies: list
+    fail_at: int = 1
+    fatal: bool = False
     calls: int = 0
 
     @property
@@ -40,9 +43,14 @@ class FailingOnceModel(BaseChatModel):
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs):
         self.calls += 1
-        if self.calls == 1:
+        if self.calls == self.fail_at:
+            if self.fatal:
+                from langchain_core.exceptions import ModelInvalidRequestError
+
+                raise ModelInvalidRequestError("no summaries today")
             raise RuntimeError("flaky")
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(self.replies.pop(0)))])
+        reply = self.replies.pop(0)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply) if isinstance(reply, str) else reply)])
 
 
 def _agent(module, model, saver=None, summarizer=None):
@@ -187,6 +195,35 @@ class Recorder(BaseCallbackHandler):
     def on_chain_end(self, outputs, **kwargs):
         self.seen.append(("chain_end",))
 
+    def on_chain_error(self, error, **kwargs):
+        self.seen.append(("chain_error", type(error).__name__, str(error)))
+
+    def on_llm_error(self, error, **kwargs):
+        self.seen.append(("llm_error", type(error).__name__, str(error)))
+
+
+def test_failed_summary_call_reported_as_failed():
+    """``compact_conversation`` asks a model that refuses: the chat model run and the retry
+    chain end in the model's error (one attempt: the error is not retried), the run goes on."""
+
+    def run(module):
+        mod = importlib.import_module(module.__name__ + ".middleware.summarization")
+        backends = importlib.import_module(module.__name__ + ".backends")
+        call = AIMessage("", tool_calls=[{"name": "compact_conversation", "args": {}, "id": "k1"}])
+        model = FailingOnceModel(replies=[call, "carried on"], fail_at=2, fatal=True)
+        summ = mod.SummarizationMiddleware(
+            backend=backends.StateBackend(), model=model, trigger=("messages", 8), keep=("messages", 1)
+        )
+        agent = module.create_deep_agent(model=model, middleware=[mod.SummarizationToolMiddleware(summ)])
+        handler = Recorder()
+        agent.invoke({"messages": [*HISTORY, ("ai", "f"), ("user", "g")]}, {"callbacks": [handler]})
+        return handler.seen
+
+    ours, theirs = run(deepagents_rs), run(deepagents)
+    errors = [s for s in theirs if s[0].endswith("_error")]
+    assert [e[0] for e in errors] == ["llm_error", "chain_error"]
+    assert ours == theirs
+
 
 @pytest.mark.parametrize("saver", [None, InMemorySaver], ids=["plain", "checkpointed"])
 def test_summary_call_seen_by_callback_handler(saver):
@@ -202,18 +239,36 @@ def test_summary_call_seen_by_callback_handler(saver):
     assert ours == theirs
 
 
-def test_native_anthropic_summary_call_traced(sim):
-    """The native Anthropic client's summary call is reported as LangChain's ChatAnthropic
-    behind ``with_retry`` is."""
-    from sim.anthropic import text
+@pytest.fixture
+def openai_sim(monkeypatch):
+    from sim.openai import SimOpenAI
+
+    with SimOpenAI(min_cache_tokens=256) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        yield server
+
+
+@pytest.mark.parametrize(
+    ("server", "provider", "model", "chat_class"),
+    [
+        ("sim", "anthropic", "anthropic:claude-sonnet-4-5", "ChatAnthropic"),
+        ("openai_sim", "openai", "openai:gpt-5.4", "ChatOpenAI"),
+    ],
+    ids=["anthropic", "openai"],
+)
+def test_native_client_summary_call_traced(request, server, provider, model, chat_class):
+    """A native client's summary call is reported as LangChain's chat model class behind
+    ``with_retry`` is (on the simulated provider servers)."""
+    simulator = request.getfixturevalue(server)
+    text = importlib.import_module(f"sim.{provider}").text
 
     def run(module):
-        sim.script(text("the summary"), text("done"))
+        simulator.script(text("the summary"), text("done"))
         handler = Recorder()
-        agent = _agent(module, "anthropic:claude-sonnet-4-5")
-        agent.invoke({"messages": HISTORY}, {"callbacks": [handler]})
-        return [s for s in handler.seen if s[0] != "chain_end" and s[0] != "llm_end"]
+        _agent(module, model).invoke({"messages": HISTORY}, {"callbacks": [handler]})
+        return [s for s in handler.seen if s[0] not in ("chain_end", "llm_end")]
 
     ours, theirs = run(deepagents_rs), run(deepagents)
-    assert ("chain_start", "ChatAnthropic") in [s[:2] for s in theirs]
+    assert ("chain_start", chat_class) in [s[:2] for s in theirs]
     assert ours == theirs
