@@ -26,6 +26,9 @@ pub struct ModelRequest {
     /// `"any"` makes the model call a tool (structured output through a tool); `"auto"`,
     /// `"none"` or a tool's name as LangChain takes them.
     pub tool_choice: Option<String>,
+    /// A provider-native structured-output format (LangChain's `ProviderStrategy` kwargs:
+    /// `{"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}`).
+    pub response_format: Option<Value>,
     /// Extra call parameters (LangChain's `model_settings`: `temperature`, ...), bound to
     /// the model for this call.
     pub model_settings: Map<String, Value>,

@@ -127,9 +127,76 @@ class ResponseFormatAdapter:
         return text
 
 
-def make_response_format(response_format: Any, *, model: Any, tools: list) -> ResponseFormatAdapter | None:
-    """The adapter for a ``response_format`` argument, or a clear error where LangChain would
-    use a strategy deepagents_rs does not have yet."""
+class ProviderFormatAdapter:
+    """One schema as the provider's native response format (LangChain's ``ProviderStrategy``);
+    the core sends ``response_format`` with the request and calls ``parse_text`` on a reply
+    without tool calls."""
+
+    def __init__(self, schema: Any, *, strict: bool | None = None) -> None:
+        self.schema = schema
+        self.is_json_schema = isinstance(schema, dict)
+        self._adapter = None if self.is_json_schema else TypeAdapter(schema)
+        #: The name LangChain's errors carry.
+        self.name = getattr(schema, "__name__", "response_format")
+        try:
+            from langchain.agents.structured_output import ProviderStrategy
+        except ImportError:
+            self.response_format = self._format_without_langchain(schema, strict)
+        else:
+            # LangChain's own kwargs: byte-identical name, schema and strictness.
+            self.response_format = ProviderStrategy(schema, strict=strict).to_model_kwargs()["response_format"]
+
+    def _format_without_langchain(self, schema: Any, strict: bool | None) -> dict:
+        if self.is_json_schema:
+            json_schema: dict[str, Any] = {"name": str(schema.get("title", "response_format")), "schema": schema}
+        else:
+            json_schema = {"name": schema.__name__, "schema": self._adapter.json_schema()}
+        if strict:
+            json_schema["strict"] = True
+        return {"type": "json_schema", "json_schema": json_schema}
+
+    def parse_text(self, text: str, reply: dict) -> tuple:
+        """``(json_value, rendered, object)``, or LangChain's error ending the run."""
+        try:
+            try:
+                data = json.loads(text)
+            except Exception as exc:
+                raise ValueError(
+                    f"Native structured output expected valid JSON for {self.name}, but parsing failed: {exc}."
+                ) from exc
+            if self.is_json_schema:
+                # LangChain returns a JSON-schema response unvalidated.
+                return (data, render_structured(data), data)
+            try:
+                obj = self._adapter.validate_python(data)
+            except Exception as exc:
+                name = getattr(self.schema, "__name__", str(self.schema))
+                raise ValueError(f"Failed to parse data to {name}: {exc}") from exc
+        except ValueError as exc:
+            raise _native_error(self.name, exc, reply) from exc
+        return (self._adapter.dump_python(obj, mode="json"), render_structured(obj), obj)
+
+
+def _native_error(name: str, source: Exception, reply: dict) -> Exception:
+    try:
+        from langchain.agents.structured_output import StructuredOutputValidationError
+    except ImportError:
+        return ValueError(f"Failed to parse structured output for tool '{name}': {source}.")
+    from ._convert import from_core
+
+    return StructuredOutputValidationError(name, source, from_core(reply))
+
+
+def with_schema_tool(tools: list, structured: Any) -> list:
+    """The tools a model binds: the agent's, and the schema tool when output goes through one."""
+    return [*tools, structured] if isinstance(structured, ResponseFormatAdapter) else tools
+
+
+def make_response_format(
+    response_format: Any, *, model: Any, tools: list
+) -> ResponseFormatAdapter | ProviderFormatAdapter | None:
+    """The adapter for a ``response_format`` argument: LangChain's strategy for it, with
+    ``AutoStrategy`` (a bare schema) decided as LangChain decides it for ``model``."""
     if response_format is None:
         return None
     try:
@@ -145,10 +212,7 @@ def make_response_format(response_format: Any, *, model: Any, tools: list) -> Re
             handle_errors=response_format.handle_errors,
         )
     if ProviderStrategy and isinstance(response_format, ProviderStrategy):
-        raise NotImplementedError(
-            "deepagents_rs: response_format=ProviderStrategy(...) (provider-native structured output) is planned; "
-            "ToolStrategy(schema) works."
-        )
+        return ProviderFormatAdapter(response_format.schema, strict=response_format.schema_spec.strict)
     schema = response_format.schema if AutoStrategy and isinstance(response_format, AutoStrategy) else response_format
     if not (isinstance(schema, (dict, type)) or dataclasses.is_dataclass(schema)):
         # LangChain's words for a schema it cannot use.
@@ -157,20 +221,30 @@ def make_response_format(response_format: Any, *, model: Any, tools: list) -> Re
             "Supported types: Pydantic models, dataclasses, TypedDicts, and JSON schema dicts."
         )
     if _provider_strategy_expected(model, tools):
-        raise NotImplementedError(
-            "deepagents_rs: for this model LangChain would use provider-native structured output, which is "
-            "planned; pass ToolStrategy(schema) to get tool-based structured output now."
-        )
+        return ProviderFormatAdapter(schema)
     return ResponseFormatAdapter(schema)
 
 
 def _provider_strategy_expected(model: Any, tools: list) -> bool:
-    """Whether LangChain's AutoStrategy would pick provider-native output for this model."""
-    if isinstance(model, str):
-        # The native clients' models all support native structured output.
-        return True
+    """Whether LangChain's AutoStrategy would pick provider-native output for this model.
+
+    deepagents' agents always have tools (its middleware's, at least), which is what
+    LangChain's check asks about (Gemini before 3 cannot use both)."""
+    del tools
     try:
         from langchain.agents.factory import _supports_provider_strategy
     except ImportError:
+        _supports_provider_strategy = None
+    if isinstance(model, str):
+        from ._model_spec import resolve_model_spec
+        from ._structured_models import STRUCTURED_OUTPUT_MODELS
+
+        provider, name, _ = resolve_model_spec(model)
+        # As for the ChatOpenAI/ChatAnthropic deepagents makes of the string: its profile,
+        # then LangChain's list of model names known to support it.
+        if name in STRUCTURED_OUTPUT_MODELS.get(provider, ()):
+            return True
+        return bool(_supports_provider_strategy and _supports_provider_strategy(name))
+    if _supports_provider_strategy is None:
         return False
-    return bool(_supports_provider_strategy(model, tools))
+    return bool(_supports_provider_strategy(model, tools=[True]))

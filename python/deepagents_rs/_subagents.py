@@ -8,7 +8,7 @@ from typing import Any
 
 from . import _convert, _fs_interrupts
 from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
-from ._structured import make_response_format, render_structured
+from ._structured import make_response_format, render_structured, with_schema_tool
 from ._summarization import core_config as summarization_config
 from ._tools import ToolAdapter, to_adapter
 
@@ -290,7 +290,7 @@ def build_specs(
                 )
                 if "model" in fork:
                     # Its own model binds the schema tool as the model's own tool.
-                    fork["model"] = core_model(spec["model"], [*fork_tools, fork["response_format"]])
+                    fork["model"] = core_model(spec["model"], with_schema_tool(fork_tools, fork["response_format"]))
             if "permissions" in spec and files is not None:
                 fork["files"] = files(spec["permissions"])
             # A fork runs the parent's chain, its human-in-the-loop gate included, unless its
@@ -339,7 +339,7 @@ def build_specs(
         model = spec.get("model", parent_model)
         tools = parent_tools if tools is None else tools
         response_format = make_response_format(spec.get("response_format"), model=model, tools=tools)
-        bindable_tools = [*tools, response_format] if response_format else tools
+        bindable_tools = with_schema_tool(tools, response_format)
         spec_model = core_model(model, bindable_tools)
         spec_files = own_files(spec)
         spec_skills = _spec_skills(spec)

@@ -24,7 +24,7 @@ from ._graph_edges import agent_edges
 from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
 from ._middleware import core_entries
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _planned, _versioned
-from ._structured import make_response_format
+from ._structured import make_response_format, with_schema_tool
 from ._subagents import build_specs
 from ._summarization import core_config as summarization_config
 from ._thread_runs import ThreadRuns, _RootRun
@@ -533,7 +533,7 @@ def create_deep_agent(
     adapters = [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
     system = _system_message(system_prompt, model)
     structured = make_response_format(response_format, model=model, tools=adapters)
-    core_model = _core_model(model, [*adapters, structured] if structured else adapters)
+    core_model = _core_model(model, with_schema_tool(adapters, structured))
     middleware, fs_override = _split_filesystem(middleware, permissions)
     hitl = _human_in_the_loop(
         _fs_interrupts.merged(_fs_interrupts.interrupt_on_from_permissions(permissions, backend), interrupt_on)

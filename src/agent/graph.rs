@@ -12,7 +12,6 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::routing::{Node, last_turn};
-use super::structured::answer_schema_calls;
 use super::{Agent, RunOptions, RunReport, new_id};
 use crate::error::Error;
 use crate::events::{
@@ -222,10 +221,13 @@ impl Agent {
             .emitter(step)
             .filter(|e| e.emitter.streams_tokens())
             .map(TokenSink::new);
-        let (tools, tool_choice) = match &self.response_format {
-            // LangChain forces a tool call while a structured response is expected.
-            Some(rf) => (rf.request_tools.clone(), Some("any".to_owned())),
-            None => (self.tools.specs(), None),
+        let (tools, tool_choice, response_format) = match &self.response_format {
+            Some(rf) => (
+                rf.request.tools.clone(),
+                rf.request.tool_choice.clone(),
+                rf.request.response_format.clone(),
+            ),
+            None => (self.tools.specs(), None, None),
         };
         let trace = run.node_start("model", step, TraceData::State(state)).await;
         let request = ModelRequest {
@@ -234,6 +236,7 @@ impl Agent {
             messages: state.messages.to_vec(),
             tools,
             tool_choice,
+            response_format,
             model_settings: Default::default(),
             cache_control: None,
             state: state.clone(),
@@ -405,7 +408,7 @@ impl Agent {
                     l.tracer.llm_end(l.run, TraceData::Message(&message)).await;
                 }
                 let (answers, structured) = match &parser {
-                    Some(p) => answer_schema_calls(p.as_ref(), &reply.tool_calls, &host)?,
+                    Some(p) => p.answer(&reply, &host)?,
                     None => (Vec::new(), None),
                 };
                 let mut messages = vec![Message::Ai(reply)];

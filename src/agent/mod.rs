@@ -17,9 +17,10 @@ use crate::middleware::{Chain, Middleware};
 
 use crate::model::ChatModel;
 use crate::state::AgentState;
-use crate::structured::StructuredOutput;
-use crate::tools::{HostContext, Tool, ToolSet, ToolSpec};
+use crate::structured::{FormatRequest, StructuredOutput};
+use crate::tools::{HostContext, Tool, ToolSet};
 pub use stack::{StackKind, StackParts, build_stack};
+pub(crate) use structured::answer_schema_calls;
 
 /// deepagents configures its graph with this limit.
 pub const DEFAULT_RECURSION_LIMIT: u64 = 9_999;
@@ -41,14 +42,14 @@ pub struct Agent {
     pub private_keys: Arc<[String]>,
     /// Structured output: set with `with_response_format`, which also prepares the tool
     /// list the model is sent.
-    response_format: Option<ResponseFormat>,
+    response_format: Option<Arc<ResponseFormat>>,
 }
 
 #[derive(Clone)]
 struct ResponseFormat {
     parser: Arc<dyn StructuredOutput>,
-    /// The agent's tools followed by the schema tool.
-    request_tools: Arc<[ToolSpec]>,
+    /// What every model request carries for it (tools, tool choice, native format).
+    request: FormatRequest,
 }
 
 impl Agent {
@@ -94,15 +95,13 @@ impl Agent {
         }
     }
 
-    /// The agent with structured output through `parser`'s schema tool.
+    /// The agent with structured output through `parser`'s strategy.
     pub fn with_response_format(mut self, parser: Option<Arc<dyn StructuredOutput>>) -> Self {
         self.response_format = parser.map(|parser| {
-            let mut specs: Vec<ToolSpec> = self.tools.specs().to_vec();
-            specs.push(parser.spec().clone());
-            ResponseFormat {
+            Arc::new(ResponseFormat {
+                request: parser.request(&self.tools.specs()),
                 parser,
-                request_tools: specs.into(),
-            }
+            })
         });
         self
     }

@@ -42,7 +42,7 @@ impl Agent {
     pub(super) fn schema_tool(&self) -> Option<&str> {
         self.response_format
             .as_ref()
-            .map(|rf| rf.parser.spec().name.as_str())
+            .and_then(|rf| rf.parser.schema_tool())
     }
 
     /// The calls of the last AI message that still need running.

@@ -6,13 +6,13 @@ use crate::agent::new_id;
 use crate::error::Error;
 use crate::messages::{Message, ToolCall, ToolMessage, ToolStatus};
 use crate::middleware::Structured;
-use crate::structured::{ParseError, StructuredOutput};
+use crate::structured::{ParseError, SchemaTool};
 use crate::tools::HostContext;
 
 /// The tool messages answering the reply's schema calls, and the structured response when
 /// one call parsed.
-pub(super) fn answer_schema_calls(
-    parser: &dyn StructuredOutput,
+pub(crate) fn answer_schema_calls<P: SchemaTool + ?Sized>(
+    parser: &P,
     calls: &[ToolCall],
     host: &HostContext,
 ) -> Result<(Vec<Message>, Option<Structured>), Error> {

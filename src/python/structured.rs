@@ -1,11 +1,14 @@
-//! A response format from Python (`deepagents_rs._structured.ResponseFormatAdapter`), which
-//! parses schema-tool calls with the user's pydantic model or JSON schema.
+//! A response format from Python (`deepagents_rs._structured`): a `ResponseFormatAdapter`
+//! parses schema-tool calls, a `ProviderFormatAdapter` a native reply's text, with the
+//! user's pydantic model or JSON schema.
 
 use pyo3::prelude::*;
 use serde_json::Value;
 
+use crate::error::BoxError;
 use crate::host::HostValue;
-use crate::structured::{ParseError, Parsed, StructuredOutput};
+use crate::messages::{AiMessage, Message};
+use crate::structured::{ParseError, Parsed, ReplyParser, SchemaTool};
 use crate::tools::{HostContext, ToolSpec};
 
 pub(crate) struct PyStructured {
@@ -28,7 +31,7 @@ impl PyStructured {
     }
 }
 
-impl StructuredOutput for PyStructured {
+impl SchemaTool for PyStructured {
     fn spec(&self) -> &ToolSpec {
         &self.spec
     }
@@ -72,5 +75,45 @@ impl StructuredOutput for PyStructured {
                 host_value: Some(HostValue::new(object)),
             })
         })
+    }
+}
+
+/// Parses a native reply's text with a `ProviderFormatAdapter`.
+pub(crate) struct PyReplyParser {
+    adapter: Py<PyAny>,
+}
+
+impl PyReplyParser {
+    pub fn new(adapter: &Bound<'_, PyAny>) -> Self {
+        PyReplyParser {
+            adapter: adapter.clone().unbind(),
+        }
+    }
+}
+
+impl ReplyParser for PyReplyParser {
+    /// The adapter raises LangChain's error, carrying the reply, when the text does not parse.
+    fn parse_text(
+        &self,
+        text: &str,
+        reply: &AiMessage,
+        _host: &HostContext,
+    ) -> Result<Parsed, BoxError> {
+        let boxed = |e: PyErr| -> BoxError { Box::new(e) };
+        Python::attach(|py| {
+            let message = super::convert::message_to_py(py, &Message::Ai(reply.clone()))?;
+            let out = self
+                .adapter
+                .call_method1(py, "parse_text", (text, message))?;
+            let out = out.bind(py);
+            let value: Value = super::value::read(&out.get_item(0)?)?.0;
+            Ok(Parsed {
+                value,
+                rendered: out.get_item(1)?.extract()?,
+                tool_message: String::new(),
+                host_value: Some(HostValue::new(out.get_item(2)?.unbind())),
+            })
+        })
+        .map_err(boxed)
     }
 }

@@ -173,6 +173,7 @@ impl Inner {
                 messages: vec![Arc::new(Message::human(prompt.clone()))],
                 tools: Arc::from(Vec::new()),
                 tool_choice: None,
+                response_format: None,
                 model_settings: Map::new(),
                 cache_control: None,
                 state: on.state.clone(),

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::AnthropicConfig;
 use super::messages::{format_messages, system_blocks};
+use super::output_format::output_format;
 use crate::error::ModelError;
 use crate::messages::Content;
 use crate::model::ModelRequest;
@@ -80,6 +81,17 @@ pub fn build_request(
     // Bound call parameters go to the top level, as langchain-anthropic sends them.
     for (k, v) in &request.model_settings {
         body.insert(k.clone(), v.clone());
+    }
+    // A native response format (a call's own setting wins, as LangChain binds them) is the
+    // structured-output format, beside any other output settings.
+    if let Some(format) = body
+        .shift_remove("response_format")
+        .or_else(|| request.response_format.clone())
+    {
+        let config = body.entry("output_config").or_insert_with(|| json!({}));
+        if let Value::Object(config) = config {
+            config.insert("format".into(), output_format(&format));
+        }
     }
     if stream {
         body.insert("stream".into(), json!(true));

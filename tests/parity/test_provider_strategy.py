@@ -1,0 +1,273 @@
+"""``response_format`` through the provider's native structured output (LangChain's
+``ProviderStrategy``, and ``AutoStrategy`` choosing it), against deepagents: what the model
+is bound with, the state it ends in, the errors a bad reply raises."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from typing import Any
+
+import deepagents
+import deepagents_rs
+import pytest
+from fake_models import ScriptedChatModel
+from langchain.agents.structured_output import ProviderStrategy, StructuredOutputValidationError, ToolStrategy
+from pydantic import BaseModel, Field
+
+from .harness import MODES, Both, Outcome, ai_tool_calls, assert_parity, assert_same_error
+
+USER = {"messages": [{"role": "user", "content": "summarize"}]}
+NATIVE = {"structured_output": True}
+
+
+class Summary(BaseModel):
+    """A summary of findings."""
+
+    summary: str = Field(description="the summary")
+    confidence: float
+
+
+SUMMARY_DICT = {
+    "title": "Verdict",
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
+
+
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"value of {key}"
+
+
+def _run(impl: Any, script: list, profile: dict | None, mode: str, **kwargs: Any) -> Outcome:
+    model = ScriptedChatModel(list(script), profile=profile)
+    outcome = Outcome(impl=impl.__name__, model=model)
+    agent = impl.create_deep_agent(model=model, **kwargs)
+    inp = copy.deepcopy(USER)
+    try:
+        outcome.result = agent.invoke(inp) if mode == "invoke" else asyncio.run(agent.ainvoke(inp))
+    except Exception as exc:  # noqa: BLE001 - compared below
+        outcome.error = exc
+    return outcome
+
+
+def run_both(script: list, *, profile: dict | None = NATIVE, mode: str = "invoke", **kwargs: Any) -> Both:
+    return Both(
+        ref=_run(deepagents, script, profile, mode, **kwargs), rs=_run(deepagents_rs, script, profile, mode, **kwargs)
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "response_format",
+    [ProviderStrategy(Summary), ProviderStrategy(Summary, strict=True), Summary],
+    ids=["provider", "provider-strict", "auto"],
+)
+def test_native_structured_response(mode: str, response_format: Any) -> None:
+    script = [ai_tool_calls(("lookup", {"key": "x"}, "c1")), '{"summary": "s", "confidence": 0.5}']
+    both = run_both(script, mode=mode, tools=[lookup], response_format=response_format)
+    ref = assert_parity(both)
+    rs = both.rs.unwrap()
+    assert rs["structured_response"] == ref["structured_response"] == Summary(summary="s", confidence=0.5)
+    # No schema tool, no forced tool call: the format is bound with the tools.
+    kwargs = both.rs.calls[0].kwargs
+    assert "tool_choice" not in kwargs
+    assert kwargs["response_format"]["json_schema"]["name"] == "Summary"
+    assert "Summary" not in both.rs.calls[0].tool_names
+    assert [m.type for m in rs["messages"]] == ["human", "ai", "tool", "ai"]
+
+
+def test_json_schema_dict_is_returned_unvalidated() -> None:
+    both = run_both(['{"ok": "maybe"}'], response_format=ProviderStrategy(SUMMARY_DICT))
+    ref = assert_parity(both)
+    assert both.rs.unwrap()["structured_response"] == ref["structured_response"] == {"ok": "maybe"}
+
+
+def test_reply_in_text_blocks() -> None:
+    from langchain_core.messages import AIMessage
+
+    reply = AIMessage(
+        content=[{"type": "text", "text": '{"summary": "a",'}, {"type": "text", "text": ' "confidence": 1}'}]
+    )
+    both = run_both([reply], response_format=Summary)
+    ref = assert_parity(both)
+    assert both.rs.unwrap()["structured_response"] == ref["structured_response"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "reply", ["not json", '{"summary": "s", "confidence": "very"}'], ids=["invalid-json", "validation"]
+)
+def test_a_reply_that_does_not_parse_raises_as_langchain_does(mode: str, reply: str) -> None:
+    both = run_both([reply], mode=mode, response_format=ProviderStrategy(Summary))
+    ref = assert_same_error(both)
+    assert isinstance(ref, StructuredOutputValidationError)
+    assert both.rs.error.tool_name == ref.tool_name == "Summary"
+    assert str(both.rs.error.source) == str(ref.source)
+    assert both.rs.error.ai_message.content == ref.ai_message.content == reply
+
+
+@pytest.mark.parametrize("profile", [None, {"structured_output": False}], ids=["no-profile", "not-native"])
+def test_auto_strategy_picks_tools_when_langchain_does(profile: dict | None) -> None:
+    script = [ai_tool_calls(("Summary", {"summary": "s", "confidence": 0.5}, "s1"))]
+    both = run_both(script, profile=profile, response_format=Summary)
+    ref = assert_parity(both)
+    assert both.rs.unwrap()["structured_response"] == ref["structured_response"]
+    assert both.rs.calls[0].kwargs == {"tool_choice": "any"}
+
+
+def test_tool_strategy_stays_tools_on_a_native_model() -> None:
+    script = [ai_tool_calls(("Summary", {"summary": "s", "confidence": 0.5}, "s1"))]
+    both = run_both(script, response_format=ToolStrategy(Summary))
+    assert_parity(both)
+    assert both.rs.calls[0].kwargs == {"tool_choice": "any"}
+
+
+@pytest.mark.parametrize("response_format", [ProviderStrategy(Summary), Summary], ids=["provider", "auto"])
+def test_subagent_with_a_native_response_format(response_format: Any) -> None:
+    outcomes = []
+    for impl in (deepagents, deepagents_rs):
+        child = ScriptedChatModel(['{"summary": "s", "confidence": 0.5}'], profile=NATIVE)
+        parent = ScriptedChatModel(
+            [ai_tool_calls(("task", {"description": "sum it", "subagent_type": "summ"}, "t1")), "done"]
+        )
+        spec = {"name": "summ", "description": "Summarizes.", "model": child, "response_format": response_format}
+        result = impl.create_deep_agent(model=parent, subagents=[spec]).invoke({"messages": [("user", "go")]})
+        outcomes.append((result["messages"][2].content, child.calls[0].tool_names, child.calls[0].kwargs))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[1][0] == '{"summary":"s","confidence":0.5}'
+
+
+# The native clients, against langchain-openai / langchain-anthropic on the simulated APIs.
+
+NATIVE_MODELS = {
+    "anthropic": "anthropic:claude-sonnet-4-6",
+    "openai-responses": "openai:gpt-5",
+    "openai-chat": "openai:gpt-5",
+}
+
+
+class Detailed(BaseModel):
+    """A detailed summary."""
+
+    summary: str = Field(description="the summary", min_length=2)
+    confidence: float
+    tags: list[str] = []
+
+
+@pytest.fixture
+def chat_completions():
+    """Both implementations' way to ask for Chat Completions on `openai:` strings."""
+    from deepagents.profiles.provider import provider_profiles as theirs
+    from deepagents_rs.profiles.provider import provider_profiles as ours
+
+    saved = []
+    for module, registry in ((deepagents, theirs), (deepagents_rs, ours)):
+        registry._ensure_provider_profiles_loaded()
+        saved.append((registry, dict(registry._PROVIDER_PROFILES)))
+        module.register_provider_profile("openai", module.ProviderProfile(init_kwargs={"use_responses_api": False}))
+    yield
+    for registry, profiles in saved:
+        registry._PROVIDER_PROFILES.clear()
+        registry._PROVIDER_PROFILES.update(profiles)
+
+
+def _native(kind: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> tuple[Any, Any]:
+    if kind == "anthropic":
+        from sim.anthropic import SimAnthropic, text
+
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        return SimAnthropic(), text
+    from sim.openai import SimOpenAI, text
+
+    if kind == "openai-chat":
+        request.getfixturevalue("chat_completions")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    return SimOpenAI(), text
+
+
+def _native_runs(kind: str, sim: Any, replies: list, mode: str, **kwargs: Any) -> list[tuple[list[str], Any]]:
+    import json
+
+    env = "ANTHROPIC_BASE_URL" if kind == "anthropic" else "OPENAI_BASE_URL"
+    import os
+
+    os.environ[env] = sim.base_url
+    runs = []
+    for impl in (deepagents, deepagents_rs):
+        start = len(sim.requests)
+        sim.script(*replies)
+        agent = impl.create_deep_agent(model=NATIVE_MODELS[kind], tools=[lookup], **kwargs)
+        try:
+            if mode == "stream":
+                chunks = list(agent.stream(copy.deepcopy(USER), stream_mode="values"))
+                outcome: Any = chunks[-1]
+            else:
+                outcome = agent.invoke(copy.deepcopy(USER))
+        except Exception as exc:  # noqa: BLE001 - compared below
+            outcome = exc
+        bodies = []
+        for r in sim.requests[start:]:
+            body = dict(r.body)
+            # A deliberate difference (see test_openai_wire): our conversation-family key.
+            body.pop("prompt_cache_key", None)
+            bodies.append(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+        runs.append((bodies, outcome))
+    return runs
+
+
+def _reply_view(message: Any) -> tuple:
+    """A message without the simulator's ids (each run gets its own)."""
+    content = message.content
+    if isinstance(content, list):
+        content = [{k: v for k, v in b.items() if k != "id"} if isinstance(b, dict) else b for b in content]
+    return (message.type, content, message.additional_kwargs)
+
+
+@pytest.mark.parametrize("mode", ["invoke", "stream"])
+@pytest.mark.parametrize("response_format", [ProviderStrategy(Detailed), Detailed], ids=["provider", "auto"])
+@pytest.mark.parametrize("kind", list(NATIVE_MODELS))
+def test_native_clients_send_and_read_the_format_as_langchain(
+    kind: str, response_format: Any, mode: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    sim, text = _native(kind, monkeypatch, request)
+    with sim:
+        (theirs, ref), (ours, rs) = _native_runs(
+            kind, sim, [text('{"summary": "ok", "confidence": 0.5}')], mode, response_format=response_format
+        )
+    assert ours == theirs
+    assert "json_schema" in ours[0]
+    assert rs["structured_response"] == ref["structured_response"] == Detailed(summary="ok", confidence=0.5)
+    assert [_reply_view(m) for m in rs["messages"]] == [_reply_view(m) for m in ref["messages"]]
+
+
+@pytest.mark.parametrize("reply", ["not json", '{"summary": "s", "confidence": "very"}'], ids=["json", "validation"])
+@pytest.mark.parametrize("kind", list(NATIVE_MODELS))
+def test_native_reply_that_does_not_parse(
+    kind: str, reply: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    sim, text = _native(kind, monkeypatch, request)
+    with sim:
+        (_, ref), (_, rs) = _native_runs(kind, sim, [text(reply)], "invoke", response_format=Summary)
+    assert isinstance(ref, StructuredOutputValidationError)
+    assert type(rs) is type(ref)
+    assert str(rs) == str(ref)
+
+
+def test_native_model_without_native_output_uses_a_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AutoStrategy on a model string whose profile has no native structured output."""
+    from sim.openai import SimOpenAI, tool_calls
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with SimOpenAI() as sim:
+        monkeypatch.setenv("OPENAI_BASE_URL", sim.base_url)
+        outcomes = []
+        for impl in (deepagents, deepagents_rs):
+            start = len(sim.requests)
+            sim.script(tool_calls(("Summary", {"summary": "s", "confidence": 0.5}, "call_1")))
+            agent = impl.create_deep_agent(model="openai:gpt-3.5-turbo", response_format=Summary)
+            result = agent.invoke(copy.deepcopy(USER))
+            outcomes.append((result["structured_response"], sim.requests[start].body.get("tool_choice")))
+    assert outcomes[0] == outcomes[1] == (Summary(summary="s", confidence=0.5), "required")
