@@ -271,3 +271,99 @@ def test_native_model_without_native_output_uses_a_tool(monkeypatch: pytest.Monk
             result = agent.invoke(copy.deepcopy(USER))
             outcomes.append((result["structured_response"], sim.requests[start].body.get("tool_choice")))
     assert outcomes[0] == outcomes[1] == (Summary(summary="s", confidence=0.5), "required")
+
+
+@pytest.mark.parametrize("use_responses_api", [False, True], ids=["chat", "responses"])
+def test_a_chat_openai_object_is_bound_as_create_agent_binds_it(
+    use_responses_api: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A LangChain ChatOpenAI called back from the core: strict tools on Chat Completions."""
+    import json
+
+    from langchain_openai import ChatOpenAI
+    from sim.openai import SimOpenAI, text
+
+    with SimOpenAI() as sim:
+        outcomes = []
+        for impl in (deepagents, deepagents_rs):
+            start = len(sim.requests)
+            sim.script(text('{"summary": "ok", "confidence": 0.5}'))
+            model = ChatOpenAI(
+                model="gpt-5", base_url=sim.base_url, api_key="sk-test", use_responses_api=use_responses_api
+            )
+            agent = impl.create_deep_agent(model=model, tools=[lookup], response_format=Detailed)
+            result = agent.invoke(copy.deepcopy(USER))
+            body = json.dumps(sim.requests[start].body, separators=(",", ":"))
+            outcomes.append((body, result["structured_response"], _reply_view(result["messages"][-1])))
+    assert outcomes[0] == outcomes[1]
+    assert ('"strict":true' in outcomes[1][0]) is not use_responses_api
+
+
+@pytest.mark.parametrize(
+    "model",
+    ["openai:o3", "openai:gpt-3.5-turbo", "openai:gpt-5-codex", "anthropic:claude-haiku-4-5-20251001"],
+)
+def test_auto_strategy_on_a_model_string_decides_as_langchain(model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The profile of the model deepagents makes of the string decides, then LangChain's list
+    of model names (o3: profile only; gpt-5-codex and this haiku: the list only)."""
+    import json
+
+    from sim.anthropic import SimAnthropic
+    from sim.anthropic import text as anthropic_text
+    from sim.openai import SimOpenAI
+    from sim.openai import text as openai_text
+
+    anthropic = model.startswith("anthropic:")
+    sim, text = (SimAnthropic(), anthropic_text) if anthropic else (SimOpenAI(), openai_text)
+    prefix = "ANTHROPIC" if anthropic else "OPENAI"
+    monkeypatch.setenv(f"{prefix}_API_KEY", "sk-test")
+    with sim:
+        monkeypatch.setenv(f"{prefix}_BASE_URL", sim.base_url)
+        bodies = []
+        for impl in (deepagents, deepagents_rs):
+            start = len(sim.requests)
+            sim.script(text('{"summary": "ok", "confidence": 0.5}'))
+            impl.create_deep_agent(model=model, response_format=Summary).invoke(copy.deepcopy(USER))
+            body = dict(sim.requests[start].body)
+            body.pop("prompt_cache_key", None)
+            bodies.append(json.dumps(body, separators=(",", ":")))
+    assert bodies[0] == bodies[1]
+
+
+class _RecordingChatOpenAI:
+    """Built on first use: a ChatOpenAI that records what it is bound with."""
+
+    cls: Any = None
+
+    @classmethod
+    def make(cls, **kwargs: Any) -> Any:
+        if cls.cls is None:
+            from langchain_openai import ChatOpenAI
+
+            class Recording(ChatOpenAI):
+                bound: list = Field(default_factory=list, exclude=True)
+
+                def bind_tools(self, tools: Any, **kw: Any) -> Any:
+                    self.bound.append(kw)
+                    return super().bind_tools(tools, **kw)
+
+            cls.cls = Recording
+        return cls.cls(**kwargs)
+
+
+def test_chat_completions_openai_models_are_bound_strict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """create_agent passes strict=True itself to an OpenAI-compatible Chat Completions model
+    (older langchain-openai do not default to it)."""
+    from sim.openai import SimOpenAI, text
+
+    with SimOpenAI() as sim:
+        bound = []
+        for impl in (deepagents, deepagents_rs):
+            sim.script(text('{"summary": "ok", "confidence": 0.5}'))
+            model = _RecordingChatOpenAI.make(
+                model="gpt-5", base_url=sim.base_url, api_key="sk-test", use_responses_api=False
+            )
+            impl.create_deep_agent(model=model, response_format=Summary).invoke(copy.deepcopy(USER))
+            bound.append(model.bound)
+    assert bound[0] == bound[1]
+    assert bound[1][0]["strict"] is True
