@@ -23,6 +23,10 @@ pub struct ModelRequest {
     pub system: Option<Arc<SystemMessage>>,
     pub messages: Vec<Arc<Message>>,
     pub tools: Arc<[ToolSpec]>,
+    /// Where in `tools` the structured output's schema tools start, when it added some:
+    /// LangChain adds them after the middleware, so the tool the caching breakpoint goes on
+    /// (the middleware's last) is the one before.
+    pub schema_tools_at: Option<usize>,
     /// `"any"` makes the model call a tool (structured output through a tool); `"auto"`,
     /// `"none"` or a tool's name as LangChain takes them.
     pub tool_choice: Option<String>,

@@ -43,9 +43,11 @@ class ModelAdapter:
     """Calls a LangChain ``BaseChatModel`` as deepagents' agent node does: ``bind_tools`` with
     the agent's tools, then ``invoke``/``ainvoke`` on the system message plus the history."""
 
-    def __init__(self, model: Any, bindables: dict[str, Any]) -> None:
+    def __init__(self, model: Any, bindables: dict[str, Any], schema_tools: set[str] | None = None) -> None:
         self.model = model
         self._bindables = bindables
+        #: The structured output's schema tools, which create_agent adds after the middleware.
+        self._schema_tools = schema_tools or set()
         self._bound: dict[tuple, Any] = {}
         #: deepagents' caching middleware acts on ChatAnthropic: the core's caching entry
         #: then tags the system prompt and hands ``cache_control`` in the call's settings,
@@ -80,7 +82,11 @@ class ModelAdapter:
             if cache_control is not None:
                 from langchain_anthropic.middleware.prompt_caching import _tag_tools
 
-                specs = _tag_tools(specs, cache_control)
+                # The caching middleware tagged the tools it saw: those before the schema tools.
+                n = len(specs)
+                while n and tools[n - 1]["name"] in self._schema_tools:
+                    n -= 1
+                specs = [*(_tag_tools(specs[:n], cache_control) or ()), *specs[n:]]
                 settings["cache_control"] = cache_control
             # create_agent binds with an explicit tool_choice ("any" while a structured
             # response is expected through a tool, else None), and binds nothing without

@@ -221,22 +221,17 @@ impl Agent {
             .emitter(step)
             .filter(|e| e.emitter.streams_tokens())
             .map(TokenSink::new);
-        let (tools, tool_choice, response_format) = match &self.response_format {
-            Some(rf) => (
-                rf.request.tools.clone(),
-                rf.request.tool_choice.clone(),
-                rf.request.response_format.clone(),
-            ),
-            None => (self.tools.specs(), None, None),
-        };
         let trace = run.node_start("model", step, TraceData::State(state)).await;
         let request = ModelRequest {
             model: self.model.clone(),
             system: Some(self.system.clone()),
             messages: state.messages.to_vec(),
-            tools,
-            tool_choice,
-            response_format,
+            // The structured output's part is added when the model is called, after the
+            // middleware: they see the agent's tools only, as LangChain's do.
+            tools: self.tools.specs(),
+            schema_tools_at: None,
+            tool_choice: None,
+            response_format: None,
             model_settings: Default::default(),
             cache_control: None,
             state: state.clone(),
@@ -330,7 +325,7 @@ impl Agent {
     /// to the listener, and LangChain's structured-output handling.
     fn model_base(&self, run: &Run<'_>) -> crate::middleware::ModelBase {
         let name = self.name.clone();
-        let parser = self.response_format.as_ref().map(|rf| rf.parser.clone());
+        let parser = self.response_format.clone();
         let host = run.options.host.clone();
         let report = run.report.clone();
         let seen = run.seen.clone();
@@ -343,6 +338,21 @@ impl Agent {
                 seen.clone(),
             );
             Box::pin(async move {
+                // A format the provider cannot take is refused when the model is called, before
+                // the model is (LangChain decides on native output only then).
+                if let Some(refusal) = parser.as_ref().and_then(|p| p.refusal()) {
+                    return Err(refusal);
+                }
+                // LangChain binds the format's tools after the request's (as middleware left
+                // them), with its tool choice in place of the request's.
+                if let Some(p) = &parser {
+                    let format = p.request(&request.tools);
+                    request.schema_tools_at =
+                        (format.tools.len() > request.tools.len()).then_some(request.tools.len());
+                    request.tools = format.tools;
+                    request.tool_choice = format.tool_choice;
+                    request.response_format = format.response_format;
+                }
                 let model = request.model.clone();
                 let tokens = request.tokens.take().map(|t| {
                     t.for_model(Arc::new(ModelInfo {

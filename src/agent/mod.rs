@@ -17,7 +17,7 @@ use crate::middleware::{Chain, Middleware};
 
 use crate::model::ChatModel;
 use crate::state::AgentState;
-use crate::structured::{FormatRequest, StructuredOutput};
+use crate::structured::StructuredOutput;
 use crate::tools::{HostContext, Tool, ToolSet};
 pub use stack::{StackKind, StackParts, build_stack};
 pub(crate) use structured::answer_schema_calls;
@@ -40,16 +40,8 @@ pub struct Agent {
     /// State keys private to the agent (LangChain's `PrivateStateAttr`): never handed to
     /// or taken from a subagent.
     pub private_keys: Arc<[String]>,
-    /// Structured output: set with `with_response_format`, which also prepares the tool
-    /// list the model is sent.
-    response_format: Option<Arc<ResponseFormat>>,
-}
-
-#[derive(Clone)]
-struct ResponseFormat {
-    parser: Arc<dyn StructuredOutput>,
-    /// What every model request carries for it (tools, tool choice, native format).
-    request: FormatRequest,
+    /// Structured output, set with `with_response_format`.
+    response_format: Option<Arc<dyn StructuredOutput>>,
 }
 
 impl Agent {
@@ -97,12 +89,7 @@ impl Agent {
 
     /// The agent with structured output through `parser`'s strategy.
     pub fn with_response_format(mut self, parser: Option<Arc<dyn StructuredOutput>>) -> Self {
-        self.response_format = parser.map(|parser| {
-            Arc::new(ResponseFormat {
-                request: parser.request(&self.tools.specs()),
-                parser,
-            })
-        });
+        self.response_format = parser;
         self
     }
 }

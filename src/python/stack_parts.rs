@@ -213,7 +213,7 @@ pub(crate) fn response_format_from_py(
         return Ok(None);
     };
     // A provider-native format carries LangChain's `response_format` kwargs.
-    if let Some(format) = a.getattr_opt("response_format")?.filter(|f| !f.is_none()) {
+    if let Some(format) = a.getattr_opt("response_format")? {
         return Ok(Some(Arc::new(ProviderStrategy::new(
             super::value::from_py(&format)?,
             a.getattr("name")?.extract()?,

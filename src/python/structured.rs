@@ -7,54 +7,75 @@ use serde_json::Value;
 
 use crate::error::BoxError;
 use crate::host::HostValue;
-use crate::messages::{AiMessage, Message};
+use crate::messages::{AiMessage, Message, ToolCall};
 use crate::structured::{ParseError, Parsed, ReplyParser, SchemaTool};
 use crate::tools::{HostContext, ToolSpec};
 
 pub(crate) struct PyStructured {
-    spec: ToolSpec,
+    specs: Vec<ToolSpec>,
     adapter: Py<PyAny>,
 }
 
 impl PyStructured {
     pub fn new(adapter: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let specs = adapter
+            .getattr("tools")?
+            .try_iter()?
+            .map(|tool| {
+                let tool = tool?;
+                Ok(ToolSpec {
+                    name: tool.getattr("name")?.extract()?,
+                    description: tool.getattr("description")?.extract()?,
+                    parameters: super::value::from_py(&tool.getattr("parameters")?)?,
+                    provider_definition: None,
+                    json_spec: false,
+                })
+            })
+            .collect::<PyResult<_>>()?;
         Ok(PyStructured {
-            spec: ToolSpec {
-                name: adapter.getattr("name")?.extract()?,
-                description: adapter.getattr("description")?.extract()?,
-                parameters: super::value::from_py(&adapter.getattr("parameters")?)?,
-                provider_definition: None,
-                json_spec: false,
-            },
+            specs,
             adapter: adapter.clone().unbind(),
         })
     }
 }
 
 impl SchemaTool for PyStructured {
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
+    fn specs(&self) -> &[ToolSpec] {
+        &self.specs
     }
 
     /// LangChain's `handle_errors` decides: a retry message, or its exception.
-    fn multiple(&self, names: &[&str], _host: &HostContext) -> Result<String, ParseError> {
+    fn multiple(
+        &self,
+        names: &[&str],
+        reply: &AiMessage,
+        _host: &HostContext,
+    ) -> Result<String, ParseError> {
         Python::attach(|py| {
             let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+            let reply = super::convert::message_to_py(py, &Message::Ai(reply.clone()))?;
             self.adapter
-                .call_method1(py, "multiple", (names,))
+                .call_method1(py, "multiple", (names, reply))
                 .and_then(|t| t.extract::<String>(py))
         })
         .map_err(|e| ParseError::Fatal(Box::new(e)))
     }
 
     /// Parsing is a quick pydantic validation, run inline under the GIL.
-    fn parse(&self, args: &Value, _host: &HostContext) -> Result<Parsed, ParseError> {
+    fn parse(
+        &self,
+        call: &ToolCall,
+        reply: &AiMessage,
+        _host: &HostContext,
+    ) -> Result<Parsed, ParseError> {
         let fatal = |e: PyErr| ParseError::Fatal(Box::new(e));
         Python::attach(|py| {
-            let args = pythonize::pythonize(py, args).map_err(|e| fatal(e.into()))?;
+            let args = pythonize::pythonize(py, &call.args).map_err(|e| fatal(e.into()))?;
+            let reply =
+                super::convert::message_to_py(py, &Message::Ai(reply.clone())).map_err(fatal)?;
             let out = self
                 .adapter
-                .call_method1(py, "parse", (args,))
+                .call_method1(py, "parse", (call.name.as_str(), args, reply))
                 .map_err(fatal)?;
             let out = out.bind(py);
             let kind: String = out.get_item(0).and_then(|k| k.extract()).map_err(fatal)?;
@@ -115,5 +136,13 @@ impl ReplyParser for PyReplyParser {
             })
         })
         .map_err(boxed)
+    }
+
+    /// The schema LangChain refuses as a native format: its error, raised at each call.
+    fn refusal(&self) -> Option<BoxError> {
+        Python::attach(|py| {
+            let refusal = self.adapter.bind(py).getattr("refusal").ok()?;
+            (!refusal.is_none()).then(|| Box::new(PyErr::from_value(refusal)) as BoxError)
+        })
     }
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::error::{BoxError, Error};
 use crate::host::HostValue;
-use crate::messages::{AiMessage, Message};
+use crate::messages::{AiMessage, Message, ToolCall};
 use crate::middleware::Structured;
 use crate::tools::{HostContext, ToolSpec};
 
@@ -56,8 +56,13 @@ pub struct FormatRequest {
 pub trait StructuredOutput: Send + Sync {
     /// The request's tools, tool choice and native format, given the agent's tools.
     fn request(&self, tools: &[ToolSpec]) -> FormatRequest;
-    /// The schema tool, which the tools step never runs (`None`: there is none).
-    fn schema_tool(&self) -> Option<&str>;
+    /// Whether `name` is a schema tool, which the tools step never runs.
+    fn is_schema_tool(&self, name: &str) -> bool;
+    /// The error a model call ends with, before the model is called, when the request
+    /// cannot carry the format (`None`: it can).
+    fn refusal(&self) -> Option<Error> {
+        None
+    }
     /// The messages the reply adds after itself, and the structured response when the
     /// reply holds one; an error ends the run.
     fn answer(
@@ -69,12 +74,24 @@ pub trait StructuredOutput: Send + Sync {
 
 /// Structured output through a tool (LangChain's `ToolStrategy`).
 pub trait SchemaTool: Send + Sync {
-    /// The schema, as the tool the model must call.
-    fn spec(&self) -> &ToolSpec;
-    fn parse(&self, args: &Value, host: &HostContext) -> Result<Parsed, ParseError>;
+    /// The schemas (one, or each of a union's), as the tools the model must call one of.
+    fn specs(&self) -> &[ToolSpec];
+    /// A schema tool's call in `reply`, parsed with the schema it names (an error ending
+    /// the run carries the reply, as LangChain's do).
+    fn parse(
+        &self,
+        call: &ToolCall,
+        reply: &AiMessage,
+        host: &HostContext,
+    ) -> Result<Parsed, ParseError>;
 
-    /// The tool message for several schema calls in one reply, or the error ending the run.
-    fn multiple(&self, names: &[&str], _host: &HostContext) -> Result<String, ParseError> {
+    /// The tool message for several schema calls in `reply`, or the error ending the run.
+    fn multiple(
+        &self,
+        names: &[&str],
+        _reply: &AiMessage,
+        _host: &HostContext,
+    ) -> Result<String, ParseError> {
         Ok(multiple_responses_error(names))
     }
 }
@@ -91,10 +108,10 @@ pub fn multiple_responses_error(names: &[&str]) -> String {
 }
 
 impl<T: SchemaTool> StructuredOutput for T {
-    /// LangChain offers the schema tool after the agent's and forces a tool call.
+    /// LangChain offers the schema tools after the agent's and forces a tool call.
     fn request(&self, tools: &[ToolSpec]) -> FormatRequest {
         let mut specs = tools.to_vec();
-        specs.push(self.spec().clone());
+        specs.extend(self.specs().iter().cloned());
         FormatRequest {
             tools: specs.into(),
             tool_choice: Some("any".to_owned()),
@@ -102,8 +119,8 @@ impl<T: SchemaTool> StructuredOutput for T {
         }
     }
 
-    fn schema_tool(&self) -> Option<&str> {
-        Some(self.spec().name.as_str())
+    fn is_schema_tool(&self, name: &str) -> bool {
+        self.specs().iter().any(|s| s.name == name)
     }
 
     fn answer(
@@ -111,6 +128,6 @@ impl<T: SchemaTool> StructuredOutput for T {
         reply: &AiMessage,
         host: &HostContext,
     ) -> Result<(Vec<Message>, Option<Structured>), Error> {
-        crate::agent::answer_schema_calls(self, &reply.tool_calls, host)
+        crate::agent::answer_schema_calls(self, reply, host)
     }
 }

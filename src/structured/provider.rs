@@ -21,6 +21,11 @@ pub trait ReplyParser: Send + Sync {
         reply: &AiMessage,
         host: &HostContext,
     ) -> Result<Parsed, BoxError>;
+
+    /// Why the schema cannot be a native format (a union, say), when it cannot.
+    fn refusal(&self) -> Option<BoxError> {
+        None
+    }
 }
 
 pub struct ProviderStrategy {
@@ -50,8 +55,15 @@ impl StructuredOutput for ProviderStrategy {
         }
     }
 
-    fn schema_tool(&self) -> Option<&str> {
-        None
+    fn is_schema_tool(&self, _name: &str) -> bool {
+        false
+    }
+
+    fn refusal(&self) -> Option<Error> {
+        self.parser.refusal().map(|source| Error::Tool {
+            tool: self.name.clone(),
+            source,
+        })
     }
 
     fn answer(

@@ -172,6 +172,7 @@ impl Inner {
                 system: None,
                 messages: vec![Arc::new(Message::human(prompt.clone()))],
                 tools: Arc::from(Vec::new()),
+                schema_tools_at: None,
                 tool_choice: None,
                 response_format: None,
                 model_settings: Map::new(),

@@ -16,8 +16,8 @@ from langchain.agents.structured_output import ProviderStrategy, StructuredOutpu
 from pydantic import BaseModel, Field
 
 from .harness import MODES, Both, Outcome, ai_tool_calls, assert_parity, assert_same_error
+from .native_structured import NATIVE_MODELS, USER, lookup, native_runs, native_sim, reply_view
 
-USER = {"messages": [{"role": "user", "content": "summarize"}]}
 NATIVE = {"structured_output": True}
 
 
@@ -34,11 +34,6 @@ SUMMARY_DICT = {
     "properties": {"ok": {"type": "boolean"}},
     "required": ["ok"],
 }
-
-
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"value of {key}"
 
 
 def _run(impl: Any, script: list, profile: dict | None, mode: str, **kwargs: Any) -> Outcome:
@@ -142,12 +137,6 @@ def test_subagent_with_a_native_response_format(response_format: Any) -> None:
 
 # The native clients, against langchain-openai / langchain-anthropic on the simulated APIs.
 
-NATIVE_MODELS = {
-    "anthropic": "anthropic:claude-sonnet-4-6",
-    "openai-responses": "openai:gpt-5",
-    "openai-chat": "openai:gpt-5",
-}
-
 
 class Detailed(BaseModel):
     """A detailed summary."""
@@ -157,90 +146,21 @@ class Detailed(BaseModel):
     tags: list[str] = []
 
 
-@pytest.fixture
-def chat_completions():
-    """Both implementations' way to ask for Chat Completions on `openai:` strings."""
-    from deepagents.profiles.provider import provider_profiles as theirs
-    from deepagents_rs.profiles.provider import provider_profiles as ours
-
-    saved = []
-    for module, registry in ((deepagents, theirs), (deepagents_rs, ours)):
-        registry._ensure_provider_profiles_loaded()
-        saved.append((registry, dict(registry._PROVIDER_PROFILES)))
-        module.register_provider_profile("openai", module.ProviderProfile(init_kwargs={"use_responses_api": False}))
-    yield
-    for registry, profiles in saved:
-        registry._PROVIDER_PROFILES.clear()
-        registry._PROVIDER_PROFILES.update(profiles)
-
-
-def _native(kind: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> tuple[Any, Any]:
-    if kind == "anthropic":
-        from sim.anthropic import SimAnthropic, text
-
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-        return SimAnthropic(), text
-    from sim.openai import SimOpenAI, text
-
-    if kind == "openai-chat":
-        request.getfixturevalue("chat_completions")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    return SimOpenAI(), text
-
-
-def _native_runs(kind: str, sim: Any, replies: list, mode: str, **kwargs: Any) -> list[tuple[list[str], Any]]:
-    import json
-
-    env = "ANTHROPIC_BASE_URL" if kind == "anthropic" else "OPENAI_BASE_URL"
-    import os
-
-    os.environ[env] = sim.base_url
-    runs = []
-    for impl in (deepagents, deepagents_rs):
-        start = len(sim.requests)
-        sim.script(*replies)
-        agent = impl.create_deep_agent(model=NATIVE_MODELS[kind], tools=[lookup], **kwargs)
-        try:
-            if mode == "stream":
-                chunks = list(agent.stream(copy.deepcopy(USER), stream_mode="values"))
-                outcome: Any = chunks[-1]
-            else:
-                outcome = agent.invoke(copy.deepcopy(USER))
-        except Exception as exc:  # noqa: BLE001 - compared below
-            outcome = exc
-        bodies = []
-        for r in sim.requests[start:]:
-            body = dict(r.body)
-            # A deliberate difference (see test_openai_wire): our conversation-family key.
-            body.pop("prompt_cache_key", None)
-            bodies.append(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
-        runs.append((bodies, outcome))
-    return runs
-
-
-def _reply_view(message: Any) -> tuple:
-    """A message without the simulator's ids (each run gets its own)."""
-    content = message.content
-    if isinstance(content, list):
-        content = [{k: v for k, v in b.items() if k != "id"} if isinstance(b, dict) else b for b in content]
-    return (message.type, content, message.additional_kwargs)
-
-
 @pytest.mark.parametrize("mode", ["invoke", "stream"])
 @pytest.mark.parametrize("response_format", [ProviderStrategy(Detailed), Detailed], ids=["provider", "auto"])
 @pytest.mark.parametrize("kind", list(NATIVE_MODELS))
 def test_native_clients_send_and_read_the_format_as_langchain(
     kind: str, response_format: Any, mode: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    sim, text = _native(kind, monkeypatch, request)
+    sim, text, _ = native_sim(kind, monkeypatch, request)
     with sim:
-        (theirs, ref), (ours, rs) = _native_runs(
+        (theirs, ref), (ours, rs) = native_runs(
             kind, sim, [text('{"summary": "ok", "confidence": 0.5}')], mode, response_format=response_format
         )
     assert ours == theirs
     assert "json_schema" in ours[0]
     assert rs["structured_response"] == ref["structured_response"] == Detailed(summary="ok", confidence=0.5)
-    assert [_reply_view(m) for m in rs["messages"]] == [_reply_view(m) for m in ref["messages"]]
+    assert [reply_view(m) for m in rs["messages"]] == [reply_view(m) for m in ref["messages"]]
 
 
 @pytest.mark.parametrize("reply", ["not json", '{"summary": "s", "confidence": "very"}'], ids=["json", "validation"])
@@ -248,9 +168,9 @@ def test_native_clients_send_and_read_the_format_as_langchain(
 def test_native_reply_that_does_not_parse(
     kind: str, reply: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    sim, text = _native(kind, monkeypatch, request)
+    sim, text, _ = native_sim(kind, monkeypatch, request)
     with sim:
-        (_, ref), (_, rs) = _native_runs(kind, sim, [text(reply)], "invoke", response_format=Summary)
+        (_, ref), (_, rs) = native_runs(kind, sim, [text(reply)], "invoke", response_format=Summary)
     assert isinstance(ref, StructuredOutputValidationError)
     assert type(rs) is type(ref)
     assert str(rs) == str(ref)
@@ -294,7 +214,7 @@ def test_a_chat_openai_object_is_bound_as_create_agent_binds_it(
             agent = impl.create_deep_agent(model=model, tools=[lookup], response_format=Detailed)
             result = agent.invoke(copy.deepcopy(USER))
             body = json.dumps(sim.requests[start].body, separators=(",", ":"))
-            outcomes.append((body, result["structured_response"], _reply_view(result["messages"][-1])))
+            outcomes.append((body, result["structured_response"], reply_view(result["messages"][-1])))
     assert outcomes[0] == outcomes[1]
     assert ('"strict":true' in outcomes[1][0]) is not use_responses_api
 

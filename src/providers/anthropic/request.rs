@@ -66,7 +66,8 @@ pub fn build_request(
         None => {}
     }
     if !request.tools.is_empty() {
-        body.insert("tools".into(), format_tools(&request.tools, cache));
+        let tagged = request.schema_tools_at.unwrap_or(request.tools.len());
+        body.insert("tools".into(), format_tools(&request.tools, tagged, cache));
     }
     if let Some(choice) = &request.tool_choice {
         let choice = match choice.as_str() {
@@ -112,15 +113,16 @@ fn format_system(content: &Content, extra: Vec<Value>) -> Value {
     Value::Array(blocks)
 }
 
-fn format_tools(tools: &[ToolSpec], cache: Option<&Value>) -> Value {
-    let n = tools.len();
+/// The tools, with the breakpoint on the last of the first `tagged` (those the caching
+/// middleware saw).
+fn format_tools(tools: &[ToolSpec], tagged: usize, cache: Option<&Value>) -> Value {
     Value::Array(
         tools
             .iter()
             .enumerate()
             .map(|(i, t)| {
                 // deepagents tags the last tool only when it is a tool object.
-                let last = i + 1 == n && !t.json_spec;
+                let last = i + 1 == tagged && !t.json_spec;
                 // A provider-side tool (web search, ...) goes out as defined.
                 if let Some(Value::Object(def)) = &t.provider_definition {
                     let mut def = def.clone();
