@@ -34,6 +34,77 @@ pub enum Error {
     Internal(String),
 }
 
+/// How the host tells a pause (LangGraph's `GraphInterrupt`) from a failure, set by the
+/// binding; without it nothing pauses.
+static PAUSE_TEST: std::sync::OnceLock<fn(&BoxError) -> bool> = std::sync::OnceLock::new();
+
+/// Sets the host's pause test (once; later calls are ignored).
+pub fn set_pause_test(test: fn(&BoxError) -> bool) {
+    let _ = PAUSE_TEST.set(test);
+}
+
+/// An error shared between the run it ended and the event that reported it (a subagent's
+/// pause, see `Event::SubagentPaused`).
+#[derive(Debug)]
+pub struct SharedError(pub Arc<Error>);
+
+impl std::fmt::Display for SharedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for SharedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// Whether an error a tool raised is a pause: the core's own error (a subagent's run) that
+/// is one, or the host's interrupt as the host raised it (middleware wrapping the tool may
+/// have raised it again in the host's own form).
+pub fn is_pause_source(source: &BoxError) -> bool {
+    if let Some(shared) = source.downcast_ref::<SharedError>() {
+        return shared.0.is_pause();
+    }
+    if let Some(error) = source.downcast_ref::<Error>() {
+        return error.is_pause();
+    }
+    PAUSE_TEST.get().is_some_and(|test| test(source))
+}
+
+impl Error {
+    /// The host error this error carries, as the host raised it (a hook's, a tool's).
+    pub fn host_error(&self) -> Option<&BoxError> {
+        match self {
+            Error::Tool { source, .. } => {
+                if let Some(inner) = source.downcast_ref::<Error>() {
+                    inner.host_error()
+                } else if let Some(shared) = source.downcast_ref::<SharedError>() {
+                    shared.0.host_error()
+                } else {
+                    Some(source)
+                }
+            }
+            Error::Model(
+                ModelError::Host(source)
+                | ModelError::HostInvalidRequest(source)
+                | ModelError::HostContextOverflow(source),
+            ) => Some(source.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// Whether the run stopped for the host's interrupt rather than failing (a subagent's
+    /// human-in-the-loop gate, a tool's `interrupt()`).
+    pub fn is_pause(&self) -> bool {
+        match (PAUSE_TEST.get(), self.host_error()) {
+            (Some(test), Some(source)) => test(source),
+            _ => false,
+        }
+    }
+}
+
 /// Why a model call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {

@@ -50,6 +50,13 @@ pub enum Event {
         input: Box<AgentState>,
         nodes: Vec<String>,
     },
+    /// A subagent stopped for the host's interrupt (reported under its own namespace, with
+    /// the routes): that interrupt, as the host raised it, so the graph following the
+    /// subagent stops with its own, when several subagents of one step stop at once.
+    SubagentPaused {
+        call_id: String,
+        error: Arc<crate::error::Error>,
+    },
 }
 
 /// The loop's next position after a node, as LangGraph routes it.

@@ -8,8 +8,9 @@ use deepagents_rs::agent::{Agent, RunOptions};
 use deepagents_rs::error::{Error, ModelError};
 use deepagents_rs::history::History;
 use deepagents_rs::messages::{AiMessage, Content, Message, SystemMessage, ToolCall, ToolStatus};
+use deepagents_rs::middleware::{Chain, Hook, HookContext, HookOutput, Middleware};
 use deepagents_rs::model::{ChatModel, ModelRequest};
-use deepagents_rs::state::AgentState;
+use deepagents_rs::state::{AgentState, Jump, StateDelta};
 use deepagents_rs::tools::{
     HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec,
 };
@@ -224,4 +225,58 @@ async fn a_fatal_tool_error_keeps_the_state_so_far() {
 fn duplicate_tool_names_are_rejected() {
     let err = ToolSet::new(vec![Echo::new(), Echo::new()]).err().unwrap();
     assert!(err.to_string().contains("duplicate tool name 'echo'"));
+}
+
+/// Asks for one more attempt the first time the agent would stop: an `after_agent` node
+/// with a declared jump to the model (deepagents' rubric grader works this way).
+struct OneMoreAttempt {
+    asked: AtomicUsize,
+}
+
+impl Middleware for OneMoreAttempt {
+    fn name(&self) -> &str {
+        "OneMoreAttempt"
+    }
+
+    fn has_hook(&self, hook: Hook) -> bool {
+        hook == Hook::AfterAgent
+    }
+
+    fn run_hook(
+        &self,
+        _hook: Hook,
+        _cx: HookContext,
+    ) -> BoxFuture<'static, Result<Option<HookOutput>, Error>> {
+        let first = self.asked.fetch_add(1, Ordering::SeqCst) == 0;
+        Box::pin(async move {
+            Ok(first.then(|| HookOutput {
+                delta: StateDelta {
+                    jump_to: Some(Jump::Model),
+                    ..StateDelta::append(vec![Message::human("try again")])
+                },
+                reported: None,
+                jump_declared: true,
+            }))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_declared_jump_from_after_agent_goes_back_to_the_model() {
+    let model = Scripted::new(vec![say("first"), say("second")]);
+    let mut agent = agent(model.clone(), Echo::new());
+    let entry = Arc::new(OneMoreAttempt {
+        asked: AtomicUsize::new(0),
+    });
+    agent.chain = Chain::new(vec![entry.clone()]).unwrap();
+    let (state, report) = agent.run(input(), RunOptions::default()).await.unwrap();
+    assert_eq!(report.model_calls, 2);
+    assert_eq!(entry.asked.load(Ordering::SeqCst), 2);
+    let texts: Vec<String> = state
+        .messages
+        .to_vec()
+        .iter()
+        .map(|m| m.content().text())
+        .collect();
+    assert_eq!(texts, ["hi", "first", "try again", "second"]);
 }

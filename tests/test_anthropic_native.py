@@ -109,8 +109,12 @@ def test_retries_overloaded_then_succeeds(sim: SimAnthropic) -> None:
     assert [r.headers.get("x-stainless-retry-count") for r in sim.requests] == ["0", "1"]
 
 
-def test_missing_api_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_api_key_is_a_clear_error_without_langchain(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With LangChain installed its client decides (tests/parity/test_missing_api_key.py).
+    from deepagents_rs import _native_models
+
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setattr(_native_models, "_has_langchain", lambda: False)
     with pytest.raises(ValueError, match="ANTHROPIC_API_KEY"):
         create_deep_agent(model=MODEL)
 

@@ -140,8 +140,12 @@ def test_a_gpt5_reasoning_model_drops_temperature_as_langchain_does(sim: SimOpen
     assert "temperature" not in sim.requests[0].body
 
 
-def test_a_missing_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, profiles: None) -> None:
+def test_a_missing_key_is_a_clear_error_without_langchain(monkeypatch: pytest.MonkeyPatch, profiles: None) -> None:
+    # With LangChain installed its client decides (tests/parity/test_missing_api_key.py).
+    from deepagents_rs import _native_models
+
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(_native_models, "_has_langchain", lambda: False)
     with pytest.raises(ValueError, match="OPENAI_API_KEY"):
         create_deep_agent(model=MODEL)
 

@@ -21,17 +21,6 @@ PLANNED = {
     "HarnessProfile": "harness profiles (issue 23)",
     "HarnessProfileConfig": "harness profiles (issue 23)",
     "register_harness_profile": "harness profiles (issue 23)",
-    "RubricMiddleware": "rubric (issue 23)",
-    "RubricState": "rubric (issue 23)",
-    "RubricEvaluation": "rubric (issue 23)",
-    "RubricResult": "rubric (issue 23)",
-    "GRADER_SYSTEM_PROMPT": "rubric (issue 23)",
-    "RUBRIC_GRADER_MESSAGE_SOURCE": "rubric (issue 23)",
-    "CriterionEval": "rubric (issue 23)",
-    "CriterionFail": "rubric (issue 23)",
-    "CriterionPass": "rubric (issue 23)",
-    "GraderResponse": "rubric (issue 23)",
-    "GraderVerdict": "rubric (issue 23)",
     "SubAgentMiddleware": "the subagent stack is the core's; its middleware face (issue 23)",
 }
 

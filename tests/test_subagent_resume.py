@@ -27,6 +27,7 @@ from test_hitl import DECISIONS, interrupts
 from test_threads import (
     BLOCKING_ECHO,
     IMPLS,
+    SAVER_AT,
     THREAD,
     _killed_and_resumed,
     _value,
@@ -272,14 +273,14 @@ def test_other_subagents_resume_where_they_stopped(subagent: dict, parent_gate: 
 #: its thread by a fresh process: `argv` = implementation, SQLite path, work directory,
 #: `start` or `resume`. The model answers by the conversation it is given, so a resumed
 #: process needs no count of what was said; `echo` is test_threads' blocking tool.
-KILLED_IN_SUBAGENT = textwrap.dedent(
-    """
+KILLED_IN_SUBAGENT = (
+    textwrap.dedent(
+        """
     import importlib, os, sqlite3, sys, time
     from typing import Any
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
-    from langgraph.checkpoint.sqlite import SqliteSaver
 
     impl, where, work, mode = sys.argv[1:5]
 
@@ -309,7 +310,7 @@ KILLED_IN_SUBAGENT = textwrap.dedent(
 
     BLOCKING_ECHO
 
-    saver = SqliteSaver(sqlite3.connect(where, check_same_thread=False))
+    SAVER_AT
     config = {"configurable": {"thread_id": "killed"}}
     agent = importlib.import_module(impl).create_deep_agent(model=ByConversation(), tools=[echo], checkpointer=saver)
     if mode == "start":
@@ -318,15 +319,23 @@ KILLED_IN_SUBAGENT = textwrap.dedent(
         result = agent.invoke(None, config)
         print("RESULT", [(m.type, m.content) for m in result["messages"]])
     """
-).replace("BLOCKING_ECHO", BLOCKING_ECHO)
+    )
+    .replace("BLOCKING_ECHO", BLOCKING_ECHO)
+    .replace("SAVER_AT", SAVER_AT)
+)
 
 
-def test_a_run_killed_inside_a_subagent_resumes_it_where_it_was(tmp_path: Path) -> None:
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_a_run_killed_inside_a_subagent_resumes_it_where_it_was(store: str, tmp_path: Path, request: Any) -> None:
     out = []
     for impl in ("deepagents", "deepagents_rs"):
         work = tmp_path / impl
         work.mkdir()
-        out.append(_killed_and_resumed(impl, str(work / "thread.sqlite"), work, KILLED_IN_SUBAGENT))
+        if store == "sqlite":
+            where = f"sqlite:{work / 'thread.sqlite'}"
+        else:
+            where = fresh_database(request.getfixturevalue("pg_dsn"))
+        out.append(_killed_and_resumed(impl, where, work, KILLED_IN_SUBAGENT))
     # The subagent's finished calls are not run again: only the one the kill cut short.
     assert out[0][0] == ["step 0", "step 1", "step 2", "step 2", "step 3"]
     assert out[1] == out[0]
@@ -367,3 +376,48 @@ def test_a_compiled_subagent_checkpoints_in_its_task_and_resumes_where_it_stoppe
     assert len(out[1][2]) == 4  # the subagent's finished model call is not made again
     found = first_difference(out[0][3], out[1][3])
     assert found is None, found
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_gated_calls_in_two_subagents_of_one_step_stop_and_resume_together(asynchronous: bool) -> None:
+    def specs(models: dict[str, ScriptedChatModel]) -> list[dict]:
+        return [
+            {"name": name, "description": f"Helper {name}.", "system_prompt": "Help.", "model": models[name]}
+            for name in ("a", "b")
+        ]
+
+    parent_script = [
+        ai_tool_calls(
+            ("task", {"description": "first", "subagent_type": "a"}, "call_A"),
+            ("task", {"description": "second", "subagent_type": "b"}, "call_B"),
+        ),
+        "done",
+    ]
+    out = []
+    for impl in IMPLS:
+        models = {
+            "a": ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 5}, "call_SA")), "a done"]),
+            "b": ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 6}, "call_SB")), "b done"]),
+        }
+        parent = ScriptedChatModel(parent_script)
+        agent = make(impl, InMemorySaver(), parent, subagents=specs(models))
+
+        async def run(agent: Any = agent) -> tuple[Any, Any]:
+            first = await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
+            answers = {i.id: {"decisions": [{"type": "approve"}]} for i in first["__interrupt__"]}
+            return first, await agent.ainvoke(Command(resume=answers), THREAD)
+
+        if asynchronous:
+            first, resumed = asyncio.run(run())
+        else:
+            first = agent.invoke({"messages": [("user", "go")]}, THREAD)
+            answers = {i.id: {"decisions": [{"type": "approve"}]} for i in first["__interrupt__"]}
+            resumed = agent.invoke(Command(resume=answers), THREAD)
+        stopped = sorted(str(v) for v in interrupts(first["__interrupt__"]))
+        out.append(
+            (stopped, _value(resumed), {k: calls_made(m, "drop") for k, m in models.items()}, calls_made(parent))
+        )
+    assert len(out[0][0]) == 2
+    assert out[1] == out[0]
+    # Each subagent's model was asked twice: its gated call is not asked for again.
+    assert [len(c) for c in out[1][2].values()] == [2, 2]

@@ -419,6 +419,24 @@ BLOCKING_ECHO = (
     + "\n"
 )
 
+#: The killed workers' saver: `where` is `sqlite:<path>` or a PostgreSQL url.
+SAVER_AT = (
+    textwrap.dedent(
+        """
+    if where.startswith("sqlite:"):
+        from langgraph.checkpoint.sqlite import SqliteSaver
+        saver = SqliteSaver(sqlite3.connect(where[len("sqlite:"):], check_same_thread=False))
+    else:
+        import psycopg
+        from psycopg.rows import dict_row
+        from langgraph.checkpoint.postgres import PostgresSaver
+        saver = PostgresSaver(psycopg.connect(where, autocommit=True, prepare_threshold=0, row_factory=dict_row))
+        saver.setup()
+    """
+    ).strip()
+    + "\n"
+)
+
 #: A run on a thread in a process of its own, killed or resumed: `argv` = implementation,
 #: saver (`sqlite:<path>` or a PostgreSQL url), work directory, `start` or `resume`. The
 #: `echo` tool logs each execution; the third blocks the first time (after a marker file),
@@ -433,15 +451,7 @@ KILLED_WORKER = textwrap.dedent(
     STEPS = 4
 
     {echo}
-    if where.startswith("sqlite:"):
-        from langgraph.checkpoint.sqlite import SqliteSaver
-        saver = SqliteSaver(sqlite3.connect(where[len("sqlite:"):], check_same_thread=False))
-    else:
-        import psycopg
-        from psycopg.rows import dict_row
-        from langgraph.checkpoint.postgres import PostgresSaver
-        saver = PostgresSaver(psycopg.connect(where, autocommit=True, prepare_threshold=0, row_factory=dict_row))
-        saver.setup()
+    {saver}
     script = [ai_tool_calls(("echo", {{"text": f"step {{i}}"}}, f"call_{{i}}")) for i in range(STEPS)] + ["done"]
     config = {{"configurable": {{"thread_id": "killed"}}}}
     module = importlib.import_module(impl)
@@ -455,7 +465,7 @@ KILLED_WORKER = textwrap.dedent(
         result = agent.invoke(None, config)
         print("RESULT", [(m.type, m.content) for m in result["messages"]])
     """
-).format(tests=str(Path(__file__).resolve().parent), echo=BLOCKING_ECHO)
+).format(tests=str(Path(__file__).resolve().parent), echo=BLOCKING_ECHO, saver=SAVER_AT)
 
 
 def _killed_and_resumed(impl: str, where: str, work: Path, worker: str = KILLED_WORKER) -> tuple[list[str], str]:

@@ -8,24 +8,37 @@ result = agent.invoke({"messages": [{"role": "user", "content": "hi"}]})
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._core import __version__ as _core_version
-from .errors import GraphRecursionError, ModelConnectionError, ModelProviderError
-from .graph import DeepAgent, create_deep_agent
+from ._lazy import lazy_names
+from .errors import ModelProviderError
+from .graph import create_deep_agent
 from .middleware.filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .middleware.memory import MemoryMiddleware
 from .middleware.subagents import CompiledSubAgent, SubAgent
 from .profiles import ProviderProfile, register_provider_profile
 
+if TYPE_CHECKING:
+    from ._deep_agent import DeepAgent
+    from ._deep_state import DeepAgentState
+    from .errors import GraphRecursionError, ModelConnectionError
+    from .middleware.rubric import RubricMiddleware
+
 __version__ = _core_version
 
-
-def __getattr__(name: str) -> object:
-    # `DeepAgentState` needs LangChain and LangGraph: imported when first asked for.
-    if name == "DeepAgentState":
-        from ._deep_state import DeepAgentState
-
-        return DeepAgentState
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Names whose classes are LangGraph's or LangChain's, or subclass them: resolved when first
+# asked for, so that importing the package loads neither.
+__getattr__, __dir__ = lazy_names(
+    globals(),
+    {
+        "DeepAgent": "._deep_agent",
+        "DeepAgentState": "._deep_state",
+        "GraphRecursionError": ".errors",
+        "ModelConnectionError": ".errors",
+        "RubricMiddleware": ".middleware.rubric",
+    },
+)
 
 
 __all__ = [
@@ -40,6 +53,7 @@ __all__ = [
     "ModelConnectionError",
     "ModelProviderError",
     "ProviderProfile",
+    "RubricMiddleware",
     "SubAgent",
     "__version__",
     "create_deep_agent",

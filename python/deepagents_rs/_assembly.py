@@ -76,6 +76,13 @@ def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
     raise TypeError(f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}")
 
 
+class SchemaOf:
+    """A ``state_schema`` where the state-key readers look for one (on a middleware)."""
+
+    def __init__(self, schema: type) -> None:
+        self.state_schema = schema
+
+
 class StateKeys:
     """The state keys user middleware declares (their ``state_schema``s): which the graph
     takes as input, which it leaves out of its output, which are private (never passed to
@@ -146,3 +153,24 @@ def _declared_jumps(middleware: Sequence[Any]) -> dict[str, list[str]]:
     from ._graph_edges import HOOKS
 
     return {f"{m.name}.{hook}": _get_can_jump_to(m, hook) for m in middleware or () for hook in HOOKS}
+
+
+def face_parts(
+    node_names: Sequence[str],
+    holders: Sequence[Any],
+    state_schema: type | None,
+    middleware: Sequence[Any],
+    tools_may_end: bool,
+) -> tuple[Any, list]:
+    """What the agent's graph face is drawn from: the state schemas of ``holders`` (the
+    middleware and the agent's own entries) with the user's ``state_schema``, and the edges
+    between the core's nodes (``tools_may_end``: a tools step can end the run)."""
+    from ._graph_edges import agent_edges
+    from ._graph_face import IS_GRAPH
+    from ._threads import StateSchemas
+
+    schemas: Any = [m.state_schema for m in holders if getattr(m, "state_schema", None) is not None]
+    if state_schema is not None:
+        schemas = StateSchemas(schemas, state_schema)
+    edges = agent_edges(node_names, _declared_jumps(middleware), tools_may_end) if IS_GRAPH else []
+    return schemas, edges

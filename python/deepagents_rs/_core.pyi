@@ -47,6 +47,7 @@ class CoreAgent:
         summarization: dict[str, Any] | None = None,
         memory: dict[str, Any] | None = None,
         skills: dict[str, Any] | None = None,
+        plain: bool = False,
     ) -> None: ...
     @property
     def model_id(self) -> str:

@@ -10,7 +10,6 @@ core: under ``invoke`` they block, under ``ainvoke`` they are awaited.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import functools
 import inspect
@@ -123,6 +122,8 @@ def _overrides(mw: Any, attr: str) -> bool:
 def _in_thread(fn: Any, *args: Any) -> Any:
     """Runs a sync method from async code the way LangChain does: in an executor, in a copy
     of the caller's context."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     return loop.run_in_executor(None, functools.partial(contextvars.copy_context().run, fn, *args))
 

@@ -58,6 +58,16 @@ _OPENAI_BODY = frozenset(
 )
 
 
+#: Where each native provider's LangChain client finds its key.
+_KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+
+def _has_langchain() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("langchain") is not None
+
+
 def _secret(value: Any) -> Any:
     # LangChain takes keys as pydantic SecretStr too.
     get = getattr(value, "get_secret_value", None)
@@ -124,6 +134,11 @@ def native_settings(provider: str, kwargs: dict[str, Any], model_name: str = "")
             body.update(value)
         else:
             return None
+    if "api_key" not in settings and not os.environ.get(_KEY_VARIABLES[provider]) and _has_langchain():
+        # No key: LangChain's client decides what that means (the OpenAI SDK refuses to build,
+        # Anthropic's fails when called), as deepagents' model does. Without LangChain the
+        # core says which variable to set.
+        return None
     if provider == "openai":
         settings["use_responses_api"] = _openai_uses_responses(model_name, settings, body)
     if body:

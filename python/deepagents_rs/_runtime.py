@@ -10,10 +10,12 @@ so a run nested at any depth, through any mix of sync and async tools, gets a fr
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 _lock = threading.Lock()
 _loops: list[tuple[asyncio.AbstractEventLoop, threading.Thread]] = []
@@ -38,6 +40,8 @@ def exit_blocking_invoke(token: contextvars.Token) -> None:
 
 def background_loop() -> asyncio.AbstractEventLoop:
     """A loop no caller of the current run is blocking."""
+    import asyncio
+
     blocked = _BLOCKED.get()
     with _lock:
         depth = 0
@@ -64,6 +68,8 @@ class CancelHandle:
         self._cancelled = False
 
     async def run(self, coro: Any) -> Any:
+        import asyncio
+
         self._task = asyncio.current_task()
         self._loop = asyncio.get_running_loop()
         if self._cancelled:

@@ -1,8 +1,9 @@
-"""Structured output through a tool (LangChain's ``ToolStrategy``), for ``response_format``.
-
-The core offers the schema as one more tool, makes the model call a tool, and hands a call to
-the schema tool here to be parsed with the user's schema (a pydantic model, dataclass,
-TypedDict or JSON-schema dict), as LangChain's ``create_agent`` parses it.
+"""``response_format``, as LangChain's ``create_agent`` runs it: through tools
+(``ToolStrategy``: the core offers each schema of it, one or a union's, as one more tool,
+makes the model call a tool, and hands a call to a schema tool here to be parsed with its
+schema) or natively (``ProviderStrategy``: the core sends the provider the JSON schema and
+hands a reply's text here); a bare schema (``AutoStrategy``) goes natively where LangChain
+would. Schemas are pydantic models, dataclasses, TypedDicts or JSON-schema dicts.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ import json
 import types
 import typing
 from typing import Any
-
-from pydantic import TypeAdapter
 
 from . import _compat
 
@@ -50,6 +49,9 @@ class _SchemaTool:
     def __init__(self, schema: Any, name: str | None = None) -> None:
         self.schema = schema
         self.is_json_schema = isinstance(schema, dict)
+        # pydantic is imported for a response format only (not at the package's import).
+        from pydantic import TypeAdapter
+
         self._adapter = None if self.is_json_schema else TypeAdapter(schema)
         try:
             from langchain.agents.structured_output import OutputToolBinding, _SchemaSpec
@@ -100,6 +102,7 @@ class ResponseFormatAdapter:
             # the earlier one's place.
             self._by_name[tool.name] = tool
         self.tools = list(self._by_name.values())
+        self.schema_tools_set_up = True
         self.tool_message_content = tool_message_content
         self.handle_errors = handle_errors
 
@@ -163,8 +166,13 @@ class ProviderFormatAdapter:
     the core sends ``response_format`` with the request and calls ``parse_text`` on a reply
     without tool calls."""
 
-    def __init__(self, schema: Any, *, strict: bool | None = None) -> None:
+    def __init__(self, schema: Any, *, strict: bool | None = None, auto: bool = False) -> None:
+        from pydantic import TypeAdapter
+
         self.schema = schema
+        #: create_agent sets a bare schema's tools up (as a ToolStrategy) even where it sends
+        #: the schema natively: its tools step may then end the run.
+        self.schema_tools_set_up = auto
         self.is_json_schema = isinstance(schema, dict)
         self._adapter = None if self.is_json_schema else TypeAdapter(schema)
         #: The name LangChain's errors carry.
@@ -225,6 +233,12 @@ def with_schema_tool(tools: list, structured: Any) -> list:
     return [*tools, *structured.tools] if isinstance(structured, ResponseFormatAdapter) else tools
 
 
+def tools_may_end(structured: Any, tools: list) -> bool:
+    """Whether a tools step can end the run, as LangChain's graph draws it: a
+    ``return_direct`` tool, or schema tools set up for the format."""
+    return any(t.return_direct for t in tools) or getattr(structured, "schema_tools_set_up", False)
+
+
 def make_response_format(
     response_format: Any, *, model: Any, tools: list
 ) -> ResponseFormatAdapter | ProviderFormatAdapter | None:
@@ -248,7 +262,7 @@ def make_response_format(
     # create_agent sets the schema up as a ToolStrategy first, which refuses what it cannot use.
     variants = _tool_variants(schema, ToolStrategy)
     if _provider_strategy_expected(model, tools):
-        return ProviderFormatAdapter(schema)
+        return ProviderFormatAdapter(schema, auto=True)
     return ResponseFormatAdapter(variants)
 
 

@@ -135,7 +135,10 @@ class _SubagentView:
     def take(self, node: str, arg: Any, config: dict) -> Any:
         if self.ns is None:
             snapshot = None if isinstance(arg, dict) else self.graph.get_state(self._checkpoint())
-            self.feed.start_resuming("tools", *self._root, self._resumed(node, arg, config, snapshot))
+            if self.feed.expected is None:
+                self.feed.expected = _stopped_subagents(self._root[1])
+            resumed = self._resumed(node, arg, config, snapshot)
+            self.feed.start_resuming("tools", *self._root, resumed, self.feed.expected)
             child = self.feed.child(self.call_id)
             if child is None:
                 raise self.feed._missing(node, config)
@@ -145,7 +148,10 @@ class _SubagentView:
     async def atake(self, node: str, arg: Any, config: dict) -> Any:
         if self.ns is None:
             snapshot = None if isinstance(arg, dict) else await self.graph.aget_state(self._checkpoint())
-            await self.feed.astart_resuming("tools", *self._root, self._resumed(node, arg, config, snapshot))
+            if self.feed.expected is None:
+                self.feed.expected = await _astopped_subagents(self._root[1])
+            resumed = self._resumed(node, arg, config, snapshot)
+            await self.feed.astart_resuming("tools", *self._root, resumed, self.feed.expected)
             child = await self.feed.achild(self.call_id)
             if child is None:
                 raise self.feed._missing(node, config)
@@ -171,6 +177,53 @@ class _streams_interrupt:
 
         if isinstance(exc, GraphInterrupt) and exc.args and self._view.ns is not None:
             self._feed.forward(("updates", self._view.ns, ("__interrupt__", tuple(exc.args[0]), False)))
+
+
+def _stopped_at(task_config: dict) -> tuple[Any, dict, str] | None:
+    """The saver, the parent's checkpoint config and the prefix of its tasks' namespaces, for
+    the `tools` task ``task_config`` is of."""
+    found = _saved_at(task_config)
+    if found is None:
+        return None
+    saver, at = found
+    own = at["configurable"]["checkpoint_ns"]
+    parent = own.rsplit("|", 1)[0] if "|" in own else ""
+    parent_at = {"configurable": {**at["configurable"], "checkpoint_ns": parent}}
+    return saver, parent_at, f"{parent}|" if parent else ""
+
+
+def _interrupted_tasks(saved: Any) -> list[str]:
+    return sorted({w[0] for w in (saved.pending_writes or []) if w[1] == "__interrupt__"}) if saved else []
+
+
+def _at(config: dict, ns: str) -> dict:
+    return {"configurable": {**config["configurable"], "checkpoint_ns": ns}}
+
+
+def _stopped_subagents(task_config: dict) -> int:
+    """How many subagents of the step being resumed stopped inside (each resumes from its
+    own checkpoint, all in the one run of the core)."""
+    found = _stopped_at(task_config)
+    if found is None:
+        return 1
+    saver, parent_at, prefix = found
+    stopped = 0
+    for task_id in _interrupted_tasks(saver.get_tuple(parent_at)):
+        sub = saver.get_tuple(_at(parent_at, f"{prefix}tools:{task_id}"))
+        stopped += bool(_interrupted_tasks(sub))
+    return max(stopped, 1)
+
+
+async def _astopped_subagents(task_config: dict) -> int:
+    found = _stopped_at(task_config)
+    if found is None:
+        return 1
+    saver, parent_at, prefix = found
+    stopped = 0
+    for task_id in _interrupted_tasks(await saver.aget_tuple(parent_at)):
+        sub = await saver.aget_tuple(_at(parent_at, f"{prefix}tools:{task_id}"))
+        stopped += bool(_interrupted_tasks(sub))
+    return max(stopped, 1)
 
 
 def _no_route(node: str, state: dict) -> Any:

@@ -8,13 +8,15 @@ writes from the same stream under the subagent's namespace.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import contextvars
 import inspect
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 _END = "__end__"
 
@@ -46,6 +48,8 @@ class TaskConfigs:
             return self._configs.get(call_id)
 
     async def await_(self, call_id: str, timeout: float = 60.0) -> dict | None:
+        import asyncio
+
         if call_id not in self._configs:
             event = self._waiting.setdefault(call_id, asyncio.Event())
             try:
@@ -54,6 +58,9 @@ class TaskConfigs:
                 return None
         return self._configs.get(call_id)
 
+
+#: How long (seconds) the first of a step's resuming subagents waits for the others' tasks.
+_RESUME_WAIT = 30.0
 
 #: The run's `TaskConfigs`, while the core runs under a thread graph (read by
 #: `_subagents.RunnableAdapter`, in the contextvars the core's run keeps).
@@ -84,6 +91,15 @@ class Feed:
         self._taken: set[int] = set()
         #: The subagents the core started, by their `task` call: `(ns, input state, nodes)`.
         self._starts: dict[str, collections.deque] = {}
+        #: The interrupts subagents stopped for, by their namespace.
+        self._paused: dict[tuple, BaseException] = {}
+        #: Subagents waiting to resume together, by call (see `start_resuming`).
+        self._resumes: dict[str, tuple] = {}
+        self._resumes_ready = threading.Condition()
+        self._resumed_with: set[str] = set()
+        #: How many subagents of the step the run resumes stopped inside (`expected_resumes`).
+        self.expected: int | None = None
+        self._aresumes_ready: asyncio.Condition | None = None
         #: Where each task the core ran goes next, by task id.
         self.routes: dict[str, Any] = {}
         #: The subagents followed as subgraphs (`_subagent_threads.SubagentThreads`), if any.
@@ -110,6 +126,10 @@ class Feed:
             if kind == "subagent":
                 call_id, state, nodes = value
                 self._starts.setdefault(call_id, collections.deque()).append((ns, state, nodes))
+            elif kind == "paused":
+                # A subagent stopped for its own interrupt: the graph following it stops with
+                # that one (the run's error is the first of its step's).
+                self._paused[ns] = value[1]
             else:
                 self._entries.append(("route", ns, node, (kind, value)))
         self._forward(item)
@@ -220,7 +240,7 @@ class Feed:
                 self._events = self.begin(node, arg, config)
             while (index := self._taken_write(ns, node, arg)) is None:
                 if not self._pull():
-                    raise self._missing(node, config)
+                    raise self._missing(node, config, ns)
             while not (route := self._route(index))[0]:
                 self._pull()
             self._keep_route(config, route[1])
@@ -233,13 +253,15 @@ class Feed:
                 self._events = await events if inspect.isawaitable(events) else events
             while (index := self._taken_write(ns, node, arg)) is None:
                 if not await self._apull():
-                    raise self._missing(node, config)
+                    raise self._missing(node, config, ns)
             while not (route := self._route(index))[0]:
                 await self._apull()
             self._keep_route(config, route[1])
             return _command(self._entries[index][3])
 
     def _async_lock(self) -> asyncio.Lock:
+        import asyncio
+
         if self._alock is None:
             self._alock = asyncio.Lock()
         return self._alock
@@ -283,27 +305,53 @@ class Feed:
                 events = self.begin(node, arg, config)
                 self._events = await events if inspect.isawaitable(events) else events
 
-    def start_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> Any:
+    def start_resuming(self, node: str, arg: Any, config: dict, subagent: tuple, expected: int) -> None:
         """Starts the core's run at ``node`` (the `tools` task of a `task` call), resuming
-        the subagent ``(call id, state, node, steps run, task config)`` inside it."""
+        the subagent ``(call id, state, node, steps run, task config, finished calls)``
+        inside it, once the ``expected`` subagents of the step that resume have all asked
+        (LangGraph runs their tasks side by side; the core resumes them in one run)."""
+        with self._resumes_ready:
+            self._resumes[subagent[0]] = subagent
+            self._resumes_ready.notify_all()
+            self._resumes_ready.wait_for(lambda: len(self._resumes) >= expected or self.started, _RESUME_WAIT)
         with self._lock:
-            self._start_once(node, arg, config, subagent)
-            self._events = self.begin(node, arg, config, [subagent])
+            if self._events is None:
+                self._resumed_with = set(self._resumes)
+                self._events = self.begin(node, arg, config, list(self._resumes.values()))
+            self._check_resumed(subagent)
 
-    async def astart_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
+    async def astart_resuming(self, node: str, arg: Any, config: dict, subagent: tuple, expected: int) -> None:
+        import asyncio
+
+        if self._aresumes_ready is None:
+            self._aresumes_ready = asyncio.Condition()
+        async with self._aresumes_ready:
+            self._resumes[subagent[0]] = subagent
+            self._aresumes_ready.notify_all()
+            try:
+                await asyncio.wait_for(
+                    self._aresumes_ready.wait_for(lambda: len(self._resumes) >= expected or self.started), _RESUME_WAIT
+                )
+            except TimeoutError:
+                pass
         async with self._async_lock():
-            self._start_once(node, arg, config, subagent)
-            events = self.begin(node, arg, config, [subagent])
-            self._events = await events if inspect.isawaitable(events) else events
+            if self._events is None:
+                self._resumed_with = set(self._resumes)
+                events = self.begin(node, arg, config, list(self._resumes.values()))
+                self._events = await events if inspect.isawaitable(events) else events
+            self._check_resumed(subagent)
 
-    def _start_once(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
-        if self._events is not None:
+    def _check_resumed(self, subagent: tuple) -> None:
+        if subagent[0] not in self._resumed_with:
             from ._run_options import _planned
 
-            # Another `task` call of the same step started the core first, without this one.
-            raise _planned("resuming interrupts raised inside several subagents of one step", "durable threads")
+            # Its task came after the core had started without it (past the wait).
+            raise _planned("resuming a subagent whose task started after the others of its step", "durable threads")
 
-    def _missing(self, node: str, config: dict) -> BaseException:
+    def _missing(self, node: str, config: dict, ns: tuple = ()) -> BaseException:
+        if ns in self._paused:
+            self._error_raised = True
+            return _in_task(self._paused[ns], config)
         if self._error is not None:
             self._error_raised = True
             return _in_task(self._error, config)

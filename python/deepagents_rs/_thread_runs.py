@@ -250,13 +250,13 @@ class ThreadRuns:
         return GraphOutput(state, interrupted.interrupts)
 
     def _thread_result(self, shaper: _stream.Shaper, runs: Any, config: dict | None, version: str) -> Any:
-        interrupted = None
+        stops: list[_threads.Interrupted] = []
         with _RootRun(shaper, self._fail):
             for item in runs:
                 if isinstance(item, _threads.Interrupted):
-                    interrupted = item
-        if interrupted is not None:
-            return self._interrupt_result(interrupted, shaper.final, version)
+                    stops.append(item)
+        if stops:
+            return self._interrupt_result(_threads.Interrupted.joined(stops), shaper.final, version)
         if shaper.final is None:
             # Nothing to run (an idle thread given no input): the thread's state.
             return _versioned(self._graph_values(self._thread(config).graph.get_state(config).values), version)
@@ -307,13 +307,13 @@ class ThreadRuns:
 
     async def _thread_ainvoke(self, input: Any, config: dict | None, version: str, kwargs: dict) -> Any:
         shaper, _out, runs = self._thread_run(input, config, False, False, version, kwargs, asynchronous=True)
-        interrupted = None
+        stops: list[_threads.Interrupted] = []
         with _RootRun(shaper, self._fail):
             async for item in runs:
                 if isinstance(item, _threads.Interrupted):
-                    interrupted = item
-        if interrupted is not None:
-            return self._interrupt_result(interrupted, shaper.final, version)
+                    stops.append(item)
+        if stops:
+            return self._interrupt_result(_threads.Interrupted.joined(stops), shaper.final, version)
         if shaper.final is None:
             # Nothing to run (an idle thread given no input): the thread's state.
             return _versioned(self._graph_values((await self._thread(config).graph.aget_state(config)).values), version)
@@ -323,31 +323,32 @@ class ThreadRuns:
         self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
     ) -> Iterator[Any]:
         shaper, out, runs = self._thread_run(input, config, stream_mode, subgraphs, version, kwargs, asynchronous=False)
-        interrupted = None
+        stops: list[_threads.Interrupted] = []
         with _RootRun(shaper, self._fail):
             for item in runs:
                 if isinstance(item, _threads.Interrupted):
-                    interrupted = item
+                    stops.append(item)
                 yield from _drain(out)
             yield from _drain(out)
-            if interrupted is not None:
-                yield from shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final))
+            # LangGraph streams each interrupted task's interrupts on their own.
+            for stop in stops:
+                yield from shaper.interrupted(stop.interrupts, self._stopped_state(stop, shaper.final))
 
     async def _thread_astream(
         self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
     ) -> AsyncIterator[Any]:
         shaper, out, runs = self._thread_run(input, config, stream_mode, subgraphs, version, kwargs, asynchronous=True)
-        interrupted = None
+        stops: list[_threads.Interrupted] = []
         with _RootRun(shaper, self._fail):
             async for item in runs:
                 if isinstance(item, _threads.Interrupted):
-                    interrupted = item
+                    stops.append(item)
                 for chunk in _drain(out):
                     yield chunk
             for chunk in _drain(out):
                 yield chunk
-            if interrupted is not None:
-                for chunk in shaper.interrupted(interrupted.interrupts, self._stopped_state(interrupted, shaper.final)):
+            for stop in stops:
+                for chunk in shaper.interrupted(stop.interrupts, self._stopped_state(stop, shaper.final)):
                     yield chunk
 
 

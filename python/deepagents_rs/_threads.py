@@ -342,6 +342,14 @@ class Interrupted:
         self.interrupts = tuple(interrupts)
         self.state = state
 
+    @classmethod
+    def joined(cls, stops: Sequence[Interrupted]) -> Interrupted:
+        """A step whose tasks stopped one by one (subagents side by side): their
+        interrupts together, as LangGraph's ``invoke`` gathers them."""
+        if len(stops) == 1:
+            return stops[0]
+        return cls(tuple(i for s in stops for i in s.interrupts), stops[-1].state)
+
 
 def _graph_config(config: dict, feed: Feed, checkpointer: Any) -> dict:
     """The thread graph's config: the caller's thread, its metadata and limit; no callbacks

@@ -1,38 +1,39 @@
-"""``create_deep_agent``: the drop-in entry point, and the agent object it returns."""
+"""``create_deep_agent``: the drop-in entry point. The agent it returns is ``_deep_agent.DeepAgent``
+(also importable from here, resolved on first use)."""
 
 from __future__ import annotations
 
-import contextvars
 import warnings
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from . import _callbacks, _convert, _fs_interrupts, _lockstep, _run_context, _runtime, _stream
+from . import _fs_interrupts
 from ._assembly import (
+    SchemaOf,
     StateKeys,
     _check_unique_middleware,
     _core_model,
-    _declared_jumps,
     _deprecation_category,
     _human_in_the_loop,
     _split_filesystem,
     _system_message,
+    face_parts,
 )
 from ._backend_adapter import fs_config
 from ._core import CoreAgent
-from ._graph_edges import agent_edges
-from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
+from ._lazy import lazy_names
 from ._middleware import core_entries
-from ._run_options import _check_version, _graph_kwargs, _merge_configs, _planned, _versioned
-from ._structured import make_response_format, with_schema_tool
+from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import build_specs
 from ._summarization import core_config as summarization_config
-from ._thread_runs import ThreadRuns, _RootRun
 from ._threads import StateSchemas
 from ._tools import ToolAdapter, to_adapter
 from .backends.state import StateBackend
 from .middleware.memory import MEMORY_CONTENTS_KEY, MemoryMiddleware
 from .middleware.skills import SKILLS_OMITTED_KEYS, SKILLS_PRIVATE_KEYS, SkillsMiddleware, passed_skills_middleware
+
+if TYPE_CHECKING:
+    from ._deep_agent import DeepAgent
 
 #: deepagents compiles its graph with this recursion limit.
 DEFAULT_RECURSION_LIMIT = 9999
@@ -52,439 +53,7 @@ _STATE_KEYS = ("messages", "files")
 SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY = "__deepagents_subagent_response_format"
 
 
-class DeepAgent(ThreadRuns, GraphBase):
-    """A compiled deep agent. ``invoke``/``ainvoke`` take and return state dicts shaped like
-    deepagents' (``{"messages": [...], "files": {...}}``). With LangGraph installed it is a
-    ``CompiledStateGraph`` to the code around it (see ``_graph_face``), run by the core."""
-
-    def __init__(
-        self,
-        core: CoreAgent,
-        *,
-        name: str | None,
-        model: Any = None,
-        defaults: dict | None = None,
-        schema: StateKeys | None = None,
-        store: Any = None,
-        checkpointer: Any = None,
-        state_schemas: Sequence[type] = (),
-        subagent_schemas: dict[str, list[type]] | None = None,
-        subagent_private: Iterable[str] = (),
-        subagent_forks: Iterable[str] = (),
-        thread: Any = None,
-        interrupts: bool = False,
-        graph_name: str | None = None,
-        edges: list | None = None,
-        face: Any = None,
-        transformers: Sequence[Any] = (),
-        context_schema: type | None = None,
-        cache: Any = None,
-        debug: bool = False,
-    ) -> None:
-        self._core = core
-        self._agent_name = name
-        self._store = store
-        self.checkpointer = checkpointer
-        self._state_schemas = state_schemas if isinstance(state_schemas, StateSchemas) else list(state_schemas)
-        # The state schemas of the subagents the core runs, by name: their graphs' channels
-        # when their runs are checkpointed as subgraphs of their tasks.
-        self._subagent_schemas = dict(subagent_schemas or {})
-        self._subagent_private = frozenset(subagent_private)
-        self._subagent_forks = set(subagent_forks)
-        self._interrupts = interrupts
-        # The LangGraph graph that checkpoints runs (`_threads`), built on first use.
-        self._thread_graph = thread
-        self._model = model
-        self._call_defaults = defaults or {}
-        self._schema = schema or StateKeys()
-        # LangGraph's name for an unnamed graph, as deepagents' graph has it.
-        self.name = graph_name or name or ("LangGraph" if IS_GRAPH else None)
-        self.config = {
-            "recursion_limit": DEFAULT_RECURSION_LIMIT,
-            "metadata": {
-                "ls_integration": "deepagents",
-                "lc_versions": {"deepagents": "0.7.32"},
-                "lc_agent_name": name,
-            },
-            "configurable": {},
-        }
-        self._edges = edges or []
-        self._context_schema = context_schema
-        self._face = face
-        # LangGraph's node cache, as deepagents compiles it in: only nodes with a cache policy
-        # use it, and neither create_agent nor deepagents gives one, so no run reads it.
-        self._cache = cache
-        self._debug = bool(debug)
-        if IS_GRAPH:
-            self.store = store
-            if self._face is None:
-                self._face = face_graph(
-                    core.node_names,
-                    self._state_schemas,
-                    self._edges,
-                    core.tool_names,
-                    self.name,
-                    transformers,
-                    context_schema,
-                )
-            take_graph_attributes(self, self._face)
-            self.cache = cache
-            self.debug = self._debug
-
-    def __repr__(self) -> str:
-        return f"DeepAgent(name={self.name!r}, model={self._core.model_id!r}, tools={self._core.tool_names!r})"
-
-    def _prepare(self, input: Any, config: dict | None, kwargs: dict) -> tuple[dict, int, dict, Any, Any]:
-        """The core's arguments: state, recursion limit, the run config handed to tools and
-        compiled subagents (as LangGraph hands it), a subagent response format, and the run's
-        tracer (LangChain callbacks, LangSmith) when it is traced."""
-        kwargs = dict(kwargs)
-        context = kwargs.pop("context", None)
-        kwargs = _graph_kwargs(kwargs, getattr(self, "output_channels", None))
-        if kwargs:
-            raise _planned(f"invoke(**{sorted(kwargs)})", "streaming and graph options come with later issues")
-        if not isinstance(input, dict):
-            raise _convert.invalid_input(input)
-        config = _merge_configs(self._call_defaults, config or {})
-        unknown = set(config) - _TRACING_CONFIG_KEYS - {"recursion_limit", "configurable"}
-        if unknown:
-            raise _planned(f"config keys {sorted(unknown)}", "callbacks and runtime options")
-        limit = config.get("recursion_limit", DEFAULT_RECURSION_LIMIT)
-        # LangGraph's check, and its errors: a TypeError for what does not compare with an
-        # int, this ValueError below 1. A float or a bool counts steps as LangGraph counts
-        # them (step > limit).
-        if limit < 1:
-            raise ValueError("recursion_limit must be at least 1")
-        limit = int(min(limit, 2**62))
-        configurable = dict(config.get("configurable") or {})
-        # Without a checkpointer LangGraph ignores thread_id and checkpoint ids too; every
-        # other key reaches tools (a `config: RunnableConfig` argument) and compiled subagents.
-        # LangChain gives child runs neither the caller's run_id nor its run_name.
-        # Callbacks reach tools and models through their node's run, as LangGraph hands them.
-        run_config = {k: v for k, v in config.items() if k not in ("run_id", "run_name", "callbacks")}
-        if self._store is not None:
-            # Carried to the tool runtime (`runtime.store`, `get_store()` in tools), where
-            # LangGraph puts the graph's store; taken out of the config tools see.
-            configurable[_CONFIG_KEY_STORE] = self._store
-        if context is not None:
-            # LangGraph's runtime, where tools, middleware and backends read `runtime.context`
-            # (`get_runtime()` included); without a context the caller's (a parent graph's)
-            # stays.
-            configurable[_run_context.RUNTIME_KEY] = _run_context.runtime_with(
-                configurable.get(_run_context.RUNTIME_KEY), self._context_schema, context
-            )
-        # The graph's own metadata, for the tasks' configs (not the caller's metadata: tools
-        # and hooks of a subagent carry the subagent's).
-        configurable[_stream.AGENT_METADATA_KEY] = self.config["metadata"]
-        run_config.update(recursion_limit=limit, configurable=configurable)
-        subagent_format = configurable.get(SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY)
-        if subagent_format is not None:
-            subagent_format = make_response_format(subagent_format, model=self._model, tools=[])
-        state: dict[str, Any] = {"messages": _convert.input_messages(input.get("messages", []))}
-        if input.get("files") is not None:
-            state["files"] = input["files"]
-        # Keys of the middleware's state schemas are input too, unless marked private or
-        # omitted from input (LangGraph ignores them).
-        for key in self._schema.input:
-            if key in input:
-                state[key] = input[key]
-        tracer = None
-        if _callbacks.tracing_enabled(config):
-            tracer = _callbacks.RunTracer(
-                config,
-                metadata={**self.config["metadata"], **(config.get("metadata") or {})},
-                root_input=input,
-                result=self._result,
-            )
-        return state, limit, run_config, subagent_format, tracer
-
-    def _result(self, raw: dict) -> dict:
-        out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
-        omit = self._schema.omit_output
-        for key, value in raw.items():
-            if key != "messages" and key not in omit:
-                out[key] = value
-        return out
-
-    def _fail(self, exc: BaseException) -> None:
-        """An exception out of a run carries the state as it was when the run failed (every
-        completed step) in ``exc.partial_state``, in the same shape as a result."""
-        raw = getattr(exc, "partial_state", None)
-        if isinstance(raw, dict) and "messages" in raw:
-            exc.partial_state = self._result(raw)
-
-    def invoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
-        """Run the agent to completion. The GIL is released while Rust works.
-
-        A failing run raises what deepagents raises (a tool's own exception, for instance);
-        the state up to the failure is on the exception's ``partial_state``. With
-        ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
-        """
-        _check_version(version)
-        if self._debug or kwargs.get("debug") or kwargs.get("print_mode"):
-            # What LangGraph prints comes from its stream: the run streams its values.
-            values = [c for c in self.stream(input, config, stream_mode="values", **kwargs)]
-            return _versioned(values[-1] if values else {}, version)
-        if self._through_graph(None, kwargs, config):
-            return self._thread_invoke(input, config, version, kwargs)
-        state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
-        token = _runtime.enter_blocking_invoke()
-        try:
-            raw = self._core.invoke(state, limit, run_config, subagent_format, tracer)
-        except Exception as exc:
-            self._fail(exc)
-            raise
-        finally:
-            _runtime.exit_blocking_invoke(token)
-        return _versioned(self._result(raw), version)
-
-    async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
-        """Run the agent to completion on the running event loop."""
-        _check_version(version)
-        if self._debug or kwargs.get("debug") or kwargs.get("print_mode"):
-            values = [c async for c in self.astream(input, config, stream_mode="values", **kwargs)]
-            return _versioned(values[-1] if values else {}, version)
-        if self._through_graph(None, kwargs, config):
-            return await self._thread_ainvoke(input, config, version, kwargs)
-        state, limit, run_config, subagent_format, tracer = self._prepare(input, config, kwargs)
-        try:
-            raw = await self._core.ainvoke(state, limit, run_config, subagent_format, tracer)
-        except Exception as exc:
-            self._fail(exc)
-            raise
-        return _versioned(self._result(raw), version)
-
-    def batch(
-        self,
-        inputs: list[dict],
-        config: dict | list[dict] | None = None,
-        *,
-        return_exceptions: bool = False,
-        **kwargs: Any,
-    ) -> list[Any]:
-        """``invoke`` on each input, concurrently (the GIL is released while each runs). With
-        ``return_exceptions``, a failed input's exception takes its place in the list."""
-        from concurrent.futures import ThreadPoolExecutor
-
-        configs = config if isinstance(config, list) else [config] * len(inputs)
-        if len(configs) != len(inputs):
-            raise ValueError("batch: give one config, or one per input")
-        with ThreadPoolExecutor(max_workers=max(1, min(len(inputs), 8))) as pool:
-            # Each call in a copy of the caller's context, as LangChain's batch runs them.
-            futures = [
-                pool.submit(contextvars.copy_context().run, self.invoke, i, c, **kwargs)
-                for i, c in zip(inputs, configs)
-            ]
-            if not return_exceptions:
-                return [f.result() for f in futures]
-            return [f.exception() or f.result() for f in futures]
-
-    async def abatch(
-        self,
-        inputs: list[dict],
-        config: dict | list[dict] | None = None,
-        *,
-        return_exceptions: bool = False,
-        **kwargs: Any,
-    ) -> list[Any]:
-        """``ainvoke`` on each input, concurrently."""
-        import asyncio
-
-        configs = config if isinstance(config, list) else [config] * len(inputs)
-        if len(configs) != len(inputs):
-            raise ValueError("abatch: give one config, or one per input")
-        calls = (self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs))
-        return list(await asyncio.gather(*calls, return_exceptions=return_exceptions))
-
-    def _not_yet(self, method: str) -> NotImplementedError:
-        return NotImplementedError(f"deepagents_rs: DeepAgent.{method}() is not supported yet; it is planned.")
-
-    #: deepagents' graph streams updates when no mode is given.
-    stream_mode = "updates"
-
-    def _stream_setup(
-        self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
-    ) -> tuple[tuple, _stream.Shaper]:
-        kwargs = dict(kwargs)
-        context = kwargs.pop("context", None)
-        printed = _stream.print_modes(kwargs, self._debug)
-        kwargs = _graph_kwargs(kwargs, getattr(self, "output_channels", None))
-        given = {k for k, v in kwargs.items() if v not in (None, (), False, [])}
-        if given:
-            raise _planned(f"stream(**{sorted(given)})", "checkpointers, interrupts and runtime context")
-        modes, single = _stream.normalize_modes(stream_mode, self.stream_mode)
-        state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {"context": context})
-        merged = _merge_configs(self._call_defaults, config or {})
-        shaper = self._shaper(modes, single, subgraphs, version, merged)
-        shaper.print_modes = printed
-        shaper.tracer = tracer
-        if tracer is not None:
-            tracer.open_root(self.name)
-            if "updates" in modes and _lockstep.listens(merged.get("callbacks")):
-                tracer.lockstep = _lockstep.Lockstep()
-        core_modes = list(dict.fromkeys([*modes, *printed]))
-        return (state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
-
-    def _shaper(self, modes: list[str], single: bool, subgraphs: bool, version: str, config: dict) -> _stream.Shaper:
-        shaper = _stream.Shaper(
-            modes,
-            single,
-            bool(subgraphs),
-            version,
-            metadata={**self.config["metadata"], **(config.get("metadata") or {})},
-            tags=config.get("tags"),
-            result=self._result,
-        )
-        shaper.subgraph_private = self._subagent_private
-        return shaper
-
-    def stream(
-        self,
-        input: Any,
-        config: dict | None = None,
-        *,
-        stream_mode: Any = None,
-        subgraphs: bool = False,
-        version: str = "v1",
-        **kwargs: Any,
-    ) -> Iterator[Any]:
-        """Run the agent, yielding LangGraph's chunks for ``stream_mode`` (``"updates"`` by
-        default; ``"values"``, ``"messages"``, ``"custom"`` or a list of them), with
-        subagents' chunks under ``("tools:<id>",)`` when ``subgraphs=True`` and
-        ``{"type", "ns", "data"}`` parts when ``version="v2"``. Model tokens are streamed from
-        the provider only when ``"messages"`` is asked for."""
-        if self._through_graph(stream_mode, kwargs, config):
-            yield from self._thread_stream(input, config, stream_mode, subgraphs, version, kwargs)
-            return
-        args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
-        token = _runtime.enter_blocking_invoke()
-        try:
-            events = self._core.stream(*args)
-        finally:
-            _runtime.exit_blocking_invoke(token)
-        step = _StepTaken(shaper)
-        try:
-            with _RootRun(shaper, self._fail):
-                for item in events:
-                    emit, chunk = shaper.shape(item)
-                    if emit:
-                        yield chunk
-                    step.after(item)
-        finally:
-            step.close()
-            events.close()
-
-    async def astream(
-        self,
-        input: Any,
-        config: dict | None = None,
-        *,
-        stream_mode: Any = None,
-        subgraphs: bool = False,
-        version: str = "v1",
-        **kwargs: Any,
-    ) -> AsyncIterator[Any]:
-        """``stream`` on the running event loop."""
-        if self._through_graph(stream_mode, kwargs, config):
-            async for chunk in self._thread_astream(input, config, stream_mode, subgraphs, version, kwargs):
-                yield chunk
-            return
-        args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
-        events = self._core.astream(*args)
-        step = _StepTaken(shaper)
-        try:
-            with _RootRun(shaper, self._fail):
-                async for item in events:
-                    emit, chunk = shaper.shape(item)
-                    if emit:
-                        yield chunk
-                    step.after(item)
-        finally:
-            step.close()
-            await events.aclose()
-
-    def stream_events(self, input: Any, config: dict | None = None, *, version: str = "v2", **kwargs: Any) -> Any:
-        """LangGraph's ``stream_events``: ``version="v2"`` is LangChain's event stream over
-        the core's callbacks; the ``v3`` run projections are planned."""
-        if version == "v3":
-            raise _planned('stream_events(version="v3")', "LangGraph's v3 run projections")
-        return super().stream_events(input, config, version=version, **kwargs)
-
-    def astream_events(self, input: Any, config: dict | None = None, *, version: str = "v2", **kwargs: Any) -> Any:
-        """``stream_events`` on the running event loop."""
-        if version == "v3":
-            raise _planned('astream_events(version="v3")', "LangGraph's v3 run projections")
-        return super().astream_events(input, config, version=version, **kwargs)
-
-    def with_config(self, config: dict | None = None, **kwargs: Any) -> DeepAgent:
-        """This agent with ``config`` merged under every call's own config, as LangChain's
-        ``Runnable.with_config`` does (``configurable``, ``metadata`` merged; lists joined)."""
-        return self._rebuilt(defaults=_merge_configs(self._call_defaults, {**(config or {}), **kwargs}))
-
-    def copy(self, update: dict[str, Any] | None = None) -> DeepAgent:
-        """LangGraph's ``Pregel.copy``: the same agent with ``update``'s attributes (LangGraph's
-        server gives each run its saver and store this way)."""
-        rebuild, rest = split_copy_update(update)
-        agent = self._rebuilt(
-            checkpointer=rebuild.get("checkpointer", self.checkpointer),
-            store=rebuild.get("store", self._store),
-            name=rebuild.get("name", self.name),
-        )
-        if "config" in rebuild:
-            agent.config = rebuild["config"]
-        if "cache" in rebuild:
-            agent.cache = agent._cache = rebuild["cache"]
-        for key, value in rest.items():
-            setattr(agent, key, value)
-        return agent
-
-    def _rebuilt(self, **changes: Any) -> DeepAgent:
-        """A new agent on the same core with ``changes`` (``defaults``, ``checkpointer``,
-        ``store``, ``name``); the thread graph is shared while saver and name are."""
-        checkpointer = changes.get("checkpointer", self.checkpointer)
-        graph_name = changes.get("name", self.name)
-        shared = checkpointer is self.checkpointer and graph_name == self.name
-        agent = DeepAgent(
-            self._core,
-            name=self._agent_name,
-            graph_name=graph_name,
-            model=self._model,
-            defaults=changes.get("defaults", self._call_defaults),
-            schema=self._schema,
-            store=changes.get("store", self._store),
-            checkpointer=checkpointer,
-            state_schemas=self._state_schemas,
-            subagent_schemas=self._subagent_schemas,
-            subagent_private=self._subagent_private,
-            subagent_forks=self._subagent_forks,
-            thread=self._thread_graph if shared else None,
-            interrupts=self._interrupts,
-            edges=self._edges,
-            face=self._face,
-            context_schema=self._context_schema,
-            cache=self._cache,
-            debug=self._debug,
-        )
-        agent.config = self.config
-        return agent
-
-
-class _StepTaken:
-    """Tells the core's tracer when the caller has taken a node's update (``_lockstep``)."""
-
-    def __init__(self, shaper: _stream.Shaper) -> None:
-        tracer = getattr(shaper, "tracer", None)
-        self.lockstep = getattr(tracer, "lockstep", None)
-
-    def after(self, item: tuple) -> None:
-        if self.lockstep is not None and item[0] == "updates" and not item[1]:
-            self.lockstep.taken()
-
-    def close(self) -> None:
-        if self.lockstep is not None:
-            self.lockstep.close()
-
-
+#: Where a run's config carries the agent's store to the tool runtime (``DeepAgent._prepare``).
 _CONFIG_KEY_STORE = "__deepagents_rs_store"
 
 #: Summarization's private state keys: in checkpoints, never in the output or a subagent.
@@ -569,7 +138,7 @@ def create_deep_agent(
     _check_unique_middleware(middleware)
     mw_adapters = core_entries(middleware or (), bindables, store)
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
-    schema = StateKeys.of([*(middleware or ()), *([_SchemaOf(state_schema)] if state_schema is not None else [])])
+    schema = StateKeys.of([*(middleware or ()), *([SchemaOf(state_schema)] if state_schema is not None else [])])
     schema.omit_output = schema.omit_output | _SUMMARIZATION_KEYS
     schema.private = schema.private | _SUMMARIZATION_KEYS
     if files["backend"] != "state" and not files["backend"].uses_state:
@@ -603,15 +172,13 @@ def create_deep_agent(
         memory_mw._core_config(store) if memory_mw is not None else None,
         skills_mw._core_config(store) if skills_mw is not None else None,
     )
-    state_schemas = [
-        m.state_schema
-        for m in [*(middleware or ()), skills_mw, memory_mw]
-        if getattr(m, "state_schema", None) is not None
-    ]
-    if state_schema is not None:
-        state_schemas = StateSchemas(state_schemas, state_schema)
-    tools_may_end = structured is not None or any(a.return_direct for a in adapters)
-    edges = agent_edges(core.node_names, _declared_jumps(middleware), tools_may_end) if IS_GRAPH else []
+    may_end = tools_may_end(structured, adapters)
+    # The agent's class is known once LangGraph's import was tried: here, when the first
+    # agent is created.
+    from ._deep_agent import DeepAgent
+
+    holders = [*(middleware or ()), skills_mw, memory_mw]
+    state_schemas, edges = face_parts(core.node_names, holders, state_schema, middleware, may_end)
     return DeepAgent(
         core,
         name=name,
@@ -643,20 +210,9 @@ def _middleware_schemas(schemas: Sequence[type] | StateSchemas) -> list[type]:
     return list(schemas.middleware if isinstance(schemas, StateSchemas) else schemas)
 
 
-class _SchemaOf:
-    """A ``state_schema`` where the state-key readers look for one (on a middleware)."""
-
-    def __init__(self, schema: type) -> None:
-        self.state_schema = schema
-
-
-def __getattr__(name: str) -> Any:
-    # `DeepAgentState` needs LangChain and LangGraph: imported when first asked for.
-    if name == "DeepAgentState":
-        from ._deep_state import DeepAgentState
-
-        return DeepAgentState
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `DeepAgent` (a LangGraph graph when LangGraph is installed) and `DeepAgentState` need
+# LangChain and LangGraph: imported when first asked for.
+__getattr__, __dir__ = lazy_names(globals(), {"DeepAgent": "._deep_agent", "DeepAgentState": "._deep_state"})
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]

@@ -185,7 +185,10 @@ impl Agent {
         jump: Option<Jump>,
         state: &AgentState,
     ) -> Node {
-        if let Some(jump) = jump.filter(|_| hook != Hook::AfterAgent) {
+        // An `after_agent` node's declared jump is followed as any other's (LangChain's
+        // `_add_middleware_edge` gives it the same destinations): a grader that asks for a
+        // revision sends the run back to the loop's entry.
+        if let Some(jump) = jump {
             return self.resolve(jump);
         }
         if position + 1 < self.chain.nodes(hook).len() {

@@ -20,6 +20,9 @@ pub enum StackKind {
     Main,
     /// A declarative subagent (`SubAgent` or the general-purpose one), isolated.
     Subagent,
+    /// LangChain's `create_agent`, which deepagents builds its rubric grader with: the
+    /// user's middleware alone, none of deepagents' own.
+    Plain,
 }
 
 /// What fills the slots: the entries the caller built (from the user's configuration), each
@@ -50,6 +53,9 @@ pub fn build_stack(kind: StackKind, parts: StackParts) -> Vec<Arc<dyn Middleware
         skills,
         memory,
     } = parts;
+    if kind == StackKind::Plain {
+        return user;
+    }
     let mut core: Vec<Slot> = vec![("FilesystemMiddleware", files)];
     if kind == StackKind::Main {
         core.push(("SubAgentMiddleware", subagents));

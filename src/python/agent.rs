@@ -166,7 +166,7 @@ impl CoreAgent {
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
     /// tools, where deepagents puts it.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None, skills=None))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None, skills=None, plain=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         model: &Bound<'_, PyAny>,
@@ -181,6 +181,7 @@ impl CoreAgent {
         summarization: Option<Bound<'_, PyAny>>,
         memory: Option<Bound<'_, PyAny>>,
         skills: Option<Bound<'_, PyAny>>,
+        plain: bool,
     ) -> PyResult<Self> {
         super::errors::guard(|| {
             host_mime_types(model.py())?;
@@ -204,8 +205,15 @@ impl CoreAgent {
                 }
                 None => None,
             };
+            // `plain`: LangChain's `create_agent` (deepagents' rubric grader), whose chain is
+            // the user's middleware alone.
+            let kind = if plain {
+                StackKind::Plain
+            } else {
+                StackKind::Main
+            };
             let chain = build_stack(
-                StackKind::Main,
+                kind,
                 StackParts {
                     files: files_from_py(files)?,
                     subagents: subagent_mw,
@@ -394,7 +402,7 @@ impl CoreAgent {
     ) -> PyResult<EventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_sync(py, config)?;
-            let resume_subagents = subagent_resumes(&host, subagents)?;
+            let resume_subagents = subagent_resumes(py, &host, subagents)?;
             let run = StreamRun {
                 modes,
                 subgraphs,
@@ -439,7 +447,7 @@ impl CoreAgent {
     ) -> PyResult<AsyncEventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_async(py, config)?;
-            let resume_subagents = subagent_resumes(&host, subagents)?;
+            let resume_subagents = subagent_resumes(py, &host, subagents)?;
             let run = StreamRun {
                 modes,
                 subgraphs,
@@ -495,6 +503,7 @@ type ResumeArg<'py> = (
 );
 
 fn subagent_resumes(
+    py: Python<'_>,
     host: &crate::tools::HostContext,
     args: Option<Vec<ResumeArg<'_>>>,
 ) -> PyResult<crate::subagents::SubagentResumes> {
@@ -504,7 +513,7 @@ fn subagent_resumes(
             state: state_from_py(&state)?,
             start,
             steps_before,
-            host: PyHost::with_config(host, config),
+            host: PyHost::with_config(host, py, config)?,
             resumed_calls,
         };
         out.insert(call_id, resume);

@@ -20,9 +20,24 @@ pub(crate) fn from_tool(source: BoxError) -> PyErr {
         Ok(e) => *e,
         Err(source) => match source.downcast::<Error>() {
             Ok(inner) => to_py(*inner),
-            Err(other) => PyRuntimeError::new_err(other.to_string()),
+            Err(source) => match source.downcast::<crate::error::SharedError>() {
+                Ok(shared) => shared_to_py(&shared.0),
+                Err(other) => PyRuntimeError::new_err(other.to_string()),
+            },
         },
     }
+}
+
+/// A shared error's exception: the host's own when it carries one (an interrupt, whose
+/// event holds it too), else as `to_py` makes it.
+pub(crate) fn shared_to_py(err: &std::sync::Arc<Error>) -> PyErr {
+    if let Some(e) = err
+        .host_error()
+        .and_then(|source| source.downcast_ref::<PyErr>())
+    {
+        return Python::attach(|py| e.clone_ref(py));
+    }
+    PyRuntimeError::new_err(err.to_string())
 }
 
 /// An exception class defined in `deepagents_rs.errors`, so users can import and catch it.

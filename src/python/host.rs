@@ -57,15 +57,33 @@ impl PyHost {
             .map_or_else(|| py.None().into_bound(py), |c| c.bind(py).clone())
     }
 
-    /// The same loop and contextvars with another config: a resumed subagent's, whose
-    /// task LangGraph's `interrupt()` must read.
-    pub fn with_config(host: &HostContext, config: Py<PyAny>) -> HostContext {
-        let parent = Self::from_context(host)?;
-        Some(Arc::new(PyHost {
-            locals: parent.locals.clone(),
+    /// The same loop with another config: a resumed subagent's, whose task LangGraph's
+    /// `interrupt()` must read. `interrupt()` reads the config from LangChain's context
+    /// variable, not from its caller, so a copy of the contextvars holds that config too
+    /// (the run's own hold the task that started the run, another subagent's perhaps).
+    pub fn with_config(
+        host: &HostContext,
+        py: Python<'_>,
+        config: Py<PyAny>,
+    ) -> PyResult<HostContext> {
+        let Some(parent) = Self::from_context(host) else {
+            return Ok(None);
+        };
+        let mut locals = parent.locals.clone();
+        if !parent.locals.context(py).is_none()
+            && let Ok(var) = py
+                .import("langchain_core.runnables.config")
+                .and_then(|m| m.getattr("var_child_runnable_config"))
+        {
+            let context = parent.locals.context(py).call_method0("copy")?;
+            context.call_method1("run", (var.getattr("set")?, config.bind(py)))?;
+            locals = TaskLocals::new(parent.locals.event_loop(py)).with_context(context);
+        }
+        Ok(Some(Arc::new(PyHost {
+            locals,
             is_async: parent.is_async,
             config: Some(config),
-        }))
+        })))
     }
 
     pub fn from_context(host: &HostContext) -> Option<&PyHost> {

@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    crate::error::set_pause_test(tools::is_pause_error);
     m.add_class::<agent::CoreAgent>()?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_class::<files::GlobMatcher>()?;

@@ -262,6 +262,16 @@ fn event_to_py(
                 (node.as_ref(), kind, value).into_pyobject(py)?.into_any(),
             )
         }
+        // `("__end__", "paused", (call id, exception))`.
+        Event::SubagentPaused { call_id, error } => {
+            let exc = super::errors::shared_to_py(&error).into_value(py);
+            (
+                EventKind::Routes,
+                ("__end__", "paused", (call_id, exc))
+                    .into_pyobject(py)?
+                    .into_any(),
+            )
+        }
         // `("__start__", "subagent", (call id, state, node names))`.
         Event::SubagentStart {
             call_id,

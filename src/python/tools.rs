@@ -62,6 +62,14 @@ impl PyTool {
     }
 }
 
+/// The core's pause test (`crate::error::set_pause_test`): the host raised LangGraph's
+/// `GraphInterrupt`.
+pub(crate) fn is_pause_error(error: &BoxError) -> bool {
+    error
+        .downcast_ref::<PyErr>()
+        .is_some_and(|e| Python::attach(|py| is_graph_interrupt(py, e)))
+}
+
 /// Whether `e` is LangGraph's `GraphInterrupt` (false without LangGraph installed).
 fn is_graph_interrupt(py: Python<'_>, e: &PyErr) -> bool {
     static INTERRUPT: PyOnceLock<Option<Py<PyAny>>> = PyOnceLock::new();
@@ -245,9 +253,7 @@ impl Tool for PyTool {
 
     /// LangGraph's `GraphInterrupt` (a tool calling `interrupt()`) pauses the run.
     fn pauses(&self, error: &BoxError) -> bool {
-        error
-            .downcast_ref::<PyErr>()
-            .is_some_and(|e| Python::attach(|py| is_graph_interrupt(py, e)))
+        is_pause_error(error)
     }
 
     fn traces_itself(&self) -> bool {

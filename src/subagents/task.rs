@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::prompts::{FORK_RECURSION_REFUSAL, FORKED_SUBAGENT_TOOL_NOTE, TASK_TOOL_DESCRIPTION};
 use super::{ChildInput, Mode, Subagent, SubagentKind, SubagentResume, fork_history};
 use crate::agent::{Agent, RunOptions, new_id};
-use crate::error::Error;
+use crate::error::{BoxError, Error, SharedError};
 use crate::events::{Event, EventKind, TraceContext};
 use crate::history::History;
 use crate::messages::{HumanMessage, Message, Usage};
@@ -204,10 +204,26 @@ async fn run_child(
             },
         );
     }
-    let (state, report) = agent
-        .run(state, options)
-        .await
-        .map_err(|f| fatal(f.error))?;
+    let events = options.events.clone();
+    let (state, report) = match agent.run(state, options).await {
+        Ok(done) => done,
+        Err(f) => {
+            let error = Arc::new(f.error);
+            if let Some(events) = events
+                .as_ref()
+                .filter(|e| error.is_pause() && e.wants(EventKind::Routes))
+            {
+                events.emit(
+                    0,
+                    Event::SubagentPaused {
+                        call_id: ctx.tool_call_id.clone(),
+                        error: error.clone(),
+                    },
+                );
+            }
+            return Err(ToolError::Fatal(Box::new(SharedError(error))));
+        }
+    };
     let mut changed = shareable(&state.extra, &agent.private_keys);
     changed.retain(|k, v| inherited.get(k) != Some(v));
     Ok((
@@ -279,6 +295,12 @@ fn fatal(e: Error) -> ToolError {
 impl Tool for TaskTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    /// A subagent stopped by the host's interrupt pauses the step: the step's other calls
+    /// (another subagent too) finish or stop first, as LangGraph lets a superstep's tasks.
+    fn pauses(&self, error: &BoxError) -> bool {
+        crate::error::is_pause_source(error)
     }
 
     fn release_unused(&self) {

@@ -17,7 +17,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from deepagents_rs.backends import protocol, utils
@@ -35,26 +35,16 @@ from deepagents_rs.backends._hub_mutations import (
     replay_all,
 )
 
-# langsmith is optional here (deepagents depends on it): without it the package still
-# imports, and only constructing a `ContextHubBackend` fails. `Client` stays a module
-# attribute so it can be patched where it is looked up.
-try:
-    from langsmith import Client
-    from langsmith.schemas import FileEntry
-    from langsmith.utils import LangSmithConflictError, LangSmithError, LangSmithNotFoundError, parse_hub_identifier
-except ImportError as _import_error:  # pragma: no cover - only without langsmith
-    _LANGSMITH_IMPORT_ERROR: ImportError | None = _import_error
-    Client = FileEntry = parse_hub_identifier = None  # type: ignore[assignment,misc]
-
-    class LangSmithError(Exception):  # type: ignore[no-redef]
-        """Stands in for langsmith's error classes, so the `except` clauses stay valid."""
-
-    LangSmithConflictError = LangSmithNotFoundError = LangSmithError  # type: ignore[misc]
-else:
-    _LANGSMITH_IMPORT_ERROR = None
-
 if TYPE_CHECKING:
-    from langsmith.schemas import AgentContext
+    # At run time `_import_langsmith` sets these as globals before a backend's methods run.
+    from langsmith import Client  # noqa: TC004
+    from langsmith.schemas import AgentContext, FileEntry  # noqa: TC004
+    from langsmith.utils import (  # noqa: TC004
+        LangSmithConflictError,
+        LangSmithError,
+        LangSmithNotFoundError,
+        parse_hub_identifier,
+    )
 
 logger = logging.getLogger(__name__)
 
@@ -68,13 +58,65 @@ _TreeSnapshot = tuple[dict[str, str], dict[str, str], str | None]
 """A pulled tree: file contents and linked entries by path, and its commit hash."""
 
 
+# langsmith is optional here (deepagents depends on it), and slow to import: its names are
+# imported into this module when a `ContextHubBackend` is first made (or one of them is read
+# from the module), so `import deepagents_rs` does not load it. Without it the package still
+# imports, and only constructing a `ContextHubBackend` fails. `Client` stays a module
+# attribute so it can be patched where it is looked up.
+_LANGSMITH_NAMES = (
+    "Client",
+    "FileEntry",
+    "LangSmithConflictError",
+    "LangSmithError",
+    "LangSmithNotFoundError",
+    "parse_hub_identifier",
+)
+_langsmith_import_error: ImportError | None = None
+
+
+def _import_langsmith() -> None:
+    """langsmith's names as this module's globals (stand-ins without langsmith); a name
+    already set (a patched `Client`) is kept, one missing (a patch undone) is set again."""
+    global _langsmith_import_error
+    try:
+        from langsmith import Client
+        from langsmith.schemas import FileEntry
+        from langsmith.utils import LangSmithConflictError, LangSmithError, LangSmithNotFoundError, parse_hub_identifier
+    except ImportError as exc:  # pragma: no cover - only without langsmith
+        _langsmith_import_error = exc
+        Client = FileEntry = parse_hub_identifier = None  # type: ignore[assignment,misc]
+
+        class LangSmithError(Exception):  # type: ignore[no-redef]
+            """Stands in for langsmith's error classes, so the `except` clauses stay valid."""
+
+        LangSmithConflictError = LangSmithNotFoundError = LangSmithError  # type: ignore[misc]
+    found = {
+        "Client": Client,
+        "FileEntry": FileEntry,
+        "LangSmithConflictError": LangSmithConflictError,
+        "LangSmithNotFoundError": LangSmithNotFoundError,
+        "parse_hub_identifier": parse_hub_identifier,
+        "LangSmithError": LangSmithError,
+    }
+    for name, value in found.items():
+        globals().setdefault(name, value)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LANGSMITH_NAMES:
+        _import_langsmith()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _require_langsmith() -> None:
-    if _LANGSMITH_IMPORT_ERROR is not None:
+    _import_langsmith()
+    if _langsmith_import_error is not None:
         msg = (
             "ContextHubBackend requires the `langsmith` package, which is not installed. "
             "Install it with `pip install langsmith`."
         )
-        raise ImportError(msg) from _LANGSMITH_IMPORT_ERROR
+        raise ImportError(msg) from _langsmith_import_error
 
 
 def _hub_path(path: str) -> str:

@@ -6,7 +6,6 @@ Reading, writing, listing and the glob and grep walks go through the Rust core
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import shutil  # noqa: F401  # patched through this module (`filesystem.shutil.which`)
@@ -358,6 +357,8 @@ class FilesystemBackend(DiskFileOperations):
         Raises:
             ValueError: If `context_lines` is negative (before any thread is started).
         """
+        import asyncio
+
         _check_context_lines(context_lines)
         if not context_lines:
             return await super().agrep(pattern, path, glob, max_count=max_count)

@@ -7,7 +7,6 @@ backend brings a native async version.
 """
 
 import abc
-import asyncio
 import inspect
 import logging
 from dataclasses import dataclass
@@ -245,6 +244,8 @@ class BackendProtocol(abc.ABC):
 
     async def als(self, path: str) -> LsResult:
         """`ls` on a worker thread."""
+        import asyncio
+
         return await asyncio.to_thread(self.ls, path)
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
@@ -258,6 +259,8 @@ class BackendProtocol(abc.ABC):
 
     async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """`read` on a worker thread."""
+        import asyncio
+
         return await asyncio.to_thread(self.read, file_path, offset, limit)
 
     def grep(
@@ -280,6 +283,8 @@ class BackendProtocol(abc.ABC):
         backends with the older signature honour it too. A timeout stops the wait, not the
         thread.
         """
+        import asyncio
+
         accepts_cap = _method_accepts_max_count(type(self), "grep")
         search = partial(self.grep, pattern, path, glob, **({"max_count": max_count} if accepts_cap else {}))
         try:
@@ -303,6 +308,8 @@ class BackendProtocol(abc.ABC):
 
     async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
         """`glob` on a worker thread."""
+        import asyncio
+
         return await asyncio.to_thread(self.glob, pattern, path)
 
     def write(self, file_path: str, content: str) -> WriteResult:
@@ -311,6 +318,8 @@ class BackendProtocol(abc.ABC):
 
     async def awrite(self, file_path: str, content: str) -> WriteResult:
         """`write` on a worker thread."""
+        import asyncio
+
         return await asyncio.to_thread(self.write, file_path, content)
 
     def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
@@ -320,6 +329,8 @@ class BackendProtocol(abc.ABC):
 
     async def aedit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
         """`edit` on a worker thread."""
+        import asyncio
+
         return await asyncio.to_thread(self.edit, file_path, old_string, new_string, replace_all)
 
     def delete(self, file_path: str) -> DeleteResult:
@@ -328,6 +339,8 @@ class BackendProtocol(abc.ABC):
 
     async def adelete(self, file_path: str) -> DeleteResult:
         """`delete` on a worker thread."""
+        import asyncio
+
         return await asyncio.to_thread(self.delete, file_path)
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
@@ -336,6 +349,8 @@ class BackendProtocol(abc.ABC):
 
     async def aupload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         """`upload_files` on a worker thread."""
+        import asyncio
+
         return await asyncio.to_thread(self.upload_files, files)
 
     def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
@@ -344,6 +359,8 @@ class BackendProtocol(abc.ABC):
 
     async def adownload_files(self, paths: list[str]) -> list[FileDownloadResponse]:
         """`download_files` on a worker thread."""
+        import asyncio
+
         return await asyncio.to_thread(self.download_files, paths)
 
 
@@ -400,6 +417,8 @@ class SandboxBackendProtocol(BackendProtocol):
     async def aexecute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
         """`execute` on a worker thread; the timeout is dropped for backends whose `execute`
         predates it."""
+        import asyncio
+
         if timeout is None or not execute_accepts_timeout(type(self)):
             return await asyncio.to_thread(self.execute, command)
         return await asyncio.to_thread(self.execute, command, timeout=timeout)

@@ -8,7 +8,6 @@ their parsers live in the `_sandbox_*` modules by operation; this module re-expo
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import shlex
 from abc import ABC, abstractmethod
@@ -401,6 +400,8 @@ async def _adrive(sandbox: BaseSandbox, steps: EditSteps) -> EditResult:
 
 async def _within(seconds: float, work: Awaitable[_T]) -> _T | None:
     """`work`'s result, or `None` once `seconds` have passed."""
+    import asyncio
+
     try:
         return await asyncio.wait_for(work, timeout=seconds)
     except TimeoutError:

@@ -37,22 +37,44 @@ from deepagents_rs.backends.utils import (
     update_file_data,
 )
 
-# deepagents requires LangGraph, deepagents_rs does not. Without it these names
-# still exist: there is never a graph context, so a store must be passed in.
-try:
-    from langgraph.config import get_store
-    from langgraph.runtime import get_runtime
-    from langgraph.store.base import BaseStore, Item, PutOp
-except ImportError:  # pragma: no cover - only without langgraph
-    BaseStore = Item = PutOp = None  # type: ignore[assignment,misc]
+# deepagents requires LangGraph, deepagents_rs does not, and imports it only when a store is
+# used (`import deepagents_rs` loads no LangGraph module). Without it these names still exist:
+# there is never a graph context, so a store must be passed in.
 
-    def _no_langgraph() -> Any:
-        raise RuntimeError("LangGraph is not installed")
 
-    get_store = get_runtime = _no_langgraph  # type: ignore[assignment]
+def get_store() -> Any:
+    """LangGraph's ``get_store()``: the running graph's store."""
+    try:
+        from langgraph.config import get_store as graph_store
+    except ImportError:  # pragma: no cover - only without langgraph
+        raise RuntimeError("LangGraph is not installed") from None
+    return graph_store()
+
+
+def get_runtime() -> Any:
+    """LangGraph's ``get_runtime()``: the running graph's runtime."""
+    try:
+        from langgraph.runtime import get_runtime as graph_runtime
+    except ImportError:  # pragma: no cover - only without langgraph
+        raise RuntimeError("LangGraph is not installed") from None
+    return graph_runtime()
+
+
+def __getattr__(name: str) -> Any:
+    # LangGraph's store classes, importable from here as from deepagents' module (None
+    # without LangGraph), resolved when first asked for.
+    if name in ("BaseStore", "Item", "PutOp"):
+        try:
+            import langgraph.store.base as store_base
+        except ImportError:  # pragma: no cover - only without langgraph
+            return None
+        return getattr(store_base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
+    from langgraph.store.base import BaseStore, Item, PutOp
 
     from deepagents_rs.backends.protocol import GlobResult, GrepResult, LsResult
 
@@ -180,6 +202,8 @@ def _edited_value(
 
 def _deletions(namespace: tuple[str, ...], items: list[Item], file_path: str) -> list[PutOp]:
     """One tombstone `PutOp` per key a recursive delete of `file_path` removes."""
+    from langgraph.store.base import PutOp
+
     return [PutOp(namespace, key, None) for key in keys_to_delete((str(item.key) for item in items), file_path)]
 
 

@@ -2,20 +2,50 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from . import summarization as _summarization
+from .._lazy import lazy_names
 from .filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .memory import MemoryMiddleware
 from .skills import SkillsMiddleware
 from .subagents import CompiledSubAgent, SubAgent
 from .unsupported_content import UnsupportedContentMiddleware
 
-# Summarization's public names, from its face module.
-DEEPAGENTS_DEFAULT_SUMMARY_PROMPT = _summarization.DEEPAGENTS_DEFAULT_SUMMARY_PROMPT
-SummarizationMiddleware = _summarization.SummarizationMiddleware
-SummarizationToolMiddleware = _summarization.SummarizationToolMiddleware
-create_summarization_tool_middleware = _summarization.create_summarization_tool_middleware
+if TYPE_CHECKING:
+    from .skills import SkillMetadata, SkillsState, SkillToolResolver
+    from .summarization import (
+        DEEPAGENTS_DEFAULT_SUMMARY_PROMPT,
+        SummarizationMiddleware,
+        SummarizationToolMiddleware,
+        create_summarization_tool_middleware,
+    )
+
+# Made when first asked for, as they need LangChain: deepagents' skills types, the
+# rubric's names, and summarization's face (its token counter's default is LangChain's
+# `count_tokens_approximately`).
+__getattr__, __dir__ = lazy_names(
+    globals(),
+    {
+        "SkillMetadata": ".skills",
+        "SkillsState": ".skills",
+        "SkillToolResolver": ".skills",
+        "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT": ".summarization",
+        "SummarizationMiddleware": ".summarization",
+        "SummarizationToolMiddleware": ".summarization",
+        "create_summarization_tool_middleware": ".summarization",
+        "RubricMiddleware": ".rubric",
+        "GRADER_SYSTEM_PROMPT": ".rubric",
+        "RUBRIC_GRADER_MESSAGE_SOURCE": ".rubric",
+        "GraderResponse": "._rubric_types",
+        "GraderVerdict": "._rubric_types",
+        "CriterionEval": "._rubric_types",
+        "CriterionFail": "._rubric_types",
+        "CriterionPass": "._rubric_types",
+        "RubricEvaluation": "._rubric_types",
+        "RubricResult": "._rubric_types",
+        "RubricState": "._rubric_types",
+    },
+)
 
 __all__ = [
     "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
@@ -34,12 +64,17 @@ __all__ = [
     "UnsupportedContentMiddleware",
     "create_summarization_tool_middleware",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # deepagents' skills types need LangChain: made when first asked for.
-    if name in ("SkillMetadata", "SkillsState", "SkillToolResolver"):
-        from . import skills
-
-        return getattr(skills, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The rubric's names, made when first asked for (`lazy_names` above).
+__all__ += [
+    "GRADER_SYSTEM_PROMPT",
+    "RUBRIC_GRADER_MESSAGE_SOURCE",
+    "CriterionEval",
+    "CriterionFail",
+    "CriterionPass",
+    "GraderResponse",
+    "GraderVerdict",
+    "RubricEvaluation",
+    "RubricMiddleware",
+    "RubricResult",
+    "RubricState",
+]
