@@ -44,7 +44,7 @@ def create_plain_agent(
         name or None,
         None,
         structured,
-        core_entries(middleware, bindables),
+        core_entries(middleware, bindables, response_format=response_format),
         sorted(schema.private),
         plain=True,
     )

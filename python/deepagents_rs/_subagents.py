@@ -187,13 +187,13 @@ class _placed:
             setattr(exc, PLACED, True)
 
 
-def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> list[Any]:
+def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any], response_format: Any = None) -> list[Any]:
     from ._middleware import core_entries
 
     names = [m.name for m in middleware or ()]
     if len(names) != len(set(names)):
         raise AssertionError("Please remove duplicate middleware instances.")
-    return core_entries(middleware or (), {t.name: t.bindable for t in tools})
+    return core_entries(middleware or (), {t.name: t.bindable for t in tools}, response_format=response_format)
 
 
 def _private_keys(middleware: Sequence[Any] | None, skills: bool = False) -> list[str]:
@@ -316,7 +316,7 @@ def build_specs(
                 # Merged over the parent's chain by name (deepagents shares the parent's
                 # instances and lets a same-name spec entry take its place).
                 fork["middleware"] = _middleware_adapters(
-                    [*(spec.get("middleware") or ()), *own_gate], tools or parent_tools
+                    [*(spec.get("middleware") or ()), *own_gate], tools or parent_tools, spec.get("response_format")
                 )
             if "model" in fork and not any(_named(m, "SummarizationMiddleware") for m in spec.get("middleware") or ()):
                 # A fork of another model summarizes by that model's limits (deepagents builds
@@ -353,7 +353,9 @@ def build_specs(
                 "tools": tools,
                 "system": system_message(spec.get("system_prompt", ""), model),
                 "response_format": response_format,
-                "middleware": _middleware_adapters([*(spec.get("middleware") or ()), *gate], bindable_tools),
+                "middleware": _middleware_adapters(
+                    [*(spec.get("middleware") or ()), *gate], bindable_tools, spec.get("response_format")
+                ),
                 "private_keys": _private_keys([*(spec.get("middleware") or ()), *gate], spec_skills is not None),
                 "files": spec_files,
                 "skills": skills(spec_skills) if spec_skills is not None and skills is not None else None,

@@ -136,7 +136,7 @@ def create_deep_agent(
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
     _check_unique_middleware(middleware)
-    mw_adapters = core_entries(middleware or (), bindables, store)
+    mw_adapters = core_entries(middleware or (), bindables, store, response_format)
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
     schema = StateKeys.of([*(middleware or ()), *([SchemaOf(state_schema)] if state_schema is not None else [])])
     schema.omit_output = schema.omit_output | _SUMMARIZATION_KEYS

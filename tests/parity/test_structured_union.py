@@ -285,3 +285,56 @@ def test_middleware_sees_the_agents_tools_only() -> None:
         seen.append((recording.seen, model.calls[0].tool_names, model.calls[0].kwargs))
     assert seen[0] == seen[1]
     assert seen[1][0][0] == (seen[1][1][:-2], None)
+
+
+class _RecordingFormat:
+    """Built on first use: a middleware recording the response format its requests carry,
+    and replacing it when told to."""
+
+    @staticmethod
+    def make(replace_with: Any = None) -> Any:
+        from langchain.agents.middleware import AgentMiddleware
+
+        class RecordingFormat(AgentMiddleware):
+            def __init__(self) -> None:
+                super().__init__()
+                self.seen: list = []
+
+            def wrap_model_call(self, request: Any, handler: Any) -> Any:
+                rf = request.response_format
+                self.seen.append((type(rf).__name__, getattr(rf, "schema", None)))
+                if replace_with is not None:
+                    request = request.override(response_format=replace_with)
+                return handler(request)
+
+        return RecordingFormat()
+
+
+@pytest.mark.parametrize(
+    "response_format", [ToolStrategy(Summary | Verdict), Summary | Verdict, Summary], ids=["tool", "bare-union", "bare"]
+)
+def test_middleware_see_the_agents_response_format(response_format: Any) -> None:
+    """create_agent's request carries the strategy given, a bare schema as an AutoStrategy."""
+    seen = []
+    for impl in (deepagents, deepagents_rs):
+        recording = _RecordingFormat.make()
+        model = ScriptedChatModel([ai_tool_calls((*SUMMARY, "s1"))])
+        impl.create_deep_agent(model=model, middleware=[recording], response_format=response_format).invoke(
+            copy.deepcopy(USER)
+        )
+        seen.append(recording.seen)
+    assert seen[0] == seen[1]
+    assert seen[1][0][0] == ("ToolStrategy" if isinstance(response_format, ToolStrategy) else "AutoStrategy")
+
+
+def test_a_middleware_replacing_the_response_format_is_planned() -> None:
+    """LangChain lets a middleware narrow a union (or change the strategy) per call; the core
+    binds the agent's own format, so deepagents_rs says so rather than ignore it."""
+    recording = _RecordingFormat.make(replace_with=ToolStrategy(Verdict))
+    model = ScriptedChatModel([ai_tool_calls((*VERDICT, "v1"))])
+    agent = deepagents_rs.create_deep_agent(
+        model=model, middleware=[recording], response_format=ToolStrategy(Summary | Verdict)
+    )
+    with pytest.raises(NotImplementedError, match=r"request.override\(response_format=...\).*planned"):
+        agent.invoke(copy.deepcopy(USER))
+    assert model.calls == []
