@@ -71,7 +71,8 @@ def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
             return (provider, model_name, settings)
         model = init_langchain_model(model, kwargs)
     if _compat.is_lc_chat_model(model):
-        return ModelAdapter(model, {a.name: a.bindable for a in tools})
+        schema_tools = {a.name for a in tools if getattr(a, "is_schema_tool", False)}
+        return ModelAdapter(model, {a.name: a.bindable for a in tools}, schema_tools)
     raise TypeError(f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}")
 
 

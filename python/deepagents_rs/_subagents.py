@@ -8,7 +8,7 @@ from typing import Any
 
 from . import _convert, _fs_interrupts
 from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
-from ._structured import make_response_format, render_structured
+from ._structured import make_response_format, render_structured, with_schema_tool
 from ._summarization import core_config as summarization_config
 from ._tools import ToolAdapter, to_adapter
 
@@ -187,13 +187,13 @@ class _placed:
             setattr(exc, PLACED, True)
 
 
-def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> list[Any]:
+def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any], response_format: Any = None) -> list[Any]:
     from ._middleware import core_entries
 
     names = [m.name for m in middleware or ()]
     if len(names) != len(set(names)):
         raise AssertionError("Please remove duplicate middleware instances.")
-    return core_entries(middleware or (), {t.name: t.bindable for t in tools})
+    return core_entries(middleware or (), {t.name: t.bindable for t in tools}, response_format=response_format)
 
 
 def _private_keys(middleware: Sequence[Any] | None, skills: bool = False) -> list[str]:
@@ -290,7 +290,7 @@ def build_specs(
                 )
                 if "model" in fork:
                     # Its own model binds the schema tool as the model's own tool.
-                    fork["model"] = core_model(spec["model"], [*fork_tools, fork["response_format"]])
+                    fork["model"] = core_model(spec["model"], with_schema_tool(fork_tools, fork["response_format"]))
             if "permissions" in spec and files is not None:
                 fork["files"] = files(spec["permissions"])
             # A fork runs the parent's chain, its human-in-the-loop gate included, unless its
@@ -316,7 +316,7 @@ def build_specs(
                 # Merged over the parent's chain by name (deepagents shares the parent's
                 # instances and lets a same-name spec entry take its place).
                 fork["middleware"] = _middleware_adapters(
-                    [*(spec.get("middleware") or ()), *own_gate], tools or parent_tools
+                    [*(spec.get("middleware") or ()), *own_gate], tools or parent_tools, spec.get("response_format")
                 )
             if "model" in fork and not any(_named(m, "SummarizationMiddleware") for m in spec.get("middleware") or ()):
                 # A fork of another model summarizes by that model's limits (deepagents builds
@@ -339,7 +339,7 @@ def build_specs(
         model = spec.get("model", parent_model)
         tools = parent_tools if tools is None else tools
         response_format = make_response_format(spec.get("response_format"), model=model, tools=tools)
-        bindable_tools = [*tools, response_format] if response_format else tools
+        bindable_tools = with_schema_tool(tools, response_format)
         spec_model = core_model(model, bindable_tools)
         spec_files = own_files(spec)
         spec_skills = _spec_skills(spec)
@@ -353,7 +353,9 @@ def build_specs(
                 "tools": tools,
                 "system": system_message(spec.get("system_prompt", ""), model),
                 "response_format": response_format,
-                "middleware": _middleware_adapters([*(spec.get("middleware") or ()), *gate], bindable_tools),
+                "middleware": _middleware_adapters(
+                    [*(spec.get("middleware") or ()), *gate], bindable_tools, spec.get("response_format")
+                ),
                 "private_keys": _private_keys([*(spec.get("middleware") or ()), *gate], spec_skills is not None),
                 "files": spec_files,
                 "skills": skills(spec_skills) if spec_skills is not None and skills is not None else None,

@@ -23,7 +23,7 @@ from ._backend_adapter import fs_config
 from ._core import CoreAgent
 from ._lazy import lazy_names
 from ._middleware import core_entries
-from ._structured import make_response_format
+from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import build_specs
 from ._summarization import core_config as summarization_config
 from ._threads import StateSchemas
@@ -104,7 +104,7 @@ def create_deep_agent(
     adapters = [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
     system = _system_message(system_prompt, model)
     structured = make_response_format(response_format, model=model, tools=adapters)
-    core_model = _core_model(model, [*adapters, structured] if structured else adapters)
+    core_model = _core_model(model, with_schema_tool(adapters, structured))
     middleware, fs_override = _split_filesystem(middleware, permissions)
     hitl = _human_in_the_loop(
         _fs_interrupts.merged(_fs_interrupts.interrupt_on_from_permissions(permissions, backend), interrupt_on)
@@ -138,7 +138,7 @@ def create_deep_agent(
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
     _check_unique_middleware(middleware)
-    mw_adapters = core_entries(middleware or (), bindables, store)
+    mw_adapters = core_entries(middleware or (), bindables, store, response_format)
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
     schema = StateKeys.of([*(middleware or ()), *([SchemaOf(state_schema)] if state_schema is not None else [])])
     schema.omit_output = schema.omit_output | _DEFAULT_PRIVATE_KEYS
@@ -175,13 +175,13 @@ def create_deep_agent(
         memory_mw._core_config(store) if memory_mw is not None else None,
         skills_mw._core_config(store) if skills_mw is not None else None,
     )
-    tools_may_end = structured is not None or any(a.return_direct for a in adapters)
+    may_end = tools_may_end(structured, adapters)
     # The agent's class is known once LangGraph's import was tried: here, when the first
     # agent is created.
     from ._deep_agent import DeepAgent
 
     holders = [*(middleware or ()), skills_mw, memory_mw]
-    state_schemas, edges = face_parts(core.node_names, holders, state_schema, middleware, tools_may_end, files_channel)
+    state_schemas, edges = face_parts(core.node_names, holders, state_schema, middleware, may_end, files_channel)
     return DeepAgent(
         core,
         name=name,

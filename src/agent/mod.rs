@@ -18,8 +18,9 @@ use crate::middleware::{Chain, Middleware};
 use crate::model::ChatModel;
 use crate::state::AgentState;
 use crate::structured::StructuredOutput;
-use crate::tools::{HostContext, Tool, ToolSet, ToolSpec};
+use crate::tools::{HostContext, Tool, ToolSet};
 pub use stack::{StackKind, StackParts, build_stack};
+pub(crate) use structured::answer_schema_calls;
 
 /// deepagents configures its graph with this limit.
 pub const DEFAULT_RECURSION_LIMIT: u64 = 9_999;
@@ -39,16 +40,8 @@ pub struct Agent {
     /// State keys private to the agent (LangChain's `PrivateStateAttr`): never handed to
     /// or taken from a subagent.
     pub private_keys: Arc<[String]>,
-    /// Structured output: set with `with_response_format`, which also prepares the tool
-    /// list the model is sent.
-    response_format: Option<ResponseFormat>,
-}
-
-#[derive(Clone)]
-struct ResponseFormat {
-    parser: Arc<dyn StructuredOutput>,
-    /// The agent's tools followed by the schema tool.
-    request_tools: Arc<[ToolSpec]>,
+    /// Structured output, set with `with_response_format`.
+    response_format: Option<Arc<dyn StructuredOutput>>,
 }
 
 impl Agent {
@@ -94,16 +87,9 @@ impl Agent {
         }
     }
 
-    /// The agent with structured output through `parser`'s schema tool.
+    /// The agent with structured output through `parser`'s strategy.
     pub fn with_response_format(mut self, parser: Option<Arc<dyn StructuredOutput>>) -> Self {
-        self.response_format = parser.map(|parser| {
-            let mut specs: Vec<ToolSpec> = self.tools.specs().to_vec();
-            specs.push(parser.spec().clone());
-            ResponseFormat {
-                parser,
-                request_tools: specs.into(),
-            }
-        });
+        self.response_format = parser;
         self
     }
 }

@@ -15,14 +15,14 @@ use super::middleware::PyMiddleware;
 use super::model::PyChatModel;
 use super::runnable::PyRunnable;
 use super::skills::{is_skills_config, skills_from_py};
-use super::structured::PyStructured;
+use super::structured::{PyReplyParser, PyStructured};
 use super::tools::PyTool;
 use crate::agent::{Agent, StackKind, StackParts, build_stack};
 use crate::messages::SystemMessage;
 use crate::middleware::Middleware;
 use crate::model::ChatModel;
 use crate::providers::native::{NativeOptions, native_model};
-use crate::structured::StructuredOutput;
+use crate::structured::{ProviderStrategy, StructuredOutput};
 use crate::subagents::{ForkSpec, Mode, Subagent, SubagentKind};
 use crate::tools::Tool;
 
@@ -209,8 +209,16 @@ pub(crate) fn private_keys_from_py(keys: Option<Bound<'_, PyAny>>) -> PyResult<A
 pub(crate) fn response_format_from_py(
     adapter: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Option<Arc<dyn StructuredOutput>>> {
-    Ok(match adapter {
-        Some(a) => Some(Arc::new(PyStructured::new(&a)?)),
-        None => None,
-    })
+    let Some(a) = adapter else {
+        return Ok(None);
+    };
+    // A provider-native format carries LangChain's `response_format` kwargs.
+    if let Some(format) = a.getattr_opt("response_format")? {
+        return Ok(Some(Arc::new(ProviderStrategy::new(
+            super::value::from_py(&format)?,
+            a.getattr("name")?.extract()?,
+            Box::new(PyReplyParser::new(&a)),
+        ))));
+    }
+    Ok(Some(Arc::new(PyStructured::new(&a)?)))
 }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::AnthropicConfig;
 use super::messages::{format_messages, system_blocks};
+use super::output_format::output_format;
 use crate::error::ModelError;
 use crate::messages::Content;
 use crate::model::ModelRequest;
@@ -65,7 +66,8 @@ pub fn build_request(
         None => {}
     }
     if !request.tools.is_empty() {
-        body.insert("tools".into(), format_tools(&request.tools, cache));
+        let tagged = request.schema_tools_at.unwrap_or(request.tools.len());
+        body.insert("tools".into(), format_tools(&request.tools, tagged, cache));
     }
     if let Some(choice) = &request.tool_choice {
         let choice = match choice.as_str() {
@@ -80,6 +82,17 @@ pub fn build_request(
     // Bound call parameters go to the top level, as langchain-anthropic sends them.
     for (k, v) in &request.model_settings {
         body.insert(k.clone(), v.clone());
+    }
+    // A native response format (a call's own setting wins, as LangChain binds them) is the
+    // structured-output format, beside any other output settings.
+    if let Some(format) = body
+        .shift_remove("response_format")
+        .or_else(|| request.response_format.clone())
+    {
+        let config = body.entry("output_config").or_insert_with(|| json!({}));
+        if let Value::Object(config) = config {
+            config.insert("format".into(), output_format(&format));
+        }
     }
     if stream {
         body.insert("stream".into(), json!(true));
@@ -100,15 +113,16 @@ fn format_system(content: &Content, extra: Vec<Value>) -> Value {
     Value::Array(blocks)
 }
 
-fn format_tools(tools: &[ToolSpec], cache: Option<&Value>) -> Value {
-    let n = tools.len();
+/// The tools, with the breakpoint on the last of the first `tagged` (those the caching
+/// middleware saw).
+fn format_tools(tools: &[ToolSpec], tagged: usize, cache: Option<&Value>) -> Value {
     Value::Array(
         tools
             .iter()
             .enumerate()
             .map(|(i, t)| {
                 // deepagents tags the last tool only when it is a tool object.
-                let last = i + 1 == n && !t.json_spec;
+                let last = i + 1 == tagged && !t.json_spec;
                 // A provider-side tool (web search, ...) goes out as defined.
                 if let Some(Value::Object(def)) = &t.provider_definition {
                     let mut def = def.clone();
