@@ -14,7 +14,14 @@ from .graph import DeepAgent, create_deep_agent
 from .middleware.filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .middleware.memory import MemoryMiddleware
 from .middleware.subagents import CompiledSubAgent, SubAgent
-from .profiles import ProviderProfile, register_provider_profile
+from .profiles import (
+    GeneralPurposeSubagentProfile,
+    HarnessProfile,
+    HarnessProfileConfig,
+    ProviderProfile,
+    register_harness_profile,
+    register_provider_profile,
+)
 
 __version__ = _core_version
 
@@ -35,7 +42,10 @@ __all__ = [
     "FilesystemMiddleware",
     "FilesystemPermission",
     "FsToolName",
+    "GeneralPurposeSubagentProfile",
     "GraphRecursionError",
+    "HarnessProfile",
+    "HarnessProfileConfig",
     "MemoryMiddleware",
     "ModelConnectionError",
     "ModelProviderError",
@@ -43,5 +53,6 @@ __all__ = [
     "SubAgent",
     "__version__",
     "create_deep_agent",
+    "register_harness_profile",
     "register_provider_profile",
 ]
