@@ -48,8 +48,14 @@ def profile_for(model: Any, *, as_built: bool = False) -> HarnessProfile:
     if not as_built:
         return _harness_profile_for_model(None, model)
     from ._model_spec import _BUILTIN_PROVIDERS, parse_model_spec
+    from .profiles.provider.provider_profiles import get_provider_profile
 
-    provider, name = parse_model_spec(model)
+    # The provider `init_chat_model` would pick (a provider profile may name it), reported as
+    # LangChain's integration for it reports itself (for the native providers, Anthropic and
+    # OpenAI, under that same name).
+    provider_profile = get_provider_profile(model)
+    chosen = provider_profile.init_kwargs.get("model_provider") if provider_profile is not None else None
+    provider, name = parse_model_spec(model, chosen)
     built = type(_BUILTIN_PROVIDERS.get(provider, ("", "BaseChatModel"))[1], (_Built,), {})
     return _harness_profile_for_model(built(provider, name), None)
 

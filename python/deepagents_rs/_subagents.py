@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _convert, _fs_interrupts
+from ._assembly import _check_unique_middleware
 from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
 from ._excluded_middleware import Exclusions, Planned, subagent_slots
 from ._harness import described, general_purpose_system, has_stack_part, profile_for, subagent_system
@@ -149,9 +150,7 @@ class RunnableAdapter:
 def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> list[Any]:
     from ._middleware import core_entries
 
-    names = [m.name for m in middleware or ()]
-    if len(names) != len(set(names)):
-        raise AssertionError("Please remove duplicate middleware instances.")
+    _check_unique_middleware(middleware)
     return core_entries(middleware or (), {t.name: t.bindable for t in tools})
 
 
@@ -386,7 +385,9 @@ def _general_purpose(
 
 
 def _profile_part(planned: Planned, profile: HarnessProfile, tools: list[Any]) -> dict:
-    """A stack's harness-profile part as the core takes it."""
+    """A stack's harness-profile part as the core takes it (its middleware: unique names, as
+    create_agent requires)."""
+    _check_unique_middleware(planned.kept)
     return {
         "extra": _middleware_adapters(planned.kept, tools),
         "excluded": planned.excluded,

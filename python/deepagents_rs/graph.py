@@ -588,6 +588,7 @@ def create_deep_agent(
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
     _check_unique_middleware(middleware)
+    _check_unique_middleware(extra)
     mw_adapters = core_entries(middleware, bindables, store)
     profile_part = {
         "extra": core_entries(extra, bindables, store),

@@ -921,6 +921,7 @@ BUILD_ERRORS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"excluded_middleware": frozenset({"Dup"}), "extra_middleware": "dup-pair"},
         {},
     ),
+    "duplicate-profile-middleware": ({"extra_middleware": "dup-pair"}, {}),
     "task-format": ({"tool_description_overrides": {"task": "{available_agents} and {oops}"}}, {}),
     "task-format-index": ({"tool_description_overrides": {"task": "{available_agents} {0}"}}, {}),
 }
