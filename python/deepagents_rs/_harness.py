@@ -73,7 +73,8 @@ def system_message(system_prompt: Any, profile: HarnessProfile) -> dict:
         system["content"] = f"{system_prompt}\n\n{own}"
     else:
         content = system["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        # Its content blocks, as LangChain lists them (an empty text has none).
+        blocks = ([{"type": "text", "text": content}] if content else []) if isinstance(content, str) else list(content)
         system["content"] = [*blocks, {"type": "text", "text": f"\n\n{own}"}]
     return system
 

@@ -174,6 +174,7 @@ PROMPTS: dict[str, Callable[[], Any]] = {
     "none": lambda: None,
     "empty": lambda: "",
     "system-message": lambda: SystemMessage(content=[{"type": "text", "text": "First."}]),
+    "empty-system-message": lambda: SystemMessage(content=""),
 }
 
 
