@@ -7,8 +7,10 @@ and every checkpoint written (the subagent's included) are compared."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import sqlite3
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ import deepagents_rs
 import psycopg
 import pytest
 from fake_models import ScriptedChatModel, ai_tool_calls, normalize_messages
+from langchain.agents.middleware import AgentMiddleware
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -245,6 +248,71 @@ def test_a_thread_stopped_inside_a_subagent_is_resumed_by_the_other(writer: Any,
     ],
 )
 def test_other_subagents_resume_where_they_stopped(subagent: dict, parent_gate: bool) -> None:
+    _resumes_alike(subagent, parent_gate)
+
+
+class _ProfileNode(AgentMiddleware):
+    """A harness profile's middleware with a node of its own."""
+
+    def before_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+@pytest.fixture
+def profiled_model() -> Iterator[None]:
+    """A harness profile for the scripted model in both implementations, with middleware and
+    a hidden tool of its own: a fork then runs its parent's stack rebuilt with the profile's
+    part. The registries are put back afterwards."""
+    registries = []
+    for impl in IMPLS:
+        importlib.import_module(f"{impl.__name__}.profiles._builtin_profiles")._ensure_builtin_profiles_loaded()
+        registry = importlib.import_module(f"{impl.__name__}.profiles.harness.harness_profiles")._HARNESS_PROFILES
+        registries.append((registry, dict(registry)))
+        impl.register_harness_profile(
+            "scriptedchatmodel",
+            impl.HarnessProfile(extra_middleware=lambda: [_ProfileNode()], excluded_tools=frozenset({"grep"})),
+        )
+    try:
+        yield
+    finally:
+        for registry, saved in registries:
+            registry.clear()
+            registry.update(saved)
+
+
+@pytest.mark.parametrize(
+    ("subagent", "parent_gate"),
+    [
+        pytest.param({"name": "helper", "description": "Helps.", "mode": "fork"}, True, id="fork"),
+        pytest.param(
+            {"name": "helper", "description": "Helps.", "mode": "fork", "interrupt_on": {"my_tool": True}},
+            False,
+            id="fork_own_interrupt_on",
+        ),
+        pytest.param(
+            {
+                "name": "helper",
+                "description": "Helps.",
+                "mode": "fork",
+                "interrupt_on": {"my_tool": {"allowed_decisions": ["approve", "reject"]}},
+            },
+            True,
+            id="fork_replacing_the_parents",
+        ),
+    ],
+)
+def test_a_fork_whose_profile_rebuilds_its_stack_resumes_where_it_stopped(
+    subagent: dict, parent_gate: bool, profiled_model: None
+) -> None:
+    checkpoints = _resumes_alike(subagent, parent_gate)
+    # deepagents' own answer: the fork's checkpoints (under its task) run the profile's node.
+    assert any("_ProfileNode.before_model" in c["seen"] for c in checkpoints if c["ns"] != 0)
+
+
+def _resumes_alike(subagent: dict, parent_gate: bool) -> list[Any]:
+    """The parent delegates to `subagent`, which stops at the gated tool; resumed with an
+    approval, both implementations give the same interrupts, result, model calls and
+    checkpoints (deepagents' are returned)."""
     script = [
         ai_tool_calls(("task", {"description": "do it", "subagent_type": "helper"}, "call_T")),
         *SCRIPT[1:],
@@ -267,6 +335,7 @@ def test_other_subagents_resume_where_they_stopped(subagent: dict, parent_gate: 
     assert out[1][:3] == out[0][:3]
     found = first_difference(out[0][3], out[1][3])
     assert found is None, found
+    return out[0][3]
 
 
 #: A run whose subagent is killed inside a tool call, in a process of its own, then resumed on
