@@ -258,6 +258,15 @@ class _ProfileNode(AgentMiddleware):
         return None
 
 
+class _OtherProfileNode(_ProfileNode):
+    """Another profile's middleware."""
+
+
+class OtherScripted(ScriptedChatModel):
+    """A scripted model reporting a provider of its own (``otherscripted``), so it has a
+    harness profile of its own."""
+
+
 @pytest.fixture
 def profiled_model() -> Iterator[None]:
     """A harness profile for the scripted model in both implementations, with middleware and
@@ -271,6 +280,10 @@ def profiled_model() -> Iterator[None]:
         impl.register_harness_profile(
             "scriptedchatmodel",
             impl.HarnessProfile(extra_middleware=lambda: [_ProfileNode()], excluded_tools=frozenset({"grep"})),
+        )
+        impl.register_harness_profile(
+            "otherscripted",
+            impl.HarnessProfile(extra_middleware=lambda: [_OtherProfileNode()], excluded_tools=frozenset({"glob"})),
         )
     try:
         yield
@@ -301,37 +314,41 @@ def profiled_model() -> Iterator[None]:
         ),
     ],
 )
+@pytest.mark.parametrize("own_model", [False, True], ids=["same_model", "own_model"])
 def test_a_fork_whose_profile_rebuilds_its_stack_resumes_where_it_stopped(
-    subagent: dict, parent_gate: bool, profiled_model: None
+    subagent: dict, parent_gate: bool, own_model: bool, profiled_model: None
 ) -> None:
-    checkpoints = _resumes_alike(subagent, parent_gate)
-    # deepagents' own answer: the fork's checkpoints (under its task) run the profile's node.
-    assert any("_ProfileNode.before_model" in c["seen"] for c in checkpoints if c["ns"] != 0)
+    checkpoints = _resumes_alike(subagent, parent_gate, fork_model=own_model)
+    # deepagents' own answer: the fork's checkpoints (under its task) run its model's
+    # profile's node.
+    node = f"{'_OtherProfileNode' if own_model else '_ProfileNode'}.before_model"
+    assert any(node in c["seen"] for c in checkpoints if c["ns"] != 0)
 
 
-def _resumes_alike(subagent: dict, parent_gate: bool) -> list[Any]:
+def _resumes_alike(subagent: dict, parent_gate: bool, fork_model: bool = False) -> list[Any]:
     """The parent delegates to `subagent`, which stops at the gated tool; resumed with an
     approval, both implementations give the same interrupts, result, model calls and
-    checkpoints (deepagents' are returned)."""
-    script = [
-        ai_tool_calls(("task", {"description": "do it", "subagent_type": "helper"}, "call_T")),
-        *SCRIPT[1:],
-    ]
+    checkpoints (deepagents' are returned). `fork_model`: the subagent runs on an
+    `OtherScripted` model of its own."""
+    delegate = ai_tool_calls(("task", {"description": "do it", "subagent_type": "helper"}, "call_T"))
+    script = [delegate, SCRIPT[-1]] if fork_model else [delegate, *SCRIPT[1:]]
     out = []
     for impl in IMPLS:
         saver, model = InMemorySaver(), ScriptedChatModel(script)
+        own = OtherScripted(SCRIPT[1:-1]) if fork_model else None
         agent = impl.create_deep_agent(
             model=model,
             tools=[my_tool],
             checkpointer=saver,
-            subagents=[subagent],
+            subagents=[{**subagent, "model": own} if own is not None else subagent],
             interrupt_on={"my_tool": True} if parent_gate else None,
         )
         first = agent.invoke({"messages": [("user", "go")]}, THREAD)
         resumed = agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
         # Without ids: a fork's messages are its parent's objects, which LangGraph stamps
         # with ids in place, after or before the model saw them (in both).
-        out.append((interrupts(first["__interrupt__"]), _value(resumed), calls_made(model, "drop"), dump_all(saver)))
+        calls = [calls_made(m, "drop") for m in (model, own) if m is not None]
+        out.append((interrupts(first["__interrupt__"]), _value(resumed), calls, dump_all(saver)))
     assert out[1][:3] == out[0][:3]
     found = first_difference(out[0][3], out[1][3])
     assert found is None, found
