@@ -33,7 +33,13 @@ impl TaskTool {
             .filter_map(|s| {
                 let nodes = match &s.kind {
                     SubagentKind::Isolated(agent) => agent.chain.node_names(),
-                    SubagentKind::Fork(spec) => fork_chain(caller, spec).ok()?.node_names(),
+                    SubagentKind::Fork(spec) => fork_base(caller, spec)
+                        .ok()?
+                        .0
+                        .for_subagent()
+                        .merged(&spec.middleware)
+                        .ok()?
+                        .node_names(),
                     SubagentKind::Compiled { .. } => return None,
                 };
                 Some((s.name.clone(), nodes))
@@ -98,15 +104,14 @@ impl TaskTool {
     }
 }
 
-/// The chain a fork runs: its caller's (rebuilt with the fork's own stack parts when a
-/// harness profile has a part in it), as a subagent's, with the spec's own middleware merged
-/// over it by name.
-fn fork_chain(caller: &Agent, spec: &ForkSpec) -> Result<Chain, Error> {
-    let base = match (&spec.stack, &caller.recipe) {
-        (Some(stack), Some(recipe)) => recipe.for_fork(stack)?.0,
-        _ => caller.chain.clone(),
-    };
-    base.for_subagent().merged(&spec.middleware)
+/// The chain and tools a fork starts from: its caller's, rebuilt with the fork's own stack
+/// parts when a harness profile has a part in it. (It runs the chain as a subagent's, with
+/// the spec's own middleware merged over it by name.)
+fn fork_base(caller: &Agent, spec: &ForkSpec) -> Result<(Chain, ToolSet), Error> {
+    match (&spec.stack, &caller.recipe) {
+        (Some(stack), Some(recipe)) => recipe.for_fork(stack),
+        _ => Ok((caller.chain.clone(), caller.tools.clone())),
+    }
 }
 
 fn listing(subagents: &[Subagent]) -> String {
@@ -426,10 +431,12 @@ async fn run_subagent(
         },
         SubagentKind::Fork(spec) => {
             let mut agent: Agent = run.agent.clone();
-            if let (Some(stack), Some(recipe)) = (&spec.stack, &run.agent.recipe) {
-                agent.tools = recipe.for_fork(stack).map_err(fatal)?.1;
-            }
-            agent.chain = fork_chain(&run.agent, spec).map_err(fatal)?;
+            let (chain, tools) = fork_base(&run.agent, spec).map_err(fatal)?;
+            agent.tools = tools;
+            agent.chain = chain
+                .for_subagent()
+                .merged(&spec.middleware)
+                .map_err(fatal)?;
             // deepagents compiles each subagent under its own name, which its replies carry.
             agent.name = Some(subagent.name.clone());
             if let Some(model) = &spec.model {
