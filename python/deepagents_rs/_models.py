@@ -2,10 +2,43 @@
 
 from __future__ import annotations
 
+import logging
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from . import _convert
+
+logger = logging.getLogger(__name__)
+
+# At INFO, as deepagents logs them: a model that cannot say its provider silently misses its
+# harness profile, which should show without DEBUG on.
+_NO_LS_PARAMS = "Could not extract provider from %s.%s via _get_ls_params: %s"
+_LS_PARAMS_NOT_MAPPING = "Could not extract provider from %s.%s: _get_ls_params returned %s, not a mapping"
+
+
+def get_model_identifier(model: Any) -> str | None:
+    """The model's identifier (its ``model_name``, else its ``model``), when it has a non-empty one."""
+    for attr in ("model_name", "model"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def get_model_provider(model: Any) -> str | None:
+    """The provider a model reports for tracing (``_get_ls_params()["ls_provider"]``), if any."""
+    where = (type(model).__module__, type(model).__name__)
+    try:
+        params = model._get_ls_params()
+    except (AttributeError, TypeError, NotImplementedError) as exc:
+        logger.info(_NO_LS_PARAMS, *where, exc)
+        return None
+    if not isinstance(params, Mapping):
+        logger.info(_LS_PARAMS_NOT_MAPPING, *where, type(params).__name__)
+        return None
+    provider = params.get("ls_provider")
+    return provider if isinstance(provider, str) and provider else None
 
 
 def _is_chat_anthropic(model: Any) -> bool:

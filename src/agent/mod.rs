@@ -19,7 +19,7 @@ use crate::model::ChatModel;
 use crate::state::AgentState;
 use crate::structured::StructuredOutput;
 use crate::tools::{HostContext, Tool, ToolSet};
-pub use stack::{StackKind, StackParts, build_stack};
+pub use stack::{ProfileLayer, Recipe, StackKind, StackParts, build_stack};
 pub(crate) use structured::answer_schema_calls;
 
 /// deepagents configures its graph with this limit.
@@ -42,6 +42,9 @@ pub struct Agent {
     pub private_keys: Arc<[String]>,
     /// Structured output, set with `with_response_format`.
     response_format: Option<Arc<dyn StructuredOutput>>,
+    /// The parts the chain was built from (`from_parts`), for forks with a harness profile
+    /// of their own.
+    pub recipe: Option<Arc<Recipe>>,
 }
 
 impl Agent {
@@ -57,7 +60,27 @@ impl Agent {
                 .expect("unique names"),
             private_keys: Arc::from(Vec::new()),
             response_format: None,
+            recipe: None,
         }
+    }
+
+    /// An agent running deepagents' `kind` stack built from `parts`, with `user_tools` after
+    /// the chain's; the parts are kept (see `Recipe`).
+    pub fn from_parts(
+        kind: StackKind,
+        parts: StackParts,
+        model: Arc<dyn ChatModel>,
+        user_tools: Vec<Arc<dyn Tool>>,
+        system: SystemMessage,
+    ) -> Result<Self, Error> {
+        let chain = build_stack(kind, parts.clone());
+        let mut agent = Agent::assemble(model, chain, user_tools.clone(), system)?;
+        agent.recipe = Some(Arc::new(Recipe {
+            kind,
+            parts,
+            user_tools,
+        }));
+        Ok(agent)
     }
 
     /// An agent running `middleware` (in chain order); the model sees the chain's tools

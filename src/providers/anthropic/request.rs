@@ -101,8 +101,13 @@ pub fn build_request(
 }
 
 /// The agent's system prompt, as the chain left it (its caching entry tagged a block, before
-/// langchain-anthropic merges in system messages from the input, which follow untagged).
+/// langchain-anthropic merges in system messages from the input, which follow untagged). A
+/// prompt that is a string alone goes as a string, as langchain-anthropic sends it (with the
+/// caching entry excluded from the stack, nothing made it blocks).
 fn format_system(content: &Content, extra: Vec<Value>) -> Value {
+    if let (Content::Text(text), true) = (content, extra.is_empty()) {
+        return json!(text);
+    }
     let mut blocks = system_blocks(content);
     if blocks.is_empty() && extra.is_empty() {
         // An empty prompt stays the empty string and carries no breakpoint, as deepagents
