@@ -23,9 +23,16 @@ pub struct ModelRequest {
     pub system: Option<Arc<SystemMessage>>,
     pub messages: Vec<Arc<Message>>,
     pub tools: Arc<[ToolSpec]>,
+    /// Where in `tools` the structured output's schema tools start, when it added some:
+    /// LangChain adds them after the middleware, so the tool the caching breakpoint goes on
+    /// (the middleware's last) is the one before.
+    pub schema_tools_at: Option<usize>,
     /// `"any"` makes the model call a tool (structured output through a tool); `"auto"`,
     /// `"none"` or a tool's name as LangChain takes them.
     pub tool_choice: Option<String>,
+    /// A provider-native structured-output format (LangChain's `ProviderStrategy` kwargs:
+    /// `{"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}`).
+    pub response_format: Option<Value>,
     /// Extra call parameters (LangChain's `model_settings`: `temperature`, ...), bound to
     /// the model for this call.
     pub model_settings: Map<String, Value>,

@@ -280,3 +280,61 @@ async fn a_declared_jump_from_after_agent_goes_back_to_the_model() {
         .collect();
     assert_eq!(texts, ["hi", "first", "try again", "second"]);
 }
+
+#[tokio::test]
+async fn a_profile_layer_hides_and_refuses_excluded_tools_and_drops_excluded_slots() {
+    use deepagents_rs::agent::{ProfileLayer, StackKind, StackParts};
+
+    let model = Scripted::new(vec![
+        calls(vec![
+            ToolCall::new("echo", json!({"text": "a"}), "1"),
+            ToolCall::new("hidden", json!({}), "2"),
+        ]),
+        say("done"),
+    ]);
+    let mut hidden = Echo::new();
+    Arc::get_mut(&mut hidden).unwrap().spec.name = "hidden".into();
+    let parts = StackParts {
+        profile: ProfileLayer {
+            excluded: vec!["PatchToolCallsMiddleware".into()],
+            excluded_tools: vec!["hidden".into()],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let agent = Agent::from_parts(
+        StackKind::Main,
+        parts,
+        model.clone(),
+        vec![Echo::new(), hidden],
+        SystemMessage::default(),
+    )
+    .unwrap();
+    let names: Vec<&str> = agent.chain.entries().iter().map(|m| m.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "_ParentNotifierMiddleware",
+            "AnthropicPromptCachingMiddleware",
+            "UnsupportedContentMiddleware",
+            "_ToolExclusionMiddleware"
+        ]
+    );
+    let (state, _) = agent.run(input(), RunOptions::default()).await.unwrap();
+    // The model is never offered the excluded tool, and its call is refused.
+    let offered: Vec<String> = model.requests.lock()[0]
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    assert_eq!(offered, ["echo"]);
+    let refusal = state.messages.to_vec()[3].clone();
+    match refusal.as_ref() {
+        Message::Tool(t) => {
+            assert_eq!(t.content.text(), "Error: hidden is not available.");
+            assert_eq!(t.status, ToolStatus::Error);
+            assert_eq!(t.name.as_deref(), Some("hidden"));
+        }
+        other => panic!("expected the refusal, got {other:?}"),
+    }
+}

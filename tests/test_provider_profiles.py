@@ -41,8 +41,6 @@ from deepagents_rs._model_spec import init_langchain_model, parse_model_spec, re
 from deepagents_rs.profiles import ProviderProfile, register_provider_profile
 from langchain_core.language_models import BaseChatModel
 
-HARNESS_NAMES = {"GeneralPurposeSubagentProfile", "HarnessProfile", "HarnessProfileConfig", "register_harness_profile"}
-
 ENV_VARS = ("OPENROUTER_APP_URL", "OPENROUTER_APP_TITLE", "DEEPAGENTS_OPENROUTER_ALLOW_AZURE")
 
 
@@ -79,11 +77,10 @@ def test_top_level_exports() -> None:
     assert {"ProviderProfile", "register_provider_profile"} <= set(deepagents.__all__)
 
 
-def test_profiles_package_exports_deepagents_provider_names() -> None:
+def test_profiles_package_exports_deepagents_names() -> None:
     assert rs_profiles.ProviderProfile is rs_pp.ProviderProfile
     assert rs_profiles.register_provider_profile is rs_pp.register_provider_profile
-    # deepagents' names minus the (unported) harness ones.
-    assert set(rs_profiles.__all__) == set(da_profiles.__all__) - HARNESS_NAMES
+    assert set(rs_profiles.__all__) == set(da_profiles.__all__)
     assert rs_provider_pkg.__all__ == da_provider_pkg.__all__
     for name in rs_provider_pkg.__all__:
         assert getattr(rs_provider_pkg, name) is getattr(rs_pp, name)
@@ -96,6 +93,9 @@ def test_module_layout_mirrors_deepagents() -> None:
         "__init__.py",
         "_builtin_profiles.py",
         "_keys.py",
+        "harness/__init__.py",
+        "harness/_openai_codex.py",
+        "harness/harness_profiles.py",
         "provider/__init__.py",
         "provider/_nvidia.py",
         "provider/_openai.py",

@@ -17,10 +17,6 @@ PLANNED = {
     "AsyncSubAgent": "async subagents (issue 23)",
     "AsyncSubAgentMiddleware": "async subagents (issue 23)",
     "TaskEvent": "async subagents (issue 23)",
-    "GeneralPurposeSubagentProfile": "harness profiles (issue 23)",
-    "HarnessProfile": "harness profiles (issue 23)",
-    "HarnessProfileConfig": "harness profiles (issue 23)",
-    "register_harness_profile": "harness profiles (issue 23)",
     "SubAgentMiddleware": "the subagent stack is the core's; its middleware face (issue 23)",
 }
 

@@ -7,8 +7,10 @@ and every checkpoint written (the subagent's included) are compared."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import sqlite3
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ import deepagents_rs
 import psycopg
 import pytest
 from fake_models import ScriptedChatModel, ai_tool_calls, normalize_messages
+from langchain.agents.middleware import AgentMiddleware
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -245,28 +248,111 @@ def test_a_thread_stopped_inside_a_subagent_is_resumed_by_the_other(writer: Any,
     ],
 )
 def test_other_subagents_resume_where_they_stopped(subagent: dict, parent_gate: bool) -> None:
-    script = [
-        ai_tool_calls(("task", {"description": "do it", "subagent_type": "helper"}, "call_T")),
-        *SCRIPT[1:],
-    ]
+    _resumes_alike(subagent, parent_gate)
+
+
+class _ProfileNode(AgentMiddleware):
+    """A harness profile's middleware with a node of its own."""
+
+    def before_model(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+class _OtherProfileNode(_ProfileNode):
+    """Another profile's middleware."""
+
+
+class OtherScripted(ScriptedChatModel):
+    """A scripted model reporting a provider of its own (``otherscripted``), so it has a
+    harness profile of its own."""
+
+
+@pytest.fixture
+def profiled_model() -> Iterator[None]:
+    """A harness profile for the scripted model in both implementations, with middleware and
+    a hidden tool of its own: a fork then runs its parent's stack rebuilt with the profile's
+    part. The registries are put back afterwards."""
+    registries = []
+    for impl in IMPLS:
+        importlib.import_module(f"{impl.__name__}.profiles._builtin_profiles")._ensure_builtin_profiles_loaded()
+        registry = importlib.import_module(f"{impl.__name__}.profiles.harness.harness_profiles")._HARNESS_PROFILES
+        registries.append((registry, dict(registry)))
+        impl.register_harness_profile(
+            "scriptedchatmodel",
+            impl.HarnessProfile(extra_middleware=lambda: [_ProfileNode()], excluded_tools=frozenset({"grep"})),
+        )
+        impl.register_harness_profile(
+            "otherscripted",
+            impl.HarnessProfile(extra_middleware=lambda: [_OtherProfileNode()], excluded_tools=frozenset({"glob"})),
+        )
+    try:
+        yield
+    finally:
+        for registry, saved in registries:
+            registry.clear()
+            registry.update(saved)
+
+
+@pytest.mark.parametrize(
+    ("subagent", "parent_gate"),
+    [
+        pytest.param({"name": "helper", "description": "Helps.", "mode": "fork"}, True, id="fork"),
+        pytest.param(
+            {"name": "helper", "description": "Helps.", "mode": "fork", "interrupt_on": {"my_tool": True}},
+            False,
+            id="fork_own_interrupt_on",
+        ),
+        pytest.param(
+            {
+                "name": "helper",
+                "description": "Helps.",
+                "mode": "fork",
+                "interrupt_on": {"my_tool": {"allowed_decisions": ["approve", "reject"]}},
+            },
+            True,
+            id="fork_replacing_the_parents",
+        ),
+    ],
+)
+@pytest.mark.parametrize("own_model", [False, True], ids=["same_model", "own_model"])
+def test_a_fork_whose_profile_rebuilds_its_stack_resumes_where_it_stopped(
+    subagent: dict, parent_gate: bool, own_model: bool, profiled_model: None
+) -> None:
+    checkpoints = _resumes_alike(subagent, parent_gate, fork_model=own_model)
+    # deepagents' own answer: the fork's checkpoints (under its task) run its model's
+    # profile's node.
+    node = f"{'_OtherProfileNode' if own_model else '_ProfileNode'}.before_model"
+    assert any(node in c["seen"] for c in checkpoints if c["ns"] != 0)
+
+
+def _resumes_alike(subagent: dict, parent_gate: bool, fork_model: bool = False) -> list[Any]:
+    """The parent delegates to `subagent`, which stops at the gated tool; resumed with an
+    approval, both implementations give the same interrupts, result, model calls and
+    checkpoints (deepagents' are returned). `fork_model`: the subagent runs on an
+    `OtherScripted` model of its own."""
+    delegate = ai_tool_calls(("task", {"description": "do it", "subagent_type": "helper"}, "call_T"))
+    script = [delegate, SCRIPT[-1]] if fork_model else [delegate, *SCRIPT[1:]]
     out = []
     for impl in IMPLS:
         saver, model = InMemorySaver(), ScriptedChatModel(script)
+        own = OtherScripted(SCRIPT[1:-1]) if fork_model else None
         agent = impl.create_deep_agent(
             model=model,
             tools=[my_tool],
             checkpointer=saver,
-            subagents=[subagent],
+            subagents=[{**subagent, "model": own} if own is not None else subagent],
             interrupt_on={"my_tool": True} if parent_gate else None,
         )
         first = agent.invoke({"messages": [("user", "go")]}, THREAD)
         resumed = agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
         # Without ids: a fork's messages are its parent's objects, which LangGraph stamps
         # with ids in place, after or before the model saw them (in both).
-        out.append((interrupts(first["__interrupt__"]), _value(resumed), calls_made(model, "drop"), dump_all(saver)))
+        calls = [calls_made(m, "drop") for m in (model, own) if m is not None]
+        out.append((interrupts(first["__interrupt__"]), _value(resumed), calls, dump_all(saver)))
     assert out[1][:3] == out[0][:3]
     found = first_difference(out[0][3], out[1][3])
     assert found is None, found
+    return out[0][3]
 
 
 #: A run whose subagent is killed inside a tool call, in a process of its own, then resumed on

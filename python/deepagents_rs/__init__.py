@@ -17,7 +17,14 @@ from .graph import create_deep_agent
 from .middleware.filesystem import FilesystemMiddleware, FilesystemPermission, FsToolName
 from .middleware.memory import MemoryMiddleware
 from .middleware.subagents import CompiledSubAgent, SubAgent
-from .profiles import ProviderProfile, register_provider_profile
+from .profiles import (
+    GeneralPurposeSubagentProfile,
+    HarnessProfile,
+    HarnessProfileConfig,
+    ProviderProfile,
+    register_harness_profile,
+    register_provider_profile,
+)
 
 if TYPE_CHECKING:
     from ._deep_agent import DeepAgent
@@ -48,7 +55,10 @@ __all__ = [
     "FilesystemMiddleware",
     "FilesystemPermission",
     "FsToolName",
+    "GeneralPurposeSubagentProfile",
     "GraphRecursionError",
+    "HarnessProfile",
+    "HarnessProfileConfig",
     "MemoryMiddleware",
     "ModelConnectionError",
     "ModelProviderError",
@@ -57,5 +67,6 @@ __all__ = [
     "SubAgent",
     "__version__",
     "create_deep_agent",
+    "register_harness_profile",
     "register_provider_profile",
 ]

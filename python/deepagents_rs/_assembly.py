@@ -1,18 +1,18 @@
-"""The parts ``create_deep_agent`` assembles before the core is built: the system message and
-the model the core calls, the state keys user middleware declares, LangChain's
-human-in-the-loop entry, a user ``FilesystemMiddleware``, the hooks' declared jumps."""
+"""The parts ``create_deep_agent`` assembles before the core is built: the model the core
+calls, the state keys user middleware declares, LangChain's human-in-the-loop entry, a user
+``FilesystemMiddleware``, the hooks' declared jumps. (The system message is the harness
+profile's business: ``_harness``.)"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from . import _compat, _convert
+from . import _compat
 from ._middleware import declared_keys, schema_omissions
 from ._model_spec import init_langchain_model, resolve_model_spec
 from ._models import ModelAdapter
 from ._native_models import native_settings
-from ._profiles import SYSTEM_PROMPT_SUFFIXES
 from ._tools import ToolAdapter
 
 
@@ -22,39 +22,6 @@ def _deprecation_category() -> type[Warning]:
     except ImportError:
         return DeprecationWarning
     return LangChainDeprecationWarning
-
-
-def _profile_key(model: Any) -> str | None:
-    # deepagents looks a model string up as written: "claude-sonnet-4-6" has no profile,
-    # "anthropic:claude-sonnet-4-6" has one.
-    if isinstance(model, str):
-        return model
-    get_params = getattr(model, "_get_ls_params", None)
-    if get_params is None:
-        return None
-    try:
-        params = get_params()
-    except Exception:  # noqa: BLE001 - a model without tracing params simply has no profile
-        return None
-    provider, name = params.get("ls_provider"), params.get("ls_model_name")
-    return f"{provider}:{name}" if provider and name else None
-
-
-def _system_message(system_prompt: Any, model: Any) -> dict:
-    """deepagents' assembly: the user's prompt, then the model profile's suffix."""
-    suffix = SYSTEM_PROMPT_SUFFIXES.get(_profile_key(model) or "")
-    system = _convert.system_to_core(system_prompt)
-    if not suffix:
-        return system
-    content = system["content"]
-    if not system_prompt:
-        system["content"] = suffix
-    elif isinstance(system_prompt, str):
-        system["content"] = f"{content}\n\n{suffix}"
-    else:
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-        system["content"] = [*blocks, {"type": "text", "text": "\n\n" + suffix}]
-    return system
 
 
 def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
@@ -71,7 +38,8 @@ def _core_model(model: Any, tools: list[ToolAdapter]) -> Any:
             return (provider, model_name, settings)
         model = init_langchain_model(model, kwargs)
     if _compat.is_lc_chat_model(model):
-        return ModelAdapter(model, {a.name: a.bindable for a in tools})
+        schema_tools = {a.name for a in tools if getattr(a, "is_schema_tool", False)}
+        return ModelAdapter(model, {a.name: a.bindable for a in tools}, schema_tools)
     raise TypeError(f"model must be a 'provider:model' string or a LangChain BaseChatModel, got {type(model).__name__}")
 
 

@@ -58,15 +58,22 @@ def _graph_runtime(store: Any, context: Any = None) -> Iterator[None]:
         var_child_runnable_config.reset(token)
 
 
-def fs_config(backend: Any, permissions: Any, middleware: Any | None = None, store: Any = None) -> dict[str, Any]:
+def fs_config(
+    backend: Any, permissions: Any, middleware: Any | None = None, store: Any = None, descriptions: Any = None
+) -> dict[str, Any]:
     """The core's ``FilesystemMiddleware`` configuration.
 
     ``middleware`` is a user ``FilesystemMiddleware`` replacing the default one; its backend
     and settings win, and the agent's permissions apply when it has none of its own.
+    ``descriptions`` are the default one's tool descriptions (a harness profile's overrides).
     """
     from .middleware.filesystem import FilesystemMiddleware
 
-    mw = middleware if middleware is not None else FilesystemMiddleware(backend=backend, permissions=permissions)
+    if middleware is None:
+        middleware = FilesystemMiddleware(
+            backend=backend, permissions=permissions, custom_tool_descriptions=descriptions
+        )
+    mw = middleware
     rules = mw._permissions if mw._permissions else (permissions or [])
     be = mw.backend
     return {

@@ -2,6 +2,7 @@
 
 ``tests/test_stubs.py`` checks these signatures against the built module."""
 
+from collections.abc import Callable
 from typing import Any
 
 __version__: str
@@ -47,6 +48,9 @@ class CoreAgent:
         summarization: dict[str, Any] | None = None,
         memory: dict[str, Any] | None = None,
         skills: dict[str, Any] | None = None,
+        profile: dict[str, Any] | None = None,
+        interrupts: Any | None = None,
+        task_description: str | Callable[[str], str] | None = None,
         plain: bool = False,
     ) -> None: ...
     @property

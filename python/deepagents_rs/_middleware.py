@@ -24,11 +24,14 @@ HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 JUMP_DESTINATIONS = ("model", "tools", "end")
 
 
-def core_entries(middleware: typing.Sequence[Any], bindables: dict[str, Any], store: Any = None) -> list[Any]:
+def core_entries(
+    middleware: typing.Sequence[Any], bindables: dict[str, Any], store: Any = None, response_format: Any = None
+) -> list[Any]:
     """The user's middleware as the core takes it, in order: deepagents_rs' own faces
     (``MemoryMiddleware``, ``SkillsMiddleware``, ``SummarizationMiddleware``,
     ``SummarizationToolMiddleware``, ``UnsupportedContentMiddleware``) as configurations of the core's entries, any other wrapped
-    in a ``MiddlewareAdapter`` that binds ``bindables``."""
+    in a ``MiddlewareAdapter`` that binds ``bindables`` and shows the agent's
+    ``response_format``."""
     from .middleware.memory import MemoryMiddleware
     from .middleware.skills import SkillsMiddleware
     from .middleware.summarization import SummarizationMiddleware, SummarizationToolMiddleware
@@ -46,7 +49,7 @@ def core_entries(middleware: typing.Sequence[Any], bindables: dict[str, Any], st
         if isinstance(m, faces):
             out.append(m._core_config(store))
         else:
-            adapter = MiddlewareAdapter(m, bindables)
+            adapter = MiddlewareAdapter(m, bindables, response_format)
             adapter.set_bindables(bindables)
             out.append(adapter)
     return out
@@ -132,8 +135,11 @@ class MiddlewareAdapter:
     """See the module docstring. ``bindables`` maps the agent's tool names to what a
     LangChain model binds (the user's tool objects); other tools become spec tools."""
 
-    def __init__(self, mw: Any, bindables: dict[str, Any] | None = None) -> None:
+    def __init__(self, mw: Any, bindables: dict[str, Any] | None = None, response_format: Any = None) -> None:
         self.mw = mw
+        #: The agent's ``response_format`` as the requests carry it (made on first use).
+        self._response_format = response_format
+        self._strategy: Any = None
         self.name: str = mw.name
         self.hooks = [h for h in HOOKS if _overrides(mw, h) or _overrides(mw, "a" + h)]
         self.wraps_model = _overrides(mw, "wrap_model_call") or _overrides(mw, "awrap_model_call")
@@ -278,14 +284,32 @@ class MiddlewareAdapter:
             system_message=system,
             tools=[self._tool_object(t) for t in raw["tools"]],
             tool_choice=raw["tool_choice"],
-            response_format=None,
+            response_format=self._request_format(),
             state=self._state(raw["state"]),
             runtime=self._runtime(None, config),
             model_settings=dict(raw.get("model_settings") or {}),
         )
 
+    def _request_format(self) -> Any:
+        """create_agent's ``request.response_format``: the strategy given, a bare schema as
+        an ``AutoStrategy``."""
+        rf = self._response_format
+        if rf is not None and self._strategy is None:
+            from langchain.agents.structured_output import AutoStrategy, ProviderStrategy, ToolStrategy
+
+            is_strategy = isinstance(rf, (AutoStrategy, ProviderStrategy, ToolStrategy))
+            self._strategy = rf if is_strategy else AutoStrategy(schema=rf)
+        return self._strategy
+
     def _request_raw(self, request: Any, original: Any) -> dict:
         from ._models import ModelAdapter
+        from ._run_options import _planned
+
+        if request.response_format is not original.response_format:
+            # Not silently ignored: the core binds the agent's own format.
+            raise _planned(
+                "request.override(response_format=...) in wrap_model_call", "a middleware's own structured output"
+            )
 
         tools: list[Any] = []
         for t in request.tools or []:

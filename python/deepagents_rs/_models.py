@@ -2,10 +2,43 @@
 
 from __future__ import annotations
 
+import logging
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from . import _convert
+
+logger = logging.getLogger(__name__)
+
+# At INFO, as deepagents logs them: a model that cannot say its provider silently misses its
+# harness profile, which should show without DEBUG on.
+_NO_LS_PARAMS = "Could not extract provider from %s.%s via _get_ls_params: %s"
+_LS_PARAMS_NOT_MAPPING = "Could not extract provider from %s.%s: _get_ls_params returned %s, not a mapping"
+
+
+def get_model_identifier(model: Any) -> str | None:
+    """The model's identifier (its ``model_name``, else its ``model``), when it has a non-empty one."""
+    for attr in ("model_name", "model"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def get_model_provider(model: Any) -> str | None:
+    """The provider a model reports for tracing (``_get_ls_params()["ls_provider"]``), if any."""
+    where = (type(model).__module__, type(model).__name__)
+    try:
+        params = model._get_ls_params()
+    except (AttributeError, TypeError, NotImplementedError) as exc:
+        logger.info(_NO_LS_PARAMS, *where, exc)
+        return None
+    if not isinstance(params, Mapping):
+        logger.info(_LS_PARAMS_NOT_MAPPING, *where, type(params).__name__)
+        return None
+    provider = params.get("ls_provider")
+    return provider if isinstance(provider, str) and provider else None
 
 
 def _is_chat_anthropic(model: Any) -> bool:
@@ -28,13 +61,26 @@ def _spec_tool(spec: dict) -> Any:
     )
 
 
+def _is_chat_openai_compatible(model: Any) -> bool:
+    module = sys.modules.get("langchain_openai.chat_models.base")
+    return module is not None and isinstance(model, module.BaseChatOpenAI)
+
+
+def _format_key(response_format: dict | None) -> str | None:
+    import json
+
+    return None if response_format is None else json.dumps(response_format, sort_keys=True)
+
+
 class ModelAdapter:
     """Calls a LangChain ``BaseChatModel`` as deepagents' agent node does: ``bind_tools`` with
     the agent's tools, then ``invoke``/``ainvoke`` on the system message plus the history."""
 
-    def __init__(self, model: Any, bindables: dict[str, Any]) -> None:
+    def __init__(self, model: Any, bindables: dict[str, Any], schema_tools: set[str] | None = None) -> None:
         self.model = model
         self._bindables = bindables
+        #: The structured output's schema tools, which create_agent adds after the middleware.
+        self._schema_tools = schema_tools or set()
         self._bound: dict[tuple, Any] = {}
         #: deepagents' caching middleware acts on ChatAnthropic: the core's caching entry
         #: then tags the system prompt and hands ``cache_control`` in the call's settings,
@@ -61,7 +107,9 @@ class ModelAdapter:
         # are bound afresh.
         extra = dict(extra or {})
         cache_control = extra.pop("cache_control", None)
-        key = (tuple(t["name"] for t in tools), tool_choice, cache_control is not None)
+        # A native response format is the agent's, the same for every call: bound once.
+        response_format = extra.pop("response_format", None)
+        key = (tuple(t["name"] for t in tools), tool_choice, cache_control is not None, _format_key(response_format))
         bound = None if extra else self._bound.get(key)
         if bound is None:
             specs = [self._bindables.get(t["name"]) or _spec_tool(t) for t in tools]
@@ -69,17 +117,32 @@ class ModelAdapter:
             if cache_control is not None:
                 from langchain_anthropic.middleware.prompt_caching import _tag_tools
 
-                specs = _tag_tools(specs, cache_control)
+                # The caching middleware tagged the tools it saw: those before the schema tools.
+                n = len(specs)
+                while n and tools[n - 1]["name"] in self._schema_tools:
+                    n -= 1
+                specs = [*(_tag_tools(specs[:n], cache_control) or ()), *specs[n:]]
                 settings["cache_control"] = cache_control
             # create_agent binds with an explicit tool_choice ("any" while a structured
-            # response is expected, else None), and binds nothing without tools.
-            if specs:
+            # response is expected through a tool, else None), and binds nothing without
+            # tools; a native format is bound with the tools, without a tool choice.
+            if response_format is not None:
+                bound = self.model.bind_tools(specs, **self._format_kwargs(response_format, settings))
+            elif specs:
                 bound = self.model.bind_tools(specs, tool_choice=tool_choice, **settings)
             else:
                 bound = self.model.bind(**settings) if settings else self.model
             if not extra:
                 self._bound[key] = bound
         return bound
+
+    def _format_kwargs(self, response_format: dict, settings: dict[str, Any]) -> dict[str, Any]:
+        """create_agent's kwargs for a native format: the format, the call's settings over
+        it, and ``strict`` for a Chat Completions OpenAI-compatible model."""
+        kwargs = {"response_format": response_format, **settings}
+        if _is_chat_openai_compatible(self.model) and not getattr(self.model, "use_responses_api", False):
+            kwargs["strict"] = True
+        return kwargs
 
     #: A core message dict as a LangChain message; the core caches what this returns.
     to_message = staticmethod(_convert.from_core)

@@ -11,7 +11,7 @@ from . import _convert
 from ._assembly import SchemaOf, StateKeys, _check_unique_middleware, _core_model, face_parts
 from ._core import CoreAgent
 from ._middleware import core_entries
-from ._structured import make_response_format
+from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._tools import to_adapter
 
 
@@ -32,7 +32,7 @@ def create_plain_agent(
     adapters = [to_adapter(t) for t in tools]
     adapters = [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
     structured = make_response_format(response_format, model=model, tools=adapters)
-    core_model = _core_model(model, [*adapters, structured] if structured else adapters)
+    core_model = _core_model(model, with_schema_tool(adapters, structured))
     _check_unique_middleware(middleware)
     bindables = {a.name: a.bindable for a in adapters}
     schema_holders = [*middleware, *([SchemaOf(state_schema)] if state_schema is not None else [])]
@@ -44,14 +44,14 @@ def create_plain_agent(
         name or None,
         None,
         structured,
-        core_entries(middleware, bindables),
+        core_entries(middleware, bindables, response_format=response_format),
         sorted(schema.private),
         plain=True,
     )
     # The plain agent keeps no `files`: LangChain's agent state has no such channel.
     schema.omit_output = schema.omit_output | {"files"}
-    tools_may_end = structured is not None or any(a.return_direct for a in adapters)
-    state_schemas, edges = face_parts(core.node_names, middleware, state_schema, middleware, tools_may_end)
+    may_end = tools_may_end(structured, adapters)
+    state_schemas, edges = face_parts(core.node_names, middleware, state_schema, middleware, may_end)
     return DeepAgent(
         core,
         name=name,

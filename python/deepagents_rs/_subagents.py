@@ -4,13 +4,18 @@ normalized into what the Rust ``task`` tool runs."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from . import _convert, _fs_interrupts
+from ._assembly import _check_unique_middleware
 from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
-from ._structured import make_response_format, render_structured
+from ._excluded_middleware import Exclusions, Planned, subagent_slots
+from ._harness import described, general_purpose_system, has_stack_part, profile_for, subagent_system
+from ._structured import make_response_format, render_structured, with_schema_tool
 from ._summarization import core_config as summarization_config
 from ._tools import ToolAdapter, to_adapter
+from .profiles.harness.harness_profiles import GeneralPurposeSubagentProfile, HarnessProfile
 
 GENERAL_PURPOSE = "general-purpose"
 _SUBAGENT_KEYS = {
@@ -27,8 +32,6 @@ _SUBAGENT_KEYS = {
     "mode",
 }
 _COMPILED_KEYS = {"name", "description", "runnable", "mode"}
-#: The file tools every declarative subagent has (its own ``FilesystemMiddleware``).
-_FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "delete", "glob", "grep", "execute")
 _COMPILED_MISSING_MESSAGES = (
     "CompiledSubAgent must return a state containing a 'messages' key. "
     "Custom StateGraphs used with CompiledSubAgent should include 'messages' "
@@ -187,13 +190,11 @@ class _placed:
             setattr(exc, PLACED, True)
 
 
-def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any]) -> list[Any]:
+def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any], response_format: Any = None) -> list[Any]:
     from ._middleware import core_entries
 
-    names = [m.name for m in middleware or ()]
-    if len(names) != len(set(names)):
-        raise AssertionError("Please remove duplicate middleware instances.")
-    return core_entries(middleware or (), {t.name: t.bindable for t in tools})
+    _check_unique_middleware(middleware)
+    return core_entries(middleware or (), {t.name: t.bindable for t in tools}, response_format=response_format)
 
 
 def _private_keys(middleware: Sequence[Any] | None, skills: bool = False) -> list[str]:
@@ -219,14 +220,53 @@ def _spec_skills(spec: dict) -> list[Any] | None:
     return passed.sources if passed is not None else None
 
 
+@dataclass
+class Parent:
+    """What subagents take from the agent that delegates to them."""
+
+    #: The model as the caller gave it (a string, or a chat model).
+    model: Any
+    profile: HarnessProfile
+    #: The profile's exclusions, shared with the general-purpose subagent's stack.
+    exclusions: Exclusions
+    #: The tools as the caller gave them, and as adapters described by the profile.
+    raw_tools: list[Any]
+    tools: list[ToolAdapter]
+    #: The caller's middleware (its `FilesystemMiddleware` and the human-in-the-loop entry
+    #: aside).
+    middleware: list[Any]
+    skills: bool
+    memory: bool
+    #: Whether the caller gave its own `FilesystemMiddleware` (the profile then has no say
+    #: in the file tools' descriptions).
+    own_files: bool
+    #: Adapters for tools as the caller gave them (its ordering included).
+    adapt: Callable[[Sequence[Any]], list[ToolAdapter]]
+
+    def profile_of(self, spec: dict) -> HarnessProfile:
+        """The profile of a declarative subagent's model (its own, else the one it inherits)."""
+        if "model" in spec:
+            return profile_for(spec["model"])
+        # deepagents hands the subagent the chat model it built from the caller's.
+        return profile_for(self.model, as_built=True)
+
+    def describes_otherwise(self, profile: HarnessProfile) -> bool:
+        """Whether `profile` describes tools otherwise than the caller's profile."""
+        return dict(profile.tool_description_overrides) != dict(self.profile.tool_description_overrides)
+
+    def tools_for(self, profile: HarnessProfile) -> list[ToolAdapter]:
+        """The caller's tools as `profile` describes them."""
+        if not self.describes_otherwise(profile):
+            return self.tools
+        return self.adapt(described(self.raw_tools, profile.tool_description_overrides) or [])
+
+
 def build_specs(
     subagents: Sequence[dict] | None,
     *,
-    parent_model: Any,
-    parent_tools: list[ToolAdapter],
+    parent: Parent,
     core_model: Callable[[Any, list[ToolAdapter]], Any],
-    system_message: Callable[[Any, Any], dict],
-    files: Callable[[Any], dict] | None = None,
+    files: Callable[[Any, Any], dict],
     parent_permissions: Any = None,
     interrupt_on: dict | None = None,
     fs_interrupt_on: Callable[[Any], dict] | None = None,
@@ -234,19 +274,29 @@ def build_specs(
     skills: Callable[[Any], dict] | None = None,
 ) -> list[dict]:
     """The specs for the core's ``task`` tool, general-purpose subagent included (first,
-    unless the user supplies one of that name, which then keeps its own position).
+    unless the user supplies one of that name, which then keeps its own position, or the
+    harness profile leaves it out).
 
-    ``core_model(model, tools)`` turns a model into what the core takes; ``system_message``
-    is the parent's prompt assembly (profile suffix included). ``files(permissions)`` is the
-    file tools' configuration for a subagent with those permissions; a spec's own
-    ``permissions`` replace the parent's. ``gp_skills`` is the general-purpose subagent's
-    skills entry (the parent's); ``skills(sources)`` makes a declarative subagent's own.
+    ``core_model(model, tools)`` turns a model into what the core takes. ``files(permissions,
+    descriptions)`` is the file tools' configuration for a subagent with those permissions and
+    tool descriptions; a spec's own ``permissions`` replace the parent's. ``gp_skills`` is the
+    general-purpose subagent's skills entry (the parent's); ``skills(sources)`` makes a
+    declarative subagent's own. Each declarative subagent gets the harness profile of its
+    model, as deepagents applies it (the general-purpose one gets the parent's).
     """
 
-    def own_files(spec: dict) -> dict | None:
-        if files is None:
-            return None
-        return files(spec.get("permissions", parent_permissions))
+    def own_files(spec: dict, profile: HarnessProfile) -> dict:
+        return files(spec.get("permissions", parent_permissions), profile.tool_description_overrides)
+
+    def gate_of(spec: dict) -> list[Any]:
+        """A subagent's human-in-the-loop gate: its own `interrupt_on` (else the parent's),
+        with the interrupts of its permissions (else the parent's)."""
+        return _gate(
+            _fs_interrupts.merged(
+                fs_interrupt_on(spec.get("permissions", parent_permissions)) if fs_interrupt_on else {},
+                spec.get("interrupt_on", interrupt_on),
+            )
+        )
 
     specs: list[dict] = []
     user = list(subagents or [])
@@ -279,70 +329,29 @@ def build_specs(
                 }
             )
             continue
+        profile = parent.profile_of(spec)
+        overrides = profile.tool_description_overrides
         # A `tools` key, even None or [], means no inherited user tools (deepagents: `or []`).
-        tools = [to_adapter(t) for t in (spec["tools"] or [])] if "tools" in spec else None
+        tools = [to_adapter(t) for t in described(spec["tools"] or [], overrides)] if "tools" in spec else None
         if mode == "fork":
-            fork = _fork_spec(spec, tools, parent_model, parent_tools, core_model)
-            if spec.get("response_format"):
-                fork_tools = tools if tools is not None else parent_tools
-                fork["response_format"] = make_response_format(
-                    spec["response_format"], model=spec.get("model", parent_model), tools=fork_tools
-                )
-                if "model" in fork:
-                    # Its own model binds the schema tool as the model's own tool.
-                    fork["model"] = core_model(spec["model"], [*fork_tools, fork["response_format"]])
-            if "permissions" in spec and files is not None:
-                fork["files"] = files(spec["permissions"])
-            # A fork runs the parent's chain, its human-in-the-loop gate included, unless its
-            # own `interrupt_on` or `permissions` make another (deepagents builds a fork's
-            # gate from them as for any subagent).
-            own_gate: list[Any] = []
-            if "interrupt_on" in spec or "permissions" in spec:
-                own_gate = _gate(
-                    _fs_interrupts.merged(
-                        fs_interrupt_on(spec.get("permissions", parent_permissions)) if fs_interrupt_on else {},
-                        spec.get("interrupt_on", interrupt_on),
-                    )
-                )
-                parent_gate = _fs_interrupts.merged(
-                    fs_interrupt_on(parent_permissions) if fs_interrupt_on else {}, interrupt_on
-                )
-                if not own_gate and parent_gate:
-                    raise NotImplementedError(
-                        f"deepagents_rs: SubAgent '{name}': a fork without the parent's human-in-the-loop "
-                        "gate (an empty interrupt_on of its own) is planned."
-                    )
-            if spec.get("middleware") or own_gate:
-                # Merged over the parent's chain by name (deepagents shares the parent's
-                # instances and lets a same-name spec entry take its place).
-                fork["middleware"] = _middleware_adapters(
-                    [*(spec.get("middleware") or ()), *own_gate], tools or parent_tools
-                )
-            if "model" in fork and not any(_named(m, "SummarizationMiddleware") for m in spec.get("middleware") or ()):
-                # A fork of another model summarizes by that model's limits (deepagents builds
-                # its summarization from the fork's model), into the caller's history files.
-                own = summarization_config(fork["model"], own_files(spec))
-                if own is not None:
-                    fork.setdefault("middleware", []).append({**own, "kind": "summarization"})
-            # Its state as a subgraph: the parent's chain (the caller adds its schemas) and its own.
-            fork["state_schemas"] = _state_schemas([*(spec.get("middleware") or ()), *own_gate])
-            if own_gate:
-                fork["private_keys"] = _private_keys(own_gate)
-            specs.append(fork)
+            specs.append(_fork(spec, tools, profile, parent, core_model, own_files, _fork_gate(spec, gate_of)))
             continue
-        gate = _gate(
-            _fs_interrupts.merged(
-                fs_interrupt_on(spec.get("permissions", parent_permissions)) if fs_interrupt_on else {},
-                spec.get("interrupt_on", interrupt_on),
-            )
-        )
-        model = spec.get("model", parent_model)
-        tools = parent_tools if tools is None else tools
-        response_format = make_response_format(spec.get("response_format"), model=model, tools=tools)
-        bindable_tools = [*tools, response_format] if response_format else tools
-        spec_model = core_model(model, bindable_tools)
-        spec_files = own_files(spec)
+        extra = profile.materialize_extra_middleware()
+        exclusions = Exclusions(profile)
+        exclusions.check_required()
         spec_skills = _spec_skills(spec)
+        planned = exclusions.plan(
+            subagent_slots(extra=extra, skills=spec_skills is not None), spec.get("middleware") or ()
+        )
+        exclusions.verify()
+        gate = gate_of(spec)
+        model = spec.get("model", parent.model)
+        tools = parent.tools_for(profile) if tools is None else tools
+        response_format = make_response_format(spec.get("response_format"), model=model, tools=tools)
+        bindable_tools = with_schema_tool(tools, response_format)
+        spec_model = core_model(model, bindable_tools)
+        spec_files = own_files(spec, profile)
+        python_middleware = [*planned.user, *planned.kept, *gate]
         specs.append(
             {
                 "name": name,
@@ -351,39 +360,26 @@ def build_specs(
                 "model": spec_model,
                 "summarization": summarization_config(spec_model, spec_files),
                 "tools": tools,
-                "system": system_message(spec.get("system_prompt", ""), model),
+                "system": subagent_system(spec.get("system_prompt", ""), profile),
                 "response_format": response_format,
-                "middleware": _middleware_adapters([*(spec.get("middleware") or ()), *gate], bindable_tools),
-                "private_keys": _private_keys([*(spec.get("middleware") or ()), *gate], spec_skills is not None),
+                "middleware": _middleware_adapters(planned.user, bindable_tools, spec.get("response_format")),
+                "profile": _profile_part(planned, profile, bindable_tools),
+                "interrupts": _interrupts(gate, bindable_tools),
+                "private_keys": _private_keys(python_middleware, spec_skills is not None),
                 "files": spec_files,
                 "skills": skills(spec_skills) if spec_skills is not None and skills is not None else None,
-                "state_schemas": _state_schemas([*(spec.get("middleware") or ()), *gate]),
+                "state_schemas": _state_schemas(python_middleware),
             }
         )
     if forks:
         _warn_fork_beta()
-    if not any(s["name"] == GENERAL_PURPOSE for s in specs):
-        gp_gate = _gate(
-            _fs_interrupts.merged(fs_interrupt_on(parent_permissions) if fs_interrupt_on else {}, interrupt_on)
-        )
-        gp_model = core_model(parent_model, parent_tools)
-        gp_files = own_files({})
+    gp = parent.profile.general_purpose_subagent or GeneralPurposeSubagentProfile()
+    if gp.enabled is not False and not any(s["name"] == GENERAL_PURPOSE for s in specs):
         specs.insert(
             0,
-            {
-                "name": GENERAL_PURPOSE,
-                "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
-                "kind": "isolated",
-                "model": gp_model,
-                "summarization": summarization_config(gp_model, gp_files),
-                "tools": parent_tools,
-                "system": system_message(DEFAULT_SUBAGENT_PROMPT, parent_model),
-                "files": gp_files,
-                "middleware": _middleware_adapters(gp_gate, parent_tools),
-                "private_keys": _private_keys(gp_gate, gp_skills is not None),
-                "skills": gp_skills,
-                "state_schemas": _state_schemas(gp_gate),
-            },
+            _general_purpose(
+                gp, parent, parent_permissions, core_model, own_files, gp_skills, interrupt_on, fs_interrupt_on
+            ),
         )
     return specs
 
@@ -392,6 +388,65 @@ def _state_schemas(middleware: Sequence[Any] | None) -> list[type]:
     """The state schemas a subagent's own middleware declare (its graph's channels, when its
     run is checkpointed as a subgraph of its task)."""
     return [m.state_schema for m in middleware or () if getattr(m, "state_schema", None) is not None]
+
+
+def _general_purpose(
+    gp: GeneralPurposeSubagentProfile,
+    parent: Parent,
+    permissions: Any,
+    core_model: Callable[[Any, list[ToolAdapter]], Any],
+    own_files: Callable[[dict, HarnessProfile], dict],
+    skills: dict | None,
+    interrupt_on: dict | None,
+    fs_interrupt_on: Callable[[Any], dict] | None,
+) -> dict:
+    """deepagents' general-purpose subagent: the parent's model, tools and profile, the
+    profile's edits of its description and prompt."""
+    profile = parent.profile
+    extra = profile.materialize_extra_middleware()
+    base = subagent_slots(extra=extra, skills=skills is not None)
+    # The caller's middleware reaches it only where it takes one of its slots by name.
+    slot_names = {e.name for e in base}
+    inherited = [m for m in parent.middleware if m.name in slot_names]
+    planned = parent.exclusions.plan(base, inherited)
+    extra_names = {m.name for m in extra}
+    # Of those, the core takes the ones standing in for the profile's middleware (skills come
+    # as `skills`).
+    user = [m for m in planned.user if m.name in extra_names]
+    gate = _gate(_fs_interrupts.merged(fs_interrupt_on(permissions) if fs_interrupt_on else {}, interrupt_on))
+    gp_model = core_model(parent.model, parent.tools)
+    gp_files = own_files({}, profile)
+    return {
+        "name": GENERAL_PURPOSE,
+        "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION if gp.description is None else gp.description,
+        "kind": "isolated",
+        "model": gp_model,
+        "summarization": summarization_config(gp_model, gp_files),
+        "tools": parent.tools,
+        "system": general_purpose_system(DEFAULT_SUBAGENT_PROMPT, profile),
+        "files": gp_files,
+        "middleware": _middleware_adapters(user, parent.tools),
+        "profile": _profile_part(planned, profile, parent.tools),
+        "interrupts": _interrupts(gate, parent.tools),
+        "private_keys": _private_keys([*user, *planned.kept, *gate], skills is not None),
+        "skills": skills,
+        "state_schemas": _state_schemas([*user, *planned.kept, *gate]),
+    }
+
+
+def _profile_part(planned: Planned, profile: HarnessProfile, tools: list[Any]) -> dict:
+    """A stack's harness-profile part as the core takes it (its middleware: unique names, as
+    create_agent requires)."""
+    _check_unique_middleware(planned.kept)
+    return {
+        "extra": _middleware_adapters(planned.kept, tools),
+        "excluded": planned.excluded,
+        "excluded_tools": sorted(profile.excluded_tools),
+    }
+
+
+def _interrupts(gate: list[Any], tools: list[Any]) -> Any:
+    return _middleware_adapters(gate, tools)[0] if gate else None
 
 
 def _gate(interrupt_on: dict | None) -> list[Any]:
@@ -408,27 +463,100 @@ def _named(middleware: Any, name: str) -> bool:
     return getattr(middleware, "name", None) == name
 
 
-def _fork_spec(
+def _fork_gate(spec: dict, gate_of: Callable[[dict], list[Any]]) -> list[Any]:
+    """A fork's own human-in-the-loop gate, when its `interrupt_on` or `permissions` make one
+    (deepagents builds a fork's gate from them as for any subagent); none: it runs the
+    parent's."""
+    if "interrupt_on" not in spec and "permissions" not in spec:
+        return []
+    own = gate_of(spec)
+    if not own and gate_of({}):
+        raise NotImplementedError(
+            f"deepagents_rs: SubAgent '{spec['name']}': a fork without the parent's human-in-the-loop "
+            "gate (an empty interrupt_on of its own) is planned."
+        )
+    return own
+
+
+def _fork(
     spec: dict,
     tools: list[ToolAdapter] | None,
-    parent_model: Any,
-    parent_tools: list[ToolAdapter],
+    profile: HarnessProfile,
+    parent: Parent,
     core_model: Callable[[Any, list[ToolAdapter]], Any],
+    own_files: Callable[[dict, HarnessProfile], dict],
+    own_gate: list[Any],
 ) -> dict:
     """A fork keeps the parent's system prompt and tool list byte for byte, so its first
     request is served from the parent's prompt cache. Where deepagents changes them (an own
     ``system_prompt``, narrower ``tools``), we carry the instructions in the task message and
-    enforce the narrower tools when they are called."""
+    enforce the narrower tools when they are called.
+
+    Its stack is deepagents' fork stack: the parent's, with the harness profile of the fork's
+    model. When a profile (its own or the parent's) has middleware or exclusions, the core
+    rebuilds the parent's chain with the fork's part (``profile``) and middleware (``user``:
+    the parent's and the spec's merged by name, less what the profile excludes).
+
+    ``own_gate`` is the fork's own human-in-the-loop gate (``_fork_gate``): it takes the
+    place of the parent's by name."""
     out: dict[str, Any] = {"name": spec["name"], "description": spec["description"], "kind": "fork"}
-    if "model" in spec and spec["model"] is not parent_model:
-        out["model"] = core_model(spec["model"], tools if tools is not None else parent_tools)
+    fork_tools = tools if tools is not None else parent.tools_for(profile)
+    if "model" in spec and spec["model"] is not parent.model:
+        out["model"] = core_model(spec["model"], fork_tools)
     if spec.get("system_prompt"):
         out["instructions"] = spec["system_prompt"]
     if tools is not None:
-        parent_names = {t.name for t in parent_tools}
+        parent_names = {t.name for t in parent.tools}
         names = [t.name for t in tools]
         if set(names) <= parent_names:
-            out["allowed_tools"] = [*_FS_TOOLS, "task", *names]
+            out["allowed_tools"] = names
         else:
             out["extra_tools"] = tools
+    if parent.describes_otherwise(profile):
+        # Its descriptions replace the parent's (the file tools' come with its own `files`).
+        out["described_tools"] = fork_tools
+    if spec.get("response_format"):
+        out["response_format"] = make_response_format(
+            spec["response_format"], model=spec.get("model", parent.model), tools=fork_tools
+        )
+        if "model" in out:
+            # Its own model binds the schema tool as the model's own tool.
+            out["model"] = core_model(spec["model"], with_schema_tool(fork_tools, out["response_format"]))
+    own_middleware = list(spec.get("middleware") or ())
+    excluded: list[str] = []
+    kept: list[Any] = []
+    if has_stack_part(profile) or has_stack_part(parent.profile):
+        extra = profile.materialize_extra_middleware()
+        exclusions = Exclusions(profile)
+        exclusions.check_required()
+        # deepagents' `{m.name: m for m in [*parent, *spec]}`: a spec entry takes the place of
+        # the parent's of its name.
+        merged = list({m.name: m for m in [*parent.middleware, *own_middleware]}.values())
+        base = subagent_slots(extra=extra, skills=parent.skills, memory=parent.memory)
+        planned = exclusions.plan(base, merged)
+        exclusions.verify()
+        out["profile"] = _profile_part(planned, profile, fork_tools)
+        out["user"] = _middleware_adapters(planned.user, fork_tools, spec.get("response_format"))
+        excluded, kept = planned.excluded, planned.kept
+        # Its own gate takes the parent's place by name.
+        merged_over = own_gate
+    else:
+        # Merged over the parent's chain by name (deepagents shares the parent's instances
+        # and lets a same-name spec entry take its place), its own gate included.
+        merged_over = [*own_middleware, *own_gate]
+    if merged_over:
+        out["middleware"] = _middleware_adapters(merged_over, fork_tools, spec.get("response_format"))
+    # Its state as a subgraph: the parent's chain (the caller adds its schemas) and its own.
+    out["state_schemas"] = _state_schemas([*own_middleware, *kept, *own_gate])
+    if own_gate or kept:
+        out["private_keys"] = _private_keys([*kept, *own_gate])
+    if "permissions" in spec or (parent.describes_otherwise(profile) and not parent.own_files):
+        out["files"] = own_files(spec, profile)
+    summarized = any(_named(m, "SummarizationMiddleware") for m in [*parent.middleware, *own_middleware])
+    if "model" in out and not summarized and "SummarizationMiddleware" not in excluded:
+        # A fork of another model summarizes by that model's limits (deepagents builds its
+        # summarization from the fork's model), into the caller's history files.
+        own = summarization_config(out["model"], own_files(spec, profile))
+        if own is not None:
+            out.setdefault("middleware", []).append({**own, "kind": "summarization"})
     return out

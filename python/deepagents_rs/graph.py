@@ -16,15 +16,16 @@ from ._assembly import (
     _deprecation_category,
     _human_in_the_loop,
     _split_filesystem,
-    _system_message,
     face_parts,
 )
 from ._backend_adapter import fs_config
 from ._core import CoreAgent
+from ._excluded_middleware import Exclusions, main_slots
+from ._harness import described, profile_for, system_message, task_description
 from ._lazy import lazy_names
 from ._middleware import core_entries
-from ._structured import make_response_format
-from ._subagents import build_specs
+from ._structured import make_response_format, tools_may_end, with_schema_tool
+from ._subagents import Parent, build_specs
 from ._summarization import core_config as summarization_config
 from ._threads import StateSchemas
 from ._tools import ToolAdapter, to_adapter
@@ -90,29 +91,34 @@ def create_deep_agent(
             and ``ANTHROPIC_BASE_URL``), or any LangChain ``BaseChatModel``, called back from
             Rust. ``None`` is deprecated and means ``"anthropic:claude-sonnet-4-6"``.
         tools: Plain functions (sync or async), LangChain tools, or dict tool specs.
-        system_prompt: A string or a ``SystemMessage``; a model profile may append to it.
+        system_prompt: A string or a ``SystemMessage``; the harness profile of the model
+            (``register_harness_profile``) may append to it.
         name: The agent's name, also set on its AI messages.
+
+    The harness profile of the model shapes the agent and its subagents as in deepagents:
+    prompt, tool descriptions, hidden tools, middleware, the general-purpose subagent.
 
     Parameters not implemented yet raise ``NotImplementedError`` naming the parameter.
     """
+    # deepagents builds the default model itself, and looks its profile up on the built model.
+    built_default = model is None
     if model is None:
         warnings.warn(_MODEL_NONE_WARNING, _deprecation_category(), stacklevel=2)
         model = DEFAULT_MODEL
+    profile = profile_for(model, as_built=built_default)
+    exclusions = Exclusions(profile)
+    exclusions.check_required()
 
-    adapters: list[ToolAdapter] = [to_adapter(t) for t in (tools or ())]
-    # create_agent offers its tool node's tools first and dict (provider-side) specs last.
-    adapters = [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
-    system = _system_message(system_prompt, model)
+    raw_tools = list(tools or ())
+    adapters = _adapt(described(raw_tools, profile.tool_description_overrides))
+    system = system_message(system_prompt, profile)
     structured = make_response_format(response_format, model=model, tools=adapters)
-    core_model = _core_model(model, [*adapters, structured] if structured else adapters)
+    core_model = _core_model(model, with_schema_tool(adapters, structured))
     middleware, fs_override = _split_filesystem(middleware, permissions)
     hitl = _human_in_the_loop(
         _fs_interrupts.merged(_fs_interrupts.interrupt_on_from_permissions(permissions, backend), interrupt_on)
     )
-    if hitl is not None:
-        # deepagents puts LangChain's HumanInTheLoopMiddleware after the user's middleware.
-        middleware = [*middleware, hitl]
-    files = fs_config(backend, permissions, fs_override, store)
+    files = fs_config(backend, permissions, fs_override, store, profile.tool_description_overrides)
     agent_backend = StateBackend() if backend is None else backend
     # deepagents' skills: a user `SkillsMiddleware` of that name lends its sources when
     # `skills` is not given, so the default's slot exists for it to take (and the
@@ -122,25 +128,59 @@ def create_deep_agent(
         skills = user_skills.sources
     skills_mw = SkillsMiddleware(backend=agent_backend, sources=skills) if skills is not None else None
     gp_skills = user_skills or skills_mw
+    parent = Parent(
+        model=model,
+        profile=profile,
+        exclusions=exclusions,
+        raw_tools=raw_tools,
+        tools=adapters,
+        middleware=list(middleware),
+        skills=skills_mw is not None,
+        memory=memory is not None,
+        own_files=fs_override is not None,
+        adapt=_adapt,
+    )
     specs = build_specs(
         subagents,
-        parent_model=model,
-        parent_tools=adapters,
+        parent=parent,
         core_model=_core_model,
-        system_message=_system_message,
-        files=lambda perms: fs_config(backend, perms, store=store),
+        files=lambda perms, descriptions: fs_config(backend, perms, store=store, descriptions=descriptions),
         parent_permissions=permissions,
         interrupt_on=interrupt_on,
         fs_interrupt_on=lambda perms: _fs_interrupts.interrupt_on_from_permissions(perms, backend),
         gp_skills=gp_skills._core_config(store) if gp_skills is not None else None,
         skills=lambda sources: SkillsMiddleware(backend=agent_backend, sources=sources)._core_config(store),
     )
+    # The harness profile's middleware and exclusions (after the subagents', as deepagents
+    # builds them); the main agent and the general-purpose subagent answer for its
+    # exclusions together.
+    slots = main_slots(
+        subagents=bool(specs),
+        extra=profile.materialize_extra_middleware(),
+        skills=skills_mw is not None,
+        memory=memory is not None,
+        interrupts=hitl,
+    )
+    planned = exclusions.plan(slots, middleware)
+    exclusions.verify()
+    middleware = planned.user
+    if not any(m is hitl for m in planned.kept):
+        hitl = None
+    extra = [m for m in planned.kept if m is not hitl]
+    # Every Python middleware of the chain: its state keys, hooks and stream transformers count.
+    chain_middleware = [*middleware, *extra, *([hitl] if hitl is not None else [])]
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
     _check_unique_middleware(middleware)
-    mw_adapters = core_entries(middleware or (), bindables, store)
+    _check_unique_middleware(extra)
+    mw_adapters = core_entries(middleware, bindables, store, response_format)
+    profile_part = {
+        "extra": core_entries(extra, bindables, store, response_format),
+        "excluded": planned.excluded,
+        "excluded_tools": sorted(profile.excluded_tools),
+    }
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
-    schema = StateKeys.of([*(middleware or ()), *([SchemaOf(state_schema)] if state_schema is not None else [])])
+    schema = StateKeys.of([*chain_middleware, *([SchemaOf(state_schema)] if state_schema is not None else [])])
     schema.omit_output = schema.omit_output | _DEFAULT_PRIVATE_KEYS
     schema.private = schema.private | _DEFAULT_PRIVATE_KEYS
     # deepagents' state has a `files` channel only when a StateBackend holds files.
@@ -166,7 +206,7 @@ def create_deep_agent(
         adapters,
         system,
         name or None,
-        specs,
+        specs or None,
         structured,
         mw_adapters,
         sorted(schema.private),
@@ -174,14 +214,17 @@ def create_deep_agent(
         summarization_config(core_model, history_files),
         memory_mw._core_config(store) if memory_mw is not None else None,
         skills_mw._core_config(store) if skills_mw is not None else None,
+        profile_part,
+        core_entries([hitl], bindables, store)[0] if hitl is not None else None,
+        task_description(profile),
     )
-    tools_may_end = structured is not None or any(a.return_direct for a in adapters)
+    may_end = tools_may_end(structured, adapters)
     # The agent's class is known once LangGraph's import was tried: here, when the first
     # agent is created.
     from ._deep_agent import DeepAgent
 
-    holders = [*(middleware or ()), skills_mw, memory_mw]
-    state_schemas, edges = face_parts(core.node_names, holders, state_schema, middleware, tools_may_end, files_channel)
+    holders = [*chain_middleware, skills_mw, memory_mw]
+    state_schemas, edges = face_parts(core.node_names, holders, state_schema, chain_middleware, may_end, files_channel)
     return DeepAgent(
         core,
         name=name,
@@ -202,7 +245,7 @@ def create_deep_agent(
         subagent_forks={s["name"] for s in specs if s["kind"] == "fork"},
         interrupts=hitl is not None,
         edges=edges,
-        transformers=[t for m in middleware or () for t in getattr(m, "transformers", ())],
+        transformers=[t for m in chain_middleware for t in getattr(m, "transformers", ())],
         context_schema=context_schema,
         cache=cache,
         debug=debug,
@@ -211,6 +254,13 @@ def create_deep_agent(
 
 def _middleware_schemas(schemas: Sequence[type] | StateSchemas) -> list[type]:
     return list(schemas.middleware if isinstance(schemas, StateSchemas) else schemas)
+
+
+def _adapt(tools: Sequence[Any] | None) -> list[ToolAdapter]:
+    """Adapters for the tools the caller gave, ordered as create_agent offers them: its tool
+    node's tools first, dict (provider-side) specs last."""
+    adapters = [to_adapter(t) for t in tools or ()]
+    return [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
 
 
 # `DeepAgent` (a LangGraph graph when LangGraph is installed) and `DeepAgentState` need

@@ -12,7 +12,6 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::routing::{Node, last_turn};
-use super::structured::answer_schema_calls;
 use super::{Agent, RunOptions, RunReport, new_id};
 use crate::error::Error;
 use crate::events::{
@@ -232,18 +231,17 @@ impl Agent {
             .emitter(step)
             .filter(|e| e.emitter.streams_tokens())
             .map(TokenSink::new);
-        let (tools, tool_choice) = match &self.response_format {
-            // LangChain forces a tool call while a structured response is expected.
-            Some(rf) => (rf.request_tools.clone(), Some("any".to_owned())),
-            None => (self.tools.specs(), None),
-        };
         let trace = run.node_start("model", step, TraceData::State(state)).await;
         let request = ModelRequest {
             model: self.model.clone(),
             system: Some(self.system.clone()),
             messages: state.messages.to_vec(),
-            tools,
-            tool_choice,
+            // The structured output's part is added when the model is called, after the
+            // middleware: they see the agent's tools only, as LangChain's do.
+            tools: self.tools.specs(),
+            schema_tools_at: None,
+            tool_choice: None,
+            response_format: None,
             model_settings: Default::default(),
             cache_control: None,
             state: state.clone(),
@@ -337,7 +335,7 @@ impl Agent {
     /// to the listener, and LangChain's structured-output handling.
     fn model_base(&self, run: &Run<'_>) -> crate::middleware::ModelBase {
         let name = self.name.clone();
-        let parser = self.response_format.as_ref().map(|rf| rf.parser.clone());
+        let parser = self.response_format.clone();
         let host = run.options.host.clone();
         let report = run.report.clone();
         let seen = run.seen.clone();
@@ -350,6 +348,21 @@ impl Agent {
                 seen.clone(),
             );
             Box::pin(async move {
+                // A format the provider cannot take is refused when the model is called, before
+                // the model is (LangChain decides on native output only then).
+                if let Some(refusal) = parser.as_ref().and_then(|p| p.refusal()) {
+                    return Err(refusal);
+                }
+                // LangChain binds the format's tools after the request's (as middleware left
+                // them), with its tool choice in place of the request's.
+                if let Some(p) = &parser {
+                    let format = p.request(&request.tools);
+                    request.schema_tools_at =
+                        (format.tools.len() > request.tools.len()).then_some(request.tools.len());
+                    request.tools = format.tools;
+                    request.tool_choice = format.tool_choice;
+                    request.response_format = format.response_format;
+                }
                 let model = request.model.clone();
                 let tokens = request.tokens.take().map(|t| {
                     t.for_model(Arc::new(ModelInfo {
@@ -415,7 +428,7 @@ impl Agent {
                     l.tracer.llm_end(l.run, TraceData::Message(&message)).await;
                 }
                 let (answers, structured) = match &parser {
-                    Some(p) => answer_schema_calls(p.as_ref(), &reply.tool_calls, &host)?,
+                    Some(p) => p.answer(&reply, &host)?,
                     None => (Vec::new(), None),
                 };
                 let mut messages = vec![Message::Ai(reply)];

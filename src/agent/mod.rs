@@ -18,8 +18,9 @@ use crate::middleware::{Chain, Middleware};
 use crate::model::ChatModel;
 use crate::state::AgentState;
 use crate::structured::StructuredOutput;
-use crate::tools::{HostContext, Tool, ToolSet, ToolSpec};
-pub use stack::{StackKind, StackParts, build_stack};
+use crate::tools::{HostContext, Tool, ToolSet};
+pub use stack::{ProfileLayer, Recipe, StackKind, StackParts, build_stack};
+pub(crate) use structured::answer_schema_calls;
 
 /// deepagents configures its graph with this limit.
 pub const DEFAULT_RECURSION_LIMIT: u64 = 9_999;
@@ -39,16 +40,11 @@ pub struct Agent {
     /// State keys private to the agent (LangChain's `PrivateStateAttr`): never handed to
     /// or taken from a subagent.
     pub private_keys: Arc<[String]>,
-    /// Structured output: set with `with_response_format`, which also prepares the tool
-    /// list the model is sent.
-    response_format: Option<ResponseFormat>,
-}
-
-#[derive(Clone)]
-struct ResponseFormat {
-    parser: Arc<dyn StructuredOutput>,
-    /// The agent's tools followed by the schema tool.
-    request_tools: Arc<[ToolSpec]>,
+    /// Structured output, set with `with_response_format`.
+    response_format: Option<Arc<dyn StructuredOutput>>,
+    /// The parts the chain was built from (`from_parts`), for forks with a harness profile
+    /// of their own.
+    pub recipe: Option<Arc<Recipe>>,
 }
 
 impl Agent {
@@ -64,7 +60,27 @@ impl Agent {
                 .expect("unique names"),
             private_keys: Arc::from(Vec::new()),
             response_format: None,
+            recipe: None,
         }
+    }
+
+    /// An agent running deepagents' `kind` stack built from `parts`, with `user_tools` after
+    /// the chain's; the parts are kept (see `Recipe`).
+    pub fn from_parts(
+        kind: StackKind,
+        parts: StackParts,
+        model: Arc<dyn ChatModel>,
+        user_tools: Vec<Arc<dyn Tool>>,
+        system: SystemMessage,
+    ) -> Result<Self, Error> {
+        let chain = build_stack(kind, parts.clone());
+        let mut agent = Agent::assemble(model, chain, user_tools.clone(), system)?;
+        agent.recipe = Some(Arc::new(Recipe {
+            kind,
+            parts,
+            user_tools,
+        }));
+        Ok(agent)
     }
 
     /// An agent running `middleware` (in chain order); the model sees the chain's tools
@@ -94,16 +110,9 @@ impl Agent {
         }
     }
 
-    /// The agent with structured output through `parser`'s schema tool.
+    /// The agent with structured output through `parser`'s strategy.
     pub fn with_response_format(mut self, parser: Option<Arc<dyn StructuredOutput>>) -> Self {
-        self.response_format = parser.map(|parser| {
-            let mut specs: Vec<ToolSpec> = self.tools.specs().to_vec();
-            specs.push(parser.spec().clone());
-            ResponseFormat {
-                parser,
-                request_tools: specs.into(),
-            }
-        });
+        self.response_format = parser;
         self
     }
 }

@@ -39,21 +39,21 @@ pub(super) fn last_turn(state: &AgentState) -> Option<(&AiMessage, HashSet<&str>
 }
 
 impl Agent {
-    pub(super) fn schema_tool(&self) -> Option<&str> {
+    /// Whether `name` is a schema tool of the response format (never run by the tools step).
+    pub(super) fn is_schema_tool(&self, name: &str) -> bool {
         self.response_format
             .as_ref()
-            .map(|rf| rf.parser.spec().name.as_str())
+            .is_some_and(|rf| rf.is_schema_tool(name))
     }
 
     /// The calls of the last AI message that still need running.
     pub(super) fn pending_calls(&self, state: &AgentState) -> Vec<ToolCall> {
-        let schema = self.schema_tool();
         let Some((ai, answered, _)) = last_turn(state) else {
             return Vec::new();
         };
         ai.tool_calls
             .iter()
-            .filter(|c| Some(c.name.as_str()) != schema)
+            .filter(|c| !self.is_schema_tool(&c.name))
             .filter(|c| !c.id.as_deref().is_some_and(|id| answered.contains(id)))
             .cloned()
             .collect()
@@ -164,16 +164,15 @@ impl Agent {
         let Some((ai, _, answered_names)) = last_turn(state) else {
             return self.loop_entry();
         };
-        let schema = self.schema_tool();
         let mut calls = ai
             .tool_calls
             .iter()
-            .filter(|c| Some(c.name.as_str()) != schema)
+            .filter(|c| !self.is_schema_tool(&c.name))
             .peekable();
         if calls.peek().is_some() && calls.all(|c| self.tools.returns_directly(&c.name)) {
             return self.exit();
         }
-        if schema.is_some_and(|s| answered_names.contains(&s)) {
+        if answered_names.iter().any(|n| self.is_schema_tool(n)) {
             return self.exit();
         }
         self.loop_entry()

@@ -4,27 +4,30 @@
 
 use crate::agent::new_id;
 use crate::error::Error;
-use crate::messages::{Message, ToolCall, ToolMessage, ToolStatus};
+use crate::messages::{AiMessage, Message, ToolCall, ToolMessage, ToolStatus};
 use crate::middleware::Structured;
-use crate::structured::{ParseError, StructuredOutput};
+use crate::structured::{ParseError, SchemaTool};
 use crate::tools::HostContext;
 
 /// The tool messages answering the reply's schema calls, and the structured response when
 /// one call parsed.
-pub(super) fn answer_schema_calls(
-    parser: &dyn StructuredOutput,
-    calls: &[ToolCall],
+pub(crate) fn answer_schema_calls<P: SchemaTool + ?Sized>(
+    parser: &P,
+    reply: &AiMessage,
     host: &HostContext,
 ) -> Result<(Vec<Message>, Option<Structured>), Error> {
-    let name = parser.spec().name.as_str();
-    let schema_calls: Vec<&ToolCall> = calls.iter().filter(|c| c.name == name).collect();
-    let fatal = |source| Error::Tool {
+    let schema_calls: Vec<&ToolCall> = reply
+        .tool_calls
+        .iter()
+        .filter(|c| parser.specs().iter().any(|s| s.name == c.name))
+        .collect();
+    let fatal = |name: &str, source| Error::Tool {
         tool: name.to_owned(),
         source,
     };
     match schema_calls.as_slice() {
         [] => Ok((Vec::new(), None)),
-        [call] => match parser.parse(&call.args, host) {
+        [call] => match parser.parse(call, reply, host) {
             Ok(parsed) => Ok((
                 vec![tool_message(parsed.tool_message, call)],
                 Some(Structured {
@@ -34,13 +37,13 @@ pub(super) fn answer_schema_calls(
                 }),
             )),
             Err(ParseError::Retry(text)) => Ok((vec![tool_message(text, call)], None)),
-            Err(ParseError::Fatal(source)) => Err(fatal(source)),
+            Err(ParseError::Fatal(source)) => Err(fatal(&call.name, source)),
         },
         several => {
             let names: Vec<&str> = several.iter().map(|c| c.name.as_str()).collect();
-            let text = match parser.multiple(&names, host) {
+            let text = match parser.multiple(&names, reply, host) {
                 Ok(text) | Err(ParseError::Retry(text)) => text,
-                Err(ParseError::Fatal(source)) => return Err(fatal(source)),
+                Err(ParseError::Fatal(source)) => return Err(fatal(names[0], source)),
             };
             let messages = several
                 .iter()

@@ -28,16 +28,19 @@ pub struct Chain {
     tool_wrappers: Arc<[Arc<dyn Middleware>]>,
 }
 
-/// deepagents' `_apply_custom_middleware`: a custom entry named like a core slot replaces
-/// it in place (a later one wins); the others follow the core entries, in order. Core slots
-/// without an entry (deepagents' middleware this core has no counterpart for yet) still
-/// take a replacement at their position.
+/// A named place in a stack, with the entry filling it (`None`: empty, yet a custom entry of
+/// that name still takes it).
+pub type Slot = (String, Option<Arc<dyn Middleware>>);
+
+/// deepagents' `_apply_custom_middleware`: a custom entry named like a core or tail slot
+/// replaces it in place (a later one wins); the others follow the core entries, in order, and
+/// the tail follows them. Core slots without an entry (deepagents' middleware this core has
+/// no counterpart for yet) still take a replacement at their position.
 pub fn with_custom(
-    core: Vec<(&'static str, Option<Arc<dyn Middleware>>)>,
+    core: Vec<Slot>,
     custom: Vec<Arc<dyn Middleware>>,
-    tail: Vec<(&'static str, Option<Arc<dyn Middleware>>)>,
+    tail: Vec<Slot>,
 ) -> Vec<Arc<dyn Middleware>> {
-    // `tail` slots come after the custom entries (deepagents' caching middleware).
     let mut slots = core;
     let mut tail = tail;
     let mut rest = Vec::new();
@@ -45,7 +48,7 @@ pub fn with_custom(
         let slot = slots
             .iter_mut()
             .chain(tail.iter_mut())
-            .find(|(name, _)| *name == entry.name());
+            .find(|(name, _)| name == entry.name());
         match slot {
             Some(slot) => slot.1 = Some(entry),
             None => rest.push(entry),

@@ -17,6 +17,7 @@ mod patch_tool_calls;
 mod py_text;
 mod skills;
 pub(crate) mod system_prompt;
+mod tool_exclusion;
 mod unsupported_content;
 
 use std::sync::Arc;
@@ -31,7 +32,7 @@ use crate::state::{AgentState, StateDelta};
 use crate::tools::{HostContext, Tool, ToolError, ToolResult};
 
 pub use builtin::{AnthropicPromptCaching, ParentNotifier, ToolProvider};
-pub use chain::{Chain, ModelBase, ModelHandler, ToolBase, ToolHandler, with_custom};
+pub use chain::{Chain, ModelBase, ModelHandler, Slot, ToolBase, ToolHandler, with_custom};
 pub use memory::{
     MEMORY_CONTENTS_KEY, MEMORY_SYSTEM_PROMPT, Memory, check_template as check_memory_template,
 };
@@ -40,6 +41,7 @@ pub use skills::{
     FrontmatterReader, FrontmatterView, SKILLS_SYSTEM_PROMPT, Skills, Source as SkillSource,
     check_template as check_skills_template, derive_label as derive_skill_label,
 };
+pub use tool_exclusion::ToolExclusion;
 pub use unsupported_content::UnsupportedContent;
 
 /// The node hooks.

@@ -16,14 +16,13 @@ use super::errors::{bad_input, to_py};
 use super::host::PyHost;
 use super::memory::memory_from_py;
 use super::stack_parts::{
-    files_from_py, middleware_from_py, model_from_py, private_keys_from_py,
-    response_format_from_py, skills_slot, subagent_from_py, summarization_slot, tools_from_py,
+    entry_from_py, files_from_py, middleware_from_py, model_from_py, private_keys_from_py,
+    profile_from_py, response_format_from_py, skills_slot, subagent_from_py, summarization_slot,
+    tools_from_py,
 };
 use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
 use super::tracer::PyTracer;
-use crate::agent::{
-    Agent, Drain, RunFailure, RunOptions, StackKind, StackParts, Stops, build_stack,
-};
+use crate::agent::{Agent, Drain, RunFailure, RunOptions, StackKind, StackParts, Stops};
 use crate::events::{Emitter, EventKind, TraceContext};
 use crate::history::History;
 use crate::host::HostValue;
@@ -166,9 +165,12 @@ impl CoreAgent {
     /// `model` is `(provider, name)` for a native provider, or a model adapter object.
     /// `tools` are tool adapters; `system` is the system message as a dict; `subagents` are
     /// normalized subagent specs. With subagents, the `task` tool comes before the user's
-    /// tools, where deepagents puts it.
+    /// tools, where deepagents puts it. `profile` is the harness profile's part of the stack
+    /// (`deepagents_rs._harness`), `interrupts` the human-in-the-loop entry, and
+    /// `task_description` the profile's `task` description: a string, or a function given
+    /// the list of subagents.
     #[new]
-    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None, skills=None, plain=false))]
+    #[pyo3(signature = (model, tools, system, name=None, subagents=None, response_format=None, middleware=None, private_keys=None, files=None, summarization=None, memory=None, skills=None, profile=None, interrupts=None, task_description=None, plain=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         model: &Bound<'_, PyAny>,
@@ -183,6 +185,9 @@ impl CoreAgent {
         summarization: Option<Bound<'_, PyAny>>,
         memory: Option<Bound<'_, PyAny>>,
         skills: Option<Bound<'_, PyAny>>,
+        profile: Option<Bound<'_, PyAny>>,
+        interrupts: Option<Bound<'_, PyAny>>,
+        task_description: Option<Bound<'_, PyAny>>,
         plain: bool,
     ) -> PyResult<Self> {
         super::errors::guard(|| {
@@ -197,7 +202,19 @@ impl CoreAgent {
                         .iter()
                         .map(subagent_from_py)
                         .collect::<PyResult<Vec<_>>>()?;
-                    let tool = Arc::new(TaskTool::new(parsed).map_err(to_py)?);
+                    let task = TaskTool::new(parsed).map_err(to_py)?;
+                    let task = match task_description {
+                        Some(d) => {
+                            let description = if d.is_callable() {
+                                d.call1((task.listing(),))?.extract()?
+                            } else {
+                                d.extract()?
+                            };
+                            task.with_description(description)
+                        }
+                        None => task,
+                    };
+                    let tool = Arc::new(task);
                     task_tool = Some(tool.clone());
                     let task: Arc<dyn Tool> = tool;
                     Some(Arc::new(ToolProvider::new(
@@ -214,21 +231,20 @@ impl CoreAgent {
             } else {
                 StackKind::Main
             };
-            let chain = build_stack(
-                kind,
-                StackParts {
-                    files: files_from_py(files)?,
-                    subagents: subagent_mw,
-                    summarization: summarization_slot(summarization)?,
-                    user: middleware_from_py(middleware)?,
-                    skills: skills_slot(skills)?,
-                    memory: memory
-                        .map(|m| Ok::<_, PyErr>(Arc::new(memory_from_py(&m)?) as _))
-                        .transpose()?,
-                },
-            );
+            let parts = StackParts {
+                files: files_from_py(files)?,
+                subagents: subagent_mw,
+                summarization: summarization_slot(summarization)?,
+                user: middleware_from_py(middleware)?,
+                profile: profile_from_py(profile)?,
+                skills: skills_slot(skills)?,
+                memory: memory
+                    .map(|m| Ok::<_, PyErr>(Arc::new(memory_from_py(&m)?) as _))
+                    .transpose()?,
+                interrupts: entry_from_py(interrupts)?,
+            };
             let system: SystemMessage = super::value::from_py(system)?;
-            let mut agent = Agent::assemble(model, chain, user_tools, system)
+            let mut agent = Agent::from_parts(kind, parts, model, user_tools, system)
                 .map_err(to_py)?
                 .with_response_format(response_format_from_py(response_format)?);
             agent.name = name;

@@ -248,12 +248,20 @@ fn fill_missing<'py>(
 }
 
 /// The `model_settings` argument: None when there are none (the common case); the caching
-/// entry's `cache_control` travels with them, as langchain-anthropic binds it.
+/// entry's `cache_control` travels with them, as langchain-anthropic binds it, and a native
+/// response format goes first, as LangChain binds `{**response_format_kwargs, **settings}`.
 fn settings_arg<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<'py, PyAny>> {
-    if request.model_settings.is_empty() && request.cache_control.is_none() {
+    if request.model_settings.is_empty()
+        && request.cache_control.is_none()
+        && request.response_format.is_none()
+    {
         return Ok(py.None().into_bound(py));
     }
-    let mut settings = request.model_settings.clone();
+    let mut settings = serde_json::Map::new();
+    if let Some(rf) = &request.response_format {
+        settings.insert("response_format".into(), rf.clone());
+    }
+    settings.extend(request.model_settings.clone());
     if let Some(cc) = &request.cache_control {
         settings.insert("cache_control".into(), cc.clone());
     }

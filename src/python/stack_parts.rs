@@ -15,15 +15,15 @@ use super::middleware::PyMiddleware;
 use super::model::PyChatModel;
 use super::runnable::PyRunnable;
 use super::skills::{is_skills_config, skills_from_py};
-use super::structured::PyStructured;
+use super::structured::{PyReplyParser, PyStructured};
 use super::tools::PyTool;
-use crate::agent::{Agent, StackKind, StackParts, build_stack};
+use crate::agent::{Agent, ProfileLayer, StackKind, StackParts};
 use crate::messages::SystemMessage;
 use crate::middleware::Middleware;
 use crate::model::ChatModel;
 use crate::providers::native::{NativeOptions, native_model};
-use crate::structured::StructuredOutput;
-use crate::subagents::{ForkSpec, Mode, Subagent, SubagentKind};
+use crate::structured::{ProviderStrategy, StructuredOutput};
+use crate::subagents::{ForkSpec, ForkStack, Mode, Subagent, SubagentKind};
 use crate::tools::Tool;
 
 /// `(provider, name, settings)` for a native provider, or a model adapter object.
@@ -77,17 +77,16 @@ pub(crate) fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
             let system: SystemMessage = super::value::from_py(&required(spec, "system")?)?;
             // deepagents' subagent stack; skills only when the spec has its own (the
             // general-purpose one: the caller's).
-            let chain = build_stack(
-                StackKind::Subagent,
-                StackParts {
-                    files: files_from_py(item(spec, "files")?)?,
-                    summarization: summarization_slot(item(spec, "summarization")?)?,
-                    user: middleware_from_py(item(spec, "middleware")?)?,
-                    skills: skills_slot(item(spec, "skills")?)?,
-                    ..Default::default()
-                },
-            );
-            let mut agent = Agent::assemble(model, chain, tools, system)
+            let parts = StackParts {
+                files: files_from_py(item(spec, "files")?)?,
+                summarization: summarization_slot(item(spec, "summarization")?)?,
+                user: middleware_from_py(item(spec, "middleware")?)?,
+                profile: profile_from_py(item(spec, "profile")?)?,
+                skills: skills_slot(item(spec, "skills")?)?,
+                interrupts: entry_from_py(item(spec, "interrupts")?)?,
+                ..Default::default()
+            };
+            let mut agent = Agent::from_parts(StackKind::Subagent, parts, model, tools, system)
                 .map_err(to_py)?
                 .with_response_format(response_format_from_py(item(spec, "response_format")?)?);
             agent.name = Some(name.clone());
@@ -115,6 +114,17 @@ pub(crate) fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                 extra_tools,
                 response_format: response_format_from_py(item(spec, "response_format")?)?,
                 private_keys: private_keys_from_py(item(spec, "private_keys")?)?.to_vec(),
+                stack: match item(spec, "profile")? {
+                    Some(profile) => Some(ForkStack {
+                        profile: profile_from_py(Some(profile))?,
+                        user: middleware_from_py(item(spec, "user")?)?,
+                    }),
+                    None => None,
+                },
+                described_tools: item(spec, "described_tools")?
+                    .map(|t| tools_from_py(&t))
+                    .transpose()?
+                    .unwrap_or_default(),
                 middleware: {
                     // A fork with its own permissions gets its own file tools, which
                     // replace its parent's by name.
@@ -171,6 +181,37 @@ pub(crate) fn middleware_from_py(
         .collect()
 }
 
+/// One middleware entry (a user middleware adapter or a core face's configuration).
+pub(crate) fn entry_from_py(
+    adapter: Option<Bound<'_, PyAny>>,
+) -> PyResult<Option<Arc<dyn Middleware>>> {
+    let Some(adapter) = adapter else {
+        return Ok(None);
+    };
+    let list = pyo3::types::PyList::new(adapter.py(), [adapter])?;
+    Ok(middleware_from_py(Some(list.into_any()))?.pop())
+}
+
+/// A harness profile's part of a stack, from `deepagents_rs._harness`: `{"extra": [...],
+/// "excluded": [...], "excluded_tools": [...]}`.
+pub(crate) fn profile_from_py(profile: Option<Bound<'_, PyAny>>) -> PyResult<ProfileLayer> {
+    let Some(profile) = profile else {
+        return Ok(ProfileLayer::default());
+    };
+    let profile = profile.cast::<PyDict>()?;
+    let names = |key: &str| -> PyResult<Vec<String>> {
+        Ok(match item(profile, key)? {
+            Some(v) => v.extract()?,
+            None => Vec::new(),
+        })
+    };
+    Ok(ProfileLayer {
+        extra: middleware_from_py(item(profile, "extra")?)?,
+        excluded: names("excluded")?,
+        excluded_tools: names("excluded_tools")?,
+    })
+}
+
 /// The file tools, from `deepagents_rs._backend_adapter.fs_config(...)`.
 pub(crate) fn files_from_py(
     config: Option<Bound<'_, PyAny>>,
@@ -209,8 +250,16 @@ pub(crate) fn private_keys_from_py(keys: Option<Bound<'_, PyAny>>) -> PyResult<A
 pub(crate) fn response_format_from_py(
     adapter: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Option<Arc<dyn StructuredOutput>>> {
-    Ok(match adapter {
-        Some(a) => Some(Arc::new(PyStructured::new(&a)?)),
-        None => None,
-    })
+    let Some(a) = adapter else {
+        return Ok(None);
+    };
+    // A provider-native format carries LangChain's `response_format` kwargs.
+    if let Some(format) = a.getattr_opt("response_format")? {
+        return Ok(Some(Arc::new(ProviderStrategy::new(
+            super::value::from_py(&format)?,
+            a.getattr("name")?.extract()?,
+            Box::new(PyReplyParser::new(&a)),
+        ))));
+    }
+    Ok(Some(Arc::new(PyStructured::new(&a)?)))
 }

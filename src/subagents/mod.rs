@@ -87,7 +87,8 @@ pub struct ForkSpec {
     pub model: Option<Arc<dyn ChatModel>>,
     /// The spec's own system prompt, given to the fork in its task message.
     pub instructions: Option<String>,
-    /// Tools the fork may call, when narrower than the caller's.
+    /// The caller's tools the fork may call, when narrower than the caller's (its chain's
+    /// tools stay callable).
     pub allowed_tools: Option<Arc<[String]>>,
     /// Tools the caller does not have: the fork then gets its own list, the caller's `task`
     /// (which refuses) plus these, and loses the cache of the tool definitions, as in
@@ -101,6 +102,19 @@ pub struct ForkSpec {
     /// The spec's own `response_format`: the fork answers in it (its schema tool joins the
     /// tool list, as in deepagents, so the tool definitions leave the caller's cache).
     pub response_format: Option<Arc<dyn crate::structured::StructuredOutput>>,
+    /// The fork's own stack parts, when a harness profile (the fork's or the caller's) has a
+    /// part in it: the caller's chain is rebuilt with them (`Recipe::for_fork`).
+    pub stack: Option<ForkStack>,
+    /// The caller's tools as the fork's profile describes them (replacing them by name).
+    pub described_tools: Vec<Arc<dyn Tool>>,
+}
+
+/// What a fork's stack has in place of its caller's: its harness profile's part, and the
+/// user middleware (the caller's merged with the spec's, less what the profile excludes).
+#[derive(Clone, Default)]
+pub struct ForkStack {
+    pub profile: crate::agent::ProfileLayer,
+    pub user: Vec<Arc<dyn crate::middleware::Middleware>>,
 }
 
 /// What a host runnable starts from.

@@ -7,12 +7,13 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::prompts::{FORK_RECURSION_REFUSAL, FORKED_SUBAGENT_TOOL_NOTE, TASK_TOOL_DESCRIPTION};
-use super::{ChildInput, Mode, Subagent, SubagentKind, SubagentResume, fork_history};
+use super::{ChildInput, ForkSpec, Mode, Subagent, SubagentKind, SubagentResume, fork_history};
 use crate::agent::{Agent, RunOptions, new_id};
 use crate::error::{BoxError, Error, SharedError};
 use crate::events::{Event, EventKind, TraceContext};
 use crate::history::History;
 use crate::messages::{HumanMessage, Message, Usage};
+use crate::middleware::Chain;
 use crate::state::{AgentState, Extra, FilesSnapshot, FilesWrite};
 use crate::tools::invocation_error::{invocation_error, str_repr};
 use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec};
@@ -32,8 +33,9 @@ impl TaskTool {
             .filter_map(|s| {
                 let nodes = match &s.kind {
                     SubagentKind::Isolated(agent) => agent.chain.node_names(),
-                    SubagentKind::Fork(spec) => caller
-                        .chain
+                    SubagentKind::Fork(spec) => fork_base(caller, spec)
+                        .ok()?
+                        .0
                         .for_subagent()
                         .merged(&spec.middleware)
                         .ok()?
@@ -59,20 +61,9 @@ impl TaskTool {
                 )));
             }
         }
-        let listing: Vec<String> = subagents
-            .iter()
-            .map(|s| {
-                let note = if s.mode() == Mode::Fork {
-                    FORKED_SUBAGENT_TOOL_NOTE
-                } else {
-                    ""
-                };
-                format!("- {}: {}{note}", s.name, s.description)
-            })
-            .collect();
         let spec = ToolSpec {
             name: "task".into(),
-            description: TASK_TOOL_DESCRIPTION.replace("{available_agents}", &listing.join("\n")),
+            description: TASK_TOOL_DESCRIPTION.replace("{available_agents}", &listing(&subagents)),
             // Key order as deepagents' pydantic schema renders it: it is part of the cache prefix.
             parameters: json!({
                 "properties": {
@@ -100,6 +91,42 @@ impl TaskTool {
     pub fn subagents(&self) -> &[Subagent] {
         &self.subagents
     }
+
+    /// The subagents as the description lists them (deepagents' `{available_agents}`).
+    pub fn listing(&self) -> String {
+        listing(&self.subagents)
+    }
+
+    /// The tool with `description` in place of deepagents' (a harness profile's override).
+    pub fn with_description(mut self, description: String) -> Self {
+        self.spec.description = description;
+        self
+    }
+}
+
+/// The chain and tools a fork starts from: its caller's, rebuilt with the fork's own stack
+/// parts when a harness profile has a part in it. (It runs the chain as a subagent's, with
+/// the spec's own middleware merged over it by name.)
+fn fork_base(caller: &Agent, spec: &ForkSpec) -> Result<(Chain, ToolSet), Error> {
+    match (&spec.stack, &caller.recipe) {
+        (Some(stack), Some(recipe)) => recipe.for_fork(stack),
+        _ => Ok((caller.chain.clone(), caller.tools.clone())),
+    }
+}
+
+fn listing(subagents: &[Subagent]) -> String {
+    let lines: Vec<String> = subagents
+        .iter()
+        .map(|s| {
+            let note = if s.mode() == Mode::Fork {
+                FORKED_SUBAGENT_TOOL_NOTE
+            } else {
+                ""
+            };
+            format!("- {}: {}{note}", s.name, s.description)
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// The arguments, or the validation errors deepagents' pydantic schema would report.
@@ -404,8 +431,9 @@ async fn run_subagent(
         },
         SubagentKind::Fork(spec) => {
             let mut agent: Agent = run.agent.clone();
-            agent.chain = agent
-                .chain
+            let (chain, tools) = fork_base(&run.agent, spec).map_err(fatal)?;
+            agent.tools = tools;
+            agent.chain = chain
                 .for_subagent()
                 .merged(&spec.middleware)
                 .map_err(fatal)?;
@@ -414,12 +442,25 @@ async fn run_subagent(
             if let Some(model) = &spec.model {
                 agent.model = model.clone();
             }
-            let own: Vec<Arc<dyn Tool>> = spec.middleware.iter().flat_map(|m| m.tools()).collect();
+            let own: Vec<Arc<dyn Tool>> = spec
+                .middleware
+                .iter()
+                .flat_map(|m| m.tools())
+                .chain(spec.described_tools.iter().cloned())
+                .collect();
             agent.tools = agent.tools.with_replaced(&own);
             if let Some(extra) = &spec.extra_tools {
-                agent.tools = fork_tool_set(&agent.tools, extra.clone()).map_err(fatal)?;
+                agent.tools =
+                    fork_tool_set(&agent.chain, &agent.tools, extra.clone()).map_err(fatal)?;
             }
-            agent.allowed_tools = spec.allowed_tools.clone();
+            // Its chain's tools (the file tools, `task`, its middleware's) stay callable.
+            agent.allowed_tools = spec.allowed_tools.as_ref().map(|own| {
+                let chain = agent.chain.entries().iter().flat_map(|m| m.tools());
+                chain
+                    .map(|t| t.spec().name.clone())
+                    .chain(own.iter().cloned())
+                    .collect()
+            });
             if !spec.private_keys.is_empty() {
                 let mut keys = agent.private_keys.to_vec();
                 keys.extend(spec.private_keys.iter().cloned());
@@ -501,15 +542,25 @@ async fn run_subagent(
     Ok(output)
 }
 
-/// The tool set of a fork that has tools its caller lacks: the caller's `task` tool (so the
-/// refusal still works), then those tools.
-/// A fork with tools of its own: the file tools (every deepagents subagent has them) and
-/// `task`, then its own, in deepagents' order.
-fn fork_tool_set(caller: &ToolSet, extra: Vec<Arc<dyn Tool>>) -> Result<ToolSet, Error> {
-    let mut tools: Vec<Arc<dyn Tool>> = crate::middleware::filesystem::texts::FS_TOOL_ORDER
+/// The tool set of a fork that has tools its caller lacks: its chain's tools (the file tools
+/// every deepagents subagent has, `task`, which refuses, and any its middleware offers), in
+/// the caller's order, then those tools.
+fn fork_tool_set(
+    chain: &Chain,
+    caller: &ToolSet,
+    extra: Vec<Arc<dyn Tool>>,
+) -> Result<ToolSet, Error> {
+    let offered: Vec<String> = chain
+        .entries()
         .iter()
-        .chain(std::iter::once(&"task"))
-        .filter_map(|n| caller.get(n).cloned())
+        .flat_map(|m| m.tools())
+        .map(|t| t.spec().name.clone())
+        .collect();
+    let mut tools: Vec<Arc<dyn Tool>> = caller
+        .specs()
+        .iter()
+        .filter(|spec| offered.contains(&spec.name))
+        .filter_map(|spec| caller.get(&spec.name).cloned())
         .collect();
     tools.extend(extra);
     ToolSet::new(tools)

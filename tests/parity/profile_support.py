@@ -1,7 +1,8 @@
-"""Shared pieces of the provider-profile parity tests (``test_model_resolution.py``,
-``test_profile_plugins.py``): each implementation's profile modules under one namespace, a
-fixture keeping both registries (and their bootstrap state) as they were, and the log and
-outcome views the tests compare.
+"""Shared pieces of the profile parity tests (``test_model_resolution.py``,
+``test_profile_plugins.py``, ``test_harness_profiles.py``): each implementation's profile
+modules under one namespace, a fixture keeping both implementations' registries, provider and
+harness (and their bootstrap state), as they were, and the log and outcome views the tests
+compare.
 
 Each implementation runs a scenario against its own modules; what a scenario observes
 (results, which registered object a lookup returns, hook calls, log records, warnings,
@@ -70,10 +71,8 @@ class Impl:
 BOTH = tuple(Impl(name) for name in IMPLS)
 
 
-def _harness_registry(impl: Impl) -> dict | None:
-    if impl.name != "deepagents":
-        return None
-    return importlib.import_module("deepagents.profiles.harness.harness_profiles")._HARNESS_PROFILES
+def harness_registry(impl: Impl) -> dict:
+    return impl.module("profiles.harness.harness_profiles")._HARNESS_PROFILES
 
 
 @pytest.fixture(autouse=True)
@@ -85,14 +84,13 @@ def isolated_profiles(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     saved = []
     for impl in BOTH:
         impl.pp.get_provider_profile("openai:gpt-5")
-        harness = _harness_registry(impl)
         saved.append(
             (
                 impl,
                 dict(impl.pp._PROVIDER_PROFILES),
-                dict(harness) if harness is not None else None,
+                dict(harness_registry(impl)),
                 {k: getattr(impl.builtin, k) for k in ("_loaded", "_loading_thread_id")},
-                getattr(impl.builtin, "_BOOTSTRAP_HARNESS_KEYS", None),
+                impl.builtin._BOOTSTRAP_HARNESS_KEYS,
             )
         )
     try:
@@ -101,11 +99,10 @@ def isolated_profiles(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         for impl, providers, harness, loader, harness_keys in saved:
             impl.pp._PROVIDER_PROFILES.clear()
             impl.pp._PROVIDER_PROFILES.update(providers)
-            if harness is not None:
-                live = _harness_registry(impl)
-                live.clear()
-                live.update(harness)
-                impl.builtin._BOOTSTRAP_HARNESS_KEYS = harness_keys
+            live = harness_registry(impl)
+            live.clear()
+            live.update(harness)
+            impl.builtin._BOOTSTRAP_HARNESS_KEYS = harness_keys
             for key, value in loader.items():
                 setattr(impl.builtin, key, value)
             with impl.builtin._BOOTSTRAP_CONDITION:

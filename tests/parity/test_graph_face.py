@@ -8,6 +8,7 @@ import deepagents_rs
 import pytest
 from fake_models import ScriptedChatModel
 from langchain.agents.middleware import AgentMiddleware, hook_config
+from langchain.agents.structured_output import ProviderStrategy, ToolStrategy
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
@@ -54,6 +55,10 @@ class Answer(BaseModel):
     text: str
 
 
+class Refusal(BaseModel):
+    reason: str
+
+
 STACKS = {
     "plain": {},
     "tools": {"tools": [lookup]},
@@ -61,6 +66,9 @@ STACKS = {
     "middleware": {"tools": [lookup], "middleware": [Gate(), Audit()]},
     "hitl": {"interrupt_on": {"edit_file": True, "lookup": True}, "tools": [lookup]},
     "structured": {"response_format": Answer},
+    # No schema tools are set up for an explicit ProviderStrategy: the tools step never ends.
+    "provider-structured": {"response_format": ProviderStrategy(Answer), "tools": [lookup]},
+    "union-structured": {"response_format": ToolStrategy(Answer | Refusal), "tools": [lookup]},
     "subagent": {"subagents": [{"name": "helper", "description": "helps", "system_prompt": "help"}]},
     "named": {"name": "researcher"},
 }

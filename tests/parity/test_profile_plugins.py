@@ -7,9 +7,10 @@ registration raises, two that register the same key), an ``entry_points`` that i
 a built-in that fails (the registry is rolled back and a waiting thread retries), threads
 racing the first read or a user registration, and, in fresh interpreters, which first access
 triggers the bootstrap. The warnings, log records, plugin calls and registry contents each
-leaves must be the same; entry-point groups and package names are normalized (ours is the
-``deepagents_rs.provider_profiles`` group; deepagents also reads a harness-profile group,
-which deepagents_rs does not port, so it gets no entry points here).
+leaves must be the same; entry-point groups and package names are normalized (ours are the
+``deepagents_rs.provider_profiles`` and ``deepagents_rs.harness_profiles`` groups; the
+harness-profile group gets no entry points here, and its plugins are run in
+``test_harness_profiles.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ from unittest.mock import patch
 
 import pytest
 
-from .profile_support import BOTH, Impl, compare, isolated_profiles, log_view  # noqa: F401 - autouse fixture
+from .profile_support import (  # noqa: F401 - autouse fixture
+    BOTH,
+    Impl,
+    compare,
+    harness_registry,
+    isolated_profiles,
+    log_view,
+)
 
 WAIT = 5
 WARNING, ERROR = logging.WARNING, logging.ERROR
@@ -39,10 +47,7 @@ def fresh() -> Iterator[None]:
     """Both registries empty and their bootstraps not run yet (``isolated_profiles`` restores them)."""
     for impl in BOTH:
         impl.pp._PROVIDER_PROFILES.clear()
-        if impl.name == "deepagents":
-            from deepagents.profiles.harness.harness_profiles import _HARNESS_PROFILES
-
-            _HARNESS_PROFILES.clear()
+        harness_registry(impl).clear()
         impl.builtin._loaded = False
         impl.builtin._loading_thread_id = None
     yield

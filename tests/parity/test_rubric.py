@@ -539,16 +539,27 @@ def test_both_warn_that_the_middleware_is_in_beta() -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_grader_deepagents_rs_cannot_run_yet_is_a_clear_error(mode: str) -> None:
-    """A native model string makes LangChain answer through provider-native structured output,
-    which deepagents_rs does not have yet: the run says so rather than recording a verdict."""
-    mw = deepagents_rs.middleware.RubricMiddleware(model="anthropic:claude-sonnet-4-6")
-    agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(["hello"]), middleware=[mw])
-    with pytest.raises(NotImplementedError, match="provider-native structured output, which is planned"):
-        if mode == "invoke":
-            agent.invoke(copy.deepcopy(USER))
-        else:
-            asyncio.run(agent.ainvoke(copy.deepcopy(USER)))
+def test_a_grader_with_native_structured_output(mode: str) -> None:
+    """A grader model with provider-native structured output answers in its text (LangChain's
+    AutoStrategy picks ProviderStrategy for it): the same requests, verdict and evaluations."""
+    import json
+
+    answer = {"result": "satisfied", "explanation": "Good.", "criteria": [{"name": "Mentions cats", "passed": True}]}
+    runs = []
+    for module in IMPLS.values():
+        grader = ScriptedChatModel([json.dumps(answer)], profile={"structured_output": True})
+        model = ScriptedChatModel(["hello, cats"])
+        evaluations: list = []
+        mw = module.middleware.RubricMiddleware(model=grader, on_evaluation=evaluations.append)
+        agent = module.create_deep_agent(model=model, middleware=[mw])
+        inp = copy.deepcopy(USER)
+        result = agent.invoke(inp) if mode == "invoke" else asyncio.run(agent.ainvoke(inp))
+        calls = [_stable(call_view(c)) for c in grader.calls]
+        runs.append((calls, _stable(evaluations), _stable(norm(result["messages"]))))
+    assert runs[1] == runs[0]
+    calls, evaluations, _ = runs[1]
+    assert calls[0]["kwargs"]["response_format"]["json_schema"]["name"] == "GraderResponse"
+    assert [e["result"] for e in evaluations] == ["satisfied"]
 
 
 LOGGED = {

@@ -100,11 +100,6 @@ def test_subagent_structured_response_is_the_task_result(mode: str) -> None:
     assert outcomes[1][0] == '{"summary":"s","confidence":0.5}'
 
 
-def test_provider_strategy_is_a_clear_error() -> None:
-    with pytest.raises(NotImplementedError, match="planned"):
-        deepagents_rs.create_deep_agent(model="anthropic:claude-sonnet-4-5", response_format=Summary)
-
-
 def test_an_unusable_response_format_is_refused_like_deepagents() -> None:
     from fake_models import ScriptedChatModel
 

@@ -169,8 +169,8 @@ class RubricMiddleware(AgentMiddleware):
         return self._record(graded, state, runtime, run_id, iteration)
 
     def _raise_if_planned(self, exc: Exception) -> None:
-        """A grader deepagents_rs cannot build yet (a strategy it plans) is the caller's to
-        know, not a verdict on the agent's work."""
+        """A grader deepagents_rs cannot run yet (something it plans) is the caller's to know,
+        not a verdict on the agent's work."""
         if isinstance(exc, NotImplementedError) and self._grader is None:
             raise exc
 

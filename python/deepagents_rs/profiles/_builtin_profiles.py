@@ -1,13 +1,15 @@
-"""One-time loading of the built-in provider profiles and of third-party profile plugins.
+"""One-time loading of the built-in profiles and of third-party profile plugins.
 
-The built-ins are registered by direct calls, not through entry points, so that broken
+The built-ins (provider profiles, and harness profiles: the Anthropic models' suffixes and the
+OpenAI Codex profile) are registered by direct calls, not through entry points, so that broken
 package metadata can never switch them off. Plugins are entry points in the
-`deepagents_rs.provider_profiles` group, each a zero-argument callable that registers
-profiles; they run after the built-ins, so theirs layer on top.
+`deepagents_rs.provider_profiles` and `deepagents_rs.harness_profiles` groups, each a
+zero-argument callable that registers profiles; they run after the built-ins, so theirs layer
+on top.
 
-The group is our own rather than deepagents' `deepagents.provider_profiles`: a plugin
-registers into the library it imports, so running deepagents' plugins here would leave this
-registry untouched and register them twice in deepagents' (chaining their `pre_init` hooks
+The groups are our own rather than deepagents' `deepagents.*_profiles`: a plugin registers
+into the library it imports, so running deepagents' plugins here would leave these
+registries untouched and register them twice in deepagents' (chaining their `pre_init` hooks
 with themselves).
 """
 
@@ -18,15 +20,29 @@ import threading
 import warnings
 from importlib.metadata import EntryPoint, entry_points
 
+from deepagents_rs._harness_texts import SYSTEM_PROMPT_SUFFIXES
+from deepagents_rs.profiles.harness import _openai_codex
+from deepagents_rs.profiles.harness.harness_profiles import (
+    _HARNESS_PROFILES,
+    HarnessProfile,
+    _register_harness_profile_impl,
+)
 from deepagents_rs.profiles.provider import _nvidia, _openai, _openrouter
 from deepagents_rs.profiles.provider.provider_profiles import _PROVIDER_PROFILES
 
 logger = logging.getLogger(__name__)
 
 _PROVIDER_PROFILE_GROUP = "deepagents_rs.provider_profiles"
-"""The entry-point group searched for profile plugins."""
+"""The entry-point group searched for provider-profile plugins."""
+
+_HARNESS_PROFILE_GROUP = "deepagents_rs.harness_profiles"
+"""The entry-point group searched for harness-profile plugins."""
 
 _BUILTIN_MODULES = (_nvidia, _openai, _openrouter)
+
+_BOOTSTRAP_HARNESS_KEYS: frozenset[str] = frozenset()
+"""The harness keys registered by the bootstrap (built-ins and plugins alike), so that
+`_has_any_harness_profile` can tell the user's own registrations from them."""
 
 _loaded: bool = False
 """Whether the bootstrap has completed; it must run once only, since registrations accumulate."""
@@ -44,22 +60,29 @@ def _ensure_builtin_profiles_loaded() -> None:
     Threads arriving during another thread's bootstrap wait for it, so none sees a half-filled
     registry. The bootstrapping thread itself passes straight through: a plugin calling
     `register_provider_profile` comes back here. A failing built-in is a bug of ours and
-    propagates, after the registry is put back as it was; a failing plugin is only reported.
+    propagates, after the registries are put back as they were; a failing plugin is only reported.
     """
+    global _BOOTSTRAP_HARNESS_KEYS
     if not _claim_bootstrap():
         return
-    before = dict(_PROVIDER_PROFILES)
+    before = [(registry, dict(registry)) for registry in (_PROVIDER_PROFILES, _HARNESS_PROFILES)]
     try:
         for module in _BUILTIN_MODULES:
             module.register()
+        for spec, suffix in SYSTEM_PROMPT_SUFFIXES.items():
+            _register_harness_profile_impl(spec, HarnessProfile(system_prompt_suffix=suffix))
+        _openai_codex.register()
         _run_plugins(_PROVIDER_PROFILE_GROUP)
+        _run_plugins(_HARNESS_PROFILE_GROUP)
     except Exception:
         logger.exception("Built-in profile bootstrap failed; restoring pre-bootstrap registry state.")
-        # Refilled in place: other modules hold this very dict.
-        _PROVIDER_PROFILES.clear()
-        _PROVIDER_PROFILES.update(before)
+        # Refilled in place: other modules hold these very dicts.
+        for registry, saved in before:
+            registry.clear()
+            registry.update(saved)
         _release_bootstrap(done=False)
         raise
+    _BOOTSTRAP_HARNESS_KEYS = frozenset(_HARNESS_PROFILES)
     _release_bootstrap(done=True)
 
 

@@ -3,6 +3,7 @@
 //! this module; HTTP and retries are the transport's.
 
 mod messages;
+mod output_format;
 pub mod profiles;
 pub mod request;
 pub mod response;

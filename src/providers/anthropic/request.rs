@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::AnthropicConfig;
 use super::messages::{format_messages, system_blocks};
+use super::output_format::output_format;
 use crate::error::ModelError;
 use crate::messages::Content;
 use crate::model::ModelRequest;
@@ -65,7 +66,8 @@ pub fn build_request(
         None => {}
     }
     if !request.tools.is_empty() {
-        body.insert("tools".into(), format_tools(&request.tools, cache));
+        let tagged = request.schema_tools_at.unwrap_or(request.tools.len());
+        body.insert("tools".into(), format_tools(&request.tools, tagged, cache));
     }
     if let Some(choice) = &request.tool_choice {
         let choice = match choice.as_str() {
@@ -81,6 +83,17 @@ pub fn build_request(
     for (k, v) in &request.model_settings {
         body.insert(k.clone(), v.clone());
     }
+    // A native response format (a call's own setting wins, as LangChain binds them) is the
+    // structured-output format, beside any other output settings.
+    if let Some(format) = body
+        .shift_remove("response_format")
+        .or_else(|| request.response_format.clone())
+    {
+        let config = body.entry("output_config").or_insert_with(|| json!({}));
+        if let Value::Object(config) = config {
+            config.insert("format".into(), output_format(&format));
+        }
+    }
     if stream {
         body.insert("stream".into(), json!(true));
     }
@@ -88,8 +101,13 @@ pub fn build_request(
 }
 
 /// The agent's system prompt, as the chain left it (its caching entry tagged a block, before
-/// langchain-anthropic merges in system messages from the input, which follow untagged).
+/// langchain-anthropic merges in system messages from the input, which follow untagged). A
+/// prompt that is a string alone goes as a string, as langchain-anthropic sends it (with the
+/// caching entry excluded from the stack, nothing made it blocks).
 fn format_system(content: &Content, extra: Vec<Value>) -> Value {
+    if let (Content::Text(text), true) = (content, extra.is_empty()) {
+        return json!(text);
+    }
     let mut blocks = system_blocks(content);
     if blocks.is_empty() && extra.is_empty() {
         // An empty prompt stays the empty string and carries no breakpoint, as deepagents
@@ -100,15 +118,16 @@ fn format_system(content: &Content, extra: Vec<Value>) -> Value {
     Value::Array(blocks)
 }
 
-fn format_tools(tools: &[ToolSpec], cache: Option<&Value>) -> Value {
-    let n = tools.len();
+/// The tools, with the breakpoint on the last of the first `tagged` (those the caching
+/// middleware saw).
+fn format_tools(tools: &[ToolSpec], tagged: usize, cache: Option<&Value>) -> Value {
     Value::Array(
         tools
             .iter()
             .enumerate()
             .map(|(i, t)| {
                 // deepagents tags the last tool only when it is a tool object.
-                let last = i + 1 == n && !t.json_spec;
+                let last = i + 1 == tagged && !t.json_spec;
                 // A provider-side tool (web search, ...) goes out as defined.
                 if let Some(Value::Object(def)) = &t.provider_definition {
                     let mut def = def.clone();

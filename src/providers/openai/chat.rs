@@ -86,7 +86,34 @@ pub(super) fn build_request(
     }
     p.insert("messages".into(), Value::Array(messages));
     insert_tools(&mut p, request, true);
+    // A native response format; Chat Completions then takes strict function tools only.
+    if let Some(format) = p
+        .shift_remove("response_format")
+        .or_else(|| request.response_format.clone())
+    {
+        let schema = super::response_format::json_schema(&format)?;
+        p.insert(
+            "response_format".into(),
+            json!({"type": "json_schema", "json_schema": schema}),
+        );
+        strict_tools(&mut p);
+    }
     Ok(crate::providers::sdk_order(p, KEY_ORDER))
+}
+
+/// `bind_tools(strict=True)`: each function tool strict, its objects closed.
+fn strict_tools(p: &mut Map<String, Value>) {
+    let Some(Value::Array(tools)) = p.get_mut("tools") else {
+        return;
+    };
+    for tool in tools {
+        if let Some(Value::Object(f)) = tool.get_mut("function") {
+            f.insert("strict".into(), json!(true));
+            if let Some(params) = f.get_mut("parameters") {
+                super::response_format::close_objects(params);
+            }
+        }
+    }
 }
 
 /// `_create_usage_metadata`: `prompt_tokens` includes the cached tokens already.

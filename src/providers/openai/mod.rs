@@ -7,6 +7,7 @@ mod cache_key;
 mod chat;
 mod input;
 pub mod profiles;
+mod response_format;
 mod responses;
 mod responses_stream;
 
@@ -199,6 +200,28 @@ impl OpenAiChat {
     }
 }
 
+/// langchain-openai's `parsed` on a reply to a request with a format: a Responses reply's
+/// text read as JSON (when it is JSON); Chat Completions' SDK parses only schemas given as
+/// classes, so a JSON schema leaves it null there.
+fn with_parsed(mut reply: AiMessage, formatted: bool, api: OpenAiApi) -> AiMessage {
+    if !formatted {
+        return reply;
+    }
+    match api {
+        OpenAiApi::Responses => {
+            if let Some(parsed) = response_format::parsed(&reply.content.text()) {
+                reply.additional_kwargs.insert("parsed".into(), parsed);
+            }
+        }
+        OpenAiApi::ChatCompletions => {
+            reply
+                .additional_kwargs
+                .shift_insert(0, "parsed".into(), Value::Null);
+        }
+    }
+    reply
+}
+
 impl ChatModel for OpenAiChat {
     fn id(&self) -> String {
         format!("{PROVIDER}:{}", self.config.model)
@@ -224,6 +247,7 @@ impl ChatModel for OpenAiChat {
                 OpenAiApi::ChatCompletions => chat::build_request(&config, &request, stream)?,
             };
             let payload = super::to_bytes(&body)?;
+            let formatted = request.response_format.is_some();
             let policy = &config.retry;
             let reply = match (&request.tokens, config.api) {
                 (Some(tokens), api) => {
@@ -265,6 +289,7 @@ impl ChatModel for OpenAiChat {
                                 OpenAiApi::Responses => responses::parse_response(data),
                                 OpenAiApi::ChatCompletions => chat::parse_response(data),
                             }
+                            .map(|reply| with_parsed(reply, formatted, api))
                         })
                         .await?
                 }

@@ -125,6 +125,23 @@ pub(super) fn build_request(
     if config.model.starts_with("gpt-5") && !config.model.contains("chat") && !effort_none {
         p.shift_remove("temperature");
     }
+    // A native response format is the text's format (set before its verbosity).
+    if let Some(format) = p
+        .shift_remove("response_format")
+        .or_else(|| request.response_format.clone())
+    {
+        let mut format_value = Map::new();
+        format_value.insert("type".into(), json!("json_schema"));
+        format_value.extend(super::response_format::json_schema(&format)?);
+        match p.get_mut("text") {
+            Some(Value::Object(t)) => {
+                t.insert("format".into(), Value::Object(format_value));
+            }
+            _ => {
+                p.insert("text".into(), json!({ "format": format_value }));
+            }
+        }
+    }
     if let Some(verbosity) = p.shift_remove("verbosity").filter(|v| !v.is_null()) {
         match p.get_mut("text") {
             Some(Value::Object(t)) => {
