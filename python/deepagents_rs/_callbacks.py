@@ -33,8 +33,50 @@ def tracing_enabled(config: dict) -> bool:
 
 
 def child_callbacks(run: Any) -> Any:
-    """The callbacks a model or tool inside ``run`` (a node's run manager) is called with."""
-    return run.get_child("seq:step:1")
+    """The callbacks a model or tool inside ``run`` (a node's run manager) is called with. Its
+    metadata has the node's task namespace as ``checkpoint_ns``, as LangGraph's config for a
+    call inside a task carries it."""
+    child = run.get_child("seq:step:1")
+    namespace = (getattr(run, "inheritable_metadata", None) or {}).get("langgraph_checkpoint_ns")
+    if namespace and "checkpoint_ns" not in (child.inheritable_metadata or {}):
+        child.add_metadata({"checkpoint_ns": namespace})
+    return child
+
+
+#: The configurable keys LangGraph copies into a run's metadata (when set and not there).
+_PROPAGATED_TO_METADATA = (
+    "thread_id",
+    "checkpoint_id",
+    "checkpoint_ns",
+    "task_id",
+    "run_id",
+    "assistant_id",
+    "graph_id",
+)
+#: Words that keep a configurable value out of LangSmith's metadata.
+_SECRET_WORDS = ("key", "token", "secret", "password", "auth")
+
+
+def _run_metadata(metadata: dict, configurable: dict) -> dict:
+    """The invocation's metadata with LangGraph's configurable keys added."""
+    out = dict(metadata)
+    for key in _PROPAGATED_TO_METADATA:
+        if key not in out and configurable.get(key):
+            out[key] = configurable[key]
+    return out
+
+
+def _langsmith_metadata(configurable: dict) -> dict | None:
+    """What LangGraph shows LangSmith's tracer alone of the configurable: plain values whose
+    names are neither internal nor secret-like."""
+    shown = {
+        key: value
+        for key, value in configurable.items()
+        if not key.startswith("__")
+        and isinstance(value, (str, int, float, bool))
+        and not any(word in key.casefold() for word in _SECRET_WORDS)
+    }
+    return shown or None
 
 
 def callbacks_inside(run: Any) -> Any:
@@ -58,7 +100,7 @@ class RunTracer:
 
     def __init__(self, config: dict, metadata: dict, root_input: Any, result: Any) -> None:
         self.config = config
-        self.metadata = metadata
+        self.metadata = _run_metadata(metadata, config.get("configurable") or {})
         self.root_input = root_input
         self.result = result
         # The invocation's own run. A stream opens it before its first chunk and ends it after
@@ -105,6 +147,7 @@ class RunTracer:
                 inheritable_callbacks=self.config.get("callbacks"),
                 inheritable_tags=self.config.get("tags"),
                 inheritable_metadata=self.metadata,
+                langsmith_inheritable_metadata=_langsmith_metadata(self.config.get("configurable") or {}),
             )
             self._root = manager.on_chain_start(
                 None,

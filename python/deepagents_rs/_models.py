@@ -216,7 +216,9 @@ def _call_config(parent: Any, on_chunk: Any) -> dict | None:
     handler makes ``invoke`` stream from the provider and report each chunk."""
     if parent is None and on_chunk is None:
         return None
-    callbacks: Any = parent.get_child("seq:step:1") if parent is not None else []
+    from ._callbacks import child_callbacks
+
+    callbacks: Any = child_callbacks(parent) if parent is not None else []
     if on_chunk is not None:
         forwarder = _chunk_forwarder(on_chunk)
         if parent is not None:
