@@ -170,7 +170,20 @@ pub struct InputProfile {
     pub inline_documents: Arc<[String]>,
 }
 
+/// A provider's generated table of profile input fields (see `from_fields`), by model name.
+pub type InputProfiles = [(&'static str, [Option<bool>; 6])];
+
 impl InputProfile {
+    /// The profile `table` has for `model` (an exact name, as LangChain's lookups), or an
+    /// empty one.
+    pub fn lookup(table: &InputProfiles, model: &str) -> Self {
+        table
+            .iter()
+            .find(|(id, _)| *id == model)
+            .map(|(_, fields)| InputProfile::from_fields(*fields))
+            .unwrap_or_default()
+    }
+
     /// The six fields in the order above.
     pub fn from_fields(f: [Option<bool>; 6]) -> Self {
         InputProfile {

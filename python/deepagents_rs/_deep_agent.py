@@ -271,9 +271,6 @@ class DeepAgent(ThreadRuns, GraphBase):
         calls = (self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs))
         return list(await asyncio.gather(*calls, return_exceptions=return_exceptions))
 
-    def _not_yet(self, method: str) -> NotImplementedError:
-        return NotImplementedError(f"deepagents_rs: DeepAgent.{method}() is not supported yet; it is planned.")
-
     #: deepagents' graph streams updates when no mode is given.
     stream_mode = "updates"
 

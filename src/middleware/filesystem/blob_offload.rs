@@ -94,9 +94,9 @@ pub(super) fn to_state(payloads: &Payloads) -> Opaque {
 }
 
 /// Each distinct inline payload that decodes, with its digest, in order of appearance.
-fn pending(messages: &[Message]) -> IndexMap<String, String> {
+fn pending(messages: &[&Message]) -> IndexMap<String, String> {
     let mut out = IndexMap::new();
-    for block in messages.iter().filter_map(blocks).flatten() {
+    for block in messages.iter().filter_map(|m| blocks(m)).flatten() {
         let Some(payload) = block.get("base64").and_then(Value::as_str) else {
             continue;
         };
@@ -144,7 +144,7 @@ fn stubbed(message: &Message, stored: &HashMap<&str, &str>) -> Option<Message> {
 /// where it changed. Payloads the backend did not take stay inline; the stored ones join
 /// `cache`.
 pub(super) async fn offload(
-    messages: &[Message],
+    messages: &[&Message],
     backend: &Arc<dyn Backend>,
     prefix: &str,
     cx: Arc<FilesScope>,
@@ -175,7 +175,7 @@ pub(super) async fn offload(
 
 /// `_offload_history_messages`: `written` (the messages this call already writes to the
 /// state) plus the state's human messages and `read_file` results with their payloads
-/// offloaded, each replacing its message by id.
+/// offloaded, each replacing its message by id. Only the messages that change are copied.
 pub(super) async fn offload_history(
     state: &History,
     written: Vec<Message>,
@@ -184,8 +184,8 @@ pub(super) async fn offload_history(
     cx: Arc<FilesScope>,
     cache: &mut Payloads,
 ) -> Vec<Message> {
-    let candidates: Vec<Message> = state
-        .to_vec()
+    let history = state.to_vec();
+    let candidates: Vec<&Message> = history
         .iter()
         .filter_map(|m| {
             let id = m.id()?;
@@ -196,7 +196,7 @@ pub(super) async fn offload_history(
                 Message::Tool(t) => t.name.as_deref() == Some("read_file"),
                 _ => false,
             };
-            eligible.then(|| m.clone())
+            eligible.then_some(m)
         })
         .collect();
     let replaced: Vec<Message> = offload(&candidates, backend, prefix, cx, cache)
@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn payloads_decode_as_python_decodes_them() {
-        let messages = vec![Message::human(Content::Blocks(vec![
+        let messages = [&Message::human(Content::Blocks(vec![
             image("aGk="),
             image("aGk="),
             image("aGk"),

@@ -293,6 +293,16 @@ fn parallel_mutation(request: &ToolCallRequest) -> bool {
     false
 }
 
+/// The state files a backend call of this tool call wrote, joined to its result.
+fn add_files_written(result: &mut ToolResult, scope: &FilesScope) {
+    if let Some(update) = scope.take_update() {
+        result
+            .files
+            .get_or_insert_with(Default::default)
+            .extend(&update);
+    }
+}
+
 impl Filesystem {
     /// A `read_file` result with its payloads offloaded (`offload_binary_content`), so the
     /// state never holds them; `read_file` is never evicted, so nothing else is done to it.
@@ -312,20 +322,15 @@ impl Filesystem {
             let mut result = next.call(request).await?;
             // deepagents offloads a result with a cache of its own, dropped after: the next
             // model call loads the payload back from the backend.
-            let message = [Message::Tool(result.message.clone())];
+            let message = Message::Tool(result.message.clone());
             let cx = scope.clone();
             let offloaded =
-                blob_offload::offload(&message, &backend, &blobs, cx, &mut Default::default())
+                blob_offload::offload(&[&message], &backend, &blobs, cx, &mut Default::default())
                     .await;
             if let Some(Some(Message::Tool(stub))) = offloaded.into_iter().next() {
                 result.message = stub;
             }
-            if let Some(update) = scope.take_update() {
-                result
-                    .files
-                    .get_or_insert_with(Default::default)
-                    .extend(&update);
-            }
+            add_files_written(&mut result, &scope);
             Ok(result)
         })
     }
@@ -540,12 +545,7 @@ impl Middleware for Filesystem {
                 eviction::evict(&result.message, limit, &prefix, &backend, scope.clone()).await
             {
                 result.message = message;
-                if let Some(update) = scope.take_update() {
-                    result
-                        .files
-                        .get_or_insert_with(Default::default)
-                        .extend(&update);
-                }
+                add_files_written(&mut result, &scope);
             }
             Ok(result)
         })

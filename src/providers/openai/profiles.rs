@@ -74,7 +74,7 @@ pub fn max_input_tokens(model: &str) -> Option<u32> {
 /// The input fields of each model's profile, generated from langchain-openai 1.8.1's profiles (what
 /// `UnsupportedContentMiddleware` reads): image, audio, video and PDF inputs, then images
 /// and PDFs inside tool messages.
-const INPUTS: &[(&str, [Option<bool>; 6])] = &[
+const INPUTS: &crate::model::InputProfiles = &[
     (
         "chatgpt-image-latest",
         [
@@ -677,9 +677,5 @@ const INPUTS: &[(&str, [Option<bool>; 6])] = &[
 /// What the model's profile says it takes as input (nothing, for a model it has no profile
 /// for).
 pub fn input_profile(model: &str) -> crate::model::InputProfile {
-    INPUTS
-        .iter()
-        .find(|(id, _)| *id == model)
-        .map(|(_, fields)| crate::model::InputProfile::from_fields(*fields))
-        .unwrap_or_default()
+    crate::model::InputProfile::lookup(INPUTS, model)
 }
