@@ -12,6 +12,7 @@ pub mod transport;
 
 pub use anthropic::{AnthropicChat, AnthropicConfig};
 pub use error::{ErrorKind, ProviderError};
+pub use sse::{SseEvent, SseParser};
 pub use transport::RetryPolicy;
 
 /// A request body with its keys in the order the official SDK writes them (its `create`

@@ -15,7 +15,6 @@ use futures::future::BoxFuture;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
-use self::stream::StreamAssembler;
 use super::chunks::stream_attempt;
 use super::native::setting;
 use super::transport::{Endpoint, RetryPolicy, secret_header};
@@ -26,6 +25,7 @@ use crate::tools::HostContext;
 
 pub use request::build_request;
 pub use response::parse_response;
+pub use stream::StreamAssembler;
 
 pub(crate) const PROVIDER: &str = "anthropic";
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -120,6 +120,15 @@ impl AnthropicChat {
 
     pub fn config(&self) -> &AnthropicConfig {
         &self.config
+    }
+
+    /// The bytes one call sends (`stream` when the reply is streamed).
+    pub fn request_payload(
+        &self,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        super::to_bytes(&build_request(&self.config, request, stream)?)
     }
 }
 

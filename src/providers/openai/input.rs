@@ -3,6 +3,7 @@
 //! `_convert_message_to_dict`). Key order follows theirs: it is part of the prompt-cache
 //! prefix, and the parity tests compare bytes.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -392,7 +393,35 @@ fn without_index(b: &Value) -> Value {
 /// An AI message as Responses input items: its text blocks as output messages (grouped by
 /// item id), its reasoning and function-call blocks replayed as they came, and tool calls
 /// no block carries as new `function_call` items.
-fn responses_ai(m: &AiMessage, store: Option<bool>, out: &mut Vec<Value>) {
+/// What langchain-openai looks up in the input built so far: the first item carrying each
+/// `id` (a later text block of the same message id joins it) and the call ids of function
+/// calls (a tool call already replayed from the content is not added again). It scans the
+/// whole input on every AI message; kept here and extended by the items appended since, the
+/// same answers cost O(1) instead of O(input) per message.
+#[derive(Default)]
+struct Seen {
+    scanned: usize,
+    ids: HashMap<String, usize>,
+    call_ids: HashSet<String>,
+}
+
+impl Seen {
+    fn refresh(&mut self, out: &[Value]) {
+        for (i, item) in out.iter().enumerate().skip(self.scanned) {
+            if let Some(id) = item.get("id").and_then(Value::as_str) {
+                self.ids.entry(id.to_owned()).or_insert(i);
+            }
+            if matches!(block_type(item), Some("function_call" | "custom_tool_call"))
+                && let Some(call_id) = item.get("call_id").and_then(Value::as_str)
+            {
+                self.call_ids.insert(call_id.to_owned());
+            }
+        }
+        self.scanned = out.len();
+    }
+}
+
+fn responses_ai(m: &AiMessage, store: Option<bool>, out: &mut Vec<Value>, seen: &mut Seen) {
     match &m.content {
         Content::Text(s) => {
             if !s.is_empty() || (m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) {
@@ -427,10 +456,10 @@ fn responses_ai(m: &AiMessage, store: Option<bool>, out: &mut Vec<Value>) {
                         };
                         let id = b.get("id").and_then(Value::as_str);
                         let phase = b.get("phase").filter(|p| !p.is_null());
-                        let existing = id.and_then(|id| {
-                            out.iter_mut()
-                                .find(|item| item.get("id").and_then(Value::as_str) == Some(id))
-                        });
+                        seen.refresh(out);
+                        let existing = id
+                            .and_then(|id| seen.ids.get(id))
+                            .and_then(|&i| out.get_mut(i));
                         if let Some(Value::Object(item)) = existing {
                             if let Some(Value::Array(c)) = item.get_mut("content") {
                                 c.push(new_block);
@@ -470,14 +499,11 @@ fn responses_ai(m: &AiMessage, store: Option<bool>, out: &mut Vec<Value>) {
             }
         }
     }
-    let present: Vec<&str> = out
-        .iter()
-        .filter(|i| matches!(block_type(i), Some("function_call" | "custom_tool_call")))
-        .filter_map(|i| i.get("call_id").and_then(Value::as_str))
-        .collect();
+    seen.refresh(out);
+    let present = &seen.call_ids;
     let mut missing = Vec::new();
     for call in &m.tool_calls {
-        if !present.contains(&call.id.as_deref().unwrap_or_default()) {
+        if !present.contains(call.id.as_deref().unwrap_or_default()) {
             missing.push(obj([
                 ("type", json!("function_call")),
                 ("name", json!(call.name)),
@@ -488,7 +514,7 @@ fn responses_ai(m: &AiMessage, store: Option<bool>, out: &mut Vec<Value>) {
     }
     for call in &m.invalid_tool_calls {
         let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
-        if !present.contains(&id) {
+        if !present.contains(id) {
             missing.push(obj([
                 ("type", json!("function_call")),
                 ("name", call.get("name").cloned().unwrap_or(Value::Null)),
@@ -510,6 +536,7 @@ pub(super) fn responses_input(
     store: Option<bool>,
 ) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len() + 1);
+    let mut seen = Seen::default();
     let system_role = |s: &SystemMessage| {
         s.additional_kwargs
             .get("__openai_role__")
@@ -524,7 +551,7 @@ pub(super) fn responses_input(
         match &**m {
             Message::System(s) => responses_message(&s.content, &system_role(s), &mut out),
             Message::Human(h) => responses_message(&h.content, "user", &mut out),
-            Message::Ai(a) => responses_ai(a, store, &mut out),
+            Message::Ai(a) => responses_ai(a, store, &mut out, &mut seen),
             Message::Tool(t) => out.push(obj([
                 ("type", json!("function_call_output")),
                 ("output", function_output(&t.content)),
@@ -546,5 +573,49 @@ mod tests {
             python_json(&v),
             r#"{"a": [1, "x"], "b": {"c": null, "é": true}}"#
         );
+    }
+
+    fn ai(content: Value, calls: &[&str]) -> Arc<Message> {
+        Arc::new(Message::Ai(AiMessage {
+            content: Content::Blocks(content.as_array().cloned().unwrap_or_default()),
+            tool_calls: calls
+                .iter()
+                .map(|id| ToolCall::new("echo", json!({}), *id))
+                .collect(),
+            ..Default::default()
+        }))
+    }
+
+    /// As langchain-openai looks across the whole input, not only the message's own items:
+    /// a call replayed by an earlier message is not added again, and a text block joins the
+    /// first item of its id wherever it is.
+    #[test]
+    fn lookups_span_the_whole_input() {
+        let messages = [
+            ai(
+                json!([
+                    {"type": "function_call", "call_id": "c1", "name": "echo", "arguments": "{}"},
+                    {"type": "text", "text": "a", "id": "msg_1"},
+                ]),
+                &[],
+            ),
+            ai(
+                json!([{"type": "text", "text": "b", "id": "msg_1"}]),
+                &["c1", "c2"],
+            ),
+        ];
+        let items = responses_input(None, &messages, None);
+        let calls: Vec<&str> = items
+            .iter()
+            .filter(|i| block_type(i) == Some("function_call"))
+            .filter_map(|i| i["call_id"].as_str())
+            .collect();
+        assert_eq!(calls, ["c1", "c2"]);
+        let texts: Vec<&Value> = items
+            .iter()
+            .filter(|i| i.get("id") == Some(&json!("msg_1")))
+            .collect();
+        assert_eq!(texts.len(), 1);
+        assert_eq!(texts[0]["content"].as_array().map(Vec::len), Some(2));
     }
 }

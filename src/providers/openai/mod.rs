@@ -198,6 +198,27 @@ impl OpenAiChat {
     pub fn config(&self) -> &OpenAiConfig {
         &self.config
     }
+
+    /// The bytes one call sends (`stream` when the reply is streamed).
+    pub fn request_payload(
+        &self,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        payload(&self.config, request, stream)
+    }
+}
+
+fn payload(
+    config: &OpenAiConfig,
+    request: &ModelRequest,
+    stream: bool,
+) -> Result<Vec<u8>, ModelError> {
+    let body = match config.api {
+        OpenAiApi::Responses => responses::build_request(config, request, stream)?,
+        OpenAiApi::ChatCompletions => chat::build_request(config, request, stream)?,
+    };
+    super::to_bytes(&body)
 }
 
 /// langchain-openai's `parsed` on a reply to a request with a format: a Responses reply's
@@ -241,12 +262,7 @@ impl ChatModel for OpenAiChat {
         let config = self.config.clone();
         let endpoint = self.endpoint.clone();
         Box::pin(async move {
-            let stream = request.tokens.is_some();
-            let body = match config.api {
-                OpenAiApi::Responses => responses::build_request(&config, &request, stream)?,
-                OpenAiApi::ChatCompletions => chat::build_request(&config, &request, stream)?,
-            };
-            let payload = super::to_bytes(&body)?;
+            let payload = payload(&config, &request, request.tokens.is_some())?;
             let formatted = request.response_format.is_some();
             let policy = &config.retry;
             let reply = match (&request.tokens, config.api) {

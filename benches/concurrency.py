@@ -1,0 +1,217 @@
+"""Many concurrent threads: deepagents_rs vs deepagents 0.7.32 under load.
+
+``--threads`` conversations (default 1,000) run at once, each ``--steps`` model calls long
+(default 20: 19 calls of a trivial user tool ``echo``, then a final answer), against a
+simulated Anthropic API (``benches/sim_async.py``) in its own process that answers every
+request after ``--latency`` seconds (default 20 ms). Both implementations build the same
+agent, ``create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[echo])``: the full
+default stack, deepagents_rs' Rust client and deepagents' ``ChatAnthropic``.
+
+Each implementation and mode runs in a process of its own (so peak RSS is its own), against a
+fresh server:
+
+* ``ainvoke``: ``asyncio.gather`` of one ``agent.ainvoke`` per thread;
+* ``invoke``: one ``agent.invoke`` per thread on a ``ThreadPoolExecutor`` with a worker per
+  thread.
+
+Before the timed run, one conversation runs alone as a warm-up. Reported: the wall time of the
+timed run against the ideal (``steps * latency``: every thread waiting on the model only), the
+process' CPU time during it, its peak RSS (the whole process, start-up included), and model
+steps per second (``threads * steps / wall``). Each run is checked: every thread returns
+``2 * steps`` messages ending in ``"done"``, and the server saw exactly
+``(threads + 1) * steps`` requests, one final answer per thread, and no bad request. A failed
+check prints what went wrong and exits with status 1.
+
+Usage::
+
+    python benches/concurrency.py [--threads 1000] [--steps 20] [--latency 0.02]
+        [--impls rs,reference] [--modes ainvoke,invoke] [--reference-threads N] [--json]
+
+``--reference-threads`` runs deepagents with fewer threads (it is much slower per step); its
+steps per second are then comparable, its wall time is not. This is a benchmark, not a test;
+it never touches the network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+def _build(impl: str) -> Any:
+    if impl == "rs":
+        from deepagents_rs import create_deep_agent
+    else:
+        from deepagents import create_deep_agent
+    return create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[echo])
+
+
+def _check(result: dict[str, Any], steps: int) -> str | None:
+    messages = result["messages"]
+    if len(messages) != 2 * steps:
+        return f"{len(messages)} messages, expected {2 * steps}"
+    if messages[-1].content != "done":
+        return f"last message {messages[-1].content!r}, expected 'done'"
+    return None
+
+
+def _inputs(i: int) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": f"Thread {i}: echo until told to stop."}]}
+
+
+def worker(impl: str, mode: str, threads: int, steps: int) -> dict[str, Any]:
+    """One implementation in one mode, in this process; returns the measurements."""
+    agent = _build(impl)
+    problems = [p for p in [_check(agent.invoke(_inputs(-1)), steps)] if p]
+    usage0 = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    if mode == "ainvoke":
+
+        async def all_threads() -> list[Any]:
+            return await asyncio.gather(*(agent.ainvoke(_inputs(i)) for i in range(threads)))
+
+        results = asyncio.run(all_threads())
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            results = list(pool.map(lambda i: agent.invoke(_inputs(i)), range(threads)))
+    wall = time.perf_counter() - start
+    usage1 = resource.getrusage(resource.RUSAGE_SELF)
+    problems += [p for p in (_check(r, steps) for r in results) if p]
+    cpu = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "peak_rss_mib": usage1.ru_maxrss / 1024,
+        "problems": problems[:5],
+        "failed": len(problems),
+    }
+
+
+def _start_server(latency: float, steps: int) -> tuple[subprocess.Popen[str], int]:
+    server = subprocess.Popen(
+        [sys.executable, str(HERE / "sim_async.py"), "--port", "0", "--latency", str(latency), "--steps", str(steps)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    if not line.startswith("PORT "):
+        server.kill()
+        raise SystemExit(f"the simulated API did not start: {line!r}")
+    return server, int(line.split()[1])
+
+
+def run_one(impl: str, mode: str, threads: int, steps: int, latency: float) -> dict[str, Any]:
+    """Runs ``worker`` in a fresh process against a fresh server and checks the server's counts."""
+    server, port = _start_server(latency, steps)
+    env = dict(os.environ, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
+    env.pop("ANTHROPIC_API_URL", None)
+    try:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                impl,
+                "--mode",
+                mode,
+                "--threads",
+                str(threads),
+                "--steps",
+                str(steps),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        server.send_signal(signal.SIGTERM)
+        out, _ = server.communicate(timeout=30)
+    if proc.returncode != 0:
+        raise SystemExit(f"{impl} {mode} failed (status {proc.returncode}):\n{proc.stderr[-3000:]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    counts = json.loads(out.strip().splitlines()[-1])
+    expected = (threads + 1) * steps
+    if counts["requests"] != expected or counts["finals"] != threads + 1 or counts["errors"]:
+        result["problems"].append(f"server saw {counts}, expected {expected} requests and {threads + 1} finals")
+        result["failed"] += 1
+    result.update(impl=impl, mode=mode, threads=threads, steps=steps, latency=latency)
+    result["ideal"] = steps * latency
+    result["steps_per_s"] = threads * steps / result["wall"]
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1000)
+    parser.add_argument("--reference-threads", type=int, default=None)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--latency", type=float, default=0.02)
+    parser.add_argument("--impls", default="rs,reference")
+    parser.add_argument("--modes", default="ainvoke,invoke")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON lines")
+    parser.add_argument("--worker", choices=["rs", "reference"], help=argparse.SUPPRESS)
+    parser.add_argument("--mode", choices=["ainvoke", "invoke"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.mode, args.threads, args.steps)))
+        return 0
+    results = []
+    for impl in args.impls.split(","):
+        threads = args.reference_threads if impl == "reference" and args.reference_threads else args.threads
+        for mode in args.modes.split(","):
+            results.append(run_one(impl, mode, threads, args.steps, args.latency))
+    if args.json:
+        for r in results:
+            print(json.dumps(r))
+    else:
+        print(table(results))
+    bad = [r for r in results if r["failed"]]
+    for r in bad:
+        print(f"FAILED {r['impl']} {r['mode']}: {r['failed']} problems, e.g. {r['problems']}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+NAMES = {"rs": "deepagents_rs", "reference": "deepagents 0.7.32"}
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    rows = [
+        "| implementation | mode | threads x steps | wall s (ideal) | CPU s | peak RSS MiB | model steps/s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        rows.append(
+            f"| {NAMES[r['impl']]} | {r['mode']} | {r['threads']} x {r['steps']} | {r['wall']:.2f} ({r['ideal']:.2f}) "
+            f"| {r['cpu']:.1f} | {r['peak_rss_mib']:.0f} | {r['steps_per_s']:.0f} |"
+        )
+    by = {(r["impl"], r["mode"]): r for r in results}
+    for mode in ("ainvoke", "invoke"):
+        rs, ref = by.get(("rs", mode)), by.get(("reference", mode))
+        if rs and ref:
+            rows.append(
+                f"\n{mode}: steps/s ratio deepagents_rs / deepagents = {rs['steps_per_s'] / ref['steps_per_s']:.1f}"
+            )
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
