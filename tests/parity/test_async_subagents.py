@@ -56,7 +56,8 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 ]
 
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+#: Task, thread and run ids (uuids), and interrupt ids (32 hex digits, from the thread).
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{32}\b"
 _STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 
 CHILD = '''
@@ -105,6 +106,19 @@ class GatedModel(BaseChatModel):
 
 
 child = deepagents_rs.create_deep_agent(model=GatedModel(), system_prompt="You are a researcher.")
+
+
+class AskingModel(GatedModel):
+    """Once its gate is open, asks to write a file (which its user must approve)."""
+
+    def _answer(self, text):
+        if "ask" in text:
+            call = {"name": "write_file", "args": {"file_path": "/plan.md", "content": text}, "id": "w", "type": "tool_call"}
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[call]))])
+        return super()._answer(text)
+
+
+asker = deepagents_rs.create_deep_agent(model=AskingModel(), interrupt_on={"write_file": True})
 '''
 
 
@@ -160,12 +174,14 @@ def serve(app: Path, graphs: dict[str, str], env: dict[str, str], port: int | No
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """A `langgraph dev` process serving the subagent graph (`child`), and its gate folder."""
+    """A `langgraph dev` process serving the subagent graphs (`child`, and `asker`, which
+    waits for its user's approval), and its gate folder."""
     app = tmp_path_factory.mktemp("async_subagent_app")
     gates = app / "gates"
     gates.mkdir()
     (app / "graphs.py").write_text(textwrap.dedent(CHILD))
-    with serve(app, {"child": "./graphs.py:child"}, {"ASYNC_SUBAGENT_GATES": str(gates)}) as url:
+    graphs = {"child": "./graphs.py:child", "asker": "./graphs.py:asker"}
+    with serve(app, graphs, {"ASYNC_SUBAGENT_GATES": str(gates)}) as url:
         yield Server(url, gates)
 
 
@@ -688,3 +704,71 @@ def test_fork_mode_sends_the_conversation(server):
         "- forked: Researches a topic in depth. (inherits your conversation at launch;"
         in start["function"]["description"]
     )
+
+
+def _waiting_turns(server: Server) -> Callable[[str], list[Any]]:
+    """Subagents that stop for their user's approval: the `waiting` notification and check,
+    a follow-up that drops the request, cancelling a waiting task, checking it after."""
+
+    def make(p: str) -> list[Any]:
+        def paused(messages):
+            server.open("w1")
+            for call in ("ask_1", "ask_2"):
+                server.wait_ended(_task_id(messages, call), "success")
+            return _calls(_call("list_async_tasks", {"status_filter": "success"}, "list_none"))
+
+        def check(messages):
+            # The list records the other task's pause too (the sync path has no hooks to).
+            return _calls(
+                _call("check_async_task", {"task_id": _task_id(messages, "ask_1")}, "check_waiting"),
+                _call("list_async_tasks", {}, "list_all"),
+            )
+
+        def follow_up(messages):
+            message = {"task_id": _task_id(messages, "ask_1"), "message": "never mind, wait:w2 just summarize"}
+            return _calls(_call("update_async_task", message, "update_waiting"))
+
+        def cancel(messages):
+            return _calls(
+                _call("cancel_async_task", {"task_id": _task_id(messages, "ask_1")}, "cancel_running"),
+                _call("cancel_async_task", {"task_id": _task_id(messages, "ask_2")}, "cancel_waiting"),
+            )
+
+        def after(messages):
+            server.wait_settled(_task_id(messages, "ask_1"))
+            return _calls(_call("check_async_task", {"task_id": _task_id(messages, "ask_2")}, "check_cancelled"))
+
+        ask = {"subagent_type": "asker"}
+        return [
+            _calls(
+                _call("start_async_task", {**ask, "description": "wait:w1 ask to write the plan"}, "ask_1"),
+                _call("start_async_task", {**ask, "description": "wait:w1 ask again"}, "ask_2"),
+            ),
+            paused,
+            check,
+            follow_up,
+            cancel,
+            after,
+            "Stopped them.",
+        ]
+
+    return make
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_subagents_waiting_for_their_user(server, mode):
+    specs = [{"name": "asker", "description": "Asks before it writes.", "graph_id": "asker", "url": server.url}]
+    theirs, ours = _both(_waiting_turns(server), server, specs, mode)
+    _assert_same(theirs, ours)
+    by_call = {m.get("tool_call_id"): m for m in ours["messages"]}
+    checked = json.loads(by_call["check_waiting"]["content"])
+    assert checked["status"] == "waiting"
+    assert checked["interrupts"][0]["value"]["action_requests"][0]["name"] == "write_file"
+    assert by_call["update_waiting"]["content"].endswith("It was waiting for a human; that request was dropped.")
+    assert by_call["list_all"]["content"].count("status: waiting") == 2
+    # A paused task is cancelled without a server call, and stays cancelled.
+    assert by_call["cancel_waiting"]["content"].startswith("Cancelled async subagent task: ")
+    assert json.loads(by_call["check_cancelled"]["content"])["status"] == "cancelled"
+    notes = [m for m in ours["messages"] if "deepagents_notification" in (m.get("additional_kwargs") or {})]
+    expected = ["waiting", "waiting"] if mode == "ainvoke" else []
+    assert [n["additional_kwargs"]["deepagents_notification"]["status"] for n in notes] == expected
