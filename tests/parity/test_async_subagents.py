@@ -374,10 +374,15 @@ def _view(result: dict, model: Director, server: Server) -> dict:
     }
 
 
-def _run(impl: Any, turns: list[Any], server: Server, specs: list[dict], mode: str, config: dict) -> dict:
+def _run(
+    impl: Any, turns: list[Any], server: Server, specs: list[dict], mode: str, config: dict, extra: Callable | None
+) -> dict:
     model = Director(turns=turns)
-    agent = impl.create_deep_agent(model=model, subagents=specs, middleware=[_settle(server)])
+    middleware = [*(extra(impl) if extra else ()), _settle(server)]
+    agent = impl.create_deep_agent(model=model, subagents=specs, middleware=middleware)
     inp = {"messages": [{"role": "user", "content": "research, please"}]}
+    if extra is not None and getattr(extra, "input", None):
+        inp = {"messages": [extra.input]}
     if mode == "invoke":
         result = agent.invoke(inp, config=config)
     else:
@@ -387,14 +392,17 @@ def _run(impl: Any, turns: list[Any], server: Server, specs: list[dict], mode: s
     return _view(result, model, server)
 
 
-def _both(make_turns: Callable[[str], list[Any]], server: Server, specs: list[dict], mode: str) -> tuple[dict, dict]:
+def _both(
+    make_turns: Callable[[str], list[Any]], server: Server, specs: list[dict], mode: str, extra: Callable | None = None
+) -> tuple[dict, dict]:
     """Each implementation's run, one after the other, each starting with every gate shut
-    (the first run's tasks have all ended by then)."""
+    (the first run's tasks have all ended by then). ``extra(impl)``: more middleware (its
+    ``input`` attribute, if any: the user's message)."""
     config = {"configurable": {"thread_id": "parent-thread"}}
     runs = []
     for impl in (deepagents, deepagents_rs):
         server.shut_all()
-        runs.append(_run(impl, make_turns(""), server, specs, mode, config))
+        runs.append(_run(impl, make_turns(""), server, specs, mode, config, extra))
     return runs[0], runs[1]
 
 
@@ -772,3 +780,45 @@ def test_subagents_waiting_for_their_user(server, mode):
     notes = [m for m in ours["messages"] if "deepagents_notification" in (m.get("additional_kwargs") or {})]
     expected = ["waiting", "waiting"] if mode == "ainvoke" else []
     assert [n["additional_kwargs"]["deepagents_notification"]["status"] for n in notes] == expected
+
+
+#: A 1x1 PNG.
+PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_fork_mode_restores_offloaded_media(server, mode, tmp_path):
+    """The file tools keep a user's image on the backend (`offload_binary_content`), the
+    state a reference to it: a fork's snapshot carries the image itself."""
+    specs = [{**_specs(server)[0], "name": "forked", "mode": "fork"}]
+
+    def offloading(impl: Any) -> list[Any]:
+        root = tmp_path / impl.__name__
+        root.mkdir()
+        backend = impl.backends.FilesystemBackend(root_dir=str(root), virtual_mode=True)
+        return [impl.FilesystemMiddleware(backend=backend, offload_binary_content=True)]
+
+    offloading.input = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "what is in this picture?"},
+            {"type": "image", "base64": PNG_B64, "mime_type": "image/png"},
+        ],
+    }
+
+    def make(p: str) -> list[Any]:
+        def check(messages):
+            task = _task_id(messages, "f")
+            server.open("f2")
+            server.wait_ended(task, "success")
+            return _calls(_call("check_async_task", {"task_id": task}, "check_f"))
+
+        launch = {"description": "wait:f2 look closer", "subagent_type": "forked"}
+        return [_calls(_call("start_async_task", launch, "f")), check, "Done."]
+
+    with pytest.warns(Warning, match="forked subagents"):
+        theirs, ours = _both(make, server, specs, mode, extra=offloading)
+    _assert_same(theirs, ours)
+    (thread,) = ours["threads"].values()
+    first = thread["runs"][0]["input"]["messages"][0]
+    assert first["content"][1] == {"type": "image", "base64": PNG_B64, "mime_type": "image/png"}

@@ -63,6 +63,11 @@ ARG_STATUS_FILTER = (
     "Defaults to 'all'."
 )
 
+#: deepagents' notice for offloaded media it cannot restore (``_blob_offload``).
+MISSING_BLOB = (
+    "[Binary content from an earlier read_file call is no longer available. Re-read the file if you still need it.]"
+)
+
 FORK_SUFFIX = " (inherits your conversation at launch; uses its own system prompt and tools)"
 
 FORK_PREAMBLE = (

@@ -164,6 +164,9 @@ _NOTIFICATION_KEY = "deepagents_notification"
 _PARENT_KEY = "deepagents_parent"
 _NEST_UNDER_PARENT = "ls_nest_under_parent"
 _SUMMARIZATION_EVENT_KEY = "_summarization_event"
+#: The file tools' offloaded media: the run's payload cache, and a block's reference key.
+_BLOB_PAYLOADS_KEY = "_blob_payloads"
+_BLOB_REF_KEY = "deepagents_blob"
 
 
 def _now() -> str:
@@ -537,7 +540,33 @@ def _task_messages(spec: AsyncSubAgent, state: Mapping[str, Any], description: s
     messages = deepcopy(
         [m.model_copy(update={"artifact": None}) if isinstance(m, ToolMessage) else m for m in messages]
     )
+    messages = _with_media(messages, state.get(_BLOB_PAYLOADS_KEY) or {})
     return [m.model_dump(exclude={"artifact": True, "additional_kwargs": {"lc_evicted_to"}}) for m in messages]
+
+
+def _with_media(messages: list[Any], payloads: Mapping[str, str]) -> list[Any]:
+    """The messages with the media the file tools offloaded put back (a block naming its
+    payload's digest, ``deepagents_blob``), from the run's payload cache; a payload not there
+    becomes deepagents' notice."""
+
+    def restored(block: Any) -> Any:
+        if not isinstance(block, dict) or _BLOB_REF_KEY not in block:
+            return block
+        digest = block[_BLOB_REF_KEY]
+        payload = payloads.get(digest) if isinstance(digest, str) else None
+        if payload is None:
+            return _text(texts.MISSING_BLOB)
+        kept = {k: v for k, v in block.items() if k != _BLOB_REF_KEY}
+        kept["base64"] = payload
+        return kept
+
+    out = []
+    for m in messages:
+        content = m.content
+        if isinstance(content, list) and any(isinstance(b, dict) and _BLOB_REF_KEY in b for b in content):
+            m = m.model_copy(update={"content": [restored(b) for b in content]})
+        out.append(m)
+    return out
 
 
 def _describe(spec: AsyncSubAgent) -> str:
