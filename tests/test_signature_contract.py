@@ -14,9 +14,6 @@ MODULES = ("deepagents", "deepagents.backends", "deepagents.middleware")
 
 #: Names deepagents exports that deepagents_rs does not have yet, and why.
 PLANNED = {
-    "AsyncSubAgent": "async subagents (issue 23)",
-    "AsyncSubAgentMiddleware": "async subagents (issue 23)",
-    "TaskEvent": "async subagents (issue 23)",
     "SubAgentMiddleware": "the subagent stack is the core's; its middleware face (issue 23)",
 }
 

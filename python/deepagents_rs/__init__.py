@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ._deep_agent import DeepAgent
     from ._deep_state import DeepAgentState
     from .errors import GraphRecursionError, ModelConnectionError
+    from .middleware.async_subagents import AsyncSubAgent, AsyncSubAgentMiddleware
     from .middleware.rubric import RubricMiddleware
 
 __version__ = _core_version
@@ -44,11 +45,15 @@ __getattr__, __dir__ = lazy_names(
         "GraphRecursionError": ".errors",
         "ModelConnectionError": ".errors",
         "RubricMiddleware": ".middleware.rubric",
+        "AsyncSubAgent": ".middleware.async_subagents",
+        "AsyncSubAgentMiddleware": ".middleware.async_subagents",
     },
 )
 
 
 __all__ = [
+    "AsyncSubAgent",
+    "AsyncSubAgentMiddleware",
     "CompiledSubAgent",
     "DeepAgent",
     "DeepAgentState",

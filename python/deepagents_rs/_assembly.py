@@ -61,6 +61,9 @@ class StateKeys:
         self.input = input
         self.omit_output = omit_output
         self.private = frozenset()
+        #: Keys a run starts with when its input has none: LangGraph's reducer channels start
+        #: as their type's empty value (deepagents' `async_tasks`: `{}`).
+        self.defaults: dict[str, Any] = {}
 
     @classmethod
     def of(cls, middleware: Sequence[Any]) -> StateKeys:

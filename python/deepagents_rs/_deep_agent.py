@@ -8,6 +8,7 @@ import it when the class is first needed (an agent is created, or ``DeepAgent`` 
 from __future__ import annotations
 
 import contextvars
+import copy
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -163,6 +164,8 @@ class DeepAgent(ThreadRuns, GraphBase):
         for key in self._schema.input:
             if key in input:
                 state[key] = input[key]
+        for key, empty in getattr(self._schema, "defaults", {}).items():
+            state.setdefault(key, copy.copy(empty))
         tracer = None
         if _callbacks.tracing_enabled(config):
             tracer = _callbacks.RunTracer(

@@ -70,12 +70,18 @@ def _caching() -> Slot:
     return Slot("AnthropicPromptCachingMiddleware", kind or _LAZY_CACHING)
 
 
-def main_slots(*, subagents: bool, extra: list[Any], skills: bool, memory: bool, interrupts: Any) -> list[Any]:
-    """The main stack's entries, before the caller's middleware is merged in."""
+def main_slots(
+    *, subagents: bool, extra: list[Any], skills: bool, memory: bool, interrupts: Any, async_subagents: Any = None
+) -> list[Any]:
+    """The main stack's entries, before the caller's middleware is merged in
+    (``async_subagents``: the ``AsyncSubAgentMiddleware``, when there are async subagents)."""
     out: list[Any] = [_slot("FilesystemMiddleware")]
     if subagents:
         out.append(_SUBAGENTS)
-    out += [_PARENT_NOTIFIER, _slot("SummarizationMiddleware"), _PATCH_TOOL_CALLS, *extra]
+    out += [_PARENT_NOTIFIER, _slot("SummarizationMiddleware"), _PATCH_TOOL_CALLS]
+    if async_subagents is not None:
+        out.append(async_subagents)
+    out += extra
     if skills:
         out.append(_slot("SkillsMiddleware"))
     out.append(_caching())

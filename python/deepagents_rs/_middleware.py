@@ -10,6 +10,7 @@ core: under ``invoke`` they block, under ``ainvoke`` they are awaited.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import inspect
@@ -387,7 +388,8 @@ class MiddlewareAdapter:
         def call(r: Any) -> Any:
             return self._model_response(handler(self._request_raw(r, request)))
 
-        return self._response_raw(self.mw.wrap_model_call(request, call))
+        with _node_config(config):
+            return self._response_raw(self.mw.wrap_model_call(request, call))
 
     async def awrap_model_call(self, raw: dict, handler: Any, config: Any) -> dict:
         request = self._model_request(raw, config)
@@ -395,7 +397,8 @@ class MiddlewareAdapter:
         async def call(r: Any) -> Any:
             return self._model_response(await handler(self._request_raw(r, request)))
 
-        return self._response_raw(await self.mw.awrap_model_call(request, call))
+        with _node_config(config):
+            return self._response_raw(await self.mw.awrap_model_call(request, call))
 
     # -- wrap_tool_call -----------------------------------------------------------------
 
@@ -445,6 +448,22 @@ class MiddlewareAdapter:
             return _tool_output(await handler(dict(r.tool_call)))
 
         return self._tool_result(await self.mw.awrap_tool_call(request, call_next))
+
+
+@contextlib.contextmanager
+def _node_config(config: Any) -> Any:
+    """The model node's config where LangGraph leaves it for the middleware it runs
+    (``langgraph.config.get_config()``); the model call itself sets its own."""
+    if config is None:
+        yield
+        return
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    token = var_child_runnable_config.set(dict(config))
+    try:
+        yield
+    finally:
+        var_child_runnable_config.reset(token)
 
 
 def _as_message(m: Any) -> Any:

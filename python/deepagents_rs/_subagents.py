@@ -305,9 +305,8 @@ def build_specs(
         if not isinstance(spec, dict):
             raise TypeError(f"A subagent must be a dict (SubAgent or CompiledSubAgent), got {type(spec).__name__}")
         if "graph_id" in spec:
-            raise NotImplementedError(
-                f"deepagents_rs: async subagents ('{spec.get('name')}') are not supported yet; they are planned."
-            )
+            # An AsyncSubAgent: `AsyncSubAgentMiddleware`'s (`graph.create_deep_agent`).
+            continue
         name = spec["name"]
         description = spec["description"]
         compiled = "runnable" in spec

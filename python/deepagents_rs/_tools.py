@@ -18,6 +18,10 @@ from . import _compat, _convert
 from ._files_context import LazyFilesContext, use_files
 from ._stream import RUN_FILES_KEY
 
+#: The key a tool's state update carries when the tool answered with a LangGraph `Command`
+#: (read and dropped by the core, `src/python/tools.rs`).
+COMMAND_MARKER = "__deepagents_rs_command__"
+
 # LangGraph's templates: models are trained on their wording, so keep it.
 TOOL_INVOCATION_ERROR_TEMPLATE = (
     "Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n"
@@ -177,7 +181,9 @@ class LangChainToolAdapter(ToolAdapter):
             )
         (message,) = matching
         rest = {k: v for k, v in update.items() if k != "messages"}
-        return message.content, message.status, message.artifact, rest or None
+        # Marked so that `wrap_tool_call` middleware gets the tool's `Command`, not its message.
+        rest[COMMAND_MARKER] = True
+        return message.content, message.status, message.artifact, rest
 
     def _inject(self, payload: dict, state: Any, config: dict | None) -> dict:
         """The call with what LangGraph's tool node injects: a ``ToolRuntime`` (the run's

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,7 @@ from ._core import CoreAgent
 from ._excluded_middleware import Exclusions, main_slots
 from ._harness import described, profile_for, system_message, task_description
 from ._lazy import lazy_names
-from ._middleware import core_entries
+from ._middleware import core_entries, declared_keys
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import Parent, build_specs
 from ._summarization import core_config as summarization_config
@@ -140,6 +141,9 @@ def create_deep_agent(
         own_files=fs_override is not None,
         adapt=_adapt,
     )
+    # deepagents routes the specs with a `graph_id` (AsyncSubAgent) to AsyncSubAgentMiddleware.
+    async_specs = [s for s in subagents or () if isinstance(s, dict) and "graph_id" in s]
+    async_mw = _async_subagents(async_specs)
     specs = build_specs(
         subagents,
         parent=parent,
@@ -160,13 +164,16 @@ def create_deep_agent(
         skills=skills_mw is not None,
         memory=memory is not None,
         interrupts=hitl,
+        async_subagents=async_mw,
     )
     planned = exclusions.plan(slots, middleware)
     exclusions.verify()
-    middleware = planned.user
+    middleware = _with_parent_notifier(planned.user, planned.excluded)
     if not any(m is hitl for m in planned.kept):
         hitl = None
-    extra = [m for m in planned.kept if m is not hitl]
+    if any(m is async_mw for m in planned.kept):
+        middleware = _in_async_slot(async_mw, middleware)
+    extra = [m for m in planned.kept if m is not hitl and m is not async_mw]
     # Every Python middleware of the chain: its state keys, hooks and stream transformers count.
     chain_middleware = [*middleware, *extra, *([hitl] if hitl is not None else [])]
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
@@ -182,6 +189,9 @@ def create_deep_agent(
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
     schema = StateKeys.of([*chain_middleware, *([SchemaOf(state_schema)] if state_schema is not None else [])])
     schema.omit_output = schema.omit_output | _DEFAULT_PRIVATE_KEYS
+    if "async_tasks" in declared_keys(chain_middleware):
+        # deepagents' `async_tasks` channel (a dict reducer) starts as `{}`.
+        schema.defaults["async_tasks"] = {}
     schema.private = schema.private | _DEFAULT_PRIVATE_KEYS
     # deepagents' state has a `files` channel only when a StateBackend holds files.
     files_channel = files["backend"] == "state" or files["backend"].uses_state
@@ -250,6 +260,37 @@ def create_deep_agent(
         cache=cache,
         debug=debug,
     )
+
+
+def _async_subagents(specs: list[dict]) -> Any:
+    """deepagents' ``AsyncSubAgentMiddleware`` over the async subagent specs, if any."""
+    if not specs:
+        return None
+    from .middleware.async_subagents import AsyncSubAgentMiddleware
+
+    return AsyncSubAgentMiddleware(async_subagents=specs)
+
+
+def _with_parent_notifier(middleware: list[Any], excluded: list[str]) -> list[Any]:
+    """Inside an Agent Server (the graph built where ``langgraph_api`` runs it), deepagents'
+    ``_ParentNotifierMiddleware`` takes its slot, so a run an async subagent tool started on
+    this deployment wakes its launcher when it ends. Elsewhere the core's no-op entry keeps
+    the slot (no run can be woken there: notifications go through the server's own API)."""
+    name = "_ParentNotifierMiddleware"
+    if "langgraph_api" not in sys.modules or name in excluded or any(m.name == name for m in middleware):
+        return middleware
+    from .middleware.async_subagents import _ParentNotifierMiddleware
+
+    return [_ParentNotifierMiddleware(), *middleware]
+
+
+def _in_async_slot(async_mw: Any, middleware: list[Any]) -> list[Any]:
+    """The caller's middleware with the async subagents' entry first: its slot follows the
+    core's last (``PatchToolCallsMiddleware``), where the caller's entries not replacing a
+    slot begin. A caller's entry of its name takes the slot instead (the last one given)."""
+    mine = [m for m in middleware if m.name == async_mw.name]
+    entry = mine[-1] if mine else async_mw
+    return [entry, *(m for m in middleware if m.name != async_mw.name)]
 
 
 def _middleware_schemas(schemas: Sequence[type] | StateSchemas) -> list[type]:

@@ -578,7 +578,7 @@ impl Agent {
                     .extend(files);
             }
             if let Some(extra) = &result.extra {
-                delta.extra.extend(extra.clone());
+                crate::state::merge_extra(&mut delta.extra, extra);
             }
             if let Some(usage) = &result.usage {
                 run.report.lock().usage.add(usage);

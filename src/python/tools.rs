@@ -102,6 +102,7 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
     ) = result.extract()?;
     let (content, content_origin) = content_from_py(&content)?;
     let artifact_host = (!artifact.is_none()).then(|| HostValue::new(artifact.unbind()));
+    let mut command = false;
     let (files, extra) = if files.is_none() {
         (None, None)
     } else {
@@ -109,6 +110,12 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
             .cast::<pyo3::types::PyDict>()
             .map_err(|_| pyo3::exceptions::PyTypeError::new_err("a state update must be a dict"))?
             .copy()?;
+        // The adapter marks the update of a tool that answered with a `Command`
+        // (`_tools.COMMAND_MARKER`): `wrap_tool_call` middleware then gets the command.
+        if update.get_item(COMMAND_MARKER)?.is_some() {
+            update.del_item(COMMAND_MARKER)?;
+            command = true;
+        }
         let files = match update.get_item("files")? {
             Some(f) if f.is_instance_of::<pyo3::types::PyDict>() => {
                 update.del_item("files")?;
@@ -130,9 +137,13 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
         artifact_host,
         files,
         extra,
+        command,
         ..Default::default()
     })
 }
+
+/// See `output_from_py`.
+const COMMAND_MARKER: &str = "__deepagents_rs_command__";
 
 /// The run's files as of a tool call, converted only when the tool reads them: a
 /// `StateBackend()` the tool makes itself reads and writes the agent's files through it, as

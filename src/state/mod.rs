@@ -15,6 +15,28 @@ pub use files::{FilesHost, FilesSnapshot, FilesWrite};
 /// State keys the core carries without reading them.
 pub type Extra = indexmap::IndexMap<String, Opaque>;
 
+/// Keys whose channel merges each write into the dict there instead of replacing it:
+/// deepagents' `async_tasks` (`AsyncSubAgentMiddleware`'s `_tasks_reducer`, a dict update
+/// keyed by task id).
+pub const DICT_MERGED_KEYS: &[&str] = &["async_tasks"];
+
+/// Writes `from`'s keys into `into` as their channels take them: a dict-merged key's JSON
+/// object is merged into the one there (a shallow update), any other key is replaced.
+pub fn merge_extra(into: &mut Extra, from: &Extra) {
+    for (k, v) in from {
+        if DICT_MERGED_KEYS.contains(&k.as_str())
+            && let (Some(Opaque::Json(Value::Object(old))), Opaque::Json(Value::Object(new))) =
+                (into.get_mut(k), v)
+        {
+            for (id, task) in new {
+                old.insert(id.clone(), task.clone());
+            }
+            continue;
+        }
+        into.insert(k.clone(), v.clone());
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct AgentState {
     pub messages: History,
@@ -152,7 +174,7 @@ impl StateDelta {
             if let Some(f) = &w.files {
                 out.files.get_or_insert_with(FilesWrite::default).extend(f);
             }
-            out.extra.extend(w.extra.clone());
+            merge_extra(&mut out.extra, &w.extra);
             if w.structured_response.is_some() {
                 out.structured_response.clone_from(&w.structured_response);
                 out.structured_rendered.clone_from(&w.structured_rendered);
@@ -274,9 +296,7 @@ impl AgentState {
                 .clone_from(&delta.structured_rendered);
             self.structured_host.clone_from(&delta.structured_host);
         }
-        for (k, v) in &delta.extra {
-            self.extra.insert(k.clone(), v.clone());
-        }
+        merge_extra(&mut self.extra, &delta.extra);
     }
 }
 
@@ -340,5 +360,54 @@ mod tests {
         };
         let split = StateDelta::streamed(&[reply, tag]).expect_err("split");
         assert_eq!(split.len(), 2);
+    }
+
+    #[test]
+    fn async_tasks_merge_by_task_id() {
+        let tasks = |v: serde_json::Value| -> Extra {
+            let mut e = Extra::new();
+            e.insert("async_tasks".into(), Opaque::Json(v));
+            e
+        };
+        let mut state = AgentState::default();
+        state.apply(&StateDelta {
+            extra: tasks(serde_json::json!({"a": {"status": "running"}})),
+            ..Default::default()
+        });
+        // Two tool calls of one step, each writing its own task, then an empty write.
+        let mut step = StateDelta::default();
+        merge_extra(
+            &mut step.extra,
+            &tasks(serde_json::json!({"b": {"status": "running"}})),
+        );
+        merge_extra(
+            &mut step.extra,
+            &tasks(serde_json::json!({"a": {"status": "success"}})),
+        );
+        state.apply(&step);
+        state.apply(&StateDelta {
+            extra: tasks(serde_json::json!({})),
+            ..Default::default()
+        });
+        assert_eq!(
+            state.extra["async_tasks"].as_json(),
+            Some(&serde_json::json!({"a": {"status": "success"}, "b": {"status": "running"}}))
+        );
+        // Other keys are replaced.
+        let mut other = Extra::new();
+        other.insert("note".into(), Opaque::Json(serde_json::json!({"x": 1})));
+        state.apply(&StateDelta {
+            extra: other.clone(),
+            ..Default::default()
+        });
+        other.insert("note".into(), Opaque::Json(serde_json::json!({"y": 2})));
+        state.apply(&StateDelta {
+            extra: other,
+            ..Default::default()
+        });
+        assert_eq!(
+            state.extra["note"].as_json(),
+            Some(&serde_json::json!({"y": 2}))
+        );
     }
 }

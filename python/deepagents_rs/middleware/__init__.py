@@ -12,6 +12,7 @@ from .subagents import CompiledSubAgent, SubAgent
 from .unsupported_content import UnsupportedContentMiddleware
 
 if TYPE_CHECKING:
+    from .async_subagents import AsyncSubAgent, AsyncSubAgentMiddleware, TaskEvent
     from .skills import SkillMetadata, SkillsState, SkillToolResolver
     from .summarization import (
         DEEPAGENTS_DEFAULT_SUMMARY_PROMPT,
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 __getattr__, __dir__ = lazy_names(
     globals(),
     {
+        "AsyncSubAgent": ".async_subagents",
+        "AsyncSubAgentMiddleware": ".async_subagents",
+        "TaskEvent": ".async_subagents",
         "SkillMetadata": ".skills",
         "SkillsState": ".skills",
         "SkillToolResolver": ".skills",
@@ -49,6 +53,8 @@ __getattr__, __dir__ = lazy_names(
 
 __all__ = [
     "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
+    "AsyncSubAgent",
+    "AsyncSubAgentMiddleware",
     "CompiledSubAgent",
     "FilesystemMiddleware",
     "FilesystemPermission",
@@ -61,6 +67,7 @@ __all__ = [
     "SubAgent",
     "SummarizationMiddleware",
     "SummarizationToolMiddleware",
+    "TaskEvent",
     "UnsupportedContentMiddleware",
     "create_summarization_tool_middleware",
 ]
