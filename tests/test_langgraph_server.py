@@ -11,13 +11,7 @@ deepagents_rs through its native client), scripted the same way before each run.
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
-import sys
 import textwrap
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -26,17 +20,13 @@ from sim.anthropic import SimAnthropic, text, tool_use
 
 langgraph_sdk = pytest.importorskip("langgraph_sdk")
 
+from langgraph_dev import serve
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "langgraph_server"
 GRAPHS = ("agent", "reference")
 
 pytestmark = pytest.mark.timeout(300)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -56,48 +46,11 @@ def server(tmp_path_factory):
             """
         )
     )
-    (app / "langgraph.json").write_text(
-        '{"dependencies": ["."], "graphs": {"agent": "./graphs.py:agent", "reference": "./graphs.py:reference"}}'
-    )
-    port = _free_port()
+    graphs = {"agent": "./graphs.py:agent", "reference": "./graphs.py:reference"}
     with SimAnthropic(min_cache_tokens=64) as sim:
-        env = dict(
-            os.environ,
-            ANTHROPIC_BASE_URL=sim.base_url,
-            ANTHROPIC_API_KEY="sk-sim",
-            LANGSMITH_TRACING="false",
-            LANGCHAIN_TRACING_V2="false",
-        )
-        cli = Path(sys.executable).parent / "langgraph"
-        log = open(app / "server.log", "w")  # noqa: SIM115 - closed below
-        proc = subprocess.Popen(
-            [str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port), "--config", "langgraph.json"],
-            cwd=app,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 120
-            while True:
-                if proc.poll() is not None:
-                    raise RuntimeError("langgraph dev exited:\n" + (app / "server.log").read_text()[-4000:])
-                try:
-                    urllib.request.urlopen(url + "/ok", timeout=2)
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.3)
+        env = {"ANTHROPIC_BASE_URL": sim.base_url, "ANTHROPIC_API_KEY": "sk-sim"}
+        with serve(app, graphs, env) as url:
             yield sim, url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            log.close()
 
 
 def _with_client(url: str, body: Any) -> Any:

@@ -18,19 +18,13 @@ threads on the server (metadata, input), with task ids, run ids and timestamps n
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import gc
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import textwrap
 import time
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +39,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph_dev import serve
 from pydantic import Field
 
 pytestmark = [
@@ -122,56 +117,6 @@ asker = deepagents_rs.create_deep_agent(model=AskingModel(), interrupt_on={"writ
 '''
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serve(app: Path, graphs: dict[str, str], env: dict[str, str], port: int | None = None) -> Iterator[str]:
-    """A `langgraph dev` process serving ``graphs`` (graph id: ``module:attr`` in ``app``)
-    until the block ends; yields its URL. Webhooks may call loopback addresses."""
-    port = port or _free_port()
-    config = {"dependencies": ["."], "graphs": graphs, "webhooks": {"url": {"disable_loopback": False}}}
-    (app / "langgraph.json").write_text(json.dumps(config))
-    env = dict(os.environ, LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false", **env)
-    cli = Path(sys.executable).parent / "langgraph"
-    log = open(app / "server.log", "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [
-            *(str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port), "--config", "langgraph.json"),
-            # Several subagent runs wait on their gates at once.
-            *("--n-jobs-per-worker", "16"),
-        ],
-        cwd=app,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError("langgraph dev exited:\n" + (app / "server.log").read_text()[-4000:])
-            try:
-                urllib.request.urlopen(url + "/ok", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """A `langgraph dev` process serving the subagent graphs (`child`, and `asker`, which
@@ -181,7 +126,8 @@ def server(tmp_path_factory):
     gates.mkdir()
     (app / "graphs.py").write_text(textwrap.dedent(CHILD))
     graphs = {"child": "./graphs.py:child", "asker": "./graphs.py:asker"}
-    with serve(app, graphs, {"ASYNC_SUBAGENT_GATES": str(gates)}) as url:
+    # Several subagent runs wait on their gates at once.
+    with serve(app, graphs, {"ASYNC_SUBAGENT_GATES": str(gates)}, jobs=16) as url:
         yield Server(url, gates)
 
 
