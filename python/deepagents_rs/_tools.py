@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _compat, _convert
+from ._direct_tools import FALLBACK, call_direct, direct_function
 from ._files_context import LazyFilesContext, use_files
 from ._stream import RUN_FILES_KEY
 
@@ -135,6 +136,8 @@ class LangChainToolAdapter(ToolAdapter):
         #: ``InjectedState``, ``InjectedStore``): the core then hands it the run's state.
         self.injects_state = _takes_injected(tool)
         self._tool_node: Any = None
+        #: The function ``invoke`` would call, when calling it directly gives the same result.
+        self._direct = direct_function(tool, self.injects_state)
 
     def _message(self, result: Any, tool_call_id: str) -> tuple[Any, str, Any, Any]:
         from langchain_core.messages import ToolMessage
@@ -212,6 +215,10 @@ class LangChainToolAdapter(ToolAdapter):
     ) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
+            if self._direct is not None:
+                message = call_direct(self.tool, self._direct, args, tool_call_id, config)
+                if message is not FALLBACK:
+                    return self._message(message, tool_call_id)
             if self.injects_state:
                 payload = self._inject(payload, state, config)
             return self._message(self.tool.invoke(payload, config), tool_call_id)

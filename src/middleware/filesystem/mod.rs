@@ -16,9 +16,10 @@ pub mod texts;
 mod tools;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use futures::future::BoxFuture;
+use parking_lot::Mutex;
 use serde_json::Value;
 
 use super::system_prompt::append_to_system;
@@ -148,6 +149,17 @@ pub struct Filesystem {
     human_message_token_limit: Option<usize>,
     conversation_history_prefix: Arc<str>,
     blobs_prefix: Option<Arc<str>>,
+    /// The last tool list adjusted and what it became: the same list comes on every call,
+    /// and handing on the same `Arc` keeps what later entries and the providers cache by
+    /// it (the token counter's tool sizes).
+    adjusted: Mutex<Option<AdjustedTools>>,
+}
+
+struct AdjustedTools {
+    from: Weak<[ToolSpec]>,
+    execution: bool,
+    delete: bool,
+    to: Arc<[ToolSpec]>,
 }
 
 impl Filesystem {
@@ -204,6 +216,7 @@ impl Filesystem {
             human_message_token_limit: config.human_message_token_limit,
             conversation_history_prefix: config.conversation_history_prefix.into(),
             blobs_prefix: config.blobs_prefix.map(Into::into),
+            adjusted: Mutex::default(),
         })
     }
 }
@@ -336,6 +349,75 @@ impl Filesystem {
     }
 }
 
+impl Filesystem {
+    /// The tools the model is offered: `execute` and `delete` hidden when the backend cannot
+    /// do them, and the default `grep`/`execute` descriptions chosen for what is visible.
+    /// The same list in gives the same `Arc` out.
+    fn adjust_tools(
+        &self,
+        tools: &Arc<[ToolSpec]>,
+        execution: bool,
+        delete: bool,
+    ) -> Arc<[ToolSpec]> {
+        if let Some(a) = &*self.adjusted.lock()
+            && a.execution == execution
+            && a.delete == delete
+            && a.from.upgrade().is_some_and(|f| Arc::ptr_eq(&f, tools))
+        {
+            return a.to.clone();
+        }
+        let present = |n: &str| tools.iter().any(|t| t.name == n);
+        let hide_execute = present("execute") && !execution;
+        let hide_delete = present("delete") && !delete;
+        let hidden =
+            |name: &str| hide_execute && name == "execute" || hide_delete && name == "delete";
+        let visible: Vec<&str> = tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|n| !hidden(n))
+            .collect();
+        let retarget = |spec: &ToolSpec| -> Option<&'static str> {
+            let kind = match spec.name.as_str() {
+                "grep" => Kind::Grep,
+                "execute" => Kind::Execute,
+                _ => return None,
+            };
+            let default = if kind == Kind::Grep {
+                DEFAULT_GREP.contains(&spec.description.as_str())
+            } else {
+                DEFAULT_EXECUTE.contains(&spec.description.as_str())
+            };
+            if self.custom_descriptions.contains_key(spec.name.as_str()) || !default {
+                return None;
+            }
+            Some(default_description(kind, &visible, execution)).filter(|t| *t != spec.description)
+        };
+        let changed = hide_execute || hide_delete || tools.iter().any(|t| retarget(t).is_some());
+        let out: Arc<[ToolSpec]> = if changed {
+            tools
+                .iter()
+                .filter(|t| !hidden(&t.name))
+                .map(|t| {
+                    let mut t = t.clone();
+                    if let Some(d) = retarget(&t) {
+                        t.description = d.to_owned();
+                    }
+                    t
+                })
+                .collect()
+        } else {
+            tools.clone()
+        };
+        *self.adjusted.lock() = Some(AdjustedTools {
+            from: Arc::downgrade(tools),
+            execution,
+            delete,
+            to: out.clone(),
+        });
+        out
+    }
+}
+
 impl Middleware for Filesystem {
     fn name(&self) -> &str {
         "FilesystemMiddleware"
@@ -355,43 +437,10 @@ impl Middleware for Filesystem {
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
         let backend = &self.shared.backend;
-        let present = |n: &str| request.tools.iter().any(|t| t.name == n);
-        let execution = present("execute") && backend.supports_execution();
-        let hide_execute = present("execute") && !execution;
-        let hide_delete = present("delete") && !backend.supports_delete();
-        let mut visible: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
-        visible.retain(|n| !(hide_execute && *n == "execute" || hide_delete && *n == "delete"));
-        let mut changed = hide_execute || hide_delete;
-        let mut tools: Vec<ToolSpec> = Vec::with_capacity(request.tools.len());
-        for spec in request.tools.iter() {
-            if hide_execute && spec.name == "execute" || hide_delete && spec.name == "delete" {
-                continue;
-            }
-            let mut spec = spec.clone();
-            let target = match spec.name.as_str() {
-                "grep"
-                    if !self.custom_descriptions.contains_key("grep")
-                        && DEFAULT_GREP.contains(&spec.description.as_str()) =>
-                {
-                    Some(default_description(Kind::Grep, &visible, execution))
-                }
-                "execute"
-                    if !self.custom_descriptions.contains_key("execute")
-                        && DEFAULT_EXECUTE.contains(&spec.description.as_str()) =>
-                {
-                    Some(default_description(Kind::Execute, &visible, execution))
-                }
-                _ => None,
-            };
-            if let Some(t) = target.filter(|t| *t != spec.description) {
-                spec.description = t.to_owned();
-                changed = true;
-            }
-            tools.push(spec);
-        }
-        if changed {
-            request.tools = tools.into();
-        }
+        let execution = backend.supports_execution();
+        let delete = backend.supports_delete();
+        let execution = request.tools.iter().any(|t| t.name == "execute") && execution;
+        request.tools = self.adjust_tools(&request.tools, execution, delete);
         let mut prompt: Vec<String> = self.system_prompt.iter().cloned().collect();
         if execution {
             let route = backend.route_prompt();

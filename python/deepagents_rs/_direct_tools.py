@@ -1,0 +1,80 @@
+"""Plain function tools called without ``BaseTool.invoke``'s bookkeeping.
+
+``BaseTool.invoke`` costs a few hundred microseconds a call before the function runs: it
+builds a callback manager, starts and ends a tool run, inspects the function's signature
+twice, and patches the config. When nothing can observe that bookkeeping (no callback
+handler at all: none passed, none of the tool's, no tracing, no verbose), a
+``StructuredTool`` over a plain function gives the same result when its input is validated
+and its function called as ``run`` does it: LangChain's own ``_to_args_and_kwargs`` (the
+schema's validation), the function in a context holding the tool's config (so
+``get_config()``, ``get_stream_writer()`` and ``get_runtime()`` work inside it), and the
+result formatted by LangChain's ``_format_output``. Exceptions propagate unchanged, as
+``run`` re-raises them when the tool handles none of them.
+
+What differs, and cannot be seen without a handler: no run id is made for the call, and
+the ``callbacks`` of the config a tool reads with ``get_config()`` is the (empty) manager
+rather than a child of a tool run.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+#: What ``call_direct`` returns, having run nothing, when a callback handler would see the call.
+FALLBACK = object()
+
+
+def direct_function(tool: Any, injects_state: bool) -> Callable[..., Any] | None:
+    """The function ``tool.invoke`` would end up calling, when the direct path gives the
+    same result; ``None`` when the tool needs ``invoke`` (another tool class, injected
+    arguments, artifacts, error handlers, or a function that takes callbacks or a config)."""
+    from langchain_core.tools import StructuredTool
+
+    if type(tool) is not StructuredTool or injects_state:
+        return None
+    func = tool.func
+    if func is None or tool.response_format != "content":
+        return None
+    if tool.handle_tool_error or tool.handle_validation_error:
+        return None
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return None
+    if "callbacks" in params or "run_manager" in params:
+        return None
+    try:
+        from langchain_core.tools.base import _get_runnable_config_param
+    except ImportError:  # pragma: no cover - a LangChain without it: keep invoke
+        return None
+    if _get_runnable_config_param(func) is not None:
+        return None
+    return func
+
+
+def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
+    """The call's ``ToolMessage`` as ``tool.invoke`` makes it, or ``FALLBACK`` (nothing run)
+    when a callback handler would see the call."""
+    from langchain_core.callbacks import CallbackManager
+    from langchain_core.runnables.config import ensure_config, patch_config, set_config_context
+    from langchain_core.tools.base import _format_output
+
+    config = ensure_config(config)
+    manager = CallbackManager.configure(
+        config.get("callbacks"),
+        tool.callbacks,
+        tool.verbose,
+        config.get("tags"),
+        tool.tags,
+        config.get("metadata"),
+        tool.metadata,
+    )
+    if manager.handlers or manager.inheritable_handlers:
+        return FALLBACK
+    config.pop("run_id", None)
+    with set_config_context(patch_config(config, callbacks=manager)) as context:
+        positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
+        response = context.run(func, *positional, **keywords)
+    return _format_output(response, None, tool_call_id, tool.name, "success")
