@@ -9,6 +9,7 @@
 //! before the next model call), and the private `_skill_tools_disclosed`, written on every
 //! model call as deepagents' `ExtendedModelResponse` writes it.
 
+mod disclosure;
 mod frontmatter;
 mod load;
 mod paths;
@@ -16,18 +17,23 @@ mod pin;
 mod section;
 mod texts;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
 use super::system_prompt::append_section;
-use super::{CommandWrite, Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse};
-use crate::error::Error;
+use super::{
+    CommandWrite, Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse,
+    ToolCallRequest, ToolHandler,
+};
+use crate::error::{BoxError, Error};
 use crate::files::{Backend, FilesScope};
 use crate::host::Opaque;
-use crate::model::ModelRequest;
+use crate::model::{ChatModel, ModelRequest};
 use crate::state::{AgentState, MessagesDelta, StateDelta};
+use crate::tools::{HostContext, Tool, ToolError, ToolResult};
 
 pub use frontmatter::FrontmatterView;
 pub use load::FrontmatterReader;
@@ -41,12 +47,40 @@ pub const SKILL_TOOLS_DISCLOSED_KEY: &str = "_skill_tools_disclosed";
 
 const NAME: &str = "SkillsMiddleware";
 
+/// The tools a resolver answered, one list per name asked.
+pub type ResolvedTools = Vec<Vec<Arc<dyn Tool>>>;
+
+/// Where skill tools come from (deepagents' `SkillToolResolver`, or the list it is made
+/// of): asked on a model call for the include names no request tool answers to, and again
+/// before a disclosed skill tool runs.
+pub trait SkillToolResolver: Send + Sync {
+    /// The tools each of `names` stands for, in order (one list per name).
+    fn resolve(
+        &self,
+        names: Vec<String>,
+        host: HostContext,
+    ) -> BoxFuture<'static, Result<ResolvedTools, BoxError>>;
+
+    /// Refuses a model the disclosure cannot reach yet (one deepagents gives the tools in
+    /// the middle of the conversation rather than in the request's tools).
+    fn check_model(&self, _model: &dyn ChatModel) -> Result<(), BoxError> {
+        Ok(())
+    }
+
+    /// Reports a warning where the host's logging shows it.
+    fn warn(&self, message: String) {
+        tracing::warn!("{message}");
+    }
+}
+
 pub struct Skills {
     backend: Arc<dyn Backend>,
     sources: Arc<[Source]>,
     /// The section's template; `None` loads skills without showing them.
     system_prompt: Option<String>,
     reader: Arc<dyn FrontmatterReader>,
+    /// `None`: no skill tools (a read skill can still disclose the agent's deferred tools).
+    resolver: Option<Arc<dyn SkillToolResolver>>,
 }
 
 /// deepagents' constructor check of a custom template: every slot is there.
@@ -98,6 +132,7 @@ impl Skills {
         sources: Vec<Source>,
         system_prompt: Option<String>,
         reader: Arc<dyn FrontmatterReader>,
+        resolver: Option<Arc<dyn SkillToolResolver>>,
     ) -> Result<Self, Error> {
         if let Some(p) = &system_prompt {
             check_template(p)?;
@@ -107,6 +142,7 @@ impl Skills {
             sources: sources.into(),
             system_prompt,
             reader,
+            resolver,
         })
     }
 
@@ -213,14 +249,16 @@ impl Middleware for Skills {
                 return Box::pin(async { Err(e) });
             }
         }
+        let resolver = self.resolver.clone();
         Box::pin(async move {
+            let record = disclose(&mut request, resolver).await?;
             let mut response = next.call(request).await?;
-            // No skill tools are disclosed (the entry holds none), and deepagents writes
-            // the empty record on every model call all the same.
+            // deepagents writes the record on every model call, `{}` included, so the gate
+            // admits exactly the tools this call showed.
             let mut extra = crate::state::Extra::new();
             extra.insert(
                 SKILL_TOOLS_DISCLOSED_KEY.into(),
-                Opaque::Json(Value::Object(Map::new())),
+                Opaque::Json(Value::Object(record)),
             );
             response.commands.push(CommandWrite {
                 extra,
@@ -229,4 +267,97 @@ impl Middleware for Skills {
             Ok(response)
         })
     }
+
+    fn wraps_tool_call(&self) -> bool {
+        self.resolver.is_some()
+    }
+
+    /// A call to a disclosed skill tool runs the tool the resolver gives for its include
+    /// name now; any other call the agent has no tool for fails as an unknown tool.
+    fn wrap_tool_call(
+        &self,
+        mut request: ToolCallRequest,
+        next: ToolHandler,
+    ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
+        let include = disclosed_record(&request.state)
+            .get(&request.call.name)
+            .and_then(|v| v.as_str().map(str::to_owned));
+        let (Some(include), Some(resolver), None) = (include, self.resolver.clone(), &request.tool)
+        else {
+            return next.call(request);
+        };
+        Box::pin(async move {
+            let mut answers = resolver
+                .resolve(vec![include.clone()], request.host.clone())
+                .await
+                .map_err(ToolError::Fatal)?;
+            let name = request.call.name.clone();
+            let tool = answers
+                .pop()
+                .unwrap_or_default()
+                .into_iter()
+                .find(|t| t.spec().name == name);
+            match tool {
+                Some(tool) => request.tool = Some(tool),
+                None => resolver.warn(format!(
+                    "Skill tool '{name}' was disclosed via '{include}', but the resolver no longer returns it"
+                )),
+            }
+            next.call(request).await
+        })
+    }
+}
+
+/// The gate's record in `state`: `{tool name: include name}`, or empty when it is missing or
+/// of any other shape (one checkpointed by an earlier build reads as empty).
+fn disclosed_record(state: &AgentState) -> Map<String, Value> {
+    match state.extra.get(SKILL_TOOLS_DISCLOSED_KEY) {
+        Some(Opaque::Json(Value::Object(record))) if record.values().all(Value::is_string) => {
+            record.clone()
+        }
+        _ => Map::new(),
+    }
+}
+
+fn resolver_error(source: BoxError) -> Error {
+    Error::Tool {
+        tool: NAME.into(),
+        source,
+    }
+}
+
+/// Discloses to `request` what the skills read in its conversation list, and returns the
+/// record of the skill tools it disclosed.
+async fn disclose(
+    request: &mut ModelRequest,
+    resolver: Option<Arc<dyn SkillToolResolver>>,
+) -> Result<Map<String, Value>, Error> {
+    let skills = json_list(&request.state, SKILLS_METADATA_KEY);
+    let reads = disclosure::find_reads(&request.messages, &skills);
+    if reads.is_empty() {
+        return Ok(Map::new());
+    }
+    let names = disclosure::unclaimed_names(&reads, &request.tools);
+    let mut resolved = HashMap::new();
+    if let Some(resolver) = resolver.as_ref().filter(|_| !names.is_empty()) {
+        let tools = resolver
+            .resolve(names.clone(), request.host.clone())
+            .await
+            .map_err(resolver_error)?;
+        resolved = names.into_iter().zip(tools).collect();
+    }
+    let plan = disclosure::plan(&reads, &request.tools, &resolved);
+    let record = plan.record();
+    if plan.is_empty() {
+        return Ok(record);
+    }
+    if let Some(resolver) = &resolver {
+        resolver
+            .check_model(request.model.as_ref())
+            .map_err(resolver_error)?;
+    }
+    let (tools, schema_tools_at) = plan.bind(&request.tools, request.schema_tools_at);
+    request.tools = tools;
+    request.schema_tools_at = schema_tools_at;
+    Ok(record)
 }
