@@ -20,7 +20,7 @@ use crate::middleware::{
     check_skills_template,
 };
 use crate::model::ChatModel;
-use crate::tools::{HostContext, Tool};
+use crate::tools::{HostContext, Tool, ToolSpec};
 
 /// `SkillsMiddleware(system_prompt=...)`'s checks: `TypeError` for what is neither a str nor
 /// None, `ValueError` naming the missing slots.
@@ -113,6 +113,23 @@ impl SkillToolResolver for PyResolver {
                 .bind(py)
                 .call_method1("check_model", (object, model.id()))?;
             Ok(())
+        })
+        .map_err(|e| Box::new(e) as BoxError)
+    }
+
+    fn rejected_schemas(
+        &self,
+        model: &dyn ChatModel,
+        tools: &[&ToolSpec],
+    ) -> Result<Vec<String>, BoxError> {
+        Python::attach(|py| -> PyResult<Vec<String>> {
+            let handle = model.host_handle();
+            let object = handle.as_ref().and_then(|h| host_object(py, h));
+            let specs = pythonize::pythonize(py, tools)?;
+            self.resolver
+                .bind(py)
+                .call_method1("rejected_schemas", (object, model.id(), specs))?
+                .extract()
         })
         .map_err(|e| Box::new(e) as BoxError)
     }

@@ -32,9 +32,9 @@ def _base_tool() -> type:
     return BaseTool
 
 
-def resolver_of(tools: Any) -> Callable[[str, Any], Any] | None:
-    """The resolver ``tools`` stands for, checked as deepagents checks it (``None`` for
-    ``None``): a callable is the resolver; a sequence is converted as ``create_agent``
+def resolver_of(tools: Any) -> Callable[[str, Any], Any]:
+    """The resolver ``tools`` stands for, checked as deepagents checks it (one answering
+    nothing for ``None``): a callable is the resolver; a sequence is converted as ``create_agent``
     converts tools and answers each name with the tool of that exact name.
 
     Raises:
@@ -43,7 +43,8 @@ def resolver_of(tools: Any) -> Callable[[str, Any], Any] | None:
         ValueError: If two tools of the list share a name.
     """
     if tools is None:
-        return None
+        # No skill tools; a read skill still discloses the agent's deferred tools.
+        return lambda name, runtime: []
     base_tool = _base_tool()
     if not isinstance(tools, Sequence):
         if isinstance(tools, base_tool) or not callable(tools):
@@ -82,6 +83,8 @@ def _validated(name: str, answer: object) -> list[Any]:
     Raises:
         TypeError: If the answer is not a sequence of ``BaseTool``.
     """
+    if isinstance(answer, list) and not answer:
+        return []
     base_tool = _base_tool()
     if isinstance(answer, str) or not isinstance(answer, Sequence):
         raise TypeError(
@@ -109,6 +112,31 @@ def _profile_says_mid_conversation(provider: str, name: str) -> bool:
     return bool((profiles.get(name) or {}).get("mid_conversation_tools"))
 
 
+#: Root schema keys the Anthropic API refuses.
+_ROOT_COMBINATORS = ("oneOf", "anyOf", "allOf")
+
+
+def _provider(model: Any, model_id: str) -> str | None:
+    """``"anthropic"`` or ``"openai"`` for a LangChain Anthropic or OpenAI chat model (one
+    the core calls natively by its id), else None."""
+    import sys
+
+    if model is None:
+        provider = model_id.partition(":")[0]
+        return provider if provider in ("anthropic", "openai") else None
+    from langchain_core.runnables import RunnableBinding
+
+    if isinstance(model, RunnableBinding):
+        model = model.bound
+    anthropic = sys.modules.get("langchain_anthropic.chat_models")
+    if anthropic is not None and isinstance(model, anthropic.ChatAnthropic):
+        return "anthropic"
+    openai = sys.modules.get("langchain_openai.chat_models.base")
+    if openai is not None and isinstance(model, openai.BaseChatOpenAI):
+        return "openai"
+    return None
+
+
 class SkillTools:
     """What the core calls (see the module docstring)."""
 
@@ -118,7 +146,10 @@ class SkillTools:
 
     @staticmethod
     def _runtime(config: Any) -> Any:
-        from langgraph.runtime import Runtime
+        try:
+            from langgraph.runtime import Runtime
+        except ImportError:  # without LangGraph no resolver of the user's can be given
+            return None
 
         return Runtime(context=context_of(config), store=None)
 
@@ -167,28 +198,38 @@ class SkillTools:
         """Refuse a model deepagents would hand the tools in the middle of the conversation
         (an Anthropic or OpenAI chat model whose profile says it takes them there): that
         disclosure is not built yet."""
-        import sys
-
+        provider = _provider(model, model_id)
         if model is not None:
-            from langchain_core.runnables import RunnableBinding
-
-            if isinstance(model, RunnableBinding):
-                model = model.bound
-            anthropic = sys.modules.get("langchain_anthropic.chat_models")
-            openai = sys.modules.get("langchain_openai.chat_models.base")
-            known = (anthropic is not None and isinstance(model, anthropic.ChatAnthropic)) or (
-                openai is not None and isinstance(model, openai.BaseChatOpenAI)
+            inline = provider is not None and bool(
+                (getattr(model, "profile", None) or {}).get("mid_conversation_tools")
             )
-            inline = known and bool((getattr(model, "profile", None) or {}).get("mid_conversation_tools"))
         else:
-            provider, _, name = model_id.partition(":")
-            inline = provider in ("anthropic", "openai") and _profile_says_mid_conversation(provider, name)
+            inline = provider is not None and _profile_says_mid_conversation(provider, model_id.partition(":")[2])
         if inline:
             raise NotImplementedError(
                 "deepagents_rs: disclosing skill tools to a model that takes tools mid-conversation "
                 f"(its profile's `mid_conversation_tools`, here {model_id}) is not supported yet; it is "
                 "planned (issue 23)."
             )
+
+    @staticmethod
+    def rejected_schemas(model: Any, model_id: str, specs: list[dict]) -> list[str]:
+        """The tools an Anthropic model would refuse, failing the whole request: a schema
+        with a top-level ``oneOf``, ``anyOf`` or ``allOf``. Each is reported and withheld."""
+        if _provider(model, model_id) != "anthropic":
+            return []
+        rejected = []
+        for spec in specs:
+            schema = spec.get("parameters")
+            keys = [key for key in _ROOT_COMBINATORS if isinstance(schema, dict) and key in schema]
+            if keys:
+                logger.warning(
+                    "Not disclosing tool '%s': its input_schema has a top-level %s, which the Anthropic API does not support",
+                    spec["name"],
+                    "/".join(keys),
+                )
+                rejected.append(spec["name"])
+        return rejected
 
     @staticmethod
     def warn(message: str) -> None:

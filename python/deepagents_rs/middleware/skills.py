@@ -100,7 +100,7 @@ class SkillsMiddleware(CoreEntryFace):
         # Not in `self.tools`, which the agent registers: a skill tool runs only when
         # disclosed.
         self.tools: list[Any] = []
-        self._skill_tools = SkillTools(resolver) if resolver is not None else None
+        self._skill_tools = SkillTools(resolver)
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds its skills entry from."""

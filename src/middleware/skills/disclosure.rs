@@ -109,13 +109,35 @@ pub struct Disclosure {
     /// Skill tools, by name, with the include name that produced each: callable only while
     /// disclosed.
     pub gated: BTreeMap<String, (Arc<dyn Tool>, String)>,
-    /// Whether anything is disclosed at all (deferred or gated).
-    anchored: HashSet<String>,
+    /// Every disclosed tool's name, in the order the reads disclosed them.
+    anchored: Vec<String>,
 }
 
 impl Disclosure {
     pub fn is_empty(&self) -> bool {
         self.anchored.is_empty()
+    }
+
+    /// The disclosed tools as the model would be shown them: the deferred ones, then the
+    /// skill tools, each in the order the reads disclosed them.
+    pub fn specs<'a>(&'a self, request_tools: &'a [ToolSpec]) -> Vec<&'a ToolSpec> {
+        let deferred = self
+            .anchored
+            .iter()
+            .filter(|n| self.deferred.contains(*n))
+            .filter_map(|n| request_tools.iter().find(|t| &t.name == n));
+        let gated = self
+            .anchored
+            .iter()
+            .filter_map(|n| self.gated.get(n).map(|(tool, _)| tool.spec()));
+        deferred.chain(gated).collect()
+    }
+
+    /// Withholds the tool `name`: the model is not shown it, and the gate does not admit it.
+    pub fn discard(&mut self, name: &str) {
+        self.deferred.remove(name);
+        self.gated.remove(name);
+        self.anchored.retain(|n| n != name);
     }
 
     /// The record the tool-time gate reads: each gated tool's include name, by tool name.
@@ -197,7 +219,7 @@ pub fn plan(
                     }
                     _ => continue,
                 }
-                out.anchored.insert(name);
+                out.anchored.push(name);
             }
         }
     }

@@ -33,7 +33,7 @@ use crate::files::{Backend, FilesScope};
 use crate::host::Opaque;
 use crate::model::{ChatModel, ModelRequest};
 use crate::state::{AgentState, MessagesDelta, StateDelta};
-use crate::tools::{HostContext, Tool, ToolError, ToolResult};
+use crate::tools::{HostContext, Tool, ToolError, ToolResult, ToolSpec};
 
 pub use frontmatter::FrontmatterView;
 pub use load::FrontmatterReader;
@@ -65,6 +65,17 @@ pub trait SkillToolResolver: Send + Sync {
     /// the middle of the conversation rather than in the request's tools).
     fn check_model(&self, _model: &dyn ChatModel) -> Result<(), BoxError> {
         Ok(())
+    }
+
+    /// The names among `tools` that `model`'s provider would refuse, failing the whole
+    /// request (an Anthropic model and a schema with a top-level `oneOf`/`anyOf`/`allOf`),
+    /// each reported: they are withheld.
+    fn rejected_schemas(
+        &self,
+        _model: &dyn ChatModel,
+        _tools: &[&ToolSpec],
+    ) -> Result<Vec<String>, BoxError> {
+        Ok(Vec::new())
     }
 
     /// Reports a warning where the host's logging shows it.
@@ -346,7 +357,15 @@ async fn disclose(
             .map_err(resolver_error)?;
         resolved = names.into_iter().zip(tools).collect();
     }
-    let plan = disclosure::plan(&reads, &request.tools, &resolved);
+    let mut plan = disclosure::plan(&reads, &request.tools, &resolved);
+    if let Some(resolver) = resolver.as_ref().filter(|_| !plan.is_empty()) {
+        let rejected = resolver
+            .rejected_schemas(request.model.as_ref(), &plan.specs(&request.tools))
+            .map_err(resolver_error)?;
+        for name in rejected {
+            plan.discard(&name);
+        }
+    }
     let record = plan.record();
     if plan.is_empty() {
         return Ok(record);

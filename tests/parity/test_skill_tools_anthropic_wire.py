@@ -1,0 +1,103 @@
+"""Skill tools on the Anthropic wire: deepagents_rs (the native client and a ChatAnthropic)
+against langchain-anthropic under deepagents 0.7.32, every request of a run compared as
+serialized JSON (keys in order). A read skill's tools join the request's ``tools``; one whose
+schema has a top-level ``anyOf`` (which the Anthropic API refuses) is withheld with a
+warning; a model whose profile takes tools mid-conversation is refused clearly by
+deepagents_rs, which does not build that disclosure yet.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+from typing import Any
+
+import pytest
+
+pytest.importorskip("deepagents")
+pytest.importorskip("langchain_anthropic")
+
+from langchain_anthropic import ChatAnthropic
+from langchain_core.tools import StructuredTool, tool
+from pydantic import BaseModel
+from sim.anthropic import SimAnthropic, text, tool_use
+
+MODEL = "anthropic:claude-sonnet-4-6"
+SKILL = (
+    "---\nname: crm\ndescription: CRM work.\nmetadata:\n  include_tools: create_request pick\n---\n\n"
+    "Use create_request.\n"
+)
+FILES = {"/skills/crm/SKILL.md": {"content": SKILL, "encoding": "utf-8"}}
+
+
+@tool
+def create_request(title: str) -> str:
+    """Create a customer request."""
+    return f"created {title}"
+
+
+class _ByName(BaseModel):
+    name: str
+
+
+class _ById(BaseModel):
+    id: int
+
+
+def _pick_tool() -> StructuredTool:
+    """A tool whose schema is a root ``anyOf``, which the Anthropic API refuses."""
+    schema = {"anyOf": [_ByName.model_json_schema(), _ById.model_json_schema()]}
+    return StructuredTool(name="pick", description="Pick one.", args_schema=schema, func=lambda **kw: "picked")
+
+
+def _run(impl: str, sim: SimAnthropic, model: Any, caplog: pytest.LogCaptureFixture) -> tuple[list[str], list[str]]:
+    start = len(sim.requests)
+    sim.script(
+        tool_use(("read_file", {"file_path": "/skills/crm/SKILL.md"}, "toolu_1")),
+        tool_use(("create_request", {"title": "x"}, "toolu_2")),
+        text("Done."),
+    )
+    backends = importlib.import_module(f"{impl}.backends")
+    mw = importlib.import_module(f"{impl}.middleware").SkillsMiddleware(
+        backend=backends.StateBackend(), sources=["/skills/"], tools=[create_request, _pick_tool()]
+    )
+    agent = importlib.import_module(impl).create_deep_agent(model=model, middleware=[mw])
+    caplog.clear()
+    agent.invoke({"messages": [{"role": "user", "content": "File it."}], "files": FILES})
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    bodies = [json.dumps(r.body, ensure_ascii=False, separators=(",", ":")) for r in sim.requests[start:]]
+    return bodies, warnings
+
+
+@pytest.mark.parametrize("ours_model", ["native", "chat-anthropic"])
+def test_skill_tools_join_the_tools_and_a_refused_schema_is_withheld(
+    sim: SimAnthropic, ours_model: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    theirs, their_warnings = _run("deepagents", sim, MODEL, caplog)
+    model = MODEL if ours_model == "native" else ChatAnthropic(model_name=MODEL.split(":", 1)[1])
+    ours, our_warnings = _run("deepagents_rs", sim, model, caplog)
+    assert len(theirs) == 3
+    for i, (a, b) in enumerate(zip(theirs, ours, strict=True)):
+        assert b == a, f"request {i} differs"
+    assert our_warnings == their_warnings
+    assert (
+        "Not disclosing tool 'pick': its input_schema has a top-level anyOf, which the Anthropic API does not support"
+        in our_warnings
+    )
+    names = [[t["name"] for t in json.loads(body)["tools"]] for body in ours]
+    assert "create_request" not in names[0] and names[1][-1] == "create_request" and "pick" not in names[1]
+
+
+@pytest.mark.parametrize("ours_model", ["native", "chat-anthropic"])
+def test_a_model_taking_tools_mid_conversation_is_refused_clearly(sim: SimAnthropic, ours_model: str) -> None:
+    import deepagents_rs
+
+    sim.script(tool_use(("read_file", {"file_path": "/skills/crm/SKILL.md"}, "toolu_1")), text("Done."))
+    model = "anthropic:claude-opus-5" if ours_model == "native" else ChatAnthropic(model_name="claude-opus-5")
+    mw = deepagents_rs.middleware.SkillsMiddleware(
+        backend=deepagents_rs.backends.StateBackend(), sources=["/skills/"], tools=[create_request]
+    )
+    agent = deepagents_rs.create_deep_agent(model=model, middleware=[mw])
+    with pytest.raises(NotImplementedError, match="mid_conversation_tools"):
+        agent.invoke({"messages": [{"role": "user", "content": "File it."}], "files": FILES})
