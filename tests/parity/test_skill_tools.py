@@ -25,7 +25,7 @@ import pytest
 from langchain_core.messages import AIMessage
 from langchain_core.tools import BaseTool, StructuredTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from .harness import MODES, Both, Outcome, ScriptedChatModel, ai_tool_calls, assert_parity, call_view, norm
 
@@ -86,6 +86,8 @@ def run_impl(
     agent_tools: list[Any] | None = None,
     middleware: Callable[[Any], list[Any]] | None = None,
     caplog: pytest.LogCaptureFixture | None = None,
+    context: Any = None,
+    response_format: Any = None,
 ) -> Run:
     module = importlib.import_module(impl)
     backends = importlib.import_module(f"{impl}.backends")
@@ -95,16 +97,22 @@ def run_impl(
     mw = [skills_mw(backend=backends.StateBackend(), sources=["/skills/"], **kwargs)]
     if middleware is not None:
         mw = [*middleware(module), *mw]
-    agent = module.create_deep_agent(model=model, tools=agent_tools, middleware=mw, checkpointer=InMemorySaver())
+    extra: dict[str, Any] = {} if context is None else {"context_schema": type(context)}
+    if response_format is not None:
+        extra["response_format"] = response_format
+    agent = module.create_deep_agent(
+        model=model, tools=agent_tools, middleware=mw, checkpointer=InMemorySaver(), **extra
+    )
+    run_kwargs: dict[str, Any] = {} if context is None else {"context": context}
     config = {"configurable": {"thread_id": "t"}}
     outcome = Outcome(impl=impl, model=model)
     if caplog is not None:
         caplog.clear()
     try:
         if mode == "invoke":
-            outcome.result = agent.invoke(inp, config)
+            outcome.result = agent.invoke(inp, config, **run_kwargs)
         else:
-            outcome.result = asyncio.run(agent.ainvoke(inp, config))
+            outcome.result = asyncio.run(agent.ainvoke(inp, config, **run_kwargs))
     except Exception as exc:  # noqa: BLE001 - compared below
         outcome.error = exc
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] if caplog else []
@@ -164,6 +172,19 @@ def test_a_list_is_disclosed_by_a_read_and_gated_before_it(mode: str) -> None:
     assert results[0][2].startswith("Error: create_request is not a valid tool, try one of [ls, read_file")
     assert results[2] == ("create_request", "success", "created late")
     assert rs.state["_skill_tools_disclosed"] == {"create_request": "create_request", "list_requests": "list_requests"}
+
+
+class Verdict(BaseModel):
+    """The final verdict."""
+
+    ok: bool
+
+
+def test_skill_tools_come_before_the_structured_output_tool() -> None:
+    script = [read(), ai_tool_calls(("Verdict", {"ok": True}))]
+    _, rs = run_both(script, lambda: [create_request], inp=inp(**CRM), response_format=Verdict)
+    assert tool_names(rs)[1][-2:] == ["create_request", "Verdict"]
+    assert rs.outcome.unwrap()["structured_response"] == Verdict(ok=True)
 
 
 def test_plain_functions_are_converted_and_a_failed_read_discloses_nothing() -> None:
@@ -273,6 +294,26 @@ def test_a_resolver_is_asked_on_each_call_after_a_read_and_before_the_tool_runs(
     assert tool_names(rs)[1][-2:] == ["linear_alpha", "linear_zeta"]
     assert [r[2] for r in tool_results(rs)[2:]] == ["zeta a", "alpha"]
     assert rs.state["_skill_tools_disclosed"] == {"linear_alpha": "linear", "linear_zeta": "linear"}
+
+
+@dataclass
+class Team:
+    name: str
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_resolver_sees_the_runs_context(mode: str) -> None:
+    """One resolver serves every thread; it scopes what it answers by ``runtime.context``."""
+    by_team = {"red": [_tool("red_tool", "red")], "blue": [_tool("blue_tool", "blue")]}
+
+    def resolve(name: str, runtime: Any) -> list[Any]:
+        return by_team[runtime.context.name] if name == "team" else []
+
+    skills = {CRM_PATH: skill_md("crm", "team")}
+    script = [read(), call("blue_tool", query="q"), AIMessage(content="done")]
+    _, rs = run_both(script, lambda: resolve, mode=mode, inp=inp(**skills), context=Team("blue"))
+    assert tool_names(rs)[1][-1] == "blue_tool"
+    assert tool_results(rs)[1] == ("blue_tool", "success", "blue q")
 
 
 def test_a_tool_the_resolver_no_longer_returns_fails_as_unknown_with_a_warning(
@@ -460,3 +501,27 @@ def test_include_tools_not_space_separated_warns_and_matches_nothing(
     _, rs = run_both(script, lambda: [create_request, list_requests], inp=inp(**skills), caplog=caplog)
     assert any("metadata.include_tools in /skills/crm/SKILL.md should be a space-separated" in w for w in rs.warnings)
     assert all("create_request" not in names for names in tool_names(rs))
+
+
+# --------------------------------------------------------------------------------------------
+# Subagents
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_general_purpose_subagent_takes_the_users_skills_middleware_with_its_tools(mode: str) -> None:
+    """The user's ``SkillsMiddleware`` takes the general-purpose subagent's skills slot too, so
+    a skill the subagent reads discloses the tools there; the main agent's record is its own."""
+    script = [
+        call("task", description="file it", subagent_type="general-purpose"),
+        read(),
+        call("create_request", title="sub"),
+        AIMessage(content="sub done"),
+        call("create_request", title="main"),
+        AIMessage(content="done"),
+    ]
+    _, rs = run_both(script, lambda: [create_request], mode=mode, inp=inp(**CRM))
+    names = tool_names(rs)
+    assert names[2][-1] == "create_request" and "create_request" not in names[4]
+    assert [r[:2] for r in tool_results(rs)] == [("task", "success"), ("create_request", "error")]
+    assert rs.state["_skill_tools_disclosed"] == {}

@@ -101,3 +101,29 @@ def test_a_model_taking_tools_mid_conversation_is_refused_clearly(sim: SimAnthro
     agent = deepagents_rs.create_deep_agent(model=model, middleware=[mw])
     with pytest.raises(NotImplementedError, match="mid_conversation_tools"):
         agent.invoke({"messages": [{"role": "user", "content": "File it."}], "files": FILES})
+
+
+@pytest.mark.parametrize("ours_model", ["native", "chat-anthropic"])
+def test_a_deferred_agent_tool_a_read_skill_lists_loses_defer_loading(sim: SimAnthropic, ours_model: str) -> None:
+    deep_search = StructuredTool.from_function(
+        lambda query: "found", name="deep_search", description="Search deeply.", extras={"defer_loading": True}
+    )
+    skill = "---\nname: crm\ndescription: CRM work.\nmetadata:\n  include_tools: deep_search\n---\n\nSearch.\n"
+
+    def run(impl: str, model: Any) -> list[dict]:
+        start = len(sim.requests)
+        sim.script(
+            tool_use(("read_file", {"file_path": "/skills/crm/SKILL.md"}, "toolu_1")),
+            tool_use(("deep_search", {"query": "x"}, "toolu_2")),
+            text("Done."),
+        )
+        agent = importlib.import_module(impl).create_deep_agent(model=model, tools=[deep_search], skills=["/skills/"])
+        files = {"/skills/crm/SKILL.md": {"content": skill, "encoding": "utf-8"}}
+        agent.invoke({"messages": [{"role": "user", "content": "Search."}], "files": files})
+        return [r.body for r in sim.requests[start:]]
+
+    theirs = run("deepagents", MODEL)
+    ours = run("deepagents_rs", MODEL if ours_model == "native" else ChatAnthropic(model_name=MODEL.split(":", 1)[1]))
+    assert [json.dumps(b) for b in ours] == [json.dumps(b) for b in theirs]
+    search = [next(t for t in body["tools"] if t["name"] == "deep_search") for body in ours]
+    assert search[0].get("defer_loading") is True and "defer_loading" not in search[1]
