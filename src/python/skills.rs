@@ -21,6 +21,7 @@ use crate::middleware::{
 };
 use crate::model::ChatModel;
 use crate::tools::{HostContext, Tool, ToolSpec};
+use serde_json::Value;
 
 /// `SkillsMiddleware(system_prompt=...)`'s checks: `TypeError` for what is neither a str nor
 /// None, `ValueError` naming the missing slots.
@@ -105,14 +106,23 @@ impl SkillToolResolver for PyResolver {
         })
     }
 
-    fn check_model(&self, model: &dyn ChatModel) -> Result<(), BoxError> {
-        Python::attach(|py| -> PyResult<()> {
+    fn inline_blocks(
+        &self,
+        model: &dyn ChatModel,
+        tools: &[&ToolSpec],
+    ) -> Result<Option<Vec<Value>>, BoxError> {
+        Python::attach(|py| -> PyResult<Option<Vec<Value>>> {
             let handle = model.host_handle();
             let object = handle.as_ref().and_then(|h| host_object(py, h));
-            self.resolver
+            let specs = pythonize::pythonize(py, tools)?;
+            let blocks = self
+                .resolver
                 .bind(py)
-                .call_method1("check_model", (object, model.id()))?;
-            Ok(())
+                .call_method1("inline_blocks", (object, model.id(), specs))?;
+            if blocks.is_none() {
+                return Ok(None);
+            }
+            super::value::from_py(&blocks).map(Some)
         })
         .map_err(|e| Box::new(e) as BoxError)
     }

@@ -525,3 +525,82 @@ def test_the_general_purpose_subagent_takes_the_users_skills_middleware_with_its
     assert names[2][-1] == "create_request" and "create_request" not in names[4]
     assert [r[:2] for r in tool_results(rs)] == [("task", "success"), ("create_request", "error")]
     assert rs.state["_skill_tools_disclosed"] == {}
+
+
+# --------------------------------------------------------------------------------------------
+# A model that takes tools mid-conversation
+# --------------------------------------------------------------------------------------------
+
+
+def _recording(provider: str, script: list[AIMessage]) -> Any:
+    """A ``ChatAnthropic`` for Claude Opus 5 or a Responses ``ChatOpenAI`` for GPT-5 (whose profiles
+    take tools mid-conversation) answering from a script, keeping what each call was sent."""
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    if provider == "anthropic":
+        base, kwargs = importlib.import_module("langchain_anthropic").ChatAnthropic, {"model": "claude-opus-5"}
+    else:
+        # Only the Responses API takes tools mid-conversation.
+        base, kwargs = (
+            importlib.import_module("langchain_openai").ChatOpenAI,
+            {"model": "gpt-5", "use_responses_api": True},
+        )
+
+    class Recording(base):  # type: ignore[misc, valid-type]
+        sent: list[Any] = Field(default_factory=list, exclude=True)
+
+        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+            self.sent.append(
+                {
+                    "messages": [(m.type, m.content) for m in messages],
+                    "tools": [t.get("name") or t["function"]["name"] for t in kwargs.get("tools", [])],
+                }
+            )
+            reply = script[len(self.sent) - 1].model_copy(deep=True)
+            return ChatResult(generations=[ChatGeneration(message=reply)])
+
+        async def _agenerate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+            return self._generate(messages, stop, run_manager, **kwargs)
+
+    return Recording(api_key="sk-test-not-a-real-key", **kwargs)
+
+
+def _with_ids(script: list[AIMessage]) -> list[AIMessage]:
+    for i, m in enumerate(script):
+        for k, tc in enumerate(m.tool_calls):
+            tc["id"] = f"toolu_{i}_{k}"
+    return script
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+@pytest.mark.parametrize("mode", MODES)
+def test_a_model_taking_tools_mid_conversation_gets_them_there(mode: str, provider: str) -> None:
+    pytest.importorskip(f"langchain_{provider}")
+    script = _with_ids(
+        [
+            ai_tool_calls(("read_file", {"file_path": CRM_PATH}), ("ls", {"path": "/"})),
+            call("create_request", title="x"),
+            AIMessage(content="done"),
+        ]
+    )
+    sent = {}
+    for impl in IMPLS:
+        model = _recording(provider, script)
+        run = run_impl(
+            impl, script, skill_tools=[create_request, list_requests], model=model, mode=mode, inp=inp(**CRM)
+        )
+        sent[impl] = (model.sent, run)
+    (ref_sent, ref), (rs_sent, rs) = sent.values()
+    assert rs_sent == ref_sent
+    assert rs.state["_skill_tools_disclosed"] == ref.state["_skill_tools_disclosed"]
+    assert tool_results(rs) == tool_results(ref)
+    # Not in the tools: in a system message after the read's batch of results.
+    assert "create_request" not in rs_sent[1]["tools"]
+    kind, blocks = rs_sent[1]["messages"][-1]
+    assert kind == "system"
+    if provider == "anthropic":
+        names = [b["tool"]["definition"]["name"] for b in blocks]
+    else:
+        names = [t["name"] for b in blocks for t in b["tools"]]
+    assert names == ["create_request", "list_requests"]
+    assert tool_results(rs)[-1] == ("create_request", "success", "created x")

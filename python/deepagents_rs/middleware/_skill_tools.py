@@ -137,6 +137,25 @@ def _provider(model: Any, model_id: str) -> str | None:
     return None
 
 
+def _anthropic_block(tool: Any) -> dict:
+    """Anthropic's ``tool_addition`` block with the tool's whole definition."""
+    from langchain_anthropic import convert_to_anthropic_tool
+
+    definition = dict(convert_to_anthropic_tool(tool))
+    definition.pop("defer_loading", None)
+    definition.pop("cache_control", None)
+    return {"type": "tool_addition", "tool": {"type": "tool_definition", "definition": definition}}
+
+
+def _openai_block(tool: Any) -> dict:
+    """OpenAI Responses' ``additional_tools`` item with the tool's function schema."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    function = {"type": "function", **convert_to_openai_tool(tool)["function"]}
+    function.pop("defer_loading", None)
+    return {"type": "additional_tools", "role": "developer", "tools": [function]}
+
+
 class SkillTools:
     """What the core calls (see the module docstring)."""
 
@@ -194,23 +213,37 @@ class SkillTools:
         return [[self._adapter(t) for t in tools] for tools in answers]
 
     @staticmethod
-    def check_model(model: Any, model_id: str) -> None:
-        """Refuse a model deepagents would hand the tools in the middle of the conversation
-        (an Anthropic or OpenAI chat model whose profile says it takes them there): that
-        disclosure is not built yet."""
+    def inline_blocks(model: Any, model_id: str, specs: list[dict]) -> list[dict] | None:
+        """For a LangChain Anthropic or OpenAI chat model whose profile takes tools
+        mid-conversation, the provider block giving each tool there (deepagents' Anthropic
+        ``tool_addition``, OpenAI Responses ``additional_tools``); None for any other model.
+
+        Raises:
+            NotImplementedError: For such a model called natively by the core, whose
+                clients do not send those blocks yet.
+        """
         provider = _provider(model, model_id)
-        if model is not None:
-            inline = provider is not None and bool(
-                (getattr(model, "profile", None) or {}).get("mid_conversation_tools")
-            )
-        else:
-            inline = provider is not None and _profile_says_mid_conversation(provider, model_id.partition(":")[2])
-        if inline:
-            raise NotImplementedError(
-                "deepagents_rs: disclosing skill tools to a model that takes tools mid-conversation "
-                f"(its profile's `mid_conversation_tools`, here {model_id}) is not supported yet; it is "
-                "planned (issue 23)."
-            )
+        if provider is None:
+            return None
+        if model is None:
+            if _profile_says_mid_conversation(provider, model_id.partition(":")[2]):
+                raise NotImplementedError(
+                    "deepagents_rs: disclosing skill tools to a model that takes tools mid-conversation "
+                    f"(its profile's `mid_conversation_tools`, here {model_id}) through the native client is "
+                    "not supported yet; pass a LangChain chat model instead. It is planned (issue 23)."
+                )
+            return None
+        from langchain_core.runnables import RunnableBinding
+
+        chat_model = model.bound if isinstance(model, RunnableBinding) else model
+        if not (getattr(chat_model, "profile", None) or {}).get("mid_conversation_tools"):
+            return None
+        from .._models import _spec_tool
+
+        tools = [_spec_tool(spec) for spec in specs]
+        if provider == "anthropic":
+            return [_anthropic_block(t) for t in tools]
+        return [_openai_block(t) for t in tools]
 
     @staticmethod
     def rejected_schemas(model: Any, model_id: str, specs: list[dict]) -> list[str]:

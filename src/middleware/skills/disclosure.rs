@@ -109,8 +109,9 @@ pub struct Disclosure {
     /// Skill tools, by name, with the include name that produced each: callable only while
     /// disclosed.
     pub gated: BTreeMap<String, (Arc<dyn Tool>, String)>,
-    /// Every disclosed tool's name, in the order the reads disclosed them.
-    anchored: Vec<String>,
+    /// Every disclosed tool's name, in the order the reads disclosed them, with the index
+    /// of the earliest read disclosing it.
+    anchored: Vec<(String, usize)>,
 }
 
 impl Disclosure {
@@ -124,12 +125,12 @@ impl Disclosure {
         let deferred = self
             .anchored
             .iter()
-            .filter(|n| self.deferred.contains(*n))
-            .filter_map(|n| request_tools.iter().find(|t| &t.name == n));
+            .filter(|(n, _)| self.deferred.contains(n))
+            .filter_map(|(n, _)| request_tools.iter().find(|t| &t.name == n));
         let gated = self
             .anchored
             .iter()
-            .filter_map(|n| self.gated.get(n).map(|(tool, _)| tool.spec()));
+            .filter_map(|(n, _)| self.gated.get(n).map(|(tool, _)| tool.spec()));
         deferred.chain(gated).collect()
     }
 
@@ -137,7 +138,7 @@ impl Disclosure {
     pub fn discard(&mut self, name: &str) {
         self.deferred.remove(name);
         self.gated.remove(name);
-        self.anchored.retain(|n| n != name);
+        self.anchored.retain(|(n, _)| n != name);
     }
 
     /// The record the tool-time gate reads: each gated tool's include name, by tool name.
@@ -171,6 +172,59 @@ impl Disclosure {
     }
 }
 
+/// Where a disclosure anchored at the read `anchor` goes: after the read's batch of tool
+/// results and whatever user messages follow it (Anthropic wants it between a user turn and
+/// an assistant turn), past an empty reply (which Anthropic drops).
+fn insertion_point(messages: &[Arc<Message>], anchor: usize) -> usize {
+    let mut index = anchor + 1;
+    while let Some(message) = messages.get(index) {
+        let skipped = match message.as_ref() {
+            Message::Tool(_) | Message::Human(_) => true,
+            Message::Ai(ai) => ai.tool_calls.is_empty() && ai.content.is_empty(),
+            _ => false,
+        };
+        if !skipped {
+            break;
+        }
+        index += 1;
+    }
+    index
+}
+
+impl Disclosure {
+    /// `messages` with the disclosed tools given in the conversation: one system message
+    /// per insertion point, carrying the blocks (`blocks`, by tool name) of the tools anchored
+    /// there, sorted by name. Each lands at the same place with the same content on every
+    /// call while its read stays, so the provider's cached prefix survives.
+    pub fn insert(
+        &self,
+        messages: &[Arc<Message>],
+        blocks: &HashMap<String, Value>,
+    ) -> Vec<Arc<Message>> {
+        let mut at: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+        for (name, anchor) in &self.anchored {
+            at.entry(insertion_point(messages, *anchor))
+                .or_default()
+                .push(name);
+        }
+        let mut out = messages.to_vec();
+        // Indices are of the unmodified list: inserted back to front.
+        for (index, mut names) in at.into_iter().rev() {
+            names.sort_unstable();
+            let content = names
+                .iter()
+                .filter_map(|n| blocks.get(*n).cloned())
+                .collect();
+            let message = Message::System(crate::messages::SystemMessage {
+                content: crate::messages::Content::Blocks(content),
+                ..Default::default()
+            });
+            out.insert(index, Arc::new(message));
+        }
+        out
+    }
+}
+
 /// What the read skills' include names produce: a name a request tool answers to produces
 /// that tool, any other what the resolver returned for it (`resolved`). A tool is disclosed
 /// once, by the earliest read producing it; a request tool of the same name wins, since that
@@ -184,7 +238,7 @@ pub fn plan(
         request_tools.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut out = Disclosure::default();
     let mut unresolved = HashSet::new();
-    for (_, skill) in reads {
+    for (index, skill) in reads {
         for include in include_names(skill) {
             let produced: Vec<(String, Option<Arc<dyn Tool>>)> = match present.get(include) {
                 // A tool given as a JSON spec is no tool object, which deepagents skips.
@@ -207,7 +261,7 @@ pub fn plan(
                 );
             }
             for (name, tool) in produced {
-                if out.anchored.contains(&name) {
+                if out.anchored.iter().any(|(n, _)| n == &name) {
                     continue;
                 }
                 match (present.get(name.as_str()), tool) {
@@ -219,7 +273,7 @@ pub fn plan(
                     }
                     _ => continue,
                 }
-                out.anchored.push(name);
+                out.anchored.push((name, *index));
             }
         }
     }

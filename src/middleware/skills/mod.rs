@@ -61,10 +61,15 @@ pub trait SkillToolResolver: Send + Sync {
         host: HostContext,
     ) -> BoxFuture<'static, Result<ResolvedTools, BoxError>>;
 
-    /// Refuses a model the disclosure cannot reach yet (one deepagents gives the tools in
-    /// the middle of the conversation rather than in the request's tools).
-    fn check_model(&self, _model: &dyn ChatModel) -> Result<(), BoxError> {
-        Ok(())
+    /// For a model that takes tools in the middle of the conversation, the provider block
+    /// giving it each of `tools` (in order) there; `None` for any other model, which gets
+    /// them in the request's tools.
+    fn inline_blocks(
+        &self,
+        _model: &dyn ChatModel,
+        _tools: &[&ToolSpec],
+    ) -> Result<Option<Vec<Value>>, BoxError> {
+        Ok(None)
     }
 
     /// The names among `tools` that `model`'s provider would refuse, failing the whole
@@ -370,13 +375,29 @@ async fn disclose(
     if plan.is_empty() {
         return Ok(record);
     }
-    if let Some(resolver) = &resolver {
-        resolver
-            .check_model(request.model.as_ref())
-            .map_err(resolver_error)?;
+    let inline = match &resolver {
+        Some(resolver) => {
+            let specs = plan.specs(&request.tools);
+            resolver
+                .inline_blocks(request.model.as_ref(), &specs)
+                .map_err(resolver_error)?
+                .map(|blocks| {
+                    specs
+                        .iter()
+                        .map(|s| s.name.clone())
+                        .zip(blocks)
+                        .collect::<HashMap<_, _>>()
+                })
+        }
+        None => None,
+    };
+    match inline {
+        Some(blocks) => request.messages = plan.insert(&request.messages, &blocks),
+        None => {
+            let (tools, schema_tools_at) = plan.bind(&request.tools, request.schema_tools_at);
+            request.tools = tools;
+            request.schema_tools_at = schema_tools_at;
+        }
     }
-    let (tools, schema_tools_at) = plan.bind(&request.tools, request.schema_tools_at);
-    request.tools = tools;
-    request.schema_tools_at = schema_tools_at;
     Ok(record)
 }
