@@ -348,6 +348,20 @@ def test_a_resolver_answering_something_else_fails_the_run(answer: str, mode: st
     assert isinstance(ref.outcome.error, TypeError)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_resolver_failing_before_the_tool_runs_fails_the_run(mode: str) -> None:
+    class FailsLater(Resolver):
+        def _answer(self, name: str, runtime: Any) -> Any:
+            answer = super()._answer(name, runtime)
+            return answer if len(self.asked) == 1 else "linear_alpha"
+
+    script = [read(), call("linear_alpha"), AIMessage(content="done")]
+    skills = {CRM_PATH: skill_md("crm", "linear")}
+    _, rs = run_both(script, lambda: FailsLater(linear_table()), mode=mode, inp=inp(**skills))
+    assert isinstance(rs.outcome.error, TypeError)
+    assert "must return a sequence of BaseTool for 'linear'" in str(rs.outcome.error)
+
+
 def test_an_async_resolver_needs_ainvoke() -> None:
     script = [read(), AIMessage(content="done")]
     _, rs = run_both(script, lambda: Resolver(linear_table(), asynchronous=True), inp=inp(**CRM))

@@ -341,6 +341,27 @@ mod tests {
     }
 
     #[test]
+    fn a_disclosure_goes_after_the_results_follow_ups_and_empty_replies() {
+        let ai = |text: &str| {
+            Arc::new(Message::Ai(AiMessage {
+                content: text.into(),
+                ..Default::default()
+            }))
+        };
+        let human = Arc::new(Message::Human(HumanMessage::default()));
+        let messages = vec![
+            read_call("1", "/skills/a/SKILL.md"),
+            result("1", ToolStatus::Success),
+            result("2", ToolStatus::Success),
+            human,
+            ai(""),
+            ai("answer"),
+        ];
+        assert_eq!(insertion_point(&messages, 1), 5);
+        assert_eq!(insertion_point(&messages, 5), 6);
+    }
+
+    #[test]
     fn traversal_and_non_string_paths_are_no_reads() {
         let skills = vec![skill("a", "x")];
         let mut call = read_call("1", "/skills/../skills/a/SKILL.md");
