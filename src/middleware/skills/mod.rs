@@ -7,7 +7,8 @@
 //! checkpointed thread does not load again, and `None` asks for a reload), the private
 //! `skills_load_errors`, `pinned_skills` (names whose file is appended to the conversation
 //! before the next model call), and the private `_skill_tools_disclosed`, written on every
-//! model call as deepagents' `ExtendedModelResponse` writes it.
+//! model call as deepagents' `ExtendedModelResponse` writes it: the skill tools that call
+//! was shown (see `disclosure`), which alone a call may run without being the agent's.
 
 mod disclosure;
 mod frontmatter;
