@@ -94,6 +94,7 @@ impl Echo {
                 parameters: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
                 provider_definition: None,
                 json_spec: false,
+                defer_loading: false,
             },
             running: Arc::default(),
             peak: Arc::default(),

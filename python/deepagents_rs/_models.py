@@ -61,6 +61,17 @@ def _spec_tool(spec: dict) -> Any:
     )
 
 
+def _bindable(tool: Any, spec: dict) -> Any:
+    """What ``bind_tools`` gets for a tool of the request: the agent's tool object (a copy
+    without ``defer_loading`` when a read skill disclosed it), else one made from the spec."""
+    if tool is None:
+        return _spec_tool(spec)
+    extras = getattr(tool, "extras", None)
+    if isinstance(extras, dict) and extras.get("defer_loading") is True and not spec.get("defer_loading"):
+        return tool.model_copy(update={"extras": {k: v for k, v in extras.items() if k != "defer_loading"}})
+    return tool
+
+
 def _is_chat_openai_compatible(model: Any) -> bool:
     module = sys.modules.get("langchain_openai.chat_models.base")
     return module is not None and isinstance(model, module.BaseChatOpenAI)
@@ -109,10 +120,15 @@ class ModelAdapter:
         cache_control = extra.pop("cache_control", None)
         # A native response format is the agent's, the same for every call: bound once.
         response_format = extra.pop("response_format", None)
-        key = (tuple(t["name"] for t in tools), tool_choice, cache_control is not None, _format_key(response_format))
+        key = (
+            tuple((t["name"], bool(t.get("defer_loading"))) for t in tools),
+            tool_choice,
+            cache_control is not None,
+            _format_key(response_format),
+        )
         bound = None if extra else self._bound.get(key)
         if bound is None:
-            specs = [self._bindables.get(t["name"]) or _spec_tool(t) for t in tools]
+            specs = [_bindable(self._bindables.get(t["name"]), t) for t in tools]
             settings: dict[str, Any] = dict(extra)
             if cache_control is not None:
                 from langchain_anthropic.middleware.prompt_caching import _tag_tools

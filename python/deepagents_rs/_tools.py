@@ -79,6 +79,9 @@ class ToolAdapter:
     provider_definition: dict | None = None
     #: What to hand a LangChain model's ``bind_tools`` so it renders this tool itself.
     bindable: Any
+    #: LangChain's ``extras={"defer_loading": True}``: the schema is withheld until searched
+    #: for (a skill listing the tool discloses it).
+    defer_loading: bool = False
 
     def openai_spec(self) -> dict:
         return {
@@ -132,6 +135,7 @@ class LangChainToolAdapter(ToolAdapter):
         self.has_async = _has_native_async(tool)
         self.has_sync = _has_sync(tool)
         self.return_direct = bool(getattr(tool, "return_direct", False))
+        self.defer_loading = (getattr(tool, "extras", None) or {}).get("defer_loading") is True
         #: The tool takes arguments LangGraph's tool node injects (``ToolRuntime``,
         #: ``InjectedState``, ``InjectedStore``): the core then hands it the run's state.
         self.injects_state = _takes_injected(tool)

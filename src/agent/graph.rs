@@ -488,6 +488,7 @@ impl Agent {
             Arc::new(move |request: ToolCallRequest| {
                 tools.run_one(
                     &request.call,
+                    request.tool.clone(),
                     host.clone(),
                     scope.clone(),
                     allowed.as_deref(),
@@ -504,6 +505,7 @@ impl Agent {
                 state: state.clone(),
                 host: run.options.host.clone(),
                 trace: whole_trace.clone(),
+                tool: self.tools.get(&call.name).cloned(),
             };
             let (handler, events, seen) = (handler.clone(), per_call.clone(), run.seen.clone());
             let tool = call.name.clone();

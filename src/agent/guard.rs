@@ -103,6 +103,7 @@ mod tests {
             parameters: json!({"type": "object", "properties": {}}),
             provider_definition: None,
             json_spec: false,
+            defer_loading: false,
         };
         let tools = ToolSet::new(vec![Arc::new(Explode(spec)) as Arc<dyn Tool>]).expect("tools");
         Agent::new(

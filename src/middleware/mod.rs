@@ -38,8 +38,9 @@ pub use memory::{
 };
 pub use patch_tool_calls::PatchToolCalls;
 pub use skills::{
-    FrontmatterReader, FrontmatterView, SKILLS_SYSTEM_PROMPT, Skills, Source as SkillSource,
-    check_template as check_skills_template, derive_label as derive_skill_label,
+    FrontmatterReader, FrontmatterView, ResolvedTools, SKILLS_SYSTEM_PROMPT, SkillToolResolver,
+    Skills, Source as SkillSource, check_template as check_skills_template,
+    derive_label as derive_skill_label,
 };
 pub use tool_exclusion::ToolExclusion;
 pub use unsupported_content::UnsupportedContent;
@@ -128,6 +129,10 @@ pub struct ToolCallRequest {
     pub host: HostContext,
     /// The call's `tools` chain run, when the run is traced.
     pub trace: Option<crate::events::NodeTrace>,
+    /// LangChain's `request.tool`: the agent's tool of the call's name, or one a wrapper
+    /// attached for a name the agent has no tool for (a disclosed skill tool); `None`
+    /// makes the call fail as an unknown tool.
+    pub tool: Option<Arc<dyn Tool>>,
 }
 
 pub trait Middleware: Send + Sync {

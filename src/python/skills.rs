@@ -10,11 +10,18 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::backends::backend_from_py;
+use super::convert::host_object;
 use super::errors::to_py;
-use crate::error::Error;
+use super::host::call_adapter;
+use super::tools::PyTool;
+use crate::error::{BoxError, Error};
 use crate::middleware::{
-    FrontmatterReader, FrontmatterView, SkillSource, Skills, check_skills_template,
+    FrontmatterReader, FrontmatterView, ResolvedTools, SkillSource, SkillToolResolver, Skills,
+    check_skills_template,
 };
+use crate::model::ChatModel;
+use crate::tools::{HostContext, Tool, ToolSpec};
+use serde_json::Value;
 
 /// `SkillsMiddleware(system_prompt=...)`'s checks: `TypeError` for what is neither a str nor
 /// None, `ValueError` naming the missing slots.
@@ -38,7 +45,7 @@ struct PyFrontmatterReader {
 impl FrontmatterReader for PyFrontmatterReader {
     fn read(
         &self,
-        yaml: Vec<String>,
+        yaml: Vec<(String, String)>,
     ) -> BoxFuture<'static, Result<Vec<Option<FrontmatterView>>, Error>> {
         let read = self.read.clone();
         Box::pin(async move {
@@ -59,13 +66,100 @@ impl FrontmatterReader for PyFrontmatterReader {
     }
 }
 
+/// The skill tools of a `SkillsMiddleware(tools=...)`, through its Python resolver
+/// (`deepagents_rs.middleware._skill_tools.SkillTools`): `resolve` under `invoke`, the
+/// awaited `aresolve` under `ainvoke`, each answering tool adapters per name.
+struct PyResolver {
+    resolver: Arc<Py<PyAny>>,
+}
+
+impl SkillToolResolver for PyResolver {
+    fn resolve(
+        &self,
+        names: Vec<String>,
+        host: HostContext,
+    ) -> BoxFuture<'static, Result<ResolvedTools, BoxError>> {
+        let resolver = self.resolver.clone();
+        Box::pin(async move {
+            let config_host = host.clone();
+            let out = call_adapter(resolver, host, "resolve", move |py, _| {
+                let config = super::host::PyHost::config_arg(
+                    super::host::PyHost::from_context(&config_host),
+                    py,
+                );
+                Ok(vec![names.into_pyobject(py)?.into_any(), config])
+            })
+            .await
+            .map_err(|e| Box::new(e) as BoxError)?;
+            Python::attach(|py| -> PyResult<ResolvedTools> {
+                out.bind(py)
+                    .try_iter()?
+                    .map(|per_name| {
+                        per_name?
+                            .try_iter()?
+                            .map(|a| Ok(Arc::new(PyTool::from_adapter(&a?)?) as Arc<dyn Tool>))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .map_err(|e| Box::new(e) as BoxError)
+        })
+    }
+
+    fn inline_blocks(
+        &self,
+        model: &dyn ChatModel,
+        tools: &[&ToolSpec],
+    ) -> Result<Option<Vec<Value>>, BoxError> {
+        Python::attach(|py| -> PyResult<Option<Vec<Value>>> {
+            let handle = model.host_handle();
+            let object = handle.as_ref().and_then(|h| host_object(py, h));
+            let specs = pythonize::pythonize(py, tools)?;
+            let blocks = self
+                .resolver
+                .bind(py)
+                .call_method1("inline_blocks", (object, model.id(), specs))?;
+            if blocks.is_none() {
+                return Ok(None);
+            }
+            super::value::from_py(&blocks).map(Some)
+        })
+        .map_err(|e| Box::new(e) as BoxError)
+    }
+
+    fn rejected_schemas(
+        &self,
+        model: &dyn ChatModel,
+        tools: &[&ToolSpec],
+    ) -> Result<Vec<String>, BoxError> {
+        Python::attach(|py| -> PyResult<Vec<String>> {
+            let handle = model.host_handle();
+            let object = handle.as_ref().and_then(|h| host_object(py, h));
+            let specs = pythonize::pythonize(py, tools)?;
+            self.resolver
+                .bind(py)
+                .call_method1("rejected_schemas", (object, model.id(), specs))?
+                .extract()
+        })
+        .map_err(|e| Box::new(e) as BoxError)
+    }
+
+    fn warn(&self, message: String) {
+        Python::attach(|py| {
+            if let Err(e) = self.resolver.bind(py).call_method1("warn", (message,)) {
+                e.write_unraisable(py, None);
+            }
+        });
+    }
+}
+
 /// Whether a middleware item is a skills configuration (`{"kind": "skills", ...}`).
 pub(crate) fn is_skills_config(item: &Bound<'_, PyAny>) -> bool {
     super::convert::is_core_config(item, "skills")
 }
 
 /// The entry from `{"kind": "skills", "backend", "sources": [(path, label)],
-/// "system_prompt", "read_frontmatter"}`.
+/// "system_prompt", "read_frontmatter", "tools"}` (`tools`: the resolver, or None).
 pub(crate) fn skills_from_py(config: &Bound<'_, PyAny>) -> PyResult<Skills> {
     let config = config.cast::<PyDict>()?;
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
@@ -77,6 +171,12 @@ pub(crate) fn skills_from_py(config: &Bound<'_, PyAny>) -> PyResult<Skills> {
     let reader = PyFrontmatterReader {
         read: Arc::new(get("read_frontmatter")?.unbind()),
     };
+    let tools = get("tools")?;
+    let resolver = (!tools.is_none()).then(|| {
+        Arc::new(PyResolver {
+            resolver: Arc::new(tools.unbind()),
+        }) as Arc<dyn SkillToolResolver>
+    });
     Skills::new(
         backend_from_py(&get("backend")?)?,
         sources
@@ -85,6 +185,7 @@ pub(crate) fn skills_from_py(config: &Bound<'_, PyAny>) -> PyResult<Skills> {
             .collect(),
         get("system_prompt")?.extract()?,
         Arc::new(reader),
+        resolver,
     )
     .map_err(to_py)
 }

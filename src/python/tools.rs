@@ -41,6 +41,7 @@ impl PyTool {
             description: adapter.getattr("description")?.extract()?,
             parameters: super::value::from_py(&adapter.getattr("parameters")?)?,
             json_spec: !adapter.getattr("executable")?.extract::<bool>()?,
+            defer_loading: adapter.getattr("defer_loading")?.extract()?,
             provider_definition: {
                 let def = adapter.getattr("provider_definition")?;
                 if def.is_none() {

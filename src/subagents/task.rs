@@ -81,6 +81,7 @@ impl TaskTool {
             }),
             provider_definition: None,
             json_spec: false,
+            defer_loading: false,
         };
         Ok(TaskTool {
             spec,

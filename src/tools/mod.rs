@@ -30,6 +30,10 @@ pub struct ToolSpec {
     /// last tool only when it is a tool object, and so do we.
     #[serde(skip)]
     pub json_spec: bool,
+    /// The tool's schema is withheld until the model searches for it (a LangChain tool's
+    /// `extras={"defer_loading": True}`); a skill listing it discloses it (see `skills`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
 }
 
 /// Opaque per-run data owned by the host (the Python binding keeps its event loop here). The
@@ -234,11 +238,14 @@ impl ToolSet {
             .find(|t| t.executable() && t.spec().name == name)
     }
 
-    /// Runs one call. A call to a tool outside `allowed` (a subagent's narrower tool set)
-    /// gets an error result, as does a call to an unknown tool.
+    /// Runs one call with `tool` (the request's: the agent's tool of that name, or one
+    /// middleware attached). A call to a tool outside `allowed` (a subagent's narrower tool
+    /// set) gets an error result, as does a call with no tool.
+    #[allow(clippy::too_many_arguments)]
     pub fn run_one(
         &self,
         call: &ToolCall,
+        tool: Option<Arc<dyn Tool>>,
         host: HostContext,
         run: Arc<RunScope>,
         allowed: Option<&[String]>,
@@ -247,7 +254,12 @@ impl ToolSet {
     ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
         let call_id = call.id.clone().unwrap_or_default();
         let name = call.name.clone();
-        let refusal = match self.get(&call.name) {
+        // A tool a wrapper attached under another name (it rewrote the call) does not run it.
+        let tool = tool
+            .filter(|t| t.spec().name == call.name)
+            .or_else(|| self.get(&call.name).cloned());
+        let registered = self.get(&call.name).is_some();
+        let refusal = match &tool {
             None => {
                 let names: Vec<&str> = self
                     .tools
@@ -263,18 +275,20 @@ impl ToolSet {
                 ))
             }
             Some(_) => match allowed {
-                Some(allowed) if !allowed.iter().any(|a| a == &call.name) => Some(format!(
-                    "Error: {} is not available to this subagent; it may use only: {}.",
-                    call.name,
-                    allowed.join(", ")
-                )),
+                Some(allowed) if registered && !allowed.iter().any(|a| a == &call.name) => {
+                    Some(format!(
+                        "Error: {} is not available to this subagent; it may use only: {}.",
+                        call.name,
+                        allowed.join(", ")
+                    ))
+                }
                 _ => None,
             },
         };
         if let Some(text) = refusal {
             return Box::pin(async move { Ok(to_result(ToolOutput::error(text), call_id, name)) });
         }
-        let tool = self.get(&call.name).cloned().expect("checked above");
+        let tool = tool.expect("checked above");
         let args = call.args.clone();
         let args_origin = call.args_origin.clone().filter(|o| o.matches(&call.args));
         let traced_call = call.clone();

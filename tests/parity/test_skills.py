@@ -426,20 +426,6 @@ def test_constructor_refuses_what_deepagents_refuses(kwargs: dict[str, Any], err
     assert raised[0] == raised[1]
 
 
-def test_skill_tools_are_refused_clearly() -> None:
-    from langchain_core.tools import tool
-
-    @tool
-    def create_request(title: str) -> str:
-        """Create a request."""
-        return title
-
-    with pytest.raises(NotImplementedError, match="SkillsMiddleware\\(tools=...\\)"):
-        deepagents_rs.middleware.SkillsMiddleware(
-            backend=deepagents_rs.backends.StateBackend(), sources=[], tools=[create_request]
-        )
-
-
 def test_exported_where_deepagents_exports_it() -> None:
     from deepagents.middleware.skills import SKILLS_SYSTEM_PROMPT as theirs
     from deepagents_rs.middleware import skills as ours

@@ -18,7 +18,22 @@ logger = logging.getLogger("deepagents_rs.middleware.skills")
 _TEXT_FIELDS = ("name", "description", "license", "compatibility")
 
 
-def _view(text: str) -> dict[str, Any] | None:
+def _warn_of_include_tools(data: dict, path: str) -> None:
+    """deepagents' warning for ``metadata.include_tools`` that is not a space-separated string
+    (a YAML list reads as its ``str()``, whose names match no tool), for a skill that loads."""
+    metadata = data.get("metadata")
+    if not isinstance(metadata, dict):
+        return
+    if not (str(data.get("name", "")).strip() and str(data.get("description", "")).strip()):
+        return
+    include = metadata.get("include_tools")
+    if isinstance(include, list) or (isinstance(include, str) and "," in include):
+        logger.warning(
+            "metadata.include_tools in %s should be a space-separated string of tool names; got %r", path, include
+        )
+
+
+def _view(path: str, text: str) -> dict[str, Any] | None:
     import yaml
 
     try:
@@ -28,6 +43,7 @@ def _view(text: str) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict):
         return None
+    _warn_of_include_tools(data, path)
     view: dict[str, Any] = {field: str(data[field]) for field in _TEXT_FIELDS if field in data}
     tools = data.get("allowed-tools")
     if isinstance(tools, str):
@@ -39,7 +55,7 @@ def _view(text: str) -> dict[str, Any] | None:
     return view
 
 
-def frontmatter_views(texts: list[str]) -> list[dict[str, Any] | None]:
-    """Each frontmatter's fields (see the module doc), or ``None`` for text that is not
-    YAML or not a mapping."""
-    return [_view(text) for text in texts]
+def frontmatter_views(items: list[tuple[str, str]]) -> list[dict[str, Any] | None]:
+    """Each ``(SKILL.md path, frontmatter)``'s fields (see the module doc), or ``None`` for
+    text that is not YAML or not a mapping."""
+    return [_view(path, text) for path, text in items]

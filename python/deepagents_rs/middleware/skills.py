@@ -2,7 +2,7 @@
 
 Skills are found, shown to the model and pinned by the Rust core (`src/middleware/skills/`).
 `SkillsMiddleware` here checks its arguments as deepagents does and hands the core its
-configuration; `create_deep_agent(skills=[...])` builds one the way deepagents does, and a
+configuration, with its skill tools (`_skill_tools`); `create_deep_agent(skills=[...])` builds one the way deepagents does, and a
 user's own goes in `middleware=[...]`.
 """
 
@@ -15,6 +15,7 @@ from typing import Any
 from .._core import SKILLS_SYSTEM_PROMPT, check_skills_prompt, skill_source_label
 from ..backends.protocol import BackendProtocol
 from ._core_face import CoreEntryFace
+from ._skill_tools import SkillTools, resolver_of
 from ._skills_frontmatter import frontmatter_views
 
 # `SkillMetadata`, `SkillsState` and `SkillToolResolver` are here too, made when first asked for.
@@ -53,36 +54,6 @@ def _source(source: Any) -> tuple[str, str]:
     raise TypeError(f"Invalid skill source: expected str or (str, str) tuple, got {source!r}")
 
 
-def _is_base_tool(obj: Any) -> bool:
-    try:
-        from langchain_core.tools import BaseTool
-    except ImportError:
-        return False
-    return isinstance(obj, BaseTool)
-
-
-def _check_tools(tools: Any) -> None:
-    """deepagents' `tools` checks; skill tools themselves are not run by deepagents_rs yet."""
-    if tools is None:
-        return
-    if not isinstance(tools, Sequence) or isinstance(tools, str):
-        if _is_base_tool(tools) or not callable(tools):
-            raise TypeError(
-                f"tools must be a list of tools or a resolver function, got {type(tools).__name__}; "
-                "wrap a single tool in a list"
-            )
-    elif not tools:
-        return
-    elif any(isinstance(entry, dict) for entry in tools):
-        raise TypeError(
-            "tools entries must be BaseTool instances or callables; provider-native tool dicts are not supported"
-        )
-    raise NotImplementedError(
-        "deepagents_rs: `SkillsMiddleware(tools=...)` (skill tools disclosed when a skill is read) "
-        "is not supported yet; it is planned (issue 23)."
-    )
-
-
 class SkillsMiddleware(CoreEntryFace):
     """Loads agent skills from backend sources and lists them in the system prompt.
 
@@ -97,13 +68,18 @@ class SkillsMiddleware(CoreEntryFace):
         system_prompt: Template of the skills section, with `{skills_locations}`,
             `{skills_load_warnings}` and `{skills_list}` slots; `None` loads skills
             without showing them.
-        tools: Skill tools; only `None` or an empty list is supported yet.
+        tools: Skill tools: a list of tools (plain functions converted as `create_agent`
+            converts them), or a `SkillToolResolver` returning the tools an include name
+            stands for. A skill lists them under `metadata.include_tools` in its
+            frontmatter; the model is offered them once it has read that skill (or the
+            skill is pinned), for as long as the read stays in the conversation, and a
+            call to one before that fails as an unknown tool.
 
     Raises:
         TypeError: For a source that is neither a str nor a `(str, str)` tuple, a
-            `system_prompt` that is neither `str` nor `None`, or a single tool as `tools`.
-        ValueError: If `system_prompt` lacks a slot.
-        NotImplementedError: For skill tools.
+            `system_prompt` that is neither `str` nor `None`, a single tool as `tools`, or
+            a provider-native tool dict among them.
+        ValueError: If `system_prompt` lacks a slot, or two `tools` share a name.
     """
 
     state_schema = _StateSchema()
@@ -116,12 +92,15 @@ class SkillsMiddleware(CoreEntryFace):
         """Check and keep the settings, under deepagents' attribute names."""
         check_skills_prompt(system_prompt)
         pairs = [_source(s) for s in sources]
-        _check_tools(tools)
+        resolver = resolver_of(tools)
         self._backend = backend
         self.sources: list[str] = [path for path, _ in pairs]
         self.source_labels: list[str] = [label for _, label in pairs]
         self.system_prompt_template = system_prompt
+        # Not in `self.tools`, which the agent registers: a skill tool runs only when
+        # disclosed.
         self.tools: list[Any] = []
+        self._skill_tools = SkillTools(resolver)
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds its skills entry from."""
@@ -133,6 +112,7 @@ class SkillsMiddleware(CoreEntryFace):
             "sources": list(zip(self.sources, self.source_labels, strict=True)),
             "system_prompt": self.system_prompt_template,
             "read_frontmatter": frontmatter_views,
+            "tools": self._skill_tools,
         }
 
 

@@ -16,11 +16,11 @@ use crate::files::backend::TextDownload;
 use crate::files::{Backend, FilesScope};
 
 /// Reads frontmatter YAML into the fields deepagents takes from it (see `frontmatter`): one
-/// answer per text, `None` for text that is not YAML or not a mapping.
+/// answer per `(SKILL.md path, text)`, `None` for text that is not YAML or not a mapping.
 pub trait FrontmatterReader: Send + Sync {
     fn read(
         &self,
-        yaml: Vec<String>,
+        yaml: Vec<(String, String)>,
     ) -> BoxFuture<'static, Result<Vec<Option<FrontmatterView>>, Error>>;
 }
 
@@ -124,7 +124,7 @@ async fn load_source(
     for ((dir, path), answer) in dirs.iter().zip(&md_paths).zip(answers) {
         if let Some(text) = frontmatter_of(answer, path) {
             found.push((paths::dir_name(dir), path));
-            yaml.push(text);
+            yaml.push((path.clone(), text));
         }
     }
     let views = if yaml.is_empty() {

@@ -7,8 +7,10 @@
 //! checkpointed thread does not load again, and `None` asks for a reload), the private
 //! `skills_load_errors`, `pinned_skills` (names whose file is appended to the conversation
 //! before the next model call), and the private `_skill_tools_disclosed`, written on every
-//! model call as deepagents' `ExtendedModelResponse` writes it.
+//! model call as deepagents' `ExtendedModelResponse` writes it: the skill tools that call
+//! was shown (see `disclosure`), which alone a call may run without being the agent's.
 
+mod disclosure;
 mod frontmatter;
 mod load;
 mod paths;
@@ -16,18 +18,23 @@ mod pin;
 mod section;
 mod texts;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
 use super::system_prompt::append_section;
-use super::{CommandWrite, Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse};
-use crate::error::Error;
+use super::{
+    CommandWrite, Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse,
+    ToolCallRequest, ToolHandler,
+};
+use crate::error::{BoxError, Error};
 use crate::files::{Backend, FilesScope};
 use crate::host::Opaque;
-use crate::model::ModelRequest;
+use crate::model::{ChatModel, ModelRequest};
 use crate::state::{AgentState, MessagesDelta, StateDelta};
+use crate::tools::{HostContext, Tool, ToolError, ToolResult, ToolSpec};
 
 pub use frontmatter::FrontmatterView;
 pub use load::FrontmatterReader;
@@ -41,12 +48,56 @@ pub const SKILL_TOOLS_DISCLOSED_KEY: &str = "_skill_tools_disclosed";
 
 const NAME: &str = "SkillsMiddleware";
 
+/// The tools a resolver answered, one list per name asked.
+pub type ResolvedTools = Vec<Vec<Arc<dyn Tool>>>;
+
+/// Where skill tools come from (deepagents' `SkillToolResolver`, or the list it is made
+/// of): asked on a model call for the include names no request tool answers to, and again
+/// before a disclosed skill tool runs.
+pub trait SkillToolResolver: Send + Sync {
+    /// The tools each of `names` stands for, in order (one list per name).
+    fn resolve(
+        &self,
+        names: Vec<String>,
+        host: HostContext,
+    ) -> BoxFuture<'static, Result<ResolvedTools, BoxError>>;
+
+    /// For a model that takes tools in the middle of the conversation, the provider block
+    /// giving it each of `tools` (in order) there; `None` for any other model, which gets
+    /// them in the request's tools.
+    fn inline_blocks(
+        &self,
+        _model: &dyn ChatModel,
+        _tools: &[&ToolSpec],
+    ) -> Result<Option<Vec<Value>>, BoxError> {
+        Ok(None)
+    }
+
+    /// The names among `tools` that `model`'s provider would refuse, failing the whole
+    /// request (an Anthropic model and a schema with a top-level `oneOf`/`anyOf`/`allOf`),
+    /// each reported: they are withheld.
+    fn rejected_schemas(
+        &self,
+        _model: &dyn ChatModel,
+        _tools: &[&ToolSpec],
+    ) -> Result<Vec<String>, BoxError> {
+        Ok(Vec::new())
+    }
+
+    /// Reports a warning where the host's logging shows it.
+    fn warn(&self, message: String) {
+        tracing::warn!("{message}");
+    }
+}
+
 pub struct Skills {
     backend: Arc<dyn Backend>,
     sources: Arc<[Source]>,
     /// The section's template; `None` loads skills without showing them.
     system_prompt: Option<String>,
     reader: Arc<dyn FrontmatterReader>,
+    /// `None`: no skill tools (a read skill can still disclose the agent's deferred tools).
+    resolver: Option<Arc<dyn SkillToolResolver>>,
 }
 
 /// deepagents' constructor check of a custom template: every slot is there.
@@ -98,6 +149,7 @@ impl Skills {
         sources: Vec<Source>,
         system_prompt: Option<String>,
         reader: Arc<dyn FrontmatterReader>,
+        resolver: Option<Arc<dyn SkillToolResolver>>,
     ) -> Result<Self, Error> {
         if let Some(p) = &system_prompt {
             check_template(p)?;
@@ -107,6 +159,7 @@ impl Skills {
             sources: sources.into(),
             system_prompt,
             reader,
+            resolver,
         })
     }
 
@@ -213,14 +266,16 @@ impl Middleware for Skills {
                 return Box::pin(async { Err(e) });
             }
         }
+        let resolver = self.resolver.clone();
         Box::pin(async move {
+            let record = disclose(&mut request, resolver).await?;
             let mut response = next.call(request).await?;
-            // No skill tools are disclosed (the entry holds none), and deepagents writes
-            // the empty record on every model call all the same.
+            // deepagents writes the record on every model call, `{}` included, so the gate
+            // admits exactly the tools this call showed.
             let mut extra = crate::state::Extra::new();
             extra.insert(
                 SKILL_TOOLS_DISCLOSED_KEY.into(),
-                Opaque::Json(Value::Object(Map::new())),
+                Opaque::Json(Value::Object(record)),
             );
             response.commands.push(CommandWrite {
                 extra,
@@ -229,4 +284,121 @@ impl Middleware for Skills {
             Ok(response)
         })
     }
+
+    fn wraps_tool_call(&self) -> bool {
+        self.resolver.is_some()
+    }
+
+    /// A call to a disclosed skill tool runs the tool the resolver gives for its include
+    /// name now; any other call the agent has no tool for fails as an unknown tool.
+    fn wrap_tool_call(
+        &self,
+        mut request: ToolCallRequest,
+        next: ToolHandler,
+    ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
+        let include = disclosed_record(&request.state)
+            .get(&request.call.name)
+            .and_then(|v| v.as_str().map(str::to_owned));
+        let (Some(include), Some(resolver), None) = (include, self.resolver.clone(), &request.tool)
+        else {
+            return next.call(request);
+        };
+        Box::pin(async move {
+            let mut answers = resolver
+                .resolve(vec![include.clone()], request.host.clone())
+                .await
+                .map_err(ToolError::Fatal)?;
+            let name = request.call.name.clone();
+            let tool = answers
+                .pop()
+                .unwrap_or_default()
+                .into_iter()
+                .find(|t| t.spec().name == name);
+            match tool {
+                Some(tool) => request.tool = Some(tool),
+                None => resolver.warn(format!(
+                    "Skill tool '{name}' was disclosed via '{include}', but the resolver no longer returns it"
+                )),
+            }
+            next.call(request).await
+        })
+    }
+}
+
+/// The gate's record in `state`: `{tool name: include name}`, or empty when it is missing or
+/// of any other shape (one checkpointed by an earlier build reads as empty).
+fn disclosed_record(state: &AgentState) -> Map<String, Value> {
+    match state.extra.get(SKILL_TOOLS_DISCLOSED_KEY) {
+        Some(Opaque::Json(Value::Object(record))) if record.values().all(Value::is_string) => {
+            record.clone()
+        }
+        _ => Map::new(),
+    }
+}
+
+fn resolver_error(source: BoxError) -> Error {
+    Error::Tool {
+        tool: NAME.into(),
+        source,
+    }
+}
+
+/// Discloses to `request` what the skills read in its conversation list, and returns the
+/// record of the skill tools it disclosed.
+async fn disclose(
+    request: &mut ModelRequest,
+    resolver: Option<Arc<dyn SkillToolResolver>>,
+) -> Result<Map<String, Value>, Error> {
+    let skills = json_list(&request.state, SKILLS_METADATA_KEY);
+    let reads = disclosure::find_reads(&request.messages, &skills);
+    if reads.is_empty() {
+        return Ok(Map::new());
+    }
+    let names = disclosure::unclaimed_names(&reads, &request.tools);
+    let mut resolved = HashMap::new();
+    if let Some(resolver) = resolver.as_ref().filter(|_| !names.is_empty()) {
+        let tools = resolver
+            .resolve(names.clone(), request.host.clone())
+            .await
+            .map_err(resolver_error)?;
+        resolved = names.into_iter().zip(tools).collect();
+    }
+    let mut plan = disclosure::plan(&reads, &request.tools, &resolved);
+    if let Some(resolver) = resolver.as_ref().filter(|_| !plan.is_empty()) {
+        let rejected = resolver
+            .rejected_schemas(request.model.as_ref(), &plan.specs(&request.tools))
+            .map_err(resolver_error)?;
+        for name in rejected {
+            plan.discard(&name);
+        }
+    }
+    let record = plan.record();
+    if plan.is_empty() {
+        return Ok(record);
+    }
+    let inline = match &resolver {
+        Some(resolver) => {
+            let specs = plan.specs(&request.tools);
+            resolver
+                .inline_blocks(request.model.as_ref(), &specs)
+                .map_err(resolver_error)?
+                .map(|blocks| {
+                    specs
+                        .iter()
+                        .map(|s| s.name.clone())
+                        .zip(blocks)
+                        .collect::<HashMap<_, _>>()
+                })
+        }
+        None => None,
+    };
+    match inline {
+        Some(blocks) => request.messages = plan.insert(&request.messages, &blocks),
+        None => {
+            let (tools, schema_tools_at) = plan.bind(&request.tools, request.schema_tools_at);
+            request.tools = tools;
+            request.schema_tools_at = schema_tools_at;
+        }
+    }
+    Ok(record)
 }

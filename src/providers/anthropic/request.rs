@@ -142,6 +142,10 @@ fn format_tools(tools: &[ToolSpec], tagged: usize, cache: Option<&Value>) -> Val
                 // cache prefix.
                 tool.insert("input_schema".into(), t.parameters.clone());
                 tool.insert("description".into(), json!(t.description));
+                // langchain-anthropic sends a tool's `extras` after its description.
+                if t.defer_loading {
+                    tool.insert("defer_loading".into(), json!(true));
+                }
                 if let (Some(cc), true) = (cache, last) {
                     tool.insert("cache_control".into(), cc.clone());
                 }
