@@ -43,6 +43,30 @@ pub fn set_pause_test(test: fn(&BoxError) -> bool) {
     let _ = PAUSE_TEST.set(test);
 }
 
+/// How the host shows a warning to the user (Python's `warnings.warn(text, UserWarning)`),
+/// set by the binding; an `Err` is the host raising it (a filter turning warnings into
+/// errors). Without a host the warning is logged.
+static WARN: std::sync::OnceLock<WarnFn> = std::sync::OnceLock::new();
+
+/// The host's warning: shows `text`, or raises it back.
+pub type WarnFn = fn(&str) -> Result<(), BoxError>;
+
+/// Sets the host's warning (once; later calls are ignored).
+pub fn set_warn(warn: WarnFn) {
+    let _ = WARN.set(warn);
+}
+
+/// Warns the user of `text`: through the host when it has set a warning, else in the log.
+pub fn warn(text: &str) -> Result<(), BoxError> {
+    match WARN.get() {
+        Some(warn) => warn(text),
+        None => {
+            tracing::warn!("{text}");
+            Ok(())
+        }
+    }
+}
+
 /// An error shared between the run it ended and the event that reported it (a subagent's
 /// pause, see `Event::SubagentPaused`).
 #[derive(Debug)]

@@ -200,7 +200,8 @@ _POSITIONAL = {
 }
 
 
-#: The blob store's operations (``offload_binary_content``), by the core's name: the backend
+#: The blob store's operations (``offload_binary_content``; summarization's media offload
+#: uploads through ``upload_blobs`` too), by the core's name: the backend
 #: method, and what is logged when the backend fails. Bytes cross as base64; a failure is
 #: logged and answered ``None`` (deepagents keeps the payloads inline, or shows the blobs as
 #: unavailable), never raised.
@@ -334,8 +335,13 @@ class BackendAdapter:
         out["preview_has_truncation_marker"] = result.preview_has_truncation_marker
         return out
 
-    def _blob_failed(self, op: str, exc: Exception) -> tuple[Any, Any]:
-        logger.warning(_BLOB_OPS[op][1], exc_info=exc)
+    def _blob_failed(self, op: str, exc: Exception, args: dict[str, Any]) -> tuple[Any, Any]:
+        media = [path for path, _ in args.get("files", ()) if "/conversation_history/media/" in path]
+        if op == "upload_blobs" and media:
+            # Summarization's media offload: the block becomes a failed placeholder.
+            logger.warning("Failed to upload media %s to backend: %s: %s", media[0], type(exc).__name__, exc)
+        else:
+            logger.warning(_BLOB_OPS[op][1], exc_info=exc)
         return None, None
 
     def call(self, op: str, args: dict[str, Any], files: dict[str, Any] | None, config: Any = None) -> tuple[Any, Any]:
@@ -345,7 +351,7 @@ class BackendAdapter:
                 with self._scope(ctx, config):
                     result = getattr(self.backend, _BLOB_OPS[op][0])(_blob_arg(op, args))
             except Exception as exc:  # noqa: BLE001 - offloading is best-effort, as in deepagents
-                return self._blob_failed(op, exc)
+                return self._blob_failed(op, exc, args)
             return _blob_out(op, result), (ctx.updates() or None) if ctx is not None else None
         capture = self._capture(op, args)
         if capture is not None:
@@ -371,7 +377,7 @@ class BackendAdapter:
                 with self._scope(ctx, config):
                     result = await getattr(self.backend, "a" + _BLOB_OPS[op][0])(_blob_arg(op, args))
             except Exception as exc:  # noqa: BLE001 - offloading is best-effort, as in deepagents
-                return self._blob_failed(op, exc)
+                return self._blob_failed(op, exc, args)
             return _blob_out(op, result), (ctx.updates() or None) if ctx is not None else None
         capture = self._capture(op, args)
         if capture is not None:

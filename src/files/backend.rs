@@ -263,12 +263,15 @@ pub trait Backend: Send + Sync {
         Box::pin(async { Err("this backend cannot execute commands".into()) })
     }
 
-    /// `upload_files` of the blob store (`offload_binary_content`), each file given as its
-    /// base64 payload: one error code per file (`None`: stored), or `None` when the backend
-    /// failed as a whole (the host has logged it; the payloads stay inline).
+    /// `upload_files`, each file given as its base64 payload: one error code per file
+    /// (`None`: stored), or `None` when the backend failed as a whole (the host has logged
+    /// it). Used by the blob store (`offload_binary_content`) and by summarization's media
+    /// offload.
     ///
-    /// The native state backend has no blob store: deepagents turns offloading off when
-    /// the blobs would land in the state (the face warns), so this is never asked of it.
+    /// The blob store never asks it of the native state backend: deepagents turns
+    /// offloading off when the blobs would land in the state (the face warns). The state
+    /// backend's own answer is deepagents' `StateBackend.upload_files`, which summarization
+    /// uses.
     fn upload_blobs(
         &self,
         _cx: Arc<FilesScope>,

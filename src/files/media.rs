@@ -35,6 +35,20 @@ pub fn set_host_types(types: std::collections::HashMap<String, String>) {
     let _ = HOST_TYPES.set(types);
 }
 
+/// The host's `mimetypes.guess_extension` of each type its table knows, when it has one.
+static HOST_EXTENSIONS: std::sync::OnceLock<std::collections::HashMap<String, String>> =
+    std::sync::OnceLock::new();
+
+/// Sets the host's extensions by type (once; later calls are ignored).
+pub fn set_host_extensions(extensions: std::collections::HashMap<String, String>) {
+    let _ = HOST_EXTENSIONS.set(extensions);
+}
+
+/// The host's extensions by type, when it gave them.
+pub fn host_extensions() -> Option<&'static std::collections::HashMap<String, String>> {
+    HOST_EXTENSIONS.get()
+}
+
 /// `mimetypes.guess_type("file" + suffix)[0] or "application/octet-stream"`: the host's
 /// table when it gave one, else Python's own table for the extensions that occur here.
 pub fn mime_type(path: &str) -> String {

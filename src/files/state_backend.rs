@@ -153,6 +153,42 @@ impl Backend for StateBackend {
         )
     }
 
+    /// `StateBackend.upload_files`: each file kept as text when its bytes are UTF-8, else
+    /// as base64, its `created_at` kept when it already exists; never an error.
+    fn upload_blobs(
+        &self,
+        cx: Arc<FilesScope>,
+        files: Vec<(String, String)>,
+    ) -> Op<Option<Vec<Option<String>>>> {
+        use base64::Engine;
+        let mut update = Map::new();
+        let mut answers = Vec::with_capacity(files.len());
+        for (path, payload) in files {
+            let raw = match base64::engine::general_purpose::STANDARD.decode(&payload) {
+                Ok(raw) => raw,
+                Err(e) => return Box::pin(async move { Err(e.into()) }),
+            };
+            let (content, encoding) = match String::from_utf8(raw) {
+                Ok(text) => (text, "utf-8"),
+                Err(_) => (payload, "base64"),
+            };
+            let created_at = cx
+                .get(&path)
+                .and_then(|fd| {
+                    fd.get("created_at")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                })
+                .filter(|c| !c.is_empty());
+            update.insert(path, file_data::create(content, created_at, encoding));
+            answers.push(None);
+        }
+        if !update.is_empty() {
+            cx.send(update);
+        }
+        ready(Some(answers))
+    }
+
     fn grep(
         &self,
         cx: Arc<FilesScope>,

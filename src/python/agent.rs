@@ -134,6 +134,21 @@ fn host_mime_types(py: Python<'_>) -> PyResult<()> {
             }
             let types: std::collections::HashMap<String, String> =
                 mimetypes.getattr("types_map")?.extract()?;
+            // And the other way: each known type's extension (summarization names the
+            // media it offloads by it).
+            let mut extensions = std::collections::HashMap::new();
+            for ty in types.values() {
+                if extensions.contains_key(ty) {
+                    continue;
+                }
+                let ext: Option<String> = mimetypes
+                    .call_method1("guess_extension", (ty,))?
+                    .extract()?;
+                if let Some(ext) = ext {
+                    extensions.insert(ty.clone(), ext);
+                }
+            }
+            crate::files::media::set_host_extensions(extensions);
             crate::files::media::set_host_types(types);
             Ok(())
         })();

@@ -23,10 +23,22 @@ mod value;
 
 use pyo3::prelude::*;
 
+/// `warnings.warn(text, UserWarning)`, raised back when a filter makes it an error.
+fn user_warning(text: &str) -> Result<(), crate::error::BoxError> {
+    Python::attach(|py| {
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        py.import("warnings")?
+            .call_method1("warn", (text, category))
+            .map(|_| ())
+    })
+    .map_err(|e| Box::new(e) as crate::error::BoxError)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     crate::error::set_pause_test(tools::is_pause_error);
+    crate::error::set_warn(user_warning);
     m.add_class::<agent::CoreAgent>()?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_class::<files::GlobMatcher>()?;

@@ -12,11 +12,11 @@ use serde_json::{Map, Value, json};
 
 use super::counter::{TokenCounter, Tokens};
 use super::event::{self, EVENT_KEY, Event, SESSION_KEY};
-use super::overflow_clip;
 use super::policy::{self, Clause, ModelLimits, Size, TruncateArgs};
 use super::summary::Target;
 use super::texts;
 use super::tokens::Counter;
+use super::{media, overflow_clip};
 use crate::error::{Error, ModelError};
 use crate::files::backend::{Backend, FilesScope};
 use crate::host::Opaque;
@@ -255,10 +255,29 @@ impl Call {
             return Ok(with_files(response, &scope));
         }
         let (older, kept) = messages.split_at(cutoff);
+        // Inline media go to the backend first, so that both the history file and the
+        // summary prompt see them by path (the state keeps the raw messages).
+        let media_prefix = format!("{}/media", self.cfg().history_prefix);
+        let (older, failed_media) =
+            media::offload(older, &self.cfg().backend, &media_prefix, scope.clone()).await;
+        let older = &older[..];
         let session = event::session_id(&request.state.extra);
         let file_path = self.config.offload(older, &session, scope.clone()).await;
-        if file_path.is_none() {
-            tracing::error!("{}", texts::OFFLOAD_FAILED);
+        // deepagents logs these and warns the user (`warnings.warn`).
+        let warning = match &file_path {
+            None => {
+                tracing::error!("{}", texts::OFFLOAD_FAILED);
+                Some(texts::OFFLOAD_FAILED.to_owned())
+            }
+            Some(path) if failed_media > 0 => Some(
+                texts::MEDIA_OFFLOAD_FAILED
+                    .replace("{file_path}", path)
+                    .replace("{n}", &failed_media.to_string()),
+            ),
+            Some(_) => None,
+        };
+        if let Some(text) = warning {
+            crate::error::warn(&text).map_err(|e| Error::Model(ModelError::host(e)))?;
         }
         let target = Target {
             model: request.model.clone(),

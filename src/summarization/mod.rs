@@ -7,6 +7,7 @@
 mod compact;
 pub mod counter;
 pub mod event;
+mod media;
 mod middleware;
 mod overflow_clip;
 pub mod policy;

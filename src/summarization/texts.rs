@@ -85,6 +85,13 @@ pub const ABOVE_BUDGET: &str = "Context remains above the input budget after com
 /// The warning when the history could not be saved.
 pub const OFFLOAD_FAILED: &str = "Offloading conversation history to backend failed during summarization. Older messages will not be recoverable.";
 
+/// What an inline media block that could not be offloaded becomes in the history file and
+/// the summary prompt (a text block).
+pub const MEDIA_FAILED_PLACEHOLDER: &str = "<image error=\"failed_to_offload\" />";
+
+/// The warning when the history was saved but some media could not be.
+pub const MEDIA_OFFLOAD_FAILED: &str = "Conversation history was offloaded to {file_path}, but {n} media block(s) could not be offloaded and appear as failed placeholders in the saved history; the original media is not recoverable.";
+
 /// The `compact_conversation` tool's description.
 pub const COMPACT_DESCRIPTION: &str = "Compact the conversation by summarizing older messages into a concise summary. Use this proactively when the conversation is getting long to free up context window space. Use it when moving on to a completely new, unrelated task, or after finishing synthesis or extraction when the previous working context is no longer needed. This tool takes no arguments.";
 
