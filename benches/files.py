@@ -3,9 +3,10 @@
 A tree of ``--dirs`` x ``--files-per-dir`` (default 100 x 100) text files of 20 lines each,
 with deterministic content, is built once in a temporary directory. For each backend
 (``FilesystemBackend(root_dir=<tree>, virtual_mode=True)``, and ``StateBackend()`` with the
-same files given in the input's ``files``) and each tool (``read_file``, ``write_file``,
-``edit_file``, ``glob``, ``grep``), one agent run has a scripted model call that tool N
-times, one call per model turn, then answer. A baseline run of the same agent makes N calls
+same files given in the input's ``files``; with ``--backend composite``, not part of ``all``,
+a ``CompositeBackend`` of that ``StateBackend`` and an empty disk route ``/disk/``) and each
+tool (``read_file``, ``write_file``, ``edit_file``, ``glob``, ``grep``), one agent run has a
+scripted model call that tool N times, one call per model turn, then answer. A baseline run of the same agent makes N calls
 of a trivial user tool, ``noop``, instead. The per-call cost of the tool is
 
     (wall(N tool calls) - wall(N noop calls)) / N
@@ -18,7 +19,7 @@ over rounds is reported, with the ratio deepagents / deepagents_rs.
 
 Usage::
 
-    python benches/files.py [--impl both|deepagents|deepagents_rs] [--backend all|filesystem|state]
+    python benches/files.py [--impl both|deepagents|deepagents_rs] [--backend all|filesystem|state|composite]
                             [--calls 40] [--walk-calls 10] [--repeat 5] [--ops read_file,write_file,...]
                             [--dirs 100] [--files-per-dir 100] [--state-dirs 100]
 
@@ -176,11 +177,11 @@ def check_run(ctx: Ctx, impl: str, op: str, calls: int, out: dict[str, Any]) -> 
             ok = text.count(f"/f{i % ctx.tree.files:03d}.txt") == ctx.tree.dirs
         elif op == "write_file":
             path = args["file_path"]
-            got = content_text(files.get(path)) if ctx.backend == "state" else _read(ctx.root, path)
+            got = content_text(files.get(path)) if ctx.backend != "filesystem" else _read(ctx.root, path)
             ok = got == args["content"]
         else:  # edit_file
             path = args["file_path"]
-            got = content_text(files.get(path)) if ctx.backend == "state" else _read(ctx.root, path)
+            got = content_text(files.get(path)) if ctx.backend != "filesystem" else _read(ctx.root, path)
             ok = EDIT_NEW in got and EDIT_OLD not in got
         if not ok:
             raise BenchError(f"{impl} {op} call {i} ({args}) did not do its work; result {text[:300]!r}")
@@ -198,7 +199,7 @@ def _read(root: Path | None, path: str) -> str:
 
 @dataclass
 class Ctx:
-    backend: str  # "filesystem" | "state"
+    backend: str  # "filesystem" | "state" | "composite"
     tree: Tree
     root: Path | None = None  # the tree on disk (filesystem)
     files: dict[str, Any] | None = None  # the tree as state files (state)
@@ -237,6 +238,12 @@ def one_run(ctx: Ctx, impl: str, impl_mod: tuple[Callable[..., Any], Any], op: s
     else:
         assert ctx.files is not None
         backend = backends.StateBackend()
+        if ctx.backend == "composite":
+            # The state tree as the default, beside an (empty) disk route that root globs and
+            # greps merge in.
+            assert ctx.root is not None
+            route = backends.FilesystemBackend(root_dir=str(ctx.root), virtual_mode=True)
+            backend = backends.CompositeBackend(default=backend, routes={"/disk/": route})
         payload["files"] = dict(ctx.files)  # a fresh top-level dict per run; file dicts are never mutated
     agent = create(model=model, tools=[noop], backend=backend)
     gc.collect()
@@ -385,7 +392,7 @@ def report(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--impl", choices=("both", "deepagents", "deepagents_rs"), default="both")
-    parser.add_argument("--backend", choices=("all", "filesystem", "state"), default="all")
+    parser.add_argument("--backend", choices=("all", "filesystem", "state", "composite"), default="all")
     parser.add_argument("--ops", default=",".join(OPS), help=f"comma-separated subset of {','.join(OPS)}")
     parser.add_argument("--calls", type=int, default=40, help="tool calls per run for read/write/edit (default 40)")
     parser.add_argument("--walk-calls", type=int, default=10, help="tool calls per run for glob/grep (default 10)")
@@ -444,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
                 tree.write_to_disk(ctx.root)
             else:
                 ctx.files = tree.state_files()
+                ctx.root = Path(tmp)  # the composite's disk route, left empty
             print(
                 f"\n{backend}: {tree.total:,} files ({tree.dirs} dirs x {tree.files}, {LINES} lines each), "
                 f"built in {time.perf_counter() - t0:.1f} s",

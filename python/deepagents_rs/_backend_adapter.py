@@ -23,7 +23,15 @@ from ._files_context import FilesContext, use_files
 from ._run_context import context_of
 from .backends.composite import CompositeBackend, _route_for_path
 from .backends.filesystem import FilesystemBackend
-from .backends.protocol import BackendProtocol, _supports_delete, execute_accepts_timeout
+from .backends.protocol import (
+    BackendProtocol,
+    GlobResult,
+    GrepResult,
+    LsResult,
+    _method_accepts_max_count,
+    _supports_delete,
+    execute_accepts_timeout,
+)
 from .backends.sandbox import BaseSandbox
 from .backends.state import StateBackend
 from .backends.utils import validate_path
@@ -95,9 +103,49 @@ def fs_config(
 
 
 def backend_arg(backend: Any, store: Any = None) -> Any:
-    """A backend as the core takes it: ``"state"`` for a plain ``StateBackend`` (native),
-    else a ``BackendAdapter`` calling it back."""
+    """A backend as the core takes it: ``"state"`` for a plain ``StateBackend`` (native), a
+    ``("composite", ...)`` tuple for a plain ``CompositeBackend`` (routed and merged in the
+    core, each route taken the same way), else a ``BackendAdapter`` calling it back."""
+    if type(backend) is CompositeBackend:
+        return _composite_arg(backend, store, _host_roots(backend), {})
     return "state" if type(backend) is StateBackend else BackendAdapter(backend, store)
+
+
+def arg_uses_state(arg: Any) -> bool:
+    """Whether a backend argument (``backend_arg``) keeps files in the run's state."""
+    if isinstance(arg, str):
+        return arg == "state"
+    if isinstance(arg, tuple):
+        return arg_uses_state(arg[1]) or any(arg_uses_state(b) for _, b in arg[2])
+    return arg.uses_state
+
+
+def _composite_arg(backend: CompositeBackend, store: Any, roots: list[str], memo: dict[int, Any]) -> tuple:
+    """``("composite", default, sorted routes, routes as given, supports_execution,
+    execute_accepts_timeout, route_prompt)``; one argument per backend object (``memo``), so a
+    backend serving several routes stays one backend. A route's host paths are scrubbed
+    with every root of the composite, as the composite's own messages were."""
+
+    def arg(b: Any) -> Any:
+        if id(b) not in memo:
+            if type(b) is StateBackend:
+                memo[id(b)] = "state"
+            elif type(b) is CompositeBackend:
+                memo[id(b)] = _composite_arg(b, store, roots, memo)
+            else:
+                memo[id(b)] = BackendAdapter(b, store, roots=roots)
+        return memo[id(b)]
+
+    execution = _supports_execution(backend)
+    return (
+        "composite",
+        arg(backend.default),
+        [(prefix, arg(b)) for prefix, b in backend.sorted_routes],
+        [(prefix, arg(b)) for prefix, b in backend.routes.items()],
+        execution,
+        execution and execute_accepts_timeout(type(backend.default)),
+        _route_prompt(backend) if execution else "",
+    )
 
 
 def _uses_state(backend: Any) -> bool:
@@ -226,11 +274,26 @@ def _blob_out(op: str, result: Any) -> list:
     ]
 
 
+def _legacy_grep(result: Any) -> Any:
+    if isinstance(result, str):
+        return GrepResult(error=result)
+    return GrepResult(matches=result) if isinstance(result, list) else result
+
+
+#: What older backends return instead of a result object (a bare list, an error string), as
+#: deepagents reads it.
+_LEGACY = {
+    "ls": lambda r: LsResult(entries=r) if isinstance(r, list) else r,
+    "glob": lambda r: GlobResult(matches=r) if isinstance(r, list) else r,
+    "grep": _legacy_grep,
+}
+
+
 class BackendAdapter:
     """A ``BackendProtocol`` object as the core calls it: one operation per call, its result
     as a plain dict, and the files update a ``StateBackend`` inside it queued."""
 
-    def __init__(self, backend: Any, store: Any = None) -> None:
+    def __init__(self, backend: Any, store: Any = None, *, roots: list[str] | None = None) -> None:
         if callable(backend) and not isinstance(backend, BackendProtocol):
             msg = (
                 "backend must be an initialized backend instance. Backend factories "
@@ -247,9 +310,16 @@ class BackendAdapter:
         self.execute_accepts_timeout = self.supports_execution and execute_accepts_timeout(type(_executor(backend)))
         self.route_prompt = _route_prompt(backend) if self.supports_execution else ""
         # Longest first, so a nested root is scrubbed before the root that contains it.
-        self._roots = sorted({r.rstrip("/") for r in _host_roots(backend) if r.rstrip("/")}, key=len, reverse=True)
+        in_composite = roots is not None
+        roots = _host_roots(backend) if roots is None else roots
+        self._roots = sorted({r.rstrip("/") for r in roots if r.rstrip("/")}, key=len, reverse=True)
         self._grep_takes_max_count = "max_count" in inspect.signature(backend.grep).parameters
         self._agrep_takes_max_count = "max_count" in inspect.signature(backend.agrep).parameters
+        if in_composite and not (self._grep_takes_max_count and self._agrep_takes_max_count):
+            # Inside a composite, deepagents' rule for a backend's `max_count` (by name or
+            # through `**kwargs`); the composite caps what comes back.
+            self._grep_takes_max_count = _method_accepts_max_count(type(backend), "grep")
+            self._agrep_takes_max_count = _method_accepts_max_count(type(backend), "agrep")
 
     def real_path(self, path: str) -> str:
         return _real_path(self.backend, path)
@@ -293,7 +363,9 @@ class BackendAdapter:
         raise exc
 
     @staticmethod
-    def _out(result: Any, ctx: FilesContext | None) -> tuple[Any, Any]:
+    def _out(result: Any, ctx: FilesContext | None, op: str = "") -> tuple[Any, Any]:
+        if op in _LEGACY:
+            result = _LEGACY[op](result)
         if isinstance(result, list):
             # `download_files`: the core takes text, decoded as deepagents' readers decode
             # it (a `UnicodeDecodeError` is theirs too).
@@ -364,7 +436,7 @@ class BackendAdapter:
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
             with self._scope(ctx, config):
-                return self._out(fn(*positional, **kwargs), ctx)
+                return self._out(fn(*positional, **kwargs), ctx, op)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)
 
@@ -390,6 +462,6 @@ class BackendAdapter:
         ctx = FilesContext(files or {}) if self.uses_state else None
         try:
             with self._scope(ctx, config):
-                return self._out(await fn(*positional, **kwargs), ctx)
+                return self._out(await fn(*positional, **kwargs), ctx, op)
         except Exception as exc:  # noqa: BLE001 - re-raised or reported, scrubbed
             return self._failed(op, exc)

@@ -195,6 +195,77 @@ def disk_list(path: str) -> list[tuple[str, tuple[bool, bool, int, float | None]
     """A directory's entries: ``(name, (is_file, is_dir, size, mtime))``, ``None`` where
     ``stat`` failed."""
 
+def shell_execute(
+    command: str, cwd: str, env: list[tuple[str, str]], timeout: float, custom: bool, max_output_bytes: int
+) -> tuple[str, int, bool]:
+    """``LocalShellBackend.execute``: ``/bin/sh -c command`` in ``cwd`` with exactly ``env``,
+    without the GIL; deepagents' ``(output, exit_code, truncated)``, the timeout reply
+    included. Raises what ``subprocess.run`` raises where the command cannot start or its
+    output is not UTF-8."""
+
+# ``CompositeBackend``'s routing and merging rules (``files::composite``).
+COMPOSITE_NO_EXECUTION_ERROR: str
+
+def composite_route(sorted_prefixes: list[str], path: str) -> tuple[int, str] | None:
+    """The route owning ``path`` (prefixes longest first): ``(index, inner path)``."""
+
+def composite_glob_pattern(pattern: str, prefix: str) -> str | None:
+    """A root glob pattern adapted to one route, or ``None`` to skip the route."""
+
+def composite_prefixed(items: Any, prefix: str) -> list[dict[str, Any]]:
+    """Copies of ``FileInfo``/``GrepMatch`` dicts with their paths moved under ``prefix``."""
+
+def composite_sorted_by_path(entries: list[Any]) -> list[Any]:
+    """``entries`` sorted by ``path`` (stable; a missing path sorts as ``""``)."""
+
+def composite_root_listing(entries: list[Any] | None, sorted_prefixes: list[str]) -> list[Any]:
+    """A root listing: the default backend's entries and a directory per route, sorted."""
+
+def composite_worse_reason(first: str | None, second: str | None) -> str | None:
+    """Of two glob truncation causes, the one to report (``unreadable`` wins)."""
+
+def composite_grep_budget(max_count: int | None, collected: int) -> int | None:
+    """The matches a root grep may still take (``None``: no cap; ``0``: stop)."""
+
+def composite_delete_unsupported(path: str) -> str:
+    """The error result text for a route that cannot delete."""
+
+# ``BaseSandbox``'s command protocol (``files::sandbox``, ``files::sandbox_search``).
+SANDBOX_TEMPLATES: dict[str, str]
+
+def sandbox_ls_cmd(path: str) -> str: ...
+def sandbox_parse_ls(output: str, path: str) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """``(entries, error)``; raises ``KeyError``/``TypeError`` where deepagents' parser would."""
+
+def sandbox_read_cmd(path: str, file_type: str, offset: int, limit: int) -> str: ...
+def sandbox_parse_read(output: str, path: str) -> tuple[dict[str, Any] | None, str | None]:
+    """``(ReadResult keyword arguments, error)``."""
+
+def sandbox_write_preflight_cmd(path: str) -> str: ...
+def sandbox_preflight_error(output: str, exit_code: int | None, path: str) -> str | None: ...
+def sandbox_edit_inline_cmd(path: str, old: str, new: str, replace_all: bool) -> str: ...
+def sandbox_edit_tmpfile_cmd(path: str, old_tmp: str, new_tmp: str, replace_all: bool) -> str: ...
+def sandbox_edit_result(output: str, path: str, old: str) -> tuple[bool, Any, str | None]:
+    """``(was_json, occurrences, error)`` of an edit script's reply."""
+
+def sandbox_edit_error(error: Any, path: str, old: str) -> str: ...
+def sandbox_grep_cmd(
+    pattern: str, path: str | None, glob: str | None, max_count: int | None, exclude_dirs: list[str]
+) -> str: ...
+def sandbox_grep_excluded_dirs(path: str | None, exclude_dirs: list[str]) -> list[str]: ...
+def sandbox_parse_grep(
+    output: str, exit_code: int | None, path: str | None, max_count: int | None
+) -> tuple[list[dict[str, Any]] | None, str | None, bool]:
+    """``(matches, error, truncated)``."""
+
+def sandbox_glob_cmd(pattern: str, search_path: str) -> str: ...
+def sandbox_glob_search_root(path: str | None) -> str: ...
+def sandbox_absolutize_glob_path(search_path: str, rel_path: str) -> str: ...
+def sandbox_parse_glob(
+    output: str, exit_code: int | None, truncated: bool, search_path: str
+) -> tuple[list[dict[str, Any]] | None, str | None, bool, str | None, list[tuple[str, str]]]:
+    """``(matches, error, truncated, truncation_reason, log lines)``; the host logs the lines."""
+
 def _panic_for_tests(message: str) -> None:
     """Panics inside Rust on purpose, under the guard every entry point has: raises
     ``RuntimeError`` (for tests)."""

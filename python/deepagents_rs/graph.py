@@ -19,7 +19,7 @@ from ._assembly import (
     _split_filesystem,
     face_parts,
 )
-from ._backend_adapter import fs_config
+from ._backend_adapter import arg_uses_state, fs_config
 from ._core import CoreAgent
 from ._excluded_middleware import Exclusions, main_slots
 from ._harness import described, profile_for, system_message, task_description
@@ -194,7 +194,7 @@ def create_deep_agent(
         schema.defaults["async_tasks"] = {}
     schema.private = schema.private | _DEFAULT_PRIVATE_KEYS
     # deepagents' state has a `files` channel only when a StateBackend holds files.
-    files_channel = files["backend"] == "state" or files["backend"].uses_state
+    files_channel = arg_uses_state(files["backend"])
     if not files_channel:
         schema.omit_output = schema.omit_output | {"files"}
     # deepagents' memory: read through the agent's backend, in the main agent and its forks.

@@ -3,6 +3,7 @@
 //! (`middleware::filesystem`).
 
 pub mod backend;
+pub mod composite;
 pub mod disk;
 pub mod file_data;
 pub mod glob;
@@ -10,6 +11,11 @@ pub mod interrupt_rules;
 pub mod media;
 pub mod path;
 pub mod permissions;
+pub mod sandbox;
+pub mod sandbox_scripts;
+pub mod sandbox_search;
+pub mod sandbox_texts;
+pub mod shell;
 pub mod state_backend;
 pub mod text;
 pub mod utf8;

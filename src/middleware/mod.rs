@@ -14,7 +14,7 @@ pub mod filesystem;
 mod format_slots;
 mod memory;
 mod patch_tool_calls;
-mod py_text;
+pub(crate) mod py_text;
 mod skills;
 pub(crate) mod system_prompt;
 mod tool_exclusion;

@@ -239,12 +239,76 @@ impl Backend for PyBackend {
     }
 }
 
-/// A backend as the Python side hands it: `"state"` for the native `StateBackend`, else a
+/// A backend as the Python side hands it: `"state"` for the native `StateBackend`, a
+/// `("composite", ...)` tuple for a `CompositeBackend` routed in the core, else a
 /// `BackendAdapter`.
 pub(crate) fn backend_from_py(backend: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Backend>> {
-    Ok(match backend.extract::<String>() {
+    backend_from_py_memo(backend, &mut Vec::new())
+}
+
+/// One core backend per Python object: a backend serving several routes stays one backend
+/// (the composite batches its uploads and downloads per backend).
+fn backend_from_py_memo(
+    backend: &Bound<'_, PyAny>,
+    memo: &mut Vec<(usize, Arc<dyn Backend>)>,
+) -> PyResult<Arc<dyn Backend>> {
+    let key = backend.as_ptr() as usize;
+    if let Some((_, b)) = memo.iter().find(|(k, _)| *k == key) {
+        return Ok(b.clone());
+    }
+    let built: Arc<dyn Backend> = match backend.extract::<String>() {
         Ok(s) if s == "state" => Arc::new(StateBackend),
+        _ if backend.is_instance_of::<pyo3::types::PyTuple>() => composite_from_py(backend, memo)?,
         _ => Arc::new(PyBackend::new(backend)?),
+    };
+    memo.push((key, built.clone()));
+    Ok(built)
+}
+
+/// `("composite", default, [(prefix, backend)] longest first, [(prefix, backend)] as given,
+/// supports_execution, execute_accepts_timeout, route_prompt)`.
+fn composite_from_py(
+    spec: &Bound<'_, PyAny>,
+    memo: &mut Vec<(usize, Arc<dyn Backend>)>,
+) -> PyResult<Arc<dyn Backend>> {
+    use crate::files::composite::{Composite, Route};
+    type Routes<'py> = Vec<(String, Bound<'py, PyAny>)>;
+    let (_tag, default, sorted, given, supports_execution, execute_accepts_timeout, route_prompt): (
+        String,
+        Bound<'_, PyAny>,
+        Routes<'_>,
+        Routes<'_>,
+        bool,
+        bool,
+        String,
+    ) = spec.extract()?;
+    let mut routes = |list: Routes<'_>| -> PyResult<Vec<Route>> {
+        list.into_iter()
+            .map(|(prefix, b)| {
+                Ok(Route {
+                    prefix,
+                    backend: backend_from_py_memo(&b, memo)?,
+                })
+            })
+            .collect()
+    };
+    let sorted = routes(sorted)?;
+    let given = routes(given)?;
+    Ok(Arc::new(Composite {
+        default: backend_from_py_memo(&default, memo)?,
+        sorted,
+        given,
+        delete_unsupported: raised_not_implemented,
+        supports_execution,
+        execute_accepts_timeout,
+        route_prompt,
+    }))
+}
+
+/// Whether a backend call failed with Python's `NotImplementedError`.
+fn raised_not_implemented(e: &BoxError) -> bool {
+    e.downcast_ref::<PyErr>().is_some_and(|e| {
+        Python::attach(|py| e.is_instance_of::<pyo3::exceptions::PyNotImplementedError>(py))
     })
 }
 

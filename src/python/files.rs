@@ -213,3 +213,62 @@ impl FsInterrupts {
         Ok(self.0.interrupt_fires(tool, &args))
     }
 }
+
+/// `LocalShellBackend.execute` once its arguments are checked: `command` run by
+/// `/bin/sh -c` in `cwd` with exactly `env`, stopped after `timeout` seconds (`custom`:
+/// the caller chose it), its output as deepagents' `(output, exit_code, truncated)`. The
+/// GIL is released throughout. Raises what `subprocess.run` raises where the command
+/// cannot start (an `OSError`, a `ValueError` for a NUL byte) or its output is not UTF-8.
+#[pyfunction]
+#[pyo3(signature = (command, cwd, env, timeout, custom, max_output_bytes))]
+pub(crate) fn shell_execute(
+    py: Python<'_>,
+    command: &str,
+    cwd: &str,
+    env: Vec<(String, String)>,
+    timeout: &Bound<'_, PyAny>,
+    custom: bool,
+    max_output_bytes: i64,
+) -> PyResult<(String, i64, bool)> {
+    use crate::files::shell;
+    if command.contains('\0') || cwd.contains('\0') {
+        return Err(PyValueError::new_err("embedded null byte"));
+    }
+    for (key, value) in &env {
+        if key.contains('\0') || value.contains('\0') {
+            return Err(PyValueError::new_err("embedded null byte"));
+        }
+        if key.is_empty() || key.contains('=') {
+            return Err(PyValueError::new_err("illegal environment variable name"));
+        }
+    }
+    // Seconds as given (an int, or a float), shown as Python shows them.
+    let shown = timeout.str()?.to_string();
+    let timeout: f64 = timeout.extract()?;
+    const CENTURY: f64 = 100.0 * 365.0 * 86400.0;
+    let seconds = Duration::from_secs_f64(timeout.clamp(0.0, CENTURY));
+    let finished = match py.detach(|| shell::run(command, cwd, &env, seconds)) {
+        Ok(f) => f,
+        Err(shell::RunError::TimedOut) => {
+            return Ok((
+                shell::timed_out_message(&shown, custom),
+                shell::TIMEOUT_EXIT_CODE,
+                false,
+            ));
+        }
+        Err(shell::RunError::Spawn(e, about)) => return Err(os_error(e, &about)),
+    };
+    let text = |bytes: &[u8]| -> PyResult<String> {
+        match std::str::from_utf8(bytes) {
+            Ok(t) => Ok(disk::universal_newlines(t)),
+            Err(e) => Err(utf8_error(py, bytes, e)?),
+        }
+    };
+    let (stdout, stderr) = (text(&finished.stdout)?, text(&finished.stderr)?);
+    Ok(shell::response(
+        &stdout,
+        &stderr,
+        finished.code,
+        max_output_bytes,
+    ))
+}

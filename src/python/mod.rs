@@ -3,6 +3,7 @@
 
 mod agent;
 mod backends;
+mod composite;
 mod convert;
 mod errors;
 mod files;
@@ -11,6 +12,7 @@ mod memory;
 mod middleware;
 mod model;
 mod runnable;
+mod sandbox;
 mod skills;
 mod stack_parts;
 mod stream;
@@ -41,6 +43,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::error::set_warn(user_warning);
     m.add_class::<agent::CoreAgent>()?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
+    composite::register(m)?;
+    sandbox::register(m)?;
     m.add_class::<files::GlobMatcher>()?;
     m.add_class::<files::FsInterrupts>()?;
     m.add_function(wrap_pyfunction!(files::globmatch, m)?)?;
@@ -50,6 +54,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::disk_read_base64, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_write_text, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_list, m)?)?;
+    m.add_function(wrap_pyfunction!(files::shell_execute, m)?)?;
     m.add_class::<stream::EventStream>()?;
     m.add_class::<stream::AsyncEventStream>()?;
     m.add_class::<stream::StreamWriter>()?;

@@ -3,20 +3,21 @@
 Small edits send the whole request in one `execute()` call (base64 JSON on a heredoc). Large
 ones first upload `old`/`new` as temp files, since some providers cap the size of a command;
 either way the file being edited never leaves the sandbox. Both scripts share the same
-replacement code and reply with one JSON object: `{"count": N}` or `{"error": code}`.
+replacement code and reply with one JSON object: `{"count": N}` or `{"error": code}`. The
+scripts and the reading of their replies are the core's (`files::sandbox`); this module
+sequences the requests.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import logging
 import os
 import shlex
 from collections.abc import Generator
 from typing import Any, Final
 
-from deepagents_rs.backends._sandbox_texts import EDIT_ERROR_OTHER, EDIT_ERRORS
+from deepagents_rs import _core
 from deepagents_rs.backends.protocol import EditResult, ExecuteResponse, FileUploadResponse
 from deepagents_rs.backends.utils import EMPTY_OLD_STRING_ERROR
 
@@ -25,152 +26,38 @@ logger = logging.getLogger("deepagents_rs.backends.sandbox")
 _EDIT_INLINE_MAX_BYTES: Final = 50_000
 """Largest `old_string` + `new_string` (UTF-8 bytes) sent inside the command itself."""
 
-# Shared by both edit scripts (doubled braces: the templates go through str.format).
-_REPLACE_CODE: Final = """
-def line_ending_forms(old, new):
-    # read() gives the model LF text, so old may not occur as sent in a CRLF file. The first
-    # form that does occur shows the file's line endings, and new is rewritten to match.
-    cr, lf = chr(13), chr(10)
-    as_lf = lambda s: s.replace(cr + lf, lf)
-    as_crlf = lambda s: as_lf(s).replace(lf, cr + lf)
-    return ((old, new), (as_crlf(old), as_crlf(new)), (as_lf(old), as_lf(new)))
+_EDIT_COMMAND_TEMPLATE: Final = _core.SANDBOX_TEMPLATES["edit"]
+"""Inline edit; placeholder `payload_b64` (base64 JSON with `path`, `old`, `new`, `replace_all`)."""
 
-
-def replace_in(target, old, new, replace_all):
-    info = os.stat(target)
-    if not stat.S_ISREG(info.st_mode):
-        return {{'error': 'not_a_file'}}
-    with open(target, 'rb') as fh:
-        raw = fh.read()
-    try:
-        text = raw.decode('utf-8')
-    except UnicodeDecodeError:
-        return {{'error': 'not_a_text_file'}}
-    for find, put in line_ending_forms(old, new):
-        count = text.count(find)
-        if count:
-            break
-    else:
-        return {{'error': 'string_not_found'}}
-    if count > 1 and not replace_all:
-        return {{'error': 'multiple_occurrences', 'count': count}}
-    with open(target, 'wb') as fh:
-        fh.write(text.replace(find, put, -1 if replace_all else 1).encode('utf-8'))
-    return {{'count': count}}
-
-
-def edit(target, old, new, replace_all):
-    try:
-        return replace_in(target, old, new, replace_all)
-    except FileNotFoundError:
-        return {{'error': 'file_not_found'}}
-    except PermissionError:
-        return {{'error': 'permission_denied'}}
-"""
-
-_EDIT_COMMAND_TEMPLATE: Final = (
-    """python3 -c "
-import base64, json, os, stat, sys
-"""
-    + _REPLACE_CODE
-    + """
-request = json.loads(base64.b64decode(sys.stdin.read().strip()).decode('utf-8'))
-target, old, new = request['path'], request['old'], request['new']
-print(json.dumps(edit(target, old, new, request.get('replace_all', False))))
-" 2>&1 <<'__DEEPAGENTS_EDIT_EOF__'
-{payload_b64}
-__DEEPAGENTS_EDIT_EOF__
-"""
-)
-"""Inline edit; placeholder `payload_b64` (base64 JSON with `path`, `old`, `new`, `replace_all`).
-
-The newline after the heredoc terminator stays: some integrations wait for it to see the end
-of input.
-"""
-
-_EDIT_TMPFILE_TEMPLATE: Final = (
-    """python3 -c "
-import base64, json, os, stat, sys
-"""
-    + _REPLACE_CODE
-    + """
-old_path = base64.b64decode('{old_path_b64}').decode('utf-8')
-new_path = base64.b64decode('{new_path_b64}').decode('utf-8')
-target = base64.b64decode('{target_b64}').decode('utf-8')
-replace_all = {replace_all}
-
-
-def uploaded(name):
-    with open(name, 'rb') as fh:
-        return fh.read().decode('utf-8')
-
-
-reply = None
-try:
-    old, new = uploaded(old_path), uploaded(new_path)
-except Exception as exc:
-    reply = {{'error': 'temp_read_failed', 'detail': str(exc)}}
-finally:
-    # The uploads serve this one edit; remove them whatever happened.
-    for name in (old_path, new_path):
-        try:
-            os.remove(name)
-        except OSError:
-            pass
-print(json.dumps(reply or edit(target, old, new, replace_all)))
-" 2>&1"""
-)
+_EDIT_TMPFILE_TEMPLATE: Final = _core.SANDBOX_TEMPLATES["edit_tmpfile"]
 """Edit from uploaded temp files; placeholders `old_path_b64`, `new_path_b64`, `target_b64`, `replace_all`.
 
 Besides the inline script's replies it can answer `{"error": "temp_read_failed", "detail": ...}`.
 """
 
 
-def _b64(text: str) -> str:
-    return base64.b64encode(text.encode("utf-8")).decode("ascii")
-
-
 def _build_edit_inline_cmd(file_path: str, old_string: str, new_string: str, *, replace_all: bool) -> str:
-    request = {"path": file_path, "old": old_string, "new": new_string, "replace_all": replace_all}
-    return _EDIT_COMMAND_TEMPLATE.format(payload_b64=_b64(json.dumps(request)))
+    return _core.sandbox_edit_inline_cmd(file_path, old_string, new_string, replace_all)
 
 
 def _build_edit_tmpfile_cmd(file_path: str, old_tmp: str, new_tmp: str, *, replace_all: bool) -> str:
-    return _EDIT_TMPFILE_TEMPLATE.format(
-        old_path_b64=_b64(old_tmp), new_path_b64=_b64(new_tmp), target_b64=_b64(file_path), replace_all=replace_all
-    )
+    return _core.sandbox_edit_tmpfile_cmd(file_path, old_tmp, new_tmp, replace_all)
 
 
 def _map_edit_error(error: str, file_path: str, old_string: str) -> EditResult:
     """The message the model sees for an error code of the edit scripts."""
-    template = EDIT_ERRORS.get(error)
-    if template is None:
-        return EditResult(error=EDIT_ERROR_OTHER.format(file_path=file_path, error=error))
-    return EditResult(error=template.format(file_path=file_path, old_string=old_string))
+    return EditResult(error=_core.sandbox_edit_error(error, file_path, old_string))
 
 
-_NOT_JSON: Final = object()
-
-
-def _load_reply(output: str) -> Any:
-    try:
-        return json.loads(output)
-    except ValueError:
-        return _NOT_JSON
-
-
-def _edit_result(reply: Any, output: str, file_path: str, old_string: str) -> EditResult:
-    if not isinstance(reply, dict):
-        detail = output[:200] if output else "(empty)"
-        return EditResult(error=f"Error editing file '{file_path}': unexpected server response: {detail}")
-    if "error" in reply:
-        return _map_edit_error(reply["error"], file_path, old_string)
-    return EditResult(path=file_path, occurrences=reply.get("count", 1))
+def _edit_outcome(output: str, file_path: str, old_string: str) -> tuple[bool, EditResult]:
+    """Whether the reply was JSON at all, and the result it means."""
+    was_json, occurrences, error = _core.sandbox_edit_result(output, file_path, old_string)
+    result = EditResult(error=error) if error is not None else EditResult(path=file_path, occurrences=occurrences)
+    return was_json, result
 
 
 def _parse_edit_output(output: str, file_path: str, old_string: str) -> EditResult:
-    output = output.rstrip()
-    return _edit_result(_load_reply(output), output, file_path, old_string)
+    return _edit_outcome(output, file_path, old_string)[1]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,11 +102,10 @@ def edit_steps(file_path: str, old_string: str, new_string: str, replace_all: bo
     if failed is not None:
         return failed
     reply = yield RUN, _build_edit_tmpfile_cmd(file_path, old_tmp, new_tmp, replace_all=replace_all)
-    output = reply.output.rstrip()
-    decoded = _load_reply(output)
-    if decoded is _NOT_JSON:
+    was_json, result = _edit_outcome(reply.output, file_path, old_string)
+    if not was_json:
         # The script may have died before its cleanup ran; remove the uploads ourselves.
         cleanup: ExecuteResponse = yield RUN, f"rm -f {shlex.quote(old_tmp)} {shlex.quote(new_tmp)}"
         if cleanup.exit_code != 0:
             logger.warning("Failed to clean up temp files for edit %s: %s", file_path, cleanup.output[:200])
-    return _edit_result(decoded, output, file_path, old_string)
+    return result

@@ -11,11 +11,12 @@ sync and async faces of the class cannot drift apart.
 """
 
 from collections import defaultdict
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
+from deepagents_rs import _core
 from deepagents_rs.backends import protocol
 from deepagents_rs.backends.protocol import (
     BackendProtocol,
@@ -40,17 +41,13 @@ _RouteTable = list[tuple[str, BackendProtocol]]
 _Routed = tuple[BackendProtocol, str, str | None]
 _PathResult = TypeVar("_PathResult", WriteResult, EditResult, DeleteResult)
 
-_DELETE_UNSUPPORTED_ERROR = "Error: deletion is not supported for '{file_path}'."
-_NO_EXECUTION_ERROR = (
-    "Default backend doesn't support command execution (SandboxBackendProtocol). "
-    "To enable execution, provide a default backend that implements SandboxBackendProtocol."
-)
+_NO_EXECUTION_ERROR = _core.COMPOSITE_NO_EXECUTION_ERROR
 
 GlobBackendResult = GlobResult | list[FileInfo]
 """What a backend's `glob` may return: a `GlobResult`, or a bare list from older backends."""
 
 
-# --- routing -----------------------------------------------------------------
+# --- routing and merging (the rules are the core's) ------------------------------
 
 
 def _route_for_path(*, default: BackendProtocol, sorted_routes: _RouteTable, path: str) -> _Routed:
@@ -61,39 +58,12 @@ def _route_for_path(*, default: BackendProtocol, sorted_routes: _RouteTable, pat
     `/memories/`; the first owner in `sorted_routes` wins. Unowned paths go to
     `default` unchanged, with `None` as the prefix.
     """
-    for prefix, backend in sorted_routes:
-        if path == prefix.rstrip("/"):
-            return backend, "/", prefix
-        # Matching on the directory form keeps `/memories2/x` out of `/memories`.
-        directory = prefix if prefix.endswith("/") else prefix + "/"
-        if path.startswith(directory):
-            return backend, "/" + path[len(directory) :], prefix
-    return default, path, None
-
-
-def _route_glob_pattern(pattern: str, route_prefix: str) -> str | None:
-    """Adapt a glob pattern given at the composite root to one route, or `None` to skip it.
-
-    A pattern that names the route (`/memories/**/*.md`) is re-anchored at the
-    route's own root (`/**/*.md`). Any other pattern that starts with `/` is
-    anchored at the composite root, where every routed path sits too deep to
-    match, so the route is left out. Unanchored patterns pass through as they are.
-    """
-    route_dir = route_prefix.strip("/") + "/"
-    relative = pattern.lstrip("/")
-    if relative.startswith(route_dir):
-        return "/" + relative[len(route_dir) :]
-    return None if pattern.startswith("/") else pattern
-
-
-def _prefixed(items: Iterable[Any] | None, route_prefix: str) -> list[Any]:
-    """Copies of `FileInfo`/`protocol.GrepMatch` entries with their paths moved back under the route."""
-    base = route_prefix.rstrip("/")
-    return [{**item, "path": base + item["path"]} for item in items or []]
-
-
-def _sorted_by_path(entries: list[FileInfo]) -> list[FileInfo]:
-    return sorted(entries, key=lambda entry: entry.get("path", ""))
+    found = _core.composite_route([prefix for prefix, _ in sorted_routes], path)
+    if found is None:
+        return default, path, None
+    index, inner = found
+    prefix, backend = sorted_routes[index]
+    return backend, inner, prefix
 
 
 def _show_outer_path(result: _PathResult, file_path: str) -> _PathResult:
@@ -123,22 +93,9 @@ def _as_capped_grep_result(raw: GrepResult | list[protocol.GrepMatch] | str, max
     return protocol._apply_grep_max_count(raw, max_count)
 
 
-# --- glob merging -------------------------------------------------------------
-
-
-def _worse_reason(
-    first: GlobTruncationReason | None,
-    second: GlobTruncationReason | None,
-) -> GlobTruncationReason | None:
-    """Keep `unreadable` over any other cause: narrowing the search never fixes it."""
-    if "unreadable" in (first, second):
-        return "unreadable"
-    return first or second
-
-
 def _glob_under(route_prefix: str, result: GlobResult) -> GlobResult:
     return GlobResult(
-        matches=_prefixed(result.matches, route_prefix),
+        matches=_core.composite_prefixed(result.matches, route_prefix),
         truncated=result.truncated,
         truncation_reason=result.truncation_reason,
     )
@@ -149,9 +106,9 @@ def _union_of_globs(parts: Sequence[GlobResult]) -> GlobResult:
     reason: GlobTruncationReason | None = None
     for part in parts:
         matches.extend(part.matches or [])
-        reason = _worse_reason(reason, part.truncation_reason)
+        reason = _core.composite_worse_reason(reason, part.truncation_reason)
     return GlobResult(
-        matches=_sorted_by_path(matches),
+        matches=_core.composite_sorted_by_path(matches),
         truncated=any(part.truncated for part in parts),
         truncation_reason=reason,
     )
@@ -279,12 +236,12 @@ class CompositeBackend(BackendProtocol):
         if listing.error:
             return listing
         if prefix is not None:
-            return LsResult(entries=_prefixed(listing.entries, prefix))
+            return LsResult(entries=_core.composite_prefixed(listing.entries, prefix))
         if path != "/":
             return listing
         # At the root each route shows up as a directory next to the default backend's entries.
-        mount_points = [FileInfo(path=route, is_dir=True, size=0, modified_at="") for route, _ in self.sorted_routes]
-        return LsResult(entries=_sorted_by_path([*(listing.entries or []), *mount_points]))
+        prefixes = [route for route, _ in self.sorted_routes]
+        return LsResult(entries=_core.composite_root_listing(listing.entries, prefixes))
 
     def _grep_plan(self, pattern: str, path: str | None, glob: str | None, max_count: int | None) -> _Plan[GrepResult]:
         prefix = None
@@ -294,7 +251,7 @@ class CompositeBackend(BackendProtocol):
             found = yield from _grep_call(backend, pattern, inner, glob, max_count)
             if found.error:
                 return found
-            return GrepResult(matches=_prefixed(found.matches, prefix), truncated=found.truncated)
+            return GrepResult(matches=_core.composite_prefixed(found.matches, prefix), truncated=found.truncated)
         if path not in (None, "/"):
             return (yield from _grep_call(self.default, pattern, path, glob, max_count))
 
@@ -304,7 +261,7 @@ class CompositeBackend(BackendProtocol):
         matches = list(found.matches or [])
         truncated = found.truncated
         for prefix, backend in self.routes.items():
-            budget = None if max_count is None else max(max_count - len(matches), 0)
+            budget = _core.composite_grep_budget(max_count, len(matches))
             if budget == 0:
                 # The cap is met, so the routes left are never searched; the result may be
                 # flagged truncated even when they hold nothing.
@@ -313,7 +270,7 @@ class CompositeBackend(BackendProtocol):
             part = yield from _grep_call(backend, pattern, "/", glob, budget)
             if part.error:
                 return part
-            matches += _prefixed(part.matches, prefix)
+            matches += _core.composite_prefixed(part.matches, prefix)
             truncated = truncated or part.truncated
         if max_count is not None and len(matches) > max_count:
             # Per-call capping keeps the total within bounds except for a negative cap.
@@ -335,7 +292,7 @@ class CompositeBackend(BackendProtocol):
         if parts[0].error:
             return parts[0]
         for prefix, backend in self.routes.items():
-            inner_pattern = _route_glob_pattern(pattern, prefix)
+            inner_pattern = _core.composite_glob_pattern(pattern, prefix)
             if inner_pattern is None:
                 continue
             found = _as_glob_result((yield _Call(backend, "glob", (inner_pattern, "/"))))
@@ -413,7 +370,7 @@ class CompositeBackend(BackendProtocol):
         """Find files by glob pattern in the owning backend, or in all of them at the root.
 
         At the root a pattern naming a route is re-anchored inside it, and a
-        `/`-anchored pattern naming none skips the routes (see `_route_glob_pattern`).
+        `/`-anchored pattern naming none skips the routes (`_core.composite_glob_pattern`).
         """
         return _run(self._glob_plan(pattern, path))
 
@@ -454,7 +411,7 @@ class CompositeBackend(BackendProtocol):
         try:
             result = backend.delete(inner)
         except NotImplementedError:
-            return DeleteResult(error=_DELETE_UNSUPPORTED_ERROR.format(file_path=file_path))
+            return DeleteResult(error=_core.composite_delete_unsupported(file_path))
         return _show_outer_path(result, file_path)
 
     async def adelete(self, file_path: str) -> DeleteResult:
@@ -463,7 +420,7 @@ class CompositeBackend(BackendProtocol):
         try:
             result = await backend.adelete(inner)
         except NotImplementedError:
-            return DeleteResult(error=_DELETE_UNSUPPORTED_ERROR.format(file_path=file_path))
+            return DeleteResult(error=_core.composite_delete_unsupported(file_path))
         return _show_outer_path(result, file_path)
 
     def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:

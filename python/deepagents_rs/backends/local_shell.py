@@ -6,11 +6,10 @@ Nothing is sandboxed: commands run as the current user, wherever they like.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import uuid
 from typing import TYPE_CHECKING
 
+from deepagents_rs import _core
 from deepagents_rs.backends.filesystem import FilesystemBackend
 from deepagents_rs.backends.protocol import ExecuteResponse, SandboxBackendProtocol
 
@@ -20,8 +19,6 @@ if TYPE_CHECKING:
 
 DEFAULT_EXECUTE_TIMEOUT = 120
 """Seconds a shell command may run before it is stopped, unless told otherwise."""
-
-_TIMEOUT_EXIT_CODE = 124  # what `timeout(1)` exits with
 
 
 def _require_positive_timeout(seconds: int) -> None:
@@ -37,35 +34,6 @@ def _command_env(env: dict[str, str] | None, *, inherit_env: bool) -> dict[str, 
     merged = os.environ.copy()
     merged.update(env or {})
     return merged
-
-
-def _merge_streams(stdout: str, stderr: str) -> str:
-    """Stdout as is, then each stderr line tagged `[stderr] ` so the model can tell them apart."""
-    pieces = [stdout] if stdout else []
-    if stderr:
-        pieces += ["[stderr] " + line for line in stderr.strip().split("\n")]
-    return "\n".join(pieces) or "<no output>"
-
-
-def _clip(output: str, max_bytes: int) -> tuple[str, bool]:
-    """Cut `output` to `max_bytes` of UTF-8 (never mid-character) and say whether it was cut."""
-    raw = output.encode("utf-8")
-    if len(raw) <= max_bytes:
-        return output, False
-    kept = raw[:max_bytes].decode("utf-8", errors="ignore")
-    return f"{kept}\n\n... Output truncated at {max_bytes} bytes.", True
-
-
-def _timed_out_message(seconds: int, *, caller_chose: bool) -> str:
-    if caller_chose:
-        return (
-            f"Error: Command timed out after {seconds} seconds (custom timeout). "
-            "The command may be stuck or require more time."
-        )
-    return (
-        f"Error: Command timed out after {seconds} seconds. "
-        "For long-running commands, re-run using the timeout parameter."
-    )
 
 
 class LocalShellBackend(FilesystemBackend, SandboxBackendProtocol):
@@ -146,33 +114,15 @@ class LocalShellBackend(FilesystemBackend, SandboxBackendProtocol):
         seconds = self._default_timeout if timeout is None else timeout
         _require_positive_timeout(seconds)
         try:
-            finished = subprocess.run(
-                command,
-                shell=True,  # the whole point of this backend is running model-written shell lines
-                cwd=str(self.cwd),
-                env=self._env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=seconds,
-                check=False,
-                # Its own session, so a stopped command does not share our process group.
-                start_new_session=sys.platform != "win32",
+            # The core runs it without the GIL: deepagents' shell, output and timeout rules.
+            output, exit_code, truncated = _core.shell_execute(
+                command, str(self.cwd), list(self._env.items()), seconds, timeout is not None, self._max_output_bytes
             )
-            return self._response(finished)
-        except subprocess.TimeoutExpired:
-            message = _timed_out_message(seconds, caller_chose=timeout is not None)
-            return ExecuteResponse(output=message, exit_code=_TIMEOUT_EXIT_CODE, truncated=False)
         except Exception as e:  # noqa: BLE001 - every failure to run is reported to the model, not raised
             return ExecuteResponse(
                 output=f"Error executing command ({type(e).__name__}): {e}", exit_code=1, truncated=False
             )
-
-    def _response(self, finished: subprocess.CompletedProcess[str]) -> ExecuteResponse:
-        output, truncated = _clip(_merge_streams(finished.stdout, finished.stderr), self._max_output_bytes)
-        if finished.returncode != 0:
-            output = f"{output.rstrip()}\n\nExit code: {finished.returncode}"
-        return ExecuteResponse(output=output, exit_code=finished.returncode, truncated=truncated)
+        return ExecuteResponse(output=output, exit_code=exit_code, truncated=truncated)
 
 
 __all__ = ["DEFAULT_EXECUTE_TIMEOUT", "LocalShellBackend"]

@@ -64,7 +64,6 @@ from deepagents_rs.backends._sandbox_files import (
 from deepagents_rs.backends._sandbox_glob import (
     _GLOB_COMMAND_TEMPLATE,
     ASYNC_GLOB_TIMEOUT,
-    GlobTruncationReason,
     _absolutize_glob_path,
     _build_glob_cmd,
     _glob_search_root,
@@ -74,7 +73,6 @@ from deepagents_rs.backends._sandbox_glob import (
 from deepagents_rs.backends._sandbox_grep import (
     _GREP_PATH_GLOB_TEMPLATE,
     ASYNC_GREP_TIMEOUT,
-    GrepMatch,
     _build_grep_cmd,
     _grep_excluded_dirs,
     _grep_timed_out,
@@ -88,6 +86,8 @@ from deepagents_rs.backends.protocol import (
     ExecuteResponse,
     FileDownloadResponse,
     GlobResult,
+    GlobTruncationReason,
+    GrepMatch,
     GrepResult,
     ReadResult,
     SandboxBackendProtocol,
