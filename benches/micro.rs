@@ -85,6 +85,7 @@ fn tools() -> Arc<[ToolSpec]> {
         }),
         provider_definition: None,
         json_spec: false,
+        defer_loading: false,
     })
     .collect()
 }
