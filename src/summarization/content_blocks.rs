@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 
 use crate::messages::{Content, Message};
+use crate::pyrepr::truthy;
 
 /// `types.KNOWN_BLOCK_TYPES`.
 const KNOWN: [&str; 15] = [
@@ -34,17 +35,6 @@ fn kind(b: &Map<String, Value>) -> Option<&str> {
 
 fn non_standard(b: &Map<String, Value>) -> Value {
     json!({"type": "non_standard", "value": b})
-}
-
-pub(super) fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-        Value::Number(n) => n.as_f64() != Some(0.0),
-    }
 }
 
 /// A v1 block of `kind` from `fields`, `mime_type` kept only when given.

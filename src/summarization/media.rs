@@ -18,11 +18,12 @@ use base64::Engine;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::content_blocks::{content_blocks, truthy};
+use super::content_blocks::content_blocks;
 use super::texts;
 use crate::files::Backend;
 use crate::files::backend::FilesScope;
 use crate::messages::{Content, Message};
+use crate::pyrepr::truthy;
 
 /// `str(value)` of a JSON value as an f-string puts it.
 fn py_str(v: &Value) -> String {
