@@ -6,6 +6,18 @@
 
 use serde_json::{Map, Number, Value};
 
+/// Python's truthiness of the object `json.loads` would make of `value` (`bool(value)`).
+pub fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
 /// `repr(value)` of the Python object `json.loads` would make of `value`.
 pub fn repr(value: &Value) -> String {
     let mut out = String::new();

@@ -279,7 +279,7 @@ def _with_parent_notifier(middleware: list[Any], excluded: list[str]) -> list[An
     name = "_ParentNotifierMiddleware"
     if "langgraph_api" not in sys.modules or name in excluded or any(m.name == name for m in middleware):
         return middleware
-    from .middleware.async_subagents import _ParentNotifierMiddleware
+    from .middleware._async_parent_notifier import _ParentNotifierMiddleware
 
     return [_ParentNotifierMiddleware(), *middleware]
 

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::sandbox_scripts as scripts;
 use super::sandbox_texts as texts;
 use crate::middleware::py_text::{py_rstrip, py_strip};
+use crate::pyrepr::truthy;
 
 /// Python's `template.format(**args)` for our templates: `{name}` placeholders and doubled
 /// braces; the values are pasted as they are.
@@ -91,18 +92,6 @@ pub fn py_str(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => crate::pyrepr::repr(other),
-    }
-}
-
-/// Python's truthiness of a JSON value.
-pub fn truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
     }
 }
 

@@ -388,7 +388,7 @@ pub fn parse_glob(
                 reason = Some("budget");
             }
         } else if let Some(Value::String(p)) = row.get("path") {
-            let is_dir = row.get("is_dir").is_some_and(super::sandbox::truthy);
+            let is_dir = row.get("is_dir").is_some_and(crate::pyrepr::truthy);
             matches.push((absolutize_glob_path(search_path, p), is_dir));
         } else {
             unparsed_line(line);

@@ -5,6 +5,7 @@
 //! (`event`), and the chain entry (`middleware`).
 
 mod compact;
+mod content_blocks;
 pub mod counter;
 pub mod event;
 mod media;

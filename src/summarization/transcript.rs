@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::messages::{Content, Message};
 use crate::pyrepr::json_dumps;
+use crate::pyrepr::truthy;
 
 /// `xml.sax.saxutils.escape`.
 fn escape(s: &str) -> String {
@@ -55,17 +56,6 @@ fn has_inline_data(b: &Map<String, Value>) -> bool {
         || b.get("image_url")
             .and_then(Value::as_object)
             .is_some_and(|u| is_data_url(u.get("url")))
-}
-
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-        Value::Number(n) => n.as_f64() != Some(0.0),
-    }
 }
 
 fn media(tag: &str, b: &Map<String, Value>) -> Option<String> {

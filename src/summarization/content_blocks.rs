@@ -1,0 +1,275 @@
+//! LangChain's `BaseMessage.content_blocks`: a message's content read as standard (v1)
+//! content blocks, through LangChain's readers of legacy (v0) blocks, OpenAI Chat
+//! Completions data blocks and Anthropic `source` blocks. The summarization's media offload
+//! reads messages this way, as deepagents does.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value, json};
+
+use crate::messages::{Content, Message};
+use crate::pyrepr::truthy;
+
+/// `types.KNOWN_BLOCK_TYPES`.
+const KNOWN: [&str; 15] = [
+    "audio",
+    "file",
+    "image",
+    "invalid_tool_call",
+    "non_standard",
+    "reasoning",
+    "refusal",
+    "server_tool_call",
+    "server_tool_call_chunk",
+    "server_tool_result",
+    "text",
+    "text-plain",
+    "tool_call",
+    "tool_call_chunk",
+    "video",
+];
+
+fn kind(b: &Map<String, Value>) -> Option<&str> {
+    b.get("type").and_then(Value::as_str)
+}
+
+fn non_standard(b: &Map<String, Value>) -> Value {
+    json!({"type": "non_standard", "value": b})
+}
+
+/// A v1 block of `kind` from `fields`, `mime_type` kept only when given.
+fn block(kind: &str, fields: &[(&str, Option<&Value>)]) -> Value {
+    let mut out = Map::new();
+    out.insert("type".into(), json!(kind));
+    for (k, v) in fields {
+        if let Some(v) = v {
+            out.insert((*k).into(), (*v).clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// `_convert_legacy_v0_content_block_to_v1` (the fields the history reads; extras left out).
+fn from_v0(b: &Map<String, Value>) -> Value {
+    let ty = kind(b).unwrap_or_default();
+    let mime = b.get("mime_type").filter(|m| truthy(m));
+    match b.get("source_type").and_then(Value::as_str) {
+        Some("url") => block(ty, &[("url", b.get("url")), ("mime_type", mime)]),
+        Some("base64") => block(ty, &[("base64", b.get("data")), ("mime_type", mime)]),
+        Some("id") => block(ty, &[("file_id", b.get("id"))]),
+        Some("text") if ty == "file" => block(
+            "text-plain",
+            &[
+                ("text", b.get("url")),
+                ("mime_type", Some(mime.unwrap_or(&json!("text/plain")))),
+            ],
+        ),
+        _ => Value::Object(b.clone()),
+    }
+}
+
+/// `_parse_data_uri`: `data:<mime>;base64,<data>`, both non-empty.
+fn parse_data_uri(uri: &str) -> Option<(&str, &str)> {
+    let rest = uri.strip_prefix("data:")?;
+    let (mime, data) = rest.split_once(";base64,")?;
+    let data = data.strip_suffix('\n').unwrap_or(data);
+    (!mime.is_empty() && !mime.contains(';') && !data.is_empty() && !data.contains('\n'))
+        .then_some((mime, data))
+}
+
+/// `is_openai_data_block`.
+fn is_openai_data_block(b: &Map<String, Value>) -> bool {
+    let nonempty = |k: &str| {
+        b.get(k)
+            .and_then(Value::as_object)
+            .filter(|o| !o.is_empty())
+    };
+    match kind(b) {
+        Some("image_url") => {
+            b.keys()
+                .all(|k| matches!(k.as_str(), "type" | "image_url" | "detail"))
+                && nonempty("image_url").is_some_and(|u| u.get("url").is_some_and(Value::is_string))
+        }
+        Some("input_audio") => nonempty("input_audio").is_some_and(|a| {
+            a.get("data").is_some_and(Value::is_string)
+                && a.get("format").is_some_and(Value::is_string)
+        }),
+        Some("file") => nonempty("file").is_some_and(|f| {
+            f.get("file_data").is_some_and(Value::is_string)
+                || f.get("file_id").is_some_and(Value::is_string)
+        }),
+        _ => false,
+    }
+}
+
+/// `_convert_openai_format_to_data_block` of an OpenAI data block (the fields the history
+/// reads; extras left out). A `file` whose data is not a base64 `data:` URI comes back as
+/// it was.
+fn from_openai(b: &Map<String, Value>) -> Value {
+    let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    match kind(b).unwrap_or_default() {
+        "image_url" => {
+            let url = s(&b["image_url"]["url"]);
+            match parse_data_uri(&url) {
+                Some((mime, data)) => json!({"type": "image", "base64": data, "mime_type": mime}),
+                None => json!({"type": "image", "url": url}),
+            }
+        }
+        "input_audio" => {
+            let audio = &b["input_audio"];
+            json!({"type": "audio", "base64": audio["data"], "mime_type": format!("audio/{}", s(&audio["format"]))})
+        }
+        _ => {
+            let file = &b["file"];
+            if file.get("file_id").is_some() {
+                return json!({"type": "file", "file_id": file["file_id"]});
+            }
+            match parse_data_uri(file["file_data"].as_str().unwrap_or_default()) {
+                // LangChain names every such file a PDF.
+                Some((_, data)) => {
+                    json!({"type": "file", "base64": data, "mime_type": "application/pdf"})
+                }
+                None => Value::Object(b.clone()),
+            }
+        }
+    }
+}
+
+/// `_convert_to_v1_from_anthropic_input` of a block with a `source` (`None`: not one).
+fn from_anthropic(b: &Map<String, Value>) -> Option<Value> {
+    let doc = match kind(b)? {
+        "document" => true,
+        "image" => false,
+        _ => return None,
+    };
+    let source = b.get("source")?.as_object()?;
+    let source_type = source.get("type")?;
+    let out_type = if doc { "file" } else { "image" };
+    let has = |k: &str| source.contains_key(k);
+    Some(match source_type.as_str() {
+        Some("base64") if has("data") && has("media_type") => json!({
+            "type": out_type, "base64": source["data"], "mime_type": source["media_type"],
+        }),
+        Some("url") if has("url") => json!({"type": out_type, "url": source["url"]}),
+        Some("file") if has("file_id") => json!({"type": out_type, "id": source["file_id"]}),
+        Some("text") if doc && has("data") => json!({
+            "type": "text-plain",
+            "text": source["data"],
+            "mime_type": b.get("media_type").cloned().unwrap_or_else(|| json!("text/plain")),
+        }),
+        _ => non_standard(b),
+    })
+}
+
+fn is_known(b: &Map<String, Value>) -> bool {
+    kind(b).is_some_and(|k| KNOWN.contains(&k))
+}
+
+/// A block as the next reader of `content_blocks` sees it: a `non_standard` one unwrapped.
+fn unwrapped(block: Value) -> Value {
+    match block {
+        Value::Object(mut b) if kind(&b) == Some("non_standard") => match b.remove("value") {
+            Some(value @ Value::Object(_)) => value,
+            Some(other) => {
+                b.insert("value".into(), other);
+                Value::Object(b)
+            }
+            None => Value::Object(b),
+        },
+        other => other,
+    }
+}
+
+/// One reader of `content_blocks` over one block: `convert` answers the blocks it reads,
+/// a known block stays, anything else is (again) `non_standard`.
+fn read_with(block: Value, convert: impl Fn(&Map<String, Value>) -> Option<Value>) -> Value {
+    let block = unwrapped(block);
+    let Value::Object(b) = &block else {
+        return block;
+    };
+    match convert(b) {
+        Some(converted) => converted,
+        None if is_known(b) => block,
+        None => non_standard(b),
+    }
+}
+
+/// One item of a message's content as `BaseMessage.content_blocks` gives it: a string is a
+/// text block, a known v1 block stays as it is, and LangChain's readers of v0 blocks,
+/// OpenAI Chat Completions data blocks and Anthropic `source` blocks convert in turn (each
+/// over every block); what none reads is `non_standard`. (LangChain's Google GenAI and
+/// Bedrock Converse readers are not applied.)
+fn standard(item: &Value) -> Option<Value> {
+    let first = match item {
+        Value::String(text) => return Some(json!({"type": "text", "text": text})),
+        Value::Object(b) if is_known(b) && !b.contains_key("source_type") => item.clone(),
+        Value::Object(b) => non_standard(b),
+        _ => return None,
+    };
+    let v0 = read_with(first, |b| {
+        (matches!(kind(b), Some("image" | "audio" | "file")) && b.contains_key("source_type"))
+            .then(|| from_v0(b))
+    });
+    let openai = read_with(v0, |b| {
+        (matches!(kind(b), Some("image_url" | "input_audio" | "file")) && is_openai_data_block(b))
+            .then(|| from_openai(b))
+            .map(|c| match c.as_object() {
+                Some(m) if is_known(m) => c,
+                _ => non_standard(b),
+            })
+    });
+    Some(read_with(openai, from_anthropic))
+}
+
+/// `message.content_blocks`. An AI message's tool calls that its content does not hold are
+/// added as `tool_call` blocks, and its `reasoning_content` as a leading reasoning block
+/// (provider-specific readers, by `response_metadata.model_provider`, are not applied).
+pub(super) fn content_blocks(message: &Message) -> Vec<Value> {
+    let items: Vec<Value> = match message.content() {
+        Content::Text(s) if s.is_empty() => Vec::new(),
+        Content::Text(s) => vec![Value::String(s.clone())],
+        Content::Blocks(blocks) => blocks.clone(),
+    };
+    if let Message::Ai(ai) = message
+        && ai
+            .response_metadata
+            .get("output_version")
+            .and_then(Value::as_str)
+            == Some("v1")
+        && matches!(ai.content, Content::Blocks(_))
+    {
+        return items;
+    }
+    let mut out: Vec<Value> = items.iter().filter_map(standard).collect();
+    if let Message::Ai(ai) = message {
+        let present: HashSet<&str> = items
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_call"))
+            .filter_map(|b| b.get("id").and_then(Value::as_str))
+            .collect();
+        for call in &ai.tool_calls {
+            if let Some(id) = call
+                .id
+                .as_deref()
+                .filter(|i| !i.is_empty() && !present.contains(i))
+            {
+                out.push(
+                    json!({"type": "tool_call", "id": id, "name": call.name, "args": call.args}),
+                );
+            }
+        }
+        let has_reasoning = out
+            .iter()
+            .any(|b| b.get("type").and_then(Value::as_str) == Some("reasoning"));
+        if !has_reasoning
+            && let Some(r) = ai
+                .additional_kwargs
+                .get("reasoning_content")
+                .and_then(Value::as_str)
+            && !r.is_empty()
+        {
+            out.insert(0, json!({"type": "reasoning", "reasoning": r}));
+        }
+    }
+    out
+}
