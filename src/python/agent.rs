@@ -405,10 +405,16 @@ impl CoreAgent {
                     .run_guarded(state, options)
                     .await
                     .map_err(failure_to_py)?;
-                let out = Python::attach(|py| state_to_py(py, &state));
-                drop(state);
-                agent.release_unused();
-                out
+                // The conversion holds the GIL for the whole conversation: on a blocking
+                // thread, not a tokio worker that other runs' steps are waiting for.
+                tokio::task::spawn_blocking(move || {
+                    let out = Python::attach(|py| state_to_py(py, &state));
+                    drop(state);
+                    agent.release_unused();
+                    out
+                })
+                .await
+                .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?
             })
         })
     }

@@ -5,6 +5,8 @@
 //! `(content, status, artifact, files)`. Whatever it raises is fatal and reaches the caller of
 //! `invoke` unchanged.
 
+use std::sync::Arc;
+
 use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use serde_json::Value;
@@ -21,7 +23,8 @@ use pyo3::sync::PyOnceLock;
 
 pub(crate) struct PyTool {
     spec: ToolSpec,
-    adapter: Py<PyAny>,
+    /// Shared so a call takes it without the GIL (calls start on tokio workers).
+    adapter: Arc<Py<PyAny>>,
     /// The tool has a native coroutine implementation (`async def`, or a BaseTool with its
     /// own `_arun`): awaited on the run's loop rather than run in a thread.
     has_async: bool,
@@ -58,7 +61,7 @@ impl PyTool {
             executable: adapter.getattr("executable")?.extract()?,
             return_direct: adapter.getattr("return_direct")?.extract()?,
             injects_state: adapter.getattr("injects_state")?.extract()?,
-            adapter: adapter.clone().unbind(),
+            adapter: Arc::new(adapter.clone().unbind()),
         })
     }
 }
@@ -277,7 +280,7 @@ impl Tool for PyTool {
         args: Value,
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let adapter = self.adapter.clone();
         let (has_async, has_sync, injects) = (self.has_async, self.has_sync, self.injects_state);
         Box::pin(async move {
             let host = PyHost::from_context(&ctx.host);
