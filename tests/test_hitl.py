@@ -243,3 +243,36 @@ def test_interrupt_mode_file_rules_gate_calls_as_deepagents_does(call: tuple[str
             row += [_value(resumed["messages"]), _value(resumed.get("files"))]
         out.append(row)
     assert out[0] == out[1]
+
+
+@pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_a_fork_with_an_empty_interrupt_on_runs_without_the_parents_gate(mode: str) -> None:
+    # deepagents builds a fork's gate from its own `interrupt_on`: an empty one makes none,
+    # so the call the parent's gate would stop runs (the parent's own calls stay gated).
+    script = [
+        ai_tool_calls(("task", {"description": "do it", "subagent_type": "helper"}, "call_T")),
+        ai_tool_calls(("my_tool", {"x": 5}, "call_S")),
+        "fork done",
+        ai_tool_calls(("my_tool", {"x": 6}, "call_P")),
+        "done",
+    ]
+    out = []
+    for impl in IMPLS:
+        agent = impl.create_deep_agent(
+            model=ScriptedChatModel(script),
+            tools=[my_tool],
+            checkpointer=InMemorySaver(),
+            interrupt_on={"my_tool": True},
+            subagents=[{"name": "helper", "description": "Helps.", "mode": "fork", "interrupt_on": {}}],
+        )
+        inp = {"messages": [("user", "go")]}
+        first = agent.invoke(inp, THREAD) if mode == "invoke" else asyncio.run(agent.ainvoke(inp, THREAD))
+        stopped = interrupts(first["__interrupt__"])
+        resumed = agent.invoke(Command(resume={"decisions": [{"type": "approve"}]}), THREAD)
+        out.append((stopped, _value(resumed)))
+    assert out[0] == out[1]
+    stopped, resumed = out[0]
+    assert [a["name"] for s in stopped for a in s[0]["action_requests"]] == ["my_tool"]
+    assert stopped[0][0]["action_requests"][0]["args"] == {"x": 6}
+    assert [m[1] for m in resumed["messages"] if m[0] == "tool"] == ["fork done", "result=12"]

@@ -333,7 +333,7 @@ def build_specs(
         # A `tools` key, even None or [], means no inherited user tools (deepagents: `or []`).
         tools = [to_adapter(t) for t in described(spec["tools"] or [], overrides)] if "tools" in spec else None
         if mode == "fork":
-            specs.append(_fork(spec, tools, profile, parent, core_model, own_files, _fork_gate(spec, gate_of)))
+            specs.append(_fork(spec, tools, profile, parent, core_model, own_files, *_fork_gate(spec, gate_of)))
             continue
         extra = profile.materialize_extra_middleware()
         exclusions = Exclusions(profile)
@@ -458,23 +458,23 @@ def _gate(interrupt_on: dict | None) -> list[Any]:
     return [HumanInTheLoopMiddleware(interrupt_on=dict(interrupt_on))]
 
 
+#: The name the parent's human-in-the-loop gate has in its chain.
+_GATE_NAME = "HumanInTheLoopMiddleware"
+
+
 def _named(middleware: Any, name: str) -> bool:
     return getattr(middleware, "name", None) == name
 
 
-def _fork_gate(spec: dict, gate_of: Callable[[dict], list[Any]]) -> list[Any]:
+def _fork_gate(spec: dict, gate_of: Callable[[dict], list[Any]]) -> tuple[list[Any], bool]:
     """A fork's own human-in-the-loop gate, when its `interrupt_on` or `permissions` make one
-    (deepagents builds a fork's gate from them as for any subagent); none: it runs the
-    parent's."""
+    (deepagents builds a fork's gate from them as for any subagent), and whether it runs
+    without the parent's: a spec that says so and makes none (an empty `interrupt_on`) has no
+    gate in deepagents. Neither key: it runs the parent's."""
     if "interrupt_on" not in spec and "permissions" not in spec:
-        return []
+        return [], False
     own = gate_of(spec)
-    if not own and gate_of({}):
-        raise NotImplementedError(
-            f"deepagents_rs: SubAgent '{spec['name']}': a fork without the parent's human-in-the-loop "
-            "gate (an empty interrupt_on of its own) is planned."
-        )
-    return own
+    return own, not own and bool(gate_of({}))
 
 
 def _fork(
@@ -485,6 +485,7 @@ def _fork(
     core_model: Callable[[Any, list[ToolAdapter]], Any],
     own_files: Callable[[dict, HarnessProfile], dict],
     own_gate: list[Any],
+    ungated: bool = False,
 ) -> dict:
     """A fork keeps the parent's system prompt and tool list byte for byte, so its first
     request is served from the parent's prompt cache. Where deepagents changes them (an own
@@ -497,7 +498,7 @@ def _fork(
     the parent's and the spec's merged by name, less what the profile excludes).
 
     ``own_gate`` is the fork's own human-in-the-loop gate (``_fork_gate``): it takes the
-    place of the parent's by name."""
+    place of the parent's by name; ``ungated``: the fork runs without the parent's."""
     out: dict[str, Any] = {"name": spec["name"], "description": spec["description"], "kind": "fork"}
     fork_tools = tools if tools is not None else parent.tools_for(profile)
     if "model" in spec and spec["model"] is not parent.model:
@@ -545,6 +546,8 @@ def _fork(
         merged_over = [*own_middleware, *own_gate]
     if merged_over:
         out["middleware"] = _middleware_adapters(merged_over, fork_tools, spec.get("response_format"))
+    if ungated:
+        out["without"] = [_GATE_NAME]
     # Its state as a subgraph: the parent's chain (the caller adds its schemas) and its own.
     out["state_schemas"] = _state_schemas([*own_middleware, *kept, *own_gate])
     if own_gate or kept:

@@ -130,6 +130,20 @@ impl Chain {
         Chain::new(entries)
     }
 
+    /// The chain without the entries of these names.
+    pub fn without(self, names: &[String]) -> Result<Self, Error> {
+        if names.is_empty() {
+            return Ok(self);
+        }
+        let entries: Vec<Arc<dyn Middleware>> = self
+            .entries
+            .iter()
+            .filter(|e| !names.iter().any(|n| *n == e.name()))
+            .cloned()
+            .collect();
+        Chain::new(entries)
+    }
+
     /// The entry indices whose `hook` nodes run, in running order.
     pub fn nodes(&self, hook: Hook) -> &[usize] {
         match hook {

@@ -125,6 +125,10 @@ pub(crate) fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                     .map(|t| tools_from_py(&t))
                     .transpose()?
                     .unwrap_or_default(),
+                without: item(spec, "without")?
+                    .map(|w| w.extract::<Vec<String>>())
+                    .transpose()?
+                    .unwrap_or_default(),
                 middleware: {
                     // A fork with its own permissions gets its own file tools, which
                     // replace its parent's by name.

@@ -96,6 +96,9 @@ pub struct ForkSpec {
     pub extra_tools: Option<Vec<Arc<dyn Tool>>>,
     /// The spec's own middleware, merged over the caller's chain by name.
     pub middleware: Vec<Arc<dyn crate::middleware::Middleware>>,
+    /// Entries of the caller's chain the fork runs without, by name: the caller's
+    /// human-in-the-loop gate when the spec's own `interrupt_on` makes none.
+    pub without: Vec<String>,
     /// The private state keys of the spec's own middleware (its own human-in-the-loop
     /// gate's): kept from the caller, as the caller's own are.
     pub private_keys: Vec<String>,

@@ -38,6 +38,7 @@ impl TaskTool {
                         .0
                         .for_subagent()
                         .merged(&spec.middleware)
+                        .and_then(|c| c.without(&spec.without))
                         .ok()?
                         .node_names(),
                     SubagentKind::Compiled { .. } => return None,
@@ -437,6 +438,7 @@ async fn run_subagent(
             agent.chain = chain
                 .for_subagent()
                 .merged(&spec.middleware)
+                .and_then(|c| c.without(&spec.without))
                 .map_err(fatal)?;
             // deepagents compiles each subagent under its own name, which its replies carry.
             agent.name = Some(subagent.name.clone());
