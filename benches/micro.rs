@@ -5,6 +5,9 @@
 //! The histories are a task followed by tool-calling turns, as an agent's grow: an assistant
 //! turn calling `read_file`, then the tool's result of a few hundred characters.
 
+// A benchmark whose setup fails should stop loudly, not measure something else.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use std::sync::Arc;
 
 use deepagents_rs::history::History;

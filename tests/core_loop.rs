@@ -1,5 +1,8 @@
 //! The agent loop in pure Rust, with a scripted model and native tools: no Python involved.
 
+// Test helpers outside `#[test]` functions: a failed setup fails the test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;

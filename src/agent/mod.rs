@@ -56,8 +56,7 @@ impl Agent {
             system: Arc::new(system),
             name: None,
             allowed_tools: None,
-            chain: Chain::new(build_stack(StackKind::Subagent, StackParts::default()))
-                .expect("unique names"),
+            chain: Chain::builtin(build_stack(StackKind::Subagent, StackParts::default())),
             private_keys: Arc::from(Vec::new()),
             response_format: None,
             recipe: None,

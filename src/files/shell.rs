@@ -411,7 +411,7 @@ pub fn clip(output: String, max_bytes: i64) -> (String, bool) {
     let cut = &raw[..keep];
     let kept = match std::str::from_utf8(cut) {
         Ok(s) => s,
-        Err(e) => std::str::from_utf8(&cut[..e.valid_up_to()]).expect("valid prefix"),
+        Err(e) => std::str::from_utf8(&cut[..e.valid_up_to()]).unwrap_or_default(),
     };
     (
         format!("{kept}\n\n... Output truncated at {max_bytes} bytes."),

@@ -71,6 +71,18 @@ impl Chain {
                 )));
             }
         }
+        Ok(Self::of_unique(entries))
+    }
+
+    /// The built-in stack with no user parts: its entries' names are distinct by
+    /// construction.
+    pub(crate) fn builtin(entries: Vec<Arc<dyn Middleware>>) -> Self {
+        Self::of_unique(entries)
+    }
+
+    /// A chain of entries whose names are known to be unique (a subset of a chain's, or
+    /// the built-in stack's).
+    fn of_unique(entries: Vec<Arc<dyn Middleware>>) -> Self {
         let with = |hook: Hook, reverse: bool| -> Arc<[usize]> {
             let mut idx: Vec<usize> = (0..entries.len())
                 .filter(|&i| entries[i].has_hook(hook))
@@ -80,7 +92,7 @@ impl Chain {
             }
             idx.into()
         };
-        Ok(Chain {
+        Chain {
             before_agent: with(Hook::BeforeAgent, false),
             before_model: with(Hook::BeforeModel, false),
             after_model: with(Hook::AfterModel, true),
@@ -96,7 +108,7 @@ impl Chain {
                 .cloned()
                 .collect(),
             entries: entries.into(),
-        })
+        }
     }
 
     pub fn entries(&self) -> &[Arc<dyn Middleware>] {
@@ -111,7 +123,7 @@ impl Chain {
             .filter(|e| e.inherited_by_subagents())
             .cloned()
             .collect();
-        Chain::new(kept).expect("a subset of unique names is unique")
+        Chain::of_unique(kept)
     }
 
     /// This chain with `custom` entries: one named like an entry takes its place, the others
@@ -141,7 +153,7 @@ impl Chain {
             .filter(|e| !names.iter().any(|n| *n == e.name()))
             .cloned()
             .collect();
-        Chain::new(entries)
+        Ok(Chain::of_unique(entries))
     }
 
     /// The entry indices whose `hook` nodes run, in running order.

@@ -49,11 +49,12 @@ pub fn tag_last_block(
         Content::Blocks(b) if b.is_empty() => return Some(message),
         Content::Blocks(b) => b.clone(),
     };
-    let last = blocks.last_mut().expect("not empty");
-    if !last.is_object() {
-        *last = json!({});
+    if let Some(last) = blocks.last_mut() {
+        if !last.is_object() {
+            *last = json!({});
+        }
+        last["cache_control"] = cache_control.clone();
     }
-    last["cache_control"] = cache_control.clone();
     Some(with_blocks(blocks))
 }
 

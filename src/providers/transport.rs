@@ -14,17 +14,21 @@ use super::sse::{SseEvent, SseParser};
 
 /// One client for the process: it pools connections, so every model call after the first
 /// reuses a warm one.
-fn client() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(|| {
-        // reqwest is built without a default crypto provider (ring builds much faster than
-        // aws-lc); install it once. An error means another provider is already installed.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(5))
-            .build()
-            .expect("building the HTTP client cannot fail with a valid TLS provider")
-    })
+fn client() -> Result<&'static reqwest::Client, String> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            // reqwest is built without a default crypto provider (ring builds much faster
+            // than aws-lc); install it once. An error means another provider is already
+            // installed.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(5))
+                .build()
+                .map_err(|e| format!("the HTTP client could not be built: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 /// When and how long to retry: the official SDKs' policy, with their defaults.
@@ -163,7 +167,8 @@ impl Endpoint {
         attempt: u32,
         policy: &RetryPolicy,
     ) -> Result<reqwest::Response, ProviderError> {
-        let mut request = client()
+        let client = client().map_err(|e| ProviderError::connection(self.provider, e))?;
+        let mut request = client
             .post(&self.url)
             .header("content-type", "application/json")
             .header("x-stainless-retry-count", attempt.to_string());

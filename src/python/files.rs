@@ -138,7 +138,7 @@ pub(crate) fn disk_read_text(py: Python<'_>, path: &str) -> PyResult<String> {
 /// The `UnicodeDecodeError` Python's UTF-8 decoder raises for `bytes`, with its reasons.
 fn utf8_error(py: Python<'_>, bytes: &[u8], e: std::str::Utf8Error) -> PyResult<PyErr> {
     let (start, end, reason) = crate::files::utf8::failure(bytes, e);
-    let reason = std::ffi::CString::new(reason).expect("no NUL");
+    let reason = std::ffi::CString::new(reason.replace('\0', "")).unwrap_or_default();
     let err =
         pyo3::exceptions::PyUnicodeDecodeError::new(py, c"utf-8", bytes, start..end, &reason)?;
     Ok(PyErr::from_value(err.into_any()))

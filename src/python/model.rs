@@ -340,7 +340,13 @@ impl ChatModel for PyChatModel {
             };
             let on_chunk = request.tokens.clone().filter(|_| streams);
             let reply: Py<PyAny> = if is_async {
-                let host = PyHost::from_context(&host).expect("async runs always carry a host");
+                let host = PyHost::from_context(&host)
+                    .ok_or_else(|| {
+                        pyo3::exceptions::PyRuntimeError::new_err(
+                            "an async model call without its run's event loop",
+                        )
+                    })
+                    .map_err(host_err)?;
                 await_coroutine(&host.locals, |py| {
                     let (system, messages, tools) =
                         request_args(py, &request, &to_message, &cache)?;

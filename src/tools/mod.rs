@@ -285,10 +285,15 @@ impl ToolSet {
                 _ => None,
             },
         };
-        if let Some(text) = refusal {
-            return Box::pin(async move { Ok(to_result(ToolOutput::error(text), call_id, name)) });
-        }
-        let tool = tool.expect("checked above");
+        let tool = match (refusal, tool) {
+            (None, Some(tool)) => tool,
+            (refusal, _) => {
+                let text = refusal.unwrap_or_default();
+                return Box::pin(
+                    async move { Ok(to_result(ToolOutput::error(text), call_id, name)) },
+                );
+            }
+        };
         let args = call.args.clone();
         let args_origin = call.args_origin.clone().filter(|o| o.matches(&call.args));
         let traced_call = call.clone();

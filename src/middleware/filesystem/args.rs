@@ -101,11 +101,12 @@ impl<'a> Args<'a> {
             Some(Value::String(s)) if choices.contains(&s.as_str()) => s.clone(),
             Some(_) => {
                 let quoted: Vec<String> = choices.iter().map(|c| format!("'{c}'")).collect();
-                let (last, rest) = quoted.split_last().expect("choices");
-                self.errors.push(format!(
-                    "{name}: Input should be {} or {last}",
-                    rest.join(", ")
-                ));
+                if let Some((last, rest)) = quoted.split_last() {
+                    self.errors.push(format!(
+                        "{name}: Input should be {} or {last}",
+                        rest.join(", ")
+                    ));
+                }
                 default.to_owned()
             }
         }
