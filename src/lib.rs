@@ -19,4 +19,5 @@ pub mod subagents;
 pub mod summarization;
 pub mod tools;
 
+#[cfg(feature = "python")]
 mod python;
