@@ -256,6 +256,18 @@ impl Message {
         }
     }
 
+    /// A copy with other content; every other field as it was.
+    pub fn with_content(&self, content: Content) -> Message {
+        let mut out = self.clone();
+        match &mut out {
+            Message::System(m) => m.content = content,
+            Message::Human(m) => m.content = content,
+            Message::Ai(m) => m.content = content,
+            Message::Tool(m) => m.content = content,
+        }
+        out
+    }
+
     pub fn id(&self) -> Option<&str> {
         match self {
             Message::System(m) => m.id.as_deref(),

@@ -21,4 +21,14 @@ pub mod text;
 pub mod utf8;
 
 pub use backend::{Backend, FilesScope};
+
+/// The lowercase hex SHA-256 of `bytes`, as Python's `hashlib.sha256(b).hexdigest()`: the
+/// names of content-addressed files (offloaded blobs and media, long tool call ids).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 pub use state_backend::StateBackend;

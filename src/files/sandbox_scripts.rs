@@ -31,13 +31,11 @@ path = base64.b64decode('{path_b64}').decode('utf-8')
 os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
 " 2>&1"#;
 
-/// Inline edit; placeholder `payload_b64` (base64 JSON with `path`, `old`, `new`,
-/// `replace_all`). The newline after the heredoc terminator stays: some integrations wait
-/// for it to see the end of input.
-pub const EDIT_TEMPLATE: &str = r#"python3 -c "
-import base64, json, os, stat, sys
-
-def line_ending_forms(old, new):
+/// The edit functions both edit scripts run (a macro so `concat!` can join it into both
+/// templates at compile time): the replacement, its line-ending forms and its error codes.
+macro_rules! edit_functions {
+    () => {
+        r#"def line_ending_forms(old, new):
     # read() gives the model LF text, so old may not occur as sent in a CRLF file. The first
     # form that does occur shows the file's line endings, and new is rewritten to match.
     cr, lf = chr(13), chr(10)
@@ -77,60 +75,37 @@ def edit(target, old, new, replace_all):
     except PermissionError:
         return {{'error': 'permission_denied'}}
 
-request = json.loads(base64.b64decode(sys.stdin.read().strip()).decode('utf-8'))
+"#
+    };
+}
+
+/// Inline edit; placeholder `payload_b64` (base64 JSON with `path`, `old`, `new`,
+/// `replace_all`). The newline after the heredoc terminator stays: some integrations wait
+/// for it to see the end of input.
+pub const EDIT_TEMPLATE: &str = concat!(
+    r#"python3 -c "
+import base64, json, os, stat, sys
+
+"#,
+    edit_functions!(),
+    r#"request = json.loads(base64.b64decode(sys.stdin.read().strip()).decode('utf-8'))
 target, old, new = request['path'], request['old'], request['new']
 print(json.dumps(edit(target, old, new, request.get('replace_all', False))))
 " 2>&1 <<'__DEEPAGENTS_EDIT_EOF__'
 {payload_b64}
 __DEEPAGENTS_EDIT_EOF__
-"#;
+"#
+);
 
 /// Edit from uploaded temp files; placeholders `old_path_b64`, `new_path_b64`, `target_b64`,
 /// `replace_all`.
-pub const EDIT_TMPFILE_TEMPLATE: &str = r#"python3 -c "
+pub const EDIT_TMPFILE_TEMPLATE: &str = concat!(
+    r#"python3 -c "
 import base64, json, os, stat, sys
 
-def line_ending_forms(old, new):
-    # read() gives the model LF text, so old may not occur as sent in a CRLF file. The first
-    # form that does occur shows the file's line endings, and new is rewritten to match.
-    cr, lf = chr(13), chr(10)
-    as_lf = lambda s: s.replace(cr + lf, lf)
-    as_crlf = lambda s: as_lf(s).replace(lf, cr + lf)
-    return ((old, new), (as_crlf(old), as_crlf(new)), (as_lf(old), as_lf(new)))
-
-
-def replace_in(target, old, new, replace_all):
-    info = os.stat(target)
-    if not stat.S_ISREG(info.st_mode):
-        return {{'error': 'not_a_file'}}
-    with open(target, 'rb') as fh:
-        raw = fh.read()
-    try:
-        text = raw.decode('utf-8')
-    except UnicodeDecodeError:
-        return {{'error': 'not_a_text_file'}}
-    for find, put in line_ending_forms(old, new):
-        count = text.count(find)
-        if count:
-            break
-    else:
-        return {{'error': 'string_not_found'}}
-    if count > 1 and not replace_all:
-        return {{'error': 'multiple_occurrences', 'count': count}}
-    with open(target, 'wb') as fh:
-        fh.write(text.replace(find, put, -1 if replace_all else 1).encode('utf-8'))
-    return {{'count': count}}
-
-
-def edit(target, old, new, replace_all):
-    try:
-        return replace_in(target, old, new, replace_all)
-    except FileNotFoundError:
-        return {{'error': 'file_not_found'}}
-    except PermissionError:
-        return {{'error': 'permission_denied'}}
-
-old_path = base64.b64decode('{old_path_b64}').decode('utf-8')
+"#,
+    edit_functions!(),
+    r#"old_path = base64.b64decode('{old_path_b64}').decode('utf-8')
 new_path = base64.b64decode('{new_path_b64}').decode('utf-8')
 target = base64.b64decode('{target_b64}').decode('utf-8')
 replace_all = {replace_all}
@@ -154,7 +129,8 @@ finally:
         except OSError:
             pass
 print(json.dumps(reply or edit(target, old, new, replace_all)))
-" 2>&1"#;
+" 2>&1"#
+);
 
 /// Search through a path glob; placeholders `path_b64`, `glob_b64`, `pattern_b64`,
 /// `exclude_b64` (NUL-joined folder names to skip) and `max_count` (an int or `None`). It

@@ -16,7 +16,6 @@ use std::sync::Arc;
 
 use base64::Engine;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::content_blocks::content_blocks;
 use super::texts;
@@ -277,10 +276,9 @@ pub fn decode(url: &str) -> Option<(Vec<u8>, String, String)> {
 
 /// `sha256(raw).hexdigest()[:16]`.
 fn key_of(raw: &[u8]) -> String {
-    Sha256::digest(raw)[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let mut hex = crate::files::sha256_hex(raw);
+    hex.truncate(16);
+    hex
 }
 
 /// `_media_reference_block`.
@@ -291,18 +289,6 @@ fn reference(path: &str, mime: &str) -> Value {
     } else {
         json!({"type": "text", "text": format!("<file url=\"{path}\" />")})
     }
-}
-
-fn with_content(message: &Message, blocks: Vec<Value>) -> Message {
-    let mut out = message.clone();
-    let content = match &mut out {
-        Message::System(m) => &mut m.content,
-        Message::Human(m) => &mut m.content,
-        Message::Ai(m) => &mut m.content,
-        Message::Tool(m) => &mut m.content,
-    };
-    *content = Content::Blocks(blocks);
-    out
 }
 
 /// `_offload_inline_media`: the messages with their inline media uploaded under `prefix`
@@ -378,7 +364,7 @@ pub async fn offload(
                 })
                 .collect();
             if modified {
-                Arc::new(with_content(message, blocks))
+                Arc::new(message.with_content(Content::Blocks(blocks)))
             } else {
                 message.clone()
             }

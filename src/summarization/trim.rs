@@ -111,12 +111,11 @@ async fn partial(
         for drop in 1..blocks.len() {
             let shown = blocks[drop..].iter().rev().cloned().collect();
             let mut list = before.to_vec();
-            list.push(Arc::new(with_content(message, Content::Blocks(shown))));
+            list.push(Arc::new(message.with_content(Content::Blocks(shown))));
             if measure.of(&list).await? <= max {
-                return Ok(Some(with_content(
-                    message,
-                    Content::Blocks(blocks[drop..].to_vec()),
-                )));
+                return Ok(Some(
+                    message.with_content(Content::Blocks(blocks[drop..].to_vec())),
+                ));
             }
         }
     }
@@ -147,7 +146,7 @@ async fn partial(
             break;
         }
         let mid = (left + right).div_ceil(2);
-        let shown = Arc::new(with_content(message, Content::Text(lines[..mid].concat())));
+        let shown = Arc::new(message.with_content(Content::Text(lines[..mid].concat())));
         if base + measure.of(std::slice::from_ref(&shown)).await? <= max {
             left = mid;
         } else {
@@ -155,18 +154,7 @@ async fn partial(
         }
     }
     let kept = || -> String { lines[..left].iter().rev().copied().collect() };
-    Ok((left > 0).then(|| with_content(message, Content::Text(kept()))))
-}
-
-fn with_content(message: &Message, content: Content) -> Message {
-    let mut m = message.clone();
-    match &mut m {
-        Message::System(x) => x.content = content,
-        Message::Human(x) => x.content = content,
-        Message::Ai(x) => x.content = content,
-        Message::Tool(x) => x.content = content,
-    }
-    m
+    Ok((left > 0).then(|| message.with_content(Content::Text(kept()))))
 }
 
 #[cfg(test)]

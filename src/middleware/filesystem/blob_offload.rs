@@ -15,11 +15,11 @@ use base64::Engine;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::texts;
 use crate::files::Backend;
 use crate::files::backend::FilesScope;
+use crate::files::sha256_hex as digest_of;
 use crate::history::History;
 use crate::host::Opaque;
 use crate::messages::{Content, Message};
@@ -42,13 +42,6 @@ const PYTHON_B64: GeneralPurpose = GeneralPurpose::new(
         .with_decode_allow_trailing_bits(true),
 );
 
-fn digest_of(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 fn is_digest(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
@@ -58,19 +51,6 @@ fn blocks(message: &Message) -> Option<&[Value]> {
         Content::Blocks(blocks) => Some(blocks),
         Content::Text(_) => None,
     }
-}
-
-/// The message with other content blocks; any other field as it was.
-fn with_blocks(message: &Message, new: Vec<Value>) -> Message {
-    let mut out = message.clone();
-    let content = match &mut out {
-        Message::System(m) => &mut m.content,
-        Message::Human(m) => &mut m.content,
-        Message::Ai(m) => &mut m.content,
-        Message::Tool(m) => &mut m.content,
-    };
-    *content = Content::Blocks(new);
-    out
 }
 
 /// The cache as the state holds it (written by an earlier model call of this run).
@@ -137,7 +117,7 @@ fn stubbed(message: &Message, stored: &HashMap<&str, &str>) -> Option<Message> {
             }
         })
         .collect();
-    changed.then(|| with_blocks(message, new))
+    changed.then(|| message.with_content(Content::Blocks(new)))
 }
 
 /// Uploads the inline payloads of `messages`; each message carrying references instead,
@@ -290,7 +270,7 @@ pub(super) async fn hydrate(
                 _ => block.clone(),
             })
             .collect();
-        *message = Arc::new(with_blocks(message, restored));
+        *message = Arc::new(message.with_content(Content::Blocks(restored)));
     }
 }
 

@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::format::{CHARS_PER_TOKEN, char_len, char_prefix};
 use super::texts;
@@ -42,9 +41,7 @@ pub(crate) fn text_of(content: &Content) -> String {
 pub(super) fn sanitize(id: &str) -> String {
     let s = id.replace(['.', '/', '\\'], "_");
     if s.len() > 128 {
-        let digest = Sha256::digest(id.as_bytes());
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        format!("call-{hex}")
+        format!("call-{}", crate::files::sha256_hex(id.as_bytes()))
     } else {
         s
     }
