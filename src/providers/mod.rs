@@ -5,6 +5,7 @@
 pub mod anthropic;
 mod chunks;
 pub mod error;
+mod message_cache;
 pub mod native;
 pub mod openai;
 mod sse;
@@ -34,6 +35,37 @@ pub(crate) fn sdk_order(
 
 /// A request body's bytes.
 pub(crate) fn to_bytes(body: &serde_json::Value) -> Result<Vec<u8>, crate::error::ModelError> {
-    serde_json::to_vec(body)
-        .map_err(|e| crate::error::ModelError::Config(format!("unserializable request: {e}")))
+    serde_json::to_vec(body).map_err(unserializable)
+}
+
+fn unserializable(e: serde_json::Error) -> crate::error::ModelError {
+    crate::error::ModelError::Config(format!("unserializable request: {e}"))
+}
+
+/// A request body's bytes with the value under `key` (a placeholder in `body`) written as the
+/// already encoded JSON `raw`.
+pub(crate) fn to_bytes_with(
+    body: &serde_json::Value,
+    key: &str,
+    raw: &str,
+) -> Result<Vec<u8>, crate::error::ModelError> {
+    let serde_json::Value::Object(map) = body else {
+        return to_bytes(body);
+    };
+    let mut out = Vec::with_capacity(raw.len() + 4096);
+    out.push(b'{');
+    for (i, (k, v)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut out, k).map_err(unserializable)?;
+        out.push(b':');
+        if k == key {
+            out.extend_from_slice(raw.as_bytes());
+        } else {
+            serde_json::to_writer(&mut out, v).map_err(unserializable)?;
+        }
+    }
+    out.push(b'}');
+    Ok(out)
 }

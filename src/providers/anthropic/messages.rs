@@ -10,70 +10,175 @@ use serde_json::{Map, Value, json};
 use crate::error::ModelError;
 use crate::messages::{AiMessage, Content, Message, ToolCall, ToolStatus};
 
-#[derive(PartialEq)]
+#[derive(PartialEq, Clone, Copy)]
 enum Role {
     User,
     Assistant,
 }
 
-/// The conversation as Anthropic turns, and the system blocks of system messages that open
-/// it (langchain-anthropic merges those into `system`; one later in the conversation is an
-/// error there too).
-pub(super) fn format_messages(
+/// One message as the request carries it, encoded once (`MessageCache`): its content's JSON
+/// as a turn of its own, and as the blocks it adds to a merged user turn.
+pub(super) struct Encoded {
+    part: Part,
+    /// The content as sent when the message is a turn alone.
+    json: Box<str>,
+    /// The content as the comma-joined blocks it contributes to a merged user turn.
+    blocks: Box<str>,
+    /// An assistant turn the API refuses unless it is the final prefill.
+    empty: bool,
+}
+
+enum Part {
+    /// A system message's blocks (merged into `system` when it opens the conversation).
+    System(Vec<Value>),
+    Turn(Role),
+}
+
+fn to_json(value: &Value) -> Result<String, ModelError> {
+    serde_json::to_string(value)
+        .map_err(|e| ModelError::Config(format!("unserializable request: {e}")))
+}
+
+/// One message's encoding, independent of its neighbours (merging and the final turn's
+/// trimming happen when the turns are assembled).
+pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
+    let (role, content) = match message {
+        Message::System(m) => {
+            return Ok(Encoded {
+                part: Part::System(system_blocks(&m.content)),
+                json: "".into(),
+                blocks: "".into(),
+                empty: false,
+            });
+        }
+        Message::Human(m) => (Role::User, user_content(&m.content)),
+        Message::Tool(m) => {
+            let block = json!({
+                "type": "tool_result",
+                "content": tool_result_content(&m.content),
+                "tool_use_id": m.tool_call_id,
+                "is_error": m.status == ToolStatus::Error,
+            });
+            (Role::User, Value::Array(vec![block]))
+        }
+        Message::Ai(m) => (Role::Assistant, assistant_content(m)),
+    };
+    let blocks = match &content {
+        Value::String(s) => to_json(&json!({"type": "text", "text": s}))?,
+        Value::Array(items) => {
+            let mut out = String::new();
+            for item in items {
+                if !out.is_empty() {
+                    out.push(',');
+                }
+                out.push_str(&to_json(item)?);
+            }
+            out
+        }
+        other => to_json(other)?,
+    };
+    Ok(Encoded {
+        part: Part::Turn(role),
+        json: to_json(&content)?.into(),
+        blocks: blocks.into(),
+        empty: is_empty(&content),
+    })
+}
+
+/// The conversation as Anthropic turns (a JSON array's bytes), and the system blocks of
+/// system messages that open it (langchain-anthropic merges those into `system`; one later
+/// in the conversation is an error there too). Tool results become user turns, consecutive
+/// user turns merge, the final assistant turn's text is right-trimmed, and empty assistant
+/// turns before it are dropped, as langchain-anthropic's `_format_messages` does.
+pub(super) fn format_turns(
     messages: &[Arc<Message>],
-) -> Result<(Vec<Value>, Vec<Value>), ModelError> {
-    let mut turns: Vec<(Role, Value)> = Vec::with_capacity(messages.len());
+    encoded: &[Arc<Encoded>],
+) -> Result<(String, Vec<Value>), ModelError> {
     let mut system = Vec::new();
-    for message in messages {
-        let (role, content) = match message.as_ref() {
-            Message::System(m) if turns.is_empty() => {
-                system.extend(system_blocks(&m.content));
+    // Each turn: its role and the indices of the messages it holds.
+    let mut turns: Vec<(Role, Vec<usize>)> = Vec::with_capacity(messages.len());
+    for (i, enc) in encoded.iter().enumerate() {
+        let role = match &enc.part {
+            Part::System(blocks) if turns.is_empty() => {
+                system.extend(blocks.iter().cloned());
                 continue;
             }
-            Message::System(_) => {
+            Part::System(_) => {
                 return Err(ModelError::Config(
                     "Received multiple non-consecutive system messages.".into(),
                 ));
             }
-            Message::Human(m) => (Role::User, user_content(&m.content)),
-            Message::Tool(m) => {
-                let block = json!({
-                    "type": "tool_result",
-                    "content": tool_result_content(&m.content),
-                    "tool_use_id": m.tool_call_id,
-                    "is_error": m.status == ToolStatus::Error,
-                });
-                (Role::User, Value::Array(vec![block]))
-            }
-            Message::Ai(m) => (Role::Assistant, assistant_content(m)),
+            Part::Turn(role) => *role,
         };
         match turns.last_mut() {
-            Some((Role::User, prev)) if role == Role::User => merge_user(prev, content),
-            _ => turns.push((role, content)),
+            Some((Role::User, held)) if role == Role::User => held.push(i),
+            _ => turns.push((role, vec![i])),
         }
     }
     let last = turns.len().saturating_sub(1);
-    let turns = turns
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, (role, mut content))| {
-            let role = match role {
-                Role::User => "user",
-                Role::Assistant => {
-                    if i == last {
-                        rstrip_last_text(&mut content);
-                    }
-                    // The API rejects empty assistant turns except a final prefill.
-                    if i < last && is_empty(&content) {
-                        return None;
-                    }
-                    "assistant"
+    let mut out = String::with_capacity(encoded.iter().map(|e| e.json.len() + 32).sum());
+    out.push('[');
+    for (t, (role, held)) in turns.iter().enumerate() {
+        let role = match role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        let start = out.len();
+        if t > 0 && out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(r#"{"role":""#);
+        out.push_str(role);
+        out.push_str(r#"","content":"#);
+        match (held.as_slice(), t == last) {
+            ([i], true) if role == "assistant" => {
+                if let Message::Ai(m) = messages[*i].as_ref() {
+                    let mut content = assistant_content(m);
+                    rstrip_last_text(&mut content);
+                    out.push_str(&to_json(&content)?);
                 }
-            };
-            Some(json!({"role": role, "content": content}))
-        })
-        .collect();
-    Ok((turns, system))
+            }
+            // The API rejects empty assistant turns except a final prefill.
+            ([i], false) if role == "assistant" && encoded[*i].empty => {
+                out.truncate(start);
+                continue;
+            }
+            ([i], _) => out.push_str(&encoded[*i].json),
+            _ => {
+                out.push('[');
+                let mut first = true;
+                for i in held {
+                    let blocks = &encoded[*i].blocks;
+                    if blocks.is_empty() {
+                        continue;
+                    }
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    out.push_str(blocks);
+                }
+                out.push(']');
+            }
+        }
+        out.push('}');
+    }
+    out.push(']');
+    Ok((out, system))
+}
+
+/// The conversation as turns, each message encoded afresh (the request path goes through
+/// the client's cache).
+#[cfg(test)]
+pub(super) fn format_messages(
+    messages: &[Arc<Message>],
+) -> Result<(Vec<Value>, Vec<Value>), ModelError> {
+    let encoded = messages
+        .iter()
+        .map(|m| encode_message(m).map(Arc::new))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (turns, system) = format_turns(messages, &encoded)?;
+    Ok((serde_json::from_str(&turns).unwrap(), system))
 }
 
 fn is_empty(content: &Value) -> bool {
@@ -97,17 +202,6 @@ fn rstrip_last_text(content: &mut Value) {
         }
         _ => {}
     }
-}
-
-fn merge_user(prev: &mut Value, next: Value) {
-    let as_blocks = |v: Value| match v {
-        Value::String(s) => vec![json!({"type": "text", "text": s})],
-        Value::Array(a) => a,
-        other => vec![other],
-    };
-    let mut blocks = as_blocks(std::mem::take(prev));
-    blocks.extend(as_blocks(next));
-    *prev = Value::Array(blocks);
 }
 
 /// A system message's content as text blocks.
@@ -388,6 +482,56 @@ mod tests {
                 {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA"}},
                 {"type": "image", "source": {"type": "url", "url": "https://x/y.jpg"}},
             ])
+        );
+    }
+
+    #[test]
+    fn turns_from_cached_encodings_match_fresh_ones_wherever_a_message_sits() {
+        use crate::providers::message_cache::MessageCache;
+        let cache = MessageCache::default();
+        let through_cache = |messages: &[Arc<Message>]| {
+            let encoded = cache.encode_all(messages, encode_message).unwrap();
+            format_turns(messages, &encoded).unwrap().0
+        };
+        let fresh = |messages: &[Arc<Message>]| {
+            let (turns, _) = format_messages(messages).unwrap();
+            serde_json::to_string(&turns).unwrap()
+        };
+        let empty_ai = Message::Ai(AiMessage::default());
+        let trailing = Message::Ai(AiMessage {
+            content: Content::Text("Done.  \n".into()),
+            ..Default::default()
+        });
+        let blocks = Message::Human(HumanMessage {
+            content: Content::Blocks(vec![json!({"type": "text", "text": "b"})]),
+            ..Default::default()
+        });
+        let no_blocks = Message::Human(HumanMessage {
+            content: Content::Blocks(vec![]),
+            ..Default::default()
+        });
+        let mut history = arc(vec![empty_ai, Message::human("a"), blocks, no_blocks]);
+        history.push(Arc::new(trailing));
+        // The final assistant turn is trimmed; the same message before a user turn is not.
+        let first = through_cache(&history);
+        assert_eq!(first, fresh(&history));
+        assert!(first.contains(r#""content":"Done.""#), "{first}");
+        history.push(Arc::new(Message::human("more")));
+        history.push(Arc::new(Message::Ai(AiMessage::default())));
+        let second = through_cache(&history);
+        assert_eq!(second, fresh(&history));
+        assert!(second.contains(r#""content":"Done.  \n""#), "{second}");
+        // The leading empty assistant turn is dropped, the final empty one kept as a prefill.
+        let turns: Vec<Value> = serde_json::from_str(&second).unwrap();
+        assert_eq!(
+            turns[0],
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "a"}, {"type": "text", "text": "b"},
+            ]})
+        );
+        assert_eq!(
+            turns.last().unwrap(),
+            &json!({"role": "assistant", "content": ""})
         );
     }
 }

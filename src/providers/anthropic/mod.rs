@@ -16,6 +16,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use super::chunks::stream_attempt;
+use super::message_cache::MessageCache;
 use super::native::setting;
 use super::transport::{Endpoint, RetryPolicy, secret_header};
 use crate::error::ModelError;
@@ -110,12 +111,18 @@ impl AnthropicConfig {
 pub struct AnthropicChat {
     config: AnthropicConfig,
     endpoint: Arc<Endpoint>,
+    /// Each message's encoding, reused by every later step and fork that sends it again.
+    encoded: Arc<MessageCache<messages::Encoded>>,
 }
 
 impl AnthropicChat {
     pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
         let endpoint = Arc::new(config.endpoint()?);
-        Ok(AnthropicChat { config, endpoint })
+        Ok(AnthropicChat {
+            config,
+            endpoint,
+            encoded: Arc::default(),
+        })
     }
 
     pub fn config(&self) -> &AnthropicConfig {
@@ -128,7 +135,7 @@ impl AnthropicChat {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        super::to_bytes(&build_request(&self.config, request, stream)?)
+        request::request_bytes(&self.config, request, stream, &self.encoded)
     }
 }
 
@@ -154,13 +161,14 @@ impl ChatModel for AnthropicChat {
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
         let config = self.config.clone();
         let endpoint = self.endpoint.clone();
+        let encoded = self.encoded.clone();
         Box::pin(async move {
-            let body = build_request(&config, &request, request.tokens.is_some())?;
+            let payload =
+                request::request_bytes(&config, &request, request.tokens.is_some(), &encoded)?;
             let policy = &config.retry;
             Ok(match &request.tokens {
                 // Streamed only when somebody listens for tokens, as LangGraph asks for it.
                 Some(tokens) => {
-                    let payload = super::to_bytes(&body)?;
                     let coerce = request.tools.is_empty();
                     let mut reply = policy
                         .run(|attempt| {
@@ -172,7 +180,7 @@ impl ChatModel for AnthropicChat {
                     reply
                 }
                 None => {
-                    let payload = &super::to_bytes(&body)?;
+                    let payload = &payload;
                     let endpoint = &endpoint;
                     policy
                         .run(|attempt| async move {

@@ -7,11 +7,12 @@
 use serde_json::{Map, Value, json};
 
 use super::AnthropicConfig;
-use super::messages::{format_messages, system_blocks};
+use super::messages::{Encoded, encode_message, format_turns, system_blocks};
 use super::output_format::output_format;
 use crate::error::ModelError;
 use crate::messages::Content;
 use crate::model::ModelRequest;
+use crate::providers::message_cache::MessageCache;
 use crate::tools::ToolSpec;
 
 /// The body keys in the order the official SDK writes them (`messages.create`).
@@ -35,23 +36,37 @@ const KEY_ORDER: &[&str] = &[
     "tools",
 ];
 
-/// The request body for one call (`stream` set when the reply is streamed).
+/// The request body for one call (`stream` set when the reply is streamed), as parsed JSON.
 pub fn build_request(
     config: &AnthropicConfig,
     request: &ModelRequest,
     stream: bool,
 ) -> Result<Value, ModelError> {
+    let bytes = request_bytes(config, request, stream, &MessageCache::default())?;
+    serde_json::from_slice(&bytes).map_err(|e| ModelError::Config(e.to_string()))
+}
+
+/// The request body's bytes for one call, each message's encoding taken from `cache` (or
+/// made and kept there): a step re-sends the history its previous step sent.
+pub(super) fn request_bytes(
+    config: &AnthropicConfig,
+    request: &ModelRequest,
+    stream: bool,
+    encodings: &MessageCache<Encoded>,
+) -> Result<Vec<u8>, ModelError> {
     // Breakpoints where the chain's caching entry asked for them, on a model configured to
     // take them.
     let cache = request
         .cache_control
         .as_ref()
         .filter(|_| config.cache_control.is_some());
-    let (messages, extra_system) = format_messages(&request.messages)?;
+    let encoded = encodings.encode_all(&request.messages, encode_message)?;
+    let (messages, extra_system) = format_turns(&request.messages, &encoded)?;
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
     body.insert("max_tokens".into(), json!(config.max_tokens));
-    body.insert("messages".into(), Value::Array(messages));
+    // Held by its key's place; its bytes are written as encoded.
+    body.insert("messages".into(), Value::Null);
     match &request.system {
         Some(system) => {
             body.insert(
@@ -97,7 +112,11 @@ pub fn build_request(
     if stream {
         body.insert("stream".into(), json!(true));
     }
-    Ok(crate::providers::sdk_order(body, KEY_ORDER))
+    crate::providers::to_bytes_with(
+        &crate::providers::sdk_order(body, KEY_ORDER),
+        "messages",
+        &messages,
+    )
 }
 
 /// The agent's system prompt, as the chain left it (its caching entry tagged a block, before
