@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::input::chat_messages;
+use super::encoded_input::{Encoded, chat_messages_json};
 use super::responses::{common_params, insert_tools, usage};
 use super::{OpenAiConfig, PROVIDER};
 use crate::error::ModelError;
@@ -12,6 +12,7 @@ use crate::messages::{AiMessage, Content, ToolCall, Usage};
 use crate::model::ModelRequest;
 use crate::providers::chunks::ChunkMerger;
 use crate::providers::error::ProviderError;
+use crate::providers::message_cache::MessageCache;
 use crate::providers::sse::SseEvent;
 
 /// The body keys in the order the official SDK writes them (`chat.completions.create`).
@@ -55,11 +56,13 @@ const KEY_ORDER: &[&str] = &[
     "web_search_options",
 ];
 
+/// The request body's bytes, the messages' encodings taken from (and kept in) `cache`.
 pub(super) fn build_request(
     config: &OpenAiConfig,
     request: &ModelRequest,
     stream: bool,
-) -> Result<Value, ModelError> {
+    cache: &MessageCache<Encoded>,
+) -> Result<Vec<u8>, ModelError> {
     let mut p = common_params(config, request, stream);
     // `ChatOpenAI._get_request_payload`: `max_tokens` is deprecated for
     // `max_completion_tokens` (reasoning models refuse it).
@@ -72,19 +75,17 @@ pub(super) fn build_request(
         p.entry("stream_options")
             .or_insert_with(|| json!({"include_usage": true}));
     }
-    let mut messages = chat_messages(request.system.as_deref(), &request.messages);
-    // o-series models take the system prompt as a `developer` message.
     let o_series = config.model.len() > 1
         && config.model.starts_with('o')
         && config.model.as_bytes()[1].is_ascii_digit();
-    if o_series {
-        for m in &mut messages {
-            if m.get("role").and_then(Value::as_str) == Some("system") {
-                m["role"] = json!("developer");
-            }
-        }
-    }
-    p.insert("messages".into(), Value::Array(messages));
+    let messages = chat_messages_json(
+        request.system.as_deref(),
+        &request.messages,
+        o_series,
+        cache,
+    )?;
+    // Held by its key's place; its bytes are written as encoded.
+    p.insert("messages".into(), Value::Null);
     insert_tools(&mut p, request, true);
     // A native response format; Chat Completions then takes strict function tools only.
     if let Some(format) = p
@@ -98,7 +99,11 @@ pub(super) fn build_request(
         );
         strict_tools(&mut p);
     }
-    Ok(crate::providers::sdk_order(p, KEY_ORDER))
+    crate::providers::to_bytes_with(
+        &crate::providers::sdk_order(p, KEY_ORDER),
+        "messages",
+        &messages,
+    )
 }
 
 /// `bind_tools(strict=True)`: each function tool strict, its objects closed.

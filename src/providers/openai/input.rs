@@ -1,20 +1,16 @@
-//! LangChain messages as OpenAI's input: Responses input items and Chat Completions
-//! messages, as langchain-openai formats them (`_construct_responses_api_input`,
-//! `_convert_message_to_dict`). Key order follows theirs: it is part of the prompt-cache
+//! LangChain messages as Chat Completions messages, as langchain-openai formats them
+//! (`_convert_message_to_dict`), and the content-block conversions the Responses input
+//! (`responses_input.rs`) shares. Key order follows theirs: it is part of the prompt-cache
 //! prefix, and the parity tests compare bytes.
-
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-
 use serde_json::{Map, Value, json};
 
 use crate::messages::{AiMessage, Content, Message, SystemMessage, ToolCall};
 
-fn obj(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
+pub(super) fn obj(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
     Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
 }
 
-fn block_type(b: &Value) -> Option<&str> {
+pub(super) fn block_type(b: &Value) -> Option<&str> {
     b.get("type").and_then(Value::as_str)
 }
 
@@ -73,7 +69,7 @@ fn chat_block(b: &Value) -> Option<Value> {
 }
 
 /// Chat Completions blocks in Responses form (`_convert_chat_completions_blocks_to_responses`).
-fn responses_block(b: Value) -> Value {
+pub(super) fn responses_block(b: Value) -> Value {
     match block_type(&b) {
         Some("text") => {
             let mut out = Map::new();
@@ -105,7 +101,7 @@ fn responses_block(b: Value) -> Value {
     }
 }
 
-fn chat_content(content: &Content) -> Value {
+pub(super) fn chat_content(content: &Content) -> Value {
     match content {
         Content::Text(s) => json!(s),
         Content::Blocks(blocks) if blocks.is_empty() => json!([]),
@@ -221,45 +217,40 @@ fn with_name(content: Value, name: Option<&String>, role: &str) -> Map<String, V
     m
 }
 
-/// The conversation (system message first) as Chat Completions messages.
-pub(super) fn chat_messages(
-    system: Option<&SystemMessage>,
-    messages: &[Arc<Message>],
-) -> Vec<Value> {
-    let mut out = Vec::with_capacity(messages.len() + 1);
-    if let Some(s) = system {
-        out.push(system_dict(s, chat_content(&s.content)));
-    }
-    for m in messages {
-        out.push(match &**m {
-            Message::System(s) => system_dict(s, chat_content(&s.content)),
-            Message::Human(h) => {
-                Value::Object(with_name(chat_content(&h.content), h.name.as_ref(), "user"))
-            }
-            Message::Ai(a) => {
-                let mut d = with_name(chat_ai_content(a), a.name.as_ref(), "assistant");
-                if !a.tool_calls.is_empty() || !a.invalid_tool_calls.is_empty() {
-                    let calls = a
-                        .tool_calls
-                        .iter()
-                        .map(chat_tool_call)
-                        .chain(a.invalid_tool_calls.iter().map(chat_invalid_call))
-                        .collect();
-                    d.insert("tool_calls".into(), Value::Array(calls));
-                    if d.get("content").is_some_and(is_falsy) {
-                        d.insert("content".into(), Value::Null);
-                    }
+/// One conversation message as a Chat Completions message dict.
+pub(super) fn chat_message(m: &Message) -> Value {
+    match m {
+        Message::System(s) => system_dict(s, chat_content(&s.content)),
+        Message::Human(h) => {
+            Value::Object(with_name(chat_content(&h.content), h.name.as_ref(), "user"))
+        }
+        Message::Ai(a) => {
+            let mut d = with_name(chat_ai_content(a), a.name.as_ref(), "assistant");
+            if !a.tool_calls.is_empty() || !a.invalid_tool_calls.is_empty() {
+                let calls = a
+                    .tool_calls
+                    .iter()
+                    .map(chat_tool_call)
+                    .chain(a.invalid_tool_calls.iter().map(chat_invalid_call))
+                    .collect();
+                d.insert("tool_calls".into(), Value::Array(calls));
+                if d.get("content").is_some_and(is_falsy) {
+                    d.insert("content".into(), Value::Null);
                 }
-                Value::Object(d)
             }
-            Message::Tool(t) => obj([
-                ("content", tool_chat_content(&t.content)),
-                ("role", json!("tool")),
-                ("tool_call_id", json!(t.tool_call_id)),
-            ]),
-        });
+            Value::Object(d)
+        }
+        Message::Tool(t) => obj([
+            ("content", tool_chat_content(&t.content)),
+            ("role", json!("tool")),
+            ("tool_call_id", json!(t.tool_call_id)),
+        ]),
     }
-    out
+}
+
+/// The agent's system prompt as the Chat Completions message that opens the conversation.
+pub(super) fn chat_system(s: &SystemMessage) -> Value {
+    system_dict(s, chat_content(&s.content))
 }
 
 fn system_dict(s: &SystemMessage, content: Value) -> Value {
@@ -296,326 +287,5 @@ fn tool_chat_content(content: &Content) -> Value {
                 .collect(),
         ),
         other => other,
-    }
-}
-
-/// A tool result's output for the Responses API: its blocks formatted as for any message,
-/// then `_ensure_valid_tool_message_content`.
-fn function_output(content: &Content) -> Value {
-    match chat_content(content) {
-        Value::Array(blocks) => {
-            let known = blocks.iter().all(|b| {
-                matches!(
-                    block_type(b),
-                    Some(
-                        "input_text" | "input_image" | "input_file" | "text" | "image_url" | "file"
-                    )
-                )
-            });
-            if known {
-                Value::Array(blocks.into_iter().map(responses_block).collect())
-            } else {
-                // `_stringify`: anything else goes as its JSON text.
-                json!(python_json(&Value::Array(blocks)))
-            }
-        }
-        other => other,
-    }
-}
-
-/// A user, system or developer message as a Responses input item, or nothing when its
-/// content is an empty list.
-fn responses_message(content: &Content, role: &str, out: &mut Vec<Value>) {
-    let content = match chat_content(content) {
-        Value::Array(blocks) => {
-            let mut kept = Vec::new();
-            for b in blocks {
-                match block_type(&b) {
-                    Some("text" | "image_url" | "file") => kept.push(responses_block(b)),
-                    Some("input_text" | "input_image" | "input_file") => kept.push(b),
-                    Some(
-                        "mcp_approval_response"
-                        | "tool_search_output"
-                        | "apply_patch_call_output"
-                        | "configuration_update",
-                    ) => out.push(b),
-                    _ => {}
-                }
-            }
-            if kept.is_empty() {
-                return;
-            }
-            Value::Array(kept)
-        }
-        other => other,
-    };
-    out.push(obj([
-        ("content", content),
-        ("role", json!(role)),
-        ("type", json!("message")),
-    ]));
-}
-
-const REPLAYED_ITEMS: [&str; 14] = [
-    "compaction",
-    "web_search_call",
-    "file_search_call",
-    "function_call",
-    "computer_call",
-    "custom_tool_call",
-    "code_interpreter_call",
-    "mcp_call",
-    "mcp_list_tools",
-    "mcp_approval_request",
-    "tool_search_call",
-    "tool_search_output",
-    "apply_patch_call",
-    "apply_patch_call_output",
-];
-
-/// `_pop_index_and_sub_index`: the streaming `index` keys go, on the block and on its
-/// summary parts (the name notwithstanding, `sub_index` stays).
-fn without_index(b: &Value) -> Value {
-    let mut b = b.clone();
-    if let Value::Object(o) = &mut b {
-        o.shift_remove("index");
-        if let Some(Value::Array(summary)) = o.get_mut("summary") {
-            for part in summary {
-                if let Value::Object(p) = part {
-                    p.shift_remove("index");
-                }
-            }
-        }
-    }
-    b
-}
-
-/// An AI message as Responses input items: its text blocks as output messages (grouped by
-/// item id), its reasoning and function-call blocks replayed as they came, and tool calls
-/// no block carries as new `function_call` items.
-/// What langchain-openai looks up in the input built so far: the first item carrying each
-/// `id` (a later text block of the same message id joins it) and the call ids of function
-/// calls (a tool call already replayed from the content is not added again). It scans the
-/// whole input on every AI message; kept here and extended by the items appended since, the
-/// same answers cost O(1) instead of O(input) per message.
-#[derive(Default)]
-struct Seen {
-    scanned: usize,
-    ids: HashMap<String, usize>,
-    call_ids: HashSet<String>,
-}
-
-impl Seen {
-    fn refresh(&mut self, out: &[Value]) {
-        for (i, item) in out.iter().enumerate().skip(self.scanned) {
-            if let Some(id) = item.get("id").and_then(Value::as_str) {
-                self.ids.entry(id.to_owned()).or_insert(i);
-            }
-            if matches!(block_type(item), Some("function_call" | "custom_tool_call"))
-                && let Some(call_id) = item.get("call_id").and_then(Value::as_str)
-            {
-                self.call_ids.insert(call_id.to_owned());
-            }
-        }
-        self.scanned = out.len();
-    }
-}
-
-fn responses_ai(m: &AiMessage, store: Option<bool>, out: &mut Vec<Value>, seen: &mut Seen) {
-    match &m.content {
-        Content::Text(s) => {
-            if !s.is_empty() || (m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) {
-                out.push(obj([
-                    ("type", json!("message")),
-                    ("role", json!("assistant")),
-                    (
-                        "content",
-                        json!([{"type": "output_text", "text": s, "annotations": []}]),
-                    ),
-                ]));
-            }
-        }
-        Content::Blocks(blocks) => {
-            for b in blocks {
-                match block_type(b) {
-                    Some(t @ ("text" | "output_text" | "refusal")) => {
-                        let new_block = if t == "refusal" {
-                            json!({"type": "refusal", "refusal": b.get("refusal")})
-                        } else {
-                            let Some(text) = b.get("text").filter(|t| !t.is_null()) else {
-                                continue;
-                            };
-                            let annotations: Vec<Value> = b
-                                .get("annotations")
-                                .and_then(Value::as_array)
-                                .map(|a| {
-                                    a.iter().map(super::responses::annotation_from_lc).collect()
-                                })
-                                .unwrap_or_default();
-                            json!({"type": "output_text", "text": text, "annotations": annotations})
-                        };
-                        let id = b.get("id").and_then(Value::as_str);
-                        let phase = b.get("phase").filter(|p| !p.is_null());
-                        seen.refresh(out);
-                        let existing = id
-                            .and_then(|id| seen.ids.get(id))
-                            .and_then(|&i| out.get_mut(i));
-                        if let Some(Value::Object(item)) = existing {
-                            if let Some(Value::Array(c)) = item.get_mut("content") {
-                                c.push(new_block);
-                            } else {
-                                item.insert("content".into(), json!([new_block]));
-                            }
-                            if let Some(p) = phase {
-                                item.insert("phase".into(), p.clone());
-                            }
-                            continue;
-                        }
-                        let mut item = Map::new();
-                        item.insert("type".into(), json!("message"));
-                        item.insert("content".into(), json!([new_block]));
-                        item.insert("role".into(), json!("assistant"));
-                        if let Some(id) = id
-                            && store != Some(false)
-                            && !id.starts_with("lc_")
-                        {
-                            item.insert("id".into(), json!(id));
-                        }
-                        if let Some(p) = phase {
-                            item.insert("phase".into(), p.clone());
-                        }
-                        out.push(Value::Object(item));
-                    }
-                    // Without server storage only encrypted reasoning can be replayed.
-                    Some("reasoning")
-                        if store != Some(false) || b.get("encrypted_content").is_some() =>
-                    {
-                        out.push(without_index(b));
-                    }
-                    Some("reasoning") => {}
-                    Some(t) if REPLAYED_ITEMS.contains(&t) => out.push(without_index(b)),
-                    _ => {}
-                }
-            }
-        }
-    }
-    seen.refresh(out);
-    let present = &seen.call_ids;
-    let mut missing = Vec::new();
-    for call in &m.tool_calls {
-        if !present.contains(call.id.as_deref().unwrap_or_default()) {
-            missing.push(obj([
-                ("type", json!("function_call")),
-                ("name", json!(call.name)),
-                ("arguments", json!(python_json(&call.args))),
-                ("call_id", json!(call.id)),
-            ]));
-        }
-    }
-    for call in &m.invalid_tool_calls {
-        let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
-        if !present.contains(id) {
-            missing.push(obj([
-                ("type", json!("function_call")),
-                ("name", call.get("name").cloned().unwrap_or(Value::Null)),
-                (
-                    "arguments",
-                    call.get("args").cloned().unwrap_or(Value::Null),
-                ),
-                ("call_id", json!(id)),
-            ]));
-        }
-    }
-    out.extend(missing);
-}
-
-/// The conversation (system message first) as Responses input items.
-pub(super) fn responses_input(
-    system: Option<&SystemMessage>,
-    messages: &[Arc<Message>],
-    store: Option<bool>,
-) -> Vec<Value> {
-    let mut out = Vec::with_capacity(messages.len() + 1);
-    let mut seen = Seen::default();
-    let system_role = |s: &SystemMessage| {
-        s.additional_kwargs
-            .get("__openai_role__")
-            .and_then(Value::as_str)
-            .unwrap_or("system")
-            .to_owned()
-    };
-    if let Some(s) = system {
-        responses_message(&s.content, &system_role(s), &mut out);
-    }
-    for m in messages {
-        match &**m {
-            Message::System(s) => responses_message(&s.content, &system_role(s), &mut out),
-            Message::Human(h) => responses_message(&h.content, "user", &mut out),
-            Message::Ai(a) => responses_ai(a, store, &mut out, &mut seen),
-            Message::Tool(t) => out.push(obj([
-                ("type", json!("function_call_output")),
-                ("output", function_output(&t.content)),
-                ("call_id", json!(t.tool_call_id)),
-            ])),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn python_json_uses_pythons_separators() {
-        let v = json!({"a": [1, "x"], "b": {"c": null, "é": true}});
-        assert_eq!(
-            python_json(&v),
-            r#"{"a": [1, "x"], "b": {"c": null, "é": true}}"#
-        );
-    }
-
-    fn ai(content: Value, calls: &[&str]) -> Arc<Message> {
-        Arc::new(Message::Ai(AiMessage {
-            content: Content::Blocks(content.as_array().cloned().unwrap_or_default()),
-            tool_calls: calls
-                .iter()
-                .map(|id| ToolCall::new("echo", json!({}), *id))
-                .collect(),
-            ..Default::default()
-        }))
-    }
-
-    /// As langchain-openai looks across the whole input, not only the message's own items:
-    /// a call replayed by an earlier message is not added again, and a text block joins the
-    /// first item of its id wherever it is.
-    #[test]
-    fn lookups_span_the_whole_input() {
-        let messages = [
-            ai(
-                json!([
-                    {"type": "function_call", "call_id": "c1", "name": "echo", "arguments": "{}"},
-                    {"type": "text", "text": "a", "id": "msg_1"},
-                ]),
-                &[],
-            ),
-            ai(
-                json!([{"type": "text", "text": "b", "id": "msg_1"}]),
-                &["c1", "c2"],
-            ),
-        ];
-        let items = responses_input(None, &messages, None);
-        let calls: Vec<&str> = items
-            .iter()
-            .filter(|i| block_type(i) == Some("function_call"))
-            .filter_map(|i| i["call_id"].as_str())
-            .collect();
-        assert_eq!(calls, ["c1", "c2"]);
-        let texts: Vec<&Value> = items
-            .iter()
-            .filter(|i| i.get("id") == Some(&json!("msg_1")))
-            .collect();
-        assert_eq!(texts.len(), 1);
-        assert_eq!(texts[0]["content"].as_array().map(Vec::len), Some(2));
     }
 }

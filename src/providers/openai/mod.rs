@@ -5,10 +5,12 @@
 
 mod cache_key;
 mod chat;
+mod encoded_input;
 mod input;
 pub mod profiles;
 mod response_format;
 mod responses;
+mod responses_input;
 mod responses_stream;
 
 use std::sync::Arc;
@@ -19,6 +21,7 @@ use serde_json::{Map, Value};
 
 use super::chunks::stream_attempt;
 use super::error::ProviderError;
+use super::message_cache::MessageCache;
 use super::native::setting;
 use super::transport::{Endpoint, RetryPolicy, secret_header};
 use crate::error::ModelError;
@@ -184,6 +187,8 @@ pub(crate) fn status_of_code(code: Option<&str>, error_type: Option<&str>) -> u1
 pub struct OpenAiChat {
     config: Arc<OpenAiConfig>,
     endpoint: Arc<Endpoint>,
+    /// Each message's encoding, reused by every later step and fork that sends it again.
+    encoded: Arc<MessageCache<encoded_input::Encoded>>,
 }
 
 impl OpenAiChat {
@@ -192,6 +197,7 @@ impl OpenAiChat {
         Ok(OpenAiChat {
             config: Arc::new(config),
             endpoint,
+            encoded: Arc::default(),
         })
     }
 
@@ -205,7 +211,7 @@ impl OpenAiChat {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        payload(&self.config, request, stream)
+        payload(&self.config, request, stream, &self.encoded)
     }
 }
 
@@ -213,12 +219,12 @@ fn payload(
     config: &OpenAiConfig,
     request: &ModelRequest,
     stream: bool,
+    cache: &MessageCache<encoded_input::Encoded>,
 ) -> Result<Vec<u8>, ModelError> {
-    let body = match config.api {
-        OpenAiApi::Responses => responses::build_request(config, request, stream)?,
-        OpenAiApi::ChatCompletions => chat::build_request(config, request, stream)?,
-    };
-    super::to_bytes(&body)
+    match config.api {
+        OpenAiApi::Responses => responses::build_request(config, request, stream, cache),
+        OpenAiApi::ChatCompletions => chat::build_request(config, request, stream, cache),
+    }
 }
 
 /// langchain-openai's `parsed` on a reply to a request with a format: a Responses reply's
@@ -261,8 +267,9 @@ impl ChatModel for OpenAiChat {
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
         let config = self.config.clone();
         let endpoint = self.endpoint.clone();
+        let encoded = self.encoded.clone();
         Box::pin(async move {
-            let payload = payload(&config, &request, request.tokens.is_some())?;
+            let payload = payload(&config, &request, request.tokens.is_some(), &encoded)?;
             let formatted = request.response_format.is_some();
             let policy = &config.retry;
             let reply = match (&request.tokens, config.api) {

@@ -4,12 +4,13 @@
 
 use serde_json::{Map, Value, json};
 
-use super::input::responses_input;
+use super::encoded_input::{Encoded, responses_input_json};
 use super::{OpenAiConfig, PROVIDER};
 use crate::error::ModelError;
 use crate::messages::{AiMessage, Content, ToolCall, Usage};
 use crate::model::ModelRequest;
 use crate::providers::error::ProviderError;
+use crate::providers::message_cache::MessageCache;
 
 /// The body keys in the order the official SDK writes them (`responses.create`); the order
 /// is part of the bytes the parity tests compare. Keys it does not know follow, as the
@@ -98,11 +99,13 @@ fn temperature_rules(model: &str, p: &mut Map<String, Value>) {
     }
 }
 
+/// The request body's bytes, the messages' encodings taken from (and kept in) `cache`.
 pub(super) fn build_request(
     config: &OpenAiConfig,
     request: &ModelRequest,
     stream: bool,
-) -> Result<Value, ModelError> {
+    cache: &MessageCache<Encoded>,
+) -> Result<Vec<u8>, ModelError> {
     let mut p = common_params(config, request, stream);
     // `_construct_responses_api_payload`: legacy names, and no `stop`.
     for legacy in ["max_tokens", "max_completion_tokens"] {
@@ -154,12 +157,11 @@ pub(super) fn build_request(
     }
     let store = p.get("store").and_then(Value::as_bool);
     let system = request.system.as_deref();
-    p.insert(
-        "input".into(),
-        Value::Array(responses_input(system, &request.messages, store)),
-    );
+    let input = responses_input_json(system, &request.messages, store, cache)?;
+    // Held by its key's place; its bytes are written as encoded.
+    p.insert("input".into(), Value::Null);
     insert_tools(&mut p, request, false);
-    Ok(crate::providers::sdk_order(p, KEY_ORDER))
+    crate::providers::to_bytes_with(&crate::providers::sdk_order(p, KEY_ORDER), "input", &input)
 }
 
 /// The request's tools and tool choice, as `bind_tools` converts them: flat function
