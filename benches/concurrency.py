@@ -22,10 +22,16 @@ steps per second (``threads * steps / wall``). Each run is checked: every thread
 ``(threads + 1) * steps`` requests, one final answer per thread, and no bad request. A failed
 check prints what went wrong and exits with status 1.
 
+``--history N`` starts every conversation with ``N`` earlier messages (alternating user and
+assistant turns of a few hundred characters, no tool calls) so the cost of a step on a long
+conversation shows; ``harness_per_step_ms`` is then the wall time less the server's own
+handling time (exact only with one thread and no latency), per step.
+
 Usage::
 
     python benches/concurrency.py [--threads 1000] [--steps 20] [--latency 0.02]
-        [--impls rs,reference] [--modes ainvoke,invoke] [--reference-threads N] [--json]
+        [--impls rs,reference] [--modes ainvoke,invoke] [--reference-threads N]
+        [--history N] [--json]
 
 ``--reference-threads`` runs deepagents with fewer threads (it is much slower per step); its
 steps per second are then comparable, its wall time is not. This is a benchmark, not a test;
@@ -63,37 +69,44 @@ def _build(impl: str) -> Any:
     return create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[echo])
 
 
-def _check(result: dict[str, Any], steps: int) -> str | None:
+def _check(result: dict[str, Any], steps: int, history: int) -> str | None:
     messages = result["messages"]
-    if len(messages) != 2 * steps:
-        return f"{len(messages)} messages, expected {2 * steps}"
+    if len(messages) != 2 * steps + history:
+        return f"{len(messages)} messages, expected {2 * steps + history}"
     if messages[-1].content != "done":
         return f"last message {messages[-1].content!r}, expected 'done'"
     return None
 
 
-def _inputs(i: int) -> dict[str, Any]:
-    return {"messages": [{"role": "user", "content": f"Thread {i}: echo until told to stop."}]}
+_EARLIER = (
+    "Earlier in this session we looked at module {k}: it parses the configuration, checks each "
+    "field against the schema, and reports the first error with its line number. "
+)
 
 
-def worker(impl: str, mode: str, threads: int, steps: int) -> dict[str, Any]:
+def _inputs(i: int, history: int) -> dict[str, Any]:
+    earlier = [{"role": "user" if k % 2 == 0 else "assistant", "content": _EARLIER.format(k=k)} for k in range(history)]
+    return {"messages": [*earlier, {"role": "user", "content": f"Thread {i}: echo until told to stop."}]}
+
+
+def worker(impl: str, mode: str, threads: int, steps: int, history: int = 0) -> dict[str, Any]:
     """One implementation in one mode, in this process; returns the measurements."""
     agent = _build(impl)
-    problems = [p for p in [_check(agent.invoke(_inputs(-1)), steps)] if p]
+    problems = [p for p in [_check(agent.invoke(_inputs(-1, history)), steps, history)] if p]
     usage0 = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     if mode == "ainvoke":
 
         async def all_threads() -> list[Any]:
-            return await asyncio.gather(*(agent.ainvoke(_inputs(i)) for i in range(threads)))
+            return await asyncio.gather(*(agent.ainvoke(_inputs(i, history)) for i in range(threads)))
 
         results = asyncio.run(all_threads())
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            results = list(pool.map(lambda i: agent.invoke(_inputs(i)), range(threads)))
+            results = list(pool.map(lambda i: agent.invoke(_inputs(i, history)), range(threads)))
     wall = time.perf_counter() - start
     usage1 = resource.getrusage(resource.RUSAGE_SELF)
-    problems += [p for p in (_check(r, steps) for r in results) if p]
+    problems += [p for p in (_check(r, steps, history) for r in results) if p]
     cpu = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
     return {
         "wall": wall,
@@ -118,7 +131,7 @@ def _start_server(latency: float, steps: int) -> tuple[subprocess.Popen[str], in
     return server, int(line.split()[1])
 
 
-def run_one(impl: str, mode: str, threads: int, steps: int, latency: float) -> dict[str, Any]:
+def run_one(impl: str, mode: str, threads: int, steps: int, latency: float, history: int = 0) -> dict[str, Any]:
     """Runs ``worker`` in a fresh process against a fresh server and checks the server's counts."""
     server, port = _start_server(latency, steps)
     env = dict(os.environ, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
@@ -136,6 +149,8 @@ def run_one(impl: str, mode: str, threads: int, steps: int, latency: float) -> d
                 str(threads),
                 "--steps",
                 str(steps),
+                "--history",
+                str(history),
             ],
             env=env,
             capture_output=True,
@@ -153,7 +168,10 @@ def run_one(impl: str, mode: str, threads: int, steps: int, latency: float) -> d
     if counts["requests"] != expected or counts["finals"] != threads + 1 or counts["errors"]:
         result["problems"].append(f"server saw {counts}, expected {expected} requests and {threads + 1} finals")
         result["failed"] += 1
-    result.update(impl=impl, mode=mode, threads=threads, steps=steps, latency=latency)
+    result.update(impl=impl, mode=mode, threads=threads, steps=steps, latency=latency, history=history)
+    # The warm-up conversation's requests are in the server's time too; its share is removed.
+    server_s = counts["handler_seconds"] * threads / (threads + 1)
+    result["harness_per_step_ms"] = (result["wall"] - server_s) / (threads * steps) * 1000
     result["ideal"] = steps * latency
     result["steps_per_s"] = threads * steps / result["wall"]
     return result
@@ -167,18 +185,19 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.02)
     parser.add_argument("--impls", default="rs,reference")
     parser.add_argument("--modes", default="ainvoke,invoke")
+    parser.add_argument("--history", type=int, default=0, help="earlier messages in every conversation")
     parser.add_argument("--json", action="store_true", help="print the results as JSON lines")
     parser.add_argument("--worker", choices=["rs", "reference"], help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=["ainvoke", "invoke"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.mode, args.threads, args.steps)))
+        print(json.dumps(worker(args.worker, args.mode, args.threads, args.steps, args.history)))
         return 0
     results = []
     for impl in args.impls.split(","):
         threads = args.reference_threads if impl == "reference" and args.reference_threads else args.threads
         for mode in args.modes.split(","):
-            results.append(run_one(impl, mode, threads, args.steps, args.latency))
+            results.append(run_one(impl, mode, threads, args.steps, args.latency, args.history))
     if args.json:
         for r in results:
             print(json.dumps(r))

@@ -292,6 +292,15 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("plain fork", fork_spec()),
     ("fork with own system_prompt", fork_spec(system_prompt="You fix bugs. Change as little as possible.")),
     ("fork with narrower tools", fork_spec(tools=[lookup])),
+    # The same subagent without the parent's conversation: what a fork is compared with.
+    (
+        "isolated subagent",
+        {
+            "name": FORK_NAME,
+            "description": FORK_DESCRIPTION,
+            "system_prompt": "You fix bugs. Change as little as possible.",
+        },
+    ),
 ]
 PARENT_PROMPT = "You are a careful engineer. Diagnose before you fix."
 
@@ -303,19 +312,28 @@ class CacheResult:
     total: int
     tools: int  # tools offered in the fork's first request
     requests: int
+    #: The first request's input cost in uncached-token units, at Anthropic's prices (a cache
+    #: write costs 1.25x, a cache read 0.1x an uncached input token).
+    cost: float = 0.0
 
 
-def fork_request_usage(impl: str, sim: Any) -> CacheResult:
-    """The fork's first request is the third: parent (lookup), parent (task), fork, parent."""
+def fork_request_usage(impl: str, sim: Any, *, fork: bool = True) -> CacheResult:
+    """The subagent's first request is the third: parent (lookup), parent (task), subagent,
+    parent. A fork's ends with deepagents' preamble and the task; an isolated subagent's is
+    the task alone."""
     bad = [(r.seq, r.status, r.response) for r in sim.requests if r.status != 200]
     if bad:
         raise BenchError(f"{impl}: the simulator answered non-200: {bad[:2]}")
     if len(sim.requests) != 4 or sim.pending:
         raise BenchError(f"{impl}: {len(sim.requests)} requests, {sim.pending} replies unused; expected 4 and 0")
-    parent, fork = sim.requests[1].body, sim.requests[2].body
-    last = fork["messages"][-1]
-    if last["role"] != "user" or PREAMBLE not in text_of(last["content"]) or TASK_TEXT not in text_of(last["content"]):
-        raise BenchError(f"{impl}: request 2 is not the fork's first request: {str(last)[:120]}")
+    parent, sub = sim.requests[1].body, sim.requests[2].body
+    last = sub["messages"][-1]
+    if (
+        last["role"] != "user"
+        or (PREAMBLE in text_of(last["content"])) != fork
+        or TASK_TEXT not in text_of(last["content"])
+    ):
+        raise BenchError(f"{impl}: request 2 is not the subagent's first request: {str(last)[:120]}")
     if any(PREAMBLE in text_of(m["content"]) for m in parent["messages"]):
         raise BenchError(f"{impl}: request 1 already carries the fork preamble")
     final = sim.requests[3].body["messages"][-1]
@@ -323,12 +341,14 @@ def fork_request_usage(impl: str, sim: Any) -> CacheResult:
     if not results or text_of(results[0]["content"]) != FORK_ANSWER:
         raise BenchError(f"{impl}: the parent's last request does not carry the fork's answer: {str(final)[:120]}")
     usage = sim.requests[2].response["usage"]
-    read = usage["cache_read_input_tokens"]
-    total = usage["input_tokens"] + read + usage["cache_creation_input_tokens"]
-    return CacheResult(read / total, read, total, len(fork.get("tools") or []), len(sim.requests))
+    read, created = usage["cache_read_input_tokens"], usage["cache_creation_input_tokens"]
+    total = usage["input_tokens"] + read + created
+    cost = usage["input_tokens"] + 1.25 * created + 0.1 * read
+    return CacheResult(read / total, read, total, len(sub.get("tools") or []), len(sim.requests), cost)
 
 
-def scenario_cache() -> tuple[list[tuple[str, dict[str, CacheResult | str]]], list[str]]:
+def scenario_cache(parent_history: int = 0) -> tuple[list[tuple[str, dict[str, CacheResult | str]]], list[str]]:
+    """Each variant on a parent that has ``parent_history`` earlier messages."""
     import deepagents
     import deepagents_rs
     from sim.anthropic import SimAnthropic, text, tool_use
@@ -357,10 +377,12 @@ def scenario_cache() -> tuple[list[tuple[str, dict[str, CacheResult | str]]], li
                     agent = module.create_deep_agent(
                         model=MODEL_STRING, tools=[lookup, search], system_prompt=PARENT_PROMPT, subagents=[spec]
                     )
-                    out = agent.invoke({"messages": [{"role": "user", "content": "The build fails; please fix it."}]})
+                    ask = {"role": "user", "content": "The build fails; please fix it."}
+                    earlier = history(parent_history + 1)[:-1] if parent_history else []
+                    out = agent.invoke({"messages": [*earlier, ask]})
                     if out["messages"][-1].content != FINAL_TEXT:
                         raise BenchError(f"{impl}: final message is {out['messages'][-1].content!r}")
-                    row[impl] = fork_request_usage(impl, sim)
+                    row[impl] = fork_request_usage(impl, sim, fork=spec.get("mode") == "fork")
                 except Exception as e:
                     if impl == "deepagents":
                         raise
@@ -371,8 +393,8 @@ def scenario_cache() -> tuple[list[tuple[str, dict[str, CacheResult | str]]], li
 
 
 def report_cache(rows: list[tuple[str, dict[str, CacheResult | str]]], notes: list[str]) -> bool:
-    print("\n== 2. cache-read fraction of the fork's first request (simulated Anthropic API, min_cache_tokens=64)")
-    head = f"{'variant':<29} {'deepagents':>22} {'deepagents_rs':>22}"
+    print("\n== 2. cache-read fraction of the subagent's first request (simulated Anthropic API, min_cache_tokens=64)")
+    head = f"{'variant':<29} {'deepagents':>28} {'deepagents_rs':>28}"
     print(head)
     print("-" * len(head))
     ok = True
@@ -381,20 +403,21 @@ def report_cache(rows: list[tuple[str, dict[str, CacheResult | str]]], notes: li
         for impl in ("deepagents", "deepagents_rs"):
             r = row.get(impl)
             if isinstance(r, CacheResult):
-                cells.append(f"{r.fraction:.3f} ({r.read}/{r.total})")
+                cells.append(f"{r.fraction:.3f} ({r.read}/{r.total}) {r.cost:.0f}")
             else:
                 ok = False
                 cells.append("FAILED")
-        print(f"{label:<29} {cells[0]:>22} {cells[1]:>22}")
+        print(f"{label:<29} {cells[0]:>28} {cells[1]:>28}")
     tools = {
         impl: [r[impl].tools if isinstance(r.get(impl), CacheResult) else None for _, r in rows]
         for impl in ("deepagents", "deepagents_rs")
     }
     notes.append("fraction = cache_read / (input + cache_read + cache_creation) tokens, as (read/total)")
+    notes.append("then the input cost in uncached-token units: input + 1.25 x cache_creation + 0.1 x cache_read")
     notes.append(f"tools offered in the fork's first request per variant: {tools}")
     notes.append(
-        "every run checked: 4 requests, all 200, the third ends with the fork preamble and the task, "
-        "the parent's last request carries the fork's answer"
+        "every run checked: 4 requests, all 200, the third ends with the task (after the fork preamble "
+        "for a fork), the parent's last request carries the subagent's answer"
     )
     for note in notes:
         print(f"  {note}")
@@ -409,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10,1000,10000", help="parent history lengths (default 10,1000,10000)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per size; the median is reported")
     parser.add_argument("--scenario", choices=("all", "cost", "cache"), default="all")
+    parser.add_argument("--parent-history", type=int, default=0, help="earlier parent messages in the cache scenario")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     if args.repeat < 1 or not sizes or min(sizes) < 1:
@@ -428,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.scenario in ("all", "cost"):
         ok &= report_cost(*scenario_cost(sizes, args.repeat))
     if args.scenario in ("all", "cache"):
-        ok &= report_cache(*scenario_cache())
+        ok &= report_cache(*scenario_cache(args.parent_history))
     print(f"\ntotal bench time {time.perf_counter() - started:.1f} s")
     return 0 if ok else 1
 

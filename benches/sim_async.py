@@ -9,7 +9,10 @@ results, then with a final text. So one thread of ``steps`` model calls ends on 
 no state kept per thread: the request itself says where its conversation stands.
 
 It counts requests and answers by kind, and prints them as one JSON line when it receives
-SIGTERM or SIGINT, so the bench can check every thread ran every step.
+SIGTERM or SIGINT, so the bench can check every thread ran every step. With the counts goes
+``handler_seconds``: the time spent between having read a request and having written its
+answer, the latency not included, so a bench running one conversation at a time can subtract
+the server's own work from the time it measured.
 
 Run: ``python benches/sim_async.py --port 0 --latency 0.02 --steps 20`` prints
 ``PORT <n>`` on its first line once it listens.
@@ -23,6 +26,7 @@ import json
 import re
 import signal
 import sys
+import time
 
 # The Rust client writes compact JSON, the Python SDK json.dumps' default separators.
 _TOOL_RESULT = re.compile(rb'"type":\s*"tool_result"')
@@ -58,6 +62,7 @@ class Server:
         self.requests = 0
         self.finals = 0
         self.errors = 0
+        self.handler_seconds = 0.0
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -74,18 +79,22 @@ class Server:
                     writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
                     await writer.drain()
                     continue
+                start = time.perf_counter()
                 self.requests += 1
                 n = self.requests
                 done = len(_TOOL_RESULT.findall(body))
                 if done + 1 >= self.steps:
                     self.finals += 1
-                await asyncio.sleep(self.latency)
                 payload = _reply(n, done, self.steps)
+                self.handler_seconds += time.perf_counter() - start
+                await asyncio.sleep(self.latency)
+                start = time.perf_counter()
                 writer.write(
                     b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
                     b"request-id: req_sim\r\ncontent-length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload
                 )
                 await writer.drain()
+                self.handler_seconds += time.perf_counter() - start
         except (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError):
             pass
         finally:
@@ -107,7 +116,8 @@ async def main() -> None:
         loop.add_signal_handler(sig, stop.set)
     async with srv:
         await stop.wait()
-    print(json.dumps({"requests": server.requests, "finals": server.finals, "errors": server.errors}), flush=True)
+    counts = {"requests": server.requests, "finals": server.finals, "errors": server.errors}
+    print(json.dumps({**counts, "handler_seconds": server.handler_seconds}), flush=True)
 
 
 if __name__ == "__main__":

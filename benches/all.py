@@ -1,0 +1,259 @@
+"""The performance targets, measured in one run: deepagents 0.7.32 and deepagents_rs side by side.
+
+One command runs every measurement the performance issue names, each with both
+implementations in the same run on the same machine, prints one table (with the ratio and the
+target each row is held to), and writes the results as JSON and a PNG chart:
+
+* **step**: per-step harness time of a 20-step tool loop (the full default stack, the
+  Anthropic model by name: deepagents_rs' Rust client, deepagents' ``ChatAnthropic``) against
+  the asyncio simulated API (``sim_async.py``) in its own process, no latency, one
+  conversation at a time, the server's own handling time subtracted; with a short history and
+  with 2,000 earlier messages (``concurrency.py --history``);
+* **fork start**: from the parent's ``task`` reply to the fork's first model call, at 10,
+  1,000 and 10,000 parent messages (``fork.py``, scripted model, no HTTP);
+* **fork cache**: the cache-read fraction and input cost of the subagent's first request,
+  fork against an isolated subagent, on a parent with 40 earlier messages (``fork.py``,
+  simulated API with its prompt cache);
+* **threads**: 1,000 concurrent 20-step conversations at 20 ms latency, ``ainvoke`` and
+  thread-pool ``invoke``, each in its own process against a fresh server (``concurrency.py``);
+  deepagents runs ``--reference-threads`` of them (default 100): its steps per second compare,
+  its wall time and RSS do not;
+* **checkpointed step**: per-step time of a 50-step tool loop on an ``InMemorySaver`` and a
+  ``SqliteSaver`` thread (``threads.py``, scripted model);
+* **import**: ``import <package>`` in a fresh interpreter (``startup.py``).
+
+Usage::
+
+    pip install ".[bench]"        # deepagents 0.7.32, its providers, matplotlib
+    python benches/all.py [--quick] [--out benches/results]
+
+``--quick`` runs fewer threads and repeats (a smoke run, not for the README). The run's
+machine (CPUs, load average, Python, the ``_core`` build) is printed and saved with the
+results; numbers from a loaded machine are not comparable with an idle one's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import concurrency
+import fork
+import startup
+import threads
+from tool_loop import build_info
+
+RS, REF = "deepagents_rs", "deepagents"
+
+
+def row(metric: str, ref: float | None, rs: float | None, unit: str, target: str, met: bool | None, ratio: bool = True):
+    return {
+        "metric": metric,
+        REF: ref,
+        RS: rs,
+        "unit": unit,
+        "ratio": (ref / rs) if ratio and ref and rs else None,
+        "target": target,
+        "met": met,
+    }
+
+
+def steps_section(steps: int) -> list[dict[str, Any]]:
+    per_step: dict[tuple[str, int], float] = {}
+    for history in (0, 2000):
+        for impl in ("reference", "rs"):
+            r = concurrency.run_one(impl, "invoke", 1, steps, 0.0, history)
+            if r["failed"]:
+                raise SystemExit(f"step {impl} history={history}: {r['problems']}")
+            per_step[(impl, history)] = r["harness_per_step_ms"]
+    rows = []
+    for history in (0, 2000):
+        ref, rs = per_step[("reference", history)], per_step[("rs", history)]
+        rows.append(row(f"step, {history or 'no'} earlier messages", ref, rs, "ms/step", ">= 50x", ref / rs >= 50))
+    growth_rs = per_step[("rs", 2000)] / per_step[("rs", 0)]
+    growth_ref = per_step[("reference", 2000)] / per_step[("reference", 0)]
+    rows.append(
+        row("step growth, 2,000 vs no history", growth_ref, growth_rs, "x", "rs <= 1.5x", growth_rs <= 1.5, False)
+    )
+    return rows
+
+
+def fork_sections(repeat: int) -> list[dict[str, Any]]:
+    warnings.filterwarnings("ignore", message=".*forked subagents.*")
+    results, notes = fork.scenario_cost([10, 1000, 10000], repeat)
+    if notes:
+        raise SystemExit(f"fork start: {notes}")
+    start = {(r.impl, r.n): r.median(lambda run: run.fork_s) * 1000 for r in results}
+    rows = [
+        row(f"fork start, {n:,} parent messages", start[(REF, n)], start[(RS, n)], "ms", "", None)
+        for n in (10, 1000, 10000)
+    ]
+    growth = {impl: start[(impl, 10000)] / start[(impl, 10)] for impl in (REF, RS)}
+    rows.append(
+        row("fork start growth, 10,000 vs 10", growth[REF], growth[RS], "x", "rs <= 2x", growth[RS] <= 2, False)
+    )
+    cache, notes = fork.scenario_cache(40)
+    if notes:
+        raise SystemExit(f"fork cache: {notes}")
+    by = dict(cache)
+    for label, name in (("plain fork", "fork"), ("isolated subagent", "isolated subagent")):
+        r = by[label]
+        rows.append(
+            row(f"{name}: first request cache-read fraction", r[REF].fraction, r[RS].fraction, "", "", None, False)
+        )
+        rows.append(row(f"{name}: first request input cost", r[REF].cost, r[RS].cost, "token units", "", None))
+    return rows
+
+
+def threads_section(count: int, reference_count: int) -> list[dict[str, Any]]:
+    rows = []
+    for mode in ("ainvoke", "invoke"):
+        ref = concurrency.run_one("reference", mode, reference_count, 20, 0.02)
+        rs = concurrency.run_one("rs", mode, count, 20, 0.02)
+        for r in (ref, rs):
+            if r["failed"]:
+                raise SystemExit(f"threads {r['impl']} {mode}: {r['problems']}")
+        label = f"{count:,} threads x 20 steps, {mode}"
+        rows.append(row(f"{label}: wall (ideal {rs['ideal']:.2f} s)", None, rs["wall"], "s", "<= 3 s", rs["wall"] <= 3))
+        rows.append(row(f"{label}: CPU", None, rs["cpu"], "s", "", None))
+        rows.append(row(f"{label}: peak RSS", None, rs["peak_rss_mib"], "MiB", "< 300 MiB", rs["peak_rss_mib"] < 300))
+        rows.append(
+            row(
+                f"{label}: model steps/s (deepagents: {reference_count} threads)",
+                ref["steps_per_s"],
+                rs["steps_per_s"],
+                "steps/s",
+                ">= 7,000",
+                rs["steps_per_s"] >= 7000,
+                False,
+            )
+        )
+        rows[-1]["ratio"] = rs["steps_per_s"] / ref["steps_per_s"]
+    return rows
+
+
+def checkpoint_section(steps: int, repeat: int) -> list[dict[str, Any]]:
+    import deepagents
+    import deepagents_rs
+
+    creates = {RS: deepagents_rs.create_deep_agent, REF: deepagents.create_deep_agent}
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        n = 0
+        for kind in ("memory", "sqlite"):
+            per_step = {}
+            for impl, create in creates.items():
+                walls = []
+                for i in range(repeat + 1):
+                    n += 1
+                    wall = threads.one_run(create, kind, steps, Path(tmp), n)
+                    if i:
+                        walls.append(wall)
+                per_step[impl] = statistics.median(walls) / steps * 1000
+            ratio = per_step[REF] / per_step[RS]
+            rows.append(
+                row(f"checkpointed step ({kind} saver)", per_step[REF], per_step[RS], "ms/step", ">= 10x", ratio >= 10)
+            )
+    return rows
+
+
+def import_section(repeat: int) -> list[dict[str, Any]]:
+    times = {pkg: startup.measure(f"import {pkg}", repeat)[0] for pkg in (REF, RS)}
+    return [row("import", times[REF], times[RS], "s", "rs < 0.15 s", times[RS] < 0.15)]
+
+
+def fmt(v: float | None) -> str:
+    if v is None:
+        return ""
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| measurement | deepagents 0.7.32 | deepagents_rs | unit | ratio | target | met |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ratio = f"{r['ratio']:.1f}x" if r["ratio"] else ""
+        met = {True: "yes", False: "**no**", None: ""}[r["met"]]
+        lines.append(
+            f"| {r['metric']} | {fmt(r[REF])} | {fmt(r[RS])} | {r['unit']} | {ratio} | {r['target']} | {met} |"
+        )
+    return "\n".join(lines)
+
+
+def chart(rows: list[dict[str, Any]], machine: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [r for r in rows if r["ratio"]]
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(shown) + 1.5))
+    labels = [r["metric"] for r in shown][::-1]
+    ratios = [r["ratio"] for r in shown][::-1]
+    colors = ["#2a7" if r >= 1 else "#c44" for r in ratios]
+    ax.barh(labels, ratios, color=colors)
+    ax.set_xscale("log")
+    ax.axvline(1, color="#444", linewidth=0.8)
+    for y, ratio in enumerate(ratios):
+        ax.text(ratio, y, f" {ratio:.1f}x", va="center", fontsize=8)
+    ax.set_xlabel("deepagents / deepagents_rs, log scale (higher: deepagents_rs faster or cheaper)")
+    ax.set_title(f"deepagents_rs vs deepagents 0.7.32, side by side in one run\n{machine}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer threads and repeats: a smoke run")
+    parser.add_argument("--out", type=Path, default=HERE / "results", help="where the JSON and PNG go")
+    args = parser.parse_args(argv)
+    count, reference_count, repeat = (100, 20, 1) if args.quick else (1000, 100, 3)
+
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    short = f"{os.cpu_count()} CPUs ({platform.machine()}), load average at start {load}, Python {platform.python_version()}"
+    machine = f"{short}, _core {build_info()}"
+    print(machine, flush=True)
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    for name, section in (
+        ("step", lambda: steps_section(20)),
+        ("fork", lambda: fork_sections(repeat)),
+        ("threads", lambda: threads_section(count, reference_count)),
+        ("checkpointed step", lambda: checkpoint_section(50, repeat)),
+        ("import", lambda: import_section(5 if args.quick else 11)),
+    ):
+        print(f"-- {name} ...", flush=True)
+        rows += section()
+    print()
+    print(table(rows))
+    print(f"\n{machine}; load average at the end {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"total {time.perf_counter() - started:.0f} s")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "all.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=1) + "\n")
+    try:
+        chart(rows, short, args.out / "all.png")
+        print(f"wrote {args.out / 'all.json'} and {args.out / 'all.png'}")
+    except ImportError:
+        print(f"wrote {args.out / 'all.json'}; no chart: matplotlib is not installed (pip install '.[bench]')")
+        return 1
+    return 0 if all(r["met"] is not False for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
