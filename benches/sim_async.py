@@ -11,7 +11,7 @@ no state kept per thread: the request itself says where its conversation stands.
 It counts requests and answers by kind, and prints them as one JSON line when it receives
 SIGTERM or SIGINT, so the bench can check every thread ran every step. With the counts goes
 ``handler_seconds``: the time spent between having read a request and having written its
-answer, the latency not included, so a bench running one conversation at a time can subtract
+answer (from its headers on), the latency not included, so a bench running one conversation at a time can subtract
 the server's own work from the time it measured.
 
 Run: ``python benches/sim_async.py --port 0 --latency 0.02 --steps 20`` prints
@@ -68,6 +68,8 @@ class Server:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
+                # The body's reading is the server's work too (the client has sent it by now).
+                start = time.perf_counter()
                 length = 0
                 for line in head.split(b"\r\n")[1:]:
                     name, _, value = line.partition(b":")
@@ -79,7 +81,6 @@ class Server:
                     writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
                     await writer.drain()
                     continue
-                start = time.perf_counter()
                 self.requests += 1
                 n = self.requests
                 done = len(_TOOL_RESULT.findall(body))

@@ -153,10 +153,6 @@ impl Emitter {
         }
     }
 
-    pub fn namespace(&self) -> &Namespace {
-        &self.ns
-    }
-
     pub fn wants(&self, kind: EventKind) -> bool {
         self.sink.wants(&self.ns, kind)
     }

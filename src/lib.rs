@@ -2,22 +2,38 @@
 //! harness. Everything outside `python` is plain Rust with no knowledge of Python; the
 //! `python` module is the thin PyO3 binding that converts at the boundary.
 
-pub mod agent;
-pub mod error;
-pub mod events;
-pub mod files;
-pub mod history;
-pub mod host;
-pub mod messages;
-pub mod middleware;
-pub mod model;
-pub mod providers;
-pub mod pyrepr;
-pub mod state;
-pub mod structured;
-pub mod subagents;
-pub mod summarization;
-pub mod tools;
+/// The core's modules, public for the integration tests and benchmarks. Built with
+/// `--cfg dead_code_check` (`.ci/run` does) they are crate-private, so that the compiler
+/// reports whatever nothing in the crate uses.
+macro_rules! modules {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[cfg(not(dead_code_check))]
+            pub mod $name;
+            #[cfg(dead_code_check)]
+            pub(crate) mod $name;
+        )*
+    };
+}
+
+modules!(
+    agent,
+    error,
+    events,
+    files,
+    history,
+    host,
+    messages,
+    middleware,
+    model,
+    providers,
+    pyrepr,
+    state,
+    structured,
+    subagents,
+    summarization,
+    tools,
+);
 
 #[cfg(feature = "python")]
 mod python;

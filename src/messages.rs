@@ -104,21 +104,6 @@ pub struct Usage {
 }
 
 impl Usage {
-    fn detail(map: &Option<Map<String, Value>>, key: &str) -> u64 {
-        map.as_ref()
-            .and_then(|m| m.get(key))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    }
-
-    pub fn cache_read(&self) -> u64 {
-        Self::detail(&self.input_token_details, "cache_read")
-    }
-
-    pub fn cache_creation(&self) -> u64 {
-        Self::detail(&self.input_token_details, "cache_creation")
-    }
-
     /// Adds another call's usage, summing every numeric detail.
     pub fn add(&mut self, other: &Usage) {
         self.input_tokens += other.input_tokens;

@@ -26,7 +26,6 @@ impl Agent {
             Err(payload) => Err(RunFailure {
                 error: Error::Internal(panic_text(payload)),
                 state: input,
-                report: RunReport::default(),
             }),
         }
     }

@@ -219,7 +219,6 @@ impl Default for RunOptions {
 pub struct RunFailure {
     pub error: Error,
     pub state: AgentState,
-    pub report: RunReport,
 }
 
 /// What a run produced beyond the state.
@@ -260,11 +259,7 @@ impl Agent {
         let report = report.lock().clone();
         match outcome {
             Ok(()) => Ok((state, report)),
-            Err(error) => Err(RunFailure {
-                error,
-                state,
-                report,
-            }),
+            Err(error) => Err(RunFailure { error, state }),
         }
     }
 }

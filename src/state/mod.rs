@@ -55,6 +55,8 @@ pub struct AgentState {
 }
 
 impl AgentState {
+    // The integration tests start from it.
+    #[cfg_attr(dead_code_check, allow(dead_code))]
     pub fn with_messages(messages: History) -> Self {
         AgentState {
             messages,
@@ -113,6 +115,8 @@ pub struct StateDelta {
 }
 
 impl StateDelta {
+    // The integration tests write with it.
+    #[cfg_attr(dead_code_check, allow(dead_code))]
     pub fn append(messages: Vec<Message>) -> Self {
         StateDelta {
             messages: MessagesDelta::Append(messages.into_iter().map(Arc::new).collect()),

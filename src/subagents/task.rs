@@ -90,10 +90,6 @@ impl TaskTool {
         })
     }
 
-    pub fn subagents(&self) -> &[Subagent] {
-        &self.subagents
-    }
-
     /// The subagents as the description lists them (deepagents' `{available_agents}`).
     pub fn listing(&self) -> String {
         listing(&self.subagents)

@@ -205,10 +205,6 @@ impl Counter {
         n
     }
 
-    pub fn chars_per_token(&self) -> f64 {
-        self.chars_per_token
-    }
-
     fn size(&self, message: &Arc<Message>) -> Size {
         let key = Arc::as_ptr(message) as usize;
         if let Some((w, s)) = self.sizes.lock().by_address.get(&key)

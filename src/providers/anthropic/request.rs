@@ -36,16 +36,6 @@ const KEY_ORDER: &[&str] = &[
     "tools",
 ];
 
-/// The request body for one call (`stream` set when the reply is streamed), as parsed JSON.
-pub fn build_request(
-    config: &AnthropicConfig,
-    request: &ModelRequest,
-    stream: bool,
-) -> Result<Value, ModelError> {
-    let bytes = request_bytes(config, request, stream, &MessageCache::default())?;
-    serde_json::from_slice(&bytes).map_err(|e| ModelError::Config(e.to_string()))
-}
-
 /// The request body's bytes for one call, each message's encoding taken from `cache` (or
 /// made and kept there): a step re-sends the history its previous step sent.
 pub(super) fn request_bytes(

@@ -201,11 +201,9 @@ impl OpenAiChat {
         })
     }
 
-    pub fn config(&self) -> &OpenAiConfig {
-        &self.config
-    }
-
-    /// The bytes one call sends (`stream` when the reply is streamed).
+    /// The bytes one call sends (`stream` when the reply is streamed); benches/micro.rs
+    /// measures it.
+    #[cfg_attr(dead_code_check, allow(dead_code))]
     pub fn request_payload(
         &self,
         request: &ModelRequest,
