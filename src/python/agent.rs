@@ -2,7 +2,6 @@
 //! released; `ainvoke` returns an awaitable driven by tokio.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -349,23 +348,21 @@ impl CoreAgent {
                 let outcome = agent.run_guarded(state, options).await;
                 outcome.map(|(state, _)| state)
             });
-            // Block in short slices so Ctrl-C reaches the caller: signal handlers only run when
-            // the main thread is back in Python.
-            let outcome = loop {
-                let slice = py.detach(|| {
-                    // Build the timer inside the runtime: it needs the runtime's clock.
-                    runtime.block_on(async {
-                        tokio::time::timeout(Duration::from_millis(50), &mut handle).await
-                    })
-                });
-                match slice {
-                    Ok(joined) => break joined,
-                    Err(_elapsed) => {
-                        if let Err(e) = py.check_signals() {
-                            handle.abort();
-                            return Err(e);
-                        }
+            // Timers are built inside the runtime: they need its clock.
+            let waited = super::blocking::wait_for(py, |limit| {
+                runtime.block_on(async {
+                    match limit {
+                        Some(limit) => tokio::time::timeout(limit, &mut handle).await.ok(),
+                        None => Some((&mut handle).await),
                     }
+                })
+            });
+            let outcome = match waited {
+                Ok(joined) => joined,
+                // Ctrl-C (or another signal handler's error) stops the run.
+                Err(e) => {
+                    handle.abort();
+                    return Err(e);
                 }
             };
             let state = outcome

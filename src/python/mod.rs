@@ -3,6 +3,7 @@
 
 mod agent;
 mod backends;
+mod blocking;
 mod composite;
 mod convert;
 mod errors;

@@ -6,7 +6,6 @@
 //! `(mode, ns, payload)`, and a last `("done", (), state)`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use parking_lot::Mutex;
 use pyo3::exceptions::{PyStopAsyncIteration, PyStopIteration};
@@ -412,18 +411,15 @@ impl EventStream {
             if state.lock().finished {
                 return Err(PyStopIteration::new_err(()));
             }
-            let item = loop {
-                let slice = py.detach(|| {
-                    let mut guard = state.lock();
-                    runtime.block_on(async {
-                        tokio::time::timeout(Duration::from_millis(50), guard.rx.recv()).await
-                    })
-                });
-                match slice {
-                    Ok(item) => break item,
-                    Err(_elapsed) => py.check_signals()?,
-                }
-            };
+            let item = super::blocking::wait_for(py, |limit| {
+                let mut guard = state.lock();
+                runtime.block_on(async {
+                    match limit {
+                        Some(limit) => tokio::time::timeout(limit, guard.rx.recv()).await.ok(),
+                        None => Some(guard.rx.recv().await),
+                    }
+                })
+            })?;
             match state.lock().convert(py, item)? {
                 Some(obj) => Ok(obj),
                 None => Err(PyStopIteration::new_err(())),

@@ -1,0 +1,42 @@
+//! A Python thread waiting on the core, without the GIL.
+//!
+//! Python runs signal handlers only in the main thread, and only when that thread is back in
+//! Python: so the main thread waits in short slices and checks for signals between them
+//! (Ctrl-C stops a run). Any other thread waits in one go: checking there would find nothing
+//! and take the GIL twenty times a second per waiting thread, which with a thousand threads
+//! blocked in `invoke` is a GIL convoy that costs more than the runs themselves.
+
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+
+const SLICE: Duration = Duration::from_millis(50);
+
+fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+    static MAIN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let threading = py.import("threading")?;
+    let main = MAIN.get_or_try_init(py, || {
+        threading.call_method0("main_thread").map(Bound::unbind)
+    })?;
+    Ok(threading.call_method0("current_thread")?.is(main.bind(py)))
+}
+
+/// The value `wait` yields: `wait(Some(limit))` gives up after `limit` (returns `None`),
+/// `wait(None)` waits as long as it takes.
+pub(crate) fn wait_for<T: Send>(
+    py: Python<'_>,
+    mut wait: impl FnMut(Option<Duration>) -> Option<T> + Send,
+) -> PyResult<T> {
+    if !on_main_thread(py)?
+        && let Some(value) = py.detach(|| wait(None))
+    {
+        return Ok(value);
+    }
+    loop {
+        if let Some(value) = py.detach(|| wait(Some(SLICE))) {
+            return Ok(value);
+        }
+        py.check_signals()?;
+    }
+}
