@@ -17,6 +17,17 @@ def native_limits(provider: str, model: str) -> tuple[int | None, int | None]:
 
 MEMORY_SYSTEM_PROMPT: str
 
+def upload_response_error(errors: list[str | None]) -> str | None:
+    """deepagents' `_upload_response_error` over each file's error (`None` for success)."""
+
+class SummarizationCall:
+    """The core's summarization entry, run around a caller's own handler."""
+
+    def __init__(self, config: dict[str, Any]) -> None: ...
+    def run(self, request: dict[str, Any], responder: Any, is_async: bool, config: Any = None) -> Any:
+        """The entry's state writes (`{"commands": [...], "files": ...}`), awaitable when
+        `is_async`."""
+
 def check_memory_prompt(system_prompt: Any) -> None:
     """``MemoryMiddleware``'s checks of its ``system_prompt``: ``TypeError`` unless str or
     None, ``ValueError`` without the ``{agent_memory}`` slot."""

@@ -18,6 +18,7 @@ mod stack_parts;
 mod stream;
 mod structured;
 mod summarization;
+mod summarization_call;
 mod token_counter;
 mod tools;
 mod tracer;
@@ -62,6 +63,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<middleware::ModelNextPy>()?;
     m.add_class::<middleware::ToolNextPy>()?;
     m.add_function(wrap_pyfunction!(summarization::native_limits, m)?)?;
+    m.add_class::<summarization_call::SummarizationCall>()?;
+    m.add_function(wrap_pyfunction!(summarization::upload_response_error, m)?)?;
     // The file tools' texts under deepagents' constant names, for its module constants.
     use crate::middleware::filesystem::texts as fs;
     let fs_texts = pyo3::types::PyDict::new(m.py());

@@ -181,6 +181,13 @@ pub(crate) fn native_limits(provider: &str, model: &str) -> (Option<u32>, Option
     }
 }
 
+/// deepagents' `_upload_response_error`: the core's reading of a one-file upload's answers
+/// (each file's error, `None` for success).
+#[pyfunction]
+pub(crate) fn upload_response_error(errors: Vec<Option<String>>) -> Option<String> {
+    crate::summarization::upload_error(errors)
+}
+
 /// A `summarizer` function or runnable, called back through
 /// `deepagents_rs._summarization.SummarizerAdapter`: `ainvoke` awaited on the run's loop under
 /// `ainvoke`, `invoke` on a blocking thread under `invoke`.

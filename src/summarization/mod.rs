@@ -20,6 +20,7 @@ mod trim;
 
 pub use compact::SummarizationTool;
 pub use counter::{Counting, TokenCounter, Tokens};
+pub use media::upload_error;
 pub use middleware::{
     Prompt, Summarization, SummarizationConfig, Summarizer, says_context_overflow,
 };

@@ -1,0 +1,135 @@
+"""`SummarizationMiddleware.wrap_model_call` outside a deepagents_rs agent: the core's entry
+(`_core.SummarizationCall`) runs around the caller's `handler`. This module only converts:
+LangChain's `ModelRequest` to the core's request, the entry's inner call to a call of the
+handler (with the request the entry made), and the entry's state writes to the
+`ExtendedModelResponse` LangChain composes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _convert
+from .._models import _input_profile, _ls_params
+
+#: The state keys the entry reads.
+_STATE_KEYS = ("_summarization_event", "_summarization_session_id", "files")
+
+
+class PromptedModel:
+    """A summary model that is no LangChain chat model, only something with `invoke` /
+    `ainvoke` answering an object with `.text` (as LangChain's summarization calls its
+    model): the core asks it with the summary prompt as a string."""
+
+    prompt_caching = False
+    streams_sync = False
+    streams_async = False
+    to_message = staticmethod(_convert.from_core)
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.model_id = f"{getattr(model, '_llm_type', type(model).__name__)}:{type(model).__name__}"
+        self.ls_params = _ls_params(model)
+        self.input_profile = _input_profile(model)
+
+    @staticmethod
+    def _prompt(messages: list[Any]) -> str:
+        # The core asks with one human message holding the whole prompt.
+        return messages[-1].content
+
+    @staticmethod
+    def _reply(reply: Any) -> dict:
+        return {"type": "ai", "content": reply.text}
+
+    def invoke(self, system: Any, messages: list[Any], *_: Any, **__: Any) -> dict:
+        return self._reply(self.model.invoke(self._prompt(messages)))
+
+    async def ainvoke(self, system: Any, messages: list[Any], *_: Any, **__: Any) -> dict:
+        return self._reply(await self.model.ainvoke(self._prompt(messages)))
+
+
+def _tool_spec(tool: Any) -> tuple[str, str, dict]:
+    from .._tools import to_adapter
+
+    adapter = to_adapter(tool)
+    return adapter.name, adapter.description, adapter.parameters
+
+
+def _core_request(request: Any) -> tuple[dict, list[Any]]:
+    """The request as the entry takes it, and its messages (the handler gets back those the
+    entry passes on unchanged)."""
+    messages = list(request.messages)
+    state = request.state if isinstance(request.state, dict) else {}
+    system = request.system_message
+    return {
+        "system": None if system is None else _convert.to_core(system),
+        "messages": [_convert.to_core(m) for m in messages],
+        "tools": [_tool_spec(t) for t in request.tools or ()],
+        "model_settings": dict(request.model_settings or {}),
+        "state": {k: state[k] for k in _STATE_KEYS if k in state},
+    }, messages
+
+
+class _Responder:
+    """The entry's inner call: the handler on the request with the entry's messages."""
+
+    def __init__(self, request: Any, handler: Any, messages: list[Any]) -> None:
+        self.request = request
+        self.handler = handler
+        self.messages = messages
+        self.called = False
+        self.response: Any = None
+
+    def _request(self, messages: list[Any]) -> Any:
+        msgs = [self.messages[m] if isinstance(m, int) else _convert.from_core(m) for m in messages]
+        return self.request.override(messages=msgs)
+
+    def call(self, system: Any, messages: list[Any]) -> list:
+        self.response = self.handler(self._request(messages))
+        self.called = True
+        # The entry passes the reply through as it is: the handler's own object is
+        # what the caller gets.
+        return []
+
+    async def acall(self, system: Any, messages: list[Any]) -> list:
+        self.response = await self.handler(self._request(messages))
+        self.called = True
+        return []
+
+
+def _result(outcome: dict, responder: _Responder) -> Any:
+    """The handler's response, with the entry's state writes as a `Command`."""
+    update: dict[str, Any] = {}
+    files: dict[str, Any] = dict(outcome["files"] or {})
+    for command in outcome["commands"]:
+        update.update(command["extra"])
+        if command["messages"]:
+            update["messages"] = [_convert.from_core(m) for m in command["messages"]]
+        files.update(command["files"] or {})
+    if files:
+        update["files"] = files
+    if not update:
+        return responder.response
+    from langchain.agents.middleware.types import ExtendedModelResponse
+    from langgraph.types import Command
+
+    return ExtendedModelResponse(model_response=responder.response, command=Command(update=update))
+
+
+def _config(request: Any) -> Any:
+    runtime = getattr(request, "runtime", None)
+    config = getattr(runtime, "config", None)
+    return config if isinstance(config, dict) else None
+
+
+def wrap(call: Any, request: Any, handler: Any) -> Any:
+    raw, messages = _core_request(request)
+    responder = _Responder(request, handler, messages)
+    outcome = call.run(raw, responder, False, _config(request))
+    return _result(outcome, responder)
+
+
+async def awrap(call: Any, request: Any, handler: Any) -> Any:
+    raw, messages = _core_request(request)
+    responder = _Responder(request, handler, messages)
+    outcome = await call.run(raw, responder, True, _config(request))
+    return _result(outcome, responder)
