@@ -110,6 +110,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     use crate::summarization::texts as summary;
     m.add("SUMMARY_PROMPT_HEAD", summary::SUMMARY_PROMPT_HEAD)?;
     m.add("SUMMARY_PROMPT_TAIL", summary::SUMMARY_PROMPT_TAIL)?;
+    m.add("COMPACT_DESCRIPTION", summary::COMPACT_DESCRIPTION)?;
     // deepagents' subagent texts, for the Python side's prompt assembly.
     use crate::subagents::prompts;
     m.add("DEFAULT_SUBAGENT_PROMPT", prompts::DEFAULT_SUBAGENT_PROMPT)?;

@@ -73,7 +73,7 @@ pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<d
     Ok(Arc::new(summarization_entry(config)?))
 }
 
-fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
+pub(crate) fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
     let config = config.cast::<PyDict>()?;
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
         config

@@ -18,36 +18,89 @@ use super::convert::{
 };
 use super::errors::{guard, host_model_error, to_py};
 use super::host::{PyHost, call_adapter};
+use super::summarization::summarization_entry;
 use crate::error::Error;
 use crate::messages::{Message, SystemMessage};
-use crate::middleware::{Chain, ModelBase, ModelResponse};
+use crate::middleware::{Chain, Middleware, ModelBase, ModelResponse};
 use crate::model::{ChatModel, ModelRequest};
 use crate::state::{AgentState, FilesHost};
-use crate::tools::{HostContext, ToolSpec};
+use crate::summarization::{CompactRun, Summarization};
+use crate::tools::{HostContext, ToolOutput, ToolSpec};
 
-/// One `SummarizationMiddleware`'s entry, built once from the face's configuration.
+/// One `SummarizationMiddleware`'s entry (or a `SummarizationToolMiddleware`'s), built once
+/// from the face's configuration.
 #[pyclass(frozen, module = "deepagents_rs._core", name = "SummarizationCall")]
 pub(crate) struct SummarizationCall {
     chain: Chain,
-    /// The entry's own model: it writes the summaries; the request carries it only because
-    /// every core request names a model (the caller's handler makes the call itself).
+    /// The summarization whose settings the entry (or the compact tool) works with.
+    summarization: Summarization,
+    /// Its own model: it writes the summaries; a request carries it only because every
+    /// core request names a model (the caller's handler makes the call itself).
     model: Arc<dyn ChatModel>,
 }
 
 #[pymethods]
 impl SummarizationCall {
-    /// From `SummarizationMiddleware._core_config()` (whose `model` is never `None`).
+    /// From `_core_config()` of a `SummarizationMiddleware` (`{"kind": "summarization"}`,
+    /// whose `model` is never `None`) or of a `SummarizationToolMiddleware`.
     #[new]
     fn new(config: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let dict = config.cast::<PyDict>()?;
-        let model = dict
+        let tool = super::summarization::is_summarization_tool_config(config);
+        let settings = if tool {
+            config
+                .cast::<PyDict>()?
+                .get_item("summarization")?
+                .ok_or_else(|| {
+                    PyRuntimeError::new_err("compact tool config without summarization")
+                })?
+        } else {
+            config.clone()
+        };
+        let model = settings
+            .cast::<PyDict>()?
             .get_item("model")?
             .filter(|m| !m.is_none())
             .ok_or_else(|| PyRuntimeError::new_err("summarization config without a model"))?;
         let model = super::stack_parts::model_from_py(&model)?;
-        let entry = super::summarization::summarization_from_py(config)?;
+        let summarization = summarization_entry(&settings)?;
+        let entry: Arc<dyn Middleware> = if tool {
+            super::summarization::summarization_tool_from_py(config)?
+        } else {
+            Arc::new(summarization.clone())
+        };
         let chain = Chain::new(vec![entry]).map_err(to_py)?;
-        Ok(SummarizationCall { chain, model })
+        Ok(SummarizationCall {
+            chain,
+            summarization,
+            model,
+        })
+    }
+
+    /// The `compact_conversation` tool's work on `state` (`messages` as dicts, and the keys
+    /// the tool reads: the event, the session id, `files`): `(answer, state keys | None,
+    /// files | None)`, awaitable when `is_async`.
+    #[pyo3(signature = (state, is_async, config=None))]
+    fn compact<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyDict>,
+        is_async: bool,
+        config: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| {
+            let host = host_for(py, is_async, config)?;
+            let state = state_from_py(state)?;
+            let fut = self.summarization.compact(CompactRun {
+                messages: state.messages.to_vec(),
+                extra: state.extra,
+                files: (state.files, state.files_host),
+                model: self.model.clone(),
+                host: host.clone(),
+                trace: None,
+            });
+            let fut = async move { fut.await.map_err(|e| to_py(Error::Model(e))) };
+            finish(py, &host, fut, compact_to_py)
+        })
     }
 
     /// Runs the entry on `request` (`{"system": dict | None, "messages": [dict],
@@ -55,7 +108,8 @@ impl SummarizationCall {
     /// `state` holding only the keys the entry reads: the event, the session id, `files`).
     /// The entry's inner call is `responder.call(system, messages)` (`acall` awaited when
     /// `is_async`), where a message the entry passes on unchanged is its index in
-    /// `request["messages"]`; it answers the reply's messages as dicts. The outcome is
+    /// `request["messages"]` and an unchanged system message is `True`; it answers the
+    /// reply's messages as dicts. The outcome is
     /// `{"commands": [{"messages", "extra", "files"}], "files": dict | None}`, awaitable when
     /// `is_async`.
     #[pyo3(signature = (request, responder, is_async, config=None))]
@@ -68,29 +122,70 @@ impl SummarizationCall {
         config: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         guard(|| {
-            let host = if is_async {
-                PyHost::for_async(py, config)?
-            } else {
-                PyHost::for_sync(py, config)?
-            };
+            let host = host_for(py, is_async, config)?;
             let request = self.request_from_py(request, host.clone())?;
-            let base = responder_base(&request.messages, Arc::new(responder.unbind()));
+            let base = responder_base(&request, Arc::new(responder.unbind()));
             let fut = self.chain.model_handler(base).call(request);
-            if is_async {
-                let locals = PyHost::from_context(&host)
-                    .map(|h| h.locals.clone())
-                    .ok_or_else(|| PyRuntimeError::new_err("no event loop"))?;
-                pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
-                    let response = fut.await.map_err(to_py)?;
-                    Python::attach(|py| outcome_to_py(py, &response).map(Bound::unbind))
-                })
-            } else {
-                let runtime = pyo3_async_runtimes::tokio::get_runtime();
-                let response = py.detach(|| runtime.block_on(fut)).map_err(to_py)?;
-                outcome_to_py(py, &response).map(Bound::into_any)
-            }
+            let fut = async move { fut.await.map_err(to_py) };
+            finish(py, &host, fut, outcome_to_py)
         })
     }
+}
+
+fn host_for(py: Python<'_>, is_async: bool, config: Option<Py<PyAny>>) -> PyResult<HostContext> {
+    if is_async {
+        PyHost::for_async(py, config)
+    } else {
+        PyHost::for_sync(py, config)
+    }
+}
+
+/// `fut`'s outcome as `to_py` makes it: awaitable on the caller's loop under an async host,
+/// else waited for here (without the GIL).
+fn finish<'py, T, F>(
+    py: Python<'py>,
+    host: &HostContext,
+    fut: F,
+    convert: fn(Python<'_>, T) -> PyResult<Bound<'_, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    T: Send + 'static,
+    F: std::future::Future<Output = PyResult<T>> + Send + 'static,
+{
+    match PyHost::from_context(host).filter(|h| h.is_async) {
+        Some(h) => {
+            let locals = h.locals.clone();
+            pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
+                let out = fut.await?;
+                Python::attach(|py| convert(py, out).map(Bound::unbind))
+            })
+        }
+        None => {
+            let runtime = pyo3_async_runtimes::tokio::get_runtime();
+            let out = py.detach(|| runtime.block_on(fut))?;
+            convert(py, out)
+        }
+    }
+}
+
+/// The state keys the entry reads (`files` and the summarization keys) and, for the compact
+/// tool, `messages` as dicts.
+fn state_from_py(raw: &Bound<'_, PyDict>) -> PyResult<AgentState> {
+    let s = raw.copy()?;
+    let mut state = AgentState::default();
+    if let Some(files) = s.get_item("files")?.filter(|f| !f.is_none()) {
+        let (mut map, mut files_host) = (Arc::new(Map::new()), Arc::new(FilesHost::default()));
+        file_map_from_py(&files)?.apply(&mut map, &mut files_host);
+        state.files = map;
+        state.files_host = files_host;
+    }
+    if let Some(messages) = s.get_item("messages")? {
+        state.messages = messages_from_py(&messages)?.into_iter().collect();
+    }
+    s.del_item("files").ok();
+    s.del_item("messages").ok();
+    state.extra = extra_from_py(&s)?;
+    Ok(state)
 }
 
 impl SummarizationCall {
@@ -133,19 +228,10 @@ impl SummarizationCall {
             Some(s) => super::value::from_py(&s)?,
             None => Map::new(),
         };
-        let mut state = AgentState::default();
-        if let Some(s) = item("state")? {
-            let s = s.cast::<PyDict>()?.copy()?;
-            if let Some(files) = s.get_item("files")?.filter(|f| !f.is_none()) {
-                let (mut map, mut files_host) =
-                    (Arc::new(Map::new()), Arc::new(FilesHost::default()));
-                file_map_from_py(&files)?.apply(&mut map, &mut files_host);
-                state.files = map;
-                state.files_host = files_host;
-            }
-            s.del_item("files").ok();
-            state.extra = extra_from_py(&s)?;
-        }
+        let state = match item("state")? {
+            Some(s) => state_from_py(s.cast::<PyDict>()?)?,
+            None => AgentState::default(),
+        };
         Ok(ModelRequest {
             model: self.model.clone(),
             system,
@@ -165,7 +251,9 @@ impl SummarizationCall {
 }
 
 /// The entry's inner call: the caller's handler, through `responder`.
-fn responder_base(given: &[Arc<Message>], responder: Arc<Py<PyAny>>) -> ModelBase {
+fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>) -> ModelBase {
+    let given = &original.messages;
+    let system = original.system.clone();
     // A message the entry passes on as it got it goes back as its index, so the handler
     // sees the caller's own object.
     let index: Arc<HashMap<usize, usize>> = Arc::new(
@@ -176,14 +264,21 @@ fn responder_base(given: &[Arc<Message>], responder: Arc<Py<PyAny>>) -> ModelBas
             .collect(),
     );
     // Kept alive so that an address in `index` cannot be reused by another message.
-    let given: Arc<[Arc<Message>]> = given.into();
+    let given: Arc<[Arc<Message>]> = given.as_slice().into();
     Arc::new(move |request: ModelRequest| {
         let (responder, index, given) = (responder.clone(), index.clone(), given.clone());
+        let unchanged = match (&request.system, &system) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
         Box::pin(async move {
             let host = request.host.clone();
             let out = call_adapter(responder, host, "call", move |py, _| {
                 let _ = &given;
+                // `True`: the caller's own system message, as it was.
                 let system = match &request.system {
+                    _ if unchanged => pyo3::types::PyBool::new(py, true).to_owned().into_any(),
                     Some(s) => message_to_py(py, &Message::System(s.as_ref().clone()))?,
                     None => py.None().into_bound(py),
                 };
@@ -209,7 +304,7 @@ fn responder_base(given: &[Arc<Message>], responder: Arc<Py<PyAny>>) -> ModelBas
 }
 
 /// The entry's state writes, as the face turns them into LangChain's `Command`.
-fn outcome_to_py<'py>(py: Python<'py>, response: &ModelResponse) -> PyResult<Bound<'py, PyDict>> {
+fn outcome_to_py(py: Python<'_>, response: ModelResponse) -> PyResult<Bound<'_, PyAny>> {
     let out = PyDict::new(py);
     let commands = PyList::empty(py);
     for c in &response.commands {
@@ -231,5 +326,20 @@ fn outcome_to_py<'py>(py: Python<'py>, response: &ModelResponse) -> PyResult<Bou
         Some(f) => out.set_item("files", files_write_to_py(py, f)?)?,
         None => out.set_item("files", py.None())?,
     }
-    Ok(out)
+    Ok(out.into_any())
+}
+
+/// The compact tool's outcome: `(answer, state keys | None, files | None)`.
+fn compact_to_py(py: Python<'_>, out: ToolOutput) -> PyResult<Bound<'_, PyAny>> {
+    let extra = match &out.extra {
+        Some(e) => extra_to_py(py, e)?.into_any(),
+        None => py.None().into_bound(py),
+    };
+    let files = match &out.files {
+        Some(f) => files_write_to_py(py, f)?,
+        None => py.None().into_bound(py),
+    };
+    Ok((out.content.text(), extra, files)
+        .into_pyobject(py)?
+        .into_any())
 }

@@ -54,6 +54,19 @@ def _event(state: dict) -> Any:
     return masked({**event, "summary_message": view(event["summary_message"])})
 
 
+def _run_agent(model: Any, mw: Any, turns: tuple[str, ...], mode: str) -> dict:
+    """LangChain's `create_agent` with `mw`, run for `turns` on one thread: its state."""
+    agent = create_agent(model, tools=[lookup], middleware=[mw], checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    for turn in turns:
+        inp = {"messages": [{"role": "user", "content": turn}]}
+        if mode == "invoke":
+            agent.invoke(inp, config=config)
+        else:
+            asyncio.run(agent.ainvoke(inp, config=config))
+    return agent.get_state(config).values
+
+
 def test_the_middleware_is_a_langchain_agent_middleware() -> None:
     from deepagents_rs.middleware.summarization import SummarizationMiddleware
 
@@ -73,15 +86,7 @@ def test_in_langchains_create_agent(tmp_path: Path, mode: str) -> None:
         script = calls_then(3, "done 1", *calls_then(2, "done 2", ids="d"), "done 3")
         model = SummarizingModel(script)
         mw = _middleware(impl, model, tmp_path, trigger=("messages", 6), keep=("messages", 3))
-        agent = create_agent(model, tools=[lookup], middleware=[mw], checkpointer=InMemorySaver())
-        config = {"configurable": {"thread_id": "t"}}
-        for turn in ("first", "second", "third"):
-            inp = {"messages": [{"role": "user", "content": turn}]}
-            if mode == "invoke":
-                agent.invoke(inp, config=config)
-            else:
-                asyncio.run(agent.ainvoke(inp, config=config))
-        state = agent.get_state(config).values
+        state = _run_agent(model, mw, ("first", "second", "third"), mode)
         seen[impl] = {
             "calls": _calls(model),
             "summaries": masked(model.summaries),
@@ -203,4 +208,67 @@ def test_handler_errors_propagate_as_they_are(tmp_path: Path) -> None:
         with pytest.raises(KeyError) as caught:
             mw.wrap_model_call(_request(_conversation(1), model=model), fail)
         seen[impl] = str(caught.value)
+    assert seen["deepagents_rs"] == seen["deepagents"]
+
+
+def _tool_middleware(impl: str, model: Any, root: Path, system_prompt: str | None = None) -> Any:
+    import importlib
+
+    summarization = importlib.import_module(f"{impl}.middleware.summarization")
+    inner = _middleware(impl, model, root, trigger=("messages", 8), keep=("messages", 2))
+    return summarization.SummarizationToolMiddleware(inner, system_prompt=system_prompt)
+
+
+def test_the_compact_tool_is_a_langchain_tool(tmp_path: Path) -> None:
+    seen = {}
+    for impl in IMPLS:
+        mw = _tool_middleware(impl, SummarizingModel([]), tmp_path)
+        [tool] = mw.tools
+        seen[impl] = (
+            isinstance(mw, AgentMiddleware),
+            tool.name,
+            tool.description,
+            tool.tool_call_schema.model_json_schema(),
+        )
+    assert seen["deepagents_rs"] == seen["deepagents"]
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+@pytest.mark.parametrize("early", [False, True])
+def test_compact_tool_in_langchains_create_agent(tmp_path: Path, mode: str, early: bool) -> None:
+    """The model compacts the conversation itself (or asks too early: nothing to compact),
+    with the tool middleware's prompt text in every request."""
+    seen = {}
+    for impl in IMPLS:
+        n = 0 if early else 3
+        script = [
+            *calls_then(n, ids="c"),
+            *calls_then(1, "done", tool="compact_conversation", args=lambda _: {}, ids="k"),
+        ]
+        model = SummarizingModel(script)
+        mw = _tool_middleware(impl, model, tmp_path, system_prompt="Compact when it grows.")
+        state = _run_agent(model, mw, ("go",), mode)
+        seen[impl] = {
+            "calls": _calls(model),
+            "systems": [c.messages[0].content for c in model.calls if c.messages[0].type == "system"],
+            "tools": [c.tool_names for c in model.calls],
+            "summaries": masked(model.summaries),
+            "messages": masked([view(m) for m in state["messages"]]),
+            "event": _event(state),
+            "history": _history(tmp_path, impl),
+        }
+    assert bool(seen["deepagents"]["summaries"]) is not early
+    assert seen["deepagents_rs"] == seen["deepagents"]
+
+
+@pytest.mark.parametrize("system_prompt", [None, "Compact when it grows."])
+def test_the_tool_middlewares_wrap_model_call(tmp_path: Path, system_prompt: str | None) -> None:
+    seen = {}
+    for impl in IMPLS:
+        mw = _tool_middleware(impl, SummarizingModel([]), tmp_path, system_prompt)
+        handed: list[Any] = []
+        messages = _conversation(1)
+        request = _request(messages)
+        result = mw.wrap_model_call(request, lambda r, handed=handed: handed.append(r) or AIMessage("x"))
+        seen[impl] = (view(result), [view(r.system_message) for r in handed], handed[0].messages == messages)
     assert seen["deepagents_rs"] == seen["deepagents"]

@@ -79,19 +79,24 @@ class _Responder:
         self.called = False
         self.response: Any = None
 
-    def _request(self, messages: list[Any]) -> Any:
+    def _request(self, system: Any, messages: list[Any]) -> Any:
+        if system is True and messages == list(range(len(self.messages))):
+            return self.request  # passed on as it came
         msgs = [self.messages[m] if isinstance(m, int) else _convert.from_core(m) for m in messages]
-        return self.request.override(messages=msgs)
+        if system is True:  # the caller's own system message
+            return self.request.override(messages=msgs)
+        system = None if system is None else _convert.from_core(system)
+        return self.request.override(messages=msgs, system_message=system)
 
     def call(self, system: Any, messages: list[Any]) -> list:
-        self.response = self.handler(self._request(messages))
+        self.response = self.handler(self._request(system, messages))
         self.called = True
         # The entry passes the reply through as it is: the handler's own object is
         # what the caller gets.
         return []
 
     async def acall(self, system: Any, messages: list[Any]) -> list:
-        self.response = await self.handler(self._request(messages))
+        self.response = await self.handler(self._request(system, messages))
         self.called = True
         return []
 
@@ -116,7 +121,72 @@ def _result(outcome: dict, responder: _Responder) -> Any:
 
 
 def _config(request: Any) -> Any:
-    runtime = getattr(request, "runtime", None)
+    return _runtime_config(getattr(request, "runtime", None))
+
+
+def entry(face: Any, request: Any) -> Any:
+    """The core entry of a middleware face for the request's store (its runtime's), made
+    when first needed and kept on the face."""
+    store = getattr(getattr(request, "runtime", None), "store", None)
+    made = getattr(face, "_call", None)
+    if made is None or made[0] is not store:
+        from .._core import SummarizationCall
+
+        made = face._call = (store, SummarizationCall(face._core_config(store)))
+    return made[1]
+
+
+def compact_tool(face: Any) -> Any:
+    """The `compact_conversation` tool of a `SummarizationToolMiddleware`, as a LangChain
+    tool: the core compacts the state the tool runtime shows."""
+    from langchain.tools import ToolRuntime
+    from langchain_core.tools import StructuredTool
+
+    from .._core import COMPACT_DESCRIPTION
+
+    def run(runtime: ToolRuntime) -> Any:
+        return face._run_compact(runtime)
+
+    async def arun(runtime: ToolRuntime) -> Any:
+        return await face._arun_compact(runtime)
+
+    # The runtime is injected by its type, which these annotations (strings in this
+    # module) must name as objects.
+    for fn in (run, arun):
+        fn.__annotations__ = {"runtime": ToolRuntime, "return": Any}
+    return StructuredTool.from_function(
+        name="compact_conversation", description=COMPACT_DESCRIPTION, func=run, coroutine=arun
+    )
+
+
+def _compact_state(runtime: Any) -> dict:
+    state = runtime.state
+    out = {k: state[k] for k in _STATE_KEYS if k in state}
+    out["messages"] = [_convert.to_core(m) for m in state.get("messages", [])]
+    return out
+
+
+def _compact_command(runtime: Any, outcome: tuple) -> Any:
+    from langchain_core.messages import ToolMessage
+    from langgraph.types import Command
+
+    text, extra, files = outcome
+    update: dict[str, Any] = dict(extra or {})
+    if files:
+        update["files"] = files
+    update["messages"] = [ToolMessage(content=text, tool_call_id=runtime.tool_call_id or "")]
+    return Command(update=update)
+
+
+def compact(call: Any, runtime: Any) -> Any:
+    return _compact_command(runtime, call.compact(_compact_state(runtime), False, _runtime_config(runtime)))
+
+
+async def acompact(call: Any, runtime: Any) -> Any:
+    return _compact_command(runtime, await call.compact(_compact_state(runtime), True, _runtime_config(runtime)))
+
+
+def _runtime_config(runtime: Any) -> Any:
     config = getattr(runtime, "config", None)
     return config if isinstance(config, dict) else None
 

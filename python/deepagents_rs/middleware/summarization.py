@@ -364,15 +364,6 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
         stack); a subclass's own name otherwise."""
         return "SummarizationMiddleware" if type(self) is SummarizationMiddleware else type(self).__name__
 
-    def _entry(self, request: Any) -> Any:
-        """The core entry for the request's store (its runtime's)."""
-        store = getattr(getattr(request, "runtime", None), "store", None)
-        if self._call is None or self._call[0] is not store:
-            from .._core import SummarizationCall
-
-            self._call = (store, SummarizationCall(self._core_config(store)))
-        return self._call[1]
-
     def wrap_model_call(self, request: Any, handler: Any) -> Any:
         """Around one model call: the model sees the summarized conversation (with old
         file-writing arguments cut short); when a trigger fires, or the provider says the
@@ -380,15 +371,15 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
         model summarizes them, and `handler` is called on `[summary, *kept]`. The response
         comes back as the handler gave it, in an `ExtendedModelResponse` whose `Command`
         writes the summarization event (and clipped tool results) when there are any."""
-        from ._summarization_call import wrap
+        from ._summarization_call import entry, wrap
 
-        return wrap(self._entry(request), request, handler)
+        return wrap(entry(self, request), request, handler)
 
     async def awrap_model_call(self, request: Any, handler: Any) -> Any:
         """`wrap_model_call` with an async `handler`."""
-        from ._summarization_call import awrap
+        from ._summarization_call import awrap, entry
 
-        return await awrap(self._entry(request), request, handler)
+        return await awrap(entry(self, request), request, handler)
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds its summarization entry from."""
@@ -435,7 +426,7 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
             "summarizer": summarizer,
             "token_counter": None if self._own_counter is None else TokenCounterAdapter(self._own_counter),
             "model": core_model,
-            "backend": backend_arg(self._backend, store),
+            "backend": backend_arg(self._backend, store, any_object=True),
             "history_prefix": self._history_path_prefix,
             "large_tool_results_prefix": self._large_tool_results_prefix,
         }
@@ -475,7 +466,7 @@ def create_summarization_middleware(
     )
 
 
-class SummarizationToolMiddleware(CoreEntryFace):
+class SummarizationToolMiddleware(CoreEntryFace, _Base):  # type: ignore[misc,valid-type]
     """Offers the model the `compact_conversation` tool: it compacts the conversation itself,
     with `summarization`'s settings, once the conversation is at least half way to one of
     its triggers.
@@ -503,7 +494,40 @@ class SummarizationToolMiddleware(CoreEntryFace):
             )
         self._summarization = summarization
         self.system_prompt = system_prompt
-        self.tools: list[Any] = []
+        self._call: tuple[Any, Any] | None = None
+        # The tool as a LangChain tool, for LangChain's own agents (a deepagents_rs agent
+        # runs the core's); none without LangChain.
+        if _Base is object:
+            self.tools: list[Any] = []
+        else:
+            from ._summarization_call import compact_tool
+
+            self.tools = [compact_tool(self)]
+
+    def _run_compact(self, runtime: Any) -> Any:
+        """The tool's body: the core compacts the conversation in `runtime.state`; a
+        `Command` with its answer (and the event, when it compacted)."""
+        from ._summarization_call import compact, entry
+
+        return compact(entry(self, runtime), runtime)
+
+    async def _arun_compact(self, runtime: Any) -> Any:
+        """`_run_compact` under `ainvoke`."""
+        from ._summarization_call import acompact, entry
+
+        return await acompact(entry(self, runtime), runtime)
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        """The handler on the request with `system_prompt` added to its system message."""
+        from ._summarization_call import entry, wrap
+
+        return wrap(entry(self, request), request, handler)
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        """`wrap_model_call` with an async `handler`."""
+        from ._summarization_call import awrap, entry
+
+        return await awrap(entry(self, request), request, handler)
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds the tool's entry from."""
