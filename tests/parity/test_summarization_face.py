@@ -10,12 +10,13 @@ on the backend must be the same. deepagents_rs' middleware does the work in the 
 from __future__ import annotations
 
 import asyncio
+import warnings
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, NotRequired
 
 import pytest
 from langchain.agents import create_agent
-from langchain.agents.middleware.types import AgentMiddleware, ExtendedModelResponse, ModelRequest
+from langchain.agents.middleware.types import AgentMiddleware, AgentState, ExtendedModelResponse, ModelRequest
 from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -271,4 +272,56 @@ def test_the_tool_middlewares_wrap_model_call(tmp_path: Path, system_prompt: str
         request = _request(messages)
         result = mw.wrap_model_call(request, lambda r, handed=handed: handed.append(r) or AIMessage("x"))
         seen[impl] = (view(result), [view(r.system_message) for r in handed], handed[0].messages == messages)
+    assert seen["deepagents_rs"] == seen["deepagents"]
+
+
+def _merge_files(left: dict | None, right: dict | None) -> dict:
+    """A `files` channel's reducer: paths merged, `None` deletes."""
+    out = dict(left or {})
+    for path, data in (right or {}).items():
+        if data is None:
+            out.pop(path, None)
+        else:
+            out[path] = data
+    return out
+
+
+class _FilesState(AgentState):
+    files: Annotated[NotRequired[dict[str, Any]], _merge_files]
+
+
+@pytest.mark.parametrize("files_channel", [True, False])
+def test_state_backend_in_langchains_create_agent(files_channel: bool) -> None:
+    """A `StateBackend` keeps the history in the graph's `files` channel; a graph without
+    one cannot keep it (the summary then names no file, and the user is warned)."""
+    import importlib
+
+    seen = {}
+    for impl in IMPLS:
+        summarization = importlib.import_module(f"{impl}.middleware.summarization")
+        backends = importlib.import_module(f"{impl}.backends")
+        model = SummarizingModel(calls_then(4, "done"))
+        mw = summarization.SummarizationMiddleware(
+            model, backend=backends.StateBackend(), trigger=("messages", 6), keep=("messages", 2)
+        )
+        schema = {"state_schema": _FilesState} if files_channel else {}
+        agent = create_agent(model, tools=[lookup], middleware=[mw], checkpointer=InMemorySaver(), **schema)
+        config = {"configurable": {"thread_id": "t"}}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            agent.invoke({"messages": [{"role": "user", "content": "go"}]}, config=config)
+        state = agent.get_state(config).values
+        files = state.get("files") or {}
+        seen[impl] = {
+            "calls": _calls(model),
+            "event": _event(state),
+            "files": masked(
+                {
+                    path: "\n".join(data["content"]) if isinstance(data["content"], list) else data["content"]
+                    for path, data in files.items()
+                }
+            ),
+            "warnings": sorted({str(w.message) for w in caught if issubclass(w.category, UserWarning)}),
+        }
+    assert bool(seen["deepagents"]["files"]) is files_channel
     assert seen["deepagents_rs"] == seen["deepagents"]

@@ -124,16 +124,53 @@ def _config(request: Any) -> Any:
     return _runtime_config(getattr(request, "runtime", None))
 
 
+def _state_outside_graph() -> Any:
+    from ..backends.protocol import BackendProtocol
+
+    class _StateOutsideGraph(BackendProtocol):
+        """A `StateBackend` where the graph has no `files` channel to reach (or no graph runs):
+        each operation fails as deepagents' `StateBackend` fails there, so the history is
+        not saved (and the user is warned), as with deepagents."""
+
+        def _fail(self, *_: Any, **__: Any) -> Any:
+            from ..backends._store_state_texts import STATE_OUTSIDE_GRAPH
+
+            raise RuntimeError(STATE_OUTSIDE_GRAPH)
+
+        read = download_files = write = edit = upload_files = ls = glob = grep = _fail
+
+    return _StateOutsideGraph()
+
+
+def _state_reachable() -> bool:
+    """Whether a `StateBackend` reaches a `files` channel here: a LangGraph node of a graph
+    that has one (read as deepagents' `StateBackend` reads it)."""
+    try:
+        from langgraph._internal._constants import CONFIG_KEY_READ
+        from langgraph.config import get_config
+
+        get_config()["configurable"][CONFIG_KEY_READ]("files", True)
+    except Exception:  # noqa: BLE001 - any failure is deepagents' failing read
+        return False
+    return True
+
+
 def entry(face: Any, request: Any) -> Any:
     """The core entry of a middleware face for the request's store (its runtime's), made
-    when first needed and kept on the face."""
+    when first needed and kept on the face. A `StateBackend` is the core's own when the
+    graph has the `files` channel it writes (the entry's writes go to it in the update)."""
+    from ..backends.state import StateBackend
+
     store = getattr(getattr(request, "runtime", None), "store", None)
+    summarization = getattr(face, "_summarization", face)
+    outside = type(summarization._backend) is StateBackend and not _state_reachable()
     made = getattr(face, "_call", None)
-    if made is None or made[0] is not store:
+    if made is None or made[0] is not store or made[1] != outside:
         from .._core import SummarizationCall
 
-        made = face._call = (store, SummarizationCall(face._core_config(store)))
-    return made[1]
+        backend = _state_outside_graph() if outside else None
+        made = face._call = (store, outside, SummarizationCall(face._core_config(store, backend=backend)))
+    return made[2]
 
 
 def compact_tool(face: Any) -> Any:

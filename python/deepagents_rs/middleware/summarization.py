@@ -298,7 +298,7 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
         self._counter_accepts_tools = _token_counter_accepts_tools(self.token_counter)
         self.tools: list[Any] = []
         # The core entry `wrap_model_call` runs, made when first needed (for one store).
-        self._call: tuple[Any, Any] | None = None
+        self._call: tuple[Any, bool, Any] | None = None
 
     @staticmethod
     def _deprecated(kwargs: dict[str, Any], trigger: Any, keep: Any) -> tuple[Any, Any]:
@@ -381,8 +381,9 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
 
         return await awrap(entry(self, request), request, handler)
 
-    def _core_config(self, store: Any = None) -> dict[str, Any]:
-        """The configuration the core builds its summarization entry from."""
+    def _core_config(self, store: Any = None, backend: Any = None) -> dict[str, Any]:
+        """The configuration the core builds its summarization entry from (over `backend`
+        in place of the middleware's own, when given)."""
         from .. import _compat
         from .._assembly import _core_model
         from .._backend_adapter import backend_arg
@@ -426,7 +427,7 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
             "summarizer": summarizer,
             "token_counter": None if self._own_counter is None else TokenCounterAdapter(self._own_counter),
             "model": core_model,
-            "backend": backend_arg(self._backend, store, any_object=True),
+            "backend": backend_arg(self._backend if backend is None else backend, store, any_object=True),
             "history_prefix": self._history_path_prefix,
             "large_tool_results_prefix": self._large_tool_results_prefix,
         }
@@ -494,7 +495,7 @@ class SummarizationToolMiddleware(CoreEntryFace, _Base):  # type: ignore[misc,va
             )
         self._summarization = summarization
         self.system_prompt = system_prompt
-        self._call: tuple[Any, Any] | None = None
+        self._call: tuple[Any, bool, Any] | None = None
         # The tool as a LangChain tool, for LangChain's own agents (a deepagents_rs agent
         # runs the core's); none without LangChain.
         if _Base is object:
@@ -529,11 +530,11 @@ class SummarizationToolMiddleware(CoreEntryFace, _Base):  # type: ignore[misc,va
 
         return await awrap(entry(self, request), request, handler)
 
-    def _core_config(self, store: Any = None) -> dict[str, Any]:
+    def _core_config(self, store: Any = None, backend: Any = None) -> dict[str, Any]:
         """The configuration the core builds the tool's entry from."""
         return {
             "kind": "summarization_tool",
-            "summarization": self._summarization._core_config(store),
+            "summarization": self._summarization._core_config(store, backend),
             "system_prompt": self.system_prompt,
         }
 
