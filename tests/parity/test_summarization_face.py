@@ -77,6 +77,11 @@ def test_the_middleware_is_a_langchain_agent_middleware() -> None:
     assert mw.name == "SummarizationMiddleware"
     assert mw.tools == []
     assert mw.state_schema.__name__ == "SummarizationState"
+    import deepagents.middleware.summarization as reference
+    import deepagents_rs.middleware.summarization as ours
+
+    for name in ("SummarizationMiddleware", "SummarizationToolMiddleware"):
+        assert getattr(ours, name).trace_policy == getattr(reference, name).trace_policy
 
 
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke"])

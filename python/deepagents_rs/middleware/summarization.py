@@ -26,8 +26,13 @@ try:
     # `create_agent` and callable directly. This module is only imported when its names
     # are first asked for, so `import deepagents_rs` still loads no LangChain.
     from langchain.agents.middleware.types import AgentMiddleware as _Base
+    from langchain.agents.middleware.types import TracePolicy, omit_payload
+
+    #: deepagents' trace policy for both middleware: hook inputs left out of traces.
+    _TRACE_POLICY: Any = TracePolicy(process_inputs=omit_payload)
 except ImportError:  # without LangChain the faces only configure the core's entries
     _Base = object  # type: ignore[assignment,misc]
+    _TRACE_POLICY = None
 
 __all__ = [
     "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
@@ -233,6 +238,7 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
     """
 
     serialized_name = "SummarizationMiddleware"
+    trace_policy = _TRACE_POLICY
     state_schema = _StateSchema()
     """deepagents' `SummarizationState` (the private event and session id keys)."""
 
@@ -481,6 +487,7 @@ class SummarizationToolMiddleware(CoreEntryFace, _Base):  # type: ignore[misc,va
         TypeError: If `system_prompt` is neither `str` nor `None`.
     """
 
+    trace_policy = _TRACE_POLICY
     state_schema = _StateSchema()
     """deepagents' `SummarizationState`."""
 
