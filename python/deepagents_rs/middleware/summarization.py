@@ -365,6 +365,12 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
         return self
 
     @property
+    def _trigger_clauses(self) -> list[dict[str, float]]:
+        """The trigger as LangChain reads it: clauses of thresholds that must all be met,
+        any clause firing it."""
+        return [dict(clause) for clause in self._clauses]
+
+    @property
     def name(self) -> str:
         """`SummarizationMiddleware` for this class (it takes the default's place in the
         stack); a subclass's own name otherwise."""
