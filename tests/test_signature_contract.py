@@ -28,9 +28,8 @@ DELIBERATE_METHODS = {
     "MemoryMiddleware": {"before_agent", "abefore_agent", "modify_request", "wrap_model_call", "awrap_model_call"},
     # The core filters the requests; the Python face holds the entry's place.
     "UnsupportedContentMiddleware": {"wrap_model_call", "awrap_model_call"},
-    # Summarization runs in the core; the Python face holds its configuration.
-    "SummarizationMiddleware": {"wrap_model_call", "awrap_model_call", "before_model", "abefore_model"},
-    "SummarizationToolMiddleware": {"wrap_model_call", "awrap_model_call"},
+    # Summarization runs in the core's entry (its `wrap_model_call` too): no hook of its own.
+    "SummarizationMiddleware": {"before_model", "abefore_model"},
     # Skills are found, shown and pinned by the core; the Python face holds its configuration.
     "SkillsMiddleware": {
         "before_agent",

@@ -102,13 +102,17 @@ def fs_config(
     }
 
 
-def backend_arg(backend: Any, store: Any = None) -> Any:
+def backend_arg(backend: Any, store: Any = None, *, any_object: bool = False) -> Any:
     """A backend as the core takes it: ``"state"`` for a plain ``StateBackend`` (native), a
     ``("composite", ...)`` tuple for a plain ``CompositeBackend`` (routed and merged in the
-    core, each route taken the same way), else a ``BackendAdapter`` calling it back."""
+    core, each route taken the same way), else a ``BackendAdapter`` calling it back.
+    ``any_object``: no check that it is no backend factory (deepagents' summarization only
+    calls its methods, and reports their failures)."""
     if type(backend) is CompositeBackend:
         return _composite_arg(backend, store, _host_roots(backend), {})
-    return "state" if type(backend) is StateBackend else BackendAdapter(backend, store)
+    if type(backend) is StateBackend:
+        return "state"
+    return BackendAdapter(backend, store, any_object=any_object)
 
 
 def arg_uses_state(arg: Any) -> bool:
@@ -293,8 +297,10 @@ class BackendAdapter:
     """A ``BackendProtocol`` object as the core calls it: one operation per call, its result
     as a plain dict, and the files update a ``StateBackend`` inside it queued."""
 
-    def __init__(self, backend: Any, store: Any = None, *, roots: list[str] | None = None) -> None:
-        if callable(backend) and not isinstance(backend, BackendProtocol):
+    def __init__(
+        self, backend: Any, store: Any = None, *, roots: list[str] | None = None, any_object: bool = False
+    ) -> None:
+        if not any_object and callable(backend) and not isinstance(backend, BackendProtocol):
             msg = (
                 "backend must be an initialized backend instance. Backend factories "
                 "were removed in deepagents 0.7; pass StateBackend(), "
@@ -305,7 +311,8 @@ class BackendAdapter:
         self.store = store
         self.uses_state = _uses_state(backend)
         self.touches_disk = _touches_disk(backend)
-        self.supports_delete = _supports_delete(backend)
+        # An object that is no `BackendProtocol` (a summarization's) may have no `delete`.
+        self.supports_delete = hasattr(type(backend), "delete") and _supports_delete(backend)
         self.supports_execution = _supports_execution(backend)
         self.execute_accepts_timeout = self.supports_execution and execute_accepts_timeout(type(_executor(backend)))
         self.route_prompt = _route_prompt(backend) if self.supports_execution else ""

@@ -11,11 +11,25 @@ DEFAULT_GENERAL_PURPOSE_DESCRIPTION: str
 FS_TOOL_TEXTS: dict[str, str]
 SUMMARY_PROMPT_HEAD: str
 SUMMARY_PROMPT_TAIL: str
+COMPACT_DESCRIPTION: str
 
 def native_limits(provider: str, model: str) -> tuple[int | None, int | None]:
     """A native model's ``(profile max_input_tokens, default max_tokens)``."""
 
 MEMORY_SYSTEM_PROMPT: str
+
+def upload_response_error(errors: list[str | None]) -> str | None:
+    """deepagents' `_upload_response_error` over each file's error (`None` for success)."""
+
+class SummarizationCall:
+    """The core's summarization entry, run around a caller's own handler."""
+
+    def __init__(self, config: dict[str, Any]) -> None: ...
+    def compact(self, state: dict[str, Any], is_async: bool, config: Any = None) -> Any:
+        """`(answer, state keys | None, files | None)`, awaitable when `is_async`."""
+    def run(self, request: dict[str, Any], responder: Any, is_async: bool, config: Any = None) -> Any:
+        """The entry's state writes (`{"commands": [...], "files": ...}`), awaitable when
+        `is_async`."""
 
 def check_memory_prompt(system_prompt: Any) -> None:
     """``MemoryMiddleware``'s checks of its ``system_prompt``: ``TypeError`` unless str or

@@ -19,6 +19,7 @@ mod stack_parts;
 mod stream;
 mod structured;
 mod summarization;
+mod summarization_call;
 mod token_counter;
 mod tools;
 mod tracer;
@@ -63,6 +64,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<middleware::ModelNextPy>()?;
     m.add_class::<middleware::ToolNextPy>()?;
     m.add_function(wrap_pyfunction!(summarization::native_limits, m)?)?;
+    m.add_class::<summarization_call::SummarizationCall>()?;
+    m.add_function(wrap_pyfunction!(summarization::upload_response_error, m)?)?;
     // The file tools' texts under deepagents' constant names, for its module constants.
     use crate::middleware::filesystem::texts as fs;
     let fs_texts = pyo3::types::PyDict::new(m.py());
@@ -108,6 +111,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     use crate::summarization::texts as summary;
     m.add("SUMMARY_PROMPT_HEAD", summary::SUMMARY_PROMPT_HEAD)?;
     m.add("SUMMARY_PROMPT_TAIL", summary::SUMMARY_PROMPT_TAIL)?;
+    m.add("COMPACT_DESCRIPTION", summary::COMPACT_DESCRIPTION)?;
     // deepagents' subagent texts, for the Python side's prompt assembly.
     use crate::subagents::prompts;
     m.add("DEFAULT_SUBAGENT_PROMPT", prompts::DEFAULT_SUBAGENT_PROMPT)?;

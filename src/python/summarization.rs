@@ -73,7 +73,7 @@ pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<d
     Ok(Arc::new(summarization_entry(config)?))
 }
 
-fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
+pub(crate) fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
     let config = config.cast::<PyDict>()?;
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
         config
@@ -179,6 +179,13 @@ pub(crate) fn native_limits(provider: &str, model: &str) -> (Option<u32>, Option
         "openai" => (openai::profiles::max_input_tokens(model), None),
         _ => (None, None),
     }
+}
+
+/// deepagents' `_upload_response_error`: the core's reading of a one-file upload's answers
+/// (each file's error, `None` for success).
+#[pyfunction]
+pub(crate) fn upload_response_error(errors: Vec<Option<String>>) -> Option<String> {
+    crate::summarization::upload_error(errors)
 }
 
 /// A `summarizer` function or runnable, called back through

@@ -81,77 +81,91 @@ fn half(value: f64) -> u64 {
     ((value * 0.5) as u64).max(1)
 }
 
-impl CompactTool {
-    /// `_is_eligible_for_compaction`: some trigger clause half met, the token kinds by the
-    /// last reply's reported usage only.
-    fn eligible(&self, messages: &[Arc<Message>]) -> bool {
-        let cfg = &self.inner.config;
-        let reported = policy::reported_tokens(messages, &cfg.limits);
-        cfg.trigger.iter().any(|clause| {
-            clause.iter().all(|size| match *size {
-                Size::Messages(n) => messages.len() as u64 >= half(n as f64),
-                Size::Tokens(n) => reported.is_some_and(|r| r >= half(n as f64)),
-                Size::Fraction(f) => match cfg.limits.max_input_tokens {
-                    Some(max) => reported.is_some_and(|r| r >= half(max as f64 * f)),
-                    None => false,
-                },
-            })
-        })
-    }
+/// One conversation the compact tool works on: the run's history and state keys, and the
+/// model, host and trace its summary call goes with.
+pub struct CompactRun {
+    pub messages: Vec<Arc<Message>>,
+    pub extra: crate::state::Extra,
+    pub files: crate::state::FilesSnapshot,
+    pub model: Arc<dyn crate::model::ChatModel>,
+    pub host: crate::tools::HostContext,
+    pub trace: Option<crate::events::NodeTrace>,
+}
 
-    /// The tool's result; a failing token counter fails the tool (deepagents asks it outside
-    /// the part whose errors become the tool's answer).
-    async fn compact(&self, ctx: ToolContext) -> Result<ToolOutput, ModelError> {
-        let run = &ctx.run;
-        let messages = run.history.to_vec();
-        let previous = Event::read(run.extra.get(EVENT_KEY));
-        let effective = event::apply(previous.as_ref(), &messages);
-        let cfg = &self.inner.config;
-        if !self.eligible(&effective) {
-            return Ok(ToolOutput::text(texts::NOTHING_TO_COMPACT));
-        }
-        let counter = &*self.inner.counter;
-        let cutoff = policy::cutoff(cfg.keep, &effective, counter, &cfg.limits, &ctx.host).await?;
-        if cutoff == 0 {
-            return Ok(ToolOutput::text(texts::NOTHING_TO_COMPACT));
-        }
-        let session = event::session_id(&run.extra);
-        let older = &effective[..cutoff];
-        let target = Target {
-            model: run.agent.model.clone(),
-            host: ctx.host.clone(),
-            state: Default::default(),
-            // The tool's own run: the summary call is reported inside it.
-            trace: ctx.trace.clone(),
-        };
-        let summary = match self.inner.summarize(&target, older).await {
-            Ok(s) => s,
-            Err(e) => {
-                let failed = texts::COMPACT_FAILED.replace("{error}", &describe(&e));
-                return Ok(ToolOutput::text(failed));
-            }
-        };
-        let scope = FilesScope::new(
-            (run.files.clone(), run.files_host.clone()),
-            ctx.host.clone(),
-        );
-        let file_path = self.inner.offload(older, &session, scope.clone()).await;
-        let new_event = Event {
-            cutoff_index: event::state_cutoff(previous.as_ref(), cutoff),
-            summary: Arc::new(event::summary_message(&summary, file_path.as_deref())),
-            file_path,
-            created_at_index: Some(messages.len()),
-        };
-        let mut extra = crate::state::Extra::new();
-        extra.insert(EVENT_KEY.into(), new_event.to_opaque());
-        extra.insert(SESSION_KEY.into(), Opaque::Json(json!(session)));
-        Ok(ToolOutput {
-            extra: Some(extra),
-            files: scope.take_update(),
-            command: true,
-            ..ToolOutput::text(texts::COMPACTED.replace("{n}", &older.len().to_string()))
-        })
+impl Summarization {
+    /// The `compact_conversation` tool's work, for a caller that runs the tool itself (a
+    /// LangChain agent): its answer, with the event and the files it wrote.
+    pub fn compact(&self, run: CompactRun) -> BoxFuture<'static, Result<ToolOutput, ModelError>> {
+        let inner = self.inner();
+        Box::pin(async move { compact(&inner, run).await })
     }
+}
+
+/// `_is_eligible_for_compaction`: some trigger clause half met, the token kinds by the
+/// last reply's reported usage only.
+fn eligible(inner: &Inner, messages: &[Arc<Message>]) -> bool {
+    let cfg = &inner.config;
+    let reported = policy::reported_tokens(messages, &cfg.limits);
+    cfg.trigger.iter().any(|clause| {
+        clause.iter().all(|size| match *size {
+            Size::Messages(n) => messages.len() as u64 >= half(n as f64),
+            Size::Tokens(n) => reported.is_some_and(|r| r >= half(n as f64)),
+            Size::Fraction(f) => match cfg.limits.max_input_tokens {
+                Some(max) => reported.is_some_and(|r| r >= half(max as f64 * f)),
+                None => false,
+            },
+        })
+    })
+}
+
+/// The tool's result; a failing token counter fails the tool (deepagents asks it outside
+/// the part whose errors become the tool's answer).
+async fn compact(inner: &Inner, run: CompactRun) -> Result<ToolOutput, ModelError> {
+    let messages = run.messages;
+    let previous = Event::read(run.extra.get(EVENT_KEY));
+    let effective = event::apply(previous.as_ref(), &messages);
+    let cfg = &inner.config;
+    if !eligible(inner, &effective) {
+        return Ok(ToolOutput::text(texts::NOTHING_TO_COMPACT));
+    }
+    let counter = &*inner.counter;
+    let cutoff = policy::cutoff(cfg.keep, &effective, counter, &cfg.limits, &run.host).await?;
+    if cutoff == 0 {
+        return Ok(ToolOutput::text(texts::NOTHING_TO_COMPACT));
+    }
+    let session = event::session_id(&run.extra);
+    let older = &effective[..cutoff];
+    let target = Target {
+        model: run.model,
+        host: run.host.clone(),
+        state: Default::default(),
+        // The tool's own run: the summary call is reported inside it.
+        trace: run.trace,
+    };
+    let summary = match inner.summarize(&target, older).await {
+        Ok(s) => s,
+        Err(e) => {
+            let failed = texts::COMPACT_FAILED.replace("{error}", &describe(&e));
+            return Ok(ToolOutput::text(failed));
+        }
+    };
+    let scope = FilesScope::new(run.files, run.host);
+    let file_path = inner.offload(older, &session, scope.clone()).await;
+    let new_event = Event {
+        cutoff_index: event::state_cutoff(previous.as_ref(), cutoff),
+        summary: Arc::new(event::summary_message(&summary, file_path.as_deref())),
+        file_path,
+        created_at_index: Some(messages.len()),
+    };
+    let mut extra = crate::state::Extra::new();
+    extra.insert(EVENT_KEY.into(), new_event.to_opaque());
+    extra.insert(SESSION_KEY.into(), Opaque::Json(json!(session)));
+    Ok(ToolOutput {
+        extra: Some(extra),
+        files: scope.take_update(),
+        command: true,
+        ..ToolOutput::text(texts::COMPACTED.replace("{n}", &older.len().to_string()))
+    })
 }
 
 /// `{type(exc).__name__}: {exc}` of a failed summary call: a host exception shows itself
@@ -178,7 +192,16 @@ impl Tool for CompactTool {
             spec: self.spec.clone(),
         };
         Box::pin(async move {
-            tool.compact(ctx)
+            let run = &ctx.run;
+            let input = CompactRun {
+                messages: run.history.to_vec(),
+                extra: run.extra.clone(),
+                files: (run.files.clone(), run.files_host.clone()),
+                model: run.agent.model.clone(),
+                host: ctx.host.clone(),
+                trace: ctx.trace.clone(),
+            };
+            compact(&tool.inner, input)
                 .await
                 .map_err(|e| ToolError::Fatal(Box::new(Error::Model(e))))
         })

@@ -320,11 +320,7 @@ pub async fn offload(
             .upload_blobs(scope.clone(), vec![(path.clone(), payload)])
             .await;
         let error = match outcome {
-            Ok(Some(errors)) => match errors.into_iter().next() {
-                Some(None) => None,
-                Some(Some(e)) => Some(e),
-                None => Some("missing_upload_response".to_owned()),
-            },
+            Ok(Some(errors)) => upload_error(errors),
             Ok(None) => Some("the backend failed".to_owned()),
             Err(e) => Some(e.to_string()),
         };
@@ -371,6 +367,15 @@ pub async fn offload(
         })
         .collect();
     (out, failed_blocks)
+}
+
+/// `_upload_response_error`: the error of a one-file upload, from the backend's answers
+/// (one per file, `None` for success); no answer at all is an error too.
+pub fn upload_error(errors: Vec<Option<String>>) -> Option<String> {
+    match errors.into_iter().next() {
+        Some(e) => e,
+        None => Some("missing_upload_response".to_owned()),
+    }
 }
 
 #[cfg(test)]

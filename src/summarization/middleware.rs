@@ -95,6 +95,7 @@ pub trait Summarizer: Send + Sync {
 }
 
 /// The entry; its settings and counter are shared by every call (and every fork).
+#[derive(Clone)]
 pub struct Summarization(Arc<Inner>);
 
 pub(super) struct Inner {

@@ -18,8 +18,9 @@ pub mod tokens;
 mod transcript;
 mod trim;
 
-pub use compact::SummarizationTool;
+pub use compact::{CompactRun, SummarizationTool};
 pub use counter::{Counting, TokenCounter, Tokens};
+pub use media::upload_error;
 pub use middleware::{
     Prompt, Summarization, SummarizationConfig, Summarizer, says_context_overflow,
 };

@@ -21,6 +21,19 @@ try:
 except ImportError:  # deepagents_rs runs without LangChain; the default counter is the core's
     count_tokens_approximately = None  # type: ignore[assignment]
 
+try:
+    # A LangChain `AgentMiddleware`, as deepagents' is: usable in LangChain's own
+    # `create_agent` and callable directly. This module is only imported when its names
+    # are first asked for, so `import deepagents_rs` still loads no LangChain.
+    from langchain.agents.middleware.types import AgentMiddleware as _Base
+    from langchain.agents.middleware.types import TracePolicy, omit_payload
+
+    #: deepagents' trace policy for both middleware: hook inputs left out of traces.
+    _TRACE_POLICY: Any = TracePolicy(process_inputs=omit_payload)
+except ImportError:  # without LangChain the faces only configure the core's entries
+    _Base = object  # type: ignore[assignment,misc]
+    _TRACE_POLICY = None
+
 __all__ = [
     "DEEPAGENTS_DEFAULT_SUMMARY_PROMPT",
     "SummarizationEvent",
@@ -140,6 +153,22 @@ class _StateSchema:
         return _summarization_state()
 
 
+def _token_counter_accepts_tools(counter: Any) -> bool | None:
+    """Whether `counter` is handed the request's tools (`tools=`) when the whole request is
+    counted: `None` when its signature cannot be read (the count then tries)."""
+    from .._summarization import _takes_tools
+
+    return _takes_tools(counter)
+
+
+def _upload_response_error(responses: list[Any]) -> str | None:
+    """The error of a one-file upload (`upload_files`' answers), as the core reads it when
+    it offloads inline media."""
+    from .._core import upload_response_error
+
+    return upload_response_error([None if r.error is None else str(r.error) for r in responses])
+
+
 def _resolve(model: Any) -> Any:
     """A model string as deepagents resolves it; a model object as it is."""
     if isinstance(model, str):
@@ -172,7 +201,7 @@ def compute_summarization_defaults(model: Any) -> dict[str, Any]:
     }
 
 
-class _DeepAgentsSummarizationMiddleware:
+class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type]
     """Summarizes the older part of a long conversation and keeps it on the backend.
 
     When a trigger is met (or the provider says the prompt is too long), the messages
@@ -209,6 +238,7 @@ class _DeepAgentsSummarizationMiddleware:
     """
 
     serialized_name = "SummarizationMiddleware"
+    trace_policy = _TRACE_POLICY
     state_schema = _StateSchema()
     """deepagents' `SummarizationState` (the private event and session id keys)."""
 
@@ -258,7 +288,23 @@ class _DeepAgentsSummarizationMiddleware:
         self._truncate_args_settings = truncate_args_settings
         self._summarizer = self._summary_model(summarizer)
         self._backend = backend
+        # Where the history, clipped tool results and offloaded media go (the backend's
+        # artifacts root), and the argument-truncation settings, under deepagents' names.
+        from ..backends.composite import CompositeBackend
+
+        root = (backend.artifacts_root if isinstance(backend, CompositeBackend) else "/").rstrip("/")
+        self._history_path_prefix = f"{root}/conversation_history"
+        self._large_tool_results_prefix = f"{root}/large_tool_results"
+        self._media_prefix = f"{self._history_path_prefix}/media"
+        settings = truncate_args_settings or {}
+        self._truncate_args_trigger = settings.get("trigger")
+        self._truncate_args_keep = settings.get("keep", ("messages", 20))
+        self._max_arg_length = settings.get("max_length", 2000)
+        self._truncation_text = settings.get("truncation_text", "...(argument truncated)")
+        self._counter_accepts_tools = _token_counter_accepts_tools(self.token_counter)
         self.tools: list[Any] = []
+        # The core entry `wrap_model_call` runs, made when first needed (for one store).
+        self._call: tuple[Any, bool, Any] | None = None
 
     @staticmethod
     def _deprecated(kwargs: dict[str, Any], trigger: Any, keep: Any) -> tuple[Any, Any]:
@@ -313,22 +359,57 @@ class _DeepAgentsSummarizationMiddleware:
         return partial(count_tokens_approximately, use_usage_metadata_scaling=True, **tuned)
 
     @property
+    def _lc_helper(self) -> Any:
+        """Where deepagents keeps LangChain's settings (`trigger`, `keep`, `summary_prompt`,
+        `trim_tokens_to_summarize`, `token_counter`): here, the middleware itself."""
+        return self
+
+    @property
+    def _trigger_clauses(self) -> list[dict[str, float]]:
+        """The trigger as LangChain reads it: clauses of thresholds that must all be met,
+        any clause firing it."""
+        return [dict(clause) for clause in self._clauses]
+
+    @property
     def name(self) -> str:
         """`SummarizationMiddleware` for this class (it takes the default's place in the
         stack); a subclass's own name otherwise."""
         return "SummarizationMiddleware" if type(self) is SummarizationMiddleware else type(self).__name__
 
-    def _core_config(self, store: Any = None) -> dict[str, Any]:
-        """The configuration the core builds its summarization entry from."""
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        """Around one model call: the model sees the summarized conversation (with old
+        file-writing arguments cut short); when a trigger fires, or the provider says the
+        prompt is too long, the older messages go to the history file on the backend, the
+        model summarizes them, and `handler` is called on `[summary, *kept]`. The response
+        comes back as the handler gave it, in an `ExtendedModelResponse` whose `Command`
+        writes the summarization event (and clipped tool results) when there are any."""
+        from ._summarization_call import entry, wrap
+
+        return wrap(entry(self, request), request, handler)
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        """`wrap_model_call` with an async `handler`."""
+        from ._summarization_call import awrap, entry
+
+        return await awrap(entry(self, request), request, handler)
+
+    def _core_config(self, store: Any = None, backend: Any = None) -> dict[str, Any]:
+        """The configuration the core builds its summarization entry from (over `backend`
+        in place of the middleware's own, when given)."""
+        from .. import _compat
         from .._assembly import _core_model
         from .._backend_adapter import backend_arg
         from .._summarization import model_facts
-        from ..backends.composite import CompositeBackend
 
-        core_model = _core_model(self._model_spec, [])
+        if isinstance(self._model_spec, str) or _compat.is_lc_chat_model(self._model_spec):
+            core_model = _core_model(self._model_spec, [])
+        else:
+            # Any object with `invoke` answering `.text` summarizes, as LangChain's own
+            # summarization calls its model.
+            from ._summarization_call import PromptedModel
+
+            core_model = PromptedModel(self._model_spec)
         facts = model_facts(core_model)
-        root = self._backend.artifacts_root if isinstance(self._backend, CompositeBackend) else "/"
-        root = root.rstrip("/")
         head, _, tail = self.summary_prompt.partition("{messages}")
         settings = self._truncate_args_settings
         from .._summarization import SummarizerAdapter, TokenCounterAdapter
@@ -358,9 +439,9 @@ class _DeepAgentsSummarizationMiddleware:
             "summarizer": summarizer,
             "token_counter": None if self._own_counter is None else TokenCounterAdapter(self._own_counter),
             "model": core_model,
-            "backend": backend_arg(self._backend, store),
-            "history_prefix": f"{root}/conversation_history",
-            "large_tool_results_prefix": f"{root}/large_tool_results",
+            "backend": backend_arg(self._backend if backend is None else backend, store, any_object=True),
+            "history_prefix": self._history_path_prefix,
+            "large_tool_results_prefix": self._large_tool_results_prefix,
         }
 
 
@@ -398,7 +479,7 @@ def create_summarization_middleware(
     )
 
 
-class SummarizationToolMiddleware(CoreEntryFace):
+class SummarizationToolMiddleware(CoreEntryFace, _Base):  # type: ignore[misc,valid-type]
     """Offers the model the `compact_conversation` tool: it compacts the conversation itself,
     with `summarization`'s settings, once the conversation is at least half way to one of
     its triggers.
@@ -412,6 +493,7 @@ class SummarizationToolMiddleware(CoreEntryFace):
         TypeError: If `system_prompt` is neither `str` nor `None`.
     """
 
+    trace_policy = _TRACE_POLICY
     state_schema = _StateSchema()
     """deepagents' `SummarizationState`."""
 
@@ -426,13 +508,46 @@ class SummarizationToolMiddleware(CoreEntryFace):
             )
         self._summarization = summarization
         self.system_prompt = system_prompt
-        self.tools: list[Any] = []
+        self._call: tuple[Any, bool, Any] | None = None
+        # The tool as a LangChain tool, for LangChain's own agents (a deepagents_rs agent
+        # runs the core's); none without LangChain.
+        if _Base is object:
+            self.tools: list[Any] = []
+        else:
+            from ._summarization_call import compact_tool
 
-    def _core_config(self, store: Any = None) -> dict[str, Any]:
+            self.tools = [compact_tool(self)]
+
+    def _run_compact(self, runtime: Any) -> Any:
+        """The tool's body: the core compacts the conversation in `runtime.state`; a
+        `Command` with its answer (and the event, when it compacted)."""
+        from ._summarization_call import compact, entry
+
+        return compact(entry(self, runtime), runtime)
+
+    async def _arun_compact(self, runtime: Any) -> Any:
+        """`_run_compact` under `ainvoke`."""
+        from ._summarization_call import acompact, entry
+
+        return await acompact(entry(self, runtime), runtime)
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        """The handler on the request with `system_prompt` added to its system message."""
+        from ._summarization_call import entry, wrap
+
+        return wrap(entry(self, request), request, handler)
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        """`wrap_model_call` with an async `handler`."""
+        from ._summarization_call import awrap, entry
+
+        return await awrap(entry(self, request), request, handler)
+
+    def _core_config(self, store: Any = None, backend: Any = None) -> dict[str, Any]:
         """The configuration the core builds the tool's entry from."""
         return {
             "kind": "summarization_tool",
-            "summarization": self._summarization._core_config(store),
+            "summarization": self._summarization._core_config(store, backend),
             "system_prompt": self.system_prompt,
         }
 

@@ -1,0 +1,345 @@
+//! The core's `SummarizationMiddleware` entry run around a caller's own `handler`: what the
+//! Python face's `wrap_model_call` / `awrap_model_call` do when the middleware is used
+//! outside a deepagents_rs agent (in LangChain's `create_agent`, or called directly). The
+//! entry does all the work (event, counts, cutoff, history file, summary, overflow
+//! recovery); the face only converts the request and hands the reply back.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::{Map, Value};
+
+use super::convert::{
+    extra_from_py, extra_to_py, file_map_from_py, files_write_to_py, message_from_py,
+    message_to_py, messages_from_py,
+};
+use super::errors::{guard, host_model_error, to_py};
+use super::host::{PyHost, call_adapter};
+use super::summarization::summarization_entry;
+use crate::error::Error;
+use crate::messages::{Message, SystemMessage};
+use crate::middleware::{Chain, Middleware, ModelBase, ModelResponse};
+use crate::model::{ChatModel, ModelRequest};
+use crate::state::{AgentState, FilesHost};
+use crate::summarization::{CompactRun, Summarization};
+use crate::tools::{HostContext, ToolOutput, ToolSpec};
+
+/// One `SummarizationMiddleware`'s entry (or a `SummarizationToolMiddleware`'s), built once
+/// from the face's configuration.
+#[pyclass(frozen, module = "deepagents_rs._core", name = "SummarizationCall")]
+pub(crate) struct SummarizationCall {
+    chain: Chain,
+    /// The summarization whose settings the entry (or the compact tool) works with.
+    summarization: Summarization,
+    /// Its own model: it writes the summaries; a request carries it only because every
+    /// core request names a model (the caller's handler makes the call itself).
+    model: Arc<dyn ChatModel>,
+}
+
+#[pymethods]
+impl SummarizationCall {
+    /// From `_core_config()` of a `SummarizationMiddleware` (`{"kind": "summarization"}`,
+    /// whose `model` is never `None`) or of a `SummarizationToolMiddleware`.
+    #[new]
+    fn new(config: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let tool = super::summarization::is_summarization_tool_config(config);
+        let settings = if tool {
+            config
+                .cast::<PyDict>()?
+                .get_item("summarization")?
+                .ok_or_else(|| {
+                    PyRuntimeError::new_err("compact tool config without summarization")
+                })?
+        } else {
+            config.clone()
+        };
+        let model = settings
+            .cast::<PyDict>()?
+            .get_item("model")?
+            .filter(|m| !m.is_none())
+            .ok_or_else(|| PyRuntimeError::new_err("summarization config without a model"))?;
+        let model = super::stack_parts::model_from_py(&model)?;
+        let summarization = summarization_entry(&settings)?;
+        let entry: Arc<dyn Middleware> = if tool {
+            super::summarization::summarization_tool_from_py(config)?
+        } else {
+            Arc::new(summarization.clone())
+        };
+        let chain = Chain::new(vec![entry]).map_err(to_py)?;
+        Ok(SummarizationCall {
+            chain,
+            summarization,
+            model,
+        })
+    }
+
+    /// The `compact_conversation` tool's work on `state` (`messages` as dicts, and the keys
+    /// the tool reads: the event, the session id, `files`): `(answer, state keys | None,
+    /// files | None)`, awaitable when `is_async`.
+    #[pyo3(signature = (state, is_async, config=None))]
+    fn compact<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyDict>,
+        is_async: bool,
+        config: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| {
+            let host = host_for(py, is_async, config)?;
+            let state = state_from_py(state)?;
+            let fut = self.summarization.compact(CompactRun {
+                messages: state.messages.to_vec(),
+                extra: state.extra,
+                files: (state.files, state.files_host),
+                model: self.model.clone(),
+                host: host.clone(),
+                trace: None,
+            });
+            let fut = async move { fut.await.map_err(|e| to_py(Error::Model(e))) };
+            finish(py, &host, fut, compact_to_py)
+        })
+    }
+
+    /// Runs the entry on `request` (`{"system": dict | None, "messages": [dict],
+    /// "tools": [(name, description, parameters)], "model_settings": dict, "state": dict}`,
+    /// `state` holding only the keys the entry reads: the event, the session id, `files`).
+    /// The entry's inner call is `responder.call(system, messages)` (`acall` awaited when
+    /// `is_async`), where a message the entry passes on unchanged is its index in
+    /// `request["messages"]` and an unchanged system message is `True`; it answers the
+    /// reply's messages as dicts. The outcome is
+    /// `{"commands": [{"messages", "extra", "files"}], "files": dict | None}`, awaitable when
+    /// `is_async`.
+    #[pyo3(signature = (request, responder, is_async, config=None))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyDict>,
+        responder: Bound<'py, PyAny>,
+        is_async: bool,
+        config: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| {
+            let host = host_for(py, is_async, config)?;
+            let request = self.request_from_py(request, host.clone())?;
+            let base = responder_base(&request, Arc::new(responder.unbind()));
+            let fut = self.chain.model_handler(base).call(request);
+            let fut = async move { fut.await.map_err(to_py) };
+            finish(py, &host, fut, outcome_to_py)
+        })
+    }
+}
+
+fn host_for(py: Python<'_>, is_async: bool, config: Option<Py<PyAny>>) -> PyResult<HostContext> {
+    if is_async {
+        PyHost::for_async(py, config)
+    } else {
+        PyHost::for_sync(py, config)
+    }
+}
+
+/// `fut`'s outcome as `to_py` makes it: awaitable on the caller's loop under an async host,
+/// else waited for here (without the GIL).
+fn finish<'py, T, F>(
+    py: Python<'py>,
+    host: &HostContext,
+    fut: F,
+    convert: fn(Python<'_>, T) -> PyResult<Bound<'_, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    T: Send + 'static,
+    F: std::future::Future<Output = PyResult<T>> + Send + 'static,
+{
+    match PyHost::from_context(host).filter(|h| h.is_async) {
+        Some(h) => {
+            let locals = h.locals.clone();
+            pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
+                let out = fut.await?;
+                Python::attach(|py| convert(py, out).map(Bound::unbind))
+            })
+        }
+        None => {
+            let runtime = pyo3_async_runtimes::tokio::get_runtime();
+            let out = py.detach(|| runtime.block_on(fut))?;
+            convert(py, out)
+        }
+    }
+}
+
+/// The state keys the entry reads (`files` and the summarization keys) and, for the compact
+/// tool, `messages` as dicts.
+fn state_from_py(raw: &Bound<'_, PyDict>) -> PyResult<AgentState> {
+    let s = raw.copy()?;
+    let mut state = AgentState::default();
+    if let Some(files) = s.get_item("files")?.filter(|f| !f.is_none()) {
+        let (mut map, mut files_host) = (Arc::new(Map::new()), Arc::new(FilesHost::default()));
+        file_map_from_py(&files)?.apply(&mut map, &mut files_host);
+        state.files = map;
+        state.files_host = files_host;
+    }
+    if let Some(messages) = s.get_item("messages")? {
+        state.messages = messages_from_py(&messages)?.into_iter().collect();
+    }
+    s.del_item("files").ok();
+    s.del_item("messages").ok();
+    state.extra = extra_from_py(&s)?;
+    Ok(state)
+}
+
+impl SummarizationCall {
+    fn request_from_py(
+        &self,
+        raw: &Bound<'_, PyDict>,
+        host: HostContext,
+    ) -> PyResult<ModelRequest> {
+        let item = |k: &str| raw.get_item(k).map(|v| v.filter(|v| !v.is_none()));
+        let system = match item("system")? {
+            Some(s) => Some(Arc::new(match message_from_py(&s)? {
+                Message::System(s) => s,
+                other => SystemMessage {
+                    content: other.content().clone(),
+                    ..Default::default()
+                },
+            })),
+            None => None,
+        };
+        let messages = match item("messages")? {
+            Some(m) => messages_from_py(&m)?.into_iter().map(Arc::new).collect(),
+            None => Vec::new(),
+        };
+        let mut tools = Vec::new();
+        if let Some(list) = item("tools")? {
+            for t in list.try_iter()? {
+                let (name, description, parameters): (String, String, Bound<'_, PyAny>) =
+                    t?.extract()?;
+                tools.push(ToolSpec {
+                    name,
+                    description,
+                    parameters: super::value::from_py(&parameters)?,
+                    provider_definition: None,
+                    json_spec: false,
+                    defer_loading: false,
+                });
+            }
+        }
+        let model_settings: Map<String, Value> = match item("model_settings")? {
+            Some(s) => super::value::from_py(&s)?,
+            None => Map::new(),
+        };
+        let state = match item("state")? {
+            Some(s) => state_from_py(s.cast::<PyDict>()?)?,
+            None => AgentState::default(),
+        };
+        Ok(ModelRequest {
+            model: self.model.clone(),
+            system,
+            messages,
+            tools: tools.into(),
+            schema_tools_at: None,
+            tool_choice: None,
+            response_format: None,
+            model_settings,
+            cache_control: None,
+            state,
+            tokens: None,
+            host,
+            trace: None,
+        })
+    }
+}
+
+/// The entry's inner call: the caller's handler, through `responder`.
+fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>) -> ModelBase {
+    let given = &original.messages;
+    let system = original.system.clone();
+    // A message the entry passes on as it got it goes back as its index, so the handler
+    // sees the caller's own object.
+    let index: Arc<HashMap<usize, usize>> = Arc::new(
+        given
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (Arc::as_ptr(m) as usize, i))
+            .collect(),
+    );
+    // Kept alive so that an address in `index` cannot be reused by another message.
+    let given: Arc<[Arc<Message>]> = given.as_slice().into();
+    Arc::new(move |request: ModelRequest| {
+        let (responder, index, given) = (responder.clone(), index.clone(), given.clone());
+        let unchanged = match (&request.system, &system) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        Box::pin(async move {
+            let host = request.host.clone();
+            let out = call_adapter(responder, host, "call", move |py, _| {
+                let _ = &given;
+                // `True`: the caller's own system message, as it was.
+                let system = match &request.system {
+                    _ if unchanged => pyo3::types::PyBool::new(py, true).to_owned().into_any(),
+                    Some(s) => message_to_py(py, &Message::System(s.as_ref().clone()))?,
+                    None => py.None().into_bound(py),
+                };
+                let list = PyList::empty(py);
+                for m in &request.messages {
+                    match index.get(&(Arc::as_ptr(m) as usize)) {
+                        Some(i) => list.append(i)?,
+                        None => list.append(message_to_py(py, m)?)?,
+                    }
+                }
+                Ok(vec![system, list.into_any()])
+            })
+            .await
+            .map_err(|e| Error::Model(host_model_error(e)))?;
+            let messages = Python::attach(|py| messages_from_py(out.bind(py)))
+                .map_err(|e| Error::Model(host_model_error(e)))?;
+            Ok(ModelResponse {
+                messages,
+                ..Default::default()
+            })
+        })
+    })
+}
+
+/// The entry's state writes, as the face turns them into LangChain's `Command`.
+fn outcome_to_py(py: Python<'_>, response: ModelResponse) -> PyResult<Bound<'_, PyAny>> {
+    let out = PyDict::new(py);
+    let commands = PyList::empty(py);
+    for c in &response.commands {
+        let d = PyDict::new(py);
+        let messages = PyList::empty(py);
+        for m in &c.messages {
+            messages.append(message_to_py(py, m)?)?;
+        }
+        d.set_item("messages", messages)?;
+        d.set_item("extra", extra_to_py(py, &c.extra)?)?;
+        match &c.files {
+            Some(f) => d.set_item("files", files_write_to_py(py, f)?)?,
+            None => d.set_item("files", py.None())?,
+        }
+        commands.append(d)?;
+    }
+    out.set_item("commands", commands)?;
+    match &response.files_before {
+        Some(f) => out.set_item("files", files_write_to_py(py, f)?)?,
+        None => out.set_item("files", py.None())?,
+    }
+    Ok(out.into_any())
+}
+
+/// The compact tool's outcome: `(answer, state keys | None, files | None)`.
+fn compact_to_py(py: Python<'_>, out: ToolOutput) -> PyResult<Bound<'_, PyAny>> {
+    let extra = match &out.extra {
+        Some(e) => extra_to_py(py, e)?.into_any(),
+        None => py.None().into_bound(py),
+    };
+    let files = match &out.files {
+        Some(f) => files_write_to_py(py, f)?,
+        None => py.None().into_bound(py),
+    };
+    Ok((out.content.text(), extra, files)
+        .into_pyobject(py)?
+        .into_any())
+}
