@@ -15,15 +15,37 @@ from . import _convert
 
 #: LangGraph's stream modes that deepagents_rs produces: the core's, then those the LangGraph
 #: graph that follows the core produces itself (`_threads`).
-SUPPORTED_MODES = ("values", "updates", "messages", "custom", "checkpoints", "tasks", "debug")
+SUPPORTED_MODES = ("values", "updates", "messages", "custom", "checkpoints", "tasks", "debug", "tools")
 GRAPH_MODES = ("checkpoints", "tasks", "debug")
+#: Modes made here from the core's events (`_stream_protocol`), not by the core itself.
+PROTOCOL_MODES = ("tools",)
 REMOVE_ALL_MESSAGES = "__remove_all__"
 
 
-def asks_graph_modes(stream_mode: Any) -> bool:
+def graph_modes(modes: list[str], protocol: bool) -> list[str]:
+    """The modes only the LangGraph graph that follows the core makes. Under
+    ``stream_events(version="v3")`` (``protocol``) the ``tasks`` it reads are made from the
+    core's events instead (`_stream_protocol`)."""
+    return [m for m in modes if m in GRAPH_MODES and not (protocol and m == "tasks")]
+
+
+def asks_graph_modes(stream_mode: Any, protocol: bool = False) -> bool:
     """Whether a stream asks for a mode only the LangGraph graph that follows the core makes."""
     modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode or ())
-    return any(m in GRAPH_MODES for m in modes)
+    return bool(graph_modes(modes, protocol))
+
+
+def core_modes(modes: list[str], printed: list[str], protocol: bool) -> list[str]:
+    """The core's modes for a stream of ``modes``: what it makes itself, and what the
+    ``tools`` and v3 ``tasks`` parts are made from."""
+    out = [m for m in [*modes, *printed] if m not in graph_modes(modes, protocol) and m not in PROTOCOL_MODES]
+    if "tools" in modes or (protocol and "tasks" in modes):
+        out = [m for m in out if m != "tasks"] + ["updates", "values", "routes"]
+    if "tools" in modes:
+        # LangGraph's tool handler is a streaming one: LangChain streams the model's replies
+        # whenever it listens (their chunks are shown only if `messages` is asked for).
+        out.append("messages")
+    return list(dict.fromkeys(out))
 
 
 def normalize_modes(stream_mode: Any, default: str) -> tuple[list[str], bool]:
@@ -189,6 +211,23 @@ class Shaper:
         self.print_modes: list[str] = []
         #: The subagents' private state keys (see `_data`).
         self.subgraph_private: frozenset[str] = frozenset()
+        #: Whether ``messages`` parts are content-block protocol events (v3, see
+        #: `_stream_protocol`).
+        self.protocol = False
+        #: The maker of ``tools`` and v3 ``tasks`` parts (`follow_tools`).
+        self.tool_events: Any = None
+
+    def follow_tools(self, protocol: bool) -> None:
+        """Makes ``tools`` parts (and under v3, the ``tasks`` parts its projections read) from
+        the core's events, when they are asked for."""
+        from ._stream_protocol import ToolEvents
+
+        self.protocol = protocol
+        tools = "tools" in self.modes
+        tasks = protocol and "tasks" in self.modes
+        if tools or tasks:
+            agent = self.metadata.get("lc_agent_name")
+            self.tool_events = ToolEvents(tools, tasks, agent, lambda value: _update(value, True))
 
     def _data(self, mode: str, payload: Any, ns: tuple = ()) -> Any:
         if mode == "updates":
@@ -208,6 +247,8 @@ class Shaper:
             full = {**self.metadata, **meta}
             if self.tags:
                 full["tags"] = list(self.tags)
+            if self.protocol:
+                return _protocol_message(message, full)
             return message, full
         return payload
 
@@ -243,6 +284,37 @@ class Shaper:
                 chunks.append(data if self.single else (mode, data))
         return chunks
 
+    def chunks(self, item: tuple) -> list[Any]:
+        """The chunks to yield for one of the core's raw items: its own (see ``shape``) and
+        the ``tools`` / ``tasks`` parts made from it (`_stream_protocol`)."""
+        if item[1] and not self.subgraphs and item[0] != "done":
+            # A subagent's event, read for the parts made from it, not asked for itself.
+            if self.tool_events is not None:
+                self.tool_events.observe(item)
+            return []
+        if self.tool_events is None or item[0] == "done":
+            emit, chunk = self.shape(item)
+            return [chunk] if emit else []
+        before, after = self.tool_events.observe(item)
+        emit, chunk = self.shape(item)
+        parts = [self.part(*p) for p in before]
+        if emit:
+            parts.append(chunk)
+        parts.extend(self.part(*p) for p in after)
+        return parts
+
+    def failed(self, error: BaseException) -> list[Any]:
+        """The chunks LangGraph streams before a run's error: its tool callbacks' reports of
+        the calls the error stopped (`_stream_protocol`)."""
+        if self.tool_events is None:
+            return []
+        parts = self.tool_events.failed(error)
+        return [self.part(*p) for p in parts if not p[1] or self.subgraphs]
+
+    def part(self, mode: str, ns: tuple, data: Any) -> Any:
+        """A chunk of ``mode`` made here, in the shape asked for."""
+        return self._shaped(mode, ns, data)
+
     def shape(self, item: tuple) -> tuple[bool, Any]:
         """``(True, chunk)`` to yield, or ``(False, None)`` for the final state (kept in
         ``self.final``)."""
@@ -251,18 +323,39 @@ class Shaper:
             self.final = self.result(payload)
             return False, None
         data = self._data(mode, payload, ns)
-        if mode in self.print_modes:
+        if mode in self.print_modes and data is not _DROPPED:
             _print_chunk(mode, ns if self.subgraphs else (), data)
-        if mode not in self.modes:
+        if mode not in self.modes or data is _DROPPED:
             return False, None
+        return True, self._shaped(mode, ns, data)
+
+    def _shaped(self, mode: str, ns: tuple, data: Any) -> Any:
         if self.version == "v2":
             part = {"type": mode, "ns": ns, "data": data}
             if mode == "values":
                 part["interrupts"] = ()
-            return True, part
+            return part
         if self.subgraphs:
-            return True, ((ns, data) if self.single else (ns, mode, data))
-        return True, (data if self.single else (mode, data))
+            return (ns, data) if self.single else (ns, mode, data)
+        return data if self.single else (mode, data)
+
+
+#: A ``messages`` payload the stream does not show (see `_protocol_message`).
+_DROPPED = object()
+
+
+def _protocol_message(message: Any, metadata: dict) -> Any:
+    """A ``messages`` part of a v3 stream, as LangGraph's ``StreamMessagesHandlerV2`` makes
+    it: a model call's protocol event with the call's ``run_id`` in the metadata, or a whole
+    AI message of a call that did not stream. Tool messages belong to the ``tools`` parts
+    there, and a provider's plain chunks are not protocol events."""
+    from ._stream_protocol import ProtocolEvent
+
+    if isinstance(message, ProtocolEvent):
+        return message.event, {**metadata, "run_id": str(message.run_id)}
+    if getattr(message, "type", None) != "ai" or type(message).__name__.endswith("Chunk"):
+        return _DROPPED
+    return message, metadata
 
 
 def print_modes(kwargs: dict, debug: bool) -> list[str]:
