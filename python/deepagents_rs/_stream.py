@@ -216,6 +216,8 @@ class Shaper:
         self.protocol = False
         #: The maker of ``tools`` and v3 ``tasks`` parts (`follow_tools`).
         self.tool_events: Any = None
+        #: Each subagent's last values chunk, by namespace (see `_subgraph_interrupt`).
+        self.last_values: dict[tuple, Any] = {}
 
     def follow_tools(self, protocol: bool) -> None:
         """Makes ``tools`` parts (and under v3, the ``tasks`` parts its projections read) from
@@ -292,16 +294,39 @@ class Shaper:
             if self.tool_events is not None:
                 self.tool_events.observe(item)
             return []
-        if self.tool_events is None or item[0] == "done":
+        if item[0] == "done":
             emit, chunk = self.shape(item)
             return [chunk] if emit else []
+        if self.tool_events is None:
+            emit, chunk = self.shape(item)
+            return ([chunk] if emit else []) + self._subgraph_interrupt(item)
         before, after = self.tool_events.observe(item)
         emit, chunk = self.shape(item)
         parts = [self.part(*p) for p in before]
         if emit:
             parts.append(chunk)
         parts.extend(self.part(*p) for p in after)
-        return parts
+        return parts + self._subgraph_interrupt(item)
+
+    def _subgraph_interrupt(self, item: tuple) -> list[Any]:
+        """A subagent stopped for an interrupt (its ``__interrupt__`` update, `_subagent_threads`):
+        LangGraph streams the subgraph's last values again, with the interrupts."""
+        mode, ns, payload = item
+        if mode != "updates" or not ns or payload[0] != "__interrupt__" or "values" not in self.modes:
+            return []
+        values = self.last_values.get(tuple(ns))
+        if values is None:
+            return []
+        if self.version == "v2":
+            return [{"type": "values", "ns": ns, "data": values, "interrupts": payload[1]}]
+        return [self._shaped("values", ns, {**values, "__interrupt__": payload[1]})]
+
+    def closing(self) -> list[Any]:
+        """The chunks made from the core's events that LangGraph streams last: after the run's
+        interrupt, the stop of each subagent that stopped for it (`_stream_protocol`)."""
+        if self.tool_events is None:
+            return []
+        return [self.part(*p) for p in self.tool_events.closing() if not p[1] or self.subgraphs]
 
     def failed(self, error: BaseException) -> list[Any]:
         """The chunks LangGraph streams before a run's error: its tool callbacks' reports of
@@ -323,6 +348,8 @@ class Shaper:
             self.final = self.result(payload)
             return False, None
         data = self._data(mode, payload, ns)
+        if mode == "values" and ns:
+            self.last_values[tuple(ns)] = data
         if mode in self.print_modes and data is not _DROPPED:
             _print_chunk(mode, ns if self.subgraphs else (), data)
         if mode not in self.modes or data is _DROPPED:

@@ -102,6 +102,11 @@ class ToolEvents:
         self.first_tasks: dict[tuple, dict] = {}
         # Each namespace's agent name, for the tasks' metadata.
         self.names: dict[tuple, str | None] = {(): agent_name}
+        # The calls of each namespace's last AI message, by (namespace, call id): a resumed
+        # run starts inside a step whose calls were routed by the run that stopped.
+        self.state_calls: dict[tuple, dict] = {}
+        # The results of tasks whose subagents stopped, held for `closing`.
+        self.paused: list = []
 
     def observe(self, item: tuple) -> tuple[list, list]:
         mode, ns, payload = item
@@ -127,7 +132,22 @@ class ToolEvents:
             node, value, core = payload
             if node == "tools" and core and isinstance(value, dict):
                 before.extend(self._finished(ns, value))
+        elif mode == "values" and isinstance(payload, dict):
+            self._remember_calls(ns, payload.get("messages") or ())
         return before, after
+
+    def closing(self) -> list:
+        """The parts held until the run's own end: the results of the tasks whose subagents
+        stopped for an interrupt (LangGraph reports them after the run's interrupt)."""
+        out, self.paused = self.paused, []
+        return out
+
+    def _remember_calls(self, ns: tuple, messages: Any) -> None:
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("type") == "ai":
+                for call in message.get("tool_calls") or ():
+                    self.state_calls[(ns, call.get("id"))] = call
+                return
 
     def _started(self, ns: tuple, calls: list) -> list:
         out = []
@@ -148,11 +168,17 @@ class ToolEvents:
         parent = child[:-1]
         task_id = child[-1].partition(":")[2]
         self.hosts[(parent, call_id)] = task_id
-        call = self.calls.get((parent, call_id)) or {"name": "task", "args": {}, "id": call_id}
+        call = (
+            self.calls.get((parent, call_id))
+            or self.state_calls.get((parent, call_id))
+            or {"name": "task", "args": {}, "id": call_id}
+        )
         name = (call.get("args") or {}).get("subagent_type")
         self.names[child] = name
+        # A resumed run starts inside the step: the call runs again, as its tool does there.
+        started = [] if (parent, call_id) in self.calls else self._started(parent, [call])
         if not self.tasks:
-            return []
+            return started
         host = {
             "id": task_id,
             "name": "tools",
@@ -168,7 +194,7 @@ class ToolEvents:
             "triggers": (f"branch:to:{first}",),
             "metadata": {"ls_integration": "langchain_create_agent", "lc_agent_name": name},
         }
-        return [("tasks", parent, host)]
+        return [*started, ("tasks", parent, host)]
 
     def _subagent_paused(self, child: tuple, value: tuple) -> list:
         call_id, error = value
@@ -185,7 +211,8 @@ class ToolEvents:
             "result": {},
             "interrupts": list(interrupts) if isinstance(interrupts, (list, tuple)) else [error],
         }
-        return [("tasks", parent, data)]
+        self.paused.append(("tasks", parent, data))
+        return []
 
     def _finished(self, ns: tuple, value: dict) -> list:
         out = []
@@ -193,6 +220,9 @@ class ToolEvents:
             if not isinstance(message, dict) or message.get("type") != "tool":
                 continue
             call_id = message.get("tool_call_id")
+            if (ns, call_id) not in self.calls and (ns, call_id) in self.state_calls:
+                # A call of the step a resumed run starts in: it ran again, from its start.
+                out.extend(self._started(ns, [self.state_calls[(ns, call_id)]]))
             call = self.calls.pop((ns, call_id), None)
             task_id = self.hosts.pop((ns, call_id), None)
             if self.tools and call is not None:

@@ -355,6 +355,7 @@ class ThreadRuns:
             # LangGraph streams each interrupted task's interrupts on their own.
             for stop in stops:
                 yield from shaper.interrupted(stop.interrupts, self._stopped_state(stop, shaper.final))
+            yield from shaper.closing()
 
     async def _thread_astream(
         self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
@@ -378,6 +379,8 @@ class ThreadRuns:
             for stop in stops:
                 for chunk in shaper.interrupted(stop.interrupts, self._stopped_state(stop, shaper.final)):
                     yield chunk
+            for chunk in shaper.closing():
+                yield chunk
 
 
 class _TakenMark:
