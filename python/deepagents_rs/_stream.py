@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _convert
+from ._stream_protocol import DROPPED
 
 #: LangGraph's stream modes that deepagents_rs produces: the core's, then those the LangGraph
 #: graph that follows the core produces itself (`_threads`).
@@ -211,9 +212,10 @@ class Shaper:
         self.print_modes: list[str] = []
         #: The subagents' private state keys (see `_data`).
         self.subgraph_private: frozenset[str] = frozenset()
-        #: Whether ``messages`` parts are content-block protocol events (v3, see
-        #: `_stream_protocol`).
+        #: Whether ``messages`` parts are content-block protocol events (v3), and their maker
+        #: (see `_stream_protocol`).
         self.protocol = False
+        self.protocol_messages: Any = None
         #: The maker of ``tools`` and v3 ``tasks`` parts (`follow_tools`).
         self.tool_events: Any = None
         #: Each subagent's last values chunk, by namespace (see `_subgraph_interrupt`).
@@ -222,9 +224,11 @@ class Shaper:
     def follow_tools(self, protocol: bool) -> None:
         """Makes ``tools`` parts (and under v3, the ``tasks`` parts its projections read) from
         the core's events, when they are asked for."""
-        from ._stream_protocol import ToolEvents
+        from ._stream_protocol import ProtocolMessages, ToolEvents
 
         self.protocol = protocol
+        if protocol:
+            self.protocol_messages = ProtocolMessages()
         tools = "tools" in self.modes
         tasks = protocol and "tasks" in self.modes
         if tools or tasks:
@@ -249,8 +253,8 @@ class Shaper:
             full = {**self.metadata, **meta}
             if self.tags:
                 full["tags"] = list(self.tags)
-            if self.protocol:
-                return _protocol_message(message, full)
+            if self.protocol_messages is not None:
+                return self.protocol_messages.shape(message, full, tuple(ns))
             return message, full
         return payload
 
@@ -288,7 +292,18 @@ class Shaper:
 
     def chunks(self, item: tuple) -> list[Any]:
         """The chunks to yield for one of the core's raw items: its own (see ``shape``) and
-        the ``tools`` / ``tasks`` parts made from it (`_stream_protocol`)."""
+        the ``tools`` / ``tasks`` parts made from it (`_stream_protocol`); under v3, first the
+        events of a native client's call that ``item`` shows has ended."""
+        if self.protocol_messages is None:
+            return self._chunks(item)
+        ended = [
+            self.part("messages", ns, data)
+            for ns, data in self.protocol_messages.ended(item)
+            if "messages" in self.modes and (not ns or self.subgraphs)
+        ]
+        return ended + self._chunks(item)
+
+    def _chunks(self, item: tuple) -> list[Any]:
         if item[1] and not self.subgraphs and item[0] != "done":
             # A subagent's event, read for the parts made from it, not asked for itself.
             if self.tool_events is not None:
@@ -350,9 +365,9 @@ class Shaper:
         data = self._data(mode, payload, ns)
         if mode == "values" and ns:
             self.last_values[tuple(ns)] = data
-        if mode in self.print_modes and data is not _DROPPED:
+        if mode in self.print_modes and data is not DROPPED:
             _print_chunk(mode, ns if self.subgraphs else (), data)
-        if mode not in self.modes or data is _DROPPED:
+        if mode not in self.modes or data is DROPPED:
             return False, None
         return True, self._shaped(mode, ns, data)
 
@@ -365,24 +380,6 @@ class Shaper:
         if self.subgraphs:
             return (ns, data) if self.single else (ns, mode, data)
         return data if self.single else (mode, data)
-
-
-#: A ``messages`` payload the stream does not show (see `_protocol_message`).
-_DROPPED = object()
-
-
-def _protocol_message(message: Any, metadata: dict) -> Any:
-    """A ``messages`` part of a v3 stream, as LangGraph's ``StreamMessagesHandlerV2`` makes
-    it: a model call's protocol event with the call's ``run_id`` in the metadata, or a whole
-    AI message of a call that did not stream. Tool messages belong to the ``tools`` parts
-    there, and a provider's plain chunks are not protocol events."""
-    from ._stream_protocol import ProtocolEvent
-
-    if isinstance(message, ProtocolEvent):
-        return message.event, {**metadata, "run_id": str(message.run_id)}
-    if getattr(message, "type", None) != "ai" or type(message).__name__.endswith("Chunk"):
-        return _DROPPED
-    return message, metadata
 
 
 def print_modes(kwargs: dict, debug: bool) -> list[str]:

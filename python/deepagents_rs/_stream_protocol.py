@@ -52,6 +52,10 @@ def start_run(protocol: bool, start: Callable[..., Any], *args: Any, **kwargs: A
     return context.run(start, *args, **kwargs)
 
 
+#: A ``messages`` payload a v3 stream does not show (see `ProtocolMessages`).
+DROPPED = object()
+
+
 class ProtocolEvent:
     """One content-block event of a model call (``message-start``, ``content-block-delta``,
     ...), with the call's run id, carried through the core as a chunk."""
@@ -76,6 +80,59 @@ def protocol_forwarder(on_chunk: Callable[[Any], None]) -> Any:
             on_chunk(ProtocolEvent(event, run_id))
 
     return EventForwarder()
+
+
+class ProtocolMessages:
+    """The ``messages`` parts of a v3 stream, as LangGraph's ``StreamMessagesHandlerV2``
+    makes them: a model call's protocol events with the call's ``run_id`` in the metadata, or
+    the whole AI message of a call that did not stream. Tool messages belong to the ``tools``
+    parts there. A native client's chunks are made into the events LangChain's bridge makes
+    of a provider's chunks, once the call has ended (what comes next in its namespace)."""
+
+    def __init__(self) -> None:
+        # A native call under way in each namespace: its id, metadata and chunks so far.
+        self.native: dict[tuple, tuple[str, dict, list]] = {}
+
+    def shape(self, message: Any, metadata: dict, ns: tuple) -> Any:
+        if isinstance(message, ProtocolEvent):
+            return message.event, {**metadata, "run_id": str(message.run_id)}
+        if type(message).__name__ == "AIMessageChunk":
+            call = self.native.setdefault(ns, (message.id, metadata, []))
+            call[2].append(message)
+            return DROPPED
+        if getattr(message, "type", None) != "ai":
+            return DROPPED
+        return message, metadata
+
+    def ended(self, item: tuple) -> list[tuple[tuple, Any]]:
+        """``(ns, data)`` of the events of each native call that ``item`` shows has ended:
+        anything in its namespace but its next chunk, and the run's end."""
+        if not self.native:
+            return []
+        mode, ns, payload = item
+        ns = tuple(ns)
+        if mode == "done":
+            ended = list(self.native)
+        elif ns in self.native and not (
+            mode == "messages" and type(payload[0]).__name__ == "AIMessageChunk" and payload[0].id == self.native[ns][0]
+        ):
+            ended = [ns]
+        else:
+            return []
+        out = []
+        for at in ended:
+            call_id, metadata, chunks = self.native.pop(at)
+            out.extend((at, data) for data in _native_events(call_id, metadata, chunks))
+        return out
+
+
+def _native_events(call_id: str, metadata: dict, chunks: list) -> list[tuple[dict, dict]]:
+    from langchain_core.language_models._compat_bridge import chunks_to_events
+    from langchain_core.outputs import ChatGenerationChunk
+
+    meta = {**metadata, "run_id": call_id.removeprefix("lc_run--")}
+    generations = (ChatGenerationChunk(message=c) for c in chunks)
+    return [(event, meta) for event in chunks_to_events(generations, message_id=call_id)]
 
 
 def _tool_call(call: dict) -> dict:
