@@ -703,3 +703,17 @@ def test_known_gap_compiled_subagent_handle() -> None:
         agent = m.create_deep_agent(model=main, subagents=[{"name": "helper", "description": "h", "runnable": inner}])
         results[m.__name__] = [n for n, _ in collect_sync(agent, INPUT)["items"]]
     compare(results)
+
+
+def test_projection_names() -> None:
+    """The same projections, and the same error for one deepagents 0.7.32 does not have
+    (``run.middleware``)."""
+    results = {}
+    for m in IMPLS:
+        run = build(m, SCENARIOS["plain_answer"]).stream_events(copy.deepcopy(INPUT), version="v3")
+        with pytest.raises(AttributeError) as missing:
+            run.middleware  # noqa: B018
+        results[m.__name__] = (sorted(run.extensions), str(missing.value))
+        run.abort()
+    names, _error = compare(results)
+    assert names == ["lifecycle", "messages", "subagents", "subgraphs", "tool_calls", "values"]
