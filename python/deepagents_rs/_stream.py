@@ -269,12 +269,13 @@ class Shaper:
     def interrupted(self, interrupts: tuple, values: dict) -> list[Any]:
         """The chunks a run that stopped for ``interrupts`` ends with, as LangGraph yields
         them: ``{"__interrupt__": interrupts}`` in ``updates``, the state with that key in
-        ``values`` (in v2, a values part carrying them)."""
+        ``values`` (in v2, a values part carrying them); a breakpoint (no interrupts) streams
+        no values again."""
         chunks = []
         for mode in self.modes:
             if mode == "updates":
                 data: Any = {"__interrupt__": interrupts}
-            elif mode == "values":
+            elif mode == "values" and interrupts:
                 data = {**values, "__interrupt__": interrupts}
             else:
                 continue
@@ -305,10 +306,12 @@ class Shaper:
 
     def _chunks(self, item: tuple) -> list[Any]:
         if item[1] and not self.subgraphs and item[0] != "done":
-            # A subagent's event, read for the parts made from it, not asked for itself.
-            if self.tool_events is not None:
-                self.tool_events.observe(item)
-            return []
+            # A subagent's event, not asked for itself: only the root's parts made from it
+            # (its `task` call under way) are.
+            if self.tool_events is None:
+                return []
+            before, after = self.tool_events.observe(item)
+            return [self.part(*p) for p in [*before, *after] if not p[1]]
         if item[0] == "done":
             emit, chunk = self.shape(item)
             return [chunk] if emit else []
@@ -336,12 +339,18 @@ class Shaper:
             return [{"type": "values", "ns": ns, "data": values, "interrupts": payload[1]}]
         return [self._shaped("values", ns, {**values, "__interrupt__": payload[1]})]
 
-    def closing(self) -> list[Any]:
-        """The chunks made from the core's events that LangGraph streams last: after the run's
-        interrupt, the stop of each subagent that stopped for it (`_stream_protocol`)."""
-        if self.tool_events is None:
-            return []
-        return [self.part(*p) for p in self.tool_events.closing() if not p[1] or self.subgraphs]
+    def stopped(self, stops: list[tuple[tuple, dict]]) -> list[Any]:
+        """The chunks of a run that stopped, for each stop ``(interrupts, state)``, in
+        LangGraph's order: the starts of tool calls an interrupt stopped, each stop's
+        interrupt on its own, then the stop of each subagent that stopped for it
+        (`_stream_protocol`)."""
+        interrupted = any(interrupts for interrupts, _state in stops)
+        parts = self.tool_events.stopped(interrupted) if self.tool_events is not None else []
+        chunks = [self.part(*p) for p in parts if not p[1] or self.subgraphs]
+        for interrupts, state in stops:
+            chunks.extend(self.interrupted(interrupts, state))
+        parts = self.tool_events.closing() if self.tool_events is not None else []
+        return chunks + [self.part(*p) for p in parts if not p[1] or self.subgraphs]
 
     def failed(self, error: BaseException) -> list[Any]:
         """The chunks LangGraph streams before a run's error: its tool callbacks' reports of

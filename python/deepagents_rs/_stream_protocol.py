@@ -164,11 +164,14 @@ class ToolEvents:
         self.state_calls: dict[tuple, dict] = {}
         # The results of tasks whose subagents stopped, held for `closing`.
         self.paused: list = []
+        # The starts of each namespace's routed calls, held until they are under way: the
+        # core routes a step's calls before a breakpoint can stop the run there.
+        self.waiting: dict[tuple, list] = {}
 
     def observe(self, item: tuple) -> tuple[list, list]:
         mode, ns, payload = item
         ns = tuple(ns)
-        before: list = []
+        before: list = self._flush_waiting(ns) if self.waiting else []
         after: list = []
         if ns in self.first_tasks and mode != "routes":
             # LangGraph streams a subgraph's input values, then its first task.
@@ -180,7 +183,7 @@ class ToolEvents:
         if mode == "routes":
             node, kind, value = payload
             if kind == "calls":
-                before.extend(self._started(ns, value))
+                self.waiting.setdefault(ns, []).extend(self._started(ns, value))
             elif kind == "subagent":
                 before.extend(self._subagent_started(ns, value))
             elif kind == "paused":
@@ -193,10 +196,25 @@ class ToolEvents:
             self._remember_calls(ns, payload.get("messages") or ())
         return before, after
 
+    def stopped(self, interrupted: bool) -> list:
+        """When the run stopped: the starts of the calls a tool's interrupt stopped (a run
+        stopped at a breakpoint before its tools started none)."""
+        waiting = [p for parts in self.waiting.values() for p in parts] if interrupted else []
+        self.waiting.clear()
+        return waiting
+
     def closing(self) -> list:
         """The parts held until the run's own end: the results of the tasks whose subagents
         stopped for an interrupt (LangGraph reports them after the run's interrupt)."""
         out, self.paused = self.paused, []
+        return out
+
+    def _flush_waiting(self, ns: tuple) -> list:
+        """The starts of the calls routed in ``ns`` or a graph above it: something of theirs
+        is under way, so their tools started."""
+        out = []
+        for at in [at for at in self.waiting if ns[: len(at)] == at]:
+            out.extend(self.waiting.pop(at))
         return out
 
     def _remember_calls(self, ns: tuple, messages: Any) -> None:
@@ -317,7 +335,9 @@ class ToolEvents:
         """The parts LangGraph streams when a run fails inside tools: ``tool-error`` for each
         call still running (the innermost first), and the failed result of each task hosting
         a subagent. An interrupt is no failure (LangGraph reports a paused tool nowhere)."""
-        out = []
+        # The calls routed last were under way: their tools started.
+        out = [p for parts in self.waiting.values() for p in parts]
+        self.waiting.clear()
         pending = sorted(self.calls.items(), key=lambda entry: -len(entry[0][0]))
         for (ns, call_id), _call in pending:
             if self.tools:

@@ -352,10 +352,7 @@ class ThreadRuns:
                     yield from shaper.failed(exc)
                 raise
             yield from _drain(out)
-            # LangGraph streams each interrupted task's interrupts on their own.
-            for stop in stops:
-                yield from shaper.interrupted(stop.interrupts, self._stopped_state(stop, shaper.final))
-            yield from shaper.closing()
+            yield from shaper.stopped(self._stops(stops, shaper))
 
     async def _thread_astream(
         self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
@@ -376,11 +373,13 @@ class ThreadRuns:
                 raise
             for chunk in _drain(out):
                 yield chunk
-            for stop in stops:
-                for chunk in shaper.interrupted(stop.interrupts, self._stopped_state(stop, shaper.final)):
-                    yield chunk
-            for chunk in shaper.closing():
+            for chunk in shaper.stopped(self._stops(stops, shaper)):
                 yield chunk
+
+    def _stops(self, stops: list[_threads.Interrupted], shaper: _stream.Shaper) -> list[tuple[tuple, dict]]:
+        """Each stop of a run, as ``(interrupts, state)``: LangGraph streams each interrupted
+        task's interrupts on their own."""
+        return [(stop.interrupts, self._stopped_state(stop, shaper.final)) for stop in stops]
 
 
 class _TakenMark:

@@ -71,6 +71,12 @@ def fast_lookup(key: str) -> str:
     return f"fast value of {key}"
 
 
+@tool
+def broken_tool(x: int) -> str:
+    """Fail."""
+    raise RuntimeError(f"broken with {x}")
+
+
 class BrokenModel(ScriptedChatModel):
     """A model whose every call fails."""
 
@@ -126,6 +132,7 @@ SCENARIOS = {
         unordered=True,
     ),
     "failing_subagent": Scenario(_RESEARCH, sub_script=[], sub_broken=True),
+    "failing_tool": Scenario([ai_tool_calls(("broken_tool", {"x": 1}, "call_X")), "unreached"], tools=(broken_tool,)),
 }
 
 
@@ -378,9 +385,14 @@ def test_stream_events_v3(name: str) -> None:
     if name == "failing_subagent":
         (sub,) = [v for n, v in ref["items"] if n == "subagents"]
         assert sub["status"] == "failed" and "research failed" in sub["error"]
+    if name == "failing_tool":
+        (call,) = [v for n, v in ref["items"] if n == "tool_calls"]
+        assert call["error"] == "broken with 1" and ref["items"][-1] == ("error", "RuntimeError: broken with 1")
 
 
-@pytest.mark.parametrize("name", ["research", "research_whole_messages", "file_write", "failing_subagent"])
+@pytest.mark.parametrize(
+    "name", ["research", "research_whole_messages", "file_write", "failing_subagent", "failing_tool"]
+)
 def test_astream_events_v3(name: str) -> None:
     scenario = SCENARIOS[name]
     results = {m.__name__: asyncio.run(collect_async(build(m, scenario), INPUT)) for m in IMPLS}
@@ -717,3 +729,51 @@ def test_projection_names() -> None:
         run.abort()
     names, _error = compare(results)
     assert names == ["lifecycle", "messages", "subagents", "subgraphs", "tool_calls", "values"]
+
+
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_breakpoint_before_tools(api: str) -> None:
+    """``interrupt_before=["tools"]``: the run stops before its tools start (no tool call is
+    streamed, no values again), and ``None`` goes on from there."""
+    results = {}
+    for m in IMPLS:
+        agent = build(m, SCENARIOS["research"], checkpointer=InMemorySaver())
+        config = {"configurable": {"thread_id": "t1"}}
+        if api == "sync":
+            run = agent.stream_events(copy.deepcopy(INPUT), config, version="v3", interrupt_before=["tools"])
+            first = {"items": _drain_sync(run, PROJECTIONS), **_result(run)}
+            results[m.__name__] = [first, collect_sync(agent, None, config)]
+        else:
+
+            async def both(agent: Any = agent, config: dict = config) -> list:
+                run = await agent.astream_events(copy.deepcopy(INPUT), config, version="v3", interrupt_before=["tools"])
+                first = [e async for e in run]
+                return [[_event(e) for e in first], await collect_async(agent, None, config)]
+
+            results[m.__name__] = asyncio.run(both())
+    first, second = compare(results)
+    if api == "sync":
+        assert [n for n, _ in first["items"]] == ["values", "messages", "values"]
+        assert second["output"]["messages"][-1]["content"][0]["text"] == "Final answer: done"
+
+
+@tool
+def ask(question: str) -> str:
+    """Ask a human."""
+    from langgraph.types import interrupt
+
+    return f"human said {interrupt(question)}"
+
+
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_tool_interrupt(api: str) -> None:
+    """A tool's own ``interrupt()``: its call started (and is closed with no output when the
+    run stops), the run is interrupted; the resumed run runs it again to its end."""
+    scenario = Scenario([ai_tool_calls(("ask", {"question": "ok?"}, "call_Q")), "thanks"], tools=(ask,))
+    first, second = two_turns(scenario, Command(resume="yes"), api)
+    assert first["interrupted"] and not second["interrupted"]
+    if api == "sync":
+        (call,) = [v for n, v in first["items"] if n == "tool_calls"]
+        assert call["name"] == "ask" and call["output"] is None
+        (call,) = [v for n, v in second["items"] if n == "tool_calls"]
+        assert call["output"] == "human said yes"
