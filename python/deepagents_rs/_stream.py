@@ -371,6 +371,9 @@ class Shaper:
         if mode == "done":
             self.final = self.result(payload)
             return False, None
+        if mode not in self.modes and mode not in self.print_modes:
+            # Read for the parts made from it (the core streams it for them), not shown.
+            return False, None
         data = self._data(mode, payload, ns)
         if mode == "values" and ns:
             self.last_values[tuple(ns)] = data
