@@ -88,3 +88,35 @@ def test_no_streaming_from_the_model_without_messages_mode(mode):
     gate = threading.Event()  # never set: a streamed call would time out
     agent = deepagents_rs.create_deep_agent(model=GatedStreamingModel(gate=gate, timeout=0.5))
     list(agent.stream(INPUT, stream_mode=mode))
+
+
+@pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
+def test_v3_text_deltas_reach_the_caller_while_the_model_streams():
+    """Under ``stream_events(version="v3")`` the model's content-block events come through
+    the core as it makes them: the first text delta is read before the model goes on."""
+    gate = threading.Event()
+    agent = deepagents_rs.create_deep_agent(model=GatedStreamingModel(gate=gate))
+    run = agent.stream_events(INPUT, version="v3")
+    seen = []
+    for stream in run.messages:
+        for delta in stream.text:
+            seen.append(delta)
+            gate.set()
+    assert seen == ["Hello", " world"]
+
+
+@pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
+def test_v3_text_deltas_reach_the_async_caller_while_the_model_streams():
+    gate = threading.Event()
+    agent = deepagents_rs.create_deep_agent(model=GatedStreamingModel(gate=gate))
+
+    async def main() -> list[str]:
+        run = await agent.astream_events(INPUT, version="v3")
+        seen = []
+        async for stream in run.messages:
+            async for delta in stream.text:
+                seen.append(delta)
+                gate.set()
+        return seen
+
+    assert asyncio.run(main()) == ["Hello", " world"]

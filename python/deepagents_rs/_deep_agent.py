@@ -12,7 +12,7 @@ import copy
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
-from . import _callbacks, _convert, _lockstep, _run_context, _runtime, _stream
+from . import _callbacks, _convert, _lockstep, _run_context, _runtime, _stream, _stream_protocol
 from ._assembly import StateKeys
 from ._core import CoreAgent
 from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
@@ -293,11 +293,13 @@ class DeepAgent(ThreadRuns, GraphBase):
         shaper = self._shaper(modes, single, subgraphs, version, merged)
         shaper.print_modes = printed
         shaper.tracer = tracer
+        protocol = _stream_protocol.wants_protocol_events(merged, version)
+        shaper.follow_tools(protocol)
         if tracer is not None:
             tracer.open_root(self.name)
             if "updates" in modes and _lockstep.listens(merged.get("callbacks")):
                 tracer.lockstep = _lockstep.Lockstep()
-        core_modes = list(dict.fromkeys([*modes, *printed]))
+        core_modes = _stream.core_modes(modes, printed, protocol)
         return (state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
 
     def _shaper(self, modes: list[str], single: bool, subgraphs: bool, version: str, config: dict) -> _stream.Shaper:
@@ -328,23 +330,26 @@ class DeepAgent(ThreadRuns, GraphBase):
         subagents' chunks under ``("tools:<id>",)`` when ``subgraphs=True`` and
         ``{"type", "ns", "data"}`` parts when ``version="v2"``. Model tokens are streamed from
         the provider only when ``"messages"`` is asked for."""
-        if self._through_graph(stream_mode, kwargs, config):
+        protocol = _stream_protocol.wants_protocol_events(config, version)
+        if self._through_graph(stream_mode, kwargs, config, protocol):
             yield from self._thread_stream(input, config, stream_mode, subgraphs, version, kwargs)
             return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
         token = _runtime.enter_blocking_invoke()
         try:
-            events = self._core.stream(*args)
+            events = _stream_protocol.start_run(shaper.protocol, self._core.stream, *args)
         finally:
             _runtime.exit_blocking_invoke(token)
         step = _StepTaken(shaper)
         try:
             with _RootRun(shaper, self._fail):
-                for item in events:
-                    emit, chunk = shaper.shape(item)
-                    if emit:
-                        yield chunk
-                    step.after(item)
+                try:
+                    for item in events:
+                        yield from shaper.chunks(item)
+                        step.after(item)
+                except Exception as exc:
+                    yield from shaper.failed(exc)
+                    raise
         finally:
             step.close()
             events.close()
@@ -360,35 +365,37 @@ class DeepAgent(ThreadRuns, GraphBase):
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """``stream`` on the running event loop."""
-        if self._through_graph(stream_mode, kwargs, config):
+        protocol = _stream_protocol.wants_protocol_events(config, version)
+        if self._through_graph(stream_mode, kwargs, config, protocol):
             async for chunk in self._thread_astream(input, config, stream_mode, subgraphs, version, kwargs):
                 yield chunk
             return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
-        events = self._core.astream(*args)
+        events = _stream_protocol.start_run(shaper.protocol, self._core.astream, *args)
         step = _StepTaken(shaper)
         try:
             with _RootRun(shaper, self._fail):
-                async for item in events:
-                    emit, chunk = shaper.shape(item)
-                    if emit:
+                try:
+                    async for item in events:
+                        for chunk in shaper.chunks(item):
+                            yield chunk
+                        step.after(item)
+                except Exception as exc:
+                    for chunk in shaper.failed(exc):
                         yield chunk
-                    step.after(item)
+                    raise
         finally:
             step.close()
             await events.aclose()
 
     def stream_events(self, input: Any, config: dict | None = None, *, version: str = "v2", **kwargs: Any) -> Any:
         """LangGraph's ``stream_events``: ``version="v2"`` is LangChain's event stream over
-        the core's callbacks; the ``v3`` run projections are planned."""
-        if version == "v3":
-            raise _planned('stream_events(version="v3")', "LangGraph's v3 run projections")
+        the core's callbacks; ``version="v3"`` is LangGraph's run stream, its projections
+        built by LangGraph's transformers from this agent's ``stream`` (`_stream_protocol`)."""
         return super().stream_events(input, config, version=version, **kwargs)
 
     def astream_events(self, input: Any, config: dict | None = None, *, version: str = "v2", **kwargs: Any) -> Any:
         """``stream_events`` on the running event loop."""
-        if version == "v3":
-            raise _planned('astream_events(version="v3")', "LangGraph's v3 run projections")
         return super().astream_events(input, config, version=version, **kwargs)
 
     def with_config(self, config: dict | None = None, **kwargs: Any) -> DeepAgent:

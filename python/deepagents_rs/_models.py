@@ -236,7 +236,11 @@ def _call_config(parent: Any, on_chunk: Any) -> dict | None:
 
     callbacks: Any = child_callbacks(parent) if parent is not None else []
     if on_chunk is not None:
-        forwarder = _chunk_forwarder(on_chunk)
+        from ._stream_protocol import PROTOCOL_EVENTS, protocol_forwarder
+
+        # Under `stream_events(version="v3")` the model reports content-block events, as it
+        # does under LangGraph's v3 messages handler.
+        forwarder = protocol_forwarder(on_chunk) if PROTOCOL_EVENTS.get() else _chunk_forwarder(on_chunk)
         if parent is not None:
             callbacks.add_handler(forwarder, inherit=False)
         else:

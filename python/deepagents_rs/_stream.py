@@ -12,18 +12,41 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _convert
+from ._stream_protocol import DROPPED
 
 #: LangGraph's stream modes that deepagents_rs produces: the core's, then those the LangGraph
 #: graph that follows the core produces itself (`_threads`).
-SUPPORTED_MODES = ("values", "updates", "messages", "custom", "checkpoints", "tasks", "debug")
+SUPPORTED_MODES = ("values", "updates", "messages", "custom", "checkpoints", "tasks", "debug", "tools")
 GRAPH_MODES = ("checkpoints", "tasks", "debug")
+#: Modes made here from the core's events (`_stream_protocol`), not by the core itself.
+PROTOCOL_MODES = ("tools",)
 REMOVE_ALL_MESSAGES = "__remove_all__"
 
 
-def asks_graph_modes(stream_mode: Any) -> bool:
+def graph_modes(modes: list[str], protocol: bool) -> list[str]:
+    """The modes only the LangGraph graph that follows the core makes. Under
+    ``stream_events(version="v3")`` (``protocol``) the ``tasks`` it reads are made from the
+    core's events instead (`_stream_protocol`)."""
+    return [m for m in modes if m in GRAPH_MODES and not (protocol and m == "tasks")]
+
+
+def asks_graph_modes(stream_mode: Any, protocol: bool = False) -> bool:
     """Whether a stream asks for a mode only the LangGraph graph that follows the core makes."""
     modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode or ())
-    return any(m in GRAPH_MODES for m in modes)
+    return bool(graph_modes(modes, protocol))
+
+
+def core_modes(modes: list[str], printed: list[str], protocol: bool) -> list[str]:
+    """The core's modes for a stream of ``modes``: what it makes itself, and what the
+    ``tools`` and v3 ``tasks`` parts are made from."""
+    out = [m for m in [*modes, *printed] if m not in graph_modes(modes, protocol) and m not in PROTOCOL_MODES]
+    if "tools" in modes or (protocol and "tasks" in modes):
+        out = [m for m in out if m != "tasks"] + ["updates", "values", "routes"]
+    if "tools" in modes:
+        # LangGraph's tool handler is a streaming one: LangChain streams the model's replies
+        # whenever it listens (their chunks are shown only if `messages` is asked for).
+        out.append("messages")
+    return list(dict.fromkeys(out))
 
 
 def normalize_modes(stream_mode: Any, default: str) -> tuple[list[str], bool]:
@@ -189,6 +212,28 @@ class Shaper:
         self.print_modes: list[str] = []
         #: The subagents' private state keys (see `_data`).
         self.subgraph_private: frozenset[str] = frozenset()
+        #: Whether ``messages`` parts are content-block protocol events (v3), and their maker
+        #: (see `_stream_protocol`).
+        self.protocol = False
+        self.protocol_messages: Any = None
+        #: The maker of ``tools`` and v3 ``tasks`` parts (`follow_tools`).
+        self.tool_events: Any = None
+        #: Each subagent's last values chunk, by namespace (see `_subgraph_interrupt`).
+        self.last_values: dict[tuple, Any] = {}
+
+    def follow_tools(self, protocol: bool) -> None:
+        """Makes ``tools`` parts (and under v3, the ``tasks`` parts its projections read) from
+        the core's events, when they are asked for."""
+        from ._stream_protocol import ProtocolMessages, ToolEvents
+
+        self.protocol = protocol
+        if protocol:
+            self.protocol_messages = ProtocolMessages()
+        tools = "tools" in self.modes
+        tasks = protocol and "tasks" in self.modes
+        if tools or tasks:
+            agent = self.metadata.get("lc_agent_name")
+            self.tool_events = ToolEvents(tools, tasks, agent, lambda value: _update(value, True))
 
     def _data(self, mode: str, payload: Any, ns: tuple = ()) -> Any:
         if mode == "updates":
@@ -208,6 +253,8 @@ class Shaper:
             full = {**self.metadata, **meta}
             if self.tags:
                 full["tags"] = list(self.tags)
+            if self.protocol_messages is not None:
+                return self.protocol_messages.shape(message, full, tuple(ns))
             return message, full
         return payload
 
@@ -222,12 +269,13 @@ class Shaper:
     def interrupted(self, interrupts: tuple, values: dict) -> list[Any]:
         """The chunks a run that stopped for ``interrupts`` ends with, as LangGraph yields
         them: ``{"__interrupt__": interrupts}`` in ``updates``, the state with that key in
-        ``values`` (in v2, a values part carrying them)."""
+        ``values`` (in v2, a values part carrying them); a breakpoint (no interrupts) streams
+        no values again."""
         chunks = []
         for mode in self.modes:
             if mode == "updates":
                 data: Any = {"__interrupt__": interrupts}
-            elif mode == "values":
+            elif mode == "values" and interrupts:
                 data = {**values, "__interrupt__": interrupts}
             else:
                 continue
@@ -243,6 +291,79 @@ class Shaper:
                 chunks.append(data if self.single else (mode, data))
         return chunks
 
+    def chunks(self, item: tuple) -> list[Any]:
+        """The chunks to yield for one of the core's raw items: its own (see ``shape``) and
+        the ``tools`` / ``tasks`` parts made from it (`_stream_protocol`); under v3, first the
+        events of a native client's call that ``item`` shows has ended."""
+        if self.protocol_messages is None:
+            return self._chunks(item)
+        ended = [
+            self.part("messages", ns, data)
+            for ns, data in self.protocol_messages.ended(item)
+            if "messages" in self.modes and (not ns or self.subgraphs)
+        ]
+        return ended + self._chunks(item)
+
+    def _chunks(self, item: tuple) -> list[Any]:
+        if item[1] and not self.subgraphs and item[0] != "done":
+            # A subagent's event, not asked for itself: only the root's parts made from it
+            # (its `task` call under way) are.
+            if self.tool_events is None:
+                return []
+            before, after = self.tool_events.observe(item)
+            return [self.part(*p) for p in [*before, *after] if not p[1]]
+        if item[0] == "done":
+            emit, chunk = self.shape(item)
+            return [chunk] if emit else []
+        if self.tool_events is None:
+            emit, chunk = self.shape(item)
+            return ([chunk] if emit else []) + self._subgraph_interrupt(item)
+        before, after = self.tool_events.observe(item)
+        emit, chunk = self.shape(item)
+        parts = [self.part(*p) for p in before]
+        if emit:
+            parts.append(chunk)
+        parts.extend(self.part(*p) for p in after)
+        return parts + self._subgraph_interrupt(item)
+
+    def _subgraph_interrupt(self, item: tuple) -> list[Any]:
+        """A subagent stopped for an interrupt (its ``__interrupt__`` update, `_subagent_threads`):
+        LangGraph streams the subgraph's last values again, with the interrupts."""
+        mode, ns, payload = item
+        if mode != "updates" or not ns or payload[0] != "__interrupt__" or "values" not in self.modes:
+            return []
+        values = self.last_values.get(tuple(ns))
+        if values is None:
+            return []
+        if self.version == "v2":
+            return [{"type": "values", "ns": ns, "data": values, "interrupts": payload[1]}]
+        return [self._shaped("values", ns, {**values, "__interrupt__": payload[1]})]
+
+    def stopped(self, stops: list[tuple[tuple, dict]]) -> list[Any]:
+        """The chunks of a run that stopped, for each stop ``(interrupts, state)``, in
+        LangGraph's order: the starts of tool calls an interrupt stopped, each stop's
+        interrupt on its own, then the stop of each subagent that stopped for it
+        (`_stream_protocol`)."""
+        interrupted = any(interrupts for interrupts, _state in stops)
+        parts = self.tool_events.stopped(interrupted) if self.tool_events is not None else []
+        chunks = [self.part(*p) for p in parts if not p[1] or self.subgraphs]
+        for interrupts, state in stops:
+            chunks.extend(self.interrupted(interrupts, state))
+        parts = self.tool_events.closing() if self.tool_events is not None else []
+        return chunks + [self.part(*p) for p in parts if not p[1] or self.subgraphs]
+
+    def failed(self, error: BaseException) -> list[Any]:
+        """The chunks LangGraph streams before a run's error: its tool callbacks' reports of
+        the calls the error stopped (`_stream_protocol`)."""
+        if self.tool_events is None:
+            return []
+        parts = self.tool_events.failed(error)
+        return [self.part(*p) for p in parts if not p[1] or self.subgraphs]
+
+    def part(self, mode: str, ns: tuple, data: Any) -> Any:
+        """A chunk of ``mode`` made here, in the shape asked for."""
+        return self._shaped(mode, ns, data)
+
     def shape(self, item: tuple) -> tuple[bool, Any]:
         """``(True, chunk)`` to yield, or ``(False, None)`` for the final state (kept in
         ``self.final``)."""
@@ -250,19 +371,27 @@ class Shaper:
         if mode == "done":
             self.final = self.result(payload)
             return False, None
-        data = self._data(mode, payload, ns)
-        if mode in self.print_modes:
-            _print_chunk(mode, ns if self.subgraphs else (), data)
-        if mode not in self.modes:
+        if mode not in self.modes and mode not in self.print_modes:
+            # Read for the parts made from it (the core streams it for them), not shown.
             return False, None
+        data = self._data(mode, payload, ns)
+        if mode == "values" and ns:
+            self.last_values[tuple(ns)] = data
+        if mode in self.print_modes and data is not DROPPED:
+            _print_chunk(mode, ns if self.subgraphs else (), data)
+        if mode not in self.modes or data is DROPPED:
+            return False, None
+        return True, self._shaped(mode, ns, data)
+
+    def _shaped(self, mode: str, ns: tuple, data: Any) -> Any:
         if self.version == "v2":
             part = {"type": mode, "ns": ns, "data": data}
             if mode == "values":
                 part["interrupts"] = ()
-            return True, part
+            return part
         if self.subgraphs:
-            return True, ((ns, data) if self.single else (ns, mode, data))
-        return True, (data if self.single else (mode, data))
+            return (ns, data) if self.single else (ns, mode, data)
+        return data if self.single else (mode, data)
 
 
 def print_modes(kwargs: dict, debug: bool) -> list[str]:

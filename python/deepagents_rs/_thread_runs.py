@@ -7,7 +7,7 @@ import collections
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _convert, _lockstep, _runtime, _stream, _threads
+from . import _convert, _lockstep, _runtime, _stream, _stream_protocol, _threads
 from ._run_options import _merge_configs, _versioned
 from ._subagent_threads import SubagentThreads
 from ._thread_feed import RUN_TASKS, goto_of
@@ -47,7 +47,9 @@ class ThreadRuns:
         kind, value = self._core.route_after(node, _threads.core_state(state), state.get("jump_to"))
         return goto_of(kind, value)
 
-    def _through_graph(self, stream_mode: Any, kwargs: dict, config: dict | None = None) -> bool:
+    def _through_graph(
+        self, stream_mode: Any, kwargs: dict, config: dict | None = None, protocol: bool = False
+    ) -> bool:
         """Whether a run goes through the thread graph: checkpointed or interruptible runs,
         runs inside a parent LangGraph graph (a subgraph's checkpoints, stream parts and
         interrupts are LangGraph's business), and runs asking for what only LangGraph's loop
@@ -58,7 +60,7 @@ class ThreadRuns:
             or breakpoints
             # A drain stops the graph's loop, which then raises LangGraph's `GraphDrained`.
             or kwargs.get("control") is not None
-            or _stream.asks_graph_modes(stream_mode)
+            or _stream.asks_graph_modes(stream_mode, protocol)
             or _threads.in_parent_graph(config)
         )
 
@@ -111,10 +113,9 @@ class ThreadRuns:
         thread = self._run_graph()
         printed = _stream.print_modes(kwargs, self._debug)
         modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
-        graph_modes = [m for m in modes if m in _stream.GRAPH_MODES]
-        core_modes = list(
-            dict.fromkeys([*(m for m in [*modes, *printed] if m not in _stream.GRAPH_MODES), "updates", "routes"])
-        )
+        protocol = _stream_protocol.wants_protocol_events(_merge_configs(self._call_defaults, config or {}), version)
+        graph_modes = _stream.graph_modes(modes, protocol)
+        core_modes = list(dict.fromkeys([*_stream.core_modes(modes, printed, protocol), "updates", "routes"]))
         from langgraph.types import Command
 
         command = isinstance(input, Command)
@@ -127,6 +128,7 @@ class ThreadRuns:
         shaper = self._shaper(modes, single, subgraphs, version, merged)
         shaper.print_modes = printed
         shaper.tracer = tracer
+        shaper.follow_tools(protocol)
         lockstep = None
         if tracer is not None:
             # The invocation's run starts before the graph's first chunk, the core's or not.
@@ -136,15 +138,11 @@ class ThreadRuns:
         out: collections.deque = collections.deque()
 
         def forward(item: tuple) -> None:
-            if item[1] and not subgraphs:
-                # A subagent's writes, read by the graph that follows it; not asked for here.
-                return
-            emitted = False
-            if item[0] == "done" or item[0] in modes or item[0] in printed:
-                emit, chunk = shaper.shape(item)
-                if emit:
-                    out.append(chunk)
-                    emitted = True
+            # A subagent's writes are read by the graph that follows it, and shown only with
+            # `subgraphs=True` (the shaper drops them otherwise).
+            chunks = shaper.chunks(item)
+            out.extend(chunks)
+            emitted = bool(chunks)
             if lockstep is not None and item[0] == "updates" and not item[1]:
                 # A node's update: the caller takes it with the chunk just queued (see
                 # `_drain`), or now when it streams no such chunk.
@@ -181,15 +179,13 @@ class ThreadRuns:
             # The run keeps these contextvars: compiled subagents find their tasks there.
             tasks = RUN_TASKS.set(feed.task_configs)
             try:
+                core_run = self._core.astream if asynchronous else self._core.stream
+                run_args = (*args, steps_before, start_at, stops, list(answered), resumed)
                 if asynchronous:
-                    return self._core.astream(
-                        *args, steps_before, start_at, stops, list(answered), resumed, control=boundary
-                    )
+                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary)
                 token = _runtime.enter_blocking_invoke()
                 try:
-                    return self._core.stream(
-                        *args, steps_before, start_at, stops, list(answered), resumed, control=boundary
-                    )
+                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary)
                 finally:
                     _runtime.exit_blocking_invoke(token)
             finally:
@@ -344,14 +340,19 @@ class ThreadRuns:
         shaper, out, runs = self._thread_run(input, config, stream_mode, subgraphs, version, kwargs, asynchronous=False)
         stops: list[_threads.Interrupted] = []
         with _RootRun(shaper, self._fail):
-            for item in runs:
-                if isinstance(item, _threads.Interrupted):
-                    stops.append(item)
-                yield from _drain(out)
+            try:
+                for item in runs:
+                    if isinstance(item, _threads.Interrupted):
+                        stops.append(item)
+                    yield from _drain(out)
+            except Exception as exc:
+                if shaper.tool_events is not None:
+                    # What the calls the error stopped report comes after what was queued.
+                    yield from _drain(out)
+                    yield from shaper.failed(exc)
+                raise
             yield from _drain(out)
-            # LangGraph streams each interrupted task's interrupts on their own.
-            for stop in stops:
-                yield from shaper.interrupted(stop.interrupts, self._stopped_state(stop, shaper.final))
+            yield from shaper.stopped(self._stops(stops, shaper))
 
     async def _thread_astream(
         self, input: Any, config: dict | None, stream_mode: Any, subgraphs: bool, version: str, kwargs: dict
@@ -359,16 +360,26 @@ class ThreadRuns:
         shaper, out, runs = self._thread_run(input, config, stream_mode, subgraphs, version, kwargs, asynchronous=True)
         stops: list[_threads.Interrupted] = []
         with _RootRun(shaper, self._fail):
-            async for item in runs:
-                if isinstance(item, _threads.Interrupted):
-                    stops.append(item)
-                for chunk in _drain(out):
-                    yield chunk
+            try:
+                async for item in runs:
+                    if isinstance(item, _threads.Interrupted):
+                        stops.append(item)
+                    for chunk in _drain(out):
+                        yield chunk
+            except Exception as exc:
+                if shaper.tool_events is not None:
+                    for chunk in [*_drain(out), *shaper.failed(exc)]:
+                        yield chunk
+                raise
             for chunk in _drain(out):
                 yield chunk
-            for stop in stops:
-                for chunk in shaper.interrupted(stop.interrupts, self._stopped_state(stop, shaper.final)):
-                    yield chunk
+            for chunk in shaper.stopped(self._stops(stops, shaper)):
+                yield chunk
+
+    def _stops(self, stops: list[_threads.Interrupted], shaper: _stream.Shaper) -> list[tuple[tuple, dict]]:
+        """Each stop of a run, as ``(interrupts, state)``: LangGraph streams each interrupted
+        task's interrupts on their own."""
+        return [(stop.interrupts, self._stopped_state(stop, shaper.final)) for stop in stops]
 
 
 class _TakenMark:

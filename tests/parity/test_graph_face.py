@@ -110,14 +110,6 @@ def test_same_graph_as_deepagents(stack):
     assert ours.stream_transformers == theirs.stream_transformers
 
 
-def test_v3_event_stream_is_planned():
-    agent = build(deepagents_rs, "plain")
-    with pytest.raises(NotImplementedError, match=r'stream_events\(version="v3"\)'):
-        agent.stream_events({"messages": []}, version="v3")
-    with pytest.raises(NotImplementedError, match=r'astream_events\(version="v3"\)'):
-        agent.astream_events({"messages": []}, version="v3")
-
-
 def test_drawings_match():
     ours, theirs = build(deepagents_rs, "middleware"), build(deepagents, "middleware")
     # Mermaid lists edges in the order LangGraph stores them (a set): compare the lines.
