@@ -8,6 +8,7 @@ writes from the same stream under the subagent's namespace.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import contextvars
 import inspect
@@ -88,7 +89,10 @@ class Feed:
         #: The core's node writes and routes, in order: `("update", ns, node, write)` and
         #: `("route", ns, node, (kind, value))`.
         self._entries: list[tuple[str, tuple, str, Any]] = []
-        self._taken: set[int] = set()
+        #: The indexes of the writes no node has taken yet, and of the routes, by namespace
+        #: and node (what a node looks for, without a pass over the whole run).
+        self._untaken: dict[tuple[tuple, str], list[int]] = {}
+        self._routes_at: dict[tuple[tuple, str], list[int]] = {}
         #: The subagents the core started, by their `task` call: `(ns, input state, nodes)`.
         self._starts: dict[str, collections.deque] = {}
         #: The interrupts subagents stopped for, by their namespace.
@@ -151,6 +155,7 @@ class Feed:
             node, value, core = payload
             from ._stream import _update
 
+            self._untaken.setdefault((ns, node), []).append(len(self._entries))
             self._entries.append(("update", ns, node, _update(value, core)))
         elif mode == "routes":
             node, kind, value = payload
@@ -162,6 +167,7 @@ class Feed:
                 # that one (the run's error is the first of its step's).
                 self._paused[ns] = value[1]
             else:
+                self._routes_at.setdefault((ns, node), []).append(len(self._entries))
                 self._entries.append(("route", ns, node, (kind, value)))
         self._forward(item)
 
@@ -200,10 +206,8 @@ class Feed:
     # -- what a node asks
 
     def _find(self, ns: tuple, node: str, call_id: str | None) -> int | None:
-        for i, (kind, at, name, update) in enumerate(self._entries):
-            if kind != "update" or i in self._taken or name != node or at != ns:
-                continue
-            if call_id is None or call_id in _answered(update):
+        for i in self._untaken.get((ns, node), ()):
+            if call_id is None or call_id in _answered(self._entries[i][3]):
                 return i
         return None
 
@@ -211,9 +215,11 @@ class Feed:
         """Where the core went after the write at ``index``: ``(known, goto)``. The core
         reports it before it runs the next node."""
         _kind, ns, node, _write = self._entries[index]
-        for _kind, at, name, (route, value) in (e for e in self._entries[index + 1 :] if e[0] == "route"):
-            if name == node and at == ns:
-                return True, goto_of(route, value)
+        routes = self._routes_at.get((ns, node), [])
+        at = bisect.bisect_right(routes, index)
+        if at < len(routes):
+            route, value = self._entries[routes[at]][3]
+            return True, goto_of(route, value)
         # A run that ended without a route (it failed in between) goes nowhere.
         return self._ended, _END
 
@@ -242,7 +248,7 @@ class Feed:
         """The index of ``node``'s write, once it has arrived."""
         index = self._find(ns, node, _call_id(node, arg))
         if index is not None:
-            self._taken.add(index)
+            self._untaken[(ns, node)].remove(index)
         return index
 
     def take(self, node: str, arg: Any, config: dict) -> Any:
