@@ -60,8 +60,29 @@ class TaskConfigs:
         return self._configs.get(call_id)
 
 
-#: How long (seconds) the first of a step's resuming subagents waits for the others' tasks.
-_RESUME_WAIT = 30.0
+class LateSubagents:
+    """The subagents of a resumed step whose tasks start after the core's run has: LangGraph
+    runs a step's tasks as its executor has room, so when more subagents stopped in a step
+    than it has threads, some tasks start only once others have finished. The run is told
+    which calls those are (``awaited``), their `task` calls wait for them, and each is handed
+    over when its task starts (``hand_over``). ``convert`` makes a subagent the core's form."""
+
+    def __init__(self, convert: Callable[[tuple], tuple]) -> None:
+        self._convert = convert
+        self.awaited: list[str] = []
+
+    def expect(self, stopped: list[str], starting: list | None) -> None:
+        """``stopped``: the step's calls whose subagents stopped inside; ``starting``: the
+        subagents the run starts with."""
+        first = {s[0] for s in starting or ()}
+        self.awaited = [c for c in stopped if c not in first]
+
+    def hand_over(self, events: Any, subagent: tuple) -> None:
+        if subagent[0] not in self.awaited:
+            raise RuntimeError(f"deepagents_rs: subagent of call {subagent[0]!r} resumed unexpectedly (a bug)")
+        self.awaited.remove(subagent[0])
+        events.resume_subagent(self._convert(subagent))
+
 
 #: The run's `TaskConfigs`, while the core runs under a thread graph (read by
 #: `_subagents.RunnableAdapter`, in the contextvars the core's run keeps).
@@ -78,9 +99,12 @@ class Feed:
         start: Callable[..., Any],
         forward: Callable[[tuple], None],
         subagents: Any = None,
+        late: LateSubagents | None = None,
     ) -> None:
         #: ``start(node, arg, steps_before, task_config, subagents)`` starts the core's run.
         self._start = start
+        #: The subagents whose tasks start after the run has (see `start_resuming`).
+        self._late = late
         #: The run's exception: raised by the node the core was in when it failed.
         self._error: BaseException | None = None
         self._error_raised = False
@@ -97,13 +121,6 @@ class Feed:
         self._starts: dict[str, collections.deque] = {}
         #: The interrupts subagents stopped for, by their namespace.
         self._paused: dict[tuple, BaseException] = {}
-        #: Subagents waiting to resume together, by call (see `start_resuming`).
-        self._resumes: dict[str, tuple] = {}
-        self._resumes_ready = threading.Condition()
-        self._resumed_with: set[str] = set()
-        #: How many subagents of the step the run resumes stopped inside (`expected_resumes`).
-        self.expected: int | None = None
-        self._aresumes_ready: asyncio.Condition | None = None
         #: Where each task the core ran goes next, by task id.
         self.routes: dict[str, Any] = {}
         #: The subagents followed as subgraphs (`_subagent_threads.SubagentThreads`), if any.
@@ -280,10 +297,18 @@ class Feed:
             while (index := self._taken_write(ns, node, arg)) is None:
                 if not self._pull():
                     raise self._missing(node, config, ns)
-            while not (route := self._route(index))[0]:
+            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
                 self._pull()
-            self._keep_route(config, route[1])
+            if route[0]:
+                self._keep_route(config, route[1])
             return _command(self._entries[index][3])
+
+    def _route_after_awaited(self, ns: tuple, node: str) -> bool:
+        """Whether a `tools` task of a resumed step takes no route from the core: the core
+        reports where it goes once every call of the step is answered, and a subagent it
+        awaits starts only when this task has finished (see `LateSubagents`). Its edge then
+        routes by the state, as the core's own edge would (see `ThreadGraph`)."""
+        return bool(ns == () and node == "tools" and self._late is not None and self._late.awaited)
 
     async def atake_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
         async with self._async_lock():
@@ -293,9 +318,10 @@ class Feed:
             while (index := self._taken_write(ns, node, arg)) is None:
                 if not await self._apull():
                     raise self._missing(node, config, ns)
-            while not (route := self._route(index))[0]:
+            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
                 await self._apull()
-            self._keep_route(config, route[1])
+            if route[0]:
+                self._keep_route(config, route[1])
             return _command(self._entries[index][3])
 
     def _async_lock(self) -> asyncio.Lock:
@@ -344,48 +370,35 @@ class Feed:
                 events = self.begin(node, arg, config)
                 self._events = await events if inspect.isawaitable(events) else events
 
-    def start_resuming(self, node: str, arg: Any, config: dict, subagent: tuple, expected: int) -> None:
+    def start_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
         """Starts the core's run at ``node`` (the `tools` task of a `task` call), resuming
         the subagent ``(call id, state, node, steps run, task config, finished calls)``
-        inside it, once the ``expected`` subagents of the step that resume have all asked
-        (LangGraph runs their tasks side by side; the core resumes them in one run)."""
-        with self._resumes_ready:
-            self._resumes[subagent[0]] = subagent
-            self._resumes_ready.notify_all()
-            self._resumes_ready.wait_for(lambda: len(self._resumes) >= expected or self.started, _RESUME_WAIT)
-        with self._lock:
-            if self._events is None:
-                self._resumed_with = set(self._resumes)
-                self._events = self.begin(node, arg, config, list(self._resumes.values()))
-            self._check_resumed(subagent)
+        inside it; or, when a sibling's task of the same step has started the run already,
+        hands the run this subagent. LangGraph runs those tasks side by side as its executor
+        has room; the core resumes them in one run, where a call whose task has not started
+        yet waits for it (the run knows which will come: `_thread_runs`)."""
+        if self._events is None:
+            with self._lock:
+                if self._events is None:
+                    self._events = self.begin(node, arg, config, [subagent])
+                    return
+        self._hand_over(subagent)
 
-    async def astart_resuming(self, node: str, arg: Any, config: dict, subagent: tuple, expected: int) -> None:
-        import asyncio
+    async def astart_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
+        if self._events is None:
+            async with self._async_lock():
+                if self._events is None:
+                    events = self.begin(node, arg, config, [subagent])
+                    self._events = await events if inspect.isawaitable(events) else events
+                    return
+        self._hand_over(subagent)
 
-        if self._aresumes_ready is None:
-            self._aresumes_ready = asyncio.Condition()
-        async with self._aresumes_ready:
-            self._resumes[subagent[0]] = subagent
-            self._aresumes_ready.notify_all()
-            try:
-                await asyncio.wait_for(
-                    self._aresumes_ready.wait_for(lambda: len(self._resumes) >= expected or self.started), _RESUME_WAIT
-                )
-            except TimeoutError:
-                pass
-        async with self._async_lock():
-            if self._events is None:
-                self._resumed_with = set(self._resumes)
-                events = self.begin(node, arg, config, list(self._resumes.values()))
-                self._events = await events if inspect.isawaitable(events) else events
-            self._check_resumed(subagent)
-
-    def _check_resumed(self, subagent: tuple) -> None:
-        if subagent[0] not in self._resumed_with:
-            from ._run_options import _planned
-
-            # Its task came after the core had started without it (past the wait).
-            raise _planned("resuming a subagent whose task started after the others of its step", "durable threads")
+    def _hand_over(self, subagent: tuple) -> None:
+        # Without the feed's lock: the task reading the core's stream holds it while it
+        # waits, maybe for this very subagent.
+        if self._late is None:
+            raise RuntimeError("deepagents_rs: a subagent resumed in a run that cannot take it (a bug)")
+        self._late.hand_over(self._events, subagent)
 
     def _missing(self, node: str, config: dict, ns: tuple = ()) -> BaseException:
         if ns in self._paused:

@@ -19,7 +19,7 @@ import operator
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
 
-from ._thread_feed import Feed
+from ._thread_feed import Feed, LateSubagents
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -260,12 +260,14 @@ class ThreadGraph:
         stops: tuple[list[str], list[str]] = ([], []),
         whole_run: bool = False,
         control: Any = None,
+        late: LateSubagents | None = None,
     ) -> Iterator[Any]:
         """Runs the thread graph beside the core's run, yielding after each superstep (the
         caller's stream items arrive through ``forward`` meanwhile, the graph's own
         ``graph_modes`` chunks as ``("graph", mode, chunk)``). A run that stops for an
-        interrupt yields ``Interrupted`` last. ``whole_run``: an ``invoke``."""
-        feed = Feed(start, forward, self.subagents)
+        interrupt yields ``Interrupted`` last. ``whole_run``: an ``invoke``. ``late``: see
+        ``Feed``."""
+        feed = Feed(start, forward, self.subagents, late)
         try:
             with _untraced():
                 chunks = self.graph.stream(
@@ -297,8 +299,9 @@ class ThreadGraph:
         stops: tuple[list[str], list[str]] = ([], []),
         whole_run: bool = False,
         control: Any = None,
+        late: LateSubagents | None = None,
     ) -> AsyncIterator[Any]:
-        feed = Feed(start, forward, self.subagents)
+        feed = Feed(start, forward, self.subagents, late)
         try:
             with _untraced():
                 chunks = self.graph.astream(
