@@ -130,6 +130,10 @@ class Feed:
         self._ended = False
         self._lock = threading.Lock()
         self._alock: asyncio.Lock | None = None
+        #: Held only while the run starts: a task handing over a subagent must not wait for
+        #: `_lock`, which the task reading the stream holds while it waits.
+        self._begin_lock = threading.Lock()
+        self._abegin_lock: asyncio.Lock | None = None
         #: The agent graph's steps whose tasks have started, and the core's node boundaries
         #: passed (see `core_boundary`); `_closed` once the graph's run is over.
         self._graph_steps: set[int] = set()
@@ -292,8 +296,7 @@ class Feed:
 
     def take_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
         with self._lock:
-            if self._events is None:
-                self._events = self.begin(node, arg, config)
+            self._begin_once(node, arg, config)
             while (index := self._taken_write(ns, node, arg)) is None:
                 if not self._pull():
                     raise self._missing(node, config, ns)
@@ -312,9 +315,7 @@ class Feed:
 
     async def atake_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
         async with self._async_lock():
-            if self._events is None:
-                events = self.begin(node, arg, config)
-                self._events = await events if inspect.isawaitable(events) else events
+            await self._abegin_once(node, arg, config)
             while (index := self._taken_write(ns, node, arg)) is None:
                 if not await self._apull():
                     raise self._missing(node, config, ns)
@@ -360,15 +361,34 @@ class Feed:
 
     def ensure_started(self, node: str, arg: Any, config: dict) -> None:
         """Starts the core's run from ``node``'s task unless a task already has."""
-        with self._lock:
-            if self._events is None:
-                self._events = self.begin(node, arg, config)
+        self._begin_once(node, arg, config)
 
     async def aensure_started(self, node: str, arg: Any, config: dict) -> None:
-        async with self._async_lock():
-            if self._events is None:
-                events = self.begin(node, arg, config)
-                self._events = await events if inspect.isawaitable(events) else events
+        await self._abegin_once(node, arg, config)
+
+    def _begin_once(self, node: str, arg: Any, config: dict, subagents: list | None = None) -> bool:
+        """Starts the core's run unless a task already has; whether this one did."""
+        if self._events is not None:
+            return False
+        with self._begin_lock:
+            if self._events is not None:
+                return False
+            self._events = self.begin(node, arg, config, subagents)
+            return True
+
+    async def _abegin_once(self, node: str, arg: Any, config: dict, subagents: list | None = None) -> bool:
+        import asyncio
+
+        if self._events is not None:
+            return False
+        if self._abegin_lock is None:
+            self._abegin_lock = asyncio.Lock()
+        async with self._abegin_lock:
+            if self._events is not None:
+                return False
+            events = self.begin(node, arg, config, subagents)
+            self._events = await events if inspect.isawaitable(events) else events
+            return True
 
     def start_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
         """Starts the core's run at ``node`` (the `tools` task of a `task` call), resuming
@@ -377,21 +397,12 @@ class Feed:
         hands the run this subagent. LangGraph runs those tasks side by side as its executor
         has room; the core resumes them in one run, where a call whose task has not started
         yet waits for it (the run knows which will come: `_thread_runs`)."""
-        if self._events is None:
-            with self._lock:
-                if self._events is None:
-                    self._events = self.begin(node, arg, config, [subagent])
-                    return
-        self._hand_over(subagent)
+        if not self._begin_once(node, arg, config, [subagent]):
+            self._hand_over(subagent)
 
     async def astart_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
-        if self._events is None:
-            async with self._async_lock():
-                if self._events is None:
-                    events = self.begin(node, arg, config, [subagent])
-                    self._events = await events if inspect.isawaitable(events) else events
-                    return
-        self._hand_over(subagent)
+        if not await self._abegin_once(node, arg, config, [subagent]):
+            self._hand_over(subagent)
 
     def _hand_over(self, subagent: tuple) -> None:
         # Without the feed's lock: the task reading the core's stream holds it while it
