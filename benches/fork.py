@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO / "tests"))
 # benches/ itself, for the build check shared with tool_loop.py.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tool_loop import build_info
+from tool_loop import build_info, point_env_at
 
 MODEL_STRING = "anthropic:claude-sonnet-4-5"
 FORK_NAME = "fixer"
@@ -358,11 +358,7 @@ def scenario_cache(parent_history: int = 0) -> tuple[list[tuple[str, dict[str, C
     # merge_consecutive_roles: the fork's task message follows the tool result, two user turns
     # in a row, which the real API accepts (and merges) too.
     with SimAnthropic(min_cache_tokens=64, merge_consecutive_roles=True) as sim:
-        os.environ["ANTHROPIC_BASE_URL"] = sim.base_url
-        os.environ["ANTHROPIC_API_KEY"] = "sk-bench"
-        for var in ("NO_PROXY", "no_proxy"):
-            os.environ[var] = ",".join(filter(None, [os.environ.get(var), "127.0.0.1", "localhost"]))
-        os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+        point_env_at(sim)
         for label, spec in VARIANTS:
             row: dict[str, CacheResult | str] = {}
             for impl, module in (("deepagents", deepagents), ("deepagents_rs", deepagents_rs)):

@@ -167,6 +167,16 @@ def user_input() -> dict[str, Any]:
 # --------------------------------------------------------------------------- scenario A
 
 
+def point_env_at(sim: Any) -> None:
+    """Both implementations (and langchain-anthropic) find the simulated server through the
+    environment; loopback bypasses any proxy."""
+    os.environ["ANTHROPIC_BASE_URL"] = sim.base_url
+    os.environ["ANTHROPIC_API_KEY"] = "sk-bench"
+    for var in ("NO_PROXY", "no_proxy"):
+        os.environ[var] = ",".join(filter(None, [os.environ.get(var), "127.0.0.1", "localhost"]))
+    os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+
+
 def scenario_native(steps: int, repeat: int) -> tuple[list[Result], list[str]]:
     import deepagents
     import deepagents_rs
@@ -174,11 +184,7 @@ def scenario_native(steps: int, repeat: int) -> tuple[list[Result], list[str]]:
 
     notes: list[str] = []
     with SimAnthropic(min_cache_tokens=NO_CACHE_TOKENS, merge_consecutive_roles=True) as sim:
-        os.environ["ANTHROPIC_BASE_URL"] = sim.base_url
-        os.environ["ANTHROPIC_API_KEY"] = "sk-bench"
-        for var in ("NO_PROXY", "no_proxy"):
-            os.environ[var] = ",".join(filter(None, [os.environ.get(var), "127.0.0.1", "localhost"]))
-        os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+        point_env_at(sim)
 
         def script() -> None:
             sim.reset()

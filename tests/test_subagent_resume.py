@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
 import sqlite3
 import textwrap
 from collections.abc import Iterator
@@ -464,26 +465,31 @@ def test_a_compiled_subagent_checkpoints_in_its_task_and_resumes_where_it_stoppe
     assert found is None, found
 
 
+#: More subagents than LangGraph's sync runner has threads for a step's tasks (a
+#: `ThreadPoolExecutor`'s default size): the last tasks start only once others have finished.
+_BEYOND_THREADS = min(32, (getattr(os, "process_cpu_count", os.cpu_count)() or 1) + 4) + 2
+
+
+@pytest.mark.parametrize("count", [2, _BEYOND_THREADS], ids=["two", "more_than_threads"])
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
-def test_gated_calls_in_two_subagents_of_one_step_stop_and_resume_together(asynchronous: bool) -> None:
+def test_gated_calls_in_subagents_of_one_step_stop_and_resume_together(asynchronous: bool, count: int) -> None:
+    names = [chr(ord("a") + i) if i < 26 else f"z{i}" for i in range(count)]
+
     def specs(models: dict[str, ScriptedChatModel]) -> list[dict]:
         return [
             {"name": name, "description": f"Helper {name}.", "system_prompt": "Help.", "model": models[name]}
-            for name in ("a", "b")
+            for name in names
         ]
 
     parent_script = [
-        ai_tool_calls(
-            ("task", {"description": "first", "subagent_type": "a"}, "call_A"),
-            ("task", {"description": "second", "subagent_type": "b"}, "call_B"),
-        ),
+        ai_tool_calls(*(("task", {"description": f"job {n}", "subagent_type": n}, f"call_{n}") for n in names)),
         "done",
     ]
     out = []
     for impl in IMPLS:
         models = {
-            "a": ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 5}, "call_SA")), "a done"]),
-            "b": ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 6}, "call_SB")), "b done"]),
+            n: ScriptedChatModel([ai_tool_calls(("my_tool", {"x": i}, f"call_S{n}")), f"{n} done"])
+            for i, n in enumerate(names)
         }
         parent = ScriptedChatModel(parent_script)
         agent = make(impl, InMemorySaver(), parent, subagents=specs(models))
@@ -503,7 +509,7 @@ def test_gated_calls_in_two_subagents_of_one_step_stop_and_resume_together(async
         out.append(
             (stopped, _value(resumed), {k: calls_made(m, "drop") for k, m in models.items()}, calls_made(parent))
         )
-    assert len(out[0][0]) == 2
+    assert len(out[0][0]) == count
     assert out[1] == out[0]
     # Each subagent's model was asked twice: its gated call is not asked for again.
-    assert [len(c) for c in out[1][2].values()] == [2, 2]
+    assert [len(c) for c in out[1][2].values()] == [2] * count

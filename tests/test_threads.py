@@ -643,3 +643,30 @@ def test_a_resumed_thread_sends_the_provider_the_bytes_deepagents_sends(sim: Any
     # Every request whole, the turn-two one (the thread read back) included.
     for mine, theirs in zip(ours, ref, strict=True):
         assert mine == theirs
+
+
+def test_checkpoint_writes_hold_what_each_step_changed_however_long_the_thread() -> None:
+    """A long loop (past the delta channels' snapshot frequency): each step's checkpoint and
+    writes hold that step's new messages, not the history, and the whole value is stored
+    only where deepagents stores a snapshot of it."""
+    steps = 60
+
+    def sizes(impl: Any) -> list[tuple[int, int, bool]]:
+        saver = InMemorySaver()
+        model = ScriptedChatModel([*(ai_tool_calls(("my_tool", {"x": i}, f"call_{i}")) for i in range(steps)), "done"])
+        agent = impl.create_deep_agent(model=model, tools=[my_tool], checkpointer=saver)
+        agent.invoke({"messages": [("user", "go")]}, THREAD)
+        out = []
+        for t in sorted(saver.list(THREAD), key=lambda t: t.checkpoint["id"]):
+            written = [w[2] for w in t.pending_writes if w[1] == "messages"]
+            new = sum(len(w) if isinstance(w, list) else 1 for w in written)
+            stored = t.checkpoint["channel_values"].get("messages")
+            held = len(getattr(stored, "value", stored) or [])
+            out.append((t.metadata["step"], new, held > 0))
+        return out
+
+    ours, theirs = sizes(deepagents_rs), sizes(deepagents)
+    assert ours == theirs
+    assert max(new for _step, new, _held in ours) == 1
+    # The history is stored whole once per snapshot, never on every step.
+    assert 0 < sum(held for *_rest, held in ours) <= (2 * steps + 2) // 50 + 1

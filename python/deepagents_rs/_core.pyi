@@ -112,6 +112,7 @@ class CoreAgent:
         resumed: list[str] | None = None,
         subagents: list[tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]] | None = None,
         control: Any = None,
+        awaited: list[str] | None = None,
     ) -> EventStream:
         """Run the agent, reporting raw ``(mode, ns, payload)`` items, then ``("done", (), state)``;
         ``steps_before``: steps the thread ran before this run (reported steps continue from them);
@@ -119,7 +120,8 @@ class CoreAgent:
         nodes to stop before and after (LangGraph's ``interrupt_before``/``_after``);
         ``resumed``: calls of the resumed step answered before it stopped; ``subagents``: the
         subagents of that step to resume, ``(task call id, state, node, steps run, task config,
-        finished calls of that step)``."""
+        finished calls of that step)``; ``awaited``: the calls of that step whose subagents
+        resume once their tasks start (``EventStream.resume_subagent``), which wait till then."""
     def astream(
         self,
         state: dict[str, Any],
@@ -135,6 +137,7 @@ class CoreAgent:
         resumed: list[str] | None = None,
         subagents: list[tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]] | None = None,
         control: Any = None,
+        awaited: list[str] | None = None,
     ) -> AsyncEventStream:
         """``stream`` on the caller's event loop."""
 
@@ -143,6 +146,8 @@ class EventStream:
 
     def __iter__(self) -> EventStream: ...
     def __next__(self) -> tuple[str, tuple[str, ...], Any]: ...
+    def resume_subagent(self, subagent: tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]) -> None:
+        """Hands the run an awaited subagent, as ``stream``'s ``subagents`` lists one."""
     def close(self) -> None: ...
 
 class AsyncEventStream:
@@ -150,6 +155,8 @@ class AsyncEventStream:
 
     def __aiter__(self) -> AsyncEventStream: ...
     def __anext__(self) -> Any: ...
+    def resume_subagent(self, subagent: tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]) -> None:
+        """``EventStream.resume_subagent``."""
     def aclose(self) -> Any: ...
 
 class StreamWriter:

@@ -102,6 +102,34 @@ class SubagentThreads:
             async for _ in view.graph.astream(graph_input, _sub_config(config, view, name), control=_runs_to_its_end()):
                 pass
 
+    def stopped_calls(self, snapshot: Any, task_config: dict) -> list[str]:
+        """The `task` calls of the step ``snapshot`` stopped in whose subagents (the ones
+        followed here) stopped inside: each resumes from its own checkpoint, all in the one
+        run of the core, whichever of their tasks starts it."""
+        found = _parent_at(task_config)
+        if found is None:
+            return []
+        saver, parent_at, prefix = found
+        calls = self._followed_calls(_interrupted_calls(saver.get_tuple(snapshot.config), snapshot))
+        return [c for t, c in calls if _stopped_inside(saver.get_tuple(_at(parent_at, f"{prefix}tools:{t}")))]
+
+    async def astopped_calls(self, snapshot: Any, task_config: dict) -> list[str]:
+        found = _parent_at(task_config)
+        if found is None:
+            return []
+        saver, parent_at, prefix = found
+        calls = self._followed_calls(_interrupted_calls(await saver.aget_tuple(snapshot.config), snapshot))
+        return [c for t, c in calls if _stopped_inside(await saver.aget_tuple(_at(parent_at, f"{prefix}tools:{t}")))]
+
+    def _followed_calls(self, tasks: dict[str, tuple[str, Any]]) -> list[tuple[str, str]]:
+        """``(task id, call id)`` of the tasks that run a followed subagent's `task` call."""
+        out = []
+        for task_id, (node, arg) in tasks.items():
+            call = self.followed_call(node, arg)
+            if call is not None:
+                out.append((task_id, call["id"]))
+        return out
+
     @staticmethod
     def _fresh_child(feed: Feed, call: dict, arg: Any, config: dict) -> tuple | None:
         """The subagent the core starts for ``call`` (the core started here if no task has
@@ -152,10 +180,7 @@ class _SubagentView:
     def take(self, node: str, arg: Any, config: dict) -> Any:
         if self.ns is None:
             snapshot = None if isinstance(arg, dict) else self.graph.get_state(self._checkpoint())
-            if self.feed.expected is None:
-                self.feed.expected = _stopped_subagents(self._root[1])
-            resumed = self._resumed(node, arg, config, snapshot)
-            self.feed.start_resuming("tools", *self._root, resumed, self.feed.expected)
+            self.feed.start_resuming("tools", *self._root, self._resumed(node, arg, config, snapshot))
             child = self.feed.child(self.call_id)
             if child is None:
                 raise self.feed._missing(node, config)
@@ -165,10 +190,7 @@ class _SubagentView:
     async def atake(self, node: str, arg: Any, config: dict) -> Any:
         if self.ns is None:
             snapshot = None if isinstance(arg, dict) else await self.graph.aget_state(self._checkpoint())
-            if self.feed.expected is None:
-                self.feed.expected = await _astopped_subagents(self._root[1])
-            resumed = self._resumed(node, arg, config, snapshot)
-            await self.feed.astart_resuming("tools", *self._root, resumed, self.feed.expected)
+            await self.feed.astart_resuming("tools", *self._root, self._resumed(node, arg, config, snapshot))
             child = await self.feed.achild(self.call_id)
             if child is None:
                 raise self.feed._missing(node, config)
@@ -196,7 +218,7 @@ class _streams_interrupt:
             self._feed.forward(("updates", self._view.ns, ("__interrupt__", tuple(exc.args[0]), False)))
 
 
-def _stopped_at(task_config: dict) -> tuple[Any, dict, str] | None:
+def _parent_at(task_config: dict) -> tuple[Any, dict, str] | None:
     """The saver, the parent's checkpoint config and the prefix of its tasks' namespaces, for
     the `tools` task ``task_config`` is of."""
     found = _saved_at(task_config)
@@ -209,38 +231,30 @@ def _stopped_at(task_config: dict) -> tuple[Any, dict, str] | None:
     return saver, parent_at, f"{parent}|" if parent else ""
 
 
-def _interrupted_tasks(saved: Any) -> list[str]:
-    return sorted({w[0] for w in (saved.pending_writes or []) if w[1] == "__interrupt__"}) if saved else []
+def _interrupted_calls(saved: Any, snapshot: Any) -> dict[str, tuple[str, Any]]:
+    """The `tools` tasks of the step ``snapshot`` stopped in that an interrupt stopped, by
+    task id: what each ran (``(node, arg)`` of its `Send`, which the checkpoint keeps in
+    ``__pregel_tasks``, in the order of the tasks' paths)."""
+    if saved is None:
+        return {}
+    stopped = {w[0] for w in (saved.pending_writes or []) if w[1] == "__interrupt__"}
+    sends = saved.checkpoint.get("channel_values", {}).get("__pregel_tasks") or []
+    out: dict[str, tuple[str, Any]] = {}
+    for task in snapshot.tasks:
+        path = task.path
+        if task.id in stopped and len(path) > 1 and path[0] == "__pregel_push" and isinstance(path[1], int):
+            send = sends[path[1]] if path[1] < len(sends) else None
+            if send is not None:
+                out[task.id] = (send.node, send.arg)
+    return out
 
 
 def _at(config: dict, ns: str) -> dict:
     return {"configurable": {**config["configurable"], "checkpoint_ns": ns}}
 
 
-def _stopped_subagents(task_config: dict) -> int:
-    """How many subagents of the step being resumed stopped inside (each resumes from its
-    own checkpoint, all in the one run of the core)."""
-    found = _stopped_at(task_config)
-    if found is None:
-        return 1
-    saver, parent_at, prefix = found
-    stopped = 0
-    for task_id in _interrupted_tasks(saver.get_tuple(parent_at)):
-        sub = saver.get_tuple(_at(parent_at, f"{prefix}tools:{task_id}"))
-        stopped += bool(_interrupted_tasks(sub))
-    return max(stopped, 1)
-
-
-async def _astopped_subagents(task_config: dict) -> int:
-    found = _stopped_at(task_config)
-    if found is None:
-        return 1
-    saver, parent_at, prefix = found
-    stopped = 0
-    for task_id in _interrupted_tasks(await saver.aget_tuple(parent_at)):
-        sub = await saver.aget_tuple(_at(parent_at, f"{prefix}tools:{task_id}"))
-        stopped += bool(_interrupted_tasks(sub))
-    return max(stopped, 1)
+def _stopped_inside(saved: Any) -> bool:
+    return saved is not None and any(w[1] == "__interrupt__" for w in saved.pending_writes or [])
 
 
 def _no_route(node: str, state: dict) -> Any:

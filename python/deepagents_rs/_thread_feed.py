@@ -8,6 +8,7 @@ writes from the same stream under the subagent's namespace.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import contextvars
 import inspect
@@ -59,8 +60,29 @@ class TaskConfigs:
         return self._configs.get(call_id)
 
 
-#: How long (seconds) the first of a step's resuming subagents waits for the others' tasks.
-_RESUME_WAIT = 30.0
+class LateSubagents:
+    """The subagents of a resumed step whose tasks start after the core's run has: LangGraph
+    runs a step's tasks as its executor has room, so when more subagents stopped in a step
+    than it has threads, some tasks start only once others have finished. The run is told
+    which calls those are (``awaited``), their `task` calls wait for them, and each is handed
+    over when its task starts (``hand_over``). ``convert`` makes a subagent the core's form."""
+
+    def __init__(self, convert: Callable[[tuple], tuple]) -> None:
+        self._convert = convert
+        self.awaited: list[str] = []
+
+    def expect(self, stopped: list[str], starting: list | None) -> None:
+        """``stopped``: the step's calls whose subagents stopped inside; ``starting``: the
+        subagents the run starts with."""
+        first = {s[0] for s in starting or ()}
+        self.awaited = [c for c in stopped if c not in first]
+
+    def hand_over(self, events: Any, subagent: tuple) -> None:
+        if subagent[0] not in self.awaited:
+            raise RuntimeError(f"deepagents_rs: subagent of call {subagent[0]!r} resumed unexpectedly (a bug)")
+        self.awaited.remove(subagent[0])
+        events.resume_subagent(self._convert(subagent))
+
 
 #: The run's `TaskConfigs`, while the core runs under a thread graph (read by
 #: `_subagents.RunnableAdapter`, in the contextvars the core's run keeps).
@@ -77,9 +99,12 @@ class Feed:
         start: Callable[..., Any],
         forward: Callable[[tuple], None],
         subagents: Any = None,
+        late: LateSubagents | None = None,
     ) -> None:
         #: ``start(node, arg, steps_before, task_config, subagents)`` starts the core's run.
         self._start = start
+        #: The subagents whose tasks start after the run has (see `start_resuming`).
+        self._late = late
         #: The run's exception: raised by the node the core was in when it failed.
         self._error: BaseException | None = None
         self._error_raised = False
@@ -88,18 +113,14 @@ class Feed:
         #: The core's node writes and routes, in order: `("update", ns, node, write)` and
         #: `("route", ns, node, (kind, value))`.
         self._entries: list[tuple[str, tuple, str, Any]] = []
-        self._taken: set[int] = set()
+        #: The indexes of the writes no node has taken yet, and of the routes, by namespace
+        #: and node (what a node looks for, without a pass over the whole run).
+        self._untaken: dict[tuple[tuple, str], list[int]] = {}
+        self._routes_at: dict[tuple[tuple, str], list[int]] = {}
         #: The subagents the core started, by their `task` call: `(ns, input state, nodes)`.
         self._starts: dict[str, collections.deque] = {}
         #: The interrupts subagents stopped for, by their namespace.
         self._paused: dict[tuple, BaseException] = {}
-        #: Subagents waiting to resume together, by call (see `start_resuming`).
-        self._resumes: dict[str, tuple] = {}
-        self._resumes_ready = threading.Condition()
-        self._resumed_with: set[str] = set()
-        #: How many subagents of the step the run resumes stopped inside (`expected_resumes`).
-        self.expected: int | None = None
-        self._aresumes_ready: asyncio.Condition | None = None
         #: Where each task the core ran goes next, by task id.
         self.routes: dict[str, Any] = {}
         #: The subagents followed as subgraphs (`_subagent_threads.SubagentThreads`), if any.
@@ -109,6 +130,10 @@ class Feed:
         self._ended = False
         self._lock = threading.Lock()
         self._alock: asyncio.Lock | None = None
+        #: Held only while the run starts: a task handing over a subagent must not wait for
+        #: `_lock`, which the task reading the stream holds while it waits.
+        self._begin_lock = threading.Lock()
+        self._abegin_lock: asyncio.Lock | None = None
         #: The agent graph's steps whose tasks have started, and the core's node boundaries
         #: passed (see `core_boundary`); `_closed` once the graph's run is over.
         self._graph_steps: set[int] = set()
@@ -151,6 +176,7 @@ class Feed:
             node, value, core = payload
             from ._stream import _update
 
+            self._untaken.setdefault((ns, node), []).append(len(self._entries))
             self._entries.append(("update", ns, node, _update(value, core)))
         elif mode == "routes":
             node, kind, value = payload
@@ -162,6 +188,7 @@ class Feed:
                 # that one (the run's error is the first of its step's).
                 self._paused[ns] = value[1]
             else:
+                self._routes_at.setdefault((ns, node), []).append(len(self._entries))
                 self._entries.append(("route", ns, node, (kind, value)))
         self._forward(item)
 
@@ -200,10 +227,8 @@ class Feed:
     # -- what a node asks
 
     def _find(self, ns: tuple, node: str, call_id: str | None) -> int | None:
-        for i, (kind, at, name, update) in enumerate(self._entries):
-            if kind != "update" or i in self._taken or name != node or at != ns:
-                continue
-            if call_id is None or call_id in _answered(update):
+        for i in self._untaken.get((ns, node), ()):
+            if call_id is None or call_id in _answered(self._entries[i][3]):
                 return i
         return None
 
@@ -211,9 +236,11 @@ class Feed:
         """Where the core went after the write at ``index``: ``(known, goto)``. The core
         reports it before it runs the next node."""
         _kind, ns, node, _write = self._entries[index]
-        for _kind, at, name, (route, value) in (e for e in self._entries[index + 1 :] if e[0] == "route"):
-            if name == node and at == ns:
-                return True, goto_of(route, value)
+        routes = self._routes_at.get((ns, node), [])
+        at = bisect.bisect_right(routes, index)
+        if at < len(routes):
+            route, value = self._entries[routes[at]][3]
+            return True, goto_of(route, value)
         # A run that ended without a route (it failed in between) goes nowhere.
         return self._ended, _END
 
@@ -242,7 +269,7 @@ class Feed:
         """The index of ``node``'s write, once it has arrived."""
         index = self._find(ns, node, _call_id(node, arg))
         if index is not None:
-            self._taken.add(index)
+            self._untaken[(ns, node)].remove(index)
         return index
 
     def take(self, node: str, arg: Any, config: dict) -> Any:
@@ -269,27 +296,33 @@ class Feed:
 
     def take_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
         with self._lock:
-            if self._events is None:
-                self._events = self.begin(node, arg, config)
+            self._begin_once(node, arg, config)
             while (index := self._taken_write(ns, node, arg)) is None:
                 if not self._pull():
                     raise self._missing(node, config, ns)
-            while not (route := self._route(index))[0]:
+            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
                 self._pull()
-            self._keep_route(config, route[1])
+            if route[0]:
+                self._keep_route(config, route[1])
             return _command(self._entries[index][3])
+
+    def _route_after_awaited(self, ns: tuple, node: str) -> bool:
+        """Whether a `tools` task of a resumed step takes no route from the core: the core
+        reports where it goes once every call of the step is answered, and a subagent it
+        awaits starts only when this task has finished (see `LateSubagents`). Its edge then
+        routes by the state, as the core's own edge would (see `ThreadGraph`)."""
+        return bool(ns == () and node == "tools" and self._late is not None and self._late.awaited)
 
     async def atake_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
         async with self._async_lock():
-            if self._events is None:
-                events = self.begin(node, arg, config)
-                self._events = await events if inspect.isawaitable(events) else events
+            await self._abegin_once(node, arg, config)
             while (index := self._taken_write(ns, node, arg)) is None:
                 if not await self._apull():
                     raise self._missing(node, config, ns)
-            while not (route := self._route(index))[0]:
+            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
                 await self._apull()
-            self._keep_route(config, route[1])
+            if route[0]:
+                self._keep_route(config, route[1])
             return _command(self._entries[index][3])
 
     def _async_lock(self) -> asyncio.Lock:
@@ -328,58 +361,55 @@ class Feed:
 
     def ensure_started(self, node: str, arg: Any, config: dict) -> None:
         """Starts the core's run from ``node``'s task unless a task already has."""
-        with self._lock:
-            if self._events is None:
-                self._events = self.begin(node, arg, config)
+        self._begin_once(node, arg, config)
 
     async def aensure_started(self, node: str, arg: Any, config: dict) -> None:
-        async with self._async_lock():
-            if self._events is None:
-                events = self.begin(node, arg, config)
-                self._events = await events if inspect.isawaitable(events) else events
+        await self._abegin_once(node, arg, config)
 
-    def start_resuming(self, node: str, arg: Any, config: dict, subagent: tuple, expected: int) -> None:
-        """Starts the core's run at ``node`` (the `tools` task of a `task` call), resuming
-        the subagent ``(call id, state, node, steps run, task config, finished calls)``
-        inside it, once the ``expected`` subagents of the step that resume have all asked
-        (LangGraph runs their tasks side by side; the core resumes them in one run)."""
-        with self._resumes_ready:
-            self._resumes[subagent[0]] = subagent
-            self._resumes_ready.notify_all()
-            self._resumes_ready.wait_for(lambda: len(self._resumes) >= expected or self.started, _RESUME_WAIT)
-        with self._lock:
-            if self._events is None:
-                self._resumed_with = set(self._resumes)
-                self._events = self.begin(node, arg, config, list(self._resumes.values()))
-            self._check_resumed(subagent)
+    def _begin_once(self, node: str, arg: Any, config: dict, subagents: list | None = None) -> bool:
+        """Starts the core's run unless a task already has; whether this one did."""
+        if self._events is not None:
+            return False
+        with self._begin_lock:
+            if self._events is not None:
+                return False
+            self._events = self.begin(node, arg, config, subagents)
+            return True
 
-    async def astart_resuming(self, node: str, arg: Any, config: dict, subagent: tuple, expected: int) -> None:
+    async def _abegin_once(self, node: str, arg: Any, config: dict, subagents: list | None = None) -> bool:
         import asyncio
 
-        if self._aresumes_ready is None:
-            self._aresumes_ready = asyncio.Condition()
-        async with self._aresumes_ready:
-            self._resumes[subagent[0]] = subagent
-            self._aresumes_ready.notify_all()
-            try:
-                await asyncio.wait_for(
-                    self._aresumes_ready.wait_for(lambda: len(self._resumes) >= expected or self.started), _RESUME_WAIT
-                )
-            except TimeoutError:
-                pass
-        async with self._async_lock():
-            if self._events is None:
-                self._resumed_with = set(self._resumes)
-                events = self.begin(node, arg, config, list(self._resumes.values()))
-                self._events = await events if inspect.isawaitable(events) else events
-            self._check_resumed(subagent)
+        if self._events is not None:
+            return False
+        if self._abegin_lock is None:
+            self._abegin_lock = asyncio.Lock()
+        async with self._abegin_lock:
+            if self._events is not None:
+                return False
+            events = self.begin(node, arg, config, subagents)
+            self._events = await events if inspect.isawaitable(events) else events
+            return True
 
-    def _check_resumed(self, subagent: tuple) -> None:
-        if subagent[0] not in self._resumed_with:
-            from ._run_options import _planned
+    def start_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
+        """Starts the core's run at ``node`` (the `tools` task of a `task` call), resuming
+        the subagent ``(call id, state, node, steps run, task config, finished calls)``
+        inside it; or, when a sibling's task of the same step has started the run already,
+        hands the run this subagent. LangGraph runs those tasks side by side as its executor
+        has room; the core resumes them in one run, where a call whose task has not started
+        yet waits for it (the run knows which will come: `_thread_runs`)."""
+        if not self._begin_once(node, arg, config, [subagent]):
+            self._hand_over(subagent)
 
-            # Its task came after the core had started without it (past the wait).
-            raise _planned("resuming a subagent whose task started after the others of its step", "durable threads")
+    async def astart_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:
+        if not await self._abegin_once(node, arg, config, [subagent]):
+            self._hand_over(subagent)
+
+    def _hand_over(self, subagent: tuple) -> None:
+        # Without the feed's lock: the task reading the core's stream holds it while it
+        # waits, maybe for this very subagent.
+        if self._late is None:
+            raise RuntimeError("deepagents_rs: a subagent resumed in a run that cannot take it (a bug)")
+        self._late.hand_over(self._events, subagent)
 
     def _missing(self, node: str, config: dict, ns: tuple = ()) -> BaseException:
         if ns in self._paused:

@@ -10,7 +10,7 @@ from typing import Any
 from . import _convert, _lockstep, _runtime, _stream, _stream_protocol, _threads
 from ._run_options import _merge_configs, _versioned
 from ._subagent_threads import SubagentThreads
-from ._thread_feed import RUN_TASKS, goto_of
+from ._thread_feed import RUN_TASKS, LateSubagents, goto_of
 
 
 def _tools_resume(snapshot: Any, config: dict) -> tuple[dict, list[str], list[dict]]:
@@ -169,10 +169,8 @@ class ThreadRuns:
             core = _threads.core_state(thread_state)
             start_at = None if node == first else node
             args = (core, limit, core_modes, bool(subgraphs), in_task(task_config), subagent_format, tracer)
-            resumed = [
-                (call_id, _threads.core_state(state), at, steps, in_task(sub_config), done)
-                for call_id, state, at, steps, sub_config, done in subagents or ()
-            ]
+            resumed = [core_resume(s) for s in subagents or ()]
+            awaited = list(late.awaited)
             feed = _threads.feed_of(task_config)
             # With a run control, the core stops at each node boundary where the graph does.
             boundary = feed.core_boundary if control is not None else None
@@ -182,10 +180,10 @@ class ThreadRuns:
                 core_run = self._core.astream if asynchronous else self._core.stream
                 run_args = (*args, steps_before, start_at, stops, list(answered), resumed)
                 if asynchronous:
-                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary)
+                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary, awaited=awaited)
                 token = _runtime.enter_blocking_invoke()
                 try:
-                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary)
+                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary, awaited=awaited)
                 finally:
                     _runtime.exit_blocking_invoke(token)
             finally:
@@ -196,6 +194,12 @@ class ThreadRuns:
             if "updates" in modes:
                 for update in writes:
                     out.append(shaper.wrap("updates", {"tools": update, "__metadata__": {"cached": True}}))
+
+        def core_resume(subagent: tuple) -> tuple:
+            call_id, state, at, steps, sub_config, done = subagent
+            return (call_id, _threads.core_state(state), at, steps, in_task(sub_config), done)
+
+        late = LateSubagents(core_resume)
 
         def resume_tools(node: str, snapshot: Any, steps_before: int, task_config: dict, subagents: Any) -> Any:
             state, answered, writes = _tools_resume(snapshot, merged)
@@ -209,14 +213,20 @@ class ThreadRuns:
             subagent stopped inside its call, from its own: ``subagents``)."""
             if isinstance(arg, dict):
                 return launch(node, arg, steps_before, task_config)
+            followed = thread.subagents
             if asynchronous:
 
                 async def resumed() -> Any:
                     snapshot = await thread.graph.aget_state(merged)
+                    if followed is not None:
+                        late.expect(await followed.astopped_calls(snapshot, task_config), subagents)
                     return resume_tools(node, snapshot, steps_before, task_config, subagents)
 
                 return resumed()
-            return resume_tools(node, thread.graph.get_state(merged), steps_before, task_config, subagents)
+            snapshot = thread.graph.get_state(merged)
+            if followed is not None:
+                late.expect(followed.stopped_calls(snapshot, task_config), subagents)
+            return resume_tools(node, snapshot, steps_before, task_config, subagents)
 
         thread_input = input if command else None
         if isinstance(input, dict):
@@ -236,6 +246,7 @@ class ThreadRuns:
             stops,
             whole_run=stream_mode is False,
             control=control,
+            late=late,
         )
         return shaper, out, _graph_chunks(runs, shaper, out)
 

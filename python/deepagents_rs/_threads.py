@@ -15,10 +15,11 @@ behind, as LangGraph's default ``durability="async"`` lets checkpoints trail the
 
 from __future__ import annotations
 
+import operator
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
 
-from ._thread_feed import Feed
+from ._thread_feed import Feed, LateSubagents
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -33,19 +34,33 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
     """``messages`` as LangGraph's ``add_messages`` merges writes, over a batch of them: by id
     (a known id replaces in place, ``RemoveMessage`` deletes, ``REMOVE_ALL_MESSAGES`` clears
     what came before), anything else appended."""
-    from langchain_core.messages import RemoveMessage, convert_to_messages
+    from langchain_core.messages import BaseMessage, RemoveMessage, convert_to_messages
     from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
     written: list[Any] = []
     for w in writes:
         written.extend(w if isinstance(w, list) else [w])
-    current = list(convert_to_messages(state or []))
+    state = state or []
+    # The channel's own value is messages already: converting it again would cost a call
+    # per message of the history at every write.
+    typed = all(issubclass(t, BaseMessage) for t in set(map(type, state)))
+    current = list(state) if typed else list(convert_to_messages(state))
     new = list(convert_to_messages(written))
     cut = max(
         (i for i, m in enumerate(new) if isinstance(m, RemoveMessage) and m.id == REMOVE_ALL_MESSAGES), default=None
     )
     if cut is not None:
         current, new = [], new[cut + 1 :]
+    # Usually every write is a message the history does not hold: appended, with no index
+    # of the history built.
+    ids = [m.id for m in new if m.id is not None]
+    if (
+        not any(isinstance(m, RemoveMessage) for m in new)
+        and len(set(ids)) == len(ids)
+        and (not ids or set(ids).isdisjoint(map(_message_id, current)))
+    ):
+        current.extend(new)
+        return current
     position = {m.id: i for i, m in enumerate(current) if m.id is not None}
     for m in new:
         at = position.get(m.id) if m.id is not None else None
@@ -61,6 +76,9 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
                 position[m.id] = len(current)
             current.append(m)
     return [m for m in current if m is not None]
+
+
+_message_id = operator.attrgetter("id")
 
 
 def _files_reducer(state: dict | None, writes: Sequence[dict]) -> dict:
@@ -224,6 +242,7 @@ class ThreadGraph:
         # The agent's metadata as deepagents' graph carries it: in every task and checkpoint,
         # `update_state`'s included.
         graph = builder.compile(checkpointer=checkpointer, name=name or "LangGraph")
+        _read_state_on_demand(graph)
         self.graph = graph.with_config(metadata=dict(metadata))
         self.node_names = list(node_names)
         self.checkpointer = checkpointer
@@ -241,12 +260,14 @@ class ThreadGraph:
         stops: tuple[list[str], list[str]] = ([], []),
         whole_run: bool = False,
         control: Any = None,
+        late: LateSubagents | None = None,
     ) -> Iterator[Any]:
         """Runs the thread graph beside the core's run, yielding after each superstep (the
         caller's stream items arrive through ``forward`` meanwhile, the graph's own
         ``graph_modes`` chunks as ``("graph", mode, chunk)``). A run that stops for an
-        interrupt yields ``Interrupted`` last. ``whole_run``: an ``invoke``."""
-        feed = Feed(start, forward, self.subagents)
+        interrupt yields ``Interrupted`` last. ``whole_run``: an ``invoke``. ``late``: see
+        ``Feed``."""
+        feed = Feed(start, forward, self.subagents, late)
         try:
             with _untraced():
                 chunks = self.graph.stream(
@@ -278,8 +299,9 @@ class ThreadGraph:
         stops: tuple[list[str], list[str]] = ([], []),
         whole_run: bool = False,
         control: Any = None,
+        late: LateSubagents | None = None,
     ) -> AsyncIterator[Any]:
-        feed = Feed(start, forward, self.subagents)
+        feed = Feed(start, forward, self.subagents, late)
         try:
             with _untraced():
                 chunks = self.graph.astream(
@@ -318,18 +340,41 @@ def _graph_item(mode: str, chunk: Any, feed: Feed) -> Any:
     return chunk
 
 
+#: Where a node's edge finds LangGraph's reader of the state it routes by (see
+#: `_read_state_on_demand`).
+_STATE_READER = "__deepagents_rs_state_reader"
+
+
+def _read_state_on_demand(graph: Any) -> None:
+    """The nodes' edges read the state only when they route by it (a write made with
+    ``update_state``): LangGraph hands a conditional edge the state with the node's writes
+    applied, which costs a run of every channel's reducer (``messages``' over the whole
+    history) after each node, while in a run the edge takes where the core went. So the
+    reader LangGraph attached to each edge is moved where the edge's path finds it."""
+    from langgraph.graph._branch import BranchSpec
+
+    for node in graph.nodes.values():
+        for writer in node.writers:
+            owner = getattr(getattr(writer, "func", None), "__self__", None)
+            kwargs = getattr(writer, "kwargs", None)
+            if isinstance(owner, BranchSpec) and isinstance(kwargs, dict) and kwargs.get("reader") is not None:
+                owner.path.kwargs[_STATE_READER] = kwargs["reader"]
+                kwargs["reader"] = None
+
+
 def _edge(name: str, route_after: Callable[[str, dict], Any]) -> Any:
     from langchain_core.runnables import RunnableConfig
     from langgraph._internal._runnable import RunnableCallable
 
-    def route(state, config):  # annotated below, with the real class
+    def route(state, config, **kwargs):  # annotated below, with the real class
 
         feed = (config.get("configurable") or {}).get(_FEED)
         if feed is not None:
             known, goto = feed.take_route(config)
             if known:
                 return goto
-        return route_after(name, state)
+        reader = kwargs.get(_STATE_READER)
+        return route_after(name, reader(config) if reader is not None else state)
 
     # LangGraph reads the path function's hints (for its possible targets), and hands the
     # config to a parameter typed as LangChain's `RunnableConfig`.

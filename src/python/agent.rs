@@ -418,7 +418,7 @@ impl CoreAgent {
 
     /// Runs the agent, reporting its steps: an iterator of raw `(mode, ns, payload)` items
     /// ending with `("done", (), state)`, shaped into LangGraph's chunks by the Python side.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None, control=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None, control=None, awaited=None))]
     #[allow(clippy::too_many_arguments)]
     fn stream(
         &self,
@@ -436,10 +436,12 @@ impl CoreAgent {
         resumed: Option<Vec<String>>,
         subagents: Option<Vec<ResumeArg<'_>>>,
         control: Option<Py<PyAny>>,
+        awaited: Option<Vec<String>>,
     ) -> PyResult<EventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_sync(py, config)?;
-            let resume_subagents = subagent_resumes(py, &host, subagents)?;
+            let resume_subagents = subagent_resumes(py, &host, subagents, awaited)?;
+            let late = LateResumes::new(&resume_subagents, &host);
             let run = StreamRun {
                 modes,
                 subgraphs,
@@ -451,17 +453,15 @@ impl CoreAgent {
                 resumed_calls: resumed.unwrap_or_default(),
                 resume_subagents,
             };
-            Ok(EventStream::new(self.start_stream(
-                state,
-                recursion_limit,
-                host,
-                run,
-            )?))
+            Ok(EventStream::new(
+                self.start_stream(state, recursion_limit, host, run)?,
+                late,
+            ))
         })
     }
 
     /// `stream` for `astream`: callbacks run on the caller's loop.
-    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None, control=None))]
+    #[pyo3(signature = (state, recursion_limit, modes, subgraphs=false, config=None, subagent_response_format=None, tracer=None, steps_before=0, start=None, stops=None, resumed=None, subagents=None, control=None, awaited=None))]
     #[allow(clippy::too_many_arguments)]
     fn astream(
         &self,
@@ -479,10 +479,12 @@ impl CoreAgent {
         resumed: Option<Vec<String>>,
         subagents: Option<Vec<ResumeArg<'_>>>,
         control: Option<Py<PyAny>>,
+        awaited: Option<Vec<String>>,
     ) -> PyResult<AsyncEventStream> {
         super::errors::guard(|| {
             let host = PyHost::for_async(py, config)?;
-            let resume_subagents = subagent_resumes(py, &host, subagents)?;
+            let resume_subagents = subagent_resumes(py, &host, subagents, awaited)?;
+            let late = LateResumes::new(&resume_subagents, &host);
             let run = StreamRun {
                 modes,
                 subgraphs,
@@ -494,12 +496,10 @@ impl CoreAgent {
                 resumed_calls: resumed.unwrap_or_default(),
                 resume_subagents,
             };
-            Ok(AsyncEventStream::new(self.start_stream(
-                state,
-                recursion_limit,
-                host,
-                run,
-            )?))
+            Ok(AsyncEventStream::new(
+                self.start_stream(state, recursion_limit, host, run)?,
+                late,
+            ))
         })
     }
 }
@@ -557,7 +557,7 @@ struct StreamRun<'py> {
 /// A subagent to resume, as the thread graph hands it: `(task call id, its state, the node
 /// it stopped in, the steps it had run, its task's config, the calls of that step that had
 /// finished)`.
-type ResumeArg<'py> = (
+pub(crate) type ResumeArg<'py> = (
     String,
     Bound<'py, PyDict>,
     String,
@@ -566,23 +566,59 @@ type ResumeArg<'py> = (
     Vec<String>,
 );
 
+/// The subagents a run resumes (``awaited``: the calls whose subagents resume once their
+/// tasks start, handed over through the stream's `resume_subagent`).
 fn subagent_resumes(
     py: Python<'_>,
     host: &crate::tools::HostContext,
     args: Option<Vec<ResumeArg<'_>>>,
+    awaited: Option<Vec<String>>,
 ) -> PyResult<crate::subagents::SubagentResumes> {
     let mut out = std::collections::HashMap::new();
-    for (call_id, state, start, steps_before, config, resumed_calls) in args.unwrap_or_default() {
-        let resume = crate::subagents::SubagentResume {
-            state: state_from_py(&state)?,
-            start,
-            steps_before,
-            host: PyHost::with_config(host, py, config)?,
-            resumed_calls,
-        };
+    for arg in args.unwrap_or_default() {
+        let (call_id, resume) = subagent_resume(py, host, arg)?;
         out.insert(call_id, resume);
     }
-    Ok(Arc::new(parking_lot::Mutex::new(out)))
+    Ok(crate::subagents::SubagentResumes::new(
+        out,
+        awaited.unwrap_or_default(),
+    ))
+}
+
+fn subagent_resume(
+    py: Python<'_>,
+    host: &crate::tools::HostContext,
+    (call_id, state, start, steps_before, config, resumed_calls): ResumeArg<'_>,
+) -> PyResult<(String, crate::subagents::SubagentResume)> {
+    let resume = crate::subagents::SubagentResume {
+        state: state_from_py(&state)?,
+        start,
+        steps_before,
+        host: PyHost::with_config(host, py, config)?,
+        resumed_calls,
+    };
+    Ok((call_id, resume))
+}
+
+/// Where a stream hands its run the subagents whose tasks started after the run did.
+pub(crate) struct LateResumes {
+    resumes: crate::subagents::SubagentResumes,
+    host: crate::tools::HostContext,
+}
+
+impl LateResumes {
+    fn new(resumes: &crate::subagents::SubagentResumes, host: &crate::tools::HostContext) -> Self {
+        LateResumes {
+            resumes: resumes.clone(),
+            host: host.clone(),
+        }
+    }
+
+    pub(crate) fn arrive(&self, py: Python<'_>, arg: ResumeArg<'_>) -> PyResult<()> {
+        let (call_id, resume) = subagent_resume(py, &self.host, arg)?;
+        self.resumes.arrive(call_id, resume);
+        Ok(())
+    }
 }
 
 impl CoreAgent {

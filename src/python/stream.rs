@@ -14,6 +14,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
+use super::agent::{LateResumes, ResumeArg};
 use super::convert::{host_object, message_to_py};
 use crate::agent::{Agent, RunFailure};
 use crate::events::{
@@ -388,12 +389,14 @@ impl Drop for StreamState {
 #[pyclass(module = "deepagents_rs._core")]
 pub(crate) struct EventStream {
     state: Arc<Mutex<StreamState>>,
+    late: LateResumes,
 }
 
 impl EventStream {
-    pub fn new(state: StreamState) -> Self {
+    pub fn new(state: StreamState, late: LateResumes) -> Self {
         EventStream {
             state: Arc::new(Mutex::new(state)),
+            late,
         }
     }
 }
@@ -427,6 +430,13 @@ impl EventStream {
         })
     }
 
+    /// Hands the run a subagent it awaits (see `SubagentResumes`): ``(task call id, its
+    /// state, the node it stopped in, the steps it had run, its task's config, the calls of
+    /// that step that had finished)``.
+    fn resume_subagent(&self, py: Python<'_>, subagent: ResumeArg<'_>) -> PyResult<()> {
+        self.late.arrive(py, subagent)
+    }
+
     /// Stops the run (the caller closed the stream early).
     fn close(&self) {
         let mut state = self.state.lock();
@@ -441,12 +451,14 @@ impl EventStream {
 #[pyclass(module = "deepagents_rs._core")]
 pub(crate) struct AsyncEventStream {
     state: Arc<tokio::sync::Mutex<StreamState>>,
+    late: LateResumes,
 }
 
 impl AsyncEventStream {
-    pub fn new(state: StreamState) -> Self {
+    pub fn new(state: StreamState, late: LateResumes) -> Self {
         AsyncEventStream {
             state: Arc::new(tokio::sync::Mutex::new(state)),
+            late,
         }
     }
 }
@@ -472,6 +484,11 @@ impl AsyncEventStream {
                 })
             })
         })
+    }
+
+    /// `EventStream.resume_subagent`.
+    fn resume_subagent(&self, py: Python<'_>, subagent: ResumeArg<'_>) -> PyResult<()> {
+        self.late.arrive(py, subagent)
     }
 
     /// Stops the run (the caller closed the stream early).

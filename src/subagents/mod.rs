@@ -7,6 +7,7 @@
 
 mod fork;
 pub mod prompts;
+mod resumes;
 mod task;
 
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use crate::model::ChatModel;
 use crate::tools::{HostContext, Tool};
 
 pub use fork::fork_history;
+pub use resumes::SubagentResumes;
 pub use task::TaskTool;
 
 /// Where a subagent stopped by an interrupt picks up again when its `task` call is run once
@@ -36,10 +38,6 @@ pub struct SubagentResume {
     /// Calls of the step it resumes that had finished (see `RunOptions::resumed_calls`).
     pub resumed_calls: Vec<String>,
 }
-
-/// The subagents a run resumes, by the `task` call that started them; each is taken once.
-pub type SubagentResumes =
-    Arc<parking_lot::Mutex<std::collections::HashMap<String, SubagentResume>>>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {

@@ -377,7 +377,7 @@ async fn run_subagent(
     ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     let run = &ctx.run;
-    let resume = run.resume_subagents.lock().remove(&ctx.tool_call_id);
+    let resume = run.resume_subagents.take(&ctx.tool_call_id).await;
     // A subagent's graph is compiled with deepagents' own limit, which wins over the
     // caller's when the configs merge.
     // The subagent reports under its own namespace, as LangGraph's subgraph `tools:<id>`.
