@@ -335,21 +335,13 @@ def _events_view(collected: dict) -> dict:
     return {**collected, "items": out}
 
 
-#: A state key deepagents' resumed human-in-the-loop runs stream in ``values`` and
-#: deepagents_rs's do not (in every stream mode, not only under v3; see
-#: ``test_known_gap_hitl_edited_tool_calls_in_values``).
-KNOWN_GAP_KEY = "hitl_edited_tool_calls"
-
-
 def _no_times(obj: Any) -> Any:
     """Every ``files`` mapping with its timestamps made ``"<timestamp>"``; interrupts without
-    their ids (LangGraph hashes them from task ids); the known gap's key left out."""
+    their ids (LangGraph hashes them from task ids)."""
     if isinstance(obj, Interrupt):
         return {"Interrupt": _no_times(obj.value)}
     if isinstance(obj, dict):
-        return {
-            k: norm_files(_no_times(v)) if k == "files" else _no_times(v) for k, v in obj.items() if k != KNOWN_GAP_KEY
-        }
+        return {k: norm_files(_no_times(v)) if k == "files" else _no_times(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return type(obj)(_no_times(v) for v in obj)
     return obj

@@ -76,17 +76,38 @@ def test_human_in_the_loop(api: str) -> None:
     assert second["output"]["messages"][-1]["content"][0]["text"] == "done"
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the resumed run's values lack hitl_edited_tool_calls")
-def test_known_gap_hitl_edited_tool_calls_in_values() -> None:
-    scenario = Scenario([ai_tool_calls(("my_tool", {"x": 1}, "call_A")), "done"], interrupt_on={"my_tool": True})
-    keys = {}
+@pytest.mark.parametrize("mode", ["values", "updates"])
+@pytest.mark.parametrize("decision", ["approve", "edit"])
+def test_resumed_hitl_state_keys(mode: str, decision: str) -> None:
+    """The human-in-the-loop gate writes its private ``hitl_edited_tool_calls`` on every
+    decided turn (the edits, or ``{}``), and clears it on a later gated turn: the root's
+    ``values`` stream every written channel, so they show it from then on, as ``updates``
+    show the gate's write."""
+    script = [
+        ai_tool_calls(("my_tool", {"x": 1}, "call_A")),
+        ai_tool_calls(("my_tool", {"x": 5}, "call_A2")),
+        "done",
+    ]
+    scenario = Scenario(script, interrupt_on={"my_tool": True})
+    first = {"type": "approve"}
+    if decision == "edit":
+        first = {"type": "edit", "edited_action": {"name": "my_tool", "args": {"x": 21}}}
+    results = {}
     for m in IMPLS:
         agent = build(m, scenario, checkpointer=InMemorySaver())
         config = {"configurable": {"thread_id": "t1"}}
-        list(agent.stream(copy.deepcopy(INPUT), config, stream_mode="values"))
-        resumed = agent.stream(Command(resume={"decisions": [{"type": "approve"}]}), config, stream_mode="values")
-        keys[m.__name__] = [sorted(v) for v in resumed]
-    assert keys["deepagents_rs"] == keys["deepagents"]
+        list(agent.stream(copy.deepcopy(INPUT), config, stream_mode=mode))
+        runs = [
+            [plain(c) for c in agent.stream(Command(resume={"decisions": [d]}), config, stream_mode=mode)]
+            for d in (first, {"type": "approve"})
+        ]
+        results[m.__name__] = {"runs": runs, "state": plain(agent.get_state(config).values)}
+    ref = compare(results)
+    if mode == "values":
+        seen = [c.get("hitl_edited_tool_calls") for c in ref["runs"][0]]
+        expected = {"call_A": {"name": "my_tool", "args": {"x": 21}}} if decision == "edit" else {}
+        assert seen[0] is None and seen[1] == expected
+        assert ref["runs"][1][-1]["hitl_edited_tool_calls"] == {}
 
 
 @pytest.mark.parametrize("api", ["sync", "async"])
