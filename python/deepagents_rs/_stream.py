@@ -283,7 +283,9 @@ class Shaper:
         ``values`` (in v2, a values part carrying them); a breakpoint (no interrupts) streams
         no values again."""
         chunks = []
-        for mode in self.modes:
+        # LangGraph writes the interrupts as an update first, then the values with them,
+        # whatever order the modes were asked in.
+        for mode in sorted(self.modes, key=lambda m: m != "updates"):
             if mode == "updates":
                 data: Any = {"__interrupt__": interrupts}
             elif mode == "values" and interrupts:

@@ -439,7 +439,8 @@ def test_plain_ai_message_answer() -> None:
     assert compare(outputs) == ["Hello there, how can I help?"]
 
 
-def _two_subagents(module: ModuleType) -> Any:
+def _two_subagents(module: ModuleType, checkpointer: Any = None) -> Any:
+    """An agent whose first reply calls two subagents at once."""
     subagents = [
         {
             "name": name,
@@ -454,7 +455,9 @@ def _two_subagents(module: ModuleType) -> Any:
         ("task", {"description": "a", "subagent_type": "researcher"}, "call_B1"),
         ("task", {"description": "b", "subagent_type": "writer"}, "call_B2"),
     )
-    return module.create_deep_agent(model=StreamingScriptedChatModel([calls, "Final"]), subagents=subagents)
+    return module.create_deep_agent(
+        model=StreamingScriptedChatModel([calls, "Final"]), subagents=subagents, checkpointer=checkpointer
+    )
 
 
 def test_two_subagents_in_one_step() -> None:
