@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _compat
-from ._middleware import declared_keys, schema_omissions
+from ._middleware import declared_keys, reducer_defaults, schema_omissions
 from ._model_spec import init_langchain_model, resolve_model_spec
 from ._models import ModelAdapter
 from ._native_models import native_settings
@@ -61,6 +61,13 @@ class StateKeys:
         self.input = input
         self.omit_output = omit_output
         self.private = frozenset()
+        #: Keys the root's ``values`` stream never shows. LangGraph streams every channel
+        #: there (private ones included, once written), not the output schema: only keys the
+        #: graph has no channel for (``files`` without a state backend) and the ephemeral
+        #: ``jump_to`` stay out.
+        self.unstreamed: frozenset[str] = frozenset({"jump_to"})
+        #: What the root's ``values`` stream shows for a reducer channel not written yet.
+        self.stream_defaults: dict[str, Any] = {}
         #: Keys a run starts with when its input has none: LangGraph's reducer channels start
         #: as their type's empty value (deepagents' `async_tasks`: `{}`).
         self.defaults: dict[str, Any] = {}
@@ -76,6 +83,7 @@ class StateKeys:
             omit_output=frozenset(omit_output | {"jump_to"}),
         )
         keys.private = frozenset(omit_input & omit_output)
+        keys.stream_defaults = reducer_defaults(list(middleware))
         return keys
 
 

@@ -184,6 +184,19 @@ class DeepAgent(ThreadRuns, GraphBase):
                 out[key] = value
         return out
 
+    def _stream_values(self, raw: dict) -> dict:
+        """The root's state as its ``values`` stream shows it: LangGraph streams every written
+        channel there, the middleware's private keys (``hitl_edited_tool_calls``, ...)
+        included."""
+        hidden = self._schema.unstreamed
+        out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
+        for key, value in raw.items():
+            if key != "messages" and key not in hidden:
+                out[key] = value
+        for key, empty in self._schema.stream_defaults.items():
+            out.setdefault(key, copy.deepcopy(empty))
+        return out
+
     def _fail(self, exc: BaseException) -> None:
         """An exception out of a run carries the state as it was when the run failed (every
         completed step) in ``exc.partial_state``, in the same shape as a result."""
@@ -313,6 +326,7 @@ class DeepAgent(ThreadRuns, GraphBase):
             result=self._result,
         )
         shaper.subgraph_private = self._subagent_private
+        shaper.root_values = self._stream_values
         return shaper
 
     def stream(

@@ -83,6 +83,33 @@ def declared_keys(middleware: list[Any]) -> set[str]:
     return keys
 
 
+def reducer_defaults(middleware: list[Any]) -> dict[str, Any]:
+    """The value each reducer-annotated key of the middleware's ``state_schema``s starts with
+    in LangGraph (its channel is readable before any write: ``pinned_skills`` is ``[]``)."""
+    from langgraph.channels import BinaryOperatorAggregate
+
+    out: dict[str, Any] = {}
+    for mw in middleware:
+        for key, hint in _schema_hints(mw).items():
+            meta = _metadata(hint)
+            if not meta or not callable(meta[-1]) or isinstance(meta[-1], type):
+                continue
+            try:
+                channel = BinaryOperatorAggregate(_bare(hint), meta[-1])
+            except (TypeError, ValueError):
+                continue
+            if channel.is_available():
+                out[key] = channel.get()
+    return out
+
+
+def _bare(hint: Any) -> Any:
+    """A hint without its ``Required``/``NotRequired``/``Annotated`` wrappers."""
+    while typing.get_origin(hint) in (typing.Annotated, typing.Required, typing.NotRequired):
+        hint = typing.get_args(hint)[0]
+    return hint
+
+
 def _schema_hints(mw: Any) -> dict[str, Any]:
     """A middleware's ``state_schema`` annotations (none when it has no resolvable schema)."""
     schema = getattr(mw, "state_schema", None)

@@ -50,6 +50,7 @@ def create_plain_agent(
     )
     # The plain agent keeps no `files`: LangChain's agent state has no such channel.
     schema.omit_output = schema.omit_output | {"files"}
+    schema.unstreamed = schema.unstreamed | {"files"}
     may_end = tools_may_end(structured, adapters)
     state_schemas, edges = face_parts(core.node_names, middleware, state_schema, middleware, may_end)
     return DeepAgent(

@@ -206,7 +206,13 @@ class Shaper:
         self.metadata = metadata
         self.tags = tags
         self.result = result
+        #: The root's state as its ``values`` stream shows it (every channel written, private
+        #: ones included); ``result`` by default. A subagent's values are its ``result``: it
+        #: runs inside a task, which streams its output channels only.
+        self.root_values: Callable[[dict], dict] = result
         self.final: dict | None = None
+        #: The final state as ``root_values`` shows it (an interrupted run's last values).
+        self.final_values: dict | None = None
         #: LangGraph's `print_mode` (or `debug=True`): these modes' chunks are printed as the
         #: graph prints them, whether or not they are streamed.
         self.print_modes: list[str] = []
@@ -245,7 +251,12 @@ class Shaper:
                 value = {k: v for k, v in value.items() if k not in self.subgraph_private}
             return {node: value}
         if mode == "values":
-            return self.result(payload)
+            if not ns:
+                return self.root_values(payload)
+            value = self.result(payload)
+            if self.subgraph_private:
+                value = {k: v for k, v in value.items() if k not in self.subgraph_private}
+            return value
         if mode == "messages":
             message, meta, is_chunk = payload
             if not is_chunk:
@@ -272,7 +283,9 @@ class Shaper:
         ``values`` (in v2, a values part carrying them); a breakpoint (no interrupts) streams
         no values again."""
         chunks = []
-        for mode in self.modes:
+        # LangGraph writes the interrupts as an update first, then the values with them,
+        # whatever order the modes were asked in.
+        for mode in sorted(self.modes, key=lambda m: m != "updates"):
             if mode == "updates":
                 data: Any = {"__interrupt__": interrupts}
             elif mode == "values" and interrupts:
@@ -370,6 +383,7 @@ class Shaper:
         mode, ns, payload = item
         if mode == "done":
             self.final = self.result(payload)
+            self.final_values = self.root_values(payload)
             return False, None
         if mode not in self.modes and mode not in self.print_modes:
             # Read for the parts made from it (the core streams it for them), not shown.

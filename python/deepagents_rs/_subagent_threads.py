@@ -78,6 +78,7 @@ class SubagentThreads:
         """Follows the subagent of ``call`` as a subgraph of this task, until it ends (or
         stops: its interrupt is raised here, as LangGraph raises a subgraph's)."""
         name = call["args"]["subagent_type"]
+        feed.name_subagent(call["id"], config)
         view = _SubagentView(feed, call["id"], arg, config, self._graph(name))
         graph_input = None
         if not _resumable(config, _saved(config)):
@@ -91,6 +92,7 @@ class SubagentThreads:
 
     async def afollow(self, feed: Feed, call: dict, arg: Any, config: dict) -> None:
         name = call["args"]["subagent_type"]
+        feed.name_subagent(call["id"], config)
         view = _SubagentView(feed, call["id"], arg, config, self._graph(name))
         graph_input = None
         if not _resumable(config, await _asaved(config)):
@@ -348,8 +350,5 @@ def _graph_input(state: dict, fork: bool) -> dict:
     if fork:
         out[_FORKED_CONTEXT_KEY] = True
     messages = [from_core(m) if isinstance(m, dict) else m for m in out.get("messages") or []]
-    if messages and messages[-1].type == "human":
-        # The task's message: deepagents makes it without an id, as LangGraph stores it.
-        messages[-1] = messages[-1].model_copy(update={"id": None})
     out["messages"] = messages
     return out

@@ -16,6 +16,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ._task_namespaces import TaskNamespaces
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -127,6 +129,8 @@ class Feed:
         self.subagents = subagents
         #: The tasks of compiled subagents' calls (see `TaskConfigs`).
         self.task_configs = TaskConfigs()
+        #: The followed subagents' namespaces, as their tasks' (see `TaskNamespaces`).
+        self.namespaces = TaskNamespaces()
         self._ended = False
         self._lock = threading.Lock()
         self._alock: asyncio.Lock | None = None
@@ -190,11 +194,23 @@ class Feed:
             else:
                 self._routes_at.setdefault((ns, node), []).append(len(self._entries))
                 self._entries.append(("route", ns, node, (kind, value)))
-        self._forward(item)
+        shown = self.namespaces.accept(item)
+        if shown is not None:
+            self._forward(shown)
 
     def forward(self, item: tuple) -> None:
         """Hands the caller's stream an item of the graph's own (not the core's)."""
-        self._forward(item)
+        self._forward(self.namespaces.renamed(item))
+
+    def name_subagent(self, call_id: str, config: dict) -> None:
+        """The `tools` task following the subagent of ``call_id`` names its namespace
+        (`TaskNamespaces`)."""
+        held = self.namespaces.name(call_id, config)
+        if held:
+            # The caller's stream is fed under the lock the core's reads hold.
+            with self._lock:
+                for item in held:
+                    self._forward(item)
 
     def _pull(self) -> bool:
         if self._ended:
@@ -430,13 +446,19 @@ class Feed:
         if self._events is not None:
             while self._pull():
                 pass
+        self._release()
         self._raise_unraised()
 
     async def adrain(self) -> None:
         if self._events is not None:
             while await self._apull():
                 pass
+        self._release()
         self._raise_unraised()
+
+    def _release(self) -> None:
+        for item in self.namespaces.release():
+            self._forward(item)
 
     def _raise_unraised(self) -> None:
         """A failure no node of the graph took up (it had already ended) still ends the run."""

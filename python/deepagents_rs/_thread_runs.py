@@ -390,7 +390,16 @@ class ThreadRuns:
     def _stops(self, stops: list[_threads.Interrupted], shaper: _stream.Shaper) -> list[tuple[tuple, dict]]:
         """Each stop of a run, as ``(interrupts, state)``: LangGraph streams each interrupted
         task's interrupts on their own."""
-        return [(stop.interrupts, self._stopped_state(stop, shaper.final)) for stop in stops]
+        out = []
+        for stop in stops:
+            if shaper.final_values is not None:
+                values = shaper.final_values
+            elif stop.state is not None:
+                values = self._stream_values(stop.state)
+            else:
+                values = {}
+            out.append((stop.interrupts, values))
+        return out
 
 
 class _TakenMark:

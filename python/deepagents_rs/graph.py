@@ -24,7 +24,7 @@ from ._core import CoreAgent
 from ._excluded_middleware import Exclusions, main_slots
 from ._harness import described, profile_for, system_message, task_description
 from ._lazy import lazy_names
-from ._middleware import core_entries, declared_keys
+from ._middleware import core_entries, declared_keys, reducer_defaults
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import Parent, build_specs
 from ._summarization import core_config as summarization_config
@@ -197,6 +197,7 @@ def create_deep_agent(
     files_channel = arg_uses_state(files["backend"])
     if not files_channel:
         schema.omit_output = schema.omit_output | {"files"}
+        schema.unstreamed = schema.unstreamed | {"files"}
     # deepagents' memory: read through the agent's backend, in the main agent and its forks.
     memory_mw = (
         MemoryMiddleware(backend=agent_backend, sources=memory, add_cache_control=True) if memory is not None else None
@@ -208,6 +209,7 @@ def create_deep_agent(
         schema.private = schema.private | SKILLS_PRIVATE_KEYS
         schema.omit_output = schema.omit_output | SKILLS_PRIVATE_KEYS | SKILLS_OMITTED_KEYS
         schema.input = schema.input | SKILLS_OMITTED_KEYS
+        schema.stream_defaults = {**reducer_defaults([skills_mw]), **schema.stream_defaults}
     # deepagents' summarization keeps its history on the agent's backend, whatever backend a
     # user FilesystemMiddleware gives the file tools.
     history_files = files if fs_override is None else fs_config(backend, permissions, None, store)

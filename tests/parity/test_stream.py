@@ -809,3 +809,29 @@ def test_normalizer() -> None:
     second = normalize_stream([{"tools": {"messages": [slow]}}, {"tools": {"messages": [fast]}}], unordered_tools=True)
     assert first == second
     assert normalize_stream([{"tools": {"messages": [slow]}}, {"tools": {"messages": [fast]}}]) != first
+
+
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_values_show_private_channels(api: str) -> None:
+    """The root's ``values`` are every channel LangGraph has a value for, not the output
+    schema: memory's and skills' private keys once their hooks wrote them, and skills'
+    ``pinned_skills`` reducer channel (``[]``) from the first chunk; ``invoke`` returns the
+    output schema only."""
+    from deepagents.backends.utils import create_file_data
+
+    inp = {"messages": [{"role": "user", "content": "go"}], "files": {"/AGENTS.md": create_file_data("Be brief.")}}
+    results = {}
+    for m in (deepagents, deepagents_rs):
+
+        def make(m: ModuleType = m) -> Any:
+            return m.create_deep_agent(model=ScriptedChatModel(["hi"]), memory=["/AGENTS.md"], skills=["/skills/"])
+
+        chunks = collect(make(), copy.deepcopy(inp), api, stream_mode="values")
+        results[m.__name__] = {
+            "values": [{k: v for k, v in plain(c).items() if k != "files"} for c in chunks],
+            "invoke": sorted(make().invoke(copy.deepcopy(inp))),
+        }
+    ours, ref = (Placeholders()(results[m.__name__]) for m in (deepagents_rs, deepagents))
+    assert ours == ref
+    assert ref["values"][0]["pinned_skills"] == [] and "memory_contents" in ref["values"][-1]
+    assert ref["invoke"] == ["files", "messages"]

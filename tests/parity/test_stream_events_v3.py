@@ -335,21 +335,13 @@ def _events_view(collected: dict) -> dict:
     return {**collected, "items": out}
 
 
-#: A state key deepagents' resumed human-in-the-loop runs stream in ``values`` and
-#: deepagents_rs's do not (in every stream mode, not only under v3; see
-#: ``test_known_gap_hitl_edited_tool_calls_in_values``).
-KNOWN_GAP_KEY = "hitl_edited_tool_calls"
-
-
 def _no_times(obj: Any) -> Any:
     """Every ``files`` mapping with its timestamps made ``"<timestamp>"``; interrupts without
-    their ids (LangGraph hashes them from task ids); the known gap's key left out."""
+    their ids (LangGraph hashes them from task ids)."""
     if isinstance(obj, Interrupt):
         return {"Interrupt": _no_times(obj.value)}
     if isinstance(obj, dict):
-        return {
-            k: norm_files(_no_times(v)) if k == "files" else _no_times(v) for k, v in obj.items() if k != KNOWN_GAP_KEY
-        }
+        return {k: norm_files(_no_times(v)) if k == "files" else _no_times(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return type(obj)(_no_times(v) for v in obj)
     return obj
@@ -447,7 +439,8 @@ def test_plain_ai_message_answer() -> None:
     assert compare(outputs) == ["Hello there, how can I help?"]
 
 
-def _two_subagents(module: ModuleType) -> Any:
+def _two_subagents(module: ModuleType, checkpointer: Any = None) -> Any:
+    """An agent whose first reply calls two subagents at once."""
     subagents = [
         {
             "name": name,
@@ -462,7 +455,9 @@ def _two_subagents(module: ModuleType) -> Any:
         ("task", {"description": "a", "subagent_type": "researcher"}, "call_B1"),
         ("task", {"description": "b", "subagent_type": "writer"}, "call_B2"),
     )
-    return module.create_deep_agent(model=StreamingScriptedChatModel([calls, "Final"]), subagents=subagents)
+    return module.create_deep_agent(
+        model=StreamingScriptedChatModel([calls, "Final"]), subagents=subagents, checkpointer=checkpointer
+    )
 
 
 def test_two_subagents_in_one_step() -> None:

@@ -76,25 +76,46 @@ def test_human_in_the_loop(api: str) -> None:
     assert second["output"]["messages"][-1]["content"][0]["text"] == "done"
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the resumed run's values lack hitl_edited_tool_calls")
-def test_known_gap_hitl_edited_tool_calls_in_values() -> None:
-    scenario = Scenario([ai_tool_calls(("my_tool", {"x": 1}, "call_A")), "done"], interrupt_on={"my_tool": True})
-    keys = {}
+@pytest.mark.parametrize("mode", ["values", "updates"])
+@pytest.mark.parametrize("decision", ["approve", "edit"])
+def test_resumed_hitl_state_keys(mode: str, decision: str) -> None:
+    """The human-in-the-loop gate writes its private ``hitl_edited_tool_calls`` on every
+    decided turn (the edits, or ``{}``), and clears it on a later gated turn: the root's
+    ``values`` stream every written channel, so they show it from then on, as ``updates``
+    show the gate's write."""
+    script = [
+        ai_tool_calls(("my_tool", {"x": 1}, "call_A")),
+        ai_tool_calls(("my_tool", {"x": 5}, "call_A2")),
+        "done",
+    ]
+    scenario = Scenario(script, interrupt_on={"my_tool": True})
+    first = {"type": "approve"}
+    if decision == "edit":
+        first = {"type": "edit", "edited_action": {"name": "my_tool", "args": {"x": 21}}}
+    results = {}
     for m in IMPLS:
         agent = build(m, scenario, checkpointer=InMemorySaver())
         config = {"configurable": {"thread_id": "t1"}}
-        list(agent.stream(copy.deepcopy(INPUT), config, stream_mode="values"))
-        resumed = agent.stream(Command(resume={"decisions": [{"type": "approve"}]}), config, stream_mode="values")
-        keys[m.__name__] = [sorted(v) for v in resumed]
-    assert keys["deepagents_rs"] == keys["deepagents"]
+        list(agent.stream(copy.deepcopy(INPUT), config, stream_mode=mode))
+        runs = [
+            [plain(c) for c in agent.stream(Command(resume={"decisions": [d]}), config, stream_mode=mode)]
+            for d in (first, {"type": "approve"})
+        ]
+        results[m.__name__] = {"runs": runs, "state": plain(agent.get_state(config).values)}
+    ref = compare(results)
+    if mode == "values":
+        seen = [c.get("hitl_edited_tool_calls") for c in ref["runs"][0]]
+        expected = {"call_A": {"name": "my_tool", "args": {"x": 21}}} if decision == "edit" else {}
+        assert seen[0] is None and seen[1] == expected
+        assert ref["runs"][1][-1]["hitl_edited_tool_calls"] == {}
 
 
 @pytest.mark.parametrize("api", ["sync", "async"])
 def test_subagent_human_in_the_loop(api: str) -> None:
     """A gate inside the subagent: its handle ends ``interrupted``, its values end with the
     interrupt, the run is interrupted; the resumed run resumes the subagent (a handle named
-    and caused by the same call) to completion. Each run is numbered on its own: the resumed
-    subagent's namespace is a new one here (see ``test_known_gap_resumed_subagent_namespace``)."""
+    and caused by the same call) to completion. Each run is numbered on its own (see
+    ``test_resumed_subagent_keeps_its_namespace`` for both together)."""
     scenario = Scenario(
         [ai_tool_calls(("task", {"description": "research x", "subagent_type": "researcher"}, "call_B")), "Final"],
         sub_script=_SUB,
@@ -108,14 +129,39 @@ def test_subagent_human_in_the_loop(api: str) -> None:
         assert all(s[0]["cause"] == {"type": "toolCall", "tool_call_id": "call_B"} for s in subs)
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: a resumed subagent streams under a new namespace")
-def test_known_gap_resumed_subagent_namespace() -> None:
-    scenario = Scenario(
-        [ai_tool_calls(("task", {"description": "research x", "subagent_type": "researcher"}, "call_B")), "Final"],
-        sub_script=_SUB,
-        sub_interrupt_on={"my_tool": True},
-    )
-    two_turns(scenario, Command(resume={"decisions": [{"type": "approve"}]}), "sync")
+_SUB_GATED = Scenario(
+    [ai_tool_calls(("task", {"description": "research x", "subagent_type": "researcher"}, "call_B")), "Final"],
+    sub_script=_SUB,
+    sub_interrupt_on={"my_tool": True},
+)
+
+
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_resumed_subagent_keeps_its_namespace(api: str) -> None:
+    """The resumed subagent runs in its task again, so it streams under the namespace it
+    stopped in (both runs numbered together): one subagent namespace over the two runs."""
+    first, second = two_turns(_SUB_GATED, Command(resume={"decisions": [{"type": "approve"}]}), api)
+    if api == "sync":
+        paths = {tuple(v["path"]) for run in (first, second) for n, v in run["items"] if n == "subagents"}
+    else:
+        paths = {tuple(e["namespace"]) for run in (first, second) for e in run["events"] if e["namespace"]}
+    assert paths == {("tools:#1",)}
+
+
+@pytest.mark.parametrize("mode", ["updates", ["values", "messages", "updates"]], ids=["updates", "modes"])
+def test_resumed_subagent_namespace_in_stream(mode: Any) -> None:
+    """Outside v3 too: ``stream(..., subgraphs=True)`` of the resumed run shows the subagent
+    under the namespace of the run it stopped in, message metadata included."""
+    results = {}
+    for m in IMPLS:
+        agent = build(m, _SUB_GATED, checkpointer=InMemorySaver())
+        config = {"configurable": {"thread_id": "t1"}}
+        runs = []
+        for inp in (copy.deepcopy(INPUT), Command(resume={"decisions": [{"type": "approve"}]})):
+            runs.append([plain(c) for c in agent.stream(inp, config, stream_mode=mode, subgraphs=True)])
+        results[m.__name__] = runs
+    ref = compare(results)
+    assert {c[0] for run in ref for c in run if c[0]} == {("tools:#1",)}
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
@@ -184,3 +230,30 @@ def test_tool_interrupt(api: str) -> None:
         assert call["name"] == "ask" and call["output"] is None
         (call,) = [v for n, v in second["items"] if n == "tool_calls"]
         assert call["output"] == "human said yes"
+
+
+def test_parallel_subagents_namespaces_on_a_thread() -> None:
+    """Two subagents the core runs side by side on a saved thread: each streams under its
+    task's namespace from its first item on (one not yet named by its task when the other's
+    read passed its start waits for it), as deepagents' do."""
+    from .test_stream import Placeholders
+    from .test_stream_events_v3 import _two_subagents
+
+    results = {}
+    for m in IMPLS:
+        agent = _two_subagents(m, InMemorySaver())
+        config = {"configurable": {"thread_id": "t1"}}
+        chunks = list(agent.stream(copy.deepcopy(INPUT), config, stream_mode=["updates", "messages"], subgraphs=True))
+        by_ns: dict = {}
+        for ns, mode, data in chunks:
+            if ns:
+                by_ns.setdefault(ns, []).append((mode, plain(data)))
+        # Each namespace on its own, in its own order; named by the subagent that ran there.
+        named = {}
+        for ns, items in by_ns.items():
+            metas = [d[1] for mode, d in items if mode == "messages"]
+            assert all(meta["checkpoint_ns"].split("|")[0] == ns[0] for meta in metas)
+            named[metas[0]["lc_agent_name"]] = Placeholders()(items)
+        results[m.__name__] = named
+    ref = compare(results)
+    assert sorted(ref) == ["researcher", "writer"]
