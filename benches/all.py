@@ -18,8 +18,9 @@ target each row is held to), and writes the results as JSON and a PNG chart:
   thread-pool ``invoke``, each in its own process against a fresh server (``concurrency.py``);
   deepagents runs ``--reference-threads`` of them (default 100): its steps per second compare,
   its wall time and RSS do not;
-* **checkpointed step**: per-step time of a 50-step tool loop on an ``InMemorySaver`` and a
-  ``SqliteSaver`` thread (``threads.py``, scripted model);
+* **checkpointed step**: per-step harness time of a 50-step tool loop on an ``InMemorySaver``
+  and a ``SqliteSaver`` thread (``threads.py``'s native scenario: each side's Anthropic
+  client over the simulated API, the server's handling time subtracted);
 * **import**: ``import <package>`` in a fresh interpreter (``startup.py``).
 
 Usage::
@@ -146,23 +147,20 @@ def threads_section(count: int, reference_count: int) -> list[dict[str, Any]]:
 
 
 def checkpoint_section(steps: int, repeat: int) -> list[dict[str, Any]]:
+    """``threads.py``'s native scenario: each side's Anthropic client over the simulated API,
+    the server's handling time subtracted."""
     import deepagents
     import deepagents_rs
 
     creates = {RS: deepagents_rs.create_deep_agent, REF: deepagents.create_deep_agent}
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        n = 0
+    with tempfile.TemporaryDirectory() as tmp, threads.scenarios(["native"], steps) as (scenario,):
+        savers = threads.Savers(Path(tmp))
         for kind in ("memory", "sqlite"):
             per_step = {}
             for impl, create in creates.items():
-                walls = []
-                for i in range(repeat + 1):
-                    n += 1
-                    wall = threads.one_run(create, kind, steps, Path(tmp), n)
-                    if i:
-                        walls.append(wall)
-                per_step[impl] = statistics.median(walls) / steps * 1000
+                times = [threads.one_run(create, scenario, savers.make(kind)) for _ in range(repeat + 1)]
+                per_step[impl] = statistics.median(times[1:]) / steps * 1000
             ratio = per_step[REF] / per_step[RS]
             rows.append(
                 row(f"checkpointed step ({kind} saver)", per_step[REF], per_step[RS], "ms/step", ">= 10x", ratio >= 10)
@@ -239,7 +237,11 @@ def main(argv: list[str] | None = None) -> int:
         ("import", lambda: import_section(5 if args.quick else 11)),
     ):
         print(f"-- {name} ...", flush=True)
-        rows += section()
+        try:
+            rows += section()
+        except Exception as e:  # noqa: BLE001 - the row says so, and the exit status
+            print(f"   FAILED: {type(e).__name__}: {e}", flush=True)
+            rows.append(row(f"{name}: FAILED ({type(e).__name__}: {e})"[:160], None, None, "", "", False))
     print()
     print(table(rows))
     print(f"\n{machine}; load average at the end {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
