@@ -29,6 +29,10 @@ pub enum Error {
     #[error("{0}")]
     InvalidInput(String),
 
+    /// Something deepagents accepts that the core does not do, with the reason why.
+    #[error("deepagents_rs does not support this: {0}")]
+    Unsupported(String),
+
     /// A bug: a panic caught at the edge of a run, so it ends the run and not the process.
     #[error("internal error in deepagents_rs (a bug): {0}")]
     Internal(String),

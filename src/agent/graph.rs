@@ -173,8 +173,9 @@ impl Agent {
                 }
                 Node::Tools(whole) => {
                     let step = run.step()?;
-                    self.tools_step(step, state, &run, whole).await?;
+                    let goto = self.tools_step(step, state, &run, whole).await?;
                     let next = self.route_after_tools(state);
+                    self.check_goto(&goto, &next)?;
                     self.report_route(&run, step, Arc::from("tools"), &next, state);
                     next
                 }
@@ -445,14 +446,15 @@ impl Agent {
     /// The tools step. Normally each pending call is its own task, reported when it
     /// completes (LangGraph streams one `tools` update per call) while the state takes the
     /// results in call order. After a hook's `jump_to: "tools"`, LangGraph runs the tool node
-    /// on the whole state instead: every call of the last AI message, one update.
+    /// on the whole state instead: every call of the last AI message, one update. Returns
+    /// the nodes the calls' commands go to (`goto`).
     async fn tools_step(
         &self,
         step: u64,
         state: &mut AgentState,
         run: &Run<'_>,
         whole: bool,
-    ) -> Result<(), Error> {
+    ) -> Result<Vec<String>, Error> {
         let calls = if whole {
             let Some((ai, _, _)) = last_turn(state) else {
                 return Err(Error::InvalidInput("No AIMessage found in input".into()));
@@ -531,10 +533,10 @@ impl Agent {
                         return Err((e, pauses));
                     }
                 };
-                result.message.id.get_or_insert_with(new_id);
+                result.set_ids(new_id);
                 if trace.is_some() {
-                    let message = Arc::new(Message::Tool(result.message.clone()));
-                    let update = Update::Delta(Arc::new(result_delta(vec![message], &result)));
+                    let update =
+                        Update::Delta(Arc::new(result_delta(result.written_messages(), &result)));
                     if let Some(t) = trace {
                         t.tracer
                             .chain_end(t.run, TraceData::ToolUpdate(&update, result.command))
@@ -542,17 +544,16 @@ impl Agent {
                     }
                 }
                 if let Some(events) = &events {
-                    let message = Arc::new(Message::Tool(result.message.clone()));
+                    let messages = result.written_messages();
                     if events.wants(EventKind::Messages) {
-                        report_message(events, &seen, "tools".into(), &message);
+                        for message in &messages {
+                            report_message(events, &seen, "tools".into(), message);
+                        }
                     }
                     if events.wants(EventKind::Updates) {
                         events.emit(Event::Update {
                             node: "tools".into(),
-                            update: Some(Update::Delta(Arc::new(result_delta(
-                                vec![message],
-                                &result,
-                            )))),
+                            update: Some(Update::Delta(Arc::new(result_delta(messages, &result)))),
                         });
                     }
                 }
@@ -571,8 +572,10 @@ impl Agent {
         drop(handler);
         let mut messages = Vec::with_capacity(results.len());
         let mut delta = StateDelta::default();
+        let mut goto = Vec::new();
         for result in &results {
-            messages.push(Arc::new(Message::Tool(result.message.clone())));
+            messages.extend(result.written_messages());
+            goto.extend(result.write.goto.iter().cloned());
             if let Some(files) = &result.files {
                 delta
                     .files
@@ -592,7 +595,7 @@ impl Agent {
             // One task wrote everything: reported like any other node.
             self.finish_node(step, &"tools".into(), delta, None, state, run, whole_trace)
                 .await;
-            return Ok(());
+            return Ok(goto);
         }
         state.apply(&delta);
         if let Some(events) = &events
@@ -600,7 +603,7 @@ impl Agent {
         {
             events.emit(Event::Values(state.clone()));
         }
-        Ok(())
+        Ok(goto)
     }
 
     /// Applies a node's write and reports it: the node's end to the tracer, then the update,
