@@ -23,7 +23,16 @@ from langgraph.errors import ParentCommand
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.types import Command, Send
 
-from .harness import MODES, ScriptedChatModel, ai_tool_calls, assert_parity, assert_same_error, norm, run_both
+from .harness import (
+    MODES,
+    ScriptedChatModel,
+    ai_tool_calls,
+    assert_parity,
+    assert_same_error,
+    norm,
+    norm_files,
+    run_both,
+)
 
 USER = {"messages": [{"role": "user", "content": "go"}]}
 NOTE = {"/note.txt": {"content": "n", "encoding": "utf-8"}}
@@ -61,6 +70,9 @@ RUNS = {
     "message_dicts": lambda i: Command(
         update={"messages": [{"role": "user", "content": "hi"}, {"role": "tool", "content": "ok", "tool_call_id": i}]}
     ),
+    "large_message_around": lambda i: Command(
+        update={"messages": [ToolMessage("word " * 30000, tool_call_id="other"), answer(i, "big " * 30000)]}
+    ),
     "two_answers": lambda i: Command(update={"messages": [answer(i, "one"), answer(i, "two")]}),
     "no_update": lambda i: Command(goto="model"),
     "mixed_list": lambda i: [Command(update={"messages": [answer(i)]}), "x"],
@@ -74,7 +86,7 @@ def test_command_runs_as_in_deepagents(case: str, mode: str) -> None:
     ref = assert_parity(both)
     assert ref, "deepagents raised"
     rs = both.rs.unwrap()
-    assert rs.get("files") == ref.get("files")
+    assert norm_files(rs.get("files")) == norm_files(ref.get("files"))
 
 
 REFUSED = {
