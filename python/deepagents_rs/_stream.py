@@ -189,6 +189,8 @@ class Shaper:
         self.print_modes: list[str] = []
         #: The subagents' private state keys (see `_data`).
         self.subgraph_private: frozenset[str] = frozenset()
+        #: The caller's ``output_keys``, when not the graph's own (`_output_keys`).
+        self.output: Any = None
 
     def _data(self, mode: str, payload: Any, ns: tuple = ()) -> Any:
         if mode == "updates":
@@ -198,6 +200,8 @@ class Shaper:
                 # A subagent's graph streams its output channels only: its middleware's
                 # private keys stay out of its updates.
                 value = {k: v for k, v in value.items() if k not in self.subgraph_private}
+            if self.output is not None and not ns:
+                value = self.output.update(value)
             return {node: value}
         if mode == "values":
             return self.result(payload)
@@ -251,6 +255,10 @@ class Shaper:
             self.final = self.result(payload)
             return False, None
         data = self._data(mode, payload, ns)
+        if mode == "values" and self.output is not None and not ns:
+            report, data = self.output.values(data)
+            if not report:
+                return False, None
         if mode in self.print_modes:
             _print_chunk(mode, ns if self.subgraphs else (), data)
         if mode not in self.modes:

@@ -482,6 +482,7 @@ impl Agent {
             namespace: run.options.namespace.clone(),
             subagent: run.options.subagent.clone(),
             resume_subagents: run.options.resume_subagents.clone(),
+            max_concurrency: run.options.max_concurrency,
         });
         let base: crate::middleware::ToolBase = {
             let (tools, host, events) =
@@ -560,7 +561,7 @@ impl Agent {
                 Ok::<_, (Error, bool)>(result)
             }
         });
-        let results = match join_calls(futures).await {
+        let results = match join_calls(futures, run.options.max_concurrency).await {
             Ok(r) => r,
             Err(e) => {
                 node_end(whole_trace, Err(&e)).await;
@@ -706,19 +707,23 @@ fn in_call_order(state: &AgentState, new: Vec<Arc<Message>>, resumed: &[String])
 /// other tasks of an interrupted superstep finish and keeps their writes.
 async fn join_calls<F>(
     futures: impl IntoIterator<Item = F>,
+    limit: Option<usize>,
 ) -> Result<Vec<crate::tools::ToolResult>, Error>
 where
     F: std::future::Future<Output = Result<crate::tools::ToolResult, (Error, bool)>>,
 {
-    use futures::stream::{FuturesUnordered, StreamExt};
+    use futures::stream::StreamExt;
 
-    let mut pending: FuturesUnordered<_> = futures
+    let calls: Vec<_> = futures
         .into_iter()
         .enumerate()
         .map(|(i, f)| async move { (i, f.await) })
         .collect();
     let mut answered: Vec<Option<crate::tools::ToolResult>> =
-        (0..pending.len()).map(|_| None).collect();
+        (0..calls.len()).map(|_| None).collect();
+    // Calls start in order, `limit` at a time (all at once without one).
+    let limit = limit.unwrap_or(calls.len()).max(1);
+    let mut pending = futures::stream::iter(calls).buffer_unordered(limit);
     let mut paused = None;
     while let Some((i, outcome)) = pending.next().await {
         match outcome {

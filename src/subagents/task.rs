@@ -410,6 +410,7 @@ async fn run_subagent(
         namespace: namespace.clone(),
         subagent: Some(subagent.name.clone()),
         resume_subagents: Default::default(),
+        max_concurrency: run.max_concurrency,
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.

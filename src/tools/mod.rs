@@ -151,6 +151,8 @@ pub struct RunScope {
     pub subagent: Option<String>,
     /// See `RunOptions::resume_subagents`.
     pub resume_subagents: crate::subagents::SubagentResumes,
+    /// See `RunOptions::max_concurrency` (a subagent's run inherits it, as a subgraph's config).
+    pub max_concurrency: Option<usize>,
 }
 
 /// One tool call's outcome, with what it hands back to the caller's state.
