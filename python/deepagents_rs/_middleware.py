@@ -304,13 +304,6 @@ class MiddlewareAdapter:
 
     def _request_raw(self, request: Any, original: Any) -> dict:
         from ._models import ModelAdapter
-        from ._run_options import _planned
-
-        if request.response_format is not original.response_format:
-            # Not silently ignored: the core binds the agent's own format.
-            raise _planned(
-                "request.override(response_format=...) in wrap_model_call", "a middleware's own structured output"
-            )
 
         tools: list[Any] = []
         for t in request.tools or []:
@@ -333,6 +326,10 @@ class MiddlewareAdapter:
         }
         if request.model is not original.model:
             out["model_adapter"] = ModelAdapter(request.model, {**self._bindables})
+        if request.response_format is not original.response_format:
+            from ._structured_override import override_format
+
+            out["response_format"] = override_format(request, self._request_format())
         return out
 
     @staticmethod

@@ -243,6 +243,7 @@ impl Agent {
             schema_tools_at: None,
             tool_choice: None,
             response_format: None,
+            format_override: None,
             model_settings: Default::default(),
             cache_control: None,
             state: state.clone(),
@@ -289,6 +290,10 @@ impl Agent {
             reply.structured_response = Some(s.value);
             reply.structured_rendered = s.rendered;
             reply.structured_host = s.host;
+        } else if self.response_format.is_some() {
+            // LangChain's model node clears an earlier turn's response when this call made
+            // none, on an agent with a format of its own.
+            reply.structured_response = Some(serde_json::Value::Null);
         }
         writes.push(reply);
         for c in response.commands {
@@ -349,6 +354,11 @@ impl Agent {
                 seen.clone(),
             );
             Box::pin(async move {
+                // A middleware's own format for this call wins over the agent's.
+                let parser = match request.format_override.take() {
+                    Some(own) => own,
+                    None => parser,
+                };
                 // A format the provider cannot take is refused when the model is called, before
                 // the model is (LangChain decides on native output only then).
                 if let Some(refusal) = parser.as_ref().and_then(|p| p.refusal()) {

@@ -151,7 +151,12 @@ impl Agent {
         if !self.pending_calls(state).is_empty() {
             return Node::Tools(false);
         }
-        if state.structured_response.is_some() {
+        // A response cleared by this call (`null`) is none.
+        if state
+            .structured_response
+            .as_ref()
+            .is_some_and(|v| !v.is_null())
+        {
             return self.exit();
         }
         // Only the schema tool was called, and it must be called again.

@@ -412,6 +412,12 @@ impl ModelNext {
         if let Some(model) = raw.get_item("model_adapter")?.filter(|m| !m.is_none()) {
             request.model = Arc::new(PyChatModel::new(&model)?);
         }
+        // The middleware's own structured output (an adapter, or `None` for none).
+        if let Some(format) = raw.get_item("response_format")? {
+            request.format_override = Some(super::stack_parts::response_format_from_py(
+                (!format.is_none()).then_some(format),
+            )?);
+        }
         Ok(request)
     }
 

@@ -314,6 +314,8 @@ type ChildRun = (
 
 /// The structured response as the task result: as the host rendered it, or as JSON.
 fn render(rendered: Option<String>, structured: Option<Value>) -> Option<String> {
+    // A cleared response (`null`) is none, as deepagents reads it.
+    let structured = structured.filter(|v| !v.is_null());
     rendered.or_else(|| structured.map(|v| serde_json::to_string(&v).unwrap_or_default()))
 }
 
