@@ -502,6 +502,9 @@ def _tool_output(raw: dict) -> Any:
         update["files"] = raw["files"]
     update.update(raw.get("extra") or {})
     goto = list(write.get("goto") or ())
+    if write.get("to_parent"):
+        # A subagent's command for its parent, as the tool returned it.
+        return Command(graph=Command.PARENT, update=update, goto=goto)
     if write.get("unanswered") and update == {"messages": []}:
         # The tool's command had no update.
         return Command(update=None, goto=goto)

@@ -34,9 +34,24 @@ def command_output(command: Any, tool_name: str, tool_call_id: str, config: dict
         for m in messages:
             if isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id:
                 m.name = tool_name
-    if command.graph == Command.PARENT:
+    if command.graph == Command.PARENT and not _in_subagent(config):
         raise _parent_command(command, messages, checked, config)
     goto = _goto(command)
+    if command.graph == Command.PARENT:
+        # The parent's `task` call writes it in place of its answer (the core ends the
+        # subagent's run at this step and hands the command up).
+        from . import _convert
+
+        _refuse_removals(messages, tool_name)
+        rest[COMMAND_MARKER] = True
+        write = {
+            "before": [_convert.to_core(m) for m in messages],
+            "after": [],
+            "unanswered": True,
+            "goto": goto,
+            "to_parent": True,
+        }
+        return "", "success", None, rest, write
     answer = next(
         (i for i, m in enumerate(messages) if isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id),
         None,
@@ -151,22 +166,21 @@ def _refuse_removals(messages: list, tool_name: str) -> None:
         )
 
 
+def _in_subagent(config: dict | None) -> bool:
+    """Whether the call is a subagent's (its task runs under its parent's task)."""
+    metadata = (config or {}).get("metadata") or {}
+    return "|" in str(metadata.get("langgraph_checkpoint_ns", ""))
+
+
 def _parent_command(command: Any, messages: list, checked: bool, config: dict | None) -> BaseException:
-    """LangGraph's ``ParentCommand`` for ``graph=Command.PARENT``: its tool node raises it,
-    and the graph's runner addresses it to the graph that ran this one. Outside a subagent
-    that is the caller's (its ``checkpoint_ns``; none for a graph run on its own, which then
-    gets the exception). In a subagent it is the parent agent's step, which deepagents then
-    takes as the ``task`` call's write; that is not done here, so it is refused."""
+    """LangGraph's ``ParentCommand`` for ``graph=Command.PARENT`` outside a subagent: its
+    tool node raises it, and the graph's runner addresses it to the graph that ran this one,
+    the caller's (its ``checkpoint_ns``; none for a graph run on its own, which then gets
+    the exception)."""
     from dataclasses import replace
 
     from langgraph.errors import ParentCommand
 
-    metadata = (config or {}).get("metadata") or {}
-    if "|" in str(metadata.get("langgraph_checkpoint_ns", "")):
-        raise NotImplementedError(
-            "deepagents_rs: a Command(graph=Command.PARENT) from a subagent's tool updates the parent "
-            "agent in place of the task call's answer; deepagents_rs does not apply it to the parent."
-        )
     update = command.update
     if checked:
         update = {**copy.deepcopy(update), "messages": messages} if "messages" in update else copy.deepcopy(update)

@@ -554,7 +554,8 @@ impl Agent {
                             .await;
                     }
                 }
-                if let Some(events) = &events {
+                // A command for the parent ends the subagent's step: nothing of it is its own.
+                if let Some(events) = events.as_ref().filter(|_| !result.write.to_parent) {
                     let messages = result.written_messages();
                     if events.wants(EventKind::Messages) {
                         for message in &messages {
@@ -578,6 +579,19 @@ impl Agent {
                 return Err(e);
             }
         };
+        if let Some(up) = results.iter().find(|r| r.write.to_parent) {
+            // LangGraph's runner hands a subagent's parent command to the parent's task.
+            let output = crate::tools::ToolOutput {
+                files: up.files.clone(),
+                extra: up.extra.clone(),
+                command: true,
+                write: up.write.clone(),
+                ..Default::default()
+            };
+            let e = Error::ParentCommand(Box::new(output));
+            node_end(whole_trace, Err(&e)).await;
+            return Err(e);
+        }
         // The handler holds the step's `RunScope`, which shares the files: dropped now, the
         // write below updates the files in place instead of copying every file.
         drop(handler);
@@ -600,7 +614,14 @@ impl Agent {
                 run.report.lock().usage.add(usage);
             }
         }
-        delta.messages = in_call_order(state, messages, &run.options.resumed_calls);
+        // A command's messages go through the reducer (one with the id of a message already
+        // there replaces it); plain answers, always new, are appended without a look-up.
+        let commands = results.iter().any(|r| r.write != Default::default());
+        delta.messages = if commands && run.options.resumed_calls.is_empty() {
+            StateDelta::add_messages(&state.messages, &messages)
+        } else {
+            in_call_order(state, messages, &run.options.resumed_calls)
+        };
         delta.keys_first = true;
         if whole {
             // One task wrote everything: reported like any other node.

@@ -68,6 +68,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         }
         Error::Internal(_) => PyRuntimeError::new_err(err.to_string()),
         Error::Unsupported(_) => PyNotImplementedError::new_err(err.to_string()),
+        Error::ParentCommand(_) => PyRuntimeError::new_err(err.to_string()),
     })
 }
 
@@ -132,6 +133,7 @@ pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
         }
         Error::InvalidInput(_) => PyValueError::new_err(err.to_string()),
         Error::Unsupported(_) => PyNotImplementedError::new_err(err.to_string()),
+        Error::ParentCommand(_) => PyRuntimeError::new_err(err.to_string()),
     }
 }
 

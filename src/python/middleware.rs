@@ -588,6 +588,7 @@ impl ToolNext {
             write.set_item("after", list(&result.write.after)?)?;
             write.set_item("unanswered", result.write.unanswered)?;
             write.set_item("goto", result.write.goto.clone())?;
+            write.set_item("to_parent", result.write.to_parent)?;
             // The message itself carries its id and name.
             write.set_item("answer", py.None())?;
             out.set_item("write", write)?;

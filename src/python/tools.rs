@@ -196,6 +196,10 @@ pub(crate) fn command_write_from_py(
             }),
             None => None,
         },
+        to_parent: match write.get_item("to_parent") {
+            Ok(flag) => flag.extract()?,
+            Err(_) => false,
+        },
     })
 }
 

@@ -372,9 +372,26 @@ impl Tool for TaskTool {
                     allowed.join(", ")
                 )));
             };
-            run_subagent(subagent, &description, &ctx).await
+            run_subagent(subagent, &description, &ctx)
+                .await
+                .or_else(parent_command)
         })
     }
+}
+
+/// A subagent's tool sent a `Command(graph=Command.PARENT)`: the subagent stopped at that
+/// step, and the command is this call's write, with no answer to the call (LangGraph's
+/// runner applies a parent command as the writes of the task that ran the subgraph).
+fn parent_command(e: ToolError) -> Result<ToolOutput, ToolError> {
+    let ToolError::Fatal(source) = &e;
+    if let Some(SharedError(error)) = source.downcast_ref()
+        && let Error::ParentCommand(output) = error.as_ref()
+    {
+        let mut output = output.as_ref().clone();
+        output.write.to_parent = false;
+        return Ok(output);
+    }
+    Err(e)
 }
 
 async fn run_subagent(

@@ -83,6 +83,9 @@ pub struct CommandWrite {
     /// The answer's id and name as the command wrote them: LangGraph's tool node names an
     /// answer given as a message object after the tool, but not one given as a dict.
     pub answer: Option<AnswerIdentity>,
+    /// `graph=Command.PARENT` from a subagent's tool: the subagent stops at this step and
+    /// the command is written by the parent's `task` call instead of its answer.
+    pub to_parent: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -1,11 +1,11 @@
 """Tools returning LangGraph ``Command``s beyond a plain update, side by side with deepagents:
 ``goto`` (the end, the node the tools edge goes to anyway, no node of the graph), ``resume``
-(ignored by a node's command), ``graph=Command.PARENT`` (raised to the caller, or applied by
-a graph embedding the agent), updates that are not dicts, messages besides the call's
-answer, a command with no update, lists of commands, and a ``wrap_tool_call`` middleware
-passing such a command on or returning its own. What deepagents_rs refuses (a ``goto`` that
-runs a second node in the same step, a ``Send``, a subagent's command to its parent) is
-checked to be refused, while deepagents runs it."""
+(ignored by a node's command), ``graph=Command.PARENT`` (raised to the caller, applied by a
+graph embedding the agent, or, from a subagent's tool, written by the parent's ``task``
+call), updates that are not dicts, messages besides the call's answer, a command with no
+update, lists of commands, and a ``wrap_tool_call`` middleware passing such a command on or
+returning its own. What deepagents_rs refuses (a ``goto`` that runs a second node in the
+same step, a ``Send``) is checked to be refused, while deepagents runs it."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import deepagents
 import deepagents_rs
 import pytest
 from langchain.agents.middleware import AgentMiddleware
+from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.errors import ParentCommand
@@ -216,17 +217,65 @@ def test_goto_beside_the_edge_is_refused_not_run_differently(case: str) -> None:
     assert "one node per step" in str(both.rs.error)
 
 
-def test_parent_command_from_a_subagent_is_refused() -> None:
-    make = lambda i: Command(graph=Command.PARENT, update={"files": NOTE})
-    outcomes = {}
-    for module in (deepagents, deepagents_rs):
-        sub = ScriptedChatModel([ai_tool_calls(("t", {"x": "1"}, "s1")), "sub done"])
-        model = ScriptedChatModel([ai_tool_calls(("task", {"description": "d", "subagent_type": "w"}, "p1")), "done"])
-        spec = {"name": "w", "description": "w", "system_prompt": "s", "model": sub, "tools": [command_tool(make)]}
-        agent = module.create_deep_agent(model=model, subagents=[spec])
-        try:
-            outcomes[module.__name__] = agent.invoke(USER)
-        except NotImplementedError as exc:
-            outcomes[module.__name__] = exc
-    assert outcomes["deepagents"]["files"] == NOTE
-    assert isinstance(outcomes["deepagents_rs"], NotImplementedError)
+def _from_subagent(module: Any, make: Callable[[str], Any], mode: str, stream: bool = False) -> Any:
+    sub = ScriptedChatModel([ai_tool_calls(("t", {"x": "1"}, "s1")), "sub done"])
+    model = ScriptedChatModel([ai_tool_calls(("task", {"description": "d", "subagent_type": "w"}, "p1")), "done"])
+    spec = {"name": "w", "description": "w", "system_prompt": "s", "model": sub, "tools": [command_tool(make)]}
+    agent = module.create_deep_agent(model=model, subagents=[spec])
+    if stream:
+        out = []
+        for chunk in agent.stream(USER, stream_mode="updates"):
+            for node, update in chunk.items():
+                update = update if isinstance(update, dict) else {}
+                out.append((node, norm(update.get("messages") or []), update.get("files")))
+        return out, len(sub.calls), len(model.calls)
+    result = agent.invoke(USER) if mode == "invoke" else asyncio.run(agent.ainvoke(USER))
+    return norm(result["messages"]), result["files"], len(sub.calls), norm(model.calls[-1].messages)
+
+
+PARENT_RUNS = {
+    "files": lambda i: Command(graph=Command.PARENT, update={"files": NOTE}),
+    "answer_for_the_parent": lambda i: Command(
+        graph=Command.PARENT, update={"messages": [ToolMessage("from sub", tool_call_id="p1")], "files": NOTE}
+    ),
+    "goto_where_the_parent_goes": lambda i: Command(
+        graph=Command.PARENT, goto="model", update={"messages": [answer("p1", "up")]}
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", sorted(PARENT_RUNS))
+def test_parent_command_from_a_subagent_is_the_task_calls_write(case: str, mode: str) -> None:
+    ref = _from_subagent(deepagents, PARENT_RUNS[case], mode)
+    rs = _from_subagent(deepagents_rs, PARENT_RUNS[case], mode)
+    assert rs == ref
+    assert ref[1] == ({} if case == "goto_where_the_parent_goes" else NOTE)
+    # The subagent stopped at the step its tool sent the command from.
+    assert ref[2] == 1
+
+
+@pytest.mark.parametrize("case", sorted(PARENT_RUNS))
+def test_parent_command_from_a_subagent_streams_as_in_deepagents(case: str) -> None:
+    assert _from_subagent(deepagents_rs, PARENT_RUNS[case], "invoke", stream=True) == _from_subagent(
+        deepagents, PARENT_RUNS[case], "invoke", stream=True
+    )
+
+
+@tool("rewrite")
+def rewrite(text: str, runtime: ToolRuntime) -> Command:
+    """Replace the first message of the conversation, and answer."""
+    first = runtime.state["messages"][0]
+    return Command(
+        update={
+            "messages": [HumanMessage(text, id=first.id), ToolMessage("rewritten", tool_call_id=runtime.tool_call_id)]
+        }
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_command_message_with_a_known_id_replaces_that_message(mode: str) -> None:
+    script = [ai_tool_calls(("rewrite", {"text": "go, rewritten"}, "c1")), "done"]
+    both = run_both(script, [rewrite], USER, mode=mode)
+    ref = assert_parity(both)
+    assert [m.content for m in ref["messages"]] == ["go, rewritten", "", "rewritten", "done"]
