@@ -221,3 +221,29 @@ def refuse_list(result: list, tool_name: str, tool_call_id: str, is_async: bool)
             _update_parts(item, tool_name)
     hook = "_aintercept_large_tool_result" if is_async else "_intercept_large_tool_result"
     return AssertionError(f"Unreachable code reached in {hook}: for tool_result of type {type(result)}")
+
+
+def parent_output(command: Any) -> tuple:
+    """A ``ParentCommand`` out of a compiled subagent, addressed to the graph that ran it:
+    the ``task`` call's output for the core, written in place of the call's answer (LangGraph's
+    runner applies it as the writes of the task that ran the subgraph, unchecked)."""
+    from langchain_core.messages import convert_to_messages
+
+    from . import _convert
+
+    pairs = command._update_as_tuples()
+    messages = [m for key, value in pairs if key == "messages" for m in convert_to_messages(_as_list(value))]
+    _refuse_removals(messages, "task")
+    rest = {key: value for key, value in pairs if key != "messages"}
+    rest[COMMAND_MARKER] = True
+    write = {
+        "before": [_convert.to_core(m) for m in messages],
+        "after": [],
+        "unanswered": True,
+        "goto": _goto(command),
+    }
+    return "", "success", None, rest, write
+
+
+def _as_list(value: Any) -> list:
+    return value if isinstance(value, list) else [value]

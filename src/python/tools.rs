@@ -101,7 +101,7 @@ fn fatal(e: PyErr) -> ToolError {
 /// (`files`, merged, and other keys, replaced).
 /// A fifth item, when the tool returned a `Command` that writes more than its message (see
 /// `command_write_from_py`).
-fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
+pub(crate) fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
     let items = result.cast::<pyo3::types::PyTuple>()?;
     let (write, answer) = match items.len() {
         5 => {

@@ -384,9 +384,12 @@ impl Tool for TaskTool {
 /// runner applies a parent command as the writes of the task that ran the subgraph).
 fn parent_command(e: ToolError) -> Result<ToolOutput, ToolError> {
     let ToolError::Fatal(source) = &e;
-    if let Some(SharedError(error)) = source.downcast_ref()
-        && let Error::ParentCommand(output) = error.as_ref()
-    {
+    // A core subagent's run fails with it (shared); a compiled one's returns it.
+    let error = match source.downcast_ref::<SharedError>() {
+        Some(SharedError(error)) => Some(error.as_ref()),
+        None => source.downcast_ref::<Error>(),
+    };
+    if let Some(Error::ParentCommand(output)) = error {
         let mut output = output.as_ref().clone();
         output.write.to_parent = false;
         return Ok(output);

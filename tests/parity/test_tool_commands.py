@@ -217,10 +217,20 @@ def test_goto_beside_the_edge_is_refused_not_run_differently(case: str) -> None:
     assert "one node per step" in str(both.rs.error)
 
 
-def _from_subagent(module: Any, make: Callable[[str], Any], mode: str, stream: bool = False) -> Any:
+def _from_subagent(
+    module: Any, make: Callable[[str], Any], mode: str, stream: bool = False, compiled: bool = False
+) -> Any:
+    """The run of a subagent (declared, or compiled with LangChain's ``create_agent``) whose
+    tool sends its parent a command."""
     sub = ScriptedChatModel([ai_tool_calls(("t", {"x": "1"}, "s1")), "sub done"])
     model = ScriptedChatModel([ai_tool_calls(("task", {"description": "d", "subagent_type": "w"}, "p1")), "done"])
-    spec = {"name": "w", "description": "w", "system_prompt": "s", "model": sub, "tools": [command_tool(make)]}
+    spec: dict[str, Any] = {"name": "w", "description": "w"}
+    if compiled:
+        from langchain.agents import create_agent
+
+        spec["runnable"] = create_agent(sub, tools=[command_tool(make)])
+    else:
+        spec.update(system_prompt="s", model=sub, tools=[command_tool(make)])
     agent = module.create_deep_agent(model=model, subagents=[spec])
     if stream:
         out = []
@@ -244,11 +254,12 @@ PARENT_RUNS = {
 }
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["declared", "compiled"])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("case", sorted(PARENT_RUNS))
-def test_parent_command_from_a_subagent_is_the_task_calls_write(case: str, mode: str) -> None:
-    ref = _from_subagent(deepagents, PARENT_RUNS[case], mode)
-    rs = _from_subagent(deepagents_rs, PARENT_RUNS[case], mode)
+def test_parent_command_from_a_subagent_is_the_task_calls_write(case: str, mode: str, compiled: bool) -> None:
+    ref = _from_subagent(deepagents, PARENT_RUNS[case], mode, compiled=compiled)
+    rs = _from_subagent(deepagents_rs, PARENT_RUNS[case], mode, compiled=compiled)
     assert rs == ref
     assert ref[1] == ({} if case == "goto_where_the_parent_goes" else NOTE)
     # The subagent stopped at the step its tool sent the command from.
