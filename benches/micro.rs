@@ -105,6 +105,7 @@ fn request(model: Arc<dyn deepagents_rs::model::ChatModel>, n: usize) -> ModelRe
         schema_tools_at: None,
         tool_choice: None,
         response_format: None,
+        format_override: None,
         model_settings: Default::default(),
         cache_control: Some(json!({"type": "ephemeral", "ttl": "5m"})),
         state: Default::default(),

@@ -33,6 +33,10 @@ pub struct ModelRequest {
     /// A provider-native structured-output format (LangChain's `ProviderStrategy` kwargs:
     /// `{"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}`).
     pub response_format: Option<Value>,
+    /// A middleware's own structured output for this call (LangChain's
+    /// `request.override(response_format=...)`), bound and parsed in place of the agent's:
+    /// `Some(None)` for none. `None`: the agent's.
+    pub format_override: Option<Option<Arc<dyn crate::structured::StructuredOutput>>>,
     /// Extra call parameters (LangChain's `model_settings`: `temperature`, ...), bound to
     /// the model for this call.
     pub model_settings: Map<String, Value>,

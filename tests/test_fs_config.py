@@ -11,8 +11,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import deepagents_rs
-from deepagents_rs import FilesystemPermission
-from deepagents_rs.backends import FilesystemBackend
 from deepagents_rs.middleware.filesystem import FilesystemMiddleware
 from fake_models import ScriptedChatModel
 
@@ -25,11 +23,3 @@ def _create(**kwargs):
 def test_every_human_message_limit_is_accepted(limit) -> None:
     # What each one does is compared with deepagents in tests/parity/test_human_eviction.py.
     _create(middleware=[FilesystemMiddleware(human_message_token_limit_before_evict=limit)])
-
-
-def test_interrupt_mode_permissions_on_a_disk_backend_are_refused(tmp_path: Path) -> None:
-    # What they do on other backends is compared with deepagents in tests/test_hitl.py.
-    rule = FilesystemPermission(operations=["write"], paths=["/**"], mode="interrupt")
-    backend = FilesystemBackend(root_dir=str(tmp_path), virtual_mode=True)
-    with pytest.raises(NotImplementedError, match="symlinks"):
-        _create(permissions=[rule], backend=backend)

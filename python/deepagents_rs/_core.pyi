@@ -298,5 +298,6 @@ class FsInterrupts:
     def __init__(self, rules: list[tuple[list[str], list[str], str]]) -> None: ...
     def tools(self) -> list[str]:
         """The file tools some interrupt rule can gate."""
-    def fires(self, tool: str, args: Any) -> bool:
-        """Whether a call of ``tool`` with ``args`` goes to a human first."""
+    def fires(self, tool: str, args: Any, resolve: Any = None) -> bool:
+        """Whether a call of ``tool`` with ``args`` goes to a human first; ``resolve`` gives
+        where a path leads through symlinks (``None``: it cannot be resolved)."""

@@ -16,15 +16,20 @@ from . import _callbacks, _convert, _lockstep, _run_context, _runtime, _stream, 
 from ._assembly import StateKeys
 from ._core import CoreAgent
 from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
-from ._run_options import _check_version, _graph_kwargs, _merge_configs, _planned, _versioned
+from ._output_keys import InvokeResult, OutputFilter, output_keys_of
+from ._run_options import _check_version, _graph_kwargs, _merge_configs, _versioned
 from ._structured import make_response_format
 from ._thread_runs import ThreadRuns, _RootRun
 from ._threads import StateSchemas
 from .graph import (
     _CONFIG_KEY_STORE,
-    _TRACING_CONFIG_KEYS,
     DEFAULT_RECURSION_LIMIT,
     SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY,
+)
+
+#: The keys of LangChain's ``RunnableConfig`` (``max_concurrency`` bounds a step's tool calls).
+_CONFIG_KEYS = frozenset(
+    {"tags", "metadata", "callbacks", "run_name", "max_concurrency", "recursion_limit", "configurable", "run_id"}
 )
 
 
@@ -116,15 +121,11 @@ class DeepAgent(ThreadRuns, GraphBase):
         tracer (LangChain callbacks, LangSmith) when it is traced."""
         kwargs = dict(kwargs)
         context = kwargs.pop("context", None)
-        kwargs = _graph_kwargs(kwargs, getattr(self, "output_channels", None))
-        if kwargs:
-            raise _planned(f"invoke(**{sorted(kwargs)})", "streaming and graph options come with later issues")
+        _graph_kwargs(kwargs)
         if not isinstance(input, dict):
             raise _convert.invalid_input(input)
-        config = _merge_configs(self._call_defaults, config or {})
-        unknown = set(config) - _TRACING_CONFIG_KEYS - {"recursion_limit", "configurable"}
-        if unknown:
-            raise _planned(f"config keys {sorted(unknown)}", "callbacks and runtime options")
+        # LangChain keeps only the keys a RunnableConfig has (`ensure_config`).
+        config = {k: v for k, v in _merge_configs(self._call_defaults, config or {}).items() if k in _CONFIG_KEYS}
         limit = config.get("recursion_limit", DEFAULT_RECURSION_LIMIT)
         # LangGraph's check, and its errors: a TypeError for what does not compare with an
         # int, this ValueError below 1. A float or a bool counts steps as LangGraph counts
@@ -212,6 +213,11 @@ class DeepAgent(ThreadRuns, GraphBase):
         ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
         """
         _check_version(version)
+        collect = self._invoke_by_stream(kwargs, version)
+        if collect is not None:
+            for chunk in self.stream(input, config, stream_mode=collect.modes, version=version, **kwargs):
+                collect.add(chunk)
+            return collect.result()
         if self._debug or kwargs.get("debug") or kwargs.get("print_mode"):
             # What LangGraph prints comes from its stream: the run streams its values.
             values = [c for c in self.stream(input, config, stream_mode="values", **kwargs)]
@@ -232,6 +238,11 @@ class DeepAgent(ThreadRuns, GraphBase):
     async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
         _check_version(version)
+        collect = self._invoke_by_stream(kwargs, version)
+        if collect is not None:
+            async for chunk in self.astream(input, config, stream_mode=collect.modes, version=version, **kwargs):
+                collect.add(chunk)
+            return collect.result()
         if self._debug or kwargs.get("debug") or kwargs.get("print_mode"):
             values = [c async for c in self.astream(input, config, stream_mode="values", **kwargs)]
             return _versioned(values[-1] if values else {}, version)
@@ -244,6 +255,16 @@ class DeepAgent(ThreadRuns, GraphBase):
             self._fail(exc)
             raise
         return _versioned(self._result(raw), version)
+
+    def _invoke_by_stream(self, kwargs: dict, version: str) -> InvokeResult | None:
+        """``invoke`` as LangGraph builds it on the stream (taking ``stream_mode`` out of
+        ``kwargs``), for a stream mode other than values or output keys other than the
+        graph's; ``None`` for the plain run."""
+        stream_mode = kwargs.pop("stream_mode", "values")
+        keys = output_keys_of(dict(kwargs), getattr(self, "channels", None), getattr(self, "output_channels", None))
+        if stream_mode == "values" and keys is None:
+            return None
+        return InvokeResult(stream_mode, version)
 
     def batch(
         self,
@@ -296,10 +317,8 @@ class DeepAgent(ThreadRuns, GraphBase):
         kwargs = dict(kwargs)
         context = kwargs.pop("context", None)
         printed = _stream.print_modes(kwargs, self._debug)
-        kwargs = _graph_kwargs(kwargs, getattr(self, "output_channels", None))
-        given = {k for k, v in kwargs.items() if v not in (None, (), False, [])}
-        if given:
-            raise _planned(f"stream(**{sorted(given)})", "checkpointers, interrupts and runtime context")
+        keys = output_keys_of(kwargs, getattr(self, "channels", None), getattr(self, "output_channels", None))
+        _graph_kwargs(kwargs)
         modes, single = _stream.normalize_modes(stream_mode, self.stream_mode)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {"context": context})
         merged = _merge_configs(self._call_defaults, config or {})
@@ -313,6 +332,10 @@ class DeepAgent(ThreadRuns, GraphBase):
             if "updates" in modes and _lockstep.listens(merged.get("callbacks")):
                 tracer.lockstep = _lockstep.Lockstep()
         core_modes = _stream.core_modes(modes, printed, protocol)
+        if keys is not None:
+            # The updates tell which channels each step wrote.
+            shaper.output = OutputFilter(keys, input)
+            core_modes = list(dict.fromkeys([*core_modes, "updates"]))
         return (state, limit, core_modes, bool(subgraphs), run_config, subagent_format, tracer), shaper
 
     def _shaper(self, modes: list[str], single: bool, subgraphs: bool, version: str, config: dict) -> _stream.Shaper:

@@ -19,12 +19,13 @@ def interrupt_on_from_permissions(permissions: Any, backend: Any) -> dict[str, A
     rules = [(list(r.operations), list(r.paths), r.mode) for r in permissions or ()]
     if not any(mode == "interrupt" for _, _, mode in rules):
         return {}
-    _refuse_disk_backend(backend)
     from langchain.agents.middleware import InterruptOnConfig
 
     check = FsInterrupts(rules)
+    resolve = _resolver(backend)
     return {
-        tool: InterruptOnConfig(allowed_decisions=list(_DECISIONS), when=_when(check, tool)) for tool in check.tools()
+        tool: InterruptOnConfig(allowed_decisions=list(_DECISIONS), when=_when(check, tool, resolve))
+        for tool in check.tools()
     }
 
 
@@ -35,25 +36,31 @@ def merged(generated: dict[str, Any], user: dict[str, Any] | None) -> dict[str, 
     return {**generated, **(user or {})}
 
 
-def _when(check: FsInterrupts, tool: str) -> Any:
+def _when(check: FsInterrupts, tool: str, resolve: Any) -> Any:
     def when(request: Any) -> bool:
-        return check.fires(tool, request.tool_call.get("args", {}))
+        return check.fires(tool, request.tool_call.get("args", {}), resolve)
 
     return when
 
 
-def _refuse_disk_backend(backend: Any) -> None:
-    """deepagents also gates a path whose symlink resolves into a rule's subtree, on a
-    backend over a real filesystem; that resolution is not done here, so the combination is
-    refused rather than gated less."""
+def _resolver(backend: Any) -> Any:
+    """Where a path leads through symlinks, for a backend over a real filesystem (deepagents
+    checks the path and its target); ``None`` for one without links."""
+    from ._backend_adapter import _real_path
     from .backends.composite import CompositeBackend
     from .backends.filesystem import FilesystemBackend
 
     parts = [backend]
     if isinstance(backend, CompositeBackend):
         parts = [backend.default, *backend.routes.values()]
-    if any(isinstance(b, FilesystemBackend) for b in parts):
-        raise NotImplementedError(
-            'deepagents_rs: FilesystemPermission(mode="interrupt") with a FilesystemBackend is not supported '
-            "yet (symlinks into a gated subtree); it is planned. Other backends support it."
-        )
+    if not any(isinstance(b, FilesystemBackend) for b in parts):
+        return None
+
+    def resolve(path: str) -> str | None:
+        try:
+            return _real_path(backend, path)
+        except (ValueError, OSError, RuntimeError):
+            # Not resolvable (outside the root, a symlink loop): nothing to check.
+            return None
+
+    return resolve

@@ -19,7 +19,7 @@ import uuid
 from typing import Any
 
 from . import _convert
-from ._tools import to_adapter
+from ._tools import _as_command, to_adapter
 
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 JUMP_DESTINATIONS = ("model", "tools", "end")
@@ -331,13 +331,6 @@ class MiddlewareAdapter:
 
     def _request_raw(self, request: Any, original: Any) -> dict:
         from ._models import ModelAdapter
-        from ._run_options import _planned
-
-        if request.response_format is not original.response_format:
-            # Not silently ignored: the core binds the agent's own format.
-            raise _planned(
-                "request.override(response_format=...) in wrap_model_call", "a middleware's own structured output"
-            )
 
         tools: list[Any] = []
         for t in request.tools or []:
@@ -360,6 +353,10 @@ class MiddlewareAdapter:
         }
         if request.model is not original.model:
             out["model_adapter"] = ModelAdapter(request.model, {**self._bindables})
+        if request.response_format is not original.response_format:
+            from ._structured_override import override_format
+
+            out["response_format"] = override_format(request, self._request_format())
         return out
 
     @staticmethod
@@ -450,31 +447,47 @@ class MiddlewareAdapter:
         return ToolCallRequest(tool_call=call, tool=tool, state=state, runtime=runtime)
 
     @staticmethod
-    def _tool_result(result: Any) -> tuple[dict, Any, dict | None]:
-        """``(tool message, files, other state keys)``."""
+    def _tool_result(result: Any, call: dict, config: Any) -> tuple[dict, Any, dict | None, dict | None]:
+        """``(tool message, files, other state keys, what else the command writes)``: a
+        returned ``Command`` is read as a tool's own (LangGraph's tool node checks what the
+        middleware returns as it checks what a tool returns)."""
         from langchain_core.messages import ToolMessage
 
+        from ._tool_commands import COMMAND_MARKER, NO_WRITE, command_output
+
         if isinstance(result, ToolMessage):
-            return _convert.to_core(result), None, None
-        update = getattr(result, "update", None)
-        if isinstance(update, dict):
-            messages = [m for m in update.get("messages", []) if isinstance(m, ToolMessage)]
-            if len(messages) == 1:
-                extra = {k: v for k, v in update.items() if k not in ("messages", "files")}
-                return _convert.to_core(messages[0]), update.get("files"), extra or None
-        raise TypeError(f"wrap_tool_call must return a ToolMessage or a Command with one, got {result!r}")
+            return _convert.to_core(result), None, None, NO_WRITE
+        command = _as_command(result)
+        if command is None:
+            raise TypeError(f"wrap_tool_call must return a ToolMessage or a Command, got {result!r}")
+        content, status, artifact, update, write = command_output(command, call["name"], call.get("id"), config)
+        update.pop(COMMAND_MARKER, None)
+        own = write.get("answer") or {}
+        message = ToolMessage(
+            content=content,
+            status=status,
+            artifact=artifact,
+            tool_call_id=call.get("id"),
+            name=own.get("name"),
+            id=own.get("id"),
+            response_metadata=own.get("response_metadata") or {},
+            additional_kwargs=own.get("additional_kwargs") or {},
+        )
+        files = update.pop("files", None)
+        return _convert.to_core(message), files, update or None, write
 
-    def wrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple[dict, Any]:
+    def wrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple:
         request = self._tool_request(call, raw_state, config)
-        return self._tool_result(self.mw.wrap_tool_call(request, lambda r: _tool_output(handler(dict(r.tool_call)))))
+        result = self.mw.wrap_tool_call(request, lambda r: _tool_output(handler(dict(r.tool_call))))
+        return self._tool_result(result, call, config)
 
-    async def awrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple[dict, Any]:
+    async def awrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple:
         request = self._tool_request(call, raw_state, config)
 
         async def call_next(r: Any) -> Any:
             return _tool_output(await handler(dict(r.tool_call)))
 
-        return self._tool_result(await self.mw.awrap_tool_call(request, call_next))
+        return self._tool_result(await self.mw.awrap_tool_call(request, call_next), call, config)
 
 
 @contextlib.contextmanager
@@ -505,11 +518,24 @@ def _tool_output(raw: dict) -> Any:
         return message
     from langgraph.types import Command
 
-    update: dict[str, Any] = {"messages": [message]}
+    write = raw.get("write") or {}
+    if write.get("unanswered"):
+        messages = [_convert.from_core(m) for m in write["before"]]
+    else:
+        before = [_convert.from_core(m) for m in write.get("before", ())]
+        messages = [*before, message, *(_convert.from_core(m) for m in write.get("after", ()))]
+    update: dict[str, Any] = {"messages": messages}
     if raw.get("files") is not None:
         update["files"] = raw["files"]
     update.update(raw.get("extra") or {})
-    return Command(update=update)
+    goto = list(write.get("goto") or ())
+    if write.get("to_parent"):
+        # A subagent's command for its parent, as the tool returned it.
+        return Command(graph=Command.PARENT, update=update, goto=goto)
+    if write.get("unanswered") and update == {"messages": []}:
+        # The tool's command had no update.
+        return Command(update=None, goto=goto)
+    return Command(update=update, goto=goto)
 
 
 def _messages_write(value: Any, before: list[Any]) -> dict:

@@ -37,21 +37,51 @@ def _versioned(result: dict, version: str) -> Any:
     return GraphOutput(result, ())
 
 
-def _graph_kwargs(kwargs: dict, output_channels: Any) -> dict:
-    """``kwargs`` without LangGraph's run options that change nothing here, as LangGraph's
-    server passes them on every run: no runtime ``context`` (a context schema is planned),
-    ``output_keys`` naming the graph's own output channels."""
+def _graph_kwargs(kwargs: dict) -> None:
+    """Checks LangGraph's run options that change nothing in a run without a checkpointer:
+    a ``durability`` (LangGraph warns, and fails on ``"sync"``). Any other keyword LangGraph's
+    ``stream`` takes and ignores, and so is it here."""
     rest = dict(kwargs)
-    context = rest.pop("context", None)
-    if context:
-        raise _planned("context", "runtime context")
+    # The runtime context is taken by `_prepare`.
+    rest.pop("context", None)
     # A run given a control goes through the thread graph, which takes it (`_thread_run`).
     rest.pop("control", None)
-    output_keys = rest.pop("output_keys", None)
-    if output_keys is not None and _channel_set(output_keys) != _channel_set(output_channels):
-        raise _planned(f"output_keys={output_keys!r}", "output keys other than the graph's output channels")
-    return rest
+    durability = durability_of(rest)
+    if durability is not None:
+        import warnings
+
+        warnings.warn("`durability` has no effect when no checkpointer is present.", stacklevel=4)
+        if durability == "sync":
+            # What LangGraph's loop then raises, having nowhere to put the checkpoint (its
+            # async loop, under ainvoke/astream, which run on the caller's event loop).
+            import asyncio
+
+            try:
+                asyncio.get_running_loop()
+                loop = "AsyncPregelLoop"
+            except RuntimeError:
+                loop = "SyncPregelLoop"
+            raise AttributeError(f"'{loop}' object has no attribute '_put_checkpoint_fut'")
 
 
-def _channel_set(channels: Any) -> frozenset:
-    return frozenset([channels] if isinstance(channels, str) else channels or ())
+def durability_of(kwargs: dict) -> str | None:
+    """The run's ``durability`` (taken out of ``kwargs``), with LangGraph's reading of the
+    deprecated ``checkpoint_during``."""
+    durability = kwargs.pop("durability", None)
+    checkpoint_during = kwargs.pop("checkpoint_during", None)
+    if checkpoint_during is None:
+        return durability
+    import warnings
+
+    from langgraph.warnings import LangGraphDeprecatedSinceV10
+
+    warnings.warn(
+        "`checkpoint_during` is deprecated and will be removed. Please use `durability` instead.",
+        category=LangGraphDeprecatedSinceV10,
+        stacklevel=4,
+    )
+    if durability is not None:
+        raise ValueError(
+            "Cannot use both `checkpoint_during` and `durability` parameters. Please use `durability` instead."
+        )
+    return "async" if checkpoint_during else "exit"

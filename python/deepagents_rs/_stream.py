@@ -226,6 +226,8 @@ class Shaper:
         self.tool_events: Any = None
         #: Each subagent's last values chunk, by namespace (see `_subgraph_interrupt`).
         self.last_values: dict[tuple, Any] = {}
+        #: The caller's ``output_keys``, when not the graph's own (`_output_keys`).
+        self.output: Any = None
 
     def follow_tools(self, protocol: bool) -> None:
         """Makes ``tools`` parts (and under v3, the ``tasks`` parts its projections read) from
@@ -249,6 +251,8 @@ class Shaper:
                 # A subagent's graph streams its output channels only: its middleware's
                 # private keys stay out of its updates.
                 value = {k: v for k, v in value.items() if k not in self.subgraph_private}
+            if self.output is not None and not ns:
+                value = self.output.update(value)
             return {node: value}
         if mode == "values":
             if not ns:
@@ -385,12 +389,18 @@ class Shaper:
             self.final = self.result(payload)
             self.final_values = self.root_values(payload)
             return False, None
-        if mode not in self.modes and mode not in self.print_modes:
+        # The updates tell a caller's `output_keys` which channels each step wrote.
+        read_for_output = mode == "updates" and self.output is not None
+        if mode not in self.modes and mode not in self.print_modes and not read_for_output:
             # Read for the parts made from it (the core streams it for them), not shown.
             return False, None
         data = self._data(mode, payload, ns)
         if mode == "values" and ns:
             self.last_values[tuple(ns)] = data
+        if mode == "values" and self.output is not None and not ns:
+            report, data = self.output.values(data)
+            if not report:
+                return False, None
         if mode in self.print_modes and data is not DROPPED:
             _print_chunk(mode, ns if self.subgraphs else (), data)
         if mode not in self.modes or data is DROPPED:

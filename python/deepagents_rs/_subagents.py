@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from . import _convert, _fs_interrupts
 from ._assembly import _check_unique_middleware
@@ -145,11 +145,11 @@ class RunnableAdapter:
 
         tasks = RUN_TASKS.get()
         config = self._in_task(self._traced(config, parent), tasks.wait(call_id) if tasks and call_id else None)
-        with set_config_context(config) as context, _placed():
+        with set_config_context(config) as context, _placed(), _to_parent() as up:
             # Its own runs find their own tasks, not this run's.
             context.run(RUN_TASKS.set, None)
             result = context.run(self.runnable.invoke, self._input(state), self._explicit(config))
-        return self._output(result)
+        return up.output if up.output is not None else self._output(result)
 
     async def ainvoke(
         self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None
@@ -165,11 +165,35 @@ class RunnableAdapter:
         tasks = RUN_TASKS.get()
         task = await tasks.await_(call_id) if tasks and call_id else None
         config = self._in_task(self._traced(config, parent), task)
-        with set_config_context(config) as context, _placed():
+        with set_config_context(config) as context, _placed(), _to_parent() as up:
             context.run(RUN_TASKS.set, None)
             coro = self.runnable.ainvoke(self._input(state), self._explicit(config))
             result = await asyncio.create_task(coro, context=context)
-        return self._output(result)
+        return up.output if up.output is not None else self._output(result)
+
+
+class _to_parent:
+    """A compiled subagent's ``Command(graph=Command.PARENT)`` reaches the caller as
+    LangGraph's ``ParentCommand``, addressed to this agent: it becomes the ``task`` call's
+    output (``parent_command`` for the core), as LangGraph applies it as the task's writes."""
+
+    def __init__(self) -> None:
+        self.output: dict | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> bool:
+        try:
+            from langgraph.errors import ParentCommand
+        except ImportError:  # pragma: no cover - without langgraph nothing raises it
+            return False
+        if not isinstance(exc, ParentCommand):
+            return False
+        from ._tool_commands import parent_output
+
+        self.output = {"parent_command": parent_output(exc.args[0])}
+        return True
 
 
 class _placed:

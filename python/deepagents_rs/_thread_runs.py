@@ -8,7 +8,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from . import _convert, _lockstep, _runtime, _stream, _stream_protocol, _threads
-from ._run_options import _merge_configs, _versioned
+from ._output_keys import OutputFilter, output_keys_of
+from ._run_options import _merge_configs, _versioned, durability_of
 from ._subagent_threads import SubagentThreads
 from ._thread_feed import RUN_TASKS, LateSubagents, goto_of
 
@@ -103,7 +104,7 @@ class ThreadRuns:
         """A checkpointed run: the thread graph's run (an iterator of its states), the
         caller's chunks as they arrive, and the shaper that keeps the final state."""
         kwargs = dict(kwargs)
-        durability = kwargs.pop("durability", None)
+        durability = durability_of(kwargs)
         if durability not in (None, "sync", "async", "exit"):
             raise ValueError(f"Invalid durability {durability!r}; expected 'sync', 'async' or 'exit'")
         # LangGraph's breakpoints: the graph stops there, and so does the core.
@@ -112,6 +113,7 @@ class ThreadRuns:
         control = kwargs.pop("control", None) or _threads.parent_control(config)
         thread = self._run_graph()
         printed = _stream.print_modes(kwargs, self._debug)
+        keys = output_keys_of(kwargs, getattr(self, "channels", None), getattr(self, "output_channels", None))
         modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
         protocol = _stream_protocol.wants_protocol_events(_merge_configs(self._call_defaults, config or {}), version)
         graph_modes = _stream.graph_modes(modes, protocol)
@@ -129,6 +131,8 @@ class ThreadRuns:
         shaper.print_modes = printed
         shaper.tracer = tracer
         shaper.follow_tools(protocol)
+        if keys is not None:
+            shaper.output = OutputFilter(keys, input)
         lockstep = None
         if tracer is not None:
             # The invocation's run starts before the graph's first chunk, the core's or not.

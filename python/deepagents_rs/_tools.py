@@ -8,6 +8,7 @@ results; any other exception propagates to the caller of ``invoke``, as in deepa
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import json
 import sys
@@ -19,9 +20,9 @@ from ._direct_tools import FALLBACK, call_direct, direct_function
 from ._files_context import LazyFilesContext, use_files
 from ._stream import RUN_FILES_KEY
 
-#: The key a tool's state update carries when the tool answered with a LangGraph `Command`
-#: (read and dropped by the core, `src/python/tools.rs`).
-COMMAND_MARKER = "__deepagents_rs_command__"
+#: Whether the tool is called by a run under ``ainvoke``/``astream``: deepagents' middleware
+#: then runs its async hooks, whose errors name themselves so.
+ASYNC_RUN = contextvars.ContextVar("deepagents_rs_async_run", default=False)
 
 # LangGraph's templates: models are trained on their wording, so keep it.
 TOOL_INVOCATION_ERROR_TEMPLATE = (
@@ -113,7 +114,16 @@ class ToolAdapter:
             result = self.call(args, tool_call_id, config, *state)
         return _with_written_files(result, files)
 
+    def call_in_async_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:
+        """``call_in_run`` for a run under ``ainvoke`` (a sync tool, on a worker thread)."""
+        token = ASYNC_RUN.set(True)
+        try:
+            return self.call_in_run(args, tool_call_id, config, *state)
+        finally:
+            ASYNC_RUN.reset(token)
+
     async def acall_in_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:
+        ASYNC_RUN.set(True)  # the coroutine runs in a context of its own
         files = _run_files(config)
         if files is None:
             return await self.acall(args, tool_call_id, config, *state)
@@ -143,54 +153,22 @@ class LangChainToolAdapter(ToolAdapter):
         #: The function ``invoke`` would call, when calling it directly gives the same result.
         self._direct = direct_function(tool, self.injects_state)
 
-    def _message(self, result: Any, tool_call_id: str) -> tuple[Any, str, Any, Any]:
+    def _message(self, result: Any, tool_call_id: str, config: dict | None = None) -> tuple:
         from langchain_core.messages import ToolMessage
 
         if isinstance(result, ToolMessage):
             return result.content, result.status, result.artifact, None
         command = _as_command(result)
         if command is not None:
-            return self._command(command, tool_call_id)
+            from ._tool_commands import command_output
+
+            return command_output(command, self.name, tool_call_id, config)
+        if isinstance(result, list) and result and all(isinstance(r, _ToolOutputMixin()) for r in result):
+            # LangChain passes a list of commands and messages on as it is (`_format_output`).
+            from ._tool_commands import refuse_list
+
+            raise refuse_list(result, self.name, tool_call_id, ASYNC_RUN.get())
         return _stringify(result), "success", None, None
-
-    def _command(self, command: Any, tool_call_id: str) -> tuple[Any, str, Any, Any]:
-        """A LangGraph ``Command`` from a tool: its ToolMessage answers the call and the rest
-        of its update (``files``, other state keys) is written to the state, as the tool node
-        applies it."""
-        from langchain_core.messages import ToolMessage
-
-        if command.goto or command.graph is not None or command.resume is not None:
-            raise NotImplementedError(
-                f"deepagents_rs: tool '{self.name}' returned a Command with goto/graph/resume, which is planned."
-            )
-        update = command.update or {}
-        if not isinstance(update, dict):
-            raise NotImplementedError(
-                f"deepagents_rs: tool '{self.name}' returned a Command whose update is not a dict; "
-                "the list form of updates is planned."
-            )
-        from langchain_core.messages import convert_to_messages
-
-        messages = convert_to_messages(update.get("messages", []))
-        matching = [m for m in messages if isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id]
-        if not matching:
-            # LangGraph's tool node refuses it with these words.
-            raise ValueError(
-                f"Expected to have a matching ToolMessage in Command.update for tool '{self.name}', got: "
-                f"{messages}. Every tool call (LLM requesting to call a tool) in the message history MUST have "
-                "a corresponding ToolMessage. You can fix it by modifying the tool to return "
-                '`Command(update={"messages": [ToolMessage("Success", tool_call_id=tool_call_id), ...]}, ...)`.'
-            )
-        if len(messages) != 1:
-            raise NotImplementedError(
-                f"deepagents_rs: tool '{self.name}' returned a Command with messages besides its ToolMessage; "
-                "other message updates are planned."
-            )
-        (message,) = matching
-        rest = {k: v for k, v in update.items() if k != "messages"}
-        # Marked so that `wrap_tool_call` middleware gets the tool's `Command`, not its message.
-        rest[COMMAND_MARKER] = True
-        return message.content, message.status, message.artifact, rest
 
     def _inject(self, payload: dict, state: Any, config: dict | None) -> dict:
         """The call with what LangGraph's tool node injects: a ``ToolRuntime`` (the run's
@@ -222,10 +200,10 @@ class LangChainToolAdapter(ToolAdapter):
             if self._direct is not None:
                 message = call_direct(self.tool, self._direct, args, tool_call_id, config)
                 if message is not FALLBACK:
-                    return self._message(message, tool_call_id)
+                    return self._message(message, tool_call_id, config)
             if self.injects_state:
                 payload = self._inject(payload, state, config)
-            return self._message(self.tool.invoke(payload, config), tool_call_id)
+            return self._message(self.tool.invoke(payload, config), tool_call_id, config)
         except Exception as exc:
             if _is_validation_error(exc):
                 return _validation_message(self.name, args, exc), "error", None, None
@@ -238,7 +216,7 @@ class LangChainToolAdapter(ToolAdapter):
         try:
             if self.injects_state:
                 payload = self._inject(payload, state, config)
-            return self._message(await self.tool.ainvoke(payload, config), tool_call_id)
+            return self._message(await self.tool.ainvoke(payload, config), tool_call_id, config)
         except Exception as exc:
             if _is_validation_error(exc):
                 return _validation_message(self.name, args, exc), "error", None, None
@@ -255,10 +233,16 @@ def _with_written_files(result: tuple, files: LazyFilesContext) -> tuple:
     files win: LangGraph applies them after the writes made during the call)."""
     if not files.pending:
         return result
-    content, status, artifact, update = result
+    content, status, artifact, update, *write = result
     update = dict(update or {})
     update["files"] = {**files.updates(), **(update.get("files") or {})}
-    return content, status, artifact, update
+    return (content, status, artifact, update, *write)
+
+
+def _ToolOutputMixin() -> type:
+    from langchain_core.messages.tool import ToolOutputMixin
+
+    return ToolOutputMixin
 
 
 def _as_command(result: Any) -> Any:

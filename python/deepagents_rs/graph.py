@@ -49,7 +49,6 @@ _MODEL_NONE_WARNING = (
 )
 
 # Config keys that only steer LangChain tracing; with no tracer they have nothing to do.
-_TRACING_CONFIG_KEYS = {"tags", "metadata", "run_name", "run_id", "callbacks"}
 _STATE_KEYS = ("messages", "files")
 #: deepagents' key for a response format subagents must answer in.
 SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY = "__deepagents_subagent_response_format"

@@ -173,8 +173,9 @@ impl Agent {
                 }
                 Node::Tools(whole) => {
                     let step = run.step()?;
-                    self.tools_step(step, state, &run, whole).await?;
+                    let goto = self.tools_step(step, state, &run, whole).await?;
                     let next = self.route_after_tools(state);
+                    self.check_goto(&goto, &next)?;
                     self.report_route(&run, step, Arc::from("tools"), &next, state);
                     next
                 }
@@ -242,6 +243,7 @@ impl Agent {
             schema_tools_at: None,
             tool_choice: None,
             response_format: None,
+            format_override: None,
             model_settings: Default::default(),
             cache_control: None,
             state: state.clone(),
@@ -288,6 +290,10 @@ impl Agent {
             reply.structured_response = Some(s.value);
             reply.structured_rendered = s.rendered;
             reply.structured_host = s.host;
+        } else if self.response_format.is_some() {
+            // LangChain's model node clears an earlier turn's response when this call made
+            // none, on an agent with a format of its own.
+            reply.structured_response = Some(serde_json::Value::Null);
         }
         writes.push(reply);
         for c in response.commands {
@@ -348,6 +354,11 @@ impl Agent {
                 seen.clone(),
             );
             Box::pin(async move {
+                // A middleware's own format for this call wins over the agent's.
+                let parser = match request.format_override.take() {
+                    Some(own) => own,
+                    None => parser,
+                };
                 // A format the provider cannot take is refused when the model is called, before
                 // the model is (LangChain decides on native output only then).
                 if let Some(refusal) = parser.as_ref().and_then(|p| p.refusal()) {
@@ -445,14 +456,15 @@ impl Agent {
     /// The tools step. Normally each pending call is its own task, reported when it
     /// completes (LangGraph streams one `tools` update per call) while the state takes the
     /// results in call order. After a hook's `jump_to: "tools"`, LangGraph runs the tool node
-    /// on the whole state instead: every call of the last AI message, one update.
+    /// on the whole state instead: every call of the last AI message, one update. Returns
+    /// the nodes the calls' commands go to (`goto`).
     async fn tools_step(
         &self,
         step: u64,
         state: &mut AgentState,
         run: &Run<'_>,
         whole: bool,
-    ) -> Result<(), Error> {
+    ) -> Result<Vec<String>, Error> {
         let calls = if whole {
             let Some((ai, _, _)) = last_turn(state) else {
                 return Err(Error::InvalidInput("No AIMessage found in input".into()));
@@ -480,6 +492,7 @@ impl Agent {
             namespace: run.options.namespace.clone(),
             subagent: run.options.subagent.clone(),
             resume_subagents: run.options.resume_subagents.clone(),
+            max_concurrency: run.options.max_concurrency,
         });
         let base: crate::middleware::ToolBase = {
             let (tools, host, events) =
@@ -531,48 +544,63 @@ impl Agent {
                         return Err((e, pauses));
                     }
                 };
-                result.message.id.get_or_insert_with(new_id);
+                result.set_ids(new_id);
                 if trace.is_some() {
-                    let message = Arc::new(Message::Tool(result.message.clone()));
-                    let update = Update::Delta(Arc::new(result_delta(vec![message], &result)));
+                    let update =
+                        Update::Delta(Arc::new(result_delta(result.written_messages(), &result)));
                     if let Some(t) = trace {
                         t.tracer
                             .chain_end(t.run, TraceData::ToolUpdate(&update, result.command))
                             .await;
                     }
                 }
-                if let Some(events) = &events {
-                    let message = Arc::new(Message::Tool(result.message.clone()));
+                // A command for the parent ends the subagent's step: nothing of it is its own.
+                if let Some(events) = events.as_ref().filter(|_| !result.write.to_parent) {
+                    let messages = result.written_messages();
                     if events.wants(EventKind::Messages) {
-                        report_message(events, &seen, "tools".into(), &message);
+                        for message in &messages {
+                            report_message(events, &seen, "tools".into(), message);
+                        }
                     }
                     if events.wants(EventKind::Updates) {
                         events.emit(Event::Update {
                             node: "tools".into(),
-                            update: Some(Update::Delta(Arc::new(result_delta(
-                                vec![message],
-                                &result,
-                            )))),
+                            update: Some(Update::Delta(Arc::new(result_delta(messages, &result)))),
                         });
                     }
                 }
                 Ok::<_, (Error, bool)>(result)
             }
         });
-        let results = match join_calls(futures).await {
+        let results = match join_calls(futures, run.options.max_concurrency).await {
             Ok(r) => r,
             Err(e) => {
                 node_end(whole_trace, Err(&e)).await;
                 return Err(e);
             }
         };
+        if let Some(up) = results.iter().find(|r| r.write.to_parent) {
+            // LangGraph's runner hands a subagent's parent command to the parent's task.
+            let output = crate::tools::ToolOutput {
+                files: up.files.clone(),
+                extra: up.extra.clone(),
+                command: true,
+                write: up.write.clone(),
+                ..Default::default()
+            };
+            let e = Error::ParentCommand(Box::new(output));
+            node_end(whole_trace, Err(&e)).await;
+            return Err(e);
+        }
         // The handler holds the step's `RunScope`, which shares the files: dropped now, the
         // write below updates the files in place instead of copying every file.
         drop(handler);
         let mut messages = Vec::with_capacity(results.len());
         let mut delta = StateDelta::default();
+        let mut goto = Vec::new();
         for result in &results {
-            messages.push(Arc::new(Message::Tool(result.message.clone())));
+            messages.extend(result.written_messages());
+            goto.extend(result.write.goto.iter().cloned());
             if let Some(files) = &result.files {
                 delta
                     .files
@@ -586,13 +614,20 @@ impl Agent {
                 run.report.lock().usage.add(usage);
             }
         }
-        delta.messages = in_call_order(state, messages, &run.options.resumed_calls);
+        // A command's messages go through the reducer (one with the id of a message already
+        // there replaces it); plain answers, always new, are appended without a look-up.
+        let commands = results.iter().any(|r| r.write != Default::default());
+        delta.messages = if commands && run.options.resumed_calls.is_empty() {
+            StateDelta::add_messages(&state.messages, &messages)
+        } else {
+            in_call_order(state, messages, &run.options.resumed_calls)
+        };
         delta.keys_first = true;
         if whole {
             // One task wrote everything: reported like any other node.
             self.finish_node(step, &"tools".into(), delta, None, state, run, whole_trace)
                 .await;
-            return Ok(());
+            return Ok(goto);
         }
         state.apply(&delta);
         if let Some(events) = &events
@@ -600,7 +635,7 @@ impl Agent {
         {
             events.emit(Event::Values(state.clone()));
         }
-        Ok(())
+        Ok(goto)
     }
 
     /// Applies a node's write and reports it: the node's end to the tracer, then the update,
@@ -703,19 +738,23 @@ fn in_call_order(state: &AgentState, new: Vec<Arc<Message>>, resumed: &[String])
 /// other tasks of an interrupted superstep finish and keeps their writes.
 async fn join_calls<F>(
     futures: impl IntoIterator<Item = F>,
+    limit: Option<usize>,
 ) -> Result<Vec<crate::tools::ToolResult>, Error>
 where
     F: std::future::Future<Output = Result<crate::tools::ToolResult, (Error, bool)>>,
 {
-    use futures::stream::{FuturesUnordered, StreamExt};
+    use futures::stream::StreamExt;
 
-    let mut pending: FuturesUnordered<_> = futures
+    let calls: Vec<_> = futures
         .into_iter()
         .enumerate()
         .map(|(i, f)| async move { (i, f.await) })
         .collect();
     let mut answered: Vec<Option<crate::tools::ToolResult>> =
-        (0..pending.len()).map(|_| None).collect();
+        (0..calls.len()).map(|_| None).collect();
+    // Calls start in order, `limit` at a time (all at once without one).
+    let limit = limit.unwrap_or(calls.len()).max(1);
+    let mut pending = futures::stream::iter(calls).buffer_unordered(limit);
     let mut paused = None;
     while let Some((i, outcome)) = pending.next().await {
         match outcome {

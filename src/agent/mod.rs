@@ -150,6 +150,9 @@ pub struct RunOptions {
     pub subagent: Option<String>,
     /// Subagents of the step the run resumes that stopped inside (see `SubagentResume`).
     pub resume_subagents: crate::subagents::SubagentResumes,
+    /// LangChain's `max_concurrency`: at most this many tool calls of a step run at once
+    /// (LangGraph's bound on a step's tasks), in call order as places free up.
+    pub max_concurrency: Option<usize>,
 }
 
 /// LangGraph's `interrupt_before` and `interrupt_after`: node names, or every node (`"*"`);
@@ -209,6 +212,7 @@ impl Default for RunOptions {
             namespace: Vec::new(),
             subagent: None,
             resume_subagents: Default::default(),
+            max_concurrency: None,
         }
     }
 }

@@ -151,7 +151,12 @@ impl Agent {
         if !self.pending_calls(state).is_empty() {
             return Node::Tools(false);
         }
-        if state.structured_response.is_some() {
+        // A response cleared by this call (`null`) is none.
+        if state
+            .structured_response
+            .as_ref()
+            .is_some_and(|v| !v.is_null())
+        {
             return self.exit();
         }
         // Only the schema tool was called, and it must be called again.
@@ -176,6 +181,29 @@ impl Agent {
             return self.exit();
         }
         self.loop_entry()
+    }
+
+    /// A tool's `Command(goto=...)`: LangGraph runs each node named in the next step beside
+    /// the tools edge's destination. A name the graph does not have is ignored (LangGraph
+    /// logs it and drops the write), and the edge's own destination runs once however often
+    /// it is named, so both change nothing. Any other node would run in the same step as
+    /// the edge's destination, side by side on the same state; the core walks one node per
+    /// step, so that is refused before the next step rather than run differently.
+    pub(super) fn check_goto(&self, goto: &[String], next: &Node) -> Result<(), Error> {
+        let next_name = self.node_name(next);
+        for target in goto {
+            if self.node_named(target).is_err() || next_name.as_deref() == Some(target.as_str()) {
+                continue;
+            }
+            let edge = next_name.as_deref().unwrap_or("__end__");
+            return Err(Error::Unsupported(format!(
+                "a tool's Command(goto={target:?}) runs {target:?} in the same step as {edge:?} \
+                 (where the tools edge goes), two nodes side by side on one state; deepagents_rs \
+                 runs one node per step. A goto to {edge:?}, to \"__end__\" or to no node of the \
+                 graph is supported."
+            )));
+        }
+        Ok(())
     }
 
     pub(super) fn after_hook(

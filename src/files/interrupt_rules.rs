@@ -7,6 +7,9 @@ use serde_json::Value;
 use super::path::validate_path;
 use super::permissions::{Mode, Rules, glob_anchor, paths_overlap};
 
+/// Where a path leads through symlinks; `None` where it cannot be resolved.
+pub type Resolve<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
 /// A file tool such a rule can gate: its operation, its path argument, whether it reaches a
 /// whole subtree (a listing, a search, a delete) rather than one file, and the argument that
 /// can move its search root (`glob`'s pattern).
@@ -82,18 +85,47 @@ impl Rules {
 
     /// Whether a call of `tool` with `args` goes to a human first.
     pub fn interrupt_fires(&self, tool: &str, args: &Value) -> bool {
+        self.interrupt_fires_resolved(tool, args, None)
+    }
+
+    /// `interrupt_fires` on a backend over a real filesystem, where `resolve` gives where a
+    /// path leads through symlinks (`None`: it cannot be resolved). The path and its target
+    /// are both checked, as deepagents checks them: a link into a gated subtree is gated,
+    /// and a path that cannot be resolved has nothing to check.
+    pub fn interrupt_fires_resolved(
+        &self,
+        tool: &str,
+        args: &Value,
+        resolve: Option<&Resolve<'_>>,
+    ) -> bool {
         let Some(gated) = TOOLS.iter().find(|t| t.tool == tool) else {
             return false;
+        };
+        let candidates = |path: String| -> Vec<String> {
+            match resolve {
+                None => vec![path],
+                Some(resolve) => match resolve(&path) {
+                    Some(target) => vec![path, target],
+                    None => Vec::new(),
+                },
+            }
         };
         let raw = args.get(gated.path_arg);
         if !gated.subtree {
             // One file: the first rule that matches decides, so a `deny` before the
-            // interrupt rule refuses the call at the tool instead.
+            // interrupt rule refuses the call at the tool instead (for the path or its
+            // target).
             let Some(Value::String(raw)) = raw else {
                 return false;
             };
-            return validate_path(raw, None)
-                .is_ok_and(|path| self.check(gated.operation, &path) == Mode::Interrupt);
+            let Ok(path) = validate_path(raw, None) else {
+                return false;
+            };
+            let modes: Vec<Mode> = candidates(path)
+                .iter()
+                .map(|p| self.check(gated.operation, p))
+                .collect();
+            return modes.contains(&Mode::Interrupt) && !modes.contains(&Mode::Deny);
         }
         let anchors = self.interrupt_anchors(gated.operation);
         if anchors.is_empty() {
@@ -112,7 +144,10 @@ impl Rules {
         if path == "/." {
             path = "/".to_owned();
         }
-        if anchors.iter().any(|a| paths_overlap(&path, a)) {
+        if candidates(path)
+            .iter()
+            .any(|root| anchors.iter().any(|a| paths_overlap(root, a)))
+        {
             return true;
         }
         match gated.pattern_arg.and_then(|p| args.get(p)) {
@@ -173,6 +208,30 @@ mod tests {
         // A deny rule first refuses at the tool instead.
         assert!(!r.interrupt_fires("edit_file", &json!({"file_path": "/secret/public/a"})));
         assert!(!r.interrupt_fires("write_file", &json!({"file_path": 3})));
+    }
+
+    #[test]
+    fn a_link_into_a_gated_subtree_is_gated() {
+        let r = rules();
+        let links = |p: &str| match p {
+            "/link/a.txt" => Some("/secret/a.txt".to_owned()),
+            "/to_public/a" => Some("/secret/public/a".to_owned()),
+            "/link" => Some("/secret".to_owned()),
+            "/loop" => None,
+            other => Some(other.to_owned()),
+        };
+        let fires = |tool, args| r.interrupt_fires_resolved(tool, &args, Some(&links));
+        assert!(fires("read_file", json!({"file_path": "/link/a.txt"})));
+        assert!(!fires("read_file", json!({"file_path": "/open/a.txt"})));
+        // The target is denied: refused at the tool, not sent to a human.
+        assert!(!fires("write_file", json!({"file_path": "/to_public/a"})));
+        assert!(fires("ls", json!({"path": "/link"})));
+        assert!(!fires("read_file", json!({"file_path": "/loop"})));
+        assert!(!fires("ls", json!({"path": "/loop"})));
+        assert!(fires(
+            "glob",
+            json!({"path": "/loop", "pattern": "/secret/*"})
+        ));
     }
 
     #[test]

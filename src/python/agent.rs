@@ -636,6 +636,7 @@ impl CoreAgent {
             run_args.subgraphs,
             self.agent.name.as_deref(),
         )?;
+        let limit = max_concurrency(&host);
         let options = RunOptions {
             recursion_limit,
             host,
@@ -650,6 +651,7 @@ impl CoreAgent {
             namespace: Vec::new(),
             subagent: None,
             resume_subagents: run_args.resume_subagents,
+            max_concurrency: limit,
         };
         let agent = self.agent.clone();
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
@@ -667,6 +669,19 @@ impl CoreAgent {
     }
 }
 
+/// LangChain's `max_concurrency` in the run's config (see `RunOptions::max_concurrency`).
+fn max_concurrency(host: &crate::tools::HostContext) -> Option<usize> {
+    let host = PyHost::from_context(host)?;
+    Python::attach(|py| {
+        let config = PyHost::config_arg(Some(host), py);
+        config
+            .get_item("max_concurrency")
+            .ok()?
+            .extract::<Option<usize>>()
+            .ok()?
+    })
+}
+
 /// The options of an `invoke`/`ainvoke` run (no event sink: nothing is streamed).
 fn run_options(
     recursion_limit: u64,
@@ -676,6 +691,7 @@ fn run_options(
 ) -> PyResult<RunOptions> {
     Ok(RunOptions {
         recursion_limit,
+        max_concurrency: max_concurrency(&host),
         host,
         forked: false,
         subagent_response_format: response_format_from_py(subagent_response_format)?,

@@ -207,10 +207,40 @@ impl FsInterrupts {
         self.0.interrupt_tools()
     }
 
-    /// Whether a call of `tool` with `args` goes to a human first.
-    fn fires(&self, tool: &str, args: &Bound<'_, PyAny>) -> PyResult<bool> {
+    /// Whether a call of `tool` with `args` goes to a human first. `resolve`, for a backend
+    /// over a real filesystem: where a path leads through symlinks, `None` where it cannot
+    /// be resolved; what else it raises propagates.
+    #[pyo3(signature = (tool, args, resolve=None))]
+    fn fires(
+        &self,
+        tool: &str,
+        args: &Bound<'_, PyAny>,
+        resolve: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
         let (args, _) = super::value::read(args)?;
-        Ok(self.0.interrupt_fires(tool, &args))
+        let Some(resolve) = resolve else {
+            return Ok(self.0.interrupt_fires(tool, &args));
+        };
+        let raised: std::cell::RefCell<Option<PyErr>> = Default::default();
+        let resolver = |path: &str| -> Option<String> {
+            match resolve
+                .call1((path,))
+                .and_then(|r| r.extract::<Option<String>>())
+            {
+                Ok(target) => target,
+                Err(e) => {
+                    raised.borrow_mut().get_or_insert(e);
+                    None
+                }
+            }
+        };
+        let fires = self
+            .0
+            .interrupt_fires_resolved(tool, &args, Some(&resolver));
+        match raised.into_inner() {
+            Some(e) => Err(e),
+            None => Ok(fires),
+        }
     }
 }
 

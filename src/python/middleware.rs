@@ -412,6 +412,12 @@ impl ModelNext {
         if let Some(model) = raw.get_item("model_adapter")?.filter(|m| !m.is_none()) {
             request.model = Arc::new(PyChatModel::new(&model)?);
         }
+        // The middleware's own structured output (an adapter, or `None` for none).
+        if let Some(format) = raw.get_item("response_format")? {
+            request.format_override = Some(super::stack_parts::response_format_from_py(
+                (!format.is_none()).then_some(format),
+            )?);
+        }
         Ok(request)
     }
 
@@ -569,14 +575,36 @@ impl ToolNext {
         if let Some(extra) = &result.extra {
             out.set_item("extra", extra_to_py(py, extra)?)?;
         }
+        if result.write != Default::default() {
+            let write = PyDict::new(py);
+            let list = |messages: &[Message]| -> PyResult<Bound<'py, PyList>> {
+                let items = messages
+                    .iter()
+                    .map(|m| message_to_py(py, m))
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)
+            };
+            write.set_item("before", list(&result.write.before)?)?;
+            write.set_item("after", list(&result.write.after)?)?;
+            write.set_item("unanswered", result.write.unanswered)?;
+            write.set_item("goto", result.write.goto.clone())?;
+            write.set_item("to_parent", result.write.to_parent)?;
+            // The message itself carries its id and name.
+            write.set_item("answer", py.None())?;
+            out.set_item("write", write)?;
+        }
         *self.last.lock() = Some(result);
         Ok(out.into_any())
     }
 
-    /// The adapter returns `(tool message dict, files)`.
+    /// The adapter returns `(tool message dict, files, other keys, command write)`.
     fn result_from_py(&self, out: &Bound<'_, PyAny>) -> PyResult<ToolResult> {
-        let (message, files, extra): (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
-            out.extract()?;
+        let (message, files, extra, write): (
+            Bound<'_, PyAny>,
+            Bound<'_, PyAny>,
+            Bound<'_, PyAny>,
+            Bound<'_, PyAny>,
+        ) = out.extract()?;
         let mut message: ToolMessage = match message_from_py(&message)? {
             Message::Tool(t) => t,
             _ => {
@@ -602,12 +630,15 @@ impl ToolNext {
         } else {
             Some(extra_any_from_py(&extra)?)
         };
+        // What the returned `Command` writes besides the message, as the adapter read it.
+        let write = super::tools::command_write_from_py(&write)?;
         Ok(ToolResult {
             message,
             files,
             extra,
             command: last.as_ref().is_some_and(|l| l.command),
             usage: last.and_then(|l| l.usage),
+            write,
         })
     }
 }

@@ -41,10 +41,16 @@ fn input_to_py<'py>(py: Python<'py>, input: &ChildInput) -> PyResult<Bound<'py, 
     Ok(state)
 }
 
-fn output_from_py(out: &Bound<'_, PyAny>) -> PyResult<ChildOutput> {
+/// The runnable's state, or the command it sent its parent (`Err`: the `task` call's write,
+/// as `Error::ParentCommand`).
+fn output_from_py(out: &Bound<'_, PyAny>) -> PyResult<Result<ChildOutput, Error>> {
     let map = out
         .cast::<PyDict>()
         .map_err(|_| pyo3::exceptions::PyTypeError::new_err("a subagent must return a dict"))?;
+    if let Some(command) = map.get_item("parent_command")? {
+        let output = super::tools::output_from_py(&command)?;
+        return Ok(Err(Error::ParentCommand(Box::new(output))));
+    }
     let messages: Vec<Message> = match map.get_item("messages")? {
         Some(m) if !m.is_none() => super::convert::messages_from_py(&m)?,
         _ => Vec::new(),
@@ -57,11 +63,11 @@ fn output_from_py(out: &Bound<'_, PyAny>) -> PyResult<ChildOutput> {
         Some(r) => r.extract::<String>().unwrap_or_default(),
         None => String::new(),
     };
-    Ok(ChildOutput {
+    Ok(Ok(ChildOutput {
         messages,
         files,
         result,
-    })
+    }))
 }
 
 /// The `task` tool's run manager, when traced: the compiled subagent runs inside it.
@@ -109,7 +115,7 @@ impl Runnable for PyRunnable {
                 .map_err(|e| Error::Model(ModelError::host(Box::new(e))))?
                 .map_err(host_err)?,
             };
-            Python::attach(|py| output_from_py(out.bind(py))).map_err(host_err)
+            Python::attach(|py| output_from_py(out.bind(py))).map_err(host_err)?
         })
     }
 }

@@ -11,7 +11,9 @@ use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use serde_json::Value;
 
-use super::convert::{content_from_py, extra_from_py, file_map_from_py, host_object};
+use super::convert::{
+    content_from_py, extra_from_py, file_map_from_py, host_object, messages_from_py,
+};
 use super::host::{PyHost, await_coroutine, call_in_context};
 use super::stream::StreamWriter;
 use crate::error::BoxError;
@@ -97,13 +99,38 @@ fn fatal(e: PyErr) -> ToolError {
 /// The adapter's `(content, status, artifact, update)`: the artifact stays the tool's own
 /// object; `update` is the state update of a tool that returned a LangGraph `Command`
 /// (`files`, merged, and other keys, replaced).
-fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
+/// A fifth item, when the tool returned a `Command` that writes more than its message (see
+/// `command_write_from_py`).
+pub(crate) fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
+    let items = result.cast::<pyo3::types::PyTuple>()?;
+    let (write, answer) = match items.len() {
+        5 => {
+            let write = items.get_item(4)?;
+            (
+                command_write_from_py(&write)?,
+                write.get_item("answer").ok(),
+            )
+        }
+        _ => (crate::tools::CommandWrite::default(), None),
+    };
+    // The answer's own metadata, as the command gave it.
+    let map = |key: &str| -> PyResult<serde_json::Map<String, Value>> {
+        match answer.as_ref().map(|a| a.get_item(key)).transpose()? {
+            Some(v) if !v.is_none() => match super::value::from_py(&v)? {
+                Value::Object(m) => Ok(m),
+                _ => Ok(Default::default()),
+            },
+            _ => Ok(Default::default()),
+        }
+    };
+    let (response_metadata, additional_kwargs) =
+        (map("response_metadata")?, map("additional_kwargs")?);
     let (content, status, artifact, files): (
         Bound<'_, PyAny>,
         String,
         Bound<'_, PyAny>,
         Bound<'_, PyAny>,
-    ) = result.extract()?;
+    ) = items.get_slice(0, 4).extract()?;
     let (content, content_origin) = content_from_py(&content)?;
     let artifact_host = (!artifact.is_none()).then(|| HostValue::new(artifact.unbind()));
     let mut command = false;
@@ -142,7 +169,37 @@ fn output_from_py(result: &Bound<'_, PyAny>) -> PyResult<ToolOutput> {
         files,
         extra,
         command,
+        write,
+        response_metadata,
+        additional_kwargs,
         ..Default::default()
+    })
+}
+
+/// The adapter's `{"before", "after", "unanswered", "goto"}` (`_tools.CommandWrite`): the
+/// messages around the call's own, whether nothing answers the call, the nodes to go to.
+pub(crate) fn command_write_from_py(
+    write: &Bound<'_, PyAny>,
+) -> PyResult<crate::tools::CommandWrite> {
+    if write.is_none() {
+        return Ok(Default::default());
+    }
+    Ok(crate::tools::CommandWrite {
+        before: messages_from_py(&write.get_item("before")?)?,
+        after: messages_from_py(&write.get_item("after")?)?,
+        unanswered: write.get_item("unanswered")?.extract()?,
+        goto: write.get_item("goto")?.extract()?,
+        answer: match write.get_item("answer").ok().filter(|a| !a.is_none()) {
+            Some(a) => Some(crate::tools::AnswerIdentity {
+                id: a.get_item("id")?.extract()?,
+                name: a.get_item("name")?.extract()?,
+            }),
+            None => None,
+        },
+        to_parent: match write.get_item("to_parent") {
+            Ok(flag) => flag.extract()?,
+            Err(_) => false,
+        },
     })
 }
 
@@ -320,8 +377,14 @@ impl Tool for PyTool {
                         if injects {
                             args.push(tool_state(py, &ctx)?);
                         }
-                        let result =
-                            call_in_context(py, host, adapter.bind(py), "call_in_run", args)?;
+                        // Under `ainvoke` deepagents' middleware runs its async hooks, whose
+                        // errors name themselves so (`_tools.ASYNC_RUN`).
+                        let method = if host.is_some_and(|h| h.is_async) {
+                            "call_in_async_run"
+                        } else {
+                            "call_in_run"
+                        };
+                        let result = call_in_context(py, host, adapter.bind(py), method, args)?;
                         output_from_py(&result)
                     })
                 })

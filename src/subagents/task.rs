@@ -310,6 +310,8 @@ type ChildRun = (
 
 /// The structured response as the task result: as the host rendered it, or as JSON.
 fn render(rendered: Option<String>, structured: Option<Value>) -> Option<String> {
+    // A cleared response (`null`) is none, as deepagents reads it.
+    let structured = structured.filter(|v| !v.is_null());
     rendered.or_else(|| structured.map(|v| serde_json::to_string(&v).unwrap_or_default()))
 }
 
@@ -366,9 +368,29 @@ impl Tool for TaskTool {
                     allowed.join(", ")
                 )));
             };
-            run_subagent(subagent, &description, &ctx).await
+            run_subagent(subagent, &description, &ctx)
+                .await
+                .or_else(parent_command)
         })
     }
+}
+
+/// A subagent's tool sent a `Command(graph=Command.PARENT)`: the subagent stopped at that
+/// step, and the command is this call's write, with no answer to the call (LangGraph's
+/// runner applies a parent command as the writes of the task that ran the subgraph).
+fn parent_command(e: ToolError) -> Result<ToolOutput, ToolError> {
+    let ToolError::Fatal(source) = &e;
+    // A core subagent's run fails with it (shared); a compiled one's returns it.
+    let error = match source.downcast_ref::<SharedError>() {
+        Some(SharedError(error)) => Some(error.as_ref()),
+        None => source.downcast_ref::<Error>(),
+    };
+    if let Some(Error::ParentCommand(output)) = error {
+        let mut output = output.as_ref().clone();
+        output.write.to_parent = false;
+        return Ok(output);
+    }
+    Err(e)
 }
 
 async fn run_subagent(
@@ -406,6 +428,7 @@ async fn run_subagent(
         namespace: namespace.clone(),
         subagent: Some(subagent.name.clone()),
         resume_subagents: Default::default(),
+        max_concurrency: run.max_concurrency,
     };
     // A response format the caller asked for: deepagents compiles the declarative subagent
     // afresh with it, and refuses it for a compiled one.

@@ -255,6 +255,7 @@ impl Inner {
                 schema_tools_at: None,
                 tool_choice: None,
                 response_format: None,
+                format_override: None,
                 model_settings: Map::new(),
                 cache_control: None,
                 state: on.state.clone(),

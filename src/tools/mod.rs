@@ -64,6 +64,34 @@ pub struct ToolOutput {
     pub command: bool,
     /// The tool message's `additional_kwargs` (`read_file` marks media results there).
     pub additional_kwargs: Map<String, Value>,
+    /// What a returned `Command` writes beyond the call's message, files and state keys.
+    pub write: CommandWrite,
+}
+
+/// What a tool's `Command` writes besides its ToolMessage, files and other keys: LangGraph's
+/// tool node applies the command's whole update as the call's write, and its `goto`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CommandWrite {
+    /// Messages the update lists before and after the call's ToolMessage, in its order.
+    pub before: Vec<Message>,
+    pub after: Vec<Message>,
+    /// The command has no update at all, so nothing answers the call: LangGraph's tool node
+    /// looks for the ToolMessage only in an update.
+    pub unanswered: bool,
+    /// The nodes the command goes to (`goto`), by LangGraph's names (the end left out).
+    pub goto: Vec<String>,
+    /// The answer's id and name as the command wrote them: LangGraph's tool node names an
+    /// answer given as a message object after the tool, but not one given as a dict.
+    pub answer: Option<AnswerIdentity>,
+    /// `graph=Command.PARENT` from a subagent's tool: the subagent stops at this step and
+    /// the command is written by the parent's `task` call instead of its answer.
+    pub to_parent: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AnswerIdentity {
+    pub id: Option<String>,
+    pub name: Option<String>,
 }
 
 impl ToolOutput {
@@ -126,6 +154,8 @@ pub struct RunScope {
     pub subagent: Option<String>,
     /// See `RunOptions::resume_subagents`.
     pub resume_subagents: crate::subagents::SubagentResumes,
+    /// See `RunOptions::max_concurrency` (a subagent's run inherits it, as a subgraph's config).
+    pub max_concurrency: Option<usize>,
 }
 
 /// One tool call's outcome, with what it hands back to the caller's state.
@@ -137,6 +167,28 @@ pub struct ToolResult {
     pub usage: Option<Usage>,
     /// See `ToolOutput::command`.
     pub command: bool,
+    /// See `ToolOutput::write`.
+    pub write: CommandWrite,
+}
+
+impl ToolResult {
+    /// The call's write to `messages`, in the order it lands in the state.
+    pub fn written_messages(&self) -> Vec<Arc<Message>> {
+        let mut out: Vec<Arc<Message>> = self.write.before.iter().cloned().map(Arc::new).collect();
+        if !self.write.unanswered {
+            out.push(Arc::new(Message::Tool(self.message.clone())));
+        }
+        out.extend(self.write.after.iter().cloned().map(Arc::new));
+        out
+    }
+
+    /// Gives each message the call writes an id, as the messages reducer does.
+    pub fn set_ids(&mut self, new_id: fn() -> String) {
+        self.message.id.get_or_insert_with(new_id);
+        for m in self.write.before.iter_mut().chain(&mut self.write.after) {
+            m.set_id_if_missing(new_id);
+        }
+    }
 }
 
 pub trait Tool: Send + Sync {
@@ -393,13 +445,17 @@ fn to_result(mut output: ToolOutput, tool_call_id: String, name: String) -> Tool
         output.content = content;
         output.content_origin = None;
     }
+    let (id, name) = match output.write.answer.take() {
+        Some(answer) => (answer.id, answer.name),
+        None => (None, Some(name)),
+    };
     ToolResult {
         message: ToolMessage {
             content: output.content,
             tool_call_id,
-            name: Some(name),
+            name,
             status: output.status,
-            id: None,
+            id,
             artifact: output.artifact,
             artifact_host: output.artifact_host,
             response_metadata: output.response_metadata,
@@ -411,5 +467,6 @@ fn to_result(mut output: ToolOutput, tool_call_id: String, name: String) -> Tool
         extra: output.extra,
         usage: output.usage,
         command: output.command,
+        write: output.write,
     }
 }

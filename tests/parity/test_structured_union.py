@@ -327,14 +327,19 @@ def test_middleware_see_the_agents_response_format(response_format: Any) -> None
     assert seen[1][0][0] == ("ToolStrategy" if isinstance(response_format, ToolStrategy) else "AutoStrategy")
 
 
-def test_a_middleware_replacing_the_response_format_is_planned() -> None:
-    """LangChain lets a middleware narrow a union (or change the strategy) per call; the core
-    binds the agent's own format, so deepagents_rs says so rather than ignore it."""
-    recording = _RecordingFormat.make(replace_with=ToolStrategy(Verdict))
-    model = ScriptedChatModel([ai_tool_calls((*VERDICT, "v1"))])
-    agent = deepagents_rs.create_deep_agent(
-        model=model, middleware=[recording], response_format=ToolStrategy(Summary | Verdict)
-    )
-    with pytest.raises(NotImplementedError, match=r"request.override\(response_format=...\).*planned"):
-        agent.invoke(copy.deepcopy(USER))
-    assert model.calls == []
+def test_a_middleware_narrowing_the_union_binds_its_own_format() -> None:
+    """LangChain lets a middleware narrow a union per call: the model is offered that schema
+    tool only, and its answer parsed with it (more in test_structured_override.py)."""
+    out = []
+    for impl in (deepagents, deepagents_rs):
+        recording = _RecordingFormat.make(replace_with=ToolStrategy(Verdict))
+        model = ScriptedChatModel([ai_tool_calls((*VERDICT, "v1"))])
+        agent = impl.create_deep_agent(
+            model=model, middleware=[recording], response_format=ToolStrategy(Summary | Verdict)
+        )
+        result = agent.invoke(copy.deepcopy(USER))
+        out.append(
+            (result["structured_response"], [t for t in model.calls[0].tool_names if t in ("Summary", "Verdict")])
+        )
+    assert out[1] == out[0]
+    assert out[1][1] == ["Verdict"]

@@ -592,10 +592,33 @@ impl Middleware for Filesystem {
         Box::pin(async move {
             let mut result = next.call(request).await?;
             let limit = limit.unwrap_or_default();
+            // A command's every tool message is evicted, in the order it lists them.
+            let mut evicted = false;
+            for m in result.write.before.iter_mut() {
+                if let Message::Tool(t) = m
+                    && let Some(message) =
+                        eviction::evict(t, limit, &prefix, &backend, scope.clone()).await
+                {
+                    *t = message;
+                    evicted = true;
+                }
+            }
             if let Some(message) =
                 eviction::evict(&result.message, limit, &prefix, &backend, scope.clone()).await
             {
                 result.message = message;
+                evicted = true;
+            }
+            for m in result.write.after.iter_mut() {
+                if let Message::Tool(t) = m
+                    && let Some(message) =
+                        eviction::evict(t, limit, &prefix, &backend, scope.clone()).await
+                {
+                    *t = message;
+                    evicted = true;
+                }
+            }
+            if evicted {
                 add_files_written(&mut result, &scope);
             }
             Ok(result)

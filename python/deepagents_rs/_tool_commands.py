@@ -1,0 +1,249 @@
+"""A LangGraph ``Command`` a tool returned, read as the core's data: the call's answer, the
+state keys it writes, the messages written around that answer, and where it goes.
+
+LangGraph's tool node checks the command (the words of its errors are kept: users match
+on them), then the graph applies its update as the call's write and its ``goto`` as
+branches. The core decides what a ``goto`` does next to the tools edge (`check_goto` in
+`src/agent/routing.rs`); this module only converts.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+#: The key a tool's state update carries when the tool answered with a LangGraph `Command`
+#: (read and dropped by the core, `src/python/tools.rs`).
+COMMAND_MARKER = "__deepagents_rs_command__"
+
+#: What a call writes when it returned no `Command`: its message alone.
+NO_WRITE = {"before": [], "after": [], "unanswered": False, "goto": []}
+
+#: LangGraph's `END`: a `goto` to it adds no branch.
+_END = "__end__"
+
+
+def command_output(command: Any, tool_name: str, tool_call_id: str, config: dict | None) -> tuple:
+    """``(content, status, artifact, update, write)`` for the core (see
+    ``src/python/tools.rs``), or LangGraph's error for a command its tool node refuses."""
+    from langchain_core.messages import ToolMessage
+    from langgraph.types import Command
+
+    messages, rest, checked = _update_parts(command, tool_name)
+    if checked:
+        for m in messages:
+            if isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id:
+                m.name = tool_name
+    if command.graph == Command.PARENT and not _in_subagent(config):
+        raise _parent_command(command, messages, checked, config)
+    goto = _goto(command)
+    if command.graph == Command.PARENT:
+        # The parent's `task` call writes it in place of its answer (the core ends the
+        # subagent's run at this step and hands the command up).
+        from . import _convert
+
+        _refuse_removals(messages, tool_name)
+        rest[COMMAND_MARKER] = True
+        write = {
+            "before": [_convert.to_core(m) for m in messages],
+            "after": [],
+            "unanswered": True,
+            "goto": goto,
+            "to_parent": True,
+        }
+        return "", "success", None, rest, write
+    answer = next(
+        (i for i, m in enumerate(messages) if isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id),
+        None,
+    )
+    if answer is None and checked and command.graph is None and not _removes_all(messages):
+        # LangGraph's tool node refuses it with these words; its example is the one for a
+        # node given tool calls, as the model's edge sends each call to the tools node.
+        raise ValueError(
+            f"Expected to have a matching ToolMessage in Command.update for tool '{tool_name}', got: "
+            f"{messages}. Every tool call (LLM requesting to call a tool) in the message history MUST have "
+            "a corresponding ToolMessage. You can fix it by modifying the tool to return "
+            '`Command(update=[ToolMessage("Success", tool_call_id=tool_call_id), ...], ...)`.'
+        )
+    _refuse_removals(messages, tool_name)
+    from . import _convert
+
+    rest[COMMAND_MARKER] = True
+    if answer is None:
+        # Nothing answers the call: the core writes the other messages only.
+        write = {
+            "before": [_convert.to_core(m) for m in messages],
+            "after": [],
+            "unanswered": True,
+            "goto": goto,
+        }
+        return "", "success", None, rest, write
+    message = messages[answer]
+    write = {
+        "before": [_convert.to_core(m) for m in messages[:answer]],
+        "after": [_convert.to_core(m) for m in messages[answer + 1 :]],
+        "unanswered": False,
+        "goto": goto,
+        # Named after the tool only when given as a message object (`checked` names those).
+        "answer": {
+            "id": message.id,
+            "name": message.name if _given_as_object(command, answer) else None,
+            "response_metadata": message.response_metadata,
+            "additional_kwargs": message.additional_kwargs,
+        },
+    }
+    return message.content, message.status, message.artifact, rest, write
+
+
+def _given_as_object(command: Any, index: int) -> bool:
+    """Whether the update's ``index``-th message was a message object (LangGraph names the
+    converted message, which is the update's own only then)."""
+    from langchain_core.messages import BaseMessage
+
+    update = command.update
+    listed = update.get("messages", []) if isinstance(update, dict) else []
+    listed = listed if isinstance(listed, list) else [listed]
+    return index < len(listed) and isinstance(listed[index], BaseMessage)
+
+
+def _update_parts(command: Any, tool_name: str) -> tuple[list, dict, bool]:
+    """The update's messages (as message objects), its other keys, and whether the tool
+    node checked it (a dict update; a list is refused as the node refuses it for a dict
+    input; no update is not checked)."""
+    from langchain_core.messages import convert_to_messages
+
+    update = command.update
+    if isinstance(update, dict):
+        update = copy.deepcopy(update)
+        messages = convert_to_messages(update.pop("messages", []))
+        return messages, update, True
+    if isinstance(update, list):
+        # LangGraph's words: deepagents' graph hands its tool node the state as a dict.
+        raise ValueError(  # noqa: TRY004 - LangGraph's ValueError, which callers catch
+            "Tools can provide a list of messages in Command.update only when using list of messages as "
+            f"ToolNode input, got: {update} for tool '{tool_name}'"
+        )
+    if update is not None:
+        # deepagents' filesystem middleware, around every tool call of a deep agent, reads
+        # any other update as a dict (`update.get`) and fails with Python's words.
+        raise AttributeError(f"'{type(update).__name__}' object has no attribute 'get'")
+    return [], {}, False
+
+
+def _goto(command: Any) -> list[str]:
+    """The command's ``goto`` as node names, the end left out (LangGraph adds no branch
+    for it). A ``Send`` runs a node on a state of its own beside the step's other nodes;
+    the core walks one node per step, so it is refused."""
+    from langgraph.types import Send
+
+    goto = command.goto
+    targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
+    sends = [t for t in targets if isinstance(t, Send)]
+    if sends:
+        raise NotImplementedError(
+            f"deepagents_rs: a tool's Command(goto={sends[0]!r}) runs {sends[0].node!r} on a state of its own "
+            "in the next step, beside the node the tools edge goes to; deepagents_rs runs one node per step."
+        )
+    return [t for t in targets if t != _END]
+
+
+def _removes_all(messages: list) -> bool:
+    from langchain_core.messages import RemoveMessage
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    return len(messages) == 1 and messages[0] == RemoveMessage(id=REMOVE_ALL_MESSAGES)
+
+
+def _refuse_removals(messages: list, tool_name: str) -> None:
+    """A ``RemoveMessage`` in a tool's update: the core's tools step appends the calls'
+    messages and does not run the messages reducer on them."""
+    from langchain_core.messages import RemoveMessage
+
+    if any(isinstance(m, RemoveMessage) for m in messages):
+        raise NotImplementedError(
+            f"deepagents_rs: tool '{tool_name}' returned a Command whose update removes messages "
+            "(RemoveMessage); a tool's update may add messages only."
+        )
+
+
+def _in_subagent(config: dict | None) -> bool:
+    """Whether the call is a subagent's (its task runs under its parent's task)."""
+    metadata = (config or {}).get("metadata") or {}
+    return "|" in str(metadata.get("langgraph_checkpoint_ns", ""))
+
+
+def _parent_command(command: Any, messages: list, checked: bool, config: dict | None) -> BaseException:
+    """LangGraph's ``ParentCommand`` for ``graph=Command.PARENT`` outside a subagent: its
+    tool node raises it, and the graph's runner addresses it to the graph that ran this one,
+    the caller's (its ``checkpoint_ns``; none for a graph run on its own, which then gets
+    the exception)."""
+    from dataclasses import replace
+
+    from langgraph.errors import ParentCommand
+
+    update = command.update
+    if checked:
+        update = {**copy.deepcopy(update), "messages": messages} if "messages" in update else copy.deepcopy(update)
+    # A graph embedding this one runs it as one task (the first node's, whose namespace
+    # ends the run's): the command is addressed to the task's graph.
+    namespace = str(((config or {}).get("configurable") or {}).get("checkpoint_ns") or "")
+    parent = namespace.rsplit("|", 1)[0] if "|" in namespace else ""
+    return ParentCommand(replace(command, update=update, graph=parent))
+
+
+def refuse_list(result: list, tool_name: str, tool_call_id: str, is_async: bool) -> BaseException:
+    """A tool's list of ``Command``s and ``ToolMessage``s: LangGraph's tool node checks it
+    (one message must answer the call), then deepagents' filesystem middleware, which
+    wraps every tool call of a deep agent to evict large results, fails on it. The error
+    each raises, in that order."""
+    from langchain_core.messages import ToolMessage
+    from langgraph.types import Command
+
+    if not all(isinstance(r, (Command, ToolMessage)) for r in result):
+        return TypeError(
+            f"Tool {tool_name} returned a list with invalid element types: expected all Command or ToolMessage"
+        )
+    answers = 0
+    for item in result:
+        if isinstance(item, ToolMessage):
+            answers += item.tool_call_id == tool_call_id
+        elif isinstance(item.update, dict):
+            answers += sum(
+                isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id for m in item.update.get("messages", [])
+            )
+    if answers != 1:
+        return ValueError(
+            f"Tool {tool_name} returned a list with {answers} messages bound to tool_call_id {tool_call_id!r}; "
+            "expected exactly one terminating ToolMessage."
+        )
+    for item in result:
+        if isinstance(item, Command):
+            _update_parts(item, tool_name)
+    hook = "_aintercept_large_tool_result" if is_async else "_intercept_large_tool_result"
+    return AssertionError(f"Unreachable code reached in {hook}: for tool_result of type {type(result)}")
+
+
+def parent_output(command: Any) -> tuple:
+    """A ``ParentCommand`` out of a compiled subagent, addressed to the graph that ran it:
+    the ``task`` call's output for the core, written in place of the call's answer (LangGraph's
+    runner applies it as the writes of the task that ran the subgraph, unchecked)."""
+    from langchain_core.messages import convert_to_messages
+
+    from . import _convert
+
+    pairs = command._update_as_tuples()
+    messages = [m for key, value in pairs if key == "messages" for m in convert_to_messages(_as_list(value))]
+    _refuse_removals(messages, "task")
+    rest = {key: value for key, value in pairs if key != "messages"}
+    rest[COMMAND_MARKER] = True
+    write = {
+        "before": [_convert.to_core(m) for m in messages],
+        "after": [],
+        "unanswered": True,
+        "goto": _goto(command),
+    }
+    return "", "success", None, rest, write
+
+
+def _as_list(value: Any) -> list:
+    return value if isinstance(value, list) else [value]
