@@ -240,6 +240,7 @@ impl SummarizationCall {
             schema_tools_at: None,
             tool_choice: None,
             response_format: None,
+            format_override: None,
             model_settings,
             cache_control: None,
             state,
