@@ -11,9 +11,9 @@ schema's validation), the function in a context holding the tool's config (so
 result formatted by LangChain's ``_format_output``. Exceptions propagate unchanged, as
 ``run`` re-raises them when the tool handles none of them.
 
-What differs, and cannot be seen without a handler: no run id is made for the call, and
-the ``callbacks`` of the config a tool reads with ``get_config()`` is the (empty) manager
-rather than a child of a tool run.
+What differs, and cannot be seen without a handler: no tool run is started; the
+``callbacks`` of the config a tool reads with ``get_config()`` is the (empty) manager, under
+a run id of its own as a tool run's child manager would be.
 """
 
 from __future__ import annotations
@@ -54,6 +54,14 @@ def direct_function(tool: Any, injects_state: bool) -> Callable[..., Any] | None
     return func
 
 
+def run_id() -> Any:
+    try:
+        from langchain_core.utils.uuid import uuid7
+    except ImportError:  # pragma: no cover - an older LangChain: its run ids are uuid4
+        from uuid import uuid4 as uuid7
+    return uuid7()
+
+
 def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
     """The call's ``ToolMessage`` as ``tool.invoke`` makes it, or ``FALLBACK`` (nothing run)
     when a callback handler would see the call."""
@@ -74,6 +82,12 @@ def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: s
     if manager.handlers or manager.inheritable_handlers:
         return FALLBACK
     config.pop("run_id", None)
+    # A tool run's child manager: the inherited tags and metadata only.
+    manager = manager.copy()
+    manager.tags, manager.metadata = list(manager.inheritable_tags), dict(manager.inheritable_metadata)
+    # The id the tool's run would have: a tool reading `get_config()` sees a manager under a
+    # run of its own, as under `invoke` (no handler sees that run, so none is started).
+    manager.parent_run_id = run_id()
     with set_config_context(patch_config(config, callbacks=manager)) as context:
         positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
         response = context.run(func, *positional, **keywords)

@@ -113,6 +113,34 @@ def _tool_task_metadata(
     return out
 
 
+def _unobserved_node_callbacks() -> Any:
+    """The callbacks of a tool's config when no handler listens: as LangGraph's task config
+    has them, an empty manager under the node's run (a run id no handler sees)."""
+    from langchain_core.callbacks import CallbackManager
+
+    from ._direct_tools import run_id
+
+    return CallbackManager(handlers=[], parent_run_id=run_id(), tags=["seq:step:1"])
+
+
+def _async_manager(callbacks: Any) -> Any:
+    """A node's callbacks under an async run: LangChain's async manager, as LangGraph's
+    async loop hands its tasks (a `ToolRuntime`'s config shows it)."""
+    from langchain_core.callbacks import AsyncCallbackManager, CallbackManager
+
+    if type(callbacks) is not CallbackManager:
+        return callbacks
+    return AsyncCallbackManager(
+        handlers=list(callbacks.handlers),
+        inheritable_handlers=list(callbacks.inheritable_handlers),
+        parent_run_id=callbacks.parent_run_id,
+        tags=list(callbacks.tags),
+        inheritable_tags=list(callbacks.inheritable_tags),
+        metadata=dict(callbacks.metadata),
+        inheritable_metadata=dict(callbacks.inheritable_metadata),
+    )
+
+
 def config_with_writer(
     config: dict | None,
     writer: Callable[[Any], None] | None,
@@ -122,6 +150,7 @@ def config_with_writer(
     index: int | None = None,
     namespace: list[str] | None = None,
     subagent: str | None = None,
+    asynchronous: bool = False,
 ) -> dict | None:
     """The config a tool runs with: LangGraph's runtime in it, with the stream writer when
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
@@ -134,19 +163,33 @@ def config_with_writer(
     out = dict(config or {})
     if parent is not None:
         out["callbacks"] = parent.get_child("seq:step:1")
+    elif out.get("callbacks") is None and step is not None:
+        out["callbacks"] = _unobserved_node_callbacks()
+    if asynchronous and out.get("callbacks") is not None:
+        out["callbacks"] = _async_manager(out["callbacks"])
+    out.setdefault("tags", [])
     configurable = dict(out.get("configurable") or {})
     store = configurable.pop("__deepagents_rs_store", None)
     # The run's context (`invoke(..., context=...)`) stays; the store and writer are this run's.
     context = getattr(configurable.get(CONFIG_KEY_RUNTIME), "context", None)
+    out["metadata"] = _tool_task_metadata(out.get("metadata") or {}, configurable, step, index, namespace, subagent)
+    task_ns = out["metadata"].get("langgraph_checkpoint_ns")
+    fields: dict[str, Any] = {"context": context, "store": store}
+    if task_ns is not None:
+        from ._task_config import execution_info, task_configurable
+
+        configurable = task_configurable(config, configurable, task_ns, step)
+        if subagent is not None:
+            # deepagents' `task` tool marks a subagent's runs for tracing, in the configurable
+            # its tasks inherit.
+            configurable["ls_agent_type"] = "subagent"
+        fields["execution_info"] = execution_info(configurable)
     if writer:
-        runtime = Runtime(context=context, store=store, stream_writer=writer)
-    else:
-        runtime = Runtime(context=context, store=store)
-    configurable[CONFIG_KEY_RUNTIME] = runtime
+        fields["stream_writer"] = writer
+    configurable[CONFIG_KEY_RUNTIME] = Runtime(**fields)
     if files is not None:
         configurable[RUN_FILES_KEY] = files
     out["configurable"] = configurable
-    out["metadata"] = _tool_task_metadata(out.get("metadata") or {}, configurable, step, index, namespace, subagent)
     return out
 
 

@@ -35,6 +35,24 @@ class TaskConfigs:
         self._configs: dict[str, dict] = {}
         self._ready = threading.Condition()
         self._waiting: dict[str, asyncio.Event] = {}
+        #: The checkpoint map of each step's tasks (the checkpoint the step runs from), for
+        #: the tasks the core runs itself (`_task_config`).
+        self._steps: dict[int, dict] = {}
+
+    def step_started(self, config: dict) -> None:
+        step = (config.get("metadata") or {}).get("langgraph_step")
+        checkpoints = (config.get("configurable") or {}).get("checkpoint_map")
+        if isinstance(step, int) and checkpoints is not None:
+            with self._ready:
+                self._steps[step] = dict(checkpoints)
+                self._ready.notify_all()
+
+    def step_checkpoints(self, step: int, timeout: float) -> dict | None:
+        """The checkpoint map of ``step``'s tasks, waiting up to ``timeout`` seconds for the
+        graph to start that step (it follows the core a little behind)."""
+        with self._ready:
+            self._ready.wait_for(lambda: step in self._steps, timeout)
+            return self._steps.get(step)
 
     def put(self, call_id: str, config: dict) -> None:
         with self._ready:
@@ -149,6 +167,7 @@ class Feed:
 
     def _step_started(self, config: dict) -> None:
         step = (config.get("metadata") or {}).get("langgraph_step")
+        self.task_configs.step_started(config)
         with self._steps_seen:
             self._graph_steps.add(step)
             self._steps_seen.notify_all()

@@ -189,6 +189,8 @@ class LangChainToolAdapter(ToolAdapter):
             stream_writer=getattr(graph_runtime, "stream_writer", None) or (lambda _: None),
             tool_call_id=payload["id"],
             store=getattr(graph_runtime, "store", None),
+            execution_info=getattr(graph_runtime, "execution_info", None),
+            server_info=getattr(graph_runtime, "server_info", None),
         )
         return self._tool_node._inject_tool_args(payload, runtime, self.tool)
 

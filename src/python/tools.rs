@@ -264,6 +264,7 @@ fn tool_config<'py>(
         call_index(ctx),
         ctx.run.namespace.clone(),
         ctx.run.subagent.clone(),
+        host.is_some_and(|h| h.is_async),
     ))
 }
 
