@@ -74,6 +74,8 @@ _PROPAGATED_KEYS = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "r
 #: Where the run config carries the agent's own metadata (`ls_integration`, `lc_versions`,
 #: `lc_agent_name`), for the tasks of its runs and its subagents'.
 AGENT_METADATA_KEY = "__deepagents_rs_agent_metadata"
+#: A tool task's configurable: the namespace of the run the tool is called in.
+RUN_NS_KEY = "__deepagents_rs_run_ns"
 #: deepagents' `ls_integration` on a subagent's runs (LangChain's `create_agent` graph).
 _SUBAGENT_INTEGRATION = "langchain_create_agent"
 
@@ -178,7 +180,10 @@ def config_with_writer(
     if task_ns is not None:
         from ._task_config import execution_info, task_configurable
 
+        run_ns = configurable.get("checkpoint_ns")
         configurable = task_configurable(config, configurable, task_ns, step)
+        # The run's own namespace, which a tool's `Command.PARENT` is addressed from.
+        configurable[RUN_NS_KEY] = run_ns
         if subagent is not None:
             # deepagents' `task` tool marks a subagent's runs for tracing, in the configurable
             # its tasks inherit.

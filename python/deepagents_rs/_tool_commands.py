@@ -186,7 +186,11 @@ def _parent_command(command: Any, messages: list, checked: bool, config: dict | 
         update = {**copy.deepcopy(update), "messages": messages} if "messages" in update else copy.deepcopy(update)
     # A graph embedding this one runs it as one task (the first node's, whose namespace
     # ends the run's): the command is addressed to the task's graph.
-    namespace = str(((config or {}).get("configurable") or {}).get("checkpoint_ns") or "")
+    from ._stream import RUN_NS_KEY
+
+    configurable = (config or {}).get("configurable") or {}
+    # The run's namespace, not the tool task's own (`tools:<id>`, under the run's graph).
+    namespace = str(configurable.get(RUN_NS_KEY, configurable.get("checkpoint_ns")) or "")
     parent = namespace.rsplit("|", 1)[0] if "|" in namespace else ""
     return ParentCommand(replace(command, update=update, graph=parent))
 
