@@ -2,8 +2,8 @@
 against langchain-anthropic under deepagents 0.7.32, every request of a run compared as
 serialized JSON (keys in order). A read skill's tools join the request's ``tools``; one whose
 schema has a top-level ``anyOf`` (which the Anthropic API refuses) is withheld with a
-warning; the native client refuses a model whose profile takes tools mid-conversation,
-whose blocks it does not send yet.
+warning. A model whose profile takes tools mid-conversation gets them there:
+``test_system_turns_anthropic_wire.py``.
 """
 
 from __future__ import annotations
@@ -87,21 +87,6 @@ def test_skill_tools_join_the_tools_and_a_refused_schema_is_withheld(
     )
     names = [[t["name"] for t in json.loads(body)["tools"]] for body in ours]
     assert "create_request" not in names[0] and names[1][-1] == "create_request" and "pick" not in names[1]
-
-
-def test_the_native_client_refuses_a_model_taking_tools_mid_conversation(sim: SimAnthropic) -> None:
-    """A ChatAnthropic gets them in the conversation (``test_skill_tools.py``); the native
-    client does not send those blocks yet, and says so."""
-    import deepagents_rs
-
-    sim.script(tool_use(("read_file", {"file_path": "/skills/crm/SKILL.md"}, "toolu_1")), text("Done."))
-    model = "anthropic:claude-opus-5"
-    mw = deepagents_rs.middleware.SkillsMiddleware(
-        backend=deepagents_rs.backends.StateBackend(), sources=["/skills/"], tools=[create_request]
-    )
-    agent = deepagents_rs.create_deep_agent(model=model, middleware=[mw])
-    with pytest.raises(NotImplementedError, match="mid_conversation_tools"):
-        agent.invoke({"messages": [{"role": "user", "content": "File it."}], "files": FILES})
 
 
 @pytest.mark.parametrize("ours_model", ["native", "chat-anthropic"])

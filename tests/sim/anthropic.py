@@ -516,7 +516,9 @@ def _validate(body: Any, merge_consecutive: bool) -> None:
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict):
             raise SimError(400, f"messages.{i}: Input should be a valid dictionary")
-        if msg.get("role") not in ("user", "assistant"):
+        # A `system` turn after the first is how a model taking mid-conversation system
+        # messages gets one in place (its tool-change blocks' beta header is not checked).
+        if msg.get("role") not in ("user", "assistant") and not (i > 0 and msg.get("role") == "system"):
             raise SimError(400, f"messages.{i}.role: Input should be 'user' or 'assistant'")
         if "content" not in msg:
             raise SimError(400, f"messages.{i}.content: Field required")

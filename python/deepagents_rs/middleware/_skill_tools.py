@@ -214,30 +214,32 @@ class SkillTools:
 
     @staticmethod
     def inline_blocks(model: Any, model_id: str, specs: list[dict]) -> list[dict] | None:
-        """For a LangChain Anthropic or OpenAI chat model whose profile takes tools
-        mid-conversation, the provider block giving each tool there (deepagents' Anthropic
-        ``tool_addition``, OpenAI Responses ``additional_tools``); None for any other model.
+        """For an Anthropic or OpenAI model whose profile takes tools mid-conversation, the
+        provider block giving each tool there (deepagents' Anthropic ``tool_addition``,
+        OpenAI Responses ``additional_tools``); None for any other model.
 
         Raises:
-            NotImplementedError: For such a model called natively by the core, whose
-                clients do not send those blocks yet.
+            NotImplementedError: For such an OpenAI model called natively by the core, whose
+                client does not send those blocks yet.
         """
         provider = _provider(model, model_id)
         if provider is None:
             return None
         if model is None:
-            if _profile_says_mid_conversation(provider, model_id.partition(":")[2]):
+            if not _profile_says_mid_conversation(provider, model_id.partition(":")[2]):
+                return None
+            if provider == "openai":
                 raise NotImplementedError(
-                    "deepagents_rs: disclosing skill tools to a model that takes tools mid-conversation "
+                    "deepagents_rs: disclosing skill tools to an OpenAI model that takes tools mid-conversation "
                     f"(its profile's `mid_conversation_tools`, here {model_id}) through the native client is "
-                    "not supported yet; pass a LangChain chat model instead. It is planned (issue 23)."
+                    "not supported yet; pass a ChatOpenAI instead. It is planned (issue 23)."
                 )
-            return None
-        from langchain_core.runnables import RunnableBinding
+        else:
+            from langchain_core.runnables import RunnableBinding
 
-        chat_model = model.bound if isinstance(model, RunnableBinding) else model
-        if not (getattr(chat_model, "profile", None) or {}).get("mid_conversation_tools"):
-            return None
+            chat_model = model.bound if isinstance(model, RunnableBinding) else model
+            if not (getattr(chat_model, "profile", None) or {}).get("mid_conversation_tools"):
+                return None
         from .._models import _spec_tool
 
         tools = [_spec_tool(spec) for spec in specs]

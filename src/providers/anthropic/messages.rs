@@ -3,15 +3,14 @@
 //! standard content blocks (images, ...) become Anthropic's, and blocks the API refuses are
 //! dropped.
 
-use std::sync::Arc;
-
 use serde_json::{Map, Value, json};
 
+use super::system_turns::{self, SystemContent};
 use crate::error::ModelError;
 use crate::messages::{AiMessage, Content, Message, ToolCall, ToolStatus};
 
 #[derive(PartialEq, Clone, Copy)]
-enum Role {
+pub(super) enum Role {
     User,
     Assistant,
 }
@@ -19,22 +18,24 @@ enum Role {
 /// One message as the request carries it, encoded once (`MessageCache`): its content's JSON
 /// as a turn of its own, and as the blocks it adds to a merged user turn.
 pub(super) struct Encoded {
-    part: Part,
+    pub(super) part: Part,
     /// The content as sent when the message is a turn alone.
-    json: Box<str>,
+    pub(super) json: Box<str>,
     /// The content as the comma-joined blocks it contributes to a merged user turn.
-    blocks: Box<str>,
+    pub(super) blocks: Box<str>,
     /// An assistant turn the API refuses unless it is the final prefill.
-    empty: bool,
+    pub(super) empty: bool,
+    /// Content whose last block is a server tool's result (a system turn may follow it).
+    pub(super) server_result_last: bool,
 }
 
-enum Part {
-    /// A system message's blocks (merged into `system` when it opens the conversation).
-    System(Vec<Value>),
+pub(super) enum Part {
+    /// A system message's content (see `system_turns` for where it goes).
+    System(SystemContent),
     Turn(Role),
 }
 
-fn to_json(value: &Value) -> Result<String, ModelError> {
+pub(super) fn to_json(value: &Value) -> Result<String, ModelError> {
     serde_json::to_string(value)
         .map_err(|e| ModelError::Config(format!("unserializable request: {e}")))
 }
@@ -45,10 +46,11 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
     let (role, content) = match message {
         Message::System(m) => {
             return Ok(Encoded {
-                part: Part::System(system_blocks(&m.content)),
+                part: Part::System(system_turns::encode(&m.content)),
                 json: "".into(),
                 blocks: "".into(),
                 empty: false,
+                server_result_last: false,
             });
         }
         Message::Human(m) => (Role::User, user_content(&m.content)),
@@ -82,103 +84,32 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
         json: to_json(&content)?.into(),
         blocks: blocks.into(),
         empty: is_empty(&content),
+        server_result_last: content
+            .as_array()
+            .and_then(|blocks| blocks.last())
+            .and_then(|b| b.get("type"))
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.ends_with("_tool_result")),
     })
-}
-
-/// The conversation as Anthropic turns (a JSON array's bytes), and the system blocks of
-/// system messages that open it (langchain-anthropic merges those into `system`; one later
-/// in the conversation is an error there too). Tool results become user turns, consecutive
-/// user turns merge, the final assistant turn's text is right-trimmed, and empty assistant
-/// turns before it are dropped, as langchain-anthropic's `_format_messages` does.
-pub(super) fn format_turns(
-    messages: &[Arc<Message>],
-    encoded: &[Arc<Encoded>],
-) -> Result<(String, Vec<Value>), ModelError> {
-    let mut system = Vec::new();
-    // Each turn: its role and the indices of the messages it holds.
-    let mut turns: Vec<(Role, Vec<usize>)> = Vec::with_capacity(messages.len());
-    for (i, enc) in encoded.iter().enumerate() {
-        let role = match &enc.part {
-            Part::System(blocks) if turns.is_empty() => {
-                system.extend(blocks.iter().cloned());
-                continue;
-            }
-            Part::System(_) => {
-                return Err(ModelError::Config(
-                    "Received multiple non-consecutive system messages.".into(),
-                ));
-            }
-            Part::Turn(role) => *role,
-        };
-        match turns.last_mut() {
-            Some((Role::User, held)) if role == Role::User => held.push(i),
-            _ => turns.push((role, vec![i])),
-        }
-    }
-    let last = turns.len().saturating_sub(1);
-    let mut out = String::with_capacity(encoded.iter().map(|e| e.json.len() + 32).sum());
-    out.push('[');
-    for (t, (role, held)) in turns.iter().enumerate() {
-        let role = match role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        let start = out.len();
-        if t > 0 && out.len() > 1 {
-            out.push(',');
-        }
-        out.push_str(r#"{"role":""#);
-        out.push_str(role);
-        out.push_str(r#"","content":"#);
-        match (held.as_slice(), t == last) {
-            ([i], true) if role == "assistant" => {
-                if let Message::Ai(m) = messages[*i].as_ref() {
-                    let mut content = assistant_content(m);
-                    rstrip_last_text(&mut content);
-                    out.push_str(&to_json(&content)?);
-                }
-            }
-            // The API rejects empty assistant turns except a final prefill.
-            ([i], false) if role == "assistant" && encoded[*i].empty => {
-                out.truncate(start);
-                continue;
-            }
-            ([i], _) => out.push_str(&encoded[*i].json),
-            _ => {
-                out.push('[');
-                let mut first = true;
-                for i in held {
-                    let blocks = &encoded[*i].blocks;
-                    if blocks.is_empty() {
-                        continue;
-                    }
-                    if !first {
-                        out.push(',');
-                    }
-                    first = false;
-                    out.push_str(blocks);
-                }
-                out.push(']');
-            }
-        }
-        out.push('}');
-    }
-    out.push(']');
-    Ok((out, system))
 }
 
 /// The conversation as turns, each message encoded afresh (the request path goes through
 /// the client's cache).
 #[cfg(test)]
 pub(super) fn format_messages(
-    messages: &[Arc<Message>],
+    messages: &[std::sync::Arc<Message>],
 ) -> Result<(Vec<Value>, Vec<Value>), ModelError> {
     let encoded = messages
         .iter()
-        .map(|m| encode_message(m).map(Arc::new))
+        .map(|m| encode_message(m).map(std::sync::Arc::new))
         .collect::<Result<Vec<_>, _>>()?;
-    let (turns, system) = format_turns(messages, &encoded)?;
-    Ok((serde_json::from_str(&turns).unwrap(), system))
+    let placement = super::turns::Placement {
+        model: "claude-test",
+        in_place: false,
+        has_system: true,
+    };
+    let formatted = super::turns::format_turns(messages, &encoded, &placement)?;
+    Ok((serde_json::from_str(&formatted.turns).unwrap(), formatted.leading))
 }
 
 fn is_empty(content: &Value) -> bool {
@@ -189,7 +120,7 @@ fn is_empty(content: &Value) -> bool {
     }
 }
 
-fn rstrip_last_text(content: &mut Value) {
+pub(super) fn rstrip_last_text(content: &mut Value) {
     match content {
         Value::String(s) => *s = s.trim_end().to_owned(),
         Value::Array(blocks) => {
@@ -348,7 +279,7 @@ fn tool_use(call: &ToolCall) -> Value {
     })
 }
 
-fn assistant_content(m: &AiMessage) -> Value {
+pub(super) fn assistant_content(m: &AiMessage) -> Value {
     let origin = match m
         .response_metadata
         .get("model_provider")
@@ -402,6 +333,8 @@ fn assistant_content(m: &AiMessage) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::messages::{HumanMessage, SystemMessage, ToolMessage};
 
@@ -491,7 +424,14 @@ mod tests {
         let cache = MessageCache::default();
         let through_cache = |messages: &[Arc<Message>]| {
             let encoded = cache.encode_all(messages, encode_message).unwrap();
-            format_turns(messages, &encoded).unwrap().0
+            let placement = crate::providers::anthropic::turns::Placement {
+                model: "claude-test",
+                in_place: false,
+                has_system: true,
+            };
+            crate::providers::anthropic::turns::format_turns(messages, &encoded, &placement)
+                .unwrap()
+                .turns
         };
         let fresh = |messages: &[Arc<Message>]| {
             let (turns, _) = format_messages(messages).unwrap();

@@ -8,6 +8,8 @@ pub mod profiles;
 pub mod request;
 pub mod response;
 mod stream;
+mod system_turns;
+mod turns;
 
 use std::sync::Arc;
 
@@ -101,6 +103,22 @@ impl AnthropicConfig {
     }
 }
 
+/// The endpoint of a call that needs `beta`, as the official SDK sends `betas` (a header;
+/// the path stays).
+fn with_beta(endpoint: &Endpoint, beta: &'static str) -> Endpoint {
+    let mut headers = endpoint.headers.clone();
+    headers.push((
+        HeaderName::from_static("anthropic-beta"),
+        HeaderValue::from_static(beta),
+    ));
+    Endpoint {
+        provider: endpoint.provider,
+        url: endpoint.url.clone(),
+        headers,
+        read_error: endpoint.read_error,
+    }
+}
+
 pub struct AnthropicChat {
     config: AnthropicConfig,
     endpoint: Arc<Endpoint>,
@@ -126,7 +144,7 @@ impl AnthropicChat {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        request::request_bytes(&self.config, request, stream, &self.encoded)
+        request::request_bytes(&self.config, request, stream, &self.encoded).map(|r| r.bytes)
     }
 }
 
@@ -154,8 +172,14 @@ impl ChatModel for AnthropicChat {
         let endpoint = self.endpoint.clone();
         let encoded = self.encoded.clone();
         Box::pin(async move {
-            let payload =
-                request::request_bytes(&config, &request, request.tokens.is_some(), &encoded)?;
+            let request::Request {
+                bytes: payload,
+                beta,
+            } = request::request_bytes(&config, &request, request.tokens.is_some(), &encoded)?;
+            let endpoint = match beta {
+                Some(beta) => Arc::new(with_beta(&endpoint, beta)),
+                None => endpoint,
+            };
             let policy = &config.retry;
             Ok(match &request.tokens {
                 // Streamed only when somebody listens for tokens, as LangGraph asks for it.

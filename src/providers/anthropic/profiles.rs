@@ -243,3 +243,22 @@ const INPUTS: &crate::model::InputProfiles = &[
 pub fn input_profile(model: &str) -> crate::model::InputProfile {
     crate::model::InputProfile::lookup(INPUTS, model)
 }
+
+/// The models whose profile (langchain-anthropic 1.7.10's `mid_conversation_system_messages`)
+/// takes a system message in the middle of the conversation, sent there as a `system` turn.
+const MID_CONVERSATION_SYSTEM_MESSAGES: &[&str] = &[
+    "claude-fable-5",
+    "claude-fable-5-1",
+    "claude-haiku-5-5",
+    "claude-mythos-5",
+    "claude-mythos-5-1",
+    "claude-opus-4-8",
+    "claude-opus-5",
+    "claude-opus-5-5",
+    "claude-sonnet-5",
+    "claude-sonnet-5-5",
+];
+
+pub fn mid_conversation_system_messages(model: &str) -> bool {
+    MID_CONVERSATION_SYSTEM_MESSAGES.contains(&model)
+}

@@ -7,7 +7,9 @@
 use serde_json::{Map, Value, json};
 
 use super::AnthropicConfig;
-use super::messages::{Encoded, encode_message, format_turns, system_blocks};
+use super::messages::{Encoded, encode_message, system_blocks};
+use super::turns::{Placement, format_turns};
+use super::profiles;
 use super::output_format::output_format;
 use crate::error::ModelError;
 use crate::messages::Content;
@@ -36,14 +38,21 @@ const KEY_ORDER: &[&str] = &[
     "tools",
 ];
 
-/// The request body's bytes for one call, each message's encoding taken from `cache` (or
-/// made and kept there): a step re-sends the history its previous step sent.
+/// One call's request: the body's bytes, and the beta it needs (sent as the official SDK
+/// sends `betas`: an `anthropic-beta` header).
+pub(super) struct Request {
+    pub bytes: Vec<u8>,
+    pub beta: Option<&'static str>,
+}
+
+/// The request for one call, each message's encoding taken from `cache` (or made and kept
+/// there): a step re-sends the history its previous step sent.
 pub(super) fn request_bytes(
     config: &AnthropicConfig,
     request: &ModelRequest,
     stream: bool,
     encodings: &MessageCache<Encoded>,
-) -> Result<Vec<u8>, ModelError> {
+) -> Result<Request, ModelError> {
     // Breakpoints where the chain's caching entry asked for them, on a model configured to
     // take them.
     let cache = request
@@ -51,7 +60,13 @@ pub(super) fn request_bytes(
         .as_ref()
         .filter(|_| config.cache_control.is_some());
     let encoded = encodings.encode_all(&request.messages, encode_message)?;
-    let (messages, extra_system) = format_turns(&request.messages, &encoded)?;
+    let placement = Placement {
+        model: &config.model,
+        in_place: profiles::mid_conversation_system_messages(&config.model),
+        has_system: request.system.is_some(),
+    };
+    let formatted = format_turns(&request.messages, &encoded, &placement)?;
+    let extra_system = formatted.leading;
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
     body.insert("max_tokens".into(), json!(config.max_tokens));
@@ -68,7 +83,14 @@ pub(super) fn request_bytes(
         None if !extra_system.is_empty() => {
             body.insert("system".into(), Value::Array(extra_system));
         }
-        None => {}
+        // Or a later one moved up (an empty block list is not sent).
+        None => match formatted.hoisted {
+            Some(Value::Array(blocks)) if blocks.is_empty() => {}
+            Some(hoisted) => {
+                body.insert("system".into(), hoisted);
+            }
+            None => {}
+        },
     }
     if !request.tools.is_empty() {
         let tagged = request.schema_tools_at.unwrap_or(request.tools.len());
@@ -102,11 +124,15 @@ pub(super) fn request_bytes(
     if stream {
         body.insert("stream".into(), json!(true));
     }
-    crate::providers::to_bytes_with(
+    let bytes = crate::providers::to_bytes_with(
         &crate::providers::sdk_order(body, KEY_ORDER),
         "messages",
-        &messages,
-    )
+        &formatted.turns,
+    )?;
+    Ok(Request {
+        bytes,
+        beta: formatted.beta,
+    })
 }
 
 /// The agent's system prompt, as the chain left it (its caching entry tagged a block, before
@@ -114,10 +140,12 @@ pub(super) fn request_bytes(
 /// prompt that is a string alone goes as a string, as langchain-anthropic sends it (with the
 /// caching entry excluded from the stack, nothing made it blocks).
 fn format_system(content: &Content, extra: Vec<Value>) -> Value {
-    if let (Content::Text(text), true) = (content, extra.is_empty()) {
-        return json!(text);
-    }
-    let mut blocks = system_blocks(content);
+    let mut blocks = match (content, extra.is_empty()) {
+        (Content::Text(text), true) => return json!(text),
+        // Merged with messages after it, a string (even empty) is a text block.
+        (Content::Text(text), false) => vec![json!({"type": "text", "text": text})],
+        (blocks, _) => system_blocks(blocks),
+    };
     if blocks.is_empty() && extra.is_empty() {
         // An empty prompt stays the empty string and carries no breakpoint, as deepagents
         // sends it.

@@ -1,0 +1,218 @@
+//! The request's messages assembled into Anthropic turns from their encodings (the one
+//! place a message's neighbours matter): merged user turns, the final assistant turn
+//! trimmed, empty assistant turns dropped, and system messages where `system_turns` says.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::messages::{Encoded, Part, Role, assistant_content, rstrip_last_text, to_json};
+use super::system_turns::{self, SystemContent};
+use crate::error::ModelError;
+use crate::messages::Message;
+
+/// Where the request's system messages may go: the model (named in warnings), whether its
+/// profile takes system messages in the middle of the conversation, and whether the
+/// top-level `system` field is already the agent's.
+pub(super) struct Placement<'a> {
+    pub model: &'a str,
+    pub in_place: bool,
+    pub has_system: bool,
+}
+
+/// The conversation as the request sends it.
+pub(super) struct Formatted {
+    /// The turns, a JSON array's bytes.
+    pub turns: String,
+    /// The blocks of the system messages opening the conversation, which follow the agent's
+    /// own in `system`.
+    pub leading: Vec<Value>,
+    /// A later system message moved into `system` (only when nothing else is there).
+    pub hoisted: Option<Value>,
+    /// The beta the `system` turns need (see `system_turns::tool_change_beta`).
+    pub beta: Option<&'static str>,
+}
+
+/// A run of messages that becomes one turn (or, for system messages, one system message).
+enum Slot {
+    Systems(Vec<usize>),
+    Turn(Role, Vec<usize>),
+}
+
+/// What is written, in order: a turn (by slot) or a `system` turn's content.
+enum Out {
+    Turn(usize),
+    System(Value),
+}
+
+/// The conversation as Anthropic turns, as langchain-anthropic's `_format_messages` makes
+/// them: tool results become user turns, consecutive user turns merge, the final assistant
+/// turn's text is right-trimmed, empty assistant turns before it are dropped, and system
+/// messages go where `system_turns` says.
+pub(super) fn format_turns(
+    messages: &[Arc<Message>],
+    encoded: &[Arc<Encoded>],
+    placement: &Placement<'_>,
+) -> Result<Formatted, ModelError> {
+    let mut slots: Vec<Slot> = Vec::with_capacity(messages.len());
+    for (i, enc) in encoded.iter().enumerate() {
+        match (&enc.part, slots.last_mut()) {
+            (Part::System(_), Some(Slot::Systems(held))) => held.push(i),
+            (Part::System(_), _) => slots.push(Slot::Systems(vec![i])),
+            (Part::Turn(Role::User), Some(Slot::Turn(Role::User, held))) => held.push(i),
+            (Part::Turn(role), _) => slots.push(Slot::Turn(*role, vec![i])),
+        }
+    }
+    let last = slots.iter().rposition(|s| matches!(s, Slot::Turn(..)));
+    let model = placement.model;
+    let system_of = |held: &[usize]| {
+        system_turns::merged(held.iter().filter_map(|i| match &encoded[*i].part {
+            Part::System(content) => Some(content),
+            Part::Turn(_) => None,
+        }))
+    };
+    let mut leading = Vec::new();
+    let mut hoisted = None;
+    let mut taken = placement.has_system;
+    let mut hoist = |content: &SystemContent, taken: &mut bool| -> Result<(), ModelError> {
+        if *taken {
+            return Err(ModelError::Config(
+                "Received multiple non-consecutive system messages.".into(),
+            ));
+        }
+        *taken = true;
+        hoisted = Some(content.formatted(false, model)?);
+        system_turns::warn_hoisted(model)
+    };
+    let mut out: Vec<Out> = Vec::with_capacity(slots.len());
+    let mut pending: Vec<SystemContent> = Vec::new();
+    // The last turn written: a user turn, or an assistant turn ending in a server tool
+    // result, may be followed by a system turn.
+    let mut open = false;
+    for (s, slot) in slots.iter().enumerate() {
+        let (role, held) = match slot {
+            Slot::Systems(held) if s == 0 => {
+                // They join the agent's prompt, so a string is a text block.
+                leading = match system_of(held).formatted(true, model)? {
+                    Value::Array(blocks) => blocks,
+                    text => vec![json!({"type": "text", "text": text})],
+                };
+                taken = true;
+                continue;
+            }
+            Slot::Systems(held) => {
+                let content = system_of(held);
+                if placement.in_place && (!pending.is_empty() || open) {
+                    pending.push(content);
+                } else {
+                    hoist(&content, &mut taken)?;
+                }
+                continue;
+            }
+            Slot::Turn(role, held) => (*role, held),
+        };
+        // The API rejects empty assistant turns except a final prefill.
+        if role == Role::Assistant && Some(s) != last && held.iter().all(|i| encoded[*i].empty) {
+            continue;
+        }
+        for content in pending.drain(..) {
+            if role == Role::Assistant {
+                in_place(&content, model, &mut out)?;
+            } else {
+                hoist(&content, &mut taken)?;
+            }
+        }
+        open = role == Role::User || held.iter().any(|i| encoded[*i].server_result_last);
+        out.push(Out::Turn(s));
+    }
+    for content in pending {
+        in_place(&content, model, &mut out)?;
+    }
+    let system_turns: Vec<Value> = out
+        .iter()
+        .filter_map(|o| match o {
+            Out::System(v) => Some(v.clone()),
+            Out::Turn(_) => None,
+        })
+        .collect();
+    Ok(Formatted {
+        turns: render(messages, encoded, &slots, last, &out)?,
+        leading,
+        hoisted,
+        beta: system_turns::tool_change_beta(&system_turns),
+    })
+}
+
+/// A system message sent in place; one left with no content is not sent (the API refuses
+/// an empty `system` turn).
+fn in_place(content: &SystemContent, model: &str, out: &mut Vec<Out>) -> Result<(), ModelError> {
+    let content = content.formatted(true, model)?;
+    if content.as_array().is_some_and(Vec::is_empty) {
+        return Ok(());
+    }
+    out.push(Out::System(content));
+    Ok(())
+}
+
+fn render(
+    messages: &[Arc<Message>],
+    encoded: &[Arc<Encoded>],
+    slots: &[Slot],
+    last: Option<usize>,
+    order: &[Out],
+) -> Result<String, ModelError> {
+    let mut out = String::with_capacity(encoded.iter().map(|e| e.json.len() + 32).sum());
+    out.push('[');
+    for item in order {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        let s = match item {
+            Out::System(content) => {
+                out.push_str(r#"{"role":"system","content":"#);
+                out.push_str(&to_json(content)?);
+                out.push('}');
+                continue;
+            }
+            Out::Turn(s) => *s,
+        };
+        let Slot::Turn(role, held) = &slots[s] else {
+            continue;
+        };
+        out.push_str(r#"{"role":""#);
+        out.push_str(match role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        });
+        out.push_str(r#"","content":"#);
+        match held.as_slice() {
+            [i] if *role == Role::Assistant && Some(s) == last => {
+                if let Message::Ai(m) = messages[*i].as_ref() {
+                    let mut content = assistant_content(m);
+                    rstrip_last_text(&mut content);
+                    out.push_str(&to_json(&content)?);
+                }
+            }
+            [i] => out.push_str(&encoded[*i].json),
+            _ => {
+                out.push('[');
+                let mut first = true;
+                for i in held {
+                    let blocks = &encoded[*i].blocks;
+                    if blocks.is_empty() {
+                        continue;
+                    }
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    out.push_str(blocks);
+                }
+                out.push(']');
+            }
+        }
+        out.push('}');
+    }
+    out.push(']');
+    Ok(out)
+}
