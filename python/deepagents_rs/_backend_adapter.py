@@ -58,7 +58,16 @@ def _graph_runtime(store: Any, context: Any = None) -> Iterator[None]:
     from langgraph.runtime import Runtime
 
     config = dict(var_child_runnable_config.get() or {})
-    config[CONF] = {**(config.get(CONF) or {}), CONFIG_KEY_RUNTIME: Runtime(context=context, store=store)}
+    conf = config.get(CONF) or {}
+    # A runtime the caller set (LangGraph server's, with its `server_info`) keeps its other
+    # fields: a namespace factory may read them.
+    outer = conf.get(CONFIG_KEY_RUNTIME)
+    runtime = (
+        dataclasses.replace(outer, context=context, store=store)
+        if isinstance(outer, Runtime)
+        else Runtime(context=context, store=store)
+    )
+    config[CONF] = {**conf, CONFIG_KEY_RUNTIME: runtime}
     token = var_child_runnable_config.set(config)
     try:
         yield
