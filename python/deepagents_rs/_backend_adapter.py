@@ -111,6 +111,10 @@ def fs_config(
     }
 
 
+def _takes_max_count(method: Any) -> bool:
+    return method is not None and "max_count" in inspect.signature(method).parameters
+
+
 def backend_arg(backend: Any, store: Any = None, *, any_object: bool = False) -> Any:
     """A backend as the core takes it: ``"state"`` for a plain ``StateBackend`` (native), a
     ``("composite", ...)`` tuple for a plain ``CompositeBackend`` (routed and merged in the
@@ -329,8 +333,10 @@ class BackendAdapter:
         in_composite = roots is not None
         roots = _host_roots(backend) if roots is None else roots
         self._roots = sorted({r.rstrip("/") for r in roots if r.rstrip("/")}, key=len, reverse=True)
-        self._grep_takes_max_count = "max_count" in inspect.signature(backend.grep).parameters
-        self._agrep_takes_max_count = "max_count" in inspect.signature(backend.agrep).parameters
+        # A duck-typed backend may lack the search methods (deepagents only calls what it
+        # uses): a call to one fails then, as with deepagents, not the setup.
+        self._grep_takes_max_count = _takes_max_count(getattr(backend, "grep", None))
+        self._agrep_takes_max_count = _takes_max_count(getattr(backend, "agrep", None))
         if in_composite and not (self._grep_takes_max_count and self._agrep_takes_max_count):
             # Inside a composite, deepagents' rule for a backend's `max_count` (by name or
             # through `**kwargs`); the composite caps what comes back.

@@ -190,3 +190,24 @@ def test_wrap_model_call_hands_the_handler_the_same_request(tmp_path: Path) -> N
         assert not isinstance(out, ExtendedModelResponse)
         got.append((_view(handed[0]), out.content))
     assert got[0] == got[1]
+
+
+def test_a_backend_with_only_the_methods_used_loads_the_same(tmp_path: Path) -> None:
+    """deepagents calls only `ls` and `download_files` to load skills and memory: an object
+    with just those works (no search methods needed)."""
+    from types import SimpleNamespace
+
+    root = _files(tmp_path)
+    outs = []
+    for impl in IMPLS:
+        disk = importlib.import_module(f"{impl}.backends").FilesystemBackend(root_dir=str(root), virtual_mode=True)
+        bare = SimpleNamespace(ls=disk.ls, download_files=disk.download_files)
+        skills = importlib.import_module(f"{impl}.middleware.skills").SkillsMiddleware(
+            backend=bare, sources=["/skills/base"]
+        )
+        memory = importlib.import_module(f"{impl}.middleware.memory").MemoryMiddleware(
+            backend=bare, sources=["/mem/AGENTS.md"]
+        )
+        outs.append((skills.before_agent({}, None, {}), memory.before_agent({}, None, {})))
+    assert outs[0] == outs[1]
+    assert outs[0][0]["skills_metadata"]
