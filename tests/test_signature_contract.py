@@ -24,24 +24,13 @@ DELIBERATE_METHODS = {
     # The file tools and their model-call hooks run in the core; the Python face holds the
     # configuration the core is built from.
     "FilesystemMiddleware": {"wrap_model_call", "awrap_model_call", "wrap_tool_call", "awrap_tool_call"},
-    # Memory is loaded and shown by the core; the Python face holds its configuration.
-    "MemoryMiddleware": {"before_agent", "abefore_agent", "modify_request", "wrap_model_call", "awrap_model_call"},
     # The core filters the requests; the Python face holds the entry's place.
     "UnsupportedContentMiddleware": {"wrap_model_call", "awrap_model_call"},
     # Summarization runs in the core's entry (its `wrap_model_call` too): no hook of its own.
     "SummarizationMiddleware": {"before_model", "abefore_model"},
-    # Skills are found, shown and pinned by the core; the Python face holds its configuration.
-    "SkillsMiddleware": {
-        "before_agent",
-        "abefore_agent",
-        "before_model",
-        "abefore_model",
-        "modify_request",
-        "wrap_model_call",
-        "awrap_model_call",
-        "wrap_tool_call",
-        "awrap_tool_call",
-    },
+    # Skills are pinned, and skill tools run, by the core inside a deepagents_rs agent; the
+    # Python face has no hook for them outside one yet.
+    "SkillsMiddleware": {"before_model", "abefore_model", "wrap_tool_call", "awrap_tool_call"},
 }
 
 

@@ -58,7 +58,16 @@ def _graph_runtime(store: Any, context: Any = None) -> Iterator[None]:
     from langgraph.runtime import Runtime
 
     config = dict(var_child_runnable_config.get() or {})
-    config[CONF] = {**(config.get(CONF) or {}), CONFIG_KEY_RUNTIME: Runtime(context=context, store=store)}
+    conf = config.get(CONF) or {}
+    # A runtime the caller set (LangGraph server's, with its `server_info`) keeps its other
+    # fields: a namespace factory may read them.
+    outer = conf.get(CONFIG_KEY_RUNTIME)
+    runtime = (
+        dataclasses.replace(outer, context=context, store=store)
+        if isinstance(outer, Runtime)
+        else Runtime(context=context, store=store)
+    )
+    config[CONF] = {**conf, CONFIG_KEY_RUNTIME: runtime}
     token = var_child_runnable_config.set(config)
     try:
         yield
@@ -100,6 +109,10 @@ def fs_config(
         # in the state.
         "blobs_prefix": mw._blobs_prefix if mw._offload_binary_content else None,
     }
+
+
+def _takes_max_count(method: Any) -> bool:
+    return method is not None and "max_count" in inspect.signature(method).parameters
 
 
 def backend_arg(backend: Any, store: Any = None, *, any_object: bool = False) -> Any:
@@ -320,8 +333,10 @@ class BackendAdapter:
         in_composite = roots is not None
         roots = _host_roots(backend) if roots is None else roots
         self._roots = sorted({r.rstrip("/") for r in roots if r.rstrip("/")}, key=len, reverse=True)
-        self._grep_takes_max_count = "max_count" in inspect.signature(backend.grep).parameters
-        self._agrep_takes_max_count = "max_count" in inspect.signature(backend.agrep).parameters
+        # A duck-typed backend may lack the search methods (deepagents only calls what it
+        # uses): a call to one fails then, as with deepagents, not the setup.
+        self._grep_takes_max_count = _takes_max_count(getattr(backend, "grep", None))
+        self._agrep_takes_max_count = _takes_max_count(getattr(backend, "agrep", None))
         if in_composite and not (self._grep_takes_max_count and self._agrep_takes_max_count):
             # Inside a composite, deepagents' rule for a backend's `max_count` (by name or
             # through `**kwargs`); the composite caps what comes back.

@@ -31,6 +31,21 @@ class SummarizationCall:
         """The entry's state writes (`{"commands": [...], "files": ...}`), awaitable when
         `is_async`."""
 
+class EntryCall:
+    """The core's memory or skills entry, its hooks run outside a deepagents_rs agent."""
+
+    def __init__(self, config: dict[str, Any]) -> None: ...
+    def before_agent(self, state: dict[str, Any], is_async: bool, config: Any = None) -> Any:
+        """The state keys the hook writes, or None; awaitable when `is_async`."""
+    def run(self, request: dict[str, Any], model: Any, responder: Any, is_async: bool, config: Any = None) -> Any:
+        """The entry's state writes (`{"commands": [...], "files": ...}`), awaitable when
+        `is_async`."""
+
+LIMITS: dict[str, int]
+
+def format_memory(template: str, sources: list[str], contents: dict[str, str]) -> str:
+    """``MemoryMiddleware._format_agent_memory``: the memory section in ``template``."""
+
 def check_memory_prompt(system_prompt: Any) -> None:
     """``MemoryMiddleware``'s checks of its ``system_prompt``: ``TypeError`` unless str or
     None, ``ValueError`` without the ``{agent_memory}`` slot."""

@@ -35,10 +35,13 @@ pub use builtin::{AnthropicPromptCaching, ParentNotifier, ToolProvider};
 pub use chain::{Chain, ModelBase, ModelHandler, Slot, ToolBase, ToolHandler, with_custom};
 pub use memory::{
     MEMORY_CONTENTS_KEY, MEMORY_SYSTEM_PROMPT, Memory, check_template as check_memory_template,
+    format_memory,
 };
 pub use patch_tool_calls::PatchToolCalls;
 pub use skills::{
-    FrontmatterReader, FrontmatterView, ResolvedTools, SKILLS_SYSTEM_PROMPT, SkillToolResolver,
+    FrontmatterReader, MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH,
+    MAX_SKILL_FILE_SIZE, MAX_SKILL_NAME_LENGTH, MAX_WARNING_LENGTH as MAX_SKILL_LOAD_WARNING_LENGTH,
+    MAX_WARNINGS as MAX_SKILLS_LOAD_WARNINGS, FrontmatterView, ResolvedTools, SKILLS_SYSTEM_PROMPT, SkillToolResolver,
     Skills, Source as SkillSource, check_template as check_skills_template,
     derive_label as derive_skill_label,
 };

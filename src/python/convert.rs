@@ -136,8 +136,9 @@ pub(crate) fn extra_from_py(dict: &Bound<'_, PyDict>) -> PyResult<Extra> {
         let value = match key.as_str() {
             crate::summarization::event::EVENT_KEY => record_from_py(&v),
             crate::summarization::event::SESSION_KEY => json_from_py(&v),
-            // Skills' keys, which the core reads and writes.
-            "skills_metadata"
+            // Memory's and skills' keys, which the core reads and writes.
+            crate::middleware::MEMORY_CONTENTS_KEY
+            | "skills_metadata"
             | "skills_load_errors"
             | "pinned_skills"
             | "_skill_tools_disclosed" => json_from_py(&v),

@@ -7,7 +7,7 @@ use pyo3::types::{PyDict, PyString};
 
 use super::backends::backend_from_py;
 use super::errors::to_py;
-use crate::middleware::{Memory, check_memory_template};
+use crate::middleware::{Memory, check_memory_template, format_memory as format_section};
 
 /// `MemoryMiddleware(system_prompt=...)`'s checks: `TypeError` for what is neither a str nor
 /// None, `ValueError` for a template without `{agent_memory}`.
@@ -32,6 +32,18 @@ pub(crate) fn check_prompt(
         )));
     };
     check(template.to_str()?).map_err(to_py)
+}
+
+/// `MemoryMiddleware._format_agent_memory`: `template` with the memory section of
+/// `contents` (`{source: content}`, in the order of `sources`) in its `{agent_memory}` slot.
+#[pyfunction]
+pub(crate) fn format_memory(
+    template: &str,
+    sources: Vec<String>,
+    contents: &Bound<'_, PyDict>,
+) -> PyResult<String> {
+    let contents: serde_json::Map<String, serde_json::Value> = super::value::from_py(contents)?;
+    format_section(template, &sources, &contents).map_err(to_py)
 }
 
 /// Whether a middleware item is a memory configuration (`{"kind": "memory", ...}`).

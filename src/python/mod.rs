@@ -6,6 +6,7 @@ mod backends;
 mod blocking;
 mod composite;
 mod convert;
+mod entry_call;
 mod errors;
 mod files;
 mod host;
@@ -125,6 +126,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         crate::middleware::MEMORY_SYSTEM_PROMPT,
     )?;
     m.add_function(wrap_pyfunction!(memory::check_memory_prompt, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::format_memory, m)?)?;
     // deepagents' skills texts and checks, for `deepagents_rs.middleware.skills`.
     m.add(
         "SKILLS_SYSTEM_PROMPT",
@@ -132,5 +134,31 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(skills::check_skills_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skill_source_label, m)?)?;
+    // deepagents' numeric module constants (`MAX_SKILL_FILE_SIZE`, `NUM_CHARS_PER_TOKEN`,
+    // ...), from the values the core works with.
+    use crate::middleware as sk;
+    let limits = pyo3::types::PyDict::new(m.py());
+    for (name, value) in [
+        ("MAX_SKILL_FILE_SIZE", sk::MAX_SKILL_FILE_SIZE),
+        ("MAX_SKILL_NAME_LENGTH", sk::MAX_SKILL_NAME_LENGTH),
+        (
+            "MAX_SKILL_DESCRIPTION_LENGTH",
+            sk::MAX_SKILL_DESCRIPTION_LENGTH,
+        ),
+        (
+            "MAX_SKILL_COMPATIBILITY_LENGTH",
+            sk::MAX_SKILL_COMPATIBILITY_LENGTH,
+        ),
+        ("MAX_SKILLS_LOAD_WARNINGS", sk::MAX_SKILLS_LOAD_WARNINGS),
+        (
+            "MAX_SKILL_LOAD_WARNING_LENGTH",
+            sk::MAX_SKILL_LOAD_WARNING_LENGTH,
+        ),
+        ("NUM_CHARS_PER_TOKEN", fs::NUM_CHARS_PER_TOKEN),
+    ] {
+        limits.set_item(name, value)?;
+    }
+    m.add("LIMITS", limits)?;
+    m.add_class::<entry_call::EntryCall>()?;
     Ok(())
 }

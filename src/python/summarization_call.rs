@@ -123,7 +123,7 @@ impl SummarizationCall {
     ) -> PyResult<Bound<'py, PyAny>> {
         guard(|| {
             let host = host_for(py, is_async, config)?;
-            let request = self.request_from_py(request, host.clone())?;
+            let request = request_from_py(request, self.model.clone(), host.clone())?;
             let base = responder_base(&request, Arc::new(responder.unbind()));
             let fut = self.chain.model_handler(base).call(request);
             let fut = async move { fut.await.map_err(to_py) };
@@ -132,7 +132,11 @@ impl SummarizationCall {
     }
 }
 
-fn host_for(py: Python<'_>, is_async: bool, config: Option<Py<PyAny>>) -> PyResult<HostContext> {
+pub(crate) fn host_for(
+    py: Python<'_>,
+    is_async: bool,
+    config: Option<Py<PyAny>>,
+) -> PyResult<HostContext> {
     if is_async {
         PyHost::for_async(py, config)
     } else {
@@ -142,7 +146,7 @@ fn host_for(py: Python<'_>, is_async: bool, config: Option<Py<PyAny>>) -> PyResu
 
 /// `fut`'s outcome as `to_py` makes it: awaitable on the caller's loop under an async host,
 /// else waited for here (without the GIL).
-fn finish<'py, T, F>(
+pub(crate) fn finish<'py, T, F>(
     py: Python<'py>,
     host: &HostContext,
     fut: F,
@@ -170,7 +174,7 @@ where
 
 /// The state keys the entry reads (`files` and the summarization keys) and, for the compact
 /// tool, `messages` as dicts.
-fn state_from_py(raw: &Bound<'_, PyDict>) -> PyResult<AgentState> {
+pub(crate) fn state_from_py(raw: &Bound<'_, PyDict>) -> PyResult<AgentState> {
     let s = raw.copy()?;
     let mut state = AgentState::default();
     if let Some(files) = s.get_item("files")?.filter(|f| !f.is_none()) {
@@ -188,71 +192,70 @@ fn state_from_py(raw: &Bound<'_, PyDict>) -> PyResult<AgentState> {
     Ok(state)
 }
 
-impl SummarizationCall {
-    fn request_from_py(
-        &self,
-        raw: &Bound<'_, PyDict>,
-        host: HostContext,
-    ) -> PyResult<ModelRequest> {
-        let item = |k: &str| raw.get_item(k).map(|v| v.filter(|v| !v.is_none()));
-        let system = match item("system")? {
-            Some(s) => Some(Arc::new(match message_from_py(&s)? {
-                Message::System(s) => s,
-                other => SystemMessage {
-                    content: other.content().clone(),
-                    ..Default::default()
-                },
-            })),
-            None => None,
-        };
-        let messages = match item("messages")? {
-            Some(m) => messages_from_py(&m)?.into_iter().map(Arc::new).collect(),
-            None => Vec::new(),
-        };
-        let mut tools = Vec::new();
-        if let Some(list) = item("tools")? {
-            for t in list.try_iter()? {
-                let (name, description, parameters): (String, String, Bound<'_, PyAny>) =
-                    t?.extract()?;
-                tools.push(ToolSpec {
-                    name,
-                    description,
-                    parameters: super::value::from_py(&parameters)?,
-                    provider_definition: None,
-                    json_spec: false,
-                    defer_loading: false,
-                });
-            }
+/// A request as a face hands it over (see `SummarizationCall.run`), for `model`.
+pub(crate) fn request_from_py(
+    raw: &Bound<'_, PyDict>,
+    model: Arc<dyn ChatModel>,
+    host: HostContext,
+) -> PyResult<ModelRequest> {
+    let item = |k: &str| raw.get_item(k).map(|v| v.filter(|v| !v.is_none()));
+    let system = match item("system")? {
+        Some(s) => Some(Arc::new(match message_from_py(&s)? {
+            Message::System(s) => s,
+            other => SystemMessage {
+                content: other.content().clone(),
+                ..Default::default()
+            },
+        })),
+        None => None,
+    };
+    let messages = match item("messages")? {
+        Some(m) => messages_from_py(&m)?.into_iter().map(Arc::new).collect(),
+        None => Vec::new(),
+    };
+    let mut tools = Vec::new();
+    if let Some(list) = item("tools")? {
+        for t in list.try_iter()? {
+            let (name, description, parameters): (String, String, Bound<'_, PyAny>) =
+                t?.extract()?;
+            tools.push(ToolSpec {
+                name,
+                description,
+                parameters: super::value::from_py(&parameters)?,
+                provider_definition: None,
+                json_spec: false,
+                defer_loading: false,
+            });
         }
-        let model_settings: Map<String, Value> = match item("model_settings")? {
-            Some(s) => super::value::from_py(&s)?,
-            None => Map::new(),
-        };
-        let state = match item("state")? {
-            Some(s) => state_from_py(s.cast::<PyDict>()?)?,
-            None => AgentState::default(),
-        };
-        Ok(ModelRequest {
-            model: self.model.clone(),
-            system,
-            messages,
-            tools: tools.into(),
-            schema_tools_at: None,
-            tool_choice: None,
-            response_format: None,
-            format_override: None,
-            model_settings,
-            cache_control: None,
-            state,
-            tokens: None,
-            host,
-            trace: None,
-        })
     }
+    let model_settings: Map<String, Value> = match item("model_settings")? {
+        Some(s) => super::value::from_py(&s)?,
+        None => Map::new(),
+    };
+    let state = match item("state")? {
+        Some(s) => state_from_py(s.cast::<PyDict>()?)?,
+        None => AgentState::default(),
+    };
+    Ok(ModelRequest {
+        model,
+        system,
+        messages,
+        tools: tools.into(),
+        schema_tools_at: None,
+        tool_choice: None,
+        response_format: None,
+        format_override: None,
+        model_settings,
+        cache_control: None,
+        state,
+        tokens: None,
+        host,
+        trace: None,
+    })
 }
 
 /// The entry's inner call: the caller's handler, through `responder`.
-fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>) -> ModelBase {
+pub(crate) fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>) -> ModelBase {
     let given = &original.messages;
     let system = original.system.clone();
     // A message the entry passes on as it got it goes back as its index, so the handler
@@ -305,7 +308,7 @@ fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>) -> ModelBa
 }
 
 /// The entry's state writes, as the face turns them into LangChain's `Command`.
-fn outcome_to_py(py: Python<'_>, response: ModelResponse) -> PyResult<Bound<'_, PyAny>> {
+pub(crate) fn outcome_to_py(py: Python<'_>, response: ModelResponse) -> PyResult<Bound<'_, PyAny>> {
     let out = PyDict::new(py);
     let commands = PyList::empty(py);
     for c in &response.commands {

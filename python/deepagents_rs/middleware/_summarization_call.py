@@ -54,9 +54,9 @@ def _tool_spec(tool: Any) -> tuple[str, str, dict]:
     return adapter.name, adapter.description, adapter.parameters
 
 
-def _core_request(request: Any) -> tuple[dict, list[Any]]:
-    """The request as the entry takes it, and its messages (the handler gets back those the
-    entry passes on unchanged)."""
+def _core_request(request: Any, state_keys: tuple[str, ...] = _STATE_KEYS) -> tuple[dict, list[Any]]:
+    """The request as the entry takes it (with the state's `state_keys`), and its messages
+    (the handler gets back those the entry passes on unchanged)."""
     messages = list(request.messages)
     state = request.state if isinstance(request.state, dict) else {}
     system = request.system_message
@@ -65,7 +65,7 @@ def _core_request(request: Any) -> tuple[dict, list[Any]]:
         "messages": [_convert.to_core(m) for m in messages],
         "tools": [_tool_spec(t) for t in request.tools or ()],
         "model_settings": dict(request.model_settings or {}),
-        "state": {k: state[k] for k in _STATE_KEYS if k in state},
+        "state": {k: state[k] for k in state_keys if k in state},
     }, messages
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal, get_args
 
+from deepagents_rs._core import LIMITS
 from deepagents_rs._glob import globmatch
 from deepagents_rs.backends import CompositeBackend, StateBackend
 from deepagents_rs.backends.composite import _route_for_path
@@ -67,6 +68,9 @@ FsToolName = Literal["ls", "read_file", "write_file", "edit_file", "delete", "gl
 """A built-in filesystem tool, as `FilesystemMiddleware(tools=...)` names it."""
 
 _ALL_FS_TOOL_NAMES: frozenset[str] = frozenset(get_args(FsToolName))
+
+NUM_CHARS_PER_TOKEN: int = LIMITS["NUM_CHARS_PER_TOKEN"]
+"""Characters counted as one token where a result's size is weighed against a token limit."""
 
 GLOB_TIMEOUT = 10.0
 """Seconds the `glob` tool waits; above `FilesystemBackend`'s own walk budget, so that one ends first."""

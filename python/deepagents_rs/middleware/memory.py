@@ -9,11 +9,14 @@ deepagents does, and a user's own goes in `middleware=[...]`.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from .._core import MEMORY_SYSTEM_PROMPT, check_memory_prompt
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
+from .._core import MEMORY_SYSTEM_PROMPT, check_memory_prompt, format_memory
 from ..backends.protocol import BackendProtocol
-from ._core_face import CoreEntryFace
+from ._core_face import CoreEntryFace, TracePolicyOnFirstUse
 
 __all__ = ["MEMORY_SYSTEM_PROMPT", "MemoryMiddleware", "MemoryStateUpdate"]
 
@@ -64,6 +67,7 @@ class MemoryMiddleware(CoreEntryFace):
         ValueError: If `system_prompt` lacks the `{agent_memory}` slot.
     """
 
+    trace_policy = TracePolicyOnFirstUse()
     state_schema = _StateSchema()
     """deepagents' `MemoryState` (the private `memory_contents` key)."""
 
@@ -76,6 +80,43 @@ class MemoryMiddleware(CoreEntryFace):
         self.sources, self.system_prompt = sources, system_prompt
         self._backend, self._add_cache_control = backend, add_cache_control
         self.tools: list[Any] = []
+
+    def _format_agent_memory(self, contents: dict[str, str], template: str = MEMORY_SYSTEM_PROMPT) -> str:
+        """`template` with the memory section of `contents` (`{source: content}`) in its
+        `{agent_memory}` slot, as the model is shown it."""
+        return format_memory(template, list(self.sources), dict(contents))
+
+    def before_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> MemoryStateUpdate | None:
+        """Loads the sources through the backend into `memory_contents` (a missing file is
+        left out), unless the state has them already."""
+        from ._entry_call import before_agent
+
+        return before_agent(self, state, runtime, config)
+
+    async def abefore_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> MemoryStateUpdate | None:
+        """`before_agent` under `ainvoke`."""
+        from ._entry_call import abefore_agent
+
+        return await abefore_agent(self, state, runtime, config)
+
+    def modify_request(self, request: Any) -> Any:
+        """The request with the memory section added to its system message (and the cache
+        breakpoint, when asked for and the model is Anthropic's)."""
+        from ._entry_call import modify_request
+
+        return modify_request(self, request, (MEMORY_CONTENTS_KEY,))
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        """`handler` on `modify_request(request)`."""
+        from ._entry_call import wrap
+
+        return wrap(self, request, handler, (MEMORY_CONTENTS_KEY,))
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        """`wrap_model_call` with an async `handler`."""
+        from ._entry_call import awrap
+
+        return await awrap(self, request, handler, (MEMORY_CONTENTS_KEY,))
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds its memory entry from."""

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._core import SKILLS_SYSTEM_PROMPT, check_skills_prompt, skill_source_label
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
+from .._core import LIMITS, SKILLS_SYSTEM_PROMPT, check_skills_prompt, skill_source_label
 from ..backends.protocol import BackendProtocol
-from ._core_face import CoreEntryFace
+from ._core_face import CoreEntryFace, TracePolicyOnFirstUse
 from ._skill_tools import SkillTools, resolver_of
 from ._skills_frontmatter import frontmatter_views
 
@@ -24,6 +27,16 @@ __all__ = ["SkillsMiddleware", "disclosed_skill_tool_names"]
 #: The state keys of skills: two kept out of the output, two private.
 SKILLS_OMITTED_KEYS = frozenset({"skills_metadata", "pinned_skills"})
 SKILLS_PRIVATE_KEYS = frozenset({"skills_load_errors", "_skill_tools_disclosed"})
+#: The state keys the skills entry reads around a model call.
+_SKILLS_KEYS = ("skills_metadata", "skills_load_errors", "_skill_tools_disclosed")
+
+#: deepagents' limits on skill files, as the core applies them.
+MAX_SKILL_FILE_SIZE: int = LIMITS["MAX_SKILL_FILE_SIZE"]
+MAX_SKILL_NAME_LENGTH: int = LIMITS["MAX_SKILL_NAME_LENGTH"]
+MAX_SKILL_DESCRIPTION_LENGTH: int = LIMITS["MAX_SKILL_DESCRIPTION_LENGTH"]
+MAX_SKILL_COMPATIBILITY_LENGTH: int = LIMITS["MAX_SKILL_COMPATIBILITY_LENGTH"]
+MAX_SKILLS_LOAD_WARNINGS: int = LIMITS["MAX_SKILLS_LOAD_WARNINGS"]
+MAX_SKILL_LOAD_WARNING_LENGTH: int = LIMITS["MAX_SKILL_LOAD_WARNING_LENGTH"]
 
 _LAZY = ("SkillMetadata", "SkillsState", "SkillToolResolver")
 
@@ -82,6 +95,7 @@ class SkillsMiddleware(CoreEntryFace):
         ValueError: If `system_prompt` lacks a slot, or two `tools` share a name.
     """
 
+    trace_policy = TracePolicyOnFirstUse()
     state_schema = _StateSchema()
     """deepagents' `SkillsState`."""
 
@@ -101,6 +115,57 @@ class SkillsMiddleware(CoreEntryFace):
         # disclosed.
         self.tools: list[Any] = []
         self._skill_tools = SkillTools(resolver)
+        self._tools_given = tools is not None
+
+    def before_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> dict[str, Any] | None:
+        """Lists the sources through the backend into `skills_metadata` (later sources
+        overriding earlier ones by name) and `skills_load_errors`, unless `skills_metadata`
+        holds a list already."""
+        from ._entry_call import before_agent
+
+        return before_agent(self, state, runtime, config)
+
+    async def abefore_agent(self, state: Any, runtime: Any, config: RunnableConfig) -> dict[str, Any] | None:
+        """`before_agent` under `ainvoke`."""
+        from ._entry_call import abefore_agent
+
+        return await abefore_agent(self, state, runtime, config)
+
+    def modify_request(self, request: Any) -> Any:
+        """The request with the skills section added to its system message."""
+        from ._entry_call import modify_request
+
+        if self.system_prompt_template is None:
+            return request
+        self._check_direct_call()
+        return modify_request(self, request, _SKILLS_KEYS)
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        """`handler` on the request with the skills section added to its system message;
+        the response records the skill tools the call disclosed."""
+        return self._wrap(request, handler)
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        """`wrap_model_call` with an async `handler`."""
+        from ._entry_call import awrap
+
+        self._check_direct_call()
+        return await awrap(self, request, handler, _SKILLS_KEYS)
+
+    def _wrap(self, request: Any, handler: Any) -> Any:
+        from ._entry_call import wrap
+
+        self._check_direct_call()
+        return wrap(self, request, handler, _SKILLS_KEYS)
+
+    def _check_direct_call(self) -> None:
+        # The core discloses skill tools by changing the request's tools, which the direct
+        # call does not hand back yet.
+        if self._tools_given:
+            raise NotImplementedError(
+                "deepagents_rs: SkillsMiddleware(tools=...) runs only inside a deepagents_rs agent; "
+                "its model hook outside one (LangChain's create_agent, a direct call) takes no skill tools yet"
+            )
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds its skills entry from."""

@@ -7,19 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._core_face import CoreEntryFace
-
-
-class _TracePolicy:
-    """deepagents' ``trace_policy`` (hook inputs left out of traces), made on first use: it is
-    LangChain's type."""
-
-    def __get__(self, instance: object, owner: type) -> Any:
-        from langchain.agents.middleware.types import TracePolicy, omit_payload
-
-        policy = TracePolicy(process_inputs=omit_payload)
-        owner.trace_policy = policy  # type: ignore[attr-defined]
-        return policy
+from ._core_face import CoreEntryFace, TracePolicyOnFirstUse
 
 
 class UnsupportedContentMiddleware(CoreEntryFace):
@@ -28,7 +16,7 @@ class UnsupportedContentMiddleware(CoreEntryFace):
     ``create_deep_agent`` adds it to every stack; one passed in ``middleware`` takes its
     place."""
 
-    trace_policy = _TracePolicy()
+    trace_policy = TracePolicyOnFirstUse()
 
     def __init__(self) -> None:
         self.tools: list[Any] = []

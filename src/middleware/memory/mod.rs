@@ -67,9 +67,19 @@ impl Memory {
             Some(Opaque::Json(Value::Object(m))) => m,
             _ => &empty,
         };
-        let body = format::memory_body(&self.sources, contents);
-        format::fill(template, &body).map_err(Error::InvalidInput)
+        format_memory(template, &self.sources, contents)
     }
+}
+
+/// `template` with the memory section of `contents` (`{source: content}`, shown in the
+/// order of `sources`) in its `{agent_memory}` slot.
+pub fn format_memory(
+    template: &str,
+    sources: &[String],
+    contents: &Map<String, Value>,
+) -> Result<String, Error> {
+    let body = format::memory_body(sources, contents);
+    format::fill(template, &body).map_err(Error::InvalidInput)
 }
 
 /// deepagents' constructor check of a custom template.

@@ -36,9 +36,12 @@ use crate::model::{ChatModel, ModelRequest};
 use crate::state::{AgentState, MessagesDelta, StateDelta};
 use crate::tools::{HostContext, Tool, ToolError, ToolResult, ToolSpec};
 
-pub use frontmatter::FrontmatterView;
+pub use frontmatter::{
+    FrontmatterView, MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE,
+    MAX_SKILL_NAME_LENGTH,
+};
 pub use load::FrontmatterReader;
-pub use section::{Source, derive_label};
+pub use section::{MAX_WARNING_LENGTH, MAX_WARNINGS, Source, derive_label};
 pub use texts::SKILLS_SYSTEM_PROMPT;
 
 pub const SKILLS_METADATA_KEY: &str = "skills_metadata";

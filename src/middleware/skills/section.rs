@@ -9,8 +9,8 @@ use super::texts::{LOAD_WARNINGS_HEAD, LOAD_WARNINGS_TAIL};
 use crate::middleware::format_slots::{FillError, fill};
 
 /// deepagents' `MAX_SKILLS_LOAD_WARNINGS` and `MAX_SKILL_LOAD_WARNING_LENGTH`.
-const MAX_WARNINGS: usize = 20;
-const MAX_WARNING_LENGTH: usize = 1000;
+pub const MAX_WARNINGS: usize = 20;
+pub const MAX_WARNING_LENGTH: usize = 1000;
 const TRUNCATED: &str = "... [truncated]";
 
 /// A source: its path and the label the prompt shows it under.

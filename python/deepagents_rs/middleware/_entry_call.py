@@ -1,0 +1,81 @@
+"""The hooks of `MemoryMiddleware` and `SkillsMiddleware` outside a deepagents_rs agent: the
+core's entry (`_core.EntryCall`) loads through the backend and writes the system-prompt
+section; this module only converts LangChain's state, `ModelRequest` and handler to what
+the entry takes (as `_summarization_call` does for summarization)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _convert
+from ._summarization_call import _core_request, _Responder, _result, _runtime_config
+
+
+def entry(face: Any, runtime: Any) -> Any:
+    """The core entry of `face` for the runtime's store, made when first needed and kept on
+    the face."""
+    store = getattr(runtime, "store", None)
+    made = face.__dict__.get("_entry_call")
+    if made is None or made[0] is not store:
+        from .._core import EntryCall
+
+        made = face._entry_call = (store, EntryCall(face._core_config(store)))
+    return made[1]
+
+
+def _hook_state(state: Any) -> dict[str, Any]:
+    state = dict(state or {})
+    if "messages" in state:
+        state["messages"] = [_convert.to_core(m) for m in state["messages"]]
+    return state
+
+
+def _config(config: Any, runtime: Any) -> Any:
+    if isinstance(config, dict) and config:
+        return config
+    return _runtime_config(runtime)
+
+
+def before_agent(face: Any, state: Any, runtime: Any, config: Any) -> Any:
+    """The entry's `before_agent`: the state keys it writes, or None."""
+    return entry(face, runtime).before_agent(_hook_state(state), False, _config(config, runtime))
+
+
+async def abefore_agent(face: Any, state: Any, runtime: Any, config: Any) -> Any:
+    """`before_agent` under `ainvoke`."""
+    return await entry(face, runtime).before_agent(_hook_state(state), True, _config(config, runtime))
+
+
+def _request(request: Any, state_keys: tuple[str, ...]) -> tuple[dict, list[Any], Any]:
+    """The request as the entry takes it, its messages, and its model as the core takes one."""
+    from .._assembly import _core_model
+
+    raw, messages = _core_request(request, state_keys)
+    return raw, messages, _core_model(request.model, [])
+
+
+def wrap(face: Any, request: Any, handler: Any, state_keys: tuple[str, ...]) -> Any:
+    """The entry around `handler`: the handler's response (with the entry's state writes)."""
+    runtime = getattr(request, "runtime", None)
+    raw, messages, model = _request(request, state_keys)
+    responder = _Responder(request, handler, messages)
+    outcome = entry(face, runtime).run(raw, model, responder, False, _runtime_config(runtime))
+    return _result(outcome, responder)
+
+
+async def awrap(face: Any, request: Any, handler: Any, state_keys: tuple[str, ...]) -> Any:
+    """`wrap` with an async `handler`."""
+    runtime = getattr(request, "runtime", None)
+    raw, messages, model = _request(request, state_keys)
+    responder = _Responder(request, handler, messages)
+    outcome = await entry(face, runtime).run(raw, model, responder, True, _runtime_config(runtime))
+    return _result(outcome, responder)
+
+
+def modify_request(face: Any, request: Any, state_keys: tuple[str, ...]) -> Any:
+    """The request as the entry passes it on to the model (its state writes left out)."""
+    runtime = getattr(request, "runtime", None)
+    raw, messages, model = _request(request, state_keys)
+    responder = _Responder(request, lambda modified: modified, messages)
+    entry(face, runtime).run(raw, model, responder, False, _runtime_config(runtime))
+    return responder.response
