@@ -20,10 +20,6 @@ def _merge_configs(base: dict, override: dict) -> dict:
     return out
 
 
-def _planned(param: str, issue: str) -> NotImplementedError:
-    return NotImplementedError(f"deepagents_rs: `{param}` is not supported yet; it is planned ({issue}).")
-
-
 def _check_version(version: str) -> None:
     if version not in ("v1", "v2"):
         raise ValueError(f"Unknown version {version!r}; expected 'v1' or 'v2'")

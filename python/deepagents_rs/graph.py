@@ -97,8 +97,6 @@ def create_deep_agent(
 
     The harness profile of the model shapes the agent and its subagents as in deepagents:
     prompt, tool descriptions, hidden tools, middleware, the general-purpose subagent.
-
-    Parameters not implemented yet raise ``NotImplementedError`` naming the parameter.
     """
     # deepagents builds the default model itself, and looks its profile up on the built model.
     built_default = model is None
