@@ -225,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
 
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     short = f"{os.cpu_count()} CPUs ({platform.machine()}), load average at start {load}, Python {platform.python_version()}"
-    machine = f"{short}, _core {build_info()}"
+    # The results are committed: the module's path is given relative to the repository.
+    machine = f"{short}, _core {build_info().replace(str(HERE.parent) + '/', '')}"
     print(machine, flush=True)
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
