@@ -787,21 +787,20 @@ def test_serialization_round_trips() -> None:
 # Built-ins and plugins
 # --------------------------------------------------------------------------------------------
 
-#: deepagents' NVIDIA Nemotron 3 Ultra profile (a model-specific set of tool-call and
-#: final-answer repairs, 1,800 lines of middleware) is not ported: its keys are absent here.
-NEMOTRON_KEYS = frozenset(
-    importlib.import_module("deepagents.profiles.harness._nvidia_nemotron_3_ultra")._NEMOTRON_ULTRA_MODEL_SPECS
-)
+
+NEMOTRON_SPECS = importlib.import_module(
+    "deepagents.profiles.harness._nvidia_nemotron_3_ultra"
+)._NEMOTRON_ULTRA_MODEL_SPECS
 
 
 def test_built_in_profiles() -> None:
     def run(impl: Impl) -> Any:
         module = hp(impl.name)
         module._ensure_harness_profiles_loaded()
-        keys = [k for k in module._HARNESS_PROFILES if k not in NEMOTRON_KEYS]
+        keys = list(module._HARNESS_PROFILES)
         return {
             "keys": keys,
-            "bootstrap": sorted(set(impl.builtin._BOOTSTRAP_HARNESS_KEYS) - NEMOTRON_KEYS),
+            "bootstrap": sorted(impl.builtin._BOOTSTRAP_HARNESS_KEYS),
             "profiles": {k: _view(impl, module._HARNESS_PROFILES[k], []) for k in keys},
             "any": module._has_any_harness_profile(),
         }
@@ -811,11 +810,16 @@ def test_built_in_profiles() -> None:
         "anthropic:claude-opus-4-7",
         "anthropic:claude-sonnet-4-6",
         "anthropic:claude-haiku-4-5",
+        # The Nemotron 3 Ultra profile, under each provider serving it.
+        *NEMOTRON_SPECS,
         "openai:gpt-5.1-codex",
         "openai:gpt-5.2-codex",
         "openai:gpt-5.3-codex",
     ]
     assert seen["profiles"]["openai:gpt-5.2-codex"]["extra_middleware"] == ["TodoListMiddleware"]
+    nemotron = seen["profiles"]["together:nvidia/nemotron-3-ultra-550b-a55b"]
+    assert nemotron["extra_middleware"][4] == "ToolRetryMiddleware"
+    assert list(nemotron["tool_description_overrides"]) == ["read_file"]
     assert not seen["any"]
 
 

@@ -1,7 +1,7 @@
 """One-time loading of the built-in profiles and of third-party profile plugins.
 
-The built-ins (provider profiles, and harness profiles: the Anthropic models' suffixes and the
-OpenAI Codex profile) are registered by direct calls, not through entry points, so that broken
+The built-ins (provider profiles, and harness profiles: the Anthropic models' suffixes, the
+NVIDIA Nemotron 3 Ultra profile and the OpenAI Codex profile) are registered by direct calls, not through entry points, so that broken
 package metadata can never switch them off. Plugins are entry points in the
 `deepagents_rs.provider_profiles` and `deepagents_rs.harness_profiles` groups, each a
 zero-argument callable that registers profiles; they run after the built-ins, so theirs layer
@@ -20,13 +20,12 @@ import threading
 import warnings
 from importlib.metadata import EntryPoint, entry_points
 
-from deepagents_rs._harness_texts import SYSTEM_PROMPT_SUFFIXES
-from deepagents_rs.profiles.harness import _openai_codex
-from deepagents_rs.profiles.harness.harness_profiles import (
-    _HARNESS_PROFILES,
-    HarnessProfile,
-    _register_harness_profile_impl,
-)
+from deepagents_rs.profiles.harness import _anthropic_haiku_4_5 as _haiku
+from deepagents_rs.profiles.harness import _anthropic_opus_4_7 as _opus
+from deepagents_rs.profiles.harness import _anthropic_sonnet_4_6 as _sonnet
+from deepagents_rs.profiles.harness import _nvidia_nemotron_3_ultra as _nemotron
+from deepagents_rs.profiles.harness import _openai_codex as _codex
+from deepagents_rs.profiles.harness.harness_profiles import _HARNESS_PROFILES
 from deepagents_rs.profiles.provider import _nvidia, _openai, _openrouter
 from deepagents_rs.profiles.provider.provider_profiles import _PROVIDER_PROFILES
 
@@ -38,7 +37,17 @@ _PROVIDER_PROFILE_GROUP = "deepagents_rs.provider_profiles"
 _HARNESS_PROFILE_GROUP = "deepagents_rs.harness_profiles"
 """The entry-point group searched for harness-profile plugins."""
 
-_BUILTIN_MODULES = (_nvidia, _openai, _openrouter)
+_BUILTIN_MODULES = (
+    _nvidia,
+    _openai,
+    _openrouter,
+    _opus,
+    _sonnet,
+    _haiku,
+    _nemotron,
+    _codex,
+)
+"""Registered in this order (deepagents' own), so the registry lists their keys as it does."""
 
 _BOOTSTRAP_HARNESS_KEYS: frozenset[str] = frozenset()
 """The harness keys registered by the bootstrap (built-ins and plugins alike), so that
@@ -69,9 +78,6 @@ def _ensure_builtin_profiles_loaded() -> None:
     try:
         for module in _BUILTIN_MODULES:
             module.register()
-        for spec, suffix in SYSTEM_PROMPT_SUFFIXES.items():
-            _register_harness_profile_impl(spec, HarnessProfile(system_prompt_suffix=suffix))
-        _openai_codex.register()
         _run_plugins(_PROVIDER_PROFILE_GROUP)
         _run_plugins(_HARNESS_PROFILE_GROUP)
     except Exception:

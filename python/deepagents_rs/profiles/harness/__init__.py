@@ -1,7 +1,8 @@
-"""Harness profiles: the `HarnessProfile` API (`harness_profiles`) and the built-in OpenAI Codex
-profile (`_openai_codex`); the Anthropic models' built-ins are plain suffixes, registered by
-`deepagents_rs.profiles._builtin_profiles`. Built-ins register only through the bootstrap, never
-at import, so their registrations merge like any other."""
+"""Harness profiles: the `HarnessProfile` API (`harness_profiles`) and the built-ins, one module
+each: the Anthropic models' suffixes (`_anthropic_*`), NVIDIA Nemotron 3 Ultra
+(`_nvidia_nemotron_3_ultra`) and OpenAI Codex (`_openai_codex`). Built-ins register only
+through the bootstrap (`deepagents_rs.profiles._builtin_profiles`), never at import, so their
+registrations merge like any other."""
 
 from deepagents_rs.profiles.harness import harness_profiles as _api
 
