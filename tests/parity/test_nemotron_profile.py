@@ -23,7 +23,7 @@ import pytest
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 
-from .harness import MODES, Both, Outcome, ScriptedChatModel, ai_tool_calls, assert_parity
+from .harness import MODES, Both, Outcome, ScriptedChatModel, ai_tool_calls, assert_parity, call_view
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
@@ -83,22 +83,35 @@ def user(text: str) -> dict[str, Any]:
 
 
 def run(script: list[Any], inp: dict[str, Any], mode: str, **kwargs: Any) -> Both:
-    """The scenario on both implementations, each with its own model and a copy of the input."""
-    outcomes = {}
+    """The scenario on both implementations, each with its own model and a copy of the input.
+    Stream modes record each chunk's (node, keys) in `both.extras[impl]`."""
+    outcomes, extras = {}, {}
     for impl, module in IMPLS.items():
         model = NemotronModel(copy.deepcopy(script))
         outcome = Outcome(impl=impl, model=model)
         agent = module.create_deep_agent(model=model, **kwargs)
+        nodes: list[tuple[str, Any]] = []
+
+        async def astream(agent: Any = agent, nodes: list[tuple[str, Any]] = nodes) -> None:
+            async for chunk in agent.astream(copy.deepcopy(inp)):
+                nodes.extend((node, sorted(update or {})) for node, update in chunk.items())
+
         try:
             if mode == "invoke":
                 outcome.result = agent.invoke(copy.deepcopy(inp))
-            else:
+            elif mode == "ainvoke":
                 outcome.result = asyncio.run(agent.ainvoke(copy.deepcopy(inp)))
+            elif mode == "stream":
+                for chunk in agent.stream(copy.deepcopy(inp)):
+                    nodes.extend((node, sorted(update or {})) for node, update in chunk.items())
+            else:
+                asyncio.run(astream())
         except Exception as exc:  # noqa: BLE001 - compared by assert_parity
             outcome.error = exc
         outcomes[impl] = outcome
+        extras[impl] = nodes
         mirrored_ids(model)
-    return Both(ref=outcomes["deepagents"], rs=outcomes["deepagents_rs"])
+    return Both(ref=outcomes["deepagents"], rs=outcomes["deepagents_rs"], extras=extras)
 
 
 def mirrored_ids(model: NemotronModel) -> None:
@@ -223,6 +236,41 @@ def test_entity_and_chain_nudges(mode: str) -> None:
     assert "manager_id 2002 from current user 1001" in entity.content
     assert named(result["messages"])[-1] == "nemotron_final_answer_guard"
     assert result["messages"][-1].content == "Emailed Dana about the Quarterly plan."
+
+
+@pytest.mark.parametrize("mode", ["stream", "astream"])
+def test_stream_nodes(mode: str) -> None:
+    """The same nudges and jumps as the stream shows them: each node's update, in order."""
+    script = [
+        ai_tool_calls(("update_order", {"order_id": 5, "status": "shipped", "title": "Spring Sale"})),
+        "Done.",
+        "Order 5 is now shipped (Spring Sale).",
+    ]
+    both = run(script, user("Please update order 5 to shipped now."), mode, tools=[get_order_status, update_order])
+    assert [call_view(c) for c in both.rs.calls] == [call_view(c) for c in both.ref.calls]
+    assert both.ref.error is None and both.rs.error is None
+    assert both.extras["deepagents_rs"] == both.extras["deepagents"]
+    nodes = [node for node, _ in both.extras["deepagents"]]
+    assert nodes.count("FinalAnswerGuardMiddleware.after_agent") == 2
+    assert "NemotronPolicyNudgeMiddleware.before_model" in nodes
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_general_purpose_subagent(mode: str) -> None:
+    """The general-purpose subagent runs the same model, so the same profile: its requests
+    carry the suffix, the `read_file` description and the nudges too."""
+    script = [
+        ai_tool_calls(("task", {"description": "Which order is late?", "subagent_type": "general-purpose"})),
+        ai_tool_calls(("get_order_status", {"order_id": 7})),
+        "<think>Order 7.</think>Order 7 is late.",
+        "Order 7 is the late one.",
+    ]
+    both = run(script, user("Find out which order is late."), mode, tools=[get_order_status])
+    result = assert_parity(both)
+    sub = both.ref.calls[1]
+    assert "<state_changes>" in sub.messages[0].content
+    assert named(sub.messages) == ["nemotron_domain_tool_preference"]
+    assert result["messages"][2].content == "Order 7 is late."
 
 
 # --------------------------------------------------------------------------------------------
