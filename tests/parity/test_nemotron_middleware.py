@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import json
+import typing
 from types import SimpleNamespace
 from typing import Any
 
@@ -511,3 +513,57 @@ def test_policy_nudges() -> None:
     assert seen[2] is None and "nemotron_transition_nudged" not in seen[3]
     assert seen[5]["nemotron_action_nudged"] == ["5:Please cancel it now"] and seen[6] is None
     assert json.dumps(seen).count("nemotron_domain_tool_preference") >= 2
+
+
+EXPORTED = [
+    "ChatNVIDIAMessageCompatibilityMiddleware",
+    "EntityResolutionGuardMiddleware",
+    "FinalAnswerGuardMiddleware",
+    "FollowupDisciplineMiddleware",
+    "ModelRateLimitRetryMiddleware",
+    "NemotronPolicyNudgeMiddleware",
+    "NemotronProgressBudgetMiddleware",
+    "NemotronReasoningTagCleanupMiddleware",
+    "NemotronTextToolCallParser",
+    "NemotronToolCallShim",
+    "ReadFileContinuationNoticeMiddleware",
+    "register",
+    "_tool_name_is_domain",
+    "_tool_name_is_mutation",
+]
+HOOKS = (
+    "wrap_model_call",
+    "awrap_model_call",
+    "wrap_tool_call",
+    "awrap_tool_call",
+    "before_model",
+    "abefore_model",
+    "after_agent",
+    "aafter_agent",
+)
+
+
+def test_interface() -> None:
+    """What the module exports, as LangChain and callers see it: signatures, the hooks each
+    middleware overrides (with their jump targets), names, state keys and constants."""
+    from langchain.agents.middleware.types import AgentMiddleware
+
+    def run(m: Any) -> Any:
+        out: dict[str, Any] = {}
+        for name in EXPORTED:
+            obj = getattr(m, name)
+            out[name] = {"signature": str(inspect.signature(obj))}
+            if isinstance(obj, type):
+                hooks = [h for h in HOOKS if getattr(obj, h) is not getattr(AgentMiddleware, h)]
+                out[name]["hooks"] = {h: str(inspect.signature(getattr(obj, h))) for h in hooks}
+                out[name]["jumps"] = {h: getattr(getattr(obj, h), "__can_jump_to__", None) for h in hooks}
+                out[name]["name"] = obj().name if name != "ModelRateLimitRetryMiddleware" else obj.name
+                schema = getattr(obj, "state_schema", None)
+                out[name]["state"] = typing.get_type_hints(schema, include_extras=True) if schema else None
+        constants = ("_DEFAULT_READ_LIMIT", "_EMPTY_TOOL_PLACEHOLDER", "_HARNESS_PROFILE_SUFFIX_MARKER")
+        out["constants"] = [getattr(m, c) for c in (*constants, "_NEMOTRON_ULTRA_MODEL_SPECS")]
+        out["stack"] = [type(mw).__name__ for mw in m._build_extra_middleware()]
+        return {k: repr(v) for k, v in out.items()}
+
+    seen = both(run)
+    assert "after_agent" in seen["FinalAnswerGuardMiddleware"]

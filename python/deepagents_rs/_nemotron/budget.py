@@ -19,10 +19,6 @@ if TYPE_CHECKING:
 
     from langchain.agents.middleware.types import ModelCallResult, ModelRequest
 
-    #: What the model-call wrappers are handed: the rest of the chain, plain or awaitable.
-    _Next = Callable[[ModelRequest[Any]], ModelCallResult]
-    _ANext = Callable[[ModelRequest[Any]], Awaitable[ModelCallResult]]
-
 #: How many results the stand-in answer lists, and how long each may be.
 _MAX_LISTED_RESULTS = 12
 _MAX_RESULT_CHARS = 500
@@ -114,12 +110,16 @@ class NemotronProgressBudgetMiddleware(AgentMiddleware):
             response_metadata={"nemotron_progress_budget_reason": reason},
         )
 
-    def wrap_model_call(self, request: ModelRequest[Any], handler: _Next) -> ModelCallResult:
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelCallResult]
+    ) -> ModelCallResult:
         """The model's reply, or the stand-in answer when the turn's budget is spent."""
         stop = self._stop(request)
         return handler(request) if stop is None else stop
 
-    async def awrap_model_call(self, request: ModelRequest[Any], handler: _ANext) -> ModelCallResult:
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Awaitable[ModelCallResult]]
+    ) -> ModelCallResult:
         """`wrap_model_call` under `ainvoke`."""
         stop = self._stop(request)
         return await handler(request) if stop is None else stop

@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 
     from langchain.agents.middleware.types import ModelCallResult, ModelRequest
 
-    #: What the model-call wrappers are handed: the rest of the chain, plain or awaitable.
-    _Next = Callable[[ModelRequest[Any]], ModelCallResult]
-    _ANext = Callable[[ModelRequest[Any]], Awaitable[ModelCallResult]]
-
 #: Seconds to wait before each retry of a rate-limited model call.
 _RATE_LIMIT_RETRY_DELAYS: tuple[float, ...] = (4.0, 12.0)
 #: Shell names the model gives the `execute` tool in JSON calls.
@@ -54,7 +50,9 @@ class ModelRateLimitRetryMiddleware(AgentMiddleware):
     def __init__(self, retry_delays: tuple[float, ...] = _RATE_LIMIT_RETRY_DELAYS) -> None:
         self._retry_delays = retry_delays
 
-    def wrap_model_call(self, request: ModelRequest[Any], handler: _Next) -> ModelCallResult:
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelCallResult]
+    ) -> ModelCallResult:
         """The model's reply; a rate-limited call is retried after each of `retry_delays` seconds."""
         for delay in self._retry_delays:
             try:
@@ -65,7 +63,9 @@ class ModelRateLimitRetryMiddleware(AgentMiddleware):
             time.sleep(delay)
         return handler(request)
 
-    async def awrap_model_call(self, request: ModelRequest[Any], handler: _ANext) -> ModelCallResult:
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Awaitable[ModelCallResult]]
+    ) -> ModelCallResult:
         """`wrap_model_call` under `ainvoke`."""
         for delay in self._retry_delays:
             try:
@@ -121,11 +121,15 @@ class ChatNVIDIAMessageCompatibilityMiddleware(AgentMiddleware):
         repaired = ChatNVIDIAMessageCompatibilityMiddleware._repair_messages(messages)
         return request if repaired is messages else request.override(messages=repaired)
 
-    def wrap_model_call(self, request: ModelRequest[Any], handler: _Next) -> ModelCallResult:
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelCallResult]
+    ) -> ModelCallResult:
         """Calls the model with the request's messages so mirrored."""
         return handler(self._with_repaired_messages(request))
 
-    async def awrap_model_call(self, request: ModelRequest[Any], handler: _ANext) -> ModelCallResult:
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Awaitable[ModelCallResult]]
+    ) -> ModelCallResult:
         """`wrap_model_call` under `ainvoke`."""
         return await handler(self._with_repaired_messages(request))
 
@@ -151,11 +155,15 @@ class NemotronReasoningTagCleanupMiddleware(AgentMiddleware):
 
     name = "NemotronReasoningTagCleanupMiddleware"
 
-    def wrap_model_call(self, request: ModelRequest[Any], handler: _Next) -> ModelCallResult:
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelCallResult]
+    ) -> ModelCallResult:
         """The model's reply without its `<think>` blocks."""
         return _map_ai_messages(handler(request), _without_think_blocks)
 
-    async def awrap_model_call(self, request: ModelRequest[Any], handler: _ANext) -> ModelCallResult:
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Awaitable[ModelCallResult]]
+    ) -> ModelCallResult:
         """`wrap_model_call` under `ainvoke`."""
         return _map_ai_messages(await handler(request), _without_think_blocks)
 
@@ -258,12 +266,16 @@ class NemotronTextToolCallParser(AgentMiddleware):
             return message
         return message.model_copy(update={"tool_calls": calls, "content": rest})
 
-    def wrap_model_call(self, request: ModelRequest[Any], handler: _Next) -> ModelCallResult:
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelCallResult]
+    ) -> ModelCallResult:
         """The model's reply with the calls written in its text made structured (request's tools only)."""
         tools = set(request_tool_names(request))
         return _map_ai_messages(handler(request), lambda m: self._repair_message(m, tools))
 
-    async def awrap_model_call(self, request: ModelRequest[Any], handler: _ANext) -> ModelCallResult:
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Awaitable[ModelCallResult]]
+    ) -> ModelCallResult:
         """`wrap_model_call` under `ainvoke`."""
         tools = set(request_tool_names(request))
         return _map_ai_messages(await handler(request), lambda m: self._repair_message(m, tools))

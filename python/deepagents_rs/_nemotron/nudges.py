@@ -23,10 +23,6 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from langchain.agents.middleware.types import ModelCallResult, ModelRequest
-
-    #: What the model-call wrappers are handed: the rest of the chain, plain or awaitable.
-    _Next = Callable[[ModelRequest[Any]], ModelCallResult]
-    _ANext = Callable[[ModelRequest[Any]], Awaitable[ModelCallResult]]
     from langgraph.runtime import Runtime
 
 #: How many domain tools the preference nudge names.
@@ -158,11 +154,15 @@ class NemotronPolicyNudgeMiddleware(AgentMiddleware):
         checks = (_transition, _action_commit, _tool_chain, _domain_after_dead_end)
         return conv.merged([check(state, messages) for check in checks])
 
-    def wrap_model_call(self, request: ModelRequest[Any], handler: _Next) -> ModelCallResult:
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelCallResult]
+    ) -> ModelCallResult:
         """Calls the model, with the tool-preference note on a turn's first call when one applies."""
         return handler(self._prepared(request))
 
-    async def awrap_model_call(self, request: ModelRequest[Any], handler: _ANext) -> ModelCallResult:
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Awaitable[ModelCallResult]]
+    ) -> ModelCallResult:
         """`wrap_model_call` under `ainvoke`."""
         return await handler(self._prepared(request))
 

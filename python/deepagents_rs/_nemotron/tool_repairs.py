@@ -19,11 +19,6 @@ if TYPE_CHECKING:
     from langchain.agents.middleware.types import ToolCallRequest
     from langgraph.types import Command
 
-    #: What the tool-call wrappers are handed: the rest of the chain, plain or awaitable.
-    _Result = ToolMessage | Command[Any]
-    _Next = Callable[[ToolCallRequest], _Result]
-    _ANext = Callable[[ToolCallRequest], Awaitable[_Result]]
-
 #: The file tools whose path argument is `file_path`.
 _PATH_TOOLS = frozenset(("read_file", "write_file", "edit_file", "delete"))
 #: How many lines `read_file` may put above its status header (a truncation and an offset note).
@@ -68,11 +63,15 @@ class NemotronToolCallShim(AgentMiddleware):
             return result.model_copy(update={"content": texts.EMPTY_TOOL_RESULT})
         return result
 
-    def wrap_tool_call(self, request: ToolCallRequest, handler: _Next) -> _Result:
+    def wrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]]
+    ) -> ToolMessage | Command[Any]:
         """The tool's result for the repaired call, a placeholder if it is empty."""
         return self._normalize(handler(self._fix_args(request)))
 
-    async def awrap_tool_call(self, request: ToolCallRequest, handler: _ANext) -> _Result:
+    async def awrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
+    ) -> ToolMessage | Command[Any]:
         """`wrap_tool_call` under `ainvoke`."""
         return self._normalize(await handler(self._fix_args(request)))
 
@@ -123,10 +122,14 @@ class ReadFileContinuationNoticeMiddleware(AgentMiddleware):
         notice = texts.READ_CONTINUES.format(limit=limit, offset=offset, next_offset=offset + limit)
         return result.model_copy(update={"content": content + notice})
 
-    def wrap_tool_call(self, request: ToolCallRequest, handler: _Next) -> _Result:
+    def wrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]]
+    ) -> ToolMessage | Command[Any]:
         """The tool's result, with the notice when it is a full `read_file` page."""
         return self._annotate(request, handler(request))
 
-    async def awrap_tool_call(self, request: ToolCallRequest, handler: _ANext) -> _Result:
+    async def awrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
+    ) -> ToolMessage | Command[Any]:
         """`wrap_tool_call` under `ainvoke`."""
         return self._annotate(request, await handler(request))
