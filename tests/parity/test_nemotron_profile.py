@@ -331,3 +331,42 @@ def test_on_the_chat_completions_wire(mode: str) -> None:
     assert "<state_changes>" in first["messages"][0]["content"]
     assert first["messages"][-1]["content"].startswith("The user is asking for file or path content")
     assert finals["deepagents"][-1] == ("ai", "The folder is empty.", None)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_markers_across_turns(mode: str) -> None:
+    """Two turns on one checkpointed thread: the guards' markers are private (absent from the
+    output) but kept in the thread, so a guard that fired in the first turn stays quiet in the
+    second; the action-commit nudge keys on the turn's position and text."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    script = [
+        ai_tool_calls(("update_order", {"order_id": 5, "status": "shipped", "title": "Spring Sale"})),
+        "Done.",
+        "Order 5 is shipped (Spring Sale).",
+        ai_tool_calls(("update_order", {"order_id": 6, "status": "held", "title": "Winter Sale"})),
+        "Done.",
+    ]
+    config = {"configurable": {"thread_id": "t1"}}
+    outcomes, views = {}, {}
+    for impl, module in IMPLS.items():
+        model = NemotronModel(copy.deepcopy(script))
+        agent = module.create_deep_agent(
+            model=model, tools=[get_order_status, update_order], checkpointer=InMemorySaver()
+        )
+        turns = (user("Please update order 5 to shipped."), user("Now hold order 6, go ahead."))
+        results = []
+        for inp in turns:
+            if mode == "invoke":
+                results.append(agent.invoke(copy.deepcopy(inp), config=config))
+            else:
+                results.append(asyncio.run(agent.ainvoke(copy.deepcopy(inp), config=config)))
+        mirrored_ids(model)
+        outcomes[impl] = Outcome(impl=impl, model=model, result=results[-1])
+        views[impl] = [sorted(r) for r in results]
+    result = assert_parity(Both(ref=outcomes["deepagents"], rs=outcomes["deepagents_rs"]))
+    assert views["deepagents_rs"] == views["deepagents"]
+    assert "nemotron_final_guard_fired" not in views["deepagents"][0]
+    # The second "Done." is let through: the final-answer guard fired in the first turn.
+    assert result["messages"][-1].content == "Done."
+    assert named(outcomes["deepagents"].calls[3].messages).count("nemotron_action_commit_nudge") == 1
