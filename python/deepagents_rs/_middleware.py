@@ -288,12 +288,13 @@ class MiddlewareAdapter:
 
     @staticmethod
     async def _known(config: Any, place: Any) -> Any:
-        """The step's checkpoints, waited for off the loop (see `_task_config`)."""
+        """Where the task at ``place`` is in the graph following the run, waited for off the
+        loop (see `_task_config.step_place`)."""
         if place is None:
             return None
-        from ._task_config import astep_checkpoints
+        from ._task_config import astep_place
 
-        return await astep_checkpoints((config or {}).get("configurable") or {}, place)
+        return await astep_place((config or {}).get("configurable") or {}, place)
 
     def run_hook(self, hook: str, raw_state: dict, config: Any, writer: Any, place: Any = None) -> Any:
         fn = getattr(self.mw, hook)

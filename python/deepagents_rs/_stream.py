@@ -212,6 +212,11 @@ def config_with_writer(
     store = configurable.pop(STORE_KEY, None)
     # The run's context (`invoke(..., context=...)`) stays; the store and writer are this run's.
     context = getattr(configurable.get(CONFIG_KEY_RUNTIME), "context", None)
+    known = None
+    if step is not None:
+        from ._task_config import step_place
+
+        namespace, known = step_place(configurable, list(namespace or ()), step)
     out["metadata"] = _tool_task_metadata(
         config, out.get("metadata") or {}, configurable, step, index, call_id, namespace, subagent
     )
@@ -221,7 +226,7 @@ def config_with_writer(
         from ._task_config import execution_info, task_configurable
 
         run_ns = configurable.get("checkpoint_ns")
-        configurable = task_configurable(config, configurable, task_ns, step)
+        configurable = task_configurable(config, configurable, task_ns, step, known)
         # The run's own namespace, which a tool's `Command.PARENT` is addressed from.
         configurable[RUN_NS_KEY] = run_ns
         if subagent is not None:

@@ -67,16 +67,26 @@ def tool_task_id(run: Any, namespace: list[str] | None, step: int, call_id: str 
     return _made(run, ("|".join(namespace or ()), step, call_id), lambda: str(uuid.uuid4()))
 
 
-def _thread_checkpoints(configurable: dict, step: int) -> dict | None:
-    """The checkpoint map of the thread graph's tasks of ``step``, when the run is followed
-    by one (see ``_thread_feed.TaskConfigs.step_started``)."""
+def step_place(
+    configurable: dict, namespace: list[str], step: int, patience: float | None = None
+) -> tuple[list[str], dict | None]:
+    """The namespace of a run's tasks at ``step`` and the checkpoint map they run from, as the
+    thread graph following the run has them (see ``_thread_feed.TaskConfigs``): a subagent's
+    namespace is its `task` call's task's there, not the core's. ``(namespace, None)`` when no
+    graph follows the run or it did not start the step within ``patience`` seconds."""
     tasks = configurable.get(TASKS_KEY)
-    if tasks is None:
-        return None
-    # The graph starts the step once it has the core's previous node: nothing it waits for
-    # is this call, so waiting for it cannot deadlock, except on a thread running an event
-    # loop (an async tool's, maybe the graph's own): there only what is known is read.
-    return tasks.step_checkpoints(step, 0.0 if _on_loop_thread() else _GRAPH_PATIENCE)
+    if tasks is None or step is None:
+        return list(namespace), None
+    if patience is None:
+        # The graph starts the step once it has the core's previous node: nothing it waits
+        # for is this call, so waiting for it cannot deadlock, except on a thread running an
+        # event loop (an async tool's, maybe the graph's own): there only what is known is
+        # read.
+        patience = 0.0 if _on_loop_thread() else _GRAPH_PATIENCE
+    if not namespace:
+        return [], tasks.step_checkpoints(step, patience)
+    found = tasks.subgraph_step(tuple(namespace), step, patience)
+    return (list(namespace), None) if found is None else (list(found[0]), found[1])
 
 
 def _on_loop_thread() -> bool:
@@ -92,13 +102,11 @@ def _on_loop_thread() -> bool:
 def task_configurable(run: Any, configurable: dict, task_ns: str, step: int | None, known: dict | None = None) -> dict:
     """``configurable`` with the keys of the task whose namespace is ``task_ns`` (its own
     segment last, ``<node>:<task id>``), at ``step`` of the agent's graph; ``known``: the
-    step's checkpoint map, when the caller waited for it already (`astep_checkpoints`)."""
+    step's checkpoint map from the graph following the run (`step_place`), if it has one."""
     task_id = task_ns.rsplit(":", 1)[-1]
     parents = task_ns.split("|")[:-1]
     checkpoints: dict[str, str] = {}
     if step is not None:
-        if known is None and not parents:
-            known = _thread_checkpoints(configurable, step)
         if known is not None:
             checkpoints.update(known)
         else:
@@ -132,28 +140,30 @@ def execution_info(configurable: dict) -> Any:
     )
 
 
-async def astep_checkpoints(configurable: dict, place: dict) -> dict | None:
-    """The checkpoint map of the step of the task at ``place``, from the thread graph that
-    follows the run, waited for off the event loop (the graph may run on it)."""
+async def astep_place(configurable: dict, place: dict) -> tuple[list[str], dict | None]:
+    """`step_place` for the task at ``place``, waited for off the event loop (the graph
+    following the run may run on it)."""
     import asyncio
 
-    tasks = configurable.get(TASKS_KEY)
-    if tasks is None or place.get("namespace"):
-        return None
-    return await asyncio.to_thread(tasks.step_checkpoints, place["step"], _GRAPH_PATIENCE)
+    if configurable.get(TASKS_KEY) is None:
+        return list(place["namespace"]), None
+    return await asyncio.to_thread(step_place, configurable, list(place["namespace"]), place["step"], _GRAPH_PATIENCE)
 
 
-def node_task(config: Any, node: str, place: dict, asynchronous: bool, known: dict | None = None) -> tuple[dict, dict]:
+def node_task(
+    config: Any, node: str, place: dict, asynchronous: bool, known: tuple[list[str], dict | None] | None = None
+) -> tuple[dict, dict]:
     """The config LangGraph hands the task of ``node`` (``get_config()`` inside it) and the
     fields of its `Runtime` (beside ``stream_writer``), for the node at ``place`` (see
     ``src/python/middleware.rs``'s ``place_arg``): a hook's ``<Middleware>.<hook>``, the
     ``model`` node, or a tool call's ``tools`` task (``place`` has its ``index`` and
-    ``call_id``)."""
+    ``call_id``); ``known``: its `step_place`, when the caller waited for it already."""
     from ._run_context import RUNTIME_KEY
     from ._stream import RUN_NS_KEY, STORE_KEY, node_callbacks, task_metadata
 
     out = dict(config or {})
-    step, namespace = place["step"], list(place["namespace"])
+    step = place["step"]
+    namespace, checkpoints = known or step_place((out.get("configurable") or {}), list(place["namespace"]), step)
     out["callbacks"] = node_callbacks(out.get("callbacks"), place["parent"], True, asynchronous)
     configurable = dict(out.get("configurable") or {})
     metadata = dict(out.get("metadata") or {})
@@ -181,7 +191,7 @@ def node_task(config: Any, node: str, place: dict, asynchronous: bool, known: di
         own = f"tools:{tool_task_id(config, namespace, step, place.get('call_id'))}"
     task_ns = "|".join([*namespace, own])
     out["metadata"] = task_metadata(metadata, configurable, step, node, task_ns, place.get("subagent"), index)
-    configurable = task_configurable(config, configurable, task_ns, step, known)
+    configurable = task_configurable(config, configurable, task_ns, step, checkpoints)
     configurable[RUN_NS_KEY] = run_ns
     if place.get("subagent") is not None:
         # deepagents' `task` tool marks a subagent's runs for tracing, in the configurable

@@ -319,25 +319,11 @@ def _compare(saver_kind, how, subagent, tmp_path, part):
 
 _TOOLS = ("plain", "with_id", "with_runtime")
 
-#: Why a subagent's tools on a checkpointed thread see other checkpoint ids than deepagents'.
-_SUBAGENT_THREAD = (
-    "the core starts a subagent ahead of the thread graph's `tools` task that follows it, so "
-    "the subagent's namespace is the core's own `tools:<id>`, not that task's: the checkpoints "
-    "the subagent's graph writes are under the task's namespace, which the subagent's tools "
-    "cannot name (the core would have to wait for the task and take its id)"
-)
-
-
-def _tool_case(subagent: bool, saver_kind: str) -> Any:
-    if subagent and saver_kind != "none":
-        return pytest.mark.xfail(strict=True, reason=_SUBAGENT_THREAD)
-    return ()
-
 
 @pytest.mark.parametrize(
     ("subagent", "saver_kind", "how"),
     [
-        pytest.param(subagent, saver_kind, how, marks=_tool_case(subagent, saver_kind))
+        (subagent, saver_kind, how)
         for subagent in (False, True)
         for saver_kind in ("none", "memory", "sqlite")
         for how in ("invoke", "ainvoke", "stream")
@@ -353,14 +339,8 @@ def test_hooks_see_their_node(saver_kind, how, tmp_path):
     _compare(saver_kind, how, False, tmp_path, lambda where: where not in _TOOLS)
 
 
-@pytest.mark.parametrize(
-    ("saver_kind", "how"),
-    [
-        pytest.param(saver_kind, how, marks=_tool_case(True, saver_kind))
-        for saver_kind in ("none", "memory")
-        for how in ("invoke", "ainvoke")
-    ],
-)
+@pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream"])
+@pytest.mark.parametrize("saver_kind", ["none", "memory", "sqlite"])
 def test_subagent_hooks_see_their_node(saver_kind, how, tmp_path):
     """A subagent's middleware: its nodes' tasks under the `task` call's namespace."""
     _compare(saver_kind, how, "worker", tmp_path, lambda where: where not in _TOOLS)
