@@ -112,6 +112,7 @@ fn request(model: Arc<dyn deepagents_rs::model::ChatModel>, n: usize) -> ModelRe
         tokens: None,
         host: None,
         trace: None,
+        place: None,
     }
 }
 

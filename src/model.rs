@@ -51,6 +51,8 @@ pub struct ModelRequest {
     pub host: HostContext,
     /// The model node's run, when the run is traced.
     pub trace: Option<NodeTrace>,
+    /// The model node's place (see `NodePlace`).
+    pub place: Option<crate::middleware::NodePlace>,
 }
 
 /// What of a request is shown to the host besides the call itself: the system message, the

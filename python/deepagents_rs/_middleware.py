@@ -270,7 +270,33 @@ class MiddlewareAdapter:
             delta["extra"] = extra
         return result, delta
 
-    def run_hook(self, hook: str, raw_state: dict, config: Any, writer: Any) -> Any:
+    def _node(self, config: Any, node: str, place: Any, writer: Any, asynchronous: bool, known: Any = None) -> tuple:
+        """``(config, runtime)`` of the task running ``node`` at ``place``, as LangGraph hands
+        them (the run's own where no agent graph runs the call)."""
+        if place is None:
+            return self._hook_config(config, node), self._runtime(writer, config)
+        from langgraph.runtime import Runtime
+
+        from ._run_context import RUNTIME_KEY
+        from ._task_config import node_task
+
+        task_config, fields = node_task(config, node, place, asynchronous, known)
+        if writer:
+            fields["stream_writer"] = writer
+        runtime = task_config["configurable"][RUNTIME_KEY] = Runtime(**fields)
+        return task_config, runtime
+
+    @staticmethod
+    async def _known(config: Any, place: Any) -> Any:
+        """Where the task at ``place`` is in the graph following the run, waited for off the
+        loop (see `_task_config.step_place`)."""
+        if place is None:
+            return None
+        from ._task_config import astep_place
+
+        return await astep_place((config or {}).get("configurable") or {}, place)
+
+    def run_hook(self, hook: str, raw_state: dict, config: Any, writer: Any, place: Any = None) -> Any:
         fn = getattr(self.mw, hook)
         if not _overrides(self.mw, hook):
             # LangGraph's RunnableCallable with no sync function.
@@ -280,28 +306,27 @@ class MiddlewareAdapter:
                 "function or invoke via the async API (ainvoke, astream, etc.)"
             )
         state = self._state(raw_state)
-        runtime = self._runtime(writer, config)
-        args, kwargs = self._hook_kwargs(fn, state, runtime, self._hook_config(config, f"{self.name}.{hook}"), writer)
-        return self._hook_result(hook, fn(*args, **kwargs), state["messages"])
-
-    async def arun_hook(self, hook: str, raw_state: dict, config: Any, writer: Any) -> Any:
-        state = self._state(raw_state)
-        runtime = self._runtime(writer, config)
-        config = self._hook_config(config, f"{self.name}.{hook}")
-        if _overrides(self.mw, "a" + hook):
-            fn = getattr(self.mw, "a" + hook)
-            args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
-            result = await fn(*args, **kwargs)
-        else:
-            # LangGraph runs a sync-only hook of an async run on the loop's thread.
-            fn = getattr(self.mw, hook)
-            args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
+        config, runtime = self._node(config, f"{self.name}.{hook}", place, writer, False)
+        args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
+        with _node_config(config):
             result = fn(*args, **kwargs)
+        return self._hook_result(hook, result, state["messages"])
+
+    async def arun_hook(self, hook: str, raw_state: dict, config: Any, writer: Any, place: Any = None) -> Any:
+        state = self._state(raw_state)
+        known = await self._known(config, place)
+        config, runtime = self._node(config, f"{self.name}.{hook}", place, writer, True, known)
+        # LangGraph runs a sync-only hook of an async run on the loop's thread.
+        is_async = _overrides(self.mw, "a" + hook)
+        fn = getattr(self.mw, "a" + hook if is_async else hook)
+        args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
+        with _node_config(config):
+            result = await fn(*args, **kwargs) if is_async else fn(*args, **kwargs)
         return self._hook_result(hook, result, state["messages"])
 
     # -- wrap_model_call ----------------------------------------------------------------
 
-    def _model_request(self, raw: dict, config: Any = None) -> Any:
+    def _model_request(self, raw: dict, runtime: Any) -> Any:
         from langchain.agents.middleware.types import ModelRequest
 
         system = _convert.from_core(raw["system"]) if raw["system"] is not None else None
@@ -314,7 +339,7 @@ class MiddlewareAdapter:
             tool_choice=raw["tool_choice"],
             response_format=self._request_format(),
             state=self._state(raw["state"]),
-            runtime=self._runtime(None, config),
+            runtime=runtime,
             model_settings=dict(raw.get("model_settings") or {}),
         )
 
@@ -405,9 +430,10 @@ class MiddlewareAdapter:
             return out
         raise TypeError(f"wrap_model_call must return a ModelResponse or an AIMessage, got {type(result).__name__}")
 
-    def wrap_model_call(self, raw: dict, handler: Any, config: Any) -> dict:
+    def wrap_model_call(self, raw: dict, handler: Any, config: Any, place: Any = None) -> dict:
         # Without a sync implementation, AgentMiddleware's own raises LangChain's error.
-        request = self._model_request(raw, config)
+        config, runtime = self._node(config, "model", place, None, False)
+        request = self._model_request(raw, runtime)
 
         def call(r: Any) -> Any:
             return self._model_response(handler(self._request_raw(r, request)))
@@ -415,8 +441,10 @@ class MiddlewareAdapter:
         with _node_config(config):
             return self._response_raw(self.mw.wrap_model_call(request, call))
 
-    async def awrap_model_call(self, raw: dict, handler: Any, config: Any) -> dict:
-        request = self._model_request(raw, config)
+    async def awrap_model_call(self, raw: dict, handler: Any, config: Any, place: Any = None) -> dict:
+        known = await self._known(config, place)
+        config, runtime = self._node(config, "model", place, None, True, known)
+        request = self._model_request(raw, runtime)
 
         async def call(r: Any) -> Any:
             return self._model_response(await handler(self._request_raw(r, request)))
@@ -426,25 +454,30 @@ class MiddlewareAdapter:
 
     # -- wrap_tool_call -----------------------------------------------------------------
 
-    def _tool_request(self, call: dict, raw_state: dict, config: Any) -> Any:
+    def _tool_request(
+        self, call: dict, raw_state: dict, config: Any, place: Any, asynchronous: bool, known: Any = None
+    ) -> tuple:
+        """``(the tools task's config, the request)``."""
         from langchain.agents.middleware import ToolCallRequest
         from langchain.tools import ToolRuntime
+
+        from ._task_config import tool_view
 
         tool = self._bindables.get(call["name"])
         if tool is not None and not hasattr(tool, "invoke"):
             tool = None
         state = self._state(raw_state)
-        from ._run_context import context_of
-
+        config, node_runtime = self._node(config, "tools", place, None, asynchronous, known)
         runtime = ToolRuntime(
             state=state,
-            context=context_of(config),
-            config=dict(config or {}),
+            context=node_runtime.context,
+            config=tool_view(config) if place is not None else dict(config or {}),
             stream_writer=lambda _: None,
             tool_call_id=call.get("id"),
-            store=None,
+            store=node_runtime.store,
+            execution_info=node_runtime.execution_info,
         )
-        return ToolCallRequest(tool_call=call, tool=tool, state=state, runtime=runtime)
+        return config, ToolCallRequest(tool_call=call, tool=tool, state=state, runtime=runtime)
 
     @staticmethod
     def _tool_result(result: Any, call: dict, config: Any) -> tuple[dict, Any, dict | None, dict | None]:
@@ -476,18 +509,22 @@ class MiddlewareAdapter:
         files = update.pop("files", None)
         return _convert.to_core(message), files, update or None, write
 
-    def wrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple:
-        request = self._tool_request(call, raw_state, config)
-        result = self.mw.wrap_tool_call(request, lambda r: _tool_output(handler(dict(r.tool_call))))
+    def wrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any, place: Any = None) -> tuple:
+        task_config, request = self._tool_request(call, raw_state, config, place, False)
+        with _node_config(task_config):
+            result = self.mw.wrap_tool_call(request, lambda r: _tool_output(handler(dict(r.tool_call))))
         return self._tool_result(result, call, config)
 
-    async def awrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any) -> tuple:
-        request = self._tool_request(call, raw_state, config)
+    async def awrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any, place: Any = None) -> tuple:
+        known = await self._known(config, place)
+        task_config, request = self._tool_request(call, raw_state, config, place, True, known)
 
         async def call_next(r: Any) -> Any:
             return _tool_output(await handler(dict(r.tool_call)))
 
-        return self._tool_result(await self.mw.awrap_tool_call(request, call_next), call, config)
+        with _node_config(task_config):
+            result = await self.mw.awrap_tool_call(request, call_next)
+        return self._tool_result(result, call, config)
 
 
 @contextlib.contextmanager

@@ -74,45 +74,87 @@ _PROPAGATED_KEYS = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "r
 #: Where the run config carries the agent's own metadata (`ls_integration`, `lc_versions`,
 #: `lc_agent_name`), for the tasks of its runs and its subagents'.
 AGENT_METADATA_KEY = "__deepagents_rs_agent_metadata"
+#: Where the run config carries the run's store (LangGraph's `Runtime.store`).
+STORE_KEY = "__deepagents_rs_store"
 #: A tool task's configurable: the namespace of the run the tool is called in.
 RUN_NS_KEY = "__deepagents_rs_run_ns"
 #: deepagents' `ls_integration` on a subagent's runs (LangChain's `create_agent` graph).
 _SUBAGENT_INTEGRATION = "langchain_create_agent"
 
 
+def _run_metadata(metadata: dict, configurable: dict, subagent: str | None) -> dict:
+    """The metadata a run's tasks start from: the graph's (a subagent's own inside one), the
+    run's, and the configurable keys LangGraph propagates."""
+    out = dict(configurable.get(AGENT_METADATA_KEY) or {})
+    if subagent is not None:
+        out.update(ls_integration=_SUBAGENT_INTEGRATION, lc_agent_name=subagent)
+    out.update(metadata)
+    for key in _PROPAGATED_KEYS:
+        if key in configurable and key not in out:
+            out[key] = configurable[key]
+    return out
+
+
+def task_metadata(
+    metadata: dict,
+    configurable: dict,
+    step: int,
+    node: str,
+    task: str,
+    subagent: str | None = None,
+    index: int | None = None,
+) -> dict:
+    """The metadata LangGraph gives a task of ``node`` whose namespace is ``task``: the run's
+    (`_run_metadata`), and the task's step, node, trigger and path: a `Send` from the model's
+    edge (``index``, a tool call's place among its message's calls) or the node's own edge."""
+    if index is None:
+        triggers: tuple = (f"branch:to:{node}",)
+        path: tuple = ("__pregel_pull", node)
+    else:
+        triggers, path = ("__pregel_push",), ("__pregel_push", index, False)
+    return {
+        **_run_metadata(metadata, configurable, subagent),
+        "langgraph_step": step,
+        "langgraph_node": node,
+        "langgraph_triggers": triggers,
+        "langgraph_path": path,
+        "langgraph_checkpoint_ns": task,
+    }
+
+
 def _tool_task_metadata(
+    config: dict | None,
     metadata: dict,
     configurable: dict,
     step: int | None,
     index: int | None,
+    call_id: str | None,
     namespace: list[str] | None = None,
     subagent: str | None = None,
 ) -> dict:
-    """The metadata of a tool call's task, as LangGraph gives a `tools` task (a `Send` from the
-    model's edge): the graph's metadata (a subagent's own inside one), the run's, the
-    configurable keys LangGraph propagates, and the task's step, node, trigger, path and
-    namespace (under its parents', ``namespace``)."""
-    import uuid
+    """The metadata of a tool call's task as the tool sees it: LangChain's ``ensure_config``
+    copies the task's ``checkpoint_ns`` in, LangGraph keeping the outermost task's there (a
+    subagent's tools included)."""
+    if step is None:
+        return _run_metadata(metadata, configurable, subagent)
+    from ._task_config import tool_task_id
 
-    agent = dict(configurable.get(AGENT_METADATA_KEY) or {})
-    if subagent is not None:
-        agent.update(ls_integration=_SUBAGENT_INTEGRATION, lc_agent_name=subagent)
-    out = {**agent, **metadata}
-    for key in _PROPAGATED_KEYS:
-        if key in configurable and key not in out:
-            out[key] = configurable[key]
-    if step is not None:
-        task = "|".join([*(namespace or ()), f"tools:{uuid.uuid4()}"])
-        out.update(
-            langgraph_step=step,
-            langgraph_node="tools",
-            langgraph_triggers=("__pregel_push",),
-            langgraph_path=("__pregel_push", index or 0, False),
-            langgraph_checkpoint_ns=task,
-            # LangGraph keeps the outermost task's namespace here, a subagent's tools included.
-            checkpoint_ns=namespace[0] if namespace else task,
-        )
+    task = "|".join([*(namespace or ()), f"tools:{tool_task_id(config, namespace, step, call_id)}"])
+    out = task_metadata(metadata, configurable, step, "tools", task, subagent, index or 0)
+    out["checkpoint_ns"] = namespace[0] if namespace else task
     return out
+
+
+def node_callbacks(callbacks: Any, parent: Any, in_node: bool, asynchronous: bool) -> Any:
+    """The callbacks of a task's config: under its node's run (``parent``, when traced), an
+    empty manager under a run no handler sees when nobody listens, async under an async run."""
+    if parent is not None:
+        callbacks = parent.get_child("seq:step:1")
+    elif callbacks is None and in_node:
+        callbacks = _unobserved_node_callbacks()
+    if asynchronous and callbacks is not None:
+        callbacks = _async_manager(callbacks)
+    return callbacks
 
 
 def _unobserved_node_callbacks() -> Any:
@@ -150,6 +192,7 @@ def config_with_writer(
     files: Any = None,
     step: int | None = None,
     index: int | None = None,
+    call_id: str | None = None,
     namespace: list[str] | None = None,
     subagent: str | None = None,
     asynchronous: bool = False,
@@ -163,25 +206,27 @@ def config_with_writer(
     except ImportError:
         return config
     out = dict(config or {})
-    if parent is not None:
-        out["callbacks"] = parent.get_child("seq:step:1")
-    elif out.get("callbacks") is None and step is not None:
-        out["callbacks"] = _unobserved_node_callbacks()
-    if asynchronous and out.get("callbacks") is not None:
-        out["callbacks"] = _async_manager(out["callbacks"])
+    out["callbacks"] = node_callbacks(out.get("callbacks"), parent, step is not None, asynchronous)
     out.setdefault("tags", [])
     configurable = dict(out.get("configurable") or {})
-    store = configurable.pop("__deepagents_rs_store", None)
+    store = configurable.pop(STORE_KEY, None)
     # The run's context (`invoke(..., context=...)`) stays; the store and writer are this run's.
     context = getattr(configurable.get(CONFIG_KEY_RUNTIME), "context", None)
-    out["metadata"] = _tool_task_metadata(out.get("metadata") or {}, configurable, step, index, namespace, subagent)
+    known = None
+    if step is not None:
+        from ._task_config import step_place
+
+        namespace, known = step_place(configurable, list(namespace or ()), step)
+    out["metadata"] = _tool_task_metadata(
+        config, out.get("metadata") or {}, configurable, step, index, call_id, namespace, subagent
+    )
     task_ns = out["metadata"].get("langgraph_checkpoint_ns")
     fields: dict[str, Any] = {"context": context, "store": store}
     if task_ns is not None:
         from ._task_config import execution_info, task_configurable
 
         run_ns = configurable.get("checkpoint_ns")
-        configurable = task_configurable(config, configurable, task_ns, step)
+        configurable = task_configurable(config, configurable, task_ns, step, known)
         # The run's own namespace, which a tool's `Command.PARENT` is addressed from.
         configurable[RUN_NS_KEY] = run_ns
         if subagent is not None:

@@ -187,6 +187,7 @@ class _SubagentView:
             if child is None:
                 raise self.feed._missing(node, config)
             self.ns = child[0]
+        self.feed.task_configs.subgraph_step_started(self.ns, config)
         return self.feed.take_in(self.ns, node, arg, config)
 
     async def atake(self, node: str, arg: Any, config: dict) -> Any:
@@ -197,6 +198,7 @@ class _SubagentView:
             if child is None:
                 raise self.feed._missing(node, config)
             self.ns = child[0]
+        self.feed.task_configs.subgraph_step_started(self.ns, config)
         return await self.feed.atake_in(self.ns, node, arg, config)
 
     def take_route(self, config: dict) -> tuple[bool, Any]:

@@ -131,10 +131,16 @@ class RunnableAdapter:
         that task and resumes from there)."""
         if task is None:
             return config
+        from ._run_context import RUNTIME_KEY
         from ._threads import _FEED
 
+        ours = config.get("configurable", {})
         own = {k: v for k, v in (task.get("configurable") or {}).items() if k != _FEED}
-        return {**config, "configurable": {**config.get("configurable", {}), **own}}
+        if own.get(RUNTIME_KEY) is not None and ours.get(RUNTIME_KEY) is not None:
+            # The thread graph runs without the run's context: the task's runtime gets it, as
+            # deepagents' task carries it.
+            own[RUNTIME_KEY] = own[RUNTIME_KEY].override(context=ours[RUNTIME_KEY].context)
+        return {**config, "configurable": {**ours, **own}}
 
     def invoke(self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None) -> dict:
         if not self._runnable_api:

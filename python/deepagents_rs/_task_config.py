@@ -14,6 +14,8 @@ from __future__ import annotations
 import collections
 import threading
 import time
+import uuid
+from collections.abc import Callable
 from typing import Any
 
 #: LangGraph's configurable keys (``langgraph._internal._constants``), spelled out so the
@@ -23,27 +25,28 @@ CHECKPOINT_MAP_KEY = "checkpoint_map"
 #: Where a checkpointed run's config carries its thread graph's `TaskConfigs`.
 TASKS_KEY = "__deepagents_rs_task_configs"
 
-#: The ids made for runs without a saver, by (run config, namespace, step): a run's config is
-#: one object for its whole run, so its tool calls of one step share their checkpoint id.
-#: Bounded: a finished run's entries are dropped once newer runs need the room.
-_MADE: collections.OrderedDict[tuple[int, str, int], str] = collections.OrderedDict()
+#: The ids made for a run: its checkpoints without a saver, by (run config, namespace, step),
+#: and its tool calls' task ids, by (run config, namespace, step, call id). A run's config is
+#: one object for its whole run, so its tool calls of one step share their checkpoint id, and
+#: a call's `wrap_tool_call` middleware and its tool share their task. Bounded: a finished
+#: run's entries are dropped once newer runs need the room.
+_MADE: collections.OrderedDict[tuple, str] = collections.OrderedDict()
 _MADE_LIMIT = 4096
 _made_lock = threading.Lock()
 #: How long (seconds) a task waits at most for the thread graph to start its step.
 _GRAPH_PATIENCE = 5.0
 
 
-def _made_checkpoint(run: Any, ns: str, step: int) -> str:
-    from langgraph.checkpoint.base.id import uuid6
-
+def _made(run: Any, key: tuple, make: Callable[[], str]) -> str:
+    """The id ``make`` made for ``key`` of ``run`` (made now the first time)."""
     if run is None:
         # No run config to tell this run's tasks from another's: an id of the call's own.
-        return str(uuid6(clock_seq=max(step, 0)))
-    key = (id(run), ns, step)
+        return make()
+    key = (id(run), *key)
     with _made_lock:
         found = _MADE.get(key)
         if found is None:
-            found = _MADE[key] = str(uuid6(clock_seq=max(step, 0)))
+            found = _MADE[key] = make()
             while len(_MADE) > _MADE_LIMIT:
                 _MADE.popitem(last=False)
         else:
@@ -51,16 +54,39 @@ def _made_checkpoint(run: Any, ns: str, step: int) -> str:
         return found
 
 
-def _thread_checkpoints(configurable: dict, step: int) -> dict | None:
-    """The checkpoint map of the thread graph's tasks of ``step``, when the run is followed
-    by one (see ``_thread_feed.TaskConfigs.step_started``)."""
+def _made_checkpoint(run: Any, ns: str, step: int) -> str:
+    from langgraph.checkpoint.base.id import uuid6
+
+    return _made(run, (ns, step), lambda: str(uuid6(clock_seq=max(step, 0))))
+
+
+def tool_task_id(run: Any, namespace: list[str] | None, step: int, call_id: str | None) -> str:
+    """The task id of the `tools` task running call ``call_id`` at ``step``."""
+    if call_id is None:
+        return str(uuid.uuid4())
+    return _made(run, ("|".join(namespace or ()), step, call_id), lambda: str(uuid.uuid4()))
+
+
+def step_place(
+    configurable: dict, namespace: list[str], step: int, patience: float | None = None
+) -> tuple[list[str], dict | None]:
+    """The namespace of a run's tasks at ``step`` and the checkpoint map they run from, as the
+    thread graph following the run has them (see ``_thread_feed.TaskConfigs``): a subagent's
+    namespace is its `task` call's task's there, not the core's. ``(namespace, None)`` when no
+    graph follows the run or it did not start the step within ``patience`` seconds."""
     tasks = configurable.get(TASKS_KEY)
-    if tasks is None:
-        return None
-    # The graph starts the step once it has the core's previous node: nothing it waits for
-    # is this call, so waiting for it cannot deadlock, except on a thread running an event
-    # loop (an async tool's, maybe the graph's own): there only what is known is read.
-    return tasks.step_checkpoints(step, 0.0 if _on_loop_thread() else _GRAPH_PATIENCE)
+    if tasks is None or step is None:
+        return list(namespace), None
+    if patience is None:
+        # The graph starts the step once it has the core's previous node: nothing it waits
+        # for is this call, so waiting for it cannot deadlock, except on a thread running an
+        # event loop (an async tool's, maybe the graph's own): there only what is known is
+        # read.
+        patience = 0.0 if _on_loop_thread() else _GRAPH_PATIENCE
+    if not namespace:
+        return [], tasks.step_checkpoints(step, patience)
+    found = tasks.subgraph_step(tuple(namespace), step, patience)
+    return (list(namespace), None) if found is None else (list(found[0]), found[1])
 
 
 def _on_loop_thread() -> bool:
@@ -73,14 +99,14 @@ def _on_loop_thread() -> bool:
     return True
 
 
-def task_configurable(run: Any, configurable: dict, task_ns: str, step: int | None) -> dict:
+def task_configurable(run: Any, configurable: dict, task_ns: str, step: int | None, known: dict | None = None) -> dict:
     """``configurable`` with the keys of the task whose namespace is ``task_ns`` (its own
-    segment last, ``<node>:<task id>``), at ``step`` of the agent's graph."""
+    segment last, ``<node>:<task id>``), at ``step`` of the agent's graph; ``known``: the
+    step's checkpoint map from the graph following the run (`step_place`), if it has one."""
     task_id = task_ns.rsplit(":", 1)[-1]
     parents = task_ns.split("|")[:-1]
     checkpoints: dict[str, str] = {}
     if step is not None:
-        known = _thread_checkpoints(configurable, step) if not parents else None
         if known is not None:
             checkpoints.update(known)
         else:
@@ -112,3 +138,76 @@ def execution_info(configurable: dict) -> Any:
         run_id=None,
         node_first_attempt_time=time.time(),
     )
+
+
+async def astep_place(configurable: dict, place: dict) -> tuple[list[str], dict | None]:
+    """`step_place` for the task at ``place``, waited for off the event loop (the graph
+    following the run may run on it)."""
+    import asyncio
+
+    if configurable.get(TASKS_KEY) is None:
+        return list(place["namespace"]), None
+    return await asyncio.to_thread(step_place, configurable, list(place["namespace"]), place["step"], _GRAPH_PATIENCE)
+
+
+def node_task(
+    config: Any, node: str, place: dict, asynchronous: bool, known: tuple[list[str], dict | None] | None = None
+) -> tuple[dict, dict]:
+    """The config LangGraph hands the task of ``node`` (``get_config()`` inside it) and the
+    fields of its `Runtime` (beside ``stream_writer``), for the node at ``place`` (see
+    ``src/python/middleware.rs``'s ``place_arg``): a hook's ``<Middleware>.<hook>``, the
+    ``model`` node, or a tool call's ``tools`` task (``place`` has its ``index`` and
+    ``call_id``); ``known``: its `step_place`, when the caller waited for it already."""
+    from ._run_context import RUNTIME_KEY
+    from ._stream import RUN_NS_KEY, STORE_KEY, node_callbacks, task_metadata
+
+    out = dict(config or {})
+    step = place["step"]
+    namespace, checkpoints = known or step_place((out.get("configurable") or {}), list(place["namespace"]), step)
+    out["callbacks"] = node_callbacks(out.get("callbacks"), place["parent"], True, asynchronous)
+    configurable = dict(out.get("configurable") or {})
+    metadata = dict(out.get("metadata") or {})
+    run_ns = configurable.get("checkpoint_ns")
+    if TASKS_KEY in configurable:
+        # A thread run's config is the config of the thread graph's task that started the
+        # core: its namespace (copied into the metadata by LangChain's `ensure_config`) is
+        # that task's, not the run's.
+        if metadata.get("checkpoint_ns") == run_ns:
+            del metadata["checkpoint_ns"]
+        if parent_ns := (run_ns or "").rpartition("|")[0]:
+            configurable["checkpoint_ns"] = parent_ns
+        else:
+            configurable.pop("checkpoint_ns", None)
+    if namespace:
+        # A subagent's run inherits the metadata of its `task` tool, where LangChain's
+        # `ensure_config` put the outermost task's namespace.
+        metadata.setdefault("checkpoint_ns", namespace[0])
+    store = configurable.pop(STORE_KEY, None)
+    context = getattr(configurable.get(RUNTIME_KEY), "context", None)
+    index = place.get("index")
+    if index is None:
+        own = f"{node}:{uuid.uuid4()}"
+    else:
+        own = f"tools:{tool_task_id(config, namespace, step, place.get('call_id'))}"
+    task_ns = "|".join([*namespace, own])
+    out["metadata"] = task_metadata(metadata, configurable, step, node, task_ns, place.get("subagent"), index)
+    configurable = task_configurable(config, configurable, task_ns, step, checkpoints)
+    configurable[RUN_NS_KEY] = run_ns
+    if place.get("subagent") is not None:
+        # deepagents' `task` tool marks a subagent's runs for tracing, in the configurable
+        # its tasks inherit.
+        configurable["ls_agent_type"] = "subagent"
+    out["configurable"] = configurable
+    return out, {"context": context, "store": store, "execution_info": execution_info(configurable)}
+
+
+def tool_view(task_config: dict) -> dict:
+    """A `tools` task's config as its tool sees it (a ``ToolRuntime``'s ``config``): through
+    LangChain's ``ensure_config``, which adds ``tags`` and copies the task's namespace into
+    ``metadata`` unless the run's outermost task put its own there."""
+    out = dict(task_config)
+    out.setdefault("tags", [])
+    metadata = dict(out.get("metadata") or {})
+    metadata.setdefault("checkpoint_ns", metadata.get("langgraph_checkpoint_ns", "").split("|")[0])
+    out["metadata"] = metadata
+    return out

@@ -38,6 +38,9 @@ class TaskConfigs:
         #: The checkpoint map of each step's tasks (the checkpoint the step runs from), for
         #: the tasks the core runs itself (`_task_config`).
         self._steps: dict[int, dict] = {}
+        #: The same for the graphs following subagents, by the core's namespace of the
+        #: subagent and its step, with the subagent's namespace in the agent's graph.
+        self._subgraph_steps: dict[tuple, tuple[list[str], dict]] = {}
 
     def step_started(self, config: dict) -> None:
         step = (config.get("metadata") or {}).get("langgraph_step")
@@ -46,6 +49,29 @@ class TaskConfigs:
             with self._ready:
                 self._steps[step] = dict(checkpoints)
                 self._ready.notify_all()
+
+    def subgraph_step_started(self, core_ns: tuple, config: dict) -> None:
+        """A task of the graph following the subagent the core runs under ``core_ns`` (its
+        own namespace segments) started: its step's checkpoint map, and the namespace the
+        subagent has as that graph's (its `task` call's task's, not the core's)."""
+        step = (config.get("metadata") or {}).get("langgraph_step")
+        configurable = config.get("configurable") or {}
+        checkpoints = configurable.get("checkpoint_map")
+        task_ns = str(configurable.get("checkpoint_ns") or "")
+        if isinstance(step, int) and checkpoints is not None and "|" in task_ns:
+            with self._ready:
+                self._subgraph_steps[(tuple(core_ns), step)] = (task_ns.split("|")[:-1], dict(checkpoints))
+                self._ready.notify_all()
+
+    def subgraph_step(self, core_ns: tuple, step: int, timeout: float) -> tuple[list[str], dict] | None:
+        """``(namespace, checkpoint map)`` of the followed subagent's ``step`` (see
+        ``subgraph_step_started``), waiting up to ``timeout`` seconds for its graph to start
+        that step: it follows the core a little behind, and starts only once the agent's
+        graph has started the `task` call's task."""
+        key = (tuple(core_ns), step)
+        with self._ready:
+            self._ready.wait_for(lambda: key in self._subgraph_steps, timeout)
+            return self._subgraph_steps.get(key)
 
     def step_checkpoints(self, step: int, timeout: float) -> dict | None:
         """The checkpoint map of ``step``'s tasks, waiting up to ``timeout`` seconds for the

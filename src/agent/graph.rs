@@ -19,7 +19,7 @@ use crate::events::{
     TraceHandle, Update,
 };
 use crate::messages::Message;
-use crate::middleware::{Hook, HookContext, ModelResponse, ToolCallRequest};
+use crate::middleware::{Hook, HookContext, ModelResponse, NodePlace, ToolCallRequest};
 use crate::model::{ModelRequest, TokenSink};
 use crate::state::{AgentState, Jump, MessagesDelta, StateDelta};
 use crate::tools::{RunScope, ToolError};
@@ -48,6 +48,14 @@ impl Run<'_> {
             });
         }
         Ok(self.steps + self.options.steps_before)
+    }
+
+    fn place(&self, step: u64) -> NodePlace {
+        NodePlace {
+            step,
+            namespace: self.options.namespace.clone(),
+            subagent: self.options.subagent.clone(),
+        }
     }
 
     fn emitter(&self, step: u64) -> Option<StepEmitter> {
@@ -202,6 +210,8 @@ impl Agent {
             state: state.clone(),
             host: run.options.host.clone(),
             events: run.emitter(step),
+            place: Some(run.place(step)),
+            trace: trace.clone(),
         };
         let out = match entry.run_hook(hook, cx).await {
             Ok(out) => out,
@@ -250,6 +260,7 @@ impl Agent {
             tokens,
             host: run.options.host.clone(),
             trace: trace.clone(),
+            place: Some(run.place(step)),
         };
         let response = match self
             .chain
@@ -518,6 +529,7 @@ impl Agent {
                 state: state.clone(),
                 host: run.options.host.clone(),
                 trace: whole_trace.clone(),
+                place: Some(run.place(step)),
                 tool: self.tools.get(&call.name).cloned(),
             };
             let (handler, events, seen) = (handler.clone(), per_call.clone(), run.seen.clone());

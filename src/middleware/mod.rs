@@ -76,11 +76,27 @@ impl Hook {
     }
 }
 
+/// Where a node runs among LangGraph's tasks: the super-step, the namespaces of the tasks
+/// above the run (a subagent's `tools:<id>`) and the subagent the run is, if any. A host
+/// builds from it the config LangGraph hands the node's task (its `checkpoint_ns`,
+/// `langgraph_step`, ...); `None` where no agent graph runs the node (an entry called on its
+/// own).
+#[derive(Clone, Debug, Default)]
+pub struct NodePlace {
+    pub step: u64,
+    pub namespace: Vec<String>,
+    pub subagent: Option<String>,
+}
+
 /// What a node hook sees.
 pub struct HookContext {
     pub state: AgentState,
     pub host: HostContext,
     pub events: Option<StepEmitter>,
+    /// See `NodePlace`.
+    pub place: Option<NodePlace>,
+    /// The hook's node run, when the run is traced.
+    pub trace: Option<crate::events::NodeTrace>,
 }
 
 /// What a node hook wrote.
@@ -132,6 +148,8 @@ pub struct ToolCallRequest {
     pub host: HostContext,
     /// The call's `tools` chain run, when the run is traced.
     pub trace: Option<crate::events::NodeTrace>,
+    /// The call's `tools` task's place (see `NodePlace`).
+    pub place: Option<NodePlace>,
     /// LangChain's `request.tool`: the agent's tool of the call's name, or one a wrapper
     /// attached for a name the agent has no tool for (a disclosed skill tool); `None`
     /// makes the call fail as an unknown tool.

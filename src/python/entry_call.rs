@@ -59,6 +59,8 @@ impl EntryCall {
                 state: state_from_py(state)?,
                 host: host.clone(),
                 events: None,
+                place: None,
+                trace: None,
             };
             let fut = if self.entry.has_hook(Hook::BeforeAgent) {
                 Some(self.entry.run_hook(Hook::BeforeAgent, cx))

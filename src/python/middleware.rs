@@ -21,12 +21,12 @@ use super::model::{ObjectCache, PyChatModel, message_objects};
 use super::stream::StreamWriter;
 use super::tools::PyTool;
 use crate::error::{BoxError, Error};
-use crate::events::{EventKind, StepEmitter, Update};
+use crate::events::{EventKind, NodeTrace, StepEmitter, Update};
 use crate::host::{HostValue, Opaque};
 use crate::messages::{Message, SystemMessage, ToolMessage};
 use crate::middleware::{
     CommandWrite, Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse,
-    Structured, ToolCallRequest, ToolHandler,
+    NodePlace, Structured, ToolCallRequest, ToolHandler,
 };
 use crate::model::ModelRequest;
 use crate::state::{AgentState, Extra, Jump, MessagesDelta, StateDelta};
@@ -122,6 +122,35 @@ fn writer_arg<'py>(py: Python<'py>, events: &Option<StepEmitter>) -> PyResult<Bo
     }
 }
 
+/// Where the adapter's call runs, for the config of its task (`_task_config.NodePlace`):
+/// the node's step, namespace and subagent, the run its callbacks go under, and for a
+/// `wrap_tool_call` the call's index among its message's calls and its id. None where no
+/// agent graph runs the call.
+fn place_arg<'py>(
+    py: Python<'py>,
+    place: Option<&NodePlace>,
+    trace: Option<&NodeTrace>,
+    call: Option<(usize, &str)>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let Some(place) = place else {
+        return Ok(py.None().into_bound(py));
+    };
+    let d = PyDict::new(py);
+    d.set_item("step", place.step)?;
+    d.set_item("namespace", place.namespace.clone())?;
+    d.set_item("subagent", place.subagent.as_deref())?;
+    let parent = match trace {
+        Some(t) => super::tracer::run_manager(py, &t.run)?,
+        None => py.None().into_bound(py),
+    };
+    d.set_item("parent", parent)?;
+    if let Some((index, call_id)) = call {
+        d.set_item("index", index)?;
+        d.set_item("call_id", call_id)?;
+    }
+    Ok(d.into_any())
+}
+
 /// The adapter's hook result `(reported, delta)` as a write.
 fn hook_output(out: &Bound<'_, PyAny>) -> PyResult<Option<HookOutput>> {
     if out.is_none() {
@@ -187,6 +216,8 @@ impl Middleware for PyMiddleware {
                 state,
                 host,
                 events,
+                place,
+                trace,
             } = cx;
             let config_host = host.clone();
             let out = call_adapter(adapter, host, "run_hook", move |py, _| {
@@ -195,6 +226,7 @@ impl Middleware for PyMiddleware {
                     objects.state(py, &state)?,
                     PyHost::config_arg(PyHost::from_context(&config_host), py),
                     writer_arg(py, &events)?,
+                    place_arg(py, place.as_ref(), trace.as_ref(), None)?,
                 ])
             })
             .await
@@ -233,6 +265,7 @@ impl Middleware for PyMiddleware {
                     request_to_py(py, &request, &call_next.objects)?.into_any(),
                     Bound::new(py, ModelNextPy(call_next))?.into_any(),
                     PyHost::config_arg(PyHost::from_context(&config_host), py),
+                    place_arg(py, request.place.as_ref(), request.trace.as_ref(), None)?,
                 ])
             })
             .await
@@ -264,11 +297,19 @@ impl Middleware for PyMiddleware {
             let config_host = host.clone();
             let call_next = next.clone();
             let out = call_adapter(adapter, host, "wrap_tool_call", move |py, _| {
+                let call_id = request.call.id.as_deref().unwrap_or_default();
+                let index = super::tools::call_index(&request.state.messages, call_id);
                 Ok(vec![
                     call_to_py(py, &request.call)?,
                     objects.state(py, &request.state)?,
                     Bound::new(py, ToolNextPy(call_next))?.into_any(),
                     PyHost::config_arg(PyHost::from_context(&config_host), py),
+                    place_arg(
+                        py,
+                        request.place.as_ref(),
+                        request.trace.as_ref(),
+                        Some((index, call_id)),
+                    )?,
                 ])
             })
             .await

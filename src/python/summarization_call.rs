@@ -251,6 +251,7 @@ pub(crate) fn request_from_py(
         tokens: None,
         host,
         trace: None,
+        place: None,
     })
 }
 

@@ -261,7 +261,8 @@ fn tool_config<'py>(
         parent,
         files,
         ctx.run.step,
-        call_index(ctx),
+        call_index(&ctx.run.history, &ctx.tool_call_id),
+        ctx.tool_call_id.as_str(),
         ctx.run.namespace.clone(),
         ctx.run.subagent.clone(),
         host.is_some_and(|h| h.is_async),
@@ -270,9 +271,8 @@ fn tool_config<'py>(
 
 /// The call's place among the calls of the AI message that made it: its task's index in
 /// LangGraph's `langgraph_path` (the model's edge sends one task per call, in order).
-fn call_index(ctx: &ToolContext) -> usize {
-    ctx.run
-        .history
+pub(super) fn call_index(history: &crate::history::History, call_id: &str) -> usize {
+    history
         .iter_newest_first()
         .find_map(|m| match m.as_ref() {
             crate::messages::Message::Ai(ai) => Some(ai),
@@ -281,7 +281,7 @@ fn call_index(ctx: &ToolContext) -> usize {
         .and_then(|ai| {
             ai.tool_calls
                 .iter()
-                .position(|c| c.id.as_deref() == Some(ctx.tool_call_id.as_str()))
+                .position(|c| c.id.as_deref() == Some(call_id))
         })
         .unwrap_or(0)
 }

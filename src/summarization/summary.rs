@@ -262,6 +262,7 @@ impl Inner {
                 tokens: None,
                 host: on.host.clone(),
                 trace,
+                place: None,
             };
             let mut outcome = model.invoke(call, on.host.clone()).await;
             if let Some(l) = llm {

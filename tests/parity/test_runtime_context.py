@@ -130,3 +130,38 @@ def test_store_namespaces_read_the_context():
     ours = _store_run(deepagents_rs, "ada")
     assert ours == _store_run(deepagents, "ada")
     assert ours == [(("users", "ada"), "/me.md")]
+
+
+def _compiled_subagent_run(module, saver):
+    from langchain.agents import create_agent
+
+    inner = create_agent(
+        model=ScriptedChatModel(responses=[ai_tool_calls(("whoami", {})), AIMessage("it is ada")]),
+        tools=[whoami],
+        context_schema=Caller,
+        name="helper",
+    )
+    model = ScriptedChatModel(
+        responses=[
+            ai_tool_calls(("task", {"description": "who?", "subagent_type": "helper"})),
+            AIMessage("done"),
+        ]
+    )
+    agent = module.create_deep_agent(
+        model=model,
+        context_schema=Caller,
+        checkpointer=saver,
+        subagents=[{"name": "helper", "description": "h", "runnable": inner}],
+    )
+    ANSWERS.clear()
+    agent.invoke({"messages": [("user", "who?")]}, {"configurable": {"thread_id": "t"}}, context={"user_id": "ada"})
+    return list(ANSWERS)
+
+
+@pytest.mark.parametrize("saver", [None, "memory"])
+def test_compiled_subagents_share_the_context(saver):
+    """A compiled subagent's tools see the run's context, on a thread too (its graph runs in
+    the `task` call's task there)."""
+    ours = _compiled_subagent_run(deepagents_rs, InMemorySaver() if saver else None)
+    assert ours == _compiled_subagent_run(deepagents, InMemorySaver() if saver else None)
+    assert ours == ["Caller:ada:free / ada"]

@@ -210,11 +210,14 @@ def _saver(kind: str, tmp_path, module) -> Any:
     return None
 
 
-def _run(module, saver_kind: str, how: str, subagent: bool, tmp_path, part) -> list:
+def _run(module, saver_kind: str, how: str, subagent: bool | str, tmp_path, part) -> list:
+    """``subagent``: the tools are called by the general-purpose subagent (True), or by a
+    subagent of this name that has the `Hooks` middleware in place of the agent."""
     calls = [("plain", {"x": "1"}), ("with_id", {"x": "2"}), ("with_runtime", {"x": "3"})]
+    kind = subagent if isinstance(subagent, str) else "general-purpose"
     if subagent:
         script = [
-            ai_tool_calls(("task", {"description": "d", "subagent_type": "general-purpose"})),
+            ai_tool_calls(("task", {"description": "d", "subagent_type": kind})),
             ai_tool_calls(*calls),
             AIMessage("sub done"),
             AIMessage("done"),
@@ -225,10 +228,14 @@ def _run(module, saver_kind: str, how: str, subagent: bool, tmp_path, part) -> l
     config = {"configurable": {"thread_id": "t"}}
 
     def agent(saver):
+        hooked = isinstance(subagent, str)
         return module.create_deep_agent(
             model=ScriptedChatModel(responses=script),
             tools=[plain, with_id, with_runtime],
-            middleware=[Hooks()],
+            middleware=[] if hooked else [Hooks()],
+            subagents=[{"name": kind, "description": "w", "system_prompt": "s", "middleware": [Hooks()]}]
+            if hooked
+            else None,
             checkpointer=saver,
         )
 
@@ -312,25 +319,11 @@ def _compare(saver_kind, how, subagent, tmp_path, part):
 
 _TOOLS = ("plain", "with_id", "with_runtime")
 
-#: Why a subagent's tools on a checkpointed thread see other checkpoint ids than deepagents'.
-_SUBAGENT_THREAD = (
-    "the core starts a subagent ahead of the thread graph's `tools` task that follows it, so "
-    "the subagent's namespace is the core's own `tools:<id>`, not that task's: the checkpoints "
-    "the subagent's graph writes are under the task's namespace, which the subagent's tools "
-    "cannot name (the core would have to wait for the task and take its id)"
-)
-
-
-def _tool_case(subagent: bool, saver_kind: str) -> Any:
-    if subagent and saver_kind != "none":
-        return pytest.mark.xfail(strict=True, reason=_SUBAGENT_THREAD)
-    return ()
-
 
 @pytest.mark.parametrize(
     ("subagent", "saver_kind", "how"),
     [
-        pytest.param(subagent, saver_kind, how, marks=_tool_case(subagent, saver_kind))
+        (subagent, saver_kind, how)
         for subagent in (False, True)
         for saver_kind in ("none", "memory", "sqlite")
         for how in ("invoke", "ainvoke", "stream")
@@ -340,17 +333,17 @@ def test_tools_see_their_task(saver_kind, how, subagent, tmp_path):
     _compare(saver_kind, how, subagent, tmp_path, lambda where: where in _TOOLS)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="middleware hooks get the run's config, not a task config of their node: on a thread "
-    "`get_config()` returns the thread graph's first task's config, without a saver it raises, and "
-    "their `Runtime` has no `execution_info`; the core's hook context (`HookContext`, the model and "
-    "tool call requests) carries no step or namespace to build one from",
-)
 @pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream"])
-@pytest.mark.parametrize("saver_kind", ["none", "memory"])
+@pytest.mark.parametrize("saver_kind", ["none", "memory", "sqlite"])
 def test_hooks_see_their_node(saver_kind, how, tmp_path):
     _compare(saver_kind, how, False, tmp_path, lambda where: where not in _TOOLS)
+
+
+@pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream"])
+@pytest.mark.parametrize("saver_kind", ["none", "memory", "sqlite"])
+def test_subagent_hooks_see_their_node(saver_kind, how, tmp_path):
+    """A subagent's middleware: its nodes' tasks under the `task` call's namespace."""
+    _compare(saver_kind, how, "worker", tmp_path, lambda where: where not in _TOOLS)
 
 
 def _tool_seen(module, saver_kind, tmp_path) -> list[tuple[list[str], str]]:
