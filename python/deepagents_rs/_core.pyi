@@ -12,6 +12,9 @@ FS_TOOL_TEXTS: dict[str, str]
 SUMMARY_PROMPT_HEAD: str
 SUMMARY_PROMPT_TAIL: str
 COMPACT_DESCRIPTION: str
+NOTHING_TO_COMPACT: str
+COMPACTED: str
+COMPACT_FAILED: str
 
 def native_limits(provider: str, model: str) -> tuple[int | None, int | None]:
     """A native model's ``(profile max_input_tokens, default max_tokens)``."""
@@ -21,12 +24,47 @@ MEMORY_SYSTEM_PROMPT: str
 def upload_response_error(errors: list[str | None]) -> str | None:
     """deepagents' `_upload_response_error` over each file's error (`None` for success)."""
 
+def summary_message(summary: str, file_path: str | None = None) -> dict[str, Any]:
+    """The summary message (a dict), naming the history file when there is one."""
+
+def drop_bound_reasoning(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The message without its bound reasoning blocks, or `None` when it has none."""
+
+def state_cutoff(previous: int | None, effective_cutoff: int) -> int:
+    """`_compute_state_cutoff` after an earlier cut at `previous`."""
+
 class SummarizationCall:
     """The core's summarization entry, run around a caller's own handler."""
 
     def __init__(self, config: dict[str, Any]) -> None: ...
-    def compact(self, state: dict[str, Any], is_async: bool, config: Any = None) -> Any:
-        """`(answer, state keys | None, files | None)`, awaitable when `is_async`."""
+    def cutoff(self, messages: list[dict[str, Any]]) -> int:
+        """`_determine_cutoff_index` of the messages."""
+    def summarize(self, messages: list[dict[str, Any]], is_async: bool, config: Any = None) -> Any:
+        """`_create_summary`: the summary text, awaitable when `is_async`."""
+    def offload(
+        self,
+        messages: list[dict[str, Any]],
+        session: str,
+        backend: Any,
+        files: dict[str, Any] | None,
+        is_async: bool,
+        config: Any = None,
+    ) -> Any:
+        """`_offload_to_backend`: `(path | None, files written | None)`, awaitable when `is_async`."""
+    def offload_media(
+        self,
+        messages: list[dict[str, Any]],
+        backend: Any,
+        files: dict[str, Any] | None,
+        is_async: bool,
+        config: Any = None,
+    ) -> Any:
+        """`_offload_inline_media`: `(messages | None, failed blocks, files written | None)`,
+        awaitable when `is_async`."""
+    def count_tokens(self, request: dict[str, Any]) -> float:
+        """`_count_tokens` with the built-in counter."""
+    def compact_eligible(self, clauses: Any, count: int, last_ai: dict[str, Any] | None) -> bool:
+        """`_is_eligible_for_compaction` of `count` messages whose last AI reply is `last_ai`."""
     def run(self, request: dict[str, Any], responder: Any, is_async: bool, config: Any = None) -> Any:
         """The entry's state writes (`{"commands": [...], "files": ...}`), awaitable when
         `is_async`."""

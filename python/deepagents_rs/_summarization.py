@@ -174,17 +174,20 @@ class TokenCounterAdapter:
         messages alone, a list (maybe empty) for a whole request."""
         if tools is None:
             return self._number(self.counter(messages))
+        return self._number(self.count_request(messages, system, tools))
+
+    def count_request(self, messages: list[Any], system: Any, tools: Any) -> Any:
+        """deepagents' ``_count_tokens``: the system message first, and ``tools`` handed over
+        when the counter takes them (tried, when its signature cannot be read)."""
         counted = [system, *messages] if system is not None else messages
         if self._takes_tools is None:
             try:
-                count = self.counter(counted, tools=tools)
+                return self.counter(counted, tools=tools)
             except TypeError:
-                count = self.counter(counted)
-        elif self._takes_tools:
-            count = self.counter(counted, tools=tools)
-        else:
-            count = self.counter(counted)
-        return self._number(count)
+                return self.counter(counted)
+        if self._takes_tools:
+            return self.counter(counted, tools=tools)
+        return self.counter(counted)
 
     async def acount(self, messages: list[Any], system: Any = None, tools: list[Any] | None = None) -> Any:
         # deepagents counts on the event loop's thread under `ainvoke` too.

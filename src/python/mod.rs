@@ -67,6 +67,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summarization::native_limits, m)?)?;
     m.add_class::<summarization_call::SummarizationCall>()?;
     m.add_function(wrap_pyfunction!(summarization::upload_response_error, m)?)?;
+    m.add_function(wrap_pyfunction!(summarization::summary_message, m)?)?;
+    m.add_function(wrap_pyfunction!(summarization::drop_bound_reasoning, m)?)?;
+    m.add_function(wrap_pyfunction!(summarization::state_cutoff, m)?)?;
     // The file tools' texts under deepagents' constant names, for its module constants.
     use crate::middleware::filesystem::texts as fs;
     let fs_texts = pyo3::types::PyDict::new(m.py());
@@ -113,6 +116,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SUMMARY_PROMPT_HEAD", summary::SUMMARY_PROMPT_HEAD)?;
     m.add("SUMMARY_PROMPT_TAIL", summary::SUMMARY_PROMPT_TAIL)?;
     m.add("COMPACT_DESCRIPTION", summary::COMPACT_DESCRIPTION)?;
+    // The compact tool's answers, for the face's own flow.
+    m.add("NOTHING_TO_COMPACT", summary::NOTHING_TO_COMPACT)?;
+    m.add("COMPACTED", summary::COMPACTED)?;
+    m.add("COMPACT_FAILED", summary::COMPACT_FAILED)?;
     // deepagents' subagent texts, for the Python side's prompt assembly.
     use crate::subagents::prompts;
     m.add("DEFAULT_SUBAGENT_PROMPT", prompts::DEFAULT_SUBAGENT_PROMPT)?;

@@ -19,7 +19,8 @@ use super::token_counter::PyTokenCounter;
 use crate::error::ModelError;
 use crate::messages::Message;
 use crate::summarization::{
-    Prompt, Summarization, SummarizationConfig, SummarizationTool, Summarizer, TokenCounter,
+    HistoryOffload, Prompt, ReplacedSteps, Summarization, SummarizationConfig, SummarizationTool,
+    Summarizer, TokenCounter,
 };
 use crate::tools::HostContext;
 
@@ -73,14 +74,14 @@ pub(crate) fn summarization_from_py(config: &Bound<'_, PyAny>) -> PyResult<Arc<d
     Ok(Arc::new(summarization_entry(config)?))
 }
 
-pub(crate) fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
-    let config = config.cast::<PyDict>()?;
-    let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
-        config
-            .get_item(key)?
-            .ok_or_else(|| PyKeyError::new_err(key.to_owned()))
-    };
-    let trigger = get("trigger")?
+/// `config[key]`, absent or `None` being `None`.
+fn optional<'py>(config: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    Ok(config.get_item(key)?.filter(|v| !v.is_none()))
+}
+
+/// Trigger clauses, `[[(kind, value), ...], ...]`.
+pub(crate) fn clauses_from_py(clauses: &Bound<'_, PyAny>) -> PyResult<Vec<Clause>> {
+    clauses
         .try_iter()?
         .map(|clause| {
             clause?
@@ -88,7 +89,17 @@ pub(crate) fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summari
                 .map(|size| size_from_py(&size?))
                 .collect::<PyResult<Clause>>()
         })
-        .collect::<PyResult<Vec<Clause>>>()?;
+        .collect()
+}
+
+pub(crate) fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summarization> {
+    let config = config.cast::<PyDict>()?;
+    let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        config
+            .get_item(key)?
+            .ok_or_else(|| PyKeyError::new_err(key.to_owned()))
+    };
+    let trigger = clauses_from_py(&get("trigger")?)?;
     let truncate = get("truncate_args")?;
     let truncate_args = if truncate.is_none() {
         None
@@ -135,15 +146,22 @@ pub(crate) fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summari
         history_prefix: get("history_prefix")?.extract()?,
         large_tool_results_prefix: get("large_tool_results_prefix")?.extract()?,
         trim_tokens_to_summarize: get("trim_tokens_to_summarize")?.extract()?,
-        summarizer: {
-            let f = get("summarizer")?;
-            if f.is_none() {
-                None
-            } else {
-                Some(Arc::new(PySummarizer {
+        summarizer: optional(config, "summarizer")?.map(|f| {
+            Arc::new(PySummarizer {
+                adapter: f.unbind(),
+            }) as Arc<dyn Summarizer>
+        }),
+        replaced: ReplacedSteps {
+            summary: optional(config, "replaced_summary")?.map(|f| {
+                Arc::new(PySummarizer {
                     adapter: f.unbind(),
-                }) as Arc<dyn Summarizer>)
-            }
+                }) as Arc<dyn Summarizer>
+            }),
+            offload: optional(config, "replaced_offload")?.map(|f| {
+                Arc::new(PyHistoryOffload {
+                    adapter: f.unbind(),
+                }) as Arc<dyn HistoryOffload>
+            }),
         },
         model: {
             let m = get("model")?;
@@ -188,6 +206,47 @@ pub(crate) fn upload_response_error(errors: Vec<Option<String>>) -> Option<Strin
     crate::summarization::upload_error(errors)
 }
 
+/// `_build_new_messages_with_path`'s message (a dict) for `summary`, saved at `file_path`.
+#[pyfunction]
+#[pyo3(signature = (summary, file_path=None))]
+pub(crate) fn summary_message<'py>(
+    py: Python<'py>,
+    summary: &str,
+    file_path: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let message = crate::summarization::event::summary_message(summary, file_path);
+    super::convert::message_to_py(py, &message)
+}
+
+/// `_drop_bound_reasoning` of a message (a dict): the message without the reasoning blocks
+/// only its own provider reads, or `None` when it has none.
+#[pyfunction]
+pub(crate) fn drop_bound_reasoning<'py>(
+    py: Python<'py>,
+    message: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let message = Arc::new(super::convert::message_from_py(message)?);
+    let out = crate::summarization::event::drop_bound_reasoning(&message);
+    if Arc::ptr_eq(&out, &message) {
+        return Ok(None);
+    }
+    super::convert::message_to_py(py, &out).map(Some)
+}
+
+/// `_compute_state_cutoff`: a cut in the seen conversation as an index into the state's
+/// messages, after an earlier summary that cut at `previous` (or none).
+#[pyfunction]
+#[pyo3(signature = (previous, effective_cutoff))]
+pub(crate) fn state_cutoff(previous: Option<usize>, effective_cutoff: usize) -> usize {
+    let previous = previous.map(|cutoff_index| crate::summarization::event::Event {
+        cutoff_index,
+        summary: Arc::new(Message::Human(Default::default())),
+        file_path: None,
+        created_at_index: None,
+    });
+    crate::summarization::event::state_cutoff(previous.as_ref(), effective_cutoff)
+}
+
 /// A `summarizer` function or runnable, called back through
 /// `deepagents_rs._summarization.SummarizerAdapter`: `ainvoke` awaited on the run's loop under
 /// `ainvoke`, `invoke` on a blocking thread under `invoke`.
@@ -221,6 +280,34 @@ impl Summarizer for PySummarizer {
             .await
             .map_err(host_model_error)?;
             Python::attach(|py| out.bind(py).extract::<String>()).map_err(host_model_error)
+        })
+    }
+}
+
+/// A face's own `_offload_to_backend`, called back through its adapter's `offload(messages,
+/// session)` (`aoffload` awaited under `ainvoke`).
+pub(crate) struct PyHistoryOffload {
+    adapter: Py<PyAny>,
+}
+
+impl HistoryOffload for PyHistoryOffload {
+    fn offload(
+        &self,
+        messages: Vec<Arc<Message>>,
+        session: String,
+        host: HostContext,
+    ) -> BoxFuture<'static, Result<Option<String>, ModelError>> {
+        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        Box::pin(async move {
+            let out = call_adapter(adapter, host, "offload", move |py, _| {
+                Ok(vec![
+                    message_list(py, &messages)?.into_any(),
+                    session.into_pyobject(py)?.into_any(),
+                ])
+            })
+            .await
+            .map_err(host_model_error)?;
+            Python::attach(|py| out.bind(py).extract::<Option<String>>()).map_err(host_model_error)
         })
     }
 }

@@ -12,20 +12,22 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{Map, Value};
 
+use super::backends::backend_from_py;
 use super::convert::{
-    extra_from_py, extra_to_py, file_map_from_py, files_write_to_py, message_from_py,
+    extra_from_py, extra_to_py, file_map_from_py, files_write_to_py, message_from_py, message_list,
     message_to_py, messages_from_py,
 };
 use super::errors::{guard, host_model_error, to_py};
 use super::host::{PyHost, call_adapter};
 use super::summarization::summarization_entry;
 use crate::error::Error;
+use crate::files::backend::FilesScope;
 use crate::messages::{Message, SystemMessage};
 use crate::middleware::{Chain, Middleware, ModelBase, ModelResponse};
 use crate::model::{ChatModel, ModelRequest};
 use crate::state::{AgentState, FilesHost};
-use crate::summarization::{CompactRun, Summarization};
-use crate::tools::{HostContext, ToolOutput, ToolSpec};
+use crate::summarization::Summarization;
+use crate::tools::{HostContext, ToolSpec};
 
 /// One `SummarizationMiddleware`'s entry (or a `SummarizationToolMiddleware`'s), built once
 /// from the face's configuration.
@@ -76,31 +78,136 @@ impl SummarizationCall {
         })
     }
 
-    /// The `compact_conversation` tool's work on `state` (`messages` as dicts, and the keys
-    /// the tool reads: the event, the session id, `files`): `(answer, state keys | None,
-    /// files | None)`, awaitable when `is_async`.
-    #[pyo3(signature = (state, is_async, config=None))]
-    fn compact<'py>(
+    /// `_determine_cutoff_index` of `messages` (dicts).
+    fn cutoff(&self, py: Python<'_>, messages: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let messages = arcs(messages)?;
+        let host = host_for(py, false, None)?;
+        let fut = self.summarization.cutoff_of(&messages, &host);
+        wait(py, fut)
+    }
+
+    /// `_create_summary` of `messages` (dicts): the summary text, awaitable when `is_async`.
+    #[pyo3(signature = (messages, is_async, config=None))]
+    fn summarize<'py>(
         &self,
         py: Python<'py>,
-        state: &Bound<'py, PyDict>,
+        messages: &Bound<'py, PyAny>,
         is_async: bool,
         config: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         guard(|| {
+            let messages = arcs(messages)?;
             let host = host_for(py, is_async, config)?;
-            let state = state_from_py(state)?;
-            let fut = self.summarization.compact(CompactRun {
-                messages: state.messages.to_vec(),
-                extra: state.extra,
-                files: (state.files, state.files_host),
-                model: self.model.clone(),
-                host: host.clone(),
-                trace: None,
-            });
-            let fut = async move { fut.await.map_err(|e| to_py(Error::Model(e))) };
-            finish(py, &host, fut, compact_to_py)
+            let (summarization, model) = (self.summarization.clone(), self.model.clone());
+            let inner_host = host.clone();
+            let fut = async move {
+                summarization
+                    .summary_of(&messages, model, inner_host, None)
+                    .await
+                    .map_err(|e| to_py(Error::Model(e)))
+            };
+            finish(py, &host, fut, |py, text: String| {
+                Ok(text.into_pyobject(py)?.into_any())
+            })
         })
+    }
+
+    /// `_offload_to_backend`: `messages` (dicts) appended to `session`'s history file on
+    /// `backend` (a backend argument; `None` is the entry's own), a state backend reading
+    /// `files`: `(path | None, files written | None)`, awaitable when `is_async`.
+    #[pyo3(signature = (messages, session, backend, files, is_async, config=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn offload<'py>(
+        &self,
+        py: Python<'py>,
+        messages: &Bound<'py, PyAny>,
+        session: String,
+        backend: Option<Bound<'py, PyAny>>,
+        files: Option<Bound<'py, PyAny>>,
+        is_async: bool,
+        config: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| {
+            let (messages, host, backend, scope) =
+                step_inputs(py, messages, backend, files, is_async, config)?;
+            let summarization = self.summarization.clone();
+            let fut = async move {
+                let path = summarization
+                    .offload_history(&messages, &session, backend, scope.clone())
+                    .await;
+                Ok((path, scope.take_update()))
+            };
+            finish(py, &host, fut, |py, (path, files)| {
+                let files = written_to_py(py, files.as_ref())?;
+                Ok((path, files).into_pyobject(py)?.into_any())
+            })
+        })
+    }
+
+    /// `_offload_inline_media`: `(messages as dicts | None when none had inline media,
+    /// failed blocks, files written | None)`, awaitable when `is_async`; `backend` and
+    /// `files` as for `offload`.
+    #[pyo3(signature = (messages, backend, files, is_async, config=None))]
+    fn offload_media<'py>(
+        &self,
+        py: Python<'py>,
+        messages: &Bound<'py, PyAny>,
+        backend: Option<Bound<'py, PyAny>>,
+        files: Option<Bound<'py, PyAny>>,
+        is_async: bool,
+        config: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| {
+            let (messages, host, backend, scope) =
+                step_inputs(py, messages, backend, files, is_async, config)?;
+            let summarization = self.summarization.clone();
+            let fut = async move {
+                let (out, failed) = summarization
+                    .offload_media(&messages, backend, scope.clone())
+                    .await;
+                // Media are always rewritten: all messages as they came means there were none.
+                let same = out.iter().zip(&messages).all(|(a, b)| Arc::ptr_eq(a, b));
+                Ok(((!same).then_some(out), failed, scope.take_update()))
+            };
+            finish(py, &host, fut, |py, (out, failed, files)| {
+                let out = match out {
+                    Some(list) => message_list(py, &list)?.into_any(),
+                    None => py.None().into_bound(py),
+                };
+                let files = written_to_py(py, files.as_ref())?;
+                Ok((out, failed, files).into_pyobject(py)?.into_any())
+            })
+        })
+    }
+
+    /// `_count_tokens` with the built-in counter: `request` as for `run` (its system
+    /// message, messages and tools).
+    fn count_tokens(&self, py: Python<'_>, request: &Bound<'_, PyDict>) -> PyResult<f64> {
+        let host = host_for(py, false, None)?;
+        let request = request_from_py(request, self.model.clone(), host.clone())?;
+        let fut = async move {
+            self.summarization
+                .count_request(request.parts_with(&request.messages), &request.host)
+                .await
+        };
+        wait(py, fut)
+    }
+
+    /// `_is_eligible_for_compaction` for `count` messages whose last AI reply is `last_ai`
+    /// (a dict, or `None`), against `clauses` (`[[(kind, value)]]`).
+    fn compact_eligible(
+        &self,
+        clauses: &Bound<'_, PyAny>,
+        count: usize,
+        last_ai: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let clauses = super::summarization::clauses_from_py(clauses)?;
+        let last_ai = last_ai
+            .map(|m| message_from_py(&m).map(Arc::new))
+            .transpose()?;
+        Ok(self
+            .summarization
+            .compact_eligible(&clauses, count, last_ai))
     }
 
     /// Runs the entry on `request` (`{"system": dict | None, "messages": [dict],
@@ -334,17 +441,65 @@ pub(crate) fn outcome_to_py(py: Python<'_>, response: ModelResponse) -> PyResult
     Ok(out.into_any())
 }
 
-/// The compact tool's outcome: `(answer, state keys | None, files | None)`.
-fn compact_to_py(py: Python<'_>, out: ToolOutput) -> PyResult<Bound<'_, PyAny>> {
-    let extra = match &out.extra {
-        Some(e) => extra_to_py(py, e)?.into_any(),
-        None => py.None().into_bound(py),
-    };
-    let files = match &out.files {
-        Some(f) => files_write_to_py(py, f)?,
-        None => py.None().into_bound(py),
-    };
-    Ok((out.content.text(), extra, files)
-        .into_pyobject(py)?
-        .into_any())
+/// Messages (dicts) as the core holds them.
+fn arcs(messages: &Bound<'_, PyAny>) -> PyResult<Vec<Arc<Message>>> {
+    Ok(messages_from_py(messages)?
+        .into_iter()
+        .map(Arc::new)
+        .collect())
+}
+
+/// What a step over a backend works with: its messages, host, backend (`None`: the entry's
+/// own) and the scope its state-backend writes go to.
+type StepInputs = (
+    Vec<Arc<Message>>,
+    HostContext,
+    Option<Arc<dyn crate::files::backend::Backend>>,
+    Arc<FilesScope>,
+);
+
+fn step_inputs(
+    py: Python<'_>,
+    messages: &Bound<'_, PyAny>,
+    backend: Option<Bound<'_, PyAny>>,
+    files: Option<Bound<'_, PyAny>>,
+    is_async: bool,
+    config: Option<Py<PyAny>>,
+) -> PyResult<StepInputs> {
+    let messages = arcs(messages)?;
+    let host = host_for(py, is_async, config)?;
+    let backend = backend.map(|b| backend_from_py(&b)).transpose()?;
+    let scope = files_scope(files, host.clone())?;
+    Ok((messages, host, backend, scope))
+}
+
+/// A step's state-backend writes, `None` when there were none.
+fn written_to_py<'py>(
+    py: Python<'py>,
+    files: Option<&crate::state::FilesWrite>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match files {
+        Some(f) => files_write_to_py(py, f),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
+/// Where a step's state-backend writes go, over the state's `files` (`None`: none yet).
+fn files_scope(files: Option<Bound<'_, PyAny>>, host: HostContext) -> PyResult<Arc<FilesScope>> {
+    let (mut map, mut files_host) = (Arc::new(Map::new()), Arc::new(FilesHost::default()));
+    if let Some(files) = files.filter(|f| !f.is_none()) {
+        file_map_from_py(&files)?.apply(&mut map, &mut files_host);
+    }
+    Ok(FilesScope::new((map, files_host), host))
+}
+
+/// A step that never calls the host's loop, waited for here without the GIL.
+fn wait<T, F>(py: Python<'_>, fut: F) -> PyResult<T>
+where
+    T: Send,
+    F: std::future::Future<Output = Result<T, crate::error::ModelError>> + Send,
+{
+    let runtime = pyo3_async_runtimes::tokio::get_runtime();
+    py.detach(|| runtime.block_on(fut))
+        .map_err(|e| to_py(Error::Model(e)))
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::event::{self, EVENT_KEY, Event, SESSION_KEY};
 use super::middleware::{Inner, Summarization};
-use super::policy::{self, Size};
+use super::policy::{self, Clause, ModelLimits, Size};
 use super::summary::Target;
 use super::texts;
 use crate::error::{Error, ModelError};
@@ -83,34 +83,28 @@ fn half(value: f64) -> u64 {
 
 /// One conversation the compact tool works on: the run's history and state keys, and the
 /// model, host and trace its summary call goes with.
-pub struct CompactRun {
-    pub messages: Vec<Arc<Message>>,
-    pub extra: crate::state::Extra,
-    pub files: crate::state::FilesSnapshot,
-    pub model: Arc<dyn crate::model::ChatModel>,
-    pub host: crate::tools::HostContext,
-    pub trace: Option<crate::events::NodeTrace>,
+struct CompactRun {
+    messages: Vec<Arc<Message>>,
+    extra: crate::state::Extra,
+    files: crate::state::FilesSnapshot,
+    model: Arc<dyn crate::model::ChatModel>,
+    host: crate::tools::HostContext,
+    trace: Option<crate::events::NodeTrace>,
 }
 
-impl Summarization {
-    /// The `compact_conversation` tool's work, for a caller that runs the tool itself (a
-    /// LangChain agent): its answer, with the event and the files it wrote.
-    pub fn compact(&self, run: CompactRun) -> BoxFuture<'static, Result<ToolOutput, ModelError>> {
-        let inner = self.inner();
-        Box::pin(async move { compact(&inner, run).await })
-    }
-}
-
-/// `_is_eligible_for_compaction`: some trigger clause half met, the token kinds by the
-/// last reply's reported usage only.
-fn eligible(inner: &Inner, messages: &[Arc<Message>]) -> bool {
-    let cfg = &inner.config;
-    let reported = policy::reported_tokens(messages, &cfg.limits);
-    cfg.trigger.iter().any(|clause| {
+/// `_is_eligible_for_compaction`: some trigger clause half met by `count` messages, the
+/// token kinds by the last reply's `reported` usage only.
+pub(super) fn eligible(
+    clauses: &[Clause],
+    limits: &ModelLimits,
+    count: usize,
+    reported: Option<u64>,
+) -> bool {
+    clauses.iter().any(|clause| {
         clause.iter().all(|size| match *size {
-            Size::Messages(n) => messages.len() as u64 >= half(n as f64),
+            Size::Messages(n) => count as u64 >= half(n as f64),
             Size::Tokens(n) => reported.is_some_and(|r| r >= half(n as f64)),
-            Size::Fraction(f) => match cfg.limits.max_input_tokens {
+            Size::Fraction(f) => match limits.max_input_tokens {
                 Some(max) => reported.is_some_and(|r| r >= half(max as f64 * f)),
                 None => false,
             },
@@ -125,7 +119,8 @@ async fn compact(inner: &Inner, run: CompactRun) -> Result<ToolOutput, ModelErro
     let previous = Event::read(run.extra.get(EVENT_KEY));
     let effective = event::apply(previous.as_ref(), &messages);
     let cfg = &inner.config;
-    if !eligible(inner, &effective) {
+    let reported = policy::reported_tokens(&effective, &cfg.limits);
+    if !eligible(&cfg.trigger, &cfg.limits, effective.len(), reported) {
         return Ok(ToolOutput::text(texts::NOTHING_TO_COMPACT));
     }
     let counter = &*inner.counter;
@@ -150,7 +145,9 @@ async fn compact(inner: &Inner, run: CompactRun) -> Result<ToolOutput, ModelErro
         }
     };
     let scope = FilesScope::new(run.files, run.host);
-    let file_path = inner.offload(older, &session, scope.clone()).await;
+    let file_path = inner
+        .offload(older, &session, &cfg.backend, scope.clone())
+        .await;
     let new_event = Event {
         cutoff_index: event::state_cutoff(previous.as_ref(), cutoff),
         summary: Arc::new(event::summary_message(&summary, file_path.as_deref())),

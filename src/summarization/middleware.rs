@@ -82,6 +82,28 @@ pub struct SummarizationConfig {
     /// A `summarizer` that is not a chat model (a host function or runnable): it is handed
     /// the messages to summarize and answers the summary text; no prompt is used.
     pub summarizer: Option<Arc<dyn Summarizer>>,
+    /// Steps the host replaced on its face, called in place of the entry's own.
+    pub replaced: ReplacedSteps,
+}
+
+/// deepagents' `_create_summary` and `_offload_to_backend` as a host replaced them on its
+/// middleware (a subclass, or a test's patch): the entry's summarization calls them.
+#[derive(Clone, Default)]
+pub struct ReplacedSteps {
+    /// Handed the messages to summarize as they are (no trimming, no prompt).
+    pub summary: Option<Arc<dyn Summarizer>>,
+    pub offload: Option<Arc<dyn HistoryOffload>>,
+}
+
+/// A host's `_offload_to_backend(backend, messages, session_id)`: the history file's path,
+/// or `None` when it was not saved.
+pub trait HistoryOffload: Send + Sync {
+    fn offload(
+        &self,
+        messages: Vec<Arc<Message>>,
+        session: String,
+        host: crate::tools::HostContext,
+    ) -> futures::future::BoxFuture<'static, Result<Option<String>, ModelError>>;
 }
 
 /// A summary written by the host's own code from the messages to summarize.
@@ -263,7 +285,16 @@ impl Call {
             media::offload(older, &self.cfg().backend, &media_prefix, scope.clone()).await;
         let older = &older[..];
         let session = event::session_id(&request.state.extra);
-        let file_path = self.config.offload(older, &session, scope.clone()).await;
+        let file_path = match &self.cfg().replaced.offload {
+            Some(own) => (own.offload(older.to_vec(), session.clone(), request.host.clone()))
+                .await
+                .map_err(Error::Model)?,
+            None => {
+                self.config
+                    .offload(older, &session, &self.cfg().backend, scope.clone())
+                    .await
+            }
+        };
         // deepagents logs these and warns the user (`warnings.warn`).
         let warning = match &file_path {
             None => {

@@ -12,15 +12,17 @@ mod media;
 mod middleware;
 mod overflow_clip;
 pub mod policy;
+mod steps;
 mod summary;
 pub mod texts;
 pub mod tokens;
 mod transcript;
 mod trim;
 
-pub use compact::{CompactRun, SummarizationTool};
+pub use compact::SummarizationTool;
 pub use counter::{Counting, TokenCounter, Tokens};
 pub use media::upload_error;
 pub use middleware::{
-    Prompt, Summarization, SummarizationConfig, Summarizer, says_context_overflow,
+    HistoryOffload, Prompt, ReplacedSteps, Summarization, SummarizationConfig, Summarizer,
+    says_context_overflow,
 };

@@ -10,7 +10,7 @@ use super::middleware::Inner;
 use super::{event, texts, transcript, trim};
 use crate::error::{Error, ModelError};
 use crate::events::{ModelInfo, NodeTrace, TraceData};
-use crate::files::backend::FilesScope;
+use crate::files::backend::{Backend, FilesScope};
 use crate::messages::{AiMessage, Content, Message};
 use crate::model::{ChatModel, ModelRequest};
 use crate::state::AgentState;
@@ -37,9 +37,9 @@ impl Inner {
         &self,
         messages: &[Arc<Message>],
         session: &str,
+        backend: &Arc<dyn Backend>,
         scope: Arc<FilesScope>,
     ) -> Option<String> {
-        let backend = &self.config.backend;
         let path = format!("{}/{session}.md", self.config.history_prefix);
         let kept = messages.iter().filter(|m| !event::is_summary(m));
         let section = texts::SECTION
@@ -86,6 +86,21 @@ impl Inner {
     /// LangChain's `with_retry` retries (three attempts), and once more with the middle of
     /// the transcript left out if the prompt itself is too long.
     pub(super) async fn summarize(
+        &self,
+        on: &Target,
+        messages: &[Arc<Message>],
+    ) -> Result<String, ModelError> {
+        match &self.config.replaced.summary {
+            Some(own) => {
+                own.summarize(messages.to_vec(), on.host.clone(), on.trace.clone())
+                    .await
+            }
+            None => self.own_summary(on, messages).await,
+        }
+    }
+
+    /// The entry's own `_create_summary` (what a host's replacement may call back).
+    pub(super) async fn own_summary(
         &self,
         on: &Target,
         messages: &[Arc<Message>],

@@ -164,12 +164,16 @@ def entry(face: Any, request: Any) -> Any:
     store = getattr(getattr(request, "runtime", None), "store", None)
     summarization = getattr(face, "_summarization", face)
     outside = type(summarization._backend) is StateBackend and not _state_reachable()
+    # Steps replaced on the middleware since the entry was made make it again.
+    from ._summarization_steps import replaced_steps
+
+    key = (outside, replaced_steps(summarization))
     made = getattr(face, "_call", None)
-    if made is None or made[0] is not store or made[1] != outside:
+    if made is None or made[0] is not store or made[1] != key:
         from .._core import SummarizationCall
 
         backend = _state_outside_graph() if outside else None
-        made = face._call = (store, outside, SummarizationCall(face._core_config(store, backend=backend)))
+        made = face._call = (store, key, SummarizationCall(face._core_config(store, backend=backend)))
     return made[2]
 
 
@@ -196,47 +200,34 @@ def compact_tool(face: Any) -> Any:
     )
 
 
-def _compact_state(runtime: Any) -> dict:
-    state = runtime.state
-    out = {k: state[k] for k in _STATE_KEYS if k in state}
-    out["messages"] = [_convert.to_core(m) for m in state.get("messages", [])]
-    return out
-
-
-def _compact_command(runtime: Any, outcome: tuple) -> Any:
-    from langchain_core.messages import ToolMessage
-    from langgraph.types import Command
-
-    text, extra, files = outcome
-    update: dict[str, Any] = dict(extra or {})
-    if files:
-        update["files"] = files
-    update["messages"] = [ToolMessage(content=text, tool_call_id=runtime.tool_call_id or "")]
-    return Command(update=update)
-
-
-def compact(call: Any, runtime: Any) -> Any:
-    return _compact_command(runtime, call.compact(_compact_state(runtime), False, _runtime_config(runtime)))
-
-
-async def acompact(call: Any, runtime: Any) -> Any:
-    return _compact_command(runtime, await call.compact(_compact_state(runtime), True, _runtime_config(runtime)))
-
-
 def _runtime_config(runtime: Any) -> Any:
     config = getattr(runtime, "config", None)
     return config if isinstance(config, dict) else None
 
 
+def _with_written(outcome: dict, written: dict[str, Any]) -> dict:
+    """The entry's outcome with what a replaced step's state backend wrote."""
+    if written:
+        outcome = dict(outcome)
+        outcome["files"] = {**written, **(outcome["files"] or {})}
+    return outcome
+
+
 def wrap(call: Any, request: Any, handler: Any) -> Any:
+    from ._summarization_steps import flow_files
+
     raw, messages = _core_request(request)
     responder = _Responder(request, handler, messages)
-    outcome = call.run(raw, responder, False, _config(request))
-    return _result(outcome, responder)
+    with flow_files(raw["state"].get("files")) as files:
+        outcome = call.run(raw, responder, False, _config(request))
+    return _result(_with_written(outcome, files["written"]), responder)
 
 
 async def awrap(call: Any, request: Any, handler: Any) -> Any:
+    from ._summarization_steps import flow_files
+
     raw, messages = _core_request(request)
     responder = _Responder(request, handler, messages)
-    outcome = await call.run(raw, responder, True, _config(request))
-    return _result(outcome, responder)
+    with flow_files(raw["state"].get("files")) as files:
+        outcome = await call.run(raw, responder, True, _config(request))
+    return _result(_with_written(outcome, files["written"]), responder)

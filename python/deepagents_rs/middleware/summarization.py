@@ -14,7 +14,9 @@ from functools import cache
 from typing import Any, TypedDict
 
 from .._core import SUMMARY_PROMPT_HEAD, SUMMARY_PROMPT_TAIL
+from ._compact_flow import CompactSteps
 from ._core_face import CoreEntryFace
+from ._summarization_steps import SummarizationSteps
 
 try:
     from langchain_core.messages.utils import count_tokens_approximately
@@ -201,7 +203,7 @@ def compute_summarization_defaults(model: Any) -> dict[str, Any]:
     }
 
 
-class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type]
+class _DeepAgentsSummarizationMiddleware(SummarizationSteps, _Base):  # type: ignore[misc,valid-type]
     """Summarizes the older part of a long conversation and keeps it on the backend.
 
     When a trigger is met (or the provider says the prompt is too long), the messages
@@ -370,6 +372,12 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
         any clause firing it."""
         return [dict(clause) for clause in self._clauses]
 
+    @_trigger_clauses.setter
+    def _trigger_clauses(self, clauses: list[Mapping[str, float]]) -> None:
+        # Set as LangChain's attribute is set: the core's entry is made again from it.
+        self._clauses = [_clause(clause) for clause in clauses]
+        self._call = None
+
     @property
     def name(self) -> str:
         """`SummarizationMiddleware` for this class (it takes the default's place in the
@@ -410,6 +418,9 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
 
             core_model = PromptedModel(self._model_spec)
         facts = model_facts(core_model)
+        from ._summarization_steps import ReplacedSteps, replaced_steps
+
+        replaced, steps = replaced_steps(self), ReplacedSteps(self)
         head, _, tail = self.summary_prompt.partition("{messages}")
         settings = self._truncate_args_settings
         from .._summarization import SummarizerAdapter, TokenCounterAdapter
@@ -437,6 +448,9 @@ class _DeepAgentsSummarizationMiddleware(_Base):  # type: ignore[misc,valid-type
             "trim_tokens_to_summarize": self.trim_tokens_to_summarize,
             "summary_model": summary_model,
             "summarizer": summarizer,
+            # Steps replaced on this middleware, which the entry calls in place of its own.
+            "replaced_summary": steps if replaced[0] else None,
+            "replaced_offload": steps if replaced[1] else None,
             "token_counter": None if self._own_counter is None else TokenCounterAdapter(self._own_counter),
             "model": core_model,
             "backend": backend_arg(self._backend if backend is None else backend, store, any_object=True),
@@ -479,7 +493,7 @@ def create_summarization_middleware(
     )
 
 
-class SummarizationToolMiddleware(CoreEntryFace, _Base):  # type: ignore[misc,valid-type]
+class SummarizationToolMiddleware(CompactSteps, CoreEntryFace, _Base):  # type: ignore[misc,valid-type]
     """Offers the model the `compact_conversation` tool: it compacts the conversation itself,
     with `summarization`'s settings, once the conversation is at least half way to one of
     its triggers.
@@ -517,19 +531,6 @@ class SummarizationToolMiddleware(CoreEntryFace, _Base):  # type: ignore[misc,va
             from ._summarization_call import compact_tool
 
             self.tools = [compact_tool(self)]
-
-    def _run_compact(self, runtime: Any) -> Any:
-        """The tool's body: the core compacts the conversation in `runtime.state`; a
-        `Command` with its answer (and the event, when it compacted)."""
-        from ._summarization_call import compact, entry
-
-        return compact(entry(self, runtime), runtime)
-
-    async def _arun_compact(self, runtime: Any) -> Any:
-        """`_run_compact` under `ainvoke`."""
-        from ._summarization_call import acompact, entry
-
-        return await acompact(entry(self, runtime), runtime)
 
     def wrap_model_call(self, request: Any, handler: Any) -> Any:
         """The handler on the request with `system_prompt` added to its system message."""
