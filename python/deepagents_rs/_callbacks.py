@@ -236,8 +236,11 @@ class RunTracer:
         update = dict(outputs)
         command = update.pop("__command__", False)
         remove_all = update.pop("__remove_all__", False)
+        removed = update.pop("__removed__", None)
         if "messages" in update:
-            update["messages"] = _messages(update["messages"])
+            from ._stream import with_removals
+
+            update["messages"] = with_removals(_messages(update["messages"]), removed)
             if remove_all:
                 from langchain_core.messages import RemoveMessage
 

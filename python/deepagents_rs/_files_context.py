@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from deepagents_rs.backends.protocol import FileData
 
-__all__ = ["CURRENT_FILES", "FilesAccessor", "FilesContext", "LazyFilesContext", "use_files"]
+__all__ = ["CURRENT_FILES", "FilesAccessor", "FilesContext", "LazyFilesContext", "node_files", "use_files"]
 
 
 @runtime_checkable
@@ -121,3 +121,13 @@ def use_files(ctx: FilesAccessor) -> Iterator[FilesAccessor]:
         yield ctx
     finally:
         CURRENT_FILES.reset(token)
+
+
+@contextmanager
+def node_files(state: Mapping[str, Any]) -> Iterator[FilesContext]:
+    """The files accessor of a node the core hands to Python middleware (a hook, a model
+    call's wrapper): a ``StateBackend`` used there reads the node's input files and queues
+    its changes for the node's own write, as deepagents' writes through the node's task."""
+    ctx = FilesContext(state.get("files") or {})
+    with use_files(ctx):
+        yield ctx

@@ -19,6 +19,7 @@ import uuid
 from typing import Any
 
 from . import _convert
+from ._files_context import node_files
 from ._tools import _as_command, to_adapter
 
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
@@ -308,9 +309,9 @@ class MiddlewareAdapter:
         state = self._state(raw_state)
         config, runtime = self._node(config, f"{self.name}.{hook}", place, writer, False)
         args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
-        with _node_config(config):
+        with _node_config(config), node_files(raw_state) as files:
             result = fn(*args, **kwargs)
-        return self._hook_result(hook, result, state["messages"])
+        return _with_backend_files(self._hook_result(hook, result, state["messages"]), files)
 
     async def arun_hook(self, hook: str, raw_state: dict, config: Any, writer: Any, place: Any = None) -> Any:
         state = self._state(raw_state)
@@ -320,9 +321,9 @@ class MiddlewareAdapter:
         is_async = _overrides(self.mw, "a" + hook)
         fn = getattr(self.mw, "a" + hook if is_async else hook)
         args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
-        with _node_config(config):
+        with _node_config(config), node_files(raw_state) as files:
             result = await fn(*args, **kwargs) if is_async else fn(*args, **kwargs)
-        return self._hook_result(hook, result, state["messages"])
+        return _with_backend_files(self._hook_result(hook, result, state["messages"]), files)
 
     # -- wrap_model_call ----------------------------------------------------------------
 
@@ -438,8 +439,9 @@ class MiddlewareAdapter:
         def call(r: Any) -> Any:
             return self._model_response(handler(self._request_raw(r, request)))
 
-        with _node_config(config):
-            return self._response_raw(self.mw.wrap_model_call(request, call))
+        with _node_config(config), node_files(raw["state"]) as files:
+            out = self._response_raw(self.mw.wrap_model_call(request, call))
+        return _with_model_files(out, files)
 
     async def awrap_model_call(self, raw: dict, handler: Any, config: Any, place: Any = None) -> dict:
         known = await self._known(config, place)
@@ -449,8 +451,9 @@ class MiddlewareAdapter:
         async def call(r: Any) -> Any:
             return self._model_response(await handler(self._request_raw(r, request)))
 
-        with _node_config(config):
-            return self._response_raw(await self.mw.awrap_model_call(request, call))
+        with _node_config(config), node_files(raw["state"]) as files:
+            out = self._response_raw(await self.mw.awrap_model_call(request, call))
+        return _with_model_files(out, files)
 
     # -- wrap_tool_call -----------------------------------------------------------------
 
@@ -543,6 +546,27 @@ def _node_config(config: Any) -> Any:
         var_child_runnable_config.reset(token)
 
 
+def _with_backend_files(result: tuple[Any, dict] | None, files: Any) -> tuple[Any, dict] | None:
+    """A hook's result with what a ``StateBackend`` wrote during it: the node's write to
+    ``files`` (the hook's own ``files`` after it, as LangGraph applies the task's writes)."""
+    if not files.pending:
+        return result
+    if result is None:
+        # The backend's write alone is the node's update.
+        return {"files": files.updates()}, {"files": files.updates()}
+    reported, delta = result
+    delta["files"] = {**files.updates(), **(delta.get("files") or {})}
+    return reported, delta
+
+
+def _with_model_files(out: dict, files: Any) -> dict:
+    """A model wrapper's response with what a ``StateBackend`` wrote during it, written by
+    the model node before its reply."""
+    if files.pending:
+        out["files_before"] = files.updates()
+    return out
+
+
 def _as_message(m: Any) -> Any:
     return _convert.from_core(m) if isinstance(m, dict) else m
 
@@ -555,13 +579,15 @@ def _tool_output(raw: dict) -> Any:
         return message
     from langgraph.types import Command
 
+    from ._stream import with_removals
+
     write = raw.get("write") or {}
     if write.get("unanswered"):
         messages = [_convert.from_core(m) for m in write["before"]]
     else:
         before = [_convert.from_core(m) for m in write.get("before", ())]
         messages = [*before, message, *(_convert.from_core(m) for m in write.get("after", ()))]
-    update: dict[str, Any] = {"messages": messages}
+    update: dict[str, Any] = {"messages": with_removals(messages, write.get("removed"))}
     if raw.get("files") is not None:
         update["files"] = raw["files"]
     update.update(raw.get("extra") or {})

@@ -243,12 +243,29 @@ def config_with_writer(
     return out
 
 
-def _messages(raw: list[dict], remove_all: bool) -> list[Any]:
-    out = [_convert.from_core(m) for m in raw]
+def _messages(raw: list[dict], remove_all: bool, removed: list | None = None) -> list[Any]:
+    out = with_removals([_convert.from_core(m) for m in raw], removed)
     if remove_all:
         from langchain_core.messages import RemoveMessage
 
         out.insert(0, RemoveMessage(id=REMOVE_ALL_MESSAGES))
+    return out
+
+
+def with_removals(messages: list[Any], removed: list | None) -> list[Any]:
+    """A tool's write as it gave it: its ``RemoveMessage``s (the core's ``(index, id)``,
+    each before the ``index``-th message) back among its messages."""
+    if not removed:
+        return messages
+    from langchain_core.messages import RemoveMessage
+
+    out: list[Any] = []
+    pending = list(removed)
+    for index in range(len(messages) + 1):
+        while pending and pending[0][0] <= index:
+            out.append(RemoveMessage(id=pending.pop(0)[1]))
+        if index < len(messages):
+            out.append(messages[index])
     return out
 
 
@@ -260,8 +277,9 @@ def _update(payload: Any, core: bool) -> Any:
         return [_update(p, True) for p in payload]
     out = dict(payload)
     remove_all = out.pop("__remove_all__", False)
+    removed = out.pop("__removed__", None)
     if "messages" in out:
-        out["messages"] = _messages(out["messages"], remove_all)
+        out["messages"] = _messages(out["messages"], remove_all, removed)
     if "pinned_skills" in out:
         out["pinned_skills"] = _overwrite(out["pinned_skills"])
     return out

@@ -17,7 +17,7 @@ from typing import Any
 COMMAND_MARKER = "__deepagents_rs_command__"
 
 #: What a call writes when it returned no `Command`: its message alone.
-NO_WRITE = {"before": [], "after": [], "unanswered": False, "goto": []}
+NO_WRITE = {"before": [], "after": [], "removed": [], "unanswered": False, "goto": []}
 
 #: LangGraph's `END`: a `goto` to it adds no branch.
 _END = "__end__"
@@ -42,11 +42,12 @@ def command_output(command: Any, tool_name: str, tool_call_id: str, config: dict
         # subagent's run at this step and hands the command up).
         from . import _convert
 
-        _refuse_removals(messages, tool_name)
+        kept, removed = _split_removals(messages)
         rest[COMMAND_MARKER] = True
         write = {
-            "before": [_convert.to_core(m) for m in messages],
+            "before": [_convert.to_core(m) for m in kept],
             "after": [],
+            "removed": removed,
             "unanswered": True,
             "goto": goto,
             "to_parent": True,
@@ -65,29 +66,34 @@ def command_output(command: Any, tool_name: str, tool_call_id: str, config: dict
             "a corresponding ToolMessage. You can fix it by modifying the tool to return "
             '`Command(update=[ToolMessage("Success", tool_call_id=tool_call_id), ...], ...)`.'
         )
-    _refuse_removals(messages, tool_name)
     from . import _convert
 
+    given_as_object = answer is not None and _given_as_object(command, answer)
+    messages, removed = _split_removals(messages)
     rest[COMMAND_MARKER] = True
     if answer is None:
         # Nothing answers the call: the core writes the other messages only.
         write = {
             "before": [_convert.to_core(m) for m in messages],
             "after": [],
+            "removed": removed,
             "unanswered": True,
             "goto": goto,
         }
         return "", "success", None, rest, write
+    # Its place among the messages kept.
+    answer = next(i for i, m in enumerate(messages) if isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id)
     message = messages[answer]
     write = {
         "before": [_convert.to_core(m) for m in messages[:answer]],
         "after": [_convert.to_core(m) for m in messages[answer + 1 :]],
+        "removed": removed,
         "unanswered": False,
         "goto": goto,
         # Named after the tool only when given as a message object (`checked` names those).
         "answer": {
             "id": message.id,
-            "name": message.name if _given_as_object(command, answer) else None,
+            "name": message.name if given_as_object else None,
             "response_metadata": message.response_metadata,
             "additional_kwargs": message.additional_kwargs,
         },
@@ -154,16 +160,20 @@ def _removes_all(messages: list) -> bool:
     return len(messages) == 1 and messages[0] == RemoveMessage(id=REMOVE_ALL_MESSAGES)
 
 
-def _refuse_removals(messages: list, tool_name: str) -> None:
-    """A ``RemoveMessage`` in a tool's update: the core's tools step appends the calls'
-    messages and does not run the messages reducer on them."""
+def _split_removals(messages: list) -> tuple[list, list[tuple[int, str]]]:
+    """The update's messages without its ``RemoveMessage``s, and those as the core's
+    ``(index, id)``: each stands before the ``index``-th message kept (the core's reducer
+    applies them in that order, `StateDelta::reduce_write`)."""
     from langchain_core.messages import RemoveMessage
 
-    if any(isinstance(m, RemoveMessage) for m in messages):
-        raise NotImplementedError(
-            f"deepagents_rs: tool '{tool_name}' returned a Command whose update removes messages "
-            "(RemoveMessage); a tool's update may add messages only."
-        )
+    kept: list = []
+    removed: list[tuple[int, str]] = []
+    for m in messages:
+        if isinstance(m, RemoveMessage):
+            removed.append((len(kept), m.id))
+        else:
+            kept.append(m)
+    return kept, removed
 
 
 def _in_subagent(config: dict | None) -> bool:
@@ -237,12 +247,13 @@ def parent_output(command: Any) -> tuple:
 
     pairs = command._update_as_tuples()
     messages = [m for key, value in pairs if key == "messages" for m in convert_to_messages(_as_list(value))]
-    _refuse_removals(messages, "task")
+    messages, removed = _split_removals(messages)
     rest = {key: value for key, value in pairs if key != "messages"}
     rest[COMMAND_MARKER] = True
     write = {
         "before": [_convert.to_core(m) for m in messages],
         "after": [],
+        "removed": removed,
         "unanswered": True,
         "goto": _goto(command),
     }

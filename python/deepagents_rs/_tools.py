@@ -119,6 +119,10 @@ class ToolAdapter:
         token = ASYNC_RUN.set(True)
         try:
             return self.call_in_run(args, tool_call_id, config, *state)
+        except StopIteration as exc:
+            # As LangChain's `run_in_executor` (which runs a sync tool under `ainvoke`) raises
+            # it: a StopIteration cannot be set on the run's asyncio future.
+            raise RuntimeError from exc
         finally:
             ASYNC_RUN.reset(token)
 

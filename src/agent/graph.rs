@@ -182,8 +182,7 @@ impl Agent {
                 Node::Tools(whole) => {
                     let step = run.step()?;
                     let goto = self.tools_step(step, state, &run, whole).await?;
-                    let next = self.route_after_tools(state);
-                    self.check_goto(&goto, &next)?;
+                    let next = self.after_goto(&goto, self.route_after_tools(state))?;
                     self.report_route(&run, step, Arc::from("tools"), &next, state);
                     next
                 }
@@ -628,8 +627,17 @@ impl Agent {
         }
         // A command's messages go through the reducer (one with the id of a message already
         // there replaces it); plain answers, always new, are appended without a look-up.
+        // Removals go through deepagents' reducer, each call's write in turn (in call order,
+        // as LangGraph applies a step's writes).
         let commands = results.iter().any(|r| r.write != Default::default());
-        delta.messages = if commands && run.options.resumed_calls.is_empty() {
+        delta.messages = if results.iter().any(|r| !r.write.removed.is_empty()) {
+            let mut all = state.messages.to_vec();
+            for result in &results {
+                let written = result.written_messages();
+                all = StateDelta::reduce_write(&all, &written, &result.write.removed);
+            }
+            MessagesDelta::Replace(all)
+        } else if commands && run.options.resumed_calls.is_empty() {
             StateDelta::add_messages(&state.messages, &messages)
         } else {
             in_call_order(state, messages, &run.options.resumed_calls)
@@ -787,6 +795,7 @@ where
 fn result_delta(messages: Vec<Arc<Message>>, result: &crate::tools::ToolResult) -> StateDelta {
     StateDelta {
         messages: MessagesDelta::Append(messages),
+        removed: result.write.removed.clone(),
         files: result.files.clone(),
         extra: result.extra.clone().unwrap_or_default(),
         keys_first: true,

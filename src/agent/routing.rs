@@ -183,27 +183,50 @@ impl Agent {
         self.loop_entry()
     }
 
-    /// A tool's `Command(goto=...)`: LangGraph runs each node named in the next step beside
-    /// the tools edge's destination. A name the graph does not have is ignored (LangGraph
+    /// Where the loop goes after the tools step given its calls' `Command(goto=...)`s and
+    /// the tools edge's destination `next`. LangGraph runs each node named in the next step
+    /// beside the edge's destination. A name the graph does not have is ignored (LangGraph
     /// logs it and drops the write), and the edge's own destination runs once however often
-    /// it is named, so both change nothing. Any other node would run in the same step as
-    /// the edge's destination, side by side on the same state; the core walks one node per
-    /// step, so that is refused before the next step rather than run differently.
-    pub(super) fn check_goto(&self, goto: &[String], next: &Node) -> Result<(), Error> {
-        let next_name = self.node_name(next);
+    /// it is named, so both change nothing. When the edge ends the run (every call returned
+    /// directly, or the structured response was answered), the named node is the only one
+    /// left to run, so the run goes on there (the tools node, named so, runs on the whole
+    /// state). Any other goto would run a second node in the same step as the edge's
+    /// destination, side by side on the same state, each going on along its own edges; the
+    /// core walks one node per step, so that is refused before the next step rather than run
+    /// differently.
+    pub(super) fn after_goto(&self, goto: &[String], next: Node) -> Result<Node, Error> {
+        let next_name = self.node_name(&next);
+        let mut chosen: Option<(Node, &str)> = None;
         for target in goto {
-            if self.node_named(target).is_err() || next_name.as_deref() == Some(target.as_str()) {
+            let Ok(node) = self.node_named(target) else {
+                continue;
+            };
+            if next_name.as_deref() == Some(target.as_str())
+                || chosen.is_some_and(|(_, name)| name == target.as_str())
+            {
                 continue;
             }
-            let edge = next_name.as_deref().unwrap_or("__end__");
+            if matches!(next, Node::End) && chosen.is_none() {
+                let node = match node {
+                    Node::Tools(_) => Node::Tools(true),
+                    other => other,
+                };
+                chosen = Some((node, target.as_str()));
+                continue;
+            }
+            let beside = chosen.map_or_else(
+                || next_name.as_deref().unwrap_or("__end__").to_owned(),
+                |(_, name)| name.to_owned(),
+            );
             return Err(Error::Unsupported(format!(
-                "a tool's Command(goto={target:?}) runs {target:?} in the same step as {edge:?} \
-                 (where the tools edge goes), two nodes side by side on one state; deepagents_rs \
-                 runs one node per step. A goto to {edge:?}, to \"__end__\" or to no node of the \
-                 graph is supported."
+                "a tool's Command(goto={target:?}) runs {target:?} in the same step as {beside:?}, \
+                 two nodes side by side on one state; deepagents_rs runs one node per step. A \
+                 goto to where the tools edge goes ({edge:?}), to \"__end__\", to no node of the \
+                 graph, or to one node when the tools edge ends the run is supported.",
+                edge = next_name.as_deref().unwrap_or("__end__"),
             )));
         }
-        Ok(())
+        Ok(chosen.map_or(next, |(node, _)| node))
     }
 
     pub(super) fn after_hook(

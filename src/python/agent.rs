@@ -369,7 +369,7 @@ impl CoreAgent {
                 .map_err(|e| {
                     pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
                 })?
-                .map_err(failure_to_py)?;
+                .map_err(|f| super::errors::out_of_generator(failure_to_py(f)))?;
             let out = state_to_py(py, &state);
             drop(state);
             self.agent.release_unused();

@@ -29,7 +29,7 @@ pub(crate) fn from_tool(source: BoxError) -> PyErr {
 }
 
 /// A shared error's exception: the host's own when it carries one (an interrupt, whose
-/// event holds it too), else as `to_py` makes it.
+/// event holds it too), else as `exception_of` describes it.
 pub(crate) fn shared_to_py(err: &std::sync::Arc<Error>) -> PyErr {
     if let Some(e) = err
         .host_error()
@@ -37,7 +37,8 @@ pub(crate) fn shared_to_py(err: &std::sync::Arc<Error>) -> PyErr {
     {
         return Python::attach(|py| e.clone_ref(py));
     }
-    PyRuntimeError::new_err(err.to_string())
+    // A core error (a subagent's refusal, its bad input) keeps its kind.
+    Python::attach(|py| exception_of(py, err))
 }
 
 /// An exception class defined in `deepagents_rs.errors`, so users can import and catch it.
@@ -101,6 +102,28 @@ fn context_overflow(py: Python<'_>, message: &str) -> PyErr {
         .and_then(|cls| cls.call1((message,)))
         .map(PyErr::from_value)
         .unwrap_or_else(|_| PyRuntimeError::new_err(message.to_owned()))
+}
+
+/// A run's exception as a synchronous caller gets it: LangGraph's `invoke` and `stream`
+/// run in a generator, so a `StopIteration` raised inside the run (a model's exhausted
+/// iterator, a tool's) leaves it as Python's `RuntimeError("generator raised
+/// StopIteration")` caused by it, rather than ending the caller's iteration silently. (An
+/// async caller gets asyncio's own conversion when the error reaches its future.)
+pub(crate) fn out_of_generator(err: PyErr) -> PyErr {
+    Python::attach(|py| {
+        if !err.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) {
+            return err;
+        }
+        let outer = PyRuntimeError::new_err("generator raised StopIteration");
+        // The state the run had reached stays on the exception the caller catches.
+        if let Ok(state) = err.value(py).getattr("partial_state") {
+            let _ = outer.value(py).setattr("partial_state", state);
+        }
+        // Python's own conversion (PEP 479) sets both.
+        let _ = outer.value(py).setattr("__context__", err.value(py));
+        outer.set_cause(py, Some(err));
+        outer
+    })
 }
 
 /// Conversion failures at the boundary (bad message dicts and the like).

@@ -512,7 +512,13 @@ impl ModelNext {
         };
         // The inner calls' commands first, then this middleware's own (an
         // `ExtendedModelResponse`), as LangChain composes them.
-        let (mut commands, files_before) = std::mem::take(&mut *self.inner.lock());
+        let (mut commands, mut files_before) = std::mem::take(&mut *self.inner.lock());
+        // What a `StateBackend` wrote during the wrapper, after the inner calls' writes.
+        if let Some(own) = d.get_item("files_before")? {
+            files_before
+                .get_or_insert_with(Default::default)
+                .extend(&file_map_from_py(&own)?);
+        }
         if let Some(list) = d.get_item("commands")? {
             for c in list.try_iter()? {
                 let c = c?;
@@ -628,6 +634,7 @@ impl ToolNext {
             write.set_item("before", list(&result.write.before)?)?;
             write.set_item("after", list(&result.write.after)?)?;
             write.set_item("unanswered", result.write.unanswered)?;
+            write.set_item("removed", result.write.removed.clone())?;
             write.set_item("goto", result.write.goto.clone())?;
             write.set_item("to_parent", result.write.to_parent)?;
             // The message itself carries its id and name.

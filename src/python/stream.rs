@@ -146,7 +146,11 @@ fn messages_to_py(py: Python<'_>, out: &Bound<'_, PyDict>, delta: &StateDelta) -
     match &delta.messages {
         MessagesDelta::None => {}
         MessagesDelta::Append(m) => {
-            out.set_item("messages", super::convert::message_list(py, m)?)?
+            out.set_item("messages", super::convert::message_list(py, m)?)?;
+            if !delta.removed.is_empty() {
+                // The write's `RemoveMessage`s, put in their places by the Python side.
+                out.set_item("__removed__", delta.removed.clone())?;
+            }
         }
         MessagesDelta::Replace(m) => {
             out.set_item("messages", super::convert::message_list(py, m)?)?;
@@ -423,7 +427,11 @@ impl EventStream {
                     }
                 })
             })?;
-            match state.lock().convert(py, item)? {
+            match state
+                .lock()
+                .convert(py, item)
+                .map_err(super::errors::out_of_generator)?
+            {
                 Some(obj) => Ok(obj),
                 None => Err(PyStopIteration::new_err(())),
             }

@@ -188,6 +188,10 @@ pub(crate) fn command_write_from_py(
         before: messages_from_py(&write.get_item("before")?)?,
         after: messages_from_py(&write.get_item("after")?)?,
         unanswered: write.get_item("unanswered")?.extract()?,
+        removed: match write.get_item("removed") {
+            Ok(removed) if !removed.is_none() => removed.extract()?,
+            _ => Vec::new(),
+        },
         goto: write.get_item("goto")?.extract()?,
         answer: match write.get_item("answer").ok().filter(|a| !a.is_none()) {
             Some(a) => Some(crate::tools::AnswerIdentity {

@@ -10,6 +10,9 @@ use crate::host::{HostValue, Opaque};
 use crate::messages::Message;
 
 mod files;
+/// LangGraph's `REMOVE_ALL_MESSAGES`: the id of a `RemoveMessage` that clears the list.
+pub const REMOVE_ALL_MESSAGES: &str = "__remove_all__";
+
 pub use files::{FilesHost, FilesSnapshot, FilesWrite};
 
 /// State keys the core carries without reading them.
@@ -108,6 +111,10 @@ pub struct StateDelta {
     /// Other keys, replacing their values.
     pub extra: Extra,
     pub jump_to: Option<Jump>,
+    /// `RemoveMessage`s of the write, each `(index, id)` standing before the `index`-th
+    /// message of `messages` (an `Append`): a tool's `Command` written as it gave them, for
+    /// the reducer (`reduce_write`) and the stream.
+    pub removed: Vec<(usize, String)>,
     /// The write is a tool's `Command`: its other keys come before its messages, in the
     /// order deepagents' tools (and `task`) build their updates, which is the order
     /// LangGraph streams and checkpoints them in.
@@ -164,6 +171,59 @@ impl StateDelta {
                 .map(|(m, _)| m.clone()),
         );
         MessagesDelta::Replace(all)
+    }
+
+    /// deepagents' messages reducer on one write holding `RemoveMessage`s: `written` with
+    /// the removals of `removed` (see `StateDelta::removed`) in their places, in order. A
+    /// message whose id is there replaces it in place, a new one is appended, a removal drops
+    /// the message with its id (one written again later is new, so appended), a removal of
+    /// an id that is not there does nothing, and `REMOVE_ALL_MESSAGES` drops the state's
+    /// messages and everything the write gave before it.
+    pub fn reduce_write(
+        current: &[Arc<Message>],
+        written: &[Arc<Message>],
+        removed: &[(usize, String)],
+    ) -> Vec<Arc<Message>> {
+        let mut items: Vec<Result<&Arc<Message>, &str>> = Vec::new();
+        let mut removals = removed.iter().peekable();
+        for index in 0..=written.len() {
+            while let Some((_, id)) = removals.next_if(|(at, _)| *at <= index) {
+                items.push(Err(id.as_str()));
+            }
+            items.extend(written.get(index).map(Ok));
+        }
+        let cut = items
+            .iter()
+            .rposition(|i| matches!(i, Err(id) if *id == REMOVE_ALL_MESSAGES));
+        let (current, items) = match cut {
+            Some(last) => (&[][..], &items[last + 1..]),
+            None => (current, &items[..]),
+        };
+        let mut slots: Vec<Option<Arc<Message>>> = current.iter().cloned().map(Some).collect();
+        let mut by_id: std::collections::HashMap<&str, usize> = current
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.id().map(|id| (id, i)))
+            .collect();
+        for item in items {
+            match *item {
+                Err(id) => {
+                    if let Some(at) = by_id.remove(id) {
+                        slots[at] = None;
+                    }
+                }
+                Ok(m) => match m.id() {
+                    Some(id) if by_id.contains_key(id) => slots[by_id[id]] = Some(m.clone()),
+                    id => {
+                        if let Some(id) = id {
+                            by_id.insert(id, slots.len());
+                        }
+                        slots.push(Some(m.clone()));
+                    }
+                },
+            }
+        }
+        slots.into_iter().flatten().collect()
     }
 
     /// Several writes of one node (LangChain's model node returns a list of commands)
@@ -277,6 +337,15 @@ impl AgentState {
     pub fn apply(&mut self, delta: &StateDelta) {
         match &delta.messages {
             MessagesDelta::None => {}
+            MessagesDelta::Append(new) if !delta.removed.is_empty() => {
+                // A write that removes messages: the reducer's result.
+                let current = self.messages.to_vec();
+                let mut h = History::new();
+                for m in StateDelta::reduce_write(&current, new, &delta.removed) {
+                    h.push(m);
+                }
+                self.messages = h;
+            }
             MessagesDelta::Append(new) => {
                 for m in new {
                     self.messages.push(m.clone());
@@ -342,6 +411,46 @@ mod tests {
         let ids: Vec<_> = all.iter().map(|m| m.id().unwrap_or_default()).collect();
         assert_eq!(ids, ["h1", "h2", "a1"]);
         assert_eq!(all[0].content().text(), "tagged");
+    }
+
+    fn ids(all: &[Arc<Message>]) -> Vec<&str> {
+        all.iter().map(|m| m.id().unwrap_or_default()).collect()
+    }
+
+    #[test]
+    fn a_write_with_removals_is_reduced_in_its_order() {
+        let current = vec![ai("a1"), Arc::new(human("h1", "x")), ai("a2")];
+        let written = vec![Arc::new(human("t1", "answer")), Arc::new(human("a2", "back"))];
+        // a2 replaced in place; h1 removed, and an unknown id ignored.
+        let removed = [(0, "h1".to_owned()), (0, "nowhere".to_owned())];
+        let all = StateDelta::reduce_write(&current, &written, &removed);
+        assert_eq!(ids(&all), ["a1", "a2", "t1"]);
+        assert_eq!(all[1].content().text(), "back");
+        // Removed, then written again: a new message at the end.
+        let all = StateDelta::reduce_write(&current, &written, &[(1, "a2".to_owned())]);
+        assert_eq!(ids(&all), ["a1", "h1", "t1", "a2"]);
+        // A removal of a message the same write added before it.
+        let all = StateDelta::reduce_write(&current, &written, &[(1, "t1".to_owned())]);
+        assert_eq!(ids(&all), ["a1", "h1", "a2"]);
+        // Clearing keeps only what the write adds after it, its removals applied.
+        let removed = [
+            (0, REMOVE_ALL_MESSAGES.to_owned()),
+            (2, "t1".to_owned()),
+        ];
+        let all = StateDelta::reduce_write(&current, &written, &removed);
+        assert_eq!(ids(&all), ["a2"]);
+    }
+
+    #[test]
+    fn applying_a_write_with_removals_reduces_it() {
+        let mut state = AgentState::default();
+        state.apply(&StateDelta::append(vec![human("h1", "x"), human("h2", "y")]));
+        state.apply(&StateDelta {
+            messages: MessagesDelta::Append(vec![Arc::new(human("h3", "z"))]),
+            removed: vec![(1, "h1".into())],
+            ..Default::default()
+        });
+        assert_eq!(ids(&state.messages.to_vec()), ["h2", "h3"]);
     }
 
     #[test]

@@ -75,6 +75,10 @@ pub struct CommandWrite {
     /// Messages the update lists before and after the call's ToolMessage, in its order.
     pub before: Vec<Message>,
     pub after: Vec<Message>,
+    /// The update's `RemoveMessage`s, each `(index, id)` standing before the `index`-th
+    /// message the call writes (`ToolResult::written_messages`); the messages reducer
+    /// applies them (`StateDelta::reduce_write`).
+    pub removed: Vec<(usize, String)>,
     /// The command has no update at all, so nothing answers the call: LangGraph's tool node
     /// looks for the ToolMessage only in an update.
     pub unanswered: bool,

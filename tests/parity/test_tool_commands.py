@@ -4,8 +4,10 @@
 graph embedding the agent, or, from a subagent's tool, written by the parent's ``task``
 call), updates that are not dicts, messages besides the call's answer, a command with no
 update, lists of commands, and a ``wrap_tool_call`` middleware passing such a command on or
-returning its own. What deepagents_rs refuses (a ``goto`` that runs a second node in the
-same step, a ``Send``) is checked to be refused, while deepagents runs it."""
+returning its own; a ``goto`` when the tools edge ends the run (a subagent's tool that
+returns directly), which goes on at the node named. What deepagents_rs refuses (a ``goto`` that runs
+a second node in the same step, a ``Send``) is checked to be refused, while deepagents runs
+it."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import InjectedToolCallId, tool
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import ParentCommand
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.types import Command, Send
@@ -199,6 +202,85 @@ def test_wrap_tool_call_sees_and_returns_commands(case: str, middleware: type, m
     both = scenario(RUNS[case], mode, middleware=[middleware()])
     ref = assert_parity(both)
     assert ref, "deepagents raised"
+
+
+class Hooked(AgentMiddleware):
+    """A ``before_model`` node a goto can name (``Hooked.before_model``)."""
+
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        return {"messages": [HumanMessage(f"hook saw {len(state['messages'])}")]}
+
+
+def direct_tool(goto: Any) -> Any:
+    """A tool that returns directly (the tools edge then ends the run) and goes on to
+    ``goto``: the only node left to run, so the run goes on there. (A deep agent's own
+    tools edge ends at deepagents' ``_ParentNotifierMiddleware.after_agent`` node, so this
+    is a subagent's.)"""
+
+    @tool("t", return_direct=True)
+    def t(x: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Any:
+        """Do the thing."""
+        return Command(goto=goto, update={"messages": [answer(tool_call_id)], "files": NOTE})
+
+    return t
+
+
+def _goto_in_subagent(module: Any, goto: Any, middleware: list, mode: str, saver: bool = False) -> tuple:
+    sub = ScriptedChatModel([ai_tool_calls(("t", {"x": "1"}, "s1")), "sub done", "sub again"])
+    model = ScriptedChatModel([ai_tool_calls(("task", {"description": "d", "subagent_type": "w"}, "p1")), "done"])
+    spec = {"name": "w", "description": "w", "system_prompt": "s", "model": sub, "tools": [direct_tool(goto)]}
+    if middleware:
+        spec["middleware"] = middleware
+    agent = module.create_deep_agent(model=model, subagents=[spec], checkpointer=InMemorySaver() if saver else None)
+    config = {"configurable": {"thread_id": "g"}}
+    result = agent.invoke(USER, config) if mode == "invoke" else asyncio.run(agent.ainvoke(USER, config))
+    saved = norm(agent.get_state(config).values["messages"]) if saver else None
+    return norm(result["messages"]), norm_files(result["files"]), [norm(c.messages) for c in sub.calls], saved
+
+
+GOTO_AFTER_END = {
+    "model": ("model", []),
+    "model_twice": (["model", "model", "__end__"], []),
+    "hook_node": ("Hooked.before_model", [Hooked()]),
+    "model_with_hooks": ("model", [Hooked()]),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", sorted(GOTO_AFTER_END))
+def test_goto_when_the_tools_edge_ends_goes_on_there(case: str, mode: str) -> None:
+    goto, middleware = GOTO_AFTER_END[case]
+    ref = _goto_in_subagent(deepagents, goto, middleware, mode)
+    rs = _goto_in_subagent(deepagents_rs, goto, middleware, mode)
+    assert rs == ref
+    # The subagent's model ran again after its tool's direct answer.
+    assert len(ref[2]) == 2
+    assert ref[0][-2]["content"] == "sub done"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_goto_when_the_tools_edge_ends_on_a_thread(mode: str) -> None:
+    ref = _goto_in_subagent(deepagents, "model", [], mode, saver=True)
+    assert _goto_in_subagent(deepagents_rs, "model", [], mode, saver=True) == ref
+    assert ref[3] == ref[0]
+
+
+def test_two_gotos_when_the_tools_edge_ends_are_refused() -> None:
+    """Both named nodes would run side by side in the next step."""
+    goto = ["model", "Hooked.before_model"]
+    _goto_in_subagent(deepagents, goto, [Hooked()], "invoke")
+    with pytest.raises(NotImplementedError, match="one node per step"):
+        _goto_in_subagent(deepagents_rs, goto, [Hooked()], "invoke")
+
+
+def test_goto_beside_the_exit_of_a_deep_agent_is_refused() -> None:
+    """A deep agent's tools edge ends at deepagents' ``after_agent`` node, which a goto
+    would run beside the node it names."""
+    script = [ai_tool_calls(("t", {"x": "1"}, "c1")), "done", "again"]
+    both = run_both(script, [direct_tool("model")], USER)
+    both.ref.unwrap()
+    assert isinstance(both.rs.error, NotImplementedError)
+    assert "_ParentNotifierMiddleware.after_agent" in str(both.rs.error)
 
 
 UNSUPPORTED = {

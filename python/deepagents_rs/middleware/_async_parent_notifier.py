@@ -48,9 +48,9 @@ def _launcher(config: Mapping[str, Any]) -> dict[str, str] | None:
 async def _wake_parent(parent: Mapping[str, str], update: dict[str, Any], context: dict[str, Any] | None) -> None:
     """Starts a notification run on the parent's thread while it is idle (or its last run
     failed); a busy parent finds the outcome itself. Never raises."""
-    from langgraph_sdk import get_client
+    from . import async_subagents
 
-    client = get_client()
+    client = async_subagents.get_client()
     try:
         thread = await client.threads.get(thread_id=parent["thread_id"])
         if thread.get("status") not in _DELIVERABLE:

@@ -82,18 +82,19 @@ class _Clients:
             raise ValueError(texts.NO_URL_SYNC.format(name=name))
         key = self._key(spec)
         if key not in self._sync:
-            from langgraph_sdk import get_sync_client
+            # Looked up on the public module, where deepagents' users patch it.
+            from . import async_subagents
 
-            self._sync[key] = get_sync_client(url=spec.get("url"), headers=_headers(spec))
+            self._sync[key] = async_subagents.get_sync_client(url=spec.get("url"), headers=_headers(spec))
         return self._sync[key]
 
     def async_(self, name: str) -> Any:
         spec = self.specs[name]
         key = self._key(spec)
         if key not in self._async:
-            from langgraph_sdk import get_client
+            from . import async_subagents
 
-            self._async[key] = get_client(url=spec.get("url"), headers=_headers(spec))
+            self._async[key] = async_subagents.get_client(url=spec.get("url"), headers=_headers(spec))
         return self._async[key]
 
 

@@ -39,6 +39,7 @@ from langchain.agents.middleware.types import (
 from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 from langchain_core.tools import StructuredTool
+from langgraph_sdk import get_client, get_sync_client  # noqa: F401 - the clients' factories, patched here by tests as in deepagents
 from pydantic import BaseModel
 
 from . import _async_subagent_texts as texts
@@ -378,7 +379,9 @@ class AsyncSubAgentMiddleware(AgentMiddleware):
 
             warn_beta(name="forked subagents", obj_type="feature")
         tools = _Tools(list(async_subagents))
-        self._clients = tools.clients
+        # The hooks' own clients, as deepagents' middleware keeps a cache beside its tools'
+        # (a patched factory sees one call for each).
+        self._clients = _Clients(tools.specs)
         self.tools = tools.build()
         self.system_prompt: str | None = system_prompt
         if system_prompt:
