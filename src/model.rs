@@ -252,4 +252,11 @@ pub trait ChatModel: Send + Sync {
     fn input_profile(&self) -> InputProfile {
         InputProfile::default()
     }
+
+    /// Whether the model's profile takes tools in the middle of the conversation
+    /// (`mid_conversation_tools`), for a model the core calls itself; a host's model object
+    /// answers for itself.
+    fn mid_conversation_tools(&self) -> bool {
+        false
+    }
 }

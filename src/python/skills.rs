@@ -115,10 +115,10 @@ impl SkillToolResolver for PyResolver {
             let handle = model.host_handle();
             let object = handle.as_ref().and_then(|h| host_object(py, h));
             let specs = pythonize::pythonize(py, tools)?;
-            let blocks = self
-                .resolver
-                .bind(py)
-                .call_method1("inline_blocks", (object, model.id(), specs))?;
+            let blocks = self.resolver.bind(py).call_method1(
+                "inline_blocks",
+                (object, model.id(), specs, model.mid_conversation_tools()),
+            )?;
             if blocks.is_none() {
                 return Ok(None);
             }

@@ -894,6 +894,21 @@ def _validate_responses(body: Any, strict: bool) -> None:
             summary = _require(item, "summary", where)
             if not isinstance(summary, list):
                 raise _wrong_type(f"{where}.summary", "an array", summary)
+        elif kind == "additional_tools":
+            # Tools the model may call from this point of the conversation on.
+            if item.get("role") != "developer":
+                raise SimError(
+                    400,
+                    f"Invalid value: '{item.get('role')}'. Supported values are: 'developer'.",
+                    param=f"{where}.role",
+                )
+            added = _require(item, "tools", where)
+            if not isinstance(added, list):
+                raise _wrong_type(f"{where}.tools", "an array", added)
+            for j, tool in enumerate(added):
+                if not isinstance(tool, dict) or _require(tool, "type", f"{where}.tools[{j}]") != "function":
+                    raise SimError(400, "sim: only function tools are simulated", param=f"{where}.tools[{j}]")
+                _check_tool_name(_require(tool, "name", f"{where}.tools[{j}]"), f"{where}.tools[{j}].name")
         elif kind == "item_reference":
             raise SimError(400, f"Item with id '{_require(item, 'id', where)}' not found.", param="input")
         else:

@@ -100,18 +100,6 @@ def _validated(name: str, answer: object) -> list[Any]:
     return list(kept.values())
 
 
-def _profile_says_mid_conversation(provider: str, name: str) -> bool:
-    """Whether the profile langchain-<provider> has for a model name gives it tools in the
-    middle of a conversation (for a model the core calls natively)."""
-    import importlib
-
-    try:
-        profiles = importlib.import_module(f"langchain_{provider}.data._profiles")._PROFILES
-    except (ImportError, AttributeError):
-        return False
-    return bool((profiles.get(name) or {}).get("mid_conversation_tools"))
-
-
 #: Root schema keys the Anthropic API refuses.
 _ROOT_COMBINATORS = ("oneOf", "anyOf", "allOf")
 
@@ -213,27 +201,19 @@ class SkillTools:
         return [[self._adapter(t) for t in tools] for tools in answers]
 
     @staticmethod
-    def inline_blocks(model: Any, model_id: str, specs: list[dict]) -> list[dict] | None:
+    def inline_blocks(model: Any, model_id: str, specs: list[dict], native_mid_conversation: bool) -> list[dict] | None:
         """For an Anthropic or OpenAI model whose profile takes tools mid-conversation, the
         provider block giving each tool there (deepagents' Anthropic ``tool_addition``,
-        OpenAI Responses ``additional_tools``); None for any other model.
-
-        Raises:
-            NotImplementedError: For such an OpenAI model called natively by the core, whose
-                client does not send those blocks yet.
-        """
+        OpenAI Responses ``additional_tools``); None for any other model. A model the core
+        calls natively (``model`` None) says it through ``native_mid_conversation``, as
+        the LangChain client of the same settings would (an OpenAI one on Chat Completions
+        never does)."""
         provider = _provider(model, model_id)
         if provider is None:
             return None
         if model is None:
-            if not _profile_says_mid_conversation(provider, model_id.partition(":")[2]):
+            if not native_mid_conversation:
                 return None
-            if provider == "openai":
-                raise NotImplementedError(
-                    "deepagents_rs: disclosing skill tools to an OpenAI model that takes tools mid-conversation "
-                    f"(its profile's `mid_conversation_tools`, here {model_id}) through the native client is "
-                    "not supported yet; pass a ChatOpenAI instead. It is planned (issue 23)."
-                )
         else:
             from langchain_core.runnables import RunnableBinding
 

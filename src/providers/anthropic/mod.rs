@@ -163,6 +163,10 @@ impl ChatModel for AnthropicChat {
         self.config.cache_control.is_some()
     }
 
+    fn mid_conversation_tools(&self) -> bool {
+        profiles::mid_conversation_tools(&self.config.model)
+    }
+
     fn invoke(
         &self,
         request: ModelRequest,

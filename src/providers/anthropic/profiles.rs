@@ -244,21 +244,27 @@ pub fn input_profile(model: &str) -> crate::model::InputProfile {
     crate::model::InputProfile::lookup(INPUTS, model)
 }
 
-/// The models whose profile (langchain-anthropic 1.7.10's `mid_conversation_system_messages`)
-/// takes a system message in the middle of the conversation, sent there as a `system` turn.
-const MID_CONVERSATION_SYSTEM_MESSAGES: &[&str] = &[
-    "claude-fable-5",
-    "claude-fable-5-1",
-    "claude-haiku-5-5",
-    "claude-mythos-5",
-    "claude-mythos-5-1",
-    "claude-opus-4-8",
-    "claude-opus-5",
-    "claude-opus-5-5",
-    "claude-sonnet-5",
-    "claude-sonnet-5-5",
+/// The models whose profile (langchain-anthropic 1.7.10's) takes a system message in the
+/// middle of the conversation (`mid_conversation_system_messages`), sent there as a `system`
+/// turn, and whether it takes tools there too (`mid_conversation_tools`), as
+/// `tool_addition` blocks on such a turn.
+const MID_CONVERSATION: &[(&str, bool)] = &[
+    ("claude-fable-5", true),
+    ("claude-fable-5-1", true),
+    ("claude-haiku-5-5", true),
+    ("claude-mythos-5", true),
+    ("claude-mythos-5-1", true),
+    ("claude-opus-4-8", true),
+    ("claude-opus-5", true),
+    ("claude-opus-5-5", true),
+    ("claude-sonnet-5", false),
+    ("claude-sonnet-5-5", true),
 ];
 
 pub fn mid_conversation_system_messages(model: &str) -> bool {
-    MID_CONVERSATION_SYSTEM_MESSAGES.contains(&model)
+    MID_CONVERSATION.iter().any(|(name, _)| *name == model)
+}
+
+pub fn mid_conversation_tools(model: &str) -> bool {
+    MID_CONVERSATION.iter().any(|(name, tools)| *name == model && *tools)
 }

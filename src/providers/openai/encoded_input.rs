@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::OpenAiApi;
+use super::additional_tools::{check_placement, check_system, warn_dropped};
 use super::input::{chat_message, chat_system};
 use super::responses_input::{
     responses_input, responses_items, responses_lookups, responses_provides, responses_system,
@@ -29,6 +31,9 @@ pub(super) struct Encoded {
     /// Responses: what the message looks up before it, and what it provides after it.
     looks_up: (Vec<String>, Vec<String>),
     provides: (Vec<String>, Vec<String>),
+    /// Responses: the types of the blocks dropped from a system message, warned of on each
+    /// request.
+    dropped: Vec<String>,
 }
 
 fn to_json(value: &Value) -> Result<String, ModelError> {
@@ -62,18 +67,21 @@ pub(super) fn chat_messages_json(
     o_series: bool,
     cache: &MessageCache<Encoded>,
 ) -> Result<String, ModelError> {
+    let mut parts = Vec::with_capacity(messages.len() + 1);
+    if let Some(s) = system {
+        check_system(&s.content, OpenAiApi::ChatCompletions)?;
+        parts.push(to_json(&as_developer(chat_system(s), o_series))?);
+    }
     let encoded = cache.encode_all(messages, |m| {
+        check_placement(m, OpenAiApi::ChatCompletions)?;
         Ok::<_, ModelError>(Encoded {
             json: to_json(&as_developer(chat_message(m), o_series))?,
             store: None,
             looks_up: Default::default(),
             provides: Default::default(),
+            dropped: Vec::new(),
         })
     })?;
-    let mut parts = Vec::with_capacity(encoded.len() + 1);
-    if let Some(s) = system {
-        parts.push(to_json(&as_developer(chat_system(s), o_series))?);
-    }
     let mut out =
         String::with_capacity(encoded.iter().map(|e| e.json.len() + 1).sum::<usize>() + 2);
     out.push('[');
@@ -99,16 +107,22 @@ pub(super) fn responses_input_json(
     store: Option<bool>,
     cache: &MessageCache<Encoded>,
 ) -> Result<String, ModelError> {
+    let (head, head_dropped) = system.map(responses_system).unwrap_or_default();
     let encoded = cache.encode_all(messages, |m| {
-        let items = responses_items(m, store);
+        check_placement(m, OpenAiApi::Responses)?;
+        let (items, dropped) = responses_items(m, store);
         Ok::<_, ModelError>(Encoded {
             json: joined(&items)?,
             store,
             looks_up: responses_lookups(m),
             provides: responses_provides(&items),
+            dropped,
         })
     })?;
-    let head = system.map(responses_system).unwrap_or_default();
+    warn_dropped(&head_dropped)?;
+    for e in &encoded {
+        warn_dropped(&e.dropped)?;
+    }
     let (mut ids, mut call_ids): (HashSet<&str>, HashSet<&str>) = Default::default();
     let (head_ids, head_calls) = responses_provides(&head);
     ids.extend(head_ids.iter().map(String::as_str));
@@ -142,6 +156,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::messages::Content;
     use crate::providers::openai::responses_input::tests::ai;
 
     /// Whether or not a message depends on earlier ones, the input is the one built whole.
@@ -176,6 +191,42 @@ mod tests {
                 assert_eq!(serde_json::from_str::<Value>(&built).unwrap(), whole);
             }
         }
+    }
+
+    /// A system message's `additional_tools` block is an item of its own, taken from the
+    /// cache as built whole; a dropped block is warned of again on a request that reads the
+    /// message from the cache.
+    #[test]
+    fn tools_given_mid_conversation_are_items_of_their_own_from_the_cache_too() {
+        let cache = MessageCache::default();
+        let tools = json!({"type": "additional_tools", "role": "developer", "tools": []});
+        let late = Arc::new(Message::System(SystemMessage {
+            content: Content::Blocks(vec![
+                json!({"type": "text", "text": "note"}),
+                tools.clone(),
+                json!({"type": "tool_removal", "tool_name": "ls"}),
+            ]),
+            ..Default::default()
+        }));
+        let messages = vec![Arc::new(Message::human("go")), late];
+        for _ in 0..2 {
+            let built = responses_input_json(None, &messages, None, &cache).unwrap();
+            let built: Value = serde_json::from_str(&built).unwrap();
+            assert_eq!(built, Value::Array(responses_input(None, &messages, None)));
+            assert_eq!(built[1], tools);
+            assert_eq!(
+                built[2],
+                json!({"content": [{"type": "input_text", "text": "note"}], "role": "system", "type": "message"})
+            );
+            let dropped = cache
+                .encode_all(&messages, |_| -> Result<Encoded, ModelError> {
+                    unreachable!("encoded by the request before")
+                })
+                .unwrap();
+            assert_eq!(dropped[1].dropped, ["'tool_removal'"]);
+        }
+        let err = chat_messages_json(None, &messages, false, &MessageCache::default()).unwrap_err();
+        assert!(err.to_string().contains("cannot be sent via Chat Completions"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! protocol (`base_url`). Requests and messages are built and read as langchain-openai builds
 //! and reads them; nothing here is known outside this module.
 
+mod additional_tools;
 mod cache_key;
 mod chat;
 mod encoded_input;
@@ -256,6 +257,13 @@ impl ChatModel for OpenAiChat {
     /// model name.
     fn input_profile(&self) -> crate::model::InputProfile {
         profiles::input_profile(&self.config.model)
+    }
+
+    /// langchain-openai claims it for a client on the Responses API only: Chat Completions
+    /// has no `additional_tools` item.
+    fn mid_conversation_tools(&self) -> bool {
+        self.config.api == OpenAiApi::Responses
+            && profiles::mid_conversation_tools(&self.config.model)
     }
 
     fn invoke(

@@ -679,3 +679,52 @@ const INPUTS: &crate::model::InputProfiles = &[
 pub fn input_profile(model: &str) -> crate::model::InputProfile {
     crate::model::InputProfile::lookup(INPUTS, model)
 }
+
+/// The models whose profile (langchain-openai 1.8.1's `mid_conversation_tools`) takes tools
+/// in the middle of the conversation, as a Responses `additional_tools` input item.
+const MID_CONVERSATION_TOOLS: &[&str] = &[
+    "gpt-4.1",
+    "gpt-4.1-mini",
+    "gpt-4.1-nano",
+    "gpt-5",
+    "gpt-5-chat-latest",
+    "gpt-5-codex",
+    "gpt-5-mini",
+    "gpt-5-nano",
+    "gpt-5-pro",
+    "gpt-5.1",
+    "gpt-5.1-chat-latest",
+    "gpt-5.1-codex",
+    "gpt-5.1-codex-max",
+    "gpt-5.1-codex-mini",
+    "gpt-5.2",
+    "gpt-5.2-chat-latest",
+    "gpt-5.2-codex",
+    "gpt-5.2-pro",
+    "gpt-5.3-chat-latest",
+    "gpt-5.3-codex",
+    "gpt-5.3-codex-spark",
+    "gpt-5.4",
+    "gpt-5.4-mini",
+    "gpt-5.4-nano",
+    "gpt-5.4-pro",
+    "gpt-5.5",
+    "gpt-5.5-pro",
+    "gpt-5.6",
+    "gpt-5.6-luna",
+    "gpt-5.6-sol",
+    "gpt-5.6-terra",
+    "gpt-6-astra",
+    "gpt-6-luna",
+    "gpt-6-sol",
+    "gpt-6.1-sol",
+    "o3",
+    "o3-mini",
+    "o3-pro",
+];
+
+/// Whether the model's profile takes tools in the middle of the conversation (langchain-openai
+/// claims it only for a client on the Responses API, which carries them).
+pub fn mid_conversation_tools(model: &str) -> bool {
+    MID_CONVERSATION_TOOLS.contains(&model)
+}

@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::additional_tools::{ADDITIONAL_TOOLS, kind_repr};
 use super::input::{block_type, chat_content, obj, python_json, responses_block};
 use crate::messages::{AiMessage, Content, Message, SystemMessage};
 
 /// A tool result's output for the Responses API: its blocks formatted as for any message,
 /// then `_ensure_valid_tool_message_content`.
 fn function_output(content: &Content) -> Value {
-    match chat_content(content) {
+    match unwrapped(chat_content(content)) {
         Value::Array(blocks) => {
             let known = blocks.iter().all(|b| {
                 matches!(
@@ -33,10 +34,40 @@ fn function_output(content: &Content) -> Value {
     }
 }
 
+/// Formatted content with each of LangChain's `non_standard` wrappers replaced by the
+/// provider block it holds, as langchain-openai reads a message other than an assistant's.
+fn unwrapped(content: Value) -> Value {
+    match content {
+        Value::Array(blocks) => Value::Array(
+            blocks
+                .into_iter()
+                .map(|b| match b {
+                    Value::Object(mut o)
+                        if o.get("type").and_then(Value::as_str) == Some("non_standard")
+                            && o.contains_key("value") =>
+                    {
+                        o.shift_remove("value").unwrap_or_default()
+                    }
+                    other => other,
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 /// A user, system or developer message as a Responses input item, or nothing when its
-/// content is an empty list.
-fn responses_message(content: &Content, role: &str, out: &mut Vec<Value>) {
-    let content = match chat_content(content) {
+/// content is an empty list. A system message's `additional_tools` blocks become items of
+/// their own; the types of its other blocks that have no place are returned (dropped with a
+/// warning; a user message's are dropped silently).
+fn responses_message(
+    content: &Content,
+    role: &str,
+    system: bool,
+    out: &mut Vec<Value>,
+) -> Vec<String> {
+    let mut dropped = Vec::new();
+    let content = match unwrapped(chat_content(content)) {
         Value::Array(blocks) => {
             let mut kept = Vec::new();
             for b in blocks {
@@ -49,11 +80,13 @@ fn responses_message(content: &Content, role: &str, out: &mut Vec<Value>) {
                         | "apply_patch_call_output"
                         | "configuration_update",
                     ) => out.push(b),
+                    Some(ADDITIONAL_TOOLS) if system => out.push(b),
+                    _ if system => dropped.push(kind_repr(&b)),
                     _ => {}
                 }
             }
             if kept.is_empty() {
-                return;
+                return dropped;
             }
             Value::Array(kept)
         }
@@ -64,6 +97,7 @@ fn responses_message(content: &Content, role: &str, out: &mut Vec<Value>) {
         ("role", json!(role)),
         ("type", json!("message")),
     ]));
+    dropped
 }
 
 const REPLAYED_ITEMS: [&str; 14] = [
@@ -247,18 +281,25 @@ fn system_role(s: &SystemMessage) -> String {
         .to_owned()
 }
 
-/// The agent's system prompt as the Responses items that open the input.
-pub(super) fn responses_system(s: &SystemMessage) -> Vec<Value> {
+/// The agent's system prompt as the Responses items that open the input, and the types of
+/// the blocks dropped from it.
+pub(super) fn responses_system(s: &SystemMessage) -> (Vec<Value>, Vec<String>) {
     let mut out = Vec::new();
-    responses_message(&s.content, &system_role(s), &mut out);
-    out
+    let dropped = responses_message(&s.content, &system_role(s), true, &mut out);
+    (out, dropped)
 }
 
-/// One message's Responses items, appended to the input built so far (`seen` describes it).
-fn responses_item(m: &Message, store: Option<bool>, out: &mut Vec<Value>, seen: &mut Seen) {
+/// One message's Responses items, appended to the input built so far (`seen` describes it),
+/// and the types of the blocks dropped from a system message.
+fn responses_item(
+    m: &Message,
+    store: Option<bool>,
+    out: &mut Vec<Value>,
+    seen: &mut Seen,
+) -> Vec<String> {
     match m {
-        Message::System(s) => responses_message(&s.content, &system_role(s), out),
-        Message::Human(h) => responses_message(&h.content, "user", out),
+        Message::System(s) => return responses_message(&s.content, &system_role(s), true, out),
+        Message::Human(h) => return responses_message(&h.content, "user", false, out),
         Message::Ai(a) => responses_ai(a, store, out, seen),
         Message::Tool(t) => out.push(obj([
             ("type", json!("function_call_output")),
@@ -266,14 +307,16 @@ fn responses_item(m: &Message, store: Option<bool>, out: &mut Vec<Value>, seen: 
             ("call_id", json!(t.tool_call_id)),
         ])),
     }
+    Vec::new()
 }
 
-/// One message's Responses items as if it opened the input; they are its items anywhere
-/// unless it looks up what an earlier message provides (`responses_lookups`).
-pub(super) fn responses_items(m: &Message, store: Option<bool>) -> Vec<Value> {
+/// One message's Responses items as if it opened the input (they are its items anywhere
+/// unless it looks up what an earlier message provides, `responses_lookups`), and the types
+/// of the blocks dropped from a system message.
+pub(super) fn responses_items(m: &Message, store: Option<bool>) -> (Vec<Value>, Vec<String>) {
     let mut out = Vec::new();
-    responses_item(m, store, &mut out, &mut Seen::default());
-    out
+    let dropped = responses_item(m, store, &mut out, &mut Seen::default());
+    (out, dropped)
 }
 
 /// What an assistant message looks up in the input before it: the ids its text blocks may
@@ -320,7 +363,7 @@ pub(super) fn responses_input(
     messages: &[Arc<Message>],
     store: Option<bool>,
 ) -> Vec<Value> {
-    let mut out = system.map(responses_system).unwrap_or_default();
+    let mut out = system.map(|s| responses_system(s).0).unwrap_or_default();
     let mut seen = Seen::default();
     for m in messages {
         responses_item(m, store, &mut out, &mut seen);
