@@ -31,9 +31,9 @@ _SNAPSHOT_FREQUENCY = 50
 
 
 def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
-    """``messages`` as LangGraph's ``add_messages`` merges writes, over a batch of them: by id
-    (a known id replaces in place, ``RemoveMessage`` deletes, ``REMOVE_ALL_MESSAGES`` clears
-    what came before), anything else appended."""
+    """``messages`` as deepagents' delta channel merges writes, over a batch of them: by id
+    (a known id replaces in place, ``RemoveMessage`` deletes it, ``REMOVE_ALL_MESSAGES``
+    clears what came before), anything else appended."""
     from langchain_core.messages import BaseMessage, RemoveMessage, convert_to_messages
     from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
@@ -65,10 +65,11 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
     for m in new:
         at = position.get(m.id) if m.id is not None else None
         if isinstance(m, RemoveMessage):
-            if at is None:
-                raise ValueError(f"Attempting to delete a message with an ID that doesn't exist ('{m.id}')")
-            current[at] = None
-            position.pop(m.id)
+            # Removing an id the history lacks does nothing (deepagents' delta reducer; not
+            # `add_messages`, which raises).
+            if at is not None:
+                current[at] = None
+                position.pop(m.id)
         elif at is not None:
             current[at] = m
         else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
 from . import _async_subagent_texts as texts
@@ -68,8 +68,11 @@ def _headers(spec: AsyncSubAgent) -> dict[str, str]:
 class _Clients:
     """The SDK clients, one per (url, headers), made when first needed."""
 
-    def __init__(self, specs: Mapping[str, AsyncSubAgent]) -> None:
+    def __init__(self, specs: Mapping[str, AsyncSubAgent], factories: Callable[[str], Any]) -> None:
         self.specs = specs
+        # `factories("get_sync_client")`: the SDK's client factory of that name, as the
+        # middleware's module resolves it (where code patching deepagents' module finds it).
+        self._factory = factories
         self._sync: dict[Any, Any] = {}
         self._async: dict[Any, Any] = {}
 
@@ -82,18 +85,14 @@ class _Clients:
             raise ValueError(texts.NO_URL_SYNC.format(name=name))
         key = self._key(spec)
         if key not in self._sync:
-            from langgraph_sdk import get_sync_client
-
-            self._sync[key] = get_sync_client(url=spec.get("url"), headers=_headers(spec))
+            self._sync[key] = self._factory("get_sync_client")(url=spec.get("url"), headers=_headers(spec))
         return self._sync[key]
 
     def async_(self, name: str) -> Any:
         spec = self.specs[name]
         key = self._key(spec)
         if key not in self._async:
-            from langgraph_sdk import get_client
-
-            self._async[key] = get_client(url=spec.get("url"), headers=_headers(spec))
+            self._async[key] = self._factory("get_client")(url=spec.get("url"), headers=_headers(spec))
         return self._async[key]
 
 
