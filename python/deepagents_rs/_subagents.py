@@ -12,6 +12,7 @@ from ._assembly import _check_unique_middleware
 from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
 from ._excluded_middleware import Exclusions, Planned, subagent_slots
 from ._harness import described, general_purpose_system, has_stack_part, profile_for, subagent_system
+from ._run_context import RUNTIME_KEY
 from ._structured import make_response_format, render_structured, with_schema_tool
 from ._summarization import core_config as summarization_config
 from ._tools import ToolAdapter, to_adapter
@@ -134,7 +135,12 @@ class RunnableAdapter:
         from ._threads import _FEED
 
         own = {k: v for k, v in (task.get("configurable") or {}).items() if k != _FEED}
-        return {**config, "configurable": {**config.get("configurable", {}), **own}}
+        caller = config.get("configurable", {})
+        # The task's runtime is the thread graph's, which runs without the caller's
+        # `context=`: the child's tools read the caller's context there, as in deepagents.
+        if own.get(RUNTIME_KEY) is not None and caller.get(RUNTIME_KEY) is not None:
+            own[RUNTIME_KEY] = own[RUNTIME_KEY].override(context=caller[RUNTIME_KEY].context)
+        return {**config, "configurable": {**caller, **own}}
 
     def invoke(self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None) -> dict:
         if not self._runnable_api:
