@@ -66,3 +66,31 @@ def test_unknown_names_still_raise():
     for root in ROOTS:
         with pytest.raises(AttributeError, match="no attribute 'NOPE'"):
             importlib.import_module(f"{root}.graph").NOPE  # noqa: B018
+
+
+def _files_graph_run(root):
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, StateGraph
+
+    state = importlib.import_module(f"{root}.middleware.filesystem").FilesystemState
+    writes = iter(
+        [{"/a": {"content": "1", "encoding": "utf-8"}}, {"/a": None, "/b": {"content": "2", "encoding": "utf-8"}}]
+    )
+
+    def step(_state):
+        return {"files": next(writes)}
+
+    graph = StateGraph(state).add_node("step", step).add_edge(START, "step").compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    first = graph.invoke({"messages": []}, config)
+    second = graph.invoke({"messages": []}, config)
+    return first["files"], second["files"], sorted(graph.get_input_jsonschema()["properties"])
+
+
+def test_filesystem_state():
+    """`middleware.filesystem.FilesystemState` (and `FileData` there): the same keys, and
+    `files` merged across steps (a `None` value deletes) as deepagents' channel merges them."""
+    ref, ours = (_files_graph_run(root) for root in ROOTS)
+    assert ours == ref
+    assert ref[1] == {"/b": {"content": "2", "encoding": "utf-8"}}
+    assert importlib.import_module("deepagents_rs.middleware.filesystem").FileData is not None
