@@ -21,6 +21,7 @@ from ._run_options import _check_version, _graph_kwargs, _merge_configs, _versio
 from ._structured import make_response_format
 from ._thread_runs import ThreadRuns, _RootRun
 from ._threads import StateSchemas
+from ._version import __version__
 from .graph import (
     _CONFIG_KEY_STORE,
     DEFAULT_RECURSION_LIMIT,
@@ -84,7 +85,7 @@ class DeepAgent(ThreadRuns, GraphBase):
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
             "metadata": {
                 "ls_integration": "deepagents",
-                "lc_versions": {"deepagents": "0.7.32"},
+                "lc_versions": {"deepagents": __version__},
                 "lc_agent_name": name,
             },
             "configurable": {},

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from . import _convert
+from . import _compat, _convert
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,93 @@ def get_model_provider(model: Any) -> str | None:
         return None
     provider = params.get("ls_provider")
     return provider if isinstance(provider, str) and provider else None
+
+
+def __getattr__(name: str) -> Any:
+    # `init_chat_model` is langchain's, imported on first use: langchain is optional, and
+    # code patching `deepagents._models.init_chat_model` finds it here as in deepagents.
+    if name == "init_chat_model":
+        from langchain.chat_models import init_chat_model
+
+        return init_chat_model
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def resolve_model(model: Any) -> Any:
+    """A chat model as given, or built from a model string with LangChain's
+    `init_chat_model`, passing the kwargs of the provider profile registered for it."""
+    if _compat.is_lc_chat_model(model):
+        return model
+    from ._model_spec import init_langchain_model
+    from .profiles.provider.provider_profiles import apply_provider_profile
+
+    kwargs = apply_provider_profile(model)
+    # A patched `init_chat_model` (module attribute) wins; else the langchain call, whose
+    # ImportError names the packages to install.
+    patched = globals().get("init_chat_model")
+    return init_langchain_model(model, kwargs) if patched is None else patched(model, **kwargs)
+
+
+#: Spellings of one provider that LangChain model strings and LangSmith's `ls_provider` differ on.
+_PROVIDER_ALIASES = {"azure_openai": "azure", "mistralai": "mistral"}
+
+#: Providers (normalized) and langchain-aws classes that reach models through AWS Bedrock.
+_BEDROCK_PROVIDERS = frozenset({"amazon_bedrock", "anthropic_bedrock", "aws", "bedrock", "bedrock_converse"})
+_BEDROCK_MODEL_CLASSES = frozenset(
+    {"ChatAnthropicBedrock", "ChatBedrock", "ChatBedrockConverse", "ChatBedrockNovaSonic"}
+)
+
+#: Cross-region inference profile prefixes a Bedrock model id may carry.
+_BEDROCK_REGIONAL_PREFIXES = ("apac.", "amer.", "au.", "eu.", "global.", "jp.", "sa.", "us.", "us-gov.")
+
+
+def _normalize_provider(provider: str) -> str:
+    """One spelling per provider: lowercase, underscores, LangChain's name for known aliases."""
+    key = provider.lower().replace("-", "_")
+    return _PROVIDER_ALIASES.get(key, key)
+
+
+def is_bedrock_model(model: Any) -> bool:
+    """Whether a model string or chat model goes through AWS Bedrock: a Bedrock provider
+    prefix, a bare Amazon Nova model id, a Bedrock `ls_provider`, or a langchain-aws class."""
+    if not isinstance(model, str):
+        provider = get_model_provider(model)
+        if provider is not None and _normalize_provider(provider) in _BEDROCK_PROVIDERS:
+            return True
+        return type(model).__name__ in _BEDROCK_MODEL_CLASSES
+    model_id = next((model[len(p) :] for p in _BEDROCK_REGIONAL_PREFIXES if model.startswith(p)), model)
+    if model_id.startswith("amazon.nova-"):
+        return True
+    provider, sep, _ = model.partition(":")
+    return sep == ":" and _normalize_provider(provider) in _BEDROCK_PROVIDERS
+
+
+def model_matches_spec(model: Any, spec: str) -> bool:
+    """Whether a chat model already is the model a `provider:model` (or bare) spec names.
+
+    The identifier must equal the spec, or the part after its first colon; then a provider
+    the model reports must be the spec's (normalized). A model that reports none matches
+    on its identifier alone.
+    """
+    identifier = get_model_identifier(model)
+    if identifier is None:
+        return False
+    if identifier == spec:
+        return True
+    spec_provider, sep, name = spec.partition(":")
+    if not sep or name != identifier:
+        return False
+    provider = get_model_provider(model)
+    if provider is None:
+        logger.debug(
+            "Matched spec %r on identifier alone; provider for %s.%s is uninspectable, so the spec's %r provider was not verified",
+            spec,
+            type(model).__module__,
+            type(model).__name__,
+            spec_provider,
+        )
+        return True
+    return _normalize_provider(spec_provider) == _normalize_provider(provider)
 
 
 def _is_chat_anthropic(model: Any) -> bool:

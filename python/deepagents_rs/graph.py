@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _fs_interrupts
+from . import _fs_interrupts, _graph_texts
 from ._assembly import (
     SchemaOf,
     StateKeys,
@@ -34,6 +34,9 @@ from .backends.state import StateBackend
 from .middleware.memory import MEMORY_CONTENTS_KEY, MemoryMiddleware
 from .middleware.skills import SKILLS_OMITTED_KEYS, SKILLS_PRIVATE_KEYS, SkillsMiddleware, passed_skills_middleware
 
+# `GENERAL_PURPOSE_SUBAGENT` is in deepagents' graph module too; the key, in ours since before.
+from .middleware.subagents import GENERAL_PURPOSE_SUBAGENT, SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY  # noqa: F401
+
 if TYPE_CHECKING:
     from ._deep_agent import DeepAgent
 
@@ -50,8 +53,6 @@ _MODEL_NONE_WARNING = (
 
 # Config keys that only steer LangChain tracing; with no tracer they have nothing to do.
 _STATE_KEYS = ("messages", "files")
-#: deepagents' key for a response format subagents must answer in.
-SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY = "__deepagents_subagent_response_format"
 
 
 #: Where a run's config carries the agent's store to the tool runtime (``DeepAgent._prepare``).
@@ -303,9 +304,36 @@ def _adapt(tools: Sequence[Any] | None) -> list[ToolAdapter]:
     return [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
 
 
+_default_model_warned = False
+
+
+def get_default_model() -> Any:
+    """The model ``model=None`` stands for: ``ChatAnthropic(model_name="claude-sonnet-4-6")``
+    (needs ``langchain-anthropic``, and ``ANTHROPIC_API_KEY`` when called).
+
+    Deprecated since deepagents 0.5.3 (warned once per process, as deepagents warns); pass
+    a model explicitly.
+    """
+    global _default_model_warned
+    if not _default_model_warned:
+        _default_model_warned = True
+        warnings.warn(_graph_texts.DEFAULT_MODEL_DEPRECATED, _deprecation_category(), stacklevel=2)
+    from langchain_anthropic import ChatAnthropic
+
+    return ChatAnthropic(model_name=DEFAULT_MODEL.partition(":")[2])
+
+
 # `DeepAgent` (a LangGraph graph when LangGraph is installed) and `DeepAgentState` need
 # LangChain and LangGraph: imported when first asked for.
-__getattr__, __dir__ = lazy_names(globals(), {"DeepAgent": "._deep_agent", "DeepAgentState": "._deep_state"})
+_lazy_getattr, __dir__ = lazy_names(globals(), {"DeepAgent": "._deep_agent", "DeepAgentState": "._deep_state"})
+
+
+def __getattr__(name: str) -> Any:
+    # deepagents' legacy base prompt stays readable, with its deprecation warning each time.
+    if name == "BASE_AGENT_PROMPT":
+        warnings.warn(_graph_texts.BASE_AGENT_PROMPT_DEPRECATED, _deprecation_category(), stacklevel=2)
+        return _graph_texts.LEGACY_BASE_AGENT_PROMPT
+    return _lazy_getattr(name)
 
 
 __all__ = ["DeepAgent", "create_deep_agent"]

@@ -132,36 +132,37 @@ def test_store_namespaces_read_the_context():
     assert ours == [(("users", "ada"), "/me.md")]
 
 
-def _compiled_subagent_run(module, saver):
+def _compiled_subagent_run(module, checkpointed, asynchronous):
     from langchain.agents import create_agent
 
-    inner = create_agent(
+    child = create_agent(
         model=ScriptedChatModel(responses=[ai_tool_calls(("whoami", {})), AIMessage("it is ada")]),
         tools=[whoami],
         context_schema=Caller,
-        name="helper",
+        name="asker",
     )
     model = ScriptedChatModel(
-        responses=[
-            ai_tool_calls(("task", {"description": "who?", "subagent_type": "helper"})),
-            AIMessage("done"),
-        ]
+        responses=[ai_tool_calls(("task", {"description": "ask who", "subagent_type": "asker"})), AIMessage("done")]
     )
     agent = module.create_deep_agent(
         model=model,
         context_schema=Caller,
-        checkpointer=saver,
-        subagents=[{"name": "helper", "description": "h", "runnable": inner}],
+        subagents=[{"name": "asker", "description": "Asks.", "runnable": child}],
+        checkpointer=InMemorySaver() if checkpointed else None,
     )
     ANSWERS.clear()
-    agent.invoke({"messages": [("user", "who?")]}, {"configurable": {"thread_id": "t"}}, context={"user_id": "ada"})
-    return list(ANSWERS)
+    payload, config = {"messages": [("user", "who?")]}, {"configurable": {"thread_id": "t"}}
+    call = agent.ainvoke if asynchronous else agent.invoke
+    result = call(payload, config, context={"user_id": "ada"})
+    result = asyncio.run(result) if asynchronous else result
+    return [m.content for m in result["messages"] if m.type == "tool"], list(ANSWERS)
 
 
-@pytest.mark.parametrize("saver", [None, "memory"])
-def test_compiled_subagents_share_the_context(saver):
-    """A compiled subagent's tools see the run's context, on a thread too (its graph runs in
-    the `task` call's task there)."""
-    ours = _compiled_subagent_run(deepagents_rs, InMemorySaver() if saver else None)
-    assert ours == _compiled_subagent_run(deepagents, InMemorySaver() if saver else None)
-    assert ours == ["Caller:ada:free / ada"]
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+@pytest.mark.parametrize("checkpointed", [False, True], ids=["plain", "checkpointed"])
+def test_compiled_subagents_get_the_context(checkpointed, asynchronous):
+    """A `CompiledSubAgent`'s tools read the caller's context, on a checkpointed thread too
+    (where the `task` call runs in the thread graph's task)."""
+    ours = _compiled_subagent_run(deepagents_rs, checkpointed, asynchronous)
+    assert ours == _compiled_subagent_run(deepagents, checkpointed, asynchronous)
+    assert ours == (["it is ada"], ["Caller:ada:free / ada"])

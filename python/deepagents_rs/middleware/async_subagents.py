@@ -59,6 +59,7 @@ __all__ = [
     "TaskEvent",
     "UpdateAsyncTaskSchema",
 ]
+from . import _async_tasks
 from ._async_launch import _describe, _run_options, _task_messages, _thread_metadata
 from ._async_outcomes import (
     _check_output,
@@ -70,6 +71,7 @@ from ._async_outcomes import (
     _text,
 )
 from ._async_sdk import _Call, _Clients, _observe, _Op, _run_async, _run_sync
+from ._async_sdk import _headers as _sdk_headers
 from ._async_tasks import (
     _FINAL,
     _OPEN,
@@ -92,6 +94,24 @@ from ._async_tasks import (
     _StatusFilter,
 )
 
+_SDK_FACTORIES = ("get_client", "get_sync_client")
+
+
+def __getattr__(name: str) -> Any:
+    # langgraph_sdk's client factories, imported on first use; found here, as in deepagents'
+    # module, by code that patches them.
+    if name in _SDK_FACTORIES:
+        import langgraph_sdk
+
+        return getattr(langgraph_sdk, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _sdk_factory(name: str) -> Any:
+    """The client factory the tools use: one set on this module (patched) wins."""
+    return globals().get(name) or __getattr__(name)
+
+
 # -- the tools --------------------------------------------------------------------------------
 
 
@@ -112,7 +132,7 @@ class _Tools:
 
     def __init__(self, specs: list[AsyncSubAgent]) -> None:
         self.specs = {s["name"]: s for s in specs}
-        self.clients = _Clients(self.specs)
+        self.clients = _Clients(self.specs, _sdk_factory)
 
     def build(self) -> list[StructuredTool]:
         listing = "\n".join(_describe(s) for s in self.specs.values())
@@ -337,6 +357,17 @@ def _second_update(runtime: Any, task_id: str) -> bool:
 
 
 # -- the middleware ---------------------------------------------------------------------------
+
+
+def _build_async_subagent_tools(agents: list[AsyncSubAgent]) -> list[StructuredTool]:
+    """The five async subagent tools (start, check, update, cancel, list) over ``agents``,
+    as the middleware builds them."""
+    return _Tools(list(agents)).build()
+
+
+# deepagents' private names for the header and task-merge rules, importable from here.
+_resolve_headers = _sdk_headers
+_tasks_reducer = _async_tasks._tasks_reducer
 
 
 def _validate(specs: Sequence[AsyncSubAgent]) -> None:

@@ -19,7 +19,11 @@ from deepagents_rs._core import LIMITS
 from deepagents_rs._glob import globmatch
 from deepagents_rs.backends import CompositeBackend, StateBackend
 from deepagents_rs.backends.composite import _route_for_path
-from deepagents_rs.backends.protocol import BackendProtocol, SandboxBackendProtocol
+from deepagents_rs.backends.protocol import (
+    BackendProtocol,
+    FileData,  # noqa: F401 - deepagents' module has it too
+    SandboxBackendProtocol,
+)
 from deepagents_rs.middleware._filesystem_texts import (
     BACKEND_FACTORY_REMOVED,
     DELETE_TOOL_DESCRIPTION,
@@ -332,3 +336,14 @@ def _route_host_path_prompt(backend: BackendProtocol) -> str:
         if lines:
             sections.append("\n".join([heading, *lines]))
     return "\n\n".join(sections)
+
+
+def __getattr__(name: str) -> Any:
+    # `FilesystemState` subclasses LangChain's `AgentState`: defined where it is imported
+    # only when asked for, so importing this module loads no LangChain.
+    if name == "FilesystemState":
+        from ._filesystem_state import FilesystemState
+
+        globals()[name] = FilesystemState
+        return FilesystemState
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

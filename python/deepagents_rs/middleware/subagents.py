@@ -41,6 +41,10 @@ class CompiledSubAgent(TypedDict):
     mode: NotRequired[Literal["isolated", "fork"]]
 
 
+SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY = "__deepagents_subagent_response_format"
+"""The run config's ``configurable`` key under which a caller asks an agent run as a
+subagent to answer in a response format of its choosing."""
+
 GENERAL_PURPOSE_SUBAGENT: SubAgent = {
     "name": "general-purpose",
     "description": DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
@@ -51,6 +55,7 @@ __all__ = [
     "DEFAULT_GENERAL_PURPOSE_DESCRIPTION",
     "DEFAULT_SUBAGENT_PROMPT",
     "GENERAL_PURPOSE_SUBAGENT",
+    "SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY",
     "CompiledSubAgent",
     "SubAgent",
 ]
