@@ -94,24 +94,6 @@ from ._async_tasks import (
     _StatusFilter,
 )
 
-_SDK_FACTORIES = ("get_client", "get_sync_client")
-
-
-def __getattr__(name: str) -> Any:
-    # langgraph_sdk's client factories, imported on first use; found here, as in deepagents'
-    # module, by code that patches them.
-    if name in _SDK_FACTORIES:
-        import langgraph_sdk
-
-        return getattr(langgraph_sdk, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _sdk_factory(name: str) -> Any:
-    """The client factory the tools use: one set on this module (patched) wins."""
-    return globals().get(name) or __getattr__(name)
-
-
 # -- the tools --------------------------------------------------------------------------------
 
 
@@ -132,7 +114,7 @@ class _Tools:
 
     def __init__(self, specs: list[AsyncSubAgent]) -> None:
         self.specs = {s["name"]: s for s in specs}
-        self.clients = _Clients(self.specs, _sdk_factory)
+        self.clients = _Clients(self.specs)
 
     def build(self) -> list[StructuredTool]:
         listing = "\n".join(_describe(s) for s in self.specs.values())
