@@ -10,6 +10,7 @@ mod entry_call;
 mod errors;
 mod files;
 mod host;
+mod input_messages;
 mod memory;
 mod middleware;
 mod model;
