@@ -410,7 +410,9 @@ impl CoreAgent {
                     .await
                     .map_err(failure_to_py)?;
                 // The conversion holds the GIL for the whole conversation: on a blocking
-                // thread, not a tokio worker that other runs' steps are waiting for.
+                // thread, not a tokio worker that other runs' steps are waiting for; in one of
+                // a few slots (`super::executor`), not a thread per run ending.
+                let _slot = super::executor::result_slots().acquire().await.ok();
                 tokio::task::spawn_blocking(move || {
                     let out = Python::attach(|py| result_to_py(py, &state));
                     drop(state);

@@ -8,6 +8,7 @@ mod composite;
 mod convert;
 mod entry_call;
 mod errors;
+mod executor;
 mod files;
 mod host;
 mod input_messages;
