@@ -69,10 +69,16 @@ _PLAIN_EXTRA = {
 }
 
 
-def _plain_dict(msg: dict) -> dict | None:
+def _plain_type(msg: dict) -> str | None:
+    """The core type of a plain ``{"role": ..., "content": "<str>"}`` dict, else None; the
+    core's input reading applies the same rule."""
     if len(msg) != 2 or not isinstance(msg.get("content"), str):
         return None
-    mtype = _PLAIN_ROLES.get(msg.get("role"))  # type: ignore[arg-type]
+    return _PLAIN_ROLES.get(msg.get("role"))  # type: ignore[arg-type]
+
+
+def _plain_dict(msg: dict) -> dict | None:
+    mtype = _plain_type(msg)
     if mtype is None:
         return None
     extra = _PLAIN_EXTRA[mtype]
@@ -117,12 +123,18 @@ def _ensure_object_id(msg: Any) -> None:
 
 
 def input_messages(value: Any) -> list[dict]:
+    """An input's messages as the core reads them: core dicts, and plain dicts as given."""
     # LangGraph's add_messages: anything but a list is one message (so `None` or a tuple is
     # coerced, or refused with LangChain's NotImplementedError, as one).
     if not isinstance(value, list):
         value = [value]
     out = []
     for raw in value:
+        if type(raw) is dict and _plain_type(raw) is not None:
+            # The core reads the common form itself and gives it its id
+            # (`src/python/input_messages.rs`).
+            out.append(raw)
+            continue
         _ensure_object_id(raw)
         msg = to_core(raw)
         # Dicts get an id too; tuples and strings do not (LangGraph's coercion, kept by

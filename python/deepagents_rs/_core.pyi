@@ -140,7 +140,8 @@ class CoreAgent:
         subagent_response_format: Any | None = None,
         tracer: Any | None = None,
     ) -> dict[str, Any]:
-        """Run to completion with the GIL released; ``tracer`` reports runs to callbacks."""
+        """Run to completion with the GIL released; ``tracer`` reports runs to callbacks. The
+        result's ``messages`` are message objects (``_convert.from_core``'s)."""
     def ainvoke(
         self,
         state: dict[str, Any],
@@ -149,7 +150,7 @@ class CoreAgent:
         subagent_response_format: Any | None = None,
         tracer: Any | None = None,
     ) -> Any:
-        """An awaitable running the agent on the caller's loop."""
+        """An awaitable running the agent on the caller's loop (its result as ``invoke``'s)."""
     def stream(
         self,
         state: dict[str, Any],

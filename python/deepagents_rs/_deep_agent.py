@@ -179,7 +179,11 @@ class DeepAgent(ThreadRuns, GraphBase):
         return state, limit, run_config, subagent_format, tracer
 
     def _result(self, raw: dict) -> dict:
-        out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
+        return self._output(raw, [_convert.from_core(m) for m in raw["messages"]])
+
+    def _output(self, raw: dict, messages: list[Any]) -> dict:
+        """The result of a run whose state is ``raw``, its messages as ``messages`` (objects)."""
+        out = {"messages": messages}
         omit = self._schema.omit_output
         for key, value in raw.items():
             if key != "messages" and key not in omit:
@@ -234,7 +238,7 @@ class DeepAgent(ThreadRuns, GraphBase):
             raise
         finally:
             _runtime.exit_blocking_invoke(token)
-        return _versioned(self._result(raw), version)
+        return _versioned(self._output(raw, raw["messages"]), version)
 
     async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
@@ -255,7 +259,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         except Exception as exc:
             self._fail(exc)
             raise
-        return _versioned(self._result(raw), version)
+        return _versioned(self._output(raw, raw["messages"]), version)
 
     def _invoke_by_stream(self, kwargs: dict, version: str) -> InvokeResult | None:
         """``invoke`` as LangGraph builds it on the stream (taking ``stream_mode`` out of

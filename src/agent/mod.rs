@@ -271,3 +271,21 @@ impl Agent {
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
+
+/// `n` fresh uuid4 ids from one read of the system's random source (a read per id was a
+/// visible share of a long input's conversion); empty if the source fails, and the caller
+/// falls back to `new_id`.
+pub fn new_ids(n: usize) -> Vec<String> {
+    let mut bytes = vec![0u8; 16 * n];
+    if getrandom::fill(&mut bytes).is_err() {
+        bytes.clear();
+    }
+    bytes
+        .chunks_exact(16)
+        .map(|c| {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(c);
+            uuid::Builder::from_random_bytes(b).into_uuid().to_string()
+        })
+        .collect()
+}

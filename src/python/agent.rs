@@ -8,11 +8,12 @@ use pyo3::types::PyDict;
 use serde_json::Map;
 
 use super::convert::{
-    extra_from_py, file_map_from_py, file_map_to_py, host_object, message_list, messages_from_py,
-    opaque_to_py,
+    extra_from_py, file_map_from_py, file_map_to_py, host_object, message_list,
+    message_object_list, opaque_to_py,
 };
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
+use super::input_messages::input_messages_from_py;
 use super::memory::memory_from_py;
 use super::stack_parts::{
     entry_from_py, files_from_py, middleware_from_py, model_from_py, private_keys_from_py,
@@ -51,7 +52,7 @@ fn trace_from_py(tracer: Option<Py<PyAny>>) -> Option<TraceContext> {
 fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
     let input = input.copy()?;
     let messages = match input.get_item("messages")? {
-        Some(list) => messages_from_py(&list)?,
+        Some(list) => input_messages_from_py(&list)?,
         None => Vec::new(),
     };
     input.del_item("messages").ok();
@@ -90,6 +91,12 @@ fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
 
 pub(crate) fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
     let list = message_list(py, &state.messages.to_vec())?;
+    state_with_messages(py, state, list)
+}
+
+/// A run's final state as `invoke` returns it: its messages as message objects already.
+fn result_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
+    let list = message_object_list(py, &state.messages.to_vec())?;
     state_with_messages(py, state, list)
 }
 
@@ -370,7 +377,7 @@ impl CoreAgent {
                     pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
                 })?
                 .map_err(|f| super::errors::out_of_generator(failure_to_py(f)))?;
-            let out = state_to_py(py, &state);
+            let out = result_to_py(py, &state);
             drop(state);
             self.agent.release_unused();
             out
@@ -403,9 +410,11 @@ impl CoreAgent {
                     .await
                     .map_err(failure_to_py)?;
                 // The conversion holds the GIL for the whole conversation: on a blocking
-                // thread, not a tokio worker that other runs' steps are waiting for.
+                // thread, not a tokio worker that other runs' steps are waiting for; in one of
+                // a few slots (`super::executor`), not a thread per run ending.
+                let _slot = super::executor::result_slots().acquire().await.ok();
                 tokio::task::spawn_blocking(move || {
-                    let out = Python::attach(|py| state_to_py(py, &state));
+                    let out = Python::attach(|py| result_to_py(py, &state));
                     drop(state);
                     agent.release_unused();
                     out

@@ -301,6 +301,22 @@ pub(crate) fn message_list<'py>(
     Ok(list)
 }
 
+/// A list of core messages as message objects (`_convert.from_core`), each made from its
+/// dict as soon as the dict is: a list of all the dicts beside the objects would live through
+/// the collector's young generations into its oldest, and a long history's result then paid
+/// for full collections.
+pub(crate) fn message_object_list<'py>(
+    py: Python<'py>,
+    messages: &[Arc<Message>],
+) -> PyResult<Bound<'py, PyList>> {
+    let from_core = py.import("deepagents_rs._convert")?.getattr("from_core")?;
+    let list = PyList::empty(py);
+    for m in messages {
+        list.append(from_core.call1((message_to_py(py, m)?,))?)?;
+    }
+    Ok(list)
+}
+
 /// A tool call as a dict, with the host's own arguments object where there is one.
 pub(crate) fn call_to_py<'py>(
     py: Python<'py>,

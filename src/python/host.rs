@@ -18,6 +18,9 @@ pub(crate) struct PyHost {
     /// The caller's run config (`recursion_limit`, `configurable`, tags, metadata), handed
     /// to LangChain tools and compiled subagents as LangGraph hands it.
     pub config: Option<Py<PyAny>>,
+    /// The worker slots of the executor sync tools run on (`super::executor`): the loop's
+    /// default executor under `ainvoke`, the run's own under `invoke`.
+    pub executor: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl PyHost {
@@ -38,16 +41,19 @@ impl PyHost {
             locals,
             is_async: false,
             config,
+            executor: Some(super::executor::for_run(py)?),
         })))
     }
 
     /// For `ainvoke`: callbacks run on the caller's loop with the caller's contextvars.
     pub fn for_async(py: Python<'_>, config: Option<Py<PyAny>>) -> PyResult<HostContext> {
         let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
+        let executor = Some(super::executor::for_loop(locals.event_loop(py).as_any())?);
         Ok(Some(Arc::new(PyHost {
             locals,
             is_async: true,
             config,
+            executor,
         })))
     }
 
@@ -83,6 +89,7 @@ impl PyHost {
             locals,
             is_async: parent.is_async,
             config: Some(config),
+            executor: parent.executor.clone(),
         })))
     }
 

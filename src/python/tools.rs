@@ -350,6 +350,7 @@ impl Tool for PyTool {
             // calls its sync function. A tool with only a coroutine is awaited under invoke
             // too (on the private loop), where deepagents would raise.
             let use_async = host.is_some_and(|h| has_async && (h.is_async || !has_sync));
+            let executor = host.and_then(|h| h.executor.clone());
             match host {
                 Some(host) if use_async => {
                     let result = await_coroutine(&host.locals, |py| {
@@ -371,31 +372,40 @@ impl Tool for PyTool {
                     .map_err(fatal)?;
                     Python::attach(|py| output_from_py(result.bind(py))).map_err(fatal)
                 }
-                _ => tokio::task::spawn_blocking(move || {
-                    Python::attach(|py| {
-                        let host = PyHost::from_context(&ctx.host);
-                        let mut args = vec![
-                            tool_args(py, &args, &ctx)?,
-                            ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
-                            tool_config(py, host, &ctx)?,
-                        ];
-                        if injects {
-                            args.push(tool_state(py, &ctx)?);
-                        }
-                        // Under `ainvoke` deepagents' middleware runs its async hooks, whose
-                        // errors name themselves so (`_tools.ASYNC_RUN`).
-                        let method = if host.is_some_and(|h| h.is_async) {
-                            "call_in_async_run"
-                        } else {
-                            "call_in_run"
-                        };
-                        let result = call_in_context(py, host, adapter.bind(py), method, args)?;
-                        output_from_py(&result)
+                _ => {
+                    // A worker of the executor first, as LangGraph's tool calls wait for
+                    // one (the loop's default executor under `ainvoke`, the run's own under
+                    // `invoke`).
+                    let _worker = match &executor {
+                        Some(slots) => slots.acquire().await.ok(),
+                        None => None,
+                    };
+                    tokio::task::spawn_blocking(move || {
+                        Python::attach(|py| {
+                            let host = PyHost::from_context(&ctx.host);
+                            let mut args = vec![
+                                tool_args(py, &args, &ctx)?,
+                                ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
+                                tool_config(py, host, &ctx)?,
+                            ];
+                            if injects {
+                                args.push(tool_state(py, &ctx)?);
+                            }
+                            // Under `ainvoke` deepagents' middleware runs its async hooks, whose
+                            // errors name themselves so (`_tools.ASYNC_RUN`).
+                            let method = if host.is_some_and(|h| h.is_async) {
+                                "call_in_async_run"
+                            } else {
+                                "call_in_run"
+                            };
+                            let result = call_in_context(py, host, adapter.bind(py), method, args)?;
+                            output_from_py(&result)
+                        })
                     })
-                })
-                .await
-                .map_err(|e| ToolError::Fatal(Box::new(e)))?
-                .map_err(fatal),
+                    .await
+                    .map_err(|e| ToolError::Fatal(Box::new(e)))?
+                    .map_err(fatal)
+                }
             }
         })
     }
