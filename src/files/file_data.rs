@@ -12,11 +12,13 @@ pub fn content(file_data: &Value) -> Result<String, String> {
             .map(|l| l.as_str().unwrap_or_default())
             .collect::<Vec<_>>()
             .join("\n")),
-        other => Err(format!(
-            "File content must be a string or a legacy list of strings, got {}.",
-            py_type_name(other)
-        )),
+        other => Err(not_text(py_type_name(other))),
     }
+}
+
+/// The `TypeError` text for content of type `type_name` (neither text nor lines).
+pub fn not_text(type_name: &str) -> String {
+    format!("File content must be a string or a legacy list of strings, got {type_name}.")
 }
 
 fn py_type_name(v: Option<&Value>) -> &'static str {
