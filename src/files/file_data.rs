@@ -16,6 +16,17 @@ pub fn content(file_data: &Value) -> Result<String, String> {
     }
 }
 
+/// The byte length of `content` without copying it (`None` when it is not text).
+pub fn content_len(file_data: &Value) -> Option<usize> {
+    match file_data.get("content") {
+        Some(Value::String(s)) => Some(s.len()),
+        Some(Value::Array(lines)) => lines.iter().try_fold(lines.len().saturating_sub(1), |n, l| {
+            l.as_str().map(|l| n + l.len())
+        }),
+        _ => None,
+    }
+}
+
 /// The `TypeError` text for content of type `type_name` (neither text nor lines).
 pub fn not_text(type_name: &str) -> String {
     format!("File content must be a string or a legacy list of strings, got {type_name}.")

@@ -354,7 +354,7 @@ pub fn file_info(path: &str, fd: &Value) -> FileInfo {
     FileInfo {
         path: path.to_owned(),
         is_dir: Some(false),
-        size: Some(file_data::content(fd).map(|c| c.len()).unwrap_or(0) as u64),
+        size: Some(file_data::content_len(fd).unwrap_or(0) as u64),
         modified_at: Some(file_data::modified_at(fd).unwrap_or("").to_owned()),
     }
 }

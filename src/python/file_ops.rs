@@ -5,7 +5,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
 
 use super::value;
@@ -13,8 +13,38 @@ use crate::files::backend::GrepMatch;
 use crate::files::{file_data, media, path, permissions, text};
 use crate::middleware::filesystem::{eviction, format};
 
-/// A `{path: FileData}` mapping as the core reads it.
+/// A `{path: FileData}` mapping as the searches read it: of each record only the fields
+/// they look at (content, encoding, timestamps), taken straight off a dict of dicts; the
+/// general reading of every value is far slower on a map of thousands of files.
 fn file_map(files: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
+    if let Ok(dict) = files.cast::<PyDict>() {
+        let mut map = Map::with_capacity(dict.len());
+        for (key, record) in dict.iter() {
+            let (Ok(key), Ok(record)) = (key.extract::<String>(), record.cast::<PyDict>()) else {
+                return whole_map(files);
+            };
+            let mut fields = Map::new();
+            for name in ["content", "encoding", "created_at", "modified_at"] {
+                if let Some(field) = record.get_item(name)? {
+                    let read = match field.cast::<PyString>() {
+                        Ok(text) => text.to_str().map(|t| Value::String(t.to_owned())),
+                        Err(_) => Err(PyTypeError::new_err("not text")),
+                    };
+                    fields.insert(
+                        name.into(),
+                        read.or_else(|_| Ok::<_, PyErr>(value::read(&field)?.0))?,
+                    );
+                }
+            }
+            map.insert(key, Value::Object(fields));
+        }
+        return Ok(map);
+    }
+    whole_map(files)
+}
+
+/// Any other mapping, read whole.
+fn whole_map(files: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
     match value::read(files)?.0 {
         Value::Object(map) => Ok(map),
         _ => Err(PyTypeError::new_err(
@@ -131,22 +161,27 @@ pub(crate) fn files_grep<'py>(
 }
 
 /// `_glob_search_files` with each match's listing entry: `(error, entries)`, the newest
-/// first.
+/// first; without `entries`, only the matching paths.
 #[pyfunction]
-#[pyo3(signature = (files, pattern, search_path))]
+#[pyo3(signature = (files, pattern, search_path, entries=true))]
 pub(crate) fn files_glob<'py>(
     py: Python<'py>,
     files: &Bound<'py, PyAny>,
     pattern: &str,
     search_path: Option<&str>,
+    entries: bool,
 ) -> PyResult<(Option<String>, Bound<'py, PyAny>)> {
     let files = file_map(files)?;
-    let entries = match text::glob_files(&files, pattern, search_path) {
-        Ok(entries) => entries,
+    let found = match text::glob_files(&files, pattern, search_path) {
+        Ok(found) => found,
         Err(e) => return Ok((Some(e.0), PyList::empty(py).into_any())),
     };
+    if !entries {
+        let paths = found.into_iter().map(|entry| entry.path);
+        return Ok((None, PyList::new(py, paths)?.into_any()));
+    }
     // An empty record is listed blank; any other must hold text, as deepagents reads it.
-    for entry in &entries {
+    for entry in &found {
         if let Some(fd) = files
             .get(&entry.path)
             .filter(|fd| fd.as_object().is_some_and(|o| !o.is_empty()))
@@ -154,7 +189,7 @@ pub(crate) fn files_glob<'py>(
             content_of(fd)?;
         }
     }
-    Ok((None, pythonize::pythonize(py, &entries)?))
+    Ok((None, pythonize::pythonize(py, &found)?))
 }
 
 /// A directory listing over a store's `keys`: `load(key)` gives a direct child's record

@@ -313,10 +313,10 @@ def _glob_search_files(files: _FileMap, pattern: str, path: str | None = None) -
     Raises:
         InvalidGlobPatternError: as `compile_grep_include_glob`.
     """
-    error, entries = _core.files_glob(files, pattern, path)
+    error, paths = _core.files_glob(files, pattern, path, False)
     if error is not None:
         raise InvalidGlobPatternError(error)
-    return "\n".join(entry["path"] for entry in entries) or "No files found"
+    return "\n".join(paths) or "No files found"
 
 
 # ---- grep -----------------------------------------------------------------------------------
