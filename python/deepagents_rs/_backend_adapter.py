@@ -115,13 +115,37 @@ def _takes_max_count(method: Any) -> bool:
     return method is not None and "max_count" in inspect.signature(method).parameters
 
 
+def _composite_behaviour() -> tuple[tuple[str, Any], ...]:
+    return tuple(
+        (name, member)
+        for name, member in vars(CompositeBackend).items()
+        if not name.startswith("__") and (callable(member) or isinstance(member, (property, staticmethod, classmethod)))
+    )
+
+
+# What a subclass would have to override to change how a composite routes or merges.
+_COMPOSITE_BEHAVIOUR = _composite_behaviour()
+
+
+def _routed_in_core(backend: Any) -> bool:
+    """A ``CompositeBackend``, or a subclass overriding none of its methods (a constructor of
+    its own, added attributes or methods the core never calls): the core routes it from its
+    ``default`` and routes. A subclass that overrides a method is called back instead."""
+    cls = type(backend)
+    if cls is CompositeBackend:
+        return True
+    return isinstance(backend, CompositeBackend) and all(
+        inspect.getattr_static(cls, name, None) is member for name, member in _COMPOSITE_BEHAVIOUR
+    )
+
+
 def backend_arg(backend: Any, store: Any = None, *, any_object: bool = False) -> Any:
     """A backend as the core takes it: ``"state"`` for a plain ``StateBackend`` (native), a
-    ``("composite", ...)`` tuple for a plain ``CompositeBackend`` (routed and merged in the
-    core, each route taken the same way), else a ``BackendAdapter`` calling it back.
-    ``any_object``: no check that it is no backend factory (deepagents' summarization only
-    calls its methods, and reports their failures)."""
-    if type(backend) is CompositeBackend:
+    ``("composite", ...)`` tuple for a ``CompositeBackend`` whose behaviour is the class's own
+    (routed and merged in the core, each route taken the same way), else a
+    ``BackendAdapter`` calling it back. ``any_object``: no check that it is no backend
+    factory (deepagents' summarization only calls its methods, and reports their failures)."""
+    if _routed_in_core(backend):
         return _composite_arg(backend, store, _host_roots(backend), {})
     if type(backend) is StateBackend:
         return "state"
@@ -147,7 +171,7 @@ def _composite_arg(backend: CompositeBackend, store: Any, roots: list[str], memo
         if id(b) not in memo:
             if type(b) is StateBackend:
                 memo[id(b)] = "state"
-            elif type(b) is CompositeBackend:
+            elif _routed_in_core(b):
                 memo[id(b)] = _composite_arg(b, store, roots, memo)
             else:
                 memo[id(b)] = BackendAdapter(b, store, roots=roots)

@@ -12,11 +12,24 @@ pub fn content(file_data: &Value) -> Result<String, String> {
             .map(|l| l.as_str().unwrap_or_default())
             .collect::<Vec<_>>()
             .join("\n")),
-        other => Err(format!(
-            "File content must be a string or a legacy list of strings, got {}.",
-            py_type_name(other)
-        )),
+        other => Err(not_text(py_type_name(other))),
     }
+}
+
+/// The byte length of `content` without copying it (`None` when it is not text).
+pub fn content_len(file_data: &Value) -> Option<usize> {
+    match file_data.get("content") {
+        Some(Value::String(s)) => Some(s.len()),
+        Some(Value::Array(lines)) => lines.iter().try_fold(lines.len().saturating_sub(1), |n, l| {
+            l.as_str().map(|l| n + l.len())
+        }),
+        _ => None,
+    }
+}
+
+/// The `TypeError` text for content of type `type_name` (neither text nor lines).
+pub fn not_text(type_name: &str) -> String {
+    format!("File content must be a string or a legacy list of strings, got {type_name}.")
 }
 
 fn py_type_name(v: Option<&Value>) -> &'static str {

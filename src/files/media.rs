@@ -1,17 +1,43 @@
 //! Which files `read_file` returns as media blocks rather than text, and their MIME types
 //! (deepagents' `_EXTENSION_TO_FILE_TYPE` and `mimetypes.guess_type`).
 
+/// deepagents' `_EXTENSION_TO_FILE_TYPE`: the formats Gemini's multimodal inputs take, in
+/// its order; any other extension is read as text.
+pub const FILE_TYPE_EXTENSIONS: &[(&str, &str)] = &[
+    (".png", "image"),
+    (".jpeg", "image"),
+    (".jpg", "image"),
+    (".webp", "image"),
+    (".gif", "image"),
+    (".heic", "image"),
+    (".heif", "image"),
+    (".mp4", "video"),
+    (".mpeg", "video"),
+    (".mov", "video"),
+    (".avi", "video"),
+    (".flv", "video"),
+    (".mpg", "video"),
+    (".webm", "video"),
+    (".wmv", "video"),
+    (".3gpp", "video"),
+    (".wav", "audio"),
+    (".mp3", "audio"),
+    (".aiff", "audio"),
+    (".aac", "audio"),
+    (".ogg", "audio"),
+    (".flac", "audio"),
+    (".pdf", "file"),
+    (".ppt", "file"),
+    (".pptx", "file"),
+];
+
 /// The block type for a path's extension: `image`, `video`, `audio`, `file`, or `text`.
 pub fn file_type(path: &str) -> &'static str {
-    match extension(path).as_str() {
-        ".png" | ".jpeg" | ".jpg" | ".webp" | ".gif" | ".heic" | ".heif" => "image",
-        ".mp4" | ".mpeg" | ".mov" | ".avi" | ".flv" | ".mpg" | ".webm" | ".wmv" | ".3gpp" => {
-            "video"
-        }
-        ".wav" | ".mp3" | ".aiff" | ".aac" | ".ogg" | ".flac" => "audio",
-        ".pdf" | ".ppt" | ".pptx" => "file",
-        _ => "text",
-    }
+    let ext = extension(path);
+    FILE_TYPE_EXTENSIONS
+        .iter()
+        .find(|(known, _)| *known == ext)
+        .map_or("text", |(_, kind)| kind)
 }
 
 /// What backends treat as non-text when reading (`_get_backend_read_file_type`): the map
@@ -102,7 +128,8 @@ fn builtin_mime_type(ext: &str) -> &'static str {
 /// `PurePosixPath(path).suffix.lower()`: the last `.suffix` of the name, if the name is not
 /// only a suffix.
 fn extension(path: &str) -> String {
-    let name = path.rsplit('/').next().unwrap_or_default();
+    // `PurePosixPath(path).suffix`: trailing slashes do not count.
+    let name = path.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
     match name.rfind('.') {
         Some(i) if i > 0 && i + 1 < name.len() => name[i..].to_lowercase(),
         _ => String::new(),

@@ -23,20 +23,32 @@ pub enum PathError {
     Nul(String),
 }
 
-/// deepagents' `validate_path`: refuses traversal, `~` and drive letters, then normalizes
-/// as `os.path.normpath` does and anchors the result at `/`.
+/// deepagents' `validate_path` for a tool argument: `virtual_path`, and also refuses NUL
+/// bytes and UNC paths, which deepagents lets through to the backend.
 pub fn validate_path(path: &str, allowed_prefixes: Option<&[String]>) -> Result<String, PathError> {
-    let posix = path.replace('\\', "/");
-    if posix.split('/').any(|s| s == "..") || path.starts_with('~') {
+    // Traversal is named before the other refusals, as deepagents names it first.
+    if is_traversal(path) {
         return Err(PathError::Traversal(path.to_owned()));
     }
     if path.contains('\0') {
         return Err(PathError::Nul(path.replace('\0', "\\x00")));
     }
-    let b = path.as_bytes();
     // A UNC path (`\\server\share`) is refused like a drive letter; deepagents lets it
     // through as a path under the root.
-    if (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') || path.starts_with("\\\\") {
+    if path.starts_with("\\\\") {
+        return Err(PathError::Windows(path.to_owned()));
+    }
+    virtual_path(path, allowed_prefixes)
+}
+
+/// deepagents' `validate_path` exactly (its public helper): refuses traversal, `~` and drive
+/// letters, then normalizes as `os.path.normpath` does and anchors the result at `/`.
+pub fn virtual_path(path: &str, allowed_prefixes: Option<&[String]>) -> Result<String, PathError> {
+    if is_traversal(path) {
+        return Err(PathError::Traversal(path.to_owned()));
+    }
+    let b = path.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
         return Err(PathError::Windows(path.to_owned()));
     }
     let mut normalized = normpath(path).replace('\\', "/");
@@ -55,6 +67,11 @@ pub fn validate_path(path: &str, allowed_prefixes: Option<&[String]>) -> Result<
         return Err(PathError::Prefix(py_list_repr(prefixes), path.to_owned()));
     }
     Ok(normalized)
+}
+
+/// A `..` component (either separator) or a leading `~`.
+fn is_traversal(path: &str) -> bool {
+    path.split(['/', '\\']).any(|s| s == "..") || path.starts_with('~')
 }
 
 /// `posixpath.normpath`: collapses separators and `.`, resolves `..` lexically, keeps

@@ -206,7 +206,8 @@ impl IncludeGlob {
     }
 }
 
-/// deepagents' `grep_matches_from_files`: a literal substring search, line by line.
+/// deepagents' `grep_matches_from_files`: a literal substring search, line by line. A
+/// record whose content is neither text nor a list of lines is skipped.
 pub fn grep_files(
     files: &Map<String, Value>,
     pattern: &str,
@@ -214,21 +215,34 @@ pub fn grep_files(
     glob: Option<&str>,
     max_count: Option<usize>,
 ) -> GrepResult {
+    grep_files_checked(files, pattern, path, glob, max_count, false).unwrap_or_default()
+}
+
+/// `grep_files`; with `strict`, such a record fails the search with the text of the
+/// `TypeError` deepagents raises for it.
+pub fn grep_files_checked(
+    files: &Map<String, Value>,
+    pattern: &str,
+    path: Option<&str>,
+    glob: Option<&str>,
+    max_count: Option<usize>,
+    strict: bool,
+) -> Result<GrepResult, String> {
     let Some(dir) = normalize_search_path(path) else {
-        return GrepResult {
+        return Ok(GrepResult {
             matches: Some(Vec::new()),
             ..Default::default()
-        };
+        });
     };
     let mut candidates = files_under(files, &dir);
     if let Some(glob) = glob.filter(|g| !g.is_empty()) {
         let matcher = match IncludeGlob::new(glob) {
             Ok(m) => m,
             Err(e) => {
-                return GrepResult {
+                return Ok(GrepResult {
                     error: Some(e.0),
                     ..Default::default()
-                };
+                });
             }
         };
         candidates.retain(|(k, _)| matcher.is_match(&relative_to(k, &dir)));
@@ -238,17 +252,19 @@ pub fn grep_files(
         if file_data::encoding(fd) == "base64" {
             continue;
         }
-        let Ok(content) = file_data::content(fd) else {
-            continue;
+        let content = match file_data::content(fd) {
+            Ok(content) => content,
+            Err(e) if strict => return Err(e),
+            Err(_) => continue,
         };
         for (i, line) in content.split('\n').enumerate() {
             if line.contains(pattern) {
                 if max_count.is_some_and(|m| matches.len() >= m) {
-                    return GrepResult {
+                    return Ok(GrepResult {
                         matches: Some(matches),
                         truncated: true,
                         ..Default::default()
-                    };
+                    });
                 }
                 matches.push(GrepMatch {
                     path: file_path.clone(),
@@ -259,10 +275,10 @@ pub fn grep_files(
             }
         }
     }
-    GrepResult {
+    Ok(GrepResult {
         matches: Some(matches),
         ..Default::default()
-    }
+    })
 }
 
 /// deepagents' `_glob_search_files` as StateBackend reports it: matching files, the most
@@ -285,17 +301,27 @@ pub fn glob_files(
     found.sort_by(|a, b| b.2.cmp(a.2));
     Ok(found
         .into_iter()
-        .map(|(k, v, modified)| FileInfo {
-            path: k.clone(),
-            is_dir: Some(false),
-            size: Some(file_data::content(v).map(|c| c.len()).unwrap_or(0) as u64),
-            modified_at: Some(modified.to_owned()),
-        })
+        .map(|(k, v, _)| file_info(k, v))
         .collect())
 }
 
 /// StateBackend's `ls`: direct children, directories with a trailing `/`, sorted by path.
 pub fn ls_files(files: &Map<String, Value>, path: &str) -> Vec<FileInfo> {
+    let found: Result<_, std::convert::Infallible> =
+        ls_entries(files.keys().map(String::as_str), path, |key| {
+            Ok(files.get(key).map(|fd| file_info(key, fd)))
+        });
+    found.unwrap_or_default()
+}
+
+/// A listing of `path` over the store's keys: a key deeper down shows as its first
+/// directory below `path` (ending in `/`), a direct child as the entry `load` gives for it
+/// (`None` leaves it out), so only direct children are ever loaded; sorted by path.
+pub fn ls_entries<'k, E>(
+    keys: impl IntoIterator<Item = &'k str>,
+    path: &str,
+    mut load: impl FnMut(&str) -> Result<Option<FileInfo>, E>,
+) -> Result<Vec<FileInfo>, E> {
     let prefix = if path.ends_with('/') {
         path.to_owned()
     } else {
@@ -303,7 +329,7 @@ pub fn ls_files(files: &Map<String, Value>, path: &str) -> Vec<FileInfo> {
     };
     let mut infos = Vec::new();
     let mut subdirs = std::collections::BTreeSet::new();
-    for (k, fd) in files {
+    for k in keys {
         let Some(relative) = k.strip_prefix(&prefix) else {
             continue;
         };
@@ -311,12 +337,7 @@ pub fn ls_files(files: &Map<String, Value>, path: &str) -> Vec<FileInfo> {
             subdirs.insert(format!("{prefix}{dir}/"));
             continue;
         }
-        infos.push(FileInfo {
-            path: k.clone(),
-            is_dir: Some(false),
-            size: Some(file_data::content(fd).map(|c| c.len()).unwrap_or(0) as u64),
-            modified_at: Some(file_data::modified_at(fd).unwrap_or("").to_owned()),
-        });
+        infos.extend(load(k)?);
     }
     infos.extend(subdirs.into_iter().map(|path| FileInfo {
         path,
@@ -325,7 +346,17 @@ pub fn ls_files(files: &Map<String, Value>, path: &str) -> Vec<FileInfo> {
         modified_at: Some(String::new()),
     }));
     infos.sort_by(|a, b| a.path.cmp(&b.path));
-    infos
+    Ok(infos)
+}
+
+/// A file's listing entry: its size is the byte length of its text (0 when unreadable).
+pub fn file_info(path: &str, fd: &Value) -> FileInfo {
+    FileInfo {
+        path: path.to_owned(),
+        is_dir: Some(false),
+        size: Some(file_data::content_len(fd).unwrap_or(0) as u64),
+        modified_at: Some(file_data::modified_at(fd).unwrap_or("").to_owned()),
+    }
 }
 
 #[cfg(test)]

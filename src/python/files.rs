@@ -106,6 +106,78 @@ pub(crate) fn disk_grep(
     ))
 }
 
+/// The inclusive line spans within `radius` of grep matches at `lines`, touching spans
+/// merged (`FilesystemBackend.grep(context_lines=...)`).
+#[pyfunction]
+pub(crate) fn grep_context_spans(lines: Vec<u64>, radius: u64) -> Vec<(u64, u64)> {
+    crate::files::grep_context::wanted_ranges(&lines, radius)
+}
+
+/// The lines of the file at `path` inside the ascending `spans`, by number, read only as far
+/// as the last span. `universal`: Python's universal newlines (the core's walk); without,
+/// only `\n` ends a line (ripgrep). `OSError` when the file cannot be read or a line read is
+/// not UTF-8.
+#[pyfunction]
+pub(crate) fn disk_context_lines(
+    py: Python<'_>,
+    path: &str,
+    spans: Vec<(u64, u64)>,
+    universal: bool,
+) -> PyResult<std::collections::BTreeMap<u64, String>> {
+    let read = py.detach(|| {
+        std::fs::File::open(path)
+            .and_then(|file| crate::files::grep_context::lines_in_ranges(file, &spans, universal))
+    });
+    Ok(read.map_err(|e| os_error(e, path))?.into_iter().collect())
+}
+
+/// Each of one file's matches (by line) with its `(context_before, context_after)` from
+/// `lines`; a line holding `pattern` is never context.
+#[pyfunction]
+pub(crate) fn grep_context_attach<'py>(
+    py: Python<'py>,
+    matched: Vec<u64>,
+    lines: std::collections::BTreeMap<u64, String>,
+    radius: u64,
+    pattern: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let lines: Vec<(u64, String)> = lines.into_iter().collect();
+    let contexts = crate::files::grep_context::attach(&matched, &lines, radius, pattern);
+    Ok(pythonize::pythonize(py, &contexts)?)
+}
+
+/// One line of `rg --json` output: `("match", (path, line, text))`, `("error", data)` for a
+/// file rg could not read, or `None` for any other line.
+#[pyfunction]
+pub(crate) fn ripgrep_frame<'py>(
+    py: Python<'py>,
+    line: &str,
+) -> PyResult<Option<(&'static str, Bound<'py, PyAny>)>> {
+    use crate::files::ripgrep::{Frame, parse_frame};
+    Ok(match parse_frame(line) {
+        Frame::Match { path, line, text } => {
+            Some(("match", (path, line, text).into_pyobject(py)?.into_any()))
+        }
+        Frame::Error(data) => Some(("error", pythonize::pythonize(py, &data)?)),
+        Frame::Other => None,
+    })
+}
+
+/// The argument list and working directory of `rg` searching `base` for the literal
+/// `pattern`.
+#[pyfunction]
+#[pyo3(signature = (rg, pattern, base, include_glob, max_count))]
+pub(crate) fn ripgrep_command(
+    rg: &str,
+    pattern: &str,
+    base: &str,
+    include_glob: Option<&str>,
+    max_count: Option<i64>,
+) -> (Vec<String>, Option<String>) {
+    let is_dir = Path::new(base).is_dir();
+    crate::files::ripgrep::command(rg, pattern, base, is_dir, include_glob, max_count)
+}
+
 /// The OSError Python raises for `e` on `path` (`[Errno N] strerror: 'path'`); its
 /// subclass (FileNotFoundError, ...) follows from the errno, as in Python.
 fn os_error(e: std::io::Error, path: &str) -> PyErr {

@@ -9,6 +9,7 @@ mod convert;
 mod entry_call;
 mod errors;
 mod executor;
+mod file_ops;
 mod files;
 mod host;
 mod input_messages;
@@ -50,11 +51,17 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     composite::register(m)?;
     sandbox::register(m)?;
+    file_ops::register(m)?;
     m.add_class::<files::GlobMatcher>()?;
     m.add_class::<files::FsInterrupts>()?;
     m.add_function(wrap_pyfunction!(files::globmatch, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_glob, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_grep, m)?)?;
+    m.add_function(wrap_pyfunction!(files::grep_context_spans, m)?)?;
+    m.add_function(wrap_pyfunction!(files::ripgrep_frame, m)?)?;
+    m.add_function(wrap_pyfunction!(files::ripgrep_command, m)?)?;
+    m.add_function(wrap_pyfunction!(files::disk_context_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(files::grep_context_attach, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_read_text, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_read_base64, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_write_text, m)?)?;
@@ -91,6 +98,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
             fs::GREP_REGEX_EXECUTE_FALLBACK,
         ),
         ("GREP_TOOL_DESCRIPTION", fs::GREP_DESCRIPTION),
+        ("REGEX_LITERAL_HINT", fs::REGEX_LITERAL_HINT),
         ("EXECUTE_TOOL_DESCRIPTION", fs::EXECUTE_DESCRIPTION),
         (
             "ROUTE_HOST_PATH_PROMPT_INTRO",

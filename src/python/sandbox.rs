@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::files::sandbox::{self as protocol, Raised};
+use crate::files::sandbox_capture as capture;
 use crate::files::sandbox_search as search;
 use crate::files::{sandbox_scripts as scripts, sandbox_texts as texts};
 
@@ -243,7 +244,84 @@ pub(crate) fn sandbox_parse_glob<'py>(
     ))
 }
 
+/// The capture wrapper around `command` for `execute_with_offload`.
+#[pyfunction]
+#[pyo3(signature = (command, capture_path, inline_budget, max_capture_bytes=None))]
+pub(crate) fn sandbox_capture_cmd(
+    command: &str,
+    capture_path: &str,
+    inline_budget: i64,
+    max_capture_bytes: Option<i64>,
+) -> String {
+    capture::capture_cmd(command, capture_path, inline_budget, max_capture_bytes)
+}
+
+/// A read reply: `(output, exit_code, offloaded, capped, preview_has_truncation_marker)`.
+type CaptureReply = (String, i64, bool, bool, bool);
+
+/// The wrapper's reply: `(warning, parsed)`, `parsed` being `(output, exit_code, offloaded,
+/// capped, preview_has_truncation_marker)`, or `None` when the reply is to be returned as
+/// it is (the warning then says why).
+#[pyfunction]
+pub(crate) fn sandbox_parse_capture(output: &str) -> (Option<String>, Option<CaptureReply>) {
+    match capture::parse_capture(output) {
+        Err(warning) => (Some(warning), None),
+        Ok((c, warning)) => (
+            warning,
+            Some((
+                c.output,
+                c.exit_code,
+                c.offloaded,
+                c.capped,
+                c.preview_has_marker,
+            )),
+        ),
+    }
+}
+
+/// `delete`'s two commands: the existence probe and the removal.
+#[pyfunction]
+pub(crate) fn sandbox_delete_cmds(path: &str) -> (String, String) {
+    (capture::delete_probe_cmd(path), capture::delete_cmd(path))
+}
+
+/// `delete`'s error after the probe (`removal` `None`) or after the removal, if any.
+#[pyfunction]
+#[pyo3(signature = (path, probe_exit, removal=None))]
+pub(crate) fn sandbox_delete_error(
+    path: &str,
+    probe_exit: Option<i64>,
+    removal: Option<(Option<i64>, String)>,
+) -> Option<String> {
+    match removal {
+        None => capture::delete_probe_error(path, probe_exit),
+        Some((code, output)) => capture::delete_error(path, code, &output),
+    }
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let capture_values = PyDict::new(m.py());
+    capture_values.set_item("_EXECUTE_CAPTURE_SENTINEL", capture::SENTINEL)?;
+    capture_values.set_item("_EXECUTE_CAPTURE_META_FIELDS", capture::META_FIELDS)?;
+    capture_values.set_item("_EXECUTE_CAPTURE_HEAD_LINES", capture::HEAD_LINES)?;
+    capture_values.set_item("_EXECUTE_CAPTURE_TAIL_LINES", capture::TAIL_LINES)?;
+    capture_values.set_item("_EXECUTE_CAPTURE_HEAD_BYTES", capture::HEAD_BYTES)?;
+    capture_values.set_item("_EXECUTE_CAPTURE_TAIL_BYTES", capture::TAIL_BYTES)?;
+    capture_values.set_item("_EXECUTE_CAPTURE_MAX_BYTES", capture::MAX_BYTES)?;
+    capture_values.set_item("_EXECUTE_CAPTURE_CLIP_NOTICE", capture::CLIP_NOTICE)?;
+    capture_values.set_item(
+        "_EXECUTE_CAPTURE_CLIP_NOTICE_CAPPED",
+        capture::CLIP_NOTICE_CAPPED,
+    )?;
+    capture_values.set_item(
+        "_EXECUTE_CAPTURE_EXCERPT_CLIP_NOTICE",
+        capture::EXCERPT_CLIP_NOTICE,
+    )?;
+    m.add("SANDBOX_CAPTURE", capture_values)?;
+    m.add_function(wrap_pyfunction!(sandbox_capture_cmd, m)?)?;
+    m.add_function(wrap_pyfunction!(sandbox_parse_capture, m)?)?;
+    m.add_function(wrap_pyfunction!(sandbox_delete_cmds, m)?)?;
+    m.add_function(wrap_pyfunction!(sandbox_delete_error, m)?)?;
     let templates = PyDict::new(m.py());
     templates.set_item("ls", scripts::LS_TEMPLATE)?;
     templates.set_item("read", texts::READ_TEMPLATE)?;

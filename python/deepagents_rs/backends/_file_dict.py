@@ -11,32 +11,11 @@ import base64
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from deepagents_rs.backends.protocol import FileData, FileInfo, GlobResult, LsResult
-from deepagents_rs.backends.utils import (
-    InvalidGlobPatternError,
-    _glob_search_files,
-    file_data_to_string,
-    perform_string_replacement,
-    update_file_data,
-)
-
-_GLOB_NOTHING = "No files found"
-"""What `_glob_search_files` returns instead of an empty path list."""
+from deepagents_rs import _core
+from deepagents_rs.backends.protocol import FileData, GlobResult, LsResult
+from deepagents_rs.backends.utils import file_data_to_string, perform_string_replacement, update_file_data
 
 BINARY_EDIT_ERROR = "Error: Cannot edit binary files with text replacements."
-
-
-def file_entry(path: str, file_data: FileData) -> FileInfo:
-    """A file's listing entry; its size is the byte length of its stored text."""
-    size = len(file_data_to_string(file_data).encode("utf-8"))
-    return FileInfo(path=path, is_dir=False, size=size, modified_at=file_data.get("modified_at", ""))
-
-
-def _match_entry(path: str, file_data: FileData | None) -> FileInfo:
-    """A glob match's entry, with zero size and no timestamp when its data is missing or empty."""
-    if file_data:
-        return file_entry(path, file_data)
-    return FileInfo(path=path, is_dir=False, size=0, modified_at="")
 
 
 def list_directory(keys: Iterable[str], directory: str, load: Callable[[str], FileData | None]) -> LsResult:
@@ -47,36 +26,17 @@ def list_directory(keys: Iterable[str], directory: str, load: Callable[[str], Fi
     `None` to leave it out. Only direct children are loaded, so a broken item
     deeper in the tree cannot spoil the listing.
     """
-    base = directory if directory.endswith("/") else f"{directory}/"
-    entries: list[FileInfo] = []
-    subdirs: set[str] = set()
-    for key in keys:
-        if not key.startswith(base):
-            continue
-        head, nested, _ = key[len(base) :].partition("/")
-        if nested:
-            subdirs.add(f"{base}{head}/")
-        elif (file_data := load(key)) is not None:
-            entries.append(file_entry(key, file_data))
-    entries += [FileInfo(path=subdir, is_dir=True, size=0, modified_at="") for subdir in subdirs]
-    entries.sort(key=lambda entry: entry.get("path", ""))
-    return LsResult(entries=entries)
+    return LsResult(entries=_core.files_ls(list(keys), directory, load))
 
 
 def glob_files(files: dict[str, Any], pattern: str, path: str | None) -> GlobResult:
     """Match `pattern` against the keys of `files` (the shared glob contract).
 
     A refused pattern comes back as `GlobResult(error=...)`: glob is a tool
-    boundary. Only `InvalidGlobPatternError` is caught, so a bad search path
-    still raises instead of being blamed on the pattern.
+    boundary; an unusable search path finds nothing.
     """
-    try:
-        found = _glob_search_files(files, pattern, path)
-    except InvalidGlobPatternError as exc:
-        return GlobResult(error=str(exc))
-    if found == _GLOB_NOTHING:
-        return GlobResult(matches=[])
-    return GlobResult(matches=[_match_entry(match, files.get(match)) for match in found.split("\n")])
+    error, entries = _core.files_glob(files, pattern, path)
+    return GlobResult(error=error) if error is not None else GlobResult(matches=entries)
 
 
 def keys_to_delete(keys: Iterable[str], file_path: str) -> list[str]:

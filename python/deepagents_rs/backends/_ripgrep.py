@@ -1,4 +1,6 @@
-"""Literal search with ripgrep for `FilesystemBackend.grep`.
+"""Literal search with ripgrep for `FilesystemBackend.grep`: the command line and the reading
+of its JSON frames are the core's (`src/files/ripgrep.rs`); the process runs from here, through
+`subprocess`, which callers (and deepagents' tests) patch.
 
 `rg --json -F` runs as a child process whose match frames are read as they arrive, so the
 total cap can stop it early and a watchdog can stop it when it runs out of time. Every
@@ -6,13 +8,14 @@ answer either stands (complete or flagged partial) or asks the caller to search 
 """
 
 import functools
-import json
 import logging
 import shutil
 import subprocess
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from deepagents_rs import _core
 
 # The records belong to the backend: operators watch (and tests capture) one logger name.
 logger = logging.getLogger("deepagents_rs.backends.filesystem")
@@ -40,40 +43,21 @@ def find_ripgrep() -> str | None:
 def ripgrep_command(
     rg: str, pattern: str, base: Path, include_glob: str | None, max_count: int | None
 ) -> tuple[list[str], str | None]:
-    """The argument list and working directory for a literal search of `base`."""
-    argv = [rg, "--json", "-F"]
-    if max_count is not None:
-        # `-m` limits each file, not the total. Allowing one match past the cap lets the
-        # stream show that more exist, which is what tells "capped" from "complete".
-        argv += ["-m", str(max_count + 1)]
-    if include_glob:
-        argv += ["--glob", include_glob]
-    if base.is_dir():
-        # rg applies a glob holding a `/` to paths relative to its working directory, so a
-        # directory is searched from inside. A file cannot be a working directory.
-        return [*argv, "--", pattern, "."], str(base)
-    return [*argv, "--", pattern, str(base)], None
+    """The argument list and working directory for a literal search of `base` (the core's)."""
+    return _core.ripgrep_command(rg, pattern, str(base), include_glob, max_count)
 
 
 def parse_match_frame(line: str) -> tuple[str, int, str] | None:
     """`(path as rg printed it, line number, text)` of a match frame; `None` for other lines."""
-    try:
-        frame = json.loads(line)
-    except json.JSONDecodeError:
+    frame = _core.ripgrep_frame(line)
+    if frame is None:
         return None
-    kind = frame.get("type")
+    kind, payload = frame
     if kind == "error":
         # A file rg could not read (often a binary one): worth a trace, not a warning.
-        logger.debug("ripgrep per-file error frame: %s", frame.get("data"))
+        logger.debug("ripgrep per-file error frame: %s", payload)
         return None
-    if kind != "match":
-        return None
-    data = frame.get("data", {})
-    path = data.get("path", {}).get("text")
-    number = data.get("line_number")
-    if not path or number is None:
-        return None
-    return path, int(number), data.get("lines", {}).get("text", "").rstrip("\n")
+    return payload
 
 
 def run_ripgrep(

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from deepagents_rs import _core
 from deepagents_rs.backends import protocol, utils
 from deepagents_rs.backends._hub_mutations import (
     Changes,
@@ -530,12 +531,12 @@ class ContextHubBackend(protocol.BackendProtocol):
         root = _glob_root(path)
         if root is None:
             return protocol.GlobResult(matches=[])
-        candidates = utils._filter_files_by_path(dict.fromkeys(f"/{hub_path}" for hub_path in files), root)
+        candidates = _core.files_under_root([f"/{hub_path}" for hub_path in files], root)
         return protocol.GlobResult(
             matches=[
                 protocol.FileInfo(path=candidate, is_dir=False)
-                for candidate in candidates
-                if matches(utils._relative_to_root(candidate, root)) or matches(candidate[1:])
+                for candidate, relative in candidates
+                if matches(relative) or matches(candidate[1:])
             ]
         )
 

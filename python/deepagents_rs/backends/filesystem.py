@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepagents_rs import _core
-from deepagents_rs.backends import _grep_context
 from deepagents_rs.backends._disk_files import DiskFileOperations
 from deepagents_rs.backends._fs_errors import (  # the mapping is imported from here by callers
     _map_exception_to_standard_error,  # noqa: F401
@@ -456,12 +455,18 @@ class FilesystemBackend(DiskFileOperations):
     ) -> list[str]:
         """Fill in `context_before`/`context_after` in place; the files that could not be read."""
         unreadable: list[str] = []
-        for shown, file_matches in _grep_context.group_by_path(matches).items():
-            spans = _grep_context.wanted_ranges((match["line"] for match in file_matches), radius)
-            lines, ok = self._read_grep_context(shown, spans, newline=newline)
+        by_file: dict[str, list[GrepMatch]] = {}
+        for match in matches:
+            by_file.setdefault(match["path"], []).append(match)
+        for shown, file_matches in by_file.items():
+            numbers = [match["line"] for match in file_matches]
+            lines, ok = self._read_grep_context(shown, _core.grep_context_spans(numbers, radius), newline=newline)
             if not ok:
                 unreadable.append(shown)
-            _grep_context.attach(file_matches, lines, radius, pattern)
+            for match, (before, after) in zip(
+                file_matches, _core.grep_context_attach(numbers, lines, radius, pattern), strict=True
+            ):
+                match["context_before"], match["context_after"] = before, after
         return unreadable
 
     def _read_grep_context(
@@ -469,14 +474,15 @@ class FilesystemBackend(DiskFileOperations):
     ) -> tuple[dict[int, str], bool]:
         """The lines of `file_path` inside the ascending `line_ranges`, and whether the read worked.
 
-        A file the search just matched should be readable; when it is not (not UTF-8, a
-        symlink loop, gone meanwhile) the caller says so rather than dropping it quietly.
+        `newline` as `open` takes it: `None` for universal newlines, `"\\n"` for ripgrep's
+        reading (only `\\n` ends a line). A file the search just matched should be readable;
+        when it is not (not UTF-8, a symlink loop, gone meanwhile) the caller says so rather
+        than dropping it quietly.
         """
         try:
             target = self._resolve_path(file_path)
-            with target.open(encoding="utf-8", errors="strict", newline=newline) as handle:
-                return _grep_context.lines_in_ranges(handle, line_ranges), True
-        except (OSError, RuntimeError, UnicodeDecodeError, ValueError) as exc:
+            return _core.disk_context_lines(str(target), line_ranges, newline is None), True
+        except (OSError, RuntimeError, ValueError) as exc:
             logger.debug("Could not read grep context for %s: %s", file_path, exc)
             return {}, False
 

@@ -9,11 +9,11 @@ their parsers live in the `_sandbox_*` modules by operation; this module re-expo
 from __future__ import annotations
 
 import logging
-import shlex
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+from deepagents_rs import _core
 from deepagents_rs.backends import protocol as _protocol
 from deepagents_rs.backends._sandbox_capture import (
     _EXECUTE_CAPTURE_CLIP_NOTICE,
@@ -315,16 +315,14 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         Returns:
             `DeleteResult` with `path`, or `error`.
         """
-        # Quoting makes the path one literal argument; it confines nothing. This deletes
+        # The path is quoted as one literal argument; that confines nothing. This deletes
         # whatever the sandbox shell can reach.
-        quoted = shlex.quote(file_path)
-        probe = self.execute(f"test -e {quoted} || test -L {quoted}")
-        if probe.exit_code is not None and probe.exit_code != 0:
-            return DeleteResult(error=f"Error: '{file_path}' not found")
-        removal = self.execute(f"rm -rf {quoted}")
-        if removal.exit_code == 0:
-            return DeleteResult(path=file_path)
-        return DeleteResult(error=f"Error deleting file '{file_path}': {removal.output.strip() or 'unknown error'}")
+        probe_cmd, remove_cmd = _core.sandbox_delete_cmds(file_path)
+        error = _core.sandbox_delete_error(file_path, self.execute(probe_cmd).exit_code)
+        if error is None:
+            removal = self.execute(remove_cmd)
+            error = _core.sandbox_delete_error(file_path, None, (removal.exit_code, removal.output))
+        return DeleteResult(path=file_path) if error is None else DeleteResult(error=error)
 
     # -- grep and glob -------------------------------------------------------------------------
 

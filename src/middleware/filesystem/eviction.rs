@@ -38,7 +38,7 @@ pub(crate) fn text_of(content: &Content) -> String {
 }
 
 /// `sanitize_tool_call_id`.
-pub(super) fn sanitize(id: &str) -> String {
+pub(crate) fn sanitize(id: &str) -> String {
     let s = id.replace(['.', '/', '\\'], "_");
     if s.len() > 128 {
         format!("call-{}", crate::files::sha256_hex(id.as_bytes()))
@@ -47,14 +47,14 @@ pub(super) fn sanitize(id: &str) -> String {
     }
 }
 
-/// `format_content_with_line_numbers` for a list of lines.
-fn numbered(lines: &[String], start: usize) -> String {
+/// `format_content_with_line_numbers` for a list of lines, numbered from `start`.
+pub(crate) fn numbered<S: AsRef<str>>(lines: &[S], start: i64) -> String {
     let mut rows: Vec<(String, &str)> = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        let n = start + i;
+    for (n, line) in (start..).zip(lines) {
+        let line = line.as_ref();
         let chars: Vec<(usize, char)> = line.char_indices().collect();
         if chars.len() <= texts::MAX_LINE_LENGTH {
-            rows.push((n.to_string(), line.as_str()));
+            rows.push((n.to_string(), line));
             continue;
         }
         for (chunk, window) in chars.chunks(texts::MAX_LINE_LENGTH).enumerate() {
@@ -112,7 +112,7 @@ pub(super) fn preview(content: &str, subject: &str) -> (String, String) {
             format!(
                 "{}\n{marker}\n{}",
                 numbered(&head, 1),
-                numbered(&tail, lines.len() - tail_n + 1)
+                numbered(&tail, (lines.len() - tail_n + 1) as i64)
             ),
             true,
             hc || tc,

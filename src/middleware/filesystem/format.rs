@@ -37,7 +37,7 @@ pub fn truncate_text(s: String) -> String {
 }
 
 /// `truncate_if_too_long` on a list: items are kept while their reprs fit.
-fn truncate_list(items: Vec<String>) -> Vec<String> {
+pub fn truncate_list(items: Vec<String>) -> Vec<String> {
     let budget = RESULT_CHAR_LIMIT - char_len(&str_repr(TRUNCATION_GUIDANCE)) - 2;
     let mut used = 0;
     for (kept, item) in items.iter().enumerate() {
@@ -130,7 +130,7 @@ pub fn grep_matches(matches: &[GrepMatch], mode: &str) -> String {
 }
 
 /// `_looks_like_regex`: `\|`, `.*`, `.+`, or a backslash escape regexes use.
-fn looks_like_regex(pattern: &str) -> bool {
+pub fn looks_like_regex(pattern: &str) -> bool {
     if pattern.contains('|') || pattern.contains(".*") || pattern.contains(".+") {
         return true;
     }

@@ -9,7 +9,7 @@
 mod args;
 mod blob_offload;
 pub(crate) mod eviction;
-mod format;
+pub(crate) mod format;
 mod human_eviction;
 mod rejected_media;
 pub mod texts;
