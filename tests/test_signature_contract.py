@@ -28,9 +28,6 @@ DELIBERATE_METHODS = {
     "UnsupportedContentMiddleware": {"wrap_model_call", "awrap_model_call"},
     # Summarization runs in the core's entry (its `wrap_model_call` too): no hook of its own.
     "SummarizationMiddleware": {"before_model", "abefore_model"},
-    # Skills are pinned, and skill tools run, by the core inside a deepagents_rs agent; the
-    # Python face has no hook for them outside one yet.
-    "SkillsMiddleware": {"before_model", "abefore_model", "wrap_tool_call", "awrap_tool_call"},
 }
 
 

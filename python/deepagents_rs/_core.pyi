@@ -73,8 +73,9 @@ class EntryCall:
     """The core's memory or skills entry, its hooks run outside a deepagents_rs agent."""
 
     def __init__(self, config: dict[str, Any]) -> None: ...
-    def before_agent(self, state: dict[str, Any], is_async: bool, config: Any = None) -> Any:
-        """The state keys the hook writes, or None; awaitable when `is_async`."""
+    def hook(self, hook: str, state: dict[str, Any], is_async: bool, config: Any = None) -> Any:
+        """The state keys the hook (`"before_agent"` or `"before_model"`) writes, with the
+        messages it appends under `messages`, or None; awaitable when `is_async`."""
     def run(self, request: dict[str, Any], model: Any, responder: Any, is_async: bool, config: Any = None) -> Any:
         """The entry's state writes (`{"commands": [...], "files": ...}`), awaitable when
         `is_async`."""
@@ -96,6 +97,37 @@ def check_skills_prompt(system_prompt: Any) -> None:
 
 def skill_source_label(path: str) -> str:
     """deepagents' label of a skill source given as a bare path."""
+
+def parse_skill_metadata(content: str, path: str, directory: str, read: Any, warn: Any) -> dict[str, Any] | None:
+    """deepagents' ``_parse_skill_metadata``: the ``SkillMetadata`` of a ``SKILL.md``, its YAML
+    read by ``read``, the warnings given to ``warn``."""
+
+def skill_metadata_from_download(
+    error: str | None, content: bytes | None, path: str, directory: str, read: Any, warn: Any
+) -> dict[str, Any] | None:
+    """deepagents' ``_skill_metadata_from_response`` for a download's error and bytes."""
+
+def skill_name_problem(name: str, directory: str) -> str | None:
+    """The Agent Skills rule ``name`` breaks (deepagents' ``_validate_skill_name``), or None."""
+
+def skill_annotations(skill: dict[str, Any]) -> str:
+    """deepagents' ``_format_skill_annotations``."""
+
+def skills_locations(sources: list[tuple[str, str]]) -> str:
+    """``SkillsMiddleware._format_skills_locations`` for ``[(path, label)]``."""
+
+def skills_list_text(sources: list[tuple[str, str]], skills: list[dict[str, Any]]) -> str:
+    """``SkillsMiddleware._format_skills_list``."""
+
+def skills_load_warnings(errors: list[str]) -> str:
+    """``SkillsMiddleware._format_skills_load_warnings``."""
+
+def truncate_skill_load_warning(error: str) -> str:
+    """deepagents' ``_truncate_skill_load_warning``."""
+
+def list_skills(backend: Any, source: str, read: Any, warn: Any, is_async: bool) -> Any:
+    """deepagents' ``_list_skills_with_errors``: ``(skills, error | None)``, awaitable when
+    ``is_async``."""
 
 class CoreAgent:
     """The compiled agent: model, tools, system message, subagents, response format and the

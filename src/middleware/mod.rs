@@ -39,11 +39,11 @@ pub use memory::{
 };
 pub use patch_tool_calls::PatchToolCalls;
 pub use skills::{
-    FrontmatterReader, MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH,
+    FrontmatterReader, ReadView, MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH,
     MAX_SKILL_FILE_SIZE, MAX_SKILL_NAME_LENGTH, MAX_WARNING_LENGTH as MAX_SKILL_LOAD_WARNING_LENGTH,
-    MAX_WARNINGS as MAX_SKILLS_LOAD_WARNINGS, FrontmatterView, ResolvedTools, SKILLS_SYSTEM_PROMPT, SkillToolResolver,
+    MAX_WARNINGS as MAX_SKILLS_LOAD_WARNINGS, ResolvedTools, SKILLS_SYSTEM_PROMPT, SkillToolResolver,
     Skills, Source as SkillSource, check_template as check_skills_template,
-    derive_label as derive_skill_label,
+    derive_label as derive_skill_label, parts as skill_parts,
 };
 pub use tool_exclusion::ToolExclusion;
 pub use unsupported_content::UnsupportedContent;

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
-use super::convert::extra_to_py;
+use super::convert::{extra_to_py, message_to_py};
 use super::errors::{guard, to_py};
 use super::memory::{is_memory_config, memory_from_py};
 use super::skills::{is_skills_config, skills_from_py};
@@ -17,6 +17,7 @@ use super::summarization_call::{
     finish, host_for, outcome_to_py, request_from_py, responder_base, state_from_py,
 };
 use crate::middleware::{Chain, Hook, HookContext, HookOutput, Middleware};
+use crate::state::MessagesDelta;
 
 /// One memory or skills entry, built once from its face's configuration.
 #[pyclass(frozen, module = "deepagents_rs._core", name = "EntryCall")]
@@ -43,16 +44,28 @@ impl EntryCall {
         Ok(EntryCall { entry, chain })
     }
 
-    /// The entry's `before_agent` on `state` (its `files`, `messages` and other keys): the
-    /// keys it writes as a dict, or None when it writes nothing; awaitable when `is_async`.
-    #[pyo3(signature = (state, is_async, config=None))]
-    fn before_agent<'py>(
+    /// The entry's `hook` (`"before_agent"`, or `"before_model"` for skills' pinning) on
+    /// `state` (its `files`, `messages` and other keys): the keys it writes as a dict (the
+    /// messages it appends under `messages`), or None when it writes nothing; awaitable when
+    /// `is_async`.
+    #[pyo3(signature = (hook, state, is_async, config=None))]
+    fn hook<'py>(
         &self,
         py: Python<'py>,
+        hook: &str,
         state: &Bound<'py, PyDict>,
         is_async: bool,
         config: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let hook = match hook {
+            "before_agent" => Hook::BeforeAgent,
+            "before_model" => Hook::BeforeModel,
+            other => {
+                return Err(PyTypeError::new_err(format!(
+                    "EntryCall runs before_agent or before_model, not {other}"
+                )));
+            }
+        };
         guard(|| {
             let host = host_for(py, is_async, config)?;
             let cx = HookContext {
@@ -62,11 +75,10 @@ impl EntryCall {
                 place: None,
                 trace: None,
             };
-            let fut = if self.entry.has_hook(Hook::BeforeAgent) {
-                Some(self.entry.run_hook(Hook::BeforeAgent, cx))
-            } else {
-                None
-            };
+            let fut = self
+                .entry
+                .has_hook(hook)
+                .then(|| self.entry.run_hook(hook, cx));
             let fut = async move {
                 match fut {
                     Some(f) => f.await.map_err(to_py),
@@ -101,10 +113,27 @@ impl EntryCall {
     }
 }
 
-/// A hook's writes: the state keys it sets, or None.
+/// A hook's writes: the state keys it sets (with the messages it appends under `messages`),
+/// or None.
 fn hook_to_py(py: Python<'_>, out: Option<HookOutput>) -> PyResult<Bound<'_, PyAny>> {
-    match out {
-        Some(o) => Ok(extra_to_py(py, &o.delta.extra)?.into_any()),
-        None => Ok(py.None().into_bound(py)),
+    let Some(out) = out else {
+        return Ok(py.None().into_bound(py));
+    };
+    let keys = extra_to_py(py, &out.delta.extra)?;
+    match &out.delta.messages {
+        MessagesDelta::None => {}
+        MessagesDelta::Append(messages) => {
+            let list = PyList::empty(py);
+            for m in messages {
+                list.append(message_to_py(py, m)?)?;
+            }
+            keys.set_item("messages", list)?;
+        }
+        MessagesDelta::Replace(_) => {
+            return Err(PyTypeError::new_err(
+                "EntryCall: an entry hook replaced the messages",
+            ));
+        }
     }
+    Ok(keys.into_any())
 }

@@ -18,6 +18,7 @@ mod middleware;
 mod model;
 mod runnable;
 mod sandbox;
+mod skill_parts;
 mod skills;
 mod stack_parts;
 mod stream;
@@ -151,6 +152,21 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(skills::check_skills_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skill_source_label, m)?)?;
+    m.add_function(wrap_pyfunction!(skill_parts::parse_skill_metadata, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        skill_parts::skill_metadata_from_download,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(skill_parts::skill_name_problem, m)?)?;
+    m.add_function(wrap_pyfunction!(skill_parts::skill_annotations, m)?)?;
+    m.add_function(wrap_pyfunction!(skill_parts::skills_locations, m)?)?;
+    m.add_function(wrap_pyfunction!(skill_parts::skills_list_text, m)?)?;
+    m.add_function(wrap_pyfunction!(skill_parts::skills_load_warnings, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        skill_parts::truncate_skill_load_warning,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(skill_parts::list_skills, m)?)?;
     // deepagents' numeric module constants (`MAX_SKILL_FILE_SIZE`, `NUM_CHARS_PER_TOKEN`,
     // ...), from the values the core works with.
     use crate::middleware as sk;

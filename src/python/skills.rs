@@ -16,7 +16,7 @@ use super::host::call_adapter;
 use super::tools::PyTool;
 use crate::error::{BoxError, Error};
 use crate::middleware::{
-    FrontmatterReader, FrontmatterView, ResolvedTools, SkillSource, SkillToolResolver, Skills,
+    FrontmatterReader, ReadView, ResolvedTools, SkillSource, SkillToolResolver, Skills,
     check_skills_template,
 };
 use crate::model::ChatModel;
@@ -38,20 +38,32 @@ pub(crate) fn skill_source_label(path: &str) -> String {
 
 /// The YAML of frontmatter read by a Python function (`deepagents_rs.middleware.
 /// _skills_frontmatter.frontmatter_views`): PyYAML's `safe_load`, as deepagents reads it.
-struct PyFrontmatterReader {
+pub(crate) struct PyFrontmatterReader {
     read: Arc<Py<PyAny>>,
+    /// The module logger's `warning`, as deepagents logs what a load skips.
+    warn: Py<PyAny>,
+}
+
+impl PyFrontmatterReader {
+    /// `read`: the Python function reading frontmatter; `warn`: the logger's warning.
+    pub(crate) fn new(read: &Bound<'_, PyAny>, warn: &Bound<'_, PyAny>) -> Self {
+        PyFrontmatterReader {
+            read: Arc::new(read.clone().unbind()),
+            warn: warn.clone().unbind(),
+        }
+    }
 }
 
 impl FrontmatterReader for PyFrontmatterReader {
     fn read(
         &self,
         yaml: Vec<(String, String)>,
-    ) -> BoxFuture<'static, Result<Vec<Option<FrontmatterView>>, Error>> {
+    ) -> BoxFuture<'static, Result<Vec<ReadView>, Error>> {
         let read = self.read.clone();
         Box::pin(async move {
             // Off the runtime's workers: taking the GIL may wait on the host.
             let views = tokio::task::spawn_blocking(move || {
-                Python::attach(|py| -> PyResult<Vec<Option<FrontmatterView>>> {
+                Python::attach(|py| -> PyResult<Vec<ReadView>> {
                     let out = read.bind(py).call1((yaml,))?;
                     super::value::from_py(&out)
                 })
@@ -63,6 +75,14 @@ impl FrontmatterReader for PyFrontmatterReader {
                 source: Box::new(e),
             })
         })
+    }
+
+    fn warn(&self, message: String) {
+        Python::attach(|py| {
+            if let Err(e) = self.warn.bind(py).call1((message,)) {
+                e.write_unraisable(py, None);
+            }
+        });
     }
 }
 
@@ -159,7 +179,7 @@ pub(crate) fn is_skills_config(item: &Bound<'_, PyAny>) -> bool {
 }
 
 /// The entry from `{"kind": "skills", "backend", "sources": [(path, label)],
-/// "system_prompt", "read_frontmatter", "tools"}` (`tools`: the resolver, or None).
+/// "system_prompt", "read_frontmatter", "warn", "tools"}` (`tools`: the resolver, or None).
 pub(crate) fn skills_from_py(config: &Bound<'_, PyAny>) -> PyResult<Skills> {
     let config = config.cast::<PyDict>()?;
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
@@ -168,9 +188,7 @@ pub(crate) fn skills_from_py(config: &Bound<'_, PyAny>) -> PyResult<Skills> {
             .ok_or_else(|| PyKeyError::new_err(key.to_owned()))
     };
     let sources: Vec<(String, String)> = get("sources")?.extract()?;
-    let reader = PyFrontmatterReader {
-        read: Arc::new(get("read_frontmatter")?.unbind()),
-    };
+    let reader = PyFrontmatterReader::new(&get("read_frontmatter")?, &get("warn")?);
     let tools = get("tools")?;
     let resolver = (!tools.is_none()).then(|| {
         Arc::new(PyResolver {

@@ -211,7 +211,8 @@ impl SummarizationCall {
     }
 
     /// Runs the entry on `request` (`{"system": dict | None, "messages": [dict],
-    /// "tools": [(name, description, parameters)], "model_settings": dict, "state": dict}`,
+    /// "tools": [(name, description, parameters, json_spec, defer_loading)], "model_settings":
+    /// dict, "state": dict}`,
     /// `state` holding only the keys the entry reads: the event, the session id, `files`).
     /// The entry's inner call is `responder.call(system, messages)` (`acall` awaited when
     /// `is_async`), where a message the entry passes on unchanged is its index in
@@ -323,15 +324,20 @@ pub(crate) fn request_from_py(
     let mut tools = Vec::new();
     if let Some(list) = item("tools")? {
         for t in list.try_iter()? {
-            let (name, description, parameters): (String, String, Bound<'_, PyAny>) =
-                t?.extract()?;
+            let (name, description, parameters, json_spec, defer_loading): (
+                String,
+                String,
+                Bound<'_, PyAny>,
+                bool,
+                bool,
+            ) = t?.extract()?;
             tools.push(ToolSpec {
                 name,
                 description,
                 parameters: super::value::from_py(&parameters)?,
                 provider_definition: None,
-                json_spec: false,
-                defer_loading: false,
+                json_spec,
+                defer_loading,
             });
         }
     }
@@ -377,6 +383,7 @@ pub(crate) fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>)
     );
     // Kept alive so that an address in `index` cannot be reused by another message.
     let given: Arc<[Arc<Message>]> = given.as_slice().into();
+    let tools = original.tools.clone();
     Arc::new(move |request: ModelRequest| {
         let (responder, index, given) = (responder.clone(), index.clone(), given.clone());
         let unchanged = match (&request.system, &system) {
@@ -384,6 +391,7 @@ pub(crate) fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>)
             (None, None) => true,
             _ => false,
         };
+        let tools_unchanged = Arc::ptr_eq(&request.tools, &tools);
         Box::pin(async move {
             let host = request.host.clone();
             let out = call_adapter(responder, host, "call", move |py, _| {
@@ -401,7 +409,19 @@ pub(crate) fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>)
                         None => list.append(message_to_py(py, m)?)?,
                     }
                 }
-                Ok(vec![system, list.into_any()])
+                // The tools, when the entry changed them (skills disclosing skill tools):
+                // `(name, defer_loading)` each, for the face to give back as its tools.
+                let tools = if tools_unchanged {
+                    py.None().into_bound(py)
+                } else {
+                    let tools: Vec<(&str, bool)> = request
+                        .tools
+                        .iter()
+                        .map(|t| (t.name.as_str(), t.defer_loading))
+                        .collect();
+                    tools.into_pyobject(py)?.into_any()
+                };
+                Ok(vec![system, list.into_any(), tools])
             })
             .await
             .map_err(|e| Error::Model(host_model_error(e)))?;

@@ -102,23 +102,6 @@ def test_before_agent_loads_the_same_state(tmp_path: Path, mode: str) -> None:
         assert outs[0]
 
 
-def test_skills_with_tools_say_their_model_hook_runs_only_in_a_deep_agent(tmp_path: Path) -> None:
-    from deepagents_rs.middleware.skills import SkillsMiddleware
-
-    def ping() -> str:
-        """Ping."""
-        return "pong"
-
-    root = _files(tmp_path)
-    ours = _skills("deepagents_rs", root)
-    mw = SkillsMiddleware(backend=ours._backend, sources=["/skills/base"], tools=[ping])
-    request = _request(ScriptedChatModel(["ok"]), {"messages": []}, None)
-    with pytest.raises(NotImplementedError, match="inside a deepagents_rs agent"):
-        mw.modify_request(request)
-    # Loading needs no tools: it works.
-    assert mw.before_agent({}, None, {})["skills_metadata"]
-
-
 def test_a_loaded_state_is_not_loaded_again(tmp_path: Path) -> None:
     root = _files(tmp_path)
     for impl in IMPLS:

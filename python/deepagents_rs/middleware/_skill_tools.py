@@ -150,9 +150,38 @@ class SkillTools:
     def __init__(self, resolver: Callable[[str, Any], Any]) -> None:
         self._resolver = resolver
         self._adapters: dict[int, tuple[Any, ToolAdapter]] = {}
+        #: The tools answered, by name (first kept), when this is one model call's
+        #: (`for_call`): the call's handler gets the tools themselves.
+        self.answered: dict[str, Any] = {}
+        #: The caller's `Runtime`, handed to the resolver, for one model call's.
+        self.call_runtime: Any = None
 
-    @staticmethod
-    def _runtime(config: Any) -> Any:
+    def for_call(self, runtime: Any) -> SkillTools:
+        """A resolver for one model call outside a deepagents_rs agent, given the request's
+        `runtime` as deepagents gives it: the same resolver and converted tools, recording
+        the tools it answers (`answered`)."""
+        call = SkillTools(self._resolver)
+        call._adapters = self._adapters
+        call.call_runtime = runtime
+        return call
+
+    def answer(self, name: str, runtime: Any) -> list[Any]:
+        """The tools ``name`` stands for now, for a tool call (deepagents asks again before a
+        disclosed skill tool runs)."""
+        return self._sync_answer(name, runtime)
+
+    async def aanswer(self, name: str, runtime: Any) -> list[Any]:
+        """``answer`` with an async resolver awaited."""
+        return await self._async_answer(name, runtime)
+
+    def _record(self, tools: list[Any]) -> list[Any]:
+        for t in tools:
+            self.answered.setdefault(t.name, t)
+        return tools
+
+    def _runtime(self, config: Any) -> Any:
+        if self.call_runtime is not None:
+            return self.call_runtime
         try:
             from langgraph.runtime import Runtime
         except ImportError:  # without LangGraph no resolver of the user's can be given
@@ -192,13 +221,13 @@ class SkillTools:
     def resolve(self, names: list[str], config: Any) -> list[list[ToolAdapter]]:
         """The tools of each name, in order (a run started by ``invoke``)."""
         runtime = self._runtime(config)
-        return [[self._adapter(t) for t in self._sync_answer(name, runtime)] for name in names]
+        return [[self._adapter(t) for t in self._record(self._sync_answer(name, runtime))] for name in names]
 
     async def aresolve(self, names: list[str], config: Any) -> list[list[ToolAdapter]]:
         """The tools of each name, the resolver's calls awaited together (``ainvoke``)."""
         runtime = self._runtime(config)
         answers = await asyncio.gather(*(self._async_answer(name, runtime) for name in names))
-        return [[self._adapter(t) for t in tools] for tools in answers]
+        return [[self._adapter(t) for t in self._record(tools)] for tools in answers]
 
     @staticmethod
     def inline_blocks(model: Any, model_id: str, specs: list[dict], native_mid_conversation: bool) -> list[dict] | None:

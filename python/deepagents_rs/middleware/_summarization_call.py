@@ -47,11 +47,12 @@ class PromptedModel:
         return self._reply(await self.model.ainvoke(self._prompt(messages)))
 
 
-def _tool_spec(tool: Any) -> tuple[str, str, dict]:
+def _tool_spec(tool: Any) -> tuple[str, str, dict, bool, bool]:
+    """`(name, description, parameters, json_spec, defer_loading)` of a request's tool."""
     from .._tools import to_adapter
 
     adapter = to_adapter(tool)
-    return adapter.name, adapter.description, adapter.parameters
+    return adapter.name, adapter.description, adapter.parameters, not adapter.executable, adapter.defer_loading
 
 
 def _core_request(request: Any, state_keys: tuple[str, ...] = _STATE_KEYS) -> tuple[dict, list[Any]]:
@@ -70,33 +71,37 @@ def _core_request(request: Any, state_keys: tuple[str, ...] = _STATE_KEYS) -> tu
 
 
 class _Responder:
-    """The entry's inner call: the handler on the request with the entry's messages."""
+    """The entry's inner call: the handler on the request with the entry's messages (and its
+    tools, when it changed them: `tool_of(name, defer_loading)` gives each back as a tool)."""
 
-    def __init__(self, request: Any, handler: Any, messages: list[Any]) -> None:
+    def __init__(self, request: Any, handler: Any, messages: list[Any], tool_of: Any = None) -> None:
         self.request = request
         self.handler = handler
         self.messages = messages
+        self.tool_of = tool_of
         self.called = False
         self.response: Any = None
 
-    def _request(self, system: Any, messages: list[Any]) -> Any:
-        if system is True and messages == list(range(len(self.messages))):
-            return self.request  # passed on as it came
-        msgs = [self.messages[m] if isinstance(m, int) else _convert.from_core(m) for m in messages]
-        if system is True:  # the caller's own system message
-            return self.request.override(messages=msgs)
-        system = None if system is None else _convert.from_core(system)
-        return self.request.override(messages=msgs, system_message=system)
+    def _request(self, system: Any, messages: list[Any], tools: Any) -> Any:
+        changes: dict[str, Any] = {}
+        if tools is not None and self.tool_of is not None:
+            changes["tools"] = [self.tool_of(name, deferred) for name, deferred in tools]
+        if not (system is True and messages == list(range(len(self.messages)))):
+            changes["messages"] = [self.messages[m] if isinstance(m, int) else _convert.from_core(m) for m in messages]
+        if system is not True:  # not the caller's own system message
+            changes["system_message"] = None if system is None else _convert.from_core(system)
+        # Passed on as it came when nothing changed.
+        return self.request.override(**changes) if changes else self.request
 
-    def call(self, system: Any, messages: list[Any]) -> list:
-        self.response = self.handler(self._request(system, messages))
+    def call(self, system: Any, messages: list[Any], tools: Any = None) -> list:
+        self.response = self.handler(self._request(system, messages, tools))
         self.called = True
         # The entry passes the reply through as it is: the handler's own object is
         # what the caller gets.
         return []
 
-    async def acall(self, system: Any, messages: list[Any]) -> list:
-        self.response = await self.handler(self._request(system, messages))
+    async def acall(self, system: Any, messages: list[Any], tools: Any = None) -> list:
+        self.response = await self.handler(self._request(system, messages, tools))
         self.called = True
         return []
 

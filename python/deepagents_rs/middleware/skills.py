@@ -15,9 +15,23 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
+from .. import _core
 from .._core import LIMITS, SKILLS_SYSTEM_PROMPT, check_skills_prompt, skill_source_label
 from ..backends.protocol import BackendProtocol
 from ._core_face import CoreEntryFace, TracePolicyOnFirstUse
+from ._skill_parts import (  # noqa: F401  # deepagents' private helpers, called by name
+    _alist_skills,
+    _alist_skills_with_errors,
+    _format_skill_annotations,
+    _list_skills,
+    _list_skills_with_errors,
+    _parse_skill_metadata,
+    _skill_metadata_from_response,
+    _truncate_skill_load_warning,
+    _validate_metadata,
+    _validate_skill_name,
+    warn,
+)
 from ._skill_tools import SkillTools, resolver_of
 from ._skills_frontmatter import frontmatter_views
 
@@ -56,6 +70,16 @@ class _StateSchema:
 
     def __get__(self, obj: Any, owner: type) -> type | None:
         return _lazy("SkillsState")
+
+
+def _source_path(source: Any) -> str:
+    """A source's path (deepagents' helper of that name)."""
+    return _source(source)[0]
+
+
+def _derive_source_label(source: Any) -> str:
+    """A source's label: a pair's own, or the one deepagents derives from a bare path."""
+    return _source(source)[1]
 
 
 def _source(source: Any) -> tuple[str, str]:
@@ -131,41 +155,113 @@ class SkillsMiddleware(CoreEntryFace):
 
         return await abefore_agent(self, state, runtime, config)
 
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        """Appends each skill named in `pinned_skills` (loaded, readable, first mention) as a
+        user message holding its `SKILL.md` without the frontmatter, and clears the key;
+        None when no skill is named."""
+        from ._entry_call import before_model
+
+        return before_model(self, state, runtime)
+
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        """`before_model` under `ainvoke`."""
+        from ._entry_call import abefore_model
+
+        return await abefore_model(self, state, runtime)
+
     def modify_request(self, request: Any) -> Any:
         """The request with the skills section added to its system message."""
         from ._entry_call import modify_request
 
         if self.system_prompt_template is None:
             return request
-        self._check_direct_call()
-        return modify_request(self, request, _SKILLS_KEYS)
+        # Without a resolver: the section only, no skill tools asked for or disclosed.
+        return modify_request(self, request, _SKILLS_KEYS, tools=None)
 
     def wrap_model_call(self, request: Any, handler: Any) -> Any:
-        """`handler` on the request with the skills section added to its system message;
-        the response records the skill tools the call disclosed."""
-        return self._wrap(request, handler)
+        """`handler` on the request with the skills section added to its system message and
+        the tools of the skills read in its conversation disclosed; the response records
+        the skill tools the call disclosed."""
+        from ._entry_call import wrap
+
+        return wrap(self, request, handler, _SKILLS_KEYS, self._call(request))
 
     async def awrap_model_call(self, request: Any, handler: Any) -> Any:
         """`wrap_model_call` with an async `handler`."""
         from ._entry_call import awrap
 
-        self._check_direct_call()
-        return await awrap(self, request, handler, _SKILLS_KEYS)
+        return await awrap(self, request, handler, _SKILLS_KEYS, self._call(request))
 
-    def _wrap(self, request: Any, handler: Any) -> Any:
-        from ._entry_call import wrap
+    def _call(self, request: Any) -> tuple[Any, Any]:
+        """The entry for one model call outside a deepagents_rs agent, and how its handler gets
+        each tool the entry passes on: the request's own by name (a deferred one the call
+        discloses as an undeferred copy), a skill tool as the resolver answered it."""
+        from .._core import EntryCall
+        from ._entry_call import entry
+        from ._summarization_call import _tool_spec
 
-        self._check_direct_call()
-        return wrap(self, request, handler, _SKILLS_KEYS)
-
-    def _check_direct_call(self) -> None:
-        # The core discloses skill tools by changing the request's tools, which the direct
-        # call does not hand back yet.
+        runtime = getattr(request, "runtime", None)
+        answered: dict[str, Any] = {}
         if self._tools_given:
-            raise NotImplementedError(
-                "deepagents_rs: SkillsMiddleware(tools=...) runs only inside a deepagents_rs agent; "
-                "its model hook outside one (LangChain's create_agent, a direct call) takes no skill tools yet"
-            )
+            tools = self._skill_tools.for_call(runtime)
+            answered = tools.answered
+            call = EntryCall({**self._core_config(getattr(runtime, "store", None)), "tools": tools})
+        else:
+            call = entry(self, runtime)
+        own = {_tool_spec(t)[0]: t for t in request.tools or ()}
+
+        def tool_of(name: str, deferred: bool) -> Any:
+            tool = own.get(name)
+            if tool is None:
+                return answered[name]
+            extras = getattr(tool, "extras", None) or {}
+            if not deferred and extras.get("defer_loading") is True:
+                kept = {key: value for key, value in extras.items() if key != "defer_loading"}
+                return tool.model_copy(update={"extras": kept})
+            return tool
+
+        return call, tool_of
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        """Runs a disclosed skill tool (the one its include name stands for now); a call to
+        any other tool the agent does not have fails as an unknown tool."""
+        include = _disclosed_record(request.state).get(request.tool_call["name"])
+        if request.tool is not None or include is None:
+            return handler(request)
+        from langgraph.runtime import get_runtime
+
+        return handler(self._with_tool(request, include, self._skill_tools.answer(include, get_runtime())))
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        """`wrap_tool_call` with an async `handler` (and resolver)."""
+        include = _disclosed_record(request.state).get(request.tool_call["name"])
+        if request.tool is not None or include is None:
+            return await handler(request)
+        from langgraph.runtime import get_runtime
+
+        tools = await self._skill_tools.aanswer(include, get_runtime())
+        return await handler(self._with_tool(request, include, tools))
+
+    @staticmethod
+    def _with_tool(request: Any, include: str, tools: list[Any]) -> Any:
+        name = request.tool_call["name"]
+        tool = next((t for t in tools if t.name == name), None)
+        if tool is None:
+            warn(f"Skill tool '{name}' was disclosed via '{include}', but the resolver no longer returns it")
+            return request
+        return request.override(tool=tool)
+
+    def _format_skills_locations(self) -> str:
+        """The sources as the skills section lists them."""
+        return _core.skills_locations(list(zip(self.sources, self.source_labels, strict=True)))
+
+    def _format_skills_list(self, skills: list[Any]) -> str:
+        """The skills as the section lists them (where to create some, when there are none)."""
+        return _core.skills_list_text(list(zip(self.sources, self.source_labels, strict=True)), skills)
+
+    def _format_skills_load_warnings(self, errors: list[str]) -> str:
+        """The load warnings block of the section (empty without errors)."""
+        return _core.skills_load_warnings(errors)
 
     def _core_config(self, store: Any = None) -> dict[str, Any]:
         """The configuration the core builds its skills entry from."""
@@ -177,17 +273,24 @@ class SkillsMiddleware(CoreEntryFace):
             "sources": list(zip(self.sources, self.source_labels, strict=True)),
             "system_prompt": self.system_prompt_template,
             "read_frontmatter": frontmatter_views,
+            "warn": warn,
             "tools": self._skill_tools,
         }
+
+
+def _disclosed_record(state: Mapping[str, object]) -> dict[str, str]:
+    """`state`'s record of the skill tools disclosed to the latest model call (tool name to
+    include name), empty when missing or not a `{str: str}` dict."""
+    record = state.get("_skill_tools_disclosed")
+    if not isinstance(record, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in record.items()):
+        return {}
+    return record
 
 
 def disclosed_skill_tool_names(state: Mapping[str, object]) -> frozenset[str]:
     """The skill tools disclosed to the latest model call, from `state`'s record (empty for
     a missing record or one that is not a `{str: str}` dict)."""
-    record = state.get("_skill_tools_disclosed")
-    if not isinstance(record, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in record.items()):
-        return frozenset()
-    return frozenset(record)
+    return frozenset(_disclosed_record(state))
 
 
 def passed_skills_middleware(middleware: Sequence[Any]) -> SkillsMiddleware | None:

@@ -36,6 +36,12 @@ pub struct FrontmatterView {
     pub allowed_tools: Option<AllowedTools>,
     #[serde(default)]
     pub metadata: Map<String, Value>,
+    /// deepagents' warnings of an `allowed-tools` of another type and of a `metadata` it
+    /// ignores or doubts, made where the YAML is read and logged where deepagents logs them.
+    #[serde(default)]
+    pub allowed_tools_warning: Option<String>,
+    #[serde(default)]
+    pub metadata_warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -120,37 +126,96 @@ fn allowed_tools(raw: Option<&AllowedTools>) -> Vec<String> {
     }
 }
 
-/// `str(x).strip() or None`, cut to `limit` characters when there is one.
-fn optional_text(raw: Option<&String>, limit: Option<usize>) -> Value {
+/// `str(x).strip() or None`.
+fn optional_text(raw: Option<&String>) -> Value {
     match raw.map(|t| py_strip(t)).filter(|t| !t.is_empty()) {
-        Some(text) => Value::String(limit.map_or(text, |n| chars_prefix(text, n)).to_owned()),
+        Some(text) => Value::String(text.to_owned()),
         None => Value::Null,
     }
 }
 
 /// The `SkillMetadata` dict of a skill, in deepagents' key order; `None` when the skill is
 /// skipped (no name or no description).
-pub fn skill_metadata(view: &FrontmatterView, path: &str, directory: &str) -> Option<Value> {
+pub fn skill_metadata(
+    view: &FrontmatterView,
+    path: &str,
+    directory: &str,
+    warn: &dyn Fn(String),
+) -> Option<Value> {
     let name = py_strip(view.name.as_deref().unwrap_or(""));
     let description = py_strip(view.description.as_deref().unwrap_or(""));
     if name.is_empty() || description.is_empty() {
-        tracing::warn!("Skipping {path}: missing required 'name' or 'description'");
+        warn(format!(
+            "Skipping {path}: missing required 'name' or 'description'"
+        ));
         return None;
     }
     if let Some(problem) = name_problem(name, directory) {
-        tracing::warn!(
+        warn(format!(
             "Skill '{name}' in {path} does not follow Agent Skills specification: {problem}. Consider renaming for spec compliance."
-        );
+        ));
     }
+    let description_length = description.chars().count();
+    if description_length > MAX_SKILL_DESCRIPTION_LENGTH {
+        let n = MAX_SKILL_DESCRIPTION_LENGTH;
+        warn(format!(
+            "Skill description in {path} is {description_length} characters, over the Agent Skills spec limit of {n}. \
+             Keeping only the first {n} characters; the rest is dropped from what the model sees when deciding \
+             whether to use this skill. Shorten the 'description' field in the SKILL.md frontmatter to stay within the limit."
+        ));
+    }
+    if let Some(note) = &view.allowed_tools_warning {
+        warn(note.clone());
+    }
+    let compatibility = optional_text(view.compatibility.as_ref());
+    if let Some(length) = compatibility
+        .as_str()
+        .map(|c| c.chars().count())
+        .filter(|&l| l > MAX_SKILL_COMPATIBILITY_LENGTH)
+    {
+        let n = MAX_SKILL_COMPATIBILITY_LENGTH;
+        warn(format!(
+            "Skill compatibility in {path} is {length} characters, over the Agent Skills spec limit of {n}. \
+             Keeping only the first {n} characters and dropping the rest. Shorten the 'compatibility' field in \
+             the SKILL.md frontmatter to stay within the limit."
+        ));
+    }
+    view.metadata_warnings.iter().cloned().for_each(warn);
+    let compatibility = match compatibility {
+        Value::String(c) => Value::String(chars_prefix(&c, MAX_SKILL_COMPATIBILITY_LENGTH).to_owned()),
+        other => other,
+    };
     Some(json!({
         "name": name,
         "description": chars_prefix(description, MAX_SKILL_DESCRIPTION_LENGTH),
         "path": path,
         "metadata": view.metadata,
-        "license": optional_text(view.license.as_ref(), None),
-        "compatibility": optional_text(view.compatibility.as_ref(), Some(MAX_SKILL_COMPATIBILITY_LENGTH)),
+        "license": optional_text(view.license.as_ref()),
+        "compatibility": compatibility,
         "allowed_tools": allowed_tools(view.allowed_tools.as_ref()),
     }))
+}
+
+/// Where a `SKILL.md`'s YAML is, after deepagents' checks of the whole text: `None` (with
+/// deepagents' warning) for a file over the size limit or without frontmatter.
+pub fn frontmatter_yaml<'a>(content: &'a str, path: &str, warn: &dyn Fn(String)) -> Option<&'a str> {
+    // `len(content)` counts characters; a text within the limit in bytes is within it.
+    let chars = if content.len() > MAX_SKILL_FILE_SIZE {
+        content.chars().count()
+    } else {
+        0
+    };
+    if chars > MAX_SKILL_FILE_SIZE {
+        warn(format!("Skipping {path}: content too large ({chars} bytes)"));
+        return None;
+    }
+    match split(content) {
+        Some((yaml, _)) => Some(yaml),
+        None => {
+            warn(format!("Skipping {path}: no valid YAML frontmatter found"));
+            None
+        }
+    }
 }
 
 /// What the file holds without its frontmatter, as a pinned skill shows it
@@ -199,7 +264,7 @@ mod tests {
             allowed_tools: Some(AllowedTools::Text("a, b\tc,,".into())),
             ..Default::default()
         };
-        let meta = skill_metadata(&view, "/s/web/SKILL.md", "web").unwrap();
+        let meta = skill_metadata(&view, "/s/web/SKILL.md", "web", &|_| ()).unwrap();
         assert_eq!(meta["name"], "web");
         assert_eq!(meta["description"].as_str().unwrap().len(), 1024);
         assert_eq!(meta["compatibility"], Value::Null);
@@ -208,6 +273,6 @@ mod tests {
             name: Some("web".into()),
             ..Default::default()
         };
-        assert!(skill_metadata(&no_description, "/p", "web").is_none());
+        assert!(skill_metadata(&no_description, "/p", "web", &|_| ()).is_none());
     }
 }

@@ -2,26 +2,34 @@
 //! directory in it read for a `SKILL.md` in one download, each file's frontmatter parsed.
 //! Later sources override earlier ones by name; a skill keeps the place it was first seen.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::frontmatter::{self, FrontmatterView, MAX_SKILL_FILE_SIZE};
+use super::frontmatter::{self, FrontmatterView};
 use super::paths;
 use super::section::Source;
 use crate::error::Error;
 use crate::files::backend::TextDownload;
 use crate::files::{Backend, FilesScope};
 
+/// One frontmatter read: its fields (`None` for text that is not YAML or not a mapping) and
+/// the warnings deepagents logs while reading it, in order.
+pub type ReadView = (Option<FrontmatterView>, Vec<String>);
+
 /// Reads frontmatter YAML into the fields deepagents takes from it (see `frontmatter`): one
-/// answer per `(SKILL.md path, text)`, `None` for text that is not YAML or not a mapping.
+/// answer per `(SKILL.md path, text)`.
 pub trait FrontmatterReader: Send + Sync {
-    fn read(
-        &self,
-        yaml: Vec<(String, String)>,
-    ) -> BoxFuture<'static, Result<Vec<Option<FrontmatterView>>, Error>>;
+    fn read(&self, yaml: Vec<(String, String)>) -> BoxFuture<'static, Result<Vec<ReadView>, Error>>;
+
+    /// Reports a warning of the load where the host's logging shows it (deepagents logs
+    /// each skipped skill and each source's error).
+    fn warn(&self, message: String) {
+        tracing::warn!("{message}");
+    }
 }
 
 /// What a load found: the skills' `SkillMetadata` dicts and the sources' errors.
@@ -44,6 +52,7 @@ pub async fn download(
     backend: &Arc<dyn Backend>,
     scope: &Arc<FilesScope>,
     paths: Vec<String>,
+    warn: &(dyn Fn(String) + Sync),
 ) -> Vec<Option<TextDownload>> {
     if let Ok(answers) = backend.download_text(scope.clone(), paths.clone()).await {
         return answers.into_iter().map(Some).collect();
@@ -56,7 +65,7 @@ pub async fn download(
         {
             Ok(mut one) => one.pop(),
             Err(e) => {
-                tracing::warn!("Error decoding {path}: {e}");
+                warn(format!("Error decoding {path}: {e}"));
                 None
             }
         };
@@ -65,36 +74,31 @@ pub async fn download(
     answers
 }
 
-/// The frontmatter of one downloaded `SKILL.md`, or why it has none worth parsing.
-fn frontmatter_of(answer: Option<TextDownload>, path: &str) -> Option<String> {
-    let answer = answer?;
+/// The text of one downloaded `SKILL.md`, or `None` (with deepagents' warning) when the
+/// download failed or brought nothing.
+pub fn downloaded_text(answer: TextDownload, path: &str, warn: &dyn Fn(String)) -> Option<String> {
     if let Some(error) = answer.error {
         // `file_not_found` is expected (not every directory is a skill); anything else is
         // a malformed or unreadable skill, which deepagents logs.
         if error != "file_not_found" {
-            tracing::warn!("Cannot load SKILL.md at {path}: {error}; skipping");
+            warn(format!("Cannot load SKILL.md at {path}: {error}; skipping"));
         }
         return None;
     }
-    let Some(content) = answer.content else {
-        tracing::warn!("Downloaded skill file {path} has no content");
-        return None;
-    };
-    if content.len() > MAX_SKILL_FILE_SIZE && content.chars().count() > MAX_SKILL_FILE_SIZE {
-        tracing::warn!("Skipping {path}: content too large");
-        return None;
+    if answer.content.is_none() {
+        warn(format!("Downloaded skill file {path} has no content"));
     }
-    match frontmatter::split(&content) {
-        Some((yaml, _)) => Some(yaml.to_owned()),
-        None => {
-            tracing::warn!("Skipping {path}: no valid YAML frontmatter found");
-            None
-        }
-    }
+    answer.content
 }
 
-/// One source's skills and its listing error, in listing order.
-async fn load_source(
+/// deepagents' warning for a skill whose frontmatter gave no `SkillMetadata`.
+pub fn skipped(path: &str) -> String {
+    format!("Skill at {path} failed metadata parse or name validation; skipping")
+}
+
+/// One source's skills and its listing error, in listing order (deepagents'
+/// `_list_skills_with_errors`).
+pub async fn load_source(
     backend: &Arc<dyn Backend>,
     reader: &Arc<dyn FrontmatterReader>,
     scope: &Arc<FilesScope>,
@@ -107,6 +111,10 @@ async fn load_source(
     let error = listing
         .error
         .map(|e| format!("Cannot load skills from '{source}': {e}"));
+    let warn = |message: String| reader.warn(message);
+    if let Some(error) = &error {
+        warn(error.clone());
+    }
     let dirs: Vec<String> = listing
         .entries
         .unwrap_or_default()
@@ -118,33 +126,49 @@ async fn load_source(
         return Ok((Vec::new(), error));
     }
     let md_paths: Vec<String> = dirs.iter().map(|d| paths::skill_md(d)).collect();
-    let answers = download(backend, scope, md_paths.clone()).await;
-    let mut found = Vec::new();
+    let answers = download(backend, scope, md_paths.clone(), &warn).await;
+    // deepagents parses file by file, warning as it goes; the YAML is read in one batch, so
+    // each file's warnings are kept and given in file order once the batch is read.
+    let mut files = Vec::with_capacity(dirs.len());
     let mut yaml = Vec::new();
     for ((dir, path), answer) in dirs.iter().zip(&md_paths).zip(answers) {
-        if let Some(text) = frontmatter_of(answer, path) {
-            found.push((paths::dir_name(dir), path));
-            yaml.push((path.clone(), text));
-        }
+        let notes = RefCell::new(Vec::new());
+        let note = |message: String| notes.borrow_mut().push(message);
+        let text = answer.and_then(|a| downloaded_text(a, path, &note));
+        let read = match &text {
+            Some(content) => match frontmatter::frontmatter_yaml(content, path, &note) {
+                Some(front) => {
+                    yaml.push((path.clone(), front.to_owned()));
+                    true
+                }
+                None => {
+                    note(skipped(path));
+                    false
+                }
+            },
+            None => false,
+        };
+        files.push((paths::dir_name(dir), path, notes.into_inner(), read));
     }
-    let views = if yaml.is_empty() {
+    let mut views = if yaml.is_empty() {
         Vec::new()
     } else {
         reader.read(yaml).await?
-    };
-    let skills = found
-        .into_iter()
-        .zip(views)
-        .filter_map(|((dir, path), view)| match view {
-            Some(view) => frontmatter::skill_metadata(&view, path, &dir),
-            None => {
-                tracing::warn!(
-                    "Skill at {path} failed metadata parse or name validation; skipping"
-                );
-                None
-            }
-        })
-        .collect();
+    }
+    .into_iter();
+    let mut skills = Vec::new();
+    for (dir, path, notes, read) in files {
+        notes.into_iter().for_each(&warn);
+        if !read {
+            continue;
+        }
+        let (view, view_notes) = views.next().unwrap_or_default();
+        view_notes.into_iter().for_each(&warn);
+        match view.and_then(|view| frontmatter::skill_metadata(&view, path, &dir, &warn)) {
+            Some(skill) => skills.push(skill),
+            None => warn(skipped(path)),
+        }
+    }
     Ok((skills, error))
 }
 
@@ -166,7 +190,7 @@ pub async fn load(
         }
     }
     if !errors.is_empty() {
-        tracing::warn!("Skills load errors: {errors:?}");
+        reader.warn(format!("Skills load errors: {}", crate::pyrepr::repr(&Value::from(errors.clone()))));
     }
     Ok(Loaded {
         skills: by_name.into_values().collect(),

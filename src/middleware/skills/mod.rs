@@ -37,12 +37,22 @@ use crate::state::{AgentState, MessagesDelta, StateDelta};
 use crate::tools::{HostContext, Tool, ToolError, ToolResult, ToolSpec};
 
 pub use frontmatter::{
-    FrontmatterView, MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE,
+    MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE,
     MAX_SKILL_NAME_LENGTH,
 };
-pub use load::FrontmatterReader;
+pub use load::{FrontmatterReader, ReadView};
 pub use section::{MAX_WARNING_LENGTH, MAX_WARNINGS, Source, derive_label};
 pub use texts::SKILLS_SYSTEM_PROMPT;
+
+/// The pieces deepagents' module keeps as private helpers (`_parse_skill_metadata`,
+/// `_format_skills_list`, ...), which code written for deepagents calls directly.
+pub mod parts {
+    pub use super::frontmatter::{frontmatter_yaml, name_problem, skill_metadata};
+    pub use super::load::{downloaded_text, load_source, skipped};
+    pub use super::paths::dir_name;
+    pub use super::scope_of;
+    pub use super::section::{annotations, load_warnings, locations, skills_list, truncate_warning};
+}
 
 pub const SKILLS_METADATA_KEY: &str = "skills_metadata";
 pub const SKILLS_LOAD_ERRORS_KEY: &str = "skills_load_errors";
@@ -131,7 +141,8 @@ fn json_list(state: &AgentState, key: &str) -> Vec<Value> {
     }
 }
 
-fn scope_of(state: &AgentState, host: &crate::tools::HostContext) -> Arc<FilesScope> {
+/// The files the backend sees for `state` (a `StateBackend` reads `state`'s `files`).
+pub fn scope_of(state: &AgentState, host: &crate::tools::HostContext) -> Arc<FilesScope> {
     FilesScope::new(
         (state.files.clone(), state.files_host.clone()),
         host.clone(),

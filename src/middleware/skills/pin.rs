@@ -69,7 +69,8 @@ pub async fn pinned_messages(
         .iter()
         .map(|s| s["path"].as_str().unwrap_or_default().to_owned())
         .collect();
-    let answers = download(backend, scope, paths).await;
+    // deepagents skips an unreadable pinned skill with a debug message only.
+    let answers = download(backend, scope, paths, &|m| tracing::debug!("{m}")).await;
     skills
         .iter()
         .zip(answers)

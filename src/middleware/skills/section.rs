@@ -70,7 +70,7 @@ pub fn derive_label(path: &str) -> String {
 }
 
 /// `**{label} Skills**: `{path}``, one line per source; the last has the higher priority.
-fn locations(sources: &[Source]) -> String {
+pub fn locations(sources: &[Source]) -> String {
     let last = sources.len().saturating_sub(1);
     sources
         .iter()
@@ -83,8 +83,24 @@ fn locations(sources: &[Source]) -> String {
         .join("\n")
 }
 
+/// deepagents' `_format_skill_annotations`: the skill's license and compatibility, as the
+/// list shows them after its description (empty when it has neither).
+pub fn annotations(skill: &Value) -> String {
+    [("License", "license"), ("Compatibility", "compatibility")]
+        .into_iter()
+        .filter_map(|(label, key)| {
+            skill
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())
+                .map(|v| format!("{label}: {v}"))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// One entry per skill, or where skills could be created when there are none.
-fn skills_list(sources: &[Source], skills: &[Value]) -> String {
+pub fn skills_list(sources: &[Source], skills: &[Value]) -> String {
     if skills.is_empty() {
         let paths: Vec<&str> = sources.iter().map(|s| s.path.as_str()).collect();
         return format!(
@@ -100,16 +116,9 @@ fn skills_list(sources: &[Source], skills: &[Value]) -> String {
             text(skill, "name").unwrap_or_default(),
             text(skill, "description").unwrap_or_default()
         );
-        let annotations: Vec<String> = [("License", "license"), ("Compatibility", "compatibility")]
-            .into_iter()
-            .filter_map(|(label, key)| {
-                text(skill, key)
-                    .filter(|v| !v.is_empty())
-                    .map(|v| format!("{label}: {v}"))
-            })
-            .collect();
+        let annotations = annotations(skill);
         if !annotations.is_empty() {
-            line.push_str(&format!(" ({})", annotations.join(", ")));
+            line.push_str(&format!(" ({annotations})"));
         }
         lines.push(line);
         let tools: Vec<&str> = skill
@@ -142,20 +151,24 @@ pub(super) fn html_escape(text: &str) -> String {
         .replace('\'', "&#x27;")
 }
 
-/// A warning as the model sees it: capped, JSON-quoted, HTML-escaped.
-fn warning_line(error: &str) -> String {
-    let capped = if error.chars().count() <= MAX_WARNING_LENGTH {
+/// A load warning cut to `MAX_WARNING_LENGTH` characters, marked when cut.
+pub fn truncate_warning(error: &str) -> String {
+    if error.chars().count() <= MAX_WARNING_LENGTH {
         error.to_owned()
     } else {
         let keep = MAX_WARNING_LENGTH - TRUNCATED.len();
         let cut: String = error.chars().take(keep).collect();
         format!("{cut}{TRUNCATED}")
-    };
-    format!("- {}", html_escape(&json_ascii(&capped)))
+    }
+}
+
+/// A warning as the model sees it: capped, JSON-quoted, HTML-escaped.
+fn warning_line(error: &str) -> String {
+    format!("- {}", html_escape(&json_ascii(&truncate_warning(error))))
 }
 
 /// The warnings block after the locations, or nothing when the load had no errors.
-fn load_warnings(errors: &[String]) -> String {
+pub fn load_warnings(errors: &[String]) -> String {
     if errors.is_empty() {
         return String::new();
     }
