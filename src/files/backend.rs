@@ -115,6 +115,17 @@ pub struct GrepResult {
     pub truncated: bool,
 }
 
+impl GrepResult {
+    /// A finished search: its matches, `truncated` when a cap stopped it.
+    pub fn found(matches: Vec<GrepMatch>, truncated: bool) -> Self {
+        GrepResult {
+            matches: Some(matches),
+            truncated,
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GlobResult {
     #[serde(default)]

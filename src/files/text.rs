@@ -228,28 +228,20 @@ pub fn grep_files_checked(
     max_count: Option<usize>,
     strict: bool,
 ) -> Result<GrepResult, String> {
-    let Some(dir) = normalize_search_path(path) else {
-        return Ok(GrepResult {
-            matches: Some(Vec::new()),
-            ..Default::default()
-        });
+    let scope = match SearchScope::new(path, glob.filter(|g| !g.is_empty())) {
+        Ok(Some(scope)) => scope,
+        Ok(None) => return Ok(GrepResult::found(Vec::new(), false)),
+        Err(e) => {
+            return Ok(GrepResult {
+                error: Some(e.0),
+                ..Default::default()
+            });
+        }
     };
-    let mut candidates = files_under(files, &dir);
-    if let Some(glob) = glob.filter(|g| !g.is_empty()) {
-        let matcher = match IncludeGlob::new(glob) {
-            Ok(m) => m,
-            Err(e) => {
-                return Ok(GrepResult {
-                    error: Some(e.0),
-                    ..Default::default()
-                });
-            }
-        };
-        candidates.retain(|(k, _)| matcher.is_match(&relative_to(k, &dir)));
-    }
+    let root_is_file = files.contains_key(scope.dir());
     let mut matches = Vec::new();
-    for (file_path, fd) in candidates {
-        if file_data::encoding(fd) == "base64" {
+    for (file_path, fd) in files {
+        if !scope.includes(file_path, root_is_file) || file_data::encoding(fd) == "base64" {
             continue;
         }
         let content = match file_data::content(fd) {
@@ -257,28 +249,79 @@ pub fn grep_files_checked(
             Err(e) if strict => return Err(e),
             Err(_) => continue,
         };
-        for (i, line) in content.split('\n').enumerate() {
-            if line.contains(pattern) {
-                if max_count.is_some_and(|m| matches.len() >= m) {
-                    return Ok(GrepResult {
-                        matches: Some(matches),
-                        truncated: true,
-                        ..Default::default()
-                    });
-                }
-                matches.push(GrepMatch {
-                    path: file_path.clone(),
-                    line: i as u64 + 1,
-                    text: line.to_owned(),
-                    ..Default::default()
-                });
-            }
+        if grep_content(file_path, &content, pattern, max_count, &mut matches) {
+            return Ok(GrepResult::found(matches, true));
         }
     }
-    Ok(GrepResult {
-        matches: Some(matches),
-        ..Default::default()
-    })
+    Ok(GrepResult::found(matches, false))
+}
+
+/// Which records a search under a root (and an include glob) reads, decided on the path
+/// alone so a caller holding the records elsewhere reads only those: deepagents'
+/// `_filter_files_by_path` (the root itself when it is a file, else everything below it),
+/// then the include glob on the path relative to the root.
+pub struct SearchScope {
+    dir: String,
+    include: Option<IncludeGlob>,
+}
+
+impl SearchScope {
+    /// `None` for a blank root, which finds nothing (checked before the glob, as deepagents).
+    pub fn new(path: Option<&str>, include: Option<&str>) -> Result<Option<Self>, GlobError> {
+        let Some(dir) = normalize_search_path(path) else {
+            return Ok(None);
+        };
+        let include = include.map(IncludeGlob::new).transpose()?;
+        Ok(Some(SearchScope { dir, include }))
+    }
+
+    /// The normalized root.
+    pub fn dir(&self) -> &str {
+        &self.dir
+    }
+
+    /// Whether `key` is searched; `root_is_file` says the root is itself a key, and then
+    /// only that key is.
+    pub fn includes(&self, key: &str, root_is_file: bool) -> bool {
+        let under = if root_is_file {
+            key == self.dir
+        } else if self.dir == "/" {
+            key.starts_with('/')
+        } else {
+            key.strip_prefix(self.dir.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+        };
+        under
+            && self
+                .include
+                .as_ref()
+                .is_none_or(|m| m.is_match(&relative_to(key, &self.dir)))
+    }
+}
+
+/// Appends the lines of `content` holding `pattern` to `matches`; `true` when one more
+/// match than `max_count` turned up, which stops the search (exactly `max_count` is complete).
+pub fn grep_content(
+    file_path: &str,
+    content: &str,
+    pattern: &str,
+    max_count: Option<usize>,
+    matches: &mut Vec<GrepMatch>,
+) -> bool {
+    for (i, line) in content.split('\n').enumerate() {
+        if line.contains(pattern) {
+            if max_count.is_some_and(|m| matches.len() >= m) {
+                return true;
+            }
+            matches.push(GrepMatch {
+                path: file_path.to_owned(),
+                line: i as u64 + 1,
+                text: line.to_owned(),
+                ..Default::default()
+            });
+        }
+    }
+    false
 }
 
 /// deepagents' `_glob_search_files` as StateBackend reports it: matching files, the most
@@ -288,14 +331,13 @@ pub fn glob_files(
     pattern: &str,
     path: Option<&str>,
 ) -> Result<Vec<FileInfo>, GlobError> {
-    let Some(dir) = normalize_search_path(path) else {
+    let Some(scope) = SearchScope::new(path, Some(pattern))? else {
         return Ok(Vec::new());
     };
-    let candidates = files_under(files, &dir);
-    let matcher = IncludeGlob::new(pattern)?;
-    let mut found: Vec<(&String, &Value, &str)> = candidates
-        .into_iter()
-        .filter(|(k, _)| matcher.is_match(&relative_to(k, &dir)))
+    let root_is_file = files.contains_key(scope.dir());
+    let mut found: Vec<(&String, &Value, &str)> = files
+        .iter()
+        .filter(|(k, _)| scope.includes(k, root_is_file))
         .map(|(k, v)| (k, v, file_data::modified_at(v).unwrap_or("")))
         .collect();
     found.sort_by(|a, b| b.2.cmp(a.2));

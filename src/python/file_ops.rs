@@ -9,7 +9,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
 
 use super::value;
-use crate::files::backend::GrepMatch;
+use crate::files::backend::{GrepMatch, GrepResult};
 use crate::files::{file_data, media, path, permissions, text};
 use crate::middleware::filesystem::{eviction, format};
 
@@ -23,24 +23,64 @@ fn file_map(files: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
             let (Ok(key), Ok(record)) = (key.extract::<String>(), record.cast::<PyDict>()) else {
                 return whole_map(files);
             };
-            let mut fields = Map::new();
-            for name in ["content", "encoding", "created_at", "modified_at"] {
-                if let Some(field) = record.get_item(name)? {
-                    let read = match field.cast::<PyString>() {
-                        Ok(text) => text.to_str().map(|t| Value::String(t.to_owned())),
-                        Err(_) => Err(PyTypeError::new_err("not text")),
-                    };
-                    fields.insert(
-                        name.into(),
-                        read.or_else(|_| Ok::<_, PyErr>(value::read(&field)?.0))?,
-                    );
-                }
-            }
-            map.insert(key, Value::Object(fields));
+            map.insert(key, record_fields(record)?);
         }
         return Ok(map);
     }
     whole_map(files)
+}
+
+/// The fields of one record a search looks at.
+fn record_fields(record: &Bound<'_, PyDict>) -> PyResult<Value> {
+    let mut fields = Map::new();
+    for name in ["content", "encoding", "created_at", "modified_at"] {
+        if let Some(field) = record.get_item(name)? {
+            let read = match field.cast::<PyString>() {
+                Ok(text) => text.to_str().map(|t| Value::String(t.to_owned())),
+                Err(_) => Err(PyTypeError::new_err("not text")),
+            };
+            fields.insert(
+                name.into(),
+                read.or_else(|_| Ok::<_, PyErr>(value::read(&field)?.0))?,
+            );
+        }
+    }
+    Ok(Value::Object(fields))
+}
+
+/// A searched record: its path and its dict.
+type Record<'py> = (String, Bound<'py, PyDict>);
+
+/// The records of a dict of dicts that `scope` searches, in the dict's order, found by their
+/// keys alone so no other record is read (a map of thousands of files is mostly skipped);
+/// `None` when a key is not text or a searched record not a dict (then read it whole).
+fn scoped_records<'py>(
+    dict: &Bound<'py, PyDict>,
+    scope: &text::SearchScope,
+) -> PyResult<Option<Vec<Record<'py>>>> {
+    let root_is_file = dict.contains(scope.dir())?;
+    let mut found = Vec::new();
+    for (key, record) in dict.iter() {
+        let Ok(key) = key.cast::<PyString>() else {
+            return Ok(None);
+        };
+        let Ok(key) = key.to_str() else {
+            return Ok(None);
+        };
+        if !scope.includes(key, root_is_file) {
+            continue;
+        }
+        let Ok(record) = record.cast_into::<PyDict>() else {
+            return Ok(None);
+        };
+        found.push((key.to_owned(), record));
+    }
+    Ok(Some(found))
+}
+
+/// A text field of a record, borrowed when it is a plain `str` (`None` otherwise).
+fn text_field<'a>(field: &'a Option<Bound<'_, PyAny>>) -> Option<&'a str> {
+    field.as_ref()?.cast::<PyString>().ok()?.to_str().ok()
 }
 
 /// Any other mapping, read whole.
@@ -148,16 +188,64 @@ pub(crate) fn files_grep<'py>(
     glob: Option<&str>,
     max_count: Option<i64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let files = file_map(files)?;
     // A cap below one stops at the first match, as deepagents' `len(found) >= max_count`.
     let cap = max_count.map(|m| m.max(0) as usize);
-    let found = text::grep_files_checked(&files, pattern, search_path, glob, cap, true)
-        .map_err(PyTypeError::new_err)?;
+    let found = match scoped_grep(files, pattern, search_path, glob, cap)? {
+        Some(found) => found,
+        None => text::grep_files_checked(&file_map(files)?, pattern, search_path, glob, cap, true)
+            .map_err(PyTypeError::new_err)?,
+    };
     let matches = match &found.matches {
         Some(m) => pythonize::pythonize(py, m)?,
         None => py.None().into_bound(py),
     };
     (found.error, matches, found.truncated).into_pyobject(py)
+}
+
+/// `files_grep` over a dict of dicts reading only the searched records, each text borrowed
+/// from its `str`; `None` for any other mapping.
+fn scoped_grep(
+    files: &Bound<'_, PyAny>,
+    pattern: &str,
+    search_path: Option<&str>,
+    glob: Option<&str>,
+    cap: Option<usize>,
+) -> PyResult<Option<GrepResult>> {
+    let Ok(dict) = files.cast::<PyDict>() else {
+        return Ok(None);
+    };
+    let scope = match text::SearchScope::new(search_path, glob.filter(|g| !g.is_empty())) {
+        Ok(Some(scope)) => scope,
+        Ok(None) => return Ok(Some(GrepResult::found(Vec::new(), false))),
+        Err(e) => {
+            return Ok(Some(GrepResult {
+                error: Some(e.0),
+                ..Default::default()
+            }));
+        }
+    };
+    let Some(records) = scoped_records(dict, &scope)? else {
+        return Ok(None);
+    };
+    let mut matches = Vec::new();
+    for (file_path, record) in records {
+        if text_field(&record.get_item("encoding")?) == Some("base64") {
+            continue;
+        }
+        let content = record.get_item("content")?;
+        let truncated = match text_field(&content) {
+            Some(content) => text::grep_content(&file_path, content, pattern, cap, &mut matches),
+            // Lines, or content deepagents refuses: read as the core reads any record.
+            None => {
+                let content = content_of(&record_fields(&record)?)?;
+                text::grep_content(&file_path, &content, pattern, cap, &mut matches)
+            }
+        };
+        if truncated {
+            return Ok(Some(GrepResult::found(matches, true)));
+        }
+    }
+    Ok(Some(GrepResult::found(matches, false)))
 }
 
 /// `_glob_search_files` with each match's listing entry: `(error, entries)`, the newest
@@ -171,7 +259,26 @@ pub(crate) fn files_glob<'py>(
     search_path: Option<&str>,
     entries: bool,
 ) -> PyResult<(Option<String>, Bound<'py, PyAny>)> {
-    let files = file_map(files)?;
+    let files = match files.cast::<PyDict>() {
+        Ok(dict) => {
+            let scope = match text::SearchScope::new(search_path, Some(pattern)) {
+                Ok(Some(scope)) => scope,
+                Ok(None) => return Ok((None, PyList::empty(py).into_any())),
+                Err(e) => return Ok((Some(e.0), PyList::empty(py).into_any())),
+            };
+            match scoped_records(dict, &scope)? {
+                Some(records) if !entries => {
+                    return Ok((None, newest_first(py, &records)?.into_any()));
+                }
+                Some(records) => records
+                    .iter()
+                    .map(|(path, record)| Ok((path.clone(), record_fields(record)?)))
+                    .collect::<PyResult<Map<String, Value>>>()?,
+                None => file_map(files)?,
+            }
+        }
+        Err(_) => file_map(files)?,
+    };
     let found = match text::glob_files(&files, pattern, search_path) {
         Ok(found) => found,
         Err(e) => return Ok((Some(e.0), PyList::empty(py).into_any())),
@@ -190,6 +297,26 @@ pub(crate) fn files_glob<'py>(
         }
     }
     Ok((None, pythonize::pythonize(py, &found)?))
+}
+
+/// The paths of `records`, the most recently modified first (undated last, ties in the
+/// given order), as `text::glob_files` orders them.
+fn newest_first<'py>(py: Python<'py>, records: &[Record<'py>]) -> PyResult<Bound<'py, PyList>> {
+    let mut dated = Vec::with_capacity(records.len());
+    for (path, record) in records {
+        let modified = record.get_item("modified_at")?;
+        let modified = match text_field(&modified) {
+            Some(text) => text.to_owned(),
+            None => record_fields(record)?
+                .get("modified_at")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+        };
+        dated.push((path.as_str(), modified));
+    }
+    dated.sort_by(|a, b| b.1.cmp(&a.1));
+    PyList::new(py, dated.into_iter().map(|(path, _)| path))
 }
 
 /// A directory listing over a store's `keys`: `load(key)` gives a direct child's record

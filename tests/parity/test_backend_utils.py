@@ -255,6 +255,50 @@ def test_grep_match_lines_and_texts() -> None:
     assert [(m["line"], m["text"]) for m in result["matches"]] == [(1, "needle two"), (3, "needle three")]
 
 
+# Records the searches read only when the search covers them: a broken record elsewhere is never
+# looked at, a covered one fails as on deepagents; legacy line lists and base64 records mixed in.
+SCOPED_FILES = {
+    "/a/x.py": {"content": "needle\nneedle b", "modified_at": "2024-01-02"},
+    "/a/y.py": {"content": ["needle l1", "x", "needle l3"], "modified_at": "2024-01-02"},
+    "/a/z.bin": {"content": "bmVlZGxl", "encoding": "base64", "modified_at": "2024-01-03"},
+    "/a/w.py": {"content": "needle w"},
+    "/b/broken": {"content": 7},
+    "/b/odd": "not a record",
+}
+ROOT_FILE = {**SCOPED_FILES, "/a": {"content": "needle root file", "modified_at": "2023"}}
+
+
+@pytest.mark.parametrize(
+    ("files", "pattern", "path", "expect"),
+    [
+        (SCOPED_FILES, "*", "/a", ["/a/z.bin", "/a/x.py", "/a/y.py", "/a/w.py"]),
+        (SCOPED_FILES, "**/*.py", "/", ["/a/x.py", "/a/y.py", "/a/w.py"]),
+        # A root that is itself a file searches only that file, matched by its name.
+        (ROOT_FILE, "*", "/a/", ["/a"]),
+        (ROOT_FILE, "*.py", "/a", []),
+    ],
+)
+def test_glob_reads_only_covered_records(files: dict[str, Any], pattern: str, path: str, expect: list[str]) -> None:
+    assert both("_glob_search_files", files, pattern, path) == ("\n".join(expect) if expect else "No files found")
+
+
+@pytest.mark.parametrize(
+    ("files", "path", "glob", "max_count", "expect"),
+    [
+        (SCOPED_FILES, "/a", None, None, 5),
+        (SCOPED_FILES, "/", "*.py", 2, 2),
+        (ROOT_FILE, "/a", None, None, 1),
+        (ROOT_FILE, "/a", "*.txt", None, 0),
+        (SCOPED_FILES, "/b/broken", None, None, "File content must be a string or a legacy list of strings, got int."),
+    ],
+)
+def test_grep_reads_only_covered_records(
+    files: dict[str, Any], path: str, glob: str | None, max_count: int | None, expect: int | str
+) -> None:
+    result = both("grep_matches_from_files", files, "needle", path, glob, max_count=max_count)
+    assert (raised(result) if isinstance(expect, str) else len(result["matches"])) == expect
+
+
 # --------------------------------------------------------------------------------------------
 # File types: what a read returns as text and what as a multimodal block
 # --------------------------------------------------------------------------------------------
