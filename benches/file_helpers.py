@@ -56,9 +56,9 @@ def comparable(result: Any) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dirs", type=int, default=100)
-    parser.add_argument("--files-per-dir", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--dirs", type=int, default=100, help="directories in the map (default 100)")
+    parser.add_argument("--files-per-dir", type=int, default=100, help="records per directory (default 100)")
+    parser.add_argument("--repeat", type=int, default=7, help="calls per case; the median is reported (default 7)")
     args = parser.parse_args()
     files = build(args.dirs, args.files_per_dir)
     cases: dict[str, Callable[[Any], Any]] = {
