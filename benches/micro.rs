@@ -88,6 +88,7 @@ fn tools() -> Arc<[ToolSpec]> {
         }),
         provider_definition: None,
         json_spec: false,
+        json_dict: None,
         defer_loading: false,
     })
     .collect()

@@ -97,6 +97,7 @@ impl Echo {
                 parameters: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
                 provider_definition: None,
                 json_spec: false,
+                json_dict: None,
                 defer_loading: false,
             },
             running: Arc::default(),

@@ -128,6 +128,8 @@ def input_messages(value: Any) -> list[dict]:
     # coerced, or refused with LangChain's NotImplementedError, as one).
     if not isinstance(value, list):
         value = [value]
+    if any(_is_removal(raw) for raw in value):
+        value = _reduced_input(value)
     out = []
     for raw in value:
         if type(raw) is dict and _plain_type(raw) is not None:
@@ -143,6 +145,29 @@ def input_messages(value: Any) -> list[dict]:
             msg["id"] = str(uuid.uuid4())
         out.append(msg)
     return out
+
+
+def _is_removal(raw: Any) -> bool:
+    """A ``RemoveMessage`` (object or ``{"type": "remove"}`` dict) in an input's messages."""
+    if isinstance(raw, dict):
+        return _compat.HAS_LANGCHAIN and raw.get("type") == "remove"
+    return getattr(raw, "type", None) == "remove" and _compat.is_lc_message(raw)
+
+
+def _reduced_input(value: list) -> list:
+    """An input's messages as deepagents' messages reducer leaves them over an empty state:
+    removals applied (an id the input does not hold is ignored), the rest in order. The run
+    starts from these; a checkpointed thread reduces its input into its history itself."""
+    from ._threads import _messages_reducer
+
+    for raw in value:
+        _ensure_object_id(raw)
+    converted = _compat.lc_messages.convert_to_messages(value)
+    for raw, msg in zip(value, converted, strict=True):
+        # Dicts get an id as they would outside a removal (see `input_messages`).
+        if isinstance(raw, dict) and msg.id is None:
+            msg.id = str(uuid.uuid4())
+    return _messages_reducer([], [converted])
 
 
 def _classes() -> dict[str, type]:

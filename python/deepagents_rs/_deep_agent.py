@@ -21,6 +21,7 @@ from ._run_options import _check_version, _graph_kwargs, _merge_configs, _versio
 from ._structured import make_response_format
 from ._thread_runs import ThreadRuns, _RootRun
 from ._threads import StateSchemas
+from ._tool_commands import STATE_KEYS_KEY
 from ._version import __version__
 from .graph import (
     _CONFIG_KEY_STORE,
@@ -97,6 +98,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         # use it, and neither create_agent nor deepagents gives one, so no run reads it.
         self._cache = cache
         self._debug = bool(debug)
+        self._state_key_sets: dict[tuple[Any, Any], frozenset[str]] | None = None
         if IS_GRAPH:
             self.store = store
             if self._face is None:
@@ -112,6 +114,25 @@ class DeepAgent(ThreadRuns, GraphBase):
             take_graph_attributes(self, self._face)
             self.cache = cache
             self.debug = self._debug
+
+    def _state_keys(self) -> dict[tuple[Any, Any], frozenset[str]]:
+        """The state keys of deepagents' graphs (its schemas' fields, its graph's channels but
+        LangGraph's own), the agent's and each subagent's the core runs, by the
+        ``(ls_integration, lc_agent_name)`` their runs' metadata carry."""
+        if self._state_key_sets is None:
+            from typing import get_type_hints
+
+            from ._stream import _SUBAGENT_INTEGRATION
+            from ._threads import _state_schemas
+
+            def keys(schemas: Any) -> frozenset[str]:
+                return frozenset(get_type_hints(_state_schemas(schemas)[0]))
+
+            metadata = self.config["metadata"]
+            sets = {(_SUBAGENT_INTEGRATION, name): keys(s) for name, s in self._subagent_schemas.items()}
+            sets[(metadata["ls_integration"], metadata["lc_agent_name"])] = keys(self._state_schemas)
+            self._state_key_sets = sets
+        return self._state_key_sets
 
     def __repr__(self) -> str:
         return f"DeepAgent(name={self.name!r}, model={self._core.model_id!r}, tools={self._core.tool_names!r})"
@@ -154,6 +175,9 @@ class DeepAgent(ThreadRuns, GraphBase):
         # The graph's own metadata, for the tasks' configs (not the caller's metadata: tools
         # and hooks of a subagent carry the subagent's).
         configurable[_stream.AGENT_METADATA_KEY] = self.config["metadata"]
+        if self._face is not None:
+            # What a tool's `Command` may write (`_tool_commands._declared_only`).
+            configurable[STATE_KEYS_KEY] = self._state_keys()
         run_config.update(recursion_limit=limit, configurable=configurable)
         subagent_format = configurable.get(SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY)
         if subagent_format is not None:

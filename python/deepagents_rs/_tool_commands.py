@@ -16,6 +16,10 @@ from typing import Any
 #: (read and dropped by the core, `src/python/tools.rs`).
 COMMAND_MARKER = "__deepagents_rs_command__"
 
+#: Where a run's config carries the state keys (graph channels) of the agent and of its
+#: subagents, by the ``(ls_integration, lc_agent_name)`` of their runs' metadata.
+STATE_KEYS_KEY = "__deepagents_rs_state_keys"
+
 #: What a call writes when it returned no `Command`: its message alone.
 NO_WRITE = {"before": [], "after": [], "removed": [], "unanswered": False, "goto": []}
 
@@ -68,6 +72,7 @@ def command_output(command: Any, tool_name: str, tool_call_id: str, config: dict
         )
     from . import _convert
 
+    rest = _declared_only(rest, config)
     given_as_object = answer is not None and _given_as_object(command, answer)
     messages, removed = _split_removals(messages)
     rest[COMMAND_MARKER] = True
@@ -174,6 +179,18 @@ def _split_removals(messages: list) -> tuple[list, list[tuple[int, str]]]:
         else:
             kept.append(m)
     return kept, removed
+
+
+def _declared_only(update: dict, config: dict | None) -> dict:
+    """The update's keys the calling agent's state has: LangGraph ignores a write to a
+    channel the graph does not have."""
+    config = config or {}
+    sets = (config.get("configurable") or {}).get(STATE_KEYS_KEY)
+    metadata = config.get("metadata") or {}
+    keys = (sets or {}).get((metadata.get("ls_integration"), metadata.get("lc_agent_name")))
+    if keys is None:
+        return update
+    return {k: v for k, v in update.items() if k in keys}
 
 
 def _in_subagent(config: dict | None) -> bool:

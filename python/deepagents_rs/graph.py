@@ -246,8 +246,12 @@ def create_deep_agent(
         checkpointer=checkpointer if checkpointer is not None else None,
         state_schemas=state_schemas,
         subagent_schemas={
-            # A fork runs the parent's chain: its channels too.
-            s["name"]: [*(_middleware_schemas(state_schemas) if s["kind"] == "fork" else ()), *s["state_schemas"]]
+            # A fork runs the parent's chain: its channels too. deepagents builds every
+            # subagent on the agent's `state_schema`.
+            s["name"]: _subagent_schemas(
+                [*(_middleware_schemas(state_schemas) if s["kind"] == "fork" else ()), *s["state_schemas"]],
+                state_schema,
+            )
             for s in specs
             if "state_schemas" in s
         },
@@ -291,6 +295,10 @@ def _in_async_slot(async_mw: Any, middleware: list[Any]) -> list[Any]:
     mine = [m for m in middleware if m.name == async_mw.name]
     entry = mine[-1] if mine else async_mw
     return [entry, *(m for m in middleware if m.name != async_mw.name)]
+
+
+def _subagent_schemas(schemas: list[type], state_schema: type | None) -> list[type]:
+    return schemas if state_schema is None or state_schema in schemas else [state_schema, *schemas]
 
 
 def _middleware_schemas(schemas: Sequence[type] | StateSchemas) -> list[type]:

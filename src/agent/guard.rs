@@ -102,6 +102,7 @@ mod tests {
             parameters: json!({"type": "object", "properties": {}}),
             provider_definition: None,
             json_spec: false,
+            json_dict: None,
             defer_loading: false,
         };
         let tools = ToolSet::new(vec![Arc::new(Explode(spec)) as Arc<dyn Tool>]).expect("tools");

@@ -29,6 +29,7 @@ impl PyStructured {
                     parameters: super::value::from_py(&tool.getattr("parameters")?)?,
                     provider_definition: None,
                     json_spec: false,
+                    json_dict: None,
                     defer_loading: false,
                 })
             })

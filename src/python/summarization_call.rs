@@ -211,7 +211,7 @@ impl SummarizationCall {
     }
 
     /// Runs the entry on `request` (`{"system": dict | None, "messages": [dict],
-    /// "tools": [(name, description, parameters, json_spec, defer_loading)], "model_settings":
+    /// "tools": [(name, description, parameters, json_dict | None, defer_loading)], "model_settings":
     /// dict, "state": dict}`,
     /// `state` holding only the keys the entry reads: the event, the session id, `files`).
     /// The entry's inner call is `responder.call(system, messages)` (`acall` awaited when
@@ -324,11 +324,11 @@ pub(crate) fn request_from_py(
     let mut tools = Vec::new();
     if let Some(list) = item("tools")? {
         for t in list.try_iter()? {
-            let (name, description, parameters, json_spec, defer_loading): (
+            let (name, description, parameters, json_dict, defer_loading): (
                 String,
                 String,
                 Bound<'_, PyAny>,
-                bool,
+                Option<Bound<'_, PyAny>>,
                 bool,
             ) = t?.extract()?;
             tools.push(ToolSpec {
@@ -336,7 +336,8 @@ pub(crate) fn request_from_py(
                 description,
                 parameters: super::value::from_py(&parameters)?,
                 provider_definition: None,
-                json_spec,
+                json_spec: json_dict.is_some(),
+                json_dict: json_dict.map(|d| super::value::from_py(&d)).transpose()?,
                 defer_loading,
             });
         }

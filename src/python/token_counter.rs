@@ -96,15 +96,18 @@ enum Parts {
 }
 
 /// The tools as the adapter makes the objects deepagents' request holds of them:
-/// `["provider", definition]` for a provider's own tool (a dict there), `["tool", {"name",
-/// "description", "parameters"}]` for a tool object, its schema as LangChain reads one.
+/// `["provider", dict]` for a tool given as a dict (the dict as given, a provider's own
+/// tool's definition), `["tool", {"name", "description", "parameters"}]` for a tool
+/// object, its schema as LangChain reads one.
 fn tool_dicts(tools: &[ToolSpec]) -> Vec<Value> {
     tools
         .iter()
-        .map(|t| match &t.provider_definition {
-            Some(definition) => json!(["provider", definition]),
-            None => json!(["tool", langchain_tool(t)]),
-        })
+        .map(
+            |t| match t.json_dict.as_ref().or(t.provider_definition.as_ref()) {
+                Some(definition) => json!(["provider", definition]),
+                None => json!(["tool", langchain_tool(t)]),
+            },
+        )
         .collect()
 }
 

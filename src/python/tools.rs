@@ -41,11 +41,17 @@ pub(crate) struct PyTool {
 
 impl PyTool {
     pub fn from_adapter(adapter: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let executable: bool = adapter.getattr("executable")?.extract()?;
         let spec = ToolSpec {
             name: adapter.getattr("name")?.extract()?,
             description: adapter.getattr("description")?.extract()?,
             parameters: super::value::from_py(&adapter.getattr("parameters")?)?,
-            json_spec: !adapter.getattr("executable")?.extract::<bool>()?,
+            json_spec: !executable,
+            json_dict: if executable {
+                None
+            } else {
+                Some(super::value::from_py(&adapter.getattr("bindable")?)?)
+            },
             defer_loading: adapter.getattr("defer_loading")?.extract()?,
             provider_definition: {
                 let def = adapter.getattr("provider_definition")?;
@@ -60,7 +66,7 @@ impl PyTool {
             spec,
             has_async: adapter.getattr("has_async")?.extract()?,
             has_sync: adapter.getattr("has_sync")?.extract()?,
-            executable: adapter.getattr("executable")?.extract()?,
+            executable,
             return_direct: adapter.getattr("return_direct")?.extract()?,
             injects_state: adapter.getattr("injects_state")?.extract()?,
             adapter: Arc::new(adapter.clone().unbind()),

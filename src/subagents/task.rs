@@ -82,6 +82,7 @@ impl TaskTool {
             }),
             provider_definition: None,
             json_spec: false,
+            json_dict: None,
             defer_loading: false,
         };
         Ok(TaskTool {

@@ -38,6 +38,7 @@ impl SummarizationTool {
                     parameters: json!({"properties": {}, "type": "object"}),
                     provider_definition: None,
                     json_spec: false,
+                    json_dict: None,
                     defer_loading: false,
                 },
             }),

@@ -114,12 +114,15 @@ pub fn message_size(message: &Message) -> Size {
     size
 }
 
-/// The characters the counter charges for a tool list: each tool's `langchain_tool` dict
-/// as `json.dumps` writes it.
+/// The characters the counter charges for a tool list: each tool's dict as `json.dumps`
+/// writes it: a JSON-spec tool's as given, a tool object's its `langchain_tool` dict.
 pub fn tools_chars(tools: &[ToolSpec]) -> usize {
     tools
         .iter()
-        .map(|t| json_dumps(&langchain_tool(t), true).len())
+        .map(|t| match &t.json_dict {
+            Some(dict) => json_dumps(dict, true).len(),
+            None => json_dumps(&langchain_tool(t), true).len(),
+        })
         .sum()
 }
 

@@ -30,6 +30,10 @@ pub struct ToolSpec {
     /// last tool only when it is a tool object, and so do we.
     #[serde(skip)]
     pub json_spec: bool,
+    /// The dict a JSON-spec tool was given as: LangChain's token counter counts it as it
+    /// is, and a token counter of the user's is handed it.
+    #[serde(skip)]
+    pub json_dict: Option<Value>,
     /// The tool's schema is withheld until the model searches for it (a LangChain tool's
     /// `extras={"defer_loading": True}`); a skill listing it discloses it (see `skills`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]

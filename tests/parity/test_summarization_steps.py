@@ -243,12 +243,7 @@ _COUNTERS = {
 @pytest.mark.parametrize(
     "tools", [None, [], [_noop], [_noop, {"type": "function", "function": {"name": "f", "parameters": {}}}]]
 )
-def test_count_tokens(
-    tmp_path: Path, counter: str, with_system: bool, tools: Any, request: pytest.FixtureRequest
-) -> None:
-    if counter == "default" and tools and any(isinstance(t, dict) for t in tools):
-        reason = "the core counts a dict tool in LangChain's tool form, deepagents the dict as it is given"
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+def test_count_tokens(tmp_path: Path, counter: str, with_system: bool, tools: Any) -> None:
     settings = {} if _COUNTERS[counter] is None else {"token_counter": _COUNTERS[counter]}
     system = SystemMessage("You are helpful. " * 20) if with_system else None
 

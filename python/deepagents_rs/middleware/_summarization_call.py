@@ -47,12 +47,14 @@ class PromptedModel:
         return self._reply(await self.model.ainvoke(self._prompt(messages)))
 
 
-def _tool_spec(tool: Any) -> tuple[str, str, dict, bool, bool]:
-    """`(name, description, parameters, json_spec, defer_loading)` of a request's tool."""
+def _tool_spec(tool: Any) -> tuple[str, str, dict, dict | None, bool]:
+    """`(name, description, parameters, json_dict, defer_loading)` of a request's tool: the
+    dict a JSON-spec tool is given as (counted as it is), None for a tool object."""
     from .._tools import to_adapter
 
     adapter = to_adapter(tool)
-    return adapter.name, adapter.description, adapter.parameters, not adapter.executable, adapter.defer_loading
+    json_dict = None if adapter.executable else adapter.bindable
+    return adapter.name, adapter.description, adapter.parameters, json_dict, adapter.defer_loading
 
 
 def _core_request(request: Any, state_keys: tuple[str, ...] = _STATE_KEYS) -> tuple[dict, list[Any]]:

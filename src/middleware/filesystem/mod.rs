@@ -204,6 +204,7 @@ impl Filesystem {
                 parameters: parameters(kind),
                 provider_definition: None,
                 json_spec: false,
+                json_dict: None,
                 defer_loading: false,
             };
             tools.push(Arc::new(tools::FsTool::new(kind, spec, shared.clone())));
