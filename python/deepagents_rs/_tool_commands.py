@@ -44,19 +44,7 @@ def command_output(command: Any, tool_name: str, tool_call_id: str, config: dict
     if command.graph == Command.PARENT:
         # The parent's `task` call writes it in place of its answer (the core ends the
         # subagent's run at this step and hands the command up).
-        from . import _convert
-
-        kept, removed = _split_removals(messages)
-        rest[COMMAND_MARKER] = True
-        write = {
-            "before": [_convert.to_core(m) for m in kept],
-            "after": [],
-            "removed": removed,
-            "unanswered": True,
-            "goto": goto,
-            "to_parent": True,
-        }
-        return "", "success", None, rest, write
+        return _in_place_of_answer(messages, rest, goto, to_parent=True)
     answer = next(
         (i for i, m in enumerate(messages) if isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id),
         None,
@@ -260,20 +248,28 @@ def parent_output(command: Any) -> tuple:
     runner applies it as the writes of the task that ran the subgraph, unchecked)."""
     from langchain_core.messages import convert_to_messages
 
-    from . import _convert
-
     pairs = command._update_as_tuples()
     messages = [m for key, value in pairs if key == "messages" for m in convert_to_messages(_as_list(value))]
-    messages, removed = _split_removals(messages)
     rest = {key: value for key, value in pairs if key != "messages"}
+    return _in_place_of_answer(messages, rest, _goto(command))
+
+
+def _in_place_of_answer(messages: list, rest: dict, goto: list[str], to_parent: bool = False) -> tuple:
+    """The tool output for a command written in place of the call's answer: its messages
+    (removals apart) and other keys, the call left unanswered."""
+    from . import _convert
+
+    kept, removed = _split_removals(messages)
     rest[COMMAND_MARKER] = True
     write = {
-        "before": [_convert.to_core(m) for m in messages],
+        "before": [_convert.to_core(m) for m in kept],
         "after": [],
         "removed": removed,
         "unanswered": True,
-        "goto": _goto(command),
+        "goto": goto,
     }
+    if to_parent:
+        write["to_parent"] = True
     return "", "success", None, rest, write
 
 
