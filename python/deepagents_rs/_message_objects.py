@@ -20,9 +20,10 @@ class MessageObjects:
     """The run's messages as objects, by id (see the module's doc)."""
 
     def __init__(self) -> None:
-        #: id -> (the dict the object stands for, the object). A seeded dict is compacted
-        #: (see `_compact`): the core leaves out the fields a message holds empty.
+        #: id -> (the dict the object stands for, the object).
         self._known: dict[str, tuple[dict, Any]] = {}
+        #: The ids whose dict is the one the core was handed, not one it handed back: the
+        #: core leaves out some of the fields a message holds empty.
         self._seeded: set[str] = set()
 
     def seed(self, objects: Iterable[Any], dicts: Iterable[dict]) -> None:
@@ -31,7 +32,8 @@ class MessageObjects:
         for obj, d in zip(objects, dicts, strict=True):
             msg_id = d.get("id")
             if isinstance(msg_id, str):
-                self._known[msg_id] = (_compact(d), obj)
+                # A copy: the core may take the dict it is handed apart.
+                self._known[msg_id] = (dict(d), obj)
                 self._seeded.add(msg_id)
 
     def convert(self, raw: list[dict]) -> list[Any]:
@@ -46,7 +48,7 @@ class MessageObjects:
         if known is not None:
             if known[0] == d:
                 return known[1]
-            if msg_id in self._seeded and known[0] == _compact(d):
+            if msg_id in self._seeded and _handed_back(known[0], d):
                 # From now on the core's own form is compared, as it hands it over.
                 self._seeded.discard(msg_id)
                 self._known[msg_id] = (d, known[1])
@@ -57,11 +59,15 @@ class MessageObjects:
         return obj
 
 
-def _compact(d: dict) -> dict:
-    """``d`` without its empty fields (``None``, ``{}``, ``[]``), which a message object made
-    from it would hold all the same: their defaults are empty. The content stays, whatever it
-    is."""
-    return {k: v for k, v in d.items() if k == "content" or not (v is None or (type(v) in _CONTAINERS and not v))}
+def _handed_back(given: dict, d: dict) -> bool:
+    """Whether ``d`` is the message ``given`` as the core hands it back: the same fields, but
+    maybe without some empty ones (``None``, ``{}``, ``[]``; never the content), which a
+    message object made from ``d`` holds all the same: those fields' defaults are empty."""
+    if not d.items() <= given.items():
+        return False
+    left_out = given.keys() - d.keys()
+    return "content" not in left_out and all(_empty(given[k]) for k in left_out)
 
 
-_CONTAINERS = (dict, list)
+def _empty(value: Any) -> bool:
+    return value is None or (type(value) in (dict, list) and not value)
