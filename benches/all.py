@@ -19,8 +19,9 @@ target each row is held to), and writes the results as JSON and a PNG chart:
   deepagents runs ``--reference-threads`` of them (default 100): its steps per second compare,
   its wall time and RSS do not;
 * **checkpointed step**: per-step harness time of a 50-step tool loop on an ``InMemorySaver``
-  and a ``SqliteSaver`` thread (``threads.py``'s native scenario: each side's Anthropic
-  client over the simulated API, the server's handling time subtracted);
+  and a ``SqliteSaver`` thread, fresh and holding 2,000 earlier messages (``threads.py``'s
+  native scenario: each side's Anthropic client over the simulated API, the server's handling
+  time subtracted);
 * **import**: ``import <package>`` in a fresh interpreter (``startup.py``).
 
 Usage::
@@ -148,7 +149,8 @@ def threads_section(count: int, reference_count: int) -> list[dict[str, Any]]:
 
 def checkpoint_section(steps: int, repeat: int) -> list[dict[str, Any]]:
     """``threads.py``'s native scenario: each side's Anthropic client over the simulated API,
-    the server's handling time subtracted."""
+    the server's handling time subtracted; on a fresh thread and on one of 2,000 earlier
+    messages the saver loads (``threads.py --history``)."""
     import deepagents
     import deepagents_rs
 
@@ -157,13 +159,26 @@ def checkpoint_section(steps: int, repeat: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp, threads.scenarios(["native"], steps) as (scenario,):
         savers = threads.Savers(Path(tmp))
         for kind in ("memory", "sqlite"):
-            per_step = {}
-            for impl, create in creates.items():
-                times = [threads.one_run(create, scenario, savers.make(kind)) for _ in range(repeat + 1)]
-                per_step[impl] = statistics.median(times[1:]) / steps * 1000
-            ratio = per_step[REF] / per_step[RS]
+            per_step: dict[tuple[str, int], float] = {}
+            for history in (0, 2000):
+                for impl, create in creates.items():
+                    times = [threads.one_run(create, scenario, savers.make(kind), history) for _ in range(repeat + 1)]
+                    per_step[(impl, history)] = statistics.median(times[1:]) / steps * 1000
+                ref, rs = per_step[(REF, history)], per_step[(RS, history)]
+                label = f"checkpointed step ({kind} saver{', 2,000 earlier messages' if history else ''})"
+                rows.append(row(label, ref, rs, "ms/step", ">= 10x", ref / rs >= 10))
+            growth_rs = per_step[(RS, 2000)] / per_step[(RS, 0)]
+            growth_ref = per_step[(REF, 2000)] / per_step[(REF, 0)]
             rows.append(
-                row(f"checkpointed step ({kind} saver)", per_step[REF], per_step[RS], "ms/step", ">= 10x", ratio >= 10)
+                row(
+                    f"checkpointed step growth ({kind}), 2,000 vs no history",
+                    growth_ref,
+                    growth_rs,
+                    "x",
+                    "rs <= 1.5x",
+                    growth_rs <= 1.5,
+                    False,
+                )
             )
     return rows
 

@@ -19,8 +19,12 @@ and three savers:
 The harness time of ``agent.invoke(...)`` is measured (building the agent and the saver is
 not), once as a warm-up and then ``--repeat`` times, each on a fresh saver; the median is
 reported as per-step milliseconds (total / steps), with the ratio deepagents /
-deepagents_rs. Each run is checked: every scripted reply used, ``2 * steps + 2`` messages,
-and with a saver, the thread's state read back holds them all.
+deepagents_rs. Each run is checked: every scripted reply used, ``2 * steps + 2`` messages
+(plus the history), and with a saver, the thread's state read back holds them all.
+
+``--history N`` (0 by default) gives the thread ``N`` earlier messages first (user and
+assistant turns of about 100 characters, and one answered turn, untimed): the timed run then
+continues a thread the saver loads. Without a saver the history is the run's input instead.
 
 ``saver floor`` is the time the saver itself takes to store one run's checkpoints: the
 ``put`` and ``put_writes`` calls of a deepagents run (recorded on an ``InMemorySaver``; the
@@ -30,7 +34,7 @@ two implementations make the same calls) replayed one after another on a fresh s
 Usage::
 
     python benches/threads.py [--steps 50] [--repeat 3] [--savers none,memory,sqlite]
-                              [--scenarios scripted,native]
+                              [--scenarios scripted,native] [--history 0]
 
 ``deepagents_rs`` is imported from whatever environment runs the script. This is a benchmark
 script, not a test; it never touches the network.
@@ -92,11 +96,12 @@ class Scripted:
         self.steps = steps
         self.model: Any = None
 
-    def model_arg(self) -> Any:
+    def model_arg(self, turns: int = 0) -> Any:
+        """The model for one run; ``turns`` plain answers first (the history's own turn)."""
         from fake_models import ScriptedChatModel, ai_tool_calls
 
         replies = [*(ai_tool_calls(("echo", {"text": f"step {i}"})) for i in range(self.steps)), "done"]
-        self.model = ScriptedChatModel(replies)
+        self.model = ScriptedChatModel(["earlier answer"] * turns + replies)
         return self.model
 
     def server_seconds(self) -> float:
@@ -114,11 +119,13 @@ class Native:
         self.steps = steps
         self.sim = sim
 
-    def model_arg(self) -> str:
+    def model_arg(self, turns: int = 0) -> str:
         from sim.anthropic import text, tool_use
 
         self.sim.reset()
-        self.sim.script(*(tool_use(("echo", {"text": f"step {i}"})) for i in range(self.steps)), text("done"))
+        earlier = [text("earlier answer")] * turns
+        self.sim.script(*earlier, *(tool_use(("echo", {"text": f"step {i}"})) for i in range(self.steps)), text("done"))
+        self.turns = turns
         return MODEL_STRING
 
     def server_seconds(self) -> float:
@@ -128,23 +135,41 @@ class Native:
             raise BenchError(f"the simulator answered non-200: {bad[:2]}")
         if sim.pending:
             raise BenchError(f"{sim.pending} scripted replies left unused")
-        if len(sim.requests) != self.steps + 1:
-            raise BenchError(f"{len(sim.requests)} requests for {self.steps + 1} replies")
+        expected = self.steps + 1 + getattr(self, "turns", 0)
+        if len(sim.requests) != expected:
+            raise BenchError(f"{len(sim.requests)} requests for {expected} replies")
         return sim.handler_seconds
 
 
-def one_run(create: Callable[..., Any], scenario: Any, saver: Any) -> float:
-    """One checked run's harness time (wall time minus the model server's)."""
+def earlier_messages(history: int) -> list[dict]:
+    """``history`` earlier messages: user and assistant turns of about 100 characters."""
+    turns = [("user", "assistant")[i % 2] for i in range(history)]
+    return [{"role": role, "content": f"earlier {role} message {i} " * 4} for i, role in enumerate(turns)]
+
+
+def one_run(create: Callable[..., Any], scenario: Any, saver: Any, history: int = 0) -> float:
+    """One checked run's harness time (wall time minus the model server's), on a thread of
+    ``history`` earlier messages (loaded by the saver; the run's input without one)."""
     steps = scenario.steps
-    agent = create(model=scenario.model_arg(), tools=[echo], checkpointer=saver)
+    threaded = saver is not None and history > 0
+    agent = create(model=scenario.model_arg(1 if threaded else 0), tools=[echo], checkpointer=saver)
     config = THREAD if saver is not None else None
+    prompt = {"role": "user", "content": PROMPT}
+    earlier = earlier_messages(history)
+    held = history + (2 if threaded else 0)
+    if threaded:
+        # The thread's history, with the answered turn a real thread ends with (untimed).
+        agent.invoke({"messages": [*earlier, {"role": "user", "content": "earlier question"}]}, config)
+    # The model server's time so far (the untimed turn's) is not the run's.
+    before = scenario.sim.handler_seconds if isinstance(scenario, Native) else 0.0
     t0 = time.perf_counter()
-    out = agent.invoke({"messages": [{"role": "user", "content": PROMPT}]}, config)
+    out = agent.invoke({"messages": [prompt] if threaded else [*earlier, prompt]}, config)
     wall = time.perf_counter() - t0
-    harness = wall - scenario.server_seconds()
-    if len(out["messages"]) != 2 * steps + 2:
-        raise BenchError(f"{len(out['messages'])} messages, expected {2 * steps + 2}")
-    if saver is not None and len(agent.get_state(THREAD).values["messages"]) != 2 * steps + 2:
+    harness = wall - (scenario.server_seconds() - before)
+    expected = held + 2 * steps + 2
+    if len(out["messages"]) != expected:
+        raise BenchError(f"{len(out['messages'])} messages, expected {expected}")
+    if saver is not None and len(agent.get_state(THREAD).values["messages"]) != expected:
         raise BenchError("the thread read back does not hold the run's messages")
     return harness
 
@@ -196,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--savers", default=",".join(SAVERS))
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--history", type=int, default=0, help="earlier messages on the thread (see above)")
     args = parser.parse_args(argv)
     kinds = [k for k in args.savers.split(",") if k]
     names = [n for n in args.scenarios.split(",") if n]
@@ -211,7 +237,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"deepagents_rs: {build_info()}")
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"{os.cpu_count()} CPUs, load average {load} (other work on the machine skews the numbers)")
-    print(f"{args.steps} steps, median of {args.repeat} runs after a warm-up; harness ms per step")
+    print(
+        f"{args.steps} steps on a thread of {args.history} earlier messages, median of {args.repeat} runs"
+        " after a warm-up; harness ms per step"
+    )
     ok = True
     with tempfile.TemporaryDirectory() as tmp, scenarios(names, args.steps) as runs:
         savers = Savers(Path(tmp))
@@ -222,7 +251,9 @@ def main(argv: list[str] | None = None) -> int:
                 per_step: dict[str, float] = {}
                 for name, create in impls.items():
                     try:
-                        times = [one_run(create, scenario, savers.make(kind)) for _ in range(args.repeat + 1)]
+                        times = [
+                            one_run(create, scenario, savers.make(kind), args.history) for _ in range(args.repeat + 1)
+                        ]
                         per_step[name] = statistics.median(times[1:]) / args.steps * 1000
                     except Exception as e:  # noqa: BLE001 - reported, and the exit status says so
                         print(f"{kind}: {name} FAILED: {type(e).__name__}: {e}")

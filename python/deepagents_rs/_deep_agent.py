@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import functools
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from . import _callbacks, _convert, _lockstep, _run_context, _runtime, _stream, 
 from ._assembly import StateKeys
 from ._core import CoreAgent
 from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
+from ._message_objects import MessageObjects
 from ._output_keys import InvokeResult, OutputFilter, output_keys_of
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _versioned
 from ._structured import make_response_format
@@ -202,8 +204,10 @@ class DeepAgent(ThreadRuns, GraphBase):
             )
         return state, limit, run_config, subagent_format, tracer
 
-    def _result(self, raw: dict) -> dict:
-        return self._output(raw, [_convert.from_core(m) for m in raw["messages"]])
+    def _result(self, raw: dict, objects: MessageObjects | None = None) -> dict:
+        """The result of a run whose state is ``raw`` (its messages made objects, or taken from
+        the run's ``objects``)."""
+        return self._output(raw, _objects_of(raw["messages"], objects))
 
     def _output(self, raw: dict, messages: list[Any]) -> dict:
         """The result of a run whose state is ``raw``, its messages as ``messages`` (objects)."""
@@ -214,12 +218,12 @@ class DeepAgent(ThreadRuns, GraphBase):
                 out[key] = value
         return out
 
-    def _stream_values(self, raw: dict) -> dict:
+    def _stream_values(self, raw: dict, objects: MessageObjects | None = None) -> dict:
         """The root's state as its ``values`` stream shows it: LangGraph streams every written
         channel there, the middleware's private keys (``hitl_edited_tool_calls``, ...)
         included."""
         hidden = self._schema.unstreamed
-        out = {"messages": [_convert.from_core(m) for m in raw["messages"]]}
+        out = {"messages": _objects_of(raw["messages"], objects)}
         for key, value in raw.items():
             if key != "messages" and key not in hidden:
                 out[key] = value
@@ -378,7 +382,11 @@ class DeepAgent(ThreadRuns, GraphBase):
             result=self._result,
         )
         shaper.subgraph_private = self._subagent_private
-        shaper.root_values = self._stream_values
+        # The root's state shown again and again (each `values` chunk, the result) reuses its
+        # message objects, as LangGraph shows its channel's.
+        objects = shaper.message_objects
+        shaper.root_result = functools.partial(self._result, objects=objects)
+        shaper.root_values = functools.partial(self._stream_values, objects=objects)
         return shaper
 
     def stream(
@@ -515,6 +523,12 @@ class DeepAgent(ThreadRuns, GraphBase):
         )
         agent.config = self.config
         return agent
+
+
+def _objects_of(raw: list[dict], objects: MessageObjects | None) -> list[Any]:
+    if objects is None:
+        return [_convert.from_core(m) for m in raw]
+    return objects.convert(raw)
 
 
 class _StepTaken:

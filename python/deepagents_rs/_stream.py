@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _convert
+from ._message_objects import MessageObjects
 from ._stream_protocol import DROPPED
 
 #: LangGraph's stream modes that deepagents_rs produces: the core's, then those the LangGraph
@@ -321,9 +322,13 @@ class Shaper:
         #: ones included); ``result`` by default. A subagent's values are its ``result``: it
         #: runs inside a task, which streams its output channels only.
         self.root_values: Callable[[dict], dict] = result
+        #: The root's final state as the run's result (``result`` by default).
+        self.root_result: Callable[[dict], dict] = result
+        #: The root's message objects, kept across its states (see `MessageObjects`).
+        self.message_objects = MessageObjects()
         self.final: dict | None = None
-        #: The final state as ``root_values`` shows it (an interrupted run's last values).
-        self.final_values: dict | None = None
+        #: The core's final state, shown as ``final_values`` only when asked for.
+        self._final_raw: dict | None = None
         #: LangGraph's `print_mode` (or `debug=True`): these modes' chunks are printed as the
         #: graph prints them, whether or not they are streamed.
         self.print_modes: list[str] = []
@@ -339,6 +344,11 @@ class Shaper:
         self.last_values: dict[tuple, Any] = {}
         #: The caller's ``output_keys``, when not the graph's own (`_output_keys`).
         self.output: Any = None
+
+    @property
+    def final_values(self) -> dict | None:
+        """The final state as ``root_values`` shows it (an interrupted run's last values)."""
+        return None if self._final_raw is None else self.root_values(self._final_raw)
 
     def follow_tools(self, protocol: bool) -> None:
         """Makes ``tools`` parts (and under v3, the ``tasks`` parts its projections read) from
@@ -497,8 +507,8 @@ class Shaper:
         ``self.final``)."""
         mode, ns, payload = item
         if mode == "done":
-            self.final = self.result(payload)
-            self.final_values = self.root_values(payload)
+            self.final = self.root_result(payload)
+            self._final_raw = payload
             return False, None
         # The updates tell a caller's `output_keys` which channels each step wrote.
         read_for_output = mode == "updates" and self.output is not None

@@ -174,6 +174,8 @@ class ThreadRuns:
             subagents: Sequence[tuple] | None = None,
         ) -> Any:
             core = _threads.core_state(thread_state)
+            # The thread's messages as LangGraph loaded them: the run's states show these.
+            shaper.message_objects.seed(thread_state.get("messages") or (), core["messages"])
             start_at = None if node == first else node
             args = (core, limit, core_modes, bool(subgraphs), in_task(task_config), subagent_format, tracer)
             resumed = [core_resume(s) for s in subagents or ()]
