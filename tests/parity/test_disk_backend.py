@@ -95,6 +95,9 @@ READS: list[tuple[str, dict[str, int]]] = [
     ("five.txt", {"offset": 3, "limit": 10}),
     ("five.txt", {"offset": 42, "limit": 5}),
     ("five.txt", {"offset": -4, "limit": 2}),
+    # Python's ints are unbounded: past 64 bits an offset is still only past the end.
+    ("five.txt", {"offset": 2**70, "limit": 5}),
+    ("five.txt", {"offset": -(2**70), "limit": 2**64}),
     ("three.txt", {"offset": 0, "limit": 0}),
     ("three.txt", {"offset": 0, "limit": -2}),
     ("void.txt", {"offset": 0, "limit": 10}),
@@ -124,6 +127,8 @@ def test_reads(mode: str, tmp_path: Path) -> None:
     assert by["five.txt {'offset': 3, 'limit': 10}"]["next_offset"] is None
     assert by["five.txt {'offset': 42, 'limit': 5}"]["error"] == "Line offset 42 exceeds file length (5 lines)"
     assert by["five.txt {'offset': -4, 'limit': 2}"]["file_data"]["content"] == "alpha\nbeta\n"
+    assert by[f"five.txt {{'offset': {2**70}, 'limit': 5}}"]["error"].startswith(f"Line offset {2**70} exceeds")
+    assert by[f"five.txt {{'offset': {-(2**70)}, 'limit': {2**64}}}"]["total_lines"] == 5
     assert by["three.txt {'offset': 0, 'limit': 0}"]["file_data"]["content"] == ""
     assert "empty contents" in by["void.txt {'offset': 0, 'limit': 0}"]["file_data"]["content"]
     assert "gbk.txt" in by["gbk.txt {}"]["error"]
