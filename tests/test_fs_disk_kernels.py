@@ -31,7 +31,9 @@ def test_text_reads_translate_newlines_and_writes_do_not(tmp_path: Path) -> None
     _core.disk_write_text(str(path), "a\r\nb\rc\n")
     assert path.read_bytes() == b"a\r\nb\rc\n"
     assert _core.disk_read_text(str(path)) == path.read_text(encoding="utf-8") == "a\nb\nc\n"
-    assert _core.disk_read_base64(str(path)) == "YQ0KYg1jCg=="
+    # Read as a binary file (by the name asked for), the bytes come back untranslated.
+    assert _core.disk_read(str(path), "/x.png", 10) == {"file_data": {"content": "YQ0KYg1jCg==", "encoding": "base64"}}
+    assert _core.disk_read(str(path), "/x.txt", 10) == "a\nb\nc\n"
     assert oct(path.stat().st_mode & 0o777) == "0o644"
 
 
@@ -53,11 +55,20 @@ def test_symlinks_are_not_followed_and_errors_name_the_path(tmp_path: Path) -> N
 
 
 def test_listing_stats_through_symlinks(tmp_path: Path) -> None:
+    from datetime import datetime
+
     (tmp_path / "d").mkdir()
     (tmp_path / "f").write_text("abc")
     (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
-    listed = dict(_core.disk_list(str(tmp_path)))
-    assert listed["d"][:2] == (False, True)
-    assert listed["f"][:3] == (True, False, 3)
-    assert listed["f"][3] == pytest.approx((tmp_path / "f").stat().st_mtime)
-    assert listed["dangling"] is None
+    (tmp_path / "to_f").symlink_to(tmp_path / "f")
+    entries, problems, outside = _core.disk_ls(str(tmp_path), False, str(tmp_path))
+    listed = {entry["path"]: entry for entry in entries}
+    assert sorted(listed) == [f"{tmp_path}/d/", f"{tmp_path}/f", f"{tmp_path}/to_f"]
+    assert listed[f"{tmp_path}/d/"]["is_dir"] and listed[f"{tmp_path}/d/"]["size"] == 0
+    mtime = datetime.fromtimestamp((tmp_path / "f").stat().st_mtime).isoformat()
+    assert listed[f"{tmp_path}/f"] == {"path": f"{tmp_path}/f", "is_dir": False, "size": 3, "modified_at": mtime}
+    assert listed[f"{tmp_path}/to_f"]["size"] == 3
+    assert problems == [] and outside == []
+    # Under a virtual root entries are shown as virtual paths, a link as where it leads.
+    entries, _, _ = _core.disk_ls(str(tmp_path), True, str(tmp_path))
+    assert [entry["path"] for entry in entries] == ["/d/", "/f", "/f"]

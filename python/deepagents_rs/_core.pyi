@@ -292,15 +292,29 @@ def disk_grep(
 def disk_read_text(path: str) -> str:
     """A text file's content (strict UTF-8, universal newlines), not following a final symlink."""
 
-def disk_read_base64(path: str) -> str:
-    """A file's bytes, base64-encoded, not following a final symlink."""
+def disk_read(path: str, file_path: str, video_limit: int) -> str | dict[str, Any]:
+    """``FilesystemBackend.read`` of a resolved path before paging: the text to page, or the
+    ``ReadResult`` fields."""
+
+def disk_write(path: str, content: str) -> None:
+    """``FilesystemBackend.write``: parent directories made, then the text written."""
 
 def disk_write_text(path: str, content: str, create: bool = True) -> None:
     """Writes UTF-8 text with no newline translation, not following a final symlink."""
 
-def disk_list(path: str) -> list[tuple[str, tuple[bool, bool, int, float | None] | None]]:
-    """A directory's entries: ``(name, (is_file, is_dir, size, mtime))``, ``None`` where
-    ``stat`` failed."""
+def disk_resolve(cwd: str, virtual_mode: bool, key: str) -> str:
+    """``FilesystemBackend._resolve_path``: where ``key`` leads (``ValueError`` when virtual
+    mode refuses it; a symlink loop's ``RuntimeError`` or ``OSError``)."""
+
+def disk_ls(cwd: str, virtual_mode: bool, dir: str) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """``ls`` of a resolved directory: entries sorted by path, problems met, paths left out
+    as outside the root."""
+
+def disk_glob_entries(
+    cwd: str, virtual_mode: bool, base: str, pattern: str, timeout: float
+) -> tuple[list[dict[str, Any]], bool]:
+    """``glob`` under a resolved base: entries sorted by path (those a virtual root cannot
+    show left out), and whether the walk ran out of time."""
 
 def shell_execute(
     command: str, cwd: str, env: list[tuple[str, str]], timeout: float, custom: bool, max_output_bytes: int

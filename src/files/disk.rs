@@ -197,7 +197,7 @@ pub fn grep(
 
 /// Opens `path` without following a final symlink (`O_NOFOLLOW`), as deepagents'
 /// `FilesystemBackend` opens every file it reads or writes.
-fn open_nofollow(path: &Path, write: Option<bool>) -> std::io::Result<std::fs::File> {
+pub fn open_nofollow(path: &Path, write: Option<bool>) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut options = std::fs::OpenOptions::new();
     match write {
@@ -248,24 +248,26 @@ pub struct Stat {
 
 /// The entries of `dir` by name, each with its `stat`, or `None` where `stat` failed
 /// (the caller looks at that entry again itself, to report why).
-pub fn list_dir(dir: &Path) -> std::io::Result<Vec<(String, Option<Stat>)>> {
+pub fn list_dir(dir: &Path) -> std::io::Result<Vec<(std::ffi::OsString, Option<Stat>)>> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let stat = std::fs::metadata(entry.path()).ok().map(|meta| Stat {
-            is_file: meta.is_file(),
-            is_dir: meta.is_dir(),
-            size: meta.len(),
-            modified: meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_secs_f64()),
-        });
-        out.push((name, stat));
+        out.push((entry.file_name(), stat_of(&entry.path())));
     }
     Ok(out)
+}
+
+/// `stat` of `path` following symlinks; `None` when it fails. The modification time is
+/// Python's `st_mtime`, computed as CPython does (`sec + nsec * 1e-9`), so the timestamp
+/// rounded from it is the same to the microsecond.
+pub fn stat_of(path: &Path) -> Option<Stat> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|meta| Stat {
+        is_file: meta.is_file(),
+        is_dir: meta.is_dir(),
+        size: meta.len(),
+        modified: Some(meta.mtime() as f64 + meta.mtime_nsec() as f64 * 1e-9),
+    })
 }
 
 fn os_detail(e: &std::io::Error) -> String {
@@ -377,7 +379,7 @@ mod tests {
         assert!(write_text(&dir.0.join("missing.txt"), "x", false).is_err());
         let mut listed = list_dir(&dir.0).unwrap();
         listed.sort_by(|a, b| a.0.cmp(&b.0));
-        let names: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<&str> = listed.iter().filter_map(|(n, _)| n.to_str()).collect();
         assert_eq!(names, vec!["f.txt", "link"]);
         let stat = listed[0].1.as_ref().unwrap();
         assert!(stat.is_file && !stat.is_dir && stat.size == 6);

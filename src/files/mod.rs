@@ -5,6 +5,8 @@
 pub mod backend;
 pub mod composite;
 pub mod disk;
+pub mod disk_file;
+pub mod disk_paths;
 pub mod file_data;
 pub mod glob;
 pub mod grep_context;

@@ -40,6 +40,17 @@ pub fn splitlines_keepends(s: &str) -> Vec<&str> {
 /// deepagents' `slice_read_response`: the window `[offset, offset + limit)` of the file's
 /// lines, with pagination metadata. Offsets and limits below zero are clamped.
 pub fn slice_read(fd: &Value, offset: i64, limit: i64) -> ReadResult {
+    slice_read_shown(fd, offset, limit, None)
+}
+
+/// `slice_read` for a caller whose offset did not fit in 64 bits: `offset` is the
+/// saturated value, `shown_offset` the number as given, which an offset past the end names.
+pub fn slice_read_shown(
+    fd: &Value,
+    offset: i64,
+    limit: i64,
+    shown_offset: Option<&str>,
+) -> ReadResult {
     let content = match file_data::content(fd) {
         Ok(c) => c,
         Err(e) => return ReadResult::error(e),
@@ -61,6 +72,7 @@ pub fn slice_read(fd: &Value, offset: i64, limit: i64) -> ReadResult {
     let lines = splitlines_keepends(&content);
     let total = lines.len();
     if offset >= total {
+        let offset = shown_offset.map_or_else(|| offset.to_string(), str::to_owned);
         return ReadResult::error(format!(
             "Line offset {offset} exceeds file length ({total} lines)"
         ));
@@ -278,6 +290,15 @@ impl SearchScope {
     /// The normalized root.
     pub fn dir(&self) -> &str {
         &self.dir
+    }
+
+    /// What a key under the root starts with: the root and a `/` (just `/` for the root).
+    pub fn prefix(&self) -> String {
+        if self.dir == "/" {
+            "/".to_owned()
+        } else {
+            format!("{}/", self.dir)
+        }
     }
 
     /// Whether `key` is searched; `root_is_file` says the root is itself a key, and then

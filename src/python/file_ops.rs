@@ -51,18 +51,39 @@ fn record_fields(record: &Bound<'_, PyDict>) -> PyResult<Value> {
 /// A searched record: its path and its dict.
 type Record<'py> = (String, Bound<'py, PyDict>);
 
+/// `files` as a dict: another mapping is read through its `items()`, as deepagents walks it
+/// (an object without one raises deepagents' `AttributeError`).
+fn as_dict<'py>(files: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    if let Ok(dict) = files.cast::<PyDict>() {
+        return Ok(dict.clone());
+    }
+    let dict = PyDict::new(files.py());
+    for item in files.call_method0("items")?.try_iter()? {
+        let (key, record): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
+        dict.set_item(key, record)?;
+    }
+    Ok(dict)
+}
+
 /// The records of a dict of dicts that `scope` searches, in the dict's order, found by their
 /// keys alone so no other record is read (a map of thousands of files is mostly skipped);
-/// `None` when a key is not text or a searched record not a dict (then read it whole).
+/// `None` when a searched key or record is odd in a way Python must read (then read it
+/// whole). Input deepagents fails on fails the same way here: a key that is not text is
+/// asked `startswith` (an `int` has none), a searched record without `get` raises.
 fn scoped_records<'py>(
     dict: &Bound<'py, PyDict>,
     scope: &text::SearchScope,
 ) -> PyResult<Option<Vec<Record<'py>>>> {
     let root_is_file = dict.contains(scope.dir())?;
+    let prefix = scope.prefix();
     let mut found = Vec::new();
     for (key, record) in dict.iter() {
         let Ok(key) = key.cast::<PyString>() else {
-            return Ok(None);
+            // A root that is itself a key is looked up, never compared with the others.
+            if !root_is_file && key.call_method1("startswith", (&prefix,))?.is_truthy()? {
+                return Ok(None);
+            }
+            continue;
         };
         let Ok(key) = key.to_str() else {
             return Ok(None);
@@ -70,8 +91,12 @@ fn scoped_records<'py>(
         if !scope.includes(key, root_is_file) {
             continue;
         }
-        let Ok(record) = record.cast_into::<PyDict>() else {
-            return Ok(None);
+        let record = match record.cast_into::<PyDict>() {
+            Ok(record) => record,
+            Err(other) => {
+                other.into_inner().getattr("get")?;
+                return Ok(None);
+            }
         };
         found.push((key.to_owned(), record));
     }
@@ -126,18 +151,34 @@ fn text_of(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// `slice_read_response`: the `ReadResult` fields of the window (bounds already clamped).
+/// Python's ints have no bound: one past 64 bits reads as the largest, and an offset past
+/// the end still names the number given, as deepagents' message does.
 #[pyfunction]
 pub(crate) fn files_read_window<'py>(
     py: Python<'py>,
     record: &Bound<'py, PyAny>,
-    offset: i64,
-    limit: i64,
+    offset: &Bound<'py, PyAny>,
+    limit: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let fd = record_of(record)?;
+    let (offset, shown_offset) = match offset.extract::<i64>() {
+        Ok(offset) => (offset, None),
+        Err(_) => (
+            saturated(offset)?,
+            Some(offset.str()?.to_cow()?.into_owned()),
+        ),
+    };
+    let limit = limit.extract::<i64>().or_else(|_| saturated(limit))?;
     Ok(pythonize::pythonize(
         py,
-        &text::slice_read(&fd, offset, limit),
+        &text::slice_read_shown(&fd, offset, limit, shown_offset.as_deref()),
     )?)
+}
+
+/// An int too large for 64 bits as the nearest 64-bit bound (`TypeError` for a non-int).
+fn saturated(number: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let index = number.call_method0("__index__")?;
+    Ok(if index.lt(0)? { i64::MIN } else { i64::MAX })
 }
 
 /// `perform_string_replacement`: `(new content, occurrences)` or the error text.
@@ -186,14 +227,26 @@ pub(crate) fn files_grep<'py>(
     pattern: &str,
     search_path: Option<&str>,
     glob: Option<&str>,
-    max_count: Option<i64>,
+    max_count: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    let max_count = max_count
+        .filter(|m| !m.is_none())
+        .map(|m| m.extract::<i64>().or_else(|_| saturated(m)))
+        .transpose()?;
     // A cap below one stops at the first match, as deepagents' `len(found) >= max_count`.
     let cap = max_count.map(|m| m.max(0) as usize);
-    let found = match scoped_grep(files, pattern, search_path, glob, cap)? {
+    let files = as_dict(files)?;
+    let found = match scoped_grep(&files, pattern, search_path, glob, cap)? {
         Some(found) => found,
-        None => text::grep_files_checked(&file_map(files)?, pattern, search_path, glob, cap, true)
-            .map_err(PyTypeError::new_err)?,
+        None => text::grep_files_checked(
+            &file_map(files.as_any())?,
+            pattern,
+            search_path,
+            glob,
+            cap,
+            true,
+        )
+        .map_err(PyTypeError::new_err)?,
     };
     let matches = match &found.matches {
         Some(m) => pythonize::pythonize(py, m)?,
@@ -202,18 +255,15 @@ pub(crate) fn files_grep<'py>(
     (found.error, matches, found.truncated).into_pyobject(py)
 }
 
-/// `files_grep` over a dict of dicts reading only the searched records, each text borrowed
-/// from its `str`; `None` for any other mapping.
+/// `files_grep` reading only the searched records, each text borrowed from its `str`;
+/// `None` for odd records (see `scoped_records`).
 fn scoped_grep(
-    files: &Bound<'_, PyAny>,
+    dict: &Bound<'_, PyDict>,
     pattern: &str,
     search_path: Option<&str>,
     glob: Option<&str>,
     cap: Option<usize>,
 ) -> PyResult<Option<GrepResult>> {
-    let Ok(dict) = files.cast::<PyDict>() else {
-        return Ok(None);
-    };
     let scope = match text::SearchScope::new(search_path, glob.filter(|g| !g.is_empty())) {
         Ok(Some(scope)) => scope,
         Ok(None) => return Ok(Some(GrepResult::found(Vec::new(), false))),
@@ -259,26 +309,36 @@ pub(crate) fn files_glob<'py>(
     search_path: Option<&str>,
     entries: bool,
 ) -> PyResult<(Option<String>, Bound<'py, PyAny>)> {
-    let files = match files.cast::<PyDict>() {
-        Ok(dict) => {
-            let scope = match text::SearchScope::new(search_path, Some(pattern)) {
-                Ok(Some(scope)) => scope,
-                Ok(None) => return Ok((None, PyList::empty(py).into_any())),
-                Err(e) => return Ok((Some(e.0), PyList::empty(py).into_any())),
-            };
-            match scoped_records(dict, &scope)? {
-                Some(records) if !entries => {
-                    return Ok((None, newest_first(py, &records)?.into_any()));
-                }
-                Some(records) => records
-                    .iter()
-                    .map(|(path, record)| Ok((path.clone(), record_fields(record)?)))
-                    .collect::<PyResult<Map<String, Value>>>()?,
-                None => file_map(files)?,
-            }
-        }
-        Err(_) => file_map(files)?,
+    let dict = as_dict(files)?;
+    let scope = match text::SearchScope::new(search_path, Some(pattern)) {
+        Ok(Some(scope)) => scope,
+        Ok(None) => return Ok((None, PyList::empty(py).into_any())),
+        Err(e) => return Ok((Some(e.0), PyList::empty(py).into_any())),
     };
+    let Some(records) = scoped_records(&dict, &scope)? else {
+        return glob_whole(py, dict.as_any(), pattern, search_path, entries);
+    };
+    let records = newest_first(py, records)?;
+    let listed = PyList::empty(py);
+    for (path, record) in &records {
+        if entries {
+            listed.append(glob_entry(py, path, record)?)?;
+        } else {
+            listed.append(path)?;
+        }
+    }
+    Ok((None, listed.into_any()))
+}
+
+/// `files_glob` over a map with records Python must read, converted whole.
+fn glob_whole<'py>(
+    py: Python<'py>,
+    files: &Bound<'py, PyAny>,
+    pattern: &str,
+    search_path: Option<&str>,
+    entries: bool,
+) -> PyResult<(Option<String>, Bound<'py, PyAny>)> {
+    let files = file_map(files)?;
     let found = match text::glob_files(&files, pattern, search_path) {
         Ok(found) => found,
         Err(e) => return Ok((Some(e.0), PyList::empty(py).into_any())),
@@ -299,24 +359,70 @@ pub(crate) fn files_glob<'py>(
     Ok((None, pythonize::pythonize(py, &found)?))
 }
 
-/// The paths of `records`, the most recently modified first (undated last, ties in the
-/// given order), as `text::glob_files` orders them.
-fn newest_first<'py>(py: Python<'py>, records: &[Record<'py>]) -> PyResult<Bound<'py, PyList>> {
-    let mut dated = Vec::with_capacity(records.len());
-    for (path, record) in records {
-        let modified = record.get_item("modified_at")?;
-        let modified = match text_field(&modified) {
-            Some(text) => text.to_owned(),
-            None => record_fields(record)?
-                .get("modified_at")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned(),
+/// A glob match's listing entry, as the state and store backends give it: an empty record
+/// is listed blank; any other must hold text, and its `modified_at` is passed on as it is.
+fn glob_entry<'py>(
+    py: Python<'py>,
+    path: &str,
+    record: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (size, modified_at) = if record.is_empty() {
+        (0, PyString::new(py, "").into_any())
+    } else {
+        let modified_at = match record.get_item("modified_at")? {
+            Some(stamp) => stamp,
+            None => PyString::new(py, "").into_any(),
         };
-        dated.push((path.as_str(), modified));
+        (text_of(record.as_any())?.len(), modified_at)
+    };
+    let entry = PyDict::new(py);
+    entry.set_item("path", path)?;
+    entry.set_item("is_dir", false)?;
+    entry.set_item("size", size)?;
+    entry.set_item("modified_at", modified_at)?;
+    Ok(entry)
+}
+
+/// `records`, the most recently modified first (undated last, ties in the given order), as
+/// deepagents sorts them; a stamp that is not text (`None`, say) is left to Python's own
+/// sort, so what it cannot compare raises deepagents' `TypeError`.
+fn newest_first<'py>(py: Python<'py>, records: Vec<Record<'py>>) -> PyResult<Vec<Record<'py>>> {
+    let mut stamps = Vec::with_capacity(records.len());
+    for (_, record) in &records {
+        stamps.push(match record.get_item("modified_at")? {
+            None => Some(String::new()),
+            Some(stamp) => match stamp.cast::<PyString>() {
+                Ok(text) => Some(text.to_cow()?.into_owned()),
+                Err(_) => None,
+            },
+        });
     }
-    dated.sort_by(|a, b| b.1.cmp(&a.1));
-    PyList::new(py, dated.into_iter().map(|(path, _)| path))
+    let order: Vec<usize> = if let Some(stamps) = stamps.into_iter().collect::<Option<Vec<_>>>() {
+        let mut order: Vec<usize> = (0..records.len()).collect();
+        order.sort_by(|&a, &b| stamps[b].cmp(&stamps[a]));
+        order
+    } else {
+        let keyed = PyList::empty(py);
+        for (index, (_, record)) in records.iter().enumerate() {
+            let stamp = record
+                .get_item("modified_at")?
+                .unwrap_or_else(|| PyString::new(py, "").into_any());
+            keyed.append((index, stamp))?;
+        }
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(
+            "key",
+            py.import("operator")?.getattr("itemgetter")?.call1((1,))?,
+        )?;
+        kwargs.set_item("reverse", true)?;
+        keyed.call_method("sort", (), Some(&kwargs))?;
+        keyed
+            .iter()
+            .map(|pair| pair.get_item(0)?.extract())
+            .collect::<PyResult<_>>()?
+    };
+    let mut slots: Vec<Option<Record<'py>>> = records.into_iter().map(Some).collect();
+    Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
 }
 
 /// A directory listing over a store's `keys`: `load(key)` gives a direct child's record

@@ -208,23 +208,12 @@ pub(crate) fn disk_read_text(py: Python<'_>, path: &str) -> PyResult<String> {
 }
 
 /// The `UnicodeDecodeError` Python's UTF-8 decoder raises for `bytes`, with its reasons.
-fn utf8_error(py: Python<'_>, bytes: &[u8], e: std::str::Utf8Error) -> PyResult<PyErr> {
+pub(super) fn utf8_error(py: Python<'_>, bytes: &[u8], e: std::str::Utf8Error) -> PyResult<PyErr> {
     let (start, end, reason) = crate::files::utf8::failure(bytes, e);
     let reason = std::ffi::CString::new(reason.replace('\0', "")).unwrap_or_default();
     let err =
         pyo3::exceptions::PyUnicodeDecodeError::new(py, c"utf-8", bytes, start..end, &reason)?;
     Ok(PyErr::from_value(err.into_any()))
-}
-
-/// A file's bytes, base64-encoded (what a binary read returns), without following a
-/// final symlink.
-#[pyfunction]
-pub(crate) fn disk_read_base64(py: Python<'_>, path: &str) -> PyResult<String> {
-    use base64::Engine;
-    let bytes = py
-        .detach(|| disk::read_bytes(Path::new(path)))
-        .map_err(|e| os_error(e, path))?;
-    Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
 /// Writes `content` as UTF-8 with no newline translation (`newline=""`), creating the file
@@ -239,26 +228,6 @@ pub(crate) fn disk_write_text(
 ) -> PyResult<()> {
     py.detach(|| disk::write_text(Path::new(path), content, create))
         .map_err(|e| os_error(e, path))
-}
-
-type ListedEntry = (String, Option<(bool, bool, u64, Option<f64>)>);
-
-/// A directory's entries: `(name, (is_file, is_dir, size, mtime))`, with `None` where the
-/// entry could not be examined (the caller looks at it again to report why).
-#[pyfunction]
-pub(crate) fn disk_list(py: Python<'_>, path: &str) -> PyResult<Vec<ListedEntry>> {
-    let listed = py
-        .detach(|| disk::list_dir(Path::new(path)))
-        .map_err(|e| os_error(e, path))?;
-    Ok(listed
-        .into_iter()
-        .map(|(name, stat)| {
-            (
-                name,
-                stat.map(|s| (s.is_file, s.is_dir, s.size, s.modified)),
-            )
-        })
-        .collect())
 }
 
 /// Interrupt-mode `FilesystemPermission` rules, as the human-in-the-loop entries deepagents

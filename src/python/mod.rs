@@ -6,6 +6,7 @@ mod backends;
 mod blocking;
 mod composite;
 mod convert;
+mod disk_paths;
 mod entry_call;
 mod errors;
 mod executor;
@@ -53,6 +54,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     composite::register(m)?;
     sandbox::register(m)?;
     file_ops::register(m)?;
+    disk_paths::register(m)?;
     m.add_class::<files::GlobMatcher>()?;
     m.add_class::<files::FsInterrupts>()?;
     m.add_function(wrap_pyfunction!(files::globmatch, m)?)?;
@@ -64,9 +66,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::disk_context_lines, m)?)?;
     m.add_function(wrap_pyfunction!(files::grep_context_attach, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_read_text, m)?)?;
-    m.add_function(wrap_pyfunction!(files::disk_read_base64, m)?)?;
     m.add_function(wrap_pyfunction!(files::disk_write_text, m)?)?;
-    m.add_function(wrap_pyfunction!(files::disk_list, m)?)?;
     m.add_function(wrap_pyfunction!(files::shell_execute, m)?)?;
     m.add_class::<stream::EventStream>()?;
     m.add_class::<stream::AsyncEventStream>()?;

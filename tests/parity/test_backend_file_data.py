@@ -112,6 +112,10 @@ WINDOWS = [
     (text("1\n2\n3"), -4, 2, "1\n2\n", (3, 1, 2, 2)),
     (text("1\n2"), 7, 3, None, "Line offset 7 exceeds file length (2 lines)"),
     (text("1\n2\n"), 2, 3, None, "Line offset 2 exceeds file length"),
+    # Bounds past 64 bits, as Python's ints allow: still an offset past the end, or the whole file.
+    (text("1\n2"), 2**70, 3, None, f"Line offset {2**70} exceeds file length (2 lines)"),
+    (text("1\n2"), 0, 2**70, "1\n2", (2, 1, 2, None)),
+    (text("1\n2\n3"), -(2**70), 1, "1\n", (3, 1, 1, 1)),
     # Legacy list content is joined; base64 content is sliced like text.
     ({"content": ["x", "y"]}, 0, 10, "x\ny", (2, 1, 2, None)),
     ({"content": "aGk=", "encoding": "base64"}, 0, 10, "aGk=", (1, 1, 1, None)),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import copy
 import importlib
+import types
+from collections import UserDict
 from typing import Any
 
 import pytest
@@ -344,3 +346,103 @@ def test_extension_map_matches_and_yields_content_blocks() -> None:
     adapter = TypeAdapter(ContentBlock)
     for file_type in set(maps["deepagents_rs"].values()):
         adapter.validate_python({"type": file_type, "base64": "eHl6", "mime_type": "application/octet-stream"})
+
+
+# --------------------------------------------------------------------------------------------
+# Maps the searches read as deepagents does: any mapping, and its failures on odd keys and records
+# --------------------------------------------------------------------------------------------
+
+PLAIN = {
+    "/a/x.py": {"content": "needle\nhay", "modified_at": "2024-01-02"},
+    "/b.txt": {"content": "needle b", "modified_at": "2024-01-03"},
+}
+
+
+def mapped(kind: str, files: dict[Any, Any]) -> Any:
+    """``files`` as another mapping type (built fresh for each implementation)."""
+    if kind == "mappingproxy":
+        return types.MappingProxyType(dict(files))
+    return UserDict(files)
+
+
+def on_both(call: Any) -> Any:
+    """``call(utils module)`` on both implementations; returns deepagents' view."""
+    out = {impl: view(attempt(lambda impl=impl: call(utils(impl)))) for impl in IMPLS}
+    assert out["deepagents_rs"] == out["deepagents"]
+    return out["deepagents"]
+
+
+@pytest.mark.parametrize("kind", ["mappingproxy", "userdict"])
+def test_searches_take_any_mapping(kind: str) -> None:
+    globbed = on_both(lambda u: u._glob_search_files(mapped(kind, PLAIN), "**/*.py", "/"))
+    assert globbed == "/a/x.py"
+    grepped = on_both(lambda u: u.grep_matches_from_files(mapped(kind, PLAIN), "needle", "/", "*.txt"))
+    assert [m["path"] for m in grepped["matches"]] == ["/b.txt"]
+    # A search path that is itself a key of the mapping.
+    assert on_both(lambda u: u._glob_search_files(mapped(kind, PLAIN), "*", "/b.txt")) == "/b.txt"
+
+
+def test_a_search_of_something_without_items_fails_as_on_deepagents() -> None:
+    result = on_both(lambda u: u.grep_matches_from_files(list(PLAIN), "needle", "/", None))
+    assert raised(result) == "'list' object has no attribute 'items'"
+
+
+@pytest.mark.parametrize(
+    ("odd_key", "expect"),
+    [
+        (3, "'int' object has no attribute 'startswith'"),
+        (b"/c.py", "startswith first arg must be bytes or a tuple of bytes, not str"),
+        (("/c.py",), "'tuple' object has no attribute 'startswith'"),
+    ],
+    ids=["int", "bytes", "tuple"],
+)
+@pytest.mark.parametrize("search", ["glob", "grep"])
+def test_keys_that_are_not_text(odd_key: Any, expect: str, search: str) -> None:
+    files = {**PLAIN, odd_key: {"content": "needle"}}
+    if search == "glob":
+        result = both("_glob_search_files", files, "**", "/")
+    else:
+        result = both("grep_matches_from_files", files, "needle", "/a", None)
+    assert raised(result) == expect
+    # A root that is a key itself is looked up, the other keys never compared.
+    assert both("_glob_search_files", files, "*", "/b.txt") == "/b.txt"
+
+
+@pytest.mark.parametrize(
+    ("records", "expect"),
+    [
+        # One undated match has nothing to be compared with.
+        ({"/c.py": {"content": "x", "modified_at": None}}, "/c.py"),
+        ({"/c.py": {"content": "x", "modified_at": None}, "/d.py": {"content": "y"}}, "'<' not supported"),
+        ({"/c.py": {"content": "x", "modified_at": None}, "/d.py": {"content": "y", "modified_at": None}}, "'<' not"),
+        # Stamps of another type that compare among themselves are sorted as they are.
+        ({"/c.py": {"content": "x", "modified_at": 1}, "/d.py": {"content": "y", "modified_at": 2}}, "/d.py\n/c.py"),
+        # An undated record outside the match is never compared.
+        ({"/c.md": {"content": "x", "modified_at": None}, "/d.py": {"content": "y"}}, "/d.py"),
+    ],
+)
+def test_glob_stamps_that_are_not_text(records: dict[str, Any], expect: str) -> None:
+    result = both("_glob_search_files", records, "*.py", "/")
+    message = raised(result)
+    assert (message or result).startswith(expect)
+
+
+@pytest.mark.parametrize(
+    ("call", "expect"),
+    [
+        (lambda u, f: u._glob_search_files(f, "**/*.py", "/"), "'str' object has no attribute 'get'"),
+        (lambda u, f: u.grep_matches_from_files(f, "needle", "/", None), "'str' object has no attribute 'get'"),
+        # Outside the search, or filtered out by its glob, the record is never read.
+        (lambda u, f: u._glob_search_files(f, "*.txt", "/"), None),
+        (lambda u, f: u.grep_matches_from_files(f, "needle", "/", "*.txt"), None),
+        (lambda u, f: u.grep_matches_from_files(f, "needle", "/a", None), None),
+    ],
+)
+def test_records_that_are_not_dicts(call: Any, expect: str | None) -> None:
+    files = {**PLAIN, "/c.py": "needle text"}
+    assert raised(on_both(lambda u: call(u, files))) == expect
+
+
+def test_huge_max_count_finds_everything() -> None:
+    result = both("grep_matches_from_files", PLAIN, "needle", "/", None, max_count=2**70)
+    assert len(result["matches"]) == 2 and result["truncated"] is False

@@ -10,6 +10,7 @@ scenario runs sync and async (``a``-prefixed methods). Grep lives in ``test_disk
 from __future__ import annotations
 
 import importlib
+import os
 import warnings
 from pathlib import Path
 from types import SimpleNamespace
@@ -95,6 +96,9 @@ READS: list[tuple[str, dict[str, int]]] = [
     ("five.txt", {"offset": 3, "limit": 10}),
     ("five.txt", {"offset": 42, "limit": 5}),
     ("five.txt", {"offset": -4, "limit": 2}),
+    # Python's ints are unbounded: past 64 bits an offset is still only past the end.
+    ("five.txt", {"offset": 2**70, "limit": 5}),
+    ("five.txt", {"offset": -(2**70), "limit": 2**64}),
     ("three.txt", {"offset": 0, "limit": 0}),
     ("three.txt", {"offset": 0, "limit": -2}),
     ("void.txt", {"offset": 0, "limit": 10}),
@@ -124,6 +128,8 @@ def test_reads(mode: str, tmp_path: Path) -> None:
     assert by["five.txt {'offset': 3, 'limit': 10}"]["next_offset"] is None
     assert by["five.txt {'offset': 42, 'limit': 5}"]["error"] == "Line offset 42 exceeds file length (5 lines)"
     assert by["five.txt {'offset': -4, 'limit': 2}"]["file_data"]["content"] == "alpha\nbeta\n"
+    assert by[f"five.txt {{'offset': {2**70}, 'limit': 5}}"]["error"].startswith(f"Line offset {2**70} exceeds")
+    assert by[f"five.txt {{'offset': {-(2**70)}, 'limit': {2**64}}}"]["total_lines"] == 5
     assert by["three.txt {'offset': 0, 'limit': 0}"]["file_data"]["content"] == ""
     assert "empty contents" in by["void.txt {'offset': 0, 'limit': 0}"]["file_data"]["content"]
     assert "gbk.txt" in by["gbk.txt {}"]["error"]
@@ -199,6 +205,51 @@ def test_writes_and_edits(mode: str, tmp_path: Path) -> None:
     assert disk["rep.txt"] == b"zz\ncd\nzz\n" and disk["tail.md"] == b"# Role\nbe kind"
     assert disk["log.md"].endswith(b"## Log 2\n")
     assert ref["host write"]["path"] == str(root / "host.txt") and disk["host.txt"] == b"on the disk\n"
+
+
+@pytest.mark.parametrize("mode", CALL_MODES)
+def test_reads_and_writes_that_fail(mode: str, tmp_path: Path) -> None:
+    """Writes whose directories cannot be made (the error names the one that failed), writes
+    and reads through links, reads of what is not a regular file, and blank text files."""
+    root = tmp_path / "root"
+    tree = Tree(
+        root,
+        {"plain": "p\n", "blank.txt": " \x1c\x1f\t\n", "a.txt": "a\n"},
+        dirs=["dir"],
+        links={"to_a": "a.txt", "dangling": "nowhere", "to_dir": "dir"},
+    )
+
+    def scenario(a: SimpleNamespace, call: Call) -> dict[str, Any]:
+        tree.reset()
+        os.mkfifo(root / "fifo")
+        be = a.FilesystemBackend(root_dir=str(root), virtual_mode=False)
+        asks = {
+            "under a file": ("write", str(root / "plain/x.txt"), "x"),
+            "deep under a file": ("write", str(root / "plain/x/y/z.txt"), "x"),
+            "deep new dirs": ("write", str(root / "n1/n2/n3/f.txt"), "deep"),
+            "onto a dir": ("write", str(root / "dir"), "x"),
+            "through a link": ("write", str(root / "to_a"), "x"),
+            "through a dangling link": ("write", str(root / "dangling"), "x"),
+            "into a linked dir": ("write", str(root / "to_dir/f.txt"), "linked"),
+            "read a dir": ("read", str(root / "dir")),
+            "read a fifo": ("read", str(root / "fifo")),
+            "read a link": ("read", str(root / "to_a")),
+            "read a dangling link": ("read", str(root / "dangling")),
+            "read blank": ("read", str(root / "blank.txt")),
+            "read under a file": ("read", str(root / "plain/x.txt")),
+        }
+        out = {name: tried(call, be, ask[0], *ask[1:]) for name, ask in asks.items()}
+        (root / "fifo").unlink()  # a snapshot would wait on it
+        out["disk"] = tree.snapshot()
+        return out
+
+    ref = same(scenario, mode)
+    assert ref["under a file"]["error"].startswith(f"Error writing file '{root / 'plain/x.txt'}': [Errno 17]")
+    assert "Not a directory" in ref["deep under a file"]["error"]
+    assert ref["disk"]["n1/n2/n3/f.txt"] == b"deep" and ref["disk"]["dir/f.txt"] == b"linked"
+    assert "Symlink" in ref["read a link"]["error"] or "symbolic" in ref["read a link"]["error"]
+    assert ref["read a fifo"]["error"] == f"File '{root / 'fifo'}' not found"
+    assert "empty contents" in ref["read blank"]["file_data"]["content"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ translation on write.
 
 from __future__ import annotations
 
-import base64
 import os
 import shutil
 from typing import TYPE_CHECKING
@@ -26,12 +25,7 @@ from deepagents_rs.backends.protocol import (
     ReadResult,
     WriteResult,
 )
-from deepagents_rs.backends.utils import (
-    _get_backend_read_file_type,
-    check_empty_content,
-    perform_string_replacement,
-    slice_read_response,
-)
+from deepagents_rs.backends.utils import perform_string_replacement, slice_read_response
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -62,39 +56,22 @@ class DiskFileOperations(BackendProtocol):
         """The lines `offset` to `offset + limit` of a text file, or a whole binary file as base64.
 
         Text is paginated and bounded the way every backend does it (`slice_read_response`);
-        an empty file answers with the empty-file reminder. Line numbers are added by the
-        middleware.
+        an empty file answers with the empty-file reminder; a video over the size limit is
+        refused before it is read. Line numbers are added by the middleware.
         """
         try:
             target = self._resolve_path(file_path)
         except (OSError, RuntimeError) as exc:
             return ReadResult(error=_failure("reading file", file_path, exc))
         try:
-            if not (target.exists() and target.is_file()):
-                return ReadResult(error=f"File '{file_path}' not found")
-            kind = _get_backend_read_file_type(file_path)
-            if kind != "text":
-                return self._read_encoded(target, kind)
-            content = _core.disk_read_text(str(target))
+            found = _core.disk_read(str(target), file_path, self._video_size_limit())
         except (OSError, UnicodeDecodeError) as exc:
             return ReadResult(error=_failure("reading file", file_path, exc))
-        reminder = check_empty_content(content)
-        if reminder:
-            return ReadResult(file_data=FileData(content=reminder, encoding="utf-8"))
-        # The shared slicer also keeps whether the file ends with a newline, which `edit`
-        # relies on to catch an `old_string` that disagrees about it.
-        return slice_read_response(FileData(content=content, encoding="utf-8"), offset, limit)
-
-    def _read_encoded(self, target: Path, kind: str) -> ReadResult:
-        """A non-text file as base64; a video too large to send is refused before it is read."""
-        if kind != "video":
-            return ReadResult(file_data=FileData(content=_core.disk_read_base64(str(target)), encoding="base64"))
-        limit = self._video_size_limit()
-        with os.fdopen(os.open(target, os.O_RDONLY | _NO_FOLLOW), "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > limit:
-                return ReadResult(error=f"Video file exceeds maximum input size of {limit} bytes")
-            raw = handle.read()
-        return ReadResult(file_data=FileData(content=base64.standard_b64encode(raw).decode("ascii"), encoding="base64"))
+        if isinstance(found, str):
+            # The shared slicer also keeps whether the file ends with a newline, which `edit`
+            # relies on to catch an `old_string` that disagrees about it.
+            return slice_read_response(FileData(content=found, encoding="utf-8"), offset, limit)
+        return ReadResult(**found)
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """Create or replace a text file, making its parent directories as needed."""
@@ -103,8 +80,7 @@ class DiskFileOperations(BackendProtocol):
         except (OSError, RuntimeError) as exc:
             return WriteResult(error=_failure("writing file", file_path, exc))
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _core.disk_write_text(str(target), content)
+            _core.disk_write(str(target), content)
         except (OSError, UnicodeEncodeError) as exc:
             return WriteResult(error=_failure("writing file", file_path, exc))
         return WriteResult(path=file_path)

@@ -1,7 +1,6 @@
 """OS errors as `FileOperationError` codes, and symlink loops told apart from other failures."""
 
 import errno
-from pathlib import Path
 
 from deepagents_rs.backends.protocol import (
     FILE_NOT_FOUND,
@@ -52,18 +51,3 @@ def _map_exception_to_standard_error(exc: Exception) -> FileOperationError | Non
         if isinstance(exc, kinds):
             return code
     return None
-
-
-def refuse_symlink_loop(path: Path) -> None:
-    """Raise the loop's OS error when `path` is a symlink that never reaches a target.
-
-    From 3.13 `Path.resolve()` hands a looping path back unchanged instead of raising; a
-    following `stat()` still fails, and its error is re-raised when it names a loop. Other
-    failures (a dangling link, no permission) are left to the existence checks after.
-    """
-    if path.is_symlink():
-        try:
-            path.stat()
-        except OSError as exc:
-            if _reports_loop(exc):
-                raise

@@ -11,22 +11,18 @@ import os
 import shutil  # noqa: F401  # patched through this module (`filesystem.shutil.which`)
 import subprocess  # noqa: F401  # patched through this module (`filesystem.subprocess.Popen`)
 import time  # noqa: F401  # patched through this module (`filesystem.time.monotonic`)
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepagents_rs import _core
 from deepagents_rs.backends._disk_files import DiskFileOperations
-from deepagents_rs.backends._fs_errors import (  # the mapping is imported from here by callers
-    _map_exception_to_standard_error,  # noqa: F401
-    refuse_symlink_loop,
-)
+from deepagents_rs.backends._fs_errors import _map_exception_to_standard_error  # noqa: F401  # imported from here
 from deepagents_rs.backends._ripgrep import Hits, find_ripgrep, ripgrep_command, run_ripgrep
 from deepagents_rs.backends.protocol import ASYNC_GREP_TIMEOUT, DEFAULT_GREP_TIMEOUT, GlobResult, GrepResult, LsResult
 from deepagents_rs.backends.utils import MAX_VIDEO_INPUT_BYTES, InvalidGlobPatternError, compile_grep_include_glob
 
 if TYPE_CHECKING:
-    from deepagents_rs.backends.protocol import FileInfo, GrepMatch
+    from deepagents_rs.backends.protocol import GrepMatch
 
 logger = logging.getLogger(__name__)
 
@@ -39,30 +35,6 @@ _DEFAULT_GLOB_TIMEOUT = 5
 It stays below the middleware's own glob deadline (`GLOB_TIMEOUT`, 10 s), so the partial
 answer arrives before the middleware gives up on the call.
 """
-
-
-def _timestamp(seconds: float) -> str:
-    # Local files carry local times; deepagents reports them without a zone.
-    return datetime.fromtimestamp(seconds).isoformat()
-
-
-def _size_and_mtime(path: Path) -> tuple[int, float]:
-    measured = path.stat()
-    return measured.st_size, measured.st_mtime
-
-
-def _file_info(shown: str, *, is_dir: bool, path: Path, known: tuple[int, float] | None = None) -> FileInfo:
-    """A listing entry for `path` shown as `shown`; size and time left out when they cannot be had."""
-    try:
-        size, mtime = known if known is not None else _size_and_mtime(path)
-        modified_at = _timestamp(mtime)
-    except OSError:
-        return {"path": shown, "is_dir": is_dir}
-    return {"path": shown, "is_dir": is_dir, "size": 0 if is_dir else int(size), "modified_at": modified_at}
-
-
-def _by_path(entries: list[FileInfo]) -> list[FileInfo]:
-    return sorted(entries, key=lambda entry: entry.get("path", ""))
 
 
 class FilesystemBackend(DiskFileOperations):
@@ -102,27 +74,14 @@ class FilesystemBackend(DiskFileOperations):
     def _resolve_path(self, key: str) -> Path:
         """The absolute on-disk path for `key`.
 
+        In virtual mode `key` is read under the root; otherwise an absolute key is taken
+        as written and a relative one resolved against the root.
+
         Raises:
             ValueError: In virtual mode, when `key` holds `..` or resolves outside the root.
             OSError: When the path is a symlink loop.
         """
-        if self.virtual_mode:
-            target = self._inside_root(key)
-        else:
-            given = Path(key)
-            target = given if given.is_absolute() else (self.cwd / given).resolve()
-        refuse_symlink_loop(target)
-        return target
-
-    def _inside_root(self, key: str) -> Path:
-        if ".." in key:
-            msg = "Path traversal not allowed"
-            raise ValueError(msg)
-        target = (self.cwd / key.lstrip("/")).resolve()
-        if not target.is_relative_to(self.cwd):
-            msg = f"Path:{target} outside root directory: {self.cwd}"
-            raise ValueError(msg)
-        return target
+        return Path(_core.disk_resolve(str(self.cwd), self.virtual_mode, key))
 
     def _real_path(self, key: str) -> str:
         """Where `key` leads once symlinks are followed, as the permission rules see it.
@@ -188,63 +147,17 @@ class FilesystemBackend(DiskFileOperations):
             message = f"Cannot list '{path}': {exc}"
             logger.warning("%s", message)
             return LsResult(error=message, entries=None)
-
-        entries: list[FileInfo] = []
-        problems: list[str] = []
         try:
-            for name, stat in _core.disk_list(str(directory)):
-                entry = self._list_entry(directory / name, stat, problems)
-                if entry is not None:
-                    entries.append(entry)
-        except (OSError, RuntimeError) as exc:
+            entries, problems, outside = _core.disk_ls(str(self.cwd), self.virtual_mode, str(directory))
+        except OSError as exc:
             # The directory itself failed mid-read: what was gathered is not the whole listing.
-            problems.append(f"Listing of '{path}' aborted: {exc}")
-            logger.warning("%s", problems[-1])
+            entries, problems, outside = [], [f"Listing of '{path}' aborted: {exc}"], []
+        for child in outside:
+            logger.debug("Skipping path outside root: %s", child)
+        for problem in problems:
+            logger.warning("%s", problem)
         # The order of a directory's entries depends on the filesystem; the answer should not.
-        return LsResult(error="\n".join(sorted(problems)) if problems else None, entries=_by_path(entries))
-
-    def _list_entry(
-        self, child: Path, stat: tuple[bool, bool, int, float | None] | None, problems: list[str]
-    ) -> FileInfo | None:
-        """One `ls` entry from the core's stat of `child`; `None` for entries left out.
-
-        When the core could not stat an entry, Python looks again, so the reason it gives
-        is the one reported.
-        """
-        if stat is None:
-            try:
-                is_file, is_dir = child.is_file(), child.is_dir()
-            except (OSError, RuntimeError) as exc:
-                return self._entry_problem(problems, f"cannot stat '{child}': {exc}")
-        else:
-            is_file, is_dir = stat[0], stat[1]
-        if not (is_file or is_dir):
-            # Sockets, devices and dangling links are not listed; a looping link is reported.
-            try:
-                if child.is_symlink():
-                    child.resolve()
-                    refuse_symlink_loop(child)
-            except (OSError, RuntimeError) as exc:
-                self._entry_problem(problems, f"cannot resolve '{child}': {exc}")
-            return None
-        if self.virtual_mode:
-            try:
-                shown = self._to_virtual_path(child)
-            except ValueError:
-                logger.debug("Skipping path outside root: %s", child)
-                return None
-            except (OSError, RuntimeError) as exc:
-                return self._entry_problem(problems, f"cannot resolve '{child}': {exc}")
-        else:
-            shown = str(child)
-        as_dir = is_dir and not is_file
-        known = (stat[2], stat[3]) if stat is not None and stat[3] is not None else None
-        return _file_info(shown + "/" if as_dir else shown, is_dir=as_dir, path=child, known=known)
-
-    @staticmethod
-    def _entry_problem(problems: list[str], detail: str) -> None:
-        problems.append(f"child error: {detail}")
-        logger.warning("%s", problems[-1])
+        return LsResult(error="\n".join(sorted(problems)) if problems else None, entries=entries)
 
     # Searching
 
@@ -270,25 +183,18 @@ class FilesystemBackend(DiskFileOperations):
         except (OSError, RuntimeError) as exc:
             return GlobResult(error=f"Error globbing path '{shown}': {exc}", matches=[])
 
-        found: list[FileInfo] = []
-        try:
-            paths, truncated = _core.disk_glob(str(root), pattern, max(0.0, float(_DEFAULT_GLOB_TIMEOUT)))
-            if truncated:
-                logger.warning(
-                    "Glob of '%s' timed out after %ss; returning partial results", shown, _DEFAULT_GLOB_TIMEOUT
-                )
-            for matched in map(Path, paths):
-                listed = self._result_path(matched, "glob")
-                if listed is not None:
-                    found.append(_file_info(listed, is_dir=False, path=matched))
-        except (OSError, RuntimeError, ValueError) as exc:
-            # What was gathered comes back, but as an error, so nobody takes it for complete.
-            message = f"Glob of '{shown}' aborted partway: {exc}"
-            logger.warning("%s", message, exc_info=True)
-            return GlobResult(error=message, matches=_by_path(found))
-        return GlobResult(
-            matches=_by_path(found), truncated=truncated, truncation_reason="budget" if truncated else None
+        # Matches that resolve outside a virtual root, or not at all, are left out silently.
+        matches, truncated = _core.disk_glob_entries(
+            str(self.cwd), self.virtual_mode, str(root), pattern, max(0.0, float(_DEFAULT_GLOB_TIMEOUT))
         )
+        if truncated:
+            logger.warning(
+                "Glob of '%s' timed out after %ss with %d match(es); returning partial results",
+                shown,
+                _DEFAULT_GLOB_TIMEOUT,
+                len(matches),
+            )
+        return GlobResult(matches=matches, truncated=truncated, truncation_reason="budget" if truncated else None)
 
     def grep(
         self,
