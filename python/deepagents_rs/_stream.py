@@ -36,10 +36,13 @@ def asks_graph_modes(stream_mode: Any, protocol: bool = False) -> bool:
     return bool(graph_modes(modes, protocol))
 
 
-def core_modes(modes: list[str], printed: list[str], protocol: bool) -> list[str]:
-    """The core's modes for a stream of ``modes``: what it makes itself, and what the
-    ``tools`` and v3 ``tasks`` parts are made from."""
+def core_modes(modes: list[str], printed: list[str], protocol: bool, subgraphs: bool = False) -> list[str]:
+    """The core's modes for a stream of ``modes``: what it makes itself, what the ``tools``
+    and v3 ``tasks`` parts are made from, and with ``subgraphs`` the parts compiled
+    subagents stream of their own (``graph``, `_subagent_parts`)."""
     out = [m for m in [*modes, *printed] if m not in graph_modes(modes, protocol) and m not in PROTOCOL_MODES]
+    if subgraphs:
+        out.append("graph")
     if "tools" in modes or (protocol and "tasks" in modes):
         out = [m for m in out if m != "tasks"] + ["updates", "values", "routes"]
     if "tools" in modes:
@@ -432,7 +435,28 @@ class Shaper:
         ]
         return ended + self._chunks(item)
 
+    def streamed(self) -> Any:
+        """What this stream asks of the graphs compiled subagents run (`_subagent_parts`)."""
+        from ._subagent_parts import streamed
+
+        return streamed(self.modes, self.subgraphs, self.protocol)
+
+    def _graph_part(self, item: tuple) -> list[Any]:
+        """A compiled subagent's own part (``graph``): LangGraph's chunk, shaped as asked,
+        after the root's parts its start makes (its `task` call's start, its hosting task)."""
+        _mode, origin, (call_id, (ns, mode, data)) = item
+        parts = []
+        if self.tool_events is not None:
+            before, after = self.tool_events.observe(item)
+            parts = [*before, *after, *self.tool_events.compiled_part(tuple(origin), call_id, tuple(ns))]
+        out = [self.part(*p) for p in parts]
+        if mode in self.modes:
+            out.append(self._shaped(mode, tuple(ns), data))
+        return out
+
     def _chunks(self, item: tuple) -> list[Any]:
+        if item[0] == "graph":
+            return self._graph_part(item)
         if item[1] and not self.subgraphs and item[0] != "done":
             # A subagent's event, not asked for itself: only the root's parts made from it
             # (its `task` call under way) are.

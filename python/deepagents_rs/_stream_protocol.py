@@ -42,13 +42,17 @@ def wants_protocol_events(config: dict | None, version: str) -> bool:
     return version == "v2" and bool(((config or {}).get("configurable") or {}).get(MESSAGES_V2_KEY))
 
 
-def start_run(protocol: bool, start: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``start(*args, **kwargs)``, with ``PROTOCOL_EVENTS`` set in the contextvars the core
-    captures for the run (a copy: the caller's own stay as they are)."""
-    if not protocol:
+def start_run(protocol: bool, start: Callable[..., Any], *args: Any, streamed: Any = None, **kwargs: Any) -> Any:
+    """``start(*args, **kwargs)``, with ``PROTOCOL_EVENTS`` and what the stream asks of
+    subgraphs (``streamed``, `_subagent_parts`) set in the contextvars the core captures for
+    the run (a copy: the caller's own stay as they are)."""
+    if not protocol and streamed is None:
         return start(*args, **kwargs)
+    from ._subagent_parts import STREAMED
+
     context = contextvars.copy_context()
-    context.run(PROTOCOL_EVENTS.set, True)
+    context.run(PROTOCOL_EVENTS.set, protocol)
+    context.run(STREAMED.set, streamed)
     return context.run(start, *args, **kwargs)
 
 
@@ -238,8 +242,32 @@ class ToolEvents:
                 out.append(("tools", ns, data))
         return out
 
+    def compiled_part(self, origin: tuple, call_id: str, ns: tuple) -> list:
+        """A part a compiled subagent streamed itself (its graph makes its own tasks): the
+        first from it starts its `task` call's hosting task, as a subagent's start does."""
+        child = ns[: len(origin) + 1]
+        if len(child) <= len(origin) or (origin, call_id) in self.hosts:
+            return []
+        return self._host_started(child, call_id)
+
     def _subagent_started(self, child: tuple, value: tuple) -> list:
         call_id, state, nodes = value
+        out = self._host_started(child, call_id)
+        if not self.tasks:
+            return out
+        first = nodes[0] if nodes else "model"
+        self.first_tasks[child] = {
+            "id": str(uuid.uuid4()),
+            "name": first,
+            "input": state,
+            "triggers": (f"branch:to:{first}",),
+            "metadata": {"ls_integration": "langchain_create_agent", "lc_agent_name": self.names[child]},
+        }
+        return out
+
+    def _host_started(self, child: tuple, call_id: str) -> list:
+        """The start of the `tools` task hosting the subagent at ``child`` for ``call_id``
+        (and of the call itself, when the run resumed inside its step)."""
         parent = child[:-1]
         task_id = child[-1].partition(":")[2]
         self.hosts[(parent, call_id)] = task_id
@@ -260,14 +288,6 @@ class ToolEvents:
             "input": [_tool_call(call)],
             "triggers": ("__pregel_push",),
             "metadata": {"lc_agent_name": self.names.get(parent)},
-        }
-        first = nodes[0] if nodes else "model"
-        self.first_tasks[child] = {
-            "id": str(uuid.uuid4()),
-            "name": first,
-            "input": state,
-            "triggers": (f"branch:to:{first}",),
-            "metadata": {"ls_integration": "langchain_create_agent", "lc_agent_name": name},
         }
         return [*started, ("tasks", parent, host)]
 

@@ -118,7 +118,9 @@ class ThreadRuns:
         modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
         protocol = _stream_protocol.wants_protocol_events(_merge_configs(self._call_defaults, config or {}), version)
         graph_modes = _stream.graph_modes(modes, protocol)
-        core_modes = list(dict.fromkeys([*_stream.core_modes(modes, printed, protocol), "updates", "routes"]))
+        core_modes = list(
+            dict.fromkeys([*_stream.core_modes(modes, printed, protocol, bool(subgraphs)), "updates", "routes"])
+        )
         from langgraph.types import Command
 
         command = isinstance(input, Command)
@@ -187,10 +189,14 @@ class ThreadRuns:
                 core_run = self._core.astream if asynchronous else self._core.stream
                 run_args = (*args, steps_before, start_at, stops, list(answered), resumed)
                 if asynchronous:
-                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary, awaited=awaited)
+                    return _stream_protocol.start_run(
+                        protocol, core_run, *run_args, streamed=shaper.streamed(), control=boundary, awaited=awaited
+                    )
                 token = _runtime.enter_blocking_invoke()
                 try:
-                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary, awaited=awaited)
+                    return _stream_protocol.start_run(
+                        protocol, core_run, *run_args, streamed=shaper.streamed(), control=boundary, awaited=awaited
+                    )
                 finally:
                     _runtime.exit_blocking_invoke(token)
             finally:

@@ -1,0 +1,107 @@
+"""A ``CompiledSubAgent``'s own stream parts: deepagents' `task` tool runs the user's graph
+inside its `tools` task, so with ``subgraphs=True`` the graph's ``updates``, ``values``,
+``messages`` and ``custom`` parts come under that task's namespace, in order with the
+caller's. The same stream through both implementations, compared after ids and namespaces
+are numbered by first appearance (``test_stream.Placeholders``)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from types import ModuleType
+from typing import Any
+
+import deepagents
+import deepagents_rs
+import pytest
+from fake_models import StreamingScriptedChatModel, ai_tool_calls
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+from .test_stream import Placeholders, plain
+
+IMPLS = (deepagents, deepagents_rs)
+INPUT = {"messages": [{"role": "user", "content": "go"}]}
+
+
+@tool
+def report(x: int) -> str:
+    """Double x, reporting progress."""
+    from langgraph.config import get_stream_writer
+
+    get_stream_writer()({"progress": x})
+    return f"result={2 * x}"
+
+
+def compiled_agent(module: ModuleType, saver: Any = None) -> Any:
+    """An agent whose `task` call runs LangChain's agent graph as a ``CompiledSubAgent``; the
+    graph calls a tool that writes a custom payload, then answers."""
+    from langchain.agents import create_agent
+
+    inner = create_agent(
+        model=StreamingScriptedChatModel([ai_tool_calls(("report", {"x": 3}, "call_C")), "compiled done"]),
+        tools=[report],
+        name="helper",
+    )
+    main = StreamingScriptedChatModel(
+        [ai_tool_calls(("task", {"description": "help", "subagent_type": "helper"}, "call_H")), "Final"]
+    )
+    subagents = [{"name": "helper", "description": "Helps.", "runnable": inner}]
+    return module.create_deep_agent(model=main, subagents=subagents, checkpointer=saver)
+
+
+def _stream(module: ModuleType, api: str, saver: bool, **kwargs: Any) -> list[Any]:
+    agent = compiled_agent(module, InMemorySaver() if saver else None)
+    config = {"configurable": {"thread_id": "t"}} if saver else None
+    if api == "sync":
+        parts = list(agent.stream(copy.deepcopy(INPUT), config, **kwargs))
+    else:
+
+        async def go() -> list[Any]:
+            return [p async for p in agent.astream(copy.deepcopy(INPUT), config, **kwargs)]
+
+        parts = asyncio.run(go())
+    return Placeholders()(plain(parts))
+
+
+MODES = {
+    "updates": "updates",
+    "values": "values",
+    "messages": "messages",
+    "custom": "custom",
+    "multi": ["updates", "values", "messages", "custom"],
+}
+
+
+def _compare(api: str, saver: bool, **kwargs: Any) -> list[Any]:
+    ref, ours = (_stream(m, api, saver, **kwargs) for m in IMPLS)
+    assert ours == ref
+    return ref
+
+
+@pytest.mark.parametrize("mode_id", list(MODES))
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_subgraph_parts(mode_id: str, api: str) -> None:
+    ref = _compare(api, False, stream_mode=copy.deepcopy(MODES[mode_id]), subgraphs=True)
+    # The compiled graph's own parts are there, under one namespace below the root's.
+    assert ("tools:#1",) in {part[0] for part in ref} <= {(), ("tools:#1",)}
+
+
+@pytest.mark.parametrize("mode_id", ["multi", "custom"])
+def test_v2_parts(mode_id: str) -> None:
+    ref = _compare("sync", False, stream_mode=copy.deepcopy(MODES[mode_id]), subgraphs=True, version="v2")
+    assert any(part["ns"] for part in ref)
+
+
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_without_subgraphs_only_the_root(api: str) -> None:
+    ref = _compare(api, False, stream_mode=copy.deepcopy(MODES["multi"]))
+    assert all(mode != "custom" for mode, _ in ref)
+
+
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_checkpointed(api: str) -> None:
+    """Through a saver (the thread graph follows the core): the graph runs in the `task`
+    call's own task, whose namespace its parts have."""
+    ref = _compare(api, True, stream_mode=copy.deepcopy(MODES["multi"]), subgraphs=True)
+    assert any(part[0] for part in ref)
