@@ -425,15 +425,21 @@ class Shaper:
     def chunks(self, item: tuple) -> list[Any]:
         """The chunks to yield for one of the core's raw items: its own (see ``shape``) and
         the ``tools`` / ``tasks`` parts made from it (`_stream_protocol`); under v3, first the
-        events of a native client's call that ``item`` shows has ended."""
+        closing events of a native client's call that ``item`` shows has ended, and the
+        events made of a native client's chunk."""
         if self.protocol_messages is None:
             return self._chunks(item)
-        ended = [
+        ended = self._protocol_parts(self.protocol_messages.ended(item))
+        own = self._chunks(item)
+        # A native client's chunk: the events made of it.
+        return ended + own + self._protocol_parts(self.protocol_messages.take_ready())
+
+    def _protocol_parts(self, events: list[tuple[tuple, Any]]) -> list[Any]:
+        return [
             self.part("messages", ns, data)
-            for ns, data in self.protocol_messages.ended(item)
+            for ns, data in events
             if "messages" in self.modes and (not ns or self.subgraphs)
         ]
-        return ended + self._chunks(item)
 
     def streamed(self) -> Any:
         """What this stream asks of the graphs compiled subagents run (`_subagent_parts`)."""
