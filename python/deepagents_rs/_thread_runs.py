@@ -370,10 +370,10 @@ class ThreadRuns:
                         stops.append(item)
                     yield from _drain(out)
             except Exception as exc:
-                if shaper.tool_events is not None:
-                    # What the calls the error stopped report comes after what was queued.
-                    yield from _drain(out)
-                    yield from shaper.failed(exc)
+                # What was queued before the error goes out (a subagent's parts), then what
+                # the calls the error stopped report.
+                yield from _drain(out)
+                yield from shaper.failed(exc)
                 raise
             yield from _drain(out)
             yield from shaper.stopped(self._stops(stops, shaper))
@@ -391,9 +391,9 @@ class ThreadRuns:
                     for chunk in _drain(out):
                         yield chunk
             except Exception as exc:
-                if shaper.tool_events is not None:
-                    for chunk in [*_drain(out), *shaper.failed(exc)]:
-                        yield chunk
+                # As in `_thread_stream`.
+                for chunk in [*_drain(out), *shaper.failed(exc)]:
+                    yield chunk
                 raise
             for chunk in _drain(out):
                 yield chunk

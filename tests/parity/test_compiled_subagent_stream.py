@@ -17,6 +17,7 @@ import pytest
 from fake_models import StreamingScriptedChatModel, ai_tool_calls
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command, Interrupt, interrupt
 
 from .test_stream import Placeholders, plain
 
@@ -31,6 +32,18 @@ def report(x: int) -> str:
 
     get_stream_writer()({"progress": x})
     return f"result={2 * x}"
+
+
+@tool
+def ask(question: str) -> str:
+    """Ask a human."""
+    return f"answer={interrupt(question)}"
+
+
+@tool
+def boom(x: int) -> str:
+    """Fail."""
+    raise RuntimeError(f"boom {x}")
 
 
 def compiled_agent(module: ModuleType, saver: Any = None) -> Any:
@@ -104,4 +117,68 @@ def test_checkpointed(api: str) -> None:
     """Through a saver (the thread graph follows the core): the graph runs in the `task`
     call's own task, whose namespace its parts have."""
     ref = _compare(api, True, stream_mode=copy.deepcopy(MODES["multi"]), subgraphs=True)
+    assert any(part[0] for part in ref)
+
+
+def _one_call_agent(module: ModuleType, tool_: Any, kind: str, saver: Any) -> Any:
+    """An agent whose `task` call runs a subagent (a ``CompiledSubAgent`` graph, or a
+    ``SubAgent`` spec) that calls ``tool_``, then answers."""
+    from langchain.agents import create_agent
+
+    model = StreamingScriptedChatModel(
+        [ai_tool_calls((tool_.name, {"x": 1} if tool_ is boom else {"question": "why"}, "call_C")), "sub done"]
+    )
+    if kind == "compiled":
+        spec: dict = {"runnable": create_agent(model=model, tools=[tool_], name="helper")}
+    else:
+        spec = {"system_prompt": "Help.", "model": model, "tools": [tool_]}
+    main = StreamingScriptedChatModel(
+        [ai_tool_calls(("task", {"description": "help", "subagent_type": "helper"}, "call_H")), "Final"]
+    )
+    subagents = [{"name": "helper", "description": "Helps.", **spec}]
+    return module.create_deep_agent(model=main, subagents=subagents, checkpointer=saver)
+
+
+def _no_interrupt_ids(obj: Any) -> Any:
+    """Interrupts by value: LangGraph hashes their ids from its task ids."""
+    if isinstance(obj, Interrupt):
+        return {"Interrupt": obj.value}
+    if isinstance(obj, dict):
+        return {k: _no_interrupt_ids(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_no_interrupt_ids(v) for v in obj)
+    return obj
+
+
+def test_interrupt_and_resume() -> None:
+    """The compiled graph's tool interrupts: its parts up to the interrupt (under its
+    namespace), then after the resume its own again, to the caller's answer."""
+    results = {}
+    for m in IMPLS:
+        agent = _one_call_agent(m, ask, "compiled", InMemorySaver())
+        config = {"configurable": {"thread_id": "t"}}
+        kwargs: dict = {"stream_mode": ["updates", "values"], "subgraphs": True}
+        parts = list(agent.stream(copy.deepcopy(INPUT), config, **kwargs))
+        parts += list(agent.stream(Command(resume="because"), config, **kwargs))
+        results[m.__name__] = Placeholders()(plain(_no_interrupt_ids(parts)))
+    ref, ours = results["deepagents"], results["deepagents_rs"]
+    assert ours == ref
+    assert any("__interrupt__" in part[2] for part in ref if part[0] and part[1] == "updates")
+
+
+@pytest.mark.parametrize("kind", ["compiled", "subagent"])
+@pytest.mark.parametrize("saver", [False, True])
+def test_failing_subagent_streams_its_parts_first(kind: str, saver: bool) -> None:
+    """A subagent's tool fails: what it streamed before the error comes out, then the error
+    (through a saver too, where the thread graph follows the core)."""
+    results = {}
+    for m in IMPLS:
+        agent = _one_call_agent(m, boom, kind, InMemorySaver() if saver else None)
+        config = {"configurable": {"thread_id": "t"}} if saver else None
+        parts: list = []
+        with pytest.raises(RuntimeError, match="boom 1"):
+            parts.extend(agent.stream(copy.deepcopy(INPUT), config, stream_mode=["updates", "values"], subgraphs=True))
+        results[m.__name__] = Placeholders()(plain(parts))
+    ref, ours = results["deepagents"], results["deepagents_rs"]
+    assert ours == ref
     assert any(part[0] for part in ref)
