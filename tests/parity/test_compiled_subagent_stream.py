@@ -35,15 +35,11 @@ def report(x: int) -> str:
 
 
 @tool
-def ask(question: str) -> str:
-    """Ask a human."""
+def consult(question: str) -> str:
+    """Ask a human; the question "fail" fails instead."""
+    if question == "fail":
+        raise RuntimeError("boom 1")
     return f"answer={interrupt(question)}"
-
-
-@tool
-def boom(x: int) -> str:
-    """Fail."""
-    raise RuntimeError(f"boom {x}")
 
 
 def compiled_agent(module: ModuleType, saver: Any = None) -> Any:
@@ -120,18 +116,16 @@ def test_checkpointed(api: str) -> None:
     assert any(part[0] for part in ref)
 
 
-def _one_call_agent(module: ModuleType, tool_: Any, kind: str, saver: Any) -> Any:
+def _one_call_agent(module: ModuleType, question: str, kind: str, saver: Any) -> Any:
     """An agent whose `task` call runs a subagent (a ``CompiledSubAgent`` graph, or a
-    ``SubAgent`` spec) that calls ``tool_``, then answers."""
+    ``SubAgent`` spec) that asks ``question`` (see `consult`), then answers."""
     from langchain.agents import create_agent
 
-    model = StreamingScriptedChatModel(
-        [ai_tool_calls((tool_.name, {"x": 1} if tool_ is boom else {"question": "why"}, "call_C")), "sub done"]
-    )
+    model = StreamingScriptedChatModel([ai_tool_calls(("consult", {"question": question}, "call_C")), "sub done"])
     if kind == "compiled":
-        spec: dict = {"runnable": create_agent(model=model, tools=[tool_], name="helper")}
+        spec: dict = {"runnable": create_agent(model=model, tools=[consult], name="helper")}
     else:
-        spec = {"system_prompt": "Help.", "model": model, "tools": [tool_]}
+        spec = {"system_prompt": "Help.", "model": model, "tools": [consult]}
     main = StreamingScriptedChatModel(
         [ai_tool_calls(("task", {"description": "help", "subagent_type": "helper"}, "call_H")), "Final"]
     )
@@ -155,7 +149,7 @@ def test_interrupt_and_resume() -> None:
     namespace), then after the resume its own again, to the caller's answer."""
     results = {}
     for m in IMPLS:
-        agent = _one_call_agent(m, ask, "compiled", InMemorySaver())
+        agent = _one_call_agent(m, "why", "compiled", InMemorySaver())
         config = {"configurable": {"thread_id": "t"}}
         kwargs: dict = {"stream_mode": ["updates", "values"], "subgraphs": True}
         parts = list(agent.stream(copy.deepcopy(INPUT), config, **kwargs))
@@ -173,7 +167,7 @@ def test_failing_subagent_streams_its_parts_first(kind: str, saver: bool) -> Non
     (through a saver too, where the thread graph follows the core)."""
     results = {}
     for m in IMPLS:
-        agent = _one_call_agent(m, boom, kind, InMemorySaver() if saver else None)
+        agent = _one_call_agent(m, "fail", kind, InMemorySaver() if saver else None)
         config = {"configurable": {"thread_id": "t"}} if saver else None
         parts: list = []
         with pytest.raises(RuntimeError, match="boom 1"):
