@@ -445,7 +445,8 @@ class Shaper:
         """What this stream asks of the graphs compiled subagents run (`_subagent_parts`)."""
         from ._subagent_parts import streamed
 
-        return streamed(self.modes, self.subgraphs, self.protocol)
+        # LangGraph's graph streams the modes it prints too.
+        return streamed(list(dict.fromkeys([*self.modes, *self.print_modes])), self.subgraphs, self.protocol)
 
     def _graph_part(self, item: tuple) -> list[Any]:
         """A compiled subagent's own part (``graph``): LangGraph's chunk, shaped as asked,
@@ -456,6 +457,8 @@ class Shaper:
             before, after = self.tool_events.observe(item)
             parts = [*before, *after, *self.tool_events.compiled_part(tuple(origin), call_id, tuple(ns))]
         out = [self.part(*p) for p in parts]
+        if mode in self.print_modes:
+            _print_chunk(mode, tuple(ns), data)
         if mode in self.modes:
             out.append(self._shaped(mode, tuple(ns), data))
         return out

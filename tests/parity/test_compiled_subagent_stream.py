@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import re
 from types import ModuleType
 from typing import Any
 
@@ -176,3 +177,20 @@ def test_failing_subagent_streams_its_parts_first(kind: str, saver: bool) -> Non
     ref, ours = results["deepagents"], results["deepagents_rs"]
     assert ours == ref
     assert any(part[0] for part in ref)
+
+
+_PRINTED_IDS = re.compile(r"(id=|'id': |tool_call_id=)'[^']*'|tools:[0-9a-f-]{36}")
+
+
+@pytest.mark.parametrize("mode", ["updates", "values"])
+def test_printed_subgraph_parts(capsys: pytest.CaptureFixture[str], mode: str) -> None:
+    """LangGraph's ``print_mode`` with ``subgraphs=True`` prints the compiled graph's parts
+    too, marked with its namespace."""
+    printed = {}
+    for m in IMPLS:
+        list(compiled_agent(m).stream(copy.deepcopy(INPUT), stream_mode="custom", print_mode=mode, subgraphs=True))
+        out = capsys.readouterr().out
+        printed[m.__name__] = _PRINTED_IDS.sub(lambda found: found[1] + "'<id>'" if found[1] else "tools:<id>", out)
+    ref = printed["deepagents"].splitlines()
+    assert printed["deepagents_rs"].splitlines() == ref
+    assert any("[graph=('tools:<id>',)]" in line for line in ref)
