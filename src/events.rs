@@ -22,6 +22,8 @@ pub enum EventKind {
     Values,
     Messages,
     Custom,
+    /// What a host graph a tool runs (a compiled subagent) streams of its own.
+    Graph,
     /// Where the loop goes after each node (not a LangGraph stream mode: what a checkpoint
     /// writer needs to route its own graph as the core went).
     Routes,
@@ -40,6 +42,9 @@ pub enum Event {
     Message(MessageEvent),
     /// A payload a tool wrote through LangGraph's stream writer.
     Custom(HostValue),
+    /// A part a host graph streamed while the `task` call `call_id` ran it (a compiled
+    /// subagent): LangGraph's own `(namespace, mode, payload)` chunk, passed on as it is.
+    Graph { call_id: String, part: HostValue },
     /// Where the loop goes after `node`, decided before the next node runs.
     Route { node: Arc<str>, next: Route },
     /// A subagent starts (reported under its own namespace, with the routes): the `task`
@@ -155,6 +160,11 @@ impl Emitter {
 
     pub fn wants(&self, kind: EventKind) -> bool {
         self.sink.wants(&self.ns, kind)
+    }
+
+    /// The namespace of the run it reports for.
+    pub fn namespace(&self) -> &Namespace {
+        &self.ns
     }
 
     pub fn streams_tokens(&self) -> bool {

@@ -250,6 +250,14 @@ class StreamWriter:
 
     def __call__(self, value: Any) -> None: ...
 
+class GraphParts:
+    """Where a compiled subagent's own stream parts go: ``parts((namespace, mode, payload))``
+    streams one under the `task` call that runs it."""
+
+    @property
+    def namespace(self) -> list[str]: ...
+    def __call__(self, part: Any) -> None: ...
+
 class ChunkCallback:
     """Receives a LangChain model's chunks while it streams."""
 

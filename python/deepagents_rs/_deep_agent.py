@@ -364,7 +364,7 @@ class DeepAgent(ThreadRuns, GraphBase):
             tracer.open_root(self.name)
             if "updates" in modes and _lockstep.listens(merged.get("callbacks")):
                 tracer.lockstep = _lockstep.Lockstep()
-        core_modes = _stream.core_modes(modes, printed, protocol)
+        core_modes = _stream.core_modes(modes, printed, protocol, bool(subgraphs))
         if keys is not None:
             # The updates tell which channels each step wrote.
             shaper.output = OutputFilter(keys, input)
@@ -411,7 +411,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
         token = _runtime.enter_blocking_invoke()
         try:
-            events = _stream_protocol.start_run(shaper.protocol, self._core.stream, *args)
+            events = _stream_protocol.start_run(shaper.protocol, self._core.stream, *args, streamed=shaper.streamed())
         finally:
             _runtime.exit_blocking_invoke(token)
         step = _StepTaken(shaper)
@@ -445,7 +445,7 @@ class DeepAgent(ThreadRuns, GraphBase):
                 yield chunk
             return
         args, shaper = self._stream_setup(input, config, stream_mode, subgraphs, version, kwargs)
-        events = _stream_protocol.start_run(shaper.protocol, self._core.astream, *args)
+        events = _stream_protocol.start_run(shaper.protocol, self._core.astream, *args, streamed=shaper.streamed())
         step = _StepTaken(shaper)
         try:
             with _RootRun(shaper, self._fail):

@@ -37,10 +37,13 @@ def asks_graph_modes(stream_mode: Any, protocol: bool = False) -> bool:
     return bool(graph_modes(modes, protocol))
 
 
-def core_modes(modes: list[str], printed: list[str], protocol: bool) -> list[str]:
-    """The core's modes for a stream of ``modes``: what it makes itself, and what the
-    ``tools`` and v3 ``tasks`` parts are made from."""
+def core_modes(modes: list[str], printed: list[str], protocol: bool, subgraphs: bool = False) -> list[str]:
+    """The core's modes for a stream of ``modes``: what it makes itself, what the ``tools``
+    and v3 ``tasks`` parts are made from, and with ``subgraphs`` the parts compiled
+    subagents stream of their own (``graph``, `_subagent_parts`)."""
     out = [m for m in [*modes, *printed] if m not in graph_modes(modes, protocol) and m not in PROTOCOL_MODES]
+    if subgraphs:
+        out.append("graph")
     if "tools" in modes or (protocol and "tasks" in modes):
         out = [m for m in out if m != "tasks"] + ["updates", "values", "routes"]
     if "tools" in modes:
@@ -432,17 +435,47 @@ class Shaper:
     def chunks(self, item: tuple) -> list[Any]:
         """The chunks to yield for one of the core's raw items: its own (see ``shape``) and
         the ``tools`` / ``tasks`` parts made from it (`_stream_protocol`); under v3, first the
-        events of a native client's call that ``item`` shows has ended."""
+        closing events of a native client's call that ``item`` shows has ended, and the
+        events made of a native client's chunk."""
         if self.protocol_messages is None:
             return self._chunks(item)
-        ended = [
+        ended = self._protocol_parts(self.protocol_messages.ended(item))
+        own = self._chunks(item)
+        # A native client's chunk: the events made of it.
+        return ended + own + self._protocol_parts(self.protocol_messages.take_ready())
+
+    def _protocol_parts(self, events: list[tuple[tuple, Any]]) -> list[Any]:
+        return [
             self.part("messages", ns, data)
-            for ns, data in self.protocol_messages.ended(item)
+            for ns, data in events
             if "messages" in self.modes and (not ns or self.subgraphs)
         ]
-        return ended + self._chunks(item)
+
+    def streamed(self) -> Any:
+        """What this stream asks of the graphs compiled subagents run (`_subagent_parts`)."""
+        from ._subagent_parts import streamed
+
+        # LangGraph's graph streams the modes it prints too.
+        return streamed(list(dict.fromkeys([*self.modes, *self.print_modes])), self.subgraphs, self.protocol)
+
+    def _graph_part(self, item: tuple) -> list[Any]:
+        """A compiled subagent's own part (``graph``): LangGraph's chunk, shaped as asked,
+        after the root's parts its start makes (its `task` call's start, its hosting task)."""
+        _mode, origin, (call_id, (ns, mode, data)) = item
+        parts = []
+        if self.tool_events is not None:
+            before, after = self.tool_events.observe(item)
+            parts = [*before, *after, *self.tool_events.compiled_part(tuple(origin), call_id, tuple(ns))]
+        out = [self.part(*p) for p in parts]
+        if mode in self.print_modes:
+            _print_chunk(mode, tuple(ns), data)
+        if mode in self.modes:
+            out.append(self._shaped(mode, tuple(ns), data))
+        return out
 
     def _chunks(self, item: tuple) -> list[Any]:
+        if item[0] == "graph":
+            return self._graph_part(item)
         if item[1] and not self.subgraphs and item[0] != "done":
             # A subagent's event, not asked for itself: only the root's parts made from it
             # (its `task` call under way) are.

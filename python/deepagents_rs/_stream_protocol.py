@@ -29,6 +29,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from ._native_events import NativeCallEvents
+
 #: Set in the contextvars a run starts with when its model calls report protocol events
 #: (the v3 ``messages`` mode); read by the model adapter when it makes a call's callbacks.
 PROTOCOL_EVENTS: contextvars.ContextVar[bool] = contextvars.ContextVar("deepagents_rs_protocol_events", default=False)
@@ -42,13 +44,17 @@ def wants_protocol_events(config: dict | None, version: str) -> bool:
     return version == "v2" and bool(((config or {}).get("configurable") or {}).get(MESSAGES_V2_KEY))
 
 
-def start_run(protocol: bool, start: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``start(*args, **kwargs)``, with ``PROTOCOL_EVENTS`` set in the contextvars the core
-    captures for the run (a copy: the caller's own stay as they are)."""
-    if not protocol:
+def start_run(protocol: bool, start: Callable[..., Any], *args: Any, streamed: Any = None, **kwargs: Any) -> Any:
+    """``start(*args, **kwargs)``, with ``PROTOCOL_EVENTS`` and what the stream asks of
+    subgraphs (``streamed``, `_subagent_parts`) set in the contextvars the core captures for
+    the run (a copy: the caller's own stay as they are)."""
+    if not protocol and streamed is None:
         return start(*args, **kwargs)
+    from ._subagent_parts import STREAMED
+
     context = contextvars.copy_context()
-    context.run(PROTOCOL_EVENTS.set, True)
+    context.run(PROTOCOL_EVENTS.set, protocol)
+    context.run(STREAMED.set, streamed)
     return context.run(start, *args, **kwargs)
 
 
@@ -87,26 +93,41 @@ class ProtocolMessages:
     makes them: a model call's protocol events with the call's ``run_id`` in the metadata, or
     the whole AI message of a call that did not stream. Tool messages belong to the ``tools``
     parts there. A native client's chunks are made into the events LangChain's bridge makes
-    of a provider's chunks, once the call has ended (what comes next in its namespace)."""
+    of a provider's chunks as they arrive (``ready``); its closing events once the call has
+    ended (what comes next in its namespace)."""
 
     def __init__(self) -> None:
-        # A native call under way in each namespace: its id, metadata and chunks so far.
-        self.native: dict[tuple, tuple[str, dict, list]] = {}
+        # A native call under way in each namespace: its id, metadata and events maker.
+        self.native: dict[tuple, tuple[str, dict, NativeCallEvents]] = {}
+        #: ``(ns, data)`` of the events made of the native chunks shaped so far (`take_ready`).
+        self.ready: list[tuple[tuple, Any]] = []
 
     def shape(self, message: Any, metadata: dict, ns: tuple) -> Any:
         if isinstance(message, ProtocolEvent):
             return message.event, {**metadata, "run_id": str(message.run_id)}
         if type(message).__name__ == "AIMessageChunk":
-            call = self.native.setdefault(ns, (message.id, metadata, []))
-            call[2].append(message)
+            call = self.native.get(ns)
+            if call is None:
+                call = self.native[ns] = (message.id, metadata, NativeCallEvents(message.id))
+            self.ready.extend(self._parts(ns, call, message))
             return DROPPED
         if getattr(message, "type", None) != "ai":
             return DROPPED
         return message, metadata
 
+    def take_ready(self) -> list[tuple[tuple, Any]]:
+        out, self.ready = self.ready, []
+        return out
+
+    @staticmethod
+    def _parts(ns: tuple, call: tuple, chunk: Any) -> list[tuple[tuple, Any]]:
+        call_id, metadata, events = call
+        meta = {**metadata, "run_id": call_id.removeprefix("lc_run--")}
+        return [(ns, (event, meta)) for event in events.feed(chunk)]
+
     def ended(self, item: tuple) -> list[tuple[tuple, Any]]:
-        """``(ns, data)`` of the events of each native call that ``item`` shows has ended:
-        anything in its namespace but its next chunk, and the run's end."""
+        """``(ns, data)`` of the closing events of each native call that ``item`` shows has
+        ended: anything in its namespace but its next chunk, and the run's end."""
         if not self.native:
             return []
         mode, ns, payload = item
@@ -121,18 +142,8 @@ class ProtocolMessages:
             return []
         out = []
         for at in ended:
-            call_id, metadata, chunks = self.native.pop(at)
-            out.extend((at, data) for data in _native_events(call_id, metadata, chunks))
+            out.extend(self._parts(at, self.native.pop(at), None))
         return out
-
-
-def _native_events(call_id: str, metadata: dict, chunks: list) -> list[tuple[dict, dict]]:
-    from langchain_core.language_models._compat_bridge import chunks_to_events
-    from langchain_core.outputs import ChatGenerationChunk
-
-    meta = {**metadata, "run_id": call_id.removeprefix("lc_run--")}
-    generations = (ChatGenerationChunk(message=c) for c in chunks)
-    return [(event, meta) for event in chunks_to_events(generations, message_id=call_id)]
 
 
 def _tool_call(call: dict) -> dict:
@@ -238,8 +249,32 @@ class ToolEvents:
                 out.append(("tools", ns, data))
         return out
 
+    def compiled_part(self, origin: tuple, call_id: str, ns: tuple) -> list:
+        """A part a compiled subagent streamed itself (its graph makes its own tasks): the
+        first from it starts its `task` call's hosting task, as a subagent's start does."""
+        child = ns[: len(origin) + 1]
+        if len(child) <= len(origin) or (origin, call_id) in self.hosts:
+            return []
+        return self._host_started(child, call_id)
+
     def _subagent_started(self, child: tuple, value: tuple) -> list:
         call_id, state, nodes = value
+        out = self._host_started(child, call_id)
+        if not self.tasks:
+            return out
+        first = nodes[0] if nodes else "model"
+        self.first_tasks[child] = {
+            "id": str(uuid.uuid4()),
+            "name": first,
+            "input": state,
+            "triggers": (f"branch:to:{first}",),
+            "metadata": {"ls_integration": "langchain_create_agent", "lc_agent_name": self.names[child]},
+        }
+        return out
+
+    def _host_started(self, child: tuple, call_id: str) -> list:
+        """The start of the `tools` task hosting the subagent at ``child`` for ``call_id``
+        (and of the call itself, when the run resumed inside its step)."""
         parent = child[:-1]
         task_id = child[-1].partition(":")[2]
         self.hosts[(parent, call_id)] = task_id
@@ -260,14 +295,6 @@ class ToolEvents:
             "input": [_tool_call(call)],
             "triggers": ("__pregel_push",),
             "metadata": {"lc_agent_name": self.names.get(parent)},
-        }
-        first = nodes[0] if nodes else "model"
-        self.first_tasks[child] = {
-            "id": str(uuid.uuid4()),
-            "name": first,
-            "input": state,
-            "triggers": (f"branch:to:{first}",),
-            "metadata": {"ls_integration": "langchain_create_agent", "lc_agent_name": name},
         }
         return [*started, ("tasks", parent, host)]
 

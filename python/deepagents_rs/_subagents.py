@@ -142,15 +142,19 @@ class RunnableAdapter:
             own[RUNTIME_KEY] = own[RUNTIME_KEY].override(context=ours[RUNTIME_KEY].context)
         return {**config, "configurable": {**ours, **own}}
 
-    def invoke(self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None) -> dict:
+    def invoke(
+        self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None, parts: Any = None
+    ) -> dict:
         if not self._runnable_api:
             return self._output(self.runnable.invoke(self._input(state)))
         from langchain_core.runnables.config import set_config_context
 
+        from ._subagent_parts import child_config
         from ._thread_feed import RUN_TASKS
 
         tasks = RUN_TASKS.get()
         config = self._in_task(self._traced(config, parent), tasks.wait(call_id) if tasks and call_id else None)
+        config = child_config(config, parts)
         with set_config_context(config) as context, _placed(), _to_parent() as up:
             # Its own runs find their own tasks, not this run's.
             context.run(RUN_TASKS.set, None)
@@ -158,7 +162,7 @@ class RunnableAdapter:
         return up.output if up.output is not None else self._output(result)
 
     async def ainvoke(
-        self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None
+        self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None, parts: Any = None
     ) -> dict:
         if not self._runnable_api:
             return self._output(await self.runnable.ainvoke(self._input(state)))
@@ -166,11 +170,12 @@ class RunnableAdapter:
 
         from langchain_core.runnables.config import set_config_context
 
+        from ._subagent_parts import child_config
         from ._thread_feed import RUN_TASKS
 
         tasks = RUN_TASKS.get()
         task = await tasks.await_(call_id) if tasks and call_id else None
-        config = self._in_task(self._traced(config, parent), task)
+        config = child_config(self._in_task(self._traced(config, parent), task), parts)
         with set_config_context(config) as context, _placed(), _to_parent() as up:
             context.run(RUN_TASKS.set, None)
             coro = self.runnable.ainvoke(self._input(state), self._explicit(config))

@@ -118,7 +118,9 @@ class ThreadRuns:
         modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
         protocol = _stream_protocol.wants_protocol_events(_merge_configs(self._call_defaults, config or {}), version)
         graph_modes = _stream.graph_modes(modes, protocol)
-        core_modes = list(dict.fromkeys([*_stream.core_modes(modes, printed, protocol), "updates", "routes"]))
+        core_modes = list(
+            dict.fromkeys([*_stream.core_modes(modes, printed, protocol, bool(subgraphs)), "updates", "routes"])
+        )
         from langgraph.types import Command
 
         command = isinstance(input, Command)
@@ -189,10 +191,14 @@ class ThreadRuns:
                 core_run = self._core.astream if asynchronous else self._core.stream
                 run_args = (*args, steps_before, start_at, stops, list(answered), resumed)
                 if asynchronous:
-                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary, awaited=awaited)
+                    return _stream_protocol.start_run(
+                        protocol, core_run, *run_args, streamed=shaper.streamed(), control=boundary, awaited=awaited
+                    )
                 token = _runtime.enter_blocking_invoke()
                 try:
-                    return _stream_protocol.start_run(protocol, core_run, *run_args, control=boundary, awaited=awaited)
+                    return _stream_protocol.start_run(
+                        protocol, core_run, *run_args, streamed=shaper.streamed(), control=boundary, awaited=awaited
+                    )
                 finally:
                     _runtime.exit_blocking_invoke(token)
             finally:
@@ -366,10 +372,10 @@ class ThreadRuns:
                         stops.append(item)
                     yield from _drain(out)
             except Exception as exc:
-                if shaper.tool_events is not None:
-                    # What the calls the error stopped report comes after what was queued.
-                    yield from _drain(out)
-                    yield from shaper.failed(exc)
+                # What was queued before the error goes out (a subagent's parts), then what
+                # the calls the error stopped report.
+                yield from _drain(out)
+                yield from shaper.failed(exc)
                 raise
             yield from _drain(out)
             yield from shaper.stopped(self._stops(stops, shaper))
@@ -387,9 +393,9 @@ class ThreadRuns:
                     for chunk in _drain(out):
                         yield chunk
             except Exception as exc:
-                if shaper.tool_events is not None:
-                    for chunk in [*_drain(out), *shaper.failed(exc)]:
-                        yield chunk
+                # As in `_thread_stream`.
+                for chunk in [*_drain(out), *shaper.failed(exc)]:
+                    yield chunk
                 raise
             for chunk in _drain(out):
                 yield chunk

@@ -72,6 +72,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::AsyncEventStream>()?;
     m.add_class::<stream::StreamWriter>()?;
     m.add_class::<stream::ChunkCallback>()?;
+    m.add_class::<runnable::GraphParts>()?;
     m.add_class::<middleware::ModelNextPy>()?;
     m.add_class::<middleware::ToolNextPy>()?;
     m.add_function(wrap_pyfunction!(summarization::native_limits, m)?)?;

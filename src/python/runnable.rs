@@ -8,6 +8,8 @@ use pyo3::types::PyDict;
 
 use super::host::{PyHost, await_coroutine, call_in_context};
 use crate::error::{Error, ModelError};
+use crate::events::{Event, EventKind, StepEmitter};
+use crate::host::HostValue;
 use crate::messages::Message;
 use crate::subagents::{ChildInput, ChildOutput, Runnable};
 use crate::tools::HostContext;
@@ -70,6 +72,46 @@ fn output_from_py(out: &Bound<'_, PyAny>) -> PyResult<Result<ChildOutput, Error>
     }))
 }
 
+/// Where a compiled subagent's own stream parts go while the caller streams its
+/// subagents: each LangGraph chunk `(namespace, mode, payload)` into the run's stream, in
+/// order with the rest, under the `task` call that runs it.
+#[pyclass(frozen, module = "deepagents_rs._core")]
+pub(crate) struct GraphParts {
+    events: StepEmitter,
+    call_id: String,
+}
+
+#[pymethods]
+impl GraphParts {
+    fn __call__(&self, part: Py<PyAny>) {
+        self.events.emit(Event::Graph {
+            call_id: self.call_id.clone(),
+            part: HostValue::new(part),
+        });
+    }
+
+    /// The namespace of the run whose `task` call runs the subagent.
+    #[getter]
+    fn namespace(&self) -> Vec<String> {
+        self.events.emitter.namespace().to_vec()
+    }
+}
+
+/// The writer of the runnable's own parts, or None when nobody streams them.
+fn parts_arg<'py>(py: Python<'py>, input: &ChildInput) -> PyResult<Bound<'py, PyAny>> {
+    match input.events.as_ref().filter(|e| e.wants(EventKind::Graph)) {
+        Some(events) => Ok(Bound::new(
+            py,
+            GraphParts {
+                events: events.clone(),
+                call_id: input.call_id.clone(),
+            },
+        )?
+        .into_any()),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
 /// The `task` tool's run manager, when traced: the compiled subagent runs inside it.
 fn parent_arg<'py>(py: Python<'py>, input: &ChildInput) -> PyResult<Bound<'py, PyAny>> {
     match &input.trace {
@@ -93,7 +135,13 @@ impl Runnable for PyRunnable {
                     let parent = parent_arg(py, &input)?;
                     adapter.bind(py).call_method1(
                         "ainvoke",
-                        (input_to_py(py, &input)?, config, parent, &input.call_id),
+                        (
+                            input_to_py(py, &input)?,
+                            config,
+                            parent,
+                            &input.call_id,
+                            parts_arg(py, &input)?,
+                        ),
                     )
                 })
                 .await
@@ -106,6 +154,7 @@ impl Runnable for PyRunnable {
                             PyHost::config_arg(host, py),
                             parent_arg(py, &input)?,
                             input.call_id.as_str().into_pyobject(py)?.into_any(),
+                            parts_arg(py, &input)?,
                         ];
                         call_in_context(py, host, adapter.bind(py), "invoke", args)
                             .map(Bound::unbind)

@@ -87,6 +87,8 @@ pub(crate) fn parse_mode(mode: &str) -> Option<EventKind> {
         "values" => EventKind::Values,
         "messages" => EventKind::Messages,
         "custom" => EventKind::Custom,
+        // Internal: a compiled subagent's own parts (`deepagents_rs._subagent_parts`).
+        "graph" => EventKind::Graph,
         // Internal: the thread graph's routing (`deepagents_rs._threads`).
         "routes" => EventKind::Routes,
         _ => return None,
@@ -99,6 +101,7 @@ fn mode_name(kind: EventKind) -> &'static str {
         EventKind::Values => "values",
         EventKind::Messages => "messages",
         EventKind::Custom => "custom",
+        EventKind::Graph => "graph",
         EventKind::Routes => "routes",
     }
 }
@@ -256,6 +259,16 @@ fn event_to_py(
         Event::Custom(value) => (
             EventKind::Custom,
             host_object(py, &value).unwrap_or_else(|| py.None().into_bound(py)),
+        ),
+        // `(call id, (namespace, mode, payload))`.
+        Event::Graph { call_id, part } => (
+            EventKind::Graph,
+            (
+                call_id,
+                host_object(py, &part).unwrap_or_else(|| py.None().into_bound(py)),
+            )
+                .into_pyobject(py)?
+                .into_any(),
         ),
         // `(node, "node", name)`, `(node, "calls", [tool call, ...])` or `(node, "end", None)`.
         Event::Route { node, next } => {

@@ -127,6 +127,9 @@ pub struct ChildInput {
     pub files_host: Arc<crate::state::FilesHost>,
     /// The `task` tool's run, when the caller is traced: the child's runs nest under it.
     pub trace: Option<crate::events::NodeTrace>,
+    /// The `task` call's step emitter, when the caller streams: the runnable's own parts
+    /// go there (`Event::Graph`).
+    pub events: Option<crate::events::StepEmitter>,
 }
 
 /// What a host runnable returns.

@@ -517,6 +517,7 @@ async fn run_subagent(
                 files: run.files.clone(),
                 files_host: run.files_host.clone(),
                 trace: ctx.trace.clone(),
+                events: ctx.events.clone(),
             };
             let out = runnable
                 .invoke(input, ctx.host.clone())

@@ -49,7 +49,25 @@ def _replies(case):
     }
 
 
+def _compiled_agent(module, saver=None):
+    """A `task` call to a ``CompiledSubAgent`` (LangChain's agent graph, calling a tool)."""
+    from langchain.agents import create_agent
+
+    inner = create_agent(
+        model=ScriptedChatModel(responses=[ai_tool_calls(("shout", {"text": "hey"})), AIMessage("looked")]),
+        tools=[shout],
+        name="helper",
+    )
+    main = ScriptedChatModel(
+        responses=[ai_tool_calls(("task", {"description": "look", "subagent_type": "helper"})), AIMessage("reported")]
+    )
+    subagents = [{"name": "helper", "description": "Looks.", "runnable": inner}]
+    return module.create_deep_agent(model=main, subagents=subagents, checkpointer=saver)
+
+
 def _agent(module, case, saver=None):
+    if case == "compiled":
+        return _compiled_agent(module, saver)
     replies = _replies(case)
     if case == "subagent":
         # One model for both: the subagent's call comes between the parent's two.
@@ -93,7 +111,7 @@ def _events(module, case, sync=False, saver=None):
     return asyncio.run(collect())
 
 
-@pytest.mark.parametrize("case", ["tools", "middleware", "subagent"])
+@pytest.mark.parametrize("case", ["tools", "middleware", "subagent", "compiled"])
 def test_async_event_stream(case):
     assert _events(deepagents_rs, case) == _events(deepagents, case)
 
@@ -107,7 +125,7 @@ def test_sync_v2_event_stream_refused_alike():
     assert errors[0] == errors[1]
 
 
-@pytest.mark.parametrize("case", ["tools", "subagent"])
+@pytest.mark.parametrize("case", ["tools", "subagent", "compiled"])
 def test_checkpointed_event_stream(case):
     """Through a saver too (the thread graph follows the core): the same sequence."""
     assert _events(deepagents_rs, case, saver=InMemorySaver()) == _events(deepagents, case, saver=InMemorySaver())

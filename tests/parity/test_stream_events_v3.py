@@ -39,6 +39,7 @@ from langchain_core.tools import tool
 from langgraph.types import Command, Interrupt
 
 from .harness import norm_files
+from .test_compiled_subagent_stream import compiled_agent
 from .test_stream import Placeholders, _metadata, plain
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
@@ -510,26 +511,27 @@ def test_extra_transformers() -> None:
     assert [n for n, _ in ref["items"]].count("updates") == 7
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: a compiled subagent's own stream parts are not surfaced")
-def test_known_gap_compiled_subagent_handle() -> None:
-    """deepagents streams a ``CompiledSubAgent`` graph's parts under its task's namespace (in
-    every stream with ``subgraphs=True``), so v3 shows it on ``run.subagents``; the core runs
-    the compiled graph as a call and streams none of its parts."""
-    from langchain.agents import create_agent
+def test_compiled_subagent_handle() -> None:
+    """A ``CompiledSubAgent`` graph streams its own parts under its task's namespace, so v3
+    shows it on ``run.subagents`` (name, cause, status, path, output, its own projections),
+    its messages and tool calls included."""
+    results = {m.__name__: collect_sync(compiled_agent(m), INPUT) for m in IMPLS}
+    ref = compare(results)
+    handles = [v for n, v in ref["items"] if n == "subagents"]
+    assert [(h["name"], h["status"], h["cause"]["tool_call_id"]) for h in handles] == [
+        ("helper", "completed", "call_H")
+    ]
+    inner = [n for n, _ in handles[0]["projections"]]
+    assert "messages" in inner and "tool_calls" in inner
 
-    results = {}
-    for m in IMPLS:
-        inner = create_agent(
-            model=StreamingScriptedChatModel([ai_tool_calls(("my_tool", {"x": 3}, "call_C")), "compiled done"]),
-            tools=[my_tool],
-            name="helper",
-        )
-        main = StreamingScriptedChatModel(
-            [ai_tool_calls(("task", {"description": "help", "subagent_type": "helper"}, "call_H")), "Final"]
-        )
-        agent = m.create_deep_agent(model=main, subagents=[{"name": "helper", "description": "h", "runnable": inner}])
-        results[m.__name__] = [n for n, _ in collect_sync(agent, INPUT)["items"]]
-    compare(results)
+
+def test_compiled_subagent_main_event_log_async() -> None:
+    """The same through ``astream_events(version="v3")``: the main event log (the compiled
+    graph's events under its namespace) and each projection."""
+    results = {m.__name__: asyncio.run(collect_async(compiled_agent(m), INPUT)) for m in IMPLS}
+    ref = compare(results)
+    assert [h["name"] for h in ref["subagents"]] == ["helper"]
+    assert any(e["namespace"] and e["method"] == "tools" for e in ref["events"])
 
 
 def test_projection_names() -> None:
