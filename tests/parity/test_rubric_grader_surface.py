@@ -288,3 +288,49 @@ def test_the_diagnostics_in_a_run_are_deepagents(grader: str, mode: str, monkeyp
     assert ref["grader_metadata"][0]["tenant_id"] == "tenant-7"
     assert ref["grader_metadata"][0]["rubric_grader_effective_strategy"] != "stale"
     assert ref["run_metadata"], "the LangSmith run is told"
+
+
+# -- the strategy the grader's agent picks ----------------------------------------------------
+
+
+class OldGemini(ScriptedChatModel):
+    """A scripted model named as a Gemini before 3, whose profile allows native output: it
+    cannot answer natively while it is offered tools."""
+
+    model_name: str = "gemini-2.5-pro"
+
+
+class OffersATool(AgentMiddleware):
+    def __init__(self, offered: Any) -> None:
+        super().__init__()
+        self.tools = [offered]
+
+
+@pytest.mark.parametrize("tools_from", ["none", "grader_tools", "grader_middleware"])
+def test_an_old_gemini_grader_answers_natively_only_without_tools(tools_from: str) -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def check(path: str) -> str:
+        """Check a file."""
+        return path
+
+    native = tools_from == "none"
+    answer = json.dumps(PASS) if native else ai_tool_calls(("GraderResponse", PASS, "g"))
+    runs = []
+    for root in ROOTS:
+        module = importlib.import_module(root)
+        grader = OldGemini([answer], profile={"structured_output": True})
+        evaluations: list = []
+        kwargs: dict[str, Any] = {
+            "grader_tools": {"tools": [check]},
+            "grader_middleware": {"grader_middleware": [OffersATool(check)]},
+        }.get(tools_from, {})
+        mw = module.middleware.RubricMiddleware(model=grader, on_evaluation=evaluations.append, **kwargs)
+        agent = module.create_deep_agent(model=ScriptedChatModel(["hello, cats"]), middleware=[mw])
+        agent.invoke(copy.deepcopy(USER))
+        (call,) = grader.calls
+        runs.append((sorted(call.kwargs), [e["result"] for e in evaluations]))
+    assert runs[1] == runs[0]
+    assert ("response_format" in runs[0][0]) is native
+    assert runs[0][1] == ["satisfied"]
