@@ -334,3 +334,14 @@ def test_an_old_gemini_grader_answers_natively_only_without_tools(tools_from: st
     assert runs[1] == runs[0]
     assert ("response_format" in runs[0][0]) is native
     assert runs[0][1] == ["satisfied"]
+
+
+@pytest.mark.parametrize("name", ["RubricMiddleware", "AsyncSubAgentMiddleware"])
+def test_the_middleware_is_generic_in_context_and_response(name: str) -> None:
+    """``RubricMiddleware[MyContext, MyResponse]`` in an annotation works as in deepagents."""
+    seen = []
+    for root in ROOTS:
+        cls = getattr(importlib.import_module(f"{root}.middleware"), name)
+        alias = cls[dict, str]
+        seen.append(([p.__name__ for p in cls.__parameters__], alias.__origin__ is cls, alias.__args__))
+    assert seen[1] == seen[0]

@@ -26,7 +26,14 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
 from typing import Any
 
-from langchain.agents.middleware.types import AgentMiddleware, TracePolicy, hook_config, omit_payload
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    ContextT,
+    ResponseT,
+    TracePolicy,
+    hook_config,
+    omit_payload,
+)
 from langchain_core._api import beta
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import ensure_config
@@ -64,6 +71,9 @@ _PAYLOAD_CLOSER_RE = _rubric_payload._CLOSER
 _MAX_TRANSCRIPT_MESSAGES = _rubric_payload.TRANSCRIPT_WINDOW
 _MAX_TRANSCRIPT_CHARS_PER_MESSAGE = _rubric_payload.MESSAGE_CHARS
 _RUBRIC_KEY = "rubric"
+_CRITERION_NAME_DESCRIPTION = texts.CRITERION_NAME_DESCRIPTION
+_CRITERION_GAP_DESCRIPTION = texts.CRITERION_GAP_DESCRIPTION
+_StructuredOutputStrategy = _rubric_strategy.Strategy
 
 # The diagnostics' helpers, likewise.
 _model_identifier = _rubric_strategy.model_identifier
@@ -107,7 +117,7 @@ def _strategy_from_model(model: object, *, has_tools: bool) -> str | None:
 
 # deepagents marks it beta: constructing one warns (LangChainBetaWarning), as there.
 @beta(obj_type="middleware")
-class RubricMiddleware(AgentMiddleware):
+class RubricMiddleware(AgentMiddleware[RubricState, ContextT, ResponseT]):
     """Grades the agent's final answer against ``state["rubric"]`` with a grader agent on
     ``model`` (``system_prompt`` or ``GRADER_SYSTEM_PROMPT``; ``tools`` to gather evidence;
     ``grader_middleware``, ``grader_context_schema``, ``grader_state_schema`` for its
