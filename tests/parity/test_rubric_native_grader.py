@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 from typing import Any
 
@@ -16,7 +15,7 @@ import deepagents_rs
 import pytest
 from fake_models import ScriptedChatModel
 
-from .native_structured import NATIVE_MODELS, _renumber_sim_ids, native_sim
+from .native_structured import NATIVE_MODELS, native_sim, point_at, sim_bodies
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
@@ -30,8 +29,7 @@ TOOL_MODELS = {"anthropic": "anthropic:claude-2", "openai-responses": "openai:gp
 
 def graded_runs(kind: str, sim: Any, replies: list, grader_model: str) -> list[tuple[list[str], list]]:
     """Each implementation's grader request bodies and evaluations."""
-    env = "ANTHROPIC_BASE_URL" if kind == "anthropic" else "OPENAI_BASE_URL"
-    os.environ[env] = sim.base_url
+    point_at(kind, sim)
     runs = []
     for impl in (deepagents, deepagents_rs):
         start = len(sim.requests)
@@ -40,39 +38,29 @@ def graded_runs(kind: str, sim: Any, replies: list, grader_model: str) -> list[t
         mw = impl.middleware.RubricMiddleware(model=grader_model, on_evaluation=evaluations.append)
         agent = impl.create_deep_agent(model=ScriptedChatModel(["hello, cats"]), middleware=[mw])
         agent.invoke(copy.deepcopy(USER))
-        bodies = []
-        for r in sim.requests[start:]:
-            body = dict(r.body)
-            body.pop("prompt_cache_key", None)  # a deliberate difference (see test_openai_wire)
-            bodies.append(_NONCE.sub("-NONCE", json.dumps(body, ensure_ascii=False, separators=(",", ":"))))
-        views = [(e["result"], e["explanation"], e["criteria"]) for e in evaluations]
-        runs.append((_renumber_sim_ids(bodies), views))
+        bodies = [_NONCE.sub("-NONCE", body) for body in sim_bodies(sim, start)]
+        runs.append((bodies, [(e["result"], e["explanation"], e["criteria"]) for e in evaluations]))
     return runs
 
 
+@pytest.mark.parametrize("answer", ["verdict", "not_json"])
 @pytest.mark.parametrize("kind", list(NATIVE_MODELS))
 def test_a_native_grader_answers_in_its_text(
-    kind: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+    kind: str, answer: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
+    """A verdict, or text that does not parse: a grader_error in ProviderStrategy."""
     sim, text, _ = native_sim(kind, monkeypatch, request)
     with sim:
-        theirs, ours = graded_runs(kind, sim, [text(json.dumps(PASS))], NATIVE_MODELS[kind])
+        reply = text(json.dumps(PASS) if answer == "verdict" else "not json")
+        theirs, ours = graded_runs(kind, sim, [reply], NATIVE_MODELS[kind])
     assert ours == theirs
     assert "json_schema" in ours[0][0]
-    assert [v[0] for v in ours[1]] == ["satisfied"]
-
-
-@pytest.mark.parametrize("kind", list(NATIVE_MODELS))
-def test_a_native_graders_unparsable_answer_is_a_provider_strategy_error(
-    kind: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
-) -> None:
-    sim, text, _ = native_sim(kind, monkeypatch, request)
-    with sim:
-        theirs, ours = graded_runs(kind, sim, [text("not json")], NATIVE_MODELS[kind])
-    assert ours == theirs
     ((result, explanation, _),) = ours[1]
-    assert result == "grader_error"
-    assert f"configured_model={NATIVE_MODELS[kind]!r}, effective_strategy=ProviderStrategy" in explanation
+    if answer == "verdict":
+        assert result == "satisfied"
+    else:
+        assert result == "grader_error"
+        assert f"configured_model={NATIVE_MODELS[kind]!r}, effective_strategy=ProviderStrategy" in explanation
 
 
 @pytest.mark.parametrize("kind", list(TOOL_MODELS))
