@@ -112,3 +112,21 @@ def test_a_failing_native_grader_names_its_status_model_and_strategy(
         " (HTTP 400)",
         f"(configured_model={model!r}, effective_strategy={strategy})",
     )
+
+
+def test_an_openai_grader_without_its_key() -> None:
+    """OpenAI's client refuses to build without a key: the model never resolved, so its
+    strategy is unknown (a native client would only fail when called)."""
+    spec = "openai:gpt-4.1"
+    views = []
+    for impl in (deepagents, deepagents_rs):
+        evaluations: list = []
+        mw = impl.middleware.RubricMiddleware(model=spec, on_evaluation=evaluations.append)
+        agent = impl.create_deep_agent(model=ScriptedChatModel(["hello, cats"]), middleware=[mw])
+        with pytest.MonkeyPatch.context() as patch:
+            patch.delenv("OPENAI_API_KEY", raising=False)
+            agent.invoke(copy.deepcopy(USER))
+        ((evaluation,),) = [evaluations]
+        views.append((evaluation["result"], _DIAGNOSTICS.match(evaluation["explanation"]).groups()))
+    assert views[1] == views[0]
+    assert views[0] == ("grader_error", (None, f"(configured_model={spec!r}, effective_strategy=unknown)"))

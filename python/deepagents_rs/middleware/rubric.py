@@ -347,7 +347,7 @@ class RubricMiddleware(AgentMiddleware[RubricState, ContextT, ResponseT]):
 
             model = self._resolved_model = _models.resolve_model(self._model)
         else:
-            model, self._resolved_model = self._model, native
+            model = self._model
         schemas = {"state_schema": self._grader_state_schema, "context_schema": self._grader_context_schema}
         self._grader = create_agent(
             model=model,
@@ -358,6 +358,10 @@ class RubricMiddleware(AgentMiddleware[RubricState, ContextT, ResponseT]):
             middleware=self._grader_middleware,
             **schemas,
         )
+        if native is not None:
+            # Resolved inside `create_agent` (a string it could not resolve, such as OpenAI's
+            # without a key, raised there): known only now.
+            self._resolved_model = native
         return self._grader
 
     def _grader_input(self, state: Any, iteration: int, correction: str | None = None) -> dict[str, Any]:
