@@ -31,7 +31,9 @@ def create_plain_agent(
 
     adapters = [to_adapter(t) for t in tools]
     adapters = [a for a in adapters if a.executable] + [a for a in adapters if not a.executable]
-    structured = make_response_format(response_format, model=model, tools=adapters)
+    # The model is offered the agent's tools and its middleware's.
+    offered = [*adapters, *(t for m in middleware for t in (getattr(m, "tools", None) or ()))]
+    structured = make_response_format(response_format, model=model, tools=offered, all_tools=True)
     core_model = _core_model(model, with_schema_tool(adapters, structured))
     _check_unique_middleware(middleware)
     bindables = {a.name: a.bindable for a in adapters}

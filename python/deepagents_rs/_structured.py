@@ -240,10 +240,12 @@ def tools_may_end(structured: Any, tools: list) -> bool:
 
 
 def make_response_format(
-    response_format: Any, *, model: Any, tools: list
+    response_format: Any, *, model: Any, tools: list, all_tools: bool = False
 ) -> ResponseFormatAdapter | ProviderFormatAdapter | None:
     """The adapter for a ``response_format`` argument: LangChain's strategy for it, with
-    ``AutoStrategy`` (a bare schema) decided as LangChain decides it for ``model``."""
+    ``AutoStrategy`` (a bare schema) decided as LangChain decides it for ``model``.
+    ``all_tools``: ``tools`` are every tool the model is offered (a plain agent's); else
+    the agent has tools besides (deepagents' own)."""
     if response_format is None:
         return None
     try:
@@ -261,7 +263,7 @@ def make_response_format(
     schema = response_format.schema if AutoStrategy and isinstance(response_format, AutoStrategy) else response_format
     # create_agent sets the schema up as a ToolStrategy first, which refuses what it cannot use.
     variants = _tool_variants(schema, ToolStrategy)
-    if _provider_strategy_expected(model, tools):
+    if _provider_strategy_expected(model, tools, all_tools=all_tools):
         return ProviderFormatAdapter(schema, auto=True)
     return ResponseFormatAdapter(variants)
 
@@ -296,12 +298,13 @@ def _union_members(schema: Any) -> list[Any]:
     return [schema]
 
 
-def _provider_strategy_expected(model: Any, tools: list) -> bool:
+def _provider_strategy_expected(model: Any, tools: list, *, all_tools: bool = False) -> bool:
     """Whether LangChain's AutoStrategy would pick provider-native output for this model.
 
-    deepagents' agents always have tools (its middleware's, at least), which is what
-    LangChain's check asks about (Gemini before 3 cannot use both)."""
-    del tools
+    LangChain's check asks whether the model is offered tools (Gemini before 3 cannot use
+    both): deepagents' agents always are (its middleware's, at least); a plain agent
+    (``all_tools``) only when ``tools`` holds some."""
+    offered = list(tools) if all_tools else [True]
     try:
         from langchain.agents.factory import _supports_provider_strategy
     except ImportError:
@@ -323,4 +326,4 @@ def _provider_strategy_expected(model: Any, tools: list) -> bool:
         return bool(_supports_provider_strategy and _supports_provider_strategy(name))
     if _supports_provider_strategy is None:
         return False
-    return bool(_supports_provider_strategy(model, tools=[True]))
+    return bool(_supports_provider_strategy(model, tools=offered))

@@ -14,7 +14,7 @@ import deepagents
 import deepagents_rs
 import pytest
 
-__all__ = ["NATIVE_MODELS", "USER", "lookup", "native_runs", "native_sim", "reply_view"]
+__all__ = ["NATIVE_MODELS", "USER", "lookup", "native_runs", "native_sim", "point_at", "reply_view", "sim_bodies"]
 
 NATIVE_MODELS = {
     "anthropic": "anthropic:claude-sonnet-4-6",
@@ -68,8 +68,7 @@ def native_sim(kind: str, monkeypatch: pytest.MonkeyPatch, request: pytest.Fixtu
 def native_runs(kind: str, sim: Any, replies: list, mode: str, **kwargs: Any) -> list[tuple[list[str], Any]]:
     """Each implementation's request bodies and result (or exception) for one agent over
     ``NATIVE_MODELS[kind]`` with the ``lookup`` tool."""
-    env = "ANTHROPIC_BASE_URL" if kind == "anthropic" else "OPENAI_BASE_URL"
-    os.environ[env] = sim.base_url
+    point_at(kind, sim)
     runs = []
     for impl in (deepagents, deepagents_rs):
         start = len(sim.requests)
@@ -83,14 +82,25 @@ def native_runs(kind: str, sim: Any, replies: list, mode: str, **kwargs: Any) ->
                 outcome = agent.invoke(copy.deepcopy(USER))
         except Exception as exc:  # noqa: BLE001 - compared by the caller
             outcome = exc
-        bodies = []
-        for r in sim.requests[start:]:
-            body = dict(r.body)
-            # A deliberate difference (see test_openai_wire): our conversation-family key.
-            body.pop("prompt_cache_key", None)
-            bodies.append(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
-        runs.append((_renumber_sim_ids(bodies), outcome))
+        runs.append((sim_bodies(sim, start), outcome))
     return runs
+
+
+def point_at(kind: str, sim: Any) -> None:
+    """The clients of ``kind`` (both implementations') call ``sim``."""
+    env = "ANTHROPIC_BASE_URL" if kind == "anthropic" else "OPENAI_BASE_URL"
+    os.environ[env] = sim.base_url
+
+
+def sim_bodies(sim: Any, start: int) -> list[str]:
+    """The request bodies ``sim`` got from its ``start``-th on, as JSON, ids renumbered."""
+    bodies = []
+    for r in sim.requests[start:]:
+        body = dict(r.body)
+        # A deliberate difference (see test_openai_wire): our conversation-family key.
+        body.pop("prompt_cache_key", None)
+        bodies.append(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+    return _renumber_sim_ids(bodies)
 
 
 _SIM_ID = re.compile(r"\b(?:resp|msg|rs|fc|call)_sim_\d+\b")

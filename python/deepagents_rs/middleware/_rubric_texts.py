@@ -110,3 +110,9 @@ LOG_RETRYING = (
 )
 LOG_RETRY_RAISED = "RubricMiddleware coverage retry raised (grading_run_id=%s, iteration=%d); keeping the first response (result=%s, criteria=%d), which the verdict gate will downgrade"
 LOG_WRITER_RAISED = "RubricMiddleware stream_writer raised; ignoring"
+# LangChain's table of models known to answer natively, read for the grader's diagnostics only.
+LOG_NO_FACTORY = "Could not import LangChain's fallback-model patterns for rubric grader diagnostics"
+LOG_NO_PATTERNS = "LangChain's fallback-model patterns are unavailable for rubric grader diagnostics"
+LOG_PATTERNS_TYPE = "LangChain's fallback-model patterns have unsupported type %s"
+LOG_PATTERNS_NOT_STR = "LangChain's fallback-model patterns contain non-string values"
+LOG_TRACE_FAILED = "Could not attach rubric grader metadata to the current trace"

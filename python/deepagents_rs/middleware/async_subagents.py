@@ -28,6 +28,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from langchain.agents.middleware import types as middleware_types
 from langchain.agents.middleware.types import (
     AgentMiddleware,
     ModelRequest,
@@ -374,7 +375,8 @@ def _with_prompt(system: SystemMessage | None, text: str) -> SystemMessage:
     return SystemMessage(content_blocks=blocks)
 
 
-class AsyncSubAgentMiddleware(AgentMiddleware):
+# Generic in the run's context and response types, as deepagents declares it.
+class AsyncSubAgentMiddleware(AgentMiddleware[Any, middleware_types.ContextT, middleware_types.ResponseT]):
     """deepagents' ``AsyncSubAgentMiddleware``: the async subagent tools over
     ``async_subagents`` (each with ``name``, ``description``, ``graph_id``), their tasks in
     ``async_tasks``, and, on the async path (``ainvoke``, as the Agent Server runs agents),

@@ -12,7 +12,10 @@ It is a LangChain ``AgentMiddleware`` run by the core's hook chain like any user
   to the model (a declared ``can_jump_to=["model"]``), until ``max_iterations`` passes.
 
 The verdicts go to ``_rubric_evaluations`` (private state), to ``on_evaluation`` and to the
-custom stream (``rubric_evaluation_start`` / ``rubric_evaluation_end``).
+custom stream (``rubric_evaluation_start`` / ``rubric_evaluation_end``). The private methods
+carry deepagents' names and signatures: subclasses and tests override or call them there
+(``_invoke_grader`` one grader call, ``_grade`` the call and its coverage retry,
+``_build_grader_payload`` what the grader reads, ``_grader_trace_metadata`` the diagnostics).
 """
 
 from __future__ import annotations
@@ -20,18 +23,27 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
 from typing import Any
 
-from langchain.agents.middleware.types import AgentMiddleware, TracePolicy, hook_config, omit_payload
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    ContextT,
+    ResponseT,
+    TracePolicy,
+    hook_config,
+    omit_payload,
+)
 from langchain_core._api import beta
 from langchain_core.messages import HumanMessage
+from langchain_core.runnables import ensure_config
 from langgraph.errors import GraphBubbleUp
+from langsmith.run_helpers import get_current_run_tree
 
-from . import _rubric_payload
+from .._plain_agent import create_plain_agent
+from . import _rubric_payload, _rubric_strategy
 from . import _rubric_texts as texts
 from . import _rubric_types as _types
-from ._rubric_payload import grader_payload, revision_message
-from ._rubric_strategy import model_label, strategy_of_error, strategy_of_model
 from ._rubric_types import GraderResponse, RubricState
 
 # The rubric's types, importable from here as from deepagents' module.
@@ -45,20 +57,67 @@ RubricResult = _types.RubricResult
 GRADER_SYSTEM_PROMPT = texts.GRADER_SYSTEM_PROMPT
 RUBRIC_GRADER_MESSAGE_SOURCE = texts.RUBRIC_GRADER_MESSAGE_SOURCE
 
-# The grader payload's helpers, under deepagents' private names (code testing what the grader
-# reads imports them from here).
+#: The grader agent's factory, under the name deepagents calls (code replacing the grader
+#: patches it here): LangChain's ``create_agent`` on the core.
+create_agent = create_plain_agent
+
+# The payload's helpers and bounds, under deepagents' private names (code testing what the
+# grader reads imports them from here).
 _build_grader_transcript = _rubric_payload.transcript
 _sanitize_for_payload = _rubric_payload._escape_closers
+_role_label = _rubric_payload._role
+_coerce_text = _rubric_payload._text
+_PAYLOAD_CLOSER_RE = _rubric_payload._CLOSER
+_MAX_TRANSCRIPT_MESSAGES = _rubric_payload.TRANSCRIPT_WINDOW
+_MAX_TRANSCRIPT_CHARS_PER_MESSAGE = _rubric_payload.MESSAGE_CHARS
+_RUBRIC_KEY = "rubric"
+_CRITERION_NAME_DESCRIPTION = texts.CRITERION_NAME_DESCRIPTION
+_CRITERION_GAP_DESCRIPTION = texts.CRITERION_GAP_DESCRIPTION
+_StructuredOutputStrategy = _rubric_strategy.Strategy
+
+# The diagnostics' helpers, likewise.
+_model_identifier = _rubric_strategy.model_identifier
+_configured_model_label = _rubric_strategy.model_label
+_calls_grader_response = _rubric_strategy.calls_grader_response
+_strategy_from_result = _rubric_strategy.strategy_of_result
+_strategy_from_exception = _rubric_strategy.strategy_of_error
 
 logger = logging.getLogger(__name__)
 
 #: A run that ended with one of these starts afresh when the same rubric comes again.
-_ENDED = frozenset({"satisfied", "max_iterations_reached", "failed", "grader_error"})
+_TERMINAL_RESULTS = frozenset({"satisfied", "max_iterations_reached", "failed", "grader_error"})
+
+
+def _fallback_structured_output_model_patterns() -> Sequence[str] | None:
+    """LangChain's private table of models known to answer natively, or None when it is gone
+    or not a list of strings (it only feeds diagnostics: grading never depends on it)."""
+    try:
+        factory = import_module("langchain.agents.factory")
+    except ImportError:
+        logger.debug(texts.LOG_NO_FACTORY, exc_info=True)
+        return None
+    patterns = getattr(factory, "FALLBACK_MODELS_WITH_STRUCTURED_OUTPUT", None)
+    if patterns is None:
+        logger.debug(texts.LOG_NO_PATTERNS)
+        return None
+    if isinstance(patterns, str) or not isinstance(patterns, Sequence):
+        logger.debug(texts.LOG_PATTERNS_TYPE, type(patterns).__name__)
+        return None
+    if any(not isinstance(p, str) for p in patterns):
+        logger.debug(texts.LOG_PATTERNS_NOT_STR)
+        return None
+    return patterns
+
+
+def _strategy_from_model(model: object, *, has_tools: bool) -> str | None:
+    """The strategy LangChain would pick for the grader's model (None: not known)."""
+    patterns = _fallback_structured_output_model_patterns
+    return _rubric_strategy.strategy_of_model(model, has_tools=has_tools, patterns=patterns)
 
 
 # deepagents marks it beta: constructing one warns (LangChainBetaWarning), as there.
 @beta(obj_type="middleware")
-class RubricMiddleware(AgentMiddleware):
+class RubricMiddleware(AgentMiddleware[RubricState, ContextT, ResponseT]):
     """Grades the agent's final answer against ``state["rubric"]`` with a grader agent on
     ``model`` (``system_prompt`` or ``GRADER_SYSTEM_PROMPT``; ``tools`` to gather evidence;
     ``grader_middleware``, ``grader_context_schema``, ``grader_state_schema`` for its
@@ -106,36 +165,34 @@ class RubricMiddleware(AgentMiddleware):
             if callback is not None and not callable(callback):
                 raise TypeError(texts.NOT_CALLABLE.format(name=name))
         self.max_iterations = max_iterations
-        self._model = model
-        self._label = model_label(model)
-        self._system_prompt = system_prompt or GRADER_SYSTEM_PROMPT
-        self._tools = list(tools or ())
-        self._grader_middleware = list(grader_middleware or ())
-        self._grader_context_schema = grader_context_schema
-        self._grader_state_schema = grader_state_schema
-        self._prepare_messages = prepare_messages_for_grader
-        self._build_grader_state = build_grader_state
         self._on_evaluation = on_evaluation
+        # The grader agent's parts.
+        self._model, self._model_label = model, _configured_model_label(model)
+        self._system_prompt = system_prompt or GRADER_SYSTEM_PROMPT
+        self._tools, self._grader_middleware = list(tools or ()), grader_middleware or ()
+        self._grader_state_schema, self._grader_context_schema = grader_state_schema, grader_context_schema
+        # What the grader reads.
+        self._prepare_messages_for_grader, self._build_grader_state = prepare_messages_for_grader, build_grader_state
         # The grader is built on first use, as deepagents builds it: resolving a model string
-        # may look for credentials.
+        # may look for credentials. `_resolved_model` is what the diagnostics read once built.
         self._grader: Any = None
+        self._resolved_model: Any = None
 
     # -- before_agent: a new grading run -------------------------------------------------
 
     def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Start a grading run when the rubric is new or its last run ended."""
-        return self._start_run(state)
+        return self._reset_for_new_rubric(state)
 
     async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """``before_agent`` under ``ainvoke``."""
-        return self._start_run(state)
+        return self._reset_for_new_rubric(state)
 
-    @staticmethod
-    def _start_run(state: Any) -> dict[str, Any] | None:
-        rubric = state.get("rubric")
+    def _reset_for_new_rubric(self, state: Any) -> dict[str, Any] | None:
+        rubric = state.get(_RUBRIC_KEY)
         if not rubric:
             return None
-        if state.get("_active_rubric") == rubric and state.get("_rubric_status") not in _ENDED:
+        if state.get("_active_rubric") == rubric and state.get("_rubric_status") not in _TERMINAL_RESULTS:
             return None  # the same run goes on
         # A fresh run: its own id, no iterations yet, no status, no criteria frozen.
         fresh = {"_active_rubric": rubric, "_current_grading_run_id": str(uuid.uuid4())}
@@ -146,201 +203,302 @@ class RubricMiddleware(AgentMiddleware):
     @hook_config(can_jump_to=["model"])
     def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Grade the answer; on ``needs_revision`` ask for another attempt."""
-        started = self._begin(state, runtime)
+        started = self._prepare_evaluation(state, runtime)
         if started is None:
             return None
         run_id, iteration = started
         try:
-            graded = self._grade(state, iteration, getattr(runtime, "context", None))
+            graded = self._grade(state, iteration, context=getattr(runtime, "context", None))
         except GraphBubbleUp:
             raise  # an interrupt inside the grader is control flow, not a grading failure
         except Exception as exc:  # noqa: BLE001 - any failure of the grader is a `grader_error`
-            self._raise_if_planned(exc)
-            return self._grader_failed(state, runtime, run_id, iteration, exc)
-        return self._record(graded, state, runtime, run_id, iteration)
+            return self._handle_grader_exception(runtime, state, run_id, iteration, exc)
+        return self._finalize_evaluation(graded, state, runtime, run_id, iteration)
 
     async def aafter_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """``after_agent`` under ``ainvoke``."""
-        started = self._begin(state, runtime)
+        started = self._prepare_evaluation(state, runtime)
         if started is None:
             return None
         run_id, iteration = started
         try:
-            graded = await self._agrade(state, iteration, getattr(runtime, "context", None))
+            graded = await self._agrade(state, iteration, context=getattr(runtime, "context", None))
         except GraphBubbleUp:
             raise
         except Exception as exc:  # noqa: BLE001
-            self._raise_if_planned(exc)
-            return self._grader_failed(state, runtime, run_id, iteration, exc)
-        return self._record(graded, state, runtime, run_id, iteration)
+            return self._handle_grader_exception(runtime, state, run_id, iteration, exc)
+        return self._finalize_evaluation(graded, state, runtime, run_id, iteration)
 
-    def _raise_if_planned(self, exc: Exception) -> None:
-        """A grader deepagents_rs cannot run yet (something it plans) is the caller's to know,
-        not a verdict on the agent's work."""
-        if isinstance(exc, NotImplementedError) and self._grader is None:
-            raise exc
-
-    def _begin(self, state: Any, runtime: Any) -> tuple[str, int] | None:
-        if not state.get("rubric"):
+    def _prepare_evaluation(self, state: Any, runtime: Any) -> tuple[str, int] | None:
+        """The pass's run id and iteration, announced on the stream; None without a rubric."""
+        if not state.get(_RUBRIC_KEY):
             return None
         iteration = state.get("_rubric_iterations", 0) or 0
         run_id = state.get("_current_grading_run_id") or str(uuid.uuid4())
-        _emit(runtime, {"type": "rubric_evaluation_start", "grading_run_id": run_id, "iteration": iteration})
+        self._emit(runtime, "rubric_evaluation_start", run_id, iteration)
         return run_id, iteration
 
-    def _grade(self, state: Any, iteration: int, context: Any) -> GraderResponse:
+    # -- grading: one call, and its coverage retry -----------------------------------------
+
+    def _grade(self, state: Any, iteration: int, *, context: object | None = None) -> GraderResponse:
         """A verdict; asked once more when the first did not account for the whole rubric.
-        If that second pass raises, the first verdict stands (``_record`` gates it)."""
-        first = self._ask(state, iteration, None, context)
-        correction = _unusable(state, first)
+        If that second pass raises, the first verdict stands (the verdict gate downgrades it)."""
+        first = self._invoke_grader(state, iteration, context=context)
+        correction = self._usability_correction(state, first)
         if correction is None:
             return first
-        _log_retry(state, iteration, correction)
+        self._log_coverage_retry(state, iteration, correction)
         try:
-            return self._ask(state, iteration, correction, context)
+            return self._invoke_grader(state, iteration, correction, context=context)
         except GraphBubbleUp:
             raise
         except Exception:  # noqa: BLE001 - the first verdict is kept
-            _log_retry_failed(state, iteration, first)
+            self._log_coverage_retry_failure(state, iteration, first)
             return first
 
-    async def _agrade(self, state: Any, iteration: int, context: Any) -> GraderResponse:
+    async def _agrade(self, state: Any, iteration: int, *, context: object | None = None) -> GraderResponse:
         """``_grade`` under ``ainvoke``."""
-        first = await self._aask(state, iteration, None, context)
-        correction = _unusable(state, first)
+        first = await self._ainvoke_grader(state, iteration, context=context)
+        correction = self._usability_correction(state, first)
         if correction is None:
             return first
-        _log_retry(state, iteration, correction)
+        self._log_coverage_retry(state, iteration, correction)
         try:
-            return await self._aask(state, iteration, correction, context)
+            return await self._ainvoke_grader(state, iteration, correction, context=context)
         except GraphBubbleUp:
             raise
         except Exception:  # noqa: BLE001 - the first verdict is kept
-            _log_retry_failed(state, iteration, first)
+            self._log_coverage_retry_failure(state, iteration, first)
             return first
+
+    @staticmethod
+    def _usability_correction(state: Any, graded: GraderResponse) -> str | None:
+        """Why a verdict cannot end the run, if it cannot: it verified no criterion, or fewer
+        than the run's frozen list. A ``failed`` verdict (the rubric cannot be graded) owes no
+        criteria."""
+        if graded.result == "failed":
+            return None
+        expected, actual = len(state.get("_rubric_criteria") or []), len(graded.criteria)
+        if expected and actual < expected:
+            return texts.UNDER_REPORTED.format(actual=actual, expected=expected)
+        if not expected and actual == 0:
+            return texts.NO_VERDICTS
+        return None
+
+    @staticmethod
+    def _log_coverage_retry(state: Any, iteration: int, correction: str) -> None:
+        logger.warning(texts.LOG_RETRYING, state.get("_current_grading_run_id"), iteration, correction)
+
+    @staticmethod
+    def _log_coverage_retry_failure(state: Any, iteration: int, graded: GraderResponse) -> None:
+        run_id = state.get("_current_grading_run_id")
+        logger.exception(texts.LOG_RETRY_RAISED, run_id, iteration, graded.result, len(graded.criteria))
+
+    def _invoke_grader(
+        self, state: Any, iteration: int, correction: str | None = None, *, context: object | None = None
+    ) -> GraderResponse:
+        """One grader call, with the diagnostics in its config and on the current trace."""
+        grader, grader_input, config = self._call_parts(state, iteration, correction)
+        return self._graded(grader.invoke(grader_input, config=config, context=context))
+
+    async def _ainvoke_grader(
+        self, state: Any, iteration: int, correction: str | None = None, *, context: object | None = None
+    ) -> GraderResponse:
+        """``_invoke_grader`` under ``ainvoke``."""
+        grader, grader_input, config = self._call_parts(state, iteration, correction)
+        return self._graded(await grader.ainvoke(grader_input, config=config, context=context))
+
+    def _call_parts(self, state: Any, iteration: int, correction: str | None) -> tuple[Any, dict, dict]:
+        """The grader, its input and its config for one call; the predicted diagnostics go to
+        the trace first."""
+        grader = self._ensure_grader()
+        metadata = self._grader_trace_metadata()
+        self._record_grader_trace_metadata(metadata)
+        return grader, self._grader_input(state, iteration, correction), self._grader_invocation_config(metadata)
+
+    def _graded(self, result: dict[str, Any]) -> GraderResponse:
+        """The verdict in a grader's result, once the trace knows the strategy it came through."""
+        observed = _strategy_from_result(result)
+        self._record_grader_trace_metadata(self._grader_trace_metadata(effective_strategy=observed))
+        return self._extract_graded(result)
+
+    @staticmethod
+    def _extract_graded(result: dict[str, Any]) -> GraderResponse:
+        graded = result.get("structured_response")
+        if graded is None:
+            raise RuntimeError(texts.NO_STRUCTURED_RESPONSE)
+        if isinstance(graded, GraderResponse):
+            return graded
+        if isinstance(graded, dict):
+            return GraderResponse.model_validate(graded)
+        raise TypeError(texts.UNEXPECTED_STRUCTURED_RESPONSE.format(kind=type(graded).__name__))
 
     # -- the grader ------------------------------------------------------------------------
 
-    def _grader_agent(self) -> Any:
-        if self._grader is None:
-            from .._plain_agent import create_plain_agent
+    def _ensure_grader(self) -> Any:
+        """The grader agent, built on first use. An OpenAI or Anthropic model string goes to
+        the core as it is (its own resolution, natively where it can); any other string is
+        resolved as deepagents resolves it."""
+        if self._grader is not None:
+            return self._grader
+        native = _rubric_strategy.native_model(self._model) if isinstance(self._model, str) else None
+        if native is None:
+            from .. import _models
 
-            # LangChain's `create_agent` as deepagents calls it, on the core: the grader answers
-            # a `GraderResponse` and its replies carry the grader's name.
-            schemas = {"state_schema": self._grader_state_schema, "context_schema": self._grader_context_schema}
-            self._grader = create_plain_agent(
-                self._model,
-                response_format=GraderResponse,
-                name=RUBRIC_GRADER_MESSAGE_SOURCE,
-                system_prompt=self._system_prompt,
-                middleware=self._grader_middleware,
-                tools=self._tools,
-                **schemas,
-            )
+            model = self._resolved_model = _models.resolve_model(self._model)
+        else:
+            model = self._model
+        schemas = {"state_schema": self._grader_state_schema, "context_schema": self._grader_context_schema}
+        self._grader = create_agent(
+            model=model,
+            name=RUBRIC_GRADER_MESSAGE_SOURCE,
+            response_format=GraderResponse,
+            system_prompt=self._system_prompt,
+            tools=self._tools,
+            middleware=self._grader_middleware,
+            **schemas,
+        )
+        if native is not None:
+            # Resolved inside `create_agent` (a string it could not resolve, such as OpenAI's
+            # without a key, raised there): known only now.
+            self._resolved_model = native
         return self._grader
 
-    def _grader_input(self, state: Any, iteration: int, correction: str | None) -> dict[str, Any]:
-        if self._prepare_messages is not None:
+    def _grader_input(self, state: Any, iteration: int, correction: str | None = None) -> dict[str, Any]:
+        """The grader agent's input: the payload as its one user message, and what
+        ``build_grader_state`` adds (never ``messages``)."""
+        if self._prepare_messages_for_grader is not None:
             state = RubricState(**state)
-            state["messages"] = self._prepare_messages(list(state.get("messages", [])))
-        payload = grader_payload(
-            state.get("rubric", ""),
-            state.get("_rubric_criteria") or [],
-            state.get("messages", []),
-            iteration,
-            correction,
-        )
+            state["messages"] = self._prepare_messages_for_grader(list(state.get("messages", [])))
+        payload = self._build_grader_payload(state, iteration, correction)
         extra = dict(self._build_grader_state(state, iteration)) if self._build_grader_state else {}
         if "messages" in extra:
             raise ValueError(texts.MESSAGES_NOT_ALLOWED)
         return {**extra, "messages": [HumanMessage(content=payload)]}
 
-    def _config(self, strategy: str | None = None) -> dict[str, Any]:
-        return {"metadata": self._diagnostics(strategy)}
+    def _build_grader_payload(self, state: Any, iteration: int, correction: str | None = None) -> str:
+        """The grader's user message: the rubric, the run's frozen criteria and the transcript,
+        each between delimiters carrying a fresh nonce."""
+        return _rubric_payload.grader_payload(
+            state.get(_RUBRIC_KEY, ""),
+            state.get("_rubric_criteria") or [],
+            state.get("messages", []),
+            iteration,
+            correction,
+        )
 
-    def _diagnostics(self, strategy: str | None) -> dict[str, str]:
-        """The grader's model and structured-output strategy, for traces and error texts."""
-        if strategy is None and (self._grader is not None or not isinstance(self._model, str)):
-            # A model string the grader was never built from has no known strategy.
-            strategy = strategy_of_model(self._model, tools=self._tools)
+    # -- diagnostics ---------------------------------------------------------------------
+
+    def _grader_trace_metadata(self, *, effective_strategy: str | None = None) -> dict[str, str]:
+        """The grader's model and structured-output strategy: the strategy observed (in a
+        result or an error), else the one predicted from the model, else ``unknown``."""
+        model = self._resolved_model or self._model
+        strategy = effective_strategy or _strategy_from_model(model, has_tools=bool(self._tools))
         return {
-            "rubric_grader_configured_model": self._label,
+            "rubric_grader_configured_model": self._model_label,
             "rubric_grader_effective_strategy": strategy or "unknown",
         }
 
-    def _ask(self, state: Any, iteration: int, correction: str | None, context: Any) -> GraderResponse:
-        grader = self._grader_agent()
-        result = grader.invoke(self._grader_input(state, iteration, correction), self._config(), context=context)
-        return _verdict(result)
+    @staticmethod
+    def _grader_invocation_config(metadata: dict[str, str]) -> dict[str, Any]:
+        """The grader's config: the run's metadata (tenant, thread, experiment), then the
+        diagnostics over it."""
+        inherited = ensure_config().get("metadata") or {}
+        return {"metadata": {**inherited, **metadata}}
 
-    async def _aask(self, state: Any, iteration: int, correction: str | None, context: Any) -> GraderResponse:
-        grader = self._grader_agent()
-        result = await grader.ainvoke(self._grader_input(state, iteration, correction), self._config(), context=context)
-        return _verdict(result)
+    @staticmethod
+    def _record_grader_trace_metadata(metadata: dict[str, str]) -> None:
+        """The diagnostics on the current LangSmith run, when tracing is on; best effort."""
+        try:
+            run = get_current_run_tree()
+            if run is not None:
+                run.add_metadata(metadata)
+        except Exception:  # a trace annotation never stops grading
+            logger.debug(texts.LOG_TRACE_FAILED, exc_info=True)
 
     # -- recording a verdict -----------------------------------------------------------------
 
-    def _record(self, graded: GraderResponse, state: Any, runtime: Any, run_id: str, iteration: int) -> dict[str, Any]:
-        evaluation: dict[str, Any] = {
-            "grading_run_id": run_id,
-            "iteration": iteration,
-            "result": graded.result,
-            "explanation": graded.explanation,
-            "criteria": [dict(c) for c in graded.criteria],
-            "unverified": False,
-        }
-        correction = _unusable(state, graded)
+    def _finalize_evaluation(
+        self, graded: GraderResponse, state: Any, runtime: Any, grading_run_id: str, iteration: int
+    ) -> dict[str, Any]:
+        """The verdict gated (an unbacked ``satisfied`` downgraded, the last allowed
+        ``needs_revision`` reported as the cap), published, and made a state update."""
+        evaluation = self._build_evaluation(graded, grading_run_id, iteration)
+        correction = self._usability_correction(state, graded)
         if correction is not None and graded.result == "satisfied":
             # Nothing backs a `satisfied` that did not account for the whole rubric: the agent
             # is asked to re-verify instead (still bounded by max_iterations).
-            logger.warning(texts.LOG_DOWNGRADED, run_id, correction)
+            logger.warning(texts.LOG_DOWNGRADED, grading_run_id, correction)
             evaluation.update(
                 result="needs_revision",
                 unverified=True,
                 explanation=texts.UNVERIFIED_EXPLANATION.format(explanation=graded.explanation),
             )
         elif correction is not None:
-            logger.warning(texts.LOG_UNDER_REPORTED, graded.result, run_id, correction)
+            logger.warning(texts.LOG_UNDER_REPORTED, graded.result, grading_run_id, correction)
         if evaluation["result"] == "needs_revision" and iteration + 1 >= self.max_iterations:
             # No revision will follow: the status says so, rather than `needs_revision`.
             # A grader that never accounted for the rubric is worth a warning; an agent that
             # did not get there, an info.
             if evaluation["unverified"]:
-                logger.warning(texts.LOG_EXHAUSTED_UNVERIFIED, self.max_iterations, run_id)
+                logger.warning(texts.LOG_EXHAUSTED_UNVERIFIED, self.max_iterations, grading_run_id)
             else:
-                logger.info(texts.LOG_EXHAUSTED, self.max_iterations, run_id)
+                logger.info(texts.LOG_EXHAUSTED, self.max_iterations, grading_run_id)
             evaluation["result"] = "max_iterations_reached"
         self._publish(runtime, evaluation)
+        return self._compose_update(state, evaluation)
+
+    def _build_evaluation(self, graded: GraderResponse, grading_run_id: str, iteration: int) -> dict[str, Any]:
+        return {
+            "grading_run_id": grading_run_id,
+            "iteration": iteration,
+            "result": graded.result,
+            "explanation": graded.explanation,
+            "criteria": [dict(c) for c in graded.criteria],
+            "unverified": False,
+        }
+
+    def _compose_update(self, state: Any, evaluation: dict[str, Any]) -> dict[str, Any]:
         update: dict[str, Any] = {
             "_rubric_evaluations": [*state.get("_rubric_evaluations", []), evaluation],
-            "_rubric_iterations": iteration + 1,
+            "_rubric_iterations": evaluation["iteration"] + 1,
             "_rubric_status": evaluation["result"],
         }
         if not state.get("_rubric_criteria") and evaluation["criteria"] and evaluation["result"] != "failed":
             # The criteria of the run's first usable pass are the list later passes grade.
-            update["_rubric_criteria"] = [c["name"] for c in evaluation["criteria"]]
-            logger.info(texts.LOG_FROZE, len(update["_rubric_criteria"]), run_id, update["_rubric_criteria"])
+            frozen = [c["name"] for c in evaluation["criteria"]]
+            logger.info(texts.LOG_FROZE, len(frozen), evaluation["grading_run_id"], frozen)
+            update["_rubric_criteria"] = frozen
         if evaluation["result"] == "needs_revision":
             source = RUBRIC_GRADER_MESSAGE_SOURCE
-            request = HumanMessage(content=revision_message(evaluation), name=source, additional_kwargs={"lc_source": source})  # fmt: skip
+            request = HumanMessage(content=self._revision_prompt(evaluation), name=source, additional_kwargs={"lc_source": source})  # fmt: skip
             update.update(messages=[request], jump_to="model")
         return update
 
-    def _grader_failed(self, state: Any, runtime: Any, run_id: str, iteration: int, exc: Exception) -> dict[str, Any]:
-        diagnostics = self._diagnostics(strategy_of_error(exc))
-        model, strategy = diagnostics.values()
+    @staticmethod
+    def _revision_prompt(evaluation: Any) -> str:
+        return _rubric_payload.revision_message(evaluation)
+
+    def _handle_grader_exception(
+        self, runtime: Any, state: Any, grading_run_id: str, iteration: int, exc: Exception
+    ) -> dict[str, Any]:
+        """A grader that raised: a ``grader_error`` evaluation naming the error, its HTTP
+        status, the model and the strategy it failed in."""
+        metadata = self._grader_trace_metadata(effective_strategy=_strategy_from_exception(exc))
+        self._record_grader_trace_metadata(metadata)
+        model, strategy = metadata["rubric_grader_configured_model"], metadata["rubric_grader_effective_strategy"]
         logger.exception(texts.LOG_GRADER_FAILED, model, strategy)
         code = getattr(exc, "status_code", None)
         has_code = isinstance(code, int) and not isinstance(code, bool)
         evaluation = {
-            "grading_run_id": run_id,
+            "grading_run_id": grading_run_id,
             "iteration": iteration,
             "result": "grader_error",
             "explanation": texts.GRADER_ERROR_EXPLANATION.format(
                 kind=type(exc).__name__,
                 status=texts.GRADER_ERROR_STATUS.format(code=code) if has_code else "",
-                model=diagnostics["rubric_grader_configured_model"],
-                strategy=diagnostics["rubric_grader_effective_strategy"],
+                model=model,
+                strategy=strategy,
                 error=exc,
             ),
             "criteria": [],
@@ -355,8 +513,7 @@ class RubricMiddleware(AgentMiddleware):
 
     def _publish(self, runtime: Any, evaluation: dict[str, Any]) -> None:
         """The evaluation to the custom stream and to ``on_evaluation``."""
-        fields = ("grading_run_id", "iteration", "result", "explanation", "criteria", "unverified")
-        _emit(runtime, {"type": "rubric_evaluation_end", **{k: evaluation[k] for k in fields}})
+        self._emit(runtime, "rubric_evaluation_end", evaluation["grading_run_id"], evaluation["iteration"], evaluation)
         if self._on_evaluation is None:
             return
         try:
@@ -366,46 +523,20 @@ class RubricMiddleware(AgentMiddleware):
         except Exception:
             logger.exception(texts.LOG_CALLBACK_RAISED)
 
-
-def _verdict(result: dict[str, Any]) -> GraderResponse:
-    graded = result.get("structured_response")
-    if graded is None:
-        raise RuntimeError(texts.NO_STRUCTURED_RESPONSE)
-    if isinstance(graded, GraderResponse):
-        return graded
-    if isinstance(graded, dict):
-        return GraderResponse.model_validate(graded)
-    raise TypeError(texts.UNEXPECTED_STRUCTURED_RESPONSE.format(kind=type(graded).__name__))
-
-
-def _unusable(state: Any, graded: GraderResponse) -> str | None:
-    """Why a verdict cannot end the run, if it cannot: it verified no criterion, or fewer
-    than the run's frozen list. A ``failed`` verdict (the rubric cannot be graded) owes no
-    criteria."""
-    if graded.result == "failed":
-        return None
-    expected, actual = len(state.get("_rubric_criteria") or []), len(graded.criteria)
-    if expected and actual < expected:
-        return texts.UNDER_REPORTED.format(actual=actual, expected=expected)
-    if not expected and actual == 0:
-        return texts.NO_VERDICTS
-    return None
-
-
-def _log_retry(state: Any, iteration: int, correction: str) -> None:
-    logger.warning(texts.LOG_RETRYING, state.get("_current_grading_run_id"), iteration, correction)
-
-
-def _log_retry_failed(state: Any, iteration: int, first: GraderResponse) -> None:
-    run_id = state.get("_current_grading_run_id")
-    logger.exception(texts.LOG_RETRY_RAISED, run_id, iteration, first.result, len(first.criteria))
-
-
-def _emit(runtime: Any, payload: dict[str, Any]) -> None:
-    writer = getattr(runtime, "stream_writer", None)
-    if writer is None:
-        return
-    try:
-        writer(payload)
-    except Exception:  # noqa: BLE001 - a failing stream consumer does not stop grading
-        logger.debug(texts.LOG_WRITER_RAISED)
+    def _emit(self, runtime: Any, event_type: str, grading_run_id: str, iteration: int, evaluation: Any = None) -> None:
+        """One event on the custom stream; a failing consumer does not stop grading."""
+        writer = getattr(runtime, "stream_writer", None)
+        if writer is None:
+            return
+        payload: dict[str, Any] = {"type": event_type, "grading_run_id": grading_run_id, "iteration": iteration}
+        if evaluation is not None:
+            payload.update(
+                result=evaluation.get("result"),
+                explanation=evaluation.get("explanation"),
+                criteria=evaluation.get("criteria", []),
+                unverified=evaluation.get("unverified", False),
+            )
+        try:
+            writer(payload)
+        except Exception:  # noqa: BLE001
+            logger.debug(texts.LOG_WRITER_RAISED)

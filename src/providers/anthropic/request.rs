@@ -95,6 +95,10 @@ pub(super) fn request_bytes(
     if !request.tools.is_empty() {
         let tagged = request.schema_tools_at.unwrap_or(request.tools.len());
         body.insert("tools".into(), format_tools(&request.tools, tagged, cache));
+    } else if request.response_format.is_some() {
+        // LangChain binds a native format with the agent's tools, none here
+        // (`bind_tools([])`): langchain-anthropic sends the empty list.
+        body.insert("tools".into(), json!([]));
     }
     if let Some(choice) = &request.tool_choice {
         let choice = match choice.as_str() {

@@ -87,6 +87,11 @@ pub(super) fn build_request(
     // Held by its key's place; its bytes are written as encoded.
     p.insert("messages".into(), Value::Null);
     insert_tools(&mut p, request, true);
+    if request.tools.is_empty() && request.response_format.is_some() {
+        // LangChain binds a native format with the agent's tools, none here
+        // (`bind_tools([])`): langchain-openai sends the empty list on Chat Completions.
+        p.insert("tools".into(), json!([]));
+    }
     // A native response format; Chat Completions then takes strict function tools only.
     if let Some(format) = p
         .shift_remove("response_format")
