@@ -31,7 +31,9 @@ def test_skill_source() -> None:
 
 
 def test_compact_conversation_schema() -> None:
-    ref, ours = (importlib.import_module(f"{root}.middleware.summarization").CompactConversationSchema for root in ROOTS)
+    ref, ours = (
+        importlib.import_module(f"{root}.middleware.summarization").CompactConversationSchema for root in ROOTS
+    )
     ours_schema, ref_schema = ours.model_json_schema(), ref.model_json_schema()
     ours_schema.pop("description", None)
     ref_schema.pop("description", None)
