@@ -46,13 +46,11 @@ def _current_config() -> Any:
 
 
 def _files(face: Any, config: Any) -> Any:
-    """The graph's `files`, this step's writes included (None when the backend keeps none)."""
-    if not face._uses_state:
-        return None
-    keys = _graph_keys(config)
-    if keys is None:
-        raise RuntimeError(STATE_OUTSIDE_GRAPH)
-    return keys[0]("files", True)
+    """The graph's `files`, this step's writes included (None when the backend keeps none,
+    or no graph runs: a call that never reaches the state backend, an `execute` say, runs
+    outside a graph as deepagents' does; one that writes fails in `_send_files`)."""
+    keys = _graph_keys(config) if face._uses_state else None
+    return None if keys is None else keys[0]("files", True)
 
 
 def _send_files(config: Any, written: Any) -> None:
