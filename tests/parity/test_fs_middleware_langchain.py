@@ -224,3 +224,29 @@ def test_intercept_large_tool_result_directly(tmp_path: Path, mode: str) -> None
         outs.append((repr(results), written, (root / "large_tool_results" / "t_1").read_text()))
     assert outs[0] == outs[1]
     assert outs[0][1] == ["large_tool_results/t_1"]
+
+
+def _outside_graph(impl: str, root: Path, name: str, args: dict) -> Any:
+    from langchain.tools import ToolRuntime
+
+    backends = importlib.import_module(f"{impl}.backends")
+    backend = backends.CompositeBackend(
+        default=backends.LocalShellBackend(root_dir=str(root), virtual_mode=True),
+        routes={"/mem/": backends.StateBackend()},
+    )
+    mw = importlib.import_module(f"{impl}.middleware.filesystem").FilesystemMiddleware(backend=backend)
+    runtime = ToolRuntime(state={}, context=None, config={}, stream_writer=None, tool_call_id="t1", store=None)
+    tool = next(t for t in mw.tools if t.name == name)
+    try:
+        message = tool.invoke({**args, "runtime": runtime})
+    except RuntimeError as e:
+        return "raised", str(e)
+    return message.content, message.status
+
+
+def test_tools_called_outside_a_graph(tmp_path: Path) -> None:
+    """A call that never reaches the state route runs; a write to it fails as deepagents'."""
+    for name, args in (("execute", {"command": "echo hi"}), ("write_file", {"file_path": "/mem/a", "content": "x"})):
+        ref, ours = (_outside_graph(impl, tmp_path, name, args) for impl in IMPLS)
+        assert ours == ref
+    assert _outside_graph("deepagents", tmp_path, "write_file", args)[0] == "raised"

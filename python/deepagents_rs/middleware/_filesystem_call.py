@@ -18,7 +18,7 @@ from langchain_core.tools import StructuredTool
 from langgraph.types import Command
 
 from .. import _convert
-from ..backends._store_state_texts import STATE_OUTSIDE_GRAPH
+from ..backends._store_state_texts import STATE_OUTSIDE_GRAPH, STATE_WITHOUT_CHANNELS
 from ._entry_call import entry
 from ._summarization_call import _runtime_config
 
@@ -59,7 +59,7 @@ def _send_files(config: Any, written: Any) -> None:
     if written:
         keys = _graph_keys(config)
         if keys is None:
-            raise RuntimeError(STATE_OUTSIDE_GRAPH)
+            raise RuntimeError(STATE_OUTSIDE_GRAPH if config is None else STATE_WITHOUT_CHANNELS)
         keys[1]([("files", written)])
 
 
