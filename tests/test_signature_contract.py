@@ -21,9 +21,6 @@ PLANNED = {
 #: Differences kept on purpose, and why.
 DELIBERATE_VALUES = {"__version__": "deepagents_rs' own version"}
 DELIBERATE_METHODS = {
-    # The file tools and their model-call hooks run in the core; the Python face holds the
-    # configuration the core is built from.
-    "FilesystemMiddleware": {"wrap_model_call", "awrap_model_call", "wrap_tool_call", "awrap_tool_call"},
     # The core filters the requests; the Python face holds the entry's place.
     "UnsupportedContentMiddleware": {"wrap_model_call", "awrap_model_call"},
     # Summarization runs in the core's entry (its `wrap_model_call` too): no hook of its own.

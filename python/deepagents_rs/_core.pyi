@@ -70,7 +70,7 @@ class SummarizationCall:
         `is_async`."""
 
 class EntryCall:
-    """The core's memory or skills entry, its hooks run outside a deepagents_rs agent."""
+    """The core's memory, skills or filesystem entry, run outside a deepagents_rs agent."""
 
     def __init__(self, config: dict[str, Any]) -> None: ...
     def hook(self, hook: str, state: dict[str, Any], is_async: bool, config: Any = None) -> Any:
@@ -79,6 +79,16 @@ class EntryCall:
     def run(self, request: dict[str, Any], model: Any, responder: Any, is_async: bool, config: Any = None) -> Any:
         """The entry's state writes (`{"commands": [...], "files": ...}`), awaitable when
         `is_async`."""
+    def tool_specs(self) -> list[tuple[str, str, str]]:
+        """The entry's tools as `(name, description, parameters as JSON text)`."""
+    def call_tool(self, call: dict[str, Any], files: Any, is_async: bool, config: Any = None) -> Any:
+        """The filesystem tool call `call` (`{"name", "args", "id"}`) run over `files`:
+        `{"message", "files"}`, awaitable when `is_async`."""
+    def refusal(self, call: Any, messages: list[Any]) -> str | None:
+        """The filesystem entry's answer to a tool call before its handler runs, or None."""
+    def after_tool(self, message: Any, name: str, is_async: bool, files: Any, config: Any = None) -> Any:
+        """`{"message": the tool message replacing `message` or None, "files"}`, awaitable
+        when `is_async`."""
 
 LIMITS: dict[str, int]
 

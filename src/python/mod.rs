@@ -12,6 +12,7 @@ mod errors;
 mod executor;
 mod file_ops;
 mod files;
+mod fs_outside;
 mod host;
 mod input_messages;
 mod memory;

@@ -25,7 +25,7 @@ use crate::files::backend::FilesScope;
 use crate::messages::{Message, SystemMessage};
 use crate::middleware::{Chain, Middleware, ModelBase, ModelResponse};
 use crate::model::{ChatModel, ModelRequest};
-use crate::state::{AgentState, FilesHost};
+use crate::state::{AgentState, FilesHost, FilesSnapshot};
 use crate::summarization::Summarization;
 use crate::tools::{HostContext, ToolSpec};
 
@@ -410,15 +410,17 @@ pub(crate) fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>)
                         None => list.append(message_to_py(py, m)?)?,
                     }
                 }
-                // The tools, when the entry changed them (skills disclosing skill tools):
-                // `(name, defer_loading)` each, for the face to give back as its tools.
+                // The tools, when the entry changed them (skills disclosing skill tools, the
+                // filesystem hiding some and redescribing grep and execute):
+                // `(name, defer_loading, description)` each, for the face to give back as
+                // its tools.
                 let tools = if tools_unchanged {
                     py.None().into_bound(py)
                 } else {
-                    let tools: Vec<(&str, bool)> = request
+                    let tools: Vec<(&str, bool, &str)> = request
                         .tools
                         .iter()
-                        .map(|t| (t.name.as_str(), t.defer_loading))
+                        .map(|t| (t.name.as_str(), t.defer_loading, t.description.as_str()))
                         .collect();
                     tools.into_pyobject(py)?.into_any()
                 };
@@ -495,7 +497,7 @@ fn step_inputs(
 }
 
 /// A step's state-backend writes, `None` when there were none.
-fn written_to_py<'py>(
+pub(crate) fn written_to_py<'py>(
     py: Python<'py>,
     files: Option<&crate::state::FilesWrite>,
 ) -> PyResult<Bound<'py, PyAny>> {
@@ -507,11 +509,16 @@ fn written_to_py<'py>(
 
 /// Where a step's state-backend writes go, over the state's `files` (`None`: none yet).
 fn files_scope(files: Option<Bound<'_, PyAny>>, host: HostContext) -> PyResult<Arc<FilesScope>> {
+    Ok(FilesScope::new(files_snapshot(files.as_ref())?, host))
+}
+
+/// The state's `files` (`None`: none yet) as the core reads them.
+pub(crate) fn files_snapshot(files: Option<&Bound<'_, PyAny>>) -> PyResult<FilesSnapshot> {
     let (mut map, mut files_host) = (Arc::new(Map::new()), Arc::new(FilesHost::default()));
     if let Some(files) = files.filter(|f| !f.is_none()) {
-        file_map_from_py(&files)?.apply(&mut map, &mut files_host);
+        file_map_from_py(files)?.apply(&mut map, &mut files_host);
     }
-    Ok(FilesScope::new((map, files_host), host))
+    Ok((map, files_host))
 }
 
 /// A step that never calls the host's loop, waited for here without the GIL.

@@ -8,6 +8,16 @@ STATE_OUTSIDE_GRAPH = (
     'on invoke: agent.invoke({"messages": [...], "files": {...}})'
 )
 
+#: The same, where a graph's config is at hand but holds no channel read and send (a tool
+#: called directly, outside a graph's step).
+STATE_WITHOUT_CHANNELS = (
+    "StateBackend requires CONFIG_KEY_READ / CONFIG_KEY_SEND in "
+    "the LangGraph config. Make sure the backend is used inside "
+    "a graph node or tool, not called directly. To pre-populate "
+    "files, pass them on invoke: "
+    'agent.invoke({"messages": [...], "files": {...}})'
+)
+
 # deepagents 0.7.32, backends/store.py: StoreBackend._get_store (no store anywhere)
 STORE_OUTSIDE_GRAPH = (
     "StoreBackend must be used inside a LangGraph graph execution "

@@ -41,3 +41,12 @@ class SkillsState(AgentState):
 
 SkillToolResolver = Callable[[str, Runtime], Sequence[BaseTool] | Awaitable[Sequence[BaseTool]]]
 """Returns the skill tools one `metadata.include_tools` name stands for."""
+
+
+class SkillsStateUpdate(TypedDict):
+    """A state update of the skills middleware: the loaded skills, and the sources' errors."""
+
+    skills_metadata: list[SkillMetadata]
+    # A string, as deepagents' (its module postpones annotations): typed as not required,
+    # the key is required at runtime (`__required_keys__`) as in deepagents.
+    skills_load_errors: "NotRequired[list[str]]"

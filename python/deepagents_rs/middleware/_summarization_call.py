@@ -74,7 +74,8 @@ def _core_request(request: Any, state_keys: tuple[str, ...] = _STATE_KEYS) -> tu
 
 class _Responder:
     """The entry's inner call: the handler on the request with the entry's messages (and its
-    tools, when it changed them: `tool_of(name, defer_loading)` gives each back as a tool)."""
+    tools, when it changed them: `tool_of(name, defer_loading, description)` gives each back
+    as a tool)."""
 
     def __init__(self, request: Any, handler: Any, messages: list[Any], tool_of: Any = None) -> None:
         self.request = request
@@ -87,7 +88,7 @@ class _Responder:
     def _request(self, system: Any, messages: list[Any], tools: Any) -> Any:
         changes: dict[str, Any] = {}
         if tools is not None and self.tool_of is not None:
-            changes["tools"] = [self.tool_of(name, deferred) for name, deferred in tools]
+            changes["tools"] = [self.tool_of(*spec) for spec in tools]
         if not (system is True and messages == list(range(len(self.messages)))):
             changes["messages"] = [self.messages[m] if isinstance(m, int) else _convert.from_core(m) for m in messages]
         if system is not True:  # not the caller's own system message

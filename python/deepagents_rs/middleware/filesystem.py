@@ -24,6 +24,7 @@ from deepagents_rs.backends.protocol import (
     FileData,  # noqa: F401 - deepagents' module has it too
     SandboxBackendProtocol,
 )
+from deepagents_rs.middleware._core_face import CoreEntryFace, TracePolicyOnFirstUse
 from deepagents_rs.middleware._filesystem_texts import (
     BACKEND_FACTORY_REMOVED,
     DELETE_TOOL_DESCRIPTION,
@@ -168,6 +169,15 @@ def _routes_to_state_backend(backend: BackendProtocol, path: str) -> bool:
     return isinstance(backend, StateBackend)
 
 
+def _uses_state_backend(backend: BackendProtocol) -> bool:
+    """Whether `backend`, or a backend a composite routes to, is a `StateBackend`."""
+    if isinstance(backend, StateBackend):
+        return True
+    if isinstance(backend, CompositeBackend):
+        return _uses_state_backend(backend.default) or any(_uses_state_backend(b) for b in backend.routes.values())
+    return False
+
+
 def _deprecation_category() -> type[Warning]:
     """langchain_core's deprecation warning class when it is installed (deepagents warns with it)."""
     try:
@@ -206,12 +216,26 @@ def _enabled_tool_names(tools: list[FsToolName] | Literal["all"] | None) -> froz
     return _ALL_FS_TOOL_NAMES if tools == "all" else None
 
 
-class FilesystemMiddleware:
-    """Settings of the filesystem tools: `ls`, `read_file`, `write_file`, `edit_file`, `delete`,
-    `glob`, `grep`, and `execute` when the backend has a shell.
+class _StateSchema:
+    """deepagents' state schema of the middleware, made when first read (it needs LangChain):
+    `files` when the backend keeps files in the state, the offloaded payloads' key always."""
 
-    Takes deepagents' arguments with its defaults and refuses what it refuses.
-    The Rust core provides the tools, so `tools` stays empty.
+    def __get__(self, obj: Any, owner: type) -> Any:
+        from . import _filesystem_state as states
+
+        if obj is None:
+            return states.FilesystemState
+        return states._FilesystemBlobPayloadState if obj._uses_state else states._BlobPayloadState
+
+
+class FilesystemMiddleware(CoreEntryFace):
+    """The filesystem tools: `ls`, `read_file`, `write_file`, `edit_file`, `delete`, `glob`,
+    `grep`, and `execute` when the backend has a shell.
+
+    Takes deepagents' arguments with its defaults and refuses what it refuses. In a
+    deepagents_rs agent the core builds the tools from these settings; in LangChain's
+    `create_agent` (or called directly) `tools`, `wrap_model_call` and `wrap_tool_call` run
+    the core's entry, a state backend's files read from and written to the graph's `files`.
 
     Args:
         backend: Where files live (and commands run, for a sandbox). `StateBackend()`
@@ -266,19 +290,99 @@ class FilesystemMiddleware:
         self._max_execute_timeout = max_execute_timeout
         self._grep_max_count = grep_max_count
         self._enabled_tools: frozenset[str] | None = _enabled_tool_names(tools)
-        self.tools: list[Any] = []
+
+    trace_policy = TracePolicyOnFirstUse()
+    state_schema = _StateSchema()
 
     @property
-    def name(self) -> str:
-        """The middleware's name: its class name, as for any `AgentMiddleware`."""
-        return type(self).__name__
+    def tools(self) -> list[Any]:
+        """The enabled tools as LangChain tools, run by the core (made when first asked for:
+        they need LangChain)."""
+        made = self.__dict__.get("_tools")
+        if made is None:
+            from ._filesystem_call import core_tools
+
+            made = self.__dict__["_tools"] = core_tools(self)
+        return made
+
+    @tools.setter
+    def tools(self, value: list[Any]) -> None:
+        self.__dict__["_tools"] = value
+
+    @property
+    def _uses_state(self) -> bool:
+        """Whether the backend (or a route of it) keeps files in the agent state."""
+        return _uses_state_backend(self.backend)
 
     def _with_permissions(self, permissions: list[FilesystemPermission]) -> FilesystemMiddleware:
         """A copy of this middleware enforcing `permissions` (an agent's own rules)."""
         configured = copy(self)
         configured._set_permissions(permissions)
-        configured.tools = []
+        for made in ("_tools", "_entry_calls"):
+            configured.__dict__.pop(made, None)
         return configured
+
+    def _core_config(self, store: Any = None) -> dict[str, Any]:
+        """The configuration the core builds the filesystem entry from."""
+        from deepagents_rs._backend_adapter import fs_config
+
+        return {"kind": "filesystem", **fs_config(self.backend, None, self, store)}
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        """`handler` on the request with the tools the backend cannot serve (`execute`,
+        `delete`) left out, grep's and execute's descriptions fitted to what is left, the
+        custom system prompt (and the routes' host paths, with `execute`) added, a large
+        last user message moved to a file; the response with the state writes that go
+        with it."""
+        from ._entry_call import wrap
+        from ._filesystem_call import STATE_KEYS, tool_of
+
+        return wrap(self, request, handler, STATE_KEYS, (self._entry(request), tool_of(self, request)))
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        """`wrap_model_call` with an async `handler`."""
+        from ._entry_call import awrap
+        from ._filesystem_call import STATE_KEYS, tool_of
+
+        return await awrap(self, request, handler, STATE_KEYS, (self._entry(request), tool_of(self, request)))
+
+    def _entry(self, request: Any) -> Any:
+        from ._entry_call import entry
+
+        return entry(self, getattr(request, "runtime", None))
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        """Refuses a second write to one path within one AI message; else `handler`'s result,
+        with a `read_file` result's payloads offloaded (`offload_binary_content`) and a large
+        result of a tool not in `TOOLS_EXCLUDED_FROM_EVICTION` moved to a file."""
+        from ._filesystem_call import _config_of, after_tool, refusal
+
+        refused = refusal(self, request)
+        if refused is not None:
+            return refused
+        return after_tool(self, request.tool_call["name"], handler(request), _config_of(request))
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        """`wrap_tool_call` with an async `handler`."""
+        from ._filesystem_call import _config_of, aafter_tool, refusal
+
+        refused = refusal(self, request)
+        if refused is not None:
+            return refused
+        return await aafter_tool(self, request.tool_call["name"], await handler(request), _config_of(request))
+
+    def _intercept_large_tool_result(self, tool_result: Any) -> Any:
+        """`tool_result` (a `ToolMessage`, or a `Command`'s tool messages) with a result too
+        large for `tool_token_limit_before_evict` moved to a file and replaced by a preview."""
+        from ._filesystem_call import _current_config, after_tool
+
+        return after_tool(self, "", tool_result, _current_config())
+
+    async def _aintercept_large_tool_result(self, tool_result: Any) -> Any:
+        """`_intercept_large_tool_result` with the backend called asynchronously."""
+        from ._filesystem_call import _current_config, aafter_tool
+
+        return await aafter_tool(self, "", tool_result, _current_config())
 
     def _set_permissions(self, permissions: list[FilesystemPermission] | None) -> None:
         """Keep a copy of the rules, refusing them where `execute` could get around them."""

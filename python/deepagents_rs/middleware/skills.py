@@ -52,7 +52,10 @@ MAX_SKILL_COMPATIBILITY_LENGTH: int = LIMITS["MAX_SKILL_COMPATIBILITY_LENGTH"]
 MAX_SKILLS_LOAD_WARNINGS: int = LIMITS["MAX_SKILLS_LOAD_WARNINGS"]
 MAX_SKILL_LOAD_WARNING_LENGTH: int = LIMITS["MAX_SKILL_LOAD_WARNING_LENGTH"]
 
-_LAZY = ("SkillMetadata", "SkillsState", "SkillToolResolver")
+_LAZY = ("SkillMetadata", "SkillsState", "SkillsStateUpdate", "SkillToolResolver")
+
+SkillSource = str | tuple[str, str]
+"""A skill source: a path (labelled after its last component), or a `(path, label)` pair."""
 
 
 @cache
@@ -210,7 +213,8 @@ class SkillsMiddleware(CoreEntryFace):
             call = entry(self, runtime)
         own = {_tool_spec(t)[0]: t for t in request.tools or ()}
 
-        def tool_of(name: str, deferred: bool) -> Any:
+        def tool_of(name: str, deferred: bool, description: str) -> Any:
+            # The skills entry never changes a description.
             tool = own.get(name)
             if tool is None:
                 return answered[name]

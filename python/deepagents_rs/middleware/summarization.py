@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, TypedDict
 
+from pydantic import BaseModel
+
 from .._core import SUMMARY_PROMPT_HEAD, SUMMARY_PROMPT_TAIL
 from ._compact_flow import CompactSteps
 from ._core_face import CoreEntryFace
@@ -54,6 +56,20 @@ def _template(text: str) -> str:
 
 #: The summary prompt, a `str.format` template with a `{messages}` slot.
 DEEPAGENTS_DEFAULT_SUMMARY_PROMPT = _template(SUMMARY_PROMPT_HEAD) + "{messages}" + _template(SUMMARY_PROMPT_TAIL)
+
+
+class CompactConversationSchema(BaseModel):
+    """The `compact_conversation` tool's arguments: none."""
+
+
+class TriggerClause(TypedDict, total=False):
+    """A trigger whose every threshold given must be reached: `tokens` and `messages` as
+    counts, `fraction` of the model's context window."""
+
+    tokens: int
+    messages: int
+    fraction: float
+
 
 SUMMARIZATION_EVENT_KEY = "_summarization_event"
 SUMMARIZATION_SESSION_ID_KEY = "_summarization_session_id"

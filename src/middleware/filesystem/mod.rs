@@ -11,6 +11,7 @@ mod blob_offload;
 pub(crate) mod eviction;
 pub(crate) mod format;
 mod human_eviction;
+mod outside;
 mod rejected_media;
 pub mod texts;
 mod tools;
@@ -32,6 +33,7 @@ use crate::messages::Message;
 use crate::model::ModelRequest;
 use crate::tools::{Tool, ToolError, ToolOutput, ToolResult, ToolSpec};
 
+pub use outside::AfterTool;
 pub use tools::Kind;
 
 /// What the entry is built from (the arguments of deepagents' `FilesystemMiddleware`).

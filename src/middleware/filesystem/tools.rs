@@ -17,7 +17,8 @@ use crate::files::permissions::Mode;
 use crate::files::{file_data, media};
 use crate::messages::{Content, ToolStatus};
 use crate::tools::invocation_error::invocation_error;
-use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+use crate::state::FilesSnapshot;
+use crate::tools::{HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
 const GLOB_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -93,15 +94,27 @@ impl Tool for FsTool {
         args: Value,
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        let (kind, shared) = (self.kind, self.shared.clone());
-        Box::pin(async move {
-            let files = (ctx.run.files.clone(), ctx.run.files_host.clone());
-            let scope = FilesScope::new(files, ctx.host.clone());
-            let mut output = run(kind, &shared, &args, scope.clone(), &ctx.tool_call_id).await?;
-            output.files = scope.take_update();
-            Ok(output)
-        })
+        let files = (ctx.run.files.clone(), ctx.run.files_host.clone());
+        run_in(self.kind, self.shared.clone(), args, files, ctx.host, ctx.tool_call_id)
     }
+}
+
+/// The tool of `kind` on `args` over `files`, with the files a state backend wrote in the
+/// output.
+pub(super) fn run_in(
+    kind: Kind,
+    shared: Arc<Shared>,
+    args: Value,
+    files: FilesSnapshot,
+    host: HostContext,
+    tool_call_id: String,
+) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+    Box::pin(async move {
+        let scope = FilesScope::new(files, host);
+        let mut output = run(kind, &shared, &args, scope.clone(), &tool_call_id).await?;
+        output.files = scope.take_update();
+        Ok(output)
+    })
 }
 
 /// `validate_path`, with deepagents' `Error: {message}` result on refusal.
