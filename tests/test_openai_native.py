@@ -41,6 +41,11 @@ def profiles() -> Iterator[None]:
 
 @pytest.fixture
 def sim(monkeypatch: pytest.MonkeyPatch, profiles: None) -> Iterator[SimOpenAI]:
+    # The cache boundaries below are counted on the prompt as it is without deepagents'
+    # `[video]` extra (its longer `read_file` description moves them).
+    from deepagents_rs.middleware import filesystem
+
+    monkeypatch.setattr(filesystem, "video_dependencies_available", lambda: False)
     with SimOpenAI(min_cache_tokens=256) as s:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         monkeypatch.setenv("OPENAI_BASE_URL", s.base_url)

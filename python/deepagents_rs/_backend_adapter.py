@@ -108,6 +108,7 @@ def fs_config(
         # Off (None) unless asked for, and turned off by the face where blobs would land
         # in the state.
         "blobs_prefix": mw._blobs_prefix if mw._offload_binary_content else None,
+        "video": mw._video_enabled,
     }
 
 

@@ -92,6 +92,52 @@ class EntryCall:
 
 LIMITS: dict[str, int]
 
+VIDEO_TEXTS: dict[str, str]
+VIDEO_LIMITS: dict[str, int | float]
+
+class FrameSampler:
+    """The core's choice of a video's frames for ``_video._sample_frames_in_window``:
+    ``step`` says whether to keep each decoded frame, ``add`` takes a kept one's JPEG."""
+
+    def __init__(
+        self,
+        offset: float,
+        duration: float,
+        rate: float,
+        time_base: float,
+        stream_start: float,
+        max_frames: int,
+        max_bytes: int,
+        error: type[BaseException],
+    ) -> None: ...
+    def seconds(self, pts: float | None, time: float | None) -> float | None:
+        """A frame's time in seconds from the video's start."""
+    def step(self, at: float | None) -> str:
+        """``"keep"``, ``"skip"`` or ``"stop"`` for the frame at ``at`` seconds."""
+    def add(self, at: float, image_base64: str) -> bool:
+        """Adds a kept frame; False when the byte cap stops the read there."""
+    def finish(self) -> list[dict[str, Any]]:
+        """The content blocks for the model."""
+
+def video_window_error(offset: Any, duration: Any, rate: Any) -> str | None:
+    """``_validate_video_window``'s refusal, if any."""
+
+def video_no_frames(offset: float, duration: float) -> str:
+    """The refusal of a window no frame was decoded in."""
+
+def video_frame_size_error(width: int, height: int) -> str | None:
+    """The refusal of a frame too large to convert, if it is."""
+
+def video_needs_downscale(width: int, height: int) -> bool:
+    """Whether a frame is scaled into the output box before it is encoded."""
+
+def video_deadline_error() -> str:
+    """The refusal of a read whose decoding ran past its budget."""
+
+def media_after_tool_results_order(kinds: list[str]) -> list[int] | None:
+    """The order to send a history in, given each message's kind (``"calls"``, ``"tool"``,
+    ``"media"``, other): each tool-call batch's results before its media; None: unchanged."""
+
 def format_memory(template: str, sources: list[str], contents: dict[str, str]) -> str:
     """``MemoryMiddleware._format_agent_memory``: the memory section in ``template``."""
 

@@ -24,6 +24,7 @@ pub mod shell;
 pub mod state_backend;
 pub mod text;
 pub mod utf8;
+pub mod video;
 
 pub use backend::{Backend, FilesScope};
 

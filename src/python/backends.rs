@@ -336,6 +336,10 @@ pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesyst
         human_message_token_limit: get("human_message_token_limit")?.extract()?,
         conversation_history_prefix: get("conversation_history_prefix")?.extract()?,
         blobs_prefix: get("blobs_prefix")?.extract()?,
+        video: match get("video")?.is_truthy()? {
+            true => Some(Arc::new(super::video::PyFrames::new(config.py())?) as _),
+            false => None,
+        },
     })
     .map_err(super::errors::to_py)
 }

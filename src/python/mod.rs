@@ -31,6 +31,7 @@ mod token_counter;
 mod tools;
 mod tracer;
 mod value;
+mod video;
 
 use pyo3::prelude::*;
 
@@ -194,6 +195,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         limits.set_item(name, value)?;
     }
     m.add("LIMITS", limits)?;
+    video::add_to(m)?;
     m.add_class::<entry_call::EntryCall>()?;
     Ok(())
 }

@@ -63,16 +63,7 @@ pub fn py_b64decode(s: &str) -> Option<Vec<u8>> {
     if !s.is_ascii() {
         return None;
     }
-    let value = |c: u8| -> Option<u8> {
-        match c {
-            b'A'..=b'Z' => Some(c - b'A'),
-            b'a'..=b'z' => Some(c - b'a' + 26),
-            b'0'..=b'9' => Some(c - b'0' + 52),
-            b'+' => Some(62),
-            b'/' => Some(63),
-            _ => None,
-        }
-    };
+    let value = crate::files::video::sextet;
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
     let (mut quad, mut left, mut pads) = (0u8, 0u8, 0u8);
     for c in s.bytes() {

@@ -128,6 +128,11 @@ def without_cache_key(raw: bytes) -> tuple[str, str | None]:
 @pytest.fixture
 def openai_env(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    # The fixtures were captured without deepagents' `[video]` extra: `read_file` is offered
+    # as it is then (test_video_wire.py compares the video variant live).
+    from deepagents_rs.middleware import filesystem
+
+    monkeypatch.setattr(filesystem, "video_dependencies_available", lambda: False)
     servers: list[Replay] = []
 
     def serve(fixture: dict[str, Any]) -> Replay:

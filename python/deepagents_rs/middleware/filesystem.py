@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal, get_args
 
-from deepagents_rs._core import LIMITS
+from deepagents_rs._core import LIMITS, media_after_tool_results_order
 from deepagents_rs._glob import globmatch
 from deepagents_rs.backends import CompositeBackend, StateBackend
 from deepagents_rs.backends.composite import _route_for_path
@@ -24,6 +24,7 @@ from deepagents_rs.backends.protocol import (
     FileData,  # noqa: F401 - deepagents' module has it too
     SandboxBackendProtocol,
 )
+from deepagents_rs.backends.utils import MAX_VIDEO_INPUT_BYTES  # noqa: F401 - deepagents' module has it too
 from deepagents_rs.middleware._core_face import CoreEntryFace, TracePolicyOnFirstUse
 from deepagents_rs.middleware._filesystem_texts import (
     BACKEND_FACTORY_REMOVED,
@@ -45,6 +46,11 @@ from deepagents_rs.middleware._filesystem_texts import (
     ROUTE_NO_HOST_MAPPING_HEADING,
     ROUTE_NO_HOST_MAPPING_LINE,
     WRITE_FILE_TOOL_DESCRIPTION,
+)
+from deepagents_rs.middleware._video import (
+    VideoExtractionError,  # noqa: F401 - deepagents' module has it too
+    extract_video_frames,  # noqa: F401 - the core's video reads call it from here
+    video_dependencies_available,
 )
 
 __all__ = [
@@ -290,6 +296,9 @@ class FilesystemMiddleware(CoreEntryFace):
         self._max_execute_timeout = max_execute_timeout
         self._grep_max_count = grep_max_count
         self._enabled_tools: frozenset[str] | None = _enabled_tool_names(tools)
+        # Asked once, as deepagents asks when it makes the tools: with the `[video]` extra,
+        # `read_file` samples videos and describes its `offset`/`limit` as seconds.
+        self._video_enabled = video_dependencies_available()
 
     trace_policy = TracePolicyOnFirstUse()
     state_schema = _StateSchema()
@@ -440,6 +449,28 @@ def _route_host_path_prompt(backend: BackendProtocol) -> str:
         if lines:
             sections.append("\n".join([heading, *lines]))
     return "\n\n".join(sections)
+
+
+def _history_slot(message: Any) -> str:
+    """What the core's media ordering tells apart: an AI message calling tools, a tool
+    result, a video read's media message, anything else."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    if isinstance(message, AIMessage) and message.tool_calls:
+        return "calls"
+    if isinstance(message, ToolMessage):
+        return "tool"
+    if isinstance(message, HumanMessage) and message.additional_kwargs.get("read_file_media_result") is True:
+        return "media"
+    return "other"
+
+
+def _move_media_results_after_tool_results(messages: list[Any]) -> list[Any]:
+    """`messages` with each tool-call batch's results ahead of the video reads' media
+    messages among them, as the core sends a history (providers want a call's whole batch
+    of results before any other message)."""
+    order = media_after_tool_results_order([_history_slot(m) for m in messages])
+    return list(messages) if order is None else [messages[i] for i in order]
 
 
 def __getattr__(name: str) -> Any:

@@ -15,6 +15,7 @@ mod outside;
 mod rejected_media;
 pub mod texts;
 mod tools;
+mod video;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
@@ -35,6 +36,7 @@ use crate::tools::{Tool, ToolError, ToolOutput, ToolResult, ToolSpec};
 
 pub use outside::AfterTool;
 pub use tools::Kind;
+pub use video::{FrameSource, Slot, media_after_tool_results_order};
 
 /// What the entry is built from (the arguments of deepagents' `FilesystemMiddleware`).
 pub struct FilesystemConfig {
@@ -57,6 +59,9 @@ pub struct FilesystemConfig {
     pub conversation_history_prefix: String,
     /// `offload_binary_content`: where payloads go (`{artifacts_root}/blobs`); `None`: off.
     pub blobs_prefix: Option<String>,
+    /// The host's frame extractor while deepagents' `[video]` extra is installed: `read_file`
+    /// then samples videos (and `.mkv` is one), with its video description and schema.
+    pub video: Option<Arc<dyn FrameSource>>,
 }
 
 /// What every tool of the entry shares.
@@ -68,6 +73,7 @@ pub struct Shared {
     pub token_limit: Option<usize>,
     pub grep_max_count: Option<usize>,
     pub max_execute_timeout: i64,
+    pub video: Option<Arc<dyn FrameSource>>,
 }
 
 impl Shared {
@@ -181,7 +187,9 @@ impl Filesystem {
             token_limit: config.token_limit,
             grep_max_count: config.grep_max_count,
             max_execute_timeout: config.max_execute_timeout,
+            video: config.video,
         });
+        let video = shared.video.is_some();
         let kinds: Vec<Kind> = Kind::ALL
             .into_iter()
             .filter(|k| {
@@ -199,11 +207,11 @@ impl Filesystem {
                 .get(kind.name())
                 .filter(|d| !d.is_empty())
                 .cloned()
-                .unwrap_or_else(|| default_description(kind, &names, true).to_owned());
+                .unwrap_or_else(|| default_description(kind, &names, true, video).to_owned());
             let spec = ToolSpec {
                 name: kind.name().to_owned(),
                 description,
-                parameters: parameters(kind),
+                parameters: parameters(kind, video),
                 provider_definition: None,
                 json_spec: false,
                 json_dict: None,
@@ -225,9 +233,10 @@ impl Filesystem {
     }
 }
 
-fn parameters(kind: Kind) -> Value {
+fn parameters(kind: Kind, video: bool) -> Value {
     let text = match kind {
         Kind::Ls => texts::LS_PARAMETERS,
+        Kind::ReadFile if video => texts::READ_FILE_VIDEO_PARAMETERS,
         Kind::ReadFile => texts::READ_FILE_PARAMETERS,
         Kind::WriteFile => texts::WRITE_FILE_PARAMETERS,
         Kind::EditFile => texts::EDIT_FILE_PARAMETERS,
@@ -241,10 +250,12 @@ fn parameters(kind: Kind) -> Value {
 }
 
 /// The description a tool gets when the user gave none; grep and execute depend on which
-/// other tools are visible and whether commands can run.
-fn default_description(kind: Kind, visible: &[&str], execution: bool) -> &'static str {
+/// other tools are visible and whether commands can run; read_file on whether videos are
+/// sampled.
+fn default_description(kind: Kind, visible: &[&str], execution: bool, video: bool) -> &'static str {
     match kind {
         Kind::Ls => texts::LS_DESCRIPTION,
+        Kind::ReadFile if video => texts::READ_FILE_VIDEO_DESCRIPTION,
         Kind::ReadFile => texts::READ_FILE_DESCRIPTION,
         Kind::WriteFile => texts::WRITE_FILE_DESCRIPTION,
         Kind::EditFile => texts::EDIT_FILE_DESCRIPTION,
@@ -339,14 +350,26 @@ impl Filesystem {
         Box::pin(async move {
             let mut result = next.call(request).await?;
             // deepagents offloads a result with a cache of its own, dropped after: the next
-            // model call loads the payload back from the backend.
+            // model call loads the payload back from the backend. A command's every message
+            // goes, in its order (a video read's frames message too).
             let message = Message::Tool(result.message.clone());
+            let before = result.write.before.len();
+            let messages: Vec<&Message> = (result.write.before.iter())
+                .chain([&message])
+                .chain(&result.write.after)
+                .collect();
             let cx = scope.clone();
             let offloaded =
-                blob_offload::offload(&[&message], &backend, &blobs, cx, &mut Default::default())
+                blob_offload::offload(&messages, &backend, &blobs, cx, &mut Default::default())
                     .await;
-            if let Some(Some(Message::Tool(stub))) = offloaded.into_iter().next() {
-                result.message = stub;
+            for (i, stub) in offloaded.into_iter().enumerate() {
+                match (i.cmp(&before), stub) {
+                    (_, None) => {}
+                    (std::cmp::Ordering::Less, Some(m)) => result.write.before[i] = m,
+                    (std::cmp::Ordering::Equal, Some(Message::Tool(m))) => result.message = m,
+                    (std::cmp::Ordering::Equal, Some(_)) => {}
+                    (std::cmp::Ordering::Greater, Some(m)) => result.write.after[i - before - 1] = m,
+                }
             }
             add_files_written(&mut result, &scope);
             Ok(result)
@@ -395,7 +418,7 @@ impl Filesystem {
             if self.custom_descriptions.contains_key(spec.name.as_str()) || !default {
                 return None;
             }
-            Some(default_description(kind, &visible, execution)).filter(|t| *t != spec.description)
+            Some(default_description(kind, &visible, execution, false)).filter(|t| *t != spec.description)
         };
         let changed = hide_execute || hide_delete || tools.iter().any(|t| retarget(t).is_some());
         let out: Arc<[ToolSpec]> = if changed {
@@ -446,6 +469,9 @@ impl Middleware for Filesystem {
         let delete = backend.supports_delete();
         let execution = request.tools.iter().any(|t| t.name == "execute") && execution;
         request.tools = self.adjust_tools(&request.tools, execution, delete);
+        if let Some(messages) = video::media_after_tool_results(&request.messages) {
+            request.messages = messages;
+        }
         let mut prompt: Vec<String> = self.system_prompt.iter().cloned().collect();
         if execution {
             let route = backend.route_prompt();
@@ -636,7 +662,8 @@ mod tests {
     #[test]
     fn every_tool_schema_is_json() {
         for kind in Kind::ALL {
-            assert!(parameters(kind).is_object(), "{kind:?}");
+            assert!(parameters(kind, false).is_object(), "{kind:?}");
+            assert!(parameters(kind, true).is_object(), "{kind:?}");
         }
     }
 }

@@ -171,11 +171,19 @@ async fn run(
             if let Some(e) = sh.permission_error("read", &path) {
                 return err(e);
             }
+            let host = cx.host.clone();
             let res = be
                 .read(cx, path.clone(), offset, limit)
                 .await
                 .map_err(fatal)?;
-            Ok(read_output(sh, res, &path, offset, limit))
+            match read_output(sh, res, &path, offset, limit) {
+                ReadOutput::Done(output) => Ok(*output),
+                ReadOutput::Video(frames, content) => {
+                    let (window, max) = ((offset, limit), crate::files::video::MAX_INPUT_BYTES);
+                    super::video::read(frames, host, &content, &path, tool_call_id, window, max)
+                        .await
+                }
+            }
         }
         Kind::WriteFile => {
             let path = a.string("file_path");
@@ -448,6 +456,13 @@ async fn may_have_descendants(
     Ok(matches.is_empty() || matches.iter().any(|e| e.is_dir == Some(true)))
 }
 
+/// What `_handle_read_result` makes of a read: the answer, or a video's content to sample
+/// with the extractor.
+enum ReadOutput {
+    Done(Box<ToolOutput>),
+    Video(Arc<dyn super::FrameSource>, String),
+}
+
 /// `_handle_read_result`.
 fn read_output(
     sh: &Shared,
@@ -455,14 +470,15 @@ fn read_output(
     path: &str,
     offset: i64,
     limit: i64,
-) -> ToolOutput {
+) -> ReadOutput {
     if let Some(e) = res.error.as_ref().filter(|e| !e.is_empty()) {
-        return ToolOutput::error(format!("Error: {e}"));
+        return ReadOutput::Done(Box::new(ToolOutput::error(format!("Error: {e}"))));
     }
     let Some(fd) = res.file_data.clone() else {
-        return ToolOutput::error(format!("Error: no data returned for '{path}'"));
+        let text = format!("Error: no data returned for '{path}'");
+        return ReadOutput::Done(Box::new(ToolOutput::error(text)));
     };
-    let file_type = media::file_type(path);
+    let file_type = crate::files::video::read_file_type(path, sh.video.is_some());
     let encoding = file_data::encoding(&fd).to_owned();
     let content = file_data::content(&fd).unwrap_or_default();
     let whole_file =
@@ -473,7 +489,11 @@ fn read_output(
         } else {
             super::texts::EMPTY_CONTENT_WARNING.to_owned()
         };
-        return ToolOutput::text(text);
+        return ReadOutput::Done(Box::new(ToolOutput::text(text)));
+    }
+    // Sampled before the generic media branch, which would send the video's bytes whole.
+    if let (Some(frames), "video") = (&sh.video, file_type) {
+        return ReadOutput::Video(frames.clone(), content);
     }
     if encoding == "base64" || file_type != "text" {
         let block_type = if file_type == "text" {
@@ -492,7 +512,7 @@ fn read_output(
             .insert("read_file_path".into(), json!(path));
         out.additional_kwargs
             .insert("read_file_media_type".into(), json!(mime));
-        return out;
+        return ReadOutput::Done(Box::new(out));
     }
     let (window, body) = format::read_window(res, &content, offset);
     let notices: Vec<String> = if offset < 0 {
@@ -502,7 +522,7 @@ fn read_output(
     } else {
         Vec::new()
     };
-    ToolOutput {
+    ReadOutput::Done(Box::new(ToolOutput {
         content: Content::Text(format::paginated_read(
             &body,
             path,
@@ -512,5 +532,5 @@ fn read_output(
         )),
         status: ToolStatus::Success,
         ..Default::default()
-    }
+    }))
 }
