@@ -29,10 +29,6 @@ pub enum Error {
     #[error("{0}")]
     InvalidInput(String),
 
-    /// Something deepagents accepts that the core does not do, with the reason why.
-    #[error("deepagents_rs does not support this: {0}")]
-    Unsupported(String),
-
     /// A tool's `Command(graph=Command.PARENT)` on its way out of a subagent's run: the
     /// write its parent's `task` call makes (see `CommandWrite::to_parent`).
     #[error("a Command for the parent graph left a run that has none")]

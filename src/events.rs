@@ -71,6 +71,11 @@ pub enum Route {
     Node(Arc<str>),
     /// One `tools` task per call, in the message's order (LangChain's `Send`s).
     Calls(Vec<crate::messages::ToolCall>),
+    /// A node run on a state of its own (a tool command's `Send`).
+    Send(crate::tools::SendTarget),
+    /// Several of the above, run side by side in the next step (a tool command's `goto`
+    /// beside the edge's destination).
+    Branches(Vec<Route>),
     End,
 }
 

@@ -215,6 +215,10 @@ class CoreAgent:
     def node_names(self) -> list[str]:
         """The graph's nodes (hook nodes, ``model``, ``tools``) in LangChain's order."""
     @property
+    def registered_node_names(self) -> list[str]:
+        """The graph's nodes in the order LangChain's ``create_agent`` adds them: ``model``,
+        ``tools``, then each middleware's hook nodes."""
+    @property
     def subagent_nodes(self) -> list[tuple[str, list[str]]]:
         """The node names of each subagent the core runs (declarative ones and forks)."""
     @property

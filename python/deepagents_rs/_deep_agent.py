@@ -112,6 +112,7 @@ class DeepAgent(ThreadRuns, GraphBase):
                     self.name,
                     transformers,
                     context_schema,
+                    core.registered_node_names,
                 )
             take_graph_attributes(self, self._face)
             self.cache = cache

@@ -53,20 +53,23 @@ def face_graph(
     name: str,
     transformers: Any = (),
     context_schema: type | None = None,
+    registered: list[str] | None = None,
 ) -> Any:
     """A compiled graph with deepagents' nodes, channels and edges, never run: what the
     agent shows LangGraph's readers. ``edges`` come from ``_graph_edges.agent_edges``."""
     from langgraph.graph import StateGraph
 
-    from ._threads import _node, _state_schemas
+    from ._threads import _node, _state_schemas, registration_order
 
     state, input_schema, output_schema = _state_schemas(schemas)
     builder = StateGraph(state, context_schema, input_schema=input_schema, output_schema=output_schema)
-    for node in node_names:
+    for node in registration_order(node_names, registered or ()):
         runnable = _node(node)
         if node == "tools":
-            # LangGraph's drawing lists a tool node's tools (it reads `tools_by_name`).
-            runnable.tools_by_name = dict.fromkeys(tool_names)
+            # LangGraph's drawing lists a tool node's tools (it reads `tools_by_name`); code
+            # written for deepagents reads which tools its `ToolNode` runs, by name, from
+            # `_tools_by_name`. The core runs them, so the names are what there is to read.
+            runnable.tools_by_name = runnable._tools_by_name = dict.fromkeys(tool_names)
         builder.add_node(node, runnable)
     for source, targets, conditional in edges:
         if conditional:

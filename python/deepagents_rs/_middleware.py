@@ -591,7 +591,9 @@ def _tool_output(raw: dict) -> Any:
     if raw.get("files") is not None:
         update["files"] = raw["files"]
     update.update(raw.get("extra") or {})
-    goto = list(write.get("goto") or ())
+    from langgraph.types import Send
+
+    goto = [*(write.get("goto") or ()), *(Send(node, arg) for node, arg in write.get("sends") or ())]
     if write.get("to_parent"):
         # A subagent's command for its parent, as the tool returned it.
         return Command(graph=Command.PARENT, update=update, goto=goto)

@@ -595,9 +595,15 @@ def goto_of(kind: str, value: Any) -> Any:
     """A route the core reports (`Event::Route`) as LangGraph's edge result."""
     if kind == "node":
         return value
-    if kind == "calls":
-        from langgraph.types import Send
+    from langgraph.types import Send
 
+    if kind == "calls":
         # LangChain's edge: one `tools` task per pending call.
         return [Send("tools", [call]) for call in value]
+    if kind == "send":
+        return [Send(value[0], value[1])]
+    if kind == "branches":
+        # The edge's destination beside a tool command's gotos: all run in the next step.
+        branches = [goto_of(k, v) for k, v in value]
+        return [b for branch in branches for b in (branch if isinstance(branch, list) else [branch]) if b != _END]
     return _END

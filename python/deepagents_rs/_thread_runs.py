@@ -88,6 +88,7 @@ class ThreadRuns:
                 )
                 if nodes
                 else None,
+                registered=self._core.registered_node_names,
             )
         return self._thread_graph
 
@@ -227,6 +228,16 @@ class ThreadRuns:
             other calls' progress come from the checkpoint the run started from (and a
             subagent stopped inside its call, from its own: ``subagents``)."""
             if isinstance(arg, dict):
+                if node == first:
+                    return launch(node, arg, steps_before, task_config)
+                if asynchronous:
+
+                    async def checked() -> Any:
+                        _refuse_side_by_side(await thread.graph.aget_state(merged))
+                        return launch(node, arg, steps_before, task_config)
+
+                    return checked()
+                _refuse_side_by_side(thread.graph.get_state(merged))
                 return launch(node, arg, steps_before, task_config)
             followed = thread.subagents
             if asynchronous:
@@ -486,3 +497,20 @@ def _node_list(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
     return [str(v) for v in value]
+
+
+def _refuse_side_by_side(snapshot: Any) -> None:
+    """A run resumed (or replayed) from a checkpoint starts the core at one node, on the
+    thread's state: a step of several nodes side by side (a tool's ``goto`` beside the tools
+    edge's destination) or of a node sent a state of its own (``Send``) is not one such start,
+    but the model's calls, one ``tools`` task each, are."""
+    tasks = snapshot.tasks
+    if all(t.name == "tools" for t in tasks):
+        return
+    if len(tasks) == 1 and tasks[0].path[:1] != ("__pregel_push",):
+        return
+    raise NotImplementedError(
+        "deepagents_rs: resuming a thread at a step of several tasks side by side "
+        f"({', '.join(t.name for t in tasks)}), or of a node a tool's Command sent a state of its own "
+        "(Send), is not supported; deepagents_rs resumes a thread at one node of the agent's graph."
+    )

@@ -227,15 +227,17 @@ class ThreadGraph:
         metadata: dict,
         route_after: Callable[[str, dict], Any],
         subagents: Any = None,
+        registered: Sequence[str] = (),
     ) -> None:
         """``route_after(node, state)`` is the core's edge out of ``node``, as LangGraph's edge
         result: what a write made as that node outside a run (``update_state(as_node=...)``)
-        routes by. In a run, each node goes where the core went."""
+        routes by. In a run, each node goes where the core went. ``registered``: the nodes
+        in the order LangChain adds them (see `registration_order`)."""
         from langgraph.graph import START, StateGraph
 
         state, input_schema, output_schema = _state_schemas(schemas)
         builder = StateGraph(state, input_schema=input_schema, output_schema=output_schema)
-        for node in node_names:
+        for node in registration_order(node_names, registered):
             builder.add_node(node, _node(node))
             builder.add_conditional_edges(node, _edge(node, route_after))
         builder.add_edge(START, node_names[0])
@@ -360,6 +362,14 @@ def _read_state_on_demand(graph: Any) -> None:
             if isinstance(owner, BranchSpec) and isinstance(kwargs, dict) and kwargs.get("reader") is not None:
                 owner.path.kwargs[_STATE_READER] = kwargs["reader"]
                 kwargs["reader"] = None
+
+
+def registration_order(node_names: Sequence[str], registered: Sequence[str]) -> list[str]:
+    """``node_names`` (in running order) in the order LangChain's ``create_agent`` adds them
+    (``registered``): LangGraph lists a graph's nodes, and the tasks of a saved step (a
+    snapshot's ``next``), in that order."""
+    rank = {name: i for i, name in enumerate(registered)}
+    return sorted(node_names, key=lambda name: rank.get(name, len(rank)))
 
 
 def _edge(name: str, route_after: Callable[[str, dict], Any]) -> Any:

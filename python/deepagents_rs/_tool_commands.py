@@ -3,8 +3,9 @@ state keys it writes, the messages written around that answer, and where it goes
 
 LangGraph's tool node checks the command (the words of its errors are kept: users match
 on them), then the graph applies its update as the call's write and its ``goto`` as
-branches. The core decides what a ``goto`` does next to the tools edge (`check_goto` in
-`src/agent/routing.rs`); this module only converts.
+branches: each node named, and each ``Send``'s node on its own state, runs in the next
+step beside the tools edge's destination (`destinations` in `src/agent/routing.rs`); this
+module only converts.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ COMMAND_MARKER = "__deepagents_rs_command__"
 STATE_KEYS_KEY = "__deepagents_rs_state_keys"
 
 #: What a call writes when it returned no `Command`: its message alone.
-NO_WRITE = {"before": [], "after": [], "removed": [], "unanswered": False, "goto": []}
+NO_WRITE = {"before": [], "after": [], "removed": [], "unanswered": False, "goto": [], "sends": []}
 
 #: LangGraph's `END`: a `goto` to it adds no branch.
 _END = "__end__"
@@ -40,11 +41,11 @@ def command_output(command: Any, tool_name: str, tool_call_id: str, config: dict
                 m.name = tool_name
     if command.graph == Command.PARENT and not _in_subagent(config):
         raise _parent_command(command, messages, checked, config)
-    goto = _goto(command)
+    goto, sends = _goto(command)
     if command.graph == Command.PARENT:
         # The parent's `task` call writes it in place of its answer (the core ends the
         # subagent's run at this step and hands the command up).
-        return _in_place_of_answer(messages, rest, goto, to_parent=True)
+        return _in_place_of_answer(messages, rest, (goto, sends), to_parent=True)
     answer = next(
         (i for i, m in enumerate(messages) if isinstance(m, ToolMessage) and m.tool_call_id == tool_call_id),
         None,
@@ -72,6 +73,7 @@ def command_output(command: Any, tool_name: str, tool_call_id: str, config: dict
             "removed": removed,
             "unanswered": True,
             "goto": goto,
+            "sends": sends,
         }
         return "", "success", None, rest, write
     # Its place among the messages kept.
@@ -83,6 +85,7 @@ def command_output(command: Any, tool_name: str, tool_call_id: str, config: dict
         "removed": removed,
         "unanswered": False,
         "goto": goto,
+        "sends": sends,
         # Named after the tool only when given as a message object (`checked` names those).
         "answer": {
             "id": message.id,
@@ -129,21 +132,40 @@ def _update_parts(command: Any, tool_name: str) -> tuple[list, dict, bool]:
     return [], {}, False
 
 
-def _goto(command: Any) -> list[str]:
-    """The command's ``goto`` as node names, the end left out (LangGraph adds no branch
-    for it). A ``Send`` runs a node on a state of its own beside the step's other nodes;
-    the core walks one node per step, so it is refused."""
+def _goto(command: Any) -> tuple[list[str], list[tuple[str, Any]]]:
+    """The command's ``goto``: the nodes named (the end left out: LangGraph adds no branch
+    for it), and its ``Send``s as ``(node, state)``, each running ``node`` in the next step
+    on a state of its own."""
     from langgraph.types import Send
 
     goto = command.goto
     targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
-    sends = [t for t in targets if isinstance(t, Send)]
-    if sends:
-        raise NotImplementedError(
-            f"deepagents_rs: a tool's Command(goto={sends[0]!r}) runs {sends[0].node!r} on a state of its own "
-            "in the next step, beside the node the tools edge goes to; deepagents_rs runs one node per step."
-        )
-    return [t for t in targets if t != _END]
+    sends = []
+    for t in targets:
+        if isinstance(t, Send):
+            if not isinstance(t.arg, dict):
+                # The agent's nodes take its state, a dict; LangGraph would hand them the
+                # value as it is and the node would fail on it.
+                raise TypeError(
+                    f"Send({t.node!r}, ...) to a node of the agent takes the agent's state as a dict, "
+                    f"got {type(t.arg).__name__}"
+                )
+            sends.append((t.node, _send_state(t.arg)))
+    return [t for t in targets if not isinstance(t, Send) and t != _END], sends
+
+
+def _send_state(arg: dict) -> dict:
+    """A ``Send``'s state for the core: its messages as the core's (LangGraph hands the node
+    the state as it is, so they get no ids)."""
+    if "messages" not in arg:
+        return dict(arg)
+    from langchain_core.messages import convert_to_messages
+
+    from . import _convert
+
+    messages = arg["messages"]
+    messages = convert_to_messages(messages if isinstance(messages, list) else [messages])
+    return {**arg, "messages": [_convert.to_core(m) for m in messages]}
 
 
 def _removes_all(messages: list) -> bool:
@@ -254,7 +276,7 @@ def parent_output(command: Any) -> tuple:
     return _in_place_of_answer(messages, rest, _goto(command))
 
 
-def _in_place_of_answer(messages: list, rest: dict, goto: list[str], to_parent: bool = False) -> tuple:
+def _in_place_of_answer(messages: list, rest: dict, goto: tuple, to_parent: bool = False) -> tuple:
     """The tool output for a command written in place of the call's answer: its messages
     (removals apart) and other keys, the call left unanswered."""
     from . import _convert
@@ -266,7 +288,8 @@ def _in_place_of_answer(messages: list, rest: dict, goto: list[str], to_parent: 
         "after": [],
         "removed": removed,
         "unanswered": True,
-        "goto": goto,
+        "goto": goto[0],
+        "sends": goto[1],
     }
     if to_parent:
         write["to_parent"] = True

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _fs_interrupts, _graph_texts
+from . import _fs_interrupts, _graph_texts, _models
 from ._assembly import (
     SchemaOf,
     StateKeys,
@@ -25,6 +25,7 @@ from ._excluded_middleware import Exclusions, main_slots
 from ._harness import described, profile_for, system_message, task_description
 from ._lazy import lazy_names
 from ._middleware import core_entries, declared_keys, reducer_defaults
+from ._models import resolve_model
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import Parent, build_specs
 from ._summarization import core_config as summarization_config
@@ -112,7 +113,7 @@ def create_deep_agent(
     adapters = _adapt(described(raw_tools, profile.tool_description_overrides))
     system = system_message(system_prompt, profile)
     structured = make_response_format(response_format, model=model, tools=adapters)
-    core_model = _core_model(model, with_schema_tool(adapters, structured))
+    core_model = _own_resolver(_core_model)(model, with_schema_tool(adapters, structured))
     middleware, fs_override = _split_filesystem(middleware, permissions)
     hitl = _human_in_the_loop(
         _fs_interrupts.merged(_fs_interrupts.interrupt_on_from_permissions(permissions, backend), interrupt_on)
@@ -145,7 +146,7 @@ def create_deep_agent(
     specs = build_specs(
         subagents,
         parent=parent,
-        core_model=_core_model,
+        core_model=_own_resolver(_core_model),
         files=lambda perms, descriptions: fs_config(backend, perms, store=store, descriptions=descriptions),
         parent_permissions=permissions,
         interrupt_on=interrupt_on,
@@ -313,6 +314,21 @@ def _adapt(tools: Sequence[Any] | None) -> list[ToolAdapter]:
 
 
 _default_model_warned = False
+
+
+def _own_resolver(core_model: Any) -> Any:
+    """``core_model`` with this module's ``resolve_model`` resolving model strings when it has
+    been replaced (deepagents resolves every string, the agent's and its subagents', through
+    its graph module's ``resolve_model``); the package's own serves a native provider's
+    string with the native client instead."""
+    resolver = resolve_model  # read when called: a patched one is this module's
+    if resolver is _models.resolve_model:
+        return core_model
+
+    def resolved(model: Any, tools: list[ToolAdapter]) -> Any:
+        return core_model(resolver(model) if isinstance(model, str) else model, tools)
+
+    return resolved
 
 
 def get_default_model() -> Any:

@@ -2,16 +2,18 @@
 //!
 //! `before_agent` nodes, then the loop (`before_model` nodes, `model`, `after_model` nodes,
 //! `tools`), then `after_agent` nodes. Every node is one LangGraph super-step, writes to
-//! the state, and is reported to the run's listener. Where the loop goes after `model` and
-//! `tools` is decided from the state alone, as LangChain's edges decide it, so a hook that
-//! rewrites messages or asks for a `jump_to` steers the run the same way.
+//! the state, and is reported to the run's listener; a tool's `Command(goto=...)` adds
+//! nodes to the next step beside the edge's destination (`side_by_side`). Where the loop
+//! goes after `model` and `tools` is decided from the state alone, as LangChain's edges
+//! decide it, so a hook that rewrites messages or asks for a `jump_to` steers the run the
+//! same way.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::routing::{Node, last_turn};
+use super::routing::{Node, Task, last_turn};
 use super::{Agent, RunOptions, RunReport, new_id};
 use crate::error::Error;
 use crate::events::{
@@ -22,7 +24,7 @@ use crate::messages::Message;
 use crate::middleware::{Hook, HookContext, ModelResponse, NodePlace, ToolCallRequest};
 use crate::model::{ModelRequest, TokenSink};
 use crate::state::{AgentState, Jump, MessagesDelta, StateDelta};
-use crate::tools::{RunScope, ToolError};
+use crate::tools::{RunScope, SendTarget, ToolError};
 
 struct Run<'a> {
     options: &'a RunOptions,
@@ -32,7 +34,22 @@ struct Run<'a> {
     seen: Arc<Mutex<HashSet<String>>>,
     /// The invocation's chain run, when the run is traced.
     root: Option<NodeTrace>,
+    /// The step runs several tasks: each node's write is the step's to apply and report as
+    /// state (`side_by_side`), not the node's.
+    side_by_side: bool,
 }
+
+/// What a node did: its write, a hook's jump, the tools' gotos and sends.
+#[derive(Default)]
+struct Outcome {
+    delta: Arc<StateDelta>,
+    jump: Option<Jump>,
+    goto: Vec<String>,
+    sends: Vec<SendTarget>,
+}
+
+/// A task of a step run side by side: the task, its own state, its write, where it goes.
+type Ran = (Task, Option<Arc<AgentState>>, Arc<StateDelta>, Vec<Task>);
 
 impl Run<'_> {
     /// Starts a node's chain run (`None` when nobody traces).
@@ -99,13 +116,13 @@ impl Agent {
         run: &Run<'_>,
         step: u64,
         from: Arc<str>,
-        next: &Node,
+        next: &[Task],
         state: &AgentState,
     ) {
         let Some(events) = run.emitter(step).filter(|e| e.wants(EventKind::Routes)) else {
             return;
         };
-        let next = self.route_of(next, state);
+        let next = self.route_of_tasks(next, state);
         events.emit(Event::Route { node: from, next });
     }
 
@@ -125,73 +142,169 @@ impl Agent {
                 tracer: t.tracer.clone(),
                 run,
             }),
+            side_by_side: false,
         };
         if let Some(e) = &options.events
             && e.wants(EventKind::Values)
         {
             e.emit(0, Event::Values(state.clone()));
         }
-        let mut node = match &options.start {
+        let start = match &options.start {
             Some(name) => self.node_named(name)?,
             None => self
                 .first(Hook::BeforeAgent)
                 .unwrap_or_else(|| self.loop_entry()),
         };
+        let mut tasks = self.next_step(vec![Task::pull(start)]);
         let mut first = true;
         loop {
             // LangGraph's `interrupt_before`/`interrupt_after`: the run ends at the boundary
             // (a resumed run starts past it, at the node it stopped before).
-            let name = self.node_name(&node);
-            if !first && name.as_deref().is_some_and(|n| options.stops.before(n)) {
+            let names: Vec<Arc<str>> = tasks.iter().filter_map(|t| self.node_name(&t.node)).collect();
+            if !first && names.iter().any(|n| options.stops.before(n)) {
                 return Ok(());
             }
-            // A drain is asked for after LangGraph's breakpoints, before any node but the
-            // end (its loop checks once it has tasks to run). The first node is the thread
-            // graph's to stop at: the core starts only once that node runs.
+            // A drain is asked for after LangGraph's breakpoints, before any step but the
+            // end (its loop checks once it has tasks to run). The first step is the thread
+            // graph's to stop at: the core starts only once that step runs.
             if let Some(drain) = &options.stops.drain
                 && !first
-                && !matches!(node, Node::End)
+                && !tasks.is_empty()
                 && drain.requested().await
             {
                 return Ok(());
             }
             first = false;
-            node = match node {
-                Node::End => {
-                    // The step in which LangGraph finds nothing left to run counts too.
-                    run.step()?;
-                    return Ok(());
-                }
-                Node::Hook(hook, position) => {
-                    let step = run.step()?;
-                    let jump = self.hook_step(hook, position, step, state, &run).await?;
-                    let next = self.after_hook(hook, position, jump, state);
-                    self.report_route(&run, step, self.hook_name(hook, position), &next, state);
+            // The step in which LangGraph finds nothing left to run counts too.
+            let step = run.step()?;
+            let branches = match tasks.as_slice() {
+                [] => return Ok(()),
+                [task] if task.own.is_none() => {
+                    let out = self.run_node(task.node, step, state, &run).await?;
+                    let next = self.edges(task.node, &out, state);
+                    let name = self.node_name(&task.node).unwrap_or_else(|| "__end__".into());
+                    self.report_route(&run, step, name, &next, state);
                     next
                 }
-                Node::Model => {
-                    let step = run.step()?;
-                    self.model_step(step, state, &run).await?;
-                    let next = match self.first(Hook::AfterModel) {
-                        Some(n) => n,
-                        None => self.route_after_model(state),
-                    };
-                    self.report_route(&run, step, Arc::from("model"), &next, state);
-                    next
-                }
-                Node::Tools(whole) => {
-                    let step = run.step()?;
-                    let goto = self.tools_step(step, state, &run, whole).await?;
-                    let next = self.after_goto(&goto, self.route_after_tools(state))?;
-                    self.report_route(&run, step, Arc::from("tools"), &next, state);
-                    next
-                }
+                _ => self.side_by_side(&tasks, step, state, &mut run).await?,
             };
-            if name.as_deref().is_some_and(|n| options.stops.after(n)) && !matches!(node, Node::End)
-            {
+            tasks = self.next_step(branches);
+            if names.iter().any(|n| options.stops.after(n)) && !tasks.is_empty() {
                 return Ok(());
             }
         }
+    }
+
+    /// Runs one node on `state`, writing to it.
+    async fn run_node(
+        &self,
+        node: Node,
+        step: u64,
+        state: &mut AgentState,
+        run: &Run<'_>,
+    ) -> Result<Outcome, Error> {
+        Ok(match node {
+            Node::Hook(hook, position) => {
+                let (jump, delta) = self.hook_step(hook, position, step, state, run).await?;
+                Outcome {
+                    jump,
+                    delta,
+                    ..Default::default()
+                }
+            }
+            Node::Model => Outcome {
+                delta: self.model_step(step, state, run).await?,
+                ..Default::default()
+            },
+            Node::Tools(whole) => self.tools_step(step, state, run, whole).await?,
+            Node::End => Outcome::default(),
+        })
+    }
+
+    /// Where a node goes after it ran (`out`), by its edge on `state`, and, after the tools,
+    /// its calls' commands.
+    fn edges(&self, node: Node, out: &Outcome, state: &AgentState) -> Vec<Task> {
+        let next = match node {
+            Node::Hook(hook, position) => self.after_hook(hook, position, out.jump, state),
+            Node::Model => match self.first(Hook::AfterModel) {
+                Some(n) => n,
+                None => self.route_after_model(state),
+            },
+            Node::Tools(_) => {
+                return self.destinations(self.route_after_tools(state), &out.goto, &out.sends);
+            }
+            Node::End => Node::End,
+        };
+        vec![Task::pull(next)]
+    }
+
+    /// A step of several tasks (a tool's command named nodes beside the tools edge's
+    /// destination, or sent one its own state), as LangGraph runs a superstep: each node on
+    /// the step's state (a sent one on its own), seeing none of the others' writes; each
+    /// edge on the step's state with its own node's write; then every write applied, the
+    /// named nodes' in name order and then the sent ones', in LangGraph's task order. The
+    /// tasks run one after another, in the order LangGraph starts them.
+    async fn side_by_side(
+        &self,
+        tasks: &[Task],
+        step: u64,
+        state: &mut AgentState,
+        run: &mut Run<'_>,
+    ) -> Result<Vec<Task>, Error> {
+        run.side_by_side = true;
+        let ran = self.run_tasks(tasks, step, state, run).await;
+        run.side_by_side = false;
+        let ran = ran?;
+        let snapshot = std::mem::take(state);
+        let mut merged = snapshot.clone();
+        let mut wrote = false;
+        let in_write_order = ran
+            .iter()
+            .filter(|r| !r.0.is_pushed())
+            .chain(ran.iter().filter(|r| r.0.is_pushed()));
+        for (_, input, delta, _) in in_write_order {
+            if delta.is_empty() {
+                continue;
+            }
+            wrote = true;
+            let input = input.as_deref().unwrap_or(&snapshot);
+            merged.apply(&delta.rebased(input, &merged));
+        }
+        *state = merged;
+        if wrote
+            && let Some(events) = run.emitter(step)
+            && events.wants(EventKind::Values)
+        {
+            events.emit(Event::Values(state.clone()));
+        }
+        Ok(ran.into_iter().flat_map(|r| r.3).collect())
+    }
+
+    /// Each task of a step side by side: the task, its own state if it was sent one, its
+    /// write, and where it goes.
+    async fn run_tasks(
+        &self,
+        tasks: &[Task],
+        step: u64,
+        snapshot: &AgentState,
+        run: &Run<'_>,
+    ) -> Result<Vec<Ran>, Error> {
+        let mut ran = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            let mut local = task.own.as_deref().unwrap_or(snapshot).clone();
+            let out = self.run_node(task.node, step, &mut local, run).await?;
+            // A sent node's edge reads the step's state with its write, not its own state.
+            if let Some(own) = &task.own {
+                let mut routing = snapshot.clone();
+                routing.apply(&out.delta.rebased(own, snapshot));
+                local = routing;
+            }
+            let next = self.edges(task.node, &out, &local);
+            let name = self.node_name(&task.node).unwrap_or_else(|| "__end__".into());
+            self.report_route(run, step, name, &next, &local);
+            ran.push((task.clone(), task.own.clone(), out.delta, next));
+        }
+        Ok(ran)
     }
 
     async fn hook_step(
@@ -201,7 +314,7 @@ impl Agent {
         step: u64,
         state: &mut AgentState,
         run: &Run<'_>,
-    ) -> Result<Option<Jump>, Error> {
+    ) -> Result<(Option<Jump>, Arc<StateDelta>), Error> {
         let entry = self.chain.entry(self.chain.nodes(hook)[position]).clone();
         let node = self.hook_name(hook, position);
         let trace = run.node_start(&node, step, TraceData::State(state)).await;
@@ -226,9 +339,10 @@ impl Agent {
         // `model_to_tools` edge).
         let loop_exit = hook == Hook::AfterModel && position + 1 == self.chain.nodes(hook).len();
         let jump = delta.jump_to.filter(|_| declared || loop_exit);
-        self.finish_node(step, &node, delta, reported, state, run, trace)
+        let delta = self
+            .finish_node(step, &node, delta, reported, state, run, trace)
             .await;
-        Ok(jump)
+        Ok((jump, delta))
     }
 
     async fn model_step(
@@ -236,7 +350,7 @@ impl Agent {
         step: u64,
         state: &mut AgentState,
         run: &Run<'_>,
-    ) -> Result<(), Error> {
+    ) -> Result<Arc<StateDelta>, Error> {
         let tokens = run
             .emitter(step)
             .filter(|e| e.emitter.streams_tokens())
@@ -342,9 +456,9 @@ impl Agent {
             };
             (combined, Some(reported))
         };
-        self.finish_node(step, &"model".into(), delta, reported, state, run, trace)
-            .await;
-        Ok(())
+        Ok(self
+            .finish_node(step, &"model".into(), delta, reported, state, run, trace)
+            .await)
     }
 
     /// The innermost model handler: the call itself, the reply's name and id, its report
@@ -467,15 +581,19 @@ impl Agent {
     /// completes (LangGraph streams one `tools` update per call) while the state takes the
     /// results in call order. After a hook's `jump_to: "tools"`, LangGraph runs the tool node
     /// on the whole state instead: every call of the last AI message, one update. Returns
-    /// the nodes the calls' commands go to (`goto`).
+    /// its write and where the calls' commands go (`goto`, `Send`s).
     async fn tools_step(
         &self,
         step: u64,
         state: &mut AgentState,
         run: &Run<'_>,
         whole: bool,
-    ) -> Result<Vec<String>, Error> {
+    ) -> Result<Outcome, Error> {
         let calls = if whole {
+            // LangGraph's tool node's words, for a state with no messages or no AI message.
+            if state.messages.is_empty() {
+                return Err(Error::InvalidInput("No message found in input".into()));
+            }
             let Some((ai, _, _)) = last_turn(state) else {
                 return Err(Error::InvalidInput("No AIMessage found in input".into()));
             };
@@ -608,10 +726,11 @@ impl Agent {
         drop(handler);
         let mut messages = Vec::with_capacity(results.len());
         let mut delta = StateDelta::default();
-        let mut goto = Vec::new();
+        let (mut goto, mut sends) = (Vec::new(), Vec::new());
         for result in &results {
             messages.extend(result.written_messages());
             goto.extend(result.write.goto.iter().cloned());
+            sends.extend(result.write.sends.iter().cloned());
             if let Some(files) = &result.files {
                 delta
                     .files
@@ -643,19 +762,25 @@ impl Agent {
             in_call_order(state, messages, &run.options.resumed_calls)
         };
         delta.keys_first = true;
-        if whole {
+        let delta = if whole {
             // One task wrote everything: reported like any other node.
             self.finish_node(step, &"tools".into(), delta, None, state, run, whole_trace)
-                .await;
-            return Ok(goto);
-        }
-        state.apply(&delta);
-        if let Some(events) = &events
-            && events.wants(EventKind::Values)
-        {
-            events.emit(Event::Values(state.clone()));
-        }
-        Ok(goto)
+                .await
+        } else {
+            state.apply(&delta);
+            if let Some(events) = events.as_ref().filter(|_| !run.side_by_side)
+                && events.wants(EventKind::Values)
+            {
+                events.emit(Event::Values(state.clone()));
+            }
+            Arc::new(delta)
+        };
+        Ok(Outcome {
+            delta,
+            goto,
+            sends,
+            jump: None,
+        })
     }
 
     /// Applies a node's write and reports it: the node's end to the tracer, then the update,
@@ -671,16 +796,17 @@ impl Agent {
         state: &mut AgentState,
         run: &Run<'_>,
         trace: Option<NodeTrace>,
-    ) {
+    ) -> Arc<StateDelta> {
         let wrote = !delta.is_empty();
+        let delta = Arc::new(delta);
         let Some(events) = run.emitter(step) else {
             state.apply(&delta);
             if trace.is_some() {
                 // The tracer reports the node's write too.
-                let update = reported.or_else(|| wrote.then(|| Update::Delta(Arc::new(delta))));
+                let update = reported.or_else(|| wrote.then(|| Update::Delta(delta.clone())));
                 node_end(trace, Ok(update.as_ref())).await;
             }
-            return;
+            return delta;
         };
         let new: Vec<Arc<Message>> = if events.wants(EventKind::Messages) {
             match &delta.messages {
@@ -701,7 +827,6 @@ impl Agent {
         } else {
             Vec::new()
         };
-        let delta = Arc::new(delta);
         state.apply(&delta);
         let update = reported.or_else(|| wrote.then(|| Update::Delta(delta.clone())));
         node_end(trace, Ok(update.as_ref())).await;
@@ -714,9 +839,11 @@ impl Agent {
                 update,
             });
         }
-        if wrote && events.wants(EventKind::Values) {
+        // A step of several tasks reports its state once, every write applied.
+        if wrote && !run.side_by_side && events.wants(EventKind::Values) {
             events.emit(Event::Values(state.clone()));
         }
+        delta
     }
 }
 

@@ -7,9 +7,29 @@ use std::sync::Arc;
 use super::Agent;
 use crate::error::Error;
 use crate::events::Route;
+use crate::tools::SendTarget;
 use crate::messages::{AiMessage, Message, ToolCall};
 use crate::middleware::Hook;
 use crate::state::{AgentState, Jump};
+
+/// One task of a step: a node, run on the step's state or, sent by a tool's command, on a
+/// state of its own.
+#[derive(Clone, Debug)]
+pub(super) struct Task {
+    pub(super) node: Node,
+    pub(super) own: Option<Arc<AgentState>>,
+}
+
+impl Task {
+    pub(super) fn pull(node: Node) -> Task {
+        Task { node, own: None }
+    }
+
+    /// LangGraph's push task: a `Send` (the model's calls to `tools` are sent too).
+    pub(super) fn is_pushed(&self) -> bool {
+        self.own.is_some() || matches!(self.node, Node::Tools(false))
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Node {
@@ -183,50 +203,75 @@ impl Agent {
         self.loop_entry()
     }
 
-    /// Where the loop goes after the tools step given its calls' `Command(goto=...)`s and
-    /// the tools edge's destination `next`. LangGraph runs each node named in the next step
-    /// beside the edge's destination. A name the graph does not have is ignored (LangGraph
-    /// logs it and drops the write), and the edge's own destination runs once however often
-    /// it is named, so both change nothing. When the edge ends the run (every call returned
-    /// directly, or the structured response was answered), the named node is the only one
-    /// left to run, so the run goes on there (the tools node, named so, runs on the whole
-    /// state). Any other goto would run a second node in the same step as the edge's
-    /// destination, side by side on the same state, each going on along its own edges; the
-    /// core walks one node per step, so that is refused before the next step rather than run
-    /// differently.
-    pub(super) fn after_goto(&self, goto: &[String], next: Node) -> Result<Node, Error> {
-        let next_name = self.node_name(&next);
-        let mut chosen: Option<(Node, &str)> = None;
-        for target in goto {
-            let Ok(node) = self.node_named(target) else {
+    /// Where the loop goes after the tools step: the tools edge's destination `edge`, and
+    /// beside it, in the same next step, each node its calls' commands name (`goto`) and each
+    /// `Send`'s node on its own state, as LangGraph runs a step's branches. A goto to
+    /// `tools` runs the tool node on the whole state. A name the graph does not have is
+    /// ignored (LangGraph logs it and drops the write or the send).
+    pub(super) fn destinations(
+        &self,
+        edge: Node,
+        goto: &[String],
+        sends: &[SendTarget],
+    ) -> Vec<Task> {
+        let whole = |node: Node| match node {
+            Node::Tools(_) => Node::Tools(true),
+            other => other,
+        };
+        let mut tasks = vec![Task::pull(edge)];
+        tasks.extend(
+            goto.iter()
+                .filter_map(|name| self.node_named(name).ok())
+                .map(|node| Task::pull(whole(node))),
+        );
+        tasks.extend(sends.iter().filter_map(|send| {
+            let node = self.node_named(&send.node).ok()?;
+            Some(Task {
+                node: whole(node),
+                own: Some(send.state.clone()),
+            })
+        }));
+        tasks
+    }
+
+    /// The next step's tasks from the branches of this step's: pushed tasks (`Send`s, the
+    /// model's calls) first, in the order they were sent, then each node named once, in
+    /// name order, as LangGraph prepares a step's tasks. The end is no task.
+    pub(super) fn next_step(&self, branches: Vec<Task>) -> Vec<Task> {
+        let (mut pushed, pulled): (Vec<Task>, Vec<Task>) = branches
+            .into_iter()
+            .filter(|t| !matches!(t.node, Node::End))
+            .partition(Task::is_pushed);
+        let mut named: Vec<(Arc<str>, Task)> = Vec::new();
+        for task in pulled {
+            let Some(name) = self.node_name(&task.node) else {
                 continue;
             };
-            if next_name.as_deref() == Some(target.as_str())
-                || chosen.is_some_and(|(_, name)| name == target.as_str())
-            {
-                continue;
+            if !named.iter().any(|(n, _)| *n == name) {
+                named.push((name, task));
             }
-            if matches!(next, Node::End) && chosen.is_none() {
-                let node = match node {
-                    Node::Tools(_) => Node::Tools(true),
-                    other => other,
-                };
-                chosen = Some((node, target.as_str()));
-                continue;
-            }
-            let beside = chosen.map_or_else(
-                || next_name.as_deref().unwrap_or("__end__").to_owned(),
-                |(_, name)| name.to_owned(),
-            );
-            return Err(Error::Unsupported(format!(
-                "a tool's Command(goto={target:?}) runs {target:?} in the same step as {beside:?}, \
-                 two nodes side by side on one state; deepagents_rs runs one node per step. A \
-                 goto to where the tools edge goes ({edge:?}), to \"__end__\", to no node of the \
-                 graph, or to one node when the tools edge ends the run is supported.",
-                edge = next_name.as_deref().unwrap_or("__end__"),
-            )));
         }
-        Ok(chosen.map_or(next, |(node, _)| node))
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        pushed.extend(named.into_iter().map(|(_, t)| t));
+        pushed
+    }
+
+    /// Where a node goes, as the route the core reports: one node, or several side by side.
+    pub(super) fn route_of_tasks(&self, tasks: &[Task], state: &AgentState) -> Route {
+        let one = |task: &Task| match &task.own {
+            Some(own) => Route::Send(SendTarget {
+                node: self
+                    .node_name(&task.node)
+                    .map_or_else(|| "__end__".to_owned(), |n| n.to_string()),
+                state: own.clone(),
+            }),
+            None => self.route_of(&task.node, state),
+        };
+        match tasks {
+            [] => Route::End,
+            [task] => one(task),
+            many => Route::Branches(many.iter().map(one).collect()),
+        }
     }
 
     pub(super) fn after_hook(

@@ -184,6 +184,21 @@ impl Chain {
         names
     }
 
+    /// The graph's nodes in the order LangChain's `create_agent` adds them to its graph:
+    /// `model`, `tools`, then each entry's hook nodes, entry by entry. LangGraph lists a
+    /// graph's nodes, and the tasks of a saved step, in this order.
+    pub fn registered_node_names(&self) -> Vec<String> {
+        let mut names = vec!["model".to_owned(), "tools".to_owned()];
+        for (i, entry) in self.entries.iter().enumerate() {
+            for hook in Hook::ALL {
+                if self.nodes(hook).contains(&i) {
+                    names.push(format!("{}.{}", entry.name(), hook.as_str()));
+                }
+            }
+        }
+        names
+    }
+
     pub fn entry(&self, index: usize) -> &Arc<dyn Middleware> {
         &self.entries[index]
     }

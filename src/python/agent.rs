@@ -49,7 +49,7 @@ fn trace_from_py(tracer: Option<Py<PyAny>>) -> Option<TraceContext> {
 
 /// The input state: `messages` as message dicts, `files`, and any other keys kept as the
 /// caller's objects.
-fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
+pub(crate) fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
     let input = input.copy()?;
     let messages = match input.get_item("messages")? {
         Some(list) => input_messages_from_py(&list)?,
@@ -315,6 +315,12 @@ impl CoreAgent {
     #[getter]
     fn node_names(&self) -> Vec<String> {
         self.agent.chain.node_names()
+    }
+
+    /// The graph's node names in the order LangChain registers them (`Chain::registered_node_names`).
+    #[getter]
+    fn registered_node_names(&self) -> Vec<String> {
+        self.agent.chain.registered_node_names()
     }
 
     /// The tool names in the order the model sees them.

@@ -1,7 +1,7 @@
 //! The one place core errors become Python exceptions. A host exception (raised by a Python
 //! tool or model) is re-raised as the original object, type and traceback intact.
 
-use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::error::{BoxError, Error, ModelError};
@@ -68,7 +68,6 @@ pub(crate) fn to_py(err: Error) -> PyErr {
             PyValueError::new_err(err.to_string())
         }
         Error::Internal(_) => PyRuntimeError::new_err(err.to_string()),
-        Error::Unsupported(_) => PyNotImplementedError::new_err(err.to_string()),
         Error::ParentCommand(_) => PyRuntimeError::new_err(err.to_string()),
     })
 }
@@ -155,7 +154,6 @@ pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
             PyRuntimeError::new_err(err.to_string())
         }
         Error::InvalidInput(_) => PyValueError::new_err(err.to_string()),
-        Error::Unsupported(_) => PyNotImplementedError::new_err(err.to_string()),
         Error::ParentCommand(_) => PyRuntimeError::new_err(err.to_string()),
     }
 }

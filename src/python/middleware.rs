@@ -636,6 +636,13 @@ impl ToolNext {
             write.set_item("unanswered", result.write.unanswered)?;
             write.set_item("removed", result.write.removed.clone())?;
             write.set_item("goto", result.write.goto.clone())?;
+            let sends = result
+                .write
+                .sends
+                .iter()
+                .map(|s| Ok((s.node.as_str(), super::agent::state_to_py(py, &s.state)?)))
+                .collect::<PyResult<Vec<_>>>()?;
+            write.set_item("sends", sends)?;
             write.set_item("to_parent", result.write.to_parent)?;
             // The message itself carries its id and name.
             write.set_item("answer", py.None())?;

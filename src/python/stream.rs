@@ -310,8 +310,8 @@ fn event_to_py(
         .unbind())
 }
 
-/// A route as `(kind, value)`: `("node", name)`, `("calls", [tool call, ...])` or
-/// `("end", None)`.
+/// A route as `(kind, value)`: `("node", name)`, `("calls", [tool call, ...])`,
+/// `("send", (name, state))`, `("branches", [route, ...])` or `("end", None)`.
 pub(crate) fn route_to_py<'py>(py: Python<'py>, route: &Route) -> PyResult<Bound<'py, PyAny>> {
     let (kind, value) = match route {
         Route::Node(name) => ("node", name.as_ref().into_pyobject(py)?.into_any()),
@@ -321,6 +321,22 @@ pub(crate) fn route_to_py<'py>(py: Python<'py>, route: &Route) -> PyResult<Bound
                 list.append(super::convert::call_to_py(py, call)?)?;
             }
             ("calls", list.into_any())
+        }
+        Route::Send(send) => (
+            "send",
+            (
+                send.node.as_str(),
+                super::agent::state_to_py(py, &send.state)?,
+            )
+                .into_pyobject(py)?
+                .into_any(),
+        ),
+        Route::Branches(routes) => {
+            let list = PyList::empty(py);
+            for route in routes {
+                list.append(route_to_py(py, route)?)?;
+            }
+            ("branches", list.into_any())
         }
         Route::End => ("end", py.None().into_bound(py)),
     };

@@ -199,6 +199,20 @@ pub(crate) fn command_write_from_py(
             _ => Vec::new(),
         },
         goto: write.get_item("goto")?.extract()?,
+        sends: match write.get_item("sends") {
+            Ok(sends) if !sends.is_none() => sends
+                .try_iter()?
+                .map(|send| {
+                    let (node, state): (String, Bound<'_, pyo3::types::PyDict>) =
+                        send?.extract()?;
+                    Ok(crate::tools::SendTarget {
+                        node,
+                        state: Arc::new(super::agent::state_from_py(&state)?),
+                    })
+                })
+                .collect::<PyResult<_>>()?,
+            _ => Vec::new(),
+        },
         answer: match write.get_item("answer").ok().filter(|a| !a.is_none()) {
             Some(a) => Some(crate::tools::AnswerIdentity {
                 id: a.get_item("id")?.extract()?,

@@ -1,6 +1,7 @@
 //! The state an agent run reads and returns: the message history plus the keys deepagents
 //! keeps beside it.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -322,6 +323,49 @@ impl StateDelta {
         Err(split)
     }
 
+    /// This write of a node that ran on `input`, as the reducers apply it to `onto` (the
+    /// state of a step whose other tasks wrote first): its messages go through
+    /// `add_messages` again; a write resolved into the whole list (replacements and
+    /// removals by id) gives back the messages it wrote, and drops those it removed.
+    pub fn rebased(&self, input: &AgentState, onto: &AgentState) -> StateDelta {
+        let mut out = self.clone();
+        out.messages = match &self.messages {
+            MessagesDelta::None => MessagesDelta::None,
+            MessagesDelta::Append(new) if self.removed.is_empty() => {
+                StateDelta::add_messages(&onto.messages, new)
+            }
+            MessagesDelta::Append(_) => return out,
+            MessagesDelta::Replace(all) => {
+                let before: Vec<Arc<Message>> = input.messages.to_vec();
+                let kept: HashSet<&str> = all.iter().filter_map(|m| m.id()).collect();
+                let removed: HashSet<&str> = before
+                    .iter()
+                    .filter_map(|m| m.id())
+                    .filter(|id| !kept.contains(id))
+                    .collect();
+                let written: Vec<Arc<Message>> = all
+                    .iter()
+                    .filter(|m| !before.iter().any(|b| Arc::ptr_eq(b, m)))
+                    .cloned()
+                    .collect();
+                let base: History = onto
+                    .messages
+                    .to_vec()
+                    .into_iter()
+                    .filter(|m| !m.id().is_some_and(|id| removed.contains(id)))
+                    .collect();
+                let mut all: Vec<Arc<Message>> = base.to_vec();
+                match StateDelta::add_messages(&base, &written) {
+                    MessagesDelta::Append(w) => all.extend(w),
+                    MessagesDelta::Replace(replaced) => all = replaced,
+                    MessagesDelta::None => {}
+                }
+                MessagesDelta::Replace(all)
+            }
+        };
+        out
+    }
+
     /// Whether the write changes nothing (LangGraph streams such an update as `None`).
     pub fn is_empty(&self) -> bool {
         matches!(self.messages, MessagesDelta::None)
@@ -522,5 +566,38 @@ mod tests {
             state.extra["note"].as_json(),
             Some(&serde_json::json!({"y": 2}))
         );
+    }
+
+    #[test]
+    fn a_write_rebased_onto_a_step_s_earlier_writes_keeps_theirs() {
+        let input = AgentState::with_messages(
+            [human("h1", "big"), human("h2", "next")]
+                .into_iter()
+                .collect(),
+        );
+        // One task of the step appended a reply; another replaced `h1` by id and removed `h2`
+        // (its write resolved against its own input into the whole list).
+        let mut merged = input.clone();
+        merged.apply(&StateDelta {
+            messages: MessagesDelta::Append(vec![ai("a1")]),
+            ..Default::default()
+        });
+        let replaced = StateDelta {
+            messages: MessagesDelta::Replace(vec![Arc::new(human("h1", "tagged"))]),
+            ..Default::default()
+        };
+        merged.apply(&replaced.rebased(&input, &merged));
+        let all = merged.messages.to_vec();
+        assert_eq!(ids(&all), ["h1", "a1"]);
+        assert_eq!(all[0].content().text(), "tagged");
+        // An append goes through `add_messages` onto what the step wrote first.
+        let again = StateDelta {
+            messages: MessagesDelta::Append(vec![Arc::new(human("a1", "over"))]),
+            ..Default::default()
+        };
+        merged.apply(&again.rebased(&input, &merged));
+        let all = merged.messages.to_vec();
+        assert_eq!(ids(&all), ["h1", "a1"]);
+        assert_eq!(all[1].content().text(), "over");
     }
 }

@@ -88,12 +88,29 @@ pub struct CommandWrite {
     pub unanswered: bool,
     /// The nodes the command goes to (`goto`), by LangGraph's names (the end left out).
     pub goto: Vec<String>,
+    /// The command's `Send`s: each runs its node in the next step on a state of its own.
+    pub sends: Vec<SendTarget>,
     /// The answer's id and name as the command wrote them: LangGraph's tool node names an
     /// answer given as a message object after the tool, but not one given as a dict.
     pub answer: Option<AnswerIdentity>,
     /// `graph=Command.PARENT` from a subagent's tool: the subagent stops at this step and
     /// the command is written by the parent's `task` call instead of its answer.
     pub to_parent: bool,
+}
+
+/// A LangGraph `Send` to a node of the agent: the node, by LangGraph's name, and the state it
+/// runs on (its own, not the graph's).
+#[derive(Clone, Debug)]
+pub struct SendTarget {
+    pub node: String,
+    pub state: Arc<crate::state::AgentState>,
+}
+
+impl PartialEq for SendTarget {
+    /// The same `Send`: a state is not compared by value (it holds the host's objects).
+    fn eq(&self, other: &Self) -> bool {
+        self.node == other.node && Arc::ptr_eq(&self.state, &other.state)
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

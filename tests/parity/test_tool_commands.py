@@ -5,9 +5,8 @@ graph embedding the agent, or, from a subagent's tool, written by the parent's `
 call), updates that are not dicts, messages besides the call's answer, a command with no
 update, lists of commands, and a ``wrap_tool_call`` middleware passing such a command on or
 returning its own; a ``goto`` when the tools edge ends the run (a subagent's tool that
-returns directly), which goes on at the node named. What deepagents_rs refuses (a ``goto`` that runs
-a second node in the same step, a ``Send``) is checked to be refused, while deepagents runs
-it."""
+returns directly), which goes on at the node named. Gotos beside the edge's destination and
+``Send``s: ``test_tool_goto_branches.py``."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import ParentCommand
 from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.types import Command, Send
+from langgraph.types import Command
 
 from .harness import (
     MODES,
@@ -259,44 +258,30 @@ def test_goto_when_the_tools_edge_ends_goes_on_there(case: str, mode: str) -> No
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_goto_when_the_tools_edge_ends_on_a_thread(mode: str) -> None:
-    ref = _goto_in_subagent(deepagents, "model", [], mode, saver=True)
-    assert _goto_in_subagent(deepagents_rs, "model", [], mode, saver=True) == ref
+@pytest.mark.parametrize("gotos", ["one", "two"])
+def test_goto_when_the_tools_edge_ends_on_a_thread(gotos: str, mode: str) -> None:
+    goto, middleware = ("model", []) if gotos == "one" else (["model", "Hooked.before_model"], [Hooked()])
+    ref = _goto_in_subagent(deepagents, goto, middleware, mode, saver=True)
+    assert _goto_in_subagent(deepagents_rs, goto, middleware, mode, saver=True) == ref
     assert ref[3] == ref[0]
 
 
-def test_two_gotos_when_the_tools_edge_ends_are_refused() -> None:
-    """Both named nodes would run side by side in the next step."""
+@pytest.mark.parametrize("mode", MODES)
+def test_two_gotos_when_the_tools_edge_ends_run_side_by_side(mode: str) -> None:
+    """Both named nodes run in the next step, each going on along its own edges."""
     goto = ["model", "Hooked.before_model"]
-    _goto_in_subagent(deepagents, goto, [Hooked()], "invoke")
-    with pytest.raises(NotImplementedError, match="one node per step"):
-        _goto_in_subagent(deepagents_rs, goto, [Hooked()], "invoke")
+    ref = _goto_in_subagent(deepagents, goto, [Hooked()], mode)
+    assert _goto_in_subagent(deepagents_rs, goto, [Hooked()], mode) == ref
 
 
-def test_goto_beside_the_exit_of_a_deep_agent_is_refused() -> None:
-    """A deep agent's tools edge ends at deepagents' ``after_agent`` node, which a goto
-    would run beside the node it names."""
+@pytest.mark.parametrize("mode", MODES)
+def test_goto_beside_the_exit_of_a_deep_agent_runs_beside_it(mode: str) -> None:
+    """A deep agent's tools edge ends at deepagents' ``after_agent`` node; the node a goto
+    names runs beside it."""
     script = [ai_tool_calls(("t", {"x": "1"}, "c1")), "done", "again"]
-    both = run_both(script, [direct_tool("model")], USER)
-    both.ref.unwrap()
-    assert isinstance(both.rs.error, NotImplementedError)
-    assert "_ParentNotifierMiddleware.after_agent" in str(both.rs.error)
-
-
-UNSUPPORTED = {
-    "goto_tools": lambda i: Command(goto="tools", update={"messages": [answer(i)]}),
-    "goto_send": lambda i: Command(
-        goto=Send("model", {"messages": [HumanMessage("sent")]}), update={"messages": [answer(i)]}
-    ),
-}
-
-
-@pytest.mark.parametrize("case", sorted(UNSUPPORTED))
-def test_goto_beside_the_edge_is_refused_not_run_differently(case: str) -> None:
-    both = scenario(UNSUPPORTED[case], "invoke")
-    both.ref.unwrap()
-    assert isinstance(both.rs.error, NotImplementedError)
-    assert "one node per step" in str(both.rs.error)
+    both = run_both(script, [direct_tool("model")], USER, mode=mode)
+    ref = assert_parity(both)
+    assert [m.content for m in ref["messages"]][-1] == "done"
 
 
 def _from_subagent(
