@@ -556,7 +556,7 @@ mod tests {
     #[test]
     fn image_signatures_in_filetype_order() {
         assert_eq!(sniff_image(b"\x89PNG\r\n\x1a\nrest"), Some("image/png"));
-        let apng = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR0123456789abc\0\0\0\x08acTL";
+        let apng = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR0123456789abcCRC!\0\0\0\x08acTL";
         assert_eq!(sniff_image(apng), Some("image/apng"));
         assert_eq!(sniff_image(b"GIF89a"), Some("image/gif"));
         assert_eq!(sniff_image(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));

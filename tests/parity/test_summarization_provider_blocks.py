@@ -29,7 +29,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decora
 
 _LC_ID = re.compile(r"lc_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 WEBP = b"RIFF\x1a\x00\x00\x00WEBPVP8 rest of it"
-APNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR" + bytes(13) + b"\x00\x00\x00\x08acTL" + bytes(12)
+APNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR" + bytes(13) + b"CRC!" + b"\x00\x00\x00\x08acTL" + bytes(12)
 JPEG = b"\xff\xd8\xff\xe0 jpeg"
 OPAQUE = b"no known signature here"
 
