@@ -3,7 +3,23 @@
 //! goes back to the user as the same object.
 
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use crate::tools::HostContext;
+
+/// How the host tells a run its caller awaits on an event loop (Python's `ainvoke`) from
+/// one it waits for (`invoke`), set by the binding; without it every run is the latter.
+static ASYNC_TEST: OnceLock<fn(&HostContext) -> bool> = OnceLock::new();
+
+/// Sets the host's test (once; later calls are ignored).
+pub fn set_async_test(test: fn(&HostContext) -> bool) {
+    let _ = ASYNC_TEST.set(test);
+}
+
+/// Whether the run's caller awaits it: deepagents does some steps concurrently there.
+pub fn is_async(host: &HostContext) -> bool {
+    ASYNC_TEST.get().is_some_and(|test| test(host))
+}
 
 #[derive(Clone)]
 pub struct HostValue(pub Arc<dyn Any + Send + Sync>);

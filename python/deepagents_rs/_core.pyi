@@ -30,7 +30,10 @@ def summary_message(summary: str, file_path: str | None = None) -> dict[str, Any
 def drop_bound_reasoning(message: dict[str, Any]) -> dict[str, Any] | None:
     """The message without its bound reasoning blocks, or `None` when it has none."""
 
-def state_cutoff(previous: int | None, effective_cutoff: int) -> int:
+def content_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """LangChain's `message.content_blocks` as the core reads it (a message as `_convert.to_core` gives it)."""
+
+def state_cutoff(previous: int, effective_cutoff: int) -> int:
     """`_compute_state_cutoff` after an earlier cut at `previous`."""
 
 class SummarizationCall:

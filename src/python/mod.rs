@@ -51,6 +51,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     crate::error::set_pause_test(tools::is_pause_error);
     crate::error::set_warn(user_warning);
+    crate::host::set_async_test(|h| host::PyHost::from_context(h).is_some_and(|p| p.is_async));
     m.add_class::<agent::CoreAgent>()?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     composite::register(m)?;
@@ -83,6 +84,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summarization::summary_message, m)?)?;
     m.add_function(wrap_pyfunction!(summarization::drop_bound_reasoning, m)?)?;
     m.add_function(wrap_pyfunction!(summarization::state_cutoff, m)?)?;
+    m.add_function(wrap_pyfunction!(summarization::content_blocks, m)?)?;
     // The file tools' texts under deepagents' constant names, for its module constants.
     use crate::middleware::filesystem::texts as fs;
     let fs_texts = pyo3::types::PyDict::new(m.py());

@@ -233,18 +233,29 @@ pub(crate) fn drop_bound_reasoning<'py>(
     super::convert::message_to_py(py, &out).map(Some)
 }
 
+/// LangChain's `message.content_blocks` as the core reads it (the summarization's media
+/// offload reads messages so): the parity tests compare it with LangChain's own.
+#[pyfunction]
+pub(crate) fn content_blocks<'py>(
+    py: Python<'py>,
+    message: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let message = super::convert::message_from_py(message)?;
+    let blocks = serde_json::Value::Array(crate::summarization::content_blocks(&message));
+    Ok(pythonize::pythonize(py, &blocks)?)
+}
+
 /// `_compute_state_cutoff`: a cut in the seen conversation as an index into the state's
-/// messages, after an earlier summary that cut at `previous` (or none).
+/// messages, after an earlier summary that cut at `previous`. The face takes any values a
+/// state may hold (negative, past 64 bits, a bool), so the rule is done in Python's own
+/// arithmetic; the core's flow, whose cuts are positive, uses `event::state_cutoff`.
 #[pyfunction]
 #[pyo3(signature = (previous, effective_cutoff))]
-pub(crate) fn state_cutoff(previous: Option<usize>, effective_cutoff: usize) -> usize {
-    let previous = previous.map(|cutoff_index| crate::summarization::event::Event {
-        cutoff_index,
-        summary: Arc::new(Message::Human(Default::default())),
-        file_path: None,
-        created_at_index: None,
-    });
-    crate::summarization::event::state_cutoff(previous.as_ref(), effective_cutoff)
+pub(crate) fn state_cutoff<'py>(
+    previous: &Bound<'py, PyAny>,
+    effective_cutoff: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    previous.add(effective_cutoff)?.sub(1)
 }
 
 /// A `summarizer` function or runnable, called back through

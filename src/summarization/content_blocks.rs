@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
+use super::provider_blocks;
 use crate::messages::{Content, Message};
 use crate::pyrepr::truthy;
 
@@ -161,6 +162,83 @@ fn from_anthropic(b: &Map<String, Value>) -> Option<Value> {
     })
 }
 
+/// `_convert_to_v1_from_genai_input` of a block (`None`: not one it reads). Its Bedrock
+/// Converse twin, which runs next in LangChain, reads nothing this one has not already
+/// read (the same text, image and document shapes), so it has no counterpart here.
+fn from_genai(b: &Map<String, Value>) -> Option<Value> {
+    let only = |key: &str| (b.len() == 1).then(|| b.get(key)).flatten();
+    if let Some(text) = only("text").filter(|t| truthy(t)) {
+        return Some(json!({"type": "text", "text": text}));
+    }
+    let with_format = |key: &str| {
+        only(key)
+            .filter(|v| truthy(v))
+            .and_then(Value::as_object)
+            .filter(|o| o.contains_key("format"))
+    };
+    if let Some(document) = with_format("document") {
+        let source = source_of(document);
+        let converted = match document.get("format").and_then(Value::as_str) {
+            Some("pdf") if source.contains_key("bytes") => json!({
+                "type": "file", "base64": source["bytes"], "mime_type": "application/pdf",
+            }),
+            Some("txt") if source.contains_key("text") => json!({
+                "type": "text-plain", "text": source["text"], "mime_type": "text/plain",
+            }),
+            _ => return Some(non_standard(b)),
+        };
+        return Some(with_extras(converted, document));
+    }
+    if let Some(image) = with_format("image") {
+        let source = source_of(image);
+        if !source.contains_key("bytes") {
+            return Some(non_standard(b));
+        }
+        let mime = format!("image/{}", super::media::py_str(&image["format"]));
+        let converted = json!({"type": "image", "base64": source["bytes"], "mime_type": mime});
+        return Some(with_extras(converted, image));
+    }
+    match kind(b)? {
+        "file_data" if b.contains_key("file_uri") => {
+            let mut file = json!({"type": "file", "url": b["file_uri"]});
+            if let Some(mime) = b.get("mime_type").filter(|m| truthy(m)) {
+                file["mime_type"] = mime.clone();
+            }
+            Some(file)
+        }
+        "function_call" if b.contains_key("name") => Some(json!({
+            "type": "tool_call",
+            "name": b["name"],
+            "args": b.get("args").cloned().unwrap_or_else(|| json!({})),
+            "id": b.get("id").cloned().unwrap_or_else(|| json!("")),
+        })),
+        "executable_code" => Some(provider_blocks::executable_code(b)),
+        "code_execution_result" => Some(provider_blocks::code_result(b)),
+        _ => None,
+    }
+}
+
+/// A GenAI part's `source` (`{}` when it has none that is a mapping).
+fn source_of(part: &Map<String, Value>) -> Map<String, Value> {
+    part.get("source")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// `converted` with the part's keys other than `format` and `source` as its `extras`.
+fn with_extras(mut converted: Value, part: &Map<String, Value>) -> Value {
+    let extras: Map<String, Value> = part
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "format" | "source"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if !extras.is_empty() {
+        converted["extras"] = Value::Object(extras);
+    }
+    converted
+}
+
 fn is_known(b: &Map<String, Value>) -> bool {
     kind(b).is_some_and(|k| KNOWN.contains(&k))
 }
@@ -196,9 +274,8 @@ fn read_with(block: Value, convert: impl Fn(&Map<String, Value>) -> Option<Value
 
 /// One item of a message's content as `BaseMessage.content_blocks` gives it: a string is a
 /// text block, a known v1 block stays as it is, and LangChain's readers of v0 blocks,
-/// OpenAI Chat Completions data blocks and Anthropic `source` blocks convert in turn (each
-/// over every block); what none reads is `non_standard`. (LangChain's Google GenAI and
-/// Bedrock Converse readers are not applied.)
+/// OpenAI Chat Completions data blocks, Anthropic `source` blocks and Google GenAI parts
+/// convert in turn (each over every block); what none reads is `non_standard`.
 fn standard(item: &Value) -> Option<Value> {
     let first = match item {
         Value::String(text) => return Some(json!({"type": "text", "text": text})),
@@ -218,13 +295,15 @@ fn standard(item: &Value) -> Option<Value> {
                 _ => non_standard(b),
             })
     });
-    Some(read_with(openai, from_anthropic))
+    let anthropic = read_with(openai, from_anthropic);
+    Some(read_with(anthropic, from_genai))
 }
 
-/// `message.content_blocks`. An AI message's tool calls that its content does not hold are
-/// added as `tool_call` blocks, and its `reasoning_content` as a leading reasoning block
-/// (provider-specific readers, by `response_metadata.model_provider`, are not applied).
-pub(super) fn content_blocks(message: &Message) -> Vec<Value> {
+/// `message.content_blocks`. An AI message naming a provider with a reader of its own
+/// (`response_metadata.model_provider`, see `provider_blocks`) is read by it; otherwise an
+/// AI message's tool calls that its content does not hold are added as `tool_call` blocks,
+/// and its `reasoning_content` as a leading reasoning block.
+pub fn content_blocks(message: &Message) -> Vec<Value> {
     let items: Vec<Value> = match message.content() {
         Content::Text(s) if s.is_empty() => Vec::new(),
         Content::Text(s) => vec![Value::String(s.clone())],
@@ -239,6 +318,11 @@ pub(super) fn content_blocks(message: &Message) -> Vec<Value> {
         && matches!(ai.content, Content::Blocks(_))
     {
         return items;
+    }
+    if let Message::Ai(ai) = message
+        && let Some(blocks) = provider_blocks::translate(ai)
+    {
+        return blocks;
     }
     let mut out: Vec<Value> = items.iter().filter_map(standard).collect();
     if let Message::Ai(ai) = message {
@@ -266,7 +350,6 @@ pub(super) fn content_blocks(message: &Message) -> Vec<Value> {
                 .additional_kwargs
                 .get("reasoning_content")
                 .and_then(Value::as_str)
-            && !r.is_empty()
         {
             out.insert(0, json!({"type": "reasoning", "reasoning": r}));
         }

@@ -25,7 +25,7 @@ use crate::messages::{Content, Message};
 use crate::pyrepr::truthy;
 
 /// `str(value)` of a JSON value as an f-string puts it.
-fn py_str(v: &Value) -> String {
+pub(super) fn py_str(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => crate::pyrepr::repr(other),

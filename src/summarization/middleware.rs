@@ -285,39 +285,38 @@ impl Call {
             media::offload(older, &self.cfg().backend, &media_prefix, scope.clone()).await;
         let older = &older[..];
         let session = event::session_id(&request.state.extra);
-        let file_path = match &self.cfg().replaced.offload {
-            Some(own) => (own.offload(older.to_vec(), session.clone(), request.host.clone()))
-                .await
-                .map_err(Error::Model)?,
-            None => {
-                self.config
-                    .offload(older, &session, &self.cfg().backend, scope.clone())
+        let offload = async {
+            match &self.cfg().replaced.offload {
+                Some(own) => (own.offload(older.to_vec(), session.clone(), request.host.clone()))
                     .await
+                    .map_err(Error::Model),
+                None => Ok(self
+                    .config
+                    .offload(older, &session, &self.cfg().backend, scope.clone())
+                    .await),
             }
         };
-        // deepagents logs these and warns the user (`warnings.warn`).
-        let warning = match &file_path {
-            None => {
-                tracing::error!("{}", texts::OFFLOAD_FAILED);
-                Some(texts::OFFLOAD_FAILED.to_owned())
-            }
-            Some(path) if failed_media > 0 => Some(
-                texts::MEDIA_OFFLOAD_FAILED
-                    .replace("{file_path}", path)
-                    .replace("{n}", &failed_media.to_string()),
-            ),
-            Some(_) => None,
-        };
-        if let Some(text) = warning {
-            crate::error::warn(&text).map_err(|e| Error::Model(ModelError::host(e)))?;
-        }
         let target = Target {
             model: request.model.clone(),
             host: request.host.clone(),
             state: request.state.clone(),
             trace: request.trace.clone(),
         };
-        let summary = self.config.summarize(&target, older).await?;
+        let (file_path, summary) = if crate::host::is_async(&request.host) {
+            // deepagents' async path writes the history and asks for the summary at once
+            // (`asyncio.gather`), and warns only when both are done.
+            let (file_path, summary) =
+                futures::join!(offload, self.config.summarize(&target, older));
+            let (file_path, summary) = (file_path?, summary?);
+            offload_warning(file_path.as_deref(), failed_media)?;
+            (file_path, summary)
+        } else {
+            // The sync path warns before the summary is asked for (a warning made an error
+            // stops the run there).
+            let file_path = offload.await?;
+            offload_warning(file_path.as_deref(), failed_media)?;
+            (file_path, self.config.summarize(&target, older).await?)
+        };
         let summary = Arc::new(event::summary_message(&summary, file_path.as_deref()));
         let new_event = Event {
             cutoff_index: event::state_cutoff(previous.as_ref(), cutoff),
@@ -452,4 +451,20 @@ impl Call {
             Err(e) => Err(e),
         }
     }
+}
+
+/// deepagents logs and warns the user (`warnings.warn`) when the history was not saved, or
+/// was saved with media that could not be.
+fn offload_warning(file_path: Option<&str>, failed_media: usize) -> Result<(), Error> {
+    let warning = match file_path {
+        None => {
+            tracing::error!("{}", texts::OFFLOAD_FAILED);
+            texts::OFFLOAD_FAILED.to_owned()
+        }
+        Some(path) if failed_media > 0 => texts::MEDIA_OFFLOAD_FAILED
+            .replace("{file_path}", path)
+            .replace("{n}", &failed_media.to_string()),
+        Some(_) => return Ok(()),
+    };
+    crate::error::warn(&warning).map_err(|e| Error::Model(ModelError::host(e)))
 }

@@ -12,6 +12,7 @@ mod media;
 mod middleware;
 mod overflow_clip;
 pub mod policy;
+mod provider_blocks;
 mod steps;
 mod summary;
 pub mod texts;
@@ -20,6 +21,7 @@ mod transcript;
 mod trim;
 
 pub use compact::SummarizationTool;
+pub use content_blocks::content_blocks;
 pub use counter::{Counting, TokenCounter, Tokens};
 pub use media::upload_error;
 pub use middleware::{

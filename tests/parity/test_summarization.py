@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import deepagents
+import deepagents.middleware.summarization
 import deepagents_rs
+import deepagents_rs.middleware.summarization
 import pytest
 from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages import AIMessage
@@ -152,14 +154,16 @@ def compare(runs: list[Run], *, state: bool = False) -> list[Any]:
 
 
 def _same_files(a: Any, b: Any) -> bool:
-    """Files equal but for timestamps and session ids."""
+    """Files equal but for timestamps and session ids (several history files, each under a
+    random session id, are compared as a sorted list)."""
 
     def strip(files: Any) -> Any:
-        return {
-            k: {f: v for f, v in d.items() if f not in ("created_at", "modified_at")} for k, d in (files or {}).items()
-        }
+        return sorted(
+            json.dumps(masked([k, {f: v for f, v in d.items() if f not in ("created_at", "modified_at")}]))
+            for k, d in (files or {}).items()
+        )
 
-    return masked(strip(a)) == masked(strip(b))
+    return strip(a) == strip(b)
 
 
 def summary_calls(run: Run) -> list[str]:
@@ -504,35 +508,55 @@ def test_a_summarizer_answering_no_text_fails_the_run_as_deepagents() -> None:
     assert isinstance(runs[1].results[0], TypeError)
 
 
-def test_a_fork_of_another_model_summarizes_by_that_models_limits() -> None:
-    # The caller's model has no profile (170,000-token trigger); the fork's has a 9,000-token
-    # input limit, so the fork summarizes while the caller never does.
+def _fork_runs(parent_script: list[Any], child_script: list[Any], middleware: Any = None) -> list[Run]:
+    """Both implementations: a parent on ``parent_script`` delegating to a fork whose model
+    (a 9,000-token input limit) plays ``child_script``; ``middleware(impl, parent)`` gives the
+    parent's own middleware. The runs are compared, the parent's calls too."""
     runs = []
     for impl in _IMPLS:
-        parent = SummarizingModel(
-            [
-                AIMessage(
-                    content="",
-                    tool_calls=[
-                        {"name": "task", "args": {"description": "dig", "subagent_type": "digger"}, "id": "t1"}
-                    ],
-                ),
-                "all done",
-            ]
-        )
-        child = SummarizingModel(calls_then(8, "dug"), profile={"max_input_tokens": 9000})
+        parent = SummarizingModel(list(parent_script))
+        child = SummarizingModel(list(child_script), profile={"max_input_tokens": 9000})
         fork = {"name": "digger", "description": "Digs.", "mode": "fork", "model": child}
+        extra = {"middleware": [middleware(impl, parent)]} if middleware else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            agent = impl.create_deep_agent(model=parent, tools=[lookup], subagents=[fork])
+            agent = impl.create_deep_agent(model=parent, tools=[lookup], subagents=[fork], **extra)
         run = Run(impl, child, agent)
         run.results.append(agent.invoke({"messages": [{"role": "user", "content": "go"}]}))
         run.parent = parent
         runs.append(run)
     compare(runs)
     ref, rs = runs
-    assert len(summary_calls(rs)) == 1
-    assert not rs.parent.summaries
     assert masked([[view(m) for m in c.messages] for c in rs.parent.calls]) == masked(
         [[view(m) for m in c.messages] for c in ref.parent.calls]
     )
+    return runs
+
+
+_TASK = {"name": "task", "args": {"description": "dig", "subagent_type": "digger"}, "id": "t1"}
+
+
+def test_a_fork_of_another_model_summarizes_by_that_models_limits() -> None:
+    # The caller's model has no profile (170,000-token trigger); the fork's has a 9,000-token
+    # input limit, so the fork summarizes while the caller never does.
+    _ref, rs = _fork_runs([AIMessage(content="", tool_calls=[_TASK]), "all done"], calls_then(8, "dug"))
+    assert len(summary_calls(rs)) == 1
+    assert not rs.parent.summaries
+
+
+def test_a_fork_after_a_summary_sees_the_compacted_conversation_and_has_its_own_session() -> None:
+    # The parent summarizes on its fifth call (trigger 8, keep 2) and delegates on that
+    # call's reply: the fork starts from the summary and the kept messages, and summarizes
+    # again into a history file of its own.
+    def own(impl: Any, parent: Any) -> Any:
+        return impl.middleware.summarization.SummarizationMiddleware(
+            model=parent, backend=impl.backends.StateBackend(), trigger=("messages", 8), keep=("messages", 2)
+        )
+
+    parent_script = [*calls_then(4), AIMessage(content="", tool_calls=[_TASK]), "all done"]
+    ref, rs = _fork_runs(parent_script, calls_then(8, "dug", ids="f"), middleware=own)
+    # The fork's summaries are asked of the model its summarization was given, as deepagents does.
+    assert masked(rs.parent.summaries) == masked(ref.parent.summaries) and rs.parent.summaries
+    assert any(m.additional_kwargs.get("lc_source") == "summarization" for m in rs.model.calls[0].messages)
+    sessions = [[k for k in r.results[0]["files"] if k.startswith("/conversation_history/")] for r in (ref, rs)]
+    assert len(sessions[1]) == len(sessions[0]) == 2

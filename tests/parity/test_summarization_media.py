@@ -113,8 +113,9 @@ def run_media(
     profile: dict | None = None,
     warning_filter: str = "ignore",
 ) -> list[Run]:
-    """Runs ``script`` through both implementations; each run's ``UserWarning`` texts are
-    kept in ``run.warnings`` (``warning_filter`` ``"error"`` raises them instead)."""
+    """Runs ``script`` through both implementations, one turn per input (a message, or a
+    list of them); each run's ``UserWarning`` texts are kept in ``run.warnings``
+    (``warning_filter`` ``"error"`` raises them instead)."""
     runs = []
     for impl in _IMPLS:
         model = SummarizingModel(list(script), **({"profile": profile} if profile else {}))
@@ -134,7 +135,7 @@ def run_media(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always" if warning_filter == "ignore" else warning_filter, UserWarning)
             for message in inputs:
-                inp = {"messages": [message]}
+                inp = {"messages": message if isinstance(message, list) else [message]}
                 try:
                     if mode == "invoke":
                         run.results.append(agent.invoke(inp, config=config))

@@ -90,7 +90,21 @@ def test_apply_event_to_messages(event: int, provider: str | None) -> None:
 
 @pytest.mark.parametrize(
     ("event", "cutoff"),
-    [(None, 0), (None, 5), ({"cutoff_index": 10}, 1), ({"cutoff_index": 0}, 3), ({}, 4), ({"cutoff_index": "x"}, 4)],
+    [
+        (None, 0),
+        (None, 5),
+        ({"cutoff_index": 10}, 1),
+        ({"cutoff_index": 0}, 3),
+        ({}, 4),
+        ({"cutoff_index": "x"}, 4),
+        # Whatever a state holds is done in Python's arithmetic, as deepagents does it.
+        ({"cutoff_index": 0}, 0),
+        ({"cutoff_index": -3}, 1),
+        ({"cutoff_index": 2}, -7),
+        ({"cutoff_index": 2**70}, 2),
+        ({"cutoff_index": True}, 3),
+        ({"cutoff_index": 4}, 2.5),
+    ],
 )
 def test_compute_state_cutoff(event: Any, cutoff: int) -> None:
     seen = {
@@ -98,6 +112,7 @@ def test_compute_state_cutoff(event: Any, cutoff: int) -> None:
         for impl in IMPLS
     }
     assert seen["deepagents_rs"] == seen["deepagents"]
+    assert type(seen["deepagents_rs"]) is type(seen["deepagents"])
 
 
 @pytest.mark.parametrize(
