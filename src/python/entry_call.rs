@@ -22,7 +22,7 @@ use super::summarization_call::{
 use crate::middleware::filesystem::Filesystem;
 use crate::middleware::{Chain, Hook, HookContext, HookOutput, Middleware};
 use crate::state::MessagesDelta;
-use crate::tools::result_for;
+use crate::tools::result_as_returned;
 
 /// One memory, skills or filesystem entry, built once from its face's configuration.
 #[pyclass(frozen, module = "deepagents_rs._core", name = "EntryCall")]
@@ -94,7 +94,7 @@ impl EntryCall {
                 .ok_or_else(|| PyKeyError::new_err(call.name.clone()))?;
             let fut = async move {
                 match fut.await {
-                    Ok(output) => Ok(result_for(output, &call)),
+                    Ok(output) => Ok(result_as_returned(output, &call)),
                     Err(e) => Err(Python::attach(|py| tool_exception_of(py, &e))),
                 }
             };

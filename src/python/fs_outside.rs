@@ -17,8 +17,18 @@ use crate::state::AgentState;
 use crate::tools::ToolResult;
 
 /// A tool call's result as `EntryCall.call_tool` returns it.
+/// A call answered with a `Command` (a video read: the tool message and the frames' user
+/// message) also hands over `messages`, everything it writes there in order.
 pub(crate) fn result_to_py(py: Python<'_>, result: ToolResult) -> PyResult<Bound<'_, PyAny>> {
     let out = PyDict::new(py);
+    if result.command {
+        let written = result
+            .written_messages()
+            .iter()
+            .map(|m| message_to_py(py, m))
+            .collect::<PyResult<Vec<_>>>()?;
+        out.set_item("messages", written)?;
+    }
     out.set_item(
         "message",
         message_to_py(py, &Message::Tool(result.message))?,

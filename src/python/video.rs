@@ -67,6 +67,16 @@ impl FrameSource for PyFrames {
             })
         })
     }
+
+    /// `MAX_VIDEO_INPUT_BYTES` as `deepagents_rs.middleware.filesystem` holds it now.
+    fn max_input(&self) -> usize {
+        Python::attach(|py| {
+            py.import("deepagents_rs.middleware.filesystem")
+                .and_then(|m| m.getattr("MAX_VIDEO_INPUT_BYTES"))
+                .and_then(|v| v.extract::<usize>())
+                .unwrap_or(video::MAX_INPUT_BYTES)
+        })
+    }
 }
 
 /// The core's choice of frames for the `_video` module (`_sample_frames_in_window`), which

@@ -431,6 +431,16 @@ pub fn result_for(output: ToolOutput, call: &ToolCall) -> ToolResult {
     )
 }
 
+/// `result_for` with the content as the tool returned it: for a tool a host's own tool
+/// node runs, which converts the content itself (a tool called directly keeps it).
+pub fn result_as_returned(mut output: ToolOutput, call: &ToolCall) -> ToolResult {
+    // A command's content is never converted.
+    let command = std::mem::replace(&mut output.command, true);
+    let mut result = result_for(output, call);
+    result.command = command;
+    result
+}
+
 /// `langchain_core.tools.base.TOOL_MESSAGE_BLOCK_TYPES`.
 const TOOL_MESSAGE_BLOCK_TYPES: [&str; 8] = [
     "text",

@@ -81,8 +81,13 @@ async def abefore_model(face: Any, state: Any, runtime: Any) -> Any:
 def _request(request: Any, state_keys: tuple[str, ...]) -> tuple[dict, list[Any], Any]:
     """The request as the entry takes it, its messages, and its model as the core takes one."""
     from .._assembly import _core_model
+    from .._models import ModelAdapter
 
     raw, messages = _core_request(request, state_keys)
+    if request.model is None:
+        # A request built by hand, without a model (deepagents' hooks never look at it):
+        # the entry passes the request on to the handler, which gets it as it came.
+        return raw, messages, ModelAdapter(None, {})
     return raw, messages, _core_model(request.model, [])
 
 

@@ -88,10 +88,20 @@ def _tool(face: Any, name: str, description: str, parameters: dict) -> Any:
 
 
 def _tool_message(out: dict, config: Any) -> Any:
+    """The call's answer: its tool message, or (a video read) a `Command` writing the tool
+    message and the message carrying the frames, as deepagents' tool returns them."""
     _send_files(config, out["files"])
-    message = _convert.from_core(out["message"])
-    message.id = None
-    return message
+    written = out.get("messages")
+    if written is None:
+        return _unsaved(out["message"])
+    return Command(update={"messages": [_unsaved(m) for m in written]})
+
+
+def _unsaved(message: dict) -> Any:
+    """A core message as LangChain's, without the id the graph's reducer gives it."""
+    converted = _convert.from_core(message)
+    converted.id = None
+    return converted
 
 
 def tool_of(face: Any, request: Any) -> Any:

@@ -179,7 +179,7 @@ async fn run(
             match read_output(sh, res, &path, offset, limit) {
                 ReadOutput::Done(output) => Ok(*output),
                 ReadOutput::Video(frames, content) => {
-                    let (window, max) = ((offset, limit), crate::files::video::MAX_INPUT_BYTES);
+                    let (window, max) = ((offset, limit), frames.max_input());
                     super::video::read(frames, host, &content, &path, tool_call_id, window, max)
                         .await
                 }

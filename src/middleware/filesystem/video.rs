@@ -31,6 +31,12 @@ pub trait FrameSource: Send + Sync {
         duration: f64,
         rate: f64,
     ) -> BoxFuture<'static, Result<Result<Vec<Value>, String>, BoxError>>;
+
+    /// The largest video, decoded, a read extracts frames from (deepagents reads its
+    /// `MAX_VIDEO_INPUT_BYTES` when the read happens, so a host may change it).
+    fn max_input(&self) -> usize {
+        video::MAX_INPUT_BYTES
+    }
 }
 
 /// The video read of `content` (the backend's base64, or text read as such).
