@@ -1,5 +1,5 @@
 //! An agent: a model, its tools, its system message and its hook chain. `run` walks
-//! deepagents' graph (`graph.rs`); structured output is handled in the model step
+//! deepagents' graph (`graph/`); structured output is handled in the model step
 //! (`structured.rs`), as LangChain's model node handles it.
 
 mod graph;

@@ -1,0 +1,85 @@
+//! A step of several tasks: LangGraph's superstep, when a tool's command named nodes beside
+//! the tools edge's destination or sent one a state of its own.
+
+use std::sync::Arc;
+
+use super::Run;
+use crate::agent::Agent;
+use crate::agent::routing::Task;
+use crate::error::Error;
+use crate::events::{Event, EventKind};
+use crate::state::{AgentState, StateDelta};
+
+/// A task of a step run side by side: the task, its own state, its write, where it goes.
+type Ran = (Task, Option<Arc<AgentState>>, Arc<StateDelta>, Vec<Task>);
+
+impl Agent {
+    /// A step of several tasks (a tool's command named nodes beside the tools edge's
+    /// destination, or sent one its own state), as LangGraph runs a superstep: each node on
+    /// the step's state (a sent one on its own), seeing none of the others' writes; each
+    /// edge on the step's state with its own node's write; then every write applied, the
+    /// named nodes' in name order and then the sent ones', in LangGraph's task order. The
+    /// tasks run one after another, in the order LangGraph starts them.
+    pub(super) async fn side_by_side(
+        &self,
+        tasks: &[Task],
+        step: u64,
+        state: &mut AgentState,
+        run: &mut Run<'_>,
+    ) -> Result<Vec<Task>, Error> {
+        run.side_by_side = true;
+        let ran = self.run_tasks(tasks, step, state, run).await;
+        run.side_by_side = false;
+        let ran = ran?;
+        let snapshot = std::mem::take(state);
+        let mut merged = snapshot.clone();
+        let mut wrote = false;
+        let in_write_order = ran
+            .iter()
+            .filter(|r| !r.0.is_pushed())
+            .chain(ran.iter().filter(|r| r.0.is_pushed()));
+        for (_, input, delta, _) in in_write_order {
+            if delta.is_empty() {
+                continue;
+            }
+            wrote = true;
+            let input = input.as_deref().unwrap_or(&snapshot);
+            merged.apply(&delta.rebased(input, &merged));
+        }
+        *state = merged;
+        if wrote
+            && let Some(events) = run.emitter(step)
+            && events.wants(EventKind::Values)
+        {
+            events.emit(Event::Values(state.clone()));
+        }
+        Ok(ran.into_iter().flat_map(|r| r.3).collect())
+    }
+
+    /// Each task of a step side by side: the task, its own state if it was sent one, its
+    /// write, and where it goes.
+    async fn run_tasks(
+        &self,
+        tasks: &[Task],
+        step: u64,
+        snapshot: &AgentState,
+        run: &Run<'_>,
+    ) -> Result<Vec<Ran>, Error> {
+        let mut ran = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            let mut local = task.own.as_deref().unwrap_or(snapshot).clone();
+            let out = self.run_node(task.node, step, &mut local, run).await?;
+            // A sent node's edge reads the step's state with its write, not its own state.
+            if let Some(own) = &task.own {
+                let mut routing = snapshot.clone();
+                routing.apply(&out.delta.rebased(own, snapshot));
+                local = routing;
+            }
+            let next = self.edges(task.node, &out, &local);
+            let name = self.node_name(&task.node).unwrap_or_else(|| "__end__".into());
+            self.report_route(run, step, name, &next, &local);
+            ran.push((task.clone(), task.own.clone(), out.delta, next));
+        }
+        Ok(ran)
+    }
+}

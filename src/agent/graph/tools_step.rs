@@ -1,0 +1,306 @@
+//! The `tools` node: the pending calls through the middleware's tool handlers, their
+//! results written in LangGraph's order, and where their commands go.
+
+use std::sync::Arc;
+
+use super::node_report::{chain_start, node_end, report_message};
+use super::{Outcome, Run};
+use crate::agent::routing::last_turn;
+use crate::agent::{Agent, new_id};
+use crate::error::Error;
+use crate::events::{Event, EventKind, TraceData, Update};
+use crate::messages::Message;
+use crate::middleware::ToolCallRequest;
+use crate::state::{AgentState, MessagesDelta, StateDelta};
+use crate::tools::{RunScope, ToolError};
+
+impl Agent {
+    /// The tools step. Normally each pending call is its own task, reported when it
+    /// completes (LangGraph streams one `tools` update per call) while the state takes the
+    /// results in call order. After a hook's `jump_to: "tools"`, LangGraph runs the tool node
+    /// on the whole state instead: every call of the last AI message, one update. Returns
+    /// its write and where the calls' commands go (`goto`, `Send`s).
+    pub(super) async fn tools_step(
+        &self,
+        step: u64,
+        state: &mut AgentState,
+        run: &Run<'_>,
+        whole: bool,
+    ) -> Result<Outcome, Error> {
+        let calls = if whole {
+            // LangGraph's tool node's words, for a state with no messages or no AI message.
+            if state.messages.is_empty() {
+                return Err(Error::InvalidInput("No message found in input".into()));
+            }
+            let Some((ai, _, _)) = last_turn(state) else {
+                return Err(Error::InvalidInput("No AIMessage found in input".into()));
+            };
+            ai.tool_calls.clone()
+        } else {
+            self.pending_calls(state)
+        };
+        let events = run.emitter(step);
+        // After a jump, one `tools` chain runs every call; otherwise each call is a chain.
+        let whole_trace = if whole {
+            run.node_start("tools", step, TraceData::State(state)).await
+        } else {
+            None
+        };
+        let scope = Arc::new(RunScope {
+            agent: self.clone(),
+            history: state.messages.clone(),
+            files: state.files.clone(),
+            files_host: state.files_host.clone(),
+            extra: state.extra.clone(),
+            forked: run.options.forked,
+            subagent_response_format: run.options.subagent_response_format.clone(),
+            step,
+            namespace: run.options.namespace.clone(),
+            subagent: run.options.subagent.clone(),
+            resume_subagents: run.options.resume_subagents.clone(),
+            max_concurrency: run.options.max_concurrency,
+        });
+        let base: crate::middleware::ToolBase = {
+            let (tools, host, events) =
+                (self.tools.clone(), run.options.host.clone(), events.clone());
+            let allowed = self.allowed_tools.clone();
+            Arc::new(move |request: ToolCallRequest| {
+                tools.run_one(
+                    &request.call,
+                    request.tool.clone(),
+                    host.clone(),
+                    scope.clone(),
+                    allowed.as_deref(),
+                    events.clone(),
+                    request.trace.clone(),
+                )
+            })
+        };
+        let handler = self.chain.tool_handler(base);
+        let per_call = if whole { None } else { events.clone() };
+        let futures = calls.iter().map(|call| {
+            let mut request = ToolCallRequest {
+                call: call.clone(),
+                state: state.clone(),
+                host: run.options.host.clone(),
+                trace: whole_trace.clone(),
+                place: Some(run.place(step)),
+                tool: self.tools.get(&call.name).cloned(),
+            };
+            let (handler, events, seen) = (handler.clone(), per_call.clone(), run.seen.clone());
+            let tool = call.name.clone();
+            let toolset = self.tools.clone();
+            let root = if whole { None } else { run.root.clone() };
+            async move {
+                let trace = chain_start(
+                    root.as_ref(),
+                    "tools",
+                    step,
+                    TraceData::ToolCall(&request.call),
+                )
+                .await;
+                if trace.is_some() {
+                    request.trace = trace.clone();
+                }
+                let mut result = match handler.call(request).await {
+                    Ok(r) => r,
+                    Err(ToolError::Fatal(source)) => {
+                        let pauses = toolset.pauses(&tool, &source);
+                        let e = Error::Tool { tool, source };
+                        node_end(trace, Err(&e)).await;
+                        return Err((e, pauses));
+                    }
+                };
+                result.set_ids(new_id);
+                if trace.is_some() {
+                    let update =
+                        Update::Delta(Arc::new(result_delta(result.written_messages(), &result)));
+                    if let Some(t) = trace {
+                        t.tracer
+                            .chain_end(t.run, TraceData::ToolUpdate(&update, result.command))
+                            .await;
+                    }
+                }
+                // A command for the parent ends the subagent's step: nothing of it is its own.
+                if let Some(events) = events.as_ref().filter(|_| !result.write.to_parent) {
+                    let messages = result.written_messages();
+                    if events.wants(EventKind::Messages) {
+                        for message in &messages {
+                            report_message(events, &seen, "tools".into(), message);
+                        }
+                    }
+                    if events.wants(EventKind::Updates) {
+                        events.emit(Event::Update {
+                            node: "tools".into(),
+                            update: Some(Update::Delta(Arc::new(result_delta(messages, &result)))),
+                        });
+                    }
+                }
+                Ok::<_, (Error, bool)>(result)
+            }
+        });
+        let results = match join_calls(futures, run.options.max_concurrency).await {
+            Ok(r) => r,
+            Err(e) => {
+                node_end(whole_trace, Err(&e)).await;
+                return Err(e);
+            }
+        };
+        if let Some(up) = results.iter().find(|r| r.write.to_parent) {
+            // LangGraph's runner hands a subagent's parent command to the parent's task.
+            let output = crate::tools::ToolOutput {
+                files: up.files.clone(),
+                extra: up.extra.clone(),
+                command: true,
+                write: up.write.clone(),
+                ..Default::default()
+            };
+            let e = Error::ParentCommand(Box::new(output));
+            node_end(whole_trace, Err(&e)).await;
+            return Err(e);
+        }
+        // The handler holds the step's `RunScope`, which shares the files: dropped now, the
+        // write below updates the files in place instead of copying every file.
+        drop(handler);
+        let mut messages = Vec::with_capacity(results.len());
+        let mut delta = StateDelta::default();
+        let (mut goto, mut sends) = (Vec::new(), Vec::new());
+        for result in &results {
+            messages.extend(result.written_messages());
+            goto.extend(result.write.goto.iter().cloned());
+            sends.extend(result.write.sends.iter().cloned());
+            if let Some(files) = &result.files {
+                delta
+                    .files
+                    .get_or_insert_with(Default::default)
+                    .extend(files);
+            }
+            if let Some(extra) = &result.extra {
+                crate::state::merge_extra(&mut delta.extra, extra);
+            }
+            if let Some(usage) = &result.usage {
+                run.report.lock().usage.add(usage);
+            }
+        }
+        // A command's messages go through the reducer (one with the id of a message already
+        // there replaces it); plain answers, always new, are appended without a look-up.
+        // Removals go through deepagents' reducer, each call's write in turn (in call order,
+        // as LangGraph applies a step's writes).
+        let commands = results.iter().any(|r| r.write != Default::default());
+        delta.messages = if results.iter().any(|r| !r.write.removed.is_empty()) {
+            let mut all = state.messages.to_vec();
+            for result in &results {
+                let written = result.written_messages();
+                all = StateDelta::reduce_write(&all, &written, &result.write.removed);
+            }
+            MessagesDelta::Replace(all)
+        } else if commands && run.options.resumed_calls.is_empty() {
+            StateDelta::add_messages(&state.messages, &messages)
+        } else {
+            in_call_order(state, messages, &run.options.resumed_calls)
+        };
+        delta.keys_first = true;
+        let delta = if whole {
+            // One task wrote everything: reported like any other node.
+            self.finish_node(step, &"tools".into(), delta, None, state, run, whole_trace)
+                .await
+        } else {
+            state.apply(&delta);
+            if let Some(events) = events.as_ref().filter(|_| !run.side_by_side)
+                && events.wants(EventKind::Values)
+            {
+                events.emit(Event::Values(state.clone()));
+            }
+            Arc::new(delta)
+        };
+        Ok(Outcome {
+            delta,
+            goto,
+            sends,
+            jump: None,
+        })
+    }
+}
+
+/// The tools step's write to `messages`: its results at the end; or, when the step resumes
+/// with some of its calls answered before it stopped (`resumed`), the step's answers in the
+/// AI message's call order, as LangGraph applies a superstep's writes in task order whichever
+/// task finished first. Earlier messages (a reviewer's rejections) keep their places.
+fn in_call_order(state: &AgentState, new: Vec<Arc<Message>>, resumed: &[String]) -> MessagesDelta {
+    if resumed.is_empty() {
+        return MessagesDelta::Append(new);
+    }
+    let Some((ai, _, _)) = last_turn(state) else {
+        return MessagesDelta::Append(new);
+    };
+    let order: Vec<Option<String>> = ai.tool_calls.iter().map(|c| c.id.clone()).collect();
+    let is_resumed = |m: &Arc<Message>| match m.as_ref() {
+        Message::Tool(t) => resumed.contains(&t.tool_call_id),
+        _ => false,
+    };
+    let all = state.messages.to_vec();
+    let (mut kept, mut step): (Vec<Arc<Message>>, Vec<Arc<Message>>) =
+        all.into_iter().partition(|m| !is_resumed(m));
+    step.extend(new);
+    let position = |m: &Arc<Message>| match m.as_ref() {
+        Message::Tool(t) => order
+            .iter()
+            .position(|id| id.as_deref() == Some(t.tool_call_id.as_str()))
+            .unwrap_or(usize::MAX),
+        _ => usize::MAX,
+    };
+    step.sort_by_key(position);
+    kept.extend(step);
+    MessagesDelta::Replace(kept)
+}
+
+/// Every call's result, in call order. A failing call cancels the others, as LangGraph
+/// cancels a superstep's tasks on an error; a pausing one (`Tool::pauses`: the host's
+/// interrupt) lets them finish and report first, then pauses the step, as LangGraph lets the
+/// other tasks of an interrupted superstep finish and keeps their writes.
+async fn join_calls<F>(
+    futures: impl IntoIterator<Item = F>,
+    limit: Option<usize>,
+) -> Result<Vec<crate::tools::ToolResult>, Error>
+where
+    F: std::future::Future<Output = Result<crate::tools::ToolResult, (Error, bool)>>,
+{
+    use futures::stream::StreamExt;
+
+    let calls: Vec<_> = futures
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| async move { (i, f.await) })
+        .collect();
+    let mut answered: Vec<Option<crate::tools::ToolResult>> =
+        (0..calls.len()).map(|_| None).collect();
+    // Calls start in order, `limit` at a time (all at once without one).
+    let limit = limit.unwrap_or(calls.len()).max(1);
+    let mut pending = futures::stream::iter(calls).buffer_unordered(limit);
+    let mut paused = None;
+    while let Some((i, outcome)) = pending.next().await {
+        match outcome {
+            Ok(result) => answered[i] = Some(result),
+            Err((e, true)) => {
+                paused.get_or_insert(e);
+            }
+            Err((e, false)) => return Err(e),
+        }
+    }
+    match paused {
+        Some(e) => Err(e),
+        None => Ok(answered.into_iter().flatten().collect()),
+    }
+}
+
+/// One tool call's write, as its `tools` update streams it.
+fn result_delta(messages: Vec<Arc<Message>>, result: &crate::tools::ToolResult) -> StateDelta {
+    StateDelta {
+        messages: MessagesDelta::Append(messages),
+        removed: result.write.removed.clone(),
+        files: result.files.clone(),
+        extra: result.extra.clone().unwrap_or_default(),
+        keys_first: true,
+        ..Default::default()
+    }
+}
