@@ -4,10 +4,12 @@
 //! the transcript the summary is asked over (`transcript`), the event kept in state
 //! (`event`), and the chain entry (`middleware`).
 
+mod anthropic_blocks;
 mod compact;
 mod content_blocks;
 pub mod counter;
 pub mod event;
+mod groq_blocks;
 mod media;
 mod middleware;
 mod overflow_clip;

@@ -1,6 +1,6 @@
 //! LangChain's provider readers of an AI message's content, chosen by its
 //! `response_metadata.model_provider`: what `AIMessage.content_blocks` gives for a message a
-//! Google GenAI / Vertex AI or a Bedrock Converse chat model wrote. They decide which blocks
+//! Google GenAI / Vertex AI or a Bedrock Converse chat model wrote (Anthropic, Bedrock-Claude and Groq readers are in their own files). They decide which blocks
 //! the summarization's media offload sees as inline media, and what a message with a block
 //! replaced carries: a Gemini `thinking` block is read as reasoning (so the history file
 //! shows it), a Converse message's media are not read at all (so nothing is uploaded).
@@ -21,6 +21,9 @@ pub(super) fn translate(message: &AiMessage) -> Option<Vec<Value>> {
     match provider {
         "google_genai" | "google_vertexai" => Some(genai(message)),
         "bedrock_converse" => Some(converse(message)),
+        "anthropic" => Some(super::anthropic_blocks::anthropic(message)),
+        "bedrock" => super::anthropic_blocks::bedrock(message),
+        "groq" => Some(super::groq_blocks::groq(message)),
         _ => None,
     }
 }
@@ -30,16 +33,16 @@ fn get<'a>(b: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
 }
 
 /// `b.get(key, default)`.
-fn get_or(b: &Map<String, Value>, key: &str, default: Value) -> Value {
+pub(super) fn get_or(b: &Map<String, Value>, key: &str, default: Value) -> Value {
     b.get(key).cloned().unwrap_or(default)
 }
 
-fn tool_call_block(call: &ToolCall) -> Value {
+pub(super) fn tool_call_block(call: &ToolCall) -> Value {
     json!({"type": "tool_call", "id": call.id, "name": call.name, "args": call.args})
 }
 
 /// The message's tool calls that no `tool_call` block of `blocks` names, appended as blocks.
-fn add_missing_calls(blocks: &mut Vec<Value>, message: &AiMessage) {
+pub(super) fn add_missing_calls(blocks: &mut Vec<Value>, message: &AiMessage) {
     let present: Vec<Value> = blocks
         .iter()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_call"))
@@ -516,7 +519,7 @@ fn converse_reasoning(b: &Map<String, Value>) -> Value {
 
 /// A `tool_use` block read as the message's own tool call: its only one, or the one with
 /// the block's id, else the block's own name and input.
-fn converse_tool_use(b: &Map<String, Value>, message: &AiMessage) -> Value {
+pub(super) fn converse_tool_use(b: &Map<String, Value>, message: &AiMessage) -> Value {
     let call = match message.tool_calls.as_slice() {
         [only] => Some(only),
         calls => b
