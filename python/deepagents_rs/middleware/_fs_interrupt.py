@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from ..backends.protocol import BackendProtocol
     from .filesystem import FilesystemOperation, FilesystemPermission
 
+    PermissionRules = list[FilesystemPermission]
+
 __all__ = ["ToolScope"]
 
 ToolScope = Literal["exact", "bulk"]
@@ -26,7 +28,7 @@ ToolScope = Literal["exact", "bulk"]
 
 
 def _make_fs_when_predicate(
-    rules: list[FilesystemPermission],
+    rules: PermissionRules,
     operation: FilesystemOperation,
     path_arg_name: str,
     scope: ToolScope,
@@ -54,7 +56,7 @@ def _make_fs_when_predicate(
 
 
 def _build_interrupt_on_from_permissions(
-    rules: list[FilesystemPermission],
+    rules: PermissionRules,
     backend: BackendProtocol | None = None,
 ) -> dict[str, Any]:
     """The `interrupt_on` entries interrupt-mode `rules` generate: one per file tool some

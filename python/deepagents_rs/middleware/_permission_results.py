@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from ..backends.protocol import BackendProtocol
     from .filesystem import FilesystemOperation, FilesystemPermission
 
+    PermissionRules = list[FilesystemPermission]
+
 
 def _find_delete_deny_patterns(
-    rules: list[FilesystemPermission],
+    rules: PermissionRules,
     target: str,
     *,
     has_descendants: bool = True,
@@ -35,7 +37,7 @@ def _find_delete_deny_patterns(
 
 
 def _denied(
-    rules: list[FilesystemPermission],
+    rules: PermissionRules,
     operation: FilesystemOperation,
     backend: BackendProtocol | None,
 ) -> Callable[[str], bool]:
@@ -69,7 +71,7 @@ def _denied(
 
 
 def _filter_paths_by_permission(
-    rules: list[FilesystemPermission],
+    rules: PermissionRules,
     operation: FilesystemOperation,
     paths: list[str],
     *,
@@ -84,7 +86,7 @@ def _filter_paths_by_permission(
 
 
 def _apply_permissions_to_glob_results(
-    rules: list[FilesystemPermission],
+    rules: PermissionRules,
     matches: list[Any],
     *,
     backend: BackendProtocol | None = None,
