@@ -81,3 +81,69 @@ def test_same_public_surface(module_name, name):
         assert _params(ours) == _params(reference)
     elif name not in DELIBERATE_VALUES:
         assert ours == reference
+
+
+#: Private names of deepagents' modules that its own unit tests import, by module: each
+#: exists here with the same parameters (a class: the same methods), a constant the same value.
+PRIVATE = {
+    "deepagents._tools": ["_tool_name", "_apply_tool_description_overrides"],
+    "deepagents.middleware._fs_interrupt": ["_build_interrupt_on_from_permissions", "_make_fs_when_predicate"],
+    "deepagents.middleware._message_eviction": [
+        "ContentPreview",
+        "PREVIEW_LINE_CHAR_LIMIT",
+        "_build_evicted_content",
+        "_create_content_preview",
+        "_extract_text_from_message",
+    ],
+    "deepagents.middleware.filesystem": [
+        "_all_paths_scoped_to_routes",
+        "_apply_permissions_to_glob_results",
+        "_check_fs_permission",
+        "_filter_paths_by_permission",
+        "_find_delete_deny_patterns",
+        "supports_execution",
+        "DEFAULT_READ_LIMIT",
+        "DEFAULT_READ_OFFSET",
+        "EMPTY_CONTENT_WARNING",
+        "GLOB_TIMEOUT",
+        "GLOB_TRUNCATION_NOTE",
+        "GLOB_UNREADABLE_NOTE",
+        "GREP_TRUNCATION_NOTE",
+        "NO_LINES_REQUESTED_WARNING",
+        "READ_FILE_TRUNCATION_MSG",
+        "FilesystemState",
+        # The tools' input schema classes (`LsSchema`, `ReadFileSchema`, ...).
+        *sorted(
+            name
+            for name in vars(importlib.import_module("deepagents.middleware.filesystem"))
+            if name.endswith("Schema") and name[0].isupper()
+        ),
+    ],
+    "deepagents.middleware.patch_tool_calls": ["PatchToolCallsMiddleware"],
+    "deepagents.middleware.permissions": ["FilesystemPermission"],
+    "deepagents.middleware.memory": ["logger"],
+    "deepagents.middleware.skills": ["logger"],
+    "deepagents.middleware.summarization": ["logger"],
+}
+
+
+@pytest.mark.parametrize(
+    ("module_name", "name"),
+    [pytest.param(m, n, id=f"{m}.{n}") for m, names in PRIVATE.items() for n in names],
+)
+def test_same_private_names(module_name, name):
+    reference = getattr(importlib.import_module(module_name), name)
+    ours = getattr(importlib.import_module(module_name.replace("deepagents", "deepagents_rs", 1)), name)
+    if inspect.isclass(reference):
+        assert inspect.isclass(ours)
+        assert ours.__name__ == reference.__name__
+        expected = _methods(reference)
+        assert {k: v for k, v in _methods(ours).items() if k in expected} == expected
+        assert _params(ours) == _params(reference)
+    elif callable(reference):
+        assert _params(ours) == _params(reference)
+    elif isinstance(reference, (str, int, float)):
+        assert type(ours) is type(reference)
+        assert ours == reference
+    else:
+        assert type(ours) is type(reference)

@@ -9,6 +9,8 @@ __version__: str
 DEFAULT_SUBAGENT_PROMPT: str
 DEFAULT_GENERAL_PURPOSE_DESCRIPTION: str
 FS_TOOL_TEXTS: dict[str, str]
+FS_TOOL_PARAMETERS: dict[str, str]
+GLOB_TIMEOUT: float
 SUMMARY_PROMPT_HEAD: str
 SUMMARY_PROMPT_TAIL: str
 COMPACT_DESCRIPTION: str
@@ -29,6 +31,10 @@ def summary_message(summary: str, file_path: str | None = None) -> dict[str, Any
 
 def drop_bound_reasoning(message: dict[str, Any]) -> dict[str, Any] | None:
     """The message without its bound reasoning blocks, or `None` when it has none."""
+
+def dangling_tool_results(messages: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]] | None:
+    """The error results `PatchToolCallsMiddleware` adds, each with the index of the AI
+    message it follows; `None` when no call is dangling."""
 
 def content_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     """LangChain's `message.content_blocks` as the core reads it (a message as `_convert.to_core` gives it)."""
@@ -506,6 +512,10 @@ def files_sanitize_call_id(tool_call_id: str) -> str: ...
 def files_kind(file_path: str, backend: bool) -> str: ...
 def files_glob_anchor(pattern: str) -> str: ...
 def files_paths_overlap(call_path: str, rule_anchor: str) -> bool: ...
+def files_delete_deny_patterns(
+    rules: list[tuple[list[str], list[str], str]], target: str, has_descendants: bool
+) -> list[str]: ...
+def files_content_preview(content: str, head_lines: int, tail_lines: int) -> tuple[str, bool, bool]: ...
 def files_under_root(keys: list[str], root: str) -> list[tuple[str, str]]: ...
 def files_looks_like_regex(pattern: str) -> bool: ...
 def files_record_text(record: Any) -> str: ...
@@ -537,3 +547,14 @@ class FsInterrupts:
     def fires(self, tool: str, args: Any, resolve: Any = None) -> bool:
         """Whether a call of ``tool`` with ``args`` goes to a human first; ``resolve`` gives
         where a path leads through symlinks (``None``: it cannot be resolved)."""
+    def fires_as(
+        self,
+        operation: str,
+        path_arg: str,
+        subtree: bool,
+        pattern_arg: str | None,
+        args: Any,
+        resolve: Any = None,
+    ) -> bool:
+        """``fires`` for a tool described by its operation, path argument, scope and the
+        argument that can move its search root."""

@@ -14,15 +14,20 @@ from ._core import FsInterrupts
 _DECISIONS = ["approve", "edit", "reject", "respond"]
 
 
+def rule_tuples(permissions: Any) -> list[tuple[list[str], list[str], str]]:
+    """`FilesystemPermission` rules as the core takes them: `(operations, paths, mode)`."""
+    return [(list(r.operations), list(r.paths), r.mode) for r in permissions or ()]
+
+
 def interrupt_on_from_permissions(permissions: Any, backend: Any) -> dict[str, Any]:
     """The generated entries, by tool name (empty without interrupt rules)."""
-    rules = [(list(r.operations), list(r.paths), r.mode) for r in permissions or ()]
+    rules = rule_tuples(permissions)
     if not any(mode == "interrupt" for _, _, mode in rules):
         return {}
     from langchain.agents.middleware import InterruptOnConfig
 
     check = FsInterrupts(rules)
-    resolve = _resolver(backend)
+    resolve = resolver(backend)
     return {
         tool: InterruptOnConfig(allowed_decisions=list(_DECISIONS), when=_when(check, tool, resolve))
         for tool in check.tools()
@@ -43,7 +48,7 @@ def _when(check: FsInterrupts, tool: str, resolve: Any) -> Any:
     return when
 
 
-def _resolver(backend: Any) -> Any:
+def resolver(backend: Any) -> Any:
     """Where a path leads through symlinks, for a backend over a real filesystem (deepagents
     checks the path and its target); ``None`` for one without links."""
     from ._backend_adapter import _real_path

@@ -101,10 +101,12 @@ def described(tools: Sequence[Any] | None, overrides: Any) -> list[Any] | None:
     the new one, plain functions kept as they are (deepagents has no hook for them)."""
     if tools is None or not overrides:
         return None if tools is None else list(tools)
+    from ._tools import _tool_name
+
     out = []
     for tool in tools:
-        name = tool.get("name") if isinstance(tool, dict) else getattr(tool, "name", None)
-        description = overrides.get(name) if isinstance(name, str) else None
+        name = _tool_name(tool)
+        description = overrides.get(name) if name is not None else None
         if description is not None and isinstance(tool, dict):
             tool = {**tool, "description": description}
         elif description is not None and _compat.is_lc_tool(tool):

@@ -12,7 +12,7 @@ import contextvars
 import inspect
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import _compat, _convert
@@ -30,6 +30,22 @@ TOOL_INVOCATION_ERROR_TEMPLATE = (
     " {error}\n"
     " Please fix the error and try again."
 )
+
+
+def _tool_name(tool: Any) -> str | None:
+    """The name of a tool in any form `create_deep_agent` takes (a dict's `"name"`, else
+    the object's `name` attribute); `None` when that is missing or no string."""
+    name = tool.get("name") if isinstance(tool, dict) else getattr(tool, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _apply_tool_description_overrides(tools: Sequence[Any] | None, overrides: Mapping[str, str]) -> list[Any] | None:
+    """A copy of `tools` with the descriptions `overrides` gives by tool name: LangChain
+    tools and dict tools are copied with the new one, plain functions kept as they are;
+    the caller's tools are not changed. `None` for no tools."""
+    from ._harness import described
+
+    return described(tools, overrides)
 
 
 def _stringify(content: Any) -> Any:

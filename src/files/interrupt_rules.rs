@@ -13,15 +13,15 @@ pub type Resolve<'a> = dyn Fn(&str) -> Option<String> + 'a;
 /// A file tool such a rule can gate: its operation, its path argument, whether it reaches a
 /// whole subtree (a listing, a search, a delete) rather than one file, and the argument that
 /// can move its search root (`glob`'s pattern).
-struct Gated {
-    tool: &'static str,
-    operation: &'static str,
-    path_arg: &'static str,
-    subtree: bool,
-    pattern_arg: Option<&'static str>,
+pub struct Gated<'a> {
+    pub tool: &'a str,
+    pub operation: &'a str,
+    pub path_arg: &'a str,
+    pub subtree: bool,
+    pub pattern_arg: Option<&'a str>,
 }
 
-const TOOLS: [Gated; 7] = [
+const TOOLS: [Gated<'static>; 7] = [
     Gated {
         tool: "ls",
         operation: "read",
@@ -84,6 +84,7 @@ impl Rules {
     }
 
     /// Whether a call of `tool` with `args` goes to a human first.
+    #[cfg(test)]
     pub fn interrupt_fires(&self, tool: &str, args: &Value) -> bool {
         self.interrupt_fires_resolved(tool, args, None)
     }
@@ -98,9 +99,20 @@ impl Rules {
         args: &Value,
         resolve: Option<&Resolve<'_>>,
     ) -> bool {
-        let Some(gated) = TOOLS.iter().find(|t| t.tool == tool) else {
-            return false;
-        };
+        match TOOLS.iter().find(|t| t.tool == tool) {
+            Some(gated) => self.gated_call_fires(gated, args, resolve),
+            None => false,
+        }
+    }
+
+    /// Whether a call with `args` of a tool gated as `gated` describes goes to a human
+    /// first (deepagents' `_make_fs_when_predicate` for that operation, argument and scope).
+    pub fn gated_call_fires(
+        &self,
+        gated: &Gated<'_>,
+        args: &Value,
+        resolve: Option<&Resolve<'_>>,
+    ) -> bool {
         let candidates = |path: String| -> Vec<String> {
             match resolve {
                 None => vec![path],

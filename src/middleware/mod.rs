@@ -13,7 +13,7 @@ mod chain;
 pub mod filesystem;
 mod format_slots;
 mod memory;
-mod patch_tool_calls;
+pub mod patch_tool_calls;
 pub(crate) mod py_text;
 mod skills;
 pub(crate) mod system_prompt;

@@ -60,6 +60,20 @@ fn calls(message: &Message) -> Vec<(Option<String>, Option<String>, bool)> {
 
 /// The patched history, or `None` when no call is dangling.
 fn patch(messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
+    let mut results = dangling_results(messages)?.into_iter().peekable();
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    for (i, m) in messages.iter().enumerate() {
+        out.push(m.clone());
+        while let Some((_, result)) = results.next_if(|(after, _)| *after == i) {
+            out.push(Arc::new(Message::Tool(result)));
+        }
+    }
+    Some(out)
+}
+
+/// The error results the dangling calls get, each with the index of the AI message it
+/// follows, in history order; `None` when no call is dangling.
+pub fn dangling_results(messages: &[Arc<Message>]) -> Option<Vec<(usize, ToolMessage)>> {
     let answered: HashSet<&str> = messages
         .iter()
         .filter_map(|m| match m.as_ref() {
@@ -74,9 +88,8 @@ fn patch(messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
     {
         return None;
     }
-    let mut out = Vec::with_capacity(messages.len() + 1);
-    for m in messages {
-        out.push(m.clone());
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
         for (name, id, invalid) in calls(m) {
             if !dangling(&id) {
                 continue;
@@ -92,7 +105,9 @@ fn patch(messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
                     "Tool call {name} with id {id} did not complete - no result was recorded. It may have been cancelled or interrupted."
                 )
             };
-            out.push(Arc::new(Message::Tool(ToolMessage {
+            out.push((
+                i,
+                ToolMessage {
                 content: content.into(),
                 tool_call_id: id,
                 name: Some(name),
@@ -105,7 +120,8 @@ fn patch(messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
                 additional_kwargs: Default::default(),
                 origin: None,
                 content_origin: None,
-            })));
+                },
+            ));
         }
     }
     Some(out)

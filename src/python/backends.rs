@@ -340,8 +340,27 @@ pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesyst
             true => Some(Arc::new(super::video::PyFrames::new(config.py())?) as _),
             false => None,
         },
+        glob_timeout: Some(Arc::new(read_glob_timeout)),
     })
     .map_err(super::errors::to_py)
+}
+
+/// `deepagents_rs.middleware.filesystem.GLOB_TIMEOUT` as `glob` reads it at each call (a
+/// test or a caller may have changed it): its seconds and its `str`. A value that is no
+/// number keeps the default.
+fn read_glob_timeout() -> (f64, String) {
+    Python::attach(|py| {
+        let value = py
+            .import("deepagents_rs.middleware.filesystem")?
+            .getattr("GLOB_TIMEOUT")?;
+        Ok::<_, PyErr>((value.extract::<f64>()?, value.str()?.to_string()))
+    })
+    .unwrap_or_else(|_| {
+        (
+            crate::middleware::filesystem::texts::GLOB_TIMEOUT_SECS,
+            "10.0".to_owned(),
+        )
+    })
 }
 
 /// `FilesystemPermission` rules as `(operations, paths, mode)` tuples.

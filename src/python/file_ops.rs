@@ -497,6 +497,28 @@ pub(crate) fn files_paths_overlap(call_path: &str, rule_anchor: &str) -> bool {
     permissions::paths_overlap(call_path, rule_anchor)
 }
 
+/// `_find_delete_deny_patterns`: the deny-write patterns of `rules` (`(operations, paths,
+/// mode)` tuples) that block deleting `target`.
+#[pyfunction]
+pub(crate) fn files_delete_deny_patterns(
+    rules: Vec<(Vec<String>, Vec<String>, String)>,
+    target: &str,
+    has_descendants: bool,
+) -> Vec<String> {
+    super::backends::rules_from_py(rules).delete_deny_patterns(target, has_descendants)
+}
+
+/// `_create_content_preview`: the line-numbered preview of `content` with `head_lines` and
+/// `tail_lines` around the omitted middle, and whether lines were omitted or clipped.
+#[pyfunction]
+pub(crate) fn files_content_preview(
+    content: &str,
+    head_lines: usize,
+    tail_lines: usize,
+) -> (String, bool, bool) {
+    eviction::content_preview(content, head_lines, tail_lines)
+}
+
 /// `compile_grep_include_glob`'s predicate: a pattern without `/` matches a file's name at
 /// any depth, one with `/` the root-relative path. `ValueError` with the refusal's text.
 #[pyclass(frozen, module = "deepagents_rs._core")]
@@ -588,6 +610,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files_kind, m)?)?;
     m.add_function(wrap_pyfunction!(files_glob_anchor, m)?)?;
     m.add_function(wrap_pyfunction!(files_paths_overlap, m)?)?;
+    m.add_function(wrap_pyfunction!(files_delete_deny_patterns, m)?)?;
+    m.add_function(wrap_pyfunction!(files_content_preview, m)?)?;
     m.add_class::<IncludeMatcher>()?;
     m.add_function(wrap_pyfunction!(files_under_root, m)?)?;
     m.add_function(wrap_pyfunction!(files_looks_like_regex, m)?)?;

@@ -258,9 +258,48 @@ impl FsInterrupts {
         args: &Bound<'_, PyAny>,
         resolve: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
+        self.fires_with(args, resolve, |args, resolver| {
+            self.0.interrupt_fires_resolved(tool, args, resolver)
+        })
+    }
+
+    /// `fires` for a tool described by its `operation`, path argument, scope (`subtree`:
+    /// a listing, search or delete) and the argument that can move its search root.
+    #[pyo3(signature = (operation, path_arg, subtree, pattern_arg, args, resolve=None))]
+    fn fires_as(
+        &self,
+        operation: &str,
+        path_arg: &str,
+        subtree: bool,
+        pattern_arg: Option<&str>,
+        args: &Bound<'_, PyAny>,
+        resolve: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let gated = crate::files::interrupt_rules::Gated {
+            tool: "",
+            operation,
+            path_arg,
+            subtree,
+            pattern_arg,
+        };
+        self.fires_with(args, resolve, |args, resolver| {
+            self.0.gated_call_fires(&gated, args, resolver)
+        })
+    }
+}
+
+impl FsInterrupts {
+    /// `decide` on the call's arguments, with `resolve` (when given) as the resolver; an
+    /// error `resolve` raises propagates.
+    fn fires_with(
+        &self,
+        args: &Bound<'_, PyAny>,
+        resolve: Option<&Bound<'_, PyAny>>,
+        decide: impl Fn(&serde_json::Value, Option<&crate::files::interrupt_rules::Resolve<'_>>) -> bool,
+    ) -> PyResult<bool> {
         let (args, _) = super::value::read(args)?;
         let Some(resolve) = resolve else {
-            return Ok(self.0.interrupt_fires(tool, &args));
+            return Ok(decide(&args, None));
         };
         let raised: std::cell::RefCell<Option<PyErr>> = Default::default();
         let resolver = |path: &str| -> Option<String> {
@@ -275,9 +314,7 @@ impl FsInterrupts {
                 }
             }
         };
-        let fires = self
-            .0
-            .interrupt_fires_resolved(tool, &args, Some(&resolver));
+        let fires = decide(&args, Some(&resolver));
         match raised.into_inner() {
             Some(e) => Err(e),
             None => Ok(fires),

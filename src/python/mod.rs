@@ -85,6 +85,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summarization::drop_bound_reasoning, m)?)?;
     m.add_function(wrap_pyfunction!(summarization::state_cutoff, m)?)?;
     m.add_function(wrap_pyfunction!(summarization::content_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(summarization::dangling_tool_results, m)?)?;
     // The file tools' texts under deepagents' constant names, for its module constants.
     use crate::middleware::filesystem::texts as fs;
     let fs_texts = pyo3::types::PyDict::new(m.py());
@@ -123,10 +124,39 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
             fs::ROUTE_NO_HOST_MAPPING_HEADING,
         ),
         ("ROUTE_NO_HOST_MAPPING_LINE", fs::ROUTE_NO_HOST_MAPPING_LINE),
+        ("EMPTY_CONTENT_WARNING", fs::EMPTY_CONTENT_WARNING),
+        ("NO_LINES_REQUESTED_WARNING", fs::NO_LINES_REQUESTED_WARNING),
+        ("GREP_TRUNCATION_NOTE", fs::GREP_TRUNCATION_NOTE),
+        ("GLOB_TRUNCATION_NOTE", fs::GLOB_TRUNCATION_NOTE),
+        ("GLOB_UNREADABLE_NOTE", fs::GLOB_UNREADABLE_NOTE),
+        ("GLOB_PATHLESS_DENIED_HINT", fs::GLOB_PATHLESS_DENIED_HINT),
+        ("READ_FILE_TRUNCATION_MSG", fs::READ_FILE_TRUNCATION_MSG),
+        ("GREP_GLOB_DESCRIPTION", fs::GREP_GLOB_FIELD_DESCRIPTION),
+        (
+            "GREP_OUTPUT_MODE_DESCRIPTION",
+            fs::GREP_OUTPUT_MODE_FIELD_DESCRIPTION,
+        ),
     ] {
         fs_texts.set_item(name, text)?;
     }
     m.add("FS_TOOL_TEXTS", fs_texts)?;
+    // The file tools' parameter schemas, by deepagents' schema class name, for the
+    // pydantic `args_schema` classes made from them.
+    let fs_parameters = pyo3::types::PyDict::new(m.py());
+    for (name, schema) in [
+        ("LsSchema", fs::LS_PARAMETERS),
+        ("ReadFileSchema", fs::READ_FILE_PARAMETERS),
+        ("ReadVideoFileSchema", fs::READ_FILE_VIDEO_PARAMETERS),
+        ("WriteFileSchema", fs::WRITE_FILE_PARAMETERS),
+        ("EditFileSchema", fs::EDIT_FILE_PARAMETERS),
+        ("DeleteSchema", fs::DELETE_PARAMETERS),
+        ("GlobSchema", fs::GLOB_PARAMETERS),
+        ("GrepSchema", fs::GREP_PARAMETERS),
+        ("ExecuteSchema", fs::EXECUTE_PARAMETERS),
+    ] {
+        fs_parameters.set_item(name, schema)?;
+    }
+    m.add("FS_TOOL_PARAMETERS", fs_parameters)?;
     // Summarization's default prompt, for `DEEPAGENTS_DEFAULT_SUMMARY_PROMPT`.
     use crate::summarization::texts as summary;
     m.add("SUMMARY_PROMPT_HEAD", summary::SUMMARY_PROMPT_HEAD)?;
@@ -193,10 +223,16 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
             sk::MAX_SKILL_LOAD_WARNING_LENGTH,
         ),
         ("NUM_CHARS_PER_TOKEN", fs::NUM_CHARS_PER_TOKEN),
+        ("DEFAULT_READ_OFFSET", fs::DEFAULT_READ_OFFSET),
+        ("DEFAULT_READ_LIMIT", fs::DEFAULT_READ_LIMIT),
+        ("PREVIEW_LINE_CHAR_LIMIT", fs::PREVIEW_LINE_CHAR_LIMIT),
+        ("PREVIEW_HEAD_LINES", fs::PREVIEW_HEAD_LINES),
+        ("PREVIEW_TAIL_LINES", fs::PREVIEW_TAIL_LINES),
     ] {
         limits.set_item(name, value)?;
     }
     m.add("LIMITS", limits)?;
+    m.add("GLOB_TIMEOUT", fs::GLOB_TIMEOUT_SECS)?;
     video::add_to(m)?;
     m.add_class::<entry_call::EntryCall>()?;
     Ok(())

@@ -233,6 +233,34 @@ pub(crate) fn drop_bound_reasoning<'py>(
     super::convert::message_to_py(py, &out).map(Some)
 }
 
+/// Error results (dicts), each with the index of the message it follows.
+type DanglingResults<'py> = Vec<(usize, Bound<'py, PyAny>)>;
+
+/// `PatchToolCallsMiddleware.before_agent`'s additions to a history (dicts): the error
+/// result of each call that never got one, with the index of the AI message it follows;
+/// `None` when no call is dangling.
+#[pyfunction]
+pub(crate) fn dangling_tool_results<'py>(
+    py: Python<'py>,
+    messages: Vec<Bound<'py, PyAny>>,
+) -> PyResult<Option<DanglingResults<'py>>> {
+    let messages = messages
+        .iter()
+        .map(|m| super::convert::message_from_py(m).map(Arc::new))
+        .collect::<PyResult<Vec<_>>>()?;
+    let Some(results) = crate::middleware::patch_tool_calls::dangling_results(&messages) else {
+        return Ok(None);
+    };
+    results
+        .into_iter()
+        .map(|(after, result)| {
+            let result = crate::messages::Message::Tool(result);
+            Ok((after, super::convert::message_to_py(py, &result)?))
+        })
+        .collect::<PyResult<Vec<_>>>()
+        .map(Some)
+}
+
 /// LangChain's `message.content_blocks` as the core reads it (the summarization's media
 /// offload reads messages so): the parity tests compare it with LangChain's own.
 #[pyfunction]

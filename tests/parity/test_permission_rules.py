@@ -240,10 +240,7 @@ def test_sandbox_glob_output_is_made_absolute(base: str) -> None:
 
 
 def interrupt_on(impl: str, specs: list[tuple]) -> dict[str, Any]:
-    rules = rules_of(impl, specs)
-    if impl == "deepagents":
-        return mod(impl, "middleware._fs_interrupt")._build_interrupt_on_from_permissions(rules)
-    return mod(impl, "_fs_interrupts").interrupt_on_from_permissions(rules, None)
+    return mod(impl, "middleware._fs_interrupt")._build_interrupt_on_from_permissions(rules_of(impl, specs))
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,10 @@ from deepagents_rs.backends._hub_mutations import (
     replay_all,
 )
 
+# deepagents' module imports these protocol and utils names too (one line each: they are a list).
+from deepagents_rs.backends.protocol import FILE_NOT_FOUND, INVALID_PATH, BackendProtocol, DeleteResult, EditResult, FileDownloadResponse, FileInfo, FileUploadResponse, GlobResult, GrepMatch, GrepResult, LsResult, ReadResult, WriteResult  # noqa: F401  # isort: skip  # fmt: skip
+from deepagents_rs.backends.utils import InvalidGlobPatternError, _normalize_path, compile_grep_include_glob, create_file_data, perform_string_replacement, slice_read_response  # noqa: F401  # isort: skip  # fmt: skip
+
 if TYPE_CHECKING:
     # At run time `_import_langsmith` sets these as globals before a backend's methods run.
     from langsmith import Client  # noqa: TC004

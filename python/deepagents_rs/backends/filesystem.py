@@ -12,17 +12,15 @@ import shutil  # noqa: F401  # patched through this module (`filesystem.shutil.w
 import subprocess  # noqa: F401  # patched through this module (`filesystem.subprocess.Popen`)
 import time  # noqa: F401  # patched through this module (`filesystem.time.monotonic`)
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from deepagents_rs import _core
 from deepagents_rs.backends._disk_files import DiskFileOperations
 from deepagents_rs.backends._fs_errors import _map_exception_to_standard_error  # noqa: F401  # imported from here
 from deepagents_rs.backends._ripgrep import Hits, find_ripgrep, ripgrep_command, run_ripgrep
-from deepagents_rs.backends.protocol import ASYNC_GREP_TIMEOUT, DEFAULT_GREP_TIMEOUT, GlobResult, GrepResult, LsResult
-from deepagents_rs.backends.utils import MAX_VIDEO_INPUT_BYTES, InvalidGlobPatternError, compile_grep_include_glob
 
-if TYPE_CHECKING:
-    from deepagents_rs.backends.protocol import GrepMatch
+# deepagents' module imports these protocol and utils names too (one line each: they are a list).
+from deepagents_rs.backends.protocol import ASYNC_GREP_TIMEOUT, DEFAULT_GREP_TIMEOUT, FILE_NOT_FOUND, INVALID_PATH, IS_DIRECTORY, PERMISSION_DENIED, BackendProtocol, ContextLine, DeleteResult, EditResult, FileData, FileDownloadResponse, FileInfo, FileOperationError, FileUploadResponse, GlobResult, GrepMatch, GrepResult, LsResult, ReadResult, WriteResult  # noqa: F401  # isort: skip  # fmt: skip
+from deepagents_rs.backends.utils import MAX_VIDEO_INPUT_BYTES, InvalidGlobPatternError, _get_backend_read_file_type, check_empty_content, compile_grep_include_glob, perform_string_replacement, slice_read_response  # noqa: F401  # isort: skip  # fmt: skip
 
 logger = logging.getLogger(__name__)
 

@@ -40,6 +40,41 @@ class TracePolicyOnFirstUse:
         return policy
 
 
+_SHAPES: dict[tuple[str, ...], Any] = {}
+
+
+def _shape(order: tuple[str, ...]) -> Any:
+    """A class generic in LangChain's type variables named by `order` (with their defaults),
+    whose subscription checks and completes the type arguments a face is given."""
+    if order not in _SHAPES:
+        import types
+        from typing import Generic
+
+        from langchain.agents.middleware import types as middleware_types
+
+        params = tuple(getattr(middleware_types, name) for name in order)
+        _SHAPES[order] = types.new_class("_Shape", (Generic[params],))  # type: ignore[index]
+    return _SHAPES[order]
+
+
+class TakesContextAndResponseTypes:
+    """A middleware deepagents makes generic in the run's context and response types:
+    `MemoryMiddleware[Ctx, Resp]` is a typing alias, and calling it makes the middleware."""
+
+    #: The type variables in deepagents' order for the class.
+    _type_parameters: tuple[str, ...] = ("ContextT", "ResponseT")
+
+    def __class_getitem__(cls, params: Any) -> Any:
+        import typing
+
+        shape = _shape(cls._type_parameters)
+        try:
+            args = shape[params].__args__
+        except TypeError as e:
+            raise TypeError(str(e).replace(str(shape), str(cls))) from None
+        return typing._GenericAlias(cls, args)  # type: ignore[attr-defined]
+
+
 class CoreEntryFace(_Root):
     """A middleware whose work the core does; the tools it offers are the core's too."""
 

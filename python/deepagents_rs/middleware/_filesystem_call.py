@@ -20,6 +20,7 @@ from langgraph.types import Command
 from .. import _convert
 from ..backends._store_state_texts import STATE_OUTSIDE_GRAPH, STATE_WITHOUT_CHANNELS
 from ._entry_call import entry
+from ._filesystem_schemas import args_schema
 from ._summarization_call import _runtime_config
 
 #: The state keys the entry reads around a model call: the files, the offloaded payloads.
@@ -64,21 +65,25 @@ def _send_files(config: Any, written: Any) -> None:
 
 
 def core_tools(face: Any) -> list[Any]:
-    """The face's tools: each runs in the core, as its entry offers it."""
+    """The face's tools: each runs in the core, as its entry offers it, with deepagents'
+    pydantic input schema (whose JSON is the core's parameters) where it has one."""
     call = entry(face, None)
     return [
-        _tool(face, name, description, json.loads(parameters)) for name, description, parameters in call.tool_specs()
+        _tool(face, name, description, args_schema(name, face._video_enabled) or json.loads(parameters))
+        for name, description, parameters in call.tool_specs()
     ]
 
 
-def _tool(face: Any, name: str, description: str, parameters: dict) -> Any:
+def _tool(face: Any, name: str, description: str, parameters: Any) -> Any:
     def run(runtime: ToolRuntime, **args: Any) -> Any:
+        """Run the file tool in the core."""
         config = runtime.config or _current_config()
         call = {"name": name, "args": args, "id": runtime.tool_call_id}
         out = entry(face, runtime).call_tool(call, _files(face, config), False, config)
         return _tool_message(out, config)
 
     async def arun(runtime: ToolRuntime, **args: Any) -> Any:
+        """Run the file tool in the core."""
         config = runtime.config or _current_config()
         call = {"name": name, "args": args, "id": runtime.tool_call_id}
         out = await entry(face, runtime).call_tool(call, _files(face, config), True, config)

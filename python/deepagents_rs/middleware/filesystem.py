@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal, get_args
 
-from deepagents_rs._core import LIMITS, media_after_tool_results_order
+from deepagents_rs._core import FS_TOOL_PARAMETERS, LIMITS, media_after_tool_results_order
+from deepagents_rs._core import GLOB_TIMEOUT as _CORE_GLOB_TIMEOUT
 from deepagents_rs._glob import globmatch
 from deepagents_rs.backends import CompositeBackend, StateBackend
 from deepagents_rs.backends.composite import _route_for_path
@@ -25,20 +26,29 @@ from deepagents_rs.backends.protocol import (
     SandboxBackendProtocol,
 )
 from deepagents_rs.backends.utils import MAX_VIDEO_INPUT_BYTES  # noqa: F401 - deepagents' module has it too
-from deepagents_rs.middleware._core_face import CoreEntryFace, TracePolicyOnFirstUse
+from deepagents_rs.middleware._core_face import CoreEntryFace, TakesContextAndResponseTypes, TracePolicyOnFirstUse
 from deepagents_rs.middleware._filesystem_texts import (
     BACKEND_FACTORY_REMOVED,
     DELETE_TOOL_DESCRIPTION,
     EDIT_FILE_TOOL_DESCRIPTION,
+    EMPTY_CONTENT_WARNING,
     EXECUTE_TOOL_DESCRIPTION,
+    GLOB_PATHLESS_DENIED_HINT,
     GLOB_TOOL_DESCRIPTION,
+    GLOB_TRUNCATION_NOTE,
+    GLOB_UNREADABLE_NOTE,
+    GREP_GLOB_DESCRIPTION,
+    GREP_OUTPUT_MODE_DESCRIPTION,
     GREP_REGEX_EXECUTE_FALLBACK,
     GREP_TOOL_DESCRIPTION,
+    GREP_TRUNCATION_NOTE,
     LIST_FILES_TOOL_DESCRIPTION,
+    NO_LINES_REQUESTED_WARNING,
     OFFLOAD_TO_STATE_HAS_NO_EFFECT,
     PERMISSIONS_WITH_EXECUTION,
     PRIVATE_PERMISSIONS_DEPRECATED,
     READ_FILE_TOOL_DESCRIPTION,
+    READ_FILE_TRUNCATION_MSG,
     READ_FILE_VIDEO_TOOL_DESCRIPTION,
     ROUTE_HOST_PATH_MAPPING_LINE,
     ROUTE_HOST_PATH_MAPPINGS_HEADING,
@@ -47,6 +57,11 @@ from deepagents_rs.middleware._filesystem_texts import (
     ROUTE_NO_HOST_MAPPING_LINE,
     WRITE_FILE_TOOL_DESCRIPTION,
 )
+from deepagents_rs.middleware._permission_results import (  # noqa: F401 - deepagents' module has them
+    _apply_permissions_to_glob_results,
+    _filter_paths_by_permission,
+    _find_delete_deny_patterns,
+)
 from deepagents_rs.middleware._video import (
     VideoExtractionError,  # noqa: F401 - deepagents' module has it too
     extract_video_frames,  # noqa: F401 - the core's video reads call it from here
@@ -54,14 +69,25 @@ from deepagents_rs.middleware._video import (
 )
 
 __all__ = [
+    "DEFAULT_READ_LIMIT",
+    "DEFAULT_READ_OFFSET",
     "DELETE_TOOL_DESCRIPTION",
     "EDIT_FILE_TOOL_DESCRIPTION",
+    "EMPTY_CONTENT_WARNING",
     "EXECUTE_TOOL_DESCRIPTION",
+    "GLOB_PATHLESS_DENIED_HINT",
     "GLOB_TIMEOUT",
     "GLOB_TOOL_DESCRIPTION",
+    "GLOB_TRUNCATION_NOTE",
+    "GLOB_UNREADABLE_NOTE",
+    "GREP_GLOB_DESCRIPTION",
+    "GREP_OUTPUT_MODE_DESCRIPTION",
     "GREP_TOOL_DESCRIPTION",
+    "GREP_TRUNCATION_NOTE",
     "LIST_FILES_TOOL_DESCRIPTION",
+    "NO_LINES_REQUESTED_WARNING",
     "READ_FILE_TOOL_DESCRIPTION",
+    "READ_FILE_TRUNCATION_MSG",
     "READ_FILE_VIDEO_TOOL_DESCRIPTION",
     "TOOLS_EXCLUDED_FROM_EVICTION",
     "WRITE_FILE_TOOL_DESCRIPTION",
@@ -83,8 +109,15 @@ _ALL_FS_TOOL_NAMES: frozenset[str] = frozenset(get_args(FsToolName))
 NUM_CHARS_PER_TOKEN: int = LIMITS["NUM_CHARS_PER_TOKEN"]
 """Characters counted as one token where a result's size is weighed against a token limit."""
 
-GLOB_TIMEOUT = 10.0
-"""Seconds the `glob` tool waits; above `FilesystemBackend`'s own walk budget, so that one ends first."""
+GLOB_TIMEOUT: float = _CORE_GLOB_TIMEOUT
+"""Seconds the `glob` tool waits; above `FilesystemBackend`'s own walk budget, so that one ends
+first. The core reads it here at each call, so a new value applies to tools already made."""
+
+DEFAULT_READ_OFFSET: int = LIMITS["DEFAULT_READ_OFFSET"]
+"""The line `read_file` starts at when the call names none."""
+
+DEFAULT_READ_LIMIT: int = LIMITS["DEFAULT_READ_LIMIT"]
+"""How many lines `read_file` returns when the call names no `limit`."""
 
 TOOLS_EXCLUDED_FROM_EVICTION = ("ls", "glob", "grep", "read_file", "edit_file", "write_file", "delete")
 """Tools whose results are never offloaded to a file, however long they are."""
@@ -224,17 +257,20 @@ def _enabled_tool_names(tools: list[FsToolName] | Literal["all"] | None) -> froz
 
 class _StateSchema:
     """deepagents' state schema of the middleware, made when first read (it needs LangChain):
-    `files` when the backend keeps files in the state, the offloaded payloads' key always."""
+    `files` when the backend given to `__init__` keeps files in the state, the offloaded
+    payloads' key always. On the class, LangChain's default (deepagents sets it per instance)."""
 
     def __get__(self, obj: Any, owner: type) -> Any:
+        if obj is None:
+            from langchain.agents.middleware.types import AgentMiddleware
+
+            return AgentMiddleware.state_schema
         from . import _filesystem_state as states
 
-        if obj is None:
-            return states.FilesystemState
-        return states._FilesystemBlobPayloadState if obj._uses_state else states._BlobPayloadState
+        return states._FilesystemBlobPayloadState if obj._state_backend_given else states._BlobPayloadState
 
 
-class FilesystemMiddleware(CoreEntryFace):
+class FilesystemMiddleware(TakesContextAndResponseTypes, CoreEntryFace):
     """The filesystem tools: `ls`, `read_file`, `write_file`, `edit_file`, `delete`, `glob`,
     `grep`, and `execute` when the backend has a shell.
 
@@ -277,6 +313,7 @@ class FilesystemMiddleware(CoreEntryFace):
         # A class (or other callable) that is no backend is a pre-0.7 backend factory.
         if callable(self.backend) and not isinstance(self.backend, BackendProtocol):
             raise TypeError(BACKEND_FACTORY_REMOVED)
+        self._state_backend_given = _uses_state_backend(self.backend)
         self._set_permissions(permissions)
 
         root = (self.backend.artifacts_root if isinstance(self.backend, CompositeBackend) else "/").rstrip("/")
@@ -473,12 +510,22 @@ def _move_media_results_after_tool_results(messages: list[Any]) -> list[Any]:
     return list(messages) if order is None else [messages[i] for i in order]
 
 
+_SCHEMA_NAMES = frozenset(FS_TOOL_PARAMETERS)
+"""The tools' input schema classes (`LsSchema`, `ReadFileSchema`, ...), made on first use."""
+
+
 def __getattr__(name: str) -> Any:
-    # `FilesystemState` subclasses LangChain's `AgentState`: defined where it is imported
-    # only when asked for, so importing this module loads no LangChain.
+    # `FilesystemState` subclasses LangChain's `AgentState` and the tools' input schemas are
+    # pydantic models: made where they are imported only when asked for, so importing this
+    # module loads neither.
     if name == "FilesystemState":
         from ._filesystem_state import FilesystemState
 
         globals()[name] = FilesystemState
         return FilesystemState
+    if name in _SCHEMA_NAMES:
+        from . import _filesystem_schemas
+
+        made = globals()[name] = getattr(_filesystem_schemas, name)
+        return made
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

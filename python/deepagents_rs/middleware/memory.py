@@ -8,6 +8,7 @@ deepagents does, and a user's own goes in `middleware=[...]`.
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -16,7 +17,9 @@ if TYPE_CHECKING:
 
 from .._core import MEMORY_SYSTEM_PROMPT, check_memory_prompt, format_memory
 from ..backends.protocol import BackendProtocol
-from ._core_face import CoreEntryFace, TracePolicyOnFirstUse
+from ._core_face import CoreEntryFace, TakesContextAndResponseTypes, TracePolicyOnFirstUse
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["MEMORY_SYSTEM_PROMPT", "MemoryMiddleware", "MemoryStateUpdate"]
 
@@ -48,7 +51,7 @@ class _StateSchema:
         return _memory_state()
 
 
-class MemoryMiddleware(CoreEntryFace):
+class MemoryMiddleware(TakesContextAndResponseTypes, CoreEntryFace):
     """Loads agent memory from `AGENTS.md` files into the system prompt.
 
     The sources are read through `backend` once per thread, before the agent's first

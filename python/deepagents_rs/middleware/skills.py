@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 from .. import _core
 from .._core import LIMITS, SKILLS_SYSTEM_PROMPT, check_skills_prompt, skill_source_label
 from ..backends.protocol import BackendProtocol
-from ._core_face import CoreEntryFace, TracePolicyOnFirstUse
+from ._core_face import CoreEntryFace, TakesContextAndResponseTypes, TracePolicyOnFirstUse
 from ._skill_parts import (  # noqa: F401  # deepagents' private helpers, called by name
     _alist_skills,
     _alist_skills_with_errors,
@@ -30,6 +30,7 @@ from ._skill_parts import (  # noqa: F401  # deepagents' private helpers, called
     _truncate_skill_load_warning,
     _validate_metadata,
     _validate_skill_name,
+    logger,
     warn,
 )
 from ._skill_tools import SkillTools, resolver_of
@@ -94,7 +95,7 @@ def _source(source: Any) -> tuple[str, str]:
     raise TypeError(f"Invalid skill source: expected str or (str, str) tuple, got {source!r}")
 
 
-class SkillsMiddleware(CoreEntryFace):
+class SkillsMiddleware(TakesContextAndResponseTypes, CoreEntryFace):
     """Loads agent skills from backend sources and lists them in the system prompt.
 
     Each skill is a directory holding a `SKILL.md` with YAML frontmatter (`name`,

@@ -18,7 +18,10 @@ from pydantic import BaseModel
 from .._core import SUMMARY_PROMPT_HEAD, SUMMARY_PROMPT_TAIL
 from ._compact_flow import CompactSteps
 from ._core_face import CoreEntryFace
-from ._summarization_steps import SummarizationSteps
+from ._summarization_steps import (
+    SummarizationSteps,
+    logger,  # noqa: F401 - deepagents' module logger
+)
 
 try:
     from langchain_core.messages.utils import count_tokens_approximately

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._core_face import CoreEntryFace, TracePolicyOnFirstUse
+from ._core_face import CoreEntryFace, TakesContextAndResponseTypes, TracePolicyOnFirstUse
 
 
-class UnsupportedContentMiddleware(CoreEntryFace):
+class UnsupportedContentMiddleware(TakesContextAndResponseTypes, CoreEntryFace):
     """Replace multimodal input blocks the active model can't accept with a text notice.
 
     ``create_deep_agent`` adds it to every stack; one passed in ``middleware`` takes its
     place."""
 
     trace_policy = TracePolicyOnFirstUse()
+    # deepagents' class is generic in the response type first.
+    _type_parameters = ("ResponseT", "ContextT")
 
     def __init__(self) -> None:
         self.tools: list[Any] = []

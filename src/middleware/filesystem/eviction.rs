@@ -78,6 +78,18 @@ pub(crate) fn numbered<S: AsRef<str>>(lines: &[S], start: i64) -> String {
 /// `_create_content_preview` and `_preview_note`: the preview text and its note, which
 /// names the `subject` (`result`, `content`).
 pub(super) fn preview(content: &str, subject: &str) -> (String, String) {
+    let (text, omitted, clipped) = content_preview(
+        content,
+        texts::PREVIEW_HEAD_LINES,
+        texts::PREVIEW_TAIL_LINES,
+    );
+    (text, note(omitted, clipped, subject))
+}
+
+/// `_create_content_preview`: the numbered preview (all lines when they fit in `head_n +
+/// tail_n`, else the head and tail around the omission marker), whether lines were omitted,
+/// and whether a shown line was clipped.
+pub(crate) fn content_preview(content: &str, head_n: usize, tail_n: usize) -> (String, bool, bool) {
     let lines: Vec<&str> = splitlines_keepends(content)
         .into_iter()
         .map(|l| {
@@ -97,13 +109,14 @@ pub(super) fn preview(content: &str, subject: &str) -> (String, String) {
             shown.iter().any(|l| char_len(l) > limit),
         )
     };
-    let (head_n, tail_n) = (texts::PREVIEW_HEAD_LINES, texts::PREVIEW_TAIL_LINES);
-    let (text, omitted, clipped) = if lines.len() <= head_n + tail_n {
+    if lines.len() <= head_n + tail_n {
         let (shown, clipped) = clip(&lines);
         (numbered(&shown, 1), false, clipped)
     } else {
         let (head, hc) = clip(&lines[..head_n]);
-        let (tail, tc) = clip(&lines[lines.len() - tail_n..]);
+        // Python's `lines[-0:]` is every line: a zero tail shows them all.
+        let tail_from = if tail_n == 0 { 0 } else { lines.len() - tail_n };
+        let (tail, tc) = clip(&lines[tail_from..]);
         let marker = texts::TRUNCATION_MARKER_TEMPLATE.replace(
             "{omitted_lines}",
             &(lines.len() - head_n - tail_n).to_string(),
@@ -117,8 +130,7 @@ pub(super) fn preview(content: &str, subject: &str) -> (String, String) {
             true,
             hc || tc,
         )
-    };
-    (text, note(omitted, clipped, subject))
+    }
 }
 
 /// `_preview_note`: what the preview shows of the `subject`, and what it lost.

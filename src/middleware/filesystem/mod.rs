@@ -62,7 +62,14 @@ pub struct FilesystemConfig {
     /// The host's frame extractor while deepagents' `[video]` extra is installed: `read_file`
     /// then samples videos (and `.mkv` is one), with its video description and schema.
     pub video: Option<Arc<dyn FrameSource>>,
+    /// How long `glob` waits, read at each call as deepagents reads its module's
+    /// `GLOB_TIMEOUT`; `None`: `GLOB_TIMEOUT_SECS`.
+    pub glob_timeout: Option<GlobTimeout>,
 }
+
+/// The seconds `glob` waits and how they show in its timeout message (Python's `str` of
+/// the value).
+pub type GlobTimeout = Arc<dyn Fn() -> (f64, String) + Send + Sync>;
 
 /// What every tool of the entry shares.
 pub struct Shared {
@@ -74,6 +81,7 @@ pub struct Shared {
     pub grep_max_count: Option<usize>,
     pub max_execute_timeout: i64,
     pub video: Option<Arc<dyn FrameSource>>,
+    pub glob_timeout: Option<GlobTimeout>,
 }
 
 impl Shared {
@@ -188,6 +196,7 @@ impl Filesystem {
             grep_max_count: config.grep_max_count,
             max_execute_timeout: config.max_execute_timeout,
             video: config.video,
+            glob_timeout: config.glob_timeout,
         });
         let video = shared.video.is_some();
         let kinds: Vec<Kind> = Kind::ALL

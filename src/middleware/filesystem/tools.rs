@@ -20,7 +20,6 @@ use crate::tools::invocation_error::invocation_error;
 use crate::state::FilesSnapshot;
 use crate::tools::{HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
-const GLOB_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -262,11 +261,18 @@ async fn run(
                 return err(e);
             }
             let backend_path = path.is_some().then_some(permission_path);
-            let res = match tokio::time::timeout(GLOB_TIMEOUT, be.glob(cx, pattern, backend_path))
-                .await
-            {
+            let (seconds, shown) = sh.glob_timeout.as_ref().map_or_else(
+                || (super::texts::GLOB_TIMEOUT_SECS, "10.0".to_owned()),
+                |read| read(),
+            );
+            // A negative wait times out at once, as `asyncio.wait_for` does; past a
+            // century (or NaN) it is a century.
+            const CENTURY: f64 = 100.0 * 365.0 * 86400.0;
+            let wait = Duration::try_from_secs_f64(seconds.clamp(0.0, CENTURY))
+                .unwrap_or(Duration::from_secs_f64(CENTURY));
+            let res = match tokio::time::timeout(wait, be.glob(cx, pattern, backend_path)).await {
                 Err(_) => {
-                    return err(super::texts::GLOB_TIMEOUT_MESSAGE.replace("{timeout}", "10.0"));
+                    return err(super::texts::GLOB_TIMEOUT_MESSAGE.replace("{timeout}", &shown));
                 }
                 Ok(Err(e)) => return err(format!("Error: glob failed: {e}")),
                 Ok(Ok(res)) => res,

@@ -1,0 +1,5 @@
+"""`deepagents.middleware.permissions`: the older import path of `FilesystemPermission`."""
+
+from .filesystem import FilesystemPermission
+
+__all__ = ["FilesystemPermission"]
