@@ -19,6 +19,7 @@ from langchain.agents import create_agent
 from langchain.agents.middleware.types import AgentState
 from langchain.agents.structured_output import ToolStrategy
 from langchain.tools import ToolRuntime
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -472,3 +473,33 @@ def test_in_create_deep_agent_replaces_the_own_task(mode: str) -> None:
     ref, ours = run("deepagents"), run("deepagents_rs")
     assert ours == ref
     assert ref[0][2]["content"] == "sub says"
+
+
+class _Recorder(BaseCallbackHandler):
+    """The chat-model runs a run's callbacks see: their metadata, namespaces as node names."""
+
+    def __init__(self) -> None:
+        self.starts: list[dict] = []
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        metadata = dict(kwargs.get("metadata") or {})
+        for key in ("langgraph_checkpoint_ns", "checkpoint_ns"):
+            metadata[key] = _namespace(metadata.get(key, ""))
+        self.starts.append({"metadata": metadata, "tags": sorted(kwargs.get("tags") or [])})
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_parent_callbacks_see_the_subagent_model(mode: str) -> None:
+    def run(impl: str) -> list[dict]:
+        recorder = _Recorder()
+        sub = ScriptedChatModel(["sub answer"])
+        mw = _module(impl).SubAgentMiddleware(backend=_backend(impl), subagents=_specs("raw", sub))
+        agent = create_agent(ScriptedChatModel(_task_script()), middleware=[mw])
+        inputs = {"messages": [HumanMessage(content="go")]}
+        config = {"callbacks": [recorder], "tags": ["outer"], "metadata": {"who": "caller"}}
+        _ = agent.invoke(inputs, config) if mode == "invoke" else asyncio.run(agent.ainvoke(inputs, config))
+        return recorder.starts
+
+    ref, ours = run("deepagents"), run("deepagents_rs")
+    assert ours == ref
+    assert [s["metadata"].get("lc_agent_name") for s in ref] == [None, "worker", None]
