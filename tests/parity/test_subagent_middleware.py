@@ -388,6 +388,11 @@ def test_task_schema_and_texts() -> None:
         with pytest.raises(Exception) as o:
             ours.TaskToolSchema.model_validate(bad)
         assert _errors(o.value) == _errors(r.value)
+    specs = [{"name": "a"}, {"name": "a", "mode": "fork"}, {"name": "a", "runnable": 1, "mode": "fork"}]
+    for check in ("_is_compiled_subagent", "_is_forked_subagent", "_is_forked_compiled_subagent"):
+        assert [getattr(ours, check)(s) for s in specs] == [getattr(ref, check)(s) for s in specs]
+    assert ours._validate_subagent_mode({"name": "a", "mode": None}) is None
+    assert ref._validate_subagent_mode({"name": "a", "mode": None}) is None
     messages = [HumanMessage(content="q", id="a"), ai_tool_calls(("task", {}, "c1"))]
     assert normalize_messages(ours._fork_messages(messages, None, "do")) == normalize_messages(
         ref._fork_messages(messages, None, "do")

@@ -213,7 +213,7 @@ class _TaskRunner:
     def declarative(self, spec: Any) -> Any:
         """A declarative spec as it compiles: a fork gets the real ``task`` tool (refusing at
         call time), placed right after its filesystem tools as its caller's is."""
-        if "runnable" in spec or not _forked(spec):
+        if not _is_forked_subagent(spec):
             return spec
         resolved = {key: value for key, value in spec.items() if key != "mode"}
         middleware = list(spec.get("middleware", []))
@@ -223,7 +223,7 @@ class _TaskRunner:
         return resolved
 
     def compile(self, spec: Any, response_format: Any = None) -> Runnable:
-        if "runnable" in spec:
+        if _is_compiled_subagent(spec):
             if response_format is not None:
                 raise ValueError(SUBAGENT_TEXTS["COMPILED_RESPONSE_SCHEMA"].replace("{name}", spec["name"]))
             return spec["runnable"].with_config({"metadata": {"lc_agent_name": spec["name"]}, "run_name": spec["name"]})
@@ -242,7 +242,7 @@ class _TaskRunner:
             state = {k: v for k, v in runtime.state.items() if k not in shared}
             state["messages"] = [HumanMessage(content=description)]
             return runnable, state
-        if "runnable" in spec:
+        if _is_compiled_subagent(spec):
             # A compiled runnable is opaque: it gets no private state.
             inherited = {k: v for k, v in runtime.state.items() if k not in shared}
         else:
@@ -311,19 +311,35 @@ class _TaskRunner:
         return self.command(result, cast(str, runtime.tool_call_id), state)
 
 
-def _validate_specs(subagents: Sequence[Any]) -> None:
-    """deepagents' checks: unique names, a known mode, no skills on a fork."""
+def _validate_unique_subagent_names(subagents: Sequence[Any]) -> None:
+    """The model picks a subagent by name: two specs with one name are refused."""
+    names = [spec["name"] for spec in subagents]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ValueError(f"Duplicate subagent name '{name}'; each subagent must have a unique name.")
+
+
+def _validate_subagent_mode(spec: Any) -> None:
+    """A known mode (an explicit `None` is the default), and no skills on a fork."""
     from .._subagents import _mode
 
-    seen: set[str] = set()
-    for spec in subagents:
-        if spec["name"] in seen:
-            raise ValueError(f"Duplicate subagent name '{spec['name']}'; each subagent must have a unique name.")
-        seen.add(spec["name"])
-    for spec in subagents:
-        # An explicit `None` is the default mode to deepagents.
-        if spec.get("mode") is not None:
-            _mode(spec)
+    if spec.get("mode") is not None:
+        _mode(spec)
+
+
+def _is_compiled_subagent(spec: Any) -> bool:
+    """Whether the spec brings its own runnable."""
+    return "runnable" in spec
+
+
+def _is_forked_subagent(spec: Any) -> bool:
+    """A declarative fork: it runs with its caller's state."""
+    return _forked(spec) and not _is_compiled_subagent(spec)
+
+
+def _is_forked_compiled_subagent(spec: Any) -> bool:
+    """A runnable given the caller's conversation."""
+    return _forked(spec) and _is_compiled_subagent(spec)
 
 
 def _build_task_tool(
@@ -335,7 +351,9 @@ def _build_task_tool(
 ) -> BaseTool:
     """The ``task`` tool over raw and compiled subagent specs. ``task_description`` replaces
     deepagents' description (``{available_agents}`` in it is filled with the listing)."""
-    _validate_specs(subagents)
+    _validate_unique_subagent_names(subagents)
+    for spec in subagents:
+        _validate_subagent_mode(spec)
     listing = "\n".join(
         _face._describe_subagent_for_tool(s["name"], s["description"], forked=_forked(s)) for s in subagents
     )
