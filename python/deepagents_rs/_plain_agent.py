@@ -10,7 +10,7 @@ from typing import Any
 from . import _convert
 from ._assembly import SchemaOf, StateKeys, _check_unique_middleware, _core_model, face_parts
 from ._core import CoreAgent
-from ._middleware import core_entries
+from ._middleware import core_entries, declared_keys
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._tools import to_adapter
 
@@ -52,12 +52,15 @@ def create_plain_agent(
         sorted(schema.private),
         plain=True,
     )
-    # The plain agent keeps no `files`: LangChain's agent state has no such channel.
-    schema.omit_output = schema.omit_output | {"files"}
-    schema.unstreamed = schema.unstreamed | {"files"}
+    # LangChain's agent state has a `files` channel only when a middleware declares one (a
+    # `FilesystemMiddleware`): without it the plain agent keeps no files.
+    files_channel = "files" in declared_keys(list(schema_holders))
+    if not files_channel:
+        schema.omit_output = schema.omit_output | {"files"}
+        schema.unstreamed = schema.unstreamed | {"files"}
     may_end = tools_may_end(structured, adapters)
     state_schemas, edges = face_parts(
-        core.node_names, middleware, state_schema, middleware, may_end, files_channel=False
+        core.node_names, middleware, state_schema, middleware, may_end, files_channel=files_channel
     )
     agent = DeepAgent(
         core,
