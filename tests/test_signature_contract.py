@@ -13,9 +13,7 @@ import pytest
 MODULES = ("deepagents", "deepagents.backends", "deepagents.middleware")
 
 #: Names deepagents exports that deepagents_rs does not have yet, and why.
-PLANNED = {
-    "SubAgentMiddleware": "the subagent stack is the core's; its middleware face (issue 23)",
-}
+PLANNED: dict[str, str] = {}
 
 
 #: Differences kept on purpose, and why.

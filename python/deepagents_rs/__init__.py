@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ._deep_agent import DeepAgent
     from ._deep_state import DeepAgentState
     from .errors import GraphRecursionError, ModelConnectionError
+    from .middleware._subagent_middleware import SubAgentMiddleware
     from .middleware.async_subagents import AsyncSubAgent, AsyncSubAgentMiddleware
     from .middleware.rubric import RubricMiddleware
 
@@ -47,6 +48,7 @@ __getattr__, __dir__ = lazy_names(
         "RubricMiddleware": ".middleware.rubric",
         "AsyncSubAgent": ".middleware.async_subagents",
         "AsyncSubAgentMiddleware": ".middleware.async_subagents",
+        "SubAgentMiddleware": ".middleware._subagent_middleware",
     },
 )
 
@@ -75,3 +77,5 @@ __all__ = [
     "register_harness_profile",
     "register_provider_profile",
 ]
+# deepagents' middleware for LangChain's own agents, made when first asked for.
+__all__ += ["SubAgentMiddleware"]

@@ -101,6 +101,10 @@ class RunTracer:
     def __init__(self, config: dict, metadata: dict, root_input: Any, result: Any) -> None:
         self.config = config
         self.metadata = _run_metadata(metadata, config.get("configurable") or {})
+        # Inside a parent LangGraph graph the nodes' namespaces continue the parent task's
+        # (LangGraph's messages stream reads a run's subgraph from there).
+        configurable = config.get("configurable") or {}
+        self._parent_ns = (configurable.get("checkpoint_ns") or "") if "__pregel_task_id" in configurable else ""
         self.root_input = root_input
         self.result = result
         # The invocation's own run. A stream opens it before its first chunk and ends it after
@@ -176,7 +180,7 @@ class RunTracer:
                 "langgraph_node": name,
                 "langgraph_triggers": (f"branch:to:{name}",) if pull else ("__pregel_push",),
                 "langgraph_path": ("__pregel_pull", name) if pull else ("__pregel_push", 0, False),
-                "langgraph_checkpoint_ns": f"{name}:{_uuid()}",
+                "langgraph_checkpoint_ns": "|".join(filter(None, (self._parent_ns, f"{name}:{_uuid()}"))),
             }
         )
         if isinstance(inputs, dict) and "name" in inputs and "args" in inputs:

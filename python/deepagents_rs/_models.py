@@ -250,8 +250,13 @@ class ModelAdapter:
     #: A core message dict as a LangChain message; the core caches what this returns.
     to_message = staticmethod(_convert.from_core)
 
-    @staticmethod
-    def _reply(message: Any) -> dict:
+    #: The agent's name, when LangChain's ``create_agent`` would set it on the model's reply
+    #: object in place (the plain agent's): what the ``messages`` stream already holds shows it.
+    agent_name: str | None = None
+
+    def _reply(self, message: Any) -> dict:
+        if self.agent_name and _convert.is_ai_message(message):
+            message.name = self.agent_name
         return _convert.to_core(message)
 
     @staticmethod

@@ -10,7 +10,7 @@ from typing import Any
 from . import _convert
 from ._assembly import SchemaOf, StateKeys, _check_unique_middleware, _core_model, face_parts
 from ._core import CoreAgent
-from ._middleware import core_entries
+from ._middleware import core_entries, declared_keys
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._tools import to_adapter
 
@@ -35,6 +35,8 @@ def create_plain_agent(
     offered = [*adapters, *(t for m in middleware for t in (getattr(m, "tools", None) or ()))]
     structured = make_response_format(response_format, model=model, tools=offered, all_tools=True)
     core_model = _core_model(model, with_schema_tool(adapters, structured))
+    if name and not isinstance(core_model, tuple):
+        core_model.agent_name = name
     _check_unique_middleware(middleware)
     bindables = {a.name: a.bindable for a in adapters}
     schema_holders = [*middleware, *([SchemaOf(state_schema)] if state_schema is not None else [])]
@@ -50,12 +52,17 @@ def create_plain_agent(
         sorted(schema.private),
         plain=True,
     )
-    # The plain agent keeps no `files`: LangChain's agent state has no such channel.
-    schema.omit_output = schema.omit_output | {"files"}
-    schema.unstreamed = schema.unstreamed | {"files"}
+    # LangChain's agent state has a `files` channel only when a middleware declares one (a
+    # `FilesystemMiddleware`): without it the plain agent keeps no files.
+    files_channel = "files" in declared_keys(list(schema_holders))
+    if not files_channel:
+        schema.omit_output = schema.omit_output | {"files"}
+        schema.unstreamed = schema.unstreamed | {"files"}
     may_end = tools_may_end(structured, adapters)
-    state_schemas, edges = face_parts(core.node_names, middleware, state_schema, middleware, may_end)
-    return DeepAgent(
+    state_schemas, edges = face_parts(
+        core.node_names, middleware, state_schema, middleware, may_end, files_channel=files_channel
+    )
+    agent = DeepAgent(
         core,
         name=name,
         model=model,
@@ -64,3 +71,7 @@ def create_plain_agent(
         edges=edges,
         context_schema=context_schema,
     )
+    # Its runs carry LangChain's agent metadata (LangChain's `create_agent` graph), not
+    # deepagents'.
+    agent.config["metadata"] = {"ls_integration": "langchain_create_agent", "lc_agent_name": name}
+    return agent

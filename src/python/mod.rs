@@ -173,6 +173,31 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "DEFAULT_GENERAL_PURPOSE_DESCRIPTION",
         prompts::DEFAULT_GENERAL_PURPOSE_DESCRIPTION,
     )?;
+    // The `task` tool's texts, for `deepagents_rs.middleware.subagents` (LangChain's agents).
+    let subagent_texts = pyo3::types::PyDict::new(m.py());
+    for (name, text) in [
+        ("TASK_TOOL_DESCRIPTION", prompts::TASK_TOOL_DESCRIPTION),
+        (
+            "FORKED_SUBAGENT_TOOL_NOTE",
+            prompts::FORKED_SUBAGENT_TOOL_NOTE,
+        ),
+        ("FORK_TASK_PREAMBLE", prompts::FORK_TASK_PREAMBLE),
+        ("FORK_RECURSION_REFUSAL", prompts::FORK_RECURSION_REFUSAL),
+        ("TASK_DESCRIPTION_ARG", prompts::TASK_DESCRIPTION_ARG),
+        ("SUBAGENT_TYPE_ARG", prompts::SUBAGENT_TYPE_ARG),
+        (
+            "UNEXPECTED_TASK_ARGUMENT",
+            prompts::UNEXPECTED_TASK_ARGUMENT,
+        ),
+        ("UNKNOWN_SUBAGENT", prompts::UNKNOWN_SUBAGENT),
+        (
+            "COMPILED_RESPONSE_SCHEMA",
+            prompts::COMPILED_RESPONSE_SCHEMA,
+        ),
+    ] {
+        subagent_texts.set_item(name, text)?;
+    }
+    m.add("SUBAGENT_TEXTS", subagent_texts)?;
     // deepagents' memory texts and checks, for `deepagents_rs.middleware.memory`.
     m.add(
         "MEMORY_SYSTEM_PROMPT",

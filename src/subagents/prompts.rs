@@ -19,3 +19,19 @@ pub const DEFAULT_GENERAL_PURPOSE_DESCRIPTION: &str = "General-purpose agent for
 
 /// The default general-purpose subagent's system prompt.
 pub const DEFAULT_SUBAGENT_PROMPT: &str = "In order to complete the objective that the user asks of you, you have access to a number of standard tools.\n\nThe calling agent only sees your final assistant message, not your intermediate work, tool results, or status tracking. Ensure your final\nresponse contains the complete answer.";
+
+/// The `task` tool's `description` argument, as deepagents' `TaskToolSchema` describes it.
+pub const TASK_DESCRIPTION_ARG: &str = "A detailed description of the task for the subagent to perform autonomously. Include all necessary context and specify the expected output format.";
+
+/// The `task` tool's `subagent_type` argument, as deepagents' `TaskToolSchema` describes it.
+pub const SUBAGENT_TYPE_ARG: &str = "The type of subagent to use. Must be one of the available agent types listed in the tool description.";
+
+/// A `task` call with an argument the schema does not define; `{key}` is its `repr`.
+pub const UNEXPECTED_TASK_ARGUMENT: &str =
+    "Unexpected argument {key}; put all instructions for the subagent in `description`.";
+
+/// A `task` call naming no known subagent; `{subagent_type}` and `{allowed}` are filled.
+pub const UNKNOWN_SUBAGENT: &str = "We cannot invoke subagent {subagent_type} because it does not exist, the only allowed types are {allowed}";
+
+/// A dynamic response format asked of a compiled subagent; `{name}` is the subagent's.
+pub const COMPILED_RESPONSE_SCHEMA: &str = "response_schema cannot be used with compiled subagent \"{name}\"; dynamic schemas require a raw SubAgent spec.";

@@ -6,7 +6,10 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
-use super::prompts::{FORK_RECURSION_REFUSAL, FORKED_SUBAGENT_TOOL_NOTE, TASK_TOOL_DESCRIPTION};
+use super::prompts::{
+    COMPILED_RESPONSE_SCHEMA, FORK_RECURSION_REFUSAL, FORKED_SUBAGENT_TOOL_NOTE, SUBAGENT_TYPE_ARG,
+    TASK_DESCRIPTION_ARG, TASK_TOOL_DESCRIPTION, UNEXPECTED_TASK_ARGUMENT, UNKNOWN_SUBAGENT,
+};
 use super::{ChildInput, ForkSpec, Mode, Subagent, SubagentKind, SubagentResume, fork_history};
 use crate::agent::{Agent, RunOptions, new_id};
 use crate::error::{BoxError, Error, SharedError};
@@ -69,11 +72,11 @@ impl TaskTool {
             parameters: json!({
                 "properties": {
                     "description": {
-                        "description": "A detailed description of the task for the subagent to perform autonomously. Include all necessary context and specify the expected output format.",
+                        "description": TASK_DESCRIPTION_ARG,
                         "type": "string"
                     },
                     "subagent_type": {
-                        "description": "The type of subagent to use. Must be one of the available agent types listed in the tool description.",
+                        "description": SUBAGENT_TYPE_ARG,
                         "type": "string"
                     }
                 },
@@ -142,8 +145,8 @@ fn parse_args(args: &Value) -> Result<(String, String), Vec<String>> {
             .into_iter()
             .map(|k| {
                 format!(
-                    "{k}: Value error, Unexpected argument {}; put all instructions for the subagent in `description`.",
-                    str_repr(k)
+                    "{k}: Value error, {}",
+                    UNEXPECTED_TASK_ARGUMENT.replace("{key}", &str_repr(k))
                 )
             })
             .collect());
@@ -364,10 +367,11 @@ impl Tool for TaskTool {
             let Some(subagent) = subagents.iter().find(|s| s.name == subagent_type) else {
                 let allowed: Vec<String> =
                     subagents.iter().map(|s| format!("`{}`", s.name)).collect();
-                return Ok(ToolOutput::text(format!(
-                    "We cannot invoke subagent {subagent_type} because it does not exist, the only allowed types are {}",
-                    allowed.join(", ")
-                )));
+                return Ok(ToolOutput::text(
+                    UNKNOWN_SUBAGENT
+                        .replace("{subagent_type}", &subagent_type)
+                        .replace("{allowed}", &allowed.join(", ")),
+                ));
             };
             run_subagent(subagent, &description, &ctx)
                 .await
@@ -501,10 +505,9 @@ async fn run_subagent(
             run_child(&agent, history, ctx, options(true), resume).await?
         }
         SubagentKind::Compiled { .. } if dynamic.is_some() => {
-            return Err(fatal(Error::InvalidInput(format!(
-                "response_schema cannot be used with compiled subagent \"{}\"; dynamic schemas require a raw SubAgent spec.",
-                subagent.name
-            ))));
+            return Err(fatal(Error::InvalidInput(
+                COMPILED_RESPONSE_SCHEMA.replace("{name}", &subagent.name),
+            )));
         }
         SubagentKind::Compiled { mode, runnable } => {
             let messages = match mode {

@@ -12,6 +12,7 @@ from .subagents import CompiledSubAgent, SubAgent
 from .unsupported_content import UnsupportedContentMiddleware
 
 if TYPE_CHECKING:
+    from ._subagent_middleware import SubAgentMiddleware
     from .async_subagents import AsyncSubAgent, AsyncSubAgentMiddleware, TaskEvent
     from .skills import SkillMetadata, SkillsState, SkillToolResolver
     from .summarization import (
@@ -30,6 +31,7 @@ __getattr__, __dir__ = lazy_names(
         "AsyncSubAgent": ".async_subagents",
         "AsyncSubAgentMiddleware": ".async_subagents",
         "TaskEvent": ".async_subagents",
+        "SubAgentMiddleware": "._subagent_middleware",
         "SkillMetadata": ".skills",
         "SkillsState": ".skills",
         "SkillToolResolver": ".skills",
@@ -85,3 +87,5 @@ __all__ += [
     "RubricResult",
     "RubricState",
 ]
+# deepagents' middleware for LangChain's own agents, made when first asked for.
+__all__ += ["SubAgentMiddleware"]
