@@ -220,3 +220,23 @@ def test_streamed_checkpoints_show_only_the_callers_config() -> None:
     ref = _checkpoint_configs(deepagents)
     assert ref[0][0] == ["checkpoint_id", "checkpoint_ns", "thread_id"]
     assert _checkpoint_configs(deepagents_rs) == ref
+
+
+def _replayed_after_asking(module: Any, case: str) -> tuple:
+    """A thread stopped by ``Ask`` and answered, then replayed from each of its checkpoints
+    (the stopped step's included, whose kept writes a replay does not reuse)."""
+    agent, model = _asking(module, case, InMemorySaver())
+    agent.invoke(USER, CONFIG)
+    agent.invoke(Command(resume="yes"), CONFIG)
+    outputs = []
+    for snapshot in list(agent.get_state_history(CONFIG))[::-1]:
+        out = agent.invoke(None, snapshot.config)
+        outputs.append((snapshot.next, _out(out), _interrupts(out)))
+    return outputs, _calls(model), _history(list(agent.get_state_history(CONFIG)))
+
+
+@pytest.mark.parametrize("case", sorted(ASKS))
+def test_a_replay_of_a_thread_an_interrupt_stopped_is_deepagents(case: str) -> None:
+    ref = _replayed_after_asking(deepagents, case)
+    assert any(asked for _next, _out, asked in ref[0])
+    assert _replayed_after_asking(deepagents_rs, case) == ref
