@@ -267,7 +267,7 @@ class ThreadRuns:
             if tasks is None and isinstance(arg, dict):
                 return launch(node, arg, steps_before, task_config)
             if before is not None and tasks is not None:
-                cached([{name: t.result} for t in snapshot.tasks if t.result is not None for name in [t.name]])
+                cached([{t.name: t.result} for t in snapshot.tasks if t.result is not None])
                 return launch(tasks, dict(before), steps_before, task_config, (), subagents)
             state, answered, writes = _tools_resume(snapshot, merged)
             cached([{"tools": w} for w in writes])
