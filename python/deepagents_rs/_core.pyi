@@ -263,7 +263,7 @@ class CoreAgent:
         subagent_response_format: Any | None = None,
         tracer: Any | None = None,
         steps_before: int = 0,
-        start: str | None = None,
+        start: str | list[tuple[str, dict[str, Any] | None, bool]] | None = None,
         stops: tuple[list[str], list[str]] | None = None,
         resumed: list[str] | None = None,
         subagents: list[tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]] | None = None,
@@ -272,7 +272,9 @@ class CoreAgent:
     ) -> EventStream:
         """Run the agent, reporting raw ``(mode, ns, payload)`` items, then ``("done", (), state)``;
         ``steps_before``: steps the thread ran before this run (reported steps continue from them);
-        ``start``: the node to start at (LangGraph's name), not the graph's first; ``stops``:
+        ``start``: the node to start at (LangGraph's name), not the graph's first, or the tasks
+        of a step side by side, ``(node, the state a Send gave it or None, whether a ``tools``
+        task runs on the whole state)``; ``stops``:
         nodes to stop before and after (LangGraph's ``interrupt_before``/``_after``);
         ``resumed``: calls of the resumed step answered before it stopped; ``subagents``: the
         subagents of that step to resume, ``(task call id, state, node, steps run, task config,
@@ -288,7 +290,7 @@ class CoreAgent:
         subagent_response_format: Any | None = None,
         tracer: Any | None = None,
         steps_before: int = 0,
-        start: str | None = None,
+        start: str | list[tuple[str, dict[str, Any] | None, bool]] | None = None,
         stops: tuple[list[str], list[str]] | None = None,
         resumed: list[str] | None = None,
         subagents: list[tuple[str, dict[str, Any], str, int, dict[str, Any], list[str]]] | None = None,

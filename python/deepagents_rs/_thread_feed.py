@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._task_namespaces import TaskNamespaces
+from ._task_turns import TaskTurns, turn_of
 
 if TYPE_CHECKING:
     import asyncio
@@ -169,6 +170,10 @@ class Feed:
         self._paused: dict[tuple, BaseException] = {}
         #: Where each task the core ran goes next, by task id.
         self.routes: dict[str, Any] = {}
+        #: The routes some task already took (see `_route`), by entry index.
+        self._sent_routes: set[int] = set()
+        #: The order of a step's tasks of one node (see `_task_turns`).
+        self.turns = TaskTurns()
         #: The subagents followed as subgraphs (`_subagent_threads.SubagentThreads`), if any.
         self.subagents = subagents
         #: The tasks of compiled subagents' calls (see `TaskConfigs`).
@@ -295,13 +300,19 @@ class Feed:
 
     def _route(self, index: int) -> tuple[bool, Any]:
         """Where the core went after the write at ``index``: ``(known, goto)``. The core
-        reports it before it runs the next node."""
+        reports it before it runs the next node. The `tools` tasks of one step (a call
+        each) share the tools node's one route: the first to take it sends its ``Send``s,
+        the others only go where the edge goes, as LangGraph sends each once."""
         _kind, ns, node, _write = self._entries[index]
         routes = self._routes_at.get((ns, node), [])
         at = bisect.bisect_right(routes, index)
         if at < len(routes):
             route, value = self._entries[routes[at]][3]
-            return True, goto_of(route, value)
+            goto = goto_of(route, value)
+            if routes[at] in self._sent_routes and isinstance(goto, list):
+                goto = [g for g in goto if isinstance(g, str)] or _END
+            self._sent_routes.add(routes[at])
+            return True, goto
         # A run that ended without a route (it failed in between) goes nowhere.
         return self._ended, _END
 
@@ -356,16 +367,22 @@ class Feed:
         return call
 
     def take_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
-        with self._lock:
-            self._begin_once(node, arg, config)
-            while (index := self._taken_write(ns, node, arg)) is None:
-                if not self._pull():
-                    raise self._missing(node, config, ns)
-            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
-                self._pull()
-            if route[0]:
-                self._keep_route(config, route[1])
-            return _command(self._entries[index][3])
+        # The agent's tasks of one node in one step take their writes in task order.
+        turn = turn_of(node, arg, config) if ns == () else None
+        self.turns.wait(turn)
+        try:
+            with self._lock:
+                self._begin_once(node, arg, config)
+                while (index := self._taken_write(ns, node, arg)) is None:
+                    if not self._pull():
+                        raise self._missing(node, config, ns)
+                while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
+                    self._pull()
+                if route[0]:
+                    self._keep_route(config, route[1])
+                return _command(self._entries[index][3])
+        finally:
+            self.turns.took(turn)
 
     def _route_after_awaited(self, ns: tuple, node: str) -> bool:
         """Whether a `tools` task of a resumed step takes no route from the core: the core
@@ -375,16 +392,21 @@ class Feed:
         return bool(ns == () and node == "tools" and self._late is not None and self._late.awaited)
 
     async def atake_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
-        async with self._async_lock():
-            await self._abegin_once(node, arg, config)
-            while (index := self._taken_write(ns, node, arg)) is None:
-                if not await self._apull():
-                    raise self._missing(node, config, ns)
-            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
-                await self._apull()
-            if route[0]:
-                self._keep_route(config, route[1])
-            return _command(self._entries[index][3])
+        turn = turn_of(node, arg, config) if ns == () else None
+        await self.turns.await_(turn)
+        try:
+            async with self._async_lock():
+                await self._abegin_once(node, arg, config)
+                while (index := self._taken_write(ns, node, arg)) is None:
+                    if not await self._apull():
+                        raise self._missing(node, config, ns)
+                while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
+                    await self._apull()
+                if route[0]:
+                    self._keep_route(config, route[1])
+                return _command(self._entries[index][3])
+        finally:
+            await self.turns.atook(turn)
 
     def _async_lock(self) -> asyncio.Lock:
         import asyncio

@@ -12,6 +12,7 @@ from ._output_keys import OutputFilter, output_keys_of
 from ._run_options import _merge_configs, _versioned, durability_of
 from ._subagent_threads import SubagentThreads
 from ._task_config import TASKS_KEY
+from ._task_turns import step_sends
 from ._thread_feed import RUN_TASKS, LateSubagents, goto_of
 
 
@@ -125,6 +126,8 @@ class ThreadRuns:
         from langgraph.types import Command
 
         command = isinstance(input, Command)
+        # A run given input starts at the graph's first node; any other resumes the thread.
+        fresh = isinstance(input, dict)
         if input is not None and not command and not isinstance(input, dict):
             raise _convert.invalid_input(input)
         _state, limit, run_config, subagent_format, tracer = self._prepare(
@@ -169,7 +172,7 @@ class ThreadRuns:
             return {**run_config, "configurable": configurable}
 
         def launch(
-            node: str,
+            node: str | list,
             thread_state: dict,
             steps_before: int,
             task_config: dict,
@@ -179,6 +182,7 @@ class ThreadRuns:
             core = _threads.core_state(thread_state)
             # The thread's messages as LangGraph loaded them: the run's states show these.
             shaper.message_objects.seed(thread_state.get("messages") or (), core["messages"])
+            # A step of several tasks starts as the list of them (`_threads.step_tasks`).
             start_at = None if node == first else node
             args = (core, limit, core_modes, bool(subgraphs), in_task(task_config), subagent_format, tracer)
             resumed = [core_resume(s) for s in subagents or ()]
@@ -209,7 +213,7 @@ class ThreadRuns:
             # LangGraph streams the kept writes of finished tasks first, marked as cached.
             if "updates" in modes:
                 for update in writes:
-                    out.append(shaper.wrap("updates", {"tools": update, "__metadata__": {"cached": True}}))
+                    out.append(shaper.wrap("updates", {**update, "__metadata__": {"cached": True}}))
 
         def core_resume(subagent: tuple) -> tuple:
             call_id, state, at, steps, sub_config, done = subagent
@@ -217,42 +221,57 @@ class ThreadRuns:
 
         late = LateSubagents(core_resume)
 
-        def resume_tools(node: str, snapshot: Any, steps_before: int, task_config: dict, subagents: Any) -> Any:
-            state, answered, writes = _tools_resume(snapshot, merged)
-            cached(writes)
-            return launch(node, state, steps_before, task_config, answered, subagents)
-
         def start(node: str, arg: Any, steps_before: int, task_config: dict, subagents: Any = None) -> Any:
-            """The core's run from the first node the thread graph runs: a node of the graph's
-            own gets the thread's state; a `tools` task gets one call, so the state and the
-            other calls' progress come from the checkpoint the run started from (and a
-            subagent stopped inside its call, from its own: ``subagents``)."""
-            if isinstance(arg, dict):
-                if node == first:
-                    return launch(node, arg, steps_before, task_config)
-                if asynchronous:
-
-                    async def checked() -> Any:
-                        _refuse_side_by_side(await thread.graph.aget_state(merged))
-                        return launch(node, arg, steps_before, task_config)
-
-                    return checked()
-                _refuse_side_by_side(thread.graph.get_state(merged))
+            """The core's run from the first step the thread graph runs: a fresh run's first
+            node gets the thread's state; a resumed or replayed run starts at the step the
+            checkpoint holds next (one node, the model's calls, or several tasks side by
+            side), so the state, the step's tasks and the other calls' progress come from the
+            checkpoint the run started from (and a subagent stopped inside its call, from its
+            own: ``subagents``)."""
+            if fresh and isinstance(arg, dict) and node == first:
                 return launch(node, arg, steps_before, task_config)
-            followed = thread.subagents
+            followed = None if isinstance(arg, dict) else thread.subagents
             if asynchronous:
 
                 async def resumed() -> Any:
                     snapshot = await thread.graph.aget_state(merged)
+                    sends = step_sends(task_config) if _pushes(snapshot) else []
+                    # With kept writes, the step's tasks start from the checkpoint's own
+                    # state (the snapshot's values hold those writes).
+                    kept = _threads.kept_writes(snapshot, merged)
+                    before = (await thread.graph.aget_state(snapshot.config)).values if kept else None
                     if followed is not None:
                         late.expect(await followed.astopped_calls(snapshot, task_config), subagents)
-                    return resume_tools(node, snapshot, steps_before, task_config, subagents)
+                    return begin_at(node, arg, snapshot, sends, before, steps_before, task_config, subagents)
 
                 return resumed()
             snapshot = thread.graph.get_state(merged)
+            sends = step_sends(task_config) if _pushes(snapshot) else []
+            kept = _threads.kept_writes(snapshot, merged)
+            before = thread.graph.get_state(snapshot.config).values if kept else None
             if followed is not None:
                 late.expect(followed.stopped_calls(snapshot, task_config), subagents)
-            return resume_tools(node, snapshot, steps_before, task_config, subagents)
+            return begin_at(node, arg, snapshot, sends, before, steps_before, task_config, subagents)
+
+        def begin_at(
+            node: str,
+            arg: Any,
+            snapshot: Any,
+            sends: list,
+            before: dict | None,
+            steps_before: int,
+            task_config: dict,
+            subagents: Any,
+        ) -> Any:
+            tasks = _threads.step_tasks(snapshot, sends, before is not None)
+            if tasks is None and isinstance(arg, dict):
+                return launch(node, arg, steps_before, task_config)
+            if before is not None and tasks is not None:
+                cached([{t.name: t.result} for t in snapshot.tasks if t.result is not None])
+                return launch(tasks, dict(before), steps_before, task_config, (), subagents)
+            state, answered, writes = _tools_resume(snapshot, merged)
+            cached([{"tools": w} for w in writes])
+            return launch(node if tasks is None else tasks, state, steps_before, task_config, answered, subagents)
 
         thread_input = input if command else None
         if isinstance(input, dict):
@@ -499,18 +518,8 @@ def _node_list(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
-def _refuse_side_by_side(snapshot: Any) -> None:
-    """A run resumed (or replayed) from a checkpoint starts the core at one node, on the
-    thread's state: a step of several nodes side by side (a tool's ``goto`` beside the tools
-    edge's destination) or of a node sent a state of its own (``Send``) is not one such start,
-    but the model's calls, one ``tools`` task each, are."""
-    tasks = snapshot.tasks
-    if all(t.name == "tools" for t in tasks):
-        return
-    if len(tasks) == 1 and tasks[0].path[:1] != ("__pregel_push",):
-        return
-    raise NotImplementedError(
-        "deepagents_rs: resuming a thread at a step of several tasks side by side "
-        f"({', '.join(t.name for t in tasks)}), or of a node a tool's Command sent a state of its own "
-        "(Send), is not supported; deepagents_rs resumes a thread at one node of the agent's graph."
-    )
+def _pushes(snapshot: Any) -> bool:
+    """Whether a step has tasks sent their input (`Send`s, the model's calls)."""
+    from langgraph._internal._constants import PUSH
+
+    return any(t.path[:1] == (PUSH,) for t in snapshot.tasks)

@@ -325,6 +325,68 @@ class ThreadGraph:
             await feed.aclose()
 
 
+#: A task of the step a resumed run starts at, as the core takes it (`StartTask`).
+StartTask = tuple[str, dict | None, bool, dict | None]
+
+
+def kept_writes(snapshot: Any, config: dict) -> bool:
+    """Whether a resumed step has tasks that finished before it stopped (an `interrupt()` in
+    another), other than the model's calls: LangGraph keeps their writes and does not run
+    them again. A replay from a past checkpoint runs every task again."""
+    if (config.get("configurable") or {}).get("checkpoint_id"):
+        return False
+    return any(t.result is not None and t.name != "tools" for t in snapshot.tasks)
+
+
+def _kept_write(task: Any, kept: bool) -> dict | None:
+    """A finished task's kept write, in the form the core reads a hook's write."""
+    if not kept or task.result is None or task.name == "tools":
+        return None
+    from . import _convert
+
+    out: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in task.result.items():
+        if key == "messages":
+            out["messages"] = [_convert.to_core(m) for m in (value if isinstance(value, list) else [value])]
+        elif key in ("files", "jump_to"):
+            out[key] = value
+        else:
+            extra[key] = value
+    if extra:
+        out["extra"] = extra
+    return out
+
+
+def step_tasks(snapshot: Any, sends: Sequence[Any], kept: bool = False) -> list[StartTask] | None:
+    """The tasks of the step a resumed or replayed run starts at, as the core takes them
+    (``(node, the state a Send gave it, whether a `tools` task runs on the whole state, the
+    kept write of one that had finished)``, in LangGraph's task order), or ``None`` when the
+    step is one node on the thread's state or the model's calls (a `tools` task each, which
+    the core runs as one node). ``kept``: see `kept_writes`."""
+    from langgraph._internal._constants import PUSH
+
+    tasks: list[StartTask] = []
+    calls = False
+    for task in snapshot.tasks:
+        if task.path[:1] != (PUSH,):
+            # A node named by an edge or a goto: `tools` so named runs on the whole state.
+            tasks.append((task.name, None, task.name == "tools", _kept_write(task, kept)))
+            continue
+        index = task.path[1] if len(task.path) > 1 and isinstance(task.path[1], int) else -1
+        arg = getattr(sends[index], "arg", None) if 0 <= index < len(sends) else None
+        if task.name == "tools" and not isinstance(arg, dict):
+            # LangChain's `Send("tools", [call])`: the model's calls, one node to the core.
+            if not calls:
+                tasks.append(("tools", None, False, None))
+                calls = True
+            continue
+        tasks.append((task.name, core_state(arg if isinstance(arg, dict) else {}), False, _kept_write(task, kept)))
+    if len(tasks) == 1 and tasks[0][1] is None and not tasks[0][2]:
+        return None
+    return tasks
+
+
 def _breakpoints(nodes: list[str]) -> Any:
     """LangGraph's form of a breakpoint list: ``"*"`` for every node."""
     return "*" if "*" in nodes else (nodes or None)
@@ -335,11 +397,29 @@ GRAPH_MODES = ("checkpoints", "tasks", "debug")
 
 
 def _graph_item(mode: str, chunk: Any, feed: Feed) -> Any:
+    if mode == "checkpoints":
+        return ("graph", mode, _without_feed(chunk))
+    if mode == "debug" and isinstance(chunk, dict) and chunk.get("type") == "checkpoint":
+        return ("graph", mode, {**chunk, "payload": _without_feed(chunk.get("payload"))})
     if mode != "updates":
         return ("graph", mode, chunk)
     if "__interrupt__" in chunk:
         return Interrupted(chunk["__interrupt__"], feed.error_state())
     return chunk
+
+
+def _without_feed(checkpoint: Any) -> Any:
+    """A checkpoint LangGraph streams, its configs without the run's own keys: LangGraph
+    copies the run's `configurable` into them, and the feed is ours, not the caller's."""
+    if not isinstance(checkpoint, dict):
+        return checkpoint
+    out = dict(checkpoint)
+    for key in ("config", "parent_config"):
+        config = out.get(key)
+        if isinstance(config, dict) and isinstance(config.get("configurable"), dict):
+            configurable = {k: v for k, v in config["configurable"].items() if not k.startswith("__deepagents_rs")}
+            out[key] = {**config, "configurable": configurable}
+    return out
 
 
 #: Where a node's edge finds LangGraph's reader of the state it routes by (see

@@ -16,7 +16,7 @@ use crate::messages::{SystemMessage, Usage};
 use crate::middleware::{Chain, Middleware};
 
 use crate::model::ChatModel;
-use crate::state::AgentState;
+use crate::state::{AgentState, StateDelta};
 use crate::structured::StructuredOutput;
 use crate::tools::{HostContext, Tool, ToolSet};
 pub use stack::{ProfileLayer, Recipe, StackKind, StackParts, build_stack};
@@ -134,10 +134,9 @@ pub struct RunOptions {
     /// runs, so the steps this run reports continue from them. The recursion limit counts
     /// this run's steps only.
     pub steps_before: u64,
-    /// The node to start at, by LangGraph's name (`model`, `tools`, `<Middleware>.<hook>`):
-    /// a run resumed or replayed from a checkpoint whose next node it is. `None`: the graph's
-    /// first node.
-    pub start: Option<String>,
+    /// The tasks of the step to start at: a run resumed or replayed from a checkpoint whose
+    /// next step they are (one node, or several side by side). Empty: the graph's first node.
+    pub start: Vec<StartTask>,
     /// Nodes the run stops before or after (LangGraph's `interrupt_before`/`_after`).
     pub stops: Stops,
     /// Calls of the step the run resumes that had finished before it stopped (their answers
@@ -153,6 +152,33 @@ pub struct RunOptions {
     /// LangChain's `max_concurrency`: at most this many tool calls of a step run at once
     /// (LangGraph's bound on a step's tasks), in call order as places free up.
     pub max_concurrency: Option<usize>,
+}
+
+/// A task of the step a resumed or replayed run starts at, as the checkpoint holds it: a
+/// node by LangGraph's name (`model`, `tools`, `<Middleware>.<hook>`), and, for a task a
+/// `Send` gave a state of its own, that state. A `tools` task with no state of its own runs
+/// the model's pending calls (LangChain's sends of them), or with `whole` the tool node on the
+/// step's state (a tool's `goto="tools"`). `done`: the write of a task that had finished
+/// before the step stopped (an `interrupt()` in another of its tasks), which LangGraph keeps
+/// and does not run again.
+#[derive(Clone, Debug)]
+pub struct StartTask {
+    pub node: String,
+    pub own: Option<AgentState>,
+    pub whole: bool,
+    pub done: Option<StateDelta>,
+}
+
+impl StartTask {
+    /// The step's one task, a node on the step's state.
+    pub fn named(node: impl Into<String>) -> StartTask {
+        StartTask {
+            node: node.into(),
+            own: None,
+            whole: false,
+            done: None,
+        }
+    }
 }
 
 /// LangGraph's `interrupt_before` and `interrupt_after`: node names, or every node (`"*"`);
@@ -206,7 +232,7 @@ impl Default for RunOptions {
             events: None,
             trace: None,
             steps_before: 0,
-            start: None,
+            start: Vec::new(),
             stops: Stops::default(),
             resumed_calls: Vec::new(),
             namespace: Vec::new(),

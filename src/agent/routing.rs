@@ -4,13 +4,13 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::Agent;
+use super::{Agent, StartTask};
 use crate::error::Error;
 use crate::events::Route;
 use crate::tools::SendTarget;
 use crate::messages::{AiMessage, Message, ToolCall};
 use crate::middleware::Hook;
-use crate::state::{AgentState, Jump};
+use crate::state::{AgentState, Jump, StateDelta};
 
 /// One task of a step: a node, run on the step's state or, sent by a tool's command, on a
 /// state of its own.
@@ -18,11 +18,18 @@ use crate::state::{AgentState, Jump};
 pub(super) struct Task {
     pub(super) node: Node,
     pub(super) own: Option<Arc<AgentState>>,
+    /// A task of a resumed step that had finished before the step stopped: its write, kept
+    /// by LangGraph, is applied instead of running the node again.
+    pub(super) done: Option<Arc<StateDelta>>,
 }
 
 impl Task {
     pub(super) fn pull(node: Node) -> Task {
-        Task { node, own: None }
+        Task {
+            node,
+            own: None,
+            done: None,
+        }
     }
 
     /// LangGraph's push task: a `Send` (the model's calls to `tools` are sent too).
@@ -140,6 +147,20 @@ impl Agent {
         )))
     }
 
+    /// A task of the step a resumed run starts at, as the core runs it: a `tools` task sent
+    /// a state, or asked for by name, runs the tool node on that state (`destinations`).
+    pub(super) fn start_task(&self, start: &StartTask) -> Result<Task, Error> {
+        let node = match self.node_named(&start.node)? {
+            Node::Tools(_) if start.whole || start.own.is_some() => Node::Tools(true),
+            node => node,
+        };
+        Ok(Task {
+            node,
+            own: start.own.clone().map(Arc::new),
+            done: start.done.clone().map(Arc::new),
+        })
+    }
+
     pub(super) fn first(&self, hook: Hook) -> Option<Node> {
         (!self.chain.nodes(hook).is_empty()).then_some(Node::Hook(hook, 0))
     }
@@ -229,6 +250,7 @@ impl Agent {
             Some(Task {
                 node: whole(node),
                 own: Some(send.state.clone()),
+                done: None,
             })
         }));
         tasks

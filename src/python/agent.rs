@@ -22,7 +22,7 @@ use super::stack_parts::{
 };
 use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
 use super::tracer::PyTracer;
-use crate::agent::{Agent, Drain, RunFailure, RunOptions, StackKind, StackParts, Stops};
+use crate::agent::{Agent, Drain, RunFailure, RunOptions, StackKind, StackParts, StartTask, Stops};
 use crate::events::{Emitter, EventKind, TraceContext};
 use crate::history::History;
 use crate::host::HostValue;
@@ -446,7 +446,7 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
         steps_before: u64,
-        start: Option<String>,
+        start: Option<StartArg<'_>>,
         stops: Option<(Vec<String>, Vec<String>)>,
         resumed: Option<Vec<String>>,
         subagents: Option<Vec<ResumeArg<'_>>>,
@@ -463,7 +463,7 @@ impl CoreAgent {
                 subagent_response_format,
                 tracer,
                 steps_before,
-                start,
+                start: start_tasks(start)?,
                 stops: stops_of(stops, control),
                 resumed_calls: resumed.unwrap_or_default(),
                 resume_subagents,
@@ -489,7 +489,7 @@ impl CoreAgent {
         subagent_response_format: Option<Bound<'_, PyAny>>,
         tracer: Option<Py<PyAny>>,
         steps_before: u64,
-        start: Option<String>,
+        start: Option<StartArg<'_>>,
         stops: Option<(Vec<String>, Vec<String>)>,
         resumed: Option<Vec<String>>,
         subagents: Option<Vec<ResumeArg<'_>>>,
@@ -506,7 +506,7 @@ impl CoreAgent {
                 subagent_response_format,
                 tracer,
                 steps_before,
-                start,
+                start: start_tasks(start)?,
                 stops: stops_of(stops, control),
                 resumed_calls: resumed.unwrap_or_default(),
                 resume_subagents,
@@ -551,6 +551,44 @@ fn stops_of(stops: Option<(Vec<String>, Vec<String>)>, control: Option<Py<PyAny>
     }
 }
 
+/// Where a resumed or replayed run starts, as the thread graph hands it: a node by name, or
+/// the tasks of a step side by side (see `StartTaskArg` and `StartTask`).
+#[derive(FromPyObject)]
+enum StartArg<'py> {
+    One(String),
+    Many(Vec<StartTaskArg<'py>>),
+}
+
+/// `(node, the state a Send gave it, whether a tools task runs on the whole state, the kept
+/// write of a task that had finished, in the middleware adapter's form)`.
+type StartTaskArg<'py> = (
+    String,
+    Option<Bound<'py, PyDict>>,
+    bool,
+    Option<Bound<'py, PyDict>>,
+);
+
+fn start_tasks(start: Option<StartArg<'_>>) -> PyResult<Vec<StartTask>> {
+    Ok(match start {
+        None => Vec::new(),
+        Some(StartArg::One(node)) => vec![StartTask::named(node)],
+        Some(StartArg::Many(tasks)) => tasks
+            .into_iter()
+            .map(|(node, own, whole, done)| {
+                Ok(StartTask {
+                    node,
+                    own: own.as_ref().map(state_from_py).transpose()?,
+                    whole,
+                    done: done
+                        .as_ref()
+                        .map(|d| super::middleware::delta_from_py(d).map(|(d, _)| d))
+                        .transpose()?,
+                })
+            })
+            .collect::<PyResult<_>>()?,
+    })
+}
+
 /// What a `stream`/`astream` call asks for besides the state.
 struct StreamRun<'py> {
     modes: Vec<String>,
@@ -560,7 +598,7 @@ struct StreamRun<'py> {
     /// See `RunOptions::steps_before`.
     steps_before: u64,
     /// See `RunOptions::start`.
-    start: Option<String>,
+    start: Vec<StartTask>,
     /// See `RunOptions::stops`.
     stops: crate::agent::Stops,
     /// See `RunOptions::resumed_calls`.
@@ -713,7 +751,7 @@ fn run_options(
         events: None,
         trace: trace_from_py(tracer),
         steps_before: 0,
-        start: None,
+        start: Vec::new(),
         stops: Default::default(),
         resumed_calls: Vec::new(),
         namespace: Vec::new(),

@@ -157,6 +157,18 @@ fn hook_output(out: &Bound<'_, PyAny>) -> PyResult<Option<HookOutput>> {
         return Ok(None);
     }
     let (reported, delta): (Bound<'_, PyAny>, Bound<'_, PyDict>) = out.extract()?;
+    let (d, jump_declared) = delta_from_py(&delta)?;
+    let reported = (!reported.is_none()).then(|| Update::Host(HostValue::new(reported.unbind())));
+    Ok(Some(HookOutput {
+        delta: d,
+        reported,
+        jump_declared,
+    }))
+}
+
+/// A write in the form the middleware adapter gives a hook's (`messages` in the core's form,
+/// `replace`, `files`, `extra`, `jump_to`), and whether its jump was declared.
+pub(crate) fn delta_from_py(delta: &Bound<'_, PyDict>) -> PyResult<(StateDelta, bool)> {
     let mut d = StateDelta::default();
     if let Some(messages) = delta.get_item("messages")? {
         let messages: Vec<Arc<Message>> = messages_from_py(&messages)?
@@ -187,12 +199,7 @@ fn hook_output(out: &Bound<'_, PyAny>) -> PyResult<Option<HookOutput>> {
     let jump_declared = delta
         .get_item("jump_declared")?
         .is_some_and(|j| j.is_truthy().unwrap_or(false));
-    let reported = (!reported.is_none()).then(|| Update::Host(HostValue::new(reported.unbind())));
-    Ok(Some(HookOutput {
-        delta: d,
-        reported,
-        jump_declared,
-    }))
+    Ok((d, jump_declared))
 }
 
 impl Middleware for PyMiddleware {

@@ -205,7 +205,7 @@ async fn run_child(
     let state = match resume {
         // It goes on from its own checkpoint, in its own task's context.
         Some(resume) => {
-            options.start = Some(resume.start);
+            options.start = vec![crate::agent::StartTask::named(resume.start)];
             options.steps_before = resume.steps_before;
             options.host = resume.host;
             options.resumed_calls = resume.resumed_calls;
@@ -427,7 +427,7 @@ async fn run_subagent(
         }),
         // A subgraph numbers its own steps, from its first node.
         steps_before: 0,
-        start: None,
+        start: Vec::new(),
         stops: Default::default(),
         resumed_calls: Vec::new(),
         namespace: namespace.clone(),

@@ -225,24 +225,3 @@ def _history(snapshots: list) -> list:
 def test_on_a_thread_the_checkpoints_are_deepagents(case: str, mode: str, kind: str, tmp_path: Path) -> None:
     ref = _on_thread(deepagents, case, kind, mode, tmp_path / "ref.db")
     assert _on_thread(deepagents_rs, case, kind, mode, tmp_path / "rs.db") == ref
-
-
-def _stopped(module: Any) -> tuple[Any, dict, tuple]:
-    agent, _ = _agent(module, "after_model_beside_model", InMemorySaver())
-    config = {"configurable": {"thread_id": "t"}}
-    agent.invoke(USER, config, interrupt_after=["tools"])
-    state = agent.get_state(config)
-    return agent, config, (norm(state.values["messages"]), state.next)
-
-
-def test_a_run_stops_before_a_step_of_several_tasks_as_in_deepagents() -> None:
-    """The thread stops with both tasks next; deepagents resumes them side by side, while
-    deepagents_rs resumes a thread at one node, so it refuses rather than run one of them."""
-    ref_agent, ref_config, ref = _stopped(deepagents)
-    rs_agent, rs_config, rs = _stopped(deepagents_rs)
-    assert rs == ref
-    assert ref[1] == ("model", "After.after_model")
-    ref_agent.invoke(None, ref_config)
-    assert not ref_agent.get_state(ref_config).next
-    with pytest.raises(NotImplementedError, match="resuming a thread at a step of several tasks"):
-        rs_agent.invoke(None, rs_config)

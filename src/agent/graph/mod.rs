@@ -127,13 +127,19 @@ impl Agent {
         {
             e.emit(0, Event::Values(state.clone()));
         }
-        let start = match &options.start {
-            Some(name) => self.node_named(name)?,
-            None => self
-                .first(Hook::BeforeAgent)
-                .unwrap_or_else(|| self.loop_entry()),
+        let start = if options.start.is_empty() {
+            vec![Task::pull(
+                self.first(Hook::BeforeAgent)
+                    .unwrap_or_else(|| self.loop_entry()),
+            )]
+        } else {
+            options
+                .start
+                .iter()
+                .map(|task| self.start_task(task))
+                .collect::<Result<_, _>>()?
         };
-        let mut tasks = self.next_step(vec![Task::pull(start)]);
+        let mut tasks = self.next_step(start);
         let mut first = true;
         loop {
             // LangGraph's `interrupt_before`/`interrupt_after`: the run ends at the boundary
@@ -157,7 +163,7 @@ impl Agent {
             let step = run.step()?;
             let branches = match tasks.as_slice() {
                 [] => return Ok(()),
-                [task] if task.own.is_none() => {
+                [task] if task.own.is_none() && task.done.is_none() => {
                     let out = self.run_node(task.node, step, state, &run).await?;
                     let next = self.edges(task.node, &out, state);
                     let name = self.node_name(&task.node).unwrap_or_else(|| "__end__".into());

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::Run;
+use super::{Outcome, Run};
 use crate::agent::Agent;
 use crate::agent::routing::Task;
 use crate::error::Error;
@@ -30,7 +30,7 @@ impl Agent {
         run.side_by_side = true;
         let ran = self.run_tasks(tasks, step, state, run).await;
         run.side_by_side = false;
-        let ran = ran?;
+        let (ran, paused) = ran?;
         let snapshot = std::mem::take(state);
         let mut merged = snapshot.clone();
         let mut wrote = false;
@@ -47,6 +47,11 @@ impl Agent {
             merged.apply(&delta.rebased(input, &merged));
         }
         *state = merged;
+        // The step stopped for an interrupt: the state holds the writes of the tasks that
+        // finished, as LangGraph keeps them.
+        if let Some(paused) = paused {
+            return Err(paused);
+        }
         if wrote
             && let Some(events) = run.emitter(step)
             && events.wants(EventKind::Values)
@@ -57,18 +62,40 @@ impl Agent {
     }
 
     /// Each task of a step side by side: the task, its own state if it was sent one, its
-    /// write, and where it goes.
+    /// write, and where it goes; and the interrupt that stopped one of them. LangGraph runs
+    /// the other tasks of a step on when one is interrupted (their writes are kept, and the
+    /// step resumes with the interrupted ones only), but ends the step at another error. A
+    /// task that had finished before a resumed step stopped (`done`) is not run again: its
+    /// kept write goes where its edges go.
     async fn run_tasks(
         &self,
         tasks: &[Task],
         step: u64,
         snapshot: &AgentState,
         run: &Run<'_>,
-    ) -> Result<Vec<Ran>, Error> {
+    ) -> Result<(Vec<Ran>, Option<Error>), Error> {
         let mut ran = Vec::with_capacity(tasks.len());
+        let mut paused = None;
         for task in tasks {
             let mut local = task.own.as_deref().unwrap_or(snapshot).clone();
-            let out = self.run_node(task.node, step, &mut local, run).await?;
+            let out = match &task.done {
+                Some(done) => {
+                    local.apply(done);
+                    Outcome {
+                        delta: done.clone(),
+                        jump: done.jump_to,
+                        ..Default::default()
+                    }
+                }
+                None => match self.run_node(task.node, step, &mut local, run).await {
+                    Ok(out) => out,
+                    Err(e) if e.is_pause() => {
+                        paused.get_or_insert(e);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                },
+            };
             // A sent node's edge reads the step's state with its write, not its own state.
             if let Some(own) = &task.own {
                 let mut routing = snapshot.clone();
@@ -76,10 +103,12 @@ impl Agent {
                 local = routing;
             }
             let next = self.edges(task.node, &out, &local);
-            let name = self.node_name(&task.node).unwrap_or_else(|| "__end__".into());
-            self.report_route(run, step, name, &next, &local);
+            if task.done.is_none() {
+                let name = self.node_name(&task.node).unwrap_or_else(|| "__end__".into());
+                self.report_route(run, step, name, &next, &local);
+            }
             ran.push((task.clone(), task.own.clone(), out.delta, next));
         }
-        Ok(ran)
+        Ok((ran, paused))
     }
 }
