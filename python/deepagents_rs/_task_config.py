@@ -45,12 +45,18 @@ def _made(run: Any, key: tuple, make: Callable[[], str]) -> str:
     key = (id(run), *key)
     with _made_lock:
         found = _MADE.get(key)
-        if found is None:
-            found = _MADE[key] = make()
-            while len(_MADE) > _MADE_LIMIT:
-                _MADE.popitem(last=False)
-        else:
+        if found is not None:
             _MADE.move_to_end(key)
+            return found
+    # Made outside the lock (`uuid4` reads the OS' random source): with a thousand threads
+    # every tool call waited here. When two calls race for one key the first stored wins,
+    # so both still get the same id.
+    made = make()
+    with _made_lock:
+        found = _MADE.setdefault(key, made)
+        _MADE.move_to_end(key)
+        while len(_MADE) > _MADE_LIMIT:
+            _MADE.popitem(last=False)
         return found
 
 
