@@ -124,6 +124,24 @@ mod tests {
     use super::code_field;
 
     #[test]
+    fn unreadable_tools_raise_as_python_does() {
+        use super::executed_tool;
+        use crate::error::Builtin;
+        let tool = |v: serde_json::Value| v.as_object().cloned().unwrap_or_default();
+        let mut blocks = Vec::new();
+        let numeric = tool(serde_json::json!({"type": "search", "arguments": 5}));
+        assert_eq!(
+            executed_tool(&mut blocks, 0, &numeric),
+            Err(Builtin::Type(
+                "the JSON object must be str, bytes or bytearray, not int".into()
+            ))
+        );
+        let empty = tool(serde_json::json!({"type": "search", "arguments": {}, "output": "o"}));
+        assert_eq!(executed_tool(&mut blocks, 0, &empty), Ok(()));
+        assert_eq!(blocks.len(), 1);
+    }
+
+    #[test]
     fn unescaped_code_is_read_up_to_the_last_quote() {
         assert_eq!(
             code_field(r#" { "code" : "print("a")" } "#),

@@ -505,3 +505,37 @@ async fn gather<A, B>(
     })
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failing(text: &str) -> Error {
+        Error::InvalidInput(text.to_owned())
+    }
+
+    async fn fail_after(yields: usize, text: &str) -> Result<(), Error> {
+        for _ in 0..yields {
+            tokio::task::yield_now().await;
+        }
+        Err(failing(text))
+    }
+
+    fn raised(out: Result<((), ()), Error>) -> String {
+        match out {
+            Err(Error::InvalidInput(text)) => text,
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn gather_raises_the_first_failure() {
+        // Both fail on their first poll: the first started wins.
+        assert_eq!(raised(gather(fail_after(0, "a"), fail_after(0, "b")).await), "a");
+        // The second fails first.
+        assert_eq!(raised(gather(fail_after(3, "a"), fail_after(0, "b")).await), "b");
+        assert_eq!(raised(gather(fail_after(0, "a"), fail_after(3, "b")).await), "a");
+        let both = gather(async { Ok(1) }, async { Ok(2) }).await;
+        assert!(matches!(both, Ok((1, 2))));
+    }
+}
