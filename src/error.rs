@@ -37,6 +37,39 @@ pub enum Error {
     /// A bug: a panic caught at the edge of a run, so it ends the run and not the process.
     #[error("internal error in deepagents_rs (a bug): {0}")]
     Internal(String),
+
+    /// A builtin exception Python raises itself in the code deepagents runs, on a value that
+    /// code cannot read (LangChain's readers of a message's content blocks).
+    #[error("{0}")]
+    Builtin(Builtin),
+}
+
+/// A builtin Python exception and its argument (a `KeyError`'s is the missing key).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Builtin {
+    Key(String),
+    Type(String),
+    Value(String),
+    Attribute(String),
+}
+
+impl std::fmt::Display for Builtin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Builtin::Key(key) => write!(f, "KeyError: {}", crate::pyrepr::str_repr(key)),
+            Builtin::Type(text) => write!(f, "TypeError: {text}"),
+            Builtin::Value(text) => write!(f, "ValueError: {text}"),
+            Builtin::Attribute(text) => write!(f, "AttributeError: {text}"),
+        }
+    }
+}
+
+impl Builtin {
+    /// `'<type>' object has no attribute '<name>'`.
+    pub fn no_attribute(value: &serde_json::Value, name: &str) -> Self {
+        let kind = crate::pyrepr::type_name(value);
+        Builtin::Attribute(format!("'{kind}' object has no attribute '{name}'"))
+    }
 }
 
 /// How the host tells a pause (LangGraph's `GraphInterrupt`) from a failure, set by the

@@ -121,6 +121,19 @@ fn printable(c: char) -> bool {
         || n == 0x180e)
 }
 
+/// `type(value).__name__` of the Python value a JSON value stands for.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
 /// `repr(float)` / `repr(int)` of a JSON number (Python's shortest round-trip form, in
 /// exponent notation below 1e-4 and from 1e16).
 pub fn number(n: &Number) -> String {

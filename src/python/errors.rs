@@ -1,10 +1,10 @@
 //! The one place core errors become Python exceptions. A host exception (raised by a Python
 //! tool or model) is re-raised as the original object, type and traceback intact.
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyAttributeError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::error::{BoxError, Error, ModelError};
+use crate::error::{BoxError, Builtin, Error, ModelError};
 use crate::providers::ProviderError;
 
 fn original(source: &BoxError) -> Option<PyErr> {
@@ -69,7 +69,18 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         }
         Error::Internal(_) => PyRuntimeError::new_err(err.to_string()),
         Error::ParentCommand(_) => PyRuntimeError::new_err(err.to_string()),
+        Error::Builtin(ref raised) => builtin(raised),
     })
+}
+
+/// The builtin exception Python raises for `raised`.
+fn builtin(raised: &Builtin) -> PyErr {
+    match raised {
+        Builtin::Key(key) => PyKeyError::new_err(key.clone()),
+        Builtin::Type(text) => PyTypeError::new_err(text.clone()),
+        Builtin::Value(text) => PyValueError::new_err(text.clone()),
+        Builtin::Attribute(text) => PyAttributeError::new_err(text.clone()),
+    }
 }
 
 /// A provider's classified error as the `deepagents_rs.errors` class for its kind.
@@ -155,6 +166,7 @@ pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
         }
         Error::InvalidInput(_) => PyValueError::new_err(err.to_string()),
         Error::ParentCommand(_) => PyRuntimeError::new_err(err.to_string()),
+        Error::Builtin(raised) => builtin(raised),
     }
 }
 

@@ -269,7 +269,9 @@ pub(crate) fn content_blocks<'py>(
     message: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let message = super::convert::message_from_py(message)?;
-    let blocks = serde_json::Value::Array(crate::summarization::content_blocks(&message));
+    let blocks = crate::summarization::content_blocks(&message)
+        .map_err(|raised| super::errors::to_py(crate::error::Error::Builtin(raised)))?;
+    let blocks = serde_json::Value::Array(blocks);
     Ok(pythonize::pythonize(py, &blocks)?)
 }
 

@@ -164,7 +164,8 @@ impl SummarizationCall {
             let fut = async move {
                 let (out, failed) = summarization
                     .offload_media(&messages, backend, scope.clone())
-                    .await;
+                    .await
+                    .map_err(|raised| super::errors::to_py(crate::error::Error::Builtin(raised)))?;
                 // Media are always rewritten: all messages as they came means there were none.
                 let same = out.iter().zip(&messages).all(|(a, b)| Arc::ptr_eq(a, b));
                 Ok(((!same).then_some(out), failed, scope.take_update()))

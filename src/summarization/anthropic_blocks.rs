@@ -6,13 +6,14 @@
 
 use serde_json::{Map, Value, json};
 
-use super::provider_blocks::{add_missing_calls, converse_tool_use, get_or};
+use super::provider_blocks::{add_missing_calls, converse_tool_use, get_or, plain_text};
+use crate::error::Builtin;
 use crate::messages::{AiMessage, Content};
 use crate::pyrepr::truthy;
 
 /// `model_provider` `bedrock`: the Anthropic reading for a Claude model; `None` (the generic
 /// reading) for any other model.
-pub(super) fn bedrock(message: &AiMessage) -> Option<Vec<Value>> {
+pub(super) fn bedrock(message: &AiMessage) -> Option<Result<Vec<Value>, Builtin>> {
     let model = message
         .response_metadata
         .get("model_name")
@@ -21,13 +22,14 @@ pub(super) fn bedrock(message: &AiMessage) -> Option<Vec<Value>> {
     if !model.to_lowercase().contains("claude") {
         return None;
     }
-    let mut blocks = anthropic(message);
-    add_missing_calls(&mut blocks, message);
-    Some(blocks)
+    Some(anthropic(message).map(|mut blocks| {
+        add_missing_calls(&mut blocks, message);
+        blocks
+    }))
 }
 
 /// `model_provider` `anthropic`.
-pub(super) fn anthropic(message: &AiMessage) -> Vec<Value> {
+pub(super) fn anthropic(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
     let items: Vec<Value> = match &message.content {
         Content::Text(text) => vec![json!({"type": "text", "text": text})],
         Content::Blocks(blocks) => blocks.clone(),
@@ -36,13 +38,13 @@ pub(super) fn anthropic(message: &AiMessage) -> Vec<Value> {
         .iter()
         .filter_map(Value::as_object)
         .map(|b| item(b, message))
-        .collect();
+        .collect::<Result<_, _>>()?;
     let refused = message.response_metadata.get("stop_reason").and_then(Value::as_str)
         == Some("refusal");
     if refused && !blocks.iter().any(|b| kind(b) == Some("refusal")) {
         blocks.push(refusal_from_stop_details(&message.response_metadata));
     }
-    blocks
+    Ok(blocks)
 }
 
 fn kind(b: &Value) -> Option<&str> {
@@ -82,9 +84,9 @@ fn server_args(b: &Map<String, Value>) -> Value {
 
 const SERVER_CALL_KNOWN: [&str; 6] = ["type", "name", "input", "partial_json", "id", "index"];
 
-fn item(b: &Map<String, Value>, message: &AiMessage) -> Value {
+fn item(b: &Map<String, Value>, message: &AiMessage) -> Result<Value, Builtin> {
     let block_type = b.get("type").and_then(Value::as_str).unwrap_or_default();
-    match block_type {
+    Ok(match block_type {
         "text" => {
             let out = match b.get("citations").filter(|c| truthy(c)) {
                 Some(citations) => json!({
@@ -95,7 +97,7 @@ fn item(b: &Map<String, Value>, message: &AiMessage) -> Value {
                         .map(|list| list.iter().map(citation).collect::<Vec<_>>())
                         .unwrap_or_default(),
                 }),
-                None => json!({"type": "text", "text": get_or(b, "text", Value::Null)}),
+                None => plain_text(b)?,
             };
             with_index(out, b)
         }
@@ -185,7 +187,7 @@ fn item(b: &Map<String, Value>, message: &AiMessage) -> Value {
                 None => json!({"type": "non_standard", "value": b}),
             }
         }
-    }
+    })
 }
 
 /// `_convert_citation_to_v1` of Anthropic's citation kinds.

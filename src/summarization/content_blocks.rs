@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 
 use super::provider_blocks;
+use crate::error::Builtin;
 use crate::messages::{Content, Message};
 use crate::pyrepr::truthy;
 
@@ -165,10 +166,10 @@ fn from_anthropic(b: &Map<String, Value>) -> Option<Value> {
 /// `_convert_to_v1_from_genai_input` of a block (`None`: not one it reads). Its Bedrock
 /// Converse twin, which runs next in LangChain, reads nothing this one has not already
 /// read (the same text, image and document shapes), so it has no counterpart here.
-fn from_genai(b: &Map<String, Value>) -> Option<Value> {
+fn from_genai(b: &Map<String, Value>) -> Result<Option<Value>, Builtin> {
     let only = |key: &str| (b.len() == 1).then(|| b.get(key)).flatten();
     if let Some(text) = only("text").filter(|t| truthy(t)) {
-        return Some(json!({"type": "text", "text": text}));
+        return Ok(Some(json!({"type": "text", "text": text})));
     }
     let with_format = |key: &str| {
         only(key)
@@ -177,28 +178,33 @@ fn from_genai(b: &Map<String, Value>) -> Option<Value> {
             .filter(|o| o.contains_key("format"))
     };
     if let Some(document) = with_format("document") {
-        let source = source_of(document);
-        let converted = match document.get("format").and_then(Value::as_str) {
-            Some("pdf") if source.contains_key("bytes") => json!({
-                "type": "file", "base64": source["bytes"], "mime_type": "application/pdf",
-            }),
-            Some("txt") if source.contains_key("text") => json!({
-                "type": "text-plain", "text": source["text"], "mime_type": "text/plain",
-            }),
-            _ => return Some(non_standard(b)),
+        let format = document.get("format").and_then(Value::as_str);
+        let converted = match format {
+            Some("pdf") => source_with(document, "bytes")?
+                .map(b64_of)
+                .transpose()?
+                .map(|data| json!({"type": "file", "base64": data, "mime_type": "application/pdf"})),
+            Some("txt") => source_with(document, "text")?
+                .map(|text| json!({"type": "text-plain", "text": text, "mime_type": "text/plain"})),
+            _ => None,
         };
-        return Some(with_extras(converted, document));
+        return Ok(Some(match converted {
+            Some(converted) => with_extras(converted, document),
+            None => non_standard(b),
+        }));
     }
     if let Some(image) = with_format("image") {
-        let source = source_of(image);
-        if !source.contains_key("bytes") {
-            return Some(non_standard(b));
-        }
+        let Some(data) = source_with(image, "bytes")? else {
+            return Ok(Some(non_standard(b)));
+        };
         let mime = format!("image/{}", super::media::py_str(&image["format"]));
-        let converted = json!({"type": "image", "base64": source["bytes"], "mime_type": mime});
-        return Some(with_extras(converted, image));
+        let converted = json!({"type": "image", "base64": b64_of(data)?, "mime_type": mime});
+        return Ok(Some(with_extras(converted, image)));
     }
-    match kind(b)? {
+    let Some(block_kind) = kind(b) else {
+        return Ok(None);
+    };
+    Ok(match block_kind {
         "file_data" if b.contains_key("file_uri") => {
             let mut file = json!({"type": "file", "url": b["file_uri"]});
             if let Some(mime) = b.get("mime_type").filter(|m| truthy(m)) {
@@ -215,15 +221,40 @@ fn from_genai(b: &Map<String, Value>) -> Option<Value> {
         "executable_code" => Some(provider_blocks::executable_code(b)),
         "code_execution_result" => Some(provider_blocks::code_result(b)),
         _ => None,
+    })
+}
+
+/// A GenAI part's `source` (`{}` when it has none) when it holds `key`, as LangChain asks
+/// (`key in source`, then `source[key]`): a string or list source holding it cannot be
+/// indexed by it, and a scalar one cannot be searched.
+fn source_with(part: &Map<String, Value>, key: &str) -> Result<Option<Value>, Builtin> {
+    match part.get("source") {
+        None => Ok(None),
+        Some(Value::Object(source)) => Ok(source.get(key).cloned()),
+        Some(Value::String(text)) if text.contains(key) => {
+            Err(Builtin::Type("string indices must be integers, not 'str'".into()))
+        }
+        Some(Value::Array(items)) if items.iter().any(|i| i.as_str() == Some(key)) => Err(
+            Builtin::Type("list indices must be integers or slices, not str".into()),
+        ),
+        Some(Value::String(_) | Value::Array(_)) => Ok(None),
+        Some(other) => Err(Builtin::Type(format!(
+            "argument of type '{}' is not iterable",
+            crate::pyrepr::type_name(other)
+        ))),
     }
 }
 
-/// A GenAI part's `source` (`{}` when it has none that is a mapping).
-fn source_of(part: &Map<String, Value>) -> Map<String, Value> {
-    part.get("source")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default()
+/// A part's `bytes` as LangChain's GenAI input reader keeps them: text as it is, anything
+/// else base64-encoded (which only bytes can be).
+fn b64_of(bytes: Value) -> Result<Value, Builtin> {
+    match bytes {
+        text @ Value::String(_) => Ok(text),
+        other => Err(Builtin::Type(format!(
+            "a bytes-like object is required, not '{}'",
+            crate::pyrepr::type_name(&other)
+        ))),
+    }
 }
 
 /// `converted` with the part's keys other than `format` and `source` as its `extras`.
@@ -260,50 +291,54 @@ fn unwrapped(block: Value) -> Value {
 
 /// One reader of `content_blocks` over one block: `convert` answers the blocks it reads,
 /// a known block stays, anything else is (again) `non_standard`.
-fn read_with(block: Value, convert: impl Fn(&Map<String, Value>) -> Option<Value>) -> Value {
+fn read_with(
+    block: Value,
+    convert: impl Fn(&Map<String, Value>) -> Result<Option<Value>, Builtin>,
+) -> Result<Value, Builtin> {
     let block = unwrapped(block);
     let Value::Object(b) = &block else {
-        return block;
+        return Ok(block);
     };
-    match convert(b) {
+    Ok(match convert(b)? {
         Some(converted) => converted,
         None if is_known(b) => block,
         None => non_standard(b),
-    }
+    })
 }
 
 /// One item of a message's content as `BaseMessage.content_blocks` gives it: a string is a
 /// text block, a known v1 block stays as it is, and LangChain's readers of v0 blocks,
 /// OpenAI Chat Completions data blocks, Anthropic `source` blocks and Google GenAI parts
 /// convert in turn (each over every block); what none reads is `non_standard`.
-fn standard(item: &Value) -> Option<Value> {
+fn standard(item: &Value) -> Result<Option<Value>, Builtin> {
     let first = match item {
-        Value::String(text) => return Some(json!({"type": "text", "text": text})),
+        Value::String(text) => return Ok(Some(json!({"type": "text", "text": text}))),
         Value::Object(b) if is_known(b) && !b.contains_key("source_type") => item.clone(),
         Value::Object(b) => non_standard(b),
-        _ => return None,
+        _ => return Ok(None),
     };
     let v0 = read_with(first, |b| {
-        (matches!(kind(b), Some("image" | "audio" | "file")) && b.contains_key("source_type"))
-            .then(|| from_v0(b))
-    });
+        Ok((matches!(kind(b), Some("image" | "audio" | "file")) && b.contains_key("source_type"))
+            .then(|| from_v0(b)))
+    })?;
     let openai = read_with(v0, |b| {
-        (matches!(kind(b), Some("image_url" | "input_audio" | "file")) && is_openai_data_block(b))
+        Ok((matches!(kind(b), Some("image_url" | "input_audio" | "file")) && is_openai_data_block(b))
             .then(|| from_openai(b))
             .map(|c| match c.as_object() {
                 Some(m) if is_known(m) => c,
                 _ => non_standard(b),
-            })
-    });
-    let anthropic = read_with(openai, from_anthropic);
-    Some(read_with(anthropic, from_genai))
+            }))
+    })?;
+    let anthropic = read_with(openai, |b| Ok(from_anthropic(b)))?;
+    read_with(anthropic, from_genai).map(Some)
 }
 
 /// `message.content_blocks`. An AI message naming a provider with a reader of its own
 /// (`response_metadata.model_provider`, see `provider_blocks`) is read by it; otherwise an
 /// AI message's tool calls that its content does not hold are added as `tool_call` blocks,
-/// and its `reasoning_content` as a leading reasoning block.
-pub fn content_blocks(message: &Message) -> Vec<Value> {
+/// and its `reasoning_content` as a leading reasoning block. A shape LangChain's readers
+/// cannot read is the builtin exception they raise on it.
+pub fn content_blocks(message: &Message) -> Result<Vec<Value>, Builtin> {
     let items: Vec<Value> = match message.content() {
         Content::Text(s) if s.is_empty() => Vec::new(),
         Content::Text(s) => vec![Value::String(s.clone())],
@@ -317,14 +352,17 @@ pub fn content_blocks(message: &Message) -> Vec<Value> {
             == Some("v1")
         && matches!(ai.content, Content::Blocks(_))
     {
-        return items;
+        return Ok(items);
     }
     if let Message::Ai(ai) = message
         && let Some(blocks) = provider_blocks::translate(ai)
     {
         return blocks;
     }
-    let mut out: Vec<Value> = items.iter().filter_map(standard).collect();
+    let mut out = Vec::with_capacity(items.len());
+    for item in &items {
+        out.extend(standard(item)?);
+    }
     if let Message::Ai(ai) = message {
         let present: HashSet<&str> = items
             .iter()
@@ -354,5 +392,5 @@ pub fn content_blocks(message: &Message) -> Vec<Value> {
             out.insert(0, json!({"type": "reasoning", "reasoning": r}));
         }
     }
-    out
+    Ok(out)
 }

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use super::content_blocks::content_blocks;
 use super::texts;
+use crate::error::Builtin;
 use crate::files::Backend;
 use crate::files::backend::FilesScope;
 use crate::messages::{Content, Message};
@@ -284,20 +285,44 @@ fn reference(path: &str, mime: &str) -> Value {
 
 /// `_offload_inline_media`: the messages with their inline media uploaded under `prefix`
 /// and replaced by references, and how many blocks became the failed placeholder. Without
-/// inline media the messages come back as they were.
+/// inline media the messages come back as they were. Messages are read one at a time, each
+/// one's media uploaded before the next is read, so a message LangChain cannot read stops
+/// the step with its exception after the earlier messages' uploads, as in deepagents.
 pub async fn offload(
     messages: &[Arc<Message>],
     backend: &Arc<dyn Backend>,
     prefix: &str,
     scope: Arc<FilesScope>,
-) -> (Vec<Arc<Message>>, usize) {
-    let standard: Vec<Vec<Value>> = messages.iter().map(|m| content_blocks(m)).collect();
+) -> Result<(Vec<Arc<Message>>, usize), Builtin> {
     let mut paths: HashMap<String, String> = HashMap::new();
     let mut failed: HashSet<String> = HashSet::new();
     let mut saw = false;
-    for block in standard.iter().flatten() {
+    let mut standard: Vec<Vec<Value>> = Vec::with_capacity(messages.len());
+    for message in messages {
+        standard.push(content_blocks(message)?);
+        let blocks = standard.last().map(Vec::as_slice).unwrap_or_default();
+        upload_new(blocks, backend, prefix, &scope, &mut paths, &mut failed, &mut saw).await;
+    }
+    if !saw {
+        return Ok((messages.to_vec(), 0));
+    }
+    Ok(rewrite(messages, standard, &paths))
+}
+
+/// The first pass over one message's blocks: each inline payload not seen before uploaded
+/// (its path kept) or, when that failed, remembered as failed.
+async fn upload_new(
+    blocks: &[Value],
+    backend: &Arc<dyn Backend>,
+    prefix: &str,
+    scope: &Arc<FilesScope>,
+    paths: &mut HashMap<String, String>,
+    failed: &mut HashSet<String>,
+    saw: &mut bool,
+) {
+    for block in blocks {
         let Some(url) = data_url(block) else { continue };
-        saw = true;
+        *saw = true;
         let Some((raw, ext, _)) = decode(&url) else {
             continue;
         };
@@ -325,9 +350,15 @@ pub async fn offload(
             }
         }
     }
-    if !saw {
-        return (messages.to_vec(), 0);
-    }
+}
+
+/// `_rewrite_data_url_blocks`: each inline block replaced by its reference, or by the
+/// failed placeholder.
+fn rewrite(
+    messages: &[Arc<Message>],
+    standard: Vec<Vec<Value>>,
+    paths: &HashMap<String, String>,
+) -> (Vec<Arc<Message>>, usize) {
     let mut failed_blocks = 0;
     let out = messages
         .iter()

@@ -9,6 +9,7 @@ mod compact;
 mod content_blocks;
 pub mod counter;
 pub mod event;
+mod file_signatures;
 mod groq_blocks;
 mod media;
 mod middleware;

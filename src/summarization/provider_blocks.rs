@@ -11,12 +11,14 @@
 use serde_json::{Map, Value, json};
 
 use super::media::py_str;
+use crate::error::Builtin;
 use crate::messages::{AiMessage, Content, ToolCall};
 use crate::pyrepr::truthy;
 
 /// The blocks of `message` as its provider's reader gives them; `None` when the message
 /// names no provider with a reader here (the generic reading applies).
-pub(super) fn translate(message: &AiMessage) -> Option<Vec<Value>> {
+/// A shape LangChain's reader cannot read is the exception it raises.
+pub(super) fn translate(message: &AiMessage) -> Option<Result<Vec<Value>, Builtin>> {
     let provider = message.response_metadata.get("model_provider")?.as_str()?;
     match provider {
         "google_genai" | "google_vertexai" => Some(genai(message)),
@@ -60,7 +62,7 @@ pub(super) fn add_missing_calls(blocks: &mut Vec<Value>, message: &AiMessage) {
 // ------------------------------------------------------------------------ Google GenAI
 
 /// `_convert_to_v1_from_genai`.
-fn genai(message: &AiMessage) -> Vec<Value> {
+fn genai(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
     let mut blocks = Vec::new();
     match &message.content {
         Content::Text(text) => {
@@ -72,7 +74,7 @@ fn genai(message: &AiMessage) -> Vec<Value> {
         }
         Content::Blocks(items) => {
             for item in items {
-                let mut block = genai_item(item);
+                let mut block = genai_item(item)?;
                 if let (Value::Object(i), Value::Object(b)) = (item, &mut block)
                     && let Some(index) = i.get("index").filter(|v| !v.is_null())
                 {
@@ -87,19 +89,19 @@ fn genai(message: &AiMessage) -> Vec<Value> {
     if let Some(refusal) = refusal(&message.response_metadata) {
         blocks.push(refusal);
     }
-    blocks
+    Ok(blocks)
 }
 
 /// One item of a GenAI message's content list.
-fn genai_item(item: &Value) -> Value {
+fn genai_item(item: &Value) -> Result<Value, Builtin> {
     let b = match item {
-        Value::String(text) => return json!({"type": "text", "text": text}),
+        Value::String(text) => return Ok(json!({"type": "text", "text": text})),
         Value::Object(b) => b,
-        other => return json!({"type": "non_standard", "value": other}),
+        other => return Ok(json!({"type": "non_standard", "value": other})),
     };
     let kind = b.get("type").and_then(Value::as_str).unwrap_or_default();
-    match kind {
-        "image_url" => genai_image_url(b),
+    Ok(match kind {
+        "image_url" => genai_image_url(b)?,
         "function_call" => json!({
             "type": "tool_call",
             "name": get_or(b, "name", json!("")),
@@ -134,32 +136,46 @@ fn genai_item(item: &Value) -> Value {
         }
         "text" => item.clone(),
         _ => json!({"type": "non_standard", "value": item}),
-    }
+    })
 }
 
-/// A GenAI `image_url` item: a base64 `data:` URL, or raw base64 (its MIME type sniffed
-/// from the bytes). LangChain raises `ValueError` for an empty URL; here it stays
-/// `non_standard`.
-fn genai_image_url(b: &Map<String, Value>) -> Value {
-    let url = b
-        .get("image_url")
-        .and_then(Value::as_object)
-        .and_then(|u| u.get("url"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+/// A GenAI `image_url` item: a base64 `data:` URL, or raw base64 (its MIME type guessed
+/// from the bytes as `filetype` guesses it). LangChain raises on the way: an `image_url`
+/// that is not a mapping has no `get`, an empty URL is a `ValueError`, a URL that is not
+/// text cannot be matched.
+fn genai_image_url(b: &Map<String, Value>) -> Result<Value, Builtin> {
+    let url = match b.get("image_url") {
+        None => None,
+        Some(Value::Object(u)) => u.get("url"),
+        Some(other) => return Err(Builtin::no_attribute(other, "get")),
+    };
+    let url = match url {
+        Some(u) if truthy(u) => u,
+        _ => {
+            return Err(Builtin::Value(
+                "Image URL not a data URI; appending as non-standard block.".into(),
+            ));
+        }
+    };
+    let Some(url) = url.as_str() else {
+        return Err(Builtin::Type(format!(
+            "expected string or bytes-like object, got '{}'",
+            crate::pyrepr::type_name(url)
+        )));
+    };
     if let Some((mime, data)) = data_uri(url) {
-        return json!({"type": "image", "base64": data, "mime_type": mime});
+        return Ok(json!({"type": "image", "base64": data, "mime_type": mime}));
     }
-    match strict_b64decode(url) {
-        Some(raw) if !url.is_empty() => {
+    Ok(match strict_b64decode(url) {
+        Some(raw) => {
             let mut out = json!({"type": "image", "base64": url});
-            if let Some(mime) = sniff_image(&raw) {
+            if let Some(mime) = super::file_signatures::guess_mime(&raw) {
                 out["mime_type"] = json!(mime);
             }
             out
         }
-        _ => json!({"type": "non_standard", "value": b}),
-    }
+        None => json!({"type": "non_standard", "value": b}),
+    })
 }
 
 /// `re.match(r"data:([^;]+);base64,(.+)", url)`: the MIME type and the data up to the
@@ -184,50 +200,6 @@ fn strict_b64decode(s: &str) -> Option<Vec<u8>> {
         return None;
     }
     super::media::py_b64decode(s)
-}
-
-/// The first of `filetype`'s image signatures (in its order) the bytes match, for the
-/// kinds it checks first: AutoCAD, GIMP, JPEG, JPEG 2000, APNG, PNG, GIF and WebP.
-/// (`filetype` knows more kinds; a payload of another kind gets no MIME type here.)
-fn sniff_image(raw: &[u8]) -> Option<&'static str> {
-    let buf = &raw[..raw.len().min(8192)];
-    let at = |i: usize, bytes: &[u8]| buf.get(i..i + bytes.len()) == Some(bytes);
-    if at(0, b"AC10") {
-        Some("image/vnd.dwg")
-    } else if at(0, b"gimp xcf v") {
-        Some("image/x-xcf")
-    } else if at(0, &[0xFF, 0xD8, 0xFF]) {
-        Some("image/jpeg")
-    } else if buf.len() > 50 && at(0, &[0, 0, 0, 0x0C]) && at(16, b"ftypjp2 ") {
-        Some("image/jpx")
-    } else if buf.len() > 8 && at(0, b"\x89PNG\r\n\x1a\n") && is_apng(buf) {
-        Some("image/apng")
-    } else if at(0, b"\x89PNG") {
-        Some("image/png")
-    } else if at(0, b"GIF") {
-        Some("image/gif")
-    } else if buf.len() > 13 && at(0, b"RIFF") && at(8, b"WEBPVP") {
-        Some("image/webp")
-    } else {
-        None
-    }
-}
-
-/// An animation-control chunk before the first image data (or the end) of a PNG.
-fn is_apng(buf: &[u8]) -> bool {
-    let mut i = 8;
-    while buf.len() > i {
-        let length = buf[i..buf.len().min(i + 4)]
-            .iter()
-            .fold(0usize, |n, b| n.saturating_mul(256).saturating_add(*b as usize));
-        let chunk = buf.get(i + 4..buf.len().min(i + 8)).unwrap_or_default();
-        match chunk {
-            b"IDAT" | b"IEND" => return false,
-            b"acTL" => return true,
-            _ => i = i.saturating_add(8).saturating_add(length).saturating_add(4),
-        }
-    }
-    false
 }
 
 /// A GenAI `executable_code` part as a server tool call.
@@ -388,14 +360,14 @@ fn refusal(metadata: &Map<String, Value>) -> Option<Value> {
 
 /// `_convert_to_v1_from_converse`: text, reasoning and tool use are read; every other
 /// block (media included) is `non_standard`, and strings in a content list are skipped.
-fn converse(message: &AiMessage) -> Vec<Value> {
+fn converse(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
     let items: Vec<Value> = match &message.content {
         Content::Text(text)
             if text.is_empty()
                 && message.additional_kwargs.is_empty()
                 && message.tool_calls.is_empty() =>
         {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         Content::Text(text) => vec![json!({"type": "text", "text": text})],
         Content::Blocks(blocks) => blocks.clone(),
@@ -405,29 +377,35 @@ fn converse(message: &AiMessage) -> Vec<Value> {
         .filter_map(Value::as_object)
         .map(|b| {
             let mut out = match b.get("type").and_then(Value::as_str) {
-                Some("text") => converse_text(b),
+                Some("text") => converse_text(b)?,
                 Some("reasoning_content") => converse_reasoning(b),
                 Some("tool_use") => converse_tool_use(b, message),
                 _ => {
                     let mut value = b.clone();
-                    return match value.remove("index") {
+                    return Ok(match value.remove("index") {
                         Some(index) => {
                             json!({"type": "non_standard", "value": value, "index": index})
                         }
                         None => json!({"type": "non_standard", "value": b}),
-                    };
+                    });
                 }
             };
             if let Some(index) = b.get("index") {
                 out["index"] = index.clone();
             }
-            out
+            Ok(out)
         })
         .collect()
 }
 
-fn converse_text(b: &Map<String, Value>) -> Value {
-    match b.get("citations").filter(|c| truthy(c)) {
+/// A text block without citations: its `text` (`block["text"]`, a `KeyError` without one).
+pub(super) fn plain_text(b: &Map<String, Value>) -> Result<Value, Builtin> {
+    let text = b.get("text").ok_or_else(|| Builtin::Key("text".into()))?;
+    Ok(json!({"type": "text", "text": text}))
+}
+
+fn converse_text(b: &Map<String, Value>) -> Result<Value, Builtin> {
+    Ok(match b.get("citations").filter(|c| truthy(c)) {
         Some(citations) => json!({
             "type": "text",
             "text": get_or(b, "text", json!("")),
@@ -436,8 +414,8 @@ fn converse_text(b: &Map<String, Value>) -> Value {
                 .map(|list| list.iter().map(converse_citation).collect::<Vec<_>>())
                 .unwrap_or_default(),
         }),
-        None => json!({"type": "text", "text": get_or(b, "text", Value::Null)}),
-    }
+        None => plain_text(b)?,
+    })
 }
 
 /// `_convert_citation_to_v1`.
@@ -554,16 +532,5 @@ mod tests {
         assert_eq!(strict_b64decode("aGk=").as_deref(), Some(&b"hi"[..]));
         assert_eq!(strict_b64decode("aG k="), None);
         assert_eq!(strict_b64decode("aGk"), None);
-    }
-
-    #[test]
-    fn image_signatures_in_filetype_order() {
-        assert_eq!(sniff_image(b"\x89PNG\r\n\x1a\nrest"), Some("image/png"));
-        let apng = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR0123456789abcCRC!\0\0\0\x08acTL";
-        assert_eq!(sniff_image(apng), Some("image/apng"));
-        assert_eq!(sniff_image(b"GIF89a"), Some("image/gif"));
-        assert_eq!(sniff_image(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
-        assert_eq!(sniff_image(b"\xff\xd8\xff"), Some("image/jpeg"));
-        assert_eq!(sniff_image(b"BM"), None);
     }
 }

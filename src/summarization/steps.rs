@@ -63,13 +63,14 @@ impl Summarization {
     }
 
     /// `_offload_inline_media`: `messages` with their inline media stored on `backend` (the
-    /// entry's own when `None`) and referenced by path, and how many blocks failed.
+    /// entry's own when `None`) and referenced by path, and how many blocks failed; the
+    /// exception LangChain raises on a message it cannot read.
     pub async fn offload_media(
         &self,
         messages: &[Arc<Message>],
         backend: Option<Arc<dyn Backend>>,
         scope: Arc<FilesScope>,
-    ) -> (Vec<Arc<Message>>, usize) {
+    ) -> Result<(Vec<Arc<Message>>, usize), crate::error::Builtin> {
         let inner = self.inner();
         let backend = backend.unwrap_or_else(|| inner.config.backend.clone());
         let prefix = format!("{}/media", inner.config.history_prefix);

@@ -50,6 +50,17 @@ def _middleware(impl: str, root: Path, model: Any = None, **settings: Any) -> An
     return cls(model, backend=_backend(impl, root), **settings)
 
 
+def model_request(mw: Any, messages: list[Any]) -> ModelRequest:
+    """A request to the middleware's model outside a graph, the state holding ``messages``."""
+    return ModelRequest(
+        model=mw.model,
+        messages=messages,
+        system_message=SystemMessage("You are helpful."),
+        runtime=None,
+        state={"messages": messages},
+    )
+
+
 def _both(fn: Any, root: Path, **settings: Any) -> dict[str, Any]:
     return {impl: fn(_middleware(impl, root, **settings), impl) for impl in IMPLS}
 
@@ -418,13 +429,7 @@ def test_wrap_model_call_runs_the_steps_as_replaced(tmp_path: Path, mode: str, r
         async def aanswer(request: ModelRequest) -> AIMessage:
             return answer(request)
 
-        request = ModelRequest(
-            model=mw.model,
-            messages=messages,
-            system_message=SystemMessage("You are helpful."),
-            runtime=None,
-            state={"messages": messages},
-        )
+        request = model_request(mw, messages)
         result = (
             mw.wrap_model_call(request, answer)
             if mode == "sync"
