@@ -21,6 +21,35 @@ pub fn is_async(host: &HostContext) -> bool {
     ASYNC_TEST.get().is_some_and(|test| test(host))
 }
 
+/// How the host makes a streamed reply of a model it does not run itself into the message its
+/// own chat models make of the same chunks, when the run asks for that (LangChain's v3
+/// stream assembles every reply from content-block events: v1 blocks). Set by the binding.
+pub struct ReplyShaper {
+    /// Whether the run's replies are made by the host (its chunks are then kept).
+    pub wants: fn(&HostContext) -> bool,
+    /// The reply made of the call's chunks (`call id`, chunks), or `None` to keep the core's.
+    pub shape: ShapeReply,
+}
+
+/// `ReplyShaper::shape`.
+pub type ShapeReply = fn(
+    &HostContext,
+    &str,
+    crate::model::Chunks,
+) -> Result<Option<crate::messages::AiMessage>, crate::error::BoxError>;
+
+static REPLY_SHAPER: OnceLock<ReplyShaper> = OnceLock::new();
+
+/// Sets the host's reply shaper (once; later calls are ignored).
+pub fn set_reply_shaper(shaper: ReplyShaper) {
+    let _ = REPLY_SHAPER.set(shaper);
+}
+
+/// The host's reply shaper, when the run wants its replies made by it.
+pub fn reply_shaper(host: &HostContext) -> Option<&'static ReplyShaper> {
+    REPLY_SHAPER.get().filter(|s| (s.wants)(host))
+}
+
 #[derive(Clone)]
 pub struct HostValue(pub Arc<dyn Any + Send + Sync>);
 

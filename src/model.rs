@@ -86,6 +86,9 @@ impl std::fmt::Debug for ModelRequest {
     }
 }
 
+/// A streamed call's chunks, each as the fields it was sent with.
+pub type Chunks = Vec<Map<String, Value>>;
+
 /// Receives a streamed reply's chunks and reports them as message events of the model step.
 #[derive(Clone)]
 pub struct TokenSink {
@@ -94,6 +97,8 @@ pub struct TokenSink {
     sent: Arc<AtomicBool>,
     /// LangChain's id for the call's chunks and the message they make: `lc_run--<run id>`.
     call_id: Arc<str>,
+    /// The chunks sent, kept when the host makes the reply from them (`recording`).
+    recorded: Option<Arc<parking_lot::Mutex<Chunks>>>,
 }
 
 impl TokenSink {
@@ -103,6 +108,7 @@ impl TokenSink {
             model: None,
             sent: Arc::default(),
             call_id: Arc::from(""),
+            recorded: None,
         }
     }
 
@@ -112,8 +118,22 @@ impl TokenSink {
             model: Some(model),
             sent: Arc::default(),
             call_id: format!("lc_run--{}", crate::agent::new_id()).into(),
+            recorded: None,
             ..self
         }
+    }
+
+    /// The sink, keeping each chunk it sends (see `take_recorded`).
+    pub fn recording(self) -> Self {
+        TokenSink {
+            recorded: Some(Arc::default()),
+            ..self
+        }
+    }
+
+    /// The chunks sent so far, when recording.
+    pub fn take_recorded(&self) -> Option<Chunks> {
+        self.recorded.as_ref().map(|r| std::mem::take(&mut *r.lock()))
     }
 
     fn report(&self, payload: MessagePayload) {
@@ -141,6 +161,9 @@ impl TokenSink {
         self.sent.store(true, Ordering::Relaxed);
         if !fields.get("id").is_some_and(Value::is_string) {
             fields.insert("id".into(), Value::String(self.call_id.to_string()));
+        }
+        if let Some(recorded) = &self.recorded {
+            recorded.lock().push(fields.clone());
         }
         self.report(MessagePayload::NativeChunk(fields));
     }
@@ -230,6 +253,13 @@ pub trait ChatModel: Send + Sync {
     /// Whether the model raises its own callbacks (a LangChain model, given the node's run
     /// as parent); the loop reports the others.
     fn traces_itself(&self) -> bool {
+        false
+    }
+
+    /// Whether the model's requests read back a reply of its own made into LangChain's v1
+    /// content blocks (`output_version: "v1"`) as the blocks it was made of; only then is a
+    /// streamed reply made so under LangGraph's v3 stream (see `crate::host::ReplyShaper`).
+    fn reads_v1_replies(&self) -> bool {
         false
     }
 

@@ -71,3 +71,22 @@ class NativeCallEvents:
             if not isinstance(waiting, _NextChunk):  # pragma: no cover - it awaits only chunks
                 raise TypeError(f"LangChain's event bridge awaited {waiting!r}")
             return out
+
+
+def v1_reply(message_id: str, chunks: list[dict]) -> dict | None:
+    """The reply LangChain assembles under the v3 stream from a call's content-block events
+    (v1 blocks, ``output_version: "v1"``), made of a native client's chunks (their fields, as
+    the core sent them): the message the core keeps in place of its own. ``None`` when the
+    chunks made no message."""
+    from langchain_core.language_models.chat_model_stream import ChatModelStream
+
+    from ._convert import to_core
+    from ._stream import native_chunk
+
+    events = NativeCallEvents(message_id)
+    assembled = ChatModelStream(message_id=message_id)
+    for chunk in [*map(native_chunk, chunks), None]:
+        for event in events.feed(chunk):
+            assembled.dispatch(event)
+    message = assembled.output_message
+    return None if message is None else to_core(message)

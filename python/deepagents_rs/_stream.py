@@ -485,14 +485,17 @@ class Shaper:
             return [self.part(*p) for p in [*before, *after] if not p[1]]
         if item[0] == "done":
             emit, chunk = self.shape(item)
-            return [chunk] if emit else []
+            held = self.tool_events.released(None) if self.tool_events is not None else []
+            return held + ([chunk] if emit else [])
         if self.tool_events is None:
             emit, chunk = self.shape(item)
             return ([chunk] if emit else []) + self._subgraph_interrupt(item)
         before, after = self.tool_events.observe(item)
         emit, chunk = self.shape(item)
         parts = [self.part(*p) for p in before]
-        if emit:
+        # A tool's message waits for its call's end (`tool-finished`, in `before`).
+        parts.extend(self.tool_events.released(item))
+        if emit and not self.tool_events.hold(item, [chunk]):
             parts.append(chunk)
         parts.extend(self.part(*p) for p in after)
         return parts + self._subgraph_interrupt(item)
@@ -517,7 +520,8 @@ class Shaper:
         (`_stream_protocol`)."""
         interrupted = any(interrupts for interrupts, _state in stops)
         parts = self.tool_events.stopped(interrupted) if self.tool_events is not None else []
-        chunks = [self.part(*p) for p in parts if not p[1] or self.subgraphs]
+        held = self.tool_events.released(None) if self.tool_events is not None else []
+        chunks = held + [self.part(*p) for p in parts if not p[1] or self.subgraphs]
         for interrupts, state in stops:
             chunks.extend(self.interrupted(interrupts, state))
         parts = self.tool_events.closing() if self.tool_events is not None else []
@@ -528,8 +532,9 @@ class Shaper:
         the calls the error stopped (`_stream_protocol`)."""
         if self.tool_events is None:
             return []
+        held = self.tool_events.released(None)
         parts = self.tool_events.failed(error)
-        return [self.part(*p) for p in parts if not p[1] or self.subgraphs]
+        return held + [self.part(*p) for p in parts if not p[1] or self.subgraphs]
 
     def part(self, mode: str, ns: tuple, data: Any) -> Any:
         """A chunk of ``mode`` made here, in the shape asked for."""

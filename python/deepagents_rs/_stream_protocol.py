@@ -178,6 +178,9 @@ class ToolEvents:
         # The starts of each namespace's routed calls, held until they are under way: the
         # core routes a step's calls before a breakpoint can stop the run there.
         self.waiting: dict[tuple, list] = {}
+        # The chunks of a call's `ToolMessage` (`messages` mode), by (namespace, call id),
+        # held until the call's update has reported its end (`hold`).
+        self.held: dict[tuple, list] = {}
 
     def observe(self, item: tuple) -> tuple[list, list]:
         mode, ns, payload = item
@@ -206,6 +209,37 @@ class ToolEvents:
         elif mode == "values" and isinstance(payload, dict):
             self._remember_calls(ns, payload.get("messages") or ())
         return before, after
+
+    def hold(self, item: tuple, chunks: list) -> bool:
+        """Whether ``chunks`` (a ``messages`` item's) wait for their call's end: LangGraph's
+        tool handler reports a call's end (``tool-finished``) when the tool returns, and its
+        messages handler streams the call's ``ToolMessage`` when the ``tools`` task ends,
+        after it; the core streams the message before the task's update."""
+        mode, ns, payload = item
+        if not self.tools or mode != "messages" or not chunks:
+            return False
+        message = payload[0]
+        if not isinstance(message, dict) or message.get("type") != "tool":
+            return False
+        key = (tuple(ns), message.get("tool_call_id"))
+        if key not in self.calls and key not in self.state_calls:
+            return False
+        self.held.setdefault(key, []).extend(chunks)
+        return True
+
+    def released(self, item: tuple | None) -> list:
+        """The held chunks whose calls ``item`` ends (``None``: the run's end, all of them)."""
+        if not self.held:
+            return []
+        if item is None:
+            out = [c for chunks in self.held.values() for c in chunks]
+            self.held.clear()
+            return out
+        mode, ns, payload = item
+        if mode != "updates" or payload[0] != "tools" or not isinstance(payload[1], dict):
+            return []
+        ids = [m.get("tool_call_id") for m in payload[1].get("messages") or () if isinstance(m, dict)]
+        return [c for call_id in ids for c in self.held.pop((tuple(ns), call_id), ())]
 
     def stopped(self, interrupted: bool) -> list:
         """When the run stopped: the starts of the calls a tool's interrupt stopped (a run

@@ -18,6 +18,7 @@ mod input_messages;
 mod memory;
 mod middleware;
 mod model;
+mod reply_shaper;
 mod runnable;
 mod sandbox;
 mod skill_parts;
@@ -52,6 +53,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::error::set_pause_test(tools::is_pause_error);
     crate::error::set_warn(user_warning);
     crate::host::set_async_test(|h| host::PyHost::from_context(h).is_some_and(|p| p.is_async));
+    reply_shaper::register();
     m.add_class::<agent::CoreAgent>()?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     composite::register(m)?;

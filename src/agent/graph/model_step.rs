@@ -8,10 +8,11 @@ use super::node_report::node_end;
 use crate::agent::{Agent, new_id};
 use crate::error::Error;
 use crate::events::{ModelInfo, NodeTrace, TraceData, Update};
-use crate::messages::Message;
+use crate::messages::{AiMessage, Message};
 use crate::middleware::ModelResponse;
 use crate::model::{ModelRequest, TokenSink};
 use crate::state::{AgentState, MessagesDelta, StateDelta};
+use crate::tools::HostContext;
 
 impl Agent {
     pub(super) async fn model_step(
@@ -168,10 +169,16 @@ impl Agent {
                     request.response_format = format.response_format;
                 }
                 let model = request.model.clone();
+                // A model the host does not run itself, in a run whose replies the host
+                // makes from their chunks: the chunks are kept for it.
+                let shaper = (!model.traces_itself() && model.reads_v1_replies())
+                    .then(|| crate::host::reply_shaper(&host))
+                    .flatten();
                 let tokens = request.tokens.take().map(|t| {
-                    t.for_model(Arc::new(ModelInfo {
+                    let t = t.for_model(Arc::new(ModelInfo {
                         params: model.ls_params(),
-                    }))
+                    }));
+                    if shaper.is_some() { t.recording() } else { t }
                 });
                 request.tokens = tokens.clone();
                 // A model that does not report itself (a native client) is reported here.
@@ -195,10 +202,13 @@ impl Agent {
                     }
                     None => None,
                 };
-                let mut reply = match model.invoke(request, host.clone()).await {
+                let shaped = match model.invoke(request, host.clone()).await {
+                    Ok(reply) => shape_reply(shaper, &host, tokens.as_ref(), reply),
+                    Err(e) => Err(Error::from(e)),
+                };
+                let mut reply = match shaped {
                     Ok(reply) => reply,
                     Err(e) => {
-                        let e = Error::from(e);
                         if let Some(l) = llm {
                             l.tracer.llm_error(l.run, TraceData::Failure(&e)).await;
                         }
@@ -245,4 +255,24 @@ impl Agent {
             })
         })
     }
+}
+
+/// The reply as the host makes it of the call's streamed chunks (see `ReplyShaper`), or the
+/// model's own when nothing streamed.
+fn shape_reply(
+    shaper: Option<&crate::host::ReplyShaper>,
+    host: &HostContext,
+    tokens: Option<&TokenSink>,
+    reply: AiMessage,
+) -> Result<AiMessage, Error> {
+    let (Some(shaper), Some(tokens)) = (shaper, tokens) else {
+        return Ok(reply);
+    };
+    let chunks = tokens.take_recorded().unwrap_or_default();
+    if chunks.is_empty() {
+        return Ok(reply);
+    }
+    let shaped = (shaper.shape)(host, tokens.call_id(), chunks)
+        .map_err(|e| Error::Model(crate::error::ModelError::Host(Arc::new(e))))?;
+    Ok(shaped.unwrap_or(reply))
 }

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::system_turns::{self, SystemContent};
+use super::v1_blocks;
 use crate::error::ModelError;
 use crate::messages::{AiMessage, Content, Message, ToolCall, ToolStatus};
 
@@ -174,6 +175,18 @@ fn format_block(block: &Value, origin: Origin) -> Option<Value> {
             Some(pick(o, &["type", "text", "cache_control", "citations"]))
         }
         Some("reasoning" | "function_call") if matches!(origin, Origin::Other) => None,
+        // The streamed reply's `index` is not part of the API's blocks.
+        Some("thinking") => {
+            let mut out = pick(o, &["type", "thinking", "cache_control", "signature"]);
+            if let Value::Object(m) = &mut out
+                && m.contains_key("signature")
+                && !m.contains_key("thinking")
+            {
+                m.insert("thinking".into(), json!(""));
+            }
+            Some(out)
+        }
+        Some("redacted_thinking") => Some(pick(o, &["type", "cache_control", "data"])),
         // The Messages API has no refusal input block.
         Some("refusal") => None,
         Some("image_url") => {
@@ -294,6 +307,18 @@ pub(super) fn assistant_content(m: &AiMessage) -> Value {
         Content::Text(s) => vec![json!({"type": "text", "text": s})],
         Content::Blocks(b) => {
             let mut out = Vec::with_capacity(b.len());
+            let v1 = v1_blocks::is_v1(m);
+            let read: Vec<Value>;
+            let b = if v1 {
+                let from_anthropic = matches!(origin, Origin::Anthropic);
+                read = b
+                    .iter()
+                    .filter_map(|blk| v1_blocks::to_anthropic(blk, from_anthropic))
+                    .collect();
+                &read
+            } else {
+                b
+            };
             for block in b {
                 let is_tool_use = block.get("type").and_then(Value::as_str) == Some("tool_use");
                 if !is_tool_use {

@@ -10,6 +10,7 @@ pub mod response;
 mod stream;
 mod system_turns;
 mod turns;
+mod v1_blocks;
 
 use std::sync::Arc;
 
@@ -161,6 +162,10 @@ impl ChatModel for AnthropicChat {
 
     fn supports_prompt_cache(&self) -> bool {
         self.config.cache_control.is_some()
+    }
+
+    fn reads_v1_replies(&self) -> bool {
+        true
     }
 
     fn mid_conversation_tools(&self) -> bool {

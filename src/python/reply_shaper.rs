@@ -1,0 +1,70 @@
+//! The host side of `crate::host::ReplyShaper`: under LangGraph's v3 stream
+//! (`stream_events(version="v3")`) a LangChain chat model's reply is the message LangChain
+//! assembles from the call's content-block events (v1 blocks, `output_version: "v1"`); a
+//! native client's reply is made the same way from its chunks (`_native_events.v1_reply`).
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+
+use super::convert::message_from_py;
+use super::host::PyHost;
+use crate::error::BoxError;
+use crate::messages::{AiMessage, Message};
+use crate::tools::HostContext;
+
+fn boxed(e: PyErr) -> BoxError {
+    Box::new(e)
+}
+
+/// Whether the run's contextvars ask for protocol events (`_stream_protocol.PROTOCOL_EVENTS`).
+fn wants(host: &HostContext) -> bool {
+    static VAR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let Some(h) = PyHost::from_context(host) else {
+        return false;
+    };
+    Python::attach(|py| -> PyResult<bool> {
+        let context = h.locals.context(py);
+        if context.is_none() {
+            return Ok(false);
+        }
+        let var = VAR.get_or_try_init(py, || -> PyResult<_> {
+            Ok(py
+                .import("deepagents_rs._stream_protocol")?
+                .getattr("PROTOCOL_EVENTS")?
+                .unbind())
+        })?;
+        context
+            .call_method1("get", (var.bind(py), false))?
+            .is_truthy()
+    })
+    .unwrap_or_else(|e| {
+        Python::attach(|py| e.write_unraisable(py, None));
+        false
+    })
+}
+
+fn shape(
+    _host: &HostContext,
+    call_id: &str,
+    chunks: crate::model::Chunks,
+) -> Result<Option<AiMessage>, BoxError> {
+    Python::attach(|py| {
+        let chunks = pythonize::pythonize(py, &chunks).map_err(|e| boxed(e.into()))?;
+        let made = py
+            .import("deepagents_rs._native_events")
+            .and_then(|m| m.getattr("v1_reply"))
+            .and_then(|f| f.call1((call_id, chunks)))
+            .map_err(boxed)?;
+        if made.is_none() {
+            return Ok(None);
+        }
+        match message_from_py(&made).map_err(boxed)? {
+            Message::Ai(ai) => Ok(Some(ai)),
+            _ => Err("the reply made of a call's chunks is not an AI message".into()),
+        }
+    })
+}
+
+pub(crate) fn register() {
+    crate::host::set_reply_shaper(crate::host::ReplyShaper { wants, shape });
+}
