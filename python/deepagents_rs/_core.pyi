@@ -2,6 +2,7 @@
 
 ``tests/test_stubs.py`` checks these signatures against the built module."""
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -381,6 +382,46 @@ def disk_write(path: str, content: str) -> None:
 
 def disk_write_text(path: str, content: str, create: bool = True) -> None:
     """Writes UTF-8 text with no newline translation, not following a final symlink."""
+
+def disk_edit(path: str | os.PathLike[str], old: str, new: str, replace_all: bool) -> str | int | None:
+    """``FilesystemBackend.edit`` of a resolved path: ``None`` when no regular file is there,
+    the refusal's text, or the number of occurrences replaced."""
+
+def disk_delete(path: str | os.PathLike[str]) -> bool:
+    """``FilesystemBackend.delete`` of a resolved path: whether anything was there to delete."""
+
+def disk_upload(path: str | os.PathLike[str], content: Any) -> None:
+    """One upload of bytes-like ``content`` to a resolved path, its parents made first."""
+
+def disk_download(path: str | os.PathLike[str]) -> bytes | None:
+    """One download of a resolved path: its bytes, or ``None`` for a directory."""
+
+def disk_virtual_path(cwd: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:
+    """``FilesystemBackend._to_virtual_path``: ``path`` resolved, as a path under ``cwd``
+    (``ValueError`` outside it, as ``relative_to`` words it)."""
+
+def disk_grep_shown(
+    cwd: str | os.PathLike[str],
+    virtual_mode: bool,
+    root: str | os.PathLike[str],
+    pattern: str,
+    include_glob: str | None,
+    max_size: int,
+    max_count: int | None,
+    timeout: float,
+) -> tuple[dict[str, list[tuple[int, str]]], bool, list[str], list[str], list[str]]:
+    """``FilesystemBackend``'s search without ripgrep, by shown path: ``(hits, truncated,
+    unreadable, outside, unresolved)``."""
+
+def disk_rg_place(
+    cwd: str | os.PathLike[str],
+    virtual_mode: bool,
+    base: str | os.PathLike[str],
+    real_base: str | os.PathLike[str],
+    reported: str,
+) -> tuple[str | None, str | None]:
+    """Where a file ripgrep reported shows in ``FilesystemBackend.grep``: ``(shown, skipped)``,
+    ``skipped`` being ``"search"``, ``"root"`` or ``"unresolved"`` when it is left out."""
 
 def disk_resolve(cwd: str, virtual_mode: bool, key: str) -> str:
     """``FilesystemBackend._resolve_path``: where ``key`` leads (``ValueError`` when virtual

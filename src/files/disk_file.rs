@@ -35,6 +35,7 @@ pub enum Found {
 }
 
 /// Why a read or write failed, in the shapes Python raises.
+#[derive(Debug)]
 pub enum Failure {
     /// An OS error on this path (Python's `OSError` naming it).
     Os(io::Error, PathBuf),

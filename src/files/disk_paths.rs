@@ -29,6 +29,8 @@ pub enum Unresolved {
 pub enum Refusal {
     /// A path virtual mode refuses (Python's `ValueError` with this text).
     Refused(String),
+    /// In virtual mode, where the path resolves outside the root (`ValueError` naming both).
+    Outside(PathBuf),
     Unresolved(Unresolved),
 }
 
@@ -113,20 +115,25 @@ fn lexical_join(mut base: PathBuf, rest: &[Component<'_>]) -> PathBuf {
 
 /// `pathlib.PurePosixPath(text)`: `.` and empty components dropped, `..` kept, a leading `//`
 /// (exactly two) kept as POSIX allows.
-fn pure_path(text: &str) -> PathBuf {
-    let parts = text.split('/').filter(|p| !p.is_empty() && *p != ".");
-    let lead = if text.starts_with("//") && !text.starts_with("///") {
-        "//"
-    } else if text.starts_with('/') {
-        "/"
+pub fn pure_path(text: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let parts: Vec<&[u8]> = text
+        .split(|b| *b == b'/')
+        .filter(|p| !p.is_empty() && *p != b".")
+        .collect();
+    let lead: &[u8] = if text.starts_with(b"//") && !text.starts_with(b"///") {
+        b"//"
+    } else if text.starts_with(b"/") {
+        b"/"
     } else {
-        ""
+        b""
     };
-    let joined = parts.collect::<Vec<_>>().join("/");
-    match (lead, joined.is_empty()) {
-        ("", true) => PathBuf::from("."),
-        (lead, _) => PathBuf::from(format!("{lead}{joined}")),
+    if lead.is_empty() && parts.is_empty() {
+        return PathBuf::from(".");
     }
+    let mut joined = lead.to_vec();
+    joined.extend_from_slice(&parts.join(&b'/'));
+    PathBuf::from(std::ffi::OsStr::from_bytes(&joined))
 }
 
 /// A `FilesystemBackend`'s root and mode: what its paths mean.
@@ -139,18 +146,17 @@ impl DiskRoot {
     /// `_resolve_path`: the on-disk path for `key`. In virtual mode `..` anywhere in the key,
     /// or a path resolving outside the root, is refused; otherwise an absolute key is taken
     /// as written and a relative one resolved against the root. A symlink loop is refused.
-    pub fn resolve(&self, key: &str) -> Result<PathBuf, Refusal> {
+    pub fn resolve(&self, key: &std::ffi::OsStr) -> Result<PathBuf, Refusal> {
+        use std::os::unix::ffi::OsStrExt;
+        let key = key.as_bytes();
         let target = if self.virtual_mode {
-            if key.contains("..") {
+            if key.windows(2).any(|pair| pair == b"..") {
                 return Err(Refusal::Refused("Path traversal not allowed".into()));
             }
-            let target = resolve(&self.cwd.join(pure_path(key.trim_start_matches('/'))))?;
+            let inner = &key[key.iter().take_while(|b| **b == b'/').count()..];
+            let target = resolve(&self.cwd.join(pure_path(inner)))?;
             if !target.starts_with(&self.cwd) {
-                return Err(Refusal::Refused(format!(
-                    "Path:{} outside root directory: {}",
-                    target.display(),
-                    self.cwd.display()
-                )));
+                return Err(Refusal::Outside(target));
             }
             target
         } else {
@@ -297,11 +303,11 @@ mod tests {
 
     #[test]
     fn pure_paths_as_python() {
-        assert_eq!(pure_path("a//b/./c/"), PathBuf::from("a/b/c"));
-        assert_eq!(pure_path("//x"), PathBuf::from("//x"));
-        assert_eq!(pure_path("///x"), PathBuf::from("/x"));
-        assert_eq!(pure_path(""), PathBuf::from("."));
-        assert_eq!(pure_path("a/../b"), PathBuf::from("a/../b"));
+        assert_eq!(pure_path(b"a//b/./c/"), PathBuf::from("a/b/c"));
+        assert_eq!(pure_path(b"//x"), PathBuf::from("//x"));
+        assert_eq!(pure_path(b"///x"), PathBuf::from("/x"));
+        assert_eq!(pure_path(b""), PathBuf::from("."));
+        assert_eq!(pure_path(b"a/../b"), PathBuf::from("a/../b"));
     }
 
     #[test]
@@ -323,8 +329,8 @@ mod tests {
             cwd: dir.clone(),
             virtual_mode: true,
         };
-        assert!(matches!(root.resolve("/a/../b"), Err(Refusal::Refused(_))));
-        assert_eq!(root.resolve("/link/f").unwrap(), dir.join("real/f"));
+        assert!(matches!(root.resolve("/a/../b".as_ref()), Err(Refusal::Refused(_))));
+        assert_eq!(root.resolve("/link/f".as_ref()).unwrap(), dir.join("real/f"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

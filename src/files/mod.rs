@@ -5,6 +5,7 @@
 pub mod backend;
 pub mod composite;
 pub mod disk;
+pub mod disk_change;
 pub mod disk_file;
 pub mod disk_paths;
 pub mod file_data;

@@ -92,6 +92,9 @@ pub fn slice_read_shown(
     }
 }
 
+/// `replace`'s answer when `old` is nowhere in the text; `{}` stands for `old`.
+pub const NOT_FOUND_TEMPLATE: &str = "Error: String not found in file: '{}'";
+
 /// deepagents' `perform_string_replacement`: the new content and the number of
 /// replacements, or the error text the model sees.
 pub fn replace(
@@ -117,7 +120,7 @@ pub fn replace(
                 "Error: old_string ends with a newline, but the file does not end with a newline. With the trailing newline removed, old_string would appear {stripped_count} times in the file. Retry with the trailing newline removed and add surrounding context so the match is unique."
             ));
         }
-        return Err(format!("Error: String not found in file: '{old}'"));
+        return Err(NOT_FOUND_TEMPLATE.replace("{}", old));
     }
     if occurrences > 1 && !replace_all {
         return Err(format!(

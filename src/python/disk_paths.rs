@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::files::disk_file::{self, Failure, Found};
 use crate::files::disk_paths::{self, DiskRoot, ListProblem, Refusal, Unresolved};
 use crate::files::{disk, media, text::IncludeGlob};
 use crate::middleware::filesystem::texts::EMPTY_CONTENT_WARNING;
 
-fn root(cwd: PathBuf, virtual_mode: bool) -> DiskRoot {
+fn root_of(cwd: PathBuf, virtual_mode: bool) -> DiskRoot {
     DiskRoot { cwd, virtual_mode }
 }
 
@@ -59,14 +59,52 @@ pub(crate) fn disk_resolve(
     py: Python<'_>,
     cwd: PathBuf,
     virtual_mode: bool,
-    key: &str,
+    key: OsString,
 ) -> PyResult<OsString> {
-    let found = py.detach(|| root(cwd, virtual_mode).resolve(key));
+    let backend = root_of(cwd, virtual_mode);
+    let found = py.detach(|| backend.resolve(&key));
     match found {
         Ok(path) => Ok(path.into_os_string()),
         Err(Refusal::Refused(text)) => Err(PyValueError::new_err(text)),
+        Err(Refusal::Outside(target)) => {
+            // Named as Python's f-string names them: non-UTF-8 bytes as surrogates.
+            let text = PyString::new(py, "Path:{} outside root directory: {}")
+                .call_method1("format", (target, &backend.cwd))?;
+            Err(PyValueError::new_err(text.unbind()))
+        }
         Err(Refusal::Unresolved(e)) => Err(unresolved_error(py, e)?),
     }
+}
+
+/// `_to_virtual_path`: `path` resolved (against the process's working directory when
+/// relative), as a path under `cwd` (`/.` for the root itself). Outside the root, the
+/// `ValueError` Python 3.11's `relative_to` raises; a symlink loop's `RuntimeError` or an
+/// `OSError` when it cannot be resolved.
+#[pyfunction]
+pub(crate) fn disk_virtual_path(py: Python<'_>, cwd: PathBuf, path: PathBuf) -> PyResult<OsString> {
+    let path = if path.is_absolute() {
+        path
+    } else {
+        std::env::current_dir()?.join(path)
+    };
+    let resolved = py.detach(|| disk_paths::resolve(&path));
+    let resolved = resolved.map_err(|e| unresolved_error(py, e).unwrap_or_else(|err| err))?;
+    let backend = root_of(cwd, true);
+    if let Ok(Some(shown)) = backend.virtual_path(&resolved) {
+        return Ok(shown);
+    }
+    let text = PyString::new(
+        py,
+        "{!r} is not in the subpath of {!r} OR one path is relative and the other is absolute.",
+    )
+    .call_method1(
+        "format",
+        (
+            resolved.into_pyobject(py)?.str()?,
+            backend.cwd.into_pyobject(py)?.str()?,
+        ),
+    )?;
+    Err(PyValueError::new_err(text.unbind()))
 }
 
 /// A listing entry: `{"path", "is_dir"}`, with `size` and `modified_at` (local time, as
@@ -108,7 +146,7 @@ pub(crate) fn disk_ls<'py>(
     virtual_mode: bool,
     dir: PathBuf,
 ) -> PyResult<Listing<'py>> {
-    let listing = py.detach(|| disk_paths::list(&root(cwd, virtual_mode), &dir));
+    let listing = py.detach(|| disk_paths::list(&root_of(cwd, virtual_mode), &dir));
     let listing = listing.map_err(|e| os_error(py, e, &dir).unwrap_or_else(|err| err))?;
     let stamp = timestamps(py)?;
     let entries = PyList::empty(py);
@@ -152,7 +190,7 @@ pub(crate) fn disk_glob_entries<'py>(
         let deadline =
             std::time::Instant::now() + std::time::Duration::from_secs_f64(timeout.clamp(0.0, 1e9));
         let (paths, truncated) = disk::glob(&base, &pattern, Some(deadline));
-        let backend = root(cwd, virtual_mode);
+        let backend = root_of(cwd, virtual_mode);
         let shown: Vec<_> = paths
             .iter()
             .filter_map(|path| {
@@ -172,8 +210,115 @@ pub(crate) fn disk_glob_entries<'py>(
     Ok((entries, truncated))
 }
 
+/// What the search without ripgrep found, by the path each result shows: `(hits, truncated,
+/// unreadable, outside, unresolved)`. `hits` maps a shown path to its `(line, text)` pairs;
+/// `unreadable` lists `- {shown}: {problem}` for files searched only in part; the found paths
+/// virtual mode leaves out are returned for the backend to log: outside the root, or not
+/// resolvable at all.
+type GrepShown<'py> = (
+    Bound<'py, PyDict>,
+    bool,
+    Vec<Bound<'py, PyAny>>,
+    Vec<PathBuf>,
+    Vec<PathBuf>,
+);
+
+/// `FilesystemBackend`'s grep without ripgrep: a literal search of the regular UTF-8 files
+/// under `root` (`disk::grep`), each result under the path virtual mode shows for it.
+#[pyfunction]
+#[pyo3(signature = (cwd, virtual_mode, root, pattern, include_glob, max_size, max_count, timeout))]
+#[allow(clippy::too_many_arguments)] // One call per search: the backend's state and the request.
+pub(crate) fn disk_grep_shown<'py>(
+    py: Python<'py>,
+    cwd: PathBuf,
+    virtual_mode: bool,
+    root: PathBuf,
+    pattern: &str,
+    include_glob: Option<&str>,
+    max_size: u64,
+    max_count: Option<usize>,
+    timeout: f64,
+) -> PyResult<GrepShown<'py>> {
+    let include = include_glob
+        .filter(|g| !g.is_empty())
+        .map(|g| IncludeGlob::new(g).map_err(|e| PyValueError::new_err(e.0)))
+        .transpose()?;
+    let backend = root_of(cwd, virtual_mode);
+    let (found, truncated) = py.detach(|| {
+        let deadline =
+            std::time::Instant::now() + std::time::Duration::from_secs_f64(timeout.clamp(0.0, 1e9));
+        let outcome = disk::grep(
+            &root,
+            pattern,
+            include.as_ref(),
+            max_size,
+            max_count,
+            Some(deadline),
+        );
+        let found: Vec<_> = outcome
+            .files
+            .into_iter()
+            .map(|file| (backend.shown(&file.path), file))
+            .collect();
+        (found, outcome.truncated)
+    });
+    let hits = PyDict::new(py);
+    let (mut unreadable, mut outside, mut unresolved) = (Vec::new(), Vec::new(), Vec::new());
+    for (shown, file) in found {
+        let shown = match shown {
+            Ok(Some(shown)) => shown.into_pyobject(py)?.str()?,
+            Ok(None) => {
+                outside.push(file.path);
+                continue;
+            }
+            Err(_) => {
+                unresolved.push(file.path);
+                continue;
+            }
+        };
+        if let Some(problem) = file.error {
+            unreadable
+                .push(PyString::new(py, "- {}: {}").call_method1("format", (&shown, problem))?);
+        }
+        if !file.lines.is_empty() {
+            hits.set_item(shown, file.lines)?;
+        }
+    }
+    Ok((hits, truncated, unreadable, outside, unresolved))
+}
+
+/// Where a file ripgrep reported shows in `FilesystemBackend.grep`: `(shown, skipped)`.
+/// `reported` is read under `base` (rg names files relative to its working directory, or
+/// as given), keeping the symlinked form the caller searched through. A file whose real
+/// path is outside `real_base` (a link out of the searched tree) is skipped as `"search"`;
+/// one virtual mode cannot show as `"root"` (outside the root) or `"unresolved"`.
+#[pyfunction]
+pub(crate) fn disk_rg_place(
+    py: Python<'_>,
+    cwd: PathBuf,
+    virtual_mode: bool,
+    base: PathBuf,
+    real_base: PathBuf,
+    reported: OsString,
+) -> PyResult<(Option<OsString>, Option<&'static str>)> {
+    use std::os::unix::ffi::OsStrExt;
+    let found = disk_paths::pure_path(base.join(reported).as_os_str().as_bytes());
+    let backend = root_of(cwd, virtual_mode);
+    let placed = py.detach(|| match disk_paths::resolve(&found) {
+        Ok(real) if real.starts_with(&real_base) => Ok(match backend.shown(&found) {
+            Ok(Some(shown)) => (Some(shown), None),
+            Ok(None) => (None, Some("root")),
+            Err(_) => (None, Some("unresolved")),
+        }),
+        Ok(_) | Err(Unresolved::Os(..)) => Ok((None, Some("search"))),
+        // Python lets the loop's RuntimeError through this check.
+        Err(loop_error) => Err(loop_error),
+    });
+    placed.map_err(|e| unresolved_error(py, e).unwrap_or_else(|err| err))
+}
+
 /// The exception Python raises for a failed read or write.
-fn failure_error(py: Python<'_>, e: Failure) -> PyErr {
+pub(super) fn failure_error(py: Python<'_>, e: Failure) -> PyErr {
     let made = match e {
         Failure::Os(e, path) => os_error(py, e, &path),
         Failure::Decode(bytes, e) => super::files::utf8_error(py, &bytes, e),
@@ -241,5 +386,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(disk_resolve, m)?)?;
     m.add_function(wrap_pyfunction!(disk_ls, m)?)?;
     m.add_function(wrap_pyfunction!(disk_glob_entries, m)?)?;
+    m.add_function(wrap_pyfunction!(disk_grep_shown, m)?)?;
+    m.add_function(wrap_pyfunction!(disk_virtual_path, m)?)?;
+    m.add_function(wrap_pyfunction!(disk_rg_place, m)?)?;
     Ok(())
 }

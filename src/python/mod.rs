@@ -6,6 +6,7 @@ mod backends;
 mod blocking;
 mod composite;
 mod convert;
+mod disk_change;
 mod disk_paths;
 mod entry_call;
 mod errors;
@@ -60,6 +61,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sandbox::register(m)?;
     file_ops::register(m)?;
     disk_paths::register(m)?;
+    disk_change::register(m)?;
     m.add_class::<files::GlobMatcher>()?;
     m.add_class::<files::FsInterrupts>()?;
     m.add_function(wrap_pyfunction!(files::globmatch, m)?)?;

@@ -322,7 +322,8 @@ def test_delete(mode: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", CALL_MODES)
-def test_delete_failures_are_reported(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_delete_failures_are_reported(mode: str, tmp_path: Path) -> None:
+    """Removals the kernel refuses (even to root: entries of /proc), and a failing resolve."""
     root = tmp_path / "root"
     tree = Tree(root, {"held.txt": "h"})
 
@@ -331,16 +332,18 @@ def test_delete_failures_are_reported(mode: str, tmp_path: Path, monkeypatch: py
 
     def scenario(a: SimpleNamespace, call: Call) -> dict[str, Any]:
         tree.reset()
+        host = a.FilesystemBackend(root_dir=str(root), virtual_mode=False)
+        out = {"unlink": call(host, "delete", "/proc/self/status"), "rmtree": call(host, "delete", "/proc/self/fd")}
         be = a.FilesystemBackend(root_dir=str(root), virtual_mode=True)
-        with monkeypatch.context() as patch:
-            patch.setattr(Path, "unlink", boom)
-            unlinked = call(be, "delete", "/held.txt")
         be._resolve_path = boom
-        return {"unlink": unlinked, "resolve": call(be, "delete", "/held.txt"), "disk": tree.snapshot()}
+        return {**out, "resolve": call(be, "delete", "/held.txt"), "disk": tree.snapshot()}
 
     ref = same(scenario, mode)
-    for key in ("unlink", "resolve"):
+    for key in ("unlink", "rmtree", "resolve"):
         assert ref[key]["path"] is None and "Error deleting" in ref[key]["error"]
+    # The tree's top is named by its path, an entry inside it by its own name.
+    assert ref["unlink"]["error"].endswith("Operation not permitted: '/proc/self/status'")
+    assert ref["rmtree"]["error"].endswith("Operation not permitted: '0'")
     assert ref["disk"] == {"held.txt": b"h"}
 
 

@@ -286,3 +286,39 @@ def test_matches_through_a_symlink_out_of_the_search_root_are_dropped(
     ref = same(scenario)
     assert paths(ref["host"], "matches") == [str(root / "in.txt")]
     assert paths(ref["virtual"], "matches") == ["/in.txt"]
+
+
+@pytest.mark.parametrize("virtual", [True, False], ids=["virtual", "host"])
+def test_reported_paths_are_placed_under_the_search_base(
+    virtual: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """How each path rg prints is shown: `./` and `..` forms, an absolute path, a link to a
+    file inside, a link out of the root, one that is gone. (rg prints a name that is not
+    UTF-8 as base64 bytes, which neither implementation reads.)"""
+    layout = Tree(
+        tmp_path,
+        {"root/in.txt": "pin\n", "root/sub/deep.txt": "pin\n", "away/secret.txt": "pin\n"},
+        links={"root/alias.txt": "in.txt", "root/out.txt": str(tmp_path / "away" / "secret.txt")},
+    )
+    root = tmp_path / "root"
+    reported = ["./in.txt", "sub/../in.txt", "sub/./deep.txt", str(root / "in.txt"), "alias.txt"]
+    reported += ["out.txt", "gone.txt", "sub//deep.txt"]
+    frames = [rg_line(name, 1, "pin\n") for name in reported]
+    install_rg(monkeypatch, lambda *_a, **_k: FakeRg(frames))
+    caplog.set_level(logging.DEBUG)
+
+    def scenario(a: SimpleNamespace, _call: Call) -> dict[str, Any]:
+        layout.reset()
+        caplog.clear()
+        be = a.FilesystemBackend(root_dir=str(root), virtual_mode=virtual)
+        result = be.grep("pin", "/" if virtual else str(root))
+        return {"result": result, "log": logged(caplog, a.impl)}
+
+    ref = same(scenario)
+    shown = paths(ref["result"], "matches")
+    if virtual:
+        # Links are resolved: the alias shows as its target; the link out is dropped.
+        assert shown.count("/in.txt") >= 3 and "/out.txt" not in shown and "/gone.txt" in shown
+    else:
+        assert str(root / "alias.txt") in shown and str(root / "out.txt") not in shown
+    assert any("outside search root" in message for _, message in ref["log"])

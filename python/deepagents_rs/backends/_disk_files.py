@@ -8,8 +8,6 @@ translation on write.
 
 from __future__ import annotations
 
-import os
-import shutil
 from typing import TYPE_CHECKING
 
 from deepagents_rs import _core
@@ -21,20 +19,15 @@ from deepagents_rs.backends.protocol import (
     EditResult,
     FileData,
     FileDownloadResponse,
+    FileOperationError,
     FileUploadResponse,
     ReadResult,
     WriteResult,
 )
-from deepagents_rs.backends.utils import perform_string_replacement, slice_read_response
+from deepagents_rs.backends.utils import slice_read_response
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-def _unix_newlines(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _failure(action: str, path: str, exc: BaseException) -> str:
@@ -86,27 +79,23 @@ class DiskFileOperations(BackendProtocol):
         return WriteResult(path=file_path)
 
     def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
-        """Replace `old_string` by `new_string`: its single occurrence, or all with `replace_all`."""
+        """Replace `old_string` by `new_string`: its single occurrence, or all with `replace_all`.
+
+        `\r\n` and `\r` in either string count as `\n`, as the file is read.
+        """
         try:
             target = self._resolve_path(file_path)
         except (OSError, RuntimeError) as exc:
             return EditResult(error=_failure("editing file", file_path, exc))
         try:
-            if not (target.exists() and target.is_file()):
-                return EditResult(error=f"Error: File '{file_path}' not found")
-            content = _core.disk_read_text(str(target))
-            # The file was read with universal newlines; strings copied from a byte-exact
-            # download may still carry "\r\n" or "\r", which would then never match.
-            outcome = perform_string_replacement(
-                content, _unix_newlines(old_string), _unix_newlines(new_string), replace_all
-            )
-            if isinstance(outcome, str):
-                return EditResult(error=outcome)
-            updated, occurrences = outcome
-            _core.disk_write_text(str(target), updated, create=False)
+            outcome = _core.disk_edit(target, old_string, new_string, replace_all)
         except (OSError, UnicodeDecodeError, UnicodeEncodeError) as exc:
             return EditResult(error=_failure("editing file", file_path, exc))
-        return EditResult(path=file_path, occurrences=int(occurrences))
+        if outcome is None:
+            return EditResult(error=f"Error: File '{file_path}' not found")
+        if isinstance(outcome, str):
+            return EditResult(error=outcome)
+        return EditResult(path=file_path, occurrences=outcome)
 
     def delete(self, file_path: str) -> DeleteResult:
         """Remove a file, or a directory with everything in it.
@@ -119,15 +108,9 @@ class DiskFileOperations(BackendProtocol):
         except (OSError, RuntimeError) as exc:
             return DeleteResult(error=_failure("deleting", file_path, exc))
         try:
-            if target.is_symlink():
-                target.unlink()
-            elif not target.exists():
+            if not _core.disk_delete(target):
                 return DeleteResult(error=f"Error: '{file_path}' not found")
-            elif target.is_dir():
-                shutil.rmtree(target)
-            else:
-                target.unlink()
-        except (OSError, RuntimeError) as exc:
+        except OSError as exc:
             return DeleteResult(error=_failure("deleting", file_path, exc))
         return DeleteResult(path=file_path)
 
@@ -139,36 +122,33 @@ class DiskFileOperations(BackendProtocol):
         responses: list[FileUploadResponse] = []
         for path, content in files:
             try:
-                target = self._resolve_path(path)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NO_FOLLOW
-                with os.fdopen(os.open(target, flags, 0o644), "wb") as handle:
-                    handle.write(content)
+                _core.disk_upload(self._resolve_path(path), content)
             except (OSError, ValueError, RuntimeError) as exc:
-                code = _map_exception_to_standard_error(exc)
-                if code is None:
-                    raise
-                responses.append(FileUploadResponse(path=path, error=code))
+                responses.append(FileUploadResponse(path=path, error=_error_code(exc)))
             else:
                 responses.append(FileUploadResponse(path=path, error=None))
         return responses
 
     def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
-        """The bytes of each path, answering for each in order."""
+        """The bytes of each path (`is_directory` for a directory), answering for each in order.
+
+        An error the protocol has no code for is raised, not reported.
+        """
         responses: list[FileDownloadResponse] = []
         for path in paths:
             try:
-                target = self._resolve_path(path)
-                if target.is_dir():
-                    responses.append(FileDownloadResponse(path=path, content=None, error=IS_DIRECTORY))
-                    continue
-                with os.fdopen(os.open(target, os.O_RDONLY | _NO_FOLLOW), "rb") as handle:
-                    content = handle.read()
+                content = _core.disk_download(self._resolve_path(path))
             except (OSError, ValueError, RuntimeError) as exc:
-                code = _map_exception_to_standard_error(exc)
-                if code is None:
-                    raise
-                responses.append(FileDownloadResponse(path=path, content=None, error=code))
+                responses.append(FileDownloadResponse(path=path, content=None, error=_error_code(exc)))
             else:
-                responses.append(FileDownloadResponse(path=path, content=content, error=None))
+                error = IS_DIRECTORY if content is None else None
+                responses.append(FileDownloadResponse(path=path, content=content, error=error))
         return responses
+
+
+def _error_code(exc: Exception) -> FileOperationError:
+    """The protocol's code for a failed transfer; an error it has no code for is raised again."""
+    code = _map_exception_to_standard_error(exc)
+    if code is None:
+        raise exc
+    return code

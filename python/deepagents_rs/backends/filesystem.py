@@ -100,7 +100,7 @@ class FilesystemBackend(DiskFileOperations):
         Raises:
             ValueError: When `path` resolves outside the root.
         """
-        return "/" + path.resolve().relative_to(self.cwd).as_posix()
+        return _core.disk_virtual_path(self.cwd, path)
 
     def _display_path(self, path: Path) -> str:
         """`path` as a message may show it: in virtual mode never the host path of the root."""
@@ -114,18 +114,6 @@ class FilesystemBackend(DiskFileOperations):
     def _video_size_limit(self) -> int:
         # Looked up on every read, so the limit can be changed on this module.
         return MAX_VIDEO_INPUT_BYTES
-
-    def _result_path(self, path: Path, operation: str) -> str | None:
-        """The path a glob or grep result shows for `path`; `None` drops the result."""
-        if not self.virtual_mode:
-            return str(path)
-        try:
-            return self._to_virtual_path(path)
-        except ValueError:
-            logger.debug("Skipping %s result outside root: %s", operation, path)
-        except (OSError, RuntimeError):
-            logger.warning("Could not resolve %s result path: %s", operation, path, exc_info=True)
-        return None
 
     # Listing
 
@@ -292,15 +280,14 @@ class FilesystemBackend(DiskFileOperations):
         real_base = base.resolve()
 
         def place(reported: str) -> str | None:
-            # rg names files relative to its working directory, or as given; joining (not
-            # resolving) keeps the symlinked form the caller searched through.
-            found = base / reported
-            try:
-                found.resolve().relative_to(real_base)
-            except (ValueError, OSError):
-                logger.warning("Skipping ripgrep result outside search root: path=%s root=%s", found, base)
-                return None
-            return self._result_path(found, "grep")
+            shown, skipped = _core.disk_rg_place(self.cwd, self.virtual_mode, base, real_base, reported)
+            if skipped == "search":
+                logger.warning("Skipping ripgrep result outside search root: path=%s root=%s", base / reported, base)
+            elif skipped == "root":
+                logger.debug("Skipping grep result outside root: %s", base / reported)
+            elif skipped == "unresolved":
+                logger.warning("Could not resolve grep result path: %s", base / reported)
+            return shown
 
         return run_ripgrep(argv, cwd, timeout=DEFAULT_GREP_TIMEOUT, max_count=cap, place=place)
 
@@ -324,19 +311,13 @@ class FilesystemBackend(DiskFileOperations):
         if include:
             compile_grep_include_glob(include)  # raises for a refused pattern
         root = base if base.is_dir() else base.parent
-        files, truncated = _core.disk_grep(
-            str(root), pattern, include, self.max_file_size_bytes, max_count, float(timeout)
+        hits, truncated, unreadable, outside, unresolved = _core.disk_grep_shown(
+            self.cwd, self.virtual_mode, root, pattern, include, self.max_file_size_bytes, max_count, float(timeout)
         )
-        hits: Hits = {}
-        unreadable: list[str] = []
-        for found, lines, problem in files:
-            shown = self._result_path(Path(found), "grep")
-            if shown is None:
-                continue
-            if lines:
-                hits[shown] = [(int(number), text) for number, text in lines]
-            if problem:
-                unreadable.append(f"- {shown}: {problem}")
+        for found in outside:
+            logger.debug("Skipping grep result outside root: %s", found)
+        for found in unresolved:
+            logger.warning("Could not resolve grep result path: %s", found)
         if not unreadable:
             return hits, truncated, None
         return hits, truncated, "One or more files could not be fully searched:\n" + "\n".join(unreadable)
