@@ -51,23 +51,85 @@ fn block(kind: &str, fields: &[(&str, Option<&Value>)]) -> Value {
     Value::Object(out)
 }
 
-/// `_convert_legacy_v0_content_block_to_v1` (the fields the history reads; extras left out).
+/// The keys of `b` outside `known`, those that are not `None` unless `keep_none`.
+pub(super) fn extras_of(b: &Map<String, Value>, known: &[&str], keep_none: bool) -> Map<String, Value> {
+    b.iter()
+        .filter(|(k, v)| !known.contains(&k.as_str()) && (keep_none || !v.is_null()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// `extras` put on `out` when it has any.
+fn with_extras_map(mut out: Value, extras: Map<String, Value>) -> Value {
+    if !extras.is_empty() {
+        out["extras"] = Value::Object(extras);
+    }
+    out
+}
+
+/// LangChain's `create_image_block` / `create_audio_block` / `create_file_block` called
+/// with `args` as keyword arguments: an `id` (a fresh `lc_` one when none is given), the
+/// fields it names in its own order, every other argument that is not `None` as `extras`.
+fn create_block(kind: &str, args: Map<String, Value>) -> Value {
+    let mut args = args;
+    let mut out = Map::new();
+    out.insert("type".into(), json!(kind));
+    let id = args
+        .shift_remove("id")
+        .filter(truthy)
+        .unwrap_or_else(|| json!(format!("lc_{}", uuid::Uuid::new_v4().hyphenated())));
+    out.insert("id".into(), id);
+    for field in ["url", "base64", "file_id", "mime_type", "index"] {
+        if let Some(v) = args.shift_remove(field).filter(|v| !v.is_null()) {
+            out.insert(field.into(), v);
+        }
+    }
+    with_extras_map(Value::Object(out), extras_of(&args, &[], false))
+}
+
+/// `(key, value)` pairs as keyword arguments.
+fn kwargs<'a>(pairs: impl IntoIterator<Item = (&'a str, Value)>) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}
+
+/// `_convert_legacy_v0_content_block_to_v1`. (A v0 block with its own `id` makes LangChain
+/// raise `TypeError`; here it is read as one without.)
 fn from_v0(b: &Map<String, Value>) -> Value {
     let ty = kind(b).unwrap_or_default();
     let mime = b.get("mime_type").filter(|m| truthy(m));
-    match b.get("source_type").and_then(Value::as_str) {
-        Some("url") => block(ty, &[("url", b.get("url")), ("mime_type", mime)]),
-        Some("base64") => block(ty, &[("base64", b.get("data")), ("mime_type", mime)]),
-        Some("id") => block(ty, &[("file_id", b.get("id"))]),
-        Some("text") if ty == "file" => block(
-            "text-plain",
-            &[
-                ("text", b.get("url")),
-                ("mime_type", Some(mime.unwrap_or(&json!("text/plain")))),
-            ],
+    let source = b.get("source_type").and_then(Value::as_str);
+    let url_keys: &[&str] = &["mime_type", "type", "source_type", "url"];
+    let (known, converted) = match source {
+        Some("url") => (
+            url_keys,
+            block(ty, &[("url", b.get("url")), ("mime_type", mime)]),
         ),
-        _ => Value::Object(b.clone()),
-    }
+        Some("base64") => (
+            &["mime_type", "type", "source_type", "data"][..],
+            block(ty, &[("base64", b.get("data")), ("mime_type", mime)]),
+        ),
+        Some("id") if ty == "file" => {
+            let mut args = extras_of(b, &["type", "source_type", "id"], true);
+            args.insert("file_id".into(), b.get("id").cloned().unwrap_or(Value::Null));
+            return create_block("file", args);
+        }
+        Some("id") => (
+            &["type", "source_type", "id"][..],
+            block(ty, &[("file_id", b.get("id"))]),
+        ),
+        Some("text") if ty == "file" => (
+            url_keys,
+            block(
+                "text-plain",
+                &[
+                    ("text", b.get("url")),
+                    ("mime_type", Some(mime.unwrap_or(&json!("text/plain")))),
+                ],
+            ),
+        ),
+        _ => return Value::Object(b.clone()),
+    };
+    with_extras_map(converted, extras_of(b, known, false))
 }
 
 /// `_parse_data_uri`: `data:<mime>;base64,<data>`, both non-empty.
@@ -104,32 +166,68 @@ fn is_openai_data_block(b: &Map<String, Value>) -> bool {
     }
 }
 
-/// `_convert_openai_format_to_data_block` of an OpenAI data block (the fields the history
-/// reads; extras left out). A `file` whose data is not a base64 `data:` URI comes back as
-/// it was.
+/// The keys of `nested` outside `known`, named as `name(key)`.
+fn renamed(nested: &Value, known: &[&str], name: impl Fn(&str) -> String) -> Map<String, Value> {
+    nested
+        .as_object()
+        .map(|n| extras_of(n, known, true))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (name(&k), v))
+        .collect()
+}
+
+/// `_convert_openai_format_to_data_block` of an OpenAI data block: the block's other keys,
+/// and its payload's other keys (prefixed), as arguments of LangChain's block constructor.
+/// A `file` whose data is not a base64 `data:` URI comes back as it was.
 fn from_openai(b: &Map<String, Value>) -> Value {
     let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let outer = |known: &[&str]| extras_of(b, known, true);
     match kind(b).unwrap_or_default() {
         "image_url" => {
-            let url = s(&b["image_url"]["url"]);
-            match parse_data_uri(&url) {
-                Some((mime, data)) => json!({"type": "image", "base64": data, "mime_type": mime}),
-                None => json!({"type": "image", "url": url}),
-            }
+            let nested = &b["image_url"];
+            let url = s(&nested["url"]);
+            let mut args = match parse_data_uri(&url) {
+                Some((mime, data)) => kwargs([("base64", json!(data)), ("mime_type", json!(mime))]),
+                None => kwargs([("url", json!(url))]),
+            };
+            args.extend(outer(&["type", "image_url"]));
+            args.extend(renamed(nested, &["url"], |k| match k {
+                "detail" => k.to_owned(),
+                _ => format!("image_url_{k}"),
+            }));
+            create_block("image", args)
         }
         "input_audio" => {
             let audio = &b["input_audio"];
-            json!({"type": "audio", "base64": audio["data"], "mime_type": format!("audio/{}", s(&audio["format"]))})
+            let mime = format!("audio/{}", s(&audio["format"]));
+            let mut args = kwargs([("base64", audio["data"].clone()), ("mime_type", json!(mime))]);
+            args.extend(outer(&["type", "input_audio"]));
+            args.extend(renamed(audio, &["data", "format"], |k| format!("audio_{k}")));
+            create_block("audio", args)
         }
         _ => {
             let file = &b["file"];
-            if file.get("file_id").is_some() {
-                return json!({"type": "file", "file_id": file["file_id"]});
+            if let Some(file_id) = file.get("file_id") {
+                let mut args = kwargs([("file_id", file_id.clone())]);
+                args.extend(outer(&["type", "file"]));
+                args.extend(renamed(file, &["file_id"], |k| format!("file_{k}")));
+                return create_block("file", args);
             }
             match parse_data_uri(file["file_data"].as_str().unwrap_or_default()) {
                 // LangChain names every such file a PDF.
                 Some((_, data)) => {
-                    json!({"type": "file", "base64": data, "mime_type": "application/pdf"})
+                    let filename = file.get("filename").cloned().unwrap_or(Value::Null);
+                    let mut args = kwargs([
+                        ("base64", json!(data)),
+                        ("mime_type", json!("application/pdf")),
+                        ("filename", filename),
+                    ]);
+                    args.extend(outer(&["type", "file"]));
+                    args.extend(renamed(file, &["file_data", "filename"], |k| {
+                        format!("file_{k}")
+                    }));
+                    create_block("file", args)
                 }
                 None => Value::Object(b.clone()),
             }
@@ -148,7 +246,7 @@ fn from_anthropic(b: &Map<String, Value>) -> Option<Value> {
     let source_type = source.get("type")?;
     let out_type = if doc { "file" } else { "image" };
     let has = |k: &str| source.contains_key(k);
-    Some(match source_type.as_str() {
+    let converted = match source_type.as_str() {
         Some("base64") if has("data") && has("media_type") => json!({
             "type": out_type, "base64": source["data"], "mime_type": source["media_type"],
         }),
@@ -159,8 +257,9 @@ fn from_anthropic(b: &Map<String, Value>) -> Option<Value> {
             "text": source["data"],
             "mime_type": b.get("media_type").cloned().unwrap_or_else(|| json!("text/plain")),
         }),
-        _ => non_standard(b),
-    })
+        _ => return Some(non_standard(b)),
+    };
+    Some(with_extras_map(converted, extras_of(b, &["type", "source"], true)))
 }
 
 /// `_convert_to_v1_from_genai_input` of a block (`None`: not one it reads). Its Bedrock
@@ -271,7 +370,12 @@ fn with_extras(mut converted: Value, part: &Map<String, Value>) -> Value {
 }
 
 fn is_known(b: &Map<String, Value>) -> bool {
-    kind(b).is_some_and(|k| KNOWN.contains(&k))
+    kind(b).is_some_and(is_known_type)
+}
+
+/// Whether `kind` is one of `types.KNOWN_BLOCK_TYPES`.
+pub(super) fn is_known_type(kind: &str) -> bool {
+    KNOWN.contains(&kind)
 }
 
 /// A block as the next reader of `content_blocks` sees it: a `non_standard` one unwrapped.

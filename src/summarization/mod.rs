@@ -13,6 +13,8 @@ mod file_signatures;
 mod groq_blocks;
 mod media;
 mod middleware;
+mod openai_blocks;
+mod openai_server_tools;
 mod overflow_clip;
 pub mod policy;
 mod provider_blocks;

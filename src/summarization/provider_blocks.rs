@@ -1,6 +1,6 @@
 //! LangChain's provider readers of an AI message's content, chosen by its
 //! `response_metadata.model_provider`: what `AIMessage.content_blocks` gives for a message a
-//! Google GenAI / Vertex AI or a Bedrock Converse chat model wrote (Anthropic, Bedrock-Claude and Groq readers are in their own files). They decide which blocks
+//! Google GenAI / Vertex AI or a Bedrock Converse chat model wrote (Anthropic, Bedrock-Claude, Groq and OpenAI readers are in their own files). They decide which blocks
 //! the summarization's media offload sees as inline media, and what a message with a block
 //! replaced carries: a Gemini `thinking` block is read as reasoning (so the history file
 //! shows it), a Converse message's media are not read at all (so nothing is uploaded).
@@ -26,6 +26,7 @@ pub(super) fn translate(message: &AiMessage) -> Option<Result<Vec<Value>, Builti
         "anthropic" => Some(super::anthropic_blocks::anthropic(message)),
         "bedrock" => super::anthropic_blocks::bedrock(message),
         "groq" => Some(super::groq_blocks::groq(message)),
+        "openai" => Some(super::openai_blocks::openai(message)),
         _ => None,
     }
 }

@@ -408,8 +408,10 @@ def test_the_compact_tool_does_not_offload_media(mode: str) -> None:
     assert not any(k.startswith(PREFIX) for k in rs.results[0].get("files", {}))
 
 
-def test_a_summarizer_function_is_handed_the_offloaded_messages() -> None:
-    seen: dict[str, Any] = {}
+def keeping_summarizer(seen: dict[str, list[Any]], **settings: Any) -> Any:
+    """Each implementation's ``SummarizationMiddleware`` on a state backend (after six
+    messages, keeping two) with a user's summarizer that keeps the contents it is handed in
+    ``seen``, by implementation."""
 
     def make(impl: Any, model: Any) -> Any:
         def summarizer(messages: list[Any]) -> str:
@@ -423,9 +425,15 @@ def test_a_summarizer_function_is_handed_the_offloaded_messages() -> None:
             trigger=("messages", 6),
             keep=("messages", 2),
             summarizer=summarizer,
+            **settings,
         )
 
-    runs = run_media(snapshots_then("done"), [media_message()], middleware=make)
+    return make
+
+
+def test_a_summarizer_function_is_handed_the_offloaded_messages() -> None:
+    seen: dict[str, Any] = {}
+    runs = run_media(snapshots_then("done"), [media_message()], middleware=keeping_summarizer(seen))
     compare(runs)
 
     def without_ids(content: Any) -> Any:
