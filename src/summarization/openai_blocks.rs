@@ -18,21 +18,44 @@ use super::openai_server_tools::{
     code_interpreter, extras_from, file_search, mcp_call, mcp_list_tools, obj, put_extra, tagged,
     tool_search_call, tool_search_output, web_search,
 };
+use crate::error::Builtin;
 use crate::messages::{AiMessage, Content};
-use crate::pyrepr::{json_dumps, truthy};
+use crate::pyrepr::{json_dumps, truthy, type_name};
 
 /// The key under which `ChatOpenAI` v0.3 kept the function calls' item ids.
 const FUNCTION_CALL_IDS: &str = "__openai_function_call_ids__";
 
-/// `model_provider` `openai`.
-pub(super) fn openai(message: &AiMessage) -> Vec<Value> {
+/// `model_provider` `openai`; the exception LangChain's reader raises for a shape it
+/// cannot read (it reads the whole content before returning, so any item fails it).
+pub(super) fn openai(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
     match &message.content {
-        Content::Text(text) => chat_completions(message, text),
+        Content::Text(text) => Ok(chat_completions(message, text)),
         Content::Blocks(items) => {
-            let items = from_v03(message, items).unwrap_or_else(|| items.clone());
+            let items = from_v03(message, items)?.unwrap_or_else(|| items.clone());
             responses(message, &items)
         }
     }
+}
+
+/// What Python's `for x in value` walks: a list's items, a string's characters, a
+/// mapping's keys; anything else is not iterable.
+fn py_iter(value: &Value) -> Result<Vec<Value>, Builtin> {
+    match value {
+        Value::Array(items) => Ok(items.clone()),
+        Value::String(s) => Ok(s.chars().map(|c| json!(c.to_string())).collect()),
+        Value::Object(m) => Ok(m.keys().map(|k| json!(k)).collect()),
+        other => Err(Builtin::Type(format!(
+            "'{}' object is not iterable",
+            type_name(other)
+        ))),
+    }
+}
+
+/// `value.get(...)`: only a mapping has it.
+fn as_mapping(value: &Value) -> Result<&Map<String, Value>, Builtin> {
+    value
+        .as_object()
+        .ok_or_else(|| Builtin::no_attribute(value, "get"))
 }
 
 /// A Chat Completions reply: the text, every tool call, the refusal.
@@ -66,7 +89,7 @@ const V03_ORDER: [&str; 10] = [
 
 /// A v0.3 `ChatOpenAI` message's content with what it kept in `additional_kwargs` put back
 /// as Responses items; `None` when the message is not one.
-fn from_v03(message: &AiMessage, items: &[Value]) -> Option<Vec<Value>> {
+fn from_v03(message: &AiMessage, items: &[Value]) -> Result<Option<Vec<Value>>, Builtin> {
     let kwargs = &message.additional_kwargs;
     let starts = |v: Option<&str>, prefix: &str| v.is_some_and(|s| s.starts_with(prefix));
     let message_id = message.id.as_deref();
@@ -79,17 +102,13 @@ fn from_v03(message: &AiMessage, items: &[Value]) -> Option<Vec<Value>> {
                 "resp_",
             ));
     if !items.iter().all(Value::is_object) || !marked {
-        return None;
+        return Ok(None);
     }
     let mut buckets: Vec<Vec<Value>> = vec![Vec::new(); V03_ORDER.len()];
     let slot = |kind: &str| V03_ORDER.iter().position(|k| *k == kind);
     let mut unknown = Vec::new();
     if let Some(reasoning) = kwargs.get("reasoning").filter(|r| truthy(r)) {
-        let mut reasoning = reasoning.clone();
-        if let Value::Object(r) = &mut reasoning {
-            r.entry("type").or_insert_with(|| json!("reasoning"));
-        }
-        buckets[0].push(reasoning);
+        buckets[0].push(typed_reasoning(reasoning)?);
     }
     if let Some(refusal) = kwargs.get("refusal").filter(|r| truthy(r)) {
         buckets[5].push(json!({"type": "refusal", "refusal": refusal}));
@@ -105,7 +124,7 @@ fn from_v03(message: &AiMessage, items: &[Value]) -> Option<Vec<Value>> {
             unknown.push(item.clone());
         }
     }
-    let item_ids = kwargs.get(FUNCTION_CALL_IDS).and_then(Value::as_object);
+    let item_ids = kwargs.get(FUNCTION_CALL_IDS).filter(|ids| !ids.is_null());
     for call in &message.tool_calls {
         let mut function_call = json!({
             "type": "function_call",
@@ -113,22 +132,20 @@ fn from_v03(message: &AiMessage, items: &[Value]) -> Option<Vec<Value>> {
             "arguments": json_dumps(&call.args, false),
             "call_id": call.id,
         });
-        if let Some(item_id) = call
-            .id
-            .as_deref()
-            .and_then(|id| item_ids?.get(id))
-            .filter(|i| truthy(i))
-        {
-            function_call["id"] = item_id.clone();
+        if let Some(ids) = item_ids {
+            // `ids.get(call_id)` fails on anything but a mapping, whatever the call's id.
+            let ids = as_mapping(ids)?;
+            if let Some(item_id) = call.id.as_deref().and_then(|id| ids.get(id)).filter(|i| truthy(i)) {
+                function_call["id"] = item_id.clone();
+            }
         }
         buckets[6].push(function_call);
     }
-    for output in kwargs
-        .get("tool_outputs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    let outputs = match kwargs.get("tool_outputs") {
+        Some(outputs) => py_iter(outputs)?,
+        None => Vec::new(),
+    };
+    for output in &outputs {
         match output
             .get("type")
             .and_then(Value::as_str)
@@ -140,19 +157,60 @@ fn from_v03(message: &AiMessage, items: &[Value]) -> Option<Vec<Value>> {
     }
     let mut content: Vec<Value> = buckets.into_iter().flatten().collect();
     content.extend(unknown);
-    Some(content)
+    Ok(Some(content))
+}
+
+/// `{**reasoning, "type": "reasoning"}` unless `"type" in reasoning`, with what Python
+/// raises for a value that is neither a mapping nor holds `"type"`.
+fn typed_reasoning(reasoning: &Value) -> Result<Value, Builtin> {
+    let has_type = match reasoning {
+        Value::Object(r) => r.contains_key("type"),
+        Value::String(s) => s.contains("type"),
+        Value::Array(items) => items.iter().any(|i| i.as_str() == Some("type")),
+        other => {
+            return Err(Builtin::Type(format!(
+                "argument of type '{}' is not iterable",
+                type_name(other)
+            )));
+        }
+    };
+    if has_type {
+        return Ok(reasoning.clone());
+    }
+    let Value::Object(r) = reasoning else {
+        return Err(Builtin::Type(format!(
+            "'{}' object is not a mapping",
+            type_name(reasoning)
+        )));
+    };
+    let mut r = r.clone();
+    r.insert("type".into(), json!("reasoning"));
+    Ok(Value::Object(r))
+}
+
+/// The server tool items LangChain reads by their `id` (a `KeyError` without one).
+fn needs_id(kind: &str, b: &Map<String, Value>) -> bool {
+    match kind {
+        "web_search_call" | "file_search_call" | "code_interpreter_call" | "mcp_call"
+        | "mcp_list_tools" => true,
+        "tool_search_call" | "tool_search_output" => server_executed(b),
+        _ => false,
+    }
 }
 
 /// The Responses items of `items`, as standard blocks.
-fn responses(message: &AiMessage, items: &[Value]) -> Vec<Value> {
+fn responses(message: &AiMessage, items: &[Value]) -> Result<Vec<Value>, Builtin> {
     let mut out = Vec::new();
     for item in items {
         let Value::Object(b) = item else { continue };
         let kind = b.get("type").and_then(Value::as_str).unwrap_or_default();
+        if needs_id(kind, b) && !b.contains_key("id") {
+            return Err(Builtin::Key("id".into()));
+        }
         match kind {
-            "text" => out.push(text(b)),
+            "text" => out.push(text(b)?),
             "refusal" => out.push(refusal(b)),
-            "reasoning" => explode_reasoning(b.clone(), &mut out),
+            "reasoning" => explode_reasoning(b.clone(), &mut out)?,
             "image_generation_call" if b.get("result").is_some_and(truthy) => {
                 out.push(generated_image(b));
             }
@@ -176,36 +234,34 @@ fn responses(message: &AiMessage, items: &[Value]) -> Vec<Value> {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 fn server_executed(b: &Map<String, Value>) -> bool {
     b.get("execution").and_then(Value::as_str) == Some("server")
 }
 
-fn text(b: &Map<String, Value>) -> Value {
+fn text(b: &Map<String, Value>) -> Result<Value, Builtin> {
     let mut block = b.clone();
     block.entry("text").or_insert_with(|| json!(""));
     if let Some(annotations) = block.get_mut("annotations") {
-        let converted: Vec<Value> = match annotations {
-            Value::Array(list) => list.iter().map(annotation).collect(),
-            _ => Vec::new(),
-        };
+        let converted = py_iter(annotations)?
+            .iter()
+            .map(annotation)
+            .collect::<Result<Vec<Value>, Builtin>>()?;
         *annotations = Value::Array(converted);
     }
     if let Some(index) = block.get_mut("index") {
         *index = tagged("lc_txt_", index);
     }
-    Value::Object(block)
+    Ok(Value::Object(block))
 }
 
 /// `_convert_annotation_to_v1`: URL and file citations as citations, the rest kept as
 /// `non_standard_annotation`.
-fn annotation(a: &Value) -> Value {
-    let kind = a.get("type").and_then(Value::as_str);
-    let Some(m) = a.as_object().filter(|_| kind.is_some()) else {
-        return json!({"type": "non_standard_annotation", "value": a});
-    };
+fn annotation(a: &Value) -> Result<Value, Builtin> {
+    let m = as_mapping(a)?;
+    let kind = m.get("type").and_then(Value::as_str);
     let mut out = Map::new();
     match kind {
         Some("url_citation") => {
@@ -215,7 +271,8 @@ fn annotation(a: &Value) -> Value {
                 }
             }
             out.insert("type".into(), json!("citation"));
-            out.insert("url".into(), m.get("url").cloned().unwrap_or(Value::Null));
+            let url = m.get("url").ok_or_else(|| Builtin::Key("url".into()))?;
+            out.insert("url".into(), url.clone());
             let known = ["type", "url", "title", "cited_text", "start_index", "end_index"];
             extras_from(&mut out, m, &known);
         }
@@ -234,9 +291,9 @@ fn annotation(a: &Value) -> Value {
             ];
             extras_from(&mut out, m, &known);
         }
-        _ => return json!({"type": "non_standard_annotation", "value": a}),
+        _ => return Ok(json!({"type": "non_standard_annotation", "value": a})),
     }
-    Value::Object(out)
+    Ok(Value::Object(out))
 }
 
 fn refusal(b: &Map<String, Value>) -> Value {
@@ -275,10 +332,10 @@ fn reasoning_index(index: &Value, part: &Value) -> Value {
 
 /// `_explode_reasoning`: a reasoning item with a `summary` gives one reasoning block per
 /// summary part (the item's other fields on the first); without parts, one block with none.
-fn explode_reasoning(mut b: Map<String, Value>, out: &mut Vec<Value>) {
+fn explode_reasoning(mut b: Map<String, Value>, out: &mut Vec<Value>) -> Result<(), Builtin> {
     let Some(summary) = b.get("summary").cloned() else {
         out.push(Value::Object(b));
-        return;
+        return Ok(());
     };
     const KNOWN: [&str; 4] = ["type", "reasoning", "id", "index"];
     let unknown: Vec<String> = b
@@ -286,6 +343,11 @@ fn explode_reasoning(mut b: Map<String, Value>, out: &mut Vec<Value>) {
         .filter(|k| *k != "summary" && !KNOWN.contains(&k.as_str()))
         .cloned()
         .collect();
+    if unknown.iter().any(|k| k == "extras") {
+        // LangChain replaces `extras` with a new mapping, then moves the old one out of
+        // the item while it moves the unknown fields: the next lookup of `extras` fails.
+        return Err(Builtin::Key("extras".into()));
+    }
     if !unknown.is_empty() {
         let mut extras = Map::new();
         for k in &unknown {
@@ -301,7 +363,7 @@ fn explode_reasoning(mut b: Map<String, Value>, out: &mut Vec<Value>) {
             *index = reasoning_index(index, &json!(0));
         }
         out.push(Value::Object(b));
-        return;
+        return Ok(());
     }
     let common: Map<String, Value> = b
         .iter()
@@ -309,11 +371,8 @@ fn explode_reasoning(mut b: Map<String, Value>, out: &mut Vec<Value>) {
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let first_only = b.shift_remove("extras").map(obj).unwrap_or_default();
-    let parts = match summary {
-        Value::Array(parts) => parts,
-        _ => Vec::new(),
-    };
-    for (i, part) in parts.iter().enumerate() {
+    for (i, part) in py_iter(&summary)?.iter().enumerate() {
+        let part = as_mapping(part)?;
         let mut block = common.clone();
         block.insert(
             "reasoning".into(),
@@ -328,6 +387,7 @@ fn explode_reasoning(mut b: Map<String, Value>, out: &mut Vec<Value>) {
         }
         out.push(Value::Object(block));
     }
+    Ok(())
 }
 
 /// An image the model generated, as an inline image block.

@@ -26,8 +26,7 @@ pub(super) fn translate(message: &AiMessage) -> Option<Result<Vec<Value>, Builti
         "anthropic" => Some(super::anthropic_blocks::anthropic(message)),
         "bedrock" => super::anthropic_blocks::bedrock(message),
         "groq" => Some(super::groq_blocks::groq(message)),
-        // The shapes LangChain's openai reader raises on are read on (not yet matched).
-        "openai" => Some(Ok(super::openai_blocks::openai(message))),
+        "openai" => Some(super::openai_blocks::openai(message)),
         _ => None,
     }
 }

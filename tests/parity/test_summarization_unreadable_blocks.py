@@ -4,7 +4,7 @@ deepagents reads every summarized message through ``message.content_blocks`` whi
 uploads inline media, and nothing catches what a reader raises there: the run fails with
 that exception (a Gemini ``image_url`` without a URL, text without ``text`` from Converse or
 Anthropic, a Gemini part whose ``source`` is not a mapping, a Groq tool whose arguments are
-not text). The core's reading raises the same exception (type and text) as LangChain's, and
+not text, OpenAI items LangChain's Responses reader cannot walk). The core's reading raises the same exception (type and text) as LangChain's, and
 whole runs fail as deepagents' do, after the same uploads of the messages read before.
 """
 
@@ -31,6 +31,33 @@ def tagged(content: Any, provider: str, **kwargs: Any) -> AIMessage:
 
 def groq(tools: Any) -> AIMessage:
     return tagged("ran it", "groq", additional_kwargs={"executed_tools": tools})
+
+
+def openai(content: Any, **kwargs: Any) -> AIMessage:
+    return tagged(content, "openai", **kwargs)
+
+
+def openai_v03(**kwargs: Any) -> AIMessage:
+    """A v0.3 ``ChatOpenAI`` reply: what it kept in ``additional_kwargs`` goes back in."""
+    calls = [{"name": "f", "args": {}, "id": "c1"}]
+    return openai([{"type": "text", "text": "x"}], additional_kwargs=kwargs, tool_calls=calls)
+
+
+def openai_text(annotations: Any) -> AIMessage:
+    return openai([{"type": "text", "text": "x", "annotations": annotations}])
+
+
+def reasoning(**fields: Any) -> AIMessage:
+    return openai([{"type": "reasoning", "id": "rs_1", **fields}])
+
+
+SERVER_ITEMS = [
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "mcp_call",
+    "mcp_list_tools",
+]
 
 
 def part(kind: str, source: Any, fmt: str = "png") -> HumanMessage:
@@ -67,6 +94,32 @@ UNREADABLE: dict[str, Any] = {
     "pdf bytes None": part("document", {"bytes": None}, "pdf"),
     "txt source None": part("document", None, "txt"),
     "txt source text naming text": part("document", "some text", "txt"),
+    "openai summary with extras": reasoning(summary=[{"type": "summary_text", "text": "a"}], extras={"k": 1}),
+    "openai empty summary with extras": reasoning(summary=[], foo=1, extras={}),
+    "openai summary text": reasoning(summary="abc"),
+    "openai summary mapping": reasoning(summary={"text": "a"}),
+    "openai summary a number": reasoning(summary=5),
+    "openai summary true": reasoning(summary=True),
+    "openai summary part text": reasoning(summary=[{"text": "a"}, "b"]),
+    "openai summary part None": reasoning(summary=[None]),
+    "openai annotations text": openai_text("abc"),
+    "openai annotations a number": openai_text(5),
+    "openai annotations None": openai_text(None),
+    "openai annotations mapping": openai_text({"a": 1}),
+    "openai annotation a list": openai_text([[1]]),
+    "openai url_citation without url": openai_text([{"type": "url_citation", "title": "t"}]),
+    "openai kwargs reasoning text": openai_v03(reasoning="abc"),
+    "openai kwargs reasoning a list": openai_v03(reasoning=[1]),
+    "openai kwargs reasoning a number": openai_v03(reasoning=5),
+    "openai kwargs reasoning summary with extras": openai_v03(reasoning={"summary": [{"text": "a"}], "extras": {}}),
+    "openai tool_outputs a number": openai_v03(tool_outputs=5),
+    "openai tool_outputs None": openai_v03(tool_outputs=None),
+    "openai call ids text": openai_v03(__openai_function_call_ids__="abc"),
+    "openai call ids a list": openai_v03(__openai_function_call_ids__=[1]),
+    **{f"openai {kind} without id": openai([{"type": kind}]) for kind in SERVER_ITEMS},
+    "openai tool_search_call without id": openai([{"type": "tool_search_call", "execution": "server"}]),
+    "openai tool_search_output without id": openai([{"type": "tool_search_output", "execution": "server"}]),
+    "openai read item then one without id": openai([{"type": "web_search_call", "id": "w"}, {"type": "mcp_call"}]),
 }
 
 READABLE: dict[str, Any] = {
@@ -77,6 +130,22 @@ READABLE: dict[str, Any] = {
     "groq tools empty": groq([]),
     "groq empty arguments": groq([{"type": "search", "arguments": "", "output": "o"}]),
     "anthropic text with citations and no text": tagged([{"type": "text", "citations": [{"type": "x"}]}], "anthropic"),
+    "openai summary None": reasoning(summary=None),
+    "openai annotations empty text": openai_text(""),
+    "openai annotation without type": openai_text([{"a": 1}]),
+    "openai kwargs reasoning text naming type": openai_v03(reasoning="a type"),
+    "openai tool_outputs text": openai_v03(tool_outputs="abc"),
+    "openai tool_outputs mapping": openai_v03(tool_outputs={"a": 1}),
+    "openai call ids None": openai_v03(__openai_function_call_ids__=None),
+    "openai call ids a mapping": openai_v03(__openai_function_call_ids__={"c1": "fc_1"}),
+    "openai call ids a number without calls": openai(
+        [{"type": "text", "text": "x"}], additional_kwargs={"__openai_function_call_ids__": 5}
+    ),
+    "openai client tool_search_call without id": openai([{"type": "tool_search_call"}]),
+    "openai v0 image with its own id": openai(
+        [{"type": "image", "source_type": "base64", "data": "AAAA", "mime_type": "image/png", "id": "i1"}]
+    ),
+    "openai image with no source": openai([{"type": "image"}]),
 }
 
 
@@ -100,6 +169,9 @@ RUN_CASES = [
     "converse text without text",
     "anthropic text without text",
     "groq mapping arguments",
+    "openai summary with extras",
+    "openai url_citation without url",
+    "openai tool_outputs a number",
 ]
 # (A user message with a Gemini part deepagents cannot read fails its run before the first
 # model call, outside the summarization; not compared here.)
