@@ -21,6 +21,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_config
 
 #: Tool calls a run makes in its one tool step: enough that many runs together make far more
@@ -88,13 +89,14 @@ class Watch(AgentMiddleware):
         return await handler(request)
 
 
-def _agent(module: Any) -> Any:
-    return module.create_deep_agent(model=Calls(), tools=[probe], middleware=[Watch()])
+def _agent(module: Any, saver: Any = None) -> Any:
+    return module.create_deep_agent(model=Calls(), tools=[probe], middleware=[Watch()], checkpointer=saver)
 
 
 def _run(agent: Any, label: str, how: str) -> None:
     payload = {"messages": [("user", "go")]}
-    config = {"configurable": {"label": label}}
+    # On a checkpointed agent each run has a thread of its own.
+    config = {"configurable": {"label": label, "thread_id": label}}
     if how == "ainvoke":
         asyncio.run(agent.ainvoke(payload, config))
     else:
@@ -127,12 +129,14 @@ def _fresh_seen():
     SEEN.by_run.clear()
 
 
+@pytest.mark.parametrize("saver", [False, True], ids=["no saver", "saver"])
 @pytest.mark.parametrize("module", [deepagents, deepagents_rs], ids=["deepagents", "ours"])
-def test_concurrent_runs_keep_their_ids(module):
-    """300 runs at once on a thread pool, half invoked, half awaited, each with 16 tool calls
-    in one step, middleware and tools reading the ids of their task's config."""
-    agent = _agent(module)
-    runs = 300
+def test_concurrent_runs_keep_their_ids(module, saver):
+    """300 runs at once on a thread pool (100 on threads of a saver), half invoked, half
+    awaited, each with 16 tool calls in one step, middleware and tools reading the ids of
+    their task's config."""
+    agent = _agent(module, InMemorySaver() if saver else None)
+    runs = 100 if saver else 300
     with ThreadPoolExecutor(max_workers=64) as pool:
         done = [pool.submit(_run, agent, f"r{i}", "ainvoke" if i % 2 else "invoke") for i in range(runs)]
         for future in done:
