@@ -56,10 +56,10 @@ class RunConfig(dict):
 
 def _made(run: Any, key: tuple, make: Callable[[], str]) -> str:
     """The id ``make`` made for ``key`` of ``run`` (made now the first time)."""
-    ids = getattr(run, "ids", None)
-    if ids is None:
-        # No run config to tell this run's tasks from another's: an id of the call's own.
+    if not isinstance(run, RunConfig):
+        # No run's config to tell this run's tasks from another's: an id of the call's own.
         return make()
+    ids = run.ids
     found = ids.get(key)
     if found is not None:
         return found
