@@ -21,6 +21,7 @@ from ._message_objects import MessageObjects
 from ._output_keys import InvokeResult, OutputFilter, output_keys_of
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _versioned
 from ._structured import make_response_format
+from ._task_config import RunConfig
 from ._thread_runs import ThreadRuns, _RootRun
 from ._threads import StateSchemas
 from ._tool_commands import STATE_KEYS_KEY
@@ -163,7 +164,8 @@ class DeepAgent(ThreadRuns, GraphBase):
         # other key reaches tools (a `config: RunnableConfig` argument) and compiled subagents.
         # LangChain gives child runs neither the caller's run_id nor its run_name.
         # Callbacks reach tools and models through their node's run, as LangGraph hands them.
-        run_config = {k: v for k, v in config.items() if k not in ("run_id", "run_name", "callbacks")}
+        # One object for the whole run: it carries the ids made for the run's tasks.
+        run_config = RunConfig({k: v for k, v in config.items() if k not in ("run_id", "run_name", "callbacks")})
         if self._store is not None:
             # Carried to the tool runtime (`runtime.store`, `get_store()` in tools), where
             # LangGraph puts the graph's store; taken out of the config tools see.

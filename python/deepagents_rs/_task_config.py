@@ -11,8 +11,6 @@ step gets an id of the same form (uuid6, the step as clock sequence), one per ru
 
 from __future__ import annotations
 
-import collections
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -25,39 +23,49 @@ CHECKPOINT_MAP_KEY = "checkpoint_map"
 #: Where a checkpointed run's config carries its thread graph's `TaskConfigs`.
 TASKS_KEY = "__deepagents_rs_task_configs"
 
-#: The ids made for a run: its checkpoints without a saver, by (run config, namespace, step),
-#: and its tool calls' task ids, by (run config, namespace, step, call id). A run's config is
-#: one object for its whole run, so its tool calls of one step share their checkpoint id, and
-#: a call's `wrap_tool_call` middleware and its tool share their task. Bounded: a finished
-#: run's entries are dropped once newer runs need the room.
-_MADE: collections.OrderedDict[tuple, str] = collections.OrderedDict()
-_MADE_LIMIT = 4096
-_made_lock = threading.Lock()
 #: How long (seconds) a task waits at most for the thread graph to start its step.
 _GRAPH_PATIENCE = 5.0
 
 
+class RunConfig(dict):
+    """A run's config as the core holds it, for its whole run, carrying the ids made for the
+    run (``ids``): its checkpoints without a saver, by (namespace, step), and its tool calls'
+    task ids, by (namespace, step, call id). Its tool calls of one step share their checkpoint
+    id, and a call's `wrap_tool_call` middleware and its tool share their task. The ids live
+    and die with the run's config, so a run never loses its own nor sees another's; an
+    attribute, not a key, so no config a tool or hook sees shows them. A copy (``dict()``,
+    `copy`, pickle) is a plain dict without them."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ids: dict[tuple, str] = {}
+
+    def __reduce__(self) -> tuple:
+        return dict, (dict(self),)
+
+    def __copy__(self) -> dict:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict) -> dict:
+        import copy
+
+        return copy.deepcopy(dict(self), memo)
+
+
 def _made(run: Any, key: tuple, make: Callable[[], str]) -> str:
     """The id ``make`` made for ``key`` of ``run`` (made now the first time)."""
-    if run is None:
-        # No run config to tell this run's tasks from another's: an id of the call's own.
+    if not isinstance(run, RunConfig):
+        # No run's config to tell this run's tasks from another's: an id of the call's own.
         return make()
-    key = (id(run), *key)
-    with _made_lock:
-        found = _MADE.get(key)
-        if found is not None:
-            _MADE.move_to_end(key)
-            return found
-    # Made outside the lock (`uuid4` reads the OS' random source): with a thousand threads
-    # every tool call waited here. When two calls race for one key the first stored wins,
-    # so both still get the same id.
-    made = make()
-    with _made_lock:
-        found = _MADE.setdefault(key, made)
-        _MADE.move_to_end(key)
-        while len(_MADE) > _MADE_LIMIT:
-            _MADE.popitem(last=False)
+    ids = run.ids
+    found = ids.get(key)
+    if found is not None:
         return found
+    # When two calls race for one key the first stored wins (`setdefault` is atomic), so
+    # both still get the same id.
+    return ids.setdefault(key, make())
 
 
 def _made_checkpoint(run: Any, ns: str, step: int) -> str:

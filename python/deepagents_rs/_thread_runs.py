@@ -11,7 +11,7 @@ from . import _convert, _lockstep, _runtime, _stream, _stream_protocol, _threads
 from ._output_keys import OutputFilter, output_keys_of
 from ._run_options import _merge_configs, _versioned, durability_of
 from ._subagent_threads import SubagentThreads
-from ._task_config import TASKS_KEY
+from ._task_config import TASKS_KEY, RunConfig
 from ._task_turns import step_sends
 from ._thread_feed import RUN_TASKS, LateSubagents, goto_of
 
@@ -169,7 +169,7 @@ class ThreadRuns:
             configurable = {**(run_config.get("configurable") or {}), **_threads.task_keys(task_config)}
             # Where the tasks the core runs find the checkpoints the graph's steps run from.
             configurable[TASKS_KEY] = _threads.feed_of(task_config).task_configs
-            return {**run_config, "configurable": configurable}
+            return RunConfig({**run_config, "configurable": configurable})
 
         def launch(
             node: str | list,
