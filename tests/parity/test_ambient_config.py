@@ -97,3 +97,28 @@ def test_outside_a_task_nothing_is_taken() -> None:
     parts = RunnableLambda(run).invoke(None, {"metadata": {"caller": "x"}, "tags": ["outer"]})
     assert ((), "custom", {"progress": 3}) in parts
     assert all(ns == () for ns, _, _ in parts)
+
+
+def test_event_stream() -> None:
+    """``astream_events`` v2 of the parent: the child's graph, node and model runs nested in
+    the `task` tool's run, each once (the graph following our run reports nothing itself)."""
+    from .test_event_stream import _event
+
+    def events(child_module: ModuleType) -> list[Any]:
+        async def go() -> list[Any]:
+            agent = parent_of(child_module)
+            return [
+                (_event(e), e["metadata"].get("lc_agent_name"), _nodes(e["metadata"].get("langgraph_checkpoint_ns")))
+                async for e in agent.astream_events(copy.deepcopy(INPUT), version="v2")
+            ]
+
+        return asyncio.run(go())
+
+    ref, ours = events(deepagents), events(deepagents_rs)
+    assert ours == ref
+    assert any(agent == "helper" and len(ns) == 2 for _, agent, ns in ref)
+
+
+def _nodes(ns: str | None) -> list[str]:
+    """A task namespace's nodes, without the task ids (LangGraph's, or the core's)."""
+    return [part.rpartition(":")[0] for part in (ns or "").split("|") if part]
