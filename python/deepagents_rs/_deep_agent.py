@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
 from . import _callbacks, _convert, _lockstep, _run_context, _runtime, _stream, _stream_protocol
+from ._ambient_config import with_ambient
 from ._assembly import StateKeys
 from ._core import CoreAgent
 from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
@@ -249,6 +250,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         ``version="v2"`` the result is LangGraph's ``GraphOutput(value, interrupts)``.
         """
         _check_version(version)
+        config = with_ambient(config, self.config, self._call_defaults)
         collect = self._invoke_by_stream(kwargs, version)
         if collect is not None:
             for chunk in self.stream(input, config, stream_mode=collect.modes, version=version, **kwargs):
@@ -274,6 +276,7 @@ class DeepAgent(ThreadRuns, GraphBase):
     async def ainvoke(self, input: dict, config: dict | None = None, *, version: str = "v1", **kwargs: Any) -> Any:
         """Run the agent to completion on the running event loop."""
         _check_version(version)
+        config = with_ambient(config, self.config, self._call_defaults)
         collect = self._invoke_by_stream(kwargs, version)
         if collect is not None:
             async for chunk in self.astream(input, config, stream_mode=collect.modes, version=version, **kwargs):
@@ -407,6 +410,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         subagents' chunks under ``("tools:<id>",)`` when ``subgraphs=True`` and
         ``{"type", "ns", "data"}`` parts when ``version="v2"``. Model tokens are streamed from
         the provider only when ``"messages"`` is asked for."""
+        config = with_ambient(config, self.config, self._call_defaults)
         protocol = _stream_protocol.wants_protocol_events(config, version)
         if self._through_graph(stream_mode, kwargs, config, protocol):
             yield from self._thread_stream(input, config, stream_mode, subgraphs, version, kwargs)
@@ -442,6 +446,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """``stream`` on the running event loop."""
+        config = with_ambient(config, self.config, self._call_defaults)
         protocol = _stream_protocol.wants_protocol_events(config, version)
         if self._through_graph(stream_mode, kwargs, config, protocol):
             async for chunk in self._thread_astream(input, config, stream_mode, subgraphs, version, kwargs):

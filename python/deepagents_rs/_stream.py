@@ -205,7 +205,7 @@ def config_with_writer(
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
     Without LangGraph installed, no tool can ask for it."""
     try:
-        from langgraph._internal._constants import CONFIG_KEY_RUNTIME
+        from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_STREAM
         from langgraph.runtime import Runtime
     except ImportError:
         return config
@@ -216,6 +216,10 @@ def config_with_writer(
     store = configurable.pop(STORE_KEY, None)
     # The run's context (`invoke(..., context=...)`) stays; the store and writer are this run's.
     context = getattr(configurable.get(CONFIG_KEY_RUNTIME), "context", None)
+    if writer is None and CONFIG_KEY_STREAM in configurable:
+        # A run inside a parent graph's task that was not asked for `custom` itself writes
+        # through the task's runtime, as a LangGraph subgraph does (`Pregel.stream`).
+        writer = getattr(configurable.get(CONFIG_KEY_RUNTIME), "stream_writer", None)
     known = None
     if step is not None:
         from ._task_config import step_place

@@ -98,7 +98,11 @@ def step_place(
         # read.
         patience = 0.0 if _on_loop_thread() else _GRAPH_PATIENCE
     if not namespace:
-        return [], tasks.step_checkpoints(step, patience)
+        # The run's own tasks; inside a parent graph's task (the thread graph a subgraph
+        # there, started from its task whose namespace the run's config has) they continue
+        # the parent task's namespace, as a LangGraph subgraph's do.
+        parent_ns = (configurable.get("checkpoint_ns") or "").rpartition("|")[0]
+        return parent_ns.split("|") if parent_ns else [], tasks.step_checkpoints(step, patience)
     found = tasks.subgraph_step(tuple(namespace), step, patience)
     return (list(namespace), None) if found is None else (list(found[0]), found[1])
 

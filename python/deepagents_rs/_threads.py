@@ -523,9 +523,15 @@ def _graph_config(config: dict, feed: Feed, checkpointer: Any) -> dict:
 
 
 class _untraced:
-    """No LangSmith tracing of the thread graph: the core traces the run itself."""
+    """No tracing of the thread graph, LangSmith's or LangChain callbacks': the core traces
+    the run itself. Inside a parent graph's task LangGraph would take that task's callbacks
+    from LangChain's context (``ensure_config``); the graph's config has every other key of
+    it already (``DeepAgent`` merged it in), so the context is emptied for the graph."""
 
     def __enter__(self) -> None:
+        from langchain_core.runnables.config import var_child_runnable_config
+
+        self._ambient = var_child_runnable_config.set(None)
         try:
             from langsmith.run_helpers import tracing_context
         except ImportError:
@@ -535,5 +541,12 @@ class _untraced:
         self._cm.__enter__()
 
     def __exit__(self, *exc: object) -> None:
+        from langchain_core.runnables.config import var_child_runnable_config
+
         if self._cm is not None:
             self._cm.__exit__(*exc)
+        try:
+            var_child_runnable_config.reset(self._ambient)
+        except ValueError:
+            # A generator closed from another context (its finalizer): that one never saw it.
+            pass

@@ -205,8 +205,13 @@ def _declared_only(update: dict, config: dict | None) -> dict:
 
 def _in_subagent(config: dict | None) -> bool:
     """Whether the call is a subagent's (its task runs under its parent's task)."""
+    from ._stream import RUN_NS_KEY
+
     metadata = (config or {}).get("metadata") or {}
-    return "|" in str(metadata.get("langgraph_checkpoint_ns", ""))
+    # Inside a parent graph's task the run's own tasks continue that task's namespace (the
+    # run's namespace, less its own last segment): only deeper ones are a subagent's.
+    run_ns = str(((config or {}).get("configurable") or {}).get(RUN_NS_KEY) or "")
+    return str(metadata.get("langgraph_checkpoint_ns", "")).count("|") > run_ns.count("|")
 
 
 def _parent_command(command: Any, messages: list, checked: bool, config: dict | None) -> BaseException:
