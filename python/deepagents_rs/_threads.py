@@ -284,7 +284,7 @@ class ThreadGraph:
                     output_keys=self.graph.output_channels if whole_run else None,
                     control=control,
                 )
-                for mode, chunk in chunks:
+                for mode, chunk in _stepped_without_ambient(iter(chunks)):
                     yield _graph_item(mode, chunk, feed)
             feed.drain()
         finally:
@@ -318,7 +318,7 @@ class ThreadGraph:
                     output_keys=self.graph.output_channels if whole_run else None,
                     control=control,
                 )
-                async for mode, chunk in chunks:
+                async for mode, chunk in _astepped_without_ambient(aiter(chunks)):
                     yield _graph_item(mode, chunk, feed)
             await feed.adrain()
         finally:
@@ -523,15 +523,9 @@ def _graph_config(config: dict, feed: Feed, checkpointer: Any) -> dict:
 
 
 class _untraced:
-    """No tracing of the thread graph, LangSmith's or LangChain callbacks': the core traces
-    the run itself. Inside a parent graph's task LangGraph would take that task's callbacks
-    from LangChain's context (``ensure_config``); the graph's config has every other key of
-    it already (``DeepAgent`` merged it in), so the context is emptied for the graph."""
+    """No LangSmith tracing of the thread graph: the core traces the run itself."""
 
     def __enter__(self) -> None:
-        from langchain_core.runnables.config import var_child_runnable_config
-
-        self._ambient = var_child_runnable_config.set(None)
         try:
             from langsmith.run_helpers import tracing_context
         except ImportError:
@@ -541,12 +535,41 @@ class _untraced:
         self._cm.__enter__()
 
     def __exit__(self, *exc: object) -> None:
-        from langchain_core.runnables.config import var_child_runnable_config
-
         if self._cm is not None:
             self._cm.__exit__(*exc)
+
+
+# Inside a parent graph's task LangGraph would take that task's callbacks from LangChain's
+# context (``ensure_config``), so every chain event would be reported twice; the graph's
+# config has every other key of it already (``DeepAgent`` merged it in). The context is
+# emptied only while the graph steps, never across a yield: the consumer between chunks (a
+# node of the parent graph) keeps its own config.
+_DONE = object()
+
+
+def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    while True:
+        token = var_child_runnable_config.set(None)
         try:
-            var_child_runnable_config.reset(self._ambient)
-        except ValueError:
-            # A generator closed from another context (its finalizer): that one never saw it.
-            pass
+            item = next(chunks, _DONE)
+        finally:
+            var_child_runnable_config.reset(token)
+        if item is _DONE:
+            return
+        yield item
+
+
+async def _astepped_without_ambient(chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    while True:
+        token = var_child_runnable_config.set(None)
+        try:
+            item = await anext(chunks, _DONE)
+        finally:
+            var_child_runnable_config.reset(token)
+        if item is _DONE:
+            return
+        yield item

@@ -122,3 +122,43 @@ def test_event_stream() -> None:
 def _nodes(ns: str | None) -> list[str]:
     """A task namespace's nodes, without the task ids (LangGraph's, or the core's)."""
     return [part.rpartition(":")[0] for part in (ns or "").split("|") if part]
+
+
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_a_node_streaming_the_agent_keeps_its_config(api: str) -> None:
+    """A LangGraph node that streams the agent reads its own config between chunks, as with a
+    deepagents agent (the agent empties LangChain's context only while its graph steps)."""
+    from langgraph.config import get_config
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    class State(TypedDict):
+        seen: list
+
+    def run(child_module: ModuleType) -> list[Any]:
+        child = child_module.create_deep_agent(model=StreamingScriptedChatModel(["one", "two"]), name="child")
+
+        def node(state: State) -> dict:
+            seen = []
+            for _ in child.stream(copy.deepcopy(INPUT), stream_mode="updates"):
+                seen.append(get_config()["metadata"].get("langgraph_node"))
+            return {"seen": seen}
+
+        async def anode(state: State) -> dict:
+            seen = []
+            async for _ in child.astream(copy.deepcopy(INPUT), stream_mode="updates"):
+                seen.append(get_config()["metadata"].get("langgraph_node"))
+            return {"seen": seen}
+
+        builder = StateGraph(State)
+        builder.add_node("outer", node if api == "sync" else anode)
+        builder.add_edge(START, "outer")
+        builder.add_edge("outer", END)
+        graph = builder.compile()
+        if api == "sync":
+            return graph.invoke({"seen": []})["seen"]
+        return asyncio.run(graph.ainvoke({"seen": []}))["seen"]
+
+    ref, ours = run(deepagents), run(deepagents_rs)
+    assert ours == ref
+    assert ref and all(s == "outer" for s in ref)
