@@ -276,21 +276,10 @@ class _TaskRunner:
         update = {k: v for k, v in result.items() if k not in hidden and not _is_unchanged(k, v, inputs)}
         return Command(update={**update, "messages": [ToolMessage(_task_result(result), tool_call_id=tool_call_id)]})
 
-    # The caller's callbacks, tags and configurable reach a LangGraph subagent as the ambient
-    # config its graph merges in; only the subagent marker is passed. Our agent is handed
-    # that merge (LangGraph's own) explicitly: it then runs as a subgraph of the caller's
-    # graph (its stream parts, checkpoints and interrupts under the `task` call), as a
-    # LangGraph child does.
+    # The caller's callbacks, tags and configurable reach the subagent as the ambient config
+    # it merges in (a LangGraph graph, and our agent alike: `_ambient_config`); only the
+    # subagent marker is passed.
     _CONFIG: ClassVar[dict] = {"configurable": {"ls_agent_type": "subagent"}}
-
-    def config_for(self, runnable: Any) -> dict:
-        from .._deep_agent import DeepAgent
-
-        if not isinstance(runnable, DeepAgent):
-            return self._CONFIG
-        from langgraph._internal._config import ensure_config
-
-        return dict(ensure_config(self._CONFIG))
 
     def task(self, description: str, subagent_type: str, runtime: ToolRuntime) -> str | Command:
         refused = self.refusal(subagent_type, runtime)
@@ -298,7 +287,7 @@ class _TaskRunner:
             return refused
         runnable, state = self.prepare(subagent_type, description, runtime)
         with _subagent_tracing_context():
-            result = runnable.invoke(state, self.config_for(runnable))
+            result = runnable.invoke(state, self._CONFIG)
         return self.command(result, cast(str, runtime.tool_call_id), state)
 
     async def atask(self, description: str, subagent_type: str, runtime: ToolRuntime) -> str | Command:
@@ -307,7 +296,7 @@ class _TaskRunner:
             return refused
         runnable, state = self.prepare(subagent_type, description, runtime)
         with _subagent_tracing_context():
-            result = await runnable.ainvoke(state, self.config_for(runnable))
+            result = await runnable.ainvoke(state, self._CONFIG)
         return self.command(result, cast(str, runtime.tool_call_id), state)
 
 
