@@ -16,6 +16,7 @@ use super::policy::{self, Clause, ModelLimits, Size, TruncateArgs};
 use super::summary::Target;
 use super::texts;
 use super::tokens::Counter;
+use super::gather::gather;
 use super::{media, overflow_clip};
 use crate::error::{Error, ModelError};
 use crate::files::backend::{Backend, FilesScope};
@@ -468,74 +469,4 @@ fn offload_warning(file_path: Option<&str>, failed_media: usize) -> Result<(), E
         Some(_) => return Ok(()),
     };
     crate::error::warn(&warning).map_err(|e| Error::Model(ModelError::host(e)))
-}
-
-/// `asyncio.gather(a, b)`: both run at once and the first to fail (when both fail by the
-/// same wake-up, `a`, which was started first) gives the error. As under asyncio, a failure
-/// does not stop the other: it runs to its end before the error is returned, so it was
-/// started and ran as deepagents' task does.
-async fn gather<A, B>(
-    a: impl Future<Output = Result<A, Error>>,
-    b: impl Future<Output = Result<B, Error>>,
-) -> Result<(A, B), Error> {
-    use futures::future::maybe_done;
-    let (mut a, mut b) = (std::pin::pin!(maybe_done(a)), std::pin::pin!(maybe_done(b)));
-    let mut first_error = None;
-    std::future::poll_fn(|cx| {
-        let a_done = a.as_mut().poll(cx).is_ready();
-        let b_done = b.as_mut().poll(cx).is_ready();
-        if first_error.is_none() {
-            if a_done && matches!(a.as_mut().output_mut(), Some(Err(_))) {
-                first_error = Some(true);
-            } else if b_done && matches!(b.as_mut().output_mut(), Some(Err(_))) {
-                first_error = Some(false);
-            }
-        }
-        if !(a_done && b_done) {
-            return std::task::Poll::Pending;
-        }
-        let (a, b) = (a.as_mut().take_output(), b.as_mut().take_output());
-        std::task::Poll::Ready(match (first_error, a, b) {
-            (Some(true), Some(Err(e)), _) | (Some(false), _, Some(Err(e))) => Err(e),
-            (_, Some(Ok(a)), Some(Ok(b))) => Ok((a, b)),
-            // Unreachable: a failure is recorded when it is first seen.
-            (_, Some(Err(e)), _) | (_, _, Some(Err(e))) => Err(e),
-            _ => Err(Error::Internal("gather polled after its end".into())),
-        })
-    })
-    .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn failing(text: &str) -> Error {
-        Error::InvalidInput(text.to_owned())
-    }
-
-    async fn fail_after(yields: usize, text: &str) -> Result<(), Error> {
-        for _ in 0..yields {
-            tokio::task::yield_now().await;
-        }
-        Err(failing(text))
-    }
-
-    fn raised(out: Result<((), ()), Error>) -> String {
-        match out {
-            Err(Error::InvalidInput(text)) => text,
-            other => format!("{other:?}"),
-        }
-    }
-
-    #[tokio::test]
-    async fn gather_raises_the_first_failure() {
-        // Both fail on their first poll: the first started wins.
-        assert_eq!(raised(gather(fail_after(0, "a"), fail_after(0, "b")).await), "a");
-        // The second fails first.
-        assert_eq!(raised(gather(fail_after(3, "a"), fail_after(0, "b")).await), "b");
-        assert_eq!(raised(gather(fail_after(0, "a"), fail_after(3, "b")).await), "a");
-        let both = gather(async { Ok(1) }, async { Ok(2) }).await;
-        assert!(matches!(both, Ok((1, 2))));
-    }
 }

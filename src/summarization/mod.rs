@@ -10,6 +10,7 @@ mod content_blocks;
 pub mod counter;
 pub mod event;
 mod file_signatures;
+mod gather;
 mod groq_blocks;
 mod media;
 mod middleware;
