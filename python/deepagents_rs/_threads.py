@@ -19,6 +19,7 @@ import operator
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
 
+from . import _direct_writer
 from ._thread_feed import Feed, LateSubagents
 
 if TYPE_CHECKING:
@@ -272,17 +273,15 @@ class ThreadGraph:
         feed = Feed(start, forward, self.subagents, late)
         try:
             with _untraced():
-                chunks = self.graph.stream(
+                chunks = self._chunks(
+                    "stream",
                     input,
                     _graph_config(config, feed, self.checkpointer),
-                    stream_mode=["updates", *graph_modes],
-                    durability=durability,
-                    interrupt_before=_breakpoints(stops[0]),
-                    interrupt_after=_breakpoints(stops[1]),
-                    # LangGraph's `invoke` reports the output channels' updates only (what a
-                    # parent graph streams of this graph as a subgraph).
-                    output_keys=self.graph.output_channels if whole_run else None,
-                    control=control,
+                    durability,
+                    graph_modes,
+                    stops,
+                    whole_run,
+                    control,
                 )
                 for mode, chunk in _stepped_without_ambient(iter(chunks)):
                     yield _graph_item(mode, chunk, feed)
@@ -306,23 +305,51 @@ class ThreadGraph:
         feed = Feed(start, forward, self.subagents, late)
         try:
             with _untraced():
-                chunks = self.graph.astream(
+                chunks = self._chunks(
+                    "astream",
                     input,
                     _graph_config(config, feed, self.checkpointer),
-                    stream_mode=["updates", *graph_modes],
-                    durability=durability,
-                    interrupt_before=_breakpoints(stops[0]),
-                    interrupt_after=_breakpoints(stops[1]),
-                    # LangGraph's `invoke` reports the output channels' updates only (what a
-                    # parent graph streams of this graph as a subgraph).
-                    output_keys=self.graph.output_channels if whole_run else None,
-                    control=control,
+                    durability,
+                    graph_modes,
+                    stops,
+                    whole_run,
+                    control,
                 )
                 async for mode, chunk in _astepped_without_ambient(aiter(chunks)):
                     yield _graph_item(mode, chunk, feed)
             await feed.adrain()
         finally:
             await feed.aclose()
+
+    def _chunks(
+        self,
+        method: str,
+        input: Any,
+        config: dict,
+        durability: str | None,
+        graph_modes: Sequence[str],
+        stops: tuple[list[str], list[str]],
+        whole_run: bool,
+        control: Any,
+    ) -> Any:
+        """The thread graph's run (``method``: ``stream`` or ``astream``): written by
+        `_direct_writer` when the run needs nothing of LangGraph's runner, by LangGraph's
+        ``Pregel`` otherwise."""
+        # LangGraph's `invoke` reports the output channels' updates only (what a parent
+        # graph streams of this graph as a subgraph).
+        output_keys = self.graph.output_channels if whole_run else None
+        if _direct(graph_modes, stops, control, config):
+            return getattr(_direct_writer, method)(self.graph, input, config, durability, output_keys)
+        return getattr(self.graph, method)(
+            input,
+            config,
+            stream_mode=["updates", *graph_modes],
+            durability=durability,
+            interrupt_before=_breakpoints(stops[0]),
+            interrupt_after=_breakpoints(stops[1]),
+            output_keys=output_keys,
+            control=control,
+        )
 
 
 #: A task of the step a resumed run starts at, as the core takes it (`StartTask`).
@@ -385,6 +412,19 @@ def step_tasks(snapshot: Any, sends: Sequence[Any], kept: bool = False) -> list[
     if len(tasks) == 1 and tasks[0][1] is None and not tasks[0][2]:
         return None
     return tasks
+
+
+def _direct(graph_modes: Sequence[str], stops: tuple[list[str], list[str]], control: Any, config: dict) -> bool:
+    """Whether a run's supersteps are written by `_direct_writer` rather than LangGraph's
+    runner: LangGraph's own stream modes, breakpoints, run control and a parent graph need
+    its runner (see `_direct_writer`)."""
+    return (
+        _direct_writer.ENABLED
+        and not graph_modes
+        and not any(stops)
+        and control is None
+        and not in_parent_graph(config)
+    )
 
 
 def _breakpoints(nodes: list[str]) -> Any:

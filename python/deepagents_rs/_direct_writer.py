@@ -1,0 +1,208 @@
+"""The thread graph's supersteps written without LangGraph's task runner.
+
+LangGraph's ``Pregel.stream`` runs each superstep's tasks through its ``PregelRunner``: a
+callback run per task, an executor thread per task of a step of several, futures, and a wait
+for them all. The thread graph's tasks do no work of their own: each takes its write from the
+core's stream (``_thread_feed``). So here the same ``SyncPregelLoop`` / ``AsyncPregelLoop``
+(LangGraph's own: it opens the thread, prepares the tasks and their ids, applies the writes,
+makes the checkpoints and calls the saver, with ``durability`` as LangGraph applies it) is
+driven directly, and each task runs on the caller's thread, in task order, through LangGraph's
+``run_with_retry``. The saver sees the same calls with the same rows.
+
+Only for what LangGraph's runner is not needed for: runs with just the ``updates`` stream mode
+of the graph (the core makes every other), no breakpoints, no run control, not inside a parent
+graph (chosen in ``ThreadGraph.run``).
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+#: Whether runs in scope use this writer; tests switch it off to compare rows with the
+#: thread graph run by LangGraph's own runner.
+ENABLED = True
+
+
+def _setup(graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any) -> tuple:
+    """What ``Pregel.stream`` hands its loop, for a run streaming ``updates`` only: the
+    graph's defaults, its own checkpoint config, the durability and the runtime."""
+    from langgraph._internal._config import ensure_config
+    from langgraph._internal._constants import CONF, CONFIG_KEY_DURABILITY, CONFIG_KEY_RUNTIME
+    from langgraph.pregel.main import _build_server_info, _coerce_context, _coerce_parent_runtime
+    from langgraph.runtime import DEFAULT_RUNTIME, RunControl, Runtime
+
+    pregel = graph
+    config = ensure_config(pregel.config, config)
+    modes, keys, before, after, checkpointer, store, cache, durability_ = pregel._defaults(
+        config,
+        stream_mode=["updates"],
+        print_mode=(),
+        output_keys=output_keys,
+        interrupt_before=None,
+        interrupt_after=None,
+        durability=durability,
+    )
+    config = pregel._own_checkpoint_config(config)
+    if durability is not None:
+        config[CONF][CONFIG_KEY_DURABILITY] = durability_
+    parent = _coerce_parent_runtime(config[CONF].get(CONFIG_KEY_RUNTIME, DEFAULT_RUNTIME))
+    runtime = Runtime(
+        context=_coerce_context(pregel.context_schema, None),
+        store=store,
+        stream_writer=_no_stream_writer,
+        previous=None,
+        execution_info=None,
+        server_info=_build_server_info(config, parent),
+        control=parent.control or RunControl(),
+    )
+    config[CONF][CONFIG_KEY_RUNTIME] = parent.merge(runtime)
+    queue: collections.deque = collections.deque()
+    from langgraph.pregel.protocol import StreamProtocol
+
+    loop_kwargs = {
+        "stream": StreamProtocol(queue.append, modes),
+        "config": config,
+        "store": store,
+        "cache": cache,
+        "checkpointer": checkpointer,
+        "nodes": pregel.nodes,
+        "specs": pregel.channels,
+        "output_keys": keys,
+        "input_keys": pregel.input_channels,
+        "stream_keys": pregel.stream_channels_asis,
+        "interrupt_before": before,
+        "interrupt_after": after,
+        "manager": None,
+        "durability": durability_,
+        "trigger_to_nodes": pregel.trigger_to_nodes,
+        "migrate_checkpoint": pregel._migrate_checkpoint,
+        "retry_policy": pregel.retry_policy,
+        "cache_policy": pregel.cache_policy,
+    }
+    return pregel, input, loop_kwargs, queue, durability_
+
+
+def _no_stream_writer(_chunk: Any) -> None:
+    return None
+
+
+def _chunks(queue: collections.deque) -> Iterator[tuple[str, Any]]:
+    """The loop's stream items as ``Pregel.stream`` yields them for a list of modes."""
+    while queue:
+        _ns, mode, payload = queue.popleft()
+        yield mode, payload
+
+
+def _recursion_error(config: dict) -> BaseException:
+    from langgraph.errors import ErrorCode, GraphRecursionError, create_error_message
+
+    return GraphRecursionError(
+        create_error_message(
+            message=(
+                f"Recursion limit of {config['recursion_limit']} reached "
+                "without hitting a stop condition. You can increase the "
+                "limit by setting the `recursion_limit` config key."
+            ),
+            error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
+        )
+    )
+
+
+class _Step:
+    """One superstep's tasks run one after another, committed as LangGraph's runner commits
+    them (``PregelRunner.commit``): the writes, an interrupt's, or the error's. Interrupts of
+    several tasks are raised together once all have run, as the runner gathers them."""
+
+    def __init__(self, loop: Any) -> None:
+        from langgraph.pregel._runner import PregelRunner
+
+        self.loop = loop
+        self.runner = PregelRunner(submit=_no_submit, put_writes=lambda: loop.put_writes)
+        self.interrupts: list[Any] = []
+
+    def tasks(self) -> list[Any]:
+        # A task holding writes already (kept from before a resume) is not run again.
+        return [t for t in self.loop.tasks.values() if not t.writes]
+
+    def done(self, task: Any, exc: BaseException | None) -> None:
+        from langgraph.errors import GraphInterrupt
+
+        self.runner.commit(task, exc)
+        if exc is None:
+            return
+        if isinstance(exc, GraphInterrupt):
+            self.interrupts.append(exc)
+            return
+        raise exc
+
+    def finish(self) -> None:
+        from langgraph.errors import GraphInterrupt
+
+        if self.interrupts:
+            raise GraphInterrupt(tuple(i for exc in self.interrupts for i in exc.args[0]))
+
+
+def _no_submit() -> Any:
+    raise RuntimeError("deepagents_rs: the direct thread writer runs no task in the background (a bug)")
+
+
+def stream(graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any) -> Iterator:
+    """``graph.stream(input, config, stream_mode=["updates"], durability=..., output_keys=...)``
+    with the tasks run directly (see the module's docstring)."""
+    from langgraph.pregel._loop import SyncPregelLoop
+    from langgraph.pregel._retry import run_with_retry
+
+    pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)
+    with SyncPregelLoop(input, **kwargs) as loop:
+        while loop.tick():
+            for task in loop.match_cached_writes():
+                loop.put_writes(task.id, task.writes, cached=True)
+            step = _Step(loop)
+            for task in step.tasks():
+                try:
+                    run_with_retry(task, pregel.retry_policy)
+                except Exception as exc:  # noqa: BLE001 - committed, then raised as the runner does
+                    step.done(task, exc)
+                else:
+                    step.done(task, None)
+                yield from _chunks(queue)
+            step.finish()
+            loop.after_tick()
+            if durability_ == "sync":
+                loop._put_checkpoint_fut.result()
+    yield from _chunks(queue)
+    if loop.status == "out_of_steps":
+        raise _recursion_error(kwargs["config"])
+
+
+async def astream(graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any) -> AsyncIterator:
+    """``stream`` under ``astream``: LangGraph's ``AsyncPregelLoop`` and the saver's ``a*``
+    methods."""
+    from langgraph.pregel._loop import AsyncPregelLoop
+    from langgraph.pregel._retry import arun_with_retry
+
+    pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)
+    async with AsyncPregelLoop(input, **kwargs) as loop:
+        while loop.tick():
+            for task in await loop.amatch_cached_writes():
+                loop.put_writes(task.id, task.writes, cached=True)
+            step = _Step(loop)
+            for task in step.tasks():
+                try:
+                    await arun_with_retry(task, pregel.retry_policy)
+                except Exception as exc:  # noqa: BLE001 - committed, then raised as the runner does
+                    step.done(task, exc)
+                else:
+                    step.done(task, None)
+                for chunk in _chunks(queue):
+                    yield chunk
+            step.finish()
+            loop.after_tick()
+            if durability_ == "sync":
+                await loop._put_checkpoint_fut
+    for chunk in _chunks(queue):
+        yield chunk
+    if loop.status == "out_of_steps":
+        raise _recursion_error(kwargs["config"])

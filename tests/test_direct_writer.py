@@ -1,0 +1,312 @@
+"""The direct thread writer (`_direct_writer`) against the thread graph run by LangGraph's own
+runner: the same runs written both ways into savers of their own, every saver call compared
+(`put`'s checkpoint, metadata and new versions, `put_writes`' writes, task id and task path),
+then every row read back, on memory, SQLite and PostgreSQL. Only what LangGraph draws at
+random differs: checkpoint ids (uuid6), the task ids hashed from them, message and interrupt
+ids, the random fraction of a version, timestamps; each is replaced by the order in which it
+first appears, so that every place an id recurs is still compared."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import deepagents_rs
+import pytest
+from deepagents_rs import _direct_writer
+from fake_models import ScriptedChatModel, ai_tool_calls
+from langchain_core.messages import BaseMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Command, Interrupt, Send
+from test_threads import THREAD, my_tool, new_saver, pg_dsn, script  # noqa: F401 - fixtures
+
+#: What LangGraph draws at random: uuids (checkpoint, message and run ids), task and interrupt
+#: ids (hex digests), and a version's random fraction.
+_RANDOM = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|lc_run--\S+")
+_ADDRESS = re.compile(r"0x[0-9a-f]+")
+_VERSION = re.compile(r"^(\d{32})\.(\d+\.\d+|\d+)$")
+
+
+class Canon:
+    """Replaces each random id by its first appearance's number, everywhere it recurs."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, str] = {}
+
+    def text(self, s: str) -> str:
+        if (m := _VERSION.match(s)) is not None:
+            return f"v{int(m.group(1))}"
+        s = _RANDOM.sub(lambda m: self.seen.setdefault(m.group(0), f"<id{len(self.seen)}>"), s)
+        # An object's repr carries its address.
+        return _ADDRESS.sub("0x", s)
+
+    def __call__(self, v: Any) -> Any:
+        if isinstance(v, str):
+            return self.text(v)
+        if isinstance(v, BaseMessage):
+            return (type(v).__name__, self(v.model_dump()))
+        if isinstance(v, Interrupt):
+            return ("Interrupt", self(v.value), self(v.id))
+        if isinstance(v, Send):
+            return ("Send", v.node, self(v.arg))
+        if isinstance(v, dict):
+            return {self(k): self(x) for k, x in v.items() if k not in ("ts", "created_at", "modified_at")}
+        if isinstance(v, (list, tuple)):
+            return [self(x) for x in v]
+        if v is None or isinstance(v, (int, float, bool, bytes)):
+            return v
+        return repr(v)
+
+
+def recorded(saver: Any) -> list[tuple]:
+    """Records every write call the saver gets, in order (its `a*` forms too). The wrappers
+    keep the methods' signatures: LangGraph reads them (a `put_writes` taking `task_path`
+    is given the task's path, which orders a delta channel's replay)."""
+    calls: list[tuple] = []
+
+    def wrap(name: str) -> None:
+        inner = getattr(saver, name)
+        if asyncio.iscoroutinefunction(inner):
+
+            @functools.wraps(inner)
+            async def acall(*args: Any) -> Any:
+                calls.append((name.lstrip("a"), args))
+                return await inner(*args)
+
+            setattr(saver, name, acall)
+        else:
+
+            @functools.wraps(inner)
+            def call(*args: Any) -> Any:
+                calls.append((name, args))
+                return inner(*args)
+
+            setattr(saver, name, call)
+
+    for name in ("put", "put_writes", "aput", "aput_writes"):
+        wrap(name)
+    return calls
+
+
+def canonical_calls(calls: list[tuple]) -> list[Any]:
+    """The saver calls, canonical: each `put` in order (LangGraph chains them; a namespace's
+    after another's, in the order they first put), each followed
+    by the `put_writes` calls made against the checkpoint it put, sorted by task path. Those
+    run on LangGraph's background executor beside the `put`s, and its runner commits the
+    tasks of one step as they finish: their order among the other calls is not LangGraph's
+    to keep."""
+    canon = Canon()
+    puts: list[tuple] = []
+    writes: dict[str, list[tuple]] = {}
+    for name, args in calls:
+        if name == "put":
+            puts.append(args)
+        else:
+            config, written, task_id, *path = args
+            at = config["configurable"]["checkpoint_id"]
+            writes.setdefault(at, []).append((str(path), config, written, task_id))
+    # A subagent's graph puts its checkpoints (in its namespace) beside the agent's.
+    spaces = list(dict.fromkeys(p[0]["configurable"].get("checkpoint_ns", "") for p in puts))
+    puts.sort(key=lambda p: spaces.index(p[0]["configurable"].get("checkpoint_ns", "")))
+    out: list[Any] = []
+    for config, checkpoint, metadata, versions in puts:
+        out.append(("put", _config(canon, config), canon(checkpoint), canon(metadata), canon(versions)))
+        out.extend(_writes(canon, sorted(writes.pop(checkpoint["id"], []), key=lambda b: b[0])))
+    for batch in writes.values():
+        out.extend(_writes(canon, sorted(batch, key=lambda b: b[0])))
+    return out
+
+
+def _writes(canon: Canon, batch: list[tuple]) -> list[Any]:
+    return [
+        ("put_writes", path, _config(canon, config), canon(writes), canon(task_id))
+        for path, config, writes, task_id in batch
+    ]
+
+
+def _config(canon: Canon, config: dict) -> Any:
+    """What a saver reads of a call's config: the thread's keys and the metadata (LangGraph's
+    own run keys, `__pregel_*`, are objects of the run)."""
+    configurable = {k: v for k, v in config.get("configurable", {}).items() if not k.startswith("__")}
+    return canon({"configurable": configurable, "metadata": config.get("metadata")})
+
+
+def rows(saver: Any) -> list[Any]:
+    """Every checkpoint of the thread (all namespaces) as the saver reads it back, oldest
+    first, with its pending writes."""
+    return _rows(list(saver.list(_WHOLE_THREAD))[::-1])
+
+
+async def arows(saver: Any) -> list[Any]:
+    return _rows([t async for t in saver.alist(_WHOLE_THREAD)][::-1])
+
+
+#: The thread, every namespace of it.
+_WHOLE_THREAD = {"configurable": {"thread_id": THREAD["configurable"]["thread_id"]}}
+
+
+def _rows(tuples: list[Any]) -> list[Any]:
+    canon = Canon()
+    return [
+        (
+            canon(t.config),
+            canon(t.parent_config),
+            canon(t.checkpoint),
+            canon(t.metadata),
+            canon(sorted(t.pending_writes, key=_unordered)),
+        )
+        for t in tuples
+    ]
+
+
+def _unordered(write: tuple) -> str:
+    """A pending write's place among its checkpoint's: savers order them by task id (SQLite,
+    PostgreSQL), which is random, so they are compared by what they write."""
+    return _RANDOM.sub("", repr(write[1:]))
+
+
+@pytest.fixture
+def direct(monkeypatch: pytest.MonkeyPatch) -> Callable[[bool], None]:
+    def switch(on: bool) -> None:
+        monkeypatch.setattr(_direct_writer, "ENABLED", on)
+
+    return switch
+
+
+def both_ways(direct: Callable[[bool], None], make_saver: Callable[[], Any], run: Callable[[Any], Any]) -> list[Any]:
+    """``run(saver)`` with the writer and with LangGraph's runner: results, calls, rows."""
+    out = []
+    for on in (True, False):
+        direct(on)
+        saver = make_saver()
+        calls = recorded(saver)
+        result = run(saver)
+        out.append((Canon()(result), canonical_calls(calls), rows(saver)))
+    return out
+
+
+def assert_same(written: list[Any]) -> None:
+    (result, calls, stored), (ref_result, ref_calls, ref_stored) = written
+    assert result == ref_result
+    assert len(calls) == len(ref_calls)
+    for i, (ours, ref) in enumerate(zip(calls, ref_calls, strict=True)):
+        assert ours == ref, f"saver call {i}"
+    assert stored == ref_stored
+
+
+def two_turns(saver: Any, **kwargs: Any) -> Any:
+    agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)
+    agent.invoke({"messages": [("user", "go")]}, THREAD, **kwargs)
+    return agent.invoke({"messages": [{"role": "user", "content": "again"}]}, THREAD, **kwargs)
+
+
+def test_two_turns_are_written_row_for_row_as_langgraphs_runner_writes_them(
+    direct: Any,
+    new_saver: Any,  # noqa: F811 - the fixture
+) -> None:
+    assert_same(both_ways(direct, new_saver, two_turns))
+
+
+@pytest.mark.parametrize("durability", ["sync", "async", "exit"])
+def test_each_durability_writes_what_langgraphs_runner_writes(direct: Any, durability: str) -> None:
+    assert_same(both_ways(direct, InMemorySaver, lambda saver: two_turns(saver, durability=durability)))
+
+
+def test_a_streamed_run_writes_what_langgraphs_runner_writes(direct: Any) -> None:
+    def run(saver: Any) -> Any:
+        agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)
+        return list(agent.stream({"messages": [("user", "go")]}, THREAD, stream_mode=["updates", "values"]))
+
+    assert_same(both_ways(direct, InMemorySaver, run))
+
+
+def test_async_runs_write_what_langgraphs_runner_writes(direct: Any, tmp_path: Any) -> None:
+    async def run(path: str) -> tuple[Any, list[Any], list[Any]]:
+        async with AsyncSqliteSaver.from_conn_string(path) as saver:
+            calls = recorded(saver)
+            agent = deepagents_rs.create_deep_agent(
+                model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver
+            )
+            await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
+            result = await agent.ainvoke({"messages": [("user", "again")]}, THREAD)
+            return Canon()(result), canonical_calls(calls), await arows(saver)
+
+    written = []
+    for on in (True, False):
+        direct(on)
+        written.append(asyncio.run(run(str(tmp_path / f"{on}.sqlite"))))
+    assert_same(written)
+
+
+def test_an_interrupt_and_its_resume_write_what_langgraphs_runner_writes(direct: Any) -> None:
+    def run(saver: Any) -> Any:
+        calls = [ai_tool_calls(("my_tool", {"x": 1}, "call_A"), ("my_tool", {"x": 2}, "call_B")), "done"]
+        agent = deepagents_rs.create_deep_agent(
+            model=ScriptedChatModel(calls), tools=[my_tool], checkpointer=saver, interrupt_on={"my_tool": True}
+        )
+        first = agent.invoke({"messages": [("user", "go")]}, THREAD)
+        decisions = [{"type": "approve"}, {"type": "reject", "message": "no"}]
+        return first, agent.invoke(Command(resume={"decisions": decisions}), THREAD)
+
+    assert_same(both_ways(direct, InMemorySaver, run))
+
+
+def test_a_subagent_call_writes_what_langgraphs_runner_writes(direct: Any) -> None:
+    def run(saver: Any) -> Any:
+        calls = [
+            ai_tool_calls(("task", {"description": "look", "subagent_type": "general-purpose"}, "call_T")),
+            ai_tool_calls(("my_tool", {"x": 3}, "call_S")),
+            "sub done",
+            "done",
+        ]
+        agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(calls), tools=[my_tool], checkpointer=saver)
+        return agent.invoke({"messages": [("user", "go")]}, THREAD)
+
+    assert_same(both_ways(direct, InMemorySaver, run))
+
+
+def test_a_failing_tool_is_recorded_as_langgraphs_runner_records_it(direct: Any) -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def broken(x: int) -> str:
+        """Fails."""
+        raise RuntimeError("broken tool")
+
+    def run(saver: Any) -> Any:
+        agent = deepagents_rs.create_deep_agent(
+            model=ScriptedChatModel([ai_tool_calls(("broken", {"x": 1}, "call_X")), "done"]),
+            tools=[broken],
+            checkpointer=saver,
+        )
+        with pytest.raises(RuntimeError, match="broken tool"):
+            agent.invoke({"messages": [("user", "go")]}, THREAD)
+        return None
+
+    assert_same(both_ways(direct, InMemorySaver, run))
+
+
+def test_the_writer_is_what_runs(direct: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparisons above compare two different drivers: with the writer on, LangGraph's
+    runner is never asked to run a step."""
+    from langgraph.pregel import _runner
+
+    ticks: list[Any] = []
+    original = _runner.PregelRunner.tick
+
+    def tick(self: Any, *args: Any, **kwargs: Any) -> Any:
+        ticks.append(uuid.uuid4())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(_runner.PregelRunner, "tick", tick)
+    direct(True)
+    two_turns(InMemorySaver())
+    assert ticks == []
+    direct(False)
+    two_turns(InMemorySaver())
+    assert ticks
