@@ -144,6 +144,94 @@ class _Step:
             raise GraphInterrupt(tuple(i for exc in self.interrupts for i in exc.args[0]))
 
 
+def _steps(task: Any, retry_policy: Any) -> list[Any] | None:
+    """A task's runnables in order (the node, then its writers: the state keys' and the
+    edge's), or ``None`` when LangGraph's ``run_with_retry`` must run it (a retry policy)."""
+    from langgraph._internal._runnable import RunnableSeq
+
+    if task.retry_policy or retry_policy:
+        return None
+    return list(task.proc.steps) if isinstance(task.proc, RunnableSeq) else [task.proc]
+
+
+def run_task(task: Any, retry_policy: Any) -> None:
+    """Runs a thread graph task as LangGraph's ``RunnableSeq`` runs it, without the callback
+    run it starts for the task and each of its steps (the thread graph is not traced): the
+    node with the task's config as the ambient one (what LangGraph's ``interrupt()`` and a
+    nested graph read), then its writers, which put the task's writes."""
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    steps = _steps(task, retry_policy)
+    if steps is None:
+        from langgraph.pregel._retry import run_with_retry
+
+        run_with_retry(task, retry_policy)
+        return
+    config = task.config
+    task.writes.clear()
+    try:
+        token = var_child_runnable_config.set(config)
+        try:
+            value = steps[0].invoke(task.input, config)
+        finally:
+            var_child_runnable_config.reset(token)
+        for step in steps[1:]:
+            value = step.invoke(value, config)
+    except Exception as exc:
+        if not _handled(exc, task):
+            raise
+
+
+async def arun_task(task: Any, retry_policy: Any) -> None:
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    steps = _steps(task, retry_policy)
+    if steps is None:
+        from langgraph.pregel._retry import arun_with_retry
+
+        await arun_with_retry(task, retry_policy)
+        return
+    config = task.config
+    task.writes.clear()
+    try:
+        token = var_child_runnable_config.set(config)
+        try:
+            value = await steps[0].ainvoke(task.input, config)
+        finally:
+            var_child_runnable_config.reset(token)
+        for step in steps[1:]:
+            value = await step.ainvoke(value, config)
+    except Exception as exc:
+        if not _handled(exc, task):
+            raise
+
+
+def _handled(exc: Exception, task: Any) -> bool:
+    """A task's failure as ``run_with_retry`` takes it: a nested graph's command for this
+    graph is written as the task's (handled); one for the parent graph is addressed to it;
+    LangGraph's interrupts pass untouched; any other failure is noted with the task."""
+    from dataclasses import replace
+
+    from langgraph._internal._config import recast_checkpoint_ns
+    from langgraph._internal._constants import CONF, CONFIG_KEY_CHECKPOINT_NS
+    from langgraph.errors import GraphBubbleUp, ParentCommand
+    from langgraph.pregel._retry import _checkpoint_ns_for_parent_command
+    from langgraph.types import Command
+
+    if isinstance(exc, ParentCommand):
+        ns: str = task.config[CONF][CONFIG_KEY_CHECKPOINT_NS]
+        cmd = exc.args[0]
+        if cmd.graph in (ns, recast_checkpoint_ns(ns), task.name):
+            for writer in task.writers:
+                writer.invoke(cmd, task.config)
+            return True
+        if cmd.graph == Command.PARENT:
+            exc.args = (replace(cmd, graph=_checkpoint_ns_for_parent_command(ns)),)
+    elif not isinstance(exc, GraphBubbleUp):
+        exc.add_note(f"During task with name '{task.name}' and id '{task.id}'")
+    return False
+
+
 def _no_submit() -> Any:
     raise RuntimeError("deepagents_rs: the direct thread writer runs no task in the background (a bug)")
 
@@ -152,7 +240,6 @@ def stream(graph: Any, input: Any, config: dict, durability: str | None, output_
     """``graph.stream(input, config, stream_mode=["updates"], durability=..., output_keys=...)``
     with the tasks run directly (see the module's docstring)."""
     from langgraph.pregel._loop import SyncPregelLoop
-    from langgraph.pregel._retry import run_with_retry
 
     pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)
     with SyncPregelLoop(input, **kwargs) as loop:
@@ -162,7 +249,7 @@ def stream(graph: Any, input: Any, config: dict, durability: str | None, output_
             step = _Step(loop)
             for task in step.tasks():
                 try:
-                    run_with_retry(task, pregel.retry_policy)
+                    run_task(task, pregel.retry_policy)
                 except Exception as exc:  # noqa: BLE001 - committed, then raised as the runner does
                     step.done(task, exc)
                 else:
@@ -181,7 +268,6 @@ async def astream(graph: Any, input: Any, config: dict, durability: str | None, 
     """``stream`` under ``astream``: LangGraph's ``AsyncPregelLoop`` and the saver's ``a*``
     methods."""
     from langgraph.pregel._loop import AsyncPregelLoop
-    from langgraph.pregel._retry import arun_with_retry
 
     pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)
     async with AsyncPregelLoop(input, **kwargs) as loop:
@@ -191,7 +277,7 @@ async def astream(graph: Any, input: Any, config: dict, durability: str | None, 
             step = _Step(loop)
             for task in step.tasks():
                 try:
-                    await arun_with_retry(task, pregel.retry_policy)
+                    await arun_task(task, pregel.retry_policy)
                 except Exception as exc:  # noqa: BLE001 - committed, then raised as the runner does
                     step.done(task, exc)
                 else:
