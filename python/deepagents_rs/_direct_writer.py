@@ -17,6 +17,7 @@ graph (chosen in ``ThreadGraph.run``).
 from __future__ import annotations
 
 import collections
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -146,64 +147,68 @@ class _Step:
 
 def _steps(task: Any, retry_policy: Any) -> list[Any] | None:
     """A task's runnables in order (the node, then its writers: the state keys' and the
-    edge's), or ``None`` when LangGraph's ``run_with_retry`` must run it (a retry policy)."""
+    edge's), its writes cleared; or ``None`` when LangGraph's ``run_with_retry`` must run it
+    (a retry policy)."""
     from langgraph._internal._runnable import RunnableSeq
 
     if task.retry_policy or retry_policy:
         return None
+    task.writes.clear()
     return list(task.proc.steps) if isinstance(task.proc, RunnableSeq) else [task.proc]
+
+
+@contextlib.contextmanager
+def _ambient(config: dict) -> Iterator[None]:
+    """The task's config as LangChain's ambient one while its node runs (what LangGraph's
+    ``interrupt()`` and a nested graph read)."""
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    token = var_child_runnable_config.set(config)
+    try:
+        yield
+    finally:
+        var_child_runnable_config.reset(token)
+
+
+@contextlib.contextmanager
+def _failures(task: Any) -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        if not _handled(exc, task):
+            raise
 
 
 def run_task(task: Any, retry_policy: Any) -> None:
     """Runs a thread graph task as LangGraph's ``RunnableSeq`` runs it, without the callback
     run it starts for the task and each of its steps (the thread graph is not traced): the
-    node with the task's config as the ambient one (what LangGraph's ``interrupt()`` and a
-    nested graph read), then its writers, which put the task's writes."""
-    from langchain_core.runnables.config import var_child_runnable_config
-
+    node with the task's config as the ambient one, then its writers, which put the task's
+    writes."""
     steps = _steps(task, retry_policy)
     if steps is None:
         from langgraph.pregel._retry import run_with_retry
 
         run_with_retry(task, retry_policy)
         return
-    config = task.config
-    task.writes.clear()
-    try:
-        token = var_child_runnable_config.set(config)
-        try:
-            value = steps[0].invoke(task.input, config)
-        finally:
-            var_child_runnable_config.reset(token)
+    with _failures(task):
+        with _ambient(task.config):
+            value = steps[0].invoke(task.input, task.config)
         for step in steps[1:]:
-            value = step.invoke(value, config)
-    except Exception as exc:
-        if not _handled(exc, task):
-            raise
+            value = step.invoke(value, task.config)
 
 
 async def arun_task(task: Any, retry_policy: Any) -> None:
-    from langchain_core.runnables.config import var_child_runnable_config
-
     steps = _steps(task, retry_policy)
     if steps is None:
         from langgraph.pregel._retry import arun_with_retry
 
         await arun_with_retry(task, retry_policy)
         return
-    config = task.config
-    task.writes.clear()
-    try:
-        token = var_child_runnable_config.set(config)
-        try:
-            value = await steps[0].ainvoke(task.input, config)
-        finally:
-            var_child_runnable_config.reset(token)
+    with _failures(task):
+        with _ambient(task.config):
+            value = await steps[0].ainvoke(task.input, task.config)
         for step in steps[1:]:
-            value = await step.ainvoke(value, config)
-    except Exception as exc:
-        if not _handled(exc, task):
-            raise
+            value = await step.ainvoke(value, task.config)
 
 
 def _handled(exc: Exception, task: Any) -> bool:
