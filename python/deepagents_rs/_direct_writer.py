@@ -157,6 +157,13 @@ def _steps(task: Any, retry_policy: Any) -> list[Any] | None:
     return list(task.proc.steps) if isinstance(task.proc, RunnableSeq) else [task.proc]
 
 
+def _steps_config(task: Any) -> dict:
+    """The config a task's steps get: the task's, without its run's name and id, which
+    ``RunnableSeq`` drops for its steps (they name the task's own run, not what the node
+    calls: the core's tools and a compiled subagent would take the node's name)."""
+    return {k: v for k, v in task.config.items() if k not in ("run_name", "run_id")}
+
+
 @contextlib.contextmanager
 def _ambient(config: dict) -> Iterator[None]:
     """The task's config as LangChain's ambient one while its node runs (what LangGraph's
@@ -190,11 +197,12 @@ def run_task(task: Any, retry_policy: Any) -> None:
 
         run_with_retry(task, retry_policy)
         return
+    config = _steps_config(task)
     with _failures(task):
-        with _ambient(task.config):
-            value = steps[0].invoke(task.input, task.config)
+        with _ambient(config):
+            value = steps[0].invoke(task.input, config)
         for step in steps[1:]:
-            value = step.invoke(value, task.config)
+            value = step.invoke(value, config)
 
 
 async def arun_task(task: Any, retry_policy: Any) -> None:
@@ -204,11 +212,12 @@ async def arun_task(task: Any, retry_policy: Any) -> None:
 
         await arun_with_retry(task, retry_policy)
         return
+    config = _steps_config(task)
     with _failures(task):
-        with _ambient(task.config):
-            value = await steps[0].ainvoke(task.input, task.config)
+        with _ambient(config):
+            value = await steps[0].ainvoke(task.input, config)
         for step in steps[1:]:
-            value = await step.ainvoke(value, task.config)
+            value = await step.ainvoke(value, config)
 
 
 def _handled(exc: Exception, task: Any) -> bool:
