@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -270,6 +269,32 @@ def test_a_subagent_call_writes_what_langgraphs_runner_writes(direct: Any) -> No
     assert_same(both_ways(direct, InMemorySaver, run))
 
 
+def test_two_subagents_of_one_step_write_what_langgraphs_runner_writes(direct: Any) -> None:
+    """A step of two `task` calls: LangGraph's runner runs its tasks side by side, and the
+    writer hands such a step to it (run inline, the second subagent's graph started late and
+    its steps were made without their checkpoint map)."""
+    from langchain_core.messages import AIMessage
+
+    def run(saver: Any) -> Any:
+        def sub(name: str) -> dict:
+            model = ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 1}, f"call_{name}")), AIMessage(f"{name} done")])
+            return {"name": name, "description": name, "system_prompt": name, "model": model, "tools": [my_tool]}
+
+        main = ScriptedChatModel(
+            [
+                ai_tool_calls(
+                    ("task", {"description": "a", "subagent_type": "s1"}, "call_A"),
+                    ("task", {"description": "b", "subagent_type": "s2"}, "call_B"),
+                ),
+                "done",
+            ]
+        )
+        agent = deepagents_rs.create_deep_agent(model=main, subagents=[sub("s1"), sub("s2")], checkpointer=saver)
+        return agent.invoke({"messages": [("user", "go")]}, THREAD)
+
+    assert_same(both_ways(direct, InMemorySaver, run))
+
+
 def test_a_failing_tool_is_recorded_as_langgraphs_runner_records_it(direct: Any) -> None:
     from langchain_core.tools import tool
 
@@ -294,20 +319,65 @@ def test_a_failing_tool_is_recorded_as_langgraphs_runner_records_it(direct: Any)
 
 def test_the_writer_is_what_runs(direct: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparisons above compare two different drivers: with the writer on, LangGraph's
-    runner is never asked to run a step."""
+    runner is asked to run only the steps of several tasks (side by side; see
+    `test_the_tasks_of_one_step_run_side_by_side`), never a step of one."""
     from langgraph.pregel import _runner
 
-    ticks: list[Any] = []
+    ticks: list[int] = []
     original = _runner.PregelRunner.tick
 
-    def tick(self: Any, *args: Any, **kwargs: Any) -> Any:
-        ticks.append(uuid.uuid4())
-        return original(self, *args, **kwargs)
+    def tick(self: Any, tasks: Any, *args: Any, **kwargs: Any) -> Any:
+        tasks = list(tasks)
+        ticks.append(len(tasks))
+        return original(self, tasks, *args, **kwargs)
 
     monkeypatch.setattr(_runner.PregelRunner, "tick", tick)
     direct(True)
     two_turns(InMemorySaver())
-    assert ticks == []
+    assert all(n > 1 for n in ticks)
+    ticks.clear()
     direct(False)
     two_turns(InMemorySaver())
-    assert ticks
+    assert 1 in ticks
+
+
+@pytest.mark.parametrize("on", [True, False], ids=["writer", "runner"])
+def test_the_tasks_of_one_step_run_side_by_side(direct: Any, on: bool) -> None:
+    """Two subagents started by one model turn run at once, as under LangGraph: each one's tool
+    waits for the other's at a barrier, which breaks (after 20 s) if the second subagent only
+    starts when the first has finished; each subagent's tool runs under its step's checkpoint
+    map."""
+    import threading
+
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+    from langgraph.config import get_config
+
+    barrier = threading.Barrier(2, timeout=20)
+    maps: list[Any] = []
+
+    @tool
+    def meet(x: int) -> str:
+        """Wait for the other subagent's call."""
+        maps.append(get_config()["configurable"].get("checkpoint_map"))
+        barrier.wait()
+        return f"met {x}"
+
+    def sub(name: str) -> dict:
+        model = ScriptedChatModel([ai_tool_calls(("meet", {"x": 1})), AIMessage(f"{name} done")])
+        return {"name": name, "description": name, "system_prompt": name, "model": model, "tools": [meet]}
+
+    main = ScriptedChatModel(
+        [
+            ai_tool_calls(
+                ("task", {"description": "a", "subagent_type": "s1"}),
+                ("task", {"description": "b", "subagent_type": "s2"}),
+            ),
+            AIMessage("ok"),
+        ]
+    )
+    direct(on)
+    agent = deepagents_rs.create_deep_agent(model=main, subagents=[sub("s1"), sub("s2")], checkpointer=InMemorySaver())
+    out = agent.invoke({"messages": [("user", "go")]}, THREAD)
+    assert [m.content for m in out["messages"] if m.type == "tool"] == ["s1 done", "s2 done"]
+    assert len(maps) == 2 and all(maps), maps

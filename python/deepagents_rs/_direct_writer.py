@@ -6,8 +6,9 @@ for them all. The thread graph's tasks do no work of their own: each takes its w
 core's stream (``_thread_feed``). So here the same ``SyncPregelLoop`` / ``AsyncPregelLoop``
 (LangGraph's own: it opens the thread, prepares the tasks and their ids, applies the writes,
 makes the checkpoints and calls the saver, with ``durability`` as LangGraph applies it) is
-driven directly, and each task runs on the caller's thread, in task order, through LangGraph's
-``run_with_retry``. The saver sees the same calls with the same rows.
+driven directly: a step's one task runs on the caller's thread (as LangGraph's runner would
+run it, minus its callback run), a step of several goes to LangGraph's runner (see ``_runner``).
+The saver sees the same calls with the same rows.
 
 Only for what LangGraph's runner is not needed for: runs with just the ``updates`` stream mode
 of the graph (the core makes every other), no breakpoints, no run control, not inside a parent
@@ -246,6 +247,30 @@ def _handled(exc: Exception, task: Any) -> bool:
     return False
 
 
+def _runner(pregel: Any, loop: Any, *, is_async: bool = False) -> Any:
+    """LangGraph's own runner, as ``Pregel.stream`` makes it, for a step of several tasks.
+
+    Those run side by side, not inline: each tool task of the thread graph hands the core the
+    config its call runs under (a compiled subagent's checkpoint namespace among it), so a
+    task run inline would hold the next one's call back until it finished, and parallel
+    subagents would run one after another."""
+    import weakref
+
+    from langgraph.pregel._runner import PregelRunner
+
+    handler = {
+        "aschedule_error_handler" if is_async else "schedule_error_handler": (
+            loop.aschedule_error_handler if is_async else loop.schedule_error_handler
+        )
+    }
+    return PregelRunner(
+        submit=weakref.WeakMethod(loop.submit),
+        put_writes=weakref.WeakMethod(loop.put_writes),
+        node_error_handler_map=pregel.node_error_handler_map,
+        **handler,
+    )
+
+
 def _no_submit() -> Any:
     raise RuntimeError("deepagents_rs: the direct thread writer runs no task in the background (a bug)")
 
@@ -261,7 +286,11 @@ def stream(graph: Any, input: Any, config: dict, durability: str | None, output_
             for task in loop.match_cached_writes():
                 loop.put_writes(task.id, task.writes, cached=True)
             step = _Step(loop)
-            for task in step.tasks():
+            tasks = step.tasks()
+            if len(tasks) > 1:
+                for _ in _runner(pregel, loop).tick(tasks, timeout=pregel.step_timeout, schedule_task=loop.accept_push):
+                    yield from _chunks(queue)
+            for task in tasks if len(tasks) == 1 else ():
                 try:
                     run_task(task, pregel.retry_policy)
                 except Exception as exc:  # noqa: BLE001 - committed, then raised as the runner does
@@ -289,7 +318,14 @@ async def astream(graph: Any, input: Any, config: dict, durability: str | None, 
             for task in await loop.amatch_cached_writes():
                 loop.put_writes(task.id, task.writes, cached=True)
             step = _Step(loop)
-            for task in step.tasks():
+            tasks = step.tasks()
+            if len(tasks) > 1:
+                async for _ in _runner(pregel, loop, is_async=True).atick(
+                    tasks, timeout=pregel.step_timeout, schedule_task=loop.aaccept_push
+                ):
+                    for chunk in _chunks(queue):
+                        yield chunk
+            for task in tasks if len(tasks) == 1 else ():
                 try:
                     await arun_task(task, pregel.retry_policy)
                 except Exception as exc:  # noqa: BLE001 - committed, then raised as the runner does
