@@ -532,20 +532,29 @@ class MiddlewareAdapter:
 
     def wrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any, place: Any = None) -> tuple:
         task_config, request = self._tool_request(call, raw_state, config, place, False)
-        with _node_config(task_config):
-            result = self.mw.wrap_tool_call(request, lambda r: _tool_output(handler(dict(r.tool_call))))
-        return self._tool_result(result, call, config)
+        inner: list[dict] = []
+
+        def call_next(r: Any) -> Any:
+            inner.append(handler(dict(r.tool_call)))
+            return _tool_output(inner[-1])
+
+        with _node_config(task_config), _task_files(task_config, raw_state) as (_files, channels):
+            result = self.mw.wrap_tool_call(request, call_next)
+        return _with_wrapper_writes(self._tool_result(result, call, config), channels, inner)
 
     async def awrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any, place: Any = None) -> tuple:
         known = await self._known(config, place)
         task_config, request = self._tool_request(call, raw_state, config, place, True, known)
 
-        async def call_next(r: Any) -> Any:
-            return _tool_output(await handler(dict(r.tool_call)))
+        inner: list[dict] = []
 
-        with _node_config(task_config):
+        async def call_next(r: Any) -> Any:
+            inner.append(await handler(dict(r.tool_call)))
+            return _tool_output(inner[-1])
+
+        with _node_config(task_config), _task_files(task_config, raw_state) as (_files, channels):
             result = await self.mw.awrap_tool_call(request, call_next)
-        return self._tool_result(result, call, config)
+        return _with_wrapper_writes(self._tool_result(result, call, config), channels, inner)
 
 
 @contextlib.contextmanager
@@ -586,6 +595,25 @@ def _with_sent(result: Any, channels: Any) -> Any:
     if channels is None or not channels.writes or not (result is None or isinstance(result, dict)):
         return result
     return channels.update(result)
+
+
+def _with_wrapper_writes(result: tuple, channels: Any, inner: list[dict]) -> tuple:
+    """A tool call wrapper's result with what it wrote through its task's channels (a
+    ``StateBackend``'s files among them) under what the call writes: the wrapper and the
+    tool share the call's task, whose writes LangGraph applies together. A wrapper that
+    answers with a plain message keeps the tool's own writes (``inner``: the handler's raw
+    results, the last one's), which a returned ``Command`` carries itself. Messages the
+    wrapper sends are not written (the answer is the call's only message here)."""
+    if channels is None or not (channels.files.pending or channels.writes):
+        return result
+    message, files, update, write = result
+    if files is None and update is None and inner:
+        files, update = inner[-1].get("files"), inner[-1].get("extra")
+    if channels.files.pending:
+        files = {**channels.files.updates(), **(files or {})}
+    if channels.writes:
+        update = {k: v for k, v in (channels.update(update) or {}).items() if k != "messages"} or None
+    return message, files, update, write
 
 
 def _with_backend_files(result: tuple[Any, dict] | None, files: Any) -> tuple[Any, dict] | None:

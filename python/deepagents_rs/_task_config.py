@@ -120,17 +120,37 @@ def tool_task_id(
     )
 
 
+def node_task_id(run: Any, namespace: list[str] | None, step: int, node: str, checkpoint: str | None) -> str:
+    """The task id of ``node`` at ``step`` (a hook's node, or ``model``), run by its edge: as
+    LangGraph derives a node's task id (the step's checkpoint, the node's namespace, the
+    step, the node and its trigger, its ``branch:to:<node>`` channel), when the checkpoint
+    is known; otherwise one of its own. Every call inside the node (a model call's wrapper
+    and the model) shares it."""
+    return _made(
+        run,
+        ("|".join(namespace or ()), step, "node", node),
+        lambda: _derived_task_id(namespace, step, node, checkpoint, "__pregel_pull", f"branch:to:{node}"),
+    )
+
+
 def _send_task_id(namespace: list[str] | None, step: int, index: int | None, checkpoint: str | None) -> str:
-    if checkpoint is None or index is None:
+    if index is None:
+        return str(uuid.uuid4())
+    return _derived_task_id(namespace, step, "tools", checkpoint, "__pregel_push", str(index))
+
+
+def _derived_task_id(namespace: list[str] | None, step: int, node: str, checkpoint: str | None, *path: str) -> str:
+    """LangGraph's task id (``langgraph.pregel._algo``) of ``node``'s task at ``step`` of the
+    graph whose namespace is ``namespace``, run from ``checkpoint`` and reached by ``path``;
+    a random one without a checkpoint."""
+    if checkpoint is None:
         return str(uuid.uuid4())
     import binascii
 
     from langgraph.pregel._algo import _xxhash_str
 
-    node_ns = "|".join([*(namespace or ()), "tools"])
-    return _xxhash_str(
-        binascii.unhexlify(checkpoint.replace("-", "")), node_ns, str(step), "tools", "__pregel_push", str(index)
-    )
+    node_ns = "|".join([*(namespace or ()), node])
+    return _xxhash_str(binascii.unhexlify(checkpoint.replace("-", "")), node_ns, str(step), node, *path)
 
 
 def step_place(
@@ -255,10 +275,10 @@ def node_task(
     store = configurable.pop(STORE_KEY, None)
     context = getattr(configurable.get(RUNTIME_KEY), "context", None)
     index = place.get("index")
+    checkpoint = None if step is None else step_checkpoint(config, namespace, step, checkpoints)
     if index is None:
-        own = f"{node}:{uuid.uuid4()}"
+        own = f"{node}:{node_task_id(config, namespace, step, node, checkpoint)}"
     else:
-        checkpoint = step_checkpoint(config, namespace, step, checkpoints)
         own = f"tools:{tool_task_id(config, namespace, step, place.get('call_id'), index, checkpoint)}"
     task_ns = "|".join([*namespace, own])
     out["metadata"] = task_metadata(metadata, configurable, step, node, task_ns, place.get("subagent"), index)

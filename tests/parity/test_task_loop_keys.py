@@ -3,8 +3,8 @@ deepagents: ``__pregel_read`` (one channel or several, as the step started or wi
 own writes applied), ``__pregel_send`` (writes to ``files`` and to another channel, applied
 when the task ends), deepagents' own ``StateBackend`` (which reads and writes through them),
 a functional-API ``@task`` (``__pregel_call``), ``interrupt()``'s counter in the scratchpad,
-and the run's ``Runtime.control``, the same object in every task of a run. In tools and in a
-middleware hook, with and without a saver, sync and async, in a subagent too."""
+and the run's ``Runtime.control``, the same object in every task of a run. In tools, in a
+middleware hook and in a tool call's wrapper, with and without a saver, sync and async, in a subagent too."""
 
 from __future__ import annotations
 
@@ -123,6 +123,25 @@ class Hook(AgentMiddleware):
         fresh = keys["__pregel_read"]("files", fresh=True)
         SEEN.append(("hook", count, _summary(fresh), _summary(keys["__pregel_read"]("files"))))
         CONTROLS.append(runtime.control)
+
+    def _wrapped(self, request) -> None:
+        """A tool call's wrapper writes through the call's task too (around a tool that does
+        not read the files: the wrapper and its tool share one task's writes under
+        LangGraph, two here)."""
+        if request.tool_call["name"] != "functional":
+            return
+        tag = request.tool_call["args"]["x"]
+        keys = _keys()
+        keys["__pregel_send"]([("files", {f"/wrapped-{tag}.md": _entry("wrapped")})])
+        SEEN.append(("wrapper", tag, _summary(keys["__pregel_read"]("files", fresh=True))))
+
+    def wrap_tool_call(self, request, handler):
+        self._wrapped(request)
+        return handler(request)
+
+    async def awrap_tool_call(self, request, handler):
+        self._wrapped(request)
+        return await handler(request)
 
 
 def _script(subagent: bool, asynchronous: bool) -> list:

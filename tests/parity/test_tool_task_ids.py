@@ -14,6 +14,7 @@ import deepagents
 import deepagents_rs
 import pytest
 from fake_models import ScriptedChatModel, ai_tool_calls
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
@@ -111,3 +112,79 @@ def test_tool_task_ids_are_langgraphs(saver, asynchronous, subagent):
     theirs = _run(deepagents, saver, asynchronous, subagent)
     assert theirs["calls"] == 2 and all(theirs["derived"])
     assert _run(deepagents_rs, saver, asynchronous, subagent) == theirs
+
+
+NODES: list[dict] = []
+
+
+class Hooks(AgentMiddleware):
+    """Notes the task each hook and the model call's wrapper run in."""
+
+    def _note(self, hook: str) -> None:
+        config = get_config()
+        NODES.append({"hook": hook, "configurable": dict(config["configurable"]), "metadata": dict(config["metadata"])})
+
+    def before_model(self, state, runtime):
+        self._note("before_model")
+
+    def after_model(self, state, runtime):
+        self._note("after_model")
+
+    def wrap_model_call(self, request, handler):
+        self._note("wrap_model_call")
+        return handler(request)
+
+    async def awrap_model_call(self, request, handler):
+        self._note("wrap_model_call")
+        return await handler(request)
+
+
+def _pull_derived(seen: dict) -> str:
+    """LangGraph's id for the task of a node its edge runs, from the node's own config."""
+    configurable, metadata = seen["configurable"], seen["metadata"]
+    parent = configurable["checkpoint_ns"].rpartition("|")[0]
+    node = metadata["langgraph_node"]
+    return _xxhash_str(
+        binascii.unhexlify(configurable["checkpoint_map"][parent].replace("-", "")),
+        f"{parent}|{node}" if parent else node,
+        str(metadata["langgraph_step"]),
+        node,
+        "__pregel_pull",
+        *metadata["langgraph_triggers"],
+    )
+
+
+def _run_nodes(module, saver: bool, asynchronous: bool) -> dict[str, Any]:
+    NODES.clear()
+    script = [ai_tool_calls(("note", {"x": "1"})), AIMessage("done")]
+    agent = module.create_deep_agent(
+        model=ScriptedChatModel(responses=script),
+        tools=[note],
+        middleware=[Hooks()],
+        checkpointer=InMemorySaver() if saver else None,
+    )
+    config = {"configurable": {"thread_id": "t"}}
+    payload = {"messages": [("user", "go")]}
+    modes = ["tasks", "updates"]
+
+    async def arun() -> list:
+        return [c async for c in agent.astream(payload, config, stream_mode=modes)]
+
+    chunks = asyncio.run(arun()) if asynchronous else list(agent.stream(payload, config, stream_mode=modes))
+    streamed = {f"{chunk['name']}:{chunk['id']}" for mode, chunk in chunks if mode == "tasks" and "input" in chunk}
+    namespaces = [s["configurable"]["checkpoint_ns"] for s in NODES]
+    return {
+        "hooks": [s["hook"] for s in NODES],
+        "derived": [s["configurable"]["__pregel_task_id"] == _pull_derived(s) for s in NODES],
+        "streamed": [ns in streamed for ns in namespaces],
+    }
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["stream", "astream"])
+@pytest.mark.parametrize("saver", [False, True], ids=["no-saver", "saver"])
+def test_node_task_ids_are_langgraphs(saver, asynchronous):
+    """A hook's task and the model's (its call's wrapper's): LangGraph's ids of the node
+    tasks its edges run."""
+    theirs = _run_nodes(deepagents, saver, asynchronous)
+    assert theirs["hooks"] and all(theirs["derived"])
+    assert _run_nodes(deepagents_rs, saver, asynchronous) == theirs
