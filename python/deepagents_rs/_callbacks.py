@@ -10,6 +10,7 @@ own events. With ``LANGSMITH_TRACING`` set, ``configure`` adds LangSmith's trace
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 from . import _convert
@@ -22,8 +23,10 @@ SUBAGENT_INTEGRATION = "langchain_create_agent"
 
 
 def tracing_enabled(config: dict) -> bool:
-    """Whether a run needs a tracer: callbacks given, or LangSmith tracing on."""
-    if config.get("callbacks"):
+    """Whether a run needs a tracer: callbacks given, a LangChain context handler listening
+    (``collect_runs()``, ``get_usage_metadata_callback()``...: LangChain's configure adds it
+    to every run), or LangSmith tracing on."""
+    if config.get("callbacks") or context_handlers():
         return True
     try:
         from langsmith.utils import tracing_is_enabled
@@ -41,6 +44,64 @@ def child_callbacks(run: Any) -> Any:
     if namespace and "checkpoint_ns" not in (child.inheritable_metadata or {}):
         child.add_metadata({"checkpoint_ns": namespace})
     return child
+
+
+def context_handlers() -> list[tuple[Any, bool]]:
+    """The handlers LangChain's ``CallbackManager.configure`` adds from context variables
+    (its configure hooks: ``collect_runs()``, ``get_usage_metadata_callback()``...) set in
+    the current context, each with whether children inherit it."""
+    try:
+        from langchain_core.tracers.context import _configure_hooks
+    except ImportError:
+        return []
+    return [(var.get(), inheritable) for var, inheritable, *_ in _configure_hooks if var.get() is not None]
+
+
+#: The context handlers `clear_context_handlers` unset, by their variables: for the core's
+#: run started inside the graph that ran without them (`with_cleared_handlers`).
+_CLEARED: contextvars.ContextVar[tuple] = contextvars.ContextVar("deepagents_rs_cleared_handlers", default=())
+
+
+def clear_context_handlers() -> list[tuple[Any, Any]]:
+    """Unsets the context handlers (see `context_handlers`) in the current context, for a
+    graph of ours whose own runs nobody sees (the core reports the run); the tokens to
+    `restore_context_handlers` with."""
+    try:
+        from langchain_core.tracers.context import _configure_hooks
+    except ImportError:
+        return []
+    cleared = tuple((var, var.get()) for var, *_ in _configure_hooks if var.get() is not None)
+    if not cleared:
+        return []
+    return [(_CLEARED, _CLEARED.set(cleared)), *((var, var.set(None)) for var, _ in cleared)]
+
+
+def restore_context_handlers(tokens: list[tuple[Any, Any]]) -> None:
+    for var, token in reversed(tokens):
+        var.reset(token)
+
+
+def with_cleared_handlers(start: Any, *args: Any, **kwargs: Any) -> Any:
+    """``start(*args, **kwargs)`` (the core's run, which keeps the contextvars it starts
+    with) with the context handlers `clear_context_handlers` unset back: the run's models
+    and tools report to them as the caller's own runs do."""
+    cleared = _CLEARED.get()
+    if not cleared:
+        return start(*args, **kwargs)
+    context = contextvars.copy_context()
+    for var, value in cleared:
+        context.run(var.set, value)
+    context.run(_CLEARED.set, ())
+    return context.run(start, *args, **kwargs)
+
+
+def _with_handlers(manager: Any, handlers: list[tuple[Any, bool]]) -> Any:
+    """``manager`` with ``handlers`` (see `context_handlers`) it lacks added, as LangChain's
+    configure adds them to the manager of each run it configures."""
+    for handler, inheritable in handlers:
+        if not any(h is handler for h in manager.handlers):
+            manager.add_handler(handler, inheritable)
+    return manager
 
 
 #: The configurable keys LangGraph copies into a run's metadata (when set and not there).
@@ -107,6 +168,8 @@ class RunTracer:
         self._parent_ns = (configurable.get("checkpoint_ns") or "") if "__pregel_task_id" in configurable else ""
         self.root_input = root_input
         self.result = result
+        #: The caller's context handlers, for the runs the core reports from its threads.
+        self._context_handlers = context_handlers()
         # The invocation's own run. A stream opens it before its first chunk and ends it after
         # its last one, as LangGraph's loop does (LangChain's event stream drops the chunks
         # of a run it has not seen start, or has seen end).
@@ -119,6 +182,10 @@ class RunTracer:
         # Graph nodes' runs (a subagent's included), and the invocation's own nodes'.
         self._node_runs: set = set()
         self._top_nodes: set = set()
+        #: The task namespace of each node run (and of the tool and subagent runs inside it).
+        self._namespaces: dict[Any, str] = {}
+        #: Tool call ids by their place among their reply's calls (see `_note_calls`).
+        self._call_index: dict[Any, int] = {}
 
     def open_root(self, name: str) -> None:
         """Starts the invocation's run now, and holds its end until ``close_root``."""
@@ -153,6 +220,7 @@ class RunTracer:
                 inheritable_metadata=self.metadata,
                 langsmith_inheritable_metadata=_langsmith_metadata(self.config.get("configurable") or {}),
             )
+            _with_handlers(manager, self._context_handlers)
             self._root = manager.on_chain_start(
                 None,
                 self.root_input,
@@ -162,25 +230,33 @@ class RunTracer:
             return self._root
         if step is None:
             # A subagent, inside its `task` tool run: deepagents' create_agent graph.
-            manager = parent.get_child()
+            # Its graph configures its run as any LangChain runnable does (with the
+            # context's handlers).
+            manager = _with_handlers(parent.get_child(), self._context_handlers)
             manager.add_metadata({"ls_integration": SUBAGENT_INTEGRATION, "lc_agent_name": name})
             _mark_subagent_for_langsmith(manager)
             state = _state(inputs, None)
             # deepagents hands the subagent fresh messages: their ids come with its first step.
             for m in state["messages"]:
                 m.id = None
-            return manager.on_chain_start(None, state, name=name)
+            run = manager.on_chain_start(None, state, name=name)
+            # Its nodes' tasks run under the `task` call's.
+            self._namespaces[run.run_id] = self._namespaces.get(parent.run_id, self._parent_ns)
+            return run
         if self.lockstep is not None and parent is self._root:
             self.lockstep.before_node()
         manager = parent.get_child(f"graph:step:{step}")
         pull = name != "tools"
+        # A `tools` task is the model edge's send of one call: its place among the reply's calls.
+        index = self._call_index.get(inputs.get("id") if isinstance(inputs, dict) else None, 0)
+        namespace = "|".join(filter(None, (self._namespaces.get(parent.run_id, self._parent_ns), f"{name}:{_uuid()}")))
         manager.add_metadata(
             {
                 "langgraph_step": step,
                 "langgraph_node": name,
                 "langgraph_triggers": (f"branch:to:{name}",) if pull else ("__pregel_push",),
-                "langgraph_path": ("__pregel_pull", name) if pull else ("__pregel_push", 0, False),
-                "langgraph_checkpoint_ns": "|".join(filter(None, (self._parent_ns, f"{name}:{_uuid()}"))),
+                "langgraph_path": ("__pregel_pull", name) if pull else ("__pregel_push", index, False),
+                "langgraph_checkpoint_ns": namespace,
             }
         )
         if isinstance(inputs, dict) and "name" in inputs and "args" in inputs:
@@ -188,12 +264,23 @@ class RunTracer:
         else:
             payload = _state(inputs, None)
         run = manager.on_chain_start(None, payload, name=name)
+        self._namespaces[run.run_id] = namespace
         self._node_runs.add(run.run_id)
         if parent is self._root:
             self._top_nodes.add(run.run_id)
         return run
 
+    def _note_calls(self, outputs: Any) -> None:
+        """Each tool call's place among the calls of the model's reply in ``outputs``."""
+        for write in outputs if isinstance(outputs, list) else [outputs]:
+            for message in (write or {}).get("messages") or () if isinstance(write, dict) else ():
+                calls = message.get("tool_calls") if isinstance(message, dict) else None
+                for i, call in enumerate(calls or ()):
+                    self._call_index[call.get("id")] = i
+
     def chain_end(self, run: Any, name: str, outputs: Any, kind: str) -> None:
+        if name == "model" and kind in ("delta", "writes"):
+            self._note_calls(outputs)
         value = self._outputs(name, outputs, kind)
         if run is self._root and self._holds_root_end:
             self._root_end = ("on_chain_end", (value,))
@@ -254,9 +341,11 @@ class RunTracer:
     # -- tools the core runs itself (`task`) ----------------------------------------------
 
     def tool_start(self, node: Any, call: dict, description: str) -> Any:
-        manager = child_callbacks(node)
+        # As a LangChain tool configures its run: the caller's context handlers join the
+        # node's (the core reports from threads of its own, outside the caller's context).
+        manager = _with_handlers(child_callbacks(node), self._context_handlers)
         args = call.get("args") or {}
-        return manager.on_tool_start(
+        run = manager.on_tool_start(
             {"name": call["name"], "description": description},
             str(args),
             name=None,
@@ -264,6 +353,9 @@ class RunTracer:
             color="green",
             tool_call_id=call.get("id"),
         )
+        if node.run_id in self._namespaces:
+            self._namespaces[run.run_id] = self._namespaces[node.run_id]
+        return run
 
     def tool_end(self, run: Any, message: dict, command: bool) -> None:
         from langchain_core.messages import ToolMessage

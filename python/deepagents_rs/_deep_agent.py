@@ -13,7 +13,7 @@ import functools
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
-from . import _callbacks, _convert, _lockstep, _run_context, _runtime, _stream, _stream_protocol
+from . import _callbacks, _convert, _lockstep, _run_context, _runtime, _stream, _stream_protocol, _task_channels
 from ._ambient_config import with_ambient
 from ._assembly import StateKeys
 from ._core import CoreAgent
@@ -160,7 +160,9 @@ class DeepAgent(ThreadRuns, GraphBase):
         if limit < 1:
             raise ValueError("recursion_limit must be at least 1")
         limit = int(min(limit, 2**62))
-        configurable = dict(config.get("configurable") or {})
+        # Started inside one of our tasks (a compiled subagent's run): the run's carriers the
+        # task kept out of its configurable come back.
+        configurable = dict(_task_channels.with_own(config.get("configurable") or {}))
         # Without a checkpointer LangGraph ignores thread_id and checkpoint ids too; every
         # other key reaches tools (a `config: RunnableConfig` argument) and compiled subagents.
         # LangChain gives child runs neither the caller's run_id nor its run_name.

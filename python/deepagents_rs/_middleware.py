@@ -10,6 +10,7 @@ core: under ``invoke`` they block, under ``ainvoke`` they are awaited.
 
 from __future__ import annotations
 
+import collections.abc
 import contextlib
 import contextvars
 import functools
@@ -19,7 +20,7 @@ import uuid
 from typing import Any
 
 from . import _convert
-from ._files_context import node_files
+from ._files_context import FilesContext, node_files, use_files
 from ._tools import _as_command, to_adapter
 
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
@@ -271,20 +272,37 @@ class MiddlewareAdapter:
             delta["extra"] = extra
         return result, delta
 
-    def _node(self, config: Any, node: str, place: Any, writer: Any, asynchronous: bool, known: Any = None) -> tuple:
+    def _node(
+        self,
+        config: Any,
+        node: str,
+        place: Any,
+        writer: Any,
+        asynchronous: bool,
+        known: Any = None,
+        state: dict | None = None,
+    ) -> tuple:
         """``(config, runtime)`` of the task running ``node`` at ``place``, as LangGraph hands
-        them (the run's own where no agent graph runs the call)."""
+        them (the run's own where no agent graph runs the call); the task reads and writes
+        ``state`` (the node's input) through its config's channels (`_task_channels`)."""
         if place is None:
             return self._hook_config(config, node), self._runtime(writer, config)
         from langgraph.runtime import Runtime
 
+        from . import _task_channels
         from ._run_context import RUNTIME_KEY
         from ._task_config import node_task
 
         task_config, fields = node_task(config, node, place, asynchronous, known)
         if writer:
             fields["stream_writer"] = writer
-        runtime = task_config["configurable"][RUNTIME_KEY] = Runtime(**fields)
+        configurable = task_config["configurable"]
+        runtime = configurable[RUNTIME_KEY] = Runtime(**fields)
+        state = state or {}
+        channels = _task_channels.TaskChannels(
+            FilesContext(state.get("files") or {}), lambda: state, configurable.get(_task_channels.SEND_KEY)
+        )
+        _task_channels.loop_keys(configurable, channels, place.get("step"), task_config.get("recursion_limit"))
         return task_config, runtime
 
     @staticmethod
@@ -307,23 +325,23 @@ class MiddlewareAdapter:
                 "function or invoke via the async API (ainvoke, astream, etc.)"
             )
         state = self._state(raw_state)
-        config, runtime = self._node(config, f"{self.name}.{hook}", place, writer, False)
+        config, runtime = self._node(config, f"{self.name}.{hook}", place, writer, False, state=raw_state)
         args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
-        with _node_config(config), node_files(raw_state) as files:
+        with _node_config(config), _task_files(config, raw_state) as (files, channels):
             result = fn(*args, **kwargs)
-        return _with_backend_files(self._hook_result(hook, result, state["messages"]), files)
+        return _with_backend_files(self._hook_result(hook, _with_sent(result, channels), state["messages"]), files)
 
     async def arun_hook(self, hook: str, raw_state: dict, config: Any, writer: Any, place: Any = None) -> Any:
         state = self._state(raw_state)
         known = await self._known(config, place)
-        config, runtime = self._node(config, f"{self.name}.{hook}", place, writer, True, known)
+        config, runtime = self._node(config, f"{self.name}.{hook}", place, writer, True, known, raw_state)
         # LangGraph runs a sync-only hook of an async run on the loop's thread.
         is_async = _overrides(self.mw, "a" + hook)
         fn = getattr(self.mw, "a" + hook if is_async else hook)
         args, kwargs = self._hook_kwargs(fn, state, runtime, config, writer)
-        with _node_config(config), node_files(raw_state) as files:
+        with _node_config(config), _task_files(config, raw_state) as (files, channels):
             result = await fn(*args, **kwargs) if is_async else fn(*args, **kwargs)
-        return _with_backend_files(self._hook_result(hook, result, state["messages"]), files)
+        return _with_backend_files(self._hook_result(hook, _with_sent(result, channels), state["messages"]), files)
 
     # -- wrap_model_call ----------------------------------------------------------------
 
@@ -433,25 +451,25 @@ class MiddlewareAdapter:
 
     def wrap_model_call(self, raw: dict, handler: Any, config: Any, place: Any = None) -> dict:
         # Without a sync implementation, AgentMiddleware's own raises LangChain's error.
-        config, runtime = self._node(config, "model", place, None, False)
+        config, runtime = self._node(config, "model", place, None, False, state=raw["state"])
         request = self._model_request(raw, runtime)
 
         def call(r: Any) -> Any:
             return self._model_response(handler(self._request_raw(r, request)))
 
-        with _node_config(config), node_files(raw["state"]) as files:
+        with _node_config(config), _task_files(config, raw["state"]) as (files, _channels):
             out = self._response_raw(self.mw.wrap_model_call(request, call))
         return _with_model_files(out, files)
 
     async def awrap_model_call(self, raw: dict, handler: Any, config: Any, place: Any = None) -> dict:
         known = await self._known(config, place)
-        config, runtime = self._node(config, "model", place, None, True, known)
+        config, runtime = self._node(config, "model", place, None, True, known, state=raw["state"])
         request = self._model_request(raw, runtime)
 
         async def call(r: Any) -> Any:
             return self._model_response(await handler(self._request_raw(r, request)))
 
-        with _node_config(config), node_files(raw["state"]) as files:
+        with _node_config(config), _task_files(config, raw["state"]) as (files, _channels):
             out = self._response_raw(await self.mw.awrap_model_call(request, call))
         return _with_model_files(out, files)
 
@@ -470,7 +488,7 @@ class MiddlewareAdapter:
         if tool is not None and not hasattr(tool, "invoke"):
             tool = None
         state = self._state(raw_state)
-        config, node_runtime = self._node(config, "tools", place, None, asynchronous, known)
+        config, node_runtime = self._node(config, "tools", place, None, asynchronous, known, raw_state)
         runtime = ToolRuntime(
             state=state,
             context=node_runtime.context,
@@ -514,20 +532,29 @@ class MiddlewareAdapter:
 
     def wrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any, place: Any = None) -> tuple:
         task_config, request = self._tool_request(call, raw_state, config, place, False)
-        with _node_config(task_config):
-            result = self.mw.wrap_tool_call(request, lambda r: _tool_output(handler(dict(r.tool_call))))
-        return self._tool_result(result, call, config)
+        inner: list[dict] = []
+
+        def call_next(r: Any) -> Any:
+            inner.append(handler(dict(r.tool_call)))
+            return _tool_output(inner[-1])
+
+        with _node_config(task_config), _task_files(task_config, raw_state) as (_files, channels):
+            result = self.mw.wrap_tool_call(request, call_next)
+        return _with_wrapper_writes(self._tool_result(result, call, config), channels, inner)
 
     async def awrap_tool_call(self, call: dict, raw_state: dict, handler: Any, config: Any, place: Any = None) -> tuple:
         known = await self._known(config, place)
         task_config, request = self._tool_request(call, raw_state, config, place, True, known)
 
-        async def call_next(r: Any) -> Any:
-            return _tool_output(await handler(dict(r.tool_call)))
+        inner: list[dict] = []
 
-        with _node_config(task_config):
+        async def call_next(r: Any) -> Any:
+            inner.append(await handler(dict(r.tool_call)))
+            return _tool_output(inner[-1])
+
+        with _node_config(task_config), _task_files(task_config, raw_state) as (_files, channels):
             result = await self.mw.awrap_tool_call(request, call_next)
-        return self._tool_result(result, call, config)
+        return _with_wrapper_writes(self._tool_result(result, call, config), channels, inner)
 
 
 @contextlib.contextmanager
@@ -544,6 +571,49 @@ def _node_config(config: Any) -> Any:
         yield
     finally:
         var_child_runnable_config.reset(token)
+
+
+@contextlib.contextmanager
+def _task_files(config: Any, state: dict) -> collections.abc.Iterator[tuple[FilesContext, Any]]:
+    """The files a node's ``StateBackend`` reads and writes, and the node's task channels:
+    its config's (`_task_channels`), so that a write through ``__pregel_send`` and one through
+    the backend land in the same place; the node's input files where it has none."""
+    from . import _task_channels
+
+    channels = _task_channels.of((config or {}).get("configurable") or {})
+    if channels is None:
+        with node_files(state) as files:
+            yield files, None
+        return
+    with use_files(channels.files):
+        yield channels.files, channels
+
+
+def _with_sent(result: Any, channels: Any) -> Any:
+    """A hook's result with what it wrote through its task's ``__pregel_send`` (its returned
+    keys win, as LangGraph applies them after the writes made during the call)."""
+    if channels is None or not channels.writes or not (result is None or isinstance(result, dict)):
+        return result
+    return channels.update(result)
+
+
+def _with_wrapper_writes(result: tuple, channels: Any, inner: list[dict]) -> tuple:
+    """A tool call wrapper's result with what it wrote through its task's channels (a
+    ``StateBackend``'s files among them) under what the call writes: the wrapper and the
+    tool share the call's task, whose writes LangGraph applies together. A wrapper that
+    answers with a plain message keeps the tool's own writes (``inner``: the handler's raw
+    results, the last one's), which a returned ``Command`` carries itself. Messages the
+    wrapper sends are not written (the answer is the call's only message here)."""
+    if channels is None or not (channels.files.pending or channels.writes):
+        return result
+    message, files, update, write = result
+    if files is None and update is None and inner:
+        files, update = inner[-1].get("files"), inner[-1].get("extra")
+    if channels.files.pending:
+        files = {**channels.files.updates(), **(files or {})}
+    if channels.writes:
+        update = {k: v for k, v in (channels.update(update) or {}).items() if k != "messages"} or None
+    return message, files, update, write
 
 
 def _with_backend_files(result: tuple[Any, dict] | None, files: Any) -> tuple[Any, dict] | None:

@@ -66,11 +66,6 @@ def normalize_modes(stream_mode: Any, default: str) -> tuple[list[str], bool]:
     return list(dict.fromkeys(modes)), single
 
 
-#: Where a tool's config carries the run's files (a lazy reader) for a `StateBackend()` the
-#: tool makes itself.
-RUN_FILES_KEY = "__deepagents_rs_files"
-
-
 #: Configurable keys LangGraph copies into a task's metadata.
 _PROPAGATED_KEYS = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
 
@@ -135,15 +130,18 @@ def _tool_task_metadata(
     call_id: str | None,
     namespace: list[str] | None = None,
     subagent: str | None = None,
+    known: dict | None = None,
 ) -> dict:
     """The metadata of a tool call's task as the tool sees it: LangChain's ``ensure_config``
     copies the task's ``checkpoint_ns`` in, LangGraph keeping the outermost task's there (a
-    subagent's tools included)."""
+    subagent's tools included). ``known``: the step's checkpoint map (`step_place`)."""
     if step is None:
         return _run_metadata(metadata, configurable, subagent)
-    from ._task_config import tool_task_id
+    from ._task_config import step_checkpoint, tool_task_id
 
-    task = "|".join([*(namespace or ()), f"tools:{tool_task_id(config, namespace, step, call_id)}"])
+    checkpoint = step_checkpoint(config, namespace, step, known)
+    task_id = tool_task_id(config, namespace, step, call_id, index or 0, checkpoint)
+    task = "|".join([*(namespace or ()), f"tools:{task_id}"])
     out = task_metadata(metadata, configurable, step, "tools", task, subagent, index or 0)
     out["checkpoint_ns"] = namespace[0] if namespace else task
     return out
@@ -205,7 +203,7 @@ def config_with_writer(
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
     Without LangGraph installed, no tool can ask for it."""
     try:
-        from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_STREAM
+        from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND, CONFIG_KEY_STREAM
         from langgraph.runtime import Runtime
     except ImportError:
         return config
@@ -226,7 +224,7 @@ def config_with_writer(
 
         namespace, known = step_place(configurable, list(namespace or ()), step)
     out["metadata"] = _tool_task_metadata(
-        config, out.get("metadata") or {}, configurable, step, index, call_id, namespace, subagent
+        config, out.get("metadata") or {}, configurable, step, index, call_id, namespace, subagent, known
     )
     task_ns = out["metadata"].get("langgraph_checkpoint_ns")
     fields: dict[str, Any] = {"context": context, "store": store}
@@ -244,9 +242,16 @@ def config_with_writer(
         fields["execution_info"] = execution_info(configurable)
     if writer:
         fields["stream_writer"] = writer
+    from ._task_config import run_control
+
+    fields["control"] = run_control(config)
     configurable[CONFIG_KEY_RUNTIME] = Runtime(**fields)
     if files is not None:
-        configurable[RUN_FILES_KEY] = files
+        from . import _task_channels
+        from ._files_context import LazyFilesContext
+
+        channels = _task_channels.TaskChannels(LazyFilesContext(files), files.state, configurable.get(CONFIG_KEY_SEND))
+        _task_channels.loop_keys(configurable, channels, step, out.get("recursion_limit"))
     out["configurable"] = configurable
     return out
 

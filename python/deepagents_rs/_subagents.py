@@ -132,9 +132,12 @@ class RunnableAdapter:
         if task is None:
             return config
         from ._run_context import RUNTIME_KEY
+        from ._task_channels import with_own
         from ._threads import _FEED
 
-        ours = config.get("configurable", {})
+        # The caller's task keeps the run's carriers out of sight; the graph task's keys
+        # replace its channels.
+        ours = with_own(config.get("configurable", {}))
         own = {k: v for k, v in (task.get("configurable") or {}).items() if k != _FEED}
         if own.get(RUNTIME_KEY) is not None and ours.get(RUNTIME_KEY) is not None:
             # The thread graph runs without the run's context: the task's runtime gets it, as

@@ -36,11 +36,14 @@ class RunConfig(dict):
     attribute, not a key, so no config a tool or hook sees shows them. A copy (``dict()``,
     `copy`, pickle) is a plain dict without them."""
 
-    __slots__ = ("ids",)
+    __slots__ = ("control", "ids")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.ids: dict[tuple, str] = {}
+        #: The run's `RunControl` (LangGraph's ``Runtime.control`` in every task): the graph
+        #: task's running the core, else one made for the run when first asked for.
+        self.control: Any = None
 
     def __reduce__(self) -> tuple:
         return dict, (dict(self),)
@@ -68,17 +71,86 @@ def _made(run: Any, key: tuple, make: Callable[[], str]) -> str:
     return ids.setdefault(key, make())
 
 
+def run_control(run: Any) -> Any:
+    """The `RunControl` of ``run``'s tasks: one per run, as LangGraph's loop hands every task
+    of a run the same (a parent graph's, when the run is its subgraph)."""
+    from langgraph.runtime import RunControl
+
+    if not isinstance(run, RunConfig):
+        inherited = getattr(((run or {}).get("configurable") or {}).get("__pregel_runtime"), "control", None)
+        return inherited or RunControl()
+    if run.control is None:
+        inherited = getattr((run.get("configurable") or {}).get("__pregel_runtime"), "control", None)
+        run.control = inherited or RunControl()
+    return run.control
+
+
 def _made_checkpoint(run: Any, ns: str, step: int) -> str:
     from langgraph.checkpoint.base.id import uuid6
 
     return _made(run, (ns, step), lambda: str(uuid6(clock_seq=max(step, 0))))
 
 
-def tool_task_id(run: Any, namespace: list[str] | None, step: int, call_id: str | None) -> str:
-    """The task id of the `tools` task running call ``call_id`` at ``step``."""
+def step_checkpoint(run: Any, namespace: list[str] | None, step: int, known: dict | None) -> str | None:
+    """The id of the checkpoint the run's step ``step`` runs from, in the graph whose
+    namespace is ``namespace``: the graph's following the run (``known``), else the one
+    made for the run's step."""
+    ns = "|".join(namespace or ())
+    if known is not None:
+        return known.get(ns)
+    return _made_checkpoint(run, ns, step)
+
+
+def tool_task_id(
+    run: Any,
+    namespace: list[str] | None,
+    step: int,
+    call_id: str | None,
+    index: int | None = None,
+    checkpoint: str | None = None,
+) -> str:
+    """The task id of the `tools` task running call ``call_id`` at ``step``: as LangGraph
+    derives a `Send`'s task id (``langgraph.pregel._algo``: the step's checkpoint, the node's
+    namespace, the step, the node and the send's place, the ``index``-th of the step's
+    sends), when the checkpoint is known; otherwise one of its own."""
     if call_id is None:
         return str(uuid.uuid4())
-    return _made(run, ("|".join(namespace or ()), step, call_id), lambda: str(uuid.uuid4()))
+    return _made(
+        run, ("|".join(namespace or ()), step, call_id), lambda: _send_task_id(namespace, step, index, checkpoint)
+    )
+
+
+def node_task_id(run: Any, namespace: list[str] | None, step: int, node: str, checkpoint: str | None) -> str:
+    """The task id of ``node`` at ``step`` (a hook's node, or ``model``), run by its edge: as
+    LangGraph derives a node's task id (the step's checkpoint, the node's namespace, the
+    step, the node and its trigger, its ``branch:to:<node>`` channel), when the checkpoint
+    is known; otherwise one of its own. Every call inside the node (a model call's wrapper
+    and the model) shares it."""
+    return _made(
+        run,
+        ("|".join(namespace or ()), step, "node", node),
+        lambda: _derived_task_id(namespace, step, node, checkpoint, "__pregel_pull", f"branch:to:{node}"),
+    )
+
+
+def _send_task_id(namespace: list[str] | None, step: int, index: int | None, checkpoint: str | None) -> str:
+    if index is None:
+        return str(uuid.uuid4())
+    return _derived_task_id(namespace, step, "tools", checkpoint, "__pregel_push", str(index))
+
+
+def _derived_task_id(namespace: list[str] | None, step: int, node: str, checkpoint: str | None, *path: str) -> str:
+    """LangGraph's task id (``langgraph.pregel._algo``) of ``node``'s task at ``step`` of the
+    graph whose namespace is ``namespace``, run from ``checkpoint`` and reached by ``path``;
+    a random one without a checkpoint."""
+    if checkpoint is None:
+        return str(uuid.uuid4())
+    import binascii
+
+    from langgraph.pregel._algo import _xxhash_str
+
+    node_ns = "|".join([*(namespace or ()), node])
+    return _xxhash_str(binascii.unhexlify(checkpoint.replace("-", "")), node_ns, str(step), node, *path)
 
 
 def step_place(
@@ -203,10 +275,11 @@ def node_task(
     store = configurable.pop(STORE_KEY, None)
     context = getattr(configurable.get(RUNTIME_KEY), "context", None)
     index = place.get("index")
+    checkpoint = None if step is None else step_checkpoint(config, namespace, step, checkpoints)
     if index is None:
-        own = f"{node}:{uuid.uuid4()}"
+        own = f"{node}:{node_task_id(config, namespace, step, node, checkpoint)}"
     else:
-        own = f"tools:{tool_task_id(config, namespace, step, place.get('call_id'))}"
+        own = f"tools:{tool_task_id(config, namespace, step, place.get('call_id'), index, checkpoint)}"
     task_ns = "|".join([*namespace, own])
     out["metadata"] = task_metadata(metadata, configurable, step, node, task_ns, place.get("subagent"), index)
     configurable = task_configurable(config, configurable, task_ns, step, checkpoints)
@@ -216,7 +289,8 @@ def node_task(
         # its tasks inherit.
         configurable["ls_agent_type"] = "subagent"
     out["configurable"] = configurable
-    return out, {"context": context, "store": store, "execution_info": execution_info(configurable)}
+    fields = {"context": context, "store": store, "execution_info": execution_info(configurable)}
+    return out, {**fields, "control": run_control(config)}
 
 
 def tool_view(task_config: dict) -> dict:

@@ -4,10 +4,12 @@ thread's state, through the LangGraph graph of ``_threads`` (a mixin of ``DeepAg
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from . import _convert, _lockstep, _runtime, _stream, _stream_protocol, _threads
+from ._callbacks import with_cleared_handlers
 from ._output_keys import OutputFilter, output_keys_of
 from ._run_options import _merge_configs, _versioned, durability_of
 from ._subagent_threads import SubagentThreads
@@ -169,7 +171,14 @@ class ThreadRuns:
             configurable = {**(run_config.get("configurable") or {}), **_threads.task_keys(task_config)}
             # Where the tasks the core runs find the checkpoints the graph's steps run from.
             configurable[TASKS_KEY] = _threads.feed_of(task_config).task_configs
-            return RunConfig({**run_config, "configurable": configurable})
+            # The saver the graph's tasks have (the run's or a parent graph's), for the tasks
+            # the core runs: LangGraph hands it to every task.
+            configurable["__pregel_checkpointer"] = (task_config.get("configurable") or {}).get("__pregel_checkpointer")
+            out = RunConfig({**run_config, "configurable": configurable})
+            # The graph's run control, which every task of the run sees as LangGraph's loop
+            # hands it.
+            out.control = _threads.parent_control(task_config)
+            return out
 
         def launch(
             node: str | list,
@@ -195,15 +204,14 @@ class ThreadRuns:
             try:
                 core_run = self._core.astream if asynchronous else self._core.stream
                 run_args = (*args, steps_before, start_at, stops, list(answered), resumed)
+                # The graph steps without the caller's context handlers (`collect_runs()`):
+                # the core's run gets them back.
+                start = functools.partial(with_cleared_handlers, _stream_protocol.start_run, protocol, core_run)
                 if asynchronous:
-                    return _stream_protocol.start_run(
-                        protocol, core_run, *run_args, streamed=shaper.streamed(), control=boundary, awaited=awaited
-                    )
+                    return start(*run_args, streamed=shaper.streamed(), control=boundary, awaited=awaited)
                 token = _runtime.enter_blocking_invoke()
                 try:
-                    return _stream_protocol.start_run(
-                        protocol, core_run, *run_args, streamed=shaper.streamed(), control=boundary, awaited=awaited
-                    )
+                    return start(*run_args, streamed=shaper.streamed(), control=boundary, awaited=awaited)
                 finally:
                     _runtime.exit_blocking_invoke(token)
             finally:

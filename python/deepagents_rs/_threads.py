@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
 
 from . import _direct_writer
+from ._callbacks import clear_context_handlers, restore_context_handlers
 from ._thread_feed import Feed, LateSubagents
 
 if TYPE_CHECKING:
@@ -580,7 +581,8 @@ class _untraced:
 
 
 # Inside a parent graph's task LangGraph would take that task's callbacks from LangChain's
-# context (``ensure_config``), so every chain event would be reported twice; the graph's
+# context (``ensure_config``), and a context handler (``collect_runs()``) from its configure
+# hooks, so every chain event would be reported twice; the graph's
 # config has every other key of it already (``DeepAgent`` merged it in). The context is
 # emptied only while the graph steps, never across a yield: the consumer between chunks (a
 # node of the parent graph) keeps its own config.
@@ -592,9 +594,11 @@ def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
 
     while True:
         token = var_child_runnable_config.set(None)
+        handlers = clear_context_handlers()
         try:
             item = next(chunks, _DONE)
         finally:
+            restore_context_handlers(handlers)
             var_child_runnable_config.reset(token)
         if item is _DONE:
             return
@@ -606,9 +610,11 @@ async def _astepped_without_ambient(chunks: AsyncIterator[Any]) -> AsyncIterator
 
     while True:
         token = var_child_runnable_config.set(None)
+        handlers = clear_context_handlers()
         try:
             item = await anext(chunks, _DONE)
         finally:
+            restore_context_handlers(handlers)
             var_child_runnable_config.reset(token)
         if item is _DONE:
             return

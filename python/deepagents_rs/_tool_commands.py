@@ -195,7 +195,9 @@ def _declared_only(update: dict, config: dict | None) -> dict:
     """The update's keys the calling agent's state has: LangGraph ignores a write to a
     channel the graph does not have."""
     config = config or {}
-    sets = (config.get("configurable") or {}).get(STATE_KEYS_KEY)
+    from ._task_channels import own_value
+
+    sets = own_value(config.get("configurable") or {}, STATE_KEYS_KEY)
     metadata = config.get("metadata") or {}
     keys = (sets or {}).get((metadata.get("ls_integration"), metadata.get("lc_agent_name")))
     if keys is None:
@@ -210,7 +212,9 @@ def _in_subagent(config: dict | None) -> bool:
     metadata = (config or {}).get("metadata") or {}
     # Inside a parent graph's task the run's own tasks continue that task's namespace (the
     # run's namespace, less its own last segment): only deeper ones are a subagent's.
-    run_ns = str(((config or {}).get("configurable") or {}).get(RUN_NS_KEY) or "")
+    from ._task_channels import own_value
+
+    run_ns = str(own_value((config or {}).get("configurable") or {}, RUN_NS_KEY) or "")
     return str(metadata.get("langgraph_checkpoint_ns", "")).count("|") > run_ns.count("|")
 
 
@@ -229,8 +233,9 @@ def _parent_command(command: Any, messages: list, checked: bool, config: dict | 
     # A graph embedding this one runs it as one task (the first node's, whose namespace
     # ends the run's): the command is addressed to the task's graph.
     from ._stream import RUN_NS_KEY
+    from ._task_channels import with_own
 
-    configurable = (config or {}).get("configurable") or {}
+    configurable = with_own((config or {}).get("configurable") or {})
     # The run's namespace, not the tool task's own (`tools:<id>`, under the run's graph).
     namespace = str(configurable.get(RUN_NS_KEY, configurable.get("checkpoint_ns")) or "")
     parent = namespace.rsplit("|", 1)[0] if "|" in namespace else ""

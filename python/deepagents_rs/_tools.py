@@ -15,10 +15,10 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import _compat, _convert
+from . import _compat, _convert, _task_channels
 from ._direct_tools import FALLBACK, call_direct, direct_function
-from ._files_context import LazyFilesContext, use_files
-from ._stream import RUN_FILES_KEY
+from ._files_context import use_files
+from ._task_channels import TaskChannels
 
 #: Whether the tool is called by a run under ``ainvoke``/``astream``: deepagents' middleware
 #: then runs its async hooks, whose errors name themselves so.
@@ -126,7 +126,7 @@ class ToolAdapter:
         files = _run_files(config)
         if files is None:
             return self.call(args, tool_call_id, config, *state)
-        with use_files(files):
+        with use_files(files.files):
             result = self.call(args, tool_call_id, config, *state)
         return _with_written_files(result, files)
 
@@ -147,7 +147,7 @@ class ToolAdapter:
         files = _run_files(config)
         if files is None:
             return await self.acall(args, tool_call_id, config, *state)
-        with use_files(files):
+        with use_files(files.files):
             result = await self.acall(args, tool_call_id, config, *state)
         return _with_written_files(result, files)
 
@@ -245,19 +245,22 @@ class LangChainToolAdapter(ToolAdapter):
             raise
 
 
-def _run_files(config: dict | None) -> LazyFilesContext | None:
-    reader = ((config or {}).get("configurable") or {}).get(RUN_FILES_KEY)
-    return None if reader is None else LazyFilesContext(reader)
+def _run_files(config: dict | None) -> TaskChannels | None:
+    """The channels the call's task reads and writes (its config's ``__pregel_send``)."""
+    return _task_channels.of((config or {}).get("configurable") or {})
 
 
-def _with_written_files(result: tuple, files: LazyFilesContext) -> tuple:
-    """The call's result with the files its `StateBackend` wrote (a returned `Command`'s own
-    files win: LangGraph applies them after the writes made during the call)."""
-    if not files.pending:
+def _with_written_files(result: tuple, channels: TaskChannels) -> tuple:
+    """The call's result with what it wrote through its task's channels (a `StateBackend`'s
+    files among them; a returned `Command`'s own keys win: LangGraph applies them after the
+    writes made during the call)."""
+    files = channels.files
+    if not files.pending and not channels.writes:
         return result
     content, status, artifact, update, *write = result
-    update = dict(update or {})
-    update["files"] = {**files.updates(), **(update.get("files") or {})}
+    update = dict(channels.update(update) or {})
+    if files.pending:
+        update["files"] = {**files.updates(), **(update.get("files") or {})}
     return (content, status, artifact, update, *write)
 
 

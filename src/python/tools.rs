@@ -232,18 +232,23 @@ const COMMAND_MARKER: &str = "__deepagents_rs_command__";
 
 /// The run's files as of a tool call, converted only when the tool reads them: a
 /// `StateBackend()` the tool makes itself reads and writes the agent's files through it, as
-/// deepagents' tools do through LangGraph's channel reads.
+/// deepagents' tools do through LangGraph's channel reads; and the run's whole state, for a
+/// tool reading another channel through its task's read function (`__pregel_read`).
 #[pyclass(frozen, name = "RunFiles", module = "deepagents_rs._core")]
 pub(crate) struct RunFiles {
-    files: std::sync::Arc<serde_json::Map<String, Value>>,
-    host: std::sync::Arc<crate::state::FilesHost>,
+    run: std::sync::Arc<crate::tools::RunScope>,
 }
 
 #[pymethods]
 impl RunFiles {
     /// The files as a dict (the caller's own entry objects where the core holds them).
     fn read<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        super::convert::file_map_to_py(py, &self.files, &self.host)
+        super::convert::file_map_to_py(py, &self.run.files, &self.run.files_host)
+    }
+
+    /// The run's state as of the call (messages, files and the other keys), as a dict.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        run_state(py, &self.run)
     }
 }
 
@@ -275,8 +280,7 @@ fn tool_config<'py>(
     let files = Bound::new(
         py,
         RunFiles {
-            files: ctx.run.files.clone(),
-            host: ctx.run.files_host.clone(),
+            run: ctx.run.clone(),
         },
     )?;
     with_writer.bind(py).call1((
@@ -325,11 +329,16 @@ fn tool_args<'py>(py: Python<'py>, args: &Value, ctx: &ToolContext) -> PyResult<
 /// The run's state for a tool that takes it injected (only those get it: building it costs
 /// a conversion of the history).
 fn tool_state<'py>(py: Python<'py>, ctx: &ToolContext) -> PyResult<Bound<'py, PyAny>> {
+    run_state(py, &ctx.run)
+}
+
+/// The state of the run that made a call, as of the call.
+fn run_state<'py>(py: Python<'py>, run: &crate::tools::RunScope) -> PyResult<Bound<'py, PyAny>> {
     let state = crate::state::AgentState {
-        messages: ctx.run.history.clone(),
-        files: ctx.run.files.clone(),
-        files_host: ctx.run.files_host.clone(),
-        extra: ctx.run.extra.clone(),
+        messages: run.history.clone(),
+        files: run.files.clone(),
+        files_host: run.files_host.clone(),
+        extra: run.extra.clone(),
         ..Default::default()
     };
     Ok(super::agent::state_to_py(py, &state)?.into_bound(py))

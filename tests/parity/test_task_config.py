@@ -9,9 +9,8 @@ value that is not an id, and which ids equal which. A checkpoint id is shown as 
 namespace of the checkpoint with that id in the saver (``cp:<ns>@<step>``), so a tool's
 ``checkpoint_map`` must name a checkpoint the saver holds, as under LangGraph; a task id, run
 id or other uuid as ``<kind>#<n>``, numbered in order of first appearance. Objects (the
-scratchpad, the saver, callables) are shown by their type. Our private carriers in
-``configurable`` (keys starting ``__deepagents_rs``: the run's files reader, the agent's
-metadata) are left out: they are ours, as LangGraph's ``__pregel_*`` keys are its own.
+scratchpad, the saver, callables) are shown by their type. Every key is compared: our own
+carriers (keys starting ``__deepagents_rs``) must not show, as deepagents has none.
 """
 
 from __future__ import annotations
@@ -36,7 +35,6 @@ from langgraph.config import get_config
 from langgraph.runtime import get_runtime
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-_OWN = "__deepagents_rs"
 #: LangGraph's private configurable keys compared by value; the others (its loop's read,
 #: send, call and scratchpad machinery) are compared as a set on their own
 #: (`test_private_loop_keys`).
@@ -89,7 +87,7 @@ class _Masker:
                 out[key] = {
                     k: self._configurable(k, v)
                     for k, v in sorted(value.items())
-                    if not k.startswith(_OWN) and (not k.startswith("__pregel_") or k in _SHOWN_PREGEL)
+                    if not k.startswith("__pregel_") or k in _SHOWN_PREGEL
                 }
             elif key == "callbacks":
                 out[key] = (
@@ -358,15 +356,7 @@ def _tool_seen(module, saver_kind, tmp_path) -> list[tuple[list[str], str]]:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="LangGraph's loop machinery in a task's configurable (`__pregel_read`, `__pregel_call`, "
-    "`__pregel_checkpointer`, `__pregel_read_state`, `__pregel_replay_state`, and without a saver "
-    "`__pregel_scratchpad`/`__pregel_send`) exists only inside its loop: the core runs tools itself, "
-    "so there is nothing for them to read from or write to; and a tool's `Runtime.control` is "
-    "None, the run's drain control (`RunControl`) reaching only the thread graph",
-)
-@pytest.mark.parametrize("saver_kind", ["none", "memory"])
+@pytest.mark.parametrize("saver_kind", ["none", "memory", "sqlite"])
 def test_loop_keys_and_run_control(saver_kind, tmp_path):
     ours = _tool_seen(deepagents_rs, saver_kind, tmp_path)
     theirs = _tool_seen(deepagents, saver_kind, tmp_path)

@@ -1,0 +1,212 @@
+"""A task's own reads and writes of the agent's state, as LangGraph hands them in the task's
+``configurable``: ``__pregel_read`` (``read(select, fresh=False)``: the state as the task's
+step started, or with the task's own writes applied when ``fresh``) and ``__pregel_send``
+(``send([(channel, value), ...])``: writes applied when the task ends). deepagents'
+``StateBackend`` reads and writes ``files`` through them; a user's code may read and write any
+channel. The core runs the task, so the writes end up in the task's own update: ``files``
+through the call's files context (what our ``StateBackend`` writes to as well), the other
+channels beside it. Writes to LangGraph's own channels (``__resume__`` from ``interrupt()``)
+go to the graph task that runs the core, when there is one.
+
+Also the rest of LangGraph's loop keys a task's config has: the saver
+(``__pregel_checkpointer``), a scratchpad of the task's own when no graph task has one
+(``interrupt()`` counts its calls there), ``__pregel_call`` (the functional API's task call),
+and the replay/read-state slots LangGraph leaves empty in a node's task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from ._files_context import FilesContext
+
+#: LangGraph's configurable keys (``langgraph._internal._constants``), spelled out so the
+#: module imports without LangGraph.
+SEND_KEY = "__pregel_send"
+READ_KEY = "__pregel_read"
+CALL_KEY = "__pregel_call"
+SCRATCHPAD_KEY = "__pregel_scratchpad"
+CHECKPOINTER_KEY = "__pregel_checkpointer"
+READ_STATE_KEY = "__pregel_read_state"
+REPLAY_STATE_KEY = "__pregel_replay_state"
+
+
+#: A channel with no value.
+_EMPTY = object()
+
+
+class TaskChannels:
+    """One task's channel reads and writes over ``files`` (the call's files context) and
+    ``state`` (the state as the task started, read when first asked for)."""
+
+    __slots__ = ("_forward", "_state", "_state_of", "files", "own", "writes")
+
+    def __init__(
+        self, files: FilesContext, state_of: Callable[[], Mapping[str, Any]], forward: Callable | None = None
+    ) -> None:
+        self.files = files
+        self._state_of = state_of
+        self._state: Mapping[str, Any] | None = None
+        self._forward = forward
+        #: The task's writes to channels other than ``files``, in order.
+        self.writes: list[tuple[str, Any]] = []
+        #: The run's own carriers (keys starting ``__deepagents_rs``) its config had: kept
+        #: here, out of the configurable user code sees (deepagents has no such keys), for
+        #: the code of ours the task calls (`own_value`) and the runs it starts (`with_own`).
+        self.own: dict[str, Any] = {}
+
+    def send(self, writes: Sequence[tuple[str, Any]]) -> None:
+        """LangGraph's ``__pregel_send``: queue ``(channel, value)`` writes."""
+        for channel, value in writes:
+            if channel == "files":
+                self.files.send(value or {})
+            elif channel.startswith("__") and self._forward is not None:
+                self._forward([(channel, value)])
+            else:
+                self.writes.append((channel, value))
+
+    def _value(self, channel: str, fresh: bool) -> Any:
+        if channel == "files":
+            return self.files.read() if fresh else dict(self.files.files)
+        if self._state is None:
+            self._state = dict(self._state_of() or {})
+        value = self._state.get(channel, _EMPTY)
+        if channel == "messages" and value is not _EMPTY:
+            from . import _convert
+
+            value = [_convert.from_core(m) if isinstance(m, dict) else m for m in value]
+        written = [v for c, v in self.writes if c == channel] if fresh else []
+        if not written:
+            return value
+        if value is _EMPTY:
+            value = None
+        if channel == "messages":
+            from ._threads import _messages_reducer
+
+            return _messages_reducer(value, written)
+        return written[-1]
+
+    def read(self, select: str | Sequence[str], fresh: bool = False) -> Any:
+        """LangGraph's ``__pregel_read``: one channel's value (``None`` when it has none), or
+        a dict of several (those with no value left out). The state holds the channels the
+        run wrote, so a channel the graph does not have reads as empty, where LangGraph
+        raises ``KeyError``."""
+        if isinstance(select, str):
+            value = self._value(select, fresh)
+            return None if value is _EMPTY else value
+        values = {channel: self._value(channel, fresh) for channel in select}
+        return {channel: value for channel, value in values.items() if value is not _EMPTY}
+
+    def update(self, update: dict | None) -> dict | None:
+        """``update`` (the call's own) with the task's writes under it: a returned
+        ``Command``'s keys win, as LangGraph applies them after the writes made during the
+        call; written messages come first."""
+        if not self.writes:
+            return update
+        out: dict[str, Any] = {}
+        for channel, value in self.writes:
+            if channel == "messages":
+                out.setdefault("messages", []).extend(value if isinstance(value, list) else [value])
+            else:
+                out[channel] = value
+        for key, value in (update or {}).items():
+            if key == "messages" and "messages" in out:
+                out["messages"] = [*out["messages"], *(value if isinstance(value, list) else [value])]
+            else:
+                out[key] = value
+        return out
+
+
+def of(configurable: Mapping[str, Any]) -> TaskChannels | None:
+    """The ``TaskChannels`` a task's configurable sends through, if it is one of ours."""
+    owner = getattr(configurable.get(SEND_KEY), "__self__", None)
+    return owner if isinstance(owner, TaskChannels) else None
+
+
+#: The prefix of our own configurable keys.
+OWN_PREFIX = "__deepagents_rs"
+
+
+def own_value(configurable: Mapping[str, Any], key: str) -> Any:
+    """Our carrier ``key`` of a run's or a task's configurable (a task's keeps it in its
+    channels)."""
+    if key in configurable:
+        return configurable[key]
+    channels = of(configurable)
+    return None if channels is None else channels.own.get(key)
+
+
+def with_own(configurable: dict) -> dict:
+    """A configurable a run starts from (a task's, when the run is started inside one) with
+    the carriers the task kept out of sight back in it, as the run's own config has them."""
+    channels = of(configurable)
+    if channels is None or not channels.own:
+        return configurable
+    return {**channels.own, **configurable}
+
+
+def loop_keys(configurable: dict, channels: TaskChannels, step: int | None, limit: int | None) -> None:
+    """Puts LangGraph's loop keys in a task's ``configurable``: its reads and writes through
+    ``channels``, a scratchpad (the graph task's running the core, else one of its own), the
+    saver a parent graph handed down (or none), and the functional API's call; and moves our
+    own carriers out of it, into ``channels``."""
+    for key in [k for k in configurable if k.startswith(OWN_PREFIX)]:
+        channels.own[key] = configurable.pop(key)
+    configurable[SEND_KEY] = channels.send
+    configurable[READ_KEY] = channels.read
+    configurable.setdefault(CHECKPOINTER_KEY, None)
+    configurable[READ_STATE_KEY] = None
+    configurable.setdefault(REPLAY_STATE_KEY, None)
+    if configurable.get(SCRATCHPAD_KEY) is None:
+        configurable[SCRATCHPAD_KEY] = _scratchpad(step or 0, limit)
+    configurable[CALL_KEY] = _call
+
+
+def _scratchpad(step: int, limit: int | None) -> Any:
+    """A task's scratchpad when no graph task runs the core: no resume values (a run without
+    a saver cannot be resumed), counters of its own."""
+    from langgraph._internal._scratchpad import PregelScratchpad
+    from langgraph.pregel._algo import LazyAtomicCounter
+
+    def no_resume(consume: bool = False) -> None:
+        return None
+
+    return PregelScratchpad(
+        step=step,
+        stop=step + (25 if limit is None else int(limit)) + 1,
+        call_counter=LazyAtomicCounter(),
+        interrupt_counter=LazyAtomicCounter(),
+        get_null_resume=no_resume,
+        resume=[],
+        subgraph_counter=LazyAtomicCounter(),
+    )
+
+
+def _call(func: Any, input: Any, **policies: Any) -> Any:
+    """LangGraph's ``__pregel_call`` (what a functional-API ``@task`` called inside a node
+    uses): the task's function run now, once, as a future of its result (an asyncio one for
+    a coroutine function, awaited on the running loop). The task's ``policies`` (retry,
+    cache, timeout, callbacks) are not applied: LangGraph's loop runs such a call as a task
+    of its own, which the core has no place for."""
+    import asyncio
+    import inspect
+
+    args, kwargs = input if isinstance(input, tuple) and len(input) == 2 else ((input,), {})
+    if inspect.iscoroutinefunction(func):
+        return asyncio.ensure_future(func(*args, **kwargs))
+    future = _DoneFuture()
+    try:
+        future.set_result(func(*args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - handed to the caller through the future
+        future.set_exception(exc)
+    return future
+
+
+class _DoneFuture(Future):
+    """A future already done that a coroutine may await too, as LangGraph's call future."""
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self.result()
+        yield  # a generator: awaiting it returns at once
