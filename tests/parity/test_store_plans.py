@@ -233,3 +233,49 @@ async def _apg_run(impl: str, store: Any) -> list[Any]:
         except Exception as exc:  # noqa: BLE001 - compared
             results.append(view(exc))
     return results
+
+
+ODD_ITEMS = {
+    "/wrapped.bin": {"content": "aGVs\nbG8=", "encoding": "base64"},
+    "/unpadded.bin": {"content": "abc", "encoding": "base64"},
+    "/stray.bin": {"content": "aGVsbG8=!!", "encoding": "base64"},
+    "/lines.txt": {"content": ["a", "b"], "encoding": "utf-8"},
+    "/number.txt": {"content": 7},
+    "/empty.txt": {"content": ""},
+    "/latin.txt": {"content": "x", "encoding": "latin-1", "created_at": 5, "modified_at": "m"},
+}
+
+
+@pytest.mark.parametrize("path", [*ODD_ITEMS, "/absent"])
+@pytest.mark.parametrize("mode", CALL_MODES)
+def test_odd_items(path: str, mode: str) -> None:
+    """Base64 the strict decoder refuses, legacy and wrong content kinds, odd encodings and stamps."""
+    ops = [
+        ("download_files", [path]),
+        ("read", path),
+        ("edit", path, "a", "z"),
+        ("write", path, "new"),
+        ("download_files", [path]),
+    ]
+    out = {}
+    for impl in IMPLS:
+        store = LoggingStore()
+        for key, value in ODD_ITEMS.items():
+            store.inner.put(NS, key, value)
+        backend = impl_api(impl).StoreBackend(store=store, namespace=lambda _rt: NS)
+        out[impl] = {"results": run_ops(backend, mode, ops), "log": store.log, "store": store_items(store.inner)}
+    assert out["deepagents_rs"] == out["deepagents"]
+
+
+@pytest.mark.parametrize(
+    "content", [b"plain", bytearray(b"\xff\xfe"), memoryview(b"abc"), "text", b"\xc3\x28", b""], ids=repr
+)
+def test_upload_kinds(content: Any) -> None:
+    """Bytes-likes with a `decode` are stored; what has none fails as in deepagents, after the earlier files."""
+    out = {}
+    for impl in IMPLS:
+        store = LoggingStore()
+        backend = impl_api(impl).StoreBackend(store=store, namespace=lambda _rt: NS)
+        files = [("/first.txt", b"ok"), ("/x", content)]
+        out[impl] = {"result": view(attempt(lambda b=backend, f=files: b.upload_files(f))), "log": store.log}
+    assert out["deepagents_rs"] == out["deepagents"]
