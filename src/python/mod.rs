@@ -25,6 +25,7 @@ mod sandbox;
 mod skill_parts;
 mod skills;
 mod stack_parts;
+mod store_items;
 mod store_plan;
 mod stream;
 mod structured;
