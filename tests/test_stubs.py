@@ -23,7 +23,8 @@ def _stub_classes() -> dict[str, dict[str, list[str]]]:
             for item in node.body:
                 if isinstance(item, ast.FunctionDef):
                     is_property = any(getattr(d, "id", None) == "property" for d in item.decorator_list)
-                    params = [a.arg for a in item.args.args[1:]]
+                    is_static = any(getattr(d, "id", None) == "staticmethod" for d in item.decorator_list)
+                    params = [a.arg for a in item.args.args[0 if is_static else 1 :]]
                     methods[item.name] = None if is_property else params
             out[node.name] = methods
     return out

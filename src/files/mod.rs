@@ -23,6 +23,7 @@ pub mod sandbox_search;
 pub mod sandbox_texts;
 pub mod shell;
 pub mod state_backend;
+pub mod store;
 pub mod text;
 pub mod utf8;
 pub mod video;

@@ -97,12 +97,10 @@ impl Backend for StateBackend {
     }
 
     fn delete(&self, cx: Arc<FilesScope>, path: String) -> Op<DeleteResult> {
-        let base = path.trim_end_matches('/');
-        let prefix = format!("{base}/");
         let doomed: Map<String, Value> = cx
             .current()
             .keys()
-            .filter(|k| k.as_str() == base || k.starts_with(&prefix))
+            .filter(|k| super::store::deleted_by(k, &path))
             .map(|k| (k.clone(), Value::Null))
             .collect();
         if doomed.is_empty() {

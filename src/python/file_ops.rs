@@ -125,7 +125,7 @@ fn content_of(fd: &Value) -> PyResult<String> {
 
 /// A caller's record as the core reads it, its content checked on the Python object: the
 /// core's view of a tuple or a str subclass would pass for a list or a str.
-fn record_of(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+pub(crate) fn record_of(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     let text = text_of(obj)?;
     let mut record = value::read(obj)?.0;
     if let Some(map) = record.as_object_mut() {

@@ -25,6 +25,8 @@ mod sandbox;
 mod skill_parts;
 mod skills;
 mod stack_parts;
+mod store_items;
+mod store_plan;
 mod stream;
 mod structured;
 mod summarization;
@@ -60,6 +62,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     composite::register(m)?;
     sandbox::register(m)?;
     file_ops::register(m)?;
+    store_plan::register(m)?;
     disk_paths::register(m)?;
     disk_change::register(m)?;
     m.add_class::<files::GlobMatcher>()?;

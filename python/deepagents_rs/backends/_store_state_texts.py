@@ -33,9 +33,3 @@ NAMESPACE_FACTORY_NEEDS_RUNTIME = (
     "Use StoreBackend inside a graph (e.g. via create_deep_agent), "
     "or pass a namespace factory that does not read the Runtime."
 )
-
-# deepagents 0.7.32, backends/store.py: _validate_namespace (fields: index, component)
-NAMESPACE_DISALLOWED_CHARACTERS = (
-    "Namespace component at index {index} contains disallowed characters: {component!r}. "
-    "Only alphanumeric characters, hyphens, underscores, dots, @, +, colons, and tildes are allowed."
-)

@@ -1,0 +1,346 @@
+//! `StoreBackend`'s reading and writing of LangGraph store items, for `super::store_plan`:
+//! an item read as deepagents' `FileData`, the values its writes store, the results each
+//! operation gives, and deepagents' namespace check.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyModule, PyString};
+
+use super::file_ops;
+use crate::files::{media, store, text};
+
+/// One of `deepagents_rs.backends.protocol`'s result classes.
+pub(crate) fn result_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    // Held once: an import per result costs more than the rest of a small operation.
+    static PROTOCOL: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    let protocol = PROTOCOL.get_or_try_init(py, || {
+        py.import("deepagents_rs.backends.protocol")
+            .map(Bound::unbind)
+    })?;
+    protocol.bind(py).getattr(name)
+}
+
+/// A result with text fields.
+pub(crate) fn outcome<'py>(
+    py: Python<'py>,
+    class: &str,
+    fields: &[(&str, &str)],
+) -> PyResult<Bound<'py, PyAny>> {
+    let kwargs = PyDict::new(py);
+    for (name, value) in fields {
+        kwargs.set_item(name, value)?;
+    }
+    result_class(py, class)?.call((), Some(&kwargs))
+}
+
+pub(crate) fn response(
+    py: Python<'_>,
+    class: &str,
+    path: &Bound<'_, PyAny>,
+    content: Option<Bound<'_, PyAny>>,
+    error: Option<&str>,
+) -> PyResult<Py<PyAny>> {
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("path", path)?;
+    if class == "FileDownloadResponse" {
+        kwargs.set_item("content", content)?;
+    }
+    kwargs.set_item("error", error)?;
+    Ok(result_class(py, class)?.call((), Some(&kwargs))?.unbind())
+}
+
+/// A store item as `FileData`: legacy `list[str]` content joined (the stored item is left
+/// as it is), the encoding (`utf-8` if none) and whichever timestamps are text.
+/// `ValueError` for an item without content, `TypeError` for content of another kind.
+pub(crate) fn item_file_data<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let py = item.py();
+    let value = item.getattr("value")?;
+    let content = value.call_method1("get", ("content",))?;
+    if content.is_none() {
+        let keys = value.call_method0("keys")?.str()?;
+        return Err(PyValueError::new_err(format!(
+            "{}{keys}",
+            store::ITEM_WITHOUT_CONTENT
+        )));
+    }
+    let content = match content.cast::<PyList>() {
+        Ok(lines) if lines.iter().all(|line| line.is_instance_of::<PyString>()) => {
+            PyString::new(py, "\n").call_method1("join", (lines,))?
+        }
+        _ if content.is_instance_of::<PyString>() => content,
+        _ => {
+            let kind = content.get_type().name()?.to_string();
+            return Err(PyTypeError::new_err(
+                store::ITEM_CONTENT_KIND.replace("{kind}", &kind),
+            ));
+        }
+    };
+    let record = PyDict::new(py);
+    record.set_item("content", content)?;
+    record.set_item(
+        "encoding",
+        value.call_method1("get", ("encoding", "utf-8"))?,
+    )?;
+    for stamp in ["created_at", "modified_at"] {
+        if value.contains(stamp)? {
+            let given = value.get_item(stamp)?;
+            if given.is_instance_of::<PyString>() {
+                record.set_item(stamp, given)?;
+            }
+        }
+    }
+    Ok(record)
+}
+
+/// `item_file_data`, `None` for an item without content (left out of listings and searches).
+pub(crate) fn readable<'py>(item: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyDict>>> {
+    match item_file_data(item) {
+        Ok(record) => Ok(Some(record)),
+        Err(e) if e.is_instance_of::<PyValueError>(item.py()) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The dict `put` stores for a file: its content, encoding and whichever timestamps it has.
+pub(crate) fn store_value<'py>(record: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let value = PyDict::new(record.py());
+    value.set_item("content", record.get_item("content")?)?;
+    value.set_item("encoding", record.get_item("encoding")?)?;
+    for stamp in ["created_at", "modified_at"] {
+        if record.contains(stamp)? {
+            value.set_item(stamp, record.get_item(stamp)?)?;
+        }
+    }
+    Ok(value)
+}
+
+/// The items that hold file content, by key.
+pub(crate) fn readable_files<'py>(
+    py: Python<'py>,
+    items: &[Bound<'py, PyAny>],
+) -> PyResult<Bound<'py, PyDict>> {
+    let files = PyDict::new(py);
+    for item in items {
+        if let Some(record) = readable(item)? {
+            files.set_item(item.getattr("key")?, record)?;
+        }
+    }
+    Ok(files)
+}
+
+/// `ls`: the entries directly under `directory`; only direct children are read, so an odd
+/// item deeper down cannot spoil the listing.
+pub(crate) fn listing<'py>(
+    py: Python<'py>,
+    items: &[Bound<'py, PyAny>],
+    directory: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut keyed = Vec::with_capacity(items.len());
+    for item in items {
+        keyed.push((item.getattr("key")?.str()?.to_cow()?.into_owned(), item));
+    }
+    let by_key: std::collections::HashMap<&str, &Bound<'py, PyAny>> = keyed
+        .iter()
+        .map(|(key, item)| (key.as_str(), *item))
+        .collect();
+    let entries = text::ls_entries(
+        keyed.iter().map(|(key, _)| key.as_str()),
+        directory,
+        |key| {
+            let Some(record) = by_key
+                .get(key)
+                .map(|item| readable(item))
+                .transpose()?
+                .flatten()
+            else {
+                return Ok::<_, PyErr>(None);
+            };
+            Ok(Some(text::file_info(
+                key,
+                &file_ops::record_of(record.as_any())?,
+            )))
+        },
+    )?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("entries", pythonize::pythonize(py, &entries)?)?;
+    result_class(py, "LsResult")?.call((), Some(&kwargs))
+}
+
+/// `read`'s result for the item at `path`: a text file's window of lines (the bounds
+/// clamped at 0, as deepagents' `int()`s them), any other file whole.
+pub(crate) fn read<'py>(
+    py: Python<'py>,
+    path: &str,
+    item: &Bound<'py, PyAny>,
+    offset: &Bound<'py, PyAny>,
+    limit: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if item.is_none() {
+        return outcome(
+            py,
+            "ReadResult",
+            &[("error", &format!("File '{path}' not found"))],
+        );
+    }
+    let record = match item_file_data(item) {
+        Ok(record) => record,
+        Err(e) if e.is_instance_of::<PyValueError>(py) => {
+            let error = e.value(py).str()?.to_cow()?.into_owned();
+            return outcome(py, "ReadResult", &[("error", &error)]);
+        }
+        Err(e) => return Err(e),
+    };
+    let kwargs = if media::backend_read_type(path) != "text" {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("file_data", record)?;
+        kwargs
+    } else {
+        let int = py.get_type::<PyInt>();
+        let clamp = |n: &Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+            let n = int.call1((n,))?;
+            Ok(if n.lt(0)? {
+                0i64.into_pyobject(py)?.into_any()
+            } else {
+                n
+            })
+        };
+        let (offset, limit) = (clamp(offset)?, clamp(limit)?);
+        file_ops::files_read_window(py, record.as_any(), &offset, &limit)?.cast_into::<PyDict>()?
+    };
+    result_class(py, "ReadResult")?.call((), Some(&kwargs))
+}
+
+/// An edit's value to store and result, or its result alone when nothing changes.
+pub(crate) type Edit<'py> = Result<(Bound<'py, PyDict>, Bound<'py, PyAny>), Bound<'py, PyAny>>;
+
+/// `edit` of the item at `path`: the value to store and the result, or the result alone
+/// when nothing changes.
+pub(crate) fn edited<'py>(
+    py: Python<'py>,
+    path: &str,
+    item: &Bound<'py, PyAny>,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> PyResult<Edit<'py>> {
+    let refused = |error: &str| outcome(py, "EditResult", &[("error", error)]);
+    if item.is_none() {
+        return refused(&format!("Error: File '{path}' not found")).map(Err);
+    }
+    let record = match item_file_data(item) {
+        Ok(record) => record,
+        Err(e) if e.is_instance_of::<PyValueError>(py) => {
+            return refused(&format!("Error: {}", e.value(py).str()?)).map(Err);
+        }
+        Err(e) => return Err(e),
+    };
+    if record
+        .get_item("encoding")?
+        .is_some_and(|e| e.eq("base64").unwrap_or(false))
+    {
+        return refused("Error: Cannot edit binary files with text replacements.").map(Err);
+    }
+    let content = file_ops::files_record_text(record.as_any())?;
+    let (edited, occurrences) = match text::replace(&content, old, new, replace_all) {
+        Ok(done) => done,
+        Err(message) => return refused(&message).map(Err),
+    };
+    let updated = file_ops::files_record_with(py, record.as_any(), edited, true)?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("path", path)?;
+    kwargs.set_item("occurrences", occurrences)?;
+    let result = result_class(py, "EditResult")?.call((), Some(&kwargs))?;
+    Ok(Ok((store_value(&updated)?, result)))
+}
+
+/// The value an upload stores: UTF-8 text as such, any other bytes base64-encoded. The
+/// bytes are decoded by their own `decode`, so what has none fails as in deepagents.
+pub(crate) fn uploaded_value<'py>(
+    py: Python<'py>,
+    content: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (text, encoding) = match content.call_method1("decode", ("utf-8",)) {
+        Ok(text) => (text.extract::<String>()?, "utf-8"),
+        Err(e) if e.is_instance_of::<PyUnicodeDecodeError>(py) => {
+            let raw = py.get_type::<PyBytes>().call1((content,))?;
+            (STANDARD.encode(raw.cast::<PyBytes>()?.as_bytes()), "base64")
+        }
+        Err(e) => return Err(e),
+    };
+    let record = file_ops::files_record_new(py, text, None, encoding)?;
+    store_value(&record)
+}
+
+/// A download's response for `path` from the item `get` gave.
+pub(crate) fn downloaded(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    item: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    if item.is_none() {
+        return response(
+            py,
+            "FileDownloadResponse",
+            path,
+            None,
+            Some("file_not_found"),
+        );
+    }
+    let record = item_file_data(item)?;
+    // The item's text, a `str` once `item_file_data` has read it.
+    let content = record.as_any().get_item("content")?;
+    let binary = record.as_any().get_item("encoding")?.eq("base64")?;
+    let bytes = if !binary {
+        content.call_method1("encode", ("utf-8",))?
+    } else {
+        let text = content.cast::<PyString>()?;
+        match text.to_str().ok().and_then(|t| STANDARD.decode(t).ok()) {
+            Some(raw) => PyBytes::new(py, &raw).into_any(),
+            // What the strict decoder refuses, Python's lenient one decides (or refuses the same way).
+            None => py
+                .import("base64")?
+                .call_method1("standard_b64decode", (content,))?,
+        }
+    };
+    response(py, "FileDownloadResponse", path, Some(bytes), None)
+}
+
+/// deepagents' `_validate_namespace`: the namespace unchanged once every component is a
+/// non-empty string of safe characters (`ValueError`, or `TypeError` for a component that
+/// is not a string).
+#[pyfunction]
+pub(crate) fn store_validate_namespace<'py>(
+    namespace: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if !namespace.is_truthy()? {
+        return Err(PyValueError::new_err(store::NAMESPACE_EMPTY));
+    }
+    for (index, component) in namespace.try_iter()?.enumerate() {
+        let component = component?;
+        let index = index.to_string();
+        let Ok(text) = component.cast::<PyString>() else {
+            let kind = component.get_type().name()?.to_string();
+            let message = store::NAMESPACE_COMPONENT_NOT_TEXT
+                .replace("{index}", &index)
+                .replace("{kind}", &kind);
+            return Err(PyTypeError::new_err(message));
+        };
+        let text_value = text.to_cow()?;
+        if text_value.is_empty() {
+            return Err(PyValueError::new_err(
+                store::NAMESPACE_COMPONENT_EMPTY.replace("{index}", &index),
+            ));
+        }
+        if !store::namespace_component_ok(&text_value) {
+            let shown = text.repr()?.to_string();
+            let message = store::NAMESPACE_DISALLOWED_CHARACTERS
+                .replace("{index}", &index)
+                .replace("{component}", &shown);
+            return Err(PyValueError::new_err(message));
+        }
+    }
+    Ok(namespace)
+}
