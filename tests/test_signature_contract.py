@@ -109,6 +109,10 @@ PRIVATE = {
         "GREP_TRUNCATION_NOTE",
         "NO_LINES_REQUESTED_WARNING",
         "READ_FILE_TRUNCATION_MSG",
+        "_EXECUTE_TOOL_DESCRIPTION_WITH_GLOB_ONLY",
+        "_EXECUTE_TOOL_DESCRIPTION_WITH_GREP_ONLY",
+        "_EXECUTE_TOOL_DESCRIPTION_WITHOUT_SEARCH",
+        "_GREP_TOOL_DESCRIPTION_WITHOUT_EXECUTE",
         "FilesystemState",
         # The tools' input schema classes (`LsSchema`, `ReadFileSchema`, ...).
         *sorted(
@@ -118,6 +122,16 @@ PRIVATE = {
         ),
     ],
     "deepagents.middleware.patch_tool_calls": ["PatchToolCallsMiddleware"],
+    "deepagents.graph": ["_REQUIRED_MIDDLEWARE_CLASSES", "_REQUIRED_MIDDLEWARE_NAMES", "_apply_custom_middleware"],
+    "deepagents.middleware._prompt_caching": [
+        "_ANTHROPIC_PROMPT_CACHING_MODULE",
+        "_LazyAnthropicPromptCachingMiddleware",
+        "_create_bedrock_prompt_caching_middleware",
+        "_create_fireworks_prompt_caching_middleware",
+        "append_prompt_caching_middleware",
+    ],
+    "deepagents.middleware._tool_exclusion": ["_ToolExclusionMiddleware", "_tool_name"],
+    "deepagents.middleware._utils": ["append_to_system_message", "is_anthropic_chat_model"],
     "deepagents.middleware.permissions": ["FilesystemPermission"],
     "deepagents.middleware.memory": ["logger"],
     "deepagents.middleware.skills": ["logger"],
@@ -145,3 +159,32 @@ def test_same_private_names(module_name, name):
         assert ours == reference
     else:
         assert type(ours) is type(reference)
+
+
+#: Private methods of deepagents' classes that its own unit tests call, by class: each
+#: exists here with the same parameters.
+PRIVATE_METHODS = {
+    ("deepagents.middleware.filesystem", "FilesystemMiddleware"): [
+        "_execute_tool_description",
+        "_filter_unsupported_tools_and_apply_prompt",
+        "_grep_tool_description",
+        "_tool_name",
+        "_unsupported_tools_and_execution_state",
+        "_with_filtered_execute_description",
+        "_with_filtered_grep_description",
+        "_with_permissions",
+    ],
+    ("deepagents.middleware._prompt_caching", "_LazyAnthropicPromptCachingMiddleware"): ["_resolve"],
+    ("deepagents.middleware._tool_exclusion", "_ToolExclusionMiddleware"): ["_rejection"],
+}
+
+
+@pytest.mark.parametrize(
+    ("module_name", "class_name", "method"),
+    [pytest.param(m, c, n, id=f"{m}.{c}.{n}") for (m, c), names in PRIVATE_METHODS.items() for n in names],
+)
+def test_same_private_methods(module_name, class_name, method):
+    reference = getattr(getattr(importlib.import_module(module_name), class_name), method)
+    ours_module = importlib.import_module(module_name.replace("deepagents", "deepagents_rs", 1))
+    ours = getattr(getattr(ours_module, class_name), method)
+    assert _params(ours) == _params(reference)

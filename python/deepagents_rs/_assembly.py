@@ -104,6 +104,13 @@ def _check_unique_middleware(middleware: Sequence[Any] | None) -> None:
         raise AssertionError("Please remove duplicate middleware instances.")
 
 
+#: deepagents' error for a caller's `FilesystemMiddleware` whose rules are not the agent's.
+PERMISSIONS_CONFLICT = (
+    "FilesystemMiddleware permissions conflict with the agent permissions; "
+    "use the same rules or omit middleware permissions."
+)
+
+
 def _split_filesystem(middleware: Sequence[Any], permissions: list[Any] | None) -> tuple[list[Any], Any]:
     """A user ``FilesystemMiddleware`` takes the default one's place (the core builds it);
     with agent permissions it inherits them, and conflicting rules raise as in deepagents."""
@@ -113,10 +120,7 @@ def _split_filesystem(middleware: Sequence[Any], permissions: list[Any] | None) 
     for m in middleware or ():
         if isinstance(m, FilesystemMiddleware):
             if permissions and m._permissions and m._permissions != permissions:
-                raise ValueError(
-                    "FilesystemMiddleware permissions conflict with the agent permissions; "
-                    "use the same rules or omit middleware permissions."
-                )
+                raise ValueError(PERMISSIONS_CONFLICT)
             override = m
         else:
             rest.append(m)

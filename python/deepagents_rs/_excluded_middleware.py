@@ -64,10 +64,13 @@ def _slot(name: str) -> Slot:
 
 def _caching() -> Slot:
     # deepagents' stand-in answers to LangChain's class once that has been imported (a caller
-    # naming it has imported it), else to its own private class.
+    # naming it has imported it), else to its own private class: ours, when a caller has
+    # imported it to name it.
     module = sys.modules.get("langchain_anthropic.middleware.prompt_caching")
     kind = getattr(module, "AnthropicPromptCachingMiddleware", None) if module is not None else None
-    return Slot("AnthropicPromptCachingMiddleware", kind or _LAZY_CACHING)
+    lazy = sys.modules.get("deepagents_rs.middleware._prompt_caching")
+    fallback = lazy._LazyAnthropicPromptCachingMiddleware if lazy is not None else _LAZY_CACHING
+    return Slot("AnthropicPromptCachingMiddleware", kind or fallback)
 
 
 def main_slots(

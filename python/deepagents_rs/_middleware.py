@@ -15,6 +15,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import sys
 import typing
 import uuid
 from typing import Any
@@ -22,6 +23,12 @@ from typing import Any
 from . import _convert
 from ._files_context import FilesContext, node_files, use_files
 from ._tools import _as_command, to_adapter
+
+#: Where deepagents' private middleware the core runs as its own entries live.
+_PRIVATE_FACES = (
+    ("deepagents_rs.middleware._prompt_caching", "_LazyAnthropicPromptCachingMiddleware"),
+    ("deepagents_rs.middleware._tool_exclusion", "_ToolExclusionMiddleware"),
+)
 
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 JUMP_DESTINATIONS = ("model", "tools", "end")
@@ -47,6 +54,12 @@ def core_entries(
         SummarizationToolMiddleware,
         UnsupportedContentMiddleware,
     )
+    # deepagents' private stand-ins for the core's own entries, when a caller has imported
+    # them (their modules load LangChain, which a deepagents_rs agent need not).
+    for module, name in _PRIVATE_FACES:
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            faces = (*faces, getattr(loaded, name))
     out: list[Any] = []
     for m in middleware:
         if isinstance(m, faces):

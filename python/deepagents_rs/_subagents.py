@@ -49,14 +49,16 @@ def _warn_fork_beta() -> None:
 
 
 def _mode(spec: dict) -> str:
-    mode = spec.get("mode", "isolated")
-    if mode not in ("isolated", "fork"):
+    """The spec's context mode (`"isolated"` when it has none: deepagents takes an explicit
+    `None` as no mode), after deepagents' checks of it."""
+    mode = spec.get("mode")
+    if mode not in (None, "isolated", "fork"):
         raise ValueError(f"SubAgent '{spec['name']}' has invalid mode '{mode}'; expected 'isolated' or 'fork'")
     if mode == "fork" and spec.get("skills"):
         raise ValueError(
             f"SubAgent '{spec['name']}' cannot set skills under mode='fork'; the parent's skills are inherited instead."
         )
-    return mode
+    return "isolated" if mode is None else mode
 
 
 def _task_result(result: dict) -> str:

@@ -37,6 +37,7 @@ from .middleware.skills import SKILLS_OMITTED_KEYS, SKILLS_PRIVATE_KEYS, SkillsM
 
 # `GENERAL_PURPOSE_SUBAGENT` is in deepagents' graph module too; the key, in ours since before.
 from .middleware.subagents import GENERAL_PURPOSE_SUBAGENT, SUBAGENT_RESPONSE_FORMAT_CONFIG_KEY  # noqa: F401
+from .profiles.harness.harness_profiles import REQUIRED_MIDDLEWARE_NAMES as _REQUIRED_MIDDLEWARE_NAMES  # noqa: F401
 
 if TYPE_CHECKING:
     from ._deep_agent import DeepAgent
@@ -349,7 +350,16 @@ def get_default_model() -> Any:
 
 # `DeepAgent` (a LangGraph graph when LangGraph is installed) and `DeepAgentState` need
 # LangChain and LangGraph: imported when first asked for.
-_lazy_getattr, __dir__ = lazy_names(globals(), {"DeepAgent": "._deep_agent", "DeepAgentState": "._deep_state"})
+# deepagents' middleware-stack helpers are its graph module's too; they need LangChain.
+_lazy_getattr, __dir__ = lazy_names(
+    globals(),
+    {
+        "DeepAgent": "._deep_agent",
+        "DeepAgentState": "._deep_state",
+        "_REQUIRED_MIDDLEWARE_CLASSES": "._graph_middleware",
+        "_apply_custom_middleware": "._graph_middleware",
+    },
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -45,7 +45,7 @@ pub use skills::{
     Skills, Source as SkillSource, check_template as check_skills_template,
     derive_label as derive_skill_label, parts as skill_parts,
 };
-pub use tool_exclusion::ToolExclusion;
+pub use tool_exclusion::{TOOL_NOT_AVAILABLE, ToolExclusion};
 pub use unsupported_content::UnsupportedContent;
 
 /// The node hooks.

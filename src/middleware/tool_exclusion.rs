@@ -12,6 +12,9 @@ use crate::error::Error;
 use crate::model::ModelRequest;
 use crate::tools::{ToolError, ToolOutput, ToolResult, result_for};
 
+/// `_ToolExclusionMiddleware`'s answer to a call naming an excluded tool (`{name}`: the tool).
+pub const TOOL_NOT_AVAILABLE: &str = "Error: {name} is not available.";
+
 pub struct ToolExclusion {
     excluded: HashSet<String>,
 }
@@ -66,7 +69,7 @@ impl Middleware for ToolExclusion {
         if !self.excluded.contains(name) {
             return next.call(request);
         }
-        let refusal = ToolOutput::error(format!("Error: {name} is not available."));
+        let refusal = ToolOutput::error(TOOL_NOT_AVAILABLE.replace("{name}", name));
         let result = result_for(refusal, &request.call);
         Box::pin(async move { Ok(result) })
     }

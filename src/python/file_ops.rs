@@ -513,8 +513,8 @@ pub(crate) fn files_delete_deny_patterns(
 #[pyfunction]
 pub(crate) fn files_content_preview(
     content: &str,
-    head_lines: usize,
-    tail_lines: usize,
+    head_lines: i64,
+    tail_lines: i64,
 ) -> (String, bool, bool) {
     eviction::content_preview(content, head_lines, tail_lines)
 }
@@ -538,6 +538,19 @@ impl IncludeMatcher {
     fn __call__(&self, relative: &str) -> bool {
         self.glob.is_match(relative)
     }
+}
+
+/// The default description grep or execute takes in place of `description` for the
+/// `visible` tools (and whether commands run); `None` when it keeps its own.
+#[pyfunction]
+pub(crate) fn files_retargeted_description(
+    name: &str,
+    description: &str,
+    visible: Vec<String>,
+    execution: bool,
+) -> Option<&'static str> {
+    let visible: Vec<&str> = visible.iter().map(String::as_str).collect();
+    crate::middleware::filesystem::retargeted_description(name, description, &visible, execution)
 }
 
 /// `_looks_like_regex`: unmistakable regex syntax in a literal grep pattern.
@@ -615,6 +628,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IncludeMatcher>()?;
     m.add_function(wrap_pyfunction!(files_under_root, m)?)?;
     m.add_function(wrap_pyfunction!(files_looks_like_regex, m)?)?;
+    m.add_function(wrap_pyfunction!(files_retargeted_description, m)?)?;
     m.add_function(wrap_pyfunction!(files_record_text, m)?)?;
     m.add_function(wrap_pyfunction!(files_record_new, m)?)?;
     m.add_function(wrap_pyfunction!(files_record_with, m)?)?;

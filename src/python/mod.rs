@@ -115,6 +115,22 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ("REGEX_LITERAL_HINT", fs::REGEX_LITERAL_HINT),
         ("EXECUTE_TOOL_DESCRIPTION", fs::EXECUTE_DESCRIPTION),
         (
+            "_GREP_TOOL_DESCRIPTION_WITHOUT_EXECUTE",
+            fs::GREP_DESCRIPTION_WITHOUT_EXECUTE,
+        ),
+        (
+            "_EXECUTE_TOOL_DESCRIPTION_WITH_GREP_ONLY",
+            fs::EXECUTE_DESCRIPTION_WITH_GREP_ONLY,
+        ),
+        (
+            "_EXECUTE_TOOL_DESCRIPTION_WITH_GLOB_ONLY",
+            fs::EXECUTE_DESCRIPTION_WITH_GLOB_ONLY,
+        ),
+        (
+            "_EXECUTE_TOOL_DESCRIPTION_WITHOUT_SEARCH",
+            fs::EXECUTE_DESCRIPTION_WITHOUT_SEARCH,
+        ),
+        (
             "ROUTE_HOST_PATH_PROMPT_INTRO",
             fs::ROUTE_HOST_PATH_PROMPT_INTRO,
         ),
@@ -147,6 +163,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         fs_texts.set_item(name, text)?;
     }
     m.add("FS_TOOL_TEXTS", fs_texts)?;
+    // A harness profile's excluded-tool refusal, for `_ToolExclusionMiddleware`'s face.
+    m.add("TOOL_NOT_AVAILABLE", crate::middleware::TOOL_NOT_AVAILABLE)?;
     // The file tools' parameter schemas, by deepagents' schema class name, for the
     // pydantic `args_schema` classes made from them.
     let fs_parameters = pyo3::types::PyDict::new(m.py());

@@ -178,6 +178,12 @@ pub(crate) fn middleware_from_py(
                 super::summarization::summarization_tool_from_py(&a)?
             } else if super::convert::is_core_config(&a, "unsupported_content") {
                 Arc::new(crate::middleware::UnsupportedContent) as Arc<dyn Middleware>
+            } else if super::convert::is_core_config(&a, "anthropic_prompt_caching") {
+                Arc::new(crate::middleware::AnthropicPromptCaching::default())
+                    as Arc<dyn Middleware>
+            } else if super::convert::is_core_config(&a, "tool_exclusion") {
+                let excluded: Vec<String> = a.get_item("excluded")?.extract()?;
+                Arc::new(crate::middleware::ToolExclusion::new(excluded)) as Arc<dyn Middleware>
             } else {
                 Arc::new(PyMiddleware::new(&a)?)
             })

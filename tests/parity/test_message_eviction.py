@@ -39,7 +39,11 @@ CONTENTS = [
     "ünïcödé 🎉\n" * 30,
 ]
 
-WINDOWS = [(5, 5), (0, 0), (1, 0), (0, 3), (2, 2), (10, 1), (100, 100)]
+#: Negative counts slice as Python slices them (deepagents takes any integer).
+WINDOWS = [
+    (5, 5), (0, 0), (1, 0), (0, 3), (2, 2), (10, 1), (100, 100),
+    (-2, 3), (3, -2), (-20, 5), (-1, -1), (5, -100), (0, -3), (-100, 0), (-5, 100),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("content", CONTENTS, ids=range(len(CONTENTS)))

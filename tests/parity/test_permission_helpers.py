@@ -87,6 +87,51 @@ def test_when_predicate(rule_set: str, shape: tuple) -> None:
         assert not any(got)
 
 
+class _Mapping:
+    """Arguments that are no dict but answer `.get` (deepagents reads them with `.get`)."""
+
+    def __init__(self, data: dict) -> None:
+        self.data = data
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+
+NOT_DICTS = {
+    "none": lambda: None,
+    "list": lambda: ["/vault/a"],
+    "str": lambda: "/vault/a",
+    "int": lambda: 3,
+    "mapping-gated": lambda: _Mapping({"path": "/vault", "file_path": "/vault/a", "pattern": "/vault/**"}),
+    "mapping-open": lambda: _Mapping({"path": "/open", "file_path": "/open/a"}),
+    "mapping-empty": lambda: _Mapping({}),
+}
+
+
+@pytest.mark.parametrize("rule_set", ["read-gate", "write-gate", "no-interrupt", "none"])
+@pytest.mark.parametrize("shape", SHAPES, ids=["-".join(str(p) for p in s) for s in SHAPES])
+def test_when_predicate_with_arguments_that_are_no_dict(rule_set: str, shape: tuple) -> None:
+    """Arguments that are not a dict: read with `.get` where deepagents reads them (raising
+    where they have none), not read where deepagents decides without them."""
+
+    def decisions(impl: str) -> list[Any]:
+        when = mod(impl, "middleware._fs_interrupt")._make_fs_when_predicate(
+            rules_of(impl, RULE_SETS[rule_set]), *shape
+        )
+        out = []
+        for make in NOT_DICTS.values():
+            request = SimpleNamespace(tool_call={"name": "t", "args": make(), "id": "c"})
+            try:
+                out.append(when(request))
+            except AttributeError as e:
+                out.append(("AttributeError", str(e)))
+        return out
+
+    got = both(decisions)
+    if shape[2] == "exact":
+        assert got[0] == ["AttributeError", "'NoneType' object has no attribute 'get'"]
+
+
 def test_when_predicate_fires_where_stated() -> None:
     """A few decisions spelled out: an exact read of a gated file, a pathless bulk call, a
     deny rule before the interrupt rule, and glob's pattern moving the search root."""

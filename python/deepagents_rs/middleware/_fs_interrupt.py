@@ -47,9 +47,16 @@ def _make_fs_when_predicate(
     check = FsInterrupts(rule_tuples(rules))
     subtree = scope != "exact"
     resolve = resolver(backend)
+    # A bulk call reads its arguments only when some interrupt rule covers the operation.
+    reads_args = not subtree or any(r.mode == "interrupt" and operation in r.operations and r.paths for r in rules)
+    names = [path_arg_name] if pattern_arg_name is None else [path_arg_name, pattern_arg_name]
 
     def when(request: Any) -> bool:
         args = request.tool_call.get("args", {})
+        if reads_args and not isinstance(args, dict):
+            # Read as deepagents reads them: `.get` on what is there (arguments that are no
+            # mapping raise `AttributeError`).
+            args = {name: args.get(name) for name in names}
         return check.fires_as(operation, path_arg_name, subtree, pattern_arg_name, args, resolve)
 
     return when

@@ -11,7 +11,7 @@ from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, Mod
 
 from . import subagents as _face
 from ._task_tool import _build_task_tool, _forked
-from .async_subagents import _with_prompt
+from ._utils import append_to_system_message
 
 
 # Generic in the run's context and response types, as deepagents declares it.
@@ -83,7 +83,7 @@ class SubAgentMiddleware(AgentMiddleware[Any, middleware_types.ContextT, middlew
     def _prompted(self, request: ModelRequest) -> ModelRequest:
         if self.system_prompt is None:
             return request
-        return request.override(system_message=_with_prompt(request.system_message, self.system_prompt))
+        return request.override(system_message=append_to_system_message(request.system_message, self.system_prompt))
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
         """The request with the subagents' prompt appended to its system message."""

@@ -312,8 +312,7 @@ def _validate_subagent_mode(spec: Any) -> None:
     """A known mode (an explicit `None` is the default), and no skills on a fork."""
     from .._subagents import _mode
 
-    if spec.get("mode") is not None:
-        _mode(spec)
+    _mode(spec)
 
 
 def _is_compiled_subagent(spec: Any) -> bool:

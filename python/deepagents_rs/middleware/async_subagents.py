@@ -38,7 +38,7 @@ from langchain.agents.middleware.types import (
     omit_payload,
 )
 from langchain.tools import ToolRuntime
-from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import StructuredTool
 from langgraph_sdk import get_client, get_sync_client  # noqa: F401 - the clients' factories, patched here by tests as in deepagents
 from pydantic import BaseModel
@@ -69,7 +69,6 @@ from ._async_outcomes import (
     _notification,
     _outcome_update,
     _superseded_content,
-    _text,
 )
 from ._async_sdk import _Call, _Clients, _observe, _Op, _run_async, _run_sync
 from ._async_sdk import _headers as _sdk_headers
@@ -94,6 +93,7 @@ from ._async_tasks import (
     _status_of,
     _StatusFilter,
 )
+from ._utils import append_to_system_message
 
 # -- the tools --------------------------------------------------------------------------------
 
@@ -369,12 +369,6 @@ def _validate(specs: Sequence[AsyncSubAgent]) -> None:
             raise ValueError(texts.BAD_MODE.format(name=spec["name"], value=mode))
 
 
-def _with_prompt(system: SystemMessage | None, text: str) -> SystemMessage:
-    blocks = list(system.content_blocks) if system else []
-    blocks.append(_text(f"\n\n{text}" if blocks else text))
-    return SystemMessage(content_blocks=blocks)
-
-
 # Generic in the run's context and response types, as deepagents declares it.
 class AsyncSubAgentMiddleware(AgentMiddleware[Any, middleware_types.ContextT, middleware_types.ResponseT]):
     """deepagents' ``AsyncSubAgentMiddleware``: the async subagent tools over
@@ -440,14 +434,18 @@ class AsyncSubAgentMiddleware(AgentMiddleware[Any, middleware_types.ContextT, mi
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
         if self.system_prompt is None:
             return handler(request)
-        return handler(request.override(system_message=_with_prompt(request.system_message, self.system_prompt)))
+        return handler(
+            request.override(system_message=append_to_system_message(request.system_message, self.system_prompt))
+        )
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> Any:
         if self.system_prompt is None:
             return await handler(request)
-        return await handler(request.override(system_message=_with_prompt(request.system_message, self.system_prompt)))
+        return await handler(
+            request.override(system_message=append_to_system_message(request.system_message, self.system_prompt))
+        )
 
     # -- checking tasks
 

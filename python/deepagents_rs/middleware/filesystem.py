@@ -27,7 +27,11 @@ from deepagents_rs.backends.protocol import (
 )
 from deepagents_rs.backends.utils import MAX_VIDEO_INPUT_BYTES  # noqa: F401 - deepagents' module has it too
 from deepagents_rs.middleware._core_face import CoreEntryFace, TakesContextAndResponseTypes, TracePolicyOnFirstUse
-from deepagents_rs.middleware._filesystem_texts import (
+from deepagents_rs.middleware._filesystem_texts import (  # noqa: F401 - deepagents' module has the private ones
+    _EXECUTE_TOOL_DESCRIPTION_WITH_GLOB_ONLY,
+    _EXECUTE_TOOL_DESCRIPTION_WITH_GREP_ONLY,
+    _EXECUTE_TOOL_DESCRIPTION_WITHOUT_SEARCH,
+    _GREP_TOOL_DESCRIPTION_WITHOUT_EXECUTE,
     BACKEND_FACTORY_REMOVED,
     DELETE_TOOL_DESCRIPTION,
     EDIT_FILE_TOOL_DESCRIPTION,
@@ -57,6 +61,7 @@ from deepagents_rs.middleware._filesystem_texts import (
     ROUTE_NO_HOST_MAPPING_LINE,
     WRITE_FILE_TOOL_DESCRIPTION,
 )
+from deepagents_rs.middleware._filesystem_visibility import ToolVisibility
 from deepagents_rs.middleware._permission_results import (  # noqa: F401 - deepagents' module has them
     _apply_permissions_to_glob_results,
     _filter_paths_by_permission,
@@ -121,9 +126,6 @@ DEFAULT_READ_LIMIT: int = LIMITS["DEFAULT_READ_LIMIT"]
 
 TOOLS_EXCLUDED_FROM_EVICTION = ("ls", "glob", "grep", "read_file", "edit_file", "write_file", "delete")
 """Tools whose results are never offloaded to a file, however long they are."""
-
-_GREP_TOOL_DESCRIPTION_WITHOUT_EXECUTE = GREP_TOOL_DESCRIPTION.replace(GREP_REGEX_EXECUTE_FALLBACK, "", 1)
-"""The grep description for agents without `execute` (no advice to fall back on `rg`)."""
 
 _PermissionMode = Literal["allow", "deny", "interrupt"]
 
@@ -270,7 +272,7 @@ class _StateSchema:
         return states._FilesystemBlobPayloadState if obj._state_backend_given else states._BlobPayloadState
 
 
-class FilesystemMiddleware(TakesContextAndResponseTypes, CoreEntryFace):
+class FilesystemMiddleware(ToolVisibility, TakesContextAndResponseTypes, CoreEntryFace):
     """The filesystem tools: `ls`, `read_file`, `write_file`, `edit_file`, `delete`, `glob`,
     `grep`, and `execute` when the backend has a shell.
 

@@ -80,16 +80,17 @@ pub(crate) fn numbered<S: AsRef<str>>(lines: &[S], start: i64) -> String {
 pub(super) fn preview(content: &str, subject: &str) -> (String, String) {
     let (text, omitted, clipped) = content_preview(
         content,
-        texts::PREVIEW_HEAD_LINES,
-        texts::PREVIEW_TAIL_LINES,
+        texts::PREVIEW_HEAD_LINES as i64,
+        texts::PREVIEW_TAIL_LINES as i64,
     );
     (text, note(omitted, clipped, subject))
 }
 
 /// `_create_content_preview`: the numbered preview (all lines when they fit in `head_n +
 /// tail_n`, else the head and tail around the omission marker), whether lines were omitted,
-/// and whether a shown line was clipped.
-pub(crate) fn content_preview(content: &str, head_n: usize, tail_n: usize) -> (String, bool, bool) {
+/// and whether a shown line was clipped. Negative counts slice as Python's `lines[:head_n]`
+/// and `lines[-tail_n:]` do, as deepagents' preview takes any integer.
+pub(crate) fn content_preview(content: &str, head_n: i64, tail_n: i64) -> (String, bool, bool) {
     let lines: Vec<&str> = splitlines_keepends(content)
         .into_iter()
         .map(|l| {
@@ -109,28 +110,34 @@ pub(crate) fn content_preview(content: &str, head_n: usize, tail_n: usize) -> (S
             shown.iter().any(|l| char_len(l) > limit),
         )
     };
-    if lines.len() <= head_n + tail_n {
+    let len = lines.len() as i64;
+    if len <= head_n.saturating_add(tail_n) {
         let (shown, clipped) = clip(&lines);
-        (numbered(&shown, 1), false, clipped)
-    } else {
-        let (head, hc) = clip(&lines[..head_n]);
-        // Python's `lines[-0:]` is every line: a zero tail shows them all.
-        let tail_from = if tail_n == 0 { 0 } else { lines.len() - tail_n };
-        let (tail, tc) = clip(&lines[tail_from..]);
-        let marker = texts::TRUNCATION_MARKER_TEMPLATE.replace(
-            "{omitted_lines}",
-            &(lines.len() - head_n - tail_n).to_string(),
-        );
-        (
-            format!(
-                "{}\n{marker}\n{}",
-                numbered(&head, 1),
-                numbered(&tail, (lines.len() - tail_n + 1) as i64)
-            ),
-            true,
-            hc || tc,
-        )
+        return (numbered(&shown, 1), false, clipped);
     }
+    let (head, hc) = clip(&lines[..py_index(head_n, len)]);
+    // Python's `lines[-0:]` is every line: a zero tail shows them all.
+    let (tail, tc) = clip(&lines[py_index(tail_n.saturating_neg(), len)..]);
+    let marker = texts::TRUNCATION_MARKER_TEMPLATE.replace(
+        "{omitted_lines}",
+        &(i128::from(len) - i128::from(head_n) - i128::from(tail_n)).to_string(),
+    );
+    (
+        format!(
+            "{}\n{marker}\n{}",
+            numbered(&head, 1),
+            numbered(&tail, len.saturating_sub(tail_n).saturating_add(1))
+        ),
+        true,
+        hc || tc,
+    )
+}
+
+/// Where Python's slice bound `i` lands in a sequence of `len` items (a negative bound
+/// counts from the end; both clamp to the sequence).
+fn py_index(i: i64, len: i64) -> usize {
+    let at = if i < 0 { len.saturating_add(i) } else { i };
+    at.clamp(0, len) as usize
 }
 
 /// `_preview_note`: what the preview shows of the `subject`, and what it lost.

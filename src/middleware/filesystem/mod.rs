@@ -292,6 +292,27 @@ const DEFAULT_EXECUTE: [&str; 4] = [
     texts::EXECUTE_DESCRIPTION_WITHOUT_SEARCH,
 ];
 
+/// `_with_filtered_grep_description` and `_with_filtered_execute_description` for one tool:
+/// the default description grep or execute takes for what is `visible` (and whether commands
+/// run), when its `description` is another of its defaults. `None` for any other tool, a
+/// description of the user's, or one that already fits.
+pub(crate) fn retargeted_description(
+    name: &str,
+    description: &str,
+    visible: &[&str],
+    execution: bool,
+) -> Option<&'static str> {
+    let (kind, defaults): (Kind, &[&str]) = match name {
+        "grep" => (Kind::Grep, &DEFAULT_GREP),
+        "execute" => (Kind::Execute, &DEFAULT_EXECUTE),
+        _ => return None,
+    };
+    if !defaults.contains(&description) {
+        return None;
+    }
+    Some(default_description(kind, visible, execution, false)).filter(|t| *t != description)
+}
+
 const MUTATIONS: [&str; 3] = ["write_file", "edit_file", "delete"];
 
 /// `_parallel_file_mutation_error`: an earlier call of the same AI message already mutates
@@ -414,20 +435,10 @@ impl Filesystem {
             .filter(|n| !hidden(n))
             .collect();
         let retarget = |spec: &ToolSpec| -> Option<&'static str> {
-            let kind = match spec.name.as_str() {
-                "grep" => Kind::Grep,
-                "execute" => Kind::Execute,
-                _ => return None,
-            };
-            let default = if kind == Kind::Grep {
-                DEFAULT_GREP.contains(&spec.description.as_str())
-            } else {
-                DEFAULT_EXECUTE.contains(&spec.description.as_str())
-            };
-            if self.custom_descriptions.contains_key(spec.name.as_str()) || !default {
+            if self.custom_descriptions.contains_key(spec.name.as_str()) {
                 return None;
             }
-            Some(default_description(kind, &visible, execution, false)).filter(|t| *t != spec.description)
+            retargeted_description(&spec.name, &spec.description, &visible, execution)
         };
         let changed = hide_execute || hide_delete || tools.iter().any(|t| retarget(t).is_some());
         let out: Arc<[ToolSpec]> = if changed {
