@@ -22,6 +22,7 @@ mod model;
 mod reply_shaper;
 mod runnable;
 mod sandbox;
+mod sandbox_calls;
 mod skill_parts;
 mod skills;
 mod stack_parts;
@@ -59,6 +60,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     composite::register(m)?;
     sandbox::register(m)?;
+    sandbox_calls::register(m)?;
     file_ops::register(m)?;
     disk_paths::register(m)?;
     disk_change::register(m)?;
