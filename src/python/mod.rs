@@ -23,6 +23,7 @@ mod reply_shaper;
 mod runnable;
 mod sandbox;
 mod sandbox_calls;
+mod sandbox_shell;
 mod skill_parts;
 mod skills;
 mod stack_parts;
