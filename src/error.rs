@@ -51,6 +51,7 @@ pub enum Builtin {
     Type(String),
     Value(String),
     Attribute(String),
+    Assertion(String),
 }
 
 impl std::fmt::Display for Builtin {
@@ -60,6 +61,7 @@ impl std::fmt::Display for Builtin {
             Builtin::Type(text) => write!(f, "TypeError: {text}"),
             Builtin::Value(text) => write!(f, "ValueError: {text}"),
             Builtin::Attribute(text) => write!(f, "AttributeError: {text}"),
+            Builtin::Assertion(text) => write!(f, "AssertionError: {text}"),
         }
     }
 }

@@ -509,8 +509,7 @@ def sandbox_parse_glob(
 ) -> tuple[list[dict[str, Any]] | None, str | None, bool, str | None, list[tuple[str, str]]]:
     """``(matches, error, truncated, truncation_reason, log lines)``; the host logs the lines."""
 
-# ``BaseSandbox.execute_with_offload``'s capture wrapper and ``delete``'s commands
-# (``files::sandbox_capture``).
+# ``BaseSandbox.execute_with_offload``'s capture wrapper (``files::sandbox_capture``).
 SANDBOX_CAPTURE: dict[str, Any]
 
 def sandbox_capture_cmd(
@@ -520,13 +519,47 @@ def sandbox_parse_capture(output: str) -> tuple[str | None, tuple[str, int, bool
     """``(warning, (output, exit_code, offloaded, capped, preview_has_truncation_marker))``;
     ``None`` for a reply to return as it is."""
 
-def sandbox_delete_cmds(path: str) -> tuple[str, str]:
-    """The existence probe and the removal."""
+# ``BaseSandbox``'s operations run over the user's subclass (``files::sandbox_ops``): each
+# returns the protocol's result object, or with ``is_async`` a ``SandboxTask`` making it.
+class SandboxTask:
+    """An async operation stepped by the caller's task: ``step`` runs it to the next sandbox
+    awaitable, ``(False, awaitable)``, or to its end, ``(True, result)``; each later ``step``
+    carries what awaiting gave (``value``, or the exception as ``error``)."""
 
-def sandbox_delete_error(
-    path: str, probe_exit: int | None, removal: tuple[int | None, str] | None = None
-) -> str | None:
-    """The error after the probe (``removal`` ``None``) or after the removal, if any."""
+    def step(self, value: Any = None, error: BaseException | None = None) -> tuple[bool, Any]: ...
+
+def sandbox_ls(sandbox: Any, path: str, is_async: bool) -> Any: ...
+def sandbox_read(sandbox: Any, path: str, offset: int, limit: int, is_async: bool) -> Any: ...
+def sandbox_preflight(sandbox: Any, path: str, is_async: bool) -> Any:
+    """``None`` once the parent folders are in place, else the failed ``WriteResult``."""
+
+def sandbox_write(sandbox: Any, path: str, content: str, is_async: bool) -> Any: ...
+def sandbox_edit(sandbox: Any, path: str, old: str, new: str, replace_all: bool, is_async: bool) -> Any: ...
+def sandbox_delete(sandbox: Any, path: str) -> Any: ...
+def sandbox_grep(
+    sandbox: Any,
+    pattern: str,
+    path: str | None,
+    glob: str | None,
+    max_count: int | None,
+    is_async: bool,
+    seconds: float | None = None,
+) -> Any:
+    """``seconds`` bounds the async search (``ASYNC_GREP_TIMEOUT``)."""
+
+def sandbox_glob(sandbox: Any, pattern: str, path: str | None, is_async: bool, seconds: float | None = None) -> Any:
+    """``seconds`` bounds the async search (``ASYNC_GLOB_TIMEOUT``)."""
+
+def sandbox_offload(
+    sandbox: Any,
+    command: str,
+    capture_path: str,
+    max_inline_bytes: int,
+    max_capture_bytes: int | None,
+    timeout: int | None,
+    is_async: bool,
+) -> Any:
+    """``execute_with_offload``; ``timeout`` reaches ``execute`` only when it takes one."""
 
 # The file rules of ``deepagents_rs.backends.utils`` and the state/store backends
 # (``files::text``, ``files::path``, the file tools' formatting).

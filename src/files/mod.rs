@@ -18,6 +18,7 @@ pub mod permissions;
 pub mod ripgrep;
 pub mod sandbox;
 pub mod sandbox_capture;
+pub mod sandbox_ops;
 pub mod sandbox_scripts;
 pub mod sandbox_search;
 pub mod sandbox_texts;

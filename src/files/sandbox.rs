@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::sandbox_scripts as scripts;
 use super::sandbox_texts as texts;
 use crate::middleware::py_text::{py_rstrip, py_strip};
+use crate::error::Builtin;
 use crate::pyrepr::truthy;
 
 /// Python's `template.format(**args)` for our templates: `{name}` placeholders and doubled
@@ -104,21 +105,13 @@ fn bad_reply(output: &str) -> String {
     }
 }
 
-/// What went wrong reading a reply that Python would have raised on (`row["path"]` of a
-/// row that is not an object, or lacks the key).
-#[derive(Debug, PartialEq)]
-pub enum Raised {
-    Key(String),
-    Type(String),
-}
-
-fn subscript<'a>(row: &'a Value, key: &str) -> Result<&'a Value, Raised> {
+fn subscript<'a>(row: &'a Value, key: &str) -> Result<&'a Value, Builtin> {
     match row {
-        Value::Object(o) => o.get(key).ok_or_else(|| Raised::Key(key.to_owned())),
-        Value::String(_) => Err(Raised::Type(
+        Value::Object(o) => o.get(key).ok_or_else(|| Builtin::Key(key.to_owned())),
+        Value::String(_) => Err(Builtin::Type(
             "string indices must be integers, not 'str'".into(),
         )),
-        Value::Array(_) => Err(Raised::Type(
+        Value::Array(_) => Err(Builtin::Type(
             "list indices must be integers or slices, not str".into(),
         )),
         other => {
@@ -128,7 +121,7 @@ fn subscript<'a>(row: &'a Value, key: &str) -> Result<&'a Value, Raised> {
                 Value::Number(n) if n.is_f64() => "float",
                 _ => "int",
             };
-            Err(Raised::Type(format!(
+            Err(Builtin::Type(format!(
                 "'{kind}' object is not subscriptable"
             )))
         }
@@ -137,7 +130,7 @@ fn subscript<'a>(row: &'a Value, key: &str) -> Result<&'a Value, Raised> {
 
 /// The listing script's reply: one JSON object per entry (`path`, `is_dir`); an `error`
 /// object (the last one wins) fails the listing. Lines that are not JSON are skipped.
-pub fn parse_ls(output: &str, path: &str) -> Result<Result<Vec<(Value, Value)>, String>, Raised> {
+pub fn parse_ls(output: &str, path: &str) -> Result<Result<Vec<(Value, Value)>, String>, Builtin> {
     let mut entries = Vec::new();
     let mut failure: Option<Value> = None;
     for line in py_strip(output).split('\n').filter(|l| !l.is_empty()) {
@@ -272,7 +265,7 @@ mod tests {
         );
         assert_eq!(
             parse_ls("7\n", "/d"),
-            Err(Raised::Type("'int' object is not subscriptable".into()))
+            Err(Builtin::Type("'int' object is not subscriptable".into()))
         );
         assert_eq!(
             parse_read("nope", "/f").unwrap_err(),

@@ -88,13 +88,25 @@ else
 fi
 "#;
 
-/// A heredoc terminator that cannot occur in `command` (122 random bits, redrawn if it does).
+/// 80 random bits as 16 RFC 4648 base32 letters (`A-Z2-7`), as deepagents names its
+/// heredoc terminators and edit temp files (`base64.b32encode(os.urandom(10))`).
+pub fn random_b32() -> String {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    // A v4 UUID's bytes 6 and 8 carry its version and variant bits; the other 14 are random.
+    let uuid = uuid::Uuid::new_v4();
+    let b = uuid.as_bytes();
+    let bits = [b[0], b[1], b[2], b[3], b[4], b[5], b[9], b[10], b[11], b[12]]
+        .iter()
+        .fold(0u128, |acc, &byte| (acc << 8) | u128::from(byte));
+    (0..16)
+        .map(|i| char::from(ALPHABET[((bits >> (75 - 5 * i)) & 31) as usize]))
+        .collect()
+}
+
+/// A heredoc terminator that cannot occur in `command` (80 random bits, redrawn if it does).
 fn heredoc_delimiter(command: &str) -> String {
     loop {
-        let delimiter = format!(
-            "__DEEPAGENTS_CMD_{}__",
-            uuid::Uuid::new_v4().simple().to_string().to_uppercase()
-        );
+        let delimiter = format!("__DEEPAGENTS_CMD_{}__", random_b32());
         if !command.contains(&delimiter) {
             return delimiter;
         }

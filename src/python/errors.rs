@@ -1,7 +1,9 @@
 //! The one place core errors become Python exceptions. A host exception (raised by a Python
 //! tool or model) is re-raised as the original object, type and traceback intact.
 
-use pyo3::exceptions::{PyAttributeError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyAssertionError, PyAttributeError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
 
 use crate::error::{BoxError, Builtin, Error, ModelError};
@@ -74,12 +76,13 @@ pub(crate) fn to_py(err: Error) -> PyErr {
 }
 
 /// The builtin exception Python raises for `raised`.
-fn builtin(raised: &Builtin) -> PyErr {
+pub(crate) fn builtin(raised: &Builtin) -> PyErr {
     match raised {
         Builtin::Key(key) => PyKeyError::new_err(key.clone()),
         Builtin::Type(text) => PyTypeError::new_err(text.clone()),
         Builtin::Value(text) => PyValueError::new_err(text.clone()),
         Builtin::Attribute(text) => PyAttributeError::new_err(text.clone()),
+        Builtin::Assertion(text) => PyAssertionError::new_err(text.clone()),
     }
 }
 

@@ -285,9 +285,10 @@ fn scoped_grep(
         let content = record.get_item("content")?;
         let truncated = match text_field(&content) {
             Some(content) => text::grep_content(&file_path, content, pattern, cap, &mut matches),
-            // Lines, or content deepagents refuses: read as the core reads any record.
+            // Lines, or content deepagents refuses, checked on the Python object: the core's
+            // view of a tuple or of bytes would pass for lines or for text.
             None => {
-                let content = content_of(&record_fields(&record)?)?;
+                let content = text_of(record.as_any())?;
                 text::grep_content(&file_path, &content, pattern, cap, &mut matches)
             }
         };

@@ -22,6 +22,8 @@ mod model;
 mod reply_shaper;
 mod runnable;
 mod sandbox;
+mod sandbox_calls;
+mod sandbox_shell;
 mod skill_parts;
 mod skills;
 mod stack_parts;
@@ -61,6 +63,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     composite::register(m)?;
     sandbox::register(m)?;
+    sandbox_calls::register(m)?;
     file_ops::register(m)?;
     store_plan::register(m)?;
     disk_paths::register(m)?;

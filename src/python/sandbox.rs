@@ -1,23 +1,15 @@
 //! `BaseSandbox`'s command protocol (`crate::files::sandbox`) for the Python class: the
 //! scripts it sends through the user's `execute()`, and its readings of their replies.
 
-use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::files::sandbox::{self as protocol, Raised};
+use crate::files::sandbox as protocol;
 use crate::files::sandbox_capture as capture;
 use crate::files::sandbox_search as search;
 use crate::files::{sandbox_scripts as scripts, sandbox_texts as texts};
 
 type Dict<'py> = Bound<'py, PyDict>;
-
-fn raised(r: Raised) -> PyErr {
-    match r {
-        Raised::Key(k) => PyKeyError::new_err(k),
-        Raised::Type(t) => PyTypeError::new_err(t),
-    }
-}
 
 #[pyfunction]
 pub(crate) fn sandbox_ls_cmd(path: &str) -> String {
@@ -31,7 +23,7 @@ pub(crate) fn sandbox_parse_ls<'py>(
     output: &str,
     path: &str,
 ) -> PyResult<(Option<Vec<Dict<'py>>>, Option<String>)> {
-    match protocol::parse_ls(output, path).map_err(raised)? {
+    match protocol::parse_ls(output, path).map_err(|r| super::errors::builtin(&r))? {
         Err(e) => Ok((None, Some(e))),
         Ok(entries) => {
             let dicts = entries
@@ -279,26 +271,6 @@ pub(crate) fn sandbox_parse_capture(output: &str) -> (Option<String>, Option<Cap
     }
 }
 
-/// `delete`'s two commands: the existence probe and the removal.
-#[pyfunction]
-pub(crate) fn sandbox_delete_cmds(path: &str) -> (String, String) {
-    (capture::delete_probe_cmd(path), capture::delete_cmd(path))
-}
-
-/// `delete`'s error after the probe (`removal` `None`) or after the removal, if any.
-#[pyfunction]
-#[pyo3(signature = (path, probe_exit, removal=None))]
-pub(crate) fn sandbox_delete_error(
-    path: &str,
-    probe_exit: Option<i64>,
-    removal: Option<(Option<i64>, String)>,
-) -> Option<String> {
-    match removal {
-        None => capture::delete_probe_error(path, probe_exit),
-        Some((code, output)) => capture::delete_error(path, code, &output),
-    }
-}
-
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let capture_values = PyDict::new(m.py());
     capture_values.set_item("_EXECUTE_CAPTURE_SENTINEL", capture::SENTINEL)?;
@@ -320,8 +292,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SANDBOX_CAPTURE", capture_values)?;
     m.add_function(wrap_pyfunction!(sandbox_capture_cmd, m)?)?;
     m.add_function(wrap_pyfunction!(sandbox_parse_capture, m)?)?;
-    m.add_function(wrap_pyfunction!(sandbox_delete_cmds, m)?)?;
-    m.add_function(wrap_pyfunction!(sandbox_delete_error, m)?)?;
     let templates = PyDict::new(m.py());
     templates.set_item("ls", scripts::LS_TEMPLATE)?;
     templates.set_item("read", texts::READ_TEMPLATE)?;

@@ -222,3 +222,12 @@ def test_include_glob_is_cached_per_pattern(impl: str) -> None:
     for files in ({"/x.q": text("hit"), "/x.r": text("hit")}, {"/y.q": text("hit"), "/y.s": text("hit")}):
         found = grep(files, "hit", "/", "*.q").matches
         assert [m["path"] for m in found] == [p for p in files if p.endswith(".q")]
+
+
+@pytest.mark.parametrize("content", [("a hit", "b"), (), b"a hit", bytearray(b"hit"), ["a hit", "b"], {"hit"}])
+@pytest.mark.parametrize("glob", [None, "*.txt"])
+def test_grep_refuses_content_that_is_not_text_or_lines(content: Any, glob: str | None) -> None:
+    # A tuple or bytes would read as lines or as text once converted for the core.
+    got = both("grep_matches_from_files", {"/a.txt": text(content)}, "hit", "/", glob)
+    raised = isinstance(got, tuple) and got[:2] == ("raised", "TypeError")
+    assert raised != isinstance(content, list)

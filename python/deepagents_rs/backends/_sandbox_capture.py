@@ -1,6 +1,6 @@
 """Capture at source for `BaseSandbox.execute_with_offload`: the wrapper script and the
-reading of its reply are the core's (`src/files/sandbox_capture.rs`); this module runs the
-wrapped command through the sandbox's own `execute`.
+reading of its reply are the core's (`src/files/sandbox_capture.rs`), and so is running the
+wrapped command through the sandbox's own `execute` (`src/files/sandbox_ops.rs`).
 
 The wrapper saves the command's combined output to a file in the sandbox and prints one meta
 line, `<sentinel> <exit_code> <offloaded> <capped> <surplus_lines>`, then the whole output
@@ -29,16 +29,6 @@ _EXECUTE_CAPTURE_HEAD_BYTES: int = _CAPTURE["_EXECUTE_CAPTURE_HEAD_BYTES"]
 _EXECUTE_CAPTURE_TAIL_BYTES: int = _CAPTURE["_EXECUTE_CAPTURE_TAIL_BYTES"]
 _EXECUTE_CAPTURE_MAX_BYTES: int = _CAPTURE["_EXECUTE_CAPTURE_MAX_BYTES"]
 """Default cap on the output saved in the sandbox; the rest is drained unsaved and flagged."""
-
-
-def _execute_kwargs(sandbox_type: type, timeout: int | None) -> dict[str, int]:
-    """Keyword arguments passing `timeout` on to `execute`, if given and if `execute` takes one.
-
-    Sandboxes written before `timeout` existed must not be handed one.
-    """
-    if timeout is None or not execute_accepts_timeout(sandbox_type):
-        return {}
-    return {"timeout": timeout}
 
 
 def _build_capture_execute_cmd(
@@ -74,7 +64,6 @@ def _parse_capture_execute_output(response: ExecuteResponse) -> ExecuteOffloadRe
 __all__ = [
     "TRUNCATION_MARKER_TEMPLATE",
     "_build_capture_execute_cmd",
-    "_execute_kwargs",
     "_parse_capture_execute_output",
     "execute_accepts_timeout",
 ]

@@ -13,9 +13,8 @@ import logging
 from typing import Final
 
 from deepagents_rs import _core
-from deepagents_rs.backends._sandbox_texts import SEARCH_TIMED_OUT
 from deepagents_rs.backends.protocol import (
-    ASYNC_GLOB_TIMEOUT,
+    ASYNC_GLOB_TIMEOUT,  # noqa: F401  (re-exported by `sandbox`)
     ExecuteResponse,
     GlobResult,
 )
@@ -68,9 +67,3 @@ def _parse_glob_output(result: ExecuteResponse, search_path: str) -> GlobResult:
     if error is not None:
         return GlobResult(matches=None, error=error)
     return GlobResult(matches=matches, truncated=truncated, truncation_reason=reason)
-
-
-def _glob_timed_out(pattern: str, search_path: str) -> GlobResult:
-    """What `aglob` answers once `ASYNC_GLOB_TIMEOUT` has passed."""
-    logger.warning("aglob timed out after %ds (pattern=%r, path=%r)", ASYNC_GLOB_TIMEOUT, pattern, search_path)
-    return GlobResult(error=SEARCH_TIMED_OUT.format(tool="glob", seconds=ASYNC_GLOB_TIMEOUT))

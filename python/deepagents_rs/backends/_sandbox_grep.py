@@ -8,14 +8,10 @@ grep would, else to GNU grep's `--include`. A glob with a `/` cannot be an `--in
 
 from __future__ import annotations
 
-import logging
 from typing import Final
 
 from deepagents_rs import _core
-from deepagents_rs.backends._sandbox_texts import SEARCH_TIMED_OUT
-from deepagents_rs.backends.protocol import ASYNC_GREP_TIMEOUT, ExecuteResponse, GrepResult
-
-logger = logging.getLogger("deepagents_rs.backends.sandbox")
+from deepagents_rs.backends.protocol import ASYNC_GREP_TIMEOUT, ExecuteResponse, GrepResult  # noqa: F401
 
 _GREP_PATH_GLOB_TEMPLATE: Final = _core.SANDBOX_TEMPLATES["grep_path_glob"]
 """Search through a path glob; placeholders `path_b64`, `glob_b64`, `pattern_b64`, `exclude_b64`
@@ -47,9 +43,3 @@ def _parse_grep_output(result: ExecuteResponse, path: str | None, max_count: int
     if error is not None:
         return GrepResult(error=error)
     return GrepResult(matches=matches, truncated=truncated) if truncated else GrepResult(matches=matches)
-
-
-def _grep_timed_out(pattern: str, path: str | None, glob: str | None) -> GrepResult:
-    """What `agrep` answers once `ASYNC_GREP_TIMEOUT` has passed."""
-    logger.warning("agrep timed out after %ds (pattern=%r, path=%r, glob=%r)", ASYNC_GREP_TIMEOUT, pattern, path, glob)
-    return GrepResult(error=SEARCH_TIMED_OUT.format(tool="grep", seconds=ASYNC_GREP_TIMEOUT))

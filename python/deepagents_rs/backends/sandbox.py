@@ -2,16 +2,18 @@
 
 A concrete sandbox supplies `execute()`, `upload_files()`, `download_files()` and `id`. Every
 other operation is a script sent through `execute()` (listing, paged reads, grep, glob, small
-edits) or an upload (the content of `write()`, the strings of large edits). The scripts and
-their parsers live in the `_sandbox_*` modules by operation; this module re-exports them.
+edits) or an upload (the content of `write()`, the strings of large edits). The core runs
+each operation (`src/files/sandbox_ops.rs`), calling back the subclass's primitives: the sync
+ones on the caller's thread, the async ones on the caller's loop. The `_sandbox_*` modules
+hold deepagents' module-level names for the scripts and their parsers; this module
+re-exports them.
 """
 
 from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any
 
 from deepagents_rs import _core
 from deepagents_rs.backends import protocol as _protocol
@@ -28,7 +30,6 @@ from deepagents_rs.backends._sandbox_capture import (
     _EXECUTE_CAPTURE_TAIL_LINES,
     TRUNCATION_MARKER_TEMPLATE,
     _build_capture_execute_cmd,
-    _execute_kwargs,
     _parse_capture_execute_output,
     execute_accepts_timeout,
 )
@@ -37,13 +38,10 @@ from deepagents_rs.backends._sandbox_edit import (
     _EDIT_INLINE_MAX_BYTES,
     _EDIT_TMPFILE_TEMPLATE,
     EMPTY_OLD_STRING_ERROR,
-    RUN,
-    EditSteps,
     _build_edit_inline_cmd,
     _build_edit_tmpfile_cmd,
     _map_edit_error,
     _parse_edit_output,
-    edit_steps,
 )
 from deepagents_rs.backends._sandbox_files import (
     _READ_COMMAND_TEMPLATE,
@@ -67,7 +65,6 @@ from deepagents_rs.backends._sandbox_glob import (
     _absolutize_glob_path,
     _build_glob_cmd,
     _glob_search_root,
-    _glob_timed_out,
     _parse_glob_output,
 )
 from deepagents_rs.backends._sandbox_grep import (
@@ -75,7 +72,6 @@ from deepagents_rs.backends._sandbox_grep import (
     ASYNC_GREP_TIMEOUT,
     _build_grep_cmd,
     _grep_excluded_dirs,
-    _grep_timed_out,
     _parse_grep_output,
 )
 from deepagents_rs.backends._sandbox_texts import TRUNCATION_MSG
@@ -99,19 +95,6 @@ logger = logging.getLogger(__name__)
 # Re-exported as deepagents' module has them.
 FileUploadResponse = _protocol.FileUploadResponse
 LsResult = _protocol.LsResult
-
-_T = TypeVar("_T")
-
-
-def _written(file_path: str, responses: list[FileUploadResponse]) -> WriteResult:
-    """The `WriteResult` for the single upload `write()` makes."""
-    if not responses:
-        # upload_files broke its one-response-per-file contract.
-        msg = f"Responses was expected to return 1 result, but it returned {len(responses)} with type {type(responses)}"
-        raise AssertionError(msg)
-    if responses[0].error:
-        return WriteResult(error=f"Failed to write file '{file_path}': {responses[0].error}")
-    return WriteResult(path=file_path)
 
 
 class BaseSandbox(SandboxBackendProtocol, ABC):
@@ -192,36 +175,30 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
                 of the file (`preview_has_truncation_marker` telling whether middle lines were
                 dropped), `offloaded=False` when it is the whole output.
         """
-        kwargs = _execute_kwargs(type(self), timeout)
-        if not self.enable_capture_offload:
-            return ExecuteOffloadResult(offloaded=False, response=self.execute(command, **kwargs))
-        wrapper = _build_capture_execute_cmd(
-            command, capture_path, inline_budget=max_inline_bytes, max_capture_bytes=max_capture_bytes
+        return _core.sandbox_offload(
+            self, command, capture_path, max_inline_bytes, max_capture_bytes, timeout, is_async=False
         )
-        return _parse_capture_execute_output(self.execute(wrapper, **kwargs))
 
     async def aexecute_with_offload(
         self, command: str, capture_path: str, *,
         max_inline_bytes: int, max_capture_bytes: int | None = None, timeout: int | None = None,
     ) -> ExecuteOffloadResult:  # fmt: skip
         """`execute_with_offload` through `aexecute`."""
-        kwargs = _execute_kwargs(type(self), timeout)
-        if not self.enable_capture_offload:
-            return ExecuteOffloadResult(offloaded=False, response=await self.aexecute(command, **kwargs))
-        wrapper = _build_capture_execute_cmd(
-            command, capture_path, inline_budget=max_inline_bytes, max_capture_bytes=max_capture_bytes
+        return await _stepped(
+            _core.sandbox_offload(
+                self, command, capture_path, max_inline_bytes, max_capture_bytes, timeout, is_async=True
+            )
         )
-        return _parse_capture_execute_output(await self.aexecute(wrapper, **kwargs))
 
     # -- ls and read ---------------------------------------------------------------------------
 
     def ls(self, path: str) -> LsResult:
         """The entries directly under `path`, each flagged as folder or not."""
-        return _parse_ls_output(self.execute(_build_ls_cmd(path)).output, path)
+        return _core.sandbox_ls(self, path, is_async=False)
 
     async def als(self, path: str) -> LsResult:
         """`ls` through `aexecute`."""
-        return _parse_ls_output((await self.aexecute(_build_ls_cmd(path))).output, path)
+        return await _stepped(_core.sandbox_ls(self, path, is_async=True))
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """One page of a file, cut out on the sandbox side so only that page is sent back.
@@ -239,12 +216,13 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         Returns:
             `ReadResult` with `file_data` and paging fields, or `error`.
         """
-        return _parse_read_output(self.execute(_build_read_cmd(file_path, offset, limit)).output, file_path)
+        offset, limit = normalize_read_bounds(offset, limit)
+        return _core.sandbox_read(self, file_path, offset, limit, is_async=False)
 
     async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """`read` through `aexecute`."""
-        result = await self.aexecute(_build_read_cmd(file_path, offset, limit))
-        return _parse_read_output(result.output, file_path)
+        offset, limit = normalize_read_bounds(offset, limit)
+        return await _stepped(_core.sandbox_read(self, file_path, offset, limit, is_async=True))
 
     # -- write, edit, delete -------------------------------------------------------------------
 
@@ -254,11 +232,11 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         A subclass with its own `write()` transport calls this first to keep `write()`'s
         folder creation. Nothing stops the tree changing between the two calls.
         """
-        return _check_preflight_result(self.execute(_build_write_preflight_cmd(file_path)), file_path)
+        return _core.sandbox_preflight(self, file_path, is_async=False)
 
     async def _awrite_preflight(self, file_path: str) -> WriteResult | None:
         """`_write_preflight` through `aexecute`."""
-        return _check_preflight_result(await self.aexecute(_build_write_preflight_cmd(file_path)), file_path)
+        return await _stepped(_core.sandbox_preflight(self, file_path, is_async=True))
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """Create or overwrite `file_path` with the UTF-8 text `content`.
@@ -266,17 +244,11 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         Returns:
             `WriteResult` with `path`, or `error`.
         """
-        failed = self._write_preflight(file_path)
-        if failed is not None:
-            return failed
-        return _written(file_path, self.upload_files([(file_path, content.encode("utf-8"))]))
+        return _core.sandbox_write(self, file_path, content, is_async=False)
 
     async def awrite(self, file_path: str, content: str) -> WriteResult:
         """`write` through `aexecute` and `aupload_files`."""
-        failed = await self._awrite_preflight(file_path)
-        if failed is not None:
-            return failed
-        return _written(file_path, await self.aupload_files([(file_path, content.encode("utf-8"))]))
+        return await _stepped(_core.sandbox_write(self, file_path, content, is_async=True))
 
     def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
         """Replace `old_string` with `new_string` in a file, on the sandbox side.
@@ -298,11 +270,11 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         Returns:
             `EditResult` with `path` and `occurrences`, or `error`.
         """
-        return _drive(self, edit_steps(file_path, old_string, new_string, replace_all))
+        return _core.sandbox_edit(self, file_path, old_string, new_string, replace_all, is_async=False)
 
     async def aedit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
         """`edit` through `aexecute` and `aupload_files`."""
-        return await _adrive(self, edit_steps(file_path, old_string, new_string, replace_all))
+        return await _stepped(_core.sandbox_edit(self, file_path, old_string, new_string, replace_all, is_async=True))
 
     def delete(self, file_path: str) -> DeleteResult:
         """Remove a file, or a folder with everything in it, with `rm -rf` in the sandbox.
@@ -317,12 +289,7 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         """
         # The path is quoted as one literal argument; that confines nothing. This deletes
         # whatever the sandbox shell can reach.
-        probe_cmd, remove_cmd = _core.sandbox_delete_cmds(file_path)
-        error = _core.sandbox_delete_error(file_path, self.execute(probe_cmd).exit_code)
-        if error is None:
-            removal = self.execute(remove_cmd)
-            error = _core.sandbox_delete_error(file_path, None, (removal.exit_code, removal.output))
-        return DeleteResult(path=file_path) if error is None else DeleteResult(error=error)
+        return _core.sandbox_delete(self, file_path)
 
     # -- grep and glob -------------------------------------------------------------------------
 
@@ -342,72 +309,44 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         Returns:
             `GrepResult` with `GrepMatch` dicts, or `error`.
         """
-        return _parse_grep_output(self.execute(_grep_cmd(self, pattern, path, glob, max_count)), path, max_count)
+        return _core.sandbox_grep(self, pattern, path, glob, max_count, is_async=False)
 
     async def agrep(
         self, pattern: str, path: str | None = None, glob: str | None = None,
         *, max_count: int | None = None,
     ) -> GrepResult:  # fmt: skip
         """`grep` through `aexecute`, given up after `ASYNC_GREP_TIMEOUT` seconds."""
-        result = await _within(ASYNC_GREP_TIMEOUT, self.aexecute(_grep_cmd(self, pattern, path, glob, max_count)))
-        if result is None:
-            return _grep_timed_out(pattern, path, glob)
-        return _parse_grep_output(result, path, max_count)
+        return await _stepped(
+            _core.sandbox_grep(self, pattern, path, glob, max_count, is_async=True, seconds=ASYNC_GREP_TIMEOUT)
+        )
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         """Regular files matching `pattern` below `path` (default `/`), as absolute paths.
 
         Absolute because permission `deny` rules only match absolute paths.
         """
-        root = _glob_search_root(path)
-        return _parse_glob_output(self.execute(_build_glob_cmd(pattern, root)), root)
+        return _core.sandbox_glob(self, pattern, path, is_async=False)
 
     async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
         """`glob` through `aexecute`, given up after `ASYNC_GLOB_TIMEOUT` seconds.
 
         The script's own time budget covers only its walk; a stuck sandbox needs this bound.
         """
-        root = _glob_search_root(path)
-        result = await _within(ASYNC_GLOB_TIMEOUT, self.aexecute(_build_glob_cmd(pattern, root)))
-        if result is None:
-            return _glob_timed_out(pattern, root)
-        return _parse_glob_output(result, root)
+        return await _stepped(_core.sandbox_glob(self, pattern, path, is_async=True, seconds=ASYNC_GLOB_TIMEOUT))
 
 
-def _drive(sandbox: BaseSandbox, steps: EditSteps) -> EditResult:
-    """Run an operation's requests through the sandbox's sync primitives."""
-    reply: Any = None
-    while True:
+async def _stepped(task: Any) -> Any:
+    """Runs an async operation of the core (`_core.SandboxTask`) in the calling task: awaits
+    each sandbox call it asks for and sends back what came of it, exception included."""
+    done, out = task.step()
+    while not done:
         try:
-            kind, payload = steps.send(reply)
-        except StopIteration as done:
-            return done.value
-        reply = sandbox.execute(payload) if kind == RUN else sandbox.upload_files(payload)
-
-
-async def _adrive(sandbox: BaseSandbox, steps: EditSteps) -> EditResult:
-    """Run an operation's requests through the sandbox's async primitives."""
-    reply: Any = None
-    while True:
-        try:
-            kind, payload = steps.send(reply)
-        except StopIteration as done:
-            return done.value
-        reply = await (sandbox.aexecute(payload) if kind == RUN else sandbox.aupload_files(payload))
-
-
-async def _within(seconds: float, work: Awaitable[_T]) -> _T | None:
-    """`work`'s result, or `None` once `seconds` have passed."""
-    import asyncio
-
-    try:
-        return await asyncio.wait_for(work, timeout=seconds)
-    except TimeoutError:
-        return None
-
-
-def _grep_cmd(sandbox: BaseSandbox, pattern: str, path: str | None, glob: str | None, max_count: int | None) -> str:
-    return _build_grep_cmd(pattern, path, glob, max_count, exclude_dirs=sandbox.grep_exclude_dirs)
+            value = await out
+        except BaseException as exc:  # noqa: BLE001 - the operation decides; it re-raises what it does not handle
+            done, out = task.step(None, exc)
+        else:
+            done, out = task.step(value)
+    return out
 
 
 # Everything this module offered before its scripts moved to the `_sandbox_*` modules.
