@@ -368,9 +368,9 @@ impl ChatModel for PyChatModel {
                 })
                 .await
                 .map_err(host_err)?;
-                return super::host::convert_blocking(reply, ai_reply)
+                super::host::convert_blocking(reply, ai_reply)
                     .await
-                    .map_err(host_err);
+                    .map_err(host_err)
             } else {
                 tokio::task::spawn_blocking(move || {
                     super::runtime_threads::attach(|py| {
@@ -390,13 +390,8 @@ impl ChatModel for PyChatModel {
                             callbacks,
                         ];
                         let host = PyHost::from_context(&host);
-                        ai_reply(&call_in_context(
-                            py,
-                            host,
-                            adapter.bind(py),
-                            "invoke",
-                            args,
-                        )?)
+                        let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
+                        ai_reply(&out)
                     })
                 })
                 .await

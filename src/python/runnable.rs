@@ -160,13 +160,8 @@ impl Runnable for PyRunnable {
                             input.call_id.as_str().into_pyobject(py)?.into_any(),
                             parts_arg(py, &input)?,
                         ];
-                        output_from_py(&call_in_context(
-                            py,
-                            host,
-                            adapter.bind(py),
-                            "invoke",
-                            args,
-                        )?)
+                        let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
+                        output_from_py(&out)
                     })
                 })
                 .await
