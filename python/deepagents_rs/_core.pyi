@@ -644,6 +644,10 @@ def _panic_for_tests(message: str) -> None:
     """Panics inside Rust on purpose, under the guard every entry point has: raises
     ``RuntimeError`` (for tests)."""
 
+def _gil_on_workers() -> list[str]:
+    """The call sites (``file:line``) that took the GIL on a tokio worker thread since the
+    last call (for tests: none should)."""
+
 class FsInterrupts:
     """Interrupt-mode ``FilesystemPermission`` rules: which file tools they gate, and whether
     a call fires (deepagents' per-call ``when``)."""

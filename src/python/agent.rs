@@ -410,24 +410,30 @@ impl CoreAgent {
                 tracer,
             )?;
             let agent = self.agent.clone();
-            pyo3_async_runtimes::tokio::future_into_py(py, async move {
-                let (state, _) = agent
-                    .run_guarded(state, options)
+            // Boxed: pyo3-async-runtimes keeps the future it is given inside a task that
+            // spawns it as another task, so unboxed the run's whole state machine (about
+            // 13 KB) was held twice for each run alive.
+            pyo3_async_runtimes::tokio::future_into_py(
+                py,
+                Box::pin(async move {
+                    let (state, _) = agent
+                        .run_guarded(state, options)
+                        .await
+                        .map_err(failure_to_py)?;
+                    // The conversion holds the GIL for the whole conversation: on a blocking
+                    // thread, not a tokio worker that other runs' steps are waiting for; in one of
+                    // a few slots (`super::executor`), not a thread per run ending.
+                    let _slot = super::executor::result_slots().acquire().await.ok();
+                    tokio::task::spawn_blocking(move || {
+                        let out = super::runtime_threads::attach(|py| result_to_py(py, &state));
+                        drop(state);
+                        agent.release_unused();
+                        out
+                    })
                     .await
-                    .map_err(failure_to_py)?;
-                // The conversion holds the GIL for the whole conversation: on a blocking
-                // thread, not a tokio worker that other runs' steps are waiting for; in one of
-                // a few slots (`super::executor`), not a thread per run ending.
-                let _slot = super::executor::result_slots().acquire().await.ok();
-                tokio::task::spawn_blocking(move || {
-                    let out = Python::attach(|py| result_to_py(py, &state));
-                    drop(state);
-                    agent.release_unused();
-                    out
-                })
-                .await
-                .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?
-            })
+                    .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?
+                }),
+            )
         })
     }
 
@@ -531,7 +537,7 @@ fn stops_of(stops: Option<(Vec<String>, Vec<String>)>, control: Option<Py<PyAny>
             let control = control.clone();
             Box::pin(async move {
                 tokio::task::spawn_blocking(move || {
-                    Python::attach(|py| {
+                    super::runtime_threads::attach(|py| {
                         control
                             .bind(py)
                             .call0()
@@ -725,7 +731,7 @@ impl CoreAgent {
 /// LangChain's `max_concurrency` in the run's config (see `RunOptions::max_concurrency`).
 fn max_concurrency(host: &crate::tools::HostContext) -> Option<usize> {
     let host = PyHost::from_context(host)?;
-    Python::attach(|py| {
+    super::runtime_threads::attach(|py| {
         let config = PyHost::config_arg(Some(host), py);
         config
             .get_item("max_concurrency")
@@ -764,7 +770,7 @@ fn run_options(
 /// `partial_state` attribute (every completed step is there), so nothing is lost.
 fn failure_to_py(failure: RunFailure) -> PyErr {
     let err = to_py(failure.error);
-    Python::attach(|py| {
+    super::runtime_threads::attach(|py| {
         if let Ok(state) = state_to_py(py, &failure.state) {
             // An exception type that refuses new attributes just goes without it.
             let _ = err.value(py).setattr("partial_state", state);

@@ -49,7 +49,7 @@ impl PyBackend {
         op: &'static str,
         args: Value,
     ) -> Op<T> {
-        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let adapter = super::runtime_threads::attach(|py| self.adapter.clone_ref(py));
         let files = self.uses_state.then(|| cx.current_with_host());
         Box::pin(async move {
             let host = PyHost::from_context(&cx.host);
@@ -65,7 +65,7 @@ impl PyBackend {
                 _ => {
                     let cx2 = cx.clone();
                     tokio::task::spawn_blocking(move || {
-                        Python::attach(|py| {
+                        super::runtime_threads::attach(|py| {
                             let host = PyHost::from_context(&cx2.host);
                             let args = op_args(py, op, &args, &files, host)?;
                             call_in_context(py, host, adapter.bind(py), "call", args)
@@ -77,8 +77,8 @@ impl PyBackend {
                     .map_err(|e| Box::new(e) as BoxError)?
                 }
             };
-            let (value, update) =
-                Python::attach(|py| -> PyResult<(T, Option<crate::state::FilesWrite>)> {
+            let (value, update) = super::runtime_threads::attach(
+                |py| -> PyResult<(T, Option<crate::state::FilesWrite>)> {
                     let (value, update): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
                         result.bind(py).extract()?;
                     let update = if update.is_none() {
@@ -87,8 +87,9 @@ impl PyBackend {
                         Some(super::convert::file_map_from_py(&update)?)
                     };
                     Ok((super::value::view_from_py(&value)?, update))
-                })
-                .map_err(|e| Box::new(e) as BoxError)?;
+                },
+            )
+            .map_err(|e| Box::new(e) as BoxError)?;
             if let Some(update) = update {
                 cx.send(update);
             }
@@ -222,7 +223,7 @@ impl Backend for PyBackend {
             return Ok(path.to_owned());
         }
         let call = || {
-            Python::attach(|py| {
+            super::runtime_threads::attach(|py| {
                 self.adapter
                     .bind(py)
                     .call_method1("real_path", (path,))
@@ -232,7 +233,10 @@ impl Backend for PyBackend {
         };
         match tokio::runtime::Handle::try_current() {
             Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(call)
+                tokio::task::block_in_place(|| {
+                    super::runtime_threads::leave_worker();
+                    call()
+                })
             }
             _ => call(),
         }
@@ -308,7 +312,9 @@ fn composite_from_py(
 /// Whether a backend call failed with Python's `NotImplementedError`.
 fn raised_not_implemented(e: &BoxError) -> bool {
     e.downcast_ref::<PyErr>().is_some_and(|e| {
-        Python::attach(|py| e.is_instance_of::<pyo3::exceptions::PyNotImplementedError>(py))
+        super::runtime_threads::attach(|py| {
+            e.is_instance_of::<pyo3::exceptions::PyNotImplementedError>(py)
+        })
     })
 }
 
@@ -349,7 +355,7 @@ pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesyst
 /// test or a caller may have changed it): its seconds and its `str`. A value that is no
 /// number keeps the default.
 fn read_glob_timeout() -> (f64, String) {
-    Python::attach(|py| {
+    super::runtime_threads::attach(|py| {
         let value = py
             .import("deepagents_rs.middleware.filesystem")?
             .getattr("GLOB_TIMEOUT")?;

@@ -95,7 +95,9 @@ impl EntryCall {
             let fut = async move {
                 match fut.await {
                     Ok(output) => Ok(result_as_returned(output, &call)),
-                    Err(e) => Err(Python::attach(|py| tool_exception_of(py, &e))),
+                    Err(e) => Err(super::runtime_threads::attach(|py| {
+                        tool_exception_of(py, &e)
+                    })),
                 }
             };
             finish(py, &host, fut, fs_outside::result_to_py)

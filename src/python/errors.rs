@@ -12,7 +12,7 @@ use crate::providers::ProviderError;
 fn original(source: &BoxError) -> Option<PyErr> {
     source
         .downcast_ref::<PyErr>()
-        .map(|e| Python::attach(|py| e.clone_ref(py)))
+        .map(|e| super::runtime_threads::attach(|py| e.clone_ref(py)))
 }
 
 /// A tool's fatal error: a Python exception it raised, or a core error from inside it (a
@@ -37,10 +37,10 @@ pub(crate) fn shared_to_py(err: &std::sync::Arc<Error>) -> PyErr {
         .host_error()
         .and_then(|source| source.downcast_ref::<PyErr>())
     {
-        return Python::attach(|py| e.clone_ref(py));
+        return super::runtime_threads::attach(|py| e.clone_ref(py));
     }
     // A core error (a subagent's refusal, its bad input) keeps its kind.
-    Python::attach(|py| exception_of(py, err))
+    super::runtime_threads::attach(|py| exception_of(py, err))
 }
 
 /// An exception class defined in `deepagents_rs.errors`, so users can import and catch it.
@@ -56,7 +56,7 @@ where
 }
 
 pub(crate) fn to_py(err: Error) -> PyErr {
-    Python::attach(|py| match err {
+    super::runtime_threads::attach(|py| match err {
         Error::Tool { source, .. } => from_tool(source),
         Error::Model(
             ModelError::Host(ref source)
@@ -123,7 +123,7 @@ fn context_overflow(py: Python<'_>, message: &str) -> PyErr {
 /// StopIteration")` caused by it, rather than ending the caller's iteration silently. (An
 /// async caller gets asyncio's own conversion when the error reaches its future.)
 pub(crate) fn out_of_generator(err: PyErr) -> PyErr {
-    Python::attach(|py| {
+    super::runtime_threads::attach(|py| {
         if !err.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) {
             return err;
         }
@@ -188,7 +188,7 @@ pub(crate) fn tool_exception_of(py: Python<'_>, err: &crate::tools::ToolError) -
 /// A host model's exception as the core's error, told apart when it is LangChain's
 /// `ModelInvalidRequestError` (the file middleware retries those without rejected media).
 pub(crate) fn host_model_error(e: PyErr) -> ModelError {
-    let (invalid, overflow) = Python::attach(|py| {
+    let (invalid, overflow) = super::runtime_threads::attach(|py| {
         let is = |name: &str| {
             py.import("langchain_core.exceptions")
                 .and_then(|m| m.getattr(name))

@@ -21,6 +21,8 @@ pub(crate) struct PyHost {
     /// The worker slots of the executor sync tools run on (`super::executor`): the loop's
     /// default executor under `ainvoke`, the run's own under `invoke`.
     pub executor: Option<Arc<tokio::sync::Semaphore>>,
+    /// See `super::reply_shaper::protocol_events`.
+    pub protocol_events: bool,
 }
 
 impl PyHost {
@@ -38,6 +40,7 @@ impl PyHost {
         let event_loop = background_loop.bind(py).call0()?;
         let locals = TaskLocals::new(event_loop).copy_context(py)?;
         Ok(Some(Arc::new(PyHost {
+            protocol_events: super::reply_shaper::protocol_events(py, &locals),
             locals,
             is_async: false,
             config,
@@ -50,6 +53,7 @@ impl PyHost {
         let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
         let executor = Some(super::executor::for_loop(locals.event_loop(py).as_any())?);
         Ok(Some(Arc::new(PyHost {
+            protocol_events: super::reply_shaper::protocol_events(py, &locals),
             locals,
             is_async: true,
             config,
@@ -90,6 +94,7 @@ impl PyHost {
             is_async: parent.is_async,
             config: Some(config),
             executor: parent.executor.clone(),
+            protocol_events: parent.protocol_events,
         })))
     }
 
@@ -105,7 +110,7 @@ struct CancelOnDrop(Option<Py<PyAny>>);
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         if let Some(handle) = self.0.take() {
-            Python::attach(|py| {
+            super::runtime_threads::attach(|py| {
                 if let Err(e) = handle.call_method0(py, "cancel") {
                     e.write_unraisable(py, None);
                 }
@@ -120,7 +125,7 @@ pub(crate) async fn await_coroutine<F>(locals: &TaskLocals, make: F) -> PyResult
 where
     F: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>>,
 {
-    let (fut, mut guard) = Python::attach(|py| -> PyResult<_> {
+    let (fut, mut guard) = super::runtime_threads::attach(|py| -> PyResult<_> {
         let handle = py
             .import("deepagents_rs._runtime")?
             .getattr("CancelHandle")?
@@ -174,26 +179,63 @@ where
     A: Borrow<Py<PyAny>> + Send + 'static,
     F: for<'py> FnOnce(Python<'py>, bool) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
 {
+    call_adapter_then(adapter, host, method, args, |out| Ok(out.clone().unbind())).await
+}
+
+/// `call_adapter`, its result read by `convert` with the GIL held off the tokio workers: in
+/// the same blocking call under `invoke`, on a blocking thread after the coroutine under
+/// `ainvoke`.
+pub(crate) async fn call_adapter_then<A, F, C, T>(
+    adapter: A,
+    host: HostContext,
+    method: &'static str,
+    args: F,
+    convert: C,
+) -> PyResult<T>
+where
+    A: Borrow<Py<PyAny>> + Send + 'static,
+    F: for<'py> FnOnce(Python<'py>, bool) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
+    C: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
+    T: Send + 'static,
+{
     match PyHost::from_context(&host).filter(|h| h.is_async) {
         Some(h) => {
-            await_coroutine(&h.locals, |py| {
+            let out = await_coroutine(&h.locals, |py| {
                 let args = args(py, true)?;
                 adapter
                     .borrow()
                     .bind(py)
                     .call_method1(format!("a{method}"), pyo3::types::PyTuple::new(py, args)?)
             })
-            .await
+            .await?;
+            convert_blocking(out, convert).await
         }
         None => tokio::task::spawn_blocking(move || {
-            Python::attach(|py| {
+            super::runtime_threads::attach(|py| {
                 let args = args(py, false)?;
                 let host = PyHost::from_context(&host);
                 let adapter = adapter.borrow().bind(py);
-                call_in_context(py, host, adapter, method, args).map(Bound::unbind)
+                convert(&call_in_context(py, host, adapter, method, args)?)
             })
         })
         .await
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?,
     }
+}
+
+/// Reads a Python result on a blocking thread: a tokio worker never waits for the GIL.
+pub(crate) async fn convert_blocking<C, T>(out: Py<PyAny>, convert: C) -> PyResult<T>
+where
+    C: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
+    T: Send + 'static,
+{
+    tokio::task::spawn_blocking(move || {
+        super::runtime_threads::attach(|py| {
+            let read = convert(out.bind(py));
+            drop(out);
+            read
+        })
+    })
+    .await
+    .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?
 }

@@ -16,7 +16,7 @@ use super::convert::{
     call_from_py, call_to_py, extra_any_from_py, extra_to_py, file_map_from_py, files_write_to_py,
     host_object, message_from_py, message_to_py, messages_from_py,
 };
-use super::host::{PyHost, call_adapter};
+use super::host::{PyHost, call_adapter_then};
 use super::model::{ObjectCache, PyChatModel, message_objects};
 use super::stream::StreamWriter;
 use super::tools::PyTool;
@@ -34,7 +34,7 @@ use crate::tools::{HostContext, Tool, ToolError, ToolResult, ToolSpec};
 
 pub(crate) struct PyMiddleware {
     name: String,
-    adapter: Py<PyAny>,
+    adapter: Arc<Py<PyAny>>,
     /// The LangChain objects hooks see for the history, made once per message (LangGraph
     /// hands hooks the same objects every step).
     objects: Objects,
@@ -62,7 +62,7 @@ impl PyMiddleware {
             wraps_model: adapter.getattr("wraps_model")?.extract()?,
             wraps_tool: adapter.getattr("wraps_tool")?.extract()?,
             tools,
-            adapter: adapter.clone().unbind(),
+            adapter: Arc::new(adapter.clone().unbind()),
             objects: Objects::new(adapter.py())?,
         })
     }
@@ -216,7 +216,7 @@ impl Middleware for PyMiddleware {
         hook: Hook,
         cx: HookContext,
     ) -> BoxFuture<'static, Result<Option<HookOutput>, Error>> {
-        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let adapter = self.adapter.clone();
         let objects = self.objects.clone();
         Box::pin(async move {
             let HookContext {
@@ -227,18 +227,23 @@ impl Middleware for PyMiddleware {
                 trace,
             } = cx;
             let config_host = host.clone();
-            let out = call_adapter(adapter, host, "run_hook", move |py, _| {
-                Ok(vec![
-                    hook.as_str().into_pyobject(py)?.into_any(),
-                    objects.state(py, &state)?,
-                    PyHost::config_arg(PyHost::from_context(&config_host), py),
-                    writer_arg(py, &events)?,
-                    place_arg(py, place.as_ref(), trace.as_ref(), None)?,
-                ])
-            })
+            call_adapter_then(
+                adapter,
+                host,
+                "run_hook",
+                move |py, _| {
+                    Ok(vec![
+                        hook.as_str().into_pyobject(py)?.into_any(),
+                        objects.state(py, &state)?,
+                        PyHost::config_arg(PyHost::from_context(&config_host), py),
+                        writer_arg(py, &events)?,
+                        place_arg(py, place.as_ref(), trace.as_ref(), None)?,
+                    ])
+                },
+                hook_output,
+            )
             .await
-            .map_err(host_err)?;
-            Python::attach(|py| hook_output(out.bind(py))).map_err(host_err)
+            .map_err(host_err)
         })
     }
 
@@ -251,7 +256,7 @@ impl Middleware for PyMiddleware {
         request: ModelRequest,
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
-        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let adapter = self.adapter.clone();
         let objects = self.objects.clone();
         Box::pin(async move {
             let host = request.host.clone();
@@ -267,17 +272,22 @@ impl Middleware for PyMiddleware {
             });
             let config_host = host.clone();
             let call_next = next.clone();
-            let out = call_adapter(adapter, host, "wrap_model_call", move |py, _| {
-                Ok(vec![
-                    request_to_py(py, &request, &call_next.objects)?.into_any(),
-                    Bound::new(py, ModelNextPy(call_next))?.into_any(),
-                    PyHost::config_arg(PyHost::from_context(&config_host), py),
-                    place_arg(py, request.place.as_ref(), request.trace.as_ref(), None)?,
-                ])
-            })
+            call_adapter_then(
+                adapter,
+                host,
+                "wrap_model_call",
+                move |py, _| {
+                    Ok(vec![
+                        request_to_py(py, &request, &call_next.objects)?.into_any(),
+                        Bound::new(py, ModelNextPy(call_next))?.into_any(),
+                        PyHost::config_arg(PyHost::from_context(&config_host), py),
+                        place_arg(py, request.place.as_ref(), request.trace.as_ref(), None)?,
+                    ])
+                },
+                move |out| next.response_from_py(out),
+            )
             .await
-            .map_err(host_err)?;
-            Python::attach(|py| next.response_from_py(out.bind(py))).map_err(host_err)
+            .map_err(host_err)
         })
     }
 
@@ -290,7 +300,7 @@ impl Middleware for PyMiddleware {
         request: ToolCallRequest,
         next: ToolHandler,
     ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
-        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let adapter = self.adapter.clone();
         let objects = self.objects.clone();
         Box::pin(async move {
             let host = request.host.clone();
@@ -303,25 +313,30 @@ impl Middleware for PyMiddleware {
             });
             let config_host = host.clone();
             let call_next = next.clone();
-            let out = call_adapter(adapter, host, "wrap_tool_call", move |py, _| {
-                let call_id = request.call.id.as_deref().unwrap_or_default();
-                let index = super::tools::call_index(&request.state.messages, call_id);
-                Ok(vec![
-                    call_to_py(py, &request.call)?,
-                    objects.state(py, &request.state)?,
-                    Bound::new(py, ToolNextPy(call_next))?.into_any(),
-                    PyHost::config_arg(PyHost::from_context(&config_host), py),
-                    place_arg(
-                        py,
-                        request.place.as_ref(),
-                        request.trace.as_ref(),
-                        Some((index, call_id)),
-                    )?,
-                ])
-            })
+            call_adapter_then(
+                adapter,
+                host,
+                "wrap_tool_call",
+                move |py, _| {
+                    let call_id = request.call.id.as_deref().unwrap_or_default();
+                    let index = super::tools::call_index(&request.state.messages, call_id);
+                    Ok(vec![
+                        call_to_py(py, &request.call)?,
+                        objects.state(py, &request.state)?,
+                        Bound::new(py, ToolNextPy(call_next))?.into_any(),
+                        PyHost::config_arg(PyHost::from_context(&config_host), py),
+                        place_arg(
+                            py,
+                            request.place.as_ref(),
+                            request.trace.as_ref(),
+                            Some((index, call_id)),
+                        )?,
+                    ])
+                },
+                move |out| next.result_from_py(out),
+            )
             .await
-            .map_err(fatal)?;
-            Python::attach(|py| next.result_from_py(out.bind(py))).map_err(fatal)
+            .map_err(fatal)
         })
     }
 
@@ -330,7 +345,7 @@ impl Middleware for PyMiddleware {
     }
 
     fn release_unused(&self) {
-        Python::attach(|_| self.objects.purge());
+        super::runtime_threads::attach(|_| self.objects.purge());
     }
 }
 
@@ -589,10 +604,9 @@ impl ModelNextPy {
                     .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
                 pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
                     let response = fut.await.map_err(super::errors::to_py)?;
-                    Python::attach(|py| {
-                        next.response_to_py(py, &response)
-                            .map(|d| d.into_any().unbind())
-                    })
+                    Ok(super::runtime_threads::later(move |py| {
+                        next.response_to_py(py, &response).map(Bound::into_any)
+                    }))
                 })
             } else {
                 let runtime = pyo3_async_runtimes::tokio::get_runtime();
@@ -730,7 +744,9 @@ impl ToolNextPy {
                     .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
                 pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
                     let result = fut.await.map_err(to_err)?;
-                    Python::attach(|py| next.result_to_py(py, result).map(Bound::unbind))
+                    Ok(super::runtime_threads::later(move |py| {
+                        next.result_to_py(py, result)
+                    }))
                 })
             } else {
                 let runtime = pyo3_async_runtimes::tokio::get_runtime();

@@ -21,6 +21,7 @@ mod middleware;
 mod model;
 mod reply_shaper;
 mod runnable;
+mod runtime_threads;
 mod sandbox;
 mod sandbox_calls;
 mod sandbox_shell;
@@ -43,7 +44,7 @@ use pyo3::prelude::*;
 
 /// `warnings.warn(text, UserWarning)`, raised back when a filter makes it an error.
 fn user_warning(text: &str) -> Result<(), crate::error::BoxError> {
-    Python::attach(|py| {
+    runtime_threads::attach(|py| {
         let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
         py.import("warnings")?
             .call_method1("warn", (text, category))
@@ -55,12 +56,15 @@ fn user_warning(text: &str) -> Result<(), crate::error::BoxError> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Before anything starts the runtime: its worker threads are named apart.
+    runtime_threads::install();
     crate::error::set_pause_test(tools::is_pause_error);
     crate::error::set_warn(user_warning);
     crate::host::set_async_test(|h| host::PyHost::from_context(h).is_some_and(|p| p.is_async));
     reply_shaper::register();
     m.add_class::<agent::CoreAgent>()?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;
     composite::register(m)?;
     sandbox::register(m)?;
     sandbox_calls::register(m)?;

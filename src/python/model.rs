@@ -23,9 +23,10 @@ use crate::model::{ChatModel, InputProfile, ModelRequest, RequestParts, TokenSin
 use crate::tools::{HostContext, ToolSpec};
 
 pub(crate) struct PyChatModel {
-    adapter: Py<PyAny>,
+    // Shared, so a call takes them without the GIL (on a tokio worker).
+    adapter: Arc<Py<PyAny>>,
     /// `adapter.to_message`: a message dict to a LangChain message.
-    to_message: Py<PyAny>,
+    to_message: Arc<Py<PyAny>>,
     id: String,
     cache: Arc<Mutex<ObjectCache>>,
     /// LangChain's `_get_ls_params()` of the model.
@@ -102,7 +103,7 @@ impl PyChatModel {
     pub fn new(adapter: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(PyChatModel {
             id: adapter.getattr("model_id")?.extract()?,
-            to_message: adapter.getattr("to_message")?.unbind(),
+            to_message: Arc::new(adapter.getattr("to_message")?.unbind()),
             ls_params: super::value::from_py(&adapter.getattr("ls_params")?)?,
             model: HostValue::new(adapter.getattr("model")?.unbind()),
             streams_sync: adapter.getattr("streams_sync")?.extract()?,
@@ -116,7 +117,7 @@ impl PyChatModel {
                     ..InputProfile::from_fields(fields)
                 }
             },
-            adapter: adapter.clone().unbind(),
+            adapter: Arc::new(adapter.clone().unbind()),
             cache: Arc::default(),
         })
     }
@@ -313,7 +314,7 @@ impl ChatModel for PyChatModel {
     /// Frees the objects made for messages no run holds any more (tool artifacts among
     /// them), so they do not outlive the run that made them.
     fn release_unused(&self) {
-        Python::attach(|py| {
+        super::runtime_threads::attach(|py| {
             let evicted = self.cache.lock().take_dead();
             drop(evicted);
             let _ = py;
@@ -325,8 +326,7 @@ impl ChatModel for PyChatModel {
         request: ModelRequest,
         host: HostContext,
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
-        let (adapter, to_message) =
-            Python::attach(|py| (self.adapter.clone_ref(py), self.to_message.clone_ref(py)));
+        let (adapter, to_message) = (self.adapter.clone(), self.to_message.clone());
         let cache = self.cache.clone();
         let (streams_sync, streams_async) = (self.streams_sync, self.streams_async);
         Box::pin(async move {
@@ -339,7 +339,7 @@ impl ChatModel for PyChatModel {
                 streams_sync
             };
             let on_chunk = request.tokens.clone().filter(|_| streams);
-            let reply: Py<PyAny> = if is_async {
+            if is_async {
                 let host = PyHost::from_context(&host)
                     .ok_or_else(|| {
                         pyo3::exceptions::PyRuntimeError::new_err(
@@ -347,7 +347,7 @@ impl ChatModel for PyChatModel {
                         )
                     })
                     .map_err(host_err)?;
-                await_coroutine(&host.locals, |py| {
+                let reply = await_coroutine(&host.locals, |py| {
                     let (system, messages, tools) =
                         request_args(py, &request, &to_message, &cache)?;
                     let on_chunk = chunk_callback(py, on_chunk)?;
@@ -367,10 +367,13 @@ impl ChatModel for PyChatModel {
                     )
                 })
                 .await
-                .map_err(host_err)?
+                .map_err(host_err)?;
+                super::host::convert_blocking(reply, ai_reply)
+                    .await
+                    .map_err(host_err)
             } else {
                 tokio::task::spawn_blocking(move || {
-                    Python::attach(|py| {
+                    super::runtime_threads::attach(|py| {
                         let (system, messages, tools) =
                             request_args(py, &request, &to_message, &cache)?;
                         let choice = request.tool_choice.clone().into_pyobject(py)?.into_any();
@@ -387,23 +390,24 @@ impl ChatModel for PyChatModel {
                             callbacks,
                         ];
                         let host = PyHost::from_context(&host);
-                        call_in_context(py, host, adapter.bind(py), "invoke", args)
-                            .map(Bound::unbind)
+                        let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
+                        ai_reply(&out)
                     })
                 })
                 .await
                 .map_err(|e| ModelError::host(Box::new(e)))?
-                .map_err(host_err)?
-            };
-            Python::attach(
-                |py| match super::convert::message_from_py(reply.bind(py))? {
-                    Message::Ai(ai) => Ok(ai),
-                    _ => Err(pyo3::exceptions::PyTypeError::new_err(
-                        "the model must answer with an AI message",
-                    )),
-                },
-            )
-            .map_err(host_err)
+                .map_err(host_err)
+            }
         })
+    }
+}
+
+/// The model's reply as the core's AI message.
+fn ai_reply(reply: &Bound<'_, PyAny>) -> PyResult<AiMessage> {
+    match super::convert::message_from_py(reply)? {
+        Message::Ai(ai) => Ok(ai),
+        _ => Err(pyo3::exceptions::PyTypeError::new_err(
+            "the model must answer with an AI message",
+        )),
     }
 }

@@ -16,14 +16,13 @@ fn boxed(e: PyErr) -> BoxError {
     Box::new(e)
 }
 
-/// Whether the run's contextvars ask for protocol events (`_stream_protocol.PROTOCOL_EVENTS`).
-fn wants(host: &HostContext) -> bool {
+/// Whether the run's contextvars ask for protocol events (`_stream_protocol.PROTOCOL_EVENTS`),
+/// read once when the run's host is made (`PyHost::protocol_events`): the run's contextvars
+/// are a copy taken then, and a model call asking later would take the GIL on a tokio worker.
+pub(crate) fn protocol_events(py: Python<'_>, locals: &pyo3_async_runtimes::TaskLocals) -> bool {
     static VAR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let Some(h) = PyHost::from_context(host) else {
-        return false;
-    };
-    Python::attach(|py| -> PyResult<bool> {
-        let context = h.locals.context(py);
+    let read = || -> PyResult<bool> {
+        let context = locals.context(py);
         if context.is_none() {
             return Ok(false);
         }
@@ -36,11 +35,15 @@ fn wants(host: &HostContext) -> bool {
         context
             .call_method1("get", (var.bind(py), false))?
             .is_truthy()
-    })
-    .unwrap_or_else(|e| {
-        Python::attach(|py| e.write_unraisable(py, None));
+    };
+    read().unwrap_or_else(|e| {
+        e.write_unraisable(py, None);
         false
     })
+}
+
+fn wants(host: &HostContext) -> bool {
+    PyHost::from_context(host).is_some_and(|h| h.protocol_events)
 }
 
 fn shape(
@@ -48,7 +51,7 @@ fn shape(
     call_id: &str,
     chunks: crate::model::Chunks,
 ) -> Result<Option<AiMessage>, BoxError> {
-    Python::attach(|py| {
+    super::runtime_threads::attach(|py| {
         let chunks = pythonize::pythonize(py, &chunks).map_err(|e| boxed(e.into()))?;
         let made = py
             .import("deepagents_rs._native_events")

@@ -15,13 +15,14 @@ use crate::subagents::{ChildInput, ChildOutput, Runnable};
 use crate::tools::HostContext;
 
 pub(crate) struct PyRunnable {
-    adapter: Py<PyAny>,
+    // Shared, so a call takes it without the GIL (on a tokio worker).
+    adapter: std::sync::Arc<Py<PyAny>>,
 }
 
 impl PyRunnable {
     pub fn new(adapter: &Bound<'_, PyAny>) -> Self {
         PyRunnable {
-            adapter: adapter.clone().unbind(),
+            adapter: std::sync::Arc::new(adapter.clone().unbind()),
         }
     }
 }
@@ -126,10 +127,10 @@ impl Runnable for PyRunnable {
         input: ChildInput,
         host: HostContext,
     ) -> BoxFuture<'static, Result<ChildOutput, Error>> {
-        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let adapter = self.adapter.clone();
         Box::pin(async move {
             let py_host = PyHost::from_context(&host);
-            let out: Py<PyAny> = match py_host.filter(|h| h.is_async) {
+            match py_host.filter(|h| h.is_async) {
                 Some(h) => await_coroutine(&h.locals, |py| {
                     let config = PyHost::config_arg(Some(h), py);
                     let parent = parent_arg(py, &input)?;
@@ -145,9 +146,12 @@ impl Runnable for PyRunnable {
                     )
                 })
                 .await
+                .map_err(host_err)
+                .map(|out| super::host::convert_blocking(out, output_from_py))?
+                .await
                 .map_err(host_err)?,
                 None => tokio::task::spawn_blocking(move || {
-                    Python::attach(|py| {
+                    super::runtime_threads::attach(|py| {
                         let host = PyHost::from_context(&host);
                         let args = vec![
                             input_to_py(py, &input)?.into_any(),
@@ -156,15 +160,14 @@ impl Runnable for PyRunnable {
                             input.call_id.as_str().into_pyobject(py)?.into_any(),
                             parts_arg(py, &input)?,
                         ];
-                        call_in_context(py, host, adapter.bind(py), "invoke", args)
-                            .map(Bound::unbind)
+                        let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
+                        output_from_py(&out)
                     })
                 })
                 .await
                 .map_err(|e| Error::Model(ModelError::host(Box::new(e))))?
                 .map_err(host_err)?,
-            };
-            Python::attach(|py| output_from_py(out.bind(py))).map_err(host_err)?
+            }
         })
     }
 }

@@ -63,7 +63,7 @@ impl FrontmatterReader for PyFrontmatterReader {
         Box::pin(async move {
             // Off the runtime's workers: taking the GIL may wait on the host.
             let views = tokio::task::spawn_blocking(move || {
-                Python::attach(|py| -> PyResult<Vec<ReadView>> {
+                super::runtime_threads::attach(|py| -> PyResult<Vec<ReadView>> {
                     let out = read.bind(py).call1((yaml,))?;
                     super::value::from_py(&out)
                 })
@@ -78,7 +78,7 @@ impl FrontmatterReader for PyFrontmatterReader {
     }
 
     fn warn(&self, message: String) {
-        Python::attach(|py| {
+        super::runtime_threads::attach(|py| {
             if let Err(e) = self.warn.bind(py).call1((message,)) {
                 e.write_unraisable(py, None);
             }
@@ -111,7 +111,7 @@ impl SkillToolResolver for PyResolver {
             })
             .await
             .map_err(|e| Box::new(e) as BoxError)?;
-            Python::attach(|py| -> PyResult<ResolvedTools> {
+            super::runtime_threads::attach(|py| -> PyResult<ResolvedTools> {
                 out.bind(py)
                     .try_iter()?
                     .map(|per_name| {
@@ -131,7 +131,7 @@ impl SkillToolResolver for PyResolver {
         model: &dyn ChatModel,
         tools: &[&ToolSpec],
     ) -> Result<Option<Vec<Value>>, BoxError> {
-        Python::attach(|py| -> PyResult<Option<Vec<Value>>> {
+        super::runtime_threads::attach(|py| -> PyResult<Option<Vec<Value>>> {
             let handle = model.host_handle();
             let object = handle.as_ref().and_then(|h| host_object(py, h));
             let specs = pythonize::pythonize(py, tools)?;
@@ -152,7 +152,7 @@ impl SkillToolResolver for PyResolver {
         model: &dyn ChatModel,
         tools: &[&ToolSpec],
     ) -> Result<Vec<String>, BoxError> {
-        Python::attach(|py| -> PyResult<Vec<String>> {
+        super::runtime_threads::attach(|py| -> PyResult<Vec<String>> {
             let handle = model.host_handle();
             let object = handle.as_ref().and_then(|h| host_object(py, h));
             let specs = pythonize::pythonize(py, tools)?;
@@ -165,7 +165,7 @@ impl SkillToolResolver for PyResolver {
     }
 
     fn warn(&self, message: String) {
-        Python::attach(|py| {
+        super::runtime_threads::attach(|py| {
             if let Err(e) = self.resolver.bind(py).call_method1("warn", (message,)) {
                 e.write_unraisable(py, None);
             }

@@ -510,15 +510,12 @@ impl AsyncEventStream {
         super::errors::guard(|| {
             let state = self.state.clone();
             pyo3_async_runtimes::tokio::future_into_py(py, async move {
-                let mut guard = state.lock().await;
+                let mut guard = state.lock_owned().await;
                 if guard.finished {
                     return Err(PyStopAsyncIteration::new_err(()));
                 }
                 let item = guard.rx.recv().await;
-                Python::attach(|py| match guard.convert(py, item)? {
-                    Some(obj) => Ok(obj),
-                    None => Err(PyStopAsyncIteration::new_err(())),
-                })
+                Ok(Received { guard, item })
             })
         })
     }
@@ -539,6 +536,27 @@ impl AsyncEventStream {
             guard.finished = true;
             Ok(())
         })
+    }
+}
+
+/// An item `__anext__` received, converted to Python where pyo3-async-runtimes hands the
+/// result to the loop: on a blocking thread with the GIL, not on the tokio worker that
+/// received it.
+struct Received {
+    guard: tokio::sync::OwnedMutexGuard<StreamState>,
+    item: Option<Item>,
+}
+
+impl<'py> IntoPyObject<'py> for Received {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.guard.convert(py, self.item.take())? {
+            Some(obj) => Ok(obj.into_bound(py)),
+            None => Err(PyStopAsyncIteration::new_err(())),
+        }
     }
 }
 

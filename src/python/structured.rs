@@ -53,7 +53,7 @@ impl SchemaTool for PyStructured {
         reply: &AiMessage,
         _host: &HostContext,
     ) -> Result<String, ParseError> {
-        Python::attach(|py| {
+        super::runtime_threads::attach(|py| {
             let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
             let reply = super::convert::message_to_py(py, &Message::Ai(reply.clone()))?;
             self.adapter
@@ -71,7 +71,7 @@ impl SchemaTool for PyStructured {
         _host: &HostContext,
     ) -> Result<Parsed, ParseError> {
         let fatal = |e: PyErr| ParseError::Fatal(Box::new(e));
-        Python::attach(|py| {
+        super::runtime_threads::attach(|py| {
             let args = pythonize::pythonize(py, &call.args).map_err(|e| fatal(e.into()))?;
             let reply =
                 super::convert::message_to_py(py, &Message::Ai(reply.clone())).map_err(fatal)?;
@@ -123,7 +123,7 @@ impl ReplyParser for PyReplyParser {
         _host: &HostContext,
     ) -> Result<Parsed, BoxError> {
         let boxed = |e: PyErr| -> BoxError { Box::new(e) };
-        Python::attach(|py| {
+        super::runtime_threads::attach(|py| {
             let message = super::convert::message_to_py(py, &Message::Ai(reply.clone()))?;
             let out = self
                 .adapter
@@ -142,7 +142,7 @@ impl ReplyParser for PyReplyParser {
 
     /// The schema LangChain refuses as a native format: its error, raised at each call.
     fn refusal(&self) -> Option<BoxError> {
-        Python::attach(|py| {
+        super::runtime_threads::attach(|py| {
             let refusal = self.adapter.bind(py).getattr("refusal").ok()?;
             (!refusal.is_none()).then(|| Box::new(PyErr::from_value(refusal)) as BoxError)
         })

@@ -302,7 +302,7 @@ impl Summarizer for PySummarizer {
         host: HostContext,
         trace: Option<crate::events::NodeTrace>,
     ) -> BoxFuture<'static, Result<String, ModelError>> {
-        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let adapter = super::runtime_threads::attach(|py| self.adapter.clone_ref(py));
         Box::pin(async move {
             let config_host = host.clone();
             let out = call_adapter(adapter, host, "invoke", move |py, _| {
@@ -320,7 +320,8 @@ impl Summarizer for PySummarizer {
             })
             .await
             .map_err(host_model_error)?;
-            Python::attach(|py| out.bind(py).extract::<String>()).map_err(host_model_error)
+            super::runtime_threads::attach(|py| out.bind(py).extract::<String>())
+                .map_err(host_model_error)
         })
     }
 }
@@ -338,7 +339,7 @@ impl HistoryOffload for PyHistoryOffload {
         session: String,
         host: HostContext,
     ) -> BoxFuture<'static, Result<Option<String>, ModelError>> {
-        let adapter = Python::attach(|py| self.adapter.clone_ref(py));
+        let adapter = super::runtime_threads::attach(|py| self.adapter.clone_ref(py));
         Box::pin(async move {
             let out = call_adapter(adapter, host, "offload", move |py, _| {
                 Ok(vec![
@@ -348,7 +349,8 @@ impl HistoryOffload for PyHistoryOffload {
             })
             .await
             .map_err(host_model_error)?;
-            Python::attach(|py| out.bind(py).extract::<Option<String>>()).map_err(host_model_error)
+            super::runtime_threads::attach(|py| out.bind(py).extract::<Option<String>>())
+                .map_err(host_model_error)
         })
     }
 }

@@ -270,7 +270,7 @@ where
             let locals = h.locals.clone();
             pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
                 let out = fut.await?;
-                Python::attach(|py| convert(py, out).map(Bound::unbind))
+                super::runtime_threads::attach(|py| convert(py, out).map(Bound::unbind))
             })
         }
         None => {
@@ -429,7 +429,7 @@ pub(crate) fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>)
             })
             .await
             .map_err(|e| Error::Model(host_model_error(e)))?;
-            let messages = Python::attach(|py| messages_from_py(out.bind(py)))
+            let messages = super::runtime_threads::attach(|py| messages_from_py(out.bind(py)))
                 .map_err(|e| Error::Model(host_model_error(e)))?;
             Ok(ModelResponse {
                 messages,

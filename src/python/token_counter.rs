@@ -80,7 +80,8 @@ impl PyTokenCounter {
             })
             .await
             .map_err(host_model_error)?;
-            Python::attach(|py| out.bind(py).extract::<Tokens>()).map_err(host_model_error)
+            super::runtime_threads::attach(|py| out.bind(py).extract::<Tokens>())
+                .map_err(host_model_error)
         })
     }
 }

@@ -79,7 +79,7 @@ impl PyTool {
 pub(crate) fn is_pause_error(error: &BoxError) -> bool {
     error
         .downcast_ref::<PyErr>()
-        .is_some_and(|e| Python::attach(|py| is_graph_interrupt(py, e)))
+        .is_some_and(|e| super::runtime_threads::attach(|py| is_graph_interrupt(py, e)))
 }
 
 /// Whether `e` is LangGraph's `GraphInterrupt` (false without LangGraph installed).
@@ -399,7 +399,9 @@ impl Tool for PyTool {
                     })
                     .await
                     .map_err(fatal)?;
-                    Python::attach(|py| output_from_py(result.bind(py))).map_err(fatal)
+                    super::host::convert_blocking(result, output_from_py)
+                        .await
+                        .map_err(fatal)
                 }
                 _ => {
                     // A worker of the executor first, as LangGraph's tool calls wait for
@@ -410,7 +412,7 @@ impl Tool for PyTool {
                         None => None,
                     };
                     tokio::task::spawn_blocking(move || {
-                        Python::attach(|py| {
+                        super::runtime_threads::attach(|py| {
                             let host = PyHost::from_context(&ctx.host);
                             let mut args = vec![
                                 tool_args(py, &args, &ctx)?,

@@ -49,8 +49,12 @@ fn owned(data: TraceData<'_>) -> Owned {
         TraceData::Messages(m) => Owned::Messages(m.to_vec()),
         TraceData::ToolCall(c) => Owned::ToolCall(c.clone()),
         // Only failures need the GIL here: the same exception object the caller gets.
-        TraceData::Failure(e) => Owned::Error(Python::attach(|py| exception_of(py, e))),
-        TraceData::ToolFailure(e) => Owned::Error(Python::attach(|py| tool_exception_of(py, e))),
+        TraceData::Failure(e) => {
+            Owned::Error(super::runtime_threads::attach(|py| exception_of(py, e)))
+        }
+        TraceData::ToolFailure(e) => Owned::Error(super::runtime_threads::attach(|py| {
+            tool_exception_of(py, e)
+        })),
     }
 }
 
@@ -126,7 +130,7 @@ impl PyTracer {
         let tracer = self.tracer.clone();
         Box::pin(async move {
             let joined = tokio::task::spawn_blocking(move || {
-                Python::attach(|py| match f(py, tracer.bind(py)) {
+                super::runtime_threads::attach(|py| match f(py, tracer.bind(py)) {
                     Ok(v) => Some(v),
                     Err(e) => {
                         e.write_unraisable(py, None);

@@ -45,7 +45,7 @@ impl FrameSource for PyFrames {
         rate: f64,
     ) -> BoxFuture<'static, Result<Result<Vec<Value>, String>, BoxError>> {
         let adapter = self.adapter.clone();
-        let refusal = Python::attach(|py| self.refusal.clone_ref(py));
+        let refusal = super::runtime_threads::attach(|py| self.refusal.clone_ref(py));
         Box::pin(async move {
             let out = super::host::call_adapter(adapter, host, "read_frames", move |py, _| {
                 Ok(vec![
@@ -56,7 +56,7 @@ impl FrameSource for PyFrames {
                 ])
             })
             .await;
-            Python::attach(|py| match out {
+            super::runtime_threads::attach(|py| match out {
                 Ok(blocks) => match super::value::strict(blocks.bind(py)) {
                     Ok(Value::Array(blocks)) => Ok(Ok(blocks)),
                     Ok(other) => Ok(Ok(vec![other])),
@@ -70,7 +70,7 @@ impl FrameSource for PyFrames {
 
     /// `MAX_VIDEO_INPUT_BYTES` as `deepagents_rs.middleware.filesystem` holds it now.
     fn max_input(&self) -> usize {
-        Python::attach(|py| {
+        super::runtime_threads::attach(|py| {
             py.import("deepagents_rs.middleware.filesystem")
                 .and_then(|m| m.getattr("MAX_VIDEO_INPUT_BYTES"))
                 .and_then(|v| v.extract::<usize>())
