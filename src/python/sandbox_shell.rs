@@ -78,7 +78,7 @@ impl PyShell {
         let mut asked = false;
         std::future::poll_fn(move |_| {
             let Some(handoff) = &handoff else {
-                return Poll::Ready(Python::attach(|py| invoke(py, method)));
+                return Poll::Ready(super::runtime_threads::attach(|py| invoke(py, method)));
             };
             let Ok(mut slot) = handoff.lock() else {
                 return Poll::Ready(Err(poisoned()));
@@ -87,7 +87,7 @@ impl PyShell {
                 return slot.reply.take().map_or(Poll::Pending, Poll::Ready);
             }
             asked = true;
-            let awaitable = Python::attach(|py| -> PyResult<Py<PyAny>> {
+            let awaitable = super::runtime_threads::attach(|py| -> PyResult<Py<PyAny>> {
                 let coroutine = invoke(py, &format!("a{method}"))?;
                 let Some(seconds) = &bound else {
                     return Ok(coroutine);
@@ -116,7 +116,7 @@ impl PyShell {
         let reply = self.call("execute", Args::Command(command), timeout, bound);
         async move {
             let reply = reply.await?;
-            Python::attach(|py| ran(reply.bind(py)))
+            super::runtime_threads::attach(|py| ran(reply.bind(py)))
         }
     }
 }
@@ -251,7 +251,13 @@ impl ops::Sandbox for PyShell {
         async move {
             match ran.await {
                 Ok(ran) => Ok(Some(ran)),
-                Err(e) if Python::attach(|py| e.is_instance_of::<PyTimeoutError>(py)) => Ok(None),
+                Err(e)
+                    if super::runtime_threads::attach(|py| {
+                        e.is_instance_of::<PyTimeoutError>(py)
+                    }) =>
+                {
+                    Ok(None)
+                }
                 Err(e) => Err(e),
             }
         }
@@ -264,12 +270,12 @@ impl ops::Sandbox for PyShell {
         let reply = self.call("upload_files", Args::Files(files), None, None);
         async move {
             let reply = reply.await?;
-            Python::attach(|py| uploaded(reply.bind(py)))
+            super::runtime_threads::attach(|py| uploaded(reply.bind(py)))
         }
     }
 
     fn warn(&self, message: String) {
-        Python::attach(|py| log(py, "warning", ("%s", message)));
+        super::runtime_threads::attach(|py| log(py, "warning", ("%s", message)));
     }
 }
 
@@ -295,7 +301,7 @@ where
 {
     let whole = async move {
         let out = op.await.map_err(raise)?;
-        Python::attach(|py| convert(py, out).map(Bound::unbind))
+        super::runtime_threads::attach(|py| convert(py, out).map(Bound::unbind))
     };
     let Some(handoff) = handoff else {
         // The sync primitives answer when first polled: nothing here ever waits, so one
