@@ -287,6 +287,17 @@ impl Message {
         origin.matches(&self.without_id()).then_some(origin)
     }
 
+    /// Whether the message was read from a host's object inexactly (it may hold a stand-in,
+    /// such as `crate::stand_ins`' for bytes), even if the core has changed it since.
+    pub fn read_inexactly(&self) -> bool {
+        match self {
+            Message::System(m) => m.origin.is_some(),
+            Message::Human(m) => m.origin.is_some(),
+            Message::Ai(m) => m.origin.is_some(),
+            Message::Tool(m) => m.origin.is_some(),
+        }
+    }
+
     /// Keeps `object` as the host's form of this message (see `origin`).
     pub fn set_origin(&mut self, object: HostValue) {
         let origin = Some(Origin::new(object, &self.without_id()));

@@ -12,9 +12,18 @@ pub fn truthy(value: &Value) -> bool {
         Value::Null => false,
         Value::Bool(b) => *b,
         Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
+        Value::String(s) => crate::stand_ins::truthy(s).unwrap_or(!s.is_empty()),
         Value::Array(a) => !a.is_empty(),
         Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// `str(value)` of the Python object `json.loads` would make of `value` (a string as is, a
+/// host's `bytes` as its `repr`), as an f-string writes it.
+pub fn py_str(value: &Value) -> String {
+    match value {
+        Value::String(s) => crate::stand_ins::repr_of(s).unwrap_or_else(|| s.clone()),
+        other => repr(other),
     }
 }
 
@@ -31,7 +40,10 @@ fn write_repr(out: &mut String, value: &Value) {
         Value::Bool(true) => out.push_str("True"),
         Value::Bool(false) => out.push_str("False"),
         Value::Number(n) => out.push_str(&number(n)),
-        Value::String(s) => write_str_repr(out, s),
+        Value::String(s) => match crate::stand_ins::repr_of(s) {
+            Some(shown) => out.push_str(&shown),
+            None => write_str_repr(out, s),
+        },
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -128,7 +140,7 @@ pub fn type_name(value: &Value) -> &'static str {
         Value::Bool(_) => "bool",
         Value::Number(n) if n.is_f64() => "float",
         Value::Number(_) => "int",
-        Value::String(_) => "str",
+        Value::String(s) => crate::stand_ins::type_name(s).unwrap_or("str"),
         Value::Array(_) => "list",
         Value::Object(_) => "dict",
     }
@@ -207,7 +219,10 @@ fn write_json(out: &mut String, value: &Value, ascii: bool) {
                 _ => &s,
             });
         }
-        Value::String(s) => write_json_str(out, s, ascii),
+        Value::String(s) => match crate::stand_ins::json_of(s) {
+            Some(number) => out.push_str(number),
+            None => write_json_str(out, s, ascii),
+        },
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {

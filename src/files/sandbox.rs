@@ -88,13 +88,7 @@ pub fn edit_tmpfile_cmd(path: &str, old_tmp: &str, new_tmp: &str, replace_all: b
     )
 }
 
-/// `str(value)` of a JSON value as Python shows it (a string as is).
-pub fn py_str(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => crate::pyrepr::repr(other),
-    }
-}
+pub use crate::pyrepr::py_str;
 
 /// The start of an output that was not the JSON a script prints.
 fn bad_reply(output: &str) -> String {

@@ -77,7 +77,11 @@ pub(crate) fn message_to_py<'py>(
         copy.set_item("id", message.id())?;
         return Ok(copy.into_any());
     }
-    let dict = pythonize::pythonize(py, message)?;
+    // Stand-ins come from the host's objects, or from the core's reading of text as JSON
+    // (a server tool's `NaN` arguments, which only a rewritten content holds).
+    let has = message.read_inexactly()
+        || matches!(message.content(), Content::Blocks(b) if b.iter().any(crate::stand_ins::contains_stand_in));
+    let dict = value::to_py(py, message, has)?;
     let dict = dict.cast::<PyDict>()?;
     match message {
         Message::Tool(tool) => {

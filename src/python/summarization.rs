@@ -272,7 +272,8 @@ pub(crate) fn content_blocks<'py>(
     let blocks = crate::summarization::content_blocks(&message)
         .map_err(|raised| super::errors::to_py(crate::error::Error::Builtin(raised)))?;
     let blocks = serde_json::Value::Array(blocks);
-    Ok(pythonize::pythonize(py, &blocks)?)
+    let has = crate::stand_ins::contains_stand_in(&blocks);
+    super::value::to_py(py, &blocks, has)
 }
 
 /// `_compute_state_cutoff`: a cut in the seen conversation as an index into the state's

@@ -5,12 +5,15 @@
 //! JSON cannot hold everything Python can (a `datetime`, `Decimal`, `set`, bytes, an int past
 //! 64 bits, NaN, a str with lone surrogates, a str subclass, a non-str key, a nesting deeper
 //! than the core reads): such a value gets a stand-in in the core's view and the caller keeps
-//! the object itself to hand back (`crate::host::Origin`). Where the core must have JSON
+//! the object itself to hand back (`crate::host::Origin`); `bytes` gets a stand-in readers
+//! tell from text (`crate::stand_ins`), which `to_py` turns back into `bytes`. Where the
+//! core must have JSON
 //! (schemas, settings), `strict` raises the exception Python's `json` raises instead.
 
+use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyRecursionError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
 /// How deep the core reads: serde_json's own parser stops at 128 levels, so a view is
@@ -80,6 +83,13 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize, mode: Mode, exact: &mut bool) -> P
                 Ok(Value::Null)
             }
         };
+    }
+    if mode == Mode::View
+        && let Ok(b) = obj.cast_exact::<PyBytes>()
+    {
+        // Readers tell bytes from text (`crate::stand_ins`); the object itself goes back.
+        *exact = false;
+        return Ok(Value::String(crate::stand_ins::stand_in(b.as_bytes())));
     }
     let container = obj.is_instance_of::<PyDict>()
         || obj.is_instance_of::<PyList>()
@@ -171,8 +181,13 @@ fn key_text(k: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// A str's text; lone surrogates, which Rust strings cannot hold, read as U+FFFD.
+/// A text beginning as a bytes stand-in does is read with U+FFFD first, so it stays text.
 fn text(s: &Bound<'_, PyString>, mode: Mode, exact: &mut bool) -> PyResult<String> {
     match s.to_str() {
+        Ok(t) if mode == Mode::View && crate::stand_ins::looks_like_one(t) => {
+            *exact = false;
+            Ok(format!("\u{fffd}{}", &t[1..]))
+        }
         Ok(t) => Ok(t.to_owned()),
         Err(_) => {
             if mode == Mode::View {
@@ -214,4 +229,57 @@ pub(crate) fn from_py<T: serde::de::DeserializeOwned>(obj: &Bound<'_, PyAny>) ->
 /// reading is all the core keeps (a backend's answer, turned into text for the model).
 pub(crate) fn view_from_py<T: serde::de::DeserializeOwned>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
     serde_json::from_value(read(obj)?.0).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A core value as Python: `pythonize`, with each stand-in back as the value it stands for.
+pub(crate) fn to_py<'py, T: serde::Serialize + ?Sized>(
+    py: Python<'py>,
+    value: &T,
+    has_bytes: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let obj = pythonize::pythonize(py, value)?;
+    if has_bytes {
+        restore_bytes(&obj)?;
+    }
+    Ok(obj)
+}
+
+/// The values back in place of every stand-in in the dicts and lists `pythonize` made.
+fn restore_bytes(obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = obj.py();
+    let fixed = |v: &Bound<'_, PyAny>| -> PyResult<Option<Bound<'_, PyAny>>> {
+        if let Ok(s) = v.cast_exact::<PyString>() {
+            let Ok(text) = s.to_str() else {
+                return Ok(None);
+            };
+            if let Some(raw) = crate::stand_ins::bytes_of(text) {
+                return Ok(Some(PyBytes::new(py, &raw).into_bound_py_any(py)?));
+            }
+            if let Some(f) = crate::stand_ins::float_of(text) {
+                return Ok(Some(PyFloat::new(py, f).into_bound_py_any(py)?));
+            }
+            return Ok(None);
+        }
+        restore_bytes(v)?;
+        Ok(None)
+    };
+    if let Ok(d) = obj.cast_exact::<PyDict>() {
+        // Set after the walk: a dict is not changed while it is iterated.
+        let mut found = Vec::new();
+        for (k, v) in d.iter() {
+            if let Some(b) = fixed(&v)? {
+                found.push((k, b));
+            }
+        }
+        for (k, b) in found {
+            d.set_item(k, b)?;
+        }
+    } else if let Ok(l) = obj.cast_exact::<PyList>() {
+        for (i, v) in l.iter().enumerate() {
+            if let Some(b) = fixed(&v)? {
+                l.set_item(i, b)?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -75,7 +75,7 @@ fn server_args(b: &Map<String, Value>) -> Value {
     let input = get_or(b, "input", json!({}));
     if b.get("input") == Some(&json!({}))
         && let Some(Value::String(partial)) = b.get("partial_json")
-        && let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(partial)
+        && let Ok(parsed @ Value::Object(_)) = crate::py_json::loads(partial)
     {
         return parsed;
     }

@@ -11,6 +11,7 @@ use super::provider_blocks;
 use crate::error::Builtin;
 use crate::messages::{Content, Message};
 use crate::pyrepr::truthy;
+use crate::stand_ins::is_text;
 
 /// `types.KNOWN_BLOCK_TYPES`.
 const KNOWN: [&str; 15] = [
@@ -141,7 +142,7 @@ fn parse_data_uri(uri: &str) -> Option<(&str, &str)> {
         .then_some((mime, data))
 }
 
-/// `is_openai_data_block`.
+/// `is_openai_data_block` (`isinstance(.., str)`: text, not bytes).
 fn is_openai_data_block(b: &Map<String, Value>) -> bool {
     let nonempty = |k: &str| {
         b.get(k)
@@ -152,15 +153,15 @@ fn is_openai_data_block(b: &Map<String, Value>) -> bool {
         Some("image_url") => {
             b.keys()
                 .all(|k| matches!(k.as_str(), "type" | "image_url" | "detail"))
-                && nonempty("image_url").is_some_and(|u| u.get("url").is_some_and(Value::is_string))
+                && nonempty("image_url").is_some_and(|u| u.get("url").is_some_and(is_text))
         }
         Some("input_audio") => nonempty("input_audio").is_some_and(|a| {
-            a.get("data").is_some_and(Value::is_string)
-                && a.get("format").is_some_and(Value::is_string)
+            a.get("data").is_some_and(is_text)
+                && a.get("format").is_some_and(is_text)
         }),
         Some("file") => nonempty("file").is_some_and(|f| {
-            f.get("file_data").is_some_and(Value::is_string)
-                || f.get("file_id").is_some_and(Value::is_string)
+            f.get("file_data").is_some_and(is_text)
+                || f.get("file_id").is_some_and(is_text)
         }),
         _ => false,
     }
@@ -330,6 +331,10 @@ fn source_with(part: &Map<String, Value>, key: &str) -> Result<Option<Value>, Bu
     match part.get("source") {
         None => Ok(None),
         Some(Value::Object(source)) => Ok(source.get(key).cloned()),
+        // `key in b"..."`: a str is no operand for bytes.
+        Some(Value::String(raw)) if crate::stand_ins::is_bytes(raw) => Err(Builtin::Type(
+            "a bytes-like object is required, not 'str'".into(),
+        )),
         Some(Value::String(text)) if text.contains(key) => {
             Err(Builtin::Type("string indices must be integers, not 'str'".into()))
         }
@@ -348,6 +353,9 @@ fn source_with(part: &Map<String, Value>, key: &str) -> Result<Option<Value>, Bu
 /// else base64-encoded (which only bytes can be).
 fn b64_of(bytes: Value) -> Result<Value, Builtin> {
     match bytes {
+        Value::String(s) if crate::stand_ins::is_bytes(&s) => Ok(json!(
+            crate::stand_ins::base64_of(&s).unwrap_or_default()
+        )),
         text @ Value::String(_) => Ok(text),
         other => Err(Builtin::Type(format!(
             "a bytes-like object is required, not '{}'",

@@ -68,7 +68,7 @@ fn executed_tool(
                 "the JSON object must be str, bytes or bytearray, not {kind}"
             )));
         };
-        args = match serde_json::from_str::<Value>(text) {
+        args = match crate::py_json::loads(text) {
             Ok(parsed) => Some(parsed),
             Err(_) if tool_type == Some("python") => match code_field(text) {
                 Some(code) => Some(json!({"code": code})),

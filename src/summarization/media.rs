@@ -25,13 +25,7 @@ use crate::files::backend::FilesScope;
 use crate::messages::{Content, Message};
 use crate::pyrepr::truthy;
 
-/// `str(value)` of a JSON value as an f-string puts it.
-pub(super) fn py_str(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => crate::pyrepr::repr(other),
-    }
-}
+pub(super) use crate::pyrepr::py_str;
 
 /// `_extract_data_url`: the block's inline `data:` URL, if it carries one.
 pub fn data_url(block: &Value) -> Option<String> {

@@ -204,7 +204,7 @@ const MCP_KNOWN: [&str; 9] = [
 pub(super) fn mcp_call(b: &Map<String, Value>, out: &mut Vec<Value>) {
     let mut call = obj(json!({"type": "server_tool_call", "name": "remote_mcp", "id": id_of(b)}));
     if let Some(Value::String(arguments)) = b.get("arguments").filter(|a| truthy(a)) {
-        match serde_json::from_str::<Value>(arguments) {
+        match crate::py_json::loads(arguments) {
             Ok(args) => {
                 call.insert("args".into(), args);
             }

@@ -4,9 +4,8 @@
 //! the summarization's media offload sees as inline media, and what a message with a block
 //! replaced carries: a Gemini `thinking` block is read as reasoning (so the history file
 //! shows it), a Converse message's media are not read at all (so nothing is uploaded).
-//!
-//! A Python `bytes` payload (Gemini's `audio` in `additional_kwargs`) reaches the core as a
-//! stand-in string, so it is not read as audio here.
+//! A Python `bytes` `audio` in a Gemini message's `additional_kwargs` is read as LangChain
+//! reads it: an audio block of its base64 (`crate::stand_ins`).
 
 use serde_json::{Map, Value, json};
 
@@ -71,6 +70,7 @@ fn genai(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
                 blocks.push(json!({"type": "text", "text": text}));
             }
             add_missing_calls(&mut blocks, message);
+            blocks.extend(genai_audio(message));
             cite(&mut blocks, &message.response_metadata);
         }
         Content::Blocks(items) => {
@@ -84,6 +84,7 @@ fn genai(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
                 blocks.push(block);
             }
             cite(&mut blocks, &message.response_metadata);
+            blocks.extend(genai_audio(message));
             add_missing_calls(&mut blocks, message);
         }
     }
@@ -91,6 +92,13 @@ fn genai(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
         blocks.push(refusal);
     }
     Ok(blocks)
+}
+
+/// The audio Gemini puts in `additional_kwargs`: non-empty `bytes` only.
+fn genai_audio(message: &AiMessage) -> Option<Value> {
+    let audio = message.additional_kwargs.get("audio")?.as_str()?;
+    let data = crate::stand_ins::base64_of(audio).filter(|d| !d.is_empty())?;
+    Some(json!({"type": "audio", "base64": data, "mime_type": "audio/wav"}))
 }
 
 /// One item of a GenAI message's content list.
@@ -158,6 +166,11 @@ fn genai_image_url(b: &Map<String, Value>) -> Result<Value, Builtin> {
             ));
         }
     };
+    if crate::stand_ins::value_bytes(url).is_some() {
+        return Err(Builtin::Type(
+            "cannot use a string pattern on a bytes-like object".into(),
+        ));
+    }
     let Some(url) = url.as_str() else {
         return Err(Builtin::Type(format!(
             "expected string or bytes-like object, got '{}'",
