@@ -177,3 +177,29 @@ def test_captured_streams_under_v3(request: pytest.FixtureRequest, profile: Any,
     ref, _ = _replayed(serve, fixture, IMPLS[0], v3=True)
     replies = compare({"deepagents": ref, "deepagents_rs": ours})
     assert all(r["response_metadata"]["output_version"] == "v1" for r in replies)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_invalid_tool_call_under_v3(openai_sim: SimOpenAI, profile: Any, api: str) -> None:
+    """A call whose arguments do not parse: the v1 reply's ``invalid_tool_call`` is read back
+    as the call the reply had (same bytes as without v3), and the reply is ``ChatOpenAI``'s."""
+    profile(api)
+
+    def run(module: Any, v3: bool) -> tuple[list[dict], list[bytes]]:
+        openai_sim.reset()
+        openai_sim.script(text("Adding.") + tool_calls(("add", '{"a": 2', "call_9")), text("Sorry."), text("Fine."))
+        agent = module.create_deep_agent(model="openai:gpt-5", tools=[add])
+        messages: list = []
+        for question in ("what is 2+3?", "again"):
+            inp = {"messages": [*messages, {"role": "user", "content": question}]}
+            messages = final_state(agent, inp, v3)["messages"]
+        return [_reply_view(plain(m)) for m in messages if m.type == "ai"], [
+            r.raw for r in openai_sim.requests if r.api is not None
+        ]
+
+    _, plain_raw = run(deepagents_rs, v3=False)
+    ours, v3_raw = run(deepagents_rs, v3=True)
+    assert v3_raw == plain_raw
+    assert b"call_9" in v3_raw[-1]
+    ref = compare({m.__name__: run(m, v3=True)[0] if m is IMPLS[0] else ours for m in IMPLS})
+    assert "invalid_tool_call" in [b["type"] for b in ref[0]["content"]]
