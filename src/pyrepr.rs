@@ -202,11 +202,21 @@ pub fn float_repr(f: f64) -> String {
 /// pairs past the BMP).
 pub fn json_dumps(value: &Value, ensure_ascii: bool) -> String {
     let mut out = String::new();
-    write_json(&mut out, value, ensure_ascii);
+    write_json(&mut out, value, ensure_ascii, PY_SEPARATORS);
     out
 }
 
-fn write_json(out: &mut String, value: &Value, ascii: bool) {
+/// `json.dumps(value, separators=(",", ":"))` (`ensure_ascii` as Python's default).
+pub fn json_dumps_compact(value: &Value) -> String {
+    let mut out = String::new();
+    write_json(&mut out, value, true, (",", ":"));
+    out
+}
+
+/// Python's default item and key separators.
+const PY_SEPARATORS: (&str, &str) = (", ", ": ");
+
+fn write_json(out: &mut String, value: &Value, ascii: bool, seps: (&str, &str)) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -227,25 +237,25 @@ fn write_json(out: &mut String, value: &Value, ascii: bool) {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push_str(seps.0);
                 }
-                write_json(out, item, ascii);
+                write_json(out, item, ascii, seps);
             }
             out.push(']');
         }
-        Value::Object(map) => write_json_map(out, map, ascii),
+        Value::Object(map) => write_json_map(out, map, ascii, seps),
     }
 }
 
-fn write_json_map(out: &mut String, map: &Map<String, Value>, ascii: bool) {
+fn write_json_map(out: &mut String, map: &Map<String, Value>, ascii: bool, seps: (&str, &str)) {
     out.push('{');
     for (i, (k, v)) in map.iter().enumerate() {
         if i > 0 {
-            out.push_str(", ");
+            out.push_str(seps.0);
         }
         write_json_str(out, k, ascii);
-        out.push_str(": ");
-        write_json(out, v, ascii);
+        out.push_str(seps.1);
+        write_json(out, v, ascii, seps);
     }
     out.push('}');
 }

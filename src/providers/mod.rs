@@ -16,6 +16,16 @@ pub use error::{ErrorKind, ProviderError};
 #[cfg_attr(dead_code_check, allow(unused_imports))]
 pub use sse::SseParser;
 
+/// Whether an AI message's content is LangChain's v1 content blocks (`output_version:
+/// "v1"`: what LangGraph's v3 stream makes every reply); each provider reads them back as
+/// the blocks the reply was made of.
+pub(crate) fn is_v1_reply(m: &crate::messages::AiMessage) -> bool {
+    m.response_metadata
+        .get("output_version")
+        .and_then(serde_json::Value::as_str)
+        == Some("v1")
+}
+
 /// A request body with its keys in the order the official SDK writes them (its `create`
 /// method's body literal), then keys it does not know, as its `extra_body` adds them. The
 /// parity tests compare bodies as serialized, keys in order.

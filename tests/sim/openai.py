@@ -836,6 +836,10 @@ def _check_parameters(schema: Any, param: str) -> None:
         raise _wrong_type(param, "an object", schema)
 
 
+# Hosted tools' output items a request may replay (the sim never runs these tools).
+_SERVER_TOOL_ITEMS = ("web_search_call", "file_search_call", "code_interpreter_call", "mcp_call", "mcp_list_tools")
+
+
 def _validate_responses(body: Any, strict: bool) -> None:
     """Reject what the Responses API rejects (the subset tests rely on)."""
     if isinstance(body, dict) and body.get("previous_response_id") is not None:
@@ -890,6 +894,9 @@ def _validate_responses(body: Any, strict: bool) -> None:
                     400, f"No tool call found for function call output with call_id {call_id}.", param="input"
                 )
             answered.add(call_id)
+        elif kind in _SERVER_TOOL_ITEMS:
+            # A hosted tool's call replayed from an earlier reply: only its id is checked.
+            _require(item, "id", where)
         elif kind == "reasoning":
             summary = _require(item, "summary", where)
             if not isinstance(summary, list):

@@ -307,7 +307,7 @@ pub(super) fn assistant_content(m: &AiMessage) -> Value {
         Content::Text(s) => vec![json!({"type": "text", "text": s})],
         Content::Blocks(b) => {
             let mut out = Vec::with_capacity(b.len());
-            let v1 = v1_blocks::is_v1(m);
+            let v1 = crate::providers::is_v1_reply(m);
             let read: Vec<Value>;
             let b = if v1 {
                 let from_anthropic = matches!(origin, Origin::Anthropic);

@@ -5,15 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::messages::AiMessage;
-
-/// Whether the message's content is v1 blocks.
-pub(super) fn is_v1(m: &AiMessage) -> bool {
-    m.response_metadata
-        .get("output_version")
-        .and_then(Value::as_str)
-        == Some("v1")
-}
+use crate::pyrepr::truthy;
 
 fn str_of<'a>(o: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     o.get(key).and_then(Value::as_str)
@@ -33,16 +25,36 @@ pub(super) fn to_anthropic(block: &Value, from_anthropic: bool) -> Option<Value>
     let kind = str_of(o, "type").unwrap_or_default();
     Some(match kind {
         // The reply's text blocks: text first, as the provider's block has it.
-        "text" => json!({"text": str_of(o, "text").unwrap_or_default(), "type": "text"}),
+        "text" => {
+            let mut out = Map::new();
+            out.insert("text".into(), json!(str_of(o, "text").unwrap_or_default()));
+            out.insert("type".into(), json!("text"));
+            // A reply's citations, read back as the Messages API's.
+            if from_anthropic && let Some(list) = o.get("annotations").and_then(Value::as_array) {
+                out.insert(
+                    "citations".into(),
+                    Value::Array(list.iter().map(citation).collect()),
+                );
+            }
+            Value::Object(out)
+        }
         // The Messages API takes no refusal.
         "refusal" => return None,
         // Read as the provider's `tool_use` block (the message's tool call of that id wins).
-        "tool_call" => json!({
-            "type": "tool_use",
-            "name": o.get("name").cloned().unwrap_or_else(|| json!("")),
-            "input": o.get("args").cloned().unwrap_or_else(|| json!({})),
-            "id": o.get("id").cloned().unwrap_or_else(|| json!("")),
-        }),
+        "tool_call" => {
+            let mut out = json!({
+                "type": "tool_use",
+                "name": o.get("name").cloned().unwrap_or_else(|| json!("")),
+                "input": o.get("args").cloned().unwrap_or_else(|| json!({})),
+                "id": o.get("id").cloned().unwrap_or_else(|| json!("")),
+            });
+            for key in ["caller", "toolset_name"] {
+                if let (Some(v), Value::Object(m)) = (extra(o, key), &mut out) {
+                    m.insert(key.into(), v.clone());
+                }
+            }
+            out
+        }
         "tool_call_chunk" => {
             let input = match o.get("args") {
                 Some(Value::String(s)) => serde_json::from_str::<Value>(if s.is_empty() {
@@ -78,33 +90,176 @@ pub(super) fn to_anthropic(block: &Value, from_anthropic: bool) -> Option<Value>
                 out.insert("thinking".into(), r.clone());
             }
             out.insert("type".into(), json!("thinking"));
-            if let Some(sig) = extra(o, "signature").filter(|s| is_truthy(s)) {
+            if let Some(sig) = extra(o, "signature").filter(|s| truthy(s)) {
                 out.insert("signature".into(), sig.clone());
             }
             Value::Object(out)
         }
+        "server_tool_call" if from_anthropic => server_tool_use(o),
+        "server_tool_result" if from_anthropic => server_tool_result(o),
         // A provider block LangChain has no standard block for, kept whole.
         "non_standard" if from_anthropic && o.contains_key("value") => o["value"].clone(),
         _ => block.clone(),
     })
 }
 
-fn is_truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-        Value::Number(n) => n.as_f64() != Some(0.0),
+/// A server tool's call as the `server_tool_use` (`mcp_tool_use`) block it was read from,
+/// in the key order the API streams it (LangChain writes the SDK's; the next request's
+/// bytes then match the native client's own reply).
+fn server_tool_use(o: &Map<String, Value>) -> Value {
+    let name = str_of(o, "name");
+    let mut out = Map::new();
+    let kind = if name == Some("remote_mcp") {
+        "mcp_tool_use"
+    } else {
+        "server_tool_use"
+    };
+    out.insert("type".into(), json!(kind));
+    if let Some(id) = o.get("id") {
+        out.insert("id".into(), id.clone());
     }
+    match name {
+        Some("code_interpreter") => {
+            out.insert("name".into(), json!("code_execution"));
+        }
+        Some("remote_mcp") => {
+            for (from, to) in [("tool_name", "name"), ("server_name", "server_name")] {
+                if let Some(v) = extra(o, from) {
+                    out.insert(to.into(), v.clone());
+                }
+            }
+        }
+        _ => {
+            out.insert(
+                "name".into(),
+                o.get("name").cloned().unwrap_or_else(|| json!("")),
+            );
+        }
+    }
+    match extra(o, "partial_json").filter(|p| truthy(p)) {
+        Some(partial) => {
+            out.insert("input".into(), json!({}));
+            out.insert("partial_json".into(), partial.clone());
+        }
+        None => {
+            out.insert(
+                "input".into(),
+                o.get("args").cloned().unwrap_or_else(|| json!({})),
+            );
+        }
+    }
+    Value::Object(out)
+}
+
+/// A server tool's result as the result block it was read from (its type kept in extras),
+/// in the API's key order.
+fn server_tool_result(o: &Map<String, Value>) -> Value {
+    let kind = extra(o, "block_type").and_then(Value::as_str).unwrap_or("");
+    let mut out = Map::new();
+    out.insert("type".into(), json!(kind));
+    if let Some(id) = o.get("tool_call_id") {
+        out.insert("tool_use_id".into(), id.clone());
+    }
+    if let Some(output) = o.get("output") {
+        out.insert("content".into(), output.clone());
+    }
+    if kind == "mcp_tool_result" {
+        out.insert("is_error".into(), json!(str_of(o, "status") == Some("error")));
+    }
+    Value::Object(out)
+}
+
+/// A v1 annotation as the Messages API citation it was read from, by the fields only that
+/// kind of citation has.
+fn citation(a: &Value) -> Value {
+    let Value::Object(o) = a else {
+        return a.clone();
+    };
+    match str_of(o, "type") {
+        Some("non_standard_annotation") => return o.get("value").cloned().unwrap_or(Value::Null),
+        Some("citation") => {}
+        _ => return a.clone(),
+    }
+    let extras: Vec<(&String, &Value)> = o
+        .get("extras")
+        .and_then(Value::as_object)
+        .map(|e| e.iter().collect())
+        .unwrap_or_default();
+    let has = |k: &str| extras.iter().any(|(key, _)| key.as_str() == k);
+    let cited = o.get("cited_text").filter(|c| truthy(c));
+    let title = o.get("title");
+    let mut out = Map::new();
+    let put_extras = |out: &mut Map<String, Value>, keep_first: bool| {
+        for (k, v) in &extras {
+            if !(keep_first && out.contains_key(k.as_str())) {
+                out.insert((*k).clone(), (*v).clone());
+            }
+        }
+    };
+    if o.contains_key("url") {
+        if let Some(c) = cited {
+            out.insert("cited_text".into(), c.clone());
+        }
+        if let Some(e) = extra(o, "encrypted_index") {
+            out.insert("encrypted_index".into(), e.clone());
+        }
+        if let Some(t) = title {
+            out.insert("title".into(), t.clone());
+        }
+        out.insert("type".into(), json!("web_search_result_location"));
+        out.insert("url".into(), o["url"].clone());
+        put_extras(&mut out, true);
+    } else if has("start_char_index") {
+        out.insert("type".into(), json!("char_location"));
+        if let Some(c) = cited {
+            out.insert("cited_text".into(), c.clone());
+        }
+        if let Some(t) = title.filter(|t| truthy(t)) {
+            out.insert("document_title".into(), t.clone());
+        }
+        put_extras(&mut out, false);
+        out.sort_keys();
+    } else if has("search_result_index") {
+        out.insert("type".into(), json!("search_result_location"));
+        if let Some(c) = cited {
+            out.insert("cited_text".into(), c.clone());
+        }
+        if let Some(t) = title.filter(|t| truthy(t)) {
+            out.insert("title".into(), t.clone());
+        }
+        put_extras(&mut out, false);
+    } else if has("start_block_index") {
+        if let Some(c) = cited {
+            out.insert("cited_text".into(), c.clone());
+        }
+        if let Some(d) = extra(o, "document_index") {
+            out.insert("document_index".into(), d.clone());
+        }
+        if let Some(t) = title {
+            out.insert("document_title".into(), t.clone());
+        }
+        put_extras(&mut out, true);
+        out.insert("type".into(), json!("content_block_location"));
+    } else if has("start_page_number") {
+        out.insert("type".into(), json!("page_location"));
+        if let Some(c) = cited {
+            out.insert("cited_text".into(), c.clone());
+        }
+        if let Some(t) = title.filter(|t| truthy(t)) {
+            out.insert("document_title".into(), t.clone());
+        }
+        put_extras(&mut out, false);
+    } else {
+        return a.clone();
+    }
+    Value::Object(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::messages::assistant_content;
     use super::*;
-    use crate::messages::{Content, ToolCall};
+    use crate::messages::{AiMessage, Content, ToolCall};
 
     fn message(content: Value, v1: bool) -> AiMessage {
         let mut meta = Map::new();

@@ -178,6 +178,12 @@ fn chat_invalid_call(call: &Value) -> Value {
 /// An AI message's content for Chat Completions (`_convert_from_v1_to_chat_completions`):
 /// text blocks lose their annotations, reasoning and tool-call blocks go.
 fn chat_ai_content(m: &AiMessage) -> Value {
+    // A v1 reply of Chat Completions: the text it was made of.
+    if let Content::Blocks(blocks) = &m.content
+        && let Some(text) = super::v1_blocks::chat_reply_text(m, blocks)
+    {
+        return json!(text);
+    }
     match &m.content {
         Content::Text(s) => json!(s),
         Content::Blocks(blocks) => Value::Array(

@@ -13,6 +13,7 @@ mod response_format;
 mod responses;
 mod responses_input;
 mod responses_stream;
+mod v1_blocks;
 
 use std::sync::Arc;
 
@@ -264,6 +265,10 @@ impl ChatModel for OpenAiChat {
     fn mid_conversation_tools(&self) -> bool {
         self.config.api == OpenAiApi::Responses
             && profiles::mid_conversation_tools(&self.config.model)
+    }
+
+    fn reads_v1_replies(&self) -> bool {
+        true
     }
 
     fn invoke(

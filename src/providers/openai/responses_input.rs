@@ -180,6 +180,13 @@ fn responses_ai(m: &AiMessage, store: Option<bool>, out: &mut Vec<Value>, seen: 
             }
         }
         Content::Blocks(blocks) => {
+            let read;
+            let blocks = if crate::providers::is_v1_reply(m) {
+                read = super::v1_blocks::responses_blocks(m, blocks);
+                &read
+            } else {
+                blocks
+            };
             for b in blocks {
                 match block_type(b) {
                     Some(t @ ("text" | "output_text" | "refusal")) => {
