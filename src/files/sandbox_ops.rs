@@ -104,6 +104,11 @@ pub async fn write<S: Sandbox>(s: &S, path: &str, content: &str) -> Done<Result<
     if let Err(error) = preflight(s, path).await? {
         return Ok(Err(error));
     }
+    upload_written(s, path, content).await
+}
+
+/// The upload half of `write`, for a subclass whose own `_write_preflight` ran already.
+pub async fn upload_written<S: Sandbox>(s: &S, path: &str, content: &str) -> Done<Result<(), String>, S::Error> {
     let files = vec![(path.to_owned(), content.as_bytes().to_vec())];
     let uploaded = s.upload(files).await.map_err(Failed::Sandbox)?;
     match uploaded.errors.first() {
@@ -116,19 +121,32 @@ pub async fn write<S: Sandbox>(s: &S, path: &str, content: &str) -> Done<Result<
     }
 }
 
+/// How `edit` sends its strings: as it chooses by their size, or one way as asked (a
+/// subclass's `_edit_inline` and `_edit_via_upload` reach these).
+#[derive(Clone, Copy)]
+pub enum EditWay {
+    Chosen,
+    Inline,
+    Upload,
+}
+
 /// `edit`: the occurrences replaced, or the error message. The file never leaves the
 /// sandbox; strings too large for one command go up as temp files first.
 pub async fn edit<S: Sandbox>(
     s: &S,
     path: &str,
-    old: &str,
-    new: &str,
+    (old, new): (&str, &str),
     replace_all: bool,
+    way: EditWay,
 ) -> Done<Result<Value, String>, S::Error> {
-    if old.is_empty() {
-        return Ok(Err(super::text::EMPTY_OLD_STRING_ERROR.to_owned()));
-    }
-    if old.len() + new.len() <= EDIT_INLINE_MAX_BYTES {
+    let inline = match way {
+        // Only `edit` itself refuses an empty string; its two ways leave that to the script.
+        EditWay::Chosen if old.is_empty() => return Ok(Err(super::text::EMPTY_OLD_STRING_ERROR.to_owned())),
+        EditWay::Chosen => old.len() + new.len() <= EDIT_INLINE_MAX_BYTES,
+        EditWay::Inline => true,
+        EditWay::Upload => false,
+    };
+    if inline {
         let ran = run(s, protocol::edit_inline_cmd(path, old, new, replace_all)).await?;
         let output = py_rstrip(&ran.output);
         return Ok(protocol::edit_outcome(protocol::edit_reply(output).as_ref(), output, path, old));
@@ -306,7 +324,7 @@ mod tests {
         s.uploads.lock().unwrap().push(vec![None, None]);
         s.replies.lock().unwrap().extend([("Killed".to_owned(), Some(137)), (String::new(), Some(1))]);
         let old = "x".repeat(EDIT_INLINE_MAX_BYTES);
-        let out = now(edit(&s, "/f", &old, "y", false));
+        let out = now(edit(&s, "/f", (&old, "y"), false, EditWay::Chosen));
         assert!(matches!(out, Ok(Err(ref e)) if e.ends_with("unexpected server response: Killed")));
         let asked = s.asked.lock().unwrap();
         assert_eq!(asked[0], "upload 2");

@@ -178,16 +178,24 @@ pub(crate) fn sandbox_preflight<'py>(
     })
 }
 
+/// `write`; with `preflight=False` only the upload, for a subclass that ran its own
+/// `_write_preflight` first.
 #[pyfunction]
+#[pyo3(signature = (sandbox, path, content, is_async, preflight=true))]
 pub(crate) fn sandbox_write<'py>(
     py: Python<'py>,
     sandbox: &Bound<'py, PyAny>,
     path: String,
     content: String,
     is_async: bool,
+    preflight: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let op = move |s: PyShell| async move {
-        let out = ops::write(&s, &path, &content).await?;
+        let out = if preflight {
+            ops::write(&s, &path, &content).await?
+        } else {
+            ops::upload_written(&s, &path, &content).await?
+        };
         Ok::<_, Failed<PyErr>>((out, path))
     };
     run(py, sandbox, is_async, op, |py, (out, path)| {
@@ -195,7 +203,10 @@ pub(crate) fn sandbox_write<'py>(
     })
 }
 
+/// `edit`; `way="inline"` or `"upload"` is `_edit_inline` or `_edit_via_upload`.
 #[pyfunction]
+#[pyo3(signature = (sandbox, path, old, new, replace_all, is_async, way=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn sandbox_edit<'py>(
     py: Python<'py>,
     sandbox: &Bound<'py, PyAny>,
@@ -204,9 +215,20 @@ pub(crate) fn sandbox_edit<'py>(
     new: String,
     replace_all: bool,
     is_async: bool,
+    way: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let way = match way {
+        None => ops::EditWay::Chosen,
+        Some("inline") => ops::EditWay::Inline,
+        Some("upload") => ops::EditWay::Upload,
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "way must be 'inline', 'upload' or None, not {other:?}"
+            )));
+        }
+    };
     let op = move |s: PyShell| async move {
-        let out = ops::edit(&s, &path, &old, &new, replace_all).await?;
+        let out = ops::edit(&s, &path, (&old, &new), replace_all, way).await?;
         Ok::<_, Failed<PyErr>>((out, path))
     };
     run(py, sandbox, is_async, op, |py, (out, path)| {

@@ -85,14 +85,20 @@ def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def fresh_root(tmp_path: Path) -> Path:
+    """An empty root at the same path for each implementation (so results compare as they are)."""
+    root = tmp_path / "root"
+    if root.exists():
+        subprocess.run(["rm", "-rf", str(root)], check=True)
+    root.mkdir()
+    return root
+
+
 def both(tmp_path: Path, scenario: Any, **kw: Any) -> dict[str, Any]:
     """``scenario(sandbox, root)`` per implementation, each in a root at the same path."""
     out = {}
     for impl in IMPLS:
-        root = tmp_path / "root"
-        if root.exists():
-            subprocess.run(["rm", "-rf", str(root)], check=True)
-        root.mkdir()
+        root = fresh_root(tmp_path)
         got = scenario(local_sandbox(impl, root, **kw), root)
         out[impl] = (got, tree(root))
     return out
@@ -305,3 +311,74 @@ def test_async_calls_run_in_the_callers_task(impl: str, tmp_path: Path) -> None:
     caller = asyncio.run(scenario())
     assert len(seen) == 6
     assert all(task is caller for task in seen)
+
+
+# --------------------------------------------------------------------------------------------
+# A subclass's own `_write_preflight`, `_edit_inline`, `_edit_via_upload` (and async twins)
+# --------------------------------------------------------------------------------------------
+
+OWN_WAYS = ("_write_preflight", "_edit_inline", "_edit_via_upload")
+
+
+def own_ways_sandbox(impl: str, root: Path, names: tuple[str, ...], calls: list[Any]) -> Any:
+    """The local sandbox with its own versions of `names` (each sync and async): they note
+    their arguments (long strings by length), refuse anything containing ``veto``, and else
+    call the base's method."""
+    local = type(local_sandbox(impl, root))
+    P = impl_api(impl).P
+
+    class OwnWays(local):  # type: ignore[misc, valid-type]
+        pass
+
+    def noted(name: str, args: tuple[Any, ...]) -> Any:
+        calls.append((name, *(len(a) if isinstance(a, str) and len(a) > 100 else a for a in args)))
+        if any("veto" in str(a) for a in args):
+            kind = P.WriteResult if "preflight" in name else P.EditResult
+            return kind(error="vetoed by the subclass")
+        return None
+
+    def own(name: str) -> tuple[Any, Any]:
+        aname = "_a" + name[1:]
+
+        def sync(self: Any, *args: Any) -> Any:
+            return noted(name, args) or getattr(super(OwnWays, self), name)(*args)
+
+        async def asynchronous(self: Any, *args: Any) -> Any:
+            return noted(aname, args) or await getattr(super(OwnWays, self), aname)(*args)
+
+        return sync, asynchronous
+
+    for name in names:
+        sync, asynchronous = own(name)
+        setattr(OwnWays, name, sync)
+        setattr(OwnWays, "_a" + name[1:], asynchronous)
+    return OwnWays()
+
+
+@pytest.mark.parametrize("names", [OWN_WAYS, ("_write_preflight",), ("_edit_inline",), ("_edit_via_upload",)])
+@pytest.mark.parametrize("mode", MODES)
+def test_own_write_and_edit_ways_are_used(names: tuple[str, ...], mode: str, tmp_path: Path) -> None:
+    """write and edit go through the subclass's methods, as deepagents' do, and take their results."""
+    big = "x" * 60_000
+
+    out = {}
+    for impl in IMPLS:
+        root = fresh_root(tmp_path)
+        calls: list[Any] = []
+        s = own_ways_sandbox(impl, root, names, calls)
+        f = f"{root}/dir/a.txt"
+        steps = [
+            call(s, mode, "write", f, f"one\ntwo\n{big}\n"),
+            call(s, mode, "write", f"{root}/veto/b.txt", "never"),
+            call(s, mode, "edit", f, "one", "uno"),
+            call(s, mode, "edit", f, "two", "veto"),
+            call(s, mode, "edit", f, big, "small"),
+            call(s, mode, "edit", f, "uno", "veto" + big),
+            call(s, mode, "edit", f, "", "x"),
+            call(s, mode, "read", f),
+        ]
+        out[impl] = (view(steps), calls, tree(root))
+    assert_same(out)
+    steps, calls, _ = out["deepagents"]
+    assert calls, "the subclass's methods were called"
+    assert "vetoed by the subclass" in str(steps)

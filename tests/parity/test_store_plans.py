@@ -279,3 +279,61 @@ def test_upload_kinds(content: Any) -> None:
         files = [("/first.txt", b"ok"), ("/x", content)]
         out[impl] = {"result": view(attempt(lambda b=backend, f=files: b.upload_files(f))), "log": store.log}
     assert out["deepagents_rs"] == out["deepagents"]
+
+
+# --------------------------------------------------------------------------------------------
+# A subclass's own `_search_store_paginated`
+# --------------------------------------------------------------------------------------------
+
+LISTING_OPS = [
+    ("ls", "/d"),
+    ("grep", "line 1", {"path": "/"}),
+    ("glob", "**/*.txt"),
+    ("delete", "/d/f3.txt"),
+    ("delete", "/d"),
+    ("ls", "/"),
+]
+
+
+def own_search_backend(impl: str, store: Any, which: tuple[str, ...], calls: list[Any]) -> Any:
+    """A StoreBackend subclass whose paging methods (those in `which`) note their arguments,
+    hide every ``f2`` file, and use page size 4 for the rest."""
+    base = impl_api(impl).StoreBackend
+
+    class OwnSearch(base):  # type: ignore[misc, valid-type]
+        if "sync" in which:
+
+            def _search_store_paginated(self, store: Any, namespace: Any, **kwargs: Any) -> Any:
+                calls.append(("sync", namespace, kwargs))
+                found = super()._search_store_paginated(store, namespace, page_size=4, **kwargs)
+                return [item for item in found if "f2" not in item.key]
+
+        if "async" in which:
+
+            async def _asearch_store_paginated(self, store: Any, namespace: Any, **kwargs: Any) -> Any:
+                calls.append(("async", namespace, kwargs))
+                found = await super()._asearch_store_paginated(store, namespace, page_size=4, **kwargs)
+                return [item for item in found if "f2" not in item.key]
+
+    return OwnSearch(store=store, namespace=lambda _rt: NS)
+
+
+@pytest.mark.parametrize("which", [("sync",), ("async",), ("sync", "async")])
+@pytest.mark.parametrize("mode", CALL_MODES)
+def test_own_search_store_paginated_is_used(which: tuple[str, ...], mode: str) -> None:
+    """ls, grep, glob and delete read the namespace through the subclass's method, as in
+    deepagents (async ls/grep/glob run the sync ones in a thread; adelete takes the async one)."""
+    out = {}
+    for impl in IMPLS:
+        store, calls = LoggingStore(), []
+        seed(store.inner, 12)
+        backend = own_search_backend(impl, store, which, calls)
+        results = run_ops(backend, mode, LISTING_OPS)
+        out[impl] = {"results": results, "calls": calls, "log": store.log, "store": store_items(store.inner)}
+    ref, ours = out["deepagents"], out["deepagents_rs"]
+    assert ours == ref
+    # Sync calls never reach an async-only override; every other case calls the subclass.
+    assert bool(ref["calls"]) == (mode == "async" or "sync" in which)
+    if "sync" in which:
+        assert all("f2" not in str(r) for r in ref["results"][:3]), "its result was used"
+        assert any(entry[2].get("limit") == 4 for entry in ref["log"]), "its paging reached the store"

@@ -244,10 +244,20 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         Returns:
             `WriteResult` with `path`, or `error`.
         """
+        if _overrides(self, "_write_preflight"):
+            failed = self._write_preflight(file_path)
+            if failed is not None:
+                return failed
+            return _core.sandbox_write(self, file_path, content, is_async=False, preflight=False)
         return _core.sandbox_write(self, file_path, content, is_async=False)
 
     async def awrite(self, file_path: str, content: str) -> WriteResult:
         """`write` through `aexecute` and `aupload_files`."""
+        if _overrides(self, "_awrite_preflight"):
+            failed = await self._awrite_preflight(file_path)
+            if failed is not None:
+                return failed
+            return await _stepped(_core.sandbox_write(self, file_path, content, is_async=True, preflight=False))
         return await _stepped(_core.sandbox_write(self, file_path, content, is_async=True))
 
     def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
@@ -270,11 +280,39 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         Returns:
             `EditResult` with `path` and `occurrences`, or `error`.
         """
+        way = _edit_way(self, old_string, new_string, "_edit_inline", "_edit_via_upload")
+        if way is not None:
+            return getattr(self, way)(file_path, old_string, new_string, replace_all)
         return _core.sandbox_edit(self, file_path, old_string, new_string, replace_all, is_async=False)
 
     async def aedit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> EditResult:
         """`edit` through `aexecute` and `aupload_files`."""
+        way = _edit_way(self, old_string, new_string, "_aedit_inline", "_aedit_via_upload")
+        if way is not None:
+            return await getattr(self, way)(file_path, old_string, new_string, replace_all)
         return await _stepped(_core.sandbox_edit(self, file_path, old_string, new_string, replace_all, is_async=True))
+
+    def _edit_inline(self, file_path: str, old_string: str, new_string: str, replace_all: bool) -> EditResult:
+        """The replacement as one command through `execute()`, both strings inside it."""
+        return _core.sandbox_edit(self, file_path, old_string, new_string, replace_all, is_async=False, way="inline")
+
+    async def _aedit_inline(self, file_path: str, old_string: str, new_string: str, replace_all: bool) -> EditResult:
+        """`_edit_inline` through `aexecute`."""
+        return await _stepped(
+            _core.sandbox_edit(self, file_path, old_string, new_string, replace_all, is_async=True, way="inline")
+        )
+
+    def _edit_via_upload(self, file_path: str, old_string: str, new_string: str, replace_all: bool) -> EditResult:
+        """The strings uploaded as temp files, then replaced in place by a script; the file stays in the sandbox."""
+        return _core.sandbox_edit(self, file_path, old_string, new_string, replace_all, is_async=False, way="upload")
+
+    async def _aedit_via_upload(
+        self, file_path: str, old_string: str, new_string: str, replace_all: bool
+    ) -> EditResult:
+        """`_edit_via_upload` through `aexecute` and `aupload_files`."""
+        return await _stepped(
+            _core.sandbox_edit(self, file_path, old_string, new_string, replace_all, is_async=True, way="upload")
+        )
 
     def delete(self, file_path: str) -> DeleteResult:
         """Remove a file, or a folder with everything in it, with `rm -rf` in the sandbox.
@@ -333,6 +371,20 @@ class BaseSandbox(SandboxBackendProtocol, ABC):
         The script's own time budget covers only its walk; a stuck sandbox needs this bound.
         """
         return await _stepped(_core.sandbox_glob(self, pattern, path, is_async=True, seconds=ASYNC_GLOB_TIMEOUT))
+
+
+def _overrides(sandbox: BaseSandbox, name: str) -> bool:
+    """Whether the subclass has its own `name`; only then does the operation go through it,
+    as deepagents' does, and otherwise the core runs the whole operation in one go."""
+    return getattr(type(sandbox), name) is not getattr(BaseSandbox, name)
+
+
+def _edit_way(sandbox: BaseSandbox, old: str, new: str, inline: str, upload: str) -> str | None:
+    """The method `edit` goes through when the subclass overrides either way, else `None`
+    (the core chooses). An empty `old` is the core's error either way."""
+    if not old or not (_overrides(sandbox, inline) or _overrides(sandbox, upload)):
+        return None
+    return inline if len(old.encode("utf-8")) + len(new.encode("utf-8")) <= _EDIT_INLINE_MAX_BYTES else upload
 
 
 async def _stepped(task: Any) -> Any:

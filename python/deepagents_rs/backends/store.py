@@ -60,20 +60,35 @@ _Namespace = tuple[str, ...]
 _validate_namespace = _core.store_validate_namespace
 
 
-def _run(store: BaseStore, plan: Any) -> Any:
-    """Carry `plan` out with the store's sync methods."""
+def _overrides(backend: StoreBackend, name: str) -> bool:
+    """Whether a subclass has its own `name`, which the operations must then go through."""
+    return getattr(type(backend), name) is not getattr(StoreBackend, name)
+
+
+def _run(store: BaseStore, plan: Any, items: list[Item] | None = None) -> Any:
+    """Carry `plan` out with the store's sync methods.
+
+    Given `items` (what a subclass's `_search_store_paginated` found), they answer the plan's
+    first `search` page and an empty page any further one, which ends its paging.
+    """
     method, args, kwargs = plan.send(None)
     while method is not None:
-        reply = getattr(store, method)(*args, **(kwargs or {}))
+        if method == "search" and items is not None:
+            reply, items = items, []
+        else:
+            reply = getattr(store, method)(*args, **(kwargs or {}))
         method, args, kwargs = plan.send(reply)
     return args
 
 
-async def _arun(store: BaseStore, plan: Any) -> Any:
-    """Carry `plan` out with the store's async methods (`aget`, `aput`, `asearch`, `abatch`)."""
+async def _arun(store: BaseStore, plan: Any, items: list[Item] | None = None) -> Any:
+    """`_run` with the store's async methods (`aget`, `aput`, `asearch`, `abatch`)."""
     method, args, kwargs = plan.send(None)
     while method is not None:
-        reply = await getattr(store, f"a{method}")(*args, **(kwargs or {}))
+        if method == "search" and items is not None:
+            reply, items = items, []
+        else:
+            reply = await getattr(store, f"a{method}")(*args, **(kwargs or {}))
         method, args, kwargs = plan.send(reply)
     return args
 
@@ -132,6 +147,28 @@ class StoreBackend(protocol.BackendProtocol):
         store = self._get_store()
         return store, make(self._get_namespace(), *args)
 
+    def _run_listing(self, make: Callable[..., Any], *args: Any) -> Any:
+        """`_run` for an operation that reads the whole namespace (ls, grep, glob, delete).
+
+        A subclass's own `_search_store_paginated` supplies the items, as in deepagents;
+        without one the plan pages through `store.search` itself.
+        """
+        store = self._get_store()
+        namespace = self._get_namespace()
+        plan = make(namespace, *args)
+        if _overrides(self, "_search_store_paginated"):
+            return _run(store, plan, list(self._search_store_paginated(store, namespace)))
+        return _run(store, plan)
+
+    async def _arun_listing(self, make: Callable[..., Any], *args: Any) -> Any:
+        """`_run_listing` with the store's async API and `_asearch_store_paginated`."""
+        store = self._get_store()
+        namespace = self._get_namespace()
+        plan = make(namespace, *args)
+        if _overrides(self, "_asearch_store_paginated"):
+            return await _arun(store, plan, list(await self._asearch_store_paginated(store, namespace)))
+        return await _arun(store, plan)
+
     def _search_store_paginated(
         self,
         store: BaseStore,
@@ -162,7 +199,7 @@ class StoreBackend(protocol.BackendProtocol):
         The whole namespace is fetched and filtered here rather than relying on
         store-specific filter semantics; items without content are left out.
         """
-        return _run(*self._plan(_core.StorePlan.ls, path))
+        return self._run_listing(_core.StorePlan.ls, path)
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> protocol.ReadResult:
         """The raw lines `offset` to `offset + limit` of a text file, or a whole media file."""
@@ -192,21 +229,21 @@ class StoreBackend(protocol.BackendProtocol):
 
     def delete(self, file_path: str) -> protocol.DeleteResult:
         """Remove a file, or a directory with everything below it; wildcards in `file_path` are literal."""
-        return _run(*self._plan(_core.StorePlan.delete, file_path))
+        return self._run_listing(_core.StorePlan.delete, file_path)
 
     async def adelete(self, file_path: str) -> protocol.DeleteResult:
         """`delete` through the store's async API."""
-        return await _arun(*self._plan(_core.StorePlan.delete, file_path))
+        return await self._arun_listing(_core.StorePlan.delete, file_path)
 
     def grep(
         self, pattern: str, path: str | None = None, glob: str | None = None, *, max_count: int | None = None
     ) -> protocol.GrepResult:
         """Literal-text search of the stored files under `path`."""
-        return _run(*self._plan(_core.StorePlan.grep, pattern, path, glob, max_count))
+        return self._run_listing(_core.StorePlan.grep, pattern, path, glob, max_count)
 
     def glob(self, pattern: str, path: str | None = None) -> protocol.GlobResult:
         """The stored files matching `pattern` (see `BackendProtocol.glob`); a refused pattern is an error result."""
-        return _run(*self._plan(_core.StorePlan.glob, pattern, path))
+        return self._run_listing(_core.StorePlan.glob, pattern, path)
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[protocol.FileUploadResponse]:
         """Store raw bytes, one `put` per file: UTF-8 text as such, anything else base64-encoded."""
