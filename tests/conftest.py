@@ -3,7 +3,9 @@ as a user would point the SDK at a proxy."""
 
 from __future__ import annotations
 
+import gc
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,26 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from sim.anthropic import SimAnthropic
 from sim.openai import SimOpenAI
+
+
+@pytest.fixture(autouse=True)
+def _no_openai_http_client_across_tests() -> Iterator[None]:
+    """langchain_openai caches its httpx clients per base URL for the whole process. A test
+    whose ``ChatOpenAI`` ran under ``asyncio.run`` leaves connections bound to that (then
+    closed) loop in the cached async client; a later test whose simulated server got the same
+    port reused them ("Event loop is closed" on the deepagents side), or had them collected
+    in the middle of its run ("unclosed transport"). So the cache is emptied after each test
+    that filled it, and what it held is collected here, quietly."""
+    yield
+    utils = sys.modules.get("langchain_openai.chat_models._client_utils")
+    cached = getattr(utils, "_cached_async_httpx_client", None)
+    if cached is None or cached.cache_info().currsize == 0:
+        return
+    cached.cache_clear()
+    utils._cached_sync_httpx_client.cache_clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
 
 
 @pytest.fixture
