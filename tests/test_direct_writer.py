@@ -269,32 +269,6 @@ def test_a_subagent_call_writes_what_langgraphs_runner_writes(direct: Any) -> No
     assert_same(both_ways(direct, InMemorySaver, run))
 
 
-def test_two_subagents_of_one_step_write_what_langgraphs_runner_writes(direct: Any) -> None:
-    """A step of two `task` calls: LangGraph's runner runs its tasks side by side, and the
-    writer hands such a step to it (run inline, the second subagent's graph started late and
-    its steps were made without their checkpoint map)."""
-    from langchain_core.messages import AIMessage
-
-    def run(saver: Any) -> Any:
-        def sub(name: str) -> dict:
-            model = ScriptedChatModel([ai_tool_calls(("my_tool", {"x": 1}, f"call_{name}")), AIMessage(f"{name} done")])
-            return {"name": name, "description": name, "system_prompt": name, "model": model, "tools": [my_tool]}
-
-        main = ScriptedChatModel(
-            [
-                ai_tool_calls(
-                    ("task", {"description": "a", "subagent_type": "s1"}, "call_A"),
-                    ("task", {"description": "b", "subagent_type": "s2"}, "call_B"),
-                ),
-                "done",
-            ]
-        )
-        agent = deepagents_rs.create_deep_agent(model=main, subagents=[sub("s1"), sub("s2")], checkpointer=saver)
-        return agent.invoke({"messages": [("user", "go")]}, THREAD)
-
-    assert_same(both_ways(direct, InMemorySaver, run))
-
-
 def test_a_failing_tool_is_recorded_as_langgraphs_runner_records_it(direct: Any) -> None:
     from langchain_core.tools import tool
 
