@@ -157,7 +157,7 @@ def step_place(
     configurable: dict, namespace: list[str], step: int, patience: float | None = None
 ) -> tuple[list[str], dict | None]:
     """The namespace of a run's tasks at ``step`` and the checkpoint map they run from, as the
-    thread graph following the run has them (see ``_thread_feed.TaskConfigs``): a subagent's
+    thread graph following the run has them (see ``_graph_task_configs.TaskConfigs``): a subagent's
     namespace is its `task` call's task's there, not the core's. ``(namespace, None)`` when no
     graph follows the run or it did not start the step within ``patience`` seconds."""
     tasks = configurable.get(TASKS_KEY)

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ._graph_task_configs import TaskConfigs
 from ._task_namespaces import TaskNamespaces
 from ._task_turns import TaskTurns, turn_of
 
@@ -23,88 +24,6 @@ if TYPE_CHECKING:
     import asyncio
 
 _END = "__end__"
-
-
-class TaskConfigs:
-    """The configs of the `tools` tasks that run `task` calls of compiled subagents, by call:
-    the core calls a compiled subagent (a LangGraph graph, usually) ahead of the thread graph,
-    and waits here for its task, so the subagent runs as a subgraph of that task (its
-    checkpoints under the task's namespace, its interrupts resumed from them), as in
-    deepagents, where the `task` tool hands the subagent its task's config."""
-
-    def __init__(self) -> None:
-        self._configs: dict[str, dict] = {}
-        self._ready = threading.Condition()
-        self._waiting: dict[str, asyncio.Event] = {}
-        #: The checkpoint map of each step's tasks (the checkpoint the step runs from), for
-        #: the tasks the core runs itself (`_task_config`).
-        self._steps: dict[int, dict] = {}
-        #: The same for the graphs following subagents, by the core's namespace of the
-        #: subagent and its step, with the subagent's namespace in the agent's graph.
-        self._subgraph_steps: dict[tuple, tuple[list[str], dict]] = {}
-
-    def step_started(self, config: dict) -> None:
-        step = (config.get("metadata") or {}).get("langgraph_step")
-        checkpoints = (config.get("configurable") or {}).get("checkpoint_map")
-        if isinstance(step, int) and checkpoints is not None:
-            with self._ready:
-                self._steps[step] = dict(checkpoints)
-                self._ready.notify_all()
-
-    def subgraph_step_started(self, core_ns: tuple, config: dict) -> None:
-        """A task of the graph following the subagent the core runs under ``core_ns`` (its
-        own namespace segments) started: its step's checkpoint map, and the namespace the
-        subagent has as that graph's (its `task` call's task's, not the core's)."""
-        step = (config.get("metadata") or {}).get("langgraph_step")
-        configurable = config.get("configurable") or {}
-        checkpoints = configurable.get("checkpoint_map")
-        task_ns = str(configurable.get("checkpoint_ns") or "")
-        if isinstance(step, int) and checkpoints is not None and "|" in task_ns:
-            with self._ready:
-                self._subgraph_steps[(tuple(core_ns), step)] = (task_ns.split("|")[:-1], dict(checkpoints))
-                self._ready.notify_all()
-
-    def subgraph_step(self, core_ns: tuple, step: int, timeout: float) -> tuple[list[str], dict] | None:
-        """``(namespace, checkpoint map)`` of the followed subagent's ``step`` (see
-        ``subgraph_step_started``), waiting up to ``timeout`` seconds for its graph to start
-        that step: it follows the core a little behind, and starts only once the agent's
-        graph has started the `task` call's task."""
-        key = (tuple(core_ns), step)
-        with self._ready:
-            self._ready.wait_for(lambda: key in self._subgraph_steps, timeout)
-            return self._subgraph_steps.get(key)
-
-    def step_checkpoints(self, step: int, timeout: float) -> dict | None:
-        """The checkpoint map of ``step``'s tasks, waiting up to ``timeout`` seconds for the
-        graph to start that step (it follows the core a little behind)."""
-        with self._ready:
-            self._ready.wait_for(lambda: step in self._steps, timeout)
-            return self._steps.get(step)
-
-    def put(self, call_id: str, config: dict) -> None:
-        with self._ready:
-            self._configs[call_id] = config
-            self._ready.notify_all()
-        event = self._waiting.pop(call_id, None)
-        if event is not None:
-            event.set()
-
-    def wait(self, call_id: str, timeout: float = 60.0) -> dict | None:
-        """The task's config once its task runs (``None`` if it never does)."""
-        with self._ready:
-            self._ready.wait_for(lambda: call_id in self._configs, timeout)
-            return self._configs.get(call_id)
-
-    async def await_(self, call_id: str, timeout: float = 60.0) -> dict | None:
-        import asyncio
-
-        if call_id not in self._configs:
-            event = self._waiting.setdefault(call_id, asyncio.Event())
-            try:
-                await asyncio.wait_for(event.wait(), timeout)
-            except TimeoutError:
-                return None
-        return self._configs.get(call_id)
 
 
 class LateSubagents:
@@ -181,10 +100,15 @@ class Feed:
         #: The followed subagents' namespaces, as their tasks' (see `TaskNamespaces`).
         self.namespaces = TaskNamespaces()
         self._ended = False
-        self._lock = threading.Lock()
-        self._alock: asyncio.Lock | None = None
+        #: Guards what the core's stream brought (`_accept`); released while a task waits for
+        #: the core's next item (see `_pull`). A plain lock: `_pull` releases it once.
+        self._lock = threading.Condition(threading.Lock())
+        self._alock: asyncio.Condition | None = None
+        #: Whether a task is waiting for the core's next item (one at a time; `_pull`).
+        self._reading = False
+        self._areading = False
         #: Held only while the run starts: a task handing over a subagent must not wait for
-        #: `_lock`, which the task reading the stream holds while it waits.
+        #: `_lock`, which the task starting the run holds meanwhile (`take_in`).
         self._begin_lock = threading.Lock()
         self._abegin_lock: asyncio.Lock | None = None
         #: The agent graph's steps whose tasks have started, and the core's node boundaries
@@ -263,32 +187,65 @@ class Feed:
                     self._forward(item)
 
     def _pull(self) -> bool:
+        """Reads the core's next item, the caller holding `_lock`; whether more may come.
+
+        One task reads at a time, and it waits for the core with `_lock` released: what a
+        sibling task looks for may have arrived already (its subagent's start, its write),
+        and the core's next item may wait for that sibling (a subagent's node asks for its
+        step's checkpoint, which its graph's task names only once it has its previous
+        write). A task finding another reading waits for that one's item instead."""
         if self._ended:
             return False
+        if self._reading:
+            self._lock.wait()
+            return True
+        self._reading = True
+        self._lock.release()
         try:
-            item = next(self._events)
-        except StopIteration:
-            self._ended = True
-            return False
-        except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
-            self._error, self._ended = exc, True
-            return False
-        self._accept(item)
-        return True
+            try:
+                read: tuple[str, Any] = ("item", next(self._events))
+            except StopIteration:
+                read = ("end", None)
+            except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
+                read = ("error", exc)
+        finally:
+            self._lock.acquire()
+            self._reading = False
+            self._lock.notify_all()
+        return self._took(*read)
 
     async def _apull(self) -> bool:
+        """`_pull` under `astream`, the caller holding the async `_lock`."""
         if self._ended:
             return False
+        lock = self._async_lock()
+        if self._areading:
+            await lock.wait()
+            return True
+        self._areading = True
+        lock.release()
         try:
-            item = await self._events.__anext__()
-        except StopAsyncIteration:
-            self._ended = True
-            return False
-        except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
-            self._error, self._ended = exc, True
-            return False
-        self._accept(item)
-        return True
+            try:
+                read: tuple[str, Any] = ("item", await self._events.__anext__())
+            except StopAsyncIteration:
+                read = ("end", None)
+            except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
+                read = ("error", exc)
+        finally:
+            await lock.acquire()
+            self._areading = False
+            lock.notify_all()
+        return self._took(*read)
+
+    def _took(self, kind: str, value: Any) -> bool:
+        """What a read brought: an item, the stream's end or the run's failure."""
+        if kind == "item":
+            self._accept(value)
+            return True
+        if kind == "error":
+            self._error = value
+        self._ended = True
+        return False
 
     # -- what a node asks
 
@@ -408,11 +365,11 @@ class Feed:
         finally:
             await self.turns.atook(turn)
 
-    def _async_lock(self) -> asyncio.Lock:
+    def _async_lock(self) -> asyncio.Condition:
         import asyncio
 
         if self._alock is None:
-            self._alock = asyncio.Lock()
+            self._alock = asyncio.Condition()
         return self._alock
 
     # -- the subagents the core starts
@@ -488,8 +445,8 @@ class Feed:
             self._hand_over(subagent)
 
     def _hand_over(self, subagent: tuple) -> None:
-        # Without the feed's lock: the task reading the core's stream holds it while it
-        # waits, maybe for this very subagent.
+        # Without the feed's lock: the task starting the run holds it meanwhile, and the
+        # run may wait for this very subagent.
         if self._late is None:
             raise RuntimeError("deepagents_rs: a subagent resumed in a run that cannot take it (a bug)")
         self._late.hand_over(self._events, subagent)
@@ -511,15 +468,17 @@ class Feed:
     def drain(self) -> None:
         """Reads what is left of the core's stream (the run's last items)."""
         if self._events is not None:
-            while self._pull():
-                pass
+            with self._lock:
+                while self._pull():
+                    pass
         self._release()
         self._raise_unraised()
 
     async def adrain(self) -> None:
         if self._events is not None:
-            while await self._apull():
-                pass
+            async with self._async_lock():
+                while await self._apull():
+                    pass
         self._release()
         self._raise_unraised()
 
