@@ -48,6 +48,7 @@ def make_local_sandbox(a: SimpleNamespace, root: Path, *, capture_offload: bool 
         def __init__(self) -> None:
             self.root = root
             self.commands: list[str] = []
+            self.uploaded: list[str] = []
 
         @property
         def id(self) -> str:
@@ -71,6 +72,7 @@ def make_local_sandbox(a: SimpleNamespace, root: Path, *, capture_offload: bool 
         def upload_files(self, files: list[tuple[str, bytes]]) -> list[Any]:
             out = []
             for path, data in files:
+                self.uploaded.append(path)
                 try:
                     p = Path(path)
                     p.parent.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ boundary, pagination metadata and byte caps, refused patterns, symlinks out of t
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -28,9 +29,12 @@ AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 needs_permissions = pytest.mark.skipif(AS_ROOT, reason="chmod 000 does not deny access to root")
 
 
-def run_ops(tree: Tree, ops: list[tuple[Any, ...]], mode: str, *, before: Any = None) -> dict[str, Any]:
+def run_ops(
+    tree: Tree, ops: list[tuple[Any, ...]], mode: str, *, before: Any = None, boxes: list | None = None
+) -> dict[str, Any]:
     """Each ``(label, method, *args)`` on a local sandbox over a fresh ``tree``; the results
-    by label, the tree left behind under ``"<tree>"``."""
+    by label, the tree left behind under ``"<tree>"``; each implementation's sandbox added to
+    ``boxes``."""
     root = tree.root
 
     def scenario(a: SimpleNamespace, call: Call) -> dict[str, Any]:
@@ -38,6 +42,8 @@ def run_ops(tree: Tree, ops: list[tuple[Any, ...]], mode: str, *, before: Any = 
         if before is not None:
             before(root)
         box = make_local_sandbox(a, root)
+        if boxes is not None:
+            boxes.append(box)
         out: dict[str, Any] = {}
         try:
             for label, method, *args in ops:
@@ -185,14 +191,21 @@ EDIT_OPS = [
 ]
 
 
-def _temp_files() -> set[str]:
-    return {p.name for p in Path("/tmp").glob(".deepagents_edit_*")}
+#: The upload edit path's temp files (deepagents names them in the sandbox's ``/tmp``).
+_TEMP_FILE = re.compile(r"/tmp/\.deepagents_edit_\w+")
+
+
+def _temp_files(boxes: list) -> set[str]:
+    """The temp files ``boxes`` were asked to make or touch: only this test's (``/tmp`` is
+    shared with other processes running the same scripts)."""
+    return {m for box in boxes for text in [*box.uploaded, *box.commands] for m in _TEMP_FILE.findall(text)}
 
 
 @pytest.mark.parametrize("mode", CALL_MODES)
 def test_edit_write_delete_ls(mode: str, tmp_path: Path) -> None:
-    temps = _temp_files()
-    ref = run_ops(Tree(tmp_path / "root", EDIT_FILES, links={"dangling": "/nonexistent/target"}), EDIT_OPS, mode)
+    boxes: list = []
+    tree = Tree(tmp_path / "root", EDIT_FILES, links={"dangling": "/nonexistent/target"})
+    ref = run_ops(tree, EDIT_OPS, mode, boxes=boxes)
     disk = ref["<tree>"]
     assert "multiple times" in ref["ambiguous"]["error"].lower() and ref["all"]["occurrences"] == 2
     assert ref["braces"]["occurrences"] == 1 and "not found" in ref["absent"]["error"]
@@ -208,7 +221,11 @@ def test_edit_write_delete_ls(mode: str, tmp_path: Path) -> None:
     assert "not_a_directory" in ref["ls_file"]["error"]
     assert "hello.txt" not in disk and "dir/sub" not in disk and "dir/keep.txt" in disk
     assert "not found" in ref["delete_missing"]["error"] and "dangling" not in disk
-    assert _temp_files() == temps, "temp files of the upload edit path were left in /tmp"
+    temps = _temp_files(boxes)
+    # Both implementations took the upload path (an old and a new file per large edit).
+    assert len(boxes) == 2 and all(_temp_files([box]) for box in boxes), temps
+    left = sorted(t for t in temps if Path(t).exists())
+    assert not left, f"temp files of the upload edit path were left in /tmp: {left}"
 
 
 @needs_permissions
