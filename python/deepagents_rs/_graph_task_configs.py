@@ -29,6 +29,15 @@ class TaskConfigs:
         #: The same for the graphs following subagents, by the core's namespace of the
         #: subagent and its step, with the subagent's namespace in the agent's graph.
         self._subgraph_steps: dict[tuple, tuple[list[str], dict]] = {}
+        #: Whether the graph's run is over: it starts no step any more.
+        self._over = False
+
+    def over(self) -> None:
+        """The graph's run is over (ended, failed or stopped): whoever waits for a step of
+        it stops waiting."""
+        with self._ready:
+            self._over = True
+            self._ready.notify_all()
 
     def step_started(self, config: dict) -> None:
         step = (config.get("metadata") or {}).get("langgraph_step")
@@ -58,14 +67,15 @@ class TaskConfigs:
         graph has started the `task` call's task."""
         key = (tuple(core_ns), step)
         with self._ready:
-            self._ready.wait_for(lambda: key in self._subgraph_steps, timeout)
+            self._ready.wait_for(lambda: key in self._subgraph_steps or self._over, timeout)
             return self._subgraph_steps.get(key)
 
     def step_checkpoints(self, step: int, timeout: float) -> dict | None:
-        """The checkpoint map of ``step``'s tasks, waiting up to ``timeout`` seconds for the
-        graph to start that step (it follows the core a little behind)."""
+        """The checkpoint map of ``step``'s tasks, once the graph has started that step (it
+        follows the core a little behind), or ``None`` if its run is over first or
+        ``timeout`` seconds pass."""
         with self._ready:
-            self._ready.wait_for(lambda: step in self._steps, timeout)
+            self._ready.wait_for(lambda: step in self._steps or self._over, timeout)
             return self._steps.get(step)
 
     def put(self, call_id: str, config: dict) -> None:

@@ -23,8 +23,16 @@ CHECKPOINT_MAP_KEY = "checkpoint_map"
 #: Where a checkpointed run's config carries its thread graph's `TaskConfigs`.
 TASKS_KEY = "__deepagents_rs_task_configs"
 
-#: How long (seconds) a task waits at most for the thread graph to start its step.
+#: How long (seconds) a task of a subagent waits at most for the graph following that
+#: subagent to start its step: that graph may start late (its `task` call's task waiting
+#: for a thread of LangGraph's executor, all taken by tasks waiting for the core), and the
+#: task then runs with ids of its own rather than wait for it.
 _GRAPH_PATIENCE = 5.0
+#: The agent's own graph always starts the step the core asks for (it has the core's
+#: previous writes), or its run ends first, which ends the wait too; however long it takes
+#: under load, ids made up meanwhile would be wrong (calls of one step with two checkpoint
+#: ids). Only a bug would wait this long (seconds).
+_STEP_BOUND = 120.0
 
 
 class RunConfig(dict):
@@ -154,28 +162,30 @@ def _derived_task_id(namespace: list[str] | None, step: int, node: str, checkpoi
 
 
 def step_place(
-    configurable: dict, namespace: list[str], step: int, patience: float | None = None
+    configurable: dict, namespace: list[str], step: int, waits: bool | None = None
 ) -> tuple[list[str], dict | None]:
     """The namespace of a run's tasks at ``step`` and the checkpoint map they run from, as the
-    thread graph following the run has them (see ``_graph_task_configs.TaskConfigs``): a subagent's
-    namespace is its `task` call's task's there, not the core's. ``(namespace, None)`` when no
-    graph follows the run or it did not start the step within ``patience`` seconds."""
+    thread graph following the run has them (see ``_graph_task_configs.TaskConfigs``): a
+    subagent's namespace is its `task` call's task's there, not the core's. ``(namespace,
+    None)`` when no graph follows the run, or its run ended first, or (not ``waits``) it has
+    not started the step yet, or (a subagent's task) the graph following the subagent did
+    not start it within ``_GRAPH_PATIENCE``."""
     tasks = configurable.get(TASKS_KEY)
     if tasks is None or step is None:
         return list(namespace), None
-    if patience is None:
+    if waits is None:
         # The graph starts the step once it has the core's previous node: nothing it waits
         # for is this call, so waiting for it cannot deadlock, except on a thread running an
         # event loop (an async tool's, maybe the graph's own): there only what is known is
         # read.
-        patience = 0.0 if _on_loop_thread() else _GRAPH_PATIENCE
+        waits = not _on_loop_thread()
     if not namespace:
         # The run's own tasks; inside a parent graph's task (the thread graph a subgraph
         # there, started from its task whose namespace the run's config has) they continue
         # the parent task's namespace, as a LangGraph subgraph's do.
         parent_ns = (configurable.get("checkpoint_ns") or "").rpartition("|")[0]
-        return parent_ns.split("|") if parent_ns else [], tasks.step_checkpoints(step, patience)
-    found = tasks.subgraph_step(tuple(namespace), step, patience)
+        return parent_ns.split("|") if parent_ns else [], tasks.step_checkpoints(step, _STEP_BOUND if waits else 0.0)
+    found = tasks.subgraph_step(tuple(namespace), step, _GRAPH_PATIENCE if waits else 0.0)
     return (list(namespace), None) if found is None else (list(found[0]), found[1])
 
 
@@ -237,7 +247,7 @@ async def astep_place(configurable: dict, place: dict) -> tuple[list[str], dict 
 
     if configurable.get(TASKS_KEY) is None:
         return list(place["namespace"]), None
-    return await asyncio.to_thread(step_place, configurable, list(place["namespace"]), place["step"], _GRAPH_PATIENCE)
+    return await asyncio.to_thread(step_place, configurable, list(place["namespace"]), place["step"], True)
 
 
 def node_task(

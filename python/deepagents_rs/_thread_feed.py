@@ -128,6 +128,7 @@ class Feed:
             self._steps_seen.notify_all()
 
     def _graph_closed(self) -> None:
+        self.task_configs.over()
         with self._steps_seen:
             self._closed = True
             self._steps_seen.notify_all()
@@ -466,7 +467,9 @@ class Feed:
         return state if isinstance(state, dict) else None
 
     def drain(self) -> None:
-        """Reads what is left of the core's stream (the run's last items)."""
+        """Reads what is left of the core's stream (the run's last items), once the graph's
+        run is over."""
+        self.task_configs.over()
         if self._events is not None:
             with self._lock:
                 while self._pull():
@@ -475,6 +478,7 @@ class Feed:
         self._raise_unraised()
 
     async def adrain(self) -> None:
+        self.task_configs.over()
         if self._events is not None:
             async with self._async_lock():
                 while await self._apull():
