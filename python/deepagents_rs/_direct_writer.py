@@ -179,9 +179,22 @@ def _ambient(config: dict) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _failures(task: Any) -> Iterator[None]:
+def _failures(task: Any, *, is_async: bool = False) -> Iterator[None]:
+    """A task's failure as ``run_with_retry`` / ``arun_with_retry`` take it (see `_handled`);
+    an ``asyncio.CancelledError`` the node raised itself becomes LangGraph's
+    ``NodeCancelledError``, committed as any failure, while a cancellation of the run's own
+    task (``cancelling()`` set) passes through uncommitted, as under LangGraph's runner."""
+    import asyncio
+
     try:
         yield
+    except asyncio.CancelledError as exc:
+        from langgraph.errors import NodeCancelledError
+        from langgraph.pregel._retry import _is_user_raised_cancelled
+
+        if is_async and not _is_user_raised_cancelled():
+            raise
+        raise NodeCancelledError(task.name) from exc
     except Exception as exc:
         if not _handled(exc, task):
             raise
@@ -214,7 +227,7 @@ async def arun_task(task: Any, retry_policy: Any) -> None:
         await arun_with_retry(task, retry_policy)
         return
     config = _steps_config(task)
-    with _failures(task):
+    with _failures(task, is_async=True):
         with _ambient(config):
             value = await steps[0].ainvoke(task.input, config)
         for step in steps[1:]:

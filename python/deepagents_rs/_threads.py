@@ -15,6 +15,7 @@ behind, as LangGraph's default ``durability="async"`` lets checkpoints trail the
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
@@ -589,33 +590,33 @@ class _untraced:
 _DONE = object()
 
 
-def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
+@contextlib.contextmanager
+def _without_ambient() -> Iterator[None]:
+    """LangChain's ambient config and context handlers emptied for one step of the graph."""
     from langchain_core.runnables.config import var_child_runnable_config
 
+    token = var_child_runnable_config.set(None)
+    handlers = clear_context_handlers()
+    try:
+        yield
+    finally:
+        restore_context_handlers(handlers)
+        var_child_runnable_config.reset(token)
+
+
+def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
     while True:
-        token = var_child_runnable_config.set(None)
-        handlers = clear_context_handlers()
-        try:
+        with _without_ambient():
             item = next(chunks, _DONE)
-        finally:
-            restore_context_handlers(handlers)
-            var_child_runnable_config.reset(token)
         if item is _DONE:
             return
         yield item
 
 
 async def _astepped_without_ambient(chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    from langchain_core.runnables.config import var_child_runnable_config
-
     while True:
-        token = var_child_runnable_config.set(None)
-        handlers = clear_context_handlers()
-        try:
+        with _without_ambient():
             item = await anext(chunks, _DONE)
-        finally:
-            restore_context_handlers(handlers)
-            var_child_runnable_config.reset(token)
         if item is _DONE:
             return
         yield item
