@@ -15,7 +15,6 @@ behind, as LangGraph's default ``durability="async"`` lets checkpoints trail the
 
 from __future__ import annotations
 
-import contextlib
 import operator
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
@@ -37,37 +36,41 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
     """``messages`` as deepagents' reducer merges writes, over a batch of them: by id (a known
     id replaces in place, ``RemoveMessage`` deletes one it holds, ``REMOVE_ALL_MESSAGES``
     clears what came before), anything else appended."""
-    from langchain_core.messages import BaseMessage, RemoveMessage, convert_to_messages
-    from langgraph.graph.message import REMOVE_ALL_MESSAGES
-
+    message_types, remove, convert, remove_all = _MESSAGE_NAMES or _message_names()
     written: list[Any] = []
     for w in writes:
-        written.extend(w if isinstance(w, list) else [w])
+        if isinstance(w, list):
+            written.extend(w)
+        else:
+            written.append(w)
     state = state or []
     # The channel's own value is messages already: converting it again would cost a call
     # per message of the history at every write.
-    typed = all(issubclass(t, BaseMessage) for t in set(map(type, state)))
-    current = list(state) if typed else list(convert_to_messages(state))
-    new = list(convert_to_messages(written))
-    cut = max(
-        (i for i, m in enumerate(new) if isinstance(m, RemoveMessage) and m.id == REMOVE_ALL_MESSAGES), default=None
-    )
-    if cut is not None:
-        current, new = [], new[cut + 1 :]
+    types = set(map(type, state))
+    if types <= message_types:
+        current = list(state)
+    elif all(issubclass(t, message_types.base) for t in types):
+        message_types.update(types)
+        current = list(state)
+    else:
+        current = list(convert(state))
+    new = list(convert(written))
+    removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
+    if removes:
+        cut = max((i for i in removes if new[i].id == remove_all), default=None)
+        if cut is not None:
+            current, new = [], new[cut + 1 :]
+            removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
     # Usually every write is a message the history does not hold: appended, with no index
     # of the history built.
     ids = [m.id for m in new if m.id is not None]
-    if (
-        not any(isinstance(m, RemoveMessage) for m in new)
-        and len(set(ids)) == len(ids)
-        and (not ids or set(ids).isdisjoint(map(_message_id, current)))
-    ):
+    if not removes and len(set(ids)) == len(ids) and (not ids or set(ids).isdisjoint(map(_message_id, current))):
         current.extend(new)
         return current
     position = {m.id: i for i, m in enumerate(current) if m.id is not None}
     for m in new:
         at = position.get(m.id) if m.id is not None else None
-        if isinstance(m, RemoveMessage):
+        if isinstance(m, remove):
             # deepagents' reducer ignores an id it does not hold.
             if at is not None:
                 current[at] = None
@@ -79,6 +82,28 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
                 position[m.id] = len(current)
             current.append(m)
     return [m for m in current if m is not None]
+
+
+class _MessageTypes(set):
+    """The message classes a history was seen to hold (``BaseMessage`` subclasses), so that
+    a history is known to be messages by one set comparison."""
+
+    base: type
+
+
+#: LangChain's names the reducer uses, imported at its first call (see `_message_names`).
+_MESSAGE_NAMES: tuple[_MessageTypes, type, Callable[..., Any], str] | None = None
+
+
+def _message_names() -> tuple[_MessageTypes, type, Callable[..., Any], str]:
+    global _MESSAGE_NAMES
+    from langchain_core.messages import BaseMessage, RemoveMessage, convert_to_messages
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    types = _MessageTypes()
+    types.base = BaseMessage
+    _MESSAGE_NAMES = (types, RemoveMessage, convert_to_messages, REMOVE_ALL_MESSAGES)
+    return _MESSAGE_NAMES
 
 
 _message_id = operator.attrgetter("id")
@@ -590,23 +615,30 @@ class _untraced:
 _DONE = object()
 
 
-@contextlib.contextmanager
-def _without_ambient() -> Iterator[None]:
-    """LangChain's ambient config and context handlers emptied for one step of the graph."""
-    from langchain_core.runnables.config import var_child_runnable_config
+class _WithoutAmbient:
+    """LangChain's ambient config and context handlers emptied for one step of the graph (a
+    class, not a generator: it is entered for every chunk)."""
 
-    token = var_child_runnable_config.set(None)
-    handlers = clear_context_handlers()
-    try:
-        yield
-    finally:
-        restore_context_handlers(handlers)
-        var_child_runnable_config.reset(token)
+    __slots__ = ("ambient", "handlers", "token")
+
+    def __init__(self) -> None:
+        from langchain_core.runnables.config import var_child_runnable_config
+
+        self.ambient = var_child_runnable_config
+
+    def __enter__(self) -> None:
+        self.token = self.ambient.set(None)
+        self.handlers = clear_context_handlers()
+
+    def __exit__(self, *exc: object) -> None:
+        restore_context_handlers(self.handlers)
+        self.ambient.reset(self.token)
 
 
 def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
+    without = _WithoutAmbient()
     while True:
-        with _without_ambient():
+        with without:
             item = next(chunks, _DONE)
         if item is _DONE:
             return
@@ -614,8 +646,9 @@ def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
 
 
 async def _astepped_without_ambient(chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    without = _WithoutAmbient()
     while True:
-        with _without_ambient():
+        with without:
             item = await anext(chunks, _DONE)
         if item is _DONE:
             return
