@@ -43,17 +43,25 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
             written.extend(w)
         else:
             written.append(w)
+    global _LAST
     state = state or []
-    # The channel's own value is messages already: converting it again would cost a call
-    # per message of the history at every write.
-    types = set(map(type, state))
-    if types <= message_types:
-        current = list(state)
-    elif all(issubclass(t, message_types.base) for t in types):
-        message_types.update(types)
+    last = _LAST
+    # The history this reducer returned last (the channel's value after the last write): its
+    # ids are known, and it holds messages only.
+    known = last[1] if last is not None and last[0] is state and last[2] == len(state) else None
+    if known is not None:
         current = list(state)
     else:
-        current = list(convert(state))
+        # The channel's own value is messages already: converting it again would cost a
+        # call per message of the history at every write.
+        types = set(map(type, state))
+        if types <= message_types:
+            current = list(state)
+        elif all(issubclass(t, message_types.base) for t in types):
+            message_types.update(types)
+            current = list(state)
+        else:
+            current = list(convert(state))
     new = list(convert(written))
     removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
     if removes:
@@ -64,9 +72,17 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
     # Usually every write is a message the history does not hold: appended, with no index
     # of the history built.
     ids = [m.id for m in new if m.id is not None]
-    if not removes and len(set(ids)) == len(ids) and (not ids or set(ids).isdisjoint(map(_message_id, current))):
-        current.extend(new)
-        return current
+    if not removes and len(set(ids)) == len(ids):
+        if known is None:
+            known = set(map(_message_id, current))
+            known.discard(None)
+        if known.isdisjoint(ids):
+            current.extend(new)
+            # The set moves to the new history (the one it was known for is superseded):
+            # a step's write costs what it writes, not the history's length.
+            known.update(ids)
+            _LAST = (current, known, len(current))
+            return current
     position = {m.id: i for i, m in enumerate(current) if m.id is not None}
     for m in new:
         at = position.get(m.id) if m.id is not None else None
@@ -82,6 +98,10 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
                 position[m.id] = len(current)
             current.append(m)
     return [m for m in current if m is not None]
+
+
+#: The history `_messages_reducer` returned last, the ids of its messages and its length.
+_LAST: tuple[list, set, int] | None = None
 
 
 class _MessageTypes(set):
