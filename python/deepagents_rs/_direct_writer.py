@@ -130,7 +130,7 @@ class _Writer:
         self.ambient = var_child_runnable_config
         self.interrupt = GraphInterrupt
         self.interrupted: BaseException | None = None
-        loop.output_writes = _interrupts_only(loop.output_writes)
+        loop.output_writes = _interrupts_only(loop)
 
     def tasks(self) -> list[Any]:
         # A task holding writes already (kept from before a resume) is not run again.
@@ -217,15 +217,21 @@ class _Writer:
 _WRITTEN = ("updates", {})
 
 
-def _interrupts_only(output_writes: Any) -> Any:
+def _interrupts_only(loop: Any) -> Any:
     """The loop's ``output_writes`` for interrupts only: a task's other writes would be
     mapped to an ``updates`` chunk (the output channels read, each write filtered) that
-    nobody reads, since the core streams the run's own updates."""
+    nobody reads, since the core streams the run's own updates. It holds the loop weakly,
+    as LangGraph's runner does (no cycle keeping a finished run's loop alive)."""
+    import weakref
+
     from langgraph._internal._constants import INTERRUPT
+
+    output_writes = type(loop).output_writes
+    owner = weakref.ref(loop)
 
     def out(task_id: str, writes: Any, *, cached: bool = False) -> None:
         if writes and writes[0][0] == INTERRUPT:
-            output_writes(task_id, writes, cached=cached)
+            output_writes(owner(), task_id, writes, cached=cached)
 
     return out
 
