@@ -20,7 +20,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 import tempfile
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from threads import Savers
 from tool_loop import echo
 
 
@@ -48,24 +48,12 @@ def counted(run: Any) -> int:
     return calls
 
 
-def saver_of(kind: str, tmp: Path) -> Any:
-    if kind == "none":
-        return None
-    if kind == "memory":
-        from langgraph.checkpoint.memory import InMemorySaver
-
-        return InMemorySaver()
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    return SqliteSaver(sqlite3.connect(tempfile.mktemp(suffix=".sqlite", dir=tmp), check_same_thread=False))
-
-
-def per_step(create: Any, kind: str, steps: int, tmp: Path) -> tuple[float, float]:
+def per_step(create: Any, kind: str, steps: int, savers: Savers) -> tuple[float, float]:
     """Calls per step of the agent's first run and of a second one on another thread."""
     from fake_models import ScriptedChatModel, ai_tool_calls
 
     replies = [*(ai_tool_calls(("echo", {"text": f"step {i}"})) for i in range(steps)), "done"]
-    saver = saver_of(kind, tmp)
+    saver = savers.make(kind)
     agent = create(model=ScriptedChatModel(replies * 2), tools=[echo], checkpointer=saver)
     out = []
     for thread in ("first", "warm"):
@@ -92,6 +80,7 @@ def main() -> None:
     print(f"main-thread Python calls per step, {args.steps} steps, scripted model, fresh thread")
     print(f"{'saver':8} {'implementation':24} {'first':>8} {'warm':>8}")
     with tempfile.TemporaryDirectory() as tmp:
+        savers = Savers(Path(tmp))
         for kind in ("none", "memory", "sqlite"):
             rows = [("deepagents", deepagents.create_deep_agent, None)]
             if kind == "none":
@@ -102,7 +91,7 @@ def main() -> None:
             for name, create, writer in rows:
                 if writer is not None:
                     _direct_writer.ENABLED = writer
-                first, warm = per_step(create, kind, args.steps, Path(tmp))
+                first, warm = per_step(create, kind, args.steps, savers)
                 print(f"{kind:8} {name:24} {first:8.0f} {warm:8.0f}")
     _direct_writer.ENABLED = True
 
