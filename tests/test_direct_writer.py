@@ -401,3 +401,25 @@ def test_a_cancelled_task_is_recorded_as_langgraphs_runner_records_it(direct: An
     assert written[0][0] == ["NodeCancelledError", "Node 'tools' raised asyncio.CancelledError", "CancelledError"]
     assert any("NodeCancelledError" in repr(row[4]) for row in written[0][2])
     assert_same(written)
+
+
+@pytest.mark.parametrize("on", [True, False], ids=["writer", "runner"])
+def test_a_checkpointed_stream_hands_out_chunks_step_by_step(direct: Any, on: bool) -> None:
+    """The writer maps only interrupts to LangGraph stream chunks, but still yields after each
+    task: the caller gets the first step's chunks while the run goes on, not all at its end
+    (the core cannot run more than a step ahead of the thread graph: a tool's config needs its
+    step's checkpoint)."""
+    calls: list[int] = []
+
+    class Counting(ScriptedChatModel):
+        def _generate(self, *args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return super()._generate(*args, **kwargs)
+
+    steps = 6
+    model = Counting([*(ai_tool_calls(("my_tool", {"x": i})) for i in range(steps)), "done"])
+    direct(on)
+    agent = deepagents_rs.create_deep_agent(model=model, tools=[my_tool], checkpointer=InMemorySaver())
+    seen = [len(calls) for _ in agent.stream({"messages": [("user", "go")]}, THREAD, stream_mode="updates")]
+    assert len(calls) == steps + 1
+    assert seen[0] < steps, seen
