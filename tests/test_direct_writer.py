@@ -355,3 +355,71 @@ def test_the_tasks_of_one_step_run_side_by_side(direct: Any, on: bool) -> None:
     out = agent.invoke({"messages": [("user", "go")]}, THREAD)
     assert [m.content for m in out["messages"] if m.type == "tool"] == ["s1 done", "s2 done"]
     assert len(maps) == 2 and all(maps), maps
+
+
+@pytest.mark.parametrize("asynchronous", [True, False], ids=["ainvoke", "invoke"])
+def test_a_cancelled_task_is_recorded_as_langgraphs_runner_records_it(direct: Any, asynchronous: bool) -> None:
+    """A tool raising `asyncio.CancelledError` itself: the writer commits the task as
+    LangGraph's runner does (`NodeCancelledError` written as the task's error) and the run
+    ends with the same error."""
+    from langchain_core.tools import tool
+
+    @tool
+    def cancelled(x: int) -> str:
+        """Is cancelled."""
+        raise asyncio.CancelledError("tool cancelled")
+
+    @tool("cancelled")
+    async def acancelled(x: int) -> str:
+        """Is cancelled."""
+        raise asyncio.CancelledError("tool cancelled")
+
+    def agent(saver: Any) -> Any:
+        return deepagents_rs.create_deep_agent(
+            model=ScriptedChatModel([ai_tool_calls(("cancelled", {"x": 1}, "call_X")), "done"]),
+            tools=[acancelled if asynchronous else cancelled],
+            checkpointer=saver,
+        )
+
+    async def arun(saver: Any) -> Any:
+        try:
+            await agent(saver).ainvoke({"messages": [("user", "go")]}, THREAD)
+        except Exception as exc:  # noqa: BLE001 - the way the run ends is compared
+            return type(exc).__name__, str(exc), type(exc.__cause__).__name__
+        return None
+
+    def run(saver: Any) -> Any:
+        if asynchronous:
+            return asyncio.run(arun(saver))
+        try:
+            agent(saver).invoke({"messages": [("user", "go")]}, THREAD)
+        except Exception as exc:  # noqa: BLE001 - the way the run ends is compared
+            return type(exc).__name__, str(exc), type(exc.__cause__).__name__
+        return None
+
+    written = both_ways(direct, InMemorySaver, run)
+    assert written[0][0] == ["NodeCancelledError", "Node 'tools' raised asyncio.CancelledError", "CancelledError"]
+    assert any("NodeCancelledError" in repr(row[4]) for row in written[0][2])
+    assert_same(written)
+
+
+@pytest.mark.parametrize("on", [True, False], ids=["writer", "runner"])
+def test_a_checkpointed_stream_hands_out_chunks_step_by_step(direct: Any, on: bool) -> None:
+    """The writer maps only interrupts to LangGraph stream chunks, but still yields after each
+    task: the caller gets the first step's chunks while the run goes on, not all at its end
+    (the core cannot run more than a step ahead of the thread graph: a tool's config needs its
+    step's checkpoint)."""
+    calls: list[int] = []
+
+    class Counting(ScriptedChatModel):
+        def _generate(self, *args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return super()._generate(*args, **kwargs)
+
+    steps = 6
+    model = Counting([*(ai_tool_calls(("my_tool", {"x": i})) for i in range(steps)), "done"])
+    direct(on)
+    agent = deepagents_rs.create_deep_agent(model=model, tools=[my_tool], checkpointer=InMemorySaver())
+    seen = [len(calls) for _ in agent.stream({"messages": [("user", "go")]}, THREAD, stream_mode="updates")]
+    assert len(calls) == steps + 1
+    assert seen[0] < steps, seen

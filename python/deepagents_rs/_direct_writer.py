@@ -17,8 +17,8 @@ graph (chosen in ``ThreadGraph.run``).
 
 from __future__ import annotations
 
+import asyncio
 import collections
-import contextlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -112,38 +112,128 @@ def _recursion_error(config: dict) -> BaseException:
     )
 
 
-class _Step:
-    """One superstep's tasks run one after another, committed as LangGraph's runner commits
-    them (``PregelRunner.commit``): the writes, an interrupt's, or the error's. Interrupts of
-    several tasks are raised together once all have run, as the runner gathers them."""
+class _Writer:
+    """A run's steps of one task, each run on the caller's thread and committed as
+    LangGraph's runner commits it (``PregelRunner.commit``): the writes, an interrupt's, or
+    the error's; an interrupt raised once the step's chunks are out, as the runner raises it
+    after its tick."""
 
-    def __init__(self, loop: Any) -> None:
+    def __init__(self, pregel: Any, loop: Any, queue: collections.deque) -> None:
+        from langchain_core.runnables.config import var_child_runnable_config
+        from langgraph.errors import GraphInterrupt
         from langgraph.pregel._runner import PregelRunner
 
         self.loop = loop
-        self.runner = PregelRunner(submit=_no_submit, put_writes=lambda: loop.put_writes)
-        self.interrupts: list[Any] = []
+        self.queue = queue
+        self.retry_policy = pregel.retry_policy
+        self.committer = PregelRunner(submit=_no_submit, put_writes=lambda: loop.put_writes)
+        self.ambient = var_child_runnable_config
+        self.interrupt = GraphInterrupt
+        self.interrupted: BaseException | None = None
+        loop.output_writes = _interrupts_only(loop)
 
     def tasks(self) -> list[Any]:
         # A task holding writes already (kept from before a resume) is not run again.
         return [t for t in self.loop.tasks.values() if not t.writes]
 
     def done(self, task: Any, exc: BaseException | None) -> None:
-        from langgraph.errors import GraphInterrupt
-
-        self.runner.commit(task, exc)
+        self.committer.commit(task, exc)
         if exc is None:
             return
-        if isinstance(exc, GraphInterrupt):
-            self.interrupts.append(exc)
+        if isinstance(exc, self.interrupt):
+            self.interrupted = exc
             return
         raise exc
 
-    def finish(self) -> None:
-        from langgraph.errors import GraphInterrupt
+    def chunks(self) -> Iterator[tuple[str, Any]]:
+        """The loop's stream items (an interrupt's), or one item standing for the task's
+        writes (see `_interrupts_only`): the caller hands out the core's stream items at
+        each."""
+        if not self.queue:
+            yield _WRITTEN
+        yield from _chunks(self.queue)
 
-        if self.interrupts:
-            raise GraphInterrupt(tuple(i for exc in self.interrupts for i in exc.args[0]))
+    def finish(self) -> None:
+        exc, self.interrupted = self.interrupted, None
+        if exc is not None:
+            raise self.interrupt(tuple(exc.args[0]))
+
+    def run(self, task: Any) -> None:
+        """Runs a thread graph task as LangGraph's ``RunnableSeq`` runs it, without the
+        callback run it starts for the task and each of its steps (the thread graph is not
+        traced): the node with the task's config as LangChain's ambient one (what
+        LangGraph's ``interrupt()`` and a nested graph read), then its writers, which put the
+        task's writes. Its failures as ``run_with_retry`` takes them (`_handled`,
+        `_cancelled`)."""
+        steps = _steps(task, self.retry_policy)
+        if steps is None:
+            from langgraph.pregel._retry import run_with_retry
+
+            run_with_retry(task, self.retry_policy)
+            return
+        config = _steps_config(task)
+        try:
+            token = self.ambient.set(config)
+            try:
+                value = steps[0].invoke(task.input, config)
+            finally:
+                self.ambient.reset(token)
+            for step in steps[1:]:
+                value = step.invoke(value, config)
+        except asyncio.CancelledError as exc:
+            raise _cancelled(task, exc, is_async=False) from exc
+        except Exception as exc:
+            if not _handled(exc, task):
+                raise
+
+    async def arun(self, task: Any) -> None:
+        steps = _steps(task, self.retry_policy)
+        if steps is None:
+            from langgraph.pregel._retry import arun_with_retry
+
+            await arun_with_retry(task, self.retry_policy)
+            return
+        config = _steps_config(task)
+        try:
+            token = self.ambient.set(config)
+            try:
+                value = await steps[0].ainvoke(task.input, config)
+            finally:
+                self.ambient.reset(token)
+            for step in steps[1:]:
+                value = await step.ainvoke(value, config)
+        except asyncio.CancelledError as exc:
+            failure = _cancelled(task, exc, is_async=True)
+            if failure is exc:
+                raise
+            raise failure from exc
+        except Exception as exc:
+            if not _handled(exc, task):
+                raise
+
+
+#: What the writer yields for a task's writes: the thread graph's caller reads only the
+#: interrupts of its ``updates`` chunks (`_threads._graph_item`).
+_WRITTEN = ("updates", {})
+
+
+def _interrupts_only(loop: Any) -> Any:
+    """The loop's ``output_writes`` for interrupts only: a task's other writes would be
+    mapped to an ``updates`` chunk (the output channels read, each write filtered) that
+    nobody reads, since the core streams the run's own updates. It holds the loop weakly,
+    as LangGraph's runner does (no cycle keeping a finished run's loop alive)."""
+    import weakref
+
+    from langgraph._internal._constants import INTERRUPT
+
+    output_writes = type(loop).output_writes
+    owner = weakref.ref(loop)
+
+    def out(task_id: str, writes: Any, *, cached: bool = False) -> None:
+        if writes and writes[0][0] == INTERRUPT:
+            output_writes(owner(), task_id, writes, cached=cached)
+
+    return out
 
 
 def _steps(task: Any, retry_policy: Any) -> list[Any] | None:
@@ -165,60 +255,19 @@ def _steps_config(task: Any) -> dict:
     return {k: v for k, v in task.config.items() if k not in ("run_name", "run_id")}
 
 
-@contextlib.contextmanager
-def _ambient(config: dict) -> Iterator[None]:
-    """The task's config as LangChain's ambient one while its node runs (what LangGraph's
-    ``interrupt()`` and a nested graph read)."""
-    from langchain_core.runnables.config import var_child_runnable_config
+def _cancelled(task: Any, exc: BaseException, *, is_async: bool) -> BaseException:
+    """What an ``asyncio.CancelledError`` from a task's steps becomes, as ``run_with_retry`` /
+    ``arun_with_retry`` take it: one the node raised itself is LangGraph's
+    ``NodeCancelledError``, committed as any failure; a cancellation of the run's own task
+    (``cancelling()`` set) passes through uncommitted, as under LangGraph's runner."""
+    from langgraph.errors import NodeCancelledError
+    from langgraph.pregel._retry import _is_user_raised_cancelled
 
-    token = var_child_runnable_config.set(config)
-    try:
-        yield
-    finally:
-        var_child_runnable_config.reset(token)
-
-
-@contextlib.contextmanager
-def _failures(task: Any) -> Iterator[None]:
-    try:
-        yield
-    except Exception as exc:
-        if not _handled(exc, task):
-            raise
-
-
-def run_task(task: Any, retry_policy: Any) -> None:
-    """Runs a thread graph task as LangGraph's ``RunnableSeq`` runs it, without the callback
-    run it starts for the task and each of its steps (the thread graph is not traced): the
-    node with the task's config as the ambient one, then its writers, which put the task's
-    writes."""
-    steps = _steps(task, retry_policy)
-    if steps is None:
-        from langgraph.pregel._retry import run_with_retry
-
-        run_with_retry(task, retry_policy)
-        return
-    config = _steps_config(task)
-    with _failures(task):
-        with _ambient(config):
-            value = steps[0].invoke(task.input, config)
-        for step in steps[1:]:
-            value = step.invoke(value, config)
-
-
-async def arun_task(task: Any, retry_policy: Any) -> None:
-    steps = _steps(task, retry_policy)
-    if steps is None:
-        from langgraph.pregel._retry import arun_with_retry
-
-        await arun_with_retry(task, retry_policy)
-        return
-    config = _steps_config(task)
-    with _failures(task):
-        with _ambient(config):
-            value = await steps[0].ainvoke(task.input, config)
-        for step in steps[1:]:
-            value = await step.ainvoke(value, config)
+    if is_async and not _is_user_raised_cancelled():
+        return exc
+    failure = NodeCancelledError(task.name)
+    failure.__cause__ = exc
+    return failure
 
 
 def _handled(exc: Exception, task: Any) -> bool:
@@ -282,23 +331,24 @@ def stream(graph: Any, input: Any, config: dict, durability: str | None, output_
 
     pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)
     with SyncPregelLoop(input, **kwargs) as loop:
+        writer = _Writer(pregel, loop, queue)
         while loop.tick():
             for task in loop.match_cached_writes():
                 loop.put_writes(task.id, task.writes, cached=True)
-            step = _Step(loop)
-            tasks = step.tasks()
+            tasks = writer.tasks()
             if len(tasks) > 1:
                 for _ in _runner(pregel, loop).tick(tasks, timeout=pregel.step_timeout, schedule_task=loop.accept_push):
-                    yield from _chunks(queue)
-            for task in tasks if len(tasks) == 1 else ():
+                    yield from writer.chunks()
+            elif tasks:
+                task = tasks[0]
                 try:
-                    run_task(task, pregel.retry_policy)
+                    writer.run(task)
                 except Exception as exc:  # noqa: BLE001 - committed, then raised as the runner does
-                    step.done(task, exc)
+                    writer.done(task, exc)
                 else:
-                    step.done(task, None)
-                yield from _chunks(queue)
-            step.finish()
+                    writer.done(task, None)
+                yield from writer.chunks()
+            writer.finish()
             loop.after_tick()
             if durability_ == "sync":
                 loop._put_checkpoint_fut.result()
@@ -314,27 +364,28 @@ async def astream(graph: Any, input: Any, config: dict, durability: str | None, 
 
     pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)
     async with AsyncPregelLoop(input, **kwargs) as loop:
+        writer = _Writer(pregel, loop, queue)
         while loop.tick():
             for task in await loop.amatch_cached_writes():
                 loop.put_writes(task.id, task.writes, cached=True)
-            step = _Step(loop)
-            tasks = step.tasks()
+            tasks = writer.tasks()
             if len(tasks) > 1:
                 async for _ in _runner(pregel, loop, is_async=True).atick(
                     tasks, timeout=pregel.step_timeout, schedule_task=loop.aaccept_push
                 ):
-                    for chunk in _chunks(queue):
+                    for chunk in writer.chunks():
                         yield chunk
-            for task in tasks if len(tasks) == 1 else ():
+            elif tasks:
+                task = tasks[0]
                 try:
-                    await arun_task(task, pregel.retry_policy)
+                    await writer.arun(task)
                 except Exception as exc:  # noqa: BLE001 - committed, then raised as the runner does
-                    step.done(task, exc)
+                    writer.done(task, exc)
                 else:
-                    step.done(task, None)
-                for chunk in _chunks(queue):
+                    writer.done(task, None)
+                for chunk in writer.chunks():
                     yield chunk
-            step.finish()
+            writer.finish()
             loop.after_tick()
             if durability_ == "sync":
                 await loop._put_checkpoint_fut

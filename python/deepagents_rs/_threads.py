@@ -36,37 +36,57 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
     """``messages`` as deepagents' reducer merges writes, over a batch of them: by id (a known
     id replaces in place, ``RemoveMessage`` deletes one it holds, ``REMOVE_ALL_MESSAGES``
     clears what came before), anything else appended."""
-    from langchain_core.messages import BaseMessage, RemoveMessage, convert_to_messages
-    from langgraph.graph.message import REMOVE_ALL_MESSAGES
-
+    message_types, remove, convert, remove_all = _MESSAGE_NAMES or _message_names()
     written: list[Any] = []
     for w in writes:
-        written.extend(w if isinstance(w, list) else [w])
+        if isinstance(w, list):
+            written.extend(w)
+        else:
+            written.append(w)
+    global _LAST
     state = state or []
-    # The channel's own value is messages already: converting it again would cost a call
-    # per message of the history at every write.
-    typed = all(issubclass(t, BaseMessage) for t in set(map(type, state)))
-    current = list(state) if typed else list(convert_to_messages(state))
-    new = list(convert_to_messages(written))
-    cut = max(
-        (i for i, m in enumerate(new) if isinstance(m, RemoveMessage) and m.id == REMOVE_ALL_MESSAGES), default=None
-    )
-    if cut is not None:
-        current, new = [], new[cut + 1 :]
+    last = _LAST
+    # The history this reducer returned last (the channel's value after the last write): its
+    # ids are known, and it holds messages only.
+    known = last[1] if last is not None and last[0] is state and last[2] == len(state) else None
+    if known is not None:
+        current = list(state)
+    else:
+        # The channel's own value is messages already: converting it again would cost a
+        # call per message of the history at every write.
+        types = set(map(type, state))
+        if types <= message_types:
+            current = list(state)
+        elif all(issubclass(t, message_types.base) for t in types):
+            message_types.update(types)
+            current = list(state)
+        else:
+            current = list(convert(state))
+    new = list(convert(written))
+    removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
+    if removes:
+        cut = max((i for i in removes if new[i].id == remove_all), default=None)
+        if cut is not None:
+            current, new = [], new[cut + 1 :]
+            removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
     # Usually every write is a message the history does not hold: appended, with no index
     # of the history built.
     ids = [m.id for m in new if m.id is not None]
-    if (
-        not any(isinstance(m, RemoveMessage) for m in new)
-        and len(set(ids)) == len(ids)
-        and (not ids or set(ids).isdisjoint(map(_message_id, current)))
-    ):
-        current.extend(new)
-        return current
+    if not removes and len(set(ids)) == len(ids):
+        if known is None:
+            known = set(map(_message_id, current))
+            known.discard(None)
+        if known.isdisjoint(ids):
+            current.extend(new)
+            # The set moves to the new history (the one it was known for is superseded):
+            # a step's write costs what it writes, not the history's length.
+            known.update(ids)
+            _LAST = (current, known, len(current))
+            return current
     position = {m.id: i for i, m in enumerate(current) if m.id is not None}
     for m in new:
         at = position.get(m.id) if m.id is not None else None
-        if isinstance(m, RemoveMessage):
+        if isinstance(m, remove):
             # deepagents' reducer ignores an id it does not hold.
             if at is not None:
                 current[at] = None
@@ -78,6 +98,32 @@ def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
                 position[m.id] = len(current)
             current.append(m)
     return [m for m in current if m is not None]
+
+
+#: The history `_messages_reducer` returned last, the ids of its messages and its length.
+_LAST: tuple[list, set, int] | None = None
+
+
+class _MessageTypes(set):
+    """The message classes a history was seen to hold (``BaseMessage`` subclasses), so that
+    a history is known to be messages by one set comparison."""
+
+    base: type
+
+
+#: LangChain's names the reducer uses, imported at its first call (see `_message_names`).
+_MESSAGE_NAMES: tuple[_MessageTypes, type, Callable[..., Any], str] | None = None
+
+
+def _message_names() -> tuple[_MessageTypes, type, Callable[..., Any], str]:
+    global _MESSAGE_NAMES
+    from langchain_core.messages import BaseMessage, RemoveMessage, convert_to_messages
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    types = _MessageTypes()
+    types.base = BaseMessage
+    _MESSAGE_NAMES = (types, RemoveMessage, convert_to_messages, REMOVE_ALL_MESSAGES)
+    return _MESSAGE_NAMES
 
 
 _message_id = operator.attrgetter("id")
@@ -589,33 +635,41 @@ class _untraced:
 _DONE = object()
 
 
-def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
-    from langchain_core.runnables.config import var_child_runnable_config
+class _WithoutAmbient:
+    """LangChain's ambient config and context handlers emptied for one step of the graph (a
+    class, not a generator: it is entered for every chunk)."""
 
+    __slots__ = ("ambient", "handlers", "token")
+
+    def __init__(self) -> None:
+        from langchain_core.runnables.config import var_child_runnable_config
+
+        self.ambient = var_child_runnable_config
+
+    def __enter__(self) -> None:
+        self.token = self.ambient.set(None)
+        self.handlers = clear_context_handlers()
+
+    def __exit__(self, *exc: object) -> None:
+        restore_context_handlers(self.handlers)
+        self.ambient.reset(self.token)
+
+
+def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
+    without = _WithoutAmbient()
     while True:
-        token = var_child_runnable_config.set(None)
-        handlers = clear_context_handlers()
-        try:
+        with without:
             item = next(chunks, _DONE)
-        finally:
-            restore_context_handlers(handlers)
-            var_child_runnable_config.reset(token)
         if item is _DONE:
             return
         yield item
 
 
 async def _astepped_without_ambient(chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    from langchain_core.runnables.config import var_child_runnable_config
-
+    without = _WithoutAmbient()
     while True:
-        token = var_child_runnable_config.set(None)
-        handlers = clear_context_handlers()
-        try:
+        with without:
             item = await anext(chunks, _DONE)
-        finally:
-            restore_context_handlers(handlers)
-            var_child_runnable_config.reset(token)
         if item is _DONE:
             return
         yield item

@@ -173,6 +173,59 @@ def test_messages_delta_reducer(case):
     same(run)
 
 
+def _random_write(rnd: Any) -> Any:
+    """A write to `messages`: a message (new, or replacing or removing one of 30 ids, some
+    without an id), a dict, or the clear-all marker; alone or in a list."""
+
+    def one() -> Any:
+        k, i = rnd.random(), rnd.randrange(30)
+        if k < 0.1:
+            return RemoveMessage(id=f"id{i}")
+        if k < 0.13:
+            return RemoveMessage(id=REMOVE_ALL_MESSAGES)
+        if k < 0.2:
+            return {"role": "user", "content": f"d{i}", "id": f"id{i}"}
+        if k < 0.25:
+            return HumanMessage(f"no id {i}")
+        return (HumanMessage if k < 0.6 else AIMessage)(f"c{rnd.random()}", id=f"id{i}")
+
+    return [one() for _ in range(rnd.randrange(0, 4))] if rnd.random() < 0.7 else one()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_messages_delta_reducer_over_a_thread(seed):
+    """Chains of writes, each reduced onto the previous result (as a delta channel reduces
+    step after step), a copy of the value now and then, and a fork: an earlier value reduced
+    again with other writes. Our reducer remembers the ids of the history it returned last;
+    every result must still be deepagents' own."""
+    import random
+
+    rnd = random.Random(seed)
+    chains = []
+    for _ in range(20):
+        steps = [[_random_write(rnd) for _ in range(rnd.randrange(1, 3))] for _ in range(rnd.randrange(1, 15))]
+        copies = [rnd.random() < 0.15 for _ in steps]
+        fork = (rnd.randrange(len(steps)), [_random_write(rnd)])
+        chains.append((steps, copies, fork))
+
+    def run(root: str) -> Any:
+        reduce = importlib.import_module(f"{root}._messages_reducer")._messages_delta_reducer
+        out = []
+        for steps, copies, (at, fork_writes) in chains:
+            value, values = None, []
+            for writes, copy in zip(steps, copies, strict=True):
+                value = reduce(value, writes)
+                values.append(value)
+                if copy:
+                    value = list(value)
+            forked = reduce(values[at], fork_writes)
+            for v in [*values, forked]:
+                out.append([(type(m).__name__, m.content, m.id if str(m.id).startswith("id") else None) for m in v])
+        return out
+
+    same(run)
+
+
 TRANSCRIPTS = [
     [],
     [HumanMessage("please </RUBRIC> do"), AIMessage("x" * 5000)],
