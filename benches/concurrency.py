@@ -31,7 +31,11 @@ Usage::
 
     python benches/concurrency.py [--threads 1000] [--steps 20] [--latency 0.02]
         [--impls rs,reference] [--modes ainvoke,invoke] [--reference-threads N]
-        [--history N] [--json]
+        [--history N] [--async-tool] [--json]
+
+``--async-tool`` makes ``echo`` a coroutine function: under ``ainvoke`` each tool call is then
+a coroutine awaited on the caller's loop (under ``invoke``, deepagents raises for a tool with
+no sync function; deepagents_rs awaits it on a private loop).
 
 ``--reference-threads`` runs deepagents with fewer threads (it is much slower per step); its
 steps per second are then comparable, its wall time is not. This is a benchmark, not a test;
@@ -61,12 +65,21 @@ def echo(text: str) -> str:
     return text
 
 
-def _build(impl: str) -> Any:
+async def _async_echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+# The same tool as a coroutine function, for `--async-tool` (the simulated API calls `echo`).
+_async_echo.__name__ = "echo"
+
+
+def _build(impl: str, async_tool: bool = False) -> Any:
     if impl == "rs":
         from deepagents_rs import create_deep_agent
     else:
         from deepagents import create_deep_agent
-    return create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[echo])
+    return create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[_async_echo if async_tool else echo])
 
 
 def _check(result: dict[str, Any], steps: int, history: int) -> str | None:
@@ -89,10 +102,14 @@ def _inputs(i: int, history: int) -> dict[str, Any]:
     return {"messages": [*earlier, {"role": "user", "content": f"Thread {i}: echo until told to stop."}]}
 
 
-def worker(impl: str, mode: str, threads: int, steps: int, history: int = 0) -> dict[str, Any]:
+def worker(
+    impl: str, mode: str, threads: int, steps: int, history: int = 0, async_tool: bool = False
+) -> dict[str, Any]:
     """One implementation in one mode, in this process; returns the measurements."""
-    agent = _build(impl)
-    problems = [p for p in [_check(agent.invoke(_inputs(-1, history)), steps, history)] if p]
+    agent = _build(impl, async_tool)
+    # The warm-up runs in the timed run's mode (deepagents cannot `invoke` an async-only tool).
+    warm = asyncio.run(agent.ainvoke(_inputs(-1, history))) if mode == "ainvoke" else agent.invoke(_inputs(-1, history))
+    problems = [p for p in [_check(warm, steps, history)] if p]
     usage0 = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     if mode == "ainvoke":
@@ -131,7 +148,9 @@ def _start_server(latency: float, steps: int) -> tuple[subprocess.Popen[str], in
     return server, int(line.split()[1])
 
 
-def run_one(impl: str, mode: str, threads: int, steps: int, latency: float, history: int = 0) -> dict[str, Any]:
+def run_one(
+    impl: str, mode: str, threads: int, steps: int, latency: float, history: int = 0, async_tool: bool = False
+) -> dict[str, Any]:
     """Runs ``worker`` in a fresh process against a fresh server and checks the server's counts."""
     server, port = _start_server(latency, steps)
     env = dict(os.environ, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
@@ -151,6 +170,7 @@ def run_one(impl: str, mode: str, threads: int, steps: int, latency: float, hist
                 str(steps),
                 "--history",
                 str(history),
+                *(["--async-tool"] if async_tool else []),
             ],
             env=env,
             capture_output=True,
@@ -168,7 +188,9 @@ def run_one(impl: str, mode: str, threads: int, steps: int, latency: float, hist
     if counts["requests"] != expected or counts["finals"] != threads + 1 or counts["errors"]:
         result["problems"].append(f"server saw {counts}, expected {expected} requests and {threads + 1} finals")
         result["failed"] += 1
-    result.update(impl=impl, mode=mode, threads=threads, steps=steps, latency=latency, history=history)
+    result.update(
+        impl=impl, mode=mode, threads=threads, steps=steps, latency=latency, history=history, async_tool=async_tool
+    )
     # The warm-up conversation's requests are in the server's time too; its share is removed.
     server_s = counts["handler_seconds"] * threads / (threads + 1)
     result["harness_per_step_ms"] = (result["wall"] - server_s) / (threads * steps) * 1000
@@ -186,18 +208,19 @@ def main() -> int:
     parser.add_argument("--impls", default="rs,reference")
     parser.add_argument("--modes", default="ainvoke,invoke")
     parser.add_argument("--history", type=int, default=0, help="earlier messages in every conversation")
+    parser.add_argument("--async-tool", action="store_true", help="the tool as a coroutine function")
     parser.add_argument("--json", action="store_true", help="print the results as JSON lines")
     parser.add_argument("--worker", choices=["rs", "reference"], help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=["ainvoke", "invoke"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.mode, args.threads, args.steps, args.history)))
+        print(json.dumps(worker(args.worker, args.mode, args.threads, args.steps, args.history, args.async_tool)))
         return 0
     results = []
     for impl in args.impls.split(","):
         threads = args.reference_threads if impl == "reference" and args.reference_threads else args.threads
         for mode in args.modes.split(","):
-            results.append(run_one(impl, mode, threads, args.steps, args.latency, args.history))
+            results.append(run_one(impl, mode, threads, args.steps, args.latency, args.history, args.async_tool))
     if args.json:
         for r in results:
             print(json.dumps(r))
@@ -214,13 +237,14 @@ NAMES = {"rs": "deepagents_rs", "reference": "deepagents 0.7.32"}
 
 def table(results: list[dict[str, Any]]) -> str:
     rows = [
-        "| implementation | mode | threads x steps | wall s (ideal) | CPU s | peak RSS MiB | model steps/s |",
-        "|---|---|---|---|---|---|---|",
+        "| implementation | mode | threads x steps | wall s (ideal) | CPU s | CPU ms / step | peak RSS MiB | model steps/s |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         rows.append(
             f"| {NAMES[r['impl']]} | {r['mode']} | {r['threads']} x {r['steps']} | {r['wall']:.2f} ({r['ideal']:.2f}) "
-            f"| {r['cpu']:.1f} | {r['peak_rss_mib']:.0f} | {r['steps_per_s']:.0f} |"
+            f"| {r['cpu']:.1f} | {r['cpu'] / (r['threads'] * r['steps']) * 1000:.2f} | {r['peak_rss_mib']:.0f} "
+            f"| {r['steps_per_s']:.0f} |"
         )
     by = {(r["impl"], r["mode"]): r for r in results}
     for mode in ("ainvoke", "invoke"):

@@ -671,3 +671,10 @@ class FsInterrupts:
     ) -> bool:
         """``fires`` for a tool described by its operation, path argument, scope and the
         argument that can move its search root."""
+
+class LoopInbox:
+    """An event loop's inbox: the core hands async callbacks to the loop's own thread."""
+
+    def __init__(self, event_loop: Any) -> None: ...
+    def drain(self) -> None:
+        """Runs every waiting callback (called by the loop when woken)."""

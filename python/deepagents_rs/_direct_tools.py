@@ -9,7 +9,9 @@ and its function called as ``run`` does it: LangChain's own ``_to_args_and_kwarg
 schema's validation), the function in a context holding the tool's config (so
 ``get_config()``, ``get_stream_writer()`` and ``get_runtime()`` work inside it), and the
 result formatted by LangChain's ``_format_output``. Exceptions propagate unchanged, as
-``run`` re-raises them when the tool handles none of them.
+``run`` re-raises them when the tool handles none of them. A coroutine function tool under
+``ainvoke`` likewise (``arun``: the input validated, then the coroutine awaited as a task in
+a context holding the tool's config).
 
 What differs, and cannot be seen without a handler: no tool run is started; the
 ``callbacks`` of the config a tool reads with ``get_config()`` is the (empty) manager, under
@@ -26,15 +28,16 @@ from typing import Any
 FALLBACK = object()
 
 
-def direct_function(tool: Any, injects_state: bool) -> Callable[..., Any] | None:
-    """The function ``tool.invoke`` would end up calling, when the direct path gives the
-    same result; ``None`` when the tool needs ``invoke`` (another tool class, injected
-    arguments, artifacts, error handlers, or a function that takes callbacks or a config)."""
+def direct_function(tool: Any, injects_state: bool, asynchronous: bool = False) -> Callable[..., Any] | None:
+    """The function ``tool.invoke`` (``tool.ainvoke`` when ``asynchronous``: the tool's
+    coroutine function) would end up calling, when the direct path gives the same result;
+    ``None`` when the tool needs ``invoke`` (another tool class, injected arguments,
+    artifacts, error handlers, or a function that takes callbacks or a config)."""
     from langchain_core.tools import StructuredTool
 
     if type(tool) is not StructuredTool or injects_state:
         return None
-    func = tool.func
+    func = tool.coroutine if asynchronous else tool.func
     if func is None or tool.response_format != "content":
         return None
     if tool.handle_tool_error or tool.handle_validation_error:
@@ -62,15 +65,13 @@ def run_id() -> Any:
     return uuid7()
 
 
-def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
-    """The call's ``ToolMessage`` as ``tool.invoke`` makes it, or ``FALLBACK`` (nothing run)
-    when a callback handler would see the call."""
-    from langchain_core.callbacks import CallbackManager
-    from langchain_core.runnables.config import ensure_config, patch_config, set_config_context
-    from langchain_core.tools.base import _format_output
+def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | None:
+    """The config the tool's function runs with, as its tool run's child config would be;
+    ``None`` when a callback handler would see the run."""
+    from langchain_core.runnables.config import ensure_config, patch_config
 
     config = ensure_config(config)
-    manager = CallbackManager.configure(
+    manager = manager_type.configure(
         config.get("callbacks"),
         tool.callbacks,
         tool.verbose,
@@ -80,7 +81,7 @@ def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: s
         tool.metadata,
     )
     if manager.handlers or manager.inheritable_handlers:
-        return FALLBACK
+        return None
     config.pop("run_id", None)
     # A tool run's child manager: the inherited tags and metadata only.
     manager = manager.copy()
@@ -88,7 +89,37 @@ def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: s
     # The id the tool's run would have: a tool reading `get_config()` sees a manager under a
     # run of its own, as under `invoke` (no handler sees that run, so none is started).
     manager.parent_run_id = run_id()
-    with set_config_context(patch_config(config, callbacks=manager)) as context:
+    return patch_config(config, callbacks=manager)
+
+
+def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
+    """The call's ``ToolMessage`` as ``tool.invoke`` makes it, or ``FALLBACK`` (nothing run)
+    when a callback handler would see the call."""
+    from langchain_core.callbacks import CallbackManager
+    from langchain_core.runnables.config import set_config_context
+    from langchain_core.tools.base import _format_output
+
+    child = _child_config(tool, config, CallbackManager)
+    if child is None:
+        return FALLBACK
+    with set_config_context(child) as context:
         positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
         response = context.run(func, *positional, **keywords)
+    return _format_output(response, None, tool_call_id, tool.name, "success")
+
+
+async def acall_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
+    """``call_direct`` for ``tool.ainvoke``: the input validated first, then the coroutine
+    awaited as a task in a context holding the config (as ``BaseTool.arun`` runs it)."""
+    from langchain_core.callbacks import AsyncCallbackManager
+    from langchain_core.runnables.config import set_config_context
+    from langchain_core.runnables.utils import coro_with_context
+    from langchain_core.tools.base import _format_output
+
+    child = _child_config(tool, config, AsyncCallbackManager)
+    if child is None:
+        return FALLBACK
+    positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
+    with set_config_context(child) as context:
+        response = await coro_with_context(func(*positional, **keywords), context)
     return _format_output(response, None, tool_call_id, tool.name, "success")

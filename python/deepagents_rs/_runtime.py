@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 _lock = threading.Lock()
 _loops: list[tuple[asyncio.AbstractEventLoop, threading.Thread]] = []
+_inboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 _BLOCKED: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
     "deepagents_rs_blocked_loops", default=frozenset()
 )
@@ -55,30 +57,13 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loops[depth][0]
 
 
-class CancelHandle:
-    """Lets Rust cancel a coroutine it scheduled on a loop: when the Rust future awaiting it
-    is dropped (the caller's ``ainvoke`` was cancelled, Ctrl-C during ``invoke``), the task is
-    cancelled instead of running on unobserved."""
+def loop_inbox(loop: asyncio.AbstractEventLoop) -> Any:
+    """The inbox through which the core hands async callbacks to ``loop``'s own thread
+    (``_core.LoopInbox``): one per loop, made on first use, dropped with the loop."""
+    with _lock:
+        inbox = _inboxes.get(loop)
+        if inbox is None:
+            from ._core import LoopInbox
 
-    __slots__ = ("_cancelled", "_loop", "_task")
-
-    def __init__(self) -> None:
-        self._task: asyncio.Task | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._cancelled = False
-
-    async def run(self, coro: Any) -> Any:
-        import asyncio
-
-        self._task = asyncio.current_task()
-        self._loop = asyncio.get_running_loop()
-        if self._cancelled:
-            coro.close()
-            raise asyncio.CancelledError
-        return await coro
-
-    def cancel(self) -> None:
-        self._cancelled = True
-        task, loop = self._task, self._loop
-        if task is not None and loop is not None and not task.done() and not loop.is_closed():
-            loop.call_soon_threadsafe(task.cancel)
+            inbox = _inboxes[loop] = LoopInbox(loop)
+        return inbox

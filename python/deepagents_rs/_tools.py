@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import _compat, _convert, _task_channels
-from ._direct_tools import FALLBACK, call_direct, direct_function
+from ._direct_tools import FALLBACK, acall_direct, call_direct, direct_function
 from ._files_context import use_files
 from ._task_channels import TaskChannels
 
@@ -172,6 +172,7 @@ class LangChainToolAdapter(ToolAdapter):
         self._tool_node: Any = None
         #: The function ``invoke`` would call, when calling it directly gives the same result.
         self._direct = direct_function(tool, self.injects_state)
+        self._adirect = direct_function(tool, self.injects_state, asynchronous=True)
 
     def _message(self, result: Any, tool_call_id: str, config: dict | None = None) -> tuple:
         from langchain_core.messages import ToolMessage
@@ -236,6 +237,10 @@ class LangChainToolAdapter(ToolAdapter):
     ) -> tuple[Any, str, Any, Any]:
         payload = {"type": "tool_call", "name": self.name, "args": args, "id": tool_call_id}
         try:
+            if self._adirect is not None:
+                message = await acall_direct(self.tool, self._adirect, args, tool_call_id, config)
+                if message is not FALLBACK:
+                    return self._message(message, tool_call_id, config)
             if self.injects_state:
                 payload = self._inject(payload, state, config)
             return self._message(await self.tool.ainvoke(payload, config), tool_call_id, config)

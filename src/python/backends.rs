@@ -11,7 +11,7 @@ use pyo3::types::PyDict;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::host::{PyHost, await_coroutine, call_in_context};
+use super::host::{PyHost, await_coroutine_then, call_in_context};
 use crate::error::BoxError;
 use crate::files::backend::*;
 use crate::files::permissions::{Mode, Permission, Rules};
@@ -19,7 +19,7 @@ use crate::files::{Backend, StateBackend};
 use crate::middleware::filesystem::{Filesystem, FilesystemConfig};
 
 pub(crate) struct PyBackend {
-    adapter: Py<PyAny>,
+    adapter: Arc<Py<PyAny>>,
     uses_state: bool,
     touches_disk: bool,
     supports_delete: bool,
@@ -37,7 +37,7 @@ impl PyBackend {
             supports_execution: adapter.getattr("supports_execution")?.extract()?,
             execute_accepts_timeout: adapter.getattr("execute_accepts_timeout")?.extract()?,
             route_prompt: adapter.getattr("route_prompt")?.extract()?,
-            adapter: adapter.clone().unbind(),
+            adapter: Arc::new(adapter.clone().unbind()),
         })
     }
 
@@ -49,46 +49,39 @@ impl PyBackend {
         op: &'static str,
         args: Value,
     ) -> Op<T> {
-        let adapter = super::runtime_threads::attach(|py| self.adapter.clone_ref(py));
+        let adapter = self.adapter.clone();
         let files = self.uses_state.then(|| cx.current_with_host());
         Box::pin(async move {
             let host = PyHost::from_context(&cx.host);
-            let result: Py<PyAny> = match host {
-                Some(h) if h.is_async => await_coroutine(&h.locals, |py| {
-                    let args = op_args(py, op, &args, &files, Some(h))?;
-                    adapter
-                        .bind(py)
-                        .call_method1("acall", pyo3::types::PyTuple::new(py, args)?)
-                })
-                .await
-                .map_err(|e| Box::new(e) as BoxError)?,
+            let (value, update) = match host {
+                Some(h) if h.is_async => {
+                    let run_host = cx.host.clone();
+                    await_coroutine_then(
+                        h,
+                        move |py| {
+                            let host = PyHost::from_context(&run_host);
+                            let args = op_args(py, op, &args, &files, host)?;
+                            adapter
+                                .bind(py)
+                                .call_method1("acall", pyo3::types::PyTuple::new(py, args)?)
+                        },
+                        op_result,
+                    )
+                    .await
+                }
                 _ => {
-                    let cx2 = cx.clone();
+                    let run_host = cx.host.clone();
                     tokio::task::spawn_blocking(move || {
                         super::runtime_threads::attach(|py| {
-                            let host = PyHost::from_context(&cx2.host);
+                            let host = PyHost::from_context(&run_host);
                             let args = op_args(py, op, &args, &files, host)?;
-                            call_in_context(py, host, adapter.bind(py), "call", args)
-                                .map(Bound::unbind)
+                            op_result(&call_in_context(py, host, adapter.bind(py), "call", args)?)
                         })
                     })
                     .await
                     .map_err(|e| Box::new(e) as BoxError)?
-                    .map_err(|e| Box::new(e) as BoxError)?
                 }
-            };
-            let (value, update) = super::runtime_threads::attach(
-                |py| -> PyResult<(T, Option<crate::state::FilesWrite>)> {
-                    let (value, update): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
-                        result.bind(py).extract()?;
-                    let update = if update.is_none() {
-                        None
-                    } else {
-                        Some(super::convert::file_map_from_py(&update)?)
-                    };
-                    Ok((super::value::view_from_py(&value)?, update))
-                },
-            )
+            }
             .map_err(|e| Box::new(e) as BoxError)?;
             if let Some(update) = update {
                 cx.send(update);
@@ -96,6 +89,19 @@ impl PyBackend {
             Ok(value)
         })
     }
+}
+
+/// An operation's result and the files it changed in state, read where the call was made.
+fn op_result<T: DeserializeOwned>(
+    result: &Bound<'_, PyAny>,
+) -> PyResult<(T, Option<crate::state::FilesWrite>)> {
+    let (value, update): (Bound<'_, PyAny>, Bound<'_, PyAny>) = result.extract()?;
+    let update = if update.is_none() {
+        None
+    } else {
+        Some(super::convert::file_map_from_py(&update)?)
+    };
+    Ok((super::value::view_from_py(&value)?, update))
 }
 
 /// The adapter's arguments: the operation, its arguments, the run's files for a backend that

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3_async_runtimes::TaskLocals;
 
+use super::loop_inbox::{Inbox, LoopInbox};
 use crate::tools::HostContext;
 
 /// Whether the run was started by `invoke` (call sync Python APIs from blocking threads) or
@@ -23,6 +24,8 @@ pub(crate) struct PyHost {
     pub executor: Option<Arc<tokio::sync::Semaphore>>,
     /// See `super::reply_shaper::protocol_events`.
     pub protocol_events: bool,
+    /// Where async callbacks are handed to the loop's thread (`super::loop_inbox`).
+    pub inbox: Inbox,
 }
 
 impl PyHost {
@@ -40,6 +43,7 @@ impl PyHost {
         let event_loop = background_loop.bind(py).call0()?;
         let locals = TaskLocals::new(event_loop).copy_context(py)?;
         Ok(Some(Arc::new(PyHost {
+            inbox: LoopInbox::of(py, &locals)?,
             protocol_events: super::reply_shaper::protocol_events(py, &locals),
             locals,
             is_async: false,
@@ -53,6 +57,7 @@ impl PyHost {
         let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
         let executor = Some(super::executor::for_loop(locals.event_loop(py).as_any())?);
         Ok(Some(Arc::new(PyHost {
+            inbox: LoopInbox::of(py, &locals)?,
             protocol_events: super::reply_shaper::protocol_events(py, &locals),
             locals,
             is_async: true,
@@ -95,6 +100,7 @@ impl PyHost {
             config: Some(config),
             executor: parent.executor.clone(),
             protocol_events: parent.protocol_events,
+            inbox: parent.inbox.clone(),
         })))
     }
 
@@ -104,41 +110,17 @@ impl PyHost {
     }
 }
 
-/// Cancels the Python task when dropped before being disarmed.
-struct CancelOnDrop(Option<Py<PyAny>>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(handle) = self.0.take() {
-            super::runtime_threads::attach(|py| {
-                if let Err(e) = handle.call_method0(py, "cancel") {
-                    e.write_unraisable(py, None);
-                }
-            });
-        }
-    }
-}
-
-/// Awaits the coroutine `make` returns, as a task on the run's loop. Dropping the returned
-/// future cancels the task, so an abandoned run leaves nothing running behind it.
-pub(crate) async fn await_coroutine<F>(locals: &TaskLocals, make: F) -> PyResult<Py<PyAny>>
+/// Awaits the coroutine `make` returns, as a task on the run's loop, made and scheduled on
+/// the loop's own thread, its result read there by `convert` when the task is done
+/// (`super::loop_inbox`). Dropping the returned future cancels the task, so an abandoned run
+/// leaves nothing running behind it.
+pub(crate) async fn await_coroutine_then<F, C, T>(host: &PyHost, make: F, convert: C) -> PyResult<T>
 where
-    F: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>>,
+    F: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
+    C: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
+    T: Send + 'static,
 {
-    let (fut, mut guard) = super::runtime_threads::attach(|py| -> PyResult<_> {
-        let handle = py
-            .import("deepagents_rs._runtime")?
-            .getattr("CancelHandle")?
-            .call0()?;
-        // Create the coroutine only now, right before it is scheduled: an error above would
-        // otherwise leave it never awaited.
-        let wrapped = handle.call_method1("run", (make(py)?,))?;
-        let fut = pyo3_async_runtimes::into_future_with_locals(locals, wrapped)?;
-        Ok((fut, CancelOnDrop(Some(handle.unbind()))))
-    })?;
-    let out = fut.await;
-    guard.0 = None;
-    out
+    super::loop_inbox::await_on_loop(&host.inbox, &host.locals, make, convert).await
 }
 
 /// Calls `method` of `obj` with `args` inside a copy of the run's contextvars, as LangChain
@@ -183,8 +165,8 @@ where
 }
 
 /// `call_adapter`, its result read by `convert` with the GIL held off the tokio workers: in
-/// the same blocking call under `invoke`, on a blocking thread after the coroutine under
-/// `ainvoke`.
+/// the same blocking call under `invoke`, on the loop's thread when the coroutine is done
+/// under `ainvoke`.
 pub(crate) async fn call_adapter_then<A, F, C, T>(
     adapter: A,
     host: HostContext,
@@ -200,15 +182,18 @@ where
 {
     match PyHost::from_context(&host).filter(|h| h.is_async) {
         Some(h) => {
-            let out = await_coroutine(&h.locals, |py| {
-                let args = args(py, true)?;
-                adapter
-                    .borrow()
-                    .bind(py)
-                    .call_method1(format!("a{method}"), pyo3::types::PyTuple::new(py, args)?)
-            })
-            .await?;
-            convert_blocking(out, convert).await
+            await_coroutine_then(
+                h,
+                move |py| {
+                    let args = args(py, true)?;
+                    adapter
+                        .borrow()
+                        .bind(py)
+                        .call_method1(format!("a{method}"), pyo3::types::PyTuple::new(py, args)?)
+                },
+                convert,
+            )
+            .await
         }
         None => tokio::task::spawn_blocking(move || {
             super::runtime_threads::attach(|py| {
@@ -221,21 +206,4 @@ where
         .await
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?,
     }
-}
-
-/// Reads a Python result on a blocking thread: a tokio worker never waits for the GIL.
-pub(crate) async fn convert_blocking<C, T>(out: Py<PyAny>, convert: C) -> PyResult<T>
-where
-    C: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
-    T: Send + 'static,
-{
-    tokio::task::spawn_blocking(move || {
-        super::runtime_threads::attach(|py| {
-            let read = convert(out.bind(py));
-            drop(out);
-            read
-        })
-    })
-    .await
-    .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?
 }

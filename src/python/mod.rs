@@ -16,6 +16,7 @@ mod files;
 mod fs_outside;
 mod host;
 mod input_messages;
+mod loop_inbox;
 mod memory;
 mod middleware;
 mod model;
@@ -62,6 +63,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::error::set_warn(user_warning);
     crate::host::set_async_test(|h| host::PyHost::from_context(h).is_some_and(|p| p.is_async));
     reply_shaper::register();
+    m.add_class::<loop_inbox::LoopInbox>()?;
     m.add_class::<agent::CoreAgent>()?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;

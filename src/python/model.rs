@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::convert::message_to_py;
-use super::host::{PyHost, await_coroutine, call_in_context};
+use super::host::{PyHost, await_coroutine_then, call_in_context};
 use super::stream::ChunkCallback;
 use crate::error::ModelError;
 use crate::host::HostValue;
@@ -347,30 +347,31 @@ impl ChatModel for PyChatModel {
                         )
                     })
                     .map_err(host_err)?;
-                let reply = await_coroutine(&host.locals, |py| {
-                    let (system, messages, tools) =
-                        request_args(py, &request, &to_message, &cache)?;
-                    let on_chunk = chunk_callback(py, on_chunk)?;
-                    let settings = settings_arg(py, &request)?;
-                    let callbacks = trace_arg(py, &request)?;
-                    adapter.bind(py).call_method1(
-                        "ainvoke",
-                        (
-                            system,
-                            messages,
-                            tools,
-                            request.tool_choice.clone(),
-                            on_chunk,
-                            settings,
-                            callbacks,
-                        ),
-                    )
-                })
+                await_coroutine_then(
+                    host,
+                    move |py| {
+                        let (system, messages, tools) =
+                            request_args(py, &request, &to_message, &cache)?;
+                        let on_chunk = chunk_callback(py, on_chunk)?;
+                        let settings = settings_arg(py, &request)?;
+                        let callbacks = trace_arg(py, &request)?;
+                        adapter.bind(py).call_method1(
+                            "ainvoke",
+                            (
+                                system,
+                                messages,
+                                tools,
+                                request.tool_choice.clone(),
+                                on_chunk,
+                                settings,
+                                callbacks,
+                            ),
+                        )
+                    },
+                    ai_reply,
+                )
                 .await
-                .map_err(host_err)?;
-                super::host::convert_blocking(reply, ai_reply)
-                    .await
-                    .map_err(host_err)
+                .map_err(host_err)
             } else {
                 tokio::task::spawn_blocking(move || {
                     super::runtime_threads::attach(|py| {

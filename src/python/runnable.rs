@@ -6,7 +6,7 @@ use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::host::{PyHost, await_coroutine, call_in_context};
+use super::host::{PyHost, await_coroutine_then, call_in_context};
 use crate::error::{Error, ModelError};
 use crate::events::{Event, EventKind, StepEmitter};
 use crate::host::HostValue;
@@ -131,25 +131,29 @@ impl Runnable for PyRunnable {
         Box::pin(async move {
             let py_host = PyHost::from_context(&host);
             match py_host.filter(|h| h.is_async) {
-                Some(h) => await_coroutine(&h.locals, |py| {
-                    let config = PyHost::config_arg(Some(h), py);
-                    let parent = parent_arg(py, &input)?;
-                    adapter.bind(py).call_method1(
-                        "ainvoke",
-                        (
-                            input_to_py(py, &input)?,
-                            config,
-                            parent,
-                            &input.call_id,
-                            parts_arg(py, &input)?,
-                        ),
+                Some(h) => {
+                    let run_host = host.clone();
+                    await_coroutine_then(
+                        h,
+                        move |py| {
+                            let config = PyHost::config_arg(PyHost::from_context(&run_host), py);
+                            let parent = parent_arg(py, &input)?;
+                            adapter.bind(py).call_method1(
+                                "ainvoke",
+                                (
+                                    input_to_py(py, &input)?,
+                                    config,
+                                    parent,
+                                    &input.call_id,
+                                    parts_arg(py, &input)?,
+                                ),
+                            )
+                        },
+                        output_from_py,
                     )
-                })
-                .await
-                .map_err(host_err)
-                .map(|out| super::host::convert_blocking(out, output_from_py))?
-                .await
-                .map_err(host_err)?,
+                    .await
+                    .map_err(host_err)?
+                }
                 None => tokio::task::spawn_blocking(move || {
                     super::runtime_threads::attach(|py| {
                         let host = PyHost::from_context(&host);

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::convert::{
     content_from_py, extra_from_py, file_map_from_py, host_object, messages_from_py,
 };
-use super::host::{PyHost, await_coroutine, call_in_context};
+use super::host::{PyHost, await_coroutine_then, call_in_context};
 use super::stream::StreamWriter;
 use crate::error::BoxError;
 use crate::events::EventKind;
@@ -374,21 +374,23 @@ impl Tool for PyTool {
         let adapter = self.adapter.clone();
         let (has_async, has_sync, injects) = (self.has_async, self.has_sync, self.injects_state);
         Box::pin(async move {
-            let host = PyHost::from_context(&ctx.host);
+            // Its own handle: `ctx` moves into the call.
+            let host_ctx = ctx.host.clone();
+            let host = PyHost::from_context(&host_ctx);
             // LangGraph's choice: ainvoke awaits a tool's coroutine when it has one, invoke
             // calls its sync function. A tool with only a coroutine is awaited under invoke
             // too (on the private loop), where deepagents would raise.
             let use_async = host.is_some_and(|h| has_async && (h.is_async || !has_sync));
             let executor = host.and_then(|h| h.executor.clone());
             match host {
-                Some(host) if use_async => {
-                    let result = await_coroutine(&host.locals, |py| {
-                        let args = tool_args(py, &args, &ctx)?;
-                        let config = tool_config(py, Some(host), &ctx)?;
+                Some(host) if use_async => await_coroutine_then(
+                    host,
+                    move |py| {
+                        let host = PyHost::from_context(&ctx.host);
                         let mut call_args = vec![
-                            args,
+                            tool_args(py, &args, &ctx)?,
                             ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
-                            config,
+                            tool_config(py, host, &ctx)?,
                         ];
                         if injects {
                             call_args.push(tool_state(py, &ctx)?);
@@ -396,13 +398,11 @@ impl Tool for PyTool {
                         adapter
                             .bind(py)
                             .call_method1("acall_in_run", pyo3::types::PyTuple::new(py, call_args)?)
-                    })
-                    .await
-                    .map_err(fatal)?;
-                    super::host::convert_blocking(result, output_from_py)
-                        .await
-                        .map_err(fatal)
-                }
+                    },
+                    output_from_py,
+                )
+                .await
+                .map_err(fatal),
                 _ => {
                     // A worker of the executor first, as LangGraph's tool calls wait for
                     // one (the loop's default executor under `ainvoke`, the run's own under

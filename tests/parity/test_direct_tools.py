@@ -1,10 +1,12 @@
 """Plain function tools called directly (``_direct_tools.py``) give what ``BaseTool.invoke``
-gives under deepagents: results, coercion by the schema, validation errors, injected call
-ids, the config and stream writer a tool reads from its context, exceptions; and a callback
-handler still sees every tool run (the call then goes through ``invoke``)."""
+(``ainvoke`` for coroutine functions) gives under deepagents: results, coercion by the
+schema, validation errors, injected call ids, the config and stream writer a tool reads from
+its context, exceptions; and a callback handler still sees every tool run (the call then
+goes through ``invoke``)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -66,6 +68,37 @@ def returns_dict(key: str) -> dict[str, Any]:
     return {"key": key, "n": [1, 2]}
 
 
+async def aadd(a: float, b: int) -> str:
+    """Add two numbers, asynchronously."""
+    return f"{a!r} + {b!r} = {a + b!r}"
+
+
+async def aconfig_view() -> str:
+    """Report what the tool's config says, asynchronously."""
+    return config_view()
+
+
+async def awhich_call(note: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
+    """Say which call this is, asynchronously."""
+    return f"{note} from {tool_call_id}"
+
+
+async def ashout(text: str) -> str:
+    """Write progress to the stream, then answer, asynchronously."""
+    get_stream_writer()({"progress": text})
+    return text.upper()
+
+
+async def afailing(reason: str) -> str:
+    """Fail, asynchronously."""
+    raise ToolException(f"cannot: {reason}")
+
+
+async def atakes_config(key: str, config: RunnableConfig) -> str:
+    """Read the config it is handed, asynchronously."""
+    return f"{key}: {(config.get('configurable') or {}).get('user_key')}"
+
+
 def test_plain_functions_take_the_direct_path_and_others_do_not() -> None:
     # Checked so the fast path cannot silently turn off; the parity tests below cover both.
     assert LangChainToolAdapter(tool(add))._direct is not None
@@ -73,6 +106,11 @@ def test_plain_functions_take_the_direct_path_and_others_do_not() -> None:
     assert LangChainToolAdapter(tool(takes_config))._direct is None
     assert LangChainToolAdapter(StructuredTool.from_function(add, handle_tool_error=True))._direct is None
     assert LangChainToolAdapter(tool(add, response_format="content_and_artifact"))._direct is None
+    assert LangChainToolAdapter(tool(aadd))._adirect is not None
+    assert LangChainToolAdapter(tool(aadd))._direct is None
+    assert LangChainToolAdapter(tool(add))._adirect is None
+    assert LangChainToolAdapter(tool(atakes_config))._adirect is None
+    assert LangChainToolAdapter(StructuredTool.from_function(coroutine=aadd, handle_tool_error=True))._adirect is None
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -107,13 +145,20 @@ def test_an_exception_propagates_unchanged(mode: str) -> None:
     assert isinstance(assert_same_error(both), ToolException)
 
 
+@pytest.mark.parametrize("function", [shout, ashout])
 @pytest.mark.parametrize("impl", ["deepagents", "deepagents_rs"])
-def test_the_stream_writer_reaches_a_direct_tool(impl: str) -> None:
+def test_the_stream_writer_reaches_a_direct_tool(impl: str, function: Any) -> None:
     module = __import__(impl)
-    agent = module.create_deep_agent(
-        model=ScriptedChatModel([ai_tool_calls(("shout", {"text": "hey"}, "c1")), "done"]), tools=[shout]
-    )
-    custom = [chunk for chunk in agent.stream(USER, stream_mode="custom")]
+    script = [ai_tool_calls((function.__name__, {"text": "hey"}, "c1")), "done"]
+    agent = module.create_deep_agent(model=ScriptedChatModel(script), tools=[function])
+
+    async def astream() -> list[Any]:
+        return [chunk async for chunk in agent.astream(USER, stream_mode="custom")]
+
+    if function is shout:
+        custom = [chunk for chunk in agent.stream(USER, stream_mode="custom")]
+    else:
+        custom = asyncio.run(astream())
     assert custom == [{"progress": "hey"}]
 
 
@@ -128,12 +173,40 @@ class ToolRuns(BaseCallbackHandler):
         self.runs.append(("end", getattr(output, "content", output)))
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_callback_handler_sees_each_tool_run(mode: str) -> None:
+@pytest.mark.parametrize(("mode", "function"), [*((m, add) for m in MODES), ("ainvoke", aadd)])
+def test_a_callback_handler_sees_each_tool_run(mode: str, function: Any) -> None:
+    name = function.__name__
     handlers = {"deepagents": ToolRuns(), "deepagents_rs": ToolRuns()}
-    script = [ai_tool_calls(("add", {"a": 1, "b": 2}, "c1")), "done"]
+    script = [ai_tool_calls((name, {"a": 1, "b": 2}, "c1")), "done"]
     for impl, handler in handlers.items():
-        out = _run_one(impl, script, [add], USER, mode, {"callbacks": [handler]}, {})
+        out = _run_one(impl, script, [function], USER, mode, {"callbacks": [handler]}, {})
         assert out.error is None, out.error
     assert handlers["deepagents_rs"].runs == handlers["deepagents"].runs
-    assert handlers["deepagents"].runs == [("start", "add"), ("end", "1.0 + 2 = 3.0")]
+    assert handlers["deepagents"].runs == [("start", name), ("end", "1.0 + 2 = 3.0")]
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("aadd", {"a": 1, "b": "2"}),
+        ("aadd", {"a": "x", "b": 2}),
+        ("aadd", {"a": 1}),
+        ("awhich_call", {"note": "hi"}),
+    ],
+)
+def test_async_results_match(name: str, args: dict[str, Any]) -> None:
+    both = run_both([ai_tool_calls((name, args, "call_1")), "done"], [aadd, awhich_call], USER, mode="ainvoke")
+    assert_parity(both)
+
+
+def test_the_config_an_async_tool_reads() -> None:
+    config = {"configurable": {"thread_id": "t-1", "user_key": "u"}}
+    script = [ai_tool_calls(("aconfig_view", {}, "c1"), ("atakes_config", {"key": "k"}, "c2")), "done"]
+    both = run_both(script, [aconfig_view, atakes_config], USER, mode="ainvoke", config=config)
+    ref = assert_parity(both)
+    assert ref["messages"][2].content == repr(("tools", 3, "t-1", "u", True))
+
+
+def test_an_async_tools_exception_propagates_unchanged() -> None:
+    both = run_both([ai_tool_calls(("afailing", {"reason": "r"}, "c1")), "done"], [afailing], USER, mode="ainvoke")
+    assert isinstance(assert_same_error(both), ToolException)

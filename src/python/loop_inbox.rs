@@ -1,0 +1,291 @@
+//! Async Python callbacks handed to their event loop's own thread, without the GIL.
+//!
+//! Under `ainvoke` a callback is a coroutine awaited on the caller's loop. Making it (its
+//! arguments converted to Python), scheduling it (`call_soon_threadsafe`) and reading its
+//! result all need the GIL; done on the tokio worker that awaits it, the worker waits for
+//! the GIL while the loop's thread runs Python, stalling every run scheduled on it. Instead
+//! a worker pushes the whole call into the loop's inbox (a queue and a pipe the loop
+//! watches with `add_reader`): no GIL, a lock and at most one byte written. The loop's
+//! thread, which holds the GIL anyway, drains the inbox, makes each coroutine, creates its
+//! task, and when the task is done reads its result into Rust in the task's done callback,
+//! so one call takes the GIL nowhere else. A batch of calls made while the loop was busy
+//! costs one wake-up.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use parking_lot::Mutex;
+use pyo3::prelude::*;
+use pyo3_async_runtimes::TaskLocals;
+use tokio::sync::oneshot;
+
+/// Work for the loop's thread, run with the GIL it holds.
+type Job = Box<dyn for<'py> FnOnce(Python<'py>) + Send>;
+
+/// How a worker wakes the loop once jobs wait.
+enum Wake {
+    /// The write end of a pipe the loop reads (`add_reader`): no GIL needed.
+    #[cfg(unix)]
+    Pipe {
+        read: libc::c_int,
+        write: libc::c_int,
+    },
+    /// Loops that watch no file descriptors (Windows' proactor): `call_soon_threadsafe`,
+    /// which needs the GIL.
+    #[cfg_attr(unix, allow(dead_code))]
+    Call(Py<PyAny>),
+}
+
+struct Shared {
+    jobs: Mutex<Vec<Job>>,
+    /// A wake-up is on its way: later pushes need not send another.
+    pending: AtomicBool,
+    wake: Wake,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Wake::Pipe { read, write } = self.wake {
+            // SAFETY: both ends were opened by `LoopInbox::new` and are closed only here.
+            unsafe {
+                libc::close(read);
+                libc::close(write);
+            }
+        }
+    }
+}
+
+impl Shared {
+    fn push(self: &Arc<Self>, job: Job) {
+        self.jobs.lock().push(job);
+        if self.pending.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        match &self.wake {
+            #[cfg(unix)]
+            Wake::Pipe { write, .. } => {
+                // SAFETY: writes one byte from a live buffer to the inbox's own pipe. A full
+                // pipe (EAGAIN) already wakes the loop, so the result needs no check.
+                unsafe {
+                    libc::write(*write, [1u8].as_ptr().cast(), 1);
+                }
+            }
+            Wake::Call(call_soon) => {
+                let inbox = LoopInbox {
+                    shared: self.clone(),
+                };
+                super::runtime_threads::attach(|py| {
+                    let drained = Bound::new(py, inbox)
+                        .and_then(|i| i.getattr("drain"))
+                        .and_then(|drain| call_soon.bind(py).call1((drain,)));
+                    if let Err(e) = drained {
+                        e.write_unraisable(py, None);
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// One event loop's inbox (`_runtime.loop_inbox` keeps one per loop).
+#[pyclass(module = "deepagents_rs._core")]
+pub(crate) struct LoopInbox {
+    shared: Arc<Shared>,
+}
+
+#[pymethods]
+impl LoopInbox {
+    /// Registers the inbox with `event_loop`: its thread drains it when woken.
+    #[new]
+    fn new(py: Python<'_>, event_loop: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
+        #[cfg(unix)]
+        let wake = {
+            let mut fds = [0 as libc::c_int; 2];
+            // SAFETY: `pipe2` fills the two-element array on success.
+            if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) } != 0 {
+                return Err(std::io::Error::last_os_error().into());
+            }
+            Wake::Pipe {
+                read: fds[0],
+                write: fds[1],
+            }
+        };
+        #[cfg(not(unix))]
+        let wake = Wake::Call(event_loop.getattr("call_soon_threadsafe")?.unbind());
+        let inbox = Py::new(
+            py,
+            LoopInbox {
+                shared: Arc::new(Shared {
+                    jobs: Mutex::new(Vec::new()),
+                    pending: AtomicBool::new(false),
+                    wake,
+                }),
+            },
+        )?;
+        #[cfg(unix)]
+        if let Wake::Pipe { read, .. } = inbox.borrow(py).shared.wake {
+            // `add_reader` belongs to the loop's thread; the caller may be another.
+            event_loop.call_method1(
+                "call_soon_threadsafe",
+                (
+                    event_loop.getattr("add_reader")?,
+                    read,
+                    inbox.bind(py).getattr("drain")?,
+                ),
+            )?;
+        }
+        Ok(inbox)
+    }
+
+    /// Runs every waiting job (on the loop's thread).
+    fn drain(&self, py: Python<'_>) {
+        #[cfg(unix)]
+        if let Wake::Pipe { read, .. } = self.shared.wake {
+            let mut buf = [0u8; 256];
+            // SAFETY: reads into a live buffer of its length; the pipe is non-blocking.
+            while unsafe { libc::read(read, buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+        }
+        // Cleared before taking the jobs: a push after the take wakes the loop again.
+        self.shared.pending.store(false, Ordering::Release);
+        let jobs = std::mem::take(&mut *self.shared.jobs.lock());
+        for job in jobs {
+            job(py);
+        }
+    }
+}
+
+impl LoopInbox {
+    /// The inbox of the loop `locals` runs on.
+    pub(crate) fn of(py: Python<'_>, locals: &TaskLocals) -> PyResult<Inbox> {
+        let inbox = py
+            .import("deepagents_rs._runtime")?
+            .getattr("loop_inbox")?
+            .call1((locals.event_loop(py),))?;
+        Ok(Inbox(inbox.cast::<LoopInbox>()?.borrow().shared.clone()))
+    }
+}
+
+/// A handle on one loop's inbox, held by a run (no GIL needed to use it).
+#[derive(Clone)]
+pub(crate) struct Inbox(Arc<Shared>);
+
+/// The task a call made, for cancelling it when its awaiter goes away.
+#[derive(Default)]
+struct TaskSlot {
+    task: Mutex<Option<Py<PyAny>>>,
+    abandoned: AtomicBool,
+}
+
+/// Cancels the call's task when dropped before its result came (the caller's `ainvoke` was
+/// cancelled): the cancellation goes through the inbox too, after the job that made it.
+struct CancelOnDrop {
+    slot: Option<Arc<TaskSlot>>,
+    inbox: Inbox,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(slot) = self.slot.take() else {
+            return;
+        };
+        slot.abandoned.store(true, Ordering::Release);
+        self.inbox.0.push(Box::new(move |py| {
+            if let Some(task) = slot.task.lock().take()
+                && let Err(e) = task.call_method0(py, "cancel")
+            {
+                e.write_unraisable(py, None);
+            }
+        }));
+    }
+}
+
+/// What a finished task's result is handed to.
+type Done = Box<dyn for<'py> FnOnce(&Bound<'py, PyAny>) + Send>;
+
+/// A task's done callback: reads the result and hands it to the awaiting future.
+#[pyclass]
+struct OnDone(Mutex<Option<Done>>);
+
+#[pymethods]
+impl OnDone {
+    fn __call__(&self, task: &Bound<'_, PyAny>) {
+        if let Some(done) = self.0.lock().take() {
+            done(task);
+        }
+    }
+}
+
+/// Makes the coroutine, right before it is scheduled (an error leaves none never awaited),
+/// and its task in a copy of the run's contextvars, as `asyncio.ensure_future` called in
+/// them would.
+fn start_task<'py, M>(py: Python<'py>, locals: &TaskLocals, make: M) -> PyResult<Bound<'py, PyAny>>
+where
+    M: FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>>,
+{
+    let coro = make(py)?;
+    let context = locals.context(py);
+    let kwargs = pyo3::types::PyDict::new(py);
+    if !context.is_none() {
+        kwargs.set_item("context", context.call_method0("copy")?)?;
+    }
+    locals
+        .event_loop(py)
+        .call_method("create_task", (coro,), Some(&kwargs))
+}
+
+/// Awaits the coroutine `make` returns as a task on the loop of `locals`, its result read by
+/// `convert`: both run on the loop's thread, so the awaiting tokio worker never takes the
+/// GIL. Dropping the returned future cancels the task.
+pub(crate) async fn await_on_loop<M, C, T>(
+    inbox: &Inbox,
+    locals: &TaskLocals,
+    make: M,
+    convert: C,
+) -> PyResult<T>
+where
+    M: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
+    C: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
+    T: Send + 'static,
+{
+    let (tx, rx) = oneshot::channel::<PyResult<T>>();
+    let slot = Arc::new(TaskSlot::default());
+    let mut guard = CancelOnDrop {
+        slot: Some(slot.clone()),
+        inbox: inbox.clone(),
+    };
+    let locals = locals.clone();
+    inbox.0.push(Box::new(move |py| {
+        if slot.abandoned.load(Ordering::Acquire) {
+            return;
+        }
+        let task = match start_task(py, &locals, make) {
+            Ok(task) => task,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
+        *slot.task.lock() = Some(task.clone().unbind());
+        let done = OnDone(Mutex::new(Some(Box::new(
+            move |task: &Bound<'_, PyAny>| {
+                slot.task.lock().take();
+                let out = task.call_method0("result").and_then(|r| convert(&r));
+                // The awaiter may be gone (cancelled): nobody to tell.
+                let _ = tx.send(out);
+            },
+        ))));
+        if let Err(e) = task.call_method1("add_done_callback", (done,)) {
+            // Unobserved otherwise; the awaiter hears of a cancellation.
+            e.write_unraisable(py, None);
+            let _ = task.call_method0("cancel");
+        }
+    }));
+    let out = rx.await;
+    guard.slot = None;
+    out.unwrap_or_else(|_| {
+        Err(pyo3::exceptions::asyncio::CancelledError::new_err(
+            "the event loop dropped the call",
+        ))
+    })
+}
