@@ -16,8 +16,9 @@ and the replay/read-state slots LangGraph leaves empty in a node's task.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from typing import Any
 
 from ._files_context import FilesContext
@@ -36,12 +37,16 @@ REPLAY_STATE_KEY = "__pregel_replay_state"
 #: A channel with no value.
 _EMPTY = object()
 
+#: How the channels LangGraph adds to a graph's state channels begin (``__start__``,
+#: ``__pregel_tasks``, ``branch:to:<node>``): read as empty.
+_LANGGRAPH_CHANNELS = ("__", "branch:to:")
+
 
 class TaskChannels:
     """One task's channel reads and writes over ``files`` (the call's files context) and
     ``state`` (the state as the task started, read when first asked for)."""
 
-    __slots__ = ("_forward", "_state", "_state_of", "files", "own", "writes")
+    __slots__ = ("_forward", "_state", "_state_of", "files", "keys", "own", "writes")
 
     def __init__(
         self, files: FilesContext, state_of: Callable[[], Mapping[str, Any]], forward: Callable | None = None
@@ -52,6 +57,8 @@ class TaskChannels:
         self._forward = forward
         #: The task's writes to channels other than ``files``, in order.
         self.writes: list[tuple[str, Any]] = []
+        #: The state channels of the task's graph, when known (reading another raises).
+        self.keys: frozenset[str] | None = None
         #: The run's own carriers (keys starting ``__deepagents_rs``) its config had: kept
         #: here, out of the configurable user code sees (deepagents has no such keys), for
         #: the code of ours the task calls (`own_value`) and the runs it starts (`with_own`).
@@ -67,7 +74,17 @@ class TaskChannels:
             else:
                 self.writes.append((channel, value))
 
+    def share(self, task: TaskChannels) -> None:
+        """Makes this the channels of one more call of ``task``'s task (a tool inside its
+        `wrap_tool_call` middleware): LangGraph gives the task one list of writes, so each
+        call's fresh reads see the others' writes, in the order they were made."""
+        self.writes = task.writes
+        self.files.pending = task.files.pending
+
     def _value(self, channel: str, fresh: bool) -> Any:
+        if self.keys is not None and channel not in self.keys and not channel.startswith(_LANGGRAPH_CHANNELS):
+            # LangGraph reads the graph's channel by name.
+            raise KeyError(channel)
         if channel == "files":
             return self.files.read() if fresh else dict(self.files.files)
         if self._state is None:
@@ -90,9 +107,8 @@ class TaskChannels:
 
     def read(self, select: str | Sequence[str], fresh: bool = False) -> Any:
         """LangGraph's ``__pregel_read``: one channel's value (``None`` when it has none), or
-        a dict of several (those with no value left out). The state holds the channels the
-        run wrote, so a channel the graph does not have reads as empty, where LangGraph
-        raises ``KeyError``."""
+        a dict of several (those with no value left out); ``KeyError`` for a channel the
+        graph does not have."""
         if isinstance(select, str):
             value = self._value(select, fresh)
             return None if value is _EMPTY else value
@@ -117,6 +133,35 @@ class TaskChannels:
             else:
                 out[key] = value
         return out
+
+
+@contextmanager
+def task_writes(run: Any, config: Mapping[str, Any]) -> Iterator[TaskChannels | None]:
+    """The channels of the task ``config`` (a tool call wrapper's) describes, sharing the
+    writes of the task's outer wrapper, or the task's channels the tool and inner wrappers
+    share while this block runs (the outermost wrapper's)."""
+    channels = of(config.get("configurable") or {})
+    tasks = getattr(run, "tasks", None)
+    task_ns = (config.get("configurable") or {}).get("checkpoint_ns")
+    if channels is None or tasks is None or task_ns is None:
+        yield channels
+        return
+    first = tasks.setdefault(task_ns, channels)
+    if first is not channels:
+        channels.share(first)
+        yield channels
+        return
+    try:
+        yield channels
+    finally:
+        tasks.pop(task_ns, None)
+
+
+def share_task(run: Any, task_ns: str | None, channels: TaskChannels) -> None:
+    """Has the tool's ``channels`` share its task's writes with the wrappers running it."""
+    found = getattr(run, "tasks", {}).get(task_ns)
+    if found is not None:
+        channels.share(found)
 
 
 def of(configurable: Mapping[str, Any]) -> TaskChannels | None:
@@ -147,11 +192,17 @@ def with_own(configurable: dict) -> dict:
     return {**channels.own, **configurable}
 
 
-def loop_keys(configurable: dict, channels: TaskChannels, step: int | None, limit: int | None) -> None:
+def loop_keys(
+    configurable: dict, channels: TaskChannels, step: int | None, limit: int | None, metadata: Mapping | None = None
+) -> None:
     """Puts LangGraph's loop keys in a task's ``configurable``: its reads and writes through
     ``channels``, a scratchpad (the graph task's running the core, else one of its own), the
     saver a parent graph handed down (or none), and the functional API's call; and moves our
-    own carriers out of it, into ``channels``."""
+    own carriers out of it, into ``channels``. ``metadata`` (the task's) tells whose graph's
+    channels the task reads."""
+    from ._tool_commands import graph_keys
+
+    channels.keys = graph_keys(configurable, metadata)
     for key in [k for k in configurable if k.startswith(OWN_PREFIX)]:
         channels.own[key] = configurable.pop(key)
     configurable[SEND_KEY] = channels.send

@@ -36,11 +36,14 @@ class RunConfig(dict):
     attribute, not a key, so no config a tool or hook sees shows them. A copy (``dict()``,
     `copy`, pickle) is a plain dict without them."""
 
-    __slots__ = ("control", "ids")
+    __slots__ = ("control", "ids", "tasks")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.ids: dict[tuple, str] = {}
+        #: The channels of the run's tool call tasks a `wrap_tool_call` middleware is running,
+        #: by task namespace: the tool (and inner wrappers) share their writes.
+        self.tasks: dict[str, Any] = {}
         #: The run's `RunControl` (LangGraph's ``Runtime.control`` in every task): the graph
         #: task's running the core, else one made for the run when first asked for.
         self.control: Any = None
