@@ -227,12 +227,14 @@ pub enum TraceData<'a> {
 /// returns a future the loop awaits (the host's work never runs on a runtime worker).
 pub trait Tracer: Send + Sync {
     /// Starts a chain: the invocation (`parent` None, or a subagent under its `task` tool
-    /// run) or a node (`step` set).
+    /// run) or a node (`step` set). `namespace`: the run's (the namespaces of the tasks
+    /// above it), which names the node's task as LangGraph derives it.
     fn chain_start(
         &self,
         parent: Option<TraceHandle>,
         name: &str,
         step: Option<u64>,
+        namespace: &[String],
         inputs: TraceData<'_>,
     ) -> BoxFuture<'static, Option<TraceHandle>>;
     fn chain_end(&self, run: TraceHandle, outputs: TraceData<'_>) -> BoxFuture<'static, ()>;

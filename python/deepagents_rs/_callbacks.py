@@ -186,6 +186,9 @@ class RunTracer:
         self._namespaces: dict[Any, str] = {}
         #: Tool call ids by their place among their reply's calls (see `_note_calls`).
         self._call_index: dict[Any, int] = {}
+        #: The run's config as the core hands it to the run's tasks (a `RunConfig`, which
+        #: carries the ids made for them), set once the run has it.
+        self.run: Any = None
 
     def open_root(self, name: str) -> None:
         """Starts the invocation's run now, and holds its end until ``close_root``."""
@@ -208,7 +211,7 @@ class RunTracer:
 
     # -- chains ---------------------------------------------------------------------------
 
-    def chain_start(self, parent: Any, name: str, step: int | None, inputs: Any) -> Any:
+    def chain_start(self, parent: Any, name: str, step: int | None, inputs: Any, namespace: Any = ()) -> Any:
         from langchain_core.callbacks import CallbackManager
 
         if parent is None and self._root is not None:
@@ -248,8 +251,9 @@ class RunTracer:
         manager = parent.get_child(f"graph:step:{step}")
         pull = name != "tools"
         # A `tools` task is the model edge's send of one call: its place among the reply's calls.
-        index = self._call_index.get(inputs.get("id") if isinstance(inputs, dict) else None, 0)
-        namespace = "|".join(filter(None, (self._namespaces.get(parent.run_id, self._parent_ns), f"{name}:{_uuid()}")))
+        call_id = inputs.get("id") if isinstance(inputs, dict) else None
+        index = self._call_index.get(call_id, 0)
+        namespace = self._task_namespace(namespace, step, name, call_id, index)
         manager.add_metadata(
             {
                 "langgraph_step": step,
@@ -269,6 +273,13 @@ class RunTracer:
         if parent is self._root:
             self._top_nodes.add(run.run_id)
         return run
+
+    def _task_namespace(self, core_ns: Any, step: int, name: str, call_id: str | None, index: int) -> str:
+        """The namespace of the task running node ``name``: LangGraph's derived task id, the
+        one the code in the node sees (see `_task_config.node_task`), under its graph's."""
+        from ._task_config import traced_namespace
+
+        return traced_namespace(self.run, list(core_ns), step, name, call_id, index)
 
     def _note_calls(self, outputs: Any) -> None:
         """Each tool call's place among the calls of the model's reply in ``outputs``."""
@@ -461,12 +472,6 @@ def _stream_node_output(run: Any, value: Any) -> None:
         if isinstance(handler, _AstreamEventsCallbackHandler):
             for _ in handler.tap_output_iter(run.run_id, iter([value])):
                 pass
-
-
-def _uuid() -> str:
-    import uuid
-
-    return str(uuid.uuid4())
 
 
 def _mark_subagent_for_langsmith(manager: Any) -> None:

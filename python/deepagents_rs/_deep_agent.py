@@ -208,6 +208,7 @@ class DeepAgent(ThreadRuns, GraphBase):
                 root_input=input,
                 result=self._result,
             )
+            tracer.run = run_config
         return state, limit, run_config, subagent_format, tracer
 
     def _result(self, raw: dict, objects: MessageObjects | None = None) -> dict:

@@ -22,6 +22,7 @@ from typing import Any
 
 from . import _convert
 from ._files_context import FilesContext, node_files, use_files
+from ._task_channels import task_writes
 from ._tools import _as_command, to_adapter
 
 #: Where deepagents' private middleware the core runs as its own entries live.
@@ -315,7 +316,9 @@ class MiddlewareAdapter:
         channels = _task_channels.TaskChannels(
             FilesContext(state.get("files") or {}), lambda: state, configurable.get(_task_channels.SEND_KEY)
         )
-        _task_channels.loop_keys(configurable, channels, place.get("step"), task_config.get("recursion_limit"))
+        _task_channels.loop_keys(
+            configurable, channels, place.get("step"), task_config.get("recursion_limit"), task_config.get("metadata")
+        )
         return task_config, runtime
 
     @staticmethod
@@ -551,7 +554,7 @@ class MiddlewareAdapter:
             inner.append(handler(dict(r.tool_call)))
             return _tool_output(inner[-1])
 
-        with _node_config(task_config), _task_files(task_config, raw_state) as (_files, channels):
+        with _wrapper_task(config, task_config, raw_state) as channels:
             result = self.mw.wrap_tool_call(request, call_next)
         return _with_wrapper_writes(self._tool_result(result, call, config), channels, inner)
 
@@ -565,7 +568,7 @@ class MiddlewareAdapter:
             inner.append(await handler(dict(r.tool_call)))
             return _tool_output(inner[-1])
 
-        with _node_config(task_config), _task_files(task_config, raw_state) as (_files, channels):
+        with _wrapper_task(config, task_config, raw_state) as channels:
             result = await self.mw.awrap_tool_call(request, call_next)
         return _with_wrapper_writes(self._tool_result(result, call, config), channels, inner)
 
@@ -584,6 +587,14 @@ def _node_config(config: Any) -> Any:
         yield
     finally:
         var_child_runnable_config.reset(token)
+
+
+@contextlib.contextmanager
+def _wrapper_task(run: Any, task_config: dict, state: dict) -> collections.abc.Iterator[Any]:
+    """Where a tool call's wrapper runs: its task's config and files, its channels sharing
+    the task's writes with the tool and the other wrappers (`_task_channels.task_writes`)."""
+    with task_writes(run, task_config), _node_config(task_config), _task_files(task_config, state) as (_, channels):
+        yield channels
 
 
 @contextlib.contextmanager
@@ -615,10 +626,12 @@ def _with_wrapper_writes(result: tuple, channels: Any, inner: list[dict]) -> tup
     ``StateBackend``'s files among them) under what the call writes: the wrapper and the
     tool share the call's task, whose writes LangGraph applies together. A wrapper that
     answers with a plain message keeps the tool's own writes (``inner``: the handler's raw
-    results, the last one's), which a returned ``Command`` carries itself. Messages the
-    wrapper sends are not written (the answer is the call's only message here)."""
+    results, the last one's), which a returned ``Command`` carries itself. The messages the
+    task sent (the tool's among them: they share the task's writes) come before the answer."""
     if channels is None or not (channels.files.pending or channels.writes):
         return result
+    from ._tool_commands import with_sent_messages
+
     message, files, update, write = result
     if files is None and update is None and inner:
         files, update = inner[-1].get("files"), inner[-1].get("extra")
@@ -626,7 +639,7 @@ def _with_wrapper_writes(result: tuple, channels: Any, inner: list[dict]) -> tup
         files = {**channels.files.updates(), **(files or {})}
     if channels.writes:
         update = {k: v for k, v in (channels.update(update) or {}).items() if k != "messages"} or None
-    return message, files, update, write
+    return message, files, update, with_sent_messages(write, channels.writes)
 
 
 def _with_backend_files(result: tuple[Any, dict] | None, files: Any) -> tuple[Any, dict] | None:

@@ -16,8 +16,10 @@ and the replay/read-state slots LangGraph leaves empty in a node's task.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping, Sequence
+import functools
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from typing import Any
 
 from ._files_context import FilesContext
@@ -36,12 +38,16 @@ REPLAY_STATE_KEY = "__pregel_replay_state"
 #: A channel with no value.
 _EMPTY = object()
 
+#: How the channels LangGraph adds to a graph's state channels begin (``__start__``,
+#: ``__pregel_tasks``, ``branch:to:<node>``): read as empty.
+_LANGGRAPH_CHANNELS = ("__", "branch:to:")
+
 
 class TaskChannels:
     """One task's channel reads and writes over ``files`` (the call's files context) and
     ``state`` (the state as the task started, read when first asked for)."""
 
-    __slots__ = ("_forward", "_state", "_state_of", "files", "own", "writes")
+    __slots__ = ("_forward", "_state", "_state_of", "files", "keys", "own", "writes")
 
     def __init__(
         self, files: FilesContext, state_of: Callable[[], Mapping[str, Any]], forward: Callable | None = None
@@ -52,6 +58,8 @@ class TaskChannels:
         self._forward = forward
         #: The task's writes to channels other than ``files``, in order.
         self.writes: list[tuple[str, Any]] = []
+        #: The state channels of the task's graph, when known (reading another raises).
+        self.keys: frozenset[str] | None = None
         #: The run's own carriers (keys starting ``__deepagents_rs``) its config had: kept
         #: here, out of the configurable user code sees (deepagents has no such keys), for
         #: the code of ours the task calls (`own_value`) and the runs it starts (`with_own`).
@@ -67,7 +75,17 @@ class TaskChannels:
             else:
                 self.writes.append((channel, value))
 
+    def share(self, task: TaskChannels) -> None:
+        """Makes this the channels of one more call of ``task``'s task (a tool inside its
+        `wrap_tool_call` middleware): LangGraph gives the task one list of writes, so each
+        call's fresh reads see the others' writes, in the order they were made."""
+        self.writes = task.writes
+        self.files.pending = task.files.pending
+
     def _value(self, channel: str, fresh: bool) -> Any:
+        if self.keys is not None and channel not in self.keys and not channel.startswith(_LANGGRAPH_CHANNELS):
+            # LangGraph reads the graph's channel by name.
+            raise KeyError(channel)
         if channel == "files":
             return self.files.read() if fresh else dict(self.files.files)
         if self._state is None:
@@ -90,9 +108,8 @@ class TaskChannels:
 
     def read(self, select: str | Sequence[str], fresh: bool = False) -> Any:
         """LangGraph's ``__pregel_read``: one channel's value (``None`` when it has none), or
-        a dict of several (those with no value left out). The state holds the channels the
-        run wrote, so a channel the graph does not have reads as empty, where LangGraph
-        raises ``KeyError``."""
+        a dict of several (those with no value left out); ``KeyError`` for a channel the
+        graph does not have."""
         if isinstance(select, str):
             value = self._value(select, fresh)
             return None if value is _EMPTY else value
@@ -117,6 +134,35 @@ class TaskChannels:
             else:
                 out[key] = value
         return out
+
+
+@contextmanager
+def task_writes(run: Any, config: Mapping[str, Any]) -> Iterator[TaskChannels | None]:
+    """The channels of the task ``config`` (a tool call wrapper's) describes, sharing the
+    writes of the task's outer wrapper, or the task's channels the tool and inner wrappers
+    share while this block runs (the outermost wrapper's)."""
+    channels = of(config.get("configurable") or {})
+    tasks = getattr(run, "tasks", None)
+    task_ns = (config.get("configurable") or {}).get("checkpoint_ns")
+    if channels is None or tasks is None or task_ns is None:
+        yield channels
+        return
+    first = tasks.setdefault(task_ns, channels)
+    if first is not channels:
+        channels.share(first)
+        yield channels
+        return
+    try:
+        yield channels
+    finally:
+        tasks.pop(task_ns, None)
+
+
+def share_task(run: Any, task_ns: str | None, channels: TaskChannels) -> None:
+    """Has the tool's ``channels`` share its task's writes with the wrappers running it."""
+    found = getattr(run, "tasks", {}).get(task_ns)
+    if found is not None:
+        channels.share(found)
 
 
 def of(configurable: Mapping[str, Any]) -> TaskChannels | None:
@@ -147,11 +193,17 @@ def with_own(configurable: dict) -> dict:
     return {**channels.own, **configurable}
 
 
-def loop_keys(configurable: dict, channels: TaskChannels, step: int | None, limit: int | None) -> None:
+def loop_keys(
+    configurable: dict, channels: TaskChannels, step: int | None, limit: int | None, metadata: Mapping | None = None
+) -> None:
     """Puts LangGraph's loop keys in a task's ``configurable``: its reads and writes through
     ``channels``, a scratchpad (the graph task's running the core, else one of its own), the
     saver a parent graph handed down (or none), and the functional API's call; and moves our
-    own carriers out of it, into ``channels``."""
+    own carriers out of it, into ``channels``. ``metadata`` (the task's) tells whose graph's
+    channels the task reads."""
+    from ._tool_commands import graph_keys
+
+    channels.keys = graph_keys(configurable, metadata)
     for key in [k for k in configurable if k.startswith(OWN_PREFIX)]:
         channels.own[key] = configurable.pop(key)
     configurable[SEND_KEY] = channels.send
@@ -161,7 +213,7 @@ def loop_keys(configurable: dict, channels: TaskChannels, step: int | None, limi
     configurable.setdefault(REPLAY_STATE_KEY, None)
     if configurable.get(SCRATCHPAD_KEY) is None:
         configurable[SCRATCHPAD_KEY] = _scratchpad(step or 0, limit)
-    configurable[CALL_KEY] = _call
+    configurable[CALL_KEY] = functools.partial(_call, (configurable, dict(metadata or {})))
 
 
 def _scratchpad(step: int, limit: int | None) -> Any:
@@ -184,24 +236,153 @@ def _scratchpad(step: int, limit: int | None) -> Any:
     )
 
 
-def _call(func: Any, input: Any, **policies: Any) -> Any:
+def _call(
+    task: tuple[dict, dict],
+    func: Any,
+    input: Any,
+    *,
+    retry_policy: Any = None,
+    cache_policy: Any = None,
+    timeout: Any = None,
+    callbacks: Any = None,
+) -> Any:
     """LangGraph's ``__pregel_call`` (what a functional-API ``@task`` called inside a node
-    uses): the task's function run now, once, as a future of its result (an asyncio one for
-    a coroutine function, awaited on the running loop). The task's ``policies`` (retry,
-    cache, timeout, callbacks) are not applied: LangGraph's loop runs such a call as a task
-    of its own, which the core has no place for."""
-    import asyncio
+    uses): the task's function run now, as a future of its result (an asyncio one for a
+    coroutine function, awaited on the running loop), retried as its ``retry_policy`` says
+    and, for a coroutine function, bounded by its ``timeout``'s run timeout, as LangGraph's
+    runner runs such a call. Its ``callbacks`` are the caller's own (LangGraph runs the call
+    as a task of its own, with no run of its own either); a ``cache_policy`` has no cache
+    to use (the agent's graph compiles none, as deepagents' does not); the result is not
+    kept for a resumed run to replay."""
     import inspect
 
     args, kwargs = input if isinstance(input, tuple) and len(input) == 2 else ((input,), {})
+    policies = _policies(retry_policy)
+    configurable, metadata = task
+    scratchpad = configurable.get(SCRATCHPAD_KEY)
+    counter = scratchpad.call_counter() if scratchpad is not None else 0
+    from ._task_config import call_task_id
+
+    attempts = _Attempts(func, call_task_id(configurable, metadata, _name(func), counter), policies)
     if inspect.iscoroutinefunction(func):
-        return asyncio.ensure_future(func(*args, **kwargs))
+        import asyncio
+
+        return asyncio.ensure_future(_arun(func, args, kwargs, timeout, attempts))
     future = _DoneFuture()
     try:
-        future.set_result(func(*args, **kwargs))
+        future.set_result(_run(func, args, kwargs, attempts))
     except Exception as exc:  # noqa: BLE001 - handed to the caller through the future
         future.set_exception(exc)
     return future
+
+
+class _Attempts:
+    """A call's failed attempts: each error noted as LangGraph's runner notes it (the call's
+    task name and id), and whether and when to try again (`_retry_wait`)."""
+
+    __slots__ = ("count", "func", "id", "name", "policies")
+
+    def __init__(self, func: Any, task_id: str | None, policies: tuple) -> None:
+        self.func, self.name, self.id, self.policies, self.count = func, _name(func), task_id, policies, 0
+
+    def failed(self, exc: Exception) -> float | None:
+        """Seconds to wait before the next attempt after ``exc``; ``None``: raise it."""
+        from langgraph.errors import GraphBubbleUp
+
+        if self.id is not None and not isinstance(exc, GraphBubbleUp):
+            exc.add_note(f"During task with name '{self.name}' and id '{self.id}'")
+        self.count += 1
+        return _retry_wait(self.func, self.policies, exc, self.count)
+
+
+def _policies(retry_policy: Any) -> tuple:
+    if retry_policy is None:
+        return ()
+    from langgraph.types import RetryPolicy
+
+    return (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy)
+
+
+def _name(func: Any) -> str:
+    return getattr(func, "__name__", type(func).__name__)
+
+
+def _retry_wait(func: Any, policies: tuple, exc: Exception, attempts: int) -> float | None:
+    """Seconds to wait before the next attempt after ``exc``, the ``attempts``-th failure
+    (``None``: raise it), as LangGraph's ``run_with_retry`` decides: the first policy whose
+    ``retry_on`` takes the error, its attempts, its backoff and jitter."""
+    import random
+
+    from langgraph.errors import GraphBubbleUp
+    from langgraph.pregel._retry import _should_retry_on
+
+    if isinstance(exc, GraphBubbleUp):
+        return None
+    policy = next((p for p in policies if _should_retry_on(p, exc)), None)
+    if policy is None or attempts >= policy.max_attempts:
+        return None
+    interval = min(policy.max_interval, policy.initial_interval * policy.backoff_factor ** (attempts - 1))
+    wait = interval + random.uniform(0, 1) if policy.jitter else interval
+    import logging
+
+    logging.getLogger("langgraph.pregel._retry").info(
+        f"Retrying task {_name(func)} after {wait:.2f} seconds (attempt {attempts}) after {exc.__class__.__name__} {exc}",
+        exc_info=exc,
+    )
+    return wait
+
+
+def _run(func: Any, args: tuple, kwargs: dict, attempts: _Attempts) -> Any:
+    import time
+
+    while True:
+        try:
+            return func(*args, **kwargs)
+        except Exception as exc:
+            if (wait := attempts.failed(exc)) is None:
+                raise
+            time.sleep(wait)
+
+
+async def _arun(func: Any, args: tuple, kwargs: dict, timeout: Any, attempts: _Attempts) -> Any:
+    import asyncio
+
+    while True:
+        try:
+            return await _within(func, func(*args, **kwargs), timeout)
+        except Exception as exc:
+            if (wait := attempts.failed(exc)) is None:
+                raise
+            await asyncio.sleep(wait)
+
+
+async def _within(func: Any, call: Any, timeout: Any) -> Any:
+    """``call`` awaited within ``timeout``'s run timeout (LangGraph's ``NodeTimeoutError``
+    past it; the call's own ``TimeoutError`` passes as it is)."""
+    if timeout is None:
+        return await call
+    if timeout.idle_timeout is not None:
+        call.close()
+        raise NotImplementedError(
+            "deepagents_rs: a task's idle_timeout is not supported inside the agent's tools and hooks"
+        )
+    if timeout.run_timeout is None:
+        return await call
+    import asyncio
+    import datetime
+    import time
+
+    from langgraph.errors import NodeTimeoutError
+
+    limit = timeout.run_timeout
+    limit = limit.total_seconds() if isinstance(limit, datetime.timedelta) else limit
+    start = time.monotonic()
+    running = asyncio.ensure_future(call)
+    done, _ = await asyncio.wait({running}, timeout=limit)
+    if running in done:
+        return running.result()
+    running.cancel()
+    raise NodeTimeoutError(_name(func), time.monotonic() - start, kind="run", run_timeout=limit)
 
 
 class _DoneFuture(Future):

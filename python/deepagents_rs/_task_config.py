@@ -44,11 +44,14 @@ class RunConfig(dict):
     attribute, not a key, so no config a tool or hook sees shows them. A copy (``dict()``,
     `copy`, pickle) is a plain dict without them."""
 
-    __slots__ = ("control", "ids")
+    __slots__ = ("control", "ids", "tasks")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.ids: dict[tuple, str] = {}
+        #: The channels of the run's tool call tasks a `wrap_tool_call` middleware is running,
+        #: by task namespace: the tool (and inner wrappers) share their writes.
+        self.tasks: dict[str, Any] = {}
         #: The run's `RunControl` (LangGraph's ``Runtime.control`` in every task): the graph
         #: task's running the core, else one made for the run when first asked for.
         self.control: Any = None
@@ -145,6 +148,24 @@ def _send_task_id(namespace: list[str] | None, step: int, index: int | None, che
     if index is None:
         return str(uuid.uuid4())
     return _derived_task_id(namespace, step, "tools", checkpoint, "__pregel_push", str(index))
+
+
+def call_task_id(configurable: dict, metadata: dict, name: str, counter: int) -> str | None:
+    """The id LangGraph gives the task of the ``counter``-th functional-API call (``@task``)
+    named ``name`` made inside the task ``configurable`` and ``metadata`` describe: pushed
+    by that task, at its step, from its checkpoint; ``None`` where the task has none."""
+    ns = str(configurable.get("checkpoint_ns") or "")
+    if not ns:
+        return None
+    parent = ns.rpartition("|")[0]
+    checkpoint = (configurable.get(CHECKPOINT_MAP_KEY) or {}).get(parent)
+    step, path = metadata.get("langgraph_step"), metadata.get("langgraph_path")
+    if checkpoint is None or step is None or path is None:
+        return None
+    from langgraph.pregel._algo import task_path_str
+
+    # The call's task runs under the calling task's namespace, from its graph's checkpoint.
+    return _derived_task_id(ns.split("|"), step, name, checkpoint, "__pregel_push", task_path_str(path), str(counter))
 
 
 def _derived_task_id(namespace: list[str] | None, step: int, node: str, checkpoint: str | None, *path: str) -> str:
@@ -285,12 +306,7 @@ def node_task(
     store = configurable.pop(STORE_KEY, None)
     context = getattr(configurable.get(RUNTIME_KEY), "context", None)
     index = place.get("index")
-    checkpoint = None if step is None else step_checkpoint(config, namespace, step, checkpoints)
-    if index is None:
-        own = f"{node}:{node_task_id(config, namespace, step, node, checkpoint)}"
-    else:
-        own = f"tools:{tool_task_id(config, namespace, step, place.get('call_id'), index, checkpoint)}"
-    task_ns = "|".join([*namespace, own])
+    task_ns = task_namespace(config, namespace, step, checkpoints, node, place.get("call_id"), index)
     out["metadata"] = task_metadata(metadata, configurable, step, node, task_ns, place.get("subagent"), index)
     configurable = task_configurable(config, configurable, task_ns, step, checkpoints)
     configurable[RUN_NS_KEY] = run_ns
@@ -301,6 +317,36 @@ def node_task(
     out["configurable"] = configurable
     fields = {"context": context, "store": store, "execution_info": execution_info(configurable)}
     return out, {**fields, "control": run_control(config)}
+
+
+def task_namespace(
+    run: Any,
+    namespace: list[str],
+    step: int | None,
+    checkpoints: dict | None,
+    node: str,
+    call_id: str | None = None,
+    index: int | None = None,
+) -> str:
+    """The namespace of ``node``'s task at ``step`` of the graph whose namespace is
+    ``namespace`` (its step's ``checkpoints`` from `step_place`): a `tools` task's when
+    ``index`` (the call's place among the step's sends) is given, else a node's its edge
+    runs."""
+    checkpoint = None if step is None else step_checkpoint(run, namespace, step, checkpoints)
+    if index is None:
+        own = f"{node}:{node_task_id(run, namespace, step, node, checkpoint)}"
+    else:
+        own = f"tools:{tool_task_id(run, namespace, step, call_id, index, checkpoint)}"
+    return "|".join([*namespace, own])
+
+
+def traced_namespace(run: Any, core_ns: list[str], step: int, node: str, call_id: str | None, index: int) -> str:
+    """The namespace a node's callback run carries: its task's, as `node_task` names it for
+    the code the node runs (``core_ns``: the core's namespace of the node's graph)."""
+    namespace, checkpoints = step_place((run or {}).get("configurable") or {}, list(core_ns), step)
+    if node != "tools":
+        return task_namespace(run, namespace, step, checkpoints, node)
+    return task_namespace(run, namespace, step, checkpoints, node, call_id, index)
 
 
 def tool_view(task_config: dict) -> dict:

@@ -178,6 +178,9 @@ class ThreadRuns:
             # The graph's run control, which every task of the run sees as LangGraph's loop
             # hands it.
             out.control = _threads.parent_control(task_config)
+            if tracer is not None:
+                # The callbacks' node runs name the tasks with this run's ids.
+                tracer.run = out
             return out
 
         def launch(

@@ -11,6 +11,7 @@ module only converts.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 #: The key a tool's state update carries when the tool answered with a LangGraph `Command`
@@ -175,6 +176,24 @@ def _removes_all(messages: list) -> bool:
     return len(messages) == 1 and messages[0] == RemoveMessage(id=REMOVE_ALL_MESSAGES)
 
 
+def with_sent_messages(write: dict | None, writes: list[tuple[str, Any]]) -> dict | None:
+    """``write`` (a call's, or none) with the messages its task sent through
+    ``__pregel_send`` (``writes``) before the call's own: LangGraph applies the writes made
+    during the call before what the call returns."""
+    sent = [m for channel, v in writes if channel == "messages" for m in (v if isinstance(v, list) else [v])]
+    if not sent:
+        return write
+    from langchain_core.messages import convert_to_messages
+
+    from . import _convert
+
+    messages, removed = _split_removals(convert_to_messages(sent))
+    out = dict(write or NO_WRITE)
+    out["before"] = [*(_convert.to_core(m) for m in messages), *out.get("before", ())]
+    out["removed"] = [*removed, *((i + len(messages), mid) for i, mid in out.get("removed") or ())]
+    return out
+
+
 def _split_removals(messages: list) -> tuple[list, list[tuple[int, str]]]:
     """The update's messages without its ``RemoveMessage``s, and those as the core's
     ``(index, id)``: each stands before the ``index``-th message kept (the core's reducer
@@ -195,14 +214,20 @@ def _declared_only(update: dict, config: dict | None) -> dict:
     """The update's keys the calling agent's state has: LangGraph ignores a write to a
     channel the graph does not have."""
     config = config or {}
-    from ._task_channels import own_value
-
-    sets = own_value(config.get("configurable") or {}, STATE_KEYS_KEY)
-    metadata = config.get("metadata") or {}
-    keys = (sets or {}).get((metadata.get("ls_integration"), metadata.get("lc_agent_name")))
+    keys = graph_keys(config.get("configurable") or {}, config.get("metadata"))
     if keys is None:
         return update
     return {k: v for k, v in update.items() if k in keys}
+
+
+def graph_keys(configurable: Mapping, metadata: Mapping | None) -> frozenset[str] | None:
+    """The state channels of the graph whose task has ``configurable`` and ``metadata`` (the
+    agent's or a subagent's), when the run carries them."""
+    from ._task_channels import own_value
+
+    sets = own_value(configurable, STATE_KEYS_KEY)
+    metadata = metadata or {}
+    return (sets or {}).get((metadata.get("ls_integration"), metadata.get("lc_agent_name")))
 
 
 def _in_subagent(config: dict | None) -> bool:

@@ -258,15 +258,17 @@ def _run_files(config: dict | None) -> TaskChannels | None:
 def _with_written_files(result: tuple, channels: TaskChannels) -> tuple:
     """The call's result with what it wrote through its task's channels (a `StateBackend`'s
     files among them; a returned `Command`'s own keys win: LangGraph applies them after the
-    writes made during the call)."""
+    writes made during the call; sent messages come before the call's own)."""
     files = channels.files
     if not files.pending and not channels.writes:
         return result
+    from ._tool_commands import with_sent_messages
+
     content, status, artifact, update, *write = result
-    update = dict(channels.update(update) or {})
+    update = {k: v for k, v in (channels.update(update) or {}).items() if k != "messages"}
     if files.pending:
         update["files"] = {**files.updates(), **(update.get("files") or {})}
-    return (content, status, artifact, update, *write)
+    return (content, status, artifact, update, with_sent_messages(write[0] if write else None, channels.writes))
 
 
 def _ToolOutputMixin() -> type:

@@ -272,7 +272,13 @@ impl Agent {
             Some(t) => {
                 let name = self.name.as_deref().unwrap_or("LangGraph");
                 t.tracer
-                    .chain_start(t.parent.clone(), name, None, TraceData::State(&state))
+                    .chain_start(
+                        t.parent.clone(),
+                        name,
+                        None,
+                        &options.namespace,
+                        TraceData::State(&state),
+                    )
                     .await
             }
             None => None,

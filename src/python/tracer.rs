@@ -150,16 +150,17 @@ impl Tracer for PyTracer {
         parent: Option<TraceHandle>,
         name: &str,
         step: Option<u64>,
+        namespace: &[String],
         inputs: TraceData<'_>,
     ) -> BoxFuture<'static, Option<TraceHandle>> {
-        let (name, inputs) = (name.to_owned(), owned(inputs));
+        let (name, inputs, namespace) = (name.to_owned(), owned(inputs), namespace.to_vec());
         self.call(move |py, tracer| {
             let parent = match &parent {
                 Some(p) => unpack(py, p)?.0,
                 None => py.None().into_bound(py),
             };
-            let run =
-                tracer.call_method1("chain_start", (parent, &name, step, inputs.to_py(py)?.0))?;
+            let args = (parent, &name, step, inputs.to_py(py)?.0, namespace);
+            let run = tracer.call_method1("chain_start", args)?;
             handle(run, &name)
         })
     }

@@ -126,8 +126,7 @@ class Hook(AgentMiddleware):
 
     def _wrapped(self, request) -> None:
         """A tool call's wrapper writes through the call's task too (around a tool that does
-        not read the files: the wrapper and its tool share one task's writes under
-        LangGraph, two here)."""
+        not read the files; `test_task_shared_writes` has a tool reading its wrapper's)."""
         if request.tool_call["name"] != "functional":
             return
         tag = request.tool_call["args"]["x"]

@@ -837,7 +837,15 @@ def _check_parameters(schema: Any, param: str) -> None:
 
 
 # Hosted tools' output items a request may replay (the sim never runs these tools).
-_SERVER_TOOL_ITEMS = ("web_search_call", "file_search_call", "code_interpreter_call", "mcp_call", "mcp_list_tools")
+_SERVER_TOOL_ITEMS = (
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "mcp_call",
+    "mcp_list_tools",
+    # A generated image: a stored one is referred to by its id alone.
+    "image_generation_call",
+)
 
 
 def _validate_responses(body: Any, strict: bool) -> None:

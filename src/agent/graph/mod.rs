@@ -58,7 +58,7 @@ struct Outcome {
 impl Run<'_> {
     /// Starts a node's chain run (`None` when nobody traces).
     async fn node_start(&self, name: &str, step: u64, inputs: TraceData<'_>) -> Option<NodeTrace> {
-        chain_start(self.root.as_ref(), name, step, inputs).await
+        chain_start(self.root.as_ref(), &self.options.namespace, name, step, inputs).await
     }
 
     fn step(&mut self) -> Result<u64, Error> {

@@ -17,6 +17,7 @@ use crate::state::{AgentState, MessagesDelta, StateDelta};
 
 pub(super) async fn chain_start(
     root: Option<&NodeTrace>,
+    namespace: &[String],
     name: &str,
     step: u64,
     inputs: TraceData<'_>,
@@ -24,7 +25,7 @@ pub(super) async fn chain_start(
     let root = root?;
     let run = root
         .tracer
-        .chain_start(Some(root.run.clone()), name, Some(step), inputs)
+        .chain_start(Some(root.run.clone()), name, Some(step), namespace, inputs)
         .await?;
     Some(NodeTrace {
         tracer: root.tracer.clone(),

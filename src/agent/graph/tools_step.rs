@@ -91,9 +91,11 @@ impl Agent {
             let tool = call.name.clone();
             let toolset = self.tools.clone();
             let root = if whole { None } else { run.root.clone() };
+            let namespace = &run.options.namespace;
             async move {
                 let trace = chain_start(
                     root.as_ref(),
+                    namespace,
                     "tools",
                     step,
                     TraceData::ToolCall(&request.call),

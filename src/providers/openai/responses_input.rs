@@ -245,6 +245,21 @@ fn responses_ai(m: &AiMessage, store: Option<bool>, out: &mut Vec<Value>, seen: 
                     }
                     Some("reasoning") => {}
                     Some(t) if REPLAYED_ITEMS.contains(&t) => out.push(without_index(b)),
+                    // A stored generated image is referred to by its id; without storage
+                    // only a whole item can be resolved (a bare reference is dropped).
+                    Some("image_generation_call") if store != Some(false) => out.push(obj([
+                        ("type", json!("image_generation_call")),
+                        ("id", b.get("id").cloned().unwrap_or(Value::Null)),
+                    ])),
+                    Some("image_generation_call") => {
+                        let item = without_index(b);
+                        if item
+                            .as_object()
+                            .is_some_and(|o| o.keys().any(|k| k != "type" && k != "id"))
+                        {
+                            out.push(item);
+                        }
+                    }
                     _ => {}
                 }
             }
