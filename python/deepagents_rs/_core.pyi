@@ -446,32 +446,9 @@ def shell_execute(
     included. Raises what ``subprocess.run`` raises where the command cannot start or its
     output is not UTF-8."""
 
-# ``CompositeBackend``'s routing and merging rules (``files::composite``).
-COMPOSITE_NO_EXECUTION_ERROR: str
-
+# ``CompositeBackend``'s routing rule (``files::composite``).
 def composite_route(sorted_prefixes: list[str], path: str) -> tuple[int, str] | None:
     """The route owning ``path`` (prefixes longest first): ``(index, inner path)``."""
-
-def composite_glob_pattern(pattern: str, prefix: str) -> str | None:
-    """A root glob pattern adapted to one route, or ``None`` to skip the route."""
-
-def composite_prefixed(items: Any, prefix: str) -> list[dict[str, Any]]:
-    """Copies of ``FileInfo``/``GrepMatch`` dicts with their paths moved under ``prefix``."""
-
-def composite_sorted_by_path(entries: list[Any]) -> list[Any]:
-    """``entries`` sorted by ``path`` (stable; a missing path sorts as ``""``)."""
-
-def composite_root_listing(entries: list[Any] | None, sorted_prefixes: list[str]) -> list[Any]:
-    """A root listing: the default backend's entries and a directory per route, sorted."""
-
-def composite_worse_reason(first: str | None, second: str | None) -> str | None:
-    """Of two glob truncation causes, the one to report (``unreadable`` wins)."""
-
-def composite_grep_budget(max_count: int | None, collected: int) -> int | None:
-    """The matches a root grep may still take (``None``: no cap; ``0``: stop)."""
-
-def composite_delete_unsupported(path: str) -> str:
-    """The error result text for a route that cannot delete."""
 
 # ``BaseSandbox``'s command protocol (``files::sandbox``, ``files::sandbox_search``).
 SANDBOX_TEMPLATES: dict[str, str]
@@ -606,6 +583,14 @@ def files_record_with(record: Any, content: str, modified: bool) -> dict[str, An
 # ``StoreBackend``'s rules (``python::store_plan``): a plan names the store calls it needs;
 # ``send(None)`` starts it, each reply is sent back until the method is ``None`` and
 # ``args`` is the result.
+class CompositePlan:
+    """One ``CompositeBackend`` operation: ``send`` returns ``(method, args, kwargs)`` for the
+    next backend call, or ``(None, result, None)``; ``throw`` takes a ``NotImplementedError``."""
+
+    def __init__(self, op: str, composite: Any, resolver: Any, asynchronous: bool, args: tuple[Any, ...]) -> None: ...
+    def send(self, reply: Any) -> tuple[Any, Any, dict[str, Any] | None]: ...
+    def throw(self, error: BaseException) -> tuple[Any, Any, dict[str, Any] | None]: ...
+
 class StorePlan:
     @staticmethod
     def read(namespace: Any, path: str, offset: Any, limit: Any) -> StorePlan: ...

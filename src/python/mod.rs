@@ -5,6 +5,10 @@ mod agent;
 mod backends;
 mod blocking;
 mod composite;
+mod composite_batch;
+mod composite_plan;
+mod composite_replies;
+mod composite_search;
 mod convert;
 mod disk_change;
 mod disk_paths;
@@ -68,6 +72,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;
     composite::register(m)?;
+    composite_plan::register(m)?;
     sandbox::register(m)?;
     sandbox_calls::register(m)?;
     file_ops::register(m)?;
