@@ -62,6 +62,11 @@ pub enum Event {
         call_id: String,
         error: Arc<crate::error::Error>,
     },
+    /// A task of a step of several starts (reported with the routes): its place among the
+    /// step's tasks of `node`, in LangGraph's task order. A checkpoint writer matches the
+    /// node's next write to that task by it, since a task stopped by an interrupt writes
+    /// nothing and a resumed step's finished tasks do not run again.
+    TaskPlace { node: Arc<str>, place: usize },
 }
 
 /// The loop's next position after a node, as LangGraph routes it.

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._graph_task_configs import TaskConfigs
 from ._task_namespaces import TaskNamespaces
-from ._task_turns import TaskTurns, turn_of
+from ._task_places import place_of
 
 if TYPE_CHECKING:
     import asyncio
@@ -91,8 +91,11 @@ class Feed:
         self.routes: dict[str, Any] = {}
         #: The routes some task already took (see `_route`), by entry index.
         self._sent_routes: set[int] = set()
-        #: The order of a step's tasks of one node (see `_task_turns`).
-        self.turns = TaskTurns()
+        #: The place among its step's tasks of the node of each write that has one (see
+        #: `_task_places`), by entry index; and the place the core reported last, by
+        #: namespace and node, which the node's next write has.
+        self._place_of: dict[int, int] = {}
+        self._places: dict[tuple[tuple, str], int] = {}
         #: The subagents followed as subgraphs (`_subagent_threads.SubagentThreads`), if any.
         self.subagents = subagents
         #: The tasks of compiled subagents' calls (see `TaskConfigs`).
@@ -155,6 +158,9 @@ class Feed:
             node, value, core = payload
             from ._stream import _update
 
+            place = self._places.pop((ns, node), None)
+            if place is not None:
+                self._place_of[len(self._entries)] = place
             self._untaken.setdefault((ns, node), []).append(len(self._entries))
             self._entries.append(("update", ns, node, _update(value, core)))
         elif mode == "routes":
@@ -162,6 +168,10 @@ class Feed:
             if kind == "subagent":
                 call_id, state, nodes = value
                 self._starts.setdefault(call_id, collections.deque()).append((ns, state, nodes))
+            elif kind == "place":
+                # The next write of ``node`` is the task's of that place (a task stopped
+                # by an interrupt has none, and the next place replaces this one).
+                self._places[(ns, node)] = value
             elif kind == "paused":
                 # A subagent stopped for its own interrupt: the graph following it stops with
                 # that one (the run's error is the first of its step's).
@@ -250,10 +260,13 @@ class Feed:
 
     # -- what a node asks
 
-    def _find(self, ns: tuple, node: str, call_id: str | None) -> int | None:
+    def _find(self, ns: tuple, node: str, call_id: str | None, place: int | None = None) -> int | None:
         for i in self._untaken.get((ns, node), ()):
-            if call_id is None or call_id in _answered(self._entries[i][3]):
-                return i
+            if call_id is not None and call_id not in _answered(self._entries[i][3]):
+                continue
+            if place is not None and self._place_of.get(i, place) != place:
+                continue
+            return i
         return None
 
     def _route(self, index: int) -> tuple[bool, Any]:
@@ -295,9 +308,9 @@ class Feed:
     def started(self) -> bool:
         return self._events is not None
 
-    def _taken_write(self, ns: tuple, node: str, arg: Any) -> int | None:
-        """The index of ``node``'s write, once it has arrived."""
-        index = self._find(ns, node, _call_id(node, arg))
+    def _taken_write(self, ns: tuple, node: str, arg: Any, place: int | None) -> int | None:
+        """The index of ``node``'s write, once it has arrived (``place``: see `_task_places`)."""
+        index = self._find(ns, node, _call_id(node, arg), place)
         if index is not None:
             self._untaken[(ns, node)].remove(index)
         return index
@@ -325,22 +338,18 @@ class Feed:
         return call
 
     def take_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
-        # The agent's tasks of one node in one step take their writes in task order.
-        turn = turn_of(node, arg, config) if ns == () else None
-        self.turns.wait(turn)
-        try:
-            with self._lock:
-                self._begin_once(node, arg, config)
-                while (index := self._taken_write(ns, node, arg)) is None:
-                    if not self._pull():
-                        raise self._missing(node, config, ns)
-                while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
-                    self._pull()
-                if route[0]:
-                    self._keep_route(config, route[1])
-                return _command(self._entries[index][3])
-        finally:
-            self.turns.took(turn)
+        # Each of the agent's tasks of one node in one step takes the write of its place.
+        place = place_of(node, arg, config) if ns == () else None
+        with self._lock:
+            self._begin_once(node, arg, config)
+            while (index := self._taken_write(ns, node, arg, place)) is None:
+                if not self._pull():
+                    raise self._missing(node, config, ns)
+            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
+                self._pull()
+            if route[0]:
+                self._keep_route(config, route[1])
+            return _command(self._entries[index][3])
 
     def _route_after_awaited(self, ns: tuple, node: str) -> bool:
         """Whether a `tools` task of a resumed step takes no route from the core: the core
@@ -350,21 +359,17 @@ class Feed:
         return bool(ns == () and node == "tools" and self._late is not None and self._late.awaited)
 
     async def atake_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
-        turn = turn_of(node, arg, config) if ns == () else None
-        await self.turns.await_(turn)
-        try:
-            async with self._async_lock():
-                await self._abegin_once(node, arg, config)
-                while (index := self._taken_write(ns, node, arg)) is None:
-                    if not await self._apull():
-                        raise self._missing(node, config, ns)
-                while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
-                    await self._apull()
-                if route[0]:
-                    self._keep_route(config, route[1])
-                return _command(self._entries[index][3])
-        finally:
-            await self.turns.atook(turn)
+        place = place_of(node, arg, config) if ns == () else None
+        async with self._async_lock():
+            await self._abegin_once(node, arg, config)
+            while (index := self._taken_write(ns, node, arg, place)) is None:
+                if not await self._apull():
+                    raise self._missing(node, config, ns)
+            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
+                await self._apull()
+            if route[0]:
+                self._keep_route(config, route[1])
+            return _command(self._entries[index][3])
 
     def _async_lock(self) -> asyncio.Condition:
         import asyncio

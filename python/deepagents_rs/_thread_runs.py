@@ -14,7 +14,7 @@ from ._output_keys import OutputFilter, output_keys_of
 from ._run_options import _merge_configs, _versioned, durability_of
 from ._subagent_threads import SubagentThreads
 from ._task_config import TASKS_KEY, RunConfig
-from ._task_turns import step_sends
+from ._task_places import step_sends
 from ._thread_feed import RUN_TASKS, LateSubagents, goto_of
 
 

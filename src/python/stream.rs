@@ -289,6 +289,13 @@ fn event_to_py(
                     .into_any(),
             )
         }
+        // `(node, "place", place)`.
+        Event::TaskPlace { node, place } => (
+            EventKind::Routes,
+            (node.as_ref(), "place", place)
+                .into_pyobject(py)?
+                .into_any(),
+        ),
         // `("__start__", "subagent", (call id, state, node names))`.
         Event::SubagentStart {
             call_id,

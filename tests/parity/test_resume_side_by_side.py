@@ -243,3 +243,64 @@ def test_a_replay_of_a_thread_an_interrupt_stopped_is_deepagents(case: str) -> N
     ref = _replayed_after_asking(deepagents, case)
     assert any(asked for _next, _out, asked in ref[0])
     assert _replayed_after_asking(deepagents_rs, case) == ref
+
+
+class Gate(AgentMiddleware):
+    """A ``wrap_model_call`` that asks a human before answering a sent ``two``: one of the
+    step's several `model` tasks stops, its siblings of the same node finish."""
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        if request.messages and request.messages[-1].content == "two":
+            answer = interrupt("gate two")
+            return handler(request.override(messages=[*request.messages, HumanMessage(f"answer {answer}")]))
+        return handler(request)
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        if request.messages and request.messages[-1].content == "two":
+            answer = interrupt("gate two")
+            return await handler(request.override(messages=[*request.messages, HumanMessage(f"answer {answer}")]))
+        return await handler(request)
+
+
+def _gated(module: Any, saver: Any) -> tuple[Any, ByInputModel]:
+    """Two ``Send``s to the model beside the tools edge's own `model`: three `model` tasks
+    in one step, the second sent one stopped by `Gate`."""
+    model = ByInputModel([ai_tool_calls(("t", {"x": "1"}, "c1"))])
+    sends = [Send("model", {"messages": [HumanMessage("one")]}), Send("model", {"messages": [HumanMessage("two")]})]
+    agent = module.create_deep_agent(model=model, tools=[goto_tool(sends)], middleware=[Gate()], checkpointer=saver)
+    return agent, model
+
+
+def _gate_and_answer(module: Any, kind: str, path: Path) -> tuple:
+    if kind == "async_sqlite":
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        async def run() -> tuple:
+            async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+                agent, model = _gated(module, saver)
+                first = await agent.ainvoke(USER, CONFIG)
+                stopped = _stopped_view(await agent.aget_state(CONFIG))
+                second = await agent.ainvoke(Command(resume="yes"), CONFIG)
+                final = (await agent.aget_state(CONFIG)).values
+                history = [s async for s in agent.aget_state_history(CONFIG)]
+                return _interrupts(first), stopped, _out(second), _out(final), _calls(model), _history(history)
+
+        return asyncio.run(run())
+    saver = InMemorySaver() if kind == "memory" else SqliteSaver(sqlite3.connect(str(path), check_same_thread=False))
+    agent, model = _gated(module, saver)
+    first = agent.invoke(USER, CONFIG)
+    stopped = _stopped_view(agent.get_state(CONFIG))
+    second = _out(agent.invoke(Command(resume="yes"), CONFIG))
+    final = _out(agent.get_state(CONFIG).values)
+    history = _history(list(agent.get_state_history(CONFIG)))
+    return _interrupts(first), stopped, second, final, _calls(model), history
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "async_sqlite"])
+def test_an_interrupt_in_one_of_a_steps_tasks_of_one_node_resumes_as_in_deepagents(kind: str, tmp_path: Path) -> None:
+    """Each task keeps its own write (the stopped one wrote none), and the resumed step runs
+    the stopped task alone, on the state its ``Send`` gave it."""
+    ref = _gate_and_answer(deepagents, kind, tmp_path / "ref.db")
+    assert ref[0] == ["gate two"]
+    assert [m["content"] for m in ref[2][-3:]] == ["re: ok 1", "re: one", "re: answer yes"]
+    assert _gate_and_answer(deepagents_rs, kind, tmp_path / "rs.db") == ref

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{Outcome, Run};
 use crate::agent::Agent;
-use crate::agent::routing::Task;
+use crate::agent::routing::{Node, Task};
 use crate::error::Error;
 use crate::events::{Event, EventKind};
 use crate::state::{AgentState, StateDelta};
@@ -76,8 +76,11 @@ impl Agent {
     ) -> Result<(Vec<Ran>, Option<Error>), Error> {
         let mut ran = Vec::with_capacity(tasks.len());
         let mut paused = None;
-        for task in tasks {
+        for (index, task) in tasks.iter().enumerate() {
             let mut local = task.own.as_deref().unwrap_or(snapshot).clone();
+            if task.done.is_none() {
+                self.report_place(run, step, tasks, index);
+            }
             let out = match &task.done {
                 Some(done) => {
                     local.apply(done);
@@ -110,5 +113,26 @@ impl Agent {
             ran.push((task.clone(), task.own.clone(), out.delta, next));
         }
         Ok((ran, paused))
+    }
+
+    /// Reports the place of `tasks[index]` among the step's tasks of its node (the model's
+    /// calls, matched by call, have none), before it runs.
+    fn report_place(&self, run: &Run<'_>, step: u64, tasks: &[Task], index: usize) {
+        let task = &tasks[index];
+        if matches!(task.node, Node::Tools(false)) {
+            return;
+        }
+        let (Some(node), Some(events)) = (
+            self.node_name(&task.node),
+            run.emitter(step).filter(|e| e.wants(EventKind::Routes)),
+        ) else {
+            return;
+        };
+        let place = tasks[..index]
+            .iter()
+            .filter(|t| !matches!(t.node, Node::Tools(false)))
+            .filter(|t| self.node_name(&t.node).as_deref() == Some(&*node))
+            .count();
+        events.emit(Event::TaskPlace { node, place });
     }
 }
