@@ -100,9 +100,12 @@ _PROVIDER_CACHING: weakref.WeakSet[Any] = weakref.WeakSet()
 def _caching_slots() -> list[Any]:
     """deepagents' `append_prompt_caching_middleware`: Anthropic's slot, then Bedrock's and
     Fireworks' middleware where `langchain-aws` / `langchain-fireworks` are installed."""
-    from .middleware._prompt_caching import _create_bedrock_prompt_caching_middleware as bedrock
-    from .middleware._prompt_caching import _create_fireworks_prompt_caching_middleware as fireworks
-
+    try:
+        from .middleware._prompt_caching import _create_bedrock_prompt_caching_middleware as bedrock
+        from .middleware._prompt_caching import _create_fireworks_prompt_caching_middleware as fireworks
+    except ImportError:
+        # Without LangChain (deepagents_rs runs without it) neither middleware can exist.
+        return [_caching()]
     made = [m for m in (bedrock(), fireworks()) if m is not None]
     _PROVIDER_CACHING.update(made)
     return [_caching(), *made]
