@@ -107,6 +107,25 @@ pub fn warn(text: &str) -> Result<(), BoxError> {
     }
 }
 
+/// The host's logger: `(logger name, text)` logged at warning level.
+pub type LogFn = fn(&str, &str);
+
+static LOG: std::sync::OnceLock<LogFn> = std::sync::OnceLock::new();
+
+/// Sets the host's logger (once; later calls are ignored).
+pub fn set_log(log: LogFn) {
+    let _ = LOG.set(log);
+}
+
+/// Logs `text` as a warning of the host's logger `logger` (where a host library would log
+/// it), else in the core's log.
+pub fn log_warning(logger: &str, text: &str) {
+    match LOG.get() {
+        Some(log) => log(logger, text),
+        None => tracing::warn!(target: "deepagents_rs", "{logger}: {text}"),
+    }
+}
+
 /// An error shared between the run it ended and the event that reported it (a subagent's
 /// pause, see `Event::SubagentPaused`).
 #[derive(Debug)]

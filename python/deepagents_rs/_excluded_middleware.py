@@ -6,14 +6,16 @@ entry goes whichever layer added it. Every exclusion must match in some stack: t
 and the general-purpose subagent share one check, each declarative subagent has its own.
 
 Most entries of a stack live in the core; here they are `Slot`s, named as the core names
-them and carrying the class an exclusion by class must name to drop them (a private stand-in
-where deepagents' class is private, so no class can).
+them and carrying the class an exclusion by class must name to drop them (deepagents_rs'
+class of that name once its module is loaded; a private stand-in before, when no caller can
+have named it).
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,10 +50,27 @@ def _private(name: str) -> type:
     return type(name, (), {})
 
 
-_PARENT_NOTIFIER = Slot("_ParentNotifierMiddleware", _private("_ParentNotifierMiddleware"))
-_PATCH_TOOL_CALLS = Slot("PatchToolCallsMiddleware", _private("PatchToolCallsMiddleware"))
-_SUBAGENTS = Slot("SubAgentMiddleware", _private("SubAgentMiddleware"))
 _LAZY_CACHING = _private("_LazyAnthropicPromptCachingMiddleware")
+
+# The classes of the core's own entries that deepagents_rs has as LangChain middleware, by
+# the module holding each; a stand-in until that module is loaded (a caller naming the class
+# has loaded it, and a stack needs no LangChain before).
+_LOADED_KINDS = {
+    "_ParentNotifierMiddleware": "deepagents_rs.middleware._async_parent_notifier",
+    "PatchToolCallsMiddleware": "deepagents_rs.middleware.patch_tool_calls",
+    "SubAgentMiddleware": "deepagents_rs.middleware._subagent_middleware",
+}
+_STAND_INS = {name: _private(name) for name in _LOADED_KINDS}
+
+
+def _loaded_kind(name: str) -> type:
+    """The class named `name` when its module is loaded, else its private stand-in."""
+    kind = getattr(sys.modules.get(_LOADED_KINDS[name]), name, None)
+    return kind if isinstance(kind, type) else _STAND_INS[name]
+
+
+def _loaded_slot(name: str) -> Slot:
+    return Slot(name, _loaded_kind(name))
 
 
 def _slot(name: str) -> Slot:
@@ -73,6 +92,25 @@ def _caching() -> Slot:
     return Slot("AnthropicPromptCachingMiddleware", kind or fallback)
 
 
+# The other providers' caching middleware made for a stack (real LangChain middleware, run by
+# the core as Python entries): `plan` hands them back apart, for their place after Anthropic's.
+_PROVIDER_CACHING: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _caching_slots() -> list[Any]:
+    """deepagents' `append_prompt_caching_middleware`: Anthropic's slot, then Bedrock's and
+    Fireworks' middleware where `langchain-aws` / `langchain-fireworks` are installed."""
+    try:
+        from .middleware._prompt_caching import _create_bedrock_prompt_caching_middleware as bedrock
+        from .middleware._prompt_caching import _create_fireworks_prompt_caching_middleware as fireworks
+    except ImportError:
+        # Without LangChain (deepagents_rs runs without it) neither middleware can exist.
+        return [_caching()]
+    made = [m for m in (bedrock(), fireworks()) if m is not None]
+    _PROVIDER_CACHING.update(made)
+    return [_caching(), *made]
+
+
 def main_slots(
     *, subagents: bool, extra: list[Any], skills: bool, memory: bool, interrupts: Any, async_subagents: Any = None
 ) -> list[Any]:
@@ -80,14 +118,18 @@ def main_slots(
     (``async_subagents``: the ``AsyncSubAgentMiddleware``, when there are async subagents)."""
     out: list[Any] = [_slot("FilesystemMiddleware")]
     if subagents:
-        out.append(_SUBAGENTS)
-    out += [_PARENT_NOTIFIER, _slot("SummarizationMiddleware"), _PATCH_TOOL_CALLS]
+        out.append(_loaded_slot("SubAgentMiddleware"))
+    out += [
+        _loaded_slot("_ParentNotifierMiddleware"),
+        _slot("SummarizationMiddleware"),
+        _loaded_slot("PatchToolCallsMiddleware"),
+    ]
     if async_subagents is not None:
         out.append(async_subagents)
     out += extra
     if skills:
         out.append(_slot("SkillsMiddleware"))
-    out.append(_caching())
+    out += _caching_slots()
     if memory:
         out.append(_slot("MemoryMiddleware"))
     if interrupts is not None:
@@ -98,10 +140,15 @@ def main_slots(
 def subagent_slots(*, extra: list[Any], skills: bool, memory: bool = False) -> list[Any]:
     """A declarative subagent's entries (the general-purpose one's too), before its middleware
     is merged in; its human-in-the-loop and content filter come after the exclusions."""
-    out: list[Any] = [_slot("FilesystemMiddleware"), _slot("SummarizationMiddleware"), _PATCH_TOOL_CALLS, *extra]
+    out: list[Any] = [
+        _slot("FilesystemMiddleware"),
+        _slot("SummarizationMiddleware"),
+        _loaded_slot("PatchToolCallsMiddleware"),
+        *extra,
+    ]
     if skills:
         out.append(_slot("SkillsMiddleware"))
-    out.append(_caching())
+    out += _caching_slots()
     if memory:
         out.append(_slot("MemoryMiddleware"))
     return out
@@ -117,12 +164,14 @@ def _kind(entry: Any) -> type:
 
 @dataclass
 class Planned:
-    """A stack after the exclusions: the built-in slots to leave out (by name), and the
-    middleware objects (the profile's, the caller's) kept."""
+    """A stack after the exclusions: the built-in slots to leave out (by name), the
+    middleware objects (the profile's, the caller's) kept, and the provider caching
+    middleware kept (placed after Anthropic's slot)."""
 
     excluded: list[str]
     kept: list[Any]
     user: list[Any]
+    caching: list[Any]
 
 
 class Exclusions:
@@ -140,7 +189,9 @@ class Exclusions:
         """No required middleware (the file tools', the `task` tool's) is excluded."""
         from .middleware import FilesystemMiddleware
 
-        labels = [c.__name__ for c in self.classes if c is FilesystemMiddleware]
+        # deepagents' scaffolding classes: the file tools' and the `task` tool's.
+        required = {FilesystemMiddleware, _loaded_kind("SubAgentMiddleware")}
+        labels = [c.__name__ for c in self.classes if c in required]
         labels += [f"{n!r} (string)" for n in self.names & REQUIRED_MIDDLEWARE_NAMES]
         if labels:
             raise ValueError(scaffolding_rejection(labels))
@@ -186,17 +237,19 @@ class Exclusions:
         user_kept, user_dropped = self._drop(user)
         # An excluded user entry that had taken a slot's place takes the slot with it.
         gone = {e.name for e in dropped} | {e.name for e in user_dropped if e.name in present}
+        kept = [e for e in base if not isinstance(e, Slot) and e.name not in gone]
         return Planned(
             excluded=[e.name for e in [*dropped, *base] if isinstance(e, Slot) and e.name in gone],
-            kept=[e for e in base if not isinstance(e, Slot) and e.name not in gone],
+            kept=[e for e in kept if e not in _PROVIDER_CACHING],
             user=user_kept,
+            caching=[e for e in kept if e in _PROVIDER_CACHING],
         )
 
     def verify(self) -> None:
         """Every exclusion matched in some stack (required ones were refused already)."""
         from .middleware import FilesystemMiddleware
 
-        classes = self.classes - self.matched_classes - {FilesystemMiddleware}
+        classes = self.classes - self.matched_classes - {FilesystemMiddleware, _loaded_kind("SubAgentMiddleware")}
         names = {n for n in self.names - self.matched_names - REQUIRED_MIDDLEWARE_NAMES if not n.startswith("_")}
         if classes or names:
             labels = sorted({c.__name__ for c in classes} | {f"{n!r} (string)" for n in names})

@@ -365,12 +365,13 @@ class MiddlewareAdapter:
         from langchain.agents.middleware.types import ModelRequest
 
         system = _convert.from_core(raw["system"]) if raw["system"] is not None else None
-        self._offered = {t["name"] for t in raw["tools"]}
+        tools = [self._tool_object(t) for t in raw["tools"]]
+        self._offered = {t["name"]: obj for t, obj in zip(raw["tools"], tools, strict=True)}
         return ModelRequest(
             model=raw["model"] if raw["model"] is not None else raw["model_id"],
             messages=[_as_message(m) for m in raw["messages"]],
             system_message=system,
-            tools=[self._tool_object(t) for t in raw["tools"]],
+            tools=tools,
             tool_choice=raw["tool_choice"],
             response_format=self._request_format(),
             state=self._state(raw["state"]),
@@ -397,7 +398,11 @@ class MiddlewareAdapter:
             if isinstance(t, dict):
                 tools.append(to_adapter(t))
             elif t.name in self._offered:
-                tools.append(t.name)
+                # One of the agent's tools; a copy with a description of its own (e.g.
+                # FilesystemMiddleware's grep without the execute line) is offered so.
+                handed = self._offered[t.name]
+                described = t is not handed and getattr(t, "description", None) != getattr(handed, "description", None)
+                tools.append((t.name, t.description) if described else t.name)
             else:
                 # A tool the agent does not have: offered to the model as is (a call to it
                 # gets the tool node's not-a-valid-tool answer, as in deepagents).

@@ -390,7 +390,7 @@ def build_specs(
         bindable_tools = with_schema_tool(tools, response_format)
         spec_model = core_model(model, bindable_tools)
         spec_files = own_files(spec, profile)
-        python_middleware = [*planned.user, *planned.kept, *gate]
+        python_middleware = [*planned.user, *planned.kept, *planned.caching, *gate]
         specs.append(
             {
                 "name": name,
@@ -481,6 +481,7 @@ def _profile_part(planned: Planned, profile: HarnessProfile, tools: list[Any]) -
         "extra": _middleware_adapters(planned.kept, tools),
         "excluded": planned.excluded,
         "excluded_tools": sorted(profile.excluded_tools),
+        "caching": _middleware_adapters(planned.caching, tools),
     }
 
 

@@ -175,7 +175,7 @@ def create_deep_agent(
         middleware = _in_async_slot(async_mw, middleware)
     extra = [m for m in planned.kept if m is not hitl and m is not async_mw]
     # Every Python middleware of the chain: its state keys, hooks and stream transformers count.
-    chain_middleware = [*middleware, *extra, *([hitl] if hitl is not None else [])]
+    chain_middleware = [*middleware, *extra, *planned.caching, *([hitl] if hitl is not None else [])]
     # create_agent names replies only `if name:`; an empty name leaves them unnamed.
     bindables = {a.name: a.bindable for a in adapters}
     _check_unique_middleware(middleware)
@@ -185,6 +185,7 @@ def create_deep_agent(
         "extra": core_entries(extra, bindables, store, response_format),
         "excluded": planned.excluded,
         "excluded_tools": sorted(profile.excluded_tools),
+        "caching": core_entries(planned.caching, bindables, store, response_format),
     }
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
     schema = StateKeys.of([*chain_middleware, *([SchemaOf(state_schema)] if state_schema is not None else [])])

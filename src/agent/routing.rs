@@ -228,7 +228,8 @@ impl Agent {
     /// beside it, in the same next step, each node its calls' commands name (`goto`) and each
     /// `Send`'s node on its own state, as LangGraph runs a step's branches. A goto to
     /// `tools` runs the tool node on the whole state. A name the graph does not have is
-    /// ignored (LangGraph logs it and drops the write or the send).
+    /// ignored (LangGraph logs it and drops the write or the send; the goto's warning is
+    /// the tools step's, `warn_unknown_gotos`).
     pub(super) fn destinations(
         &self,
         edge: Node,
@@ -246,7 +247,13 @@ impl Agent {
                 .map(|node| Task::pull(whole(node))),
         );
         tasks.extend(sends.iter().filter_map(|send| {
-            let node = self.node_named(&send.node).ok()?;
+            let Ok(node) = self.node_named(&send.node) else {
+                crate::error::log_warning(
+                    "langgraph",
+                    &format!("Ignoring unknown node name {} in pending sends", send.node),
+                );
+                return None;
+            };
             Some(Task {
                 node: whole(node),
                 own: Some(send.state.clone()),

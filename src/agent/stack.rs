@@ -33,12 +33,15 @@ pub enum StackKind {
 
 /// A harness profile's part of one stack: the middleware it adds (`extra_middleware`, after
 /// the user's entries), the built-in slots its `excluded_middleware` drops (by name), and the
-/// tools its `excluded_tools` hide.
+/// tools its `excluded_tools` hide. `caching` holds the other providers' prompt caching
+/// middleware (deepagents adds Bedrock's and Fireworks' when their packages are installed),
+/// placed after Anthropic's entry: here because the profile's exclusions decide which remain.
 #[derive(Clone, Default)]
 pub struct ProfileLayer {
     pub extra: Vec<Arc<dyn Middleware>>,
     pub excluded: Vec<String>,
     pub excluded_tools: Vec<String>,
+    pub caching: Vec<Arc<dyn Middleware>>,
 }
 
 /// What fills the slots: the entries the caller built (from the user's configuration), each
@@ -95,6 +98,7 @@ pub fn build_stack(kind: StackKind, parts: StackParts) -> Vec<Arc<dyn Middleware
     // entry of that name otherwise stays among the user's, where deepagents leaves it.
     tail.extend(skills.map(builtin));
     tail.push(builtin(Arc::new(AnthropicPromptCaching::default())));
+    tail.extend(profile.caching.into_iter().map(builtin));
     let exclusion = (!profile.excluded_tools.is_empty())
         .then(|| builtin(Arc::new(ToolExclusion::new(profile.excluded_tools))));
     match kind {
@@ -206,6 +210,7 @@ mod tests {
             extra: vec![entry("Extra")],
             excluded: vec!["PatchToolCallsMiddleware".into()],
             excluded_tools: vec!["ls".into()],
+            caching: vec![entry("BedrockPromptCachingMiddleware")],
         };
         let parts = StackParts {
             user: vec![entry("Mine"), entry("Extra2")],
@@ -222,6 +227,7 @@ mod tests {
                 "Extra2",
                 "Extra",
                 "AnthropicPromptCachingMiddleware",
+                "BedrockPromptCachingMiddleware",
                 "HumanInTheLoopMiddleware",
                 "UnsupportedContentMiddleware",
                 "_ToolExclusionMiddleware"
@@ -232,6 +238,7 @@ mod tests {
             names(&sub)[3..],
             [
                 "AnthropicPromptCachingMiddleware",
+                "BedrockPromptCachingMiddleware",
                 "_ToolExclusionMiddleware",
                 "HumanInTheLoopMiddleware",
                 "UnsupportedContentMiddleware"

@@ -104,6 +104,27 @@ impl PyHost {
         })))
     }
 
+    /// The same run with the contextvars current on the calling thread (a copy): what a
+    /// `wrap_model_call` handler hands on, since LangChain calls the handler inside the
+    /// wrapper's context, so a context variable the wrapper sets reaches the model (e.g.
+    /// `FireworksPromptCachingMiddleware`'s session affinity).
+    pub fn with_current_context(host: &HostContext, py: Python<'_>) -> PyResult<HostContext> {
+        let Some(parent) = Self::from_context(host) else {
+            return Ok(host.clone());
+        };
+        if parent.locals.context(py).is_none() {
+            return Ok(host.clone());
+        }
+        let context = py.import("contextvars")?.call_method0("copy_context")?;
+        Ok(Some(Arc::new(PyHost {
+            locals: TaskLocals::new(parent.locals.event_loop(py)).with_context(context),
+            is_async: parent.is_async,
+            config: parent.config.as_ref().map(|c| c.clone_ref(py)),
+            executor: parent.executor.clone(),
+            protocol_events: parent.protocol_events,
+        })))
+    }
+
     pub fn from_context(host: &HostContext) -> Option<&PyHost> {
         host.as_ref()
             .and_then(|h| (h.as_ref() as &dyn Any).downcast_ref::<PyHost>())

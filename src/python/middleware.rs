@@ -453,9 +453,21 @@ impl ModelNext {
             let mut specs: Vec<ToolSpec> = Vec::new();
             for t in tools.try_iter()? {
                 let t = t?;
-                if let Ok(name) = t.extract::<String>() {
+                // A name, or `(name, description)`: one of the request's tools, offered with
+                // the description the middleware gave it.
+                let named = t
+                    .extract::<String>()
+                    .map(|n| (n, None))
+                    .or_else(|_| t.extract::<(String, String)>().map(|(n, d)| (n, Some(d))));
+                if let Ok((name, description)) = named {
                     match self.template.tools.iter().find(|s| s.name == name) {
-                        Some(spec) => specs.push(spec.clone()),
+                        Some(spec) => {
+                            let mut spec = spec.clone();
+                            if let Some(d) = description {
+                                spec.description = d;
+                            }
+                            specs.push(spec);
+                        }
                         None => {
                             return Err(pyo3::exceptions::PyValueError::new_err(format!(
                                 "Middleware returned unknown tool name: {name}"
@@ -596,7 +608,8 @@ impl ModelNextPy {
     ) -> PyResult<Bound<'py, PyAny>> {
         super::errors::guard(|| {
             let next = self.0.clone();
-            let request = next.request_from_py(raw)?;
+            let mut request = next.request_from_py(raw)?;
+            request.host = PyHost::with_current_context(&request.host, py)?;
             let fut = next.handler.call(request);
             if next.is_async {
                 let locals = PyHost::from_context(&next.host)

@@ -58,6 +58,19 @@ fn user_warning(text: &str) -> Result<(), crate::error::BoxError> {
     .map_err(|e| Box::new(e) as crate::error::BoxError)
 }
 
+/// `logging.getLogger(logger).warning(text)`; a failing handler is reported as unraisable.
+fn log_warning(logger: &str, text: &str) {
+    runtime_threads::attach(|py| {
+        let logged = py
+            .import("logging")
+            .and_then(|l| l.call_method1("getLogger", (logger,)))
+            .and_then(|l| l.call_method1("warning", (text,)));
+        if let Err(e) = logged {
+            e.write_unraisable(py, None);
+        }
+    });
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -65,6 +78,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     runtime_threads::install();
     crate::error::set_pause_test(tools::is_pause_error);
     crate::error::set_warn(user_warning);
+    crate::error::set_log(log_warning);
     crate::host::set_async_test(|h| host::PyHost::from_context(h).is_some_and(|p| p.is_async));
     reply_shaper::register();
     m.add_class::<loop_inbox::LoopInbox>()?;

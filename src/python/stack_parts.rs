@@ -203,7 +203,7 @@ pub(crate) fn entry_from_py(
 }
 
 /// A harness profile's part of a stack, from `deepagents_rs._harness`: `{"extra": [...],
-/// "excluded": [...], "excluded_tools": [...]}`.
+/// "excluded": [...], "excluded_tools": [...], "caching": [...]}`.
 pub(crate) fn profile_from_py(profile: Option<Bound<'_, PyAny>>) -> PyResult<ProfileLayer> {
     let Some(profile) = profile else {
         return Ok(ProfileLayer::default());
@@ -219,6 +219,7 @@ pub(crate) fn profile_from_py(profile: Option<Bound<'_, PyAny>>) -> PyResult<Pro
         extra: middleware_from_py(item(profile, "extra")?)?,
         excluded: names("excluded")?,
         excluded_tools: names("excluded_tools")?,
+        caching: middleware_from_py(item(profile, "caching")?)?,
     })
 }
 

@@ -401,11 +401,26 @@ def test_a_fork_with_tools_of_its_own_keeps_the_profiles_middleware_tools() -> N
 
 EXCLUSIONS: dict[str, Callable[[str], Any]] = {
     "patch-by-name": lambda impl: {"PatchToolCallsMiddleware"},
+    # Each implementation's own class (ours is a LangChain middleware for the core's entry).
+    "patch-by-class": lambda impl: {
+        importlib.import_module(f"{impl}.middleware.patch_tool_calls").PatchToolCallsMiddleware
+    },
+    "parent-notifier-by-class": lambda impl: {_parent_notifier(impl)},
     "summarization-by-class": lambda impl: {importlib.import_module(f"{impl}.middleware").SummarizationMiddleware},
     "caching-by-name": lambda impl: {"AnthropicPromptCachingMiddleware"},
     "user-by-class": lambda impl: {Stamp},
     "profile-middleware-by-class": lambda impl: {Notes},
 }
+
+
+def _parent_notifier(impl: str) -> type:
+    """The class of the main stack's parent-notifier entry (private in both)."""
+    module = (
+        "deepagents.middleware._parent_notifier"
+        if impl == "deepagents"
+        else f"{impl}.middleware._async_parent_notifier"
+    )
+    return importlib.import_module(module)._ParentNotifierMiddleware
 
 
 @pytest.mark.parametrize("case", EXCLUSIONS)
@@ -422,10 +437,29 @@ def test_excluded_middleware(case: str, mode: str) -> None:
     both = run_pair(script, setup, inp, mode=mode)
     check(both)
     main = both.ref.calls[0]
-    if case == "patch-by-name":
+    if case in ("patch-by-name", "patch-by-class"):
         assert not any(isinstance(m, ToolMessage) for m in main.messages)
+    else:
+        assert any(isinstance(m, ToolMessage) for m in main.messages)
     if case == "profile-middleware-by-class":
         assert "note" not in tool_names(main) and not system_text(main).endswith("NOTES")
+
+
+@pytest.mark.parametrize("form", ["class", "name"])
+@pytest.mark.parametrize("subagents", [True, False], ids=["with-subagents", "no-subagents"])
+def test_the_task_tools_middleware_cannot_be_excluded(form: str, subagents: bool) -> None:
+    """`SubAgentMiddleware` is scaffolding: a profile excluding it (each implementation's own
+    class, or its name) is refused with deepagents' words."""
+    errors = []
+    for impl in ("deepagents", "deepagents_rs"):
+        cls = importlib.import_module(f"{impl}.middleware").SubAgentMiddleware
+        kwargs = {} if subagents else {"subagents": []}
+        with pytest.raises(ValueError) as caught:
+            register(impl, SCRIPTED, excluded_middleware={cls if form == "class" else "SubAgentMiddleware"})
+            IMPLS[impl].create_deep_agent(model=ScriptedChatModel(["done"]), **kwargs)
+        errors.append(str(caught.value))
+    assert errors[1] == errors[0]
+    assert "SubAgentMiddleware" in errors[0]
 
 
 def test_a_user_middleware_of_a_profile_middlewares_name_takes_its_place() -> None:

@@ -510,13 +510,6 @@ def test_parent_callbacks_see_the_subagent_model(mode: str) -> None:
     assert [s["metadata"].get("lc_agent_name") for s in ref] == [None, "worker", None]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a FilesystemMiddleware over a StateBackend in a raw spec's own middleware: the plain "
-    "agent runs it as LangChain middleware, whose state writes do not reach the core's result "
-    "(the file does not come back to the caller), and the subagent's `grep` description keeps "
-    "the line about the execute tool that deepagents drops without a sandbox backend",
-)
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
 def test_fork_task_tool_follows_its_file_tools(mode: str) -> None:
     """A fork's own `FilesystemMiddleware` tools come first, then its guarded `task`; the
@@ -541,3 +534,7 @@ def test_fork_task_tool_follows_its_file_tools(mode: str) -> None:
     ref, ours = run("deepagents"), run("deepagents_rs")
     assert ours == ref
     assert [t[0] for t in ref[1][0][1]][-1] == "task"
+    assert ref[2] == {"/n.md": "hi"}
+    # Without a sandbox the fork's grep is offered without the execute fallback line.
+    grep = next(t for t in ours[1][0][1] if t[0] == "grep")
+    assert "execute tool" not in grep[1]

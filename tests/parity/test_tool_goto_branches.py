@@ -13,6 +13,7 @@ model first is not fixed, what each is given and writes is.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -177,6 +178,42 @@ def test_a_send_to_tools_without_messages_fails_as_in_deepagents() -> None:
             agent.invoke(USER)
         errors.append((type(caught.value), str(caught.value)))
     assert errors[0] == errors[1]
+
+
+def _langgraph_warnings(caplog: pytest.LogCaptureFixture, module: Any, mode: str, saver: bool, calls: list) -> list:
+    """The warnings logged under ``langgraph`` by a run whose tools name unknown nodes."""
+    model = ByInputModel([ai_tool_calls(*calls)])
+    tools = [goto_tool(["nowhere", Send("nowhere", sent("x")), Send("__end__", sent("y"))]), plain]
+    tools.append(goto_tool(["elsewhere", "__end__"], "u"))
+    agent = module.create_deep_agent(model=model, tools=tools, checkpointer=InMemorySaver() if saver else None)
+    config = {"configurable": {"thread_id": "w"}}
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="langgraph"):
+        if mode == "invoke":
+            agent.invoke(USER, config)
+        elif mode == "ainvoke":
+            asyncio.run(agent.ainvoke(USER, config))
+        else:
+            list(agent.stream(USER, config))
+    return [(r.name, r.levelname, r.getMessage()) for r in caplog.records if r.name.startswith("langgraph")]
+
+
+@pytest.mark.parametrize("saver", [False, True], ids=["no-saver", "saver"])
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream"])
+@pytest.mark.parametrize(
+    "calls",
+    [[("t", {"x": "1"}, "c1")], [("plain", {"x": "0"}, "c0"), ("u", {"x": "2"}, "c2"), ("t", {"x": "1"}, "c1")]],
+    ids=["one-call", "third-of-three"],
+)
+def test_unknown_gotos_log_langgraphs_warnings(
+    caplog: pytest.LogCaptureFixture, mode: str, saver: bool, calls: list
+) -> None:
+    """A goto or a ``Send`` naming no node is dropped with LangGraph's warning (the task's
+    path names the tool call's place among the step's tasks)."""
+    ref = _langgraph_warnings(caplog, deepagents, mode, saver, calls)
+    assert _langgraph_warnings(caplog, deepagents_rs, mode, saver, calls) == ref
+    assert any("branch:to:nowhere" in m for _, _, m in ref)
+    assert ("langgraph", "WARNING", "Ignoring unknown node name __end__ in pending sends") in ref
 
 
 def _saver(kind: str, path: Path) -> Any:

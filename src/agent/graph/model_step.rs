@@ -202,7 +202,10 @@ impl Agent {
                     }
                     None => None,
                 };
-                let shaped = match model.invoke(request, host.clone()).await {
+                // The request's own host context: a host wrapper's handler hands on the
+                // context it was called in (see `PyHost::with_current_context`).
+                let call_host = request.host.clone().or_else(|| host.clone());
+                let shaped = match model.invoke(request, call_host).await {
                     Ok(reply) => shape_reply(shaper, &host, tokens.as_ref(), reply),
                     Err(e) => Err(Error::from(e)),
                 };

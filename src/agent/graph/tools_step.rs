@@ -167,8 +167,9 @@ impl Agent {
         let mut messages = Vec::with_capacity(results.len());
         let mut delta = StateDelta::default();
         let (mut goto, mut sends) = (Vec::new(), Vec::new());
-        for result in &results {
+        for (index, result) in results.iter().enumerate() {
             messages.extend(result.written_messages());
+            self.warn_unknown_gotos(&result.write.goto, index, whole);
             goto.extend(result.write.goto.iter().cloned());
             sends.extend(result.write.sends.iter().cloned());
             if let Some(files) = &result.files {
@@ -304,5 +305,30 @@ fn result_delta(messages: Vec<Arc<Message>>, result: &crate::tools::ToolResult) 
         extra: result.extra.clone().unwrap_or_default(),
         keys_first: true,
         ..Default::default()
+    }
+}
+
+impl Agent {
+    /// LangGraph's warning for a goto naming no node of the graph: the write to that node's
+    /// branch channel is ignored when the step's writes are applied (`__end__` is no write).
+    fn warn_unknown_gotos(&self, goto: &[String], index: usize, whole: bool) {
+        for name in goto {
+            if name == "__end__" || self.node_named(name).is_ok() {
+                continue;
+            }
+            // The task's path as LangGraph prints it: a tool call is a sent task, a goto
+            // to `tools` the node itself.
+            let path = if whole {
+                "('__pregel_pull', 'tools')".to_owned()
+            } else {
+                format!("('__pregel_push', {index}, False)")
+            };
+            crate::error::log_warning(
+                "langgraph",
+                &format!(
+                    "Task tools with path {path} wrote to unknown channel branch:to:{name}, ignoring it."
+                ),
+            );
+        }
     }
 }
