@@ -16,6 +16,7 @@ mod files;
 mod fs_outside;
 mod host;
 mod input_messages;
+mod interned_keys;
 mod memory;
 mod middleware;
 mod model;
