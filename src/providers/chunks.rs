@@ -102,7 +102,7 @@ pub trait Assembler {
 pub async fn stream_attempt(
     endpoint: &Endpoint,
     policy: &RetryPolicy,
-    payload: &[u8],
+    payload: &bytes::Bytes,
     attempt: u32,
     tokens: &TokenSink,
     mut assembler: impl Assembler,

@@ -7,6 +7,7 @@ use std::future::Future;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::error::{ErrorKind, ProviderError};
@@ -163,7 +164,7 @@ impl Endpoint {
     /// One exchange: the response of a 2xx status, unread, or the classified error.
     pub async fn post(
         &self,
-        body: &[u8],
+        body: &Bytes,
         attempt: u32,
         policy: &RetryPolicy,
     ) -> Result<reqwest::Response, ProviderError> {
@@ -175,7 +176,7 @@ impl Endpoint {
         for (name, value) in &self.headers {
             request = request.header(name.clone(), value.clone());
         }
-        let sent = tokio::time::timeout(policy.timeout, request.body(body.to_vec()).send()).await;
+        let sent = tokio::time::timeout(policy.timeout, request.body(body.clone()).send()).await;
         let response = match sent {
             Err(_) => return Err(self.timed_out(policy)),
             Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out(policy)),
@@ -225,7 +226,7 @@ impl Endpoint {
     /// One exchange whose 2xx body is JSON.
     pub async fn post_json(
         &self,
-        body: &[u8],
+        body: &Bytes,
         attempt: u32,
         policy: &RetryPolicy,
     ) -> Result<serde_json::Value, ProviderError> {

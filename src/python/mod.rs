@@ -20,6 +20,7 @@ mod files;
 mod fs_outside;
 mod host;
 mod input_messages;
+mod interned_keys;
 mod loop_inbox;
 mod memory;
 mod middleware;

@@ -231,13 +231,14 @@ pub(crate) fn view_from_py<T: serde::de::DeserializeOwned>(obj: &Bound<'_, PyAny
     serde_json::from_value(read(obj)?.0).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// A core value as Python: `pythonize`, with each stand-in back as the value it stands for.
+/// A core value as Python: `pythonize` (dict keys interned, see `interned_keys`), with each
+/// stand-in back as the value it stands for.
 pub(crate) fn to_py<'py, T: serde::Serialize + ?Sized>(
     py: Python<'py>,
     value: &T,
     has_bytes: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let obj = pythonize::pythonize(py, value)?;
+    let obj = pythonize::pythonize_custom::<super::interned_keys::InternedKeys, _>(py, value)?;
     if has_bytes {
         restore_bytes(&obj)?;
     }

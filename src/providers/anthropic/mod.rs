@@ -185,6 +185,8 @@ impl ChatModel for AnthropicChat {
                 bytes: payload,
                 beta,
             } = request::request_bytes(&config, &request, request.tokens.is_some(), &encoded)?;
+            // Each attempt sends the same buffer; none copies it.
+            let payload = bytes::Bytes::from(payload);
             let endpoint = match beta {
                 Some(beta) => Arc::new(with_beta(&endpoint, beta)),
                 None => endpoint,

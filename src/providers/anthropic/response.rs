@@ -38,7 +38,8 @@ pub(super) fn read_error(
     e
 }
 
-/// A Messages API response as the AI message langchain-anthropic makes of it.
+/// A Messages API response as the AI message langchain-anthropic makes of it. The parsed
+/// body's values are moved into the message, not copied: a conversation keeps every reply.
 pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
     let decode = |message: &str| ProviderError::decode(PROVIDER, message);
     let Value::Object(mut data) = data else {
@@ -53,16 +54,15 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
         }
     }
     let usage = data.get("usage").map(usage_metadata);
-    let mut response_metadata = Map::new();
-    for (k, v) in &data {
+    let model = data.get("model").cloned();
+    let mut response_metadata = Map::with_capacity(data.len() + 2);
+    for (k, v) in data {
         if !matches!(k.as_str(), "role" | "type") {
-            response_metadata.insert(k.clone(), v.clone());
+            response_metadata.insert(k, v);
         }
     }
-    if let Some(model) = data.get("model") {
-        response_metadata
-            .entry("model_name")
-            .or_insert_with(|| model.clone());
+    if let Some(model) = model {
+        response_metadata.entry("model_name").or_insert(model);
     }
     response_metadata.insert("model_provider".into(), json!(PROVIDER));
 
@@ -81,16 +81,15 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
             ));
         }
     }
-    let content = if single_text {
-        Content::Text(
-            blocks[0]
-                .get("text")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-        )
-    } else {
-        Content::Blocks(blocks)
+    let content = match blocks.pop() {
+        Some(Value::Object(mut text)) if single_text => match text.shift_remove("text") {
+            Some(Value::String(s)) => Content::Text(s),
+            _ => Content::Text(String::new()),
+        },
+        last => {
+            blocks.extend(last);
+            Content::Blocks(blocks)
+        }
     };
     Ok(AiMessage {
         content,
@@ -174,22 +173,26 @@ pub(super) fn sdk_block(block: &Map<String, Value>) -> Map<String, Value> {
         Some("input_json_delta") => &["partial_json", "type"],
         _ => &[],
     };
-    let mut out = Map::new();
-    for key in fields {
-        out.insert(
-            (*key).to_owned(),
-            block.get(*key).cloned().unwrap_or(Value::Null),
-        );
-    }
-    for (k, v) in block {
-        if !out.contains_key(k) {
-            out.insert(k.clone(), v.clone());
-        }
-    }
-    for key in ["citations", "caller", "encrypted_content"] {
-        if out.get(key).is_some_and(Value::is_null) {
-            out.shift_remove(key);
-        }
+    // The fields in the model's order, then the block's others; the nulls langchain-anthropic
+    // drops are left out, and the map is made at its final size.
+    let dropped = |k: &str, v: &Value| {
+        v.is_null() && matches!(k, "citations" | "caller" | "encrypted_content")
+    };
+    let null = Value::Null;
+    let entries: Vec<(&str, &Value)> = fields
+        .iter()
+        .map(|k| (*k, block.get(*k).unwrap_or(&null)))
+        .chain(
+            block
+                .iter()
+                .filter(|(k, _)| !fields.contains(&k.as_str()))
+                .map(|(k, v)| (k.as_str(), v)),
+        )
+        .filter(|(k, v)| !dropped(k, v))
+        .collect();
+    let mut out = Map::with_capacity(entries.len());
+    for (k, v) in entries {
+        out.insert(k.to_owned(), v.clone());
     }
     out
 }

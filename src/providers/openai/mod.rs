@@ -280,7 +280,13 @@ impl ChatModel for OpenAiChat {
         let endpoint = self.endpoint.clone();
         let encoded = self.encoded.clone();
         Box::pin(async move {
-            let payload = payload(&config, &request, request.tokens.is_some(), &encoded)?;
+            // Each attempt sends the same buffer; none copies it.
+            let payload = bytes::Bytes::from(payload(
+                &config,
+                &request,
+                request.tokens.is_some(),
+                &encoded,
+            )?);
             let formatted = request.response_format.is_some();
             let policy = &config.retry;
             let reply = match (&request.tokens, config.api) {

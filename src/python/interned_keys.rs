@@ -1,0 +1,46 @@
+//! Dicts made from the core's values with their keys interned.
+//!
+//! Every message handed to Python repeats the same few keys (`type`, `id`, `input_tokens`,
+//! `model_provider`, ...), and the host keeps each message's dicts for the whole conversation
+//! (a run's result holds them all). A fresh `str` per key costs about 60 bytes in every one of
+//! those dicts; deepagents' own messages share their keys (they come from pydantic's field
+//! names and the JSON parser's key cache). Interned, each distinct key is one object.
+//! Python drops an interned string once nothing uses it, so arbitrary keys (file paths) do
+//! not pile up.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyMapping, PyString};
+use pythonize::{PythonizeMappingType, PythonizeTypes, PythonizeUnnamedMappingAdapter};
+
+pub(crate) struct InternedKeys;
+
+impl PythonizeTypes for InternedKeys {
+    type Map = InternedDict;
+    type NamedMap = PythonizeUnnamedMappingAdapter<InternedDict>;
+    type List = PyList;
+}
+
+pub(crate) struct InternedDict;
+
+impl PythonizeMappingType for InternedDict {
+    type Builder<'py> = Bound<'py, PyDict>;
+
+    fn builder<'py>(py: Python<'py>, _len: Option<usize>) -> PyResult<Self::Builder<'py>> {
+        Ok(PyDict::new(py))
+    }
+
+    fn push_item<'py>(
+        builder: &mut Self::Builder<'py>,
+        key: Bound<'py, PyAny>,
+        value: Bound<'py, PyAny>,
+    ) -> PyResult<()> {
+        match key.cast_exact::<PyString>() {
+            Ok(s) => builder.set_item(PyString::intern(builder.py(), s.to_str()?), value),
+            Err(_) => builder.set_item(key, value),
+        }
+    }
+
+    fn finish<'py>(builder: Self::Builder<'py>) -> PyResult<Bound<'py, PyMapping>> {
+        Ok(builder.into_mapping())
+    }
+}
