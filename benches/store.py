@@ -10,7 +10,8 @@ Operations: ``ls`` (one folder), ``read`` (one 2000-line page), ``write`` (repla
 ``glob`` (``**/*.txt``), ``delete`` (a missing path: the whole namespace is listed),
 ``upload`` and ``download`` (one file); the store's native async ones as well (``aread``,
 ``awrite``, ``aedit``, ``adelete``; one ``asyncio.run`` per batch). The median over
-``--repeat`` batches of ``--calls`` calls is reported, with the ratio deepagents / deepagents_rs.
+``--repeat`` batches of ``--calls`` calls is reported, with the ratio deepagents / deepagents_rs
+(the median of the ratios of batch pairs, each pair run back to back).
 
 Usage::
 
@@ -82,6 +83,14 @@ def batch(backend: Any, method: str, args: Callable[[int], tuple[Any, ...]], cal
     return time.perf_counter() - t0
 
 
+def row(label: str, ref: list[float], ours: list[float]) -> str:
+    """One table row: each side's median µs per call, and the ratio deepagents / deepagents_rs
+    as the median of the batch pairs' ratios (the two batches of a pair run back to back,
+    so a change of the machine's load between pairs cancels out)."""
+    ratio = statistics.median(r / o for r, o in zip(ref, ours, strict=True))
+    return f"{label:<12}{statistics.median(ref):>16.1f}{statistics.median(ours):>18.1f}{ratio:>7.2f}x"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=200)
@@ -100,9 +109,8 @@ def main() -> None:
             for _ in range(opts.repeat):
                 for impl, backend in backends.items():
                     walls[impl].append(batch(backend, method, args, opts.calls, is_async) / opts.calls * 1e6)
-            ref, ours = (statistics.median(walls[i]) for i in ("deepagents", "deepagents_rs"))
             label = f"a{op}" if is_async else op
-            print(f"{label:<12}{ref:>16.1f}{ours:>18.1f}{ref / ours:>7.2f}x")
+            print(row(label, walls["deepagents"], walls["deepagents_rs"]))
 
 
 if __name__ == "__main__":
