@@ -15,7 +15,7 @@ each pair run back to back; see ``store.row``).
 
 Usage::
 
-    .venv/bin/python benches/sandbox.py [--sandbox replay|local] [--calls 200] [--repeat 5] [--files 200]
+    .venv/bin/python benches/sandbox.py [--sandbox replay|local] [--calls 200] [--repeat 5] [--files 200] [--stat median|min]
 """
 
 from __future__ import annotations
@@ -126,12 +126,13 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--files", type=int, default=200)
+    ap.add_argument("--stat", choices=["median", "min"], default="median")
     opts = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="sandbox-bench-"))
     try:
         build_tree(tmp, opts.files)
         replies = record(tmp) if opts.sandbox == "replay" else None
-        print(f"sandbox={opts.sandbox} calls={opts.calls} repeat={opts.repeat} files={opts.files}")
+        print(f"sandbox={opts.sandbox} calls={opts.calls} repeat={opts.repeat} files={opts.files} stat={opts.stat}")
         print(f"{'operation':<12}{'deepagents us':>16}{'deepagents_rs us':>18}{'ratio':>8}")
         for op, (name, args, kwargs) in operations(tmp).items():
             for is_async in (False, True):
@@ -142,7 +143,7 @@ def main() -> None:
                         s.op = op
                         impl_walls.append(batch(s, name, args, kwargs, opts.calls, is_async) / opts.calls * 1e6)
                 label = f"a{name}" if is_async else name
-                print(row(label, walls["deepagents"], walls["deepagents_rs"]))
+                print(row(label, walls["deepagents"], walls["deepagents_rs"], opts.stat))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
