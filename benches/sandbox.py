@@ -10,11 +10,12 @@ commands really run in ``bash`` (each call then costs a process start or two).
 Operations: ``ls``, ``read`` (one 2000-line page), ``write``, ``edit``, ``grep`` (literal
 with many matches), ``glob`` (``**/*.txt``), each sync and async (``a``-prefixed, one
 ``asyncio.run`` per batch). The median over ``--repeat`` batches of ``--calls`` calls is
-reported, with the ratio deepagents / deepagents_rs.
+reported, with the ratio deepagents / deepagents_rs (the median of the ratios of batch pairs,
+each pair run back to back; see ``store.row``).
 
 Usage::
 
-    .venv/bin/python benches/sandbox.py [--sandbox replay|local] [--calls 200] [--repeat 5] [--files 200]
+    .venv/bin/python benches/sandbox.py [--sandbox replay|local] [--calls 200] [--repeat 5] [--files 200] [--stat median|min]
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import argparse
 import asyncio
 import importlib
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from store import row
 
 
 def make(impl: str, root: Path, replies: dict[str, Any] | None) -> Any:
@@ -124,12 +126,13 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--files", type=int, default=200)
+    ap.add_argument("--stat", choices=["median", "min"], default="median")
     opts = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="sandbox-bench-"))
     try:
         build_tree(tmp, opts.files)
         replies = record(tmp) if opts.sandbox == "replay" else None
-        print(f"sandbox={opts.sandbox} calls={opts.calls} repeat={opts.repeat} files={opts.files}")
+        print(f"sandbox={opts.sandbox} calls={opts.calls} repeat={opts.repeat} files={opts.files} stat={opts.stat}")
         print(f"{'operation':<12}{'deepagents us':>16}{'deepagents_rs us':>18}{'ratio':>8}")
         for op, (name, args, kwargs) in operations(tmp).items():
             for is_async in (False, True):
@@ -139,9 +142,8 @@ def main() -> None:
                         s = make(impl, tmp, replies)
                         s.op = op
                         impl_walls.append(batch(s, name, args, kwargs, opts.calls, is_async) / opts.calls * 1e6)
-                ref, ours = (statistics.median(walls[i]) for i in ("deepagents", "deepagents_rs"))
                 label = f"a{name}" if is_async else name
-                print(f"{label:<12}{ref:>16.1f}{ours:>18.1f}{ref / ours:>7.2f}x")
+                print(row(label, walls["deepagents"], walls["deepagents_rs"], opts.stat))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

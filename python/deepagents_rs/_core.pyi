@@ -428,6 +428,10 @@ def disk_resolve(cwd: str, virtual_mode: bool, key: str) -> str:
     """``FilesystemBackend._resolve_path``: where ``key`` leads (``ValueError`` when virtual
     mode refuses it; a symlink loop's ``RuntimeError`` or ``OSError``)."""
 
+def disk_real_path(cwd: Any, virtual_mode: bool, resolved: Any) -> str:
+    """``_real_path`` of a path ``_resolve_path`` gave: under the root in virtual mode, else
+    its real path (``os.path.realpath``) without the drive."""
+
 def disk_ls(cwd: str, virtual_mode: bool, dir: str) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """``ls`` of a resolved directory: entries sorted by path, problems met, paths left out
     as outside the root."""
@@ -613,6 +617,9 @@ class StorePlan:
     @staticmethod
     def download(namespace: Any, paths: list[Any]) -> StorePlan: ...
     def send(self, reply: Any) -> tuple[str | None, Any, dict[str, Any] | None]: ...
+    def run(self, store: Any, items: Any = None) -> Any:
+        """The whole plan through ``store``'s sync methods, on this thread; ``items`` answer
+        the first ``search`` page (a subclass's ``_search_store_paginated``)."""
 
 def store_validate_namespace(namespace: Any) -> Any: ...
 

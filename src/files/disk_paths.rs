@@ -51,6 +51,20 @@ pub fn resolve(path: &Path) -> Result<PathBuf, Unresolved> {
     }
 }
 
+/// `os.path.realpath` of an absolute path, as Python 3.11 does it (non-strict): every
+/// symlink followed, the rest joined lexically where a loop stops the walk.
+pub fn real_path(path: &Path) -> Result<PathBuf, Unresolved> {
+    Ok(follow(PathBuf::from("/"), path, &mut HashMap::new())?.0)
+}
+
+/// `inner` (a path relative to some root) as the permission rules name it: `/` and its
+/// POSIX text, `/` alone for the root itself.
+pub fn rooted(inner: &Path) -> OsString {
+    let mut shown = OsString::from("/");
+    shown.push(inner);
+    shown
+}
+
 /// `realpath`'s walk: `rest` taken component by component from `path`, each symlink replaced
 /// by where it leads; `false` with the lexical rest joined on when a loop stops the walk.
 fn follow(

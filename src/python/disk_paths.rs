@@ -93,6 +93,11 @@ pub(crate) fn disk_virtual_path(py: Python<'_>, cwd: PathBuf, path: PathBuf) -> 
     if let Ok(Some(shown)) = backend.virtual_path(&resolved) {
         return Ok(shown);
     }
+    Err(not_in_subpath(py, &resolved, &backend.cwd)?)
+}
+
+/// The `ValueError` Python 3.11's `path.relative_to(root)` raises when `path` is not under `root`.
+fn not_in_subpath(py: Python<'_>, path: &Path, root: &Path) -> PyResult<PyErr> {
     let text = PyString::new(
         py,
         "{!r} is not in the subpath of {!r} OR one path is relative and the other is absolute.",
@@ -100,11 +105,40 @@ pub(crate) fn disk_virtual_path(py: Python<'_>, cwd: PathBuf, path: PathBuf) -> 
     .call_method1(
         "format",
         (
-            resolved.into_pyobject(py)?.str()?,
-            backend.cwd.into_pyobject(py)?.str()?,
+            path.into_pyobject(py)?.str()?,
+            root.into_pyobject(py)?.str()?,
         ),
     )?;
-    Err(PyValueError::new_err(text.unbind()))
+    Ok(PyValueError::new_err(text.unbind()))
+}
+
+/// `_real_path` of `resolved` (what `_resolve_path` gave): in virtual mode the path under
+/// the root; otherwise where it leads once every symlink is followed (`os.path.realpath`,
+/// against the process's working directory when relative), without its drive.
+#[pyfunction]
+pub(crate) fn disk_real_path(
+    py: Python<'_>,
+    cwd: PathBuf,
+    virtual_mode: bool,
+    resolved: PathBuf,
+) -> PyResult<OsString> {
+    let inner = if virtual_mode {
+        match resolved.strip_prefix(&cwd) {
+            Ok(inner) => inner.to_path_buf(),
+            Err(_) => return Err(not_in_subpath(py, &resolved, &cwd)?),
+        }
+    } else {
+        let absolute = if resolved.is_absolute() {
+            resolved
+        } else {
+            std::env::current_dir()?.join(resolved)
+        };
+        let real = py.detach(|| disk_paths::real_path(&absolute));
+        let real = real.map_err(|e| unresolved_error(py, e).unwrap_or_else(|err| err))?;
+        real.strip_prefix("/")
+            .map_or(real.clone(), Path::to_path_buf)
+    };
+    Ok(disk_paths::rooted(&inner))
 }
 
 /// A listing entry: `{"path", "is_dir"}`, with `size` and `modified_at` (local time, as
@@ -384,6 +418,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(disk_read, m)?)?;
     m.add_function(wrap_pyfunction!(disk_write, m)?)?;
     m.add_function(wrap_pyfunction!(disk_resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(disk_real_path, m)?)?;
     m.add_function(wrap_pyfunction!(disk_ls, m)?)?;
     m.add_function(wrap_pyfunction!(disk_glob_entries, m)?)?;
     m.add_function(wrap_pyfunction!(disk_grep_shown, m)?)?;

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use pyo3::BoundObject;
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::sandbox_shell::{PyShell, SandboxTask, drive, log, text};
 use crate::files::sandbox_ops::{self as ops, Failed};
@@ -23,18 +24,19 @@ fn result<'py>(
     for (key, value) in kwargs {
         dict.set_item(key, value)?;
     }
-    let class = py
-        .import("deepagents_rs.backends.protocol")?
-        .getattr(name)?;
-    class.call((), Some(&dict))
+    super::store_items::protocol_attr(py, name)?.call((), Some(&dict))
 }
 
 fn value<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(pythonize::pythonize(py, v)?)
 }
 
-/// `(path, is_dir)` or `(path, line, text)` rows as dicts under `keys`.
-fn dicts<'py, I, R>(py: Python<'py>, rows: I, keys: &[&str]) -> PyResult<Bound<'py, PyAny>>
+/// `(path, is_dir)` rows as dicts under `keys`.
+fn dicts<'py, I, R>(
+    py: Python<'py>,
+    rows: I,
+    keys: &[&Bound<'py, PyString>],
+) -> PyResult<Bound<'py, PyAny>>
 where
     I: IntoIterator<Item = R>,
     R: IntoPyObject<'py, Target = PyTuple>,
@@ -49,6 +51,29 @@ where
         for (key, item) in keys.iter().zip(row.iter()) {
             d.set_item(key, item)?;
         }
+        list.append(d)?;
+    }
+    Ok(list.into_any())
+}
+
+/// grep's `(path, line, text)` rows as `GrepMatch` dicts. The rows of one file come
+/// together, so each path becomes one Python string, shared by its rows.
+fn grep_matches(py: Python<'_>, rows: Vec<(String, i64, String)>) -> PyResult<Bound<'_, PyAny>> {
+    let list = PyList::empty(py);
+    let mut last: Option<(String, Bound<'_, PyString>)> = None;
+    for (path, line, text) in rows {
+        let shown = match &last {
+            Some((seen, shown)) if *seen == path => shown.clone(),
+            _ => {
+                let shown = PyString::new(py, &path);
+                last = Some((path, shown.clone()));
+                shown
+            }
+        };
+        let d = PyDict::new(py);
+        d.set_item(intern!(py, "path"), shown)?;
+        d.set_item(intern!(py, "line"), line)?;
+        d.set_item(intern!(py, "text"), PyString::new(py, &text))?;
         list.append(d)?;
     }
     Ok(list.into_any())
@@ -144,9 +169,7 @@ pub(crate) fn sandbox_read<'py>(
             Err(error) => return error_result(py, "ReadResult", &error),
             Ok(fields) => value(py, &serde_json::Value::Object(fields))?,
         };
-        let class = py
-            .import("deepagents_rs.backends.protocol")?
-            .getattr("ReadResult")?;
+        let class = super::store_items::protocol_attr(py, "ReadResult")?;
         match class.call((), Some(fields.cast::<PyDict>()?)) {
             // Valid JSON with paging keys that ReadResult refuses.
             Err(e)
@@ -348,11 +371,7 @@ pub(crate) fn sandbox_grep<'py>(
             if let Some(error) = parsed.error {
                 return error_result(py, "GrepResult", &error);
             }
-            let matches = dicts(
-                py,
-                parsed.matches.unwrap_or_default(),
-                &["path", "line", "text"],
-            )?;
+            let matches = grep_matches(py, parsed.matches.unwrap_or_default())?;
             let mut fields = vec![("matches", matches)];
             if parsed.truncated {
                 fields.push(("truncated", flag(py, true)));
@@ -406,7 +425,11 @@ pub(crate) fn sandbox_glob<'py>(
                     &[("matches", none), ("error", text(py, &error))],
                 );
             }
-            let matches = dicts(py, parsed.matches.unwrap_or_default(), &["path", "is_dir"])?;
+            let matches = dicts(
+                py,
+                parsed.matches.unwrap_or_default(),
+                &[intern!(py, "path"), intern!(py, "is_dir")],
+            )?;
             let reason = optional(py, parsed.reason);
             let fields = [
                 ("matches", matches),
@@ -434,9 +457,7 @@ pub(crate) fn sandbox_offload<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let mut passed = None;
     if let Some(timeout) = timeout.filter(|t| !t.is_none()) {
-        let accepts = py
-            .import("deepagents_rs.backends.protocol")?
-            .getattr("execute_accepts_timeout")?;
+        let accepts = super::store_items::protocol_attr(py, "execute_accepts_timeout")?;
         if accepts.call1((sandbox.get_type(),))?.is_truthy()? {
             passed = Some(Arc::new(timeout.unbind()));
         }

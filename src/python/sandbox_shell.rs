@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use pyo3::exceptions::{PyRuntimeError, PyTimeoutError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use crate::files::sandbox_ops::{self as ops, Failed, Ran, Uploaded};
 
@@ -60,7 +61,7 @@ impl PyShell {
         bound: Option<Arc<Py<PyAny>>>,
     ) -> impl Future<Output = PyResult<Py<PyAny>>> + Send + use<> {
         let sandbox = self.sandbox.clone();
-        let invoke = move |py: Python<'_>, name: &str| -> PyResult<Py<PyAny>> {
+        let invoke = move |py: Python<'_>, is_async: bool| -> PyResult<Py<PyAny>> {
             let kwargs = match &timeout {
                 Some(t) => {
                     let kwargs = PyDict::new(py);
@@ -69,6 +70,7 @@ impl PyShell {
                 }
                 None => None,
             };
+            let name = method_name(py, method, is_async);
             let out = sandbox
                 .bind(py)
                 .call_method(name, (args.to_py(py)?,), kwargs.as_ref())?;
@@ -78,7 +80,7 @@ impl PyShell {
         let mut asked = false;
         std::future::poll_fn(move |_| {
             let Some(handoff) = &handoff else {
-                return Poll::Ready(super::runtime_threads::attach(|py| invoke(py, method)));
+                return Poll::Ready(super::runtime_threads::attach(|py| invoke(py, false)));
             };
             let Ok(mut slot) = handoff.lock() else {
                 return Poll::Ready(Err(poisoned()));
@@ -88,7 +90,7 @@ impl PyShell {
             }
             asked = true;
             let awaitable = super::runtime_threads::attach(|py| -> PyResult<Py<PyAny>> {
-                let coroutine = invoke(py, &format!("a{method}"))?;
+                let coroutine = invoke(py, true)?;
                 let Some(seconds) = &bound else {
                     return Ok(coroutine);
                 };
@@ -194,10 +196,11 @@ impl Args {
 }
 
 fn ran(reply: &Bound<'_, PyAny>) -> PyResult<Ran<Py<PyAny>>> {
+    let py = reply.py();
     Ok(Ran {
-        output: reply.getattr("output")?.extract()?,
-        exit_code: reply.getattr("exit_code")?.extract()?,
-        truncated: reply.getattr("truncated")?.is_truthy()?,
+        output: reply.getattr(intern!(py, "output"))?.extract()?,
+        exit_code: reply.getattr(intern!(py, "exit_code"))?.extract()?,
+        truncated: reply.getattr(intern!(py, "truncated"))?.is_truthy()?,
         raw: reply.clone().unbind(),
     })
 }
@@ -205,17 +208,32 @@ fn ran(reply: &Bound<'_, PyAny>) -> PyResult<Ran<Py<PyAny>>> {
 fn uploaded(reply: &Bound<'_, PyAny>) -> PyResult<Uploaded> {
     let mut errors = Vec::new();
     for response in reply.try_iter()? {
-        let error = response?.getattr("error")?;
+        let error = response?.getattr(intern!(reply.py(), "error"))?;
         errors.push(if error.is_truthy()? {
             Some(error.str()?.to_string())
         } else {
             None
         });
     }
-    Ok(Uploaded {
-        errors,
-        kind: reply.get_type().str()?.to_string(),
-    })
+    // The reply's type only shows in the message of a reply without responses.
+    let kind = if errors.is_empty() {
+        reply.get_type().str()?.to_string()
+    } else {
+        String::new()
+    };
+    Ok(Uploaded { errors, kind })
+}
+
+/// The sandbox method `name` (`execute`, `upload_files` or their `a` twins), interned.
+fn method_name<'py>(py: Python<'py>, name: &str, is_async: bool) -> Bound<'py, PyString> {
+    match (name, is_async) {
+        ("execute", false) => intern!(py, "execute").clone(),
+        ("execute", true) => intern!(py, "aexecute").clone(),
+        ("upload_files", false) => intern!(py, "upload_files").clone(),
+        ("upload_files", true) => intern!(py, "aupload_files").clone(),
+        (other, false) => PyString::new(py, other),
+        (other, true) => PyString::new(py, &format!("a{other}")),
+    }
 }
 
 fn logger(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {

@@ -5,6 +5,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyModule, PyString};
@@ -12,8 +13,8 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyModule, PyString};
 use super::file_ops;
 use crate::files::{media, store, text};
 
-/// One of `deepagents_rs.backends.protocol`'s result classes.
-pub(crate) fn result_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+/// A name of `deepagents_rs.backends.protocol`: a result class, `execute_accepts_timeout`.
+pub(crate) fn protocol_attr<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     // Held once: an import per result costs more than the rest of a small operation.
     static PROTOCOL: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
     let protocol = PROTOCOL.get_or_try_init(py, || {
@@ -33,7 +34,7 @@ pub(crate) fn outcome<'py>(
     for (name, value) in fields {
         kwargs.set_item(name, value)?;
     }
-    result_class(py, class)?.call((), Some(&kwargs))
+    protocol_attr(py, class)?.call((), Some(&kwargs))
 }
 
 pub(crate) fn response(
@@ -49,16 +50,15 @@ pub(crate) fn response(
         kwargs.set_item("content", content)?;
     }
     kwargs.set_item("error", error)?;
-    Ok(result_class(py, class)?.call((), Some(&kwargs))?.unbind())
+    Ok(protocol_attr(py, class)?.call((), Some(&kwargs))?.unbind())
 }
 
-/// A store item as `FileData`: legacy `list[str]` content joined (the stored item is left
-/// as it is), the encoding (`utf-8` if none) and whichever timestamps are text.
-/// `ValueError` for an item without content, `TypeError` for content of another kind.
-pub(crate) fn item_file_data<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
-    let py = item.py();
-    let value = item.getattr("value")?;
-    let content = value.call_method1("get", ("content",))?;
+/// A store item's content as `FileData` holds it: legacy `list[str]` content joined (the
+/// stored item is left as it is). `ValueError` for an item without content, `TypeError` for
+/// content of another kind.
+fn item_content<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = value.py();
+    let content = value.call_method1(intern!(py, "get"), (intern!(py, "content"),))?;
     if content.is_none() {
         let keys = value.call_method0("keys")?.str()?;
         return Err(PyValueError::new_err(format!(
@@ -66,33 +66,108 @@ pub(crate) fn item_file_data<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'p
             store::ITEM_WITHOUT_CONTENT
         )));
     }
-    let content = match content.cast::<PyList>() {
+    if content.is_instance_of::<PyString>() {
+        return Ok(content);
+    }
+    match content.cast::<PyList>() {
         Ok(lines) if lines.iter().all(|line| line.is_instance_of::<PyString>()) => {
-            PyString::new(py, "\n").call_method1("join", (lines,))?
+            PyString::new(py, "\n").call_method1("join", (lines,))
         }
-        _ if content.is_instance_of::<PyString>() => content,
         _ => {
             let kind = content.get_type().name()?.to_string();
-            return Err(PyTypeError::new_err(
+            Err(PyTypeError::new_err(
                 store::ITEM_CONTENT_KIND.replace("{kind}", &kind),
-            ));
+            ))
         }
-    };
+    }
+}
+
+/// The item value's timestamp `stamp` when it is text (`FileData` keeps no other).
+fn item_stamp<'py>(
+    value: &Bound<'py, PyAny>,
+    stamp: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if !value.contains(stamp)? {
+        return Ok(None);
+    }
+    let given = value.get_item(stamp)?;
+    Ok(given.is_instance_of::<PyString>().then_some(given))
+}
+
+/// A store item as `FileData`: its content (see `item_content`), the encoding (`utf-8` if
+/// none) and whichever timestamps are text.
+pub(crate) fn item_file_data<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let py = item.py();
+    let value = item.getattr(intern!(py, "value"))?;
     let record = PyDict::new(py);
-    record.set_item("content", content)?;
+    record.set_item(intern!(py, "content"), item_content(&value)?)?;
     record.set_item(
-        "encoding",
-        value.call_method1("get", ("encoding", "utf-8"))?,
+        intern!(py, "encoding"),
+        value.call_method1(
+            intern!(py, "get"),
+            (intern!(py, "encoding"), intern!(py, "utf-8")),
+        )?,
     )?;
-    for stamp in ["created_at", "modified_at"] {
-        if value.contains(stamp)? {
-            let given = value.get_item(stamp)?;
-            if given.is_instance_of::<PyString>() {
-                record.set_item(stamp, given)?;
-            }
+    for stamp in [intern!(py, "created_at"), intern!(py, "modified_at")] {
+        if let Some(given) = item_stamp(&value, stamp)? {
+            record.set_item(stamp, given)?;
         }
     }
     Ok(record)
+}
+
+/// A written file's creation time: now (a new file), the existing file's, or none (an
+/// existing file without one, as deepagents' `update_file_data` leaves it).
+enum Created<'py> {
+    Now,
+    Kept(Bound<'py, PyAny>),
+    Absent,
+}
+
+/// The dict `put` stores for a file written now: `content`, `encoding`, the creation time
+/// and now as the modification time, in `FileData`'s key order.
+fn file_value<'py>(
+    content: &Bound<'py, PyAny>,
+    encoding: &Bound<'py, PyAny>,
+    created: Created<'py>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let py = content.py();
+    let now = PyString::new(py, &crate::files::file_data::now_iso());
+    let value = PyDict::new(py);
+    value.set_item(intern!(py, "content"), content)?;
+    value.set_item(intern!(py, "encoding"), encoding)?;
+    match created {
+        Created::Now => value.set_item(intern!(py, "created_at"), &now)?,
+        Created::Kept(at) => value.set_item(intern!(py, "created_at"), at)?,
+        Created::Absent => {}
+    }
+    value.set_item(intern!(py, "modified_at"), now)?;
+    Ok(value)
+}
+
+/// An existing file's creation time as `FileData` carries it.
+fn created_of<'py>(value: &Bound<'py, PyAny>) -> PyResult<Created<'py>> {
+    let py = value.py();
+    Ok(match item_stamp(value, intern!(py, "created_at"))? {
+        Some(at) => Created::Kept(at),
+        None => Created::Absent,
+    })
+}
+
+/// `write`'s value for `content` over the item `get` gave (`None`: a new file), the item
+/// checked as deepagents reads it.
+pub(crate) fn written_value<'py>(
+    item: &Bound<'py, PyAny>,
+    content: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let py = item.py();
+    let utf8 = intern!(py, "utf-8").as_any();
+    if item.is_none() {
+        return file_value(content, utf8, Created::Now);
+    }
+    let value = item.getattr(intern!(py, "value"))?;
+    item_content(&value)?;
+    file_value(content, utf8, created_of(&value)?)
 }
 
 /// `item_file_data`, `None` for an item without content (left out of listings and searches).
@@ -102,19 +177,6 @@ pub(crate) fn readable<'py>(item: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'
         Err(e) if e.is_instance_of::<PyValueError>(item.py()) => Ok(None),
         Err(e) => Err(e),
     }
-}
-
-/// The dict `put` stores for a file: its content, encoding and whichever timestamps it has.
-pub(crate) fn store_value<'py>(record: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
-    let value = PyDict::new(record.py());
-    value.set_item("content", record.get_item("content")?)?;
-    value.set_item("encoding", record.get_item("encoding")?)?;
-    for stamp in ["created_at", "modified_at"] {
-        if record.contains(stamp)? {
-            value.set_item(stamp, record.get_item(stamp)?)?;
-        }
-    }
-    Ok(value)
 }
 
 /// The items that hold file content, by key.
@@ -166,7 +228,7 @@ pub(crate) fn listing<'py>(
     )?;
     let kwargs = PyDict::new(py);
     kwargs.set_item("entries", pythonize::pythonize(py, &entries)?)?;
-    result_class(py, "LsResult")?.call((), Some(&kwargs))
+    protocol_attr(py, "LsResult")?.call((), Some(&kwargs))
 }
 
 /// `read`'s result for the item at `path`: a text file's window of lines (the bounds
@@ -210,7 +272,7 @@ pub(crate) fn read<'py>(
         let (offset, limit) = (clamp(offset)?, clamp(limit)?);
         file_ops::files_read_window(py, record.as_any(), &offset, &limit)?.cast_into::<PyDict>()?
     };
-    result_class(py, "ReadResult")?.call((), Some(&kwargs))
+    protocol_attr(py, "ReadResult")?.call((), Some(&kwargs))
 }
 
 /// An edit's value to store and result, or its result alone when nothing changes.
@@ -248,12 +310,17 @@ pub(crate) fn edited<'py>(
         Ok(done) => done,
         Err(message) => return refused(&message).map(Err),
     };
-    let updated = file_ops::files_record_with(py, record.as_any(), edited, true)?;
+    let created = match record.get_item(intern!(py, "created_at"))? {
+        Some(at) => Created::Kept(at),
+        None => Created::Absent,
+    };
+    let encoding = record.as_any().get_item(intern!(py, "encoding"))?;
+    let value = file_value(PyString::new(py, &edited).as_any(), &encoding, created)?;
     let kwargs = PyDict::new(py);
-    kwargs.set_item("path", path)?;
-    kwargs.set_item("occurrences", occurrences)?;
-    let result = result_class(py, "EditResult")?.call((), Some(&kwargs))?;
-    Ok(Ok((store_value(&updated)?, result)))
+    kwargs.set_item(intern!(py, "path"), path)?;
+    kwargs.set_item(intern!(py, "occurrences"), occurrences)?;
+    let result = protocol_attr(py, "EditResult")?.call((), Some(&kwargs))?;
+    Ok(Ok((value, result)))
 }
 
 /// The value an upload stores: UTF-8 text as such, any other bytes base64-encoded. The
@@ -262,16 +329,20 @@ pub(crate) fn uploaded_value<'py>(
     py: Python<'py>,
     content: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (text, encoding) = match content.call_method1("decode", ("utf-8",)) {
-        Ok(text) => (text.extract::<String>()?, "utf-8"),
-        Err(e) if e.is_instance_of::<PyUnicodeDecodeError>(py) => {
-            let raw = py.get_type::<PyBytes>().call1((content,))?;
-            (STANDARD.encode(raw.cast::<PyBytes>()?.as_bytes()), "base64")
-        }
-        Err(e) => return Err(e),
-    };
-    let record = file_ops::files_record_new(py, text, None, encoding)?;
-    store_value(&record)
+    let (text, encoding) =
+        match content.call_method1(intern!(py, "decode"), (intern!(py, "utf-8"),)) {
+            Ok(text) => (text, intern!(py, "utf-8")),
+            Err(e) if e.is_instance_of::<PyUnicodeDecodeError>(py) => {
+                let raw = py.get_type::<PyBytes>().call1((content,))?;
+                let encoded = STANDARD.encode(raw.cast::<PyBytes>()?.as_bytes());
+                (
+                    PyString::new(py, &encoded).into_any(),
+                    intern!(py, "base64"),
+                )
+            }
+            Err(e) => return Err(e),
+        };
+    file_value(&text, encoding.as_any(), Created::Now)
 }
 
 /// A download's response for `path` from the item `get` gave.

@@ -7,13 +7,14 @@
 
 use pyo3::BoundObject;
 use pyo3::exceptions::PyRuntimeError;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::file_ops;
 use super::store_items::{
-    downloaded, edited, item_file_data, listing, outcome, read, readable_files, response,
-    result_class, store_validate_namespace, store_value, uploaded_value,
+    downloaded, edited, listing, outcome, protocol_attr, read, readable_files, response,
+    store_validate_namespace, uploaded_value, written_value,
 };
 use crate::files::store::{self, PAGE_SIZE};
 
@@ -26,7 +27,7 @@ enum Op {
     },
     Write {
         path: String,
-        content: String,
+        content: Py<PyString>,
     },
     Edit {
         path: String,
@@ -123,7 +124,8 @@ impl StorePlan {
     }
 
     #[staticmethod]
-    fn write(namespace: Bound<'_, PyAny>, path: String, content: String) -> Self {
+    fn write(namespace: Bound<'_, PyAny>, path: String, content: Bound<'_, PyString>) -> Self {
+        let content = content.unbind();
         plan(namespace.py(), namespace, Op::Write { path, content })
     }
 
@@ -202,6 +204,56 @@ impl StorePlan {
     }
 
     fn send(&mut self, py: Python<'_>, reply: Bound<'_, PyAny>) -> PyResult<Next> {
+        self.advance(py, reply)
+    }
+
+    /// The whole plan carried out with `store`'s sync methods, on the caller's thread; its
+    /// result. Given `items` (what a subclass's `_search_store_paginated` found), they
+    /// answer the first `search` page and an empty page any further one, ending the paging.
+    #[pyo3(signature = (store, items=None))]
+    fn run<'py>(
+        &mut self,
+        py: Python<'py>,
+        store: &Bound<'py, PyAny>,
+        mut items: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut reply = py.None().into_bound(py);
+        loop {
+            let (method, args, kwargs) = self.advance(py, reply)?;
+            let Some(method) = method else {
+                return Ok(args);
+            };
+            reply = match items.take() {
+                Some(given) if method == "search" => {
+                    items = Some(PyList::empty(py).into_any());
+                    given
+                }
+                unused => {
+                    items = unused;
+                    let args = args.bind(py).cast::<PyTuple>()?;
+                    store.call_method(
+                        method_name(py, method),
+                        args,
+                        kwargs.as_ref().map(|k| k.bind(py)),
+                    )?
+                }
+            };
+        }
+    }
+}
+
+/// A store method's name, interned.
+fn method_name<'py>(py: Python<'py>, method: &str) -> &'py Bound<'py, PyString> {
+    match method {
+        "get" => intern!(py, "get"),
+        "put" => intern!(py, "put"),
+        "search" => intern!(py, "search"),
+        _ => intern!(py, "batch"),
+    }
+}
+
+impl StorePlan {
+    fn advance(&mut self, py: Python<'_>, reply: Bound<'_, PyAny>) -> PyResult<Next> {
         let stage = std::mem::replace(&mut self.stage, Stage::Done);
         match stage {
             Stage::Start => self.start(py),
@@ -222,9 +274,7 @@ impl StorePlan {
             Stage::Done => Err(PyRuntimeError::new_err("the store plan is finished")),
         }
     }
-}
 
-impl StorePlan {
     fn start(&mut self, py: Python<'_>) -> PyResult<Next> {
         match &self.op {
             Op::Read { path, .. } | Op::Write { path, .. } | Op::Edit { path, .. } => {
@@ -289,14 +339,7 @@ impl StorePlan {
                 limit,
             } => Self::done(read(py, path, &item, offset.bind(py), limit.bind(py))?),
             Op::Write { path, content } => {
-                let record = if item.is_none() {
-                    file_ops::files_record_new(py, content.clone(), None, "utf-8")?
-                } else {
-                    let existing = item_file_data(&item)?;
-                    file_ops::files_record_with(py, existing.as_any(), content.clone(), true)?
-                };
-                record.set_item("encoding", "utf-8")?;
-                let value = store_value(&record)?;
+                let value = written_value(&item, content.bind(py).as_any())?;
                 let path = path.clone();
                 let result = outcome(py, "WriteResult", &[("path", path.as_str())])?;
                 self.then_write(py, "put", (namespace, path, value), result)
@@ -344,7 +387,7 @@ impl StorePlan {
                 kwargs.set_item("error", error)?;
                 kwargs.set_item("matches", matches)?;
                 kwargs.set_item("truncated", truncated)?;
-                Self::done(result_class(py, "GrepResult")?.call((), Some(&kwargs))?)
+                Self::done(protocol_attr(py, "GrepResult")?.call((), Some(&kwargs))?)
             }
             Op::Glob { pattern, path } => {
                 let files = readable_files(py, &items)?;
@@ -355,7 +398,7 @@ impl StorePlan {
                     Some(error) => kwargs.set_item("error", error)?,
                     None => kwargs.set_item("matches", entries)?,
                 }
-                Self::done(result_class(py, "GlobResult")?.call((), Some(&kwargs))?)
+                Self::done(protocol_attr(py, "GlobResult")?.call((), Some(&kwargs))?)
             }
             Op::Delete { path } => {
                 let put_op = py.import("langgraph.store.base")?.getattr("PutOp")?;

@@ -98,6 +98,43 @@ def test_resolve_path(virtual: bool, tmp_path: Path) -> None:
         assert ref["/cycle"][1] == "RuntimeError"
 
 
+@pytest.mark.parametrize("virtual", [True, False], ids=["virtual", "host"])
+def test_real_path(virtual: bool, tmp_path: Path) -> None:
+    """`_real_path`, what the permission rules match: links followed to their end (a loop's
+    rest kept as written), the root shown as `/`, refusals raised as deepagents raises them."""
+    root, tree = linked_tree(tmp_path)
+    out_file = str(root / "out_file")
+    keys = KEYS if virtual else [*KEYS, out_file, str(root / "cycle/x/../y"), "//x/y", "rel/../x", "/"]
+
+    def scenario(a: SimpleNamespace, call: Call) -> dict[str, Any]:
+        tree.reset()
+        be = a.FilesystemBackend(root_dir=str(root), virtual_mode=virtual)
+        return {key: attempt(lambda key=key: be._real_path(key)) for key in keys}
+
+    ref = same(scenario)
+    if virtual:
+        assert ref["/chain/file.txt"] == "/a/b/file.txt"
+        assert ref["/"] == "/"
+    else:
+        assert ref[out_file] == f"{tmp_path.resolve()}/outside/secret.txt"
+
+
+def test_real_path_of_a_resolved_path_outside_the_root(tmp_path: Path) -> None:
+    """A subclass whose `_resolve_path` leaves the root: `relative_to`'s `ValueError`."""
+    root, tree = linked_tree(tmp_path)
+
+    def scenario(a: SimpleNamespace, call: Call) -> Any:
+        tree.reset()
+
+        class Elsewhere(a.FilesystemBackend):
+            def _resolve_path(self, key: str) -> Path:
+                return tmp_path / "outside" / key.lstrip("/")
+
+        return Elsewhere(root_dir=str(root), virtual_mode=True)._real_path("/secret.txt")
+
+    assert same(scenario, raises=True)[1] == "ValueError"
+
+
 @pytest.mark.parametrize("mode", CALL_MODES)
 @pytest.mark.parametrize("virtual", [True, False], ids=["virtual", "host"])
 def test_listing_and_glob_through_links(

@@ -7,7 +7,6 @@ Reading, writing, listing and the glob and grep walks go through the Rust core
 from __future__ import annotations
 
 import logging
-import os
 import shutil  # noqa: F401  # patched through this module (`filesystem.shutil.which`)
 import subprocess  # noqa: F401  # patched through this module (`filesystem.subprocess.Popen`)
 import time  # noqa: F401  # patched through this module (`filesystem.time.monotonic`)
@@ -86,13 +85,7 @@ class FilesystemBackend(DiskFileOperations):
 
         A virtual path in virtual mode; otherwise the real path without its drive.
         """
-        resolved = self._resolve_path(key)
-        if self.virtual_mode:
-            inner = resolved.relative_to(self.cwd).as_posix()
-        else:
-            real = Path(os.path.realpath(resolved))
-            inner = real.relative_to(real.anchor).as_posix()
-        return "/" if inner == "." else f"/{inner}"
+        return _core.disk_real_path(self.cwd, self.virtual_mode, self._resolve_path(key))
 
     def _to_virtual_path(self, path: Path) -> str:
         """`path` as a virtual path (`/.` for the root itself).

@@ -7,6 +7,7 @@ and this module makes them with the store's sync methods or awaits their async t
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,20 +22,30 @@ from deepagents_rs.backends._store_state_texts import NAMESPACE_FACTORY_NEEDS_RU
 
 def get_store() -> Any:
     """LangGraph's ``get_store()``: the running graph's store."""
-    try:
-        from langgraph.config import get_store as graph_store
-    except ImportError:  # pragma: no cover - only without langgraph
-        raise RuntimeError("LangGraph is not installed") from None
-    return graph_store()
+    return _langgraph("langgraph.config", "get_store")()
 
 
 def get_runtime() -> Any:
     """LangGraph's ``get_runtime()``: the running graph's runtime."""
+    return _langgraph("langgraph.runtime", "get_runtime")()
+
+
+_LANGGRAPH: dict[str, Callable[[], Any]] = {}
+
+
+def _langgraph(module: str, name: str) -> Callable[[], Any]:
+    """LangGraph's function `name`, imported on first use and held (an import per call
+    costs more than a small store operation)."""
     try:
-        from langgraph.runtime import get_runtime as graph_runtime
+        return _LANGGRAPH[name]
+    except KeyError:
+        pass
+    try:
+        function = getattr(importlib.import_module(module), name)
     except ImportError:  # pragma: no cover - only without langgraph
         raise RuntimeError("LangGraph is not installed") from None
-    return graph_runtime()
+    _LANGGRAPH[name] = function
+    return function
 
 
 def __getattr__(name: str) -> Any:
@@ -66,19 +77,16 @@ def _overrides(backend: StoreBackend, name: str) -> bool:
 
 
 def _run(store: BaseStore, plan: Any, items: list[Item] | None = None) -> Any:
-    """Carry `plan` out with the store's sync methods.
+    """Carry `plan` out with the store's sync methods (the core calls them on this thread).
 
     Given `items` (what a subclass's `_search_store_paginated` found), they answer the plan's
     first `search` page and an empty page any further one, which ends its paging.
     """
-    method, args, kwargs = plan.send(None)
-    while method is not None:
-        if method == "search" and items is not None:
-            reply, items = items, []
-        else:
-            reply = getattr(store, method)(*args, **(kwargs or {}))
-        method, args, kwargs = plan.send(reply)
-    return args
+    return plan.run(store, items)
+
+
+# The store's async twin of each method a plan asks for.
+_ASYNC = {"get": "aget", "put": "aput", "search": "asearch", "batch": "abatch"}
 
 
 async def _arun(store: BaseStore, plan: Any, items: list[Item] | None = None) -> Any:
@@ -88,7 +96,7 @@ async def _arun(store: BaseStore, plan: Any, items: list[Item] | None = None) ->
         if method == "search" and items is not None:
             reply, items = items, []
         else:
-            reply = await getattr(store, f"a{method}")(*args, **(kwargs or {}))
+            reply = await getattr(store, _ASYNC[method])(*args, **(kwargs or {}))
         method, args, kwargs = plan.send(reply)
     return args
 
@@ -147,27 +155,26 @@ class StoreBackend(protocol.BackendProtocol):
         store = self._get_store()
         return store, make(self._get_namespace(), *args)
 
-    def _run_listing(self, make: Callable[..., Any], *args: Any) -> Any:
-        """`_run` for an operation that reads the whole namespace (ls, grep, glob, delete).
-
-        A subclass's own `_search_store_paginated` supplies the items, as in deepagents;
-        without one the plan pages through `store.search` itself.
-        """
+    def _listing(self, make: Callable[..., Any], args: tuple[Any, ...], searcher: str) -> tuple[Any, ...]:
+        """The store, the plan of an operation that reads the whole namespace (ls, grep, glob,
+        delete) and, when a subclass has its own `searcher` (`_search_store_paginated` or its
+        async twin), that bound method with the namespace, which must then supply the items as
+        in deepagents; else `None` (the plan pages through `store.search` itself)."""
         store = self._get_store()
         namespace = self._get_namespace()
         plan = make(namespace, *args)
-        if _overrides(self, "_search_store_paginated"):
-            return _run(store, plan, list(self._search_store_paginated(store, namespace)))
-        return _run(store, plan)
+        own = getattr(self, searcher) if _overrides(self, searcher) else None
+        return store, namespace, plan, own
+
+    def _run_listing(self, make: Callable[..., Any], *args: Any) -> Any:
+        """`_run` of a whole-namespace operation (see `_listing`)."""
+        store, namespace, plan, own = self._listing(make, args, "_search_store_paginated")
+        return _run(store, plan, None if own is None else list(own(store, namespace)))
 
     async def _arun_listing(self, make: Callable[..., Any], *args: Any) -> Any:
         """`_run_listing` with the store's async API and `_asearch_store_paginated`."""
-        store = self._get_store()
-        namespace = self._get_namespace()
-        plan = make(namespace, *args)
-        if _overrides(self, "_asearch_store_paginated"):
-            return await _arun(store, plan, list(await self._asearch_store_paginated(store, namespace)))
-        return await _arun(store, plan)
+        store, namespace, plan, own = self._listing(make, args, "_asearch_store_paginated")
+        return await _arun(store, plan, None if own is None else list(await own(store, namespace)))
 
     def _search_store_paginated(
         self,
