@@ -7,11 +7,11 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PySlice, PyString};
 
-use super::store_items::result_class;
+use super::store_items::protocol_attr;
 use crate::files::composite as rules;
 
 pub(super) fn protocol<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-    result_class(py, name)
+    protocol_attr(py, name)
 }
 
 pub(super) fn make<'py>(

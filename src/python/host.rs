@@ -122,6 +122,7 @@ impl PyHost {
             config: parent.config.as_ref().map(|c| c.clone_ref(py)),
             executor: parent.executor.clone(),
             protocol_events: parent.protocol_events,
+            inbox: parent.inbox.clone(),
         })))
     }
 
