@@ -249,7 +249,7 @@ def _call(
     """LangGraph's ``__pregel_call`` (what a functional-API ``@task`` called inside a node
     uses): the task's function run now, as a future of its result (an asyncio one for a
     coroutine function, awaited on the running loop), retried as its ``retry_policy`` says
-    and, for a coroutine function, bounded by its ``timeout``'s run timeout, as LangGraph's
+    and, for a coroutine function, bounded by its ``timeout``'s run and idle timeouts, as LangGraph's
     runner runs such a call. Its ``callbacks`` are the caller's own (LangGraph runs the call
     as a task of its own, with no run of its own either); a ``cache_policy`` has no cache
     to use (the agent's graph compiles none, as deepagents' does not); the result is not
@@ -357,32 +357,60 @@ async def _arun(func: Any, args: tuple, kwargs: dict, timeout: Any, attempts: _A
 
 
 async def _within(func: Any, call: Any, timeout: Any) -> Any:
-    """``call`` awaited within ``timeout``'s run timeout (LangGraph's ``NodeTimeoutError``
-    past it; the call's own ``TimeoutError`` passes as it is)."""
-    if timeout is None:
-        return await call
-    if timeout.idle_timeout is not None:
-        call.close()
-        raise NotImplementedError(
-            "deepagents_rs: a task's idle_timeout is not supported inside the agent's tools and hooks"
-        )
-    if timeout.run_timeout is None:
+    """``call`` awaited within ``timeout`` as LangGraph's runner bounds a task's attempt: its
+    run timeout, and its idle timeout refreshed by the progress LangGraph counts (the task's
+    writes, stream output, child calls, LangChain callback events under ``refresh_on="auto"``;
+    ``runtime.heartbeat()`` always), both watched by LangGraph's own attempt scope, which
+    wraps the config the call runs in. Past either, LangGraph's ``NodeTimeoutError``; the
+    call's own ``TimeoutError`` passes as it is."""
+    if timeout is None or (timeout.run_timeout is None and timeout.idle_timeout is None):
         return await call
     import asyncio
-    import datetime
+    import contextvars
     import time
 
+    from langchain_core.runnables.config import ensure_config, var_child_runnable_config
     from langgraph.errors import NodeTimeoutError
+    from langgraph.pregel._retry import _resolve_timeout, _TimedAttemptScope
 
-    limit = timeout.run_timeout
-    limit = limit.total_seconds() if isinstance(limit, datetime.timedelta) else limit
+    limits = _resolve_timeout(timeout)
+    idle, run = limits.idle_timeout_secs, limits.run_timeout_secs
+    scope = _TimedAttemptScope(refresh_on=limits.refresh_on)
+    context = contextvars.copy_context()
+    context.run(var_child_runnable_config.set, scope.wrap_config(ensure_config()))
     start = time.monotonic()
-    running = asyncio.ensure_future(call)
-    done, _ = await asyncio.wait({running}, timeout=limit)
-    if running in done:
-        return running.result()
-    running.cancel()
-    raise NodeTimeoutError(_name(func), time.monotonic() - start, kind="run", run_timeout=limit)
+    running = asyncio.get_running_loop().create_task(call, context=context)
+    watchdogs = {}
+    if idle is not None:
+        watchdogs[asyncio.ensure_future(scope.wait_for_idle_timeout(idle))] = "idle"
+    if run is not None:
+        watchdogs[asyncio.ensure_future(asyncio.sleep(run))] = "run"
+    try:
+        await asyncio.wait({running, *watchdogs}, return_when=asyncio.FIRST_COMPLETED)
+        if running.done():
+            return running.result()
+        # A watchdog ended first: the idle one by raising, the run one by sleeping out.
+        kind = next(watchdogs[w] for w in watchdogs if w.done())
+        scope.close()
+        running.cancel()
+        running.add_done_callback(_drained)
+        raise NodeTimeoutError(_name(func), time.monotonic() - start, kind=kind, idle_timeout=idle, run_timeout=run)
+    except asyncio.CancelledError:
+        running.cancel()
+        running.add_done_callback(_drained)
+        raise
+    finally:
+        scope.close()
+        for watchdog in watchdogs:
+            watchdog.cancel()
+            watchdog.add_done_callback(_drained)
+
+
+def _drained(task: Any) -> None:
+    """Reads a task's end that nobody awaits (a cancelled call, a watchdog), so asyncio does
+    not log it as never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 class _DoneFuture(Future):

@@ -1,6 +1,7 @@
 """A functional-API ``@task`` called inside a tool (LangGraph's ``__pregel_call``), side by
 side with deepagents: its retry policy (attempts, which errors, giving up), an async task's
-run timeout (LangGraph's ``NodeTimeoutError``), and the note LangGraph adds to the error of
+run timeout and idle timeout (LangGraph's ``NodeTimeoutError``; progress by heartbeat or
+stream output, as ``refresh_on`` says), and the note LangGraph adds to the error of
 a task, naming it and the id it derives for it (from the calling task's checkpoint, step,
 path and the call's place among the task's calls). Sync and async, with and without a saver."""
 
@@ -17,10 +18,11 @@ from fake_models import ScriptedChatModel, ai_tool_calls
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.config import get_config
+from langgraph.config import get_config, get_stream_writer
 from langgraph.func import task
 from langgraph.pregel._algo import _xxhash_str, task_path_str
-from langgraph.types import RetryPolicy
+from langgraph.runtime import get_runtime
+from langgraph.types import RetryPolicy, TimeoutPolicy
 
 ATTEMPTS: list[int] = []
 CALLERS: list[dict] = []
@@ -133,3 +135,69 @@ RUNS = [
 def test_a_task_call_follows_its_policies(case, asynchronous, saver):
     theirs = _run(deepagents, case, asynchronous, saver)
     assert _run(deepagents_rs, case, asynchronous, saver) == theirs
+
+
+# Idle timeouts: a task quiet past its idle window, one that heartbeats, one that writes to
+# the stream (progress under `refresh_on="auto"` only). Each runs 1.5 s in steps of 0.1 s,
+# past its 1 s window unless its progress counts; the margins hold under a loaded machine.
+_IDLE = 1.0
+
+
+async def _steps(progress: Any) -> int:
+    for i in range(15):
+        await asyncio.sleep(0.1)
+        progress(i)
+    return 15
+
+
+@task(timeout=TimeoutPolicy(idle_timeout=_IDLE))
+async def quiet() -> int:
+    return await _steps(lambda i: None)
+
+
+@task(timeout=TimeoutPolicy(idle_timeout=_IDLE, refresh_on="heartbeat"))
+async def beating() -> int:
+    return await _steps(lambda i: get_runtime().heartbeat())
+
+
+@task(timeout=TimeoutPolicy(idle_timeout=_IDLE))
+async def writing() -> int:
+    return await _steps(lambda i: get_stream_writer()(i))
+
+
+@task(timeout=TimeoutPolicy(idle_timeout=_IDLE, refresh_on="heartbeat"))
+async def writing_strictly() -> int:
+    return await _steps(lambda i: get_stream_writer()(i))
+
+
+IDLE_TASKS = {"quiet": quiet, "beating": beating, "writing": writing, "writing_strictly": writing_strictly}
+
+
+@tool
+async def idles(name: str) -> str:
+    """Call a task with an idle timeout."""
+    CALLERS.append(get_config())
+    try:
+        return f"ok {await IDLE_TASKS[name]()}"
+    except Exception as exc:  # noqa: BLE001 - compared by type, text, kind and notes
+        text = _outcome(exc, name)
+        return f"{text.split(' (elapsed')[0]} {text[text.index(' (notes') :]} kind={getattr(exc, 'kind', None)}"
+
+
+def _idle_run(module, name: str, saver: bool) -> str:
+    CALLERS.clear()
+    agent = module.create_deep_agent(
+        model=ScriptedChatModel(responses=[ai_tool_calls(("idles", {"name": name})), AIMessage("done")]),
+        tools=[idles],
+        checkpointer=InMemorySaver() if saver else None,
+    )
+    result = asyncio.run(agent.ainvoke({"messages": [("user", "go")]}, {"configurable": {"thread_id": "t"}}))
+    return result["messages"][2].content
+
+
+@pytest.mark.parametrize("saver", [False, True], ids=["no-saver", "saver"])
+@pytest.mark.parametrize("name", list(IDLE_TASKS))
+def test_a_task_calls_idle_timeout_counts_its_progress(name, saver):
+    theirs = _idle_run(deepagents, name, saver)
+    assert theirs.startswith("ok" if name in ("beating", "writing") else "NodeTimeoutError")
+    assert _idle_run(deepagents_rs, name, saver) == theirs
