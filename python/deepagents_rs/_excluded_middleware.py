@@ -123,6 +123,9 @@ def acting_caching(caching: Sequence[Any], core_model: Any, stack: Iterable[Any]
     and no Python middleware of the `stack` wraps the model call (only a wrapper can put
     another model on the request). They stay in the stack's middleware otherwise (state keys,
     exclusions, what callers see)."""
+    if not caching:
+        # Nothing to decide (and without LangChain nothing to import).
+        return []
     from ._middleware import _overrides
 
     if any(_overrides(m, "wrap_model_call") or _overrides(m, "awrap_model_call") for m in stack):
