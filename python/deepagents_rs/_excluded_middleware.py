@@ -121,14 +121,16 @@ def acting_caching(caching: Sequence[Any], core_model: Any, stack: Iterable[Any]
     when every request of the stack carries the same model: `core_model`, the core's model
     (an adapter calling a chat model back, or a native client's `(provider, name, settings)`),
     and no Python middleware of the `stack` wraps the model call (only a wrapper can put
-    another model on the request). They stay in the stack's middleware otherwise (state keys,
-    exclusions, what callers see)."""
+    another model on the request; deepagents_rs' own faces run as core entries). They stay in
+    the stack's middleware otherwise (state keys, exclusions, what callers see)."""
     if not caching:
         # Nothing to decide (and without LangChain nothing to import).
         return []
-    from ._middleware import _overrides
+    from ._middleware import _overrides, core_faces
 
-    if any(_overrides(m, "wrap_model_call") or _overrides(m, "awrap_model_call") for m in stack):
+    # deepagents_rs' own faces run as the core's entries, which never change the model.
+    wrappers = [m for m in stack if not isinstance(m, core_faces())]
+    if any(_overrides(m, "wrap_model_call") or _overrides(m, "awrap_model_call") for m in wrappers):
         return list(caching)
     if isinstance(core_model, tuple):
         # A wrapper sees a native client's model as its id, a string.

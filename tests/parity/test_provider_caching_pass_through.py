@@ -26,6 +26,8 @@ pytest.importorskip("langchain_aws", reason="langchain-aws (Bedrock prompt cachi
 pytest.importorskip("langchain_fireworks", reason="langchain-fireworks (Fireworks prompt caching) is not installed")
 
 from deepagents_rs import _excluded_middleware
+from deepagents_rs.backends import StateBackend
+from deepagents_rs.middleware import MemoryMiddleware
 from langchain.agents.middleware import AgentMiddleware
 from langchain_aws import ChatBedrockConverse
 from langchain_fireworks import ChatFireworks
@@ -141,6 +143,9 @@ def test_which_caching_middleware_the_core_runs() -> None:
     # A wrapper may put another model on the request; an unknown model keeps both.
     assert _kept(("anthropic", "claude-sonnet-4-5", {}), [SwapToBedrock(bedrock)]) == both
     assert _kept(None) == both
+    # deepagents_rs' own faces run as the core's entries: they put no other model on a request.
+    memory = MemoryMiddleware(backend=StateBackend(), sources=["/AGENTS.md"])
+    assert _kept(("anthropic", "claude-sonnet-4-5", {}), [memory]) == []
 
 
 def test_a_caching_middleware_that_warns_stays() -> None:
