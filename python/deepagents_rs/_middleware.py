@@ -43,12 +43,29 @@ def core_entries(
     ``SummarizationToolMiddleware``, ``UnsupportedContentMiddleware``) as configurations of the core's entries, any other wrapped
     in a ``MiddlewareAdapter`` that binds ``bindables`` and shows the agent's
     ``response_format``."""
+    faces = core_faces()
+    out: list[Any] = []
+    for m in middleware:
+        if isinstance(m, faces):
+            out.append(m._core_config(store))
+        else:
+            adapter = MiddlewareAdapter(m, bindables, response_format)
+            adapter.set_bindables(bindables)
+            out.append(adapter)
+    return out
+
+
+def core_faces() -> tuple[type, ...]:
+    """deepagents_rs' own middleware faces (``MemoryMiddleware``, ``SkillsMiddleware``,
+    ``SummarizationMiddleware``, ``SummarizationToolMiddleware``,
+    ``UnsupportedContentMiddleware``, and deepagents' private stand-ins once a caller has
+    imported them): the core runs each as one of its own entries, never as a Python wrapper."""
     from .middleware.memory import MemoryMiddleware
     from .middleware.skills import SkillsMiddleware
     from .middleware.summarization import SummarizationMiddleware, SummarizationToolMiddleware
     from .middleware.unsupported_content import UnsupportedContentMiddleware
 
-    faces = (
+    faces: tuple[type, ...] = (
         MemoryMiddleware,
         SkillsMiddleware,
         SummarizationMiddleware,
@@ -61,15 +78,7 @@ def core_entries(
         loaded = sys.modules.get(module)
         if loaded is not None:
             faces = (*faces, getattr(loaded, name))
-    out: list[Any] = []
-    for m in middleware:
-        if isinstance(m, faces):
-            out.append(m._core_config(store))
-        else:
-            adapter = MiddlewareAdapter(m, bindables, response_format)
-            adapter.set_bindables(bindables)
-            out.append(adapter)
-    return out
+    return faces
 
 
 def schema_omissions(middleware: list[Any]) -> tuple[set[str], set[str]]:
