@@ -275,6 +275,12 @@ pub trait ChatModel: Send + Sync {
         None
     }
 
+    /// The qualified names of the host object's classes (its MRO), for middleware that acts
+    /// on some model classes only; a model the core calls itself has none.
+    fn host_classes(&self) -> &[String] {
+        &[]
+    }
+
     /// Called when a run ends: drop whatever was kept for messages no longer in use.
     fn release_unused(&self) {}
 

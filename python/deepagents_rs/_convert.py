@@ -170,7 +170,17 @@ def _reduced_input(value: list) -> list:
     return _messages_reducer([], [converted])
 
 
+_CLASSES: dict[str, type] = {}
+
+
 def _classes() -> dict[str, type]:
+    """The message classes by core type (LangChain's when installed), looked up once."""
+    if not _CLASSES:
+        _CLASSES.update(_find_classes())
+    return _CLASSES
+
+
+def _find_classes() -> dict[str, type]:
     if _compat.HAS_LANGCHAIN:
         m = _compat.lc_messages
         return {"human": m.HumanMessage, "system": m.SystemMessage, "ai": m.AIMessage, "tool": m.ToolMessage}
@@ -190,7 +200,76 @@ def from_core(d: dict) -> Any:
         d.pop("usage_metadata", None)
     if d.get("name") is None:
         d.pop("name", None)
-    return cls(**d)
+    made = _validated_as_given(cls, d)
+    return made if made is not None else cls(**d)
+
+
+#: Each plain message class's fields (in the order its validated ``__dict__`` holds them),
+#: its ``type``, and whether it is ``AIMessage``.
+_PLAIN_CLASSES: dict[type, tuple[tuple[str, ...], str, bool]] = {}
+
+
+def _plain_class(cls: type) -> tuple[tuple[str, ...], str, bool] | None:
+    """LangChain's own human, system or AI message class (not a subclass), described."""
+    known = _PLAIN_CLASSES.get(cls)
+    if known is None:
+        m = _compat.lc_messages
+        if m is None or cls not in (m.HumanMessage, m.SystemMessage, m.AIMessage):
+            return None
+        fields = cls.model_fields
+        known = _PLAIN_CLASSES[cls] = (tuple(fields), fields["type"].default, cls is m.AIMessage)
+    return known
+
+
+def _validated_as_given(cls: type, d: dict) -> Any:
+    """The message ``cls(**d)`` makes, without running its validation, when that validation
+    would keep every value as given: the message of a long history is made once per run, and
+    validating its fields is most of that. ``None`` for anything validation could change or
+    reject (a list content, tool calls, usage, a value of another type, an unknown key)."""
+    known = _plain_class(cls)
+    if known is None or not d.keys() <= _PLAIN_KEYS:
+        return None
+    fields, kind, is_ai = known
+    get = d.get
+    extra = get("additional_kwargs", _NO_DICT)
+    if (
+        type(get("content")) is not str
+        or type(extra) is not dict
+        or type(get("response_metadata", _NO_DICT)) is not dict
+    ):
+        return None
+    if type(get("id")) not in _STR_OR_NONE or type(get("name")) not in _STR_OR_NONE:
+        return None
+    if is_ai:
+        # AIMessage's validator parses tool calls (given or in additional_kwargs).
+        if get("tool_calls") != [] or get("invalid_tool_calls", []) != [] or "tool_calls" in extra:
+            return None
+        if get("usage_metadata") is not None:
+            return None
+    elif not d.keys().isdisjoint(_AI_KEYS):
+        return None
+    values = {"name": None, "id": None, **d}
+    # Validation copies a dict field (not its values).
+    values["additional_kwargs"] = dict(extra)
+    values["response_metadata"] = dict(get("response_metadata", _NO_DICT))
+    if is_ai:
+        values.setdefault("tool_calls", [])
+        values.setdefault("invalid_tool_calls", [])
+        values.setdefault("usage_metadata", None)
+    values["type"] = kind
+    obj = cls.__new__(cls)
+    # What pydantic's validation leaves: the fields in their order, the keys given as set.
+    object.__setattr__(obj, "__dict__", {f: values[f] for f in fields})
+    object.__setattr__(obj, "__pydantic_fields_set__", set(d))
+    object.__setattr__(obj, "__pydantic_extra__", {})
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
+_NO_DICT: dict = {}
+_STR_OR_NONE = (str, type(None))
+_AI_KEYS = frozenset({"tool_calls", "invalid_tool_calls", "usage_metadata"})
+_PLAIN_KEYS = frozenset({"content", "id", "name", "additional_kwargs", "response_metadata"}) | _AI_KEYS
 
 
 def system_to_core(system_prompt: Any) -> dict:

@@ -170,6 +170,50 @@ class _ModelOnly:
     model: Any
 
 
+#: What each provider's caching middleware checks the request's model against, by the global
+#: its module reads (``isinstance(request.model, ...)`` in ``_should_apply_caching``).
+_CACHING_TARGETS = {
+    "BedrockPromptCachingMiddleware": ("ChatBedrock", "ChatBedrockConverse"),
+    "FireworksPromptCachingMiddleware": ("ChatFireworks",),
+}
+#: Methods whose override on an instance would make it do more than the class does.
+_CACHING_METHODS = frozenset({"wrap_model_call", "awrap_model_call", "_should_apply_caching"})
+
+
+def class_name(cls: type) -> str:
+    """A class's qualified name, as `ModelAdapter.model_classes` lists a model's classes."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def acts_only_on(middleware: Any) -> list[str] | None:
+    """The model classes a stack's own provider caching middleware acts on, by name: with
+    ``unsupported_model_behavior="ignore"`` (what the stack makes) its ``wrap_model_call``
+    and ``awrap_model_call`` only call the handler for any other model, so the core calls
+    the model without handing it the request. ``None`` for every other middleware (a
+    caller's own, a subclass, an instance with its own methods or another behaviour)."""
+    if middleware not in _PROVIDER_CACHING:
+        return None
+    kind = type(middleware)
+    targets = _CACHING_TARGETS.get(kind.__name__)
+    module = sys.modules.get(kind.__module__)
+    if targets is None or module is None or getattr(module, kind.__name__, None) is not kind:
+        return None
+    if (
+        getattr(middleware, "unsupported_model_behavior", None) != "ignore"
+        or _CACHING_METHODS & vars(middleware).keys()
+    ):
+        return None
+    # The class's own methods, not replaced since it was defined.
+    for method in _CACHING_METHODS:
+        fn = getattr(kind, method, None)
+        if getattr(fn, "__qualname__", None) != f"{kind.__qualname__}.{method}" or fn.__module__ != kind.__module__:
+            return None
+    classes = [getattr(module, t, None) for t in targets]
+    if not all(isinstance(c, type) for c in classes):
+        return None
+    return [class_name(c) for c in classes]
+
+
 def main_slots(
     *, subagents: bool, extra: list[Any], skills: bool, memory: bool, interrupts: Any, async_subagents: Any = None
 ) -> list[Any]:

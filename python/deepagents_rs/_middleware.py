@@ -21,6 +21,7 @@ import uuid
 from typing import Any
 
 from . import _convert
+from ._excluded_middleware import acts_only_on
 from ._files_context import FilesContext, node_files, use_files
 from ._task_channels import task_writes
 from ._tools import _as_command, to_adapter
@@ -197,6 +198,9 @@ class MiddlewareAdapter:
         self.hooks = [h for h in HOOKS if _overrides(mw, h) or _overrides(mw, "a" + h)]
         self.wraps_model = _overrides(mw, "wrap_model_call") or _overrides(mw, "awrap_model_call")
         self.wraps_tool = _overrides(mw, "wrap_tool_call") or _overrides(mw, "awrap_tool_call")
+        #: The model classes (by name) its model wrapper acts on; for a request to any other
+        #: model the core calls the model without it (``None``: always called).
+        self.acts_only_on = acts_only_on(mw) if self.wraps_model else None
         self.tools = [to_adapter(t) for t in (getattr(mw, "tools", None) or [])]
         self._bindables = dict(bindables or {})
         self._tool_objects = {a.name: a.bindable for a in self.tools}

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _compat, _convert
+from ._excluded_middleware import class_name
 
 logger = logging.getLogger(__name__)
 
@@ -187,6 +188,9 @@ class ModelAdapter:
         provider = getattr(model, "_llm_type", type(model).__name__)
         name = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
         self.model_id = f"{provider}:{name}"
+        #: The model's classes by name (its MRO), for middleware acting on some classes only
+        #: (`_excluded_middleware.acts_only_on`).
+        self.model_classes = [class_name(c) for c in type(model).__mro__]
         #: LangChain's tracing parameters, reported in streamed message metadata.
         self.ls_params = _ls_params(model)
         #: What `UnsupportedContentMiddleware` reads of the model (see `_input_profile`).

@@ -40,6 +40,8 @@ pub(crate) struct PyMiddleware {
     objects: Objects,
     hooks: Vec<Hook>,
     wraps_model: bool,
+    /// The model classes its model wrapper acts on (`MiddlewareAdapter.acts_only_on`).
+    acts_only_on: Option<Vec<String>>,
     wraps_tool: bool,
     tools: Vec<Arc<dyn Tool>>,
 }
@@ -60,6 +62,7 @@ impl PyMiddleware {
             name: adapter.getattr("name")?.extract()?,
             hooks,
             wraps_model: adapter.getattr("wraps_model")?.extract()?,
+            acts_only_on: adapter.getattr("acts_only_on")?.extract()?,
             wraps_tool: adapter.getattr("wraps_tool")?.extract()?,
             tools,
             adapter: Arc::new(adapter.clone().unbind()),
@@ -256,6 +259,11 @@ impl Middleware for PyMiddleware {
         request: ModelRequest,
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
+        // A wrapper that would only call the handler for this model: the request need not
+        // become Python objects.
+        if !super::model::acts_on(self.acts_only_on.as_deref(), request.model.as_ref()) {
+            return next.call(request);
+        }
         let adapter = self.adapter.clone();
         let objects = self.objects.clone();
         Box::pin(async move {

@@ -41,6 +41,14 @@ pub(crate) struct PyChatModel {
     prompt_caching: bool,
     /// The model's `profile` input fields, read once (a model object's profile is fixed).
     input_profile: InputProfile,
+    /// The model object's classes by qualified name (`ModelAdapter.model_classes`).
+    classes: Vec<String>,
+}
+
+/// Whether a middleware whose model wrapper acts only on the model classes `only` (by name;
+/// `None`: on every model) acts on a request to `model`.
+pub(crate) fn acts_on(only: Option<&[String]>, model: &dyn ChatModel) -> bool {
+    only.is_none_or(|names| model.host_classes().iter().any(|c| names.contains(c)))
 }
 
 /// Python objects made for shared Rust values, keyed by the value's address. The `Weak`
@@ -117,6 +125,7 @@ impl PyChatModel {
                     ..InputProfile::from_fields(fields)
                 }
             },
+            classes: adapter.getattr("model_classes")?.extract()?,
             adapter: Arc::new(adapter.clone().unbind()),
             cache: Arc::default(),
         })
@@ -297,6 +306,10 @@ impl ChatModel for PyChatModel {
 
     fn host_handle(&self) -> Option<HostValue> {
         Some(self.model.clone())
+    }
+
+    fn host_classes(&self) -> &[String] {
+        &self.classes
     }
 
     fn supports_prompt_cache(&self) -> bool {

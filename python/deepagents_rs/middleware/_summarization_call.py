@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _convert
+from .._excluded_middleware import class_name
 from .._models import _input_profile, _ls_params
 
 #: The state keys the entry reads.
@@ -30,6 +31,7 @@ class PromptedModel:
         self.model_id = f"{getattr(model, '_llm_type', type(model).__name__)}:{type(model).__name__}"
         self.ls_params = _ls_params(model)
         self.input_profile = _input_profile(model)
+        self.model_classes = [class_name(c) for c in type(model).__mro__]
 
     @staticmethod
     def _prompt(messages: list[Any]) -> str:
