@@ -158,7 +158,7 @@ def _reduced_input(value: list) -> list:
     """An input's messages as deepagents' messages reducer leaves them over an empty state:
     removals applied (an id the input does not hold is ignored), the rest in order. The run
     starts from these; a checkpointed thread reduces its input into its history itself."""
-    from ._threads import _messages_reducer
+    from ._messages_reducer import merge
 
     for raw in value:
         _ensure_object_id(raw)
@@ -167,7 +167,7 @@ def _reduced_input(value: list) -> list:
         # Dicts get an id as they would outside a removal (see `input_messages`).
         if isinstance(raw, dict) and msg.id is None:
             msg.id = str(uuid.uuid4())
-    return _messages_reducer([], [converted])
+    return merge([], [converted])
 
 
 _CLASSES: dict[str, type] = {}

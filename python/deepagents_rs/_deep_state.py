@@ -11,7 +11,8 @@ from langchain.agents.middleware.types import AgentState
 from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
 
-from ._threads import _SNAPSHOT_FREQUENCY, _messages_reducer
+from ._messages_reducer import _messages_reducer
+from ._threads import _SNAPSHOT_FREQUENCY
 
 
 class DeepAgentState(AgentState):

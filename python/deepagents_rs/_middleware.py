@@ -724,7 +724,7 @@ def _messages_write(value: Any, before: list[Any]) -> dict:
     already there keeping theirs (none given to those without)."""
     from langchain_core.messages import RemoveMessage, convert_to_messages
 
-    from ._threads import _messages_reducer
+    from ._messages_reducer import merge
 
     items = value if isinstance(value, list) else [value]
     new = convert_to_messages(items)
@@ -733,6 +733,6 @@ def _messages_write(value: Any, before: list[Any]) -> dict:
             m.id = str(uuid.uuid4())
     existing = {m.id for m in before if m.id is not None}
     if any(isinstance(m, RemoveMessage) or m.id in existing for m in new):
-        merged = _messages_reducer(list(before), [new])
+        merged = merge(list(before), [new])
         return {"messages": [_convert.to_core(m) for m in merged], "replace": True}
     return {"messages": [_convert.to_core(m) for m in new]}

@@ -101,9 +101,9 @@ class TaskChannels:
         if value is _EMPTY:
             value = None
         if channel == "messages":
-            from ._threads import _messages_reducer
+            from ._messages_reducer import merge
 
-            return _messages_reducer(value, written)
+            return merge(value, written)
         return written[-1]
 
     def read(self, select: str | Sequence[str], fresh: bool = False) -> Any:

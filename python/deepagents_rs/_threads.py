@@ -15,11 +15,11 @@ behind, as LangGraph's default ``durability="async"`` lets checkpoints trail the
 
 from __future__ import annotations
 
-import operator
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
 
-from . import _direct_writer
+from . import _direct_writer, _messages_reducer
 from ._callbacks import clear_context_handlers, restore_context_handlers
 from ._thread_feed import Feed, LateSubagents
 
@@ -30,103 +30,6 @@ if TYPE_CHECKING:
 _FEED = "__deepagents_rs_feed"
 #: Both delta channels snapshot their value this often, as deepagents declares them.
 _SNAPSHOT_FREQUENCY = 50
-
-
-def _messages_reducer(state: list | None, writes: Sequence[Any]) -> list:
-    """``messages`` as deepagents' reducer merges writes, over a batch of them: by id (a known
-    id replaces in place, ``RemoveMessage`` deletes one it holds, ``REMOVE_ALL_MESSAGES``
-    clears what came before), anything else appended."""
-    message_types, remove, convert, remove_all = _MESSAGE_NAMES or _message_names()
-    written: list[Any] = []
-    for w in writes:
-        if isinstance(w, list):
-            written.extend(w)
-        else:
-            written.append(w)
-    global _LAST
-    state = state or []
-    last = _LAST
-    # The history this reducer returned last (the channel's value after the last write): its
-    # ids are known, and it holds messages only.
-    known = last[1] if last is not None and last[0] is state and last[2] == len(state) else None
-    if known is not None:
-        current = list(state)
-    else:
-        # The channel's own value is messages already: converting it again would cost a
-        # call per message of the history at every write.
-        types = set(map(type, state))
-        if types <= message_types:
-            current = list(state)
-        elif all(issubclass(t, message_types.base) for t in types):
-            message_types.update(types)
-            current = list(state)
-        else:
-            current = list(convert(state))
-    new = list(convert(written))
-    removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
-    if removes:
-        cut = max((i for i in removes if new[i].id == remove_all), default=None)
-        if cut is not None:
-            current, new = [], new[cut + 1 :]
-            removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
-    # Usually every write is a message the history does not hold: appended, with no index
-    # of the history built.
-    ids = [m.id for m in new if m.id is not None]
-    if not removes and len(set(ids)) == len(ids):
-        if known is None:
-            known = set(map(_message_id, current))
-            known.discard(None)
-        if known.isdisjoint(ids):
-            current.extend(new)
-            # The set moves to the new history (the one it was known for is superseded):
-            # a step's write costs what it writes, not the history's length.
-            known.update(ids)
-            _LAST = (current, known, len(current))
-            return current
-    position = {m.id: i for i, m in enumerate(current) if m.id is not None}
-    for m in new:
-        at = position.get(m.id) if m.id is not None else None
-        if isinstance(m, remove):
-            # deepagents' reducer ignores an id it does not hold.
-            if at is not None:
-                current[at] = None
-                position.pop(m.id)
-        elif at is not None:
-            current[at] = m
-        else:
-            if m.id is not None:
-                position[m.id] = len(current)
-            current.append(m)
-    return [m for m in current if m is not None]
-
-
-#: The history `_messages_reducer` returned last, the ids of its messages and its length.
-_LAST: tuple[list, set, int] | None = None
-
-
-class _MessageTypes(set):
-    """The message classes a history was seen to hold (``BaseMessage`` subclasses), so that
-    a history is known to be messages by one set comparison."""
-
-    base: type
-
-
-#: LangChain's names the reducer uses, imported at its first call (see `_message_names`).
-_MESSAGE_NAMES: tuple[_MessageTypes, type, Callable[..., Any], str] | None = None
-
-
-def _message_names() -> tuple[_MessageTypes, type, Callable[..., Any], str]:
-    global _MESSAGE_NAMES
-    from langchain_core.messages import BaseMessage, RemoveMessage, convert_to_messages
-    from langgraph.graph.message import REMOVE_ALL_MESSAGES
-
-    types = _MessageTypes()
-    types.base = BaseMessage
-    _MESSAGE_NAMES = (types, RemoveMessage, convert_to_messages, REMOVE_ALL_MESSAGES)
-    return _MESSAGE_NAMES
-
-
-_message_id = operator.attrgetter("id")
 
 
 def _files_reducer(state: dict | None, writes: Sequence[dict]) -> dict:
@@ -637,39 +540,53 @@ _DONE = object()
 
 class _WithoutAmbient:
     """LangChain's ambient config and context handlers emptied for one step of the graph (a
-    class, not a generator: it is entered for every chunk)."""
+    class, not a generator: it is entered for every chunk); the run's own `HistoryIds` made
+    current meanwhile, on this thread only (see `_messages_reducer`)."""
 
-    __slots__ = ("ambient", "handlers", "token")
+    __slots__ = ("ambient", "handlers", "history", "history_token", "token")
 
     def __init__(self) -> None:
         from langchain_core.runnables.config import var_child_runnable_config
 
         self.ambient = var_child_runnable_config
+        self.history = _messages_reducer.HistoryIds()
 
     def __enter__(self) -> None:
         self.token = self.ambient.set(None)
+        self.history.owner = threading.get_ident()
+        self.history_token = _messages_reducer.CURRENT.set(self.history)
         self.handlers = clear_context_handlers()
 
     def __exit__(self, *exc: object) -> None:
         restore_context_handlers(self.handlers)
+        _messages_reducer.CURRENT.reset(self.history_token)
+        self.history.owner = None
         self.ambient.reset(self.token)
 
 
 def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
     without = _WithoutAmbient()
-    while True:
-        with without:
-            item = next(chunks, _DONE)
-        if item is _DONE:
-            return
-        yield item
+    try:
+        while True:
+            with without:
+                item = next(chunks, _DONE)
+            if item is _DONE:
+                return
+            yield item
+    finally:
+        # Copies of the run's context (the core's threads keep one) hold its `HistoryIds`:
+        # the history it remembers is let go with the run.
+        without.history.clear()
 
 
 async def _astepped_without_ambient(chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
     without = _WithoutAmbient()
-    while True:
-        with without:
-            item = await anext(chunks, _DONE)
-        if item is _DONE:
-            return
-        yield item
+    try:
+        while True:
+            with without:
+                item = await anext(chunks, _DONE)
+            if item is _DONE:
+                return
+            yield item
+    finally:
+        without.history.clear()

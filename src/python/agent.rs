@@ -129,37 +129,37 @@ pub(crate) fn state_with_messages(
 }
 
 /// Python's `mimetypes` table, handed to the core once (see `files::media::mime_type`).
+/// A `PyOnceLock`: a thread waiting for another's first call detaches from the interpreter
+/// meanwhile (`mimetypes.init` reads files, releasing the GIL), so agents created in two
+/// threads at once do not deadlock.
 fn host_mime_types(py: Python<'_>) -> PyResult<()> {
-    static DONE: std::sync::Once = std::sync::Once::new();
-    let mut outcome = Ok(());
-    DONE.call_once(|| {
-        outcome = (|| {
-            let mimetypes = py.import("mimetypes")?;
-            if !mimetypes.getattr("inited")?.is_truthy()? {
-                mimetypes.call_method0("init")?;
+    static DONE: pyo3::sync::PyOnceLock<()> = pyo3::sync::PyOnceLock::new();
+    DONE.get_or_try_init(py, || -> PyResult<()> {
+        let mimetypes = py.import("mimetypes")?;
+        if !mimetypes.getattr("inited")?.is_truthy()? {
+            mimetypes.call_method0("init")?;
+        }
+        let types: std::collections::HashMap<String, String> =
+            mimetypes.getattr("types_map")?.extract()?;
+        // And the other way: each known type's extension (summarization names the
+        // media it offloads by it).
+        let mut extensions = std::collections::HashMap::new();
+        for ty in types.values() {
+            if extensions.contains_key(ty) {
+                continue;
             }
-            let types: std::collections::HashMap<String, String> =
-                mimetypes.getattr("types_map")?.extract()?;
-            // And the other way: each known type's extension (summarization names the
-            // media it offloads by it).
-            let mut extensions = std::collections::HashMap::new();
-            for ty in types.values() {
-                if extensions.contains_key(ty) {
-                    continue;
-                }
-                let ext: Option<String> = mimetypes
-                    .call_method1("guess_extension", (ty,))?
-                    .extract()?;
-                if let Some(ext) = ext {
-                    extensions.insert(ty.clone(), ext);
-                }
+            let ext: Option<String> = mimetypes
+                .call_method1("guess_extension", (ty,))?
+                .extract()?;
+            if let Some(ext) = ext {
+                extensions.insert(ty.clone(), ext);
             }
-            crate::files::media::set_host_extensions(extensions);
-            crate::files::media::set_host_types(types);
-            Ok(())
-        })();
-    });
-    outcome
+        }
+        crate::files::media::set_host_extensions(extensions);
+        crate::files::media::set_host_types(types);
+        Ok(())
+    })?;
+    Ok(())
 }
 
 /// The sink and queue of one stream: `modes` are LangGraph's stream modes asked for.

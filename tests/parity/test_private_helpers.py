@@ -197,7 +197,8 @@ def test_messages_delta_reducer_over_a_thread(seed):
     """Chains of writes, each reduced onto the previous result (as a delta channel reduces
     step after step), a copy of the value now and then, and a fork: an earlier value reduced
     again with other writes. Our reducer remembers the ids of the history it returned last;
-    every result must still be deepagents' own."""
+    every result must still be deepagents' own (ours run as a thread graph's step runs it,
+    with a run's `HistoryIds` current)."""
     import random
 
     rnd = random.Random(seed)
@@ -209,7 +210,21 @@ def test_messages_delta_reducer_over_a_thread(seed):
         chains.append((steps, copies, fork))
 
     def run(root: str) -> Any:
-        reduce = importlib.import_module(f"{root}._messages_reducer")._messages_delta_reducer
+        module = importlib.import_module(f"{root}._messages_reducer")
+        reduce = module._messages_delta_reducer
+        if root == "deepagents_rs":
+            import threading
+
+            memory = module.HistoryIds()
+            memory.owner = threading.get_ident()
+            token = module.CURRENT.set(memory)
+            try:
+                return chained(reduce)
+            finally:
+                module.CURRENT.reset(token)
+        return chained(reduce)
+
+    def chained(reduce: Any) -> Any:
         out = []
         for steps, copies, (at, fork_writes) in chains:
             value, values = None, []
