@@ -317,7 +317,12 @@ class MiddlewareAdapter:
             FilesContext(state.get("files") or {}), lambda: state, configurable.get(_task_channels.SEND_KEY)
         )
         _task_channels.loop_keys(
-            configurable, channels, place.get("step"), task_config.get("recursion_limit"), task_config.get("metadata")
+            configurable,
+            channels,
+            place.get("step"),
+            task_config.get("recursion_limit"),
+            task_config.get("metadata"),
+            asynchronous,
         )
         return task_config, runtime
 
