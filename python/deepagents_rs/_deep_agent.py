@@ -26,7 +26,7 @@ from ._task_calls import CACHE_KEY, LOOP_KEY
 from ._task_config import RunConfig
 from ._thread_runs import ThreadRuns, _RootRun
 from ._threads import StateSchemas
-from ._tool_commands import STATE_KEYS_KEY
+from ._tool_commands import STATE_KEYS_KEY, GraphKeys, last_value_keys
 from ._version import __version__
 from .graph import (
     _CONFIG_KEY_STORE,
@@ -131,8 +131,9 @@ class DeepAgent(ThreadRuns, GraphBase):
             from ._stream import _SUBAGENT_INTEGRATION
             from ._threads import _state_schemas
 
-            def keys(schemas: Any) -> frozenset[str]:
-                return frozenset(get_type_hints(_state_schemas(schemas)[0]))
+            def keys(schemas: Any) -> GraphKeys:
+                schema = _state_schemas(schemas)[0]
+                return GraphKeys(get_type_hints(schema), last_value_keys(schema))
 
             metadata = self.config["metadata"]
             sets = {(_SUBAGENT_INTEGRATION, name): keys(s) for name, s in self._subagent_schemas.items()}

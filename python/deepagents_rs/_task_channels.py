@@ -70,8 +70,10 @@ class TaskChannels:
                 self.files.send(value or {})
             elif channel.startswith("__") and self._forward is not None:
                 self._forward([(channel, value)])
-            else:
+            elif self.keys is None or channel in self.keys or channel.startswith(_LANGGRAPH_CHANNELS):
                 self.writes.append((channel, value))
+            # else: a channel the task's graph does not have, whose write LangGraph's
+            # `apply_writes` skips (a subagent's graph without its caller's keys).
 
     def share(self, task: TaskChannels) -> None:
         """Makes this the channels of one more call of ``task``'s task (a tool inside its
@@ -113,6 +115,22 @@ class TaskChannels:
             return None if value is _EMPTY else value
         values = {channel: self._value(channel, fresh) for channel in select}
         return {channel: value for channel, value in values.items() if value is not _EMPTY}
+
+    def check_single_writes(self, update: dict | None) -> None:
+        """Raises LangGraph's ``InvalidUpdateError`` when the task wrote a key that takes one
+        write per step (a ``LastValue`` channel) more than once, through its sends and its
+        returned update together: LangGraph's tool node reads the state with the task's
+        writes applied to route on, which raises it inside the task."""
+        single = getattr(self.keys, "last_value", None)
+        if not single or not self.writes:
+            return
+        seen: set[str] = set()
+        for channel in [c for c, _ in self.writes] + list(update or {}):
+            if channel not in single:
+                continue
+            if channel in seen:
+                raise invalid_update(channel)
+            seen.add(channel)
 
     def update(self, update: dict | None) -> dict | None:
         """``update`` (the call's own) with the task's writes under it: a returned
@@ -238,4 +256,16 @@ def _scratchpad(step: int, limit: int | None) -> Any:
         get_null_resume=no_resume,
         resume=[],
         subgraph_counter=LazyAtomicCounter(),
+    )
+
+
+def invalid_update(key: str) -> Exception:
+    """LangGraph's error for a ``LastValue`` channel written more than once in a step."""
+    from langgraph.errors import ErrorCode, InvalidUpdateError, create_error_message
+
+    return InvalidUpdateError(
+        create_error_message(
+            message=f"At key '{key}': Can receive only one value per step. Use an Annotated key to handle multiple values.",
+            error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
+        )
     )
