@@ -34,6 +34,13 @@ pub enum Error {
     #[error("a Command for the parent graph left a run that has none")]
     ParentCommand(Box<crate::tools::ToolOutput>),
 
+    /// LangGraph's `InvalidUpdateError` for a `LastValue` channel that two tasks of one step
+    /// wrote (its words: users match on them).
+    #[error(
+        "At key '{key}': Can receive only one value per step. Use an Annotated key to handle multiple values.\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/INVALID_CONCURRENT_GRAPH_UPDATE"
+    )]
+    InvalidUpdate { key: String },
+
     /// A bug: a panic caught at the edge of a run, so it ends the run and not the process.
     #[error("internal error in deepagents_rs (a bug): {0}")]
     Internal(String),

@@ -220,6 +220,9 @@ class CoreAgent:
         task_description: str | Callable[[str], str] | None = None,
         plain: bool = False,
     ) -> None: ...
+    def set_last_value_keys(self, keys: list[str]) -> None:
+        """The state keys that take one write per step (LangGraph's ``LastValue`` channels),
+        once the agent's graph is known; set once."""
     @property
     def model_id(self) -> str:
         """``provider:name`` of the agent's model."""

@@ -22,10 +22,11 @@ from ._message_objects import MessageObjects
 from ._output_keys import InvokeResult, OutputFilter, output_keys_of
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _versioned
 from ._structured import make_response_format
+from ._task_calls import CACHE_KEY, LOOP_KEY
 from ._task_config import RunConfig
 from ._thread_runs import ThreadRuns, _RootRun
 from ._threads import StateSchemas
-from ._tool_commands import STATE_KEYS_KEY
+from ._tool_commands import STATE_KEYS_KEY, GraphKeys, last_value_keys
 from ._version import __version__
 from .graph import (
     _CONFIG_KEY_STORE,
@@ -130,8 +131,9 @@ class DeepAgent(ThreadRuns, GraphBase):
             from ._stream import _SUBAGENT_INTEGRATION
             from ._threads import _state_schemas
 
-            def keys(schemas: Any) -> frozenset[str]:
-                return frozenset(get_type_hints(_state_schemas(schemas)[0]))
+            def keys(schemas: Any) -> GraphKeys:
+                schema = _state_schemas(schemas)[0]
+                return GraphKeys(get_type_hints(schema), last_value_keys(schema))
 
             metadata = self.config["metadata"]
             sets = {(_SUBAGENT_INTEGRATION, name): keys(s) for name, s in self._subagent_schemas.items()}
@@ -180,6 +182,11 @@ class DeepAgent(ThreadRuns, GraphBase):
             configurable[_run_context.RUNTIME_KEY] = _run_context.runtime_with(
                 configurable.get(_run_context.RUNTIME_KEY), self._context_schema, context
             )
+        # LangGraph's graph cache, for the agent's functional-API task calls (`_task_calls`);
+        # set even when None, so a compiled subagent does not use its caller's.
+        configurable[CACHE_KEY] = self._cache
+        # The loop an async run runs on, where a sync tool's thread runs an async task call.
+        configurable[LOOP_KEY] = _running_loop()
         # The graph's own metadata, for the tasks' configs (not the caller's metadata: tools
         # and hooks of a subagent carry the subagent's).
         configurable[_stream.AGENT_METADATA_KEY] = self.config["metadata"]
@@ -559,3 +566,12 @@ class _StepTaken:
 
 
 __all__ = ["DeepAgent"]
+
+
+def _running_loop() -> Any:
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -330,7 +330,12 @@ class MiddlewareAdapter:
             FilesContext(state.get("files") or {}), lambda: state, configurable.get(_task_channels.SEND_KEY)
         )
         _task_channels.loop_keys(
-            configurable, channels, place.get("step"), task_config.get("recursion_limit"), task_config.get("metadata")
+            configurable,
+            channels,
+            place.get("step"),
+            task_config.get("recursion_limit"),
+            task_config.get("metadata"),
+            asynchronous,
         )
         return task_config, runtime
 
@@ -651,6 +656,10 @@ def _with_wrapper_writes(result: tuple, channels: Any, inner: list[dict]) -> tup
     from ._tool_commands import with_sent_messages
 
     message, files, update, write = result
+    if update is not None and channels.writes:
+        # The wrapper's own `Command` with the task's writes (a tool's write came with its
+        # own result, checked there).
+        channels.check_single_writes(update)
     if files is None and update is None and inner:
         files, update = inner[-1].get("files"), inner[-1].get("extra")
     if channels.files.pending:

@@ -251,7 +251,9 @@ def config_with_writer(
         from ._files_context import LazyFilesContext
 
         channels = _task_channels.TaskChannels(LazyFilesContext(files), files.state, configurable.get(CONFIG_KEY_SEND))
-        _task_channels.loop_keys(configurable, channels, step, out.get("recursion_limit"), out["metadata"])
+        _task_channels.loop_keys(
+            configurable, channels, step, out.get("recursion_limit"), out["metadata"], asynchronous
+        )
         _task_channels.share_task(config, task_ns, channels)
     out["configurable"] = configurable
     return out

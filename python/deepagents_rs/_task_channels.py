@@ -16,9 +16,7 @@ and the replay/read-state slots LangGraph leaves empty in a node's task.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -72,8 +70,10 @@ class TaskChannels:
                 self.files.send(value or {})
             elif channel.startswith("__") and self._forward is not None:
                 self._forward([(channel, value)])
-            else:
+            elif self.keys is None or channel in self.keys or channel.startswith(_LANGGRAPH_CHANNELS):
                 self.writes.append((channel, value))
+            # else: a channel the task's graph does not have, whose write LangGraph's
+            # `apply_writes` skips (a subagent's graph without its caller's keys).
 
     def share(self, task: TaskChannels) -> None:
         """Makes this the channels of one more call of ``task``'s task (a tool inside its
@@ -115,6 +115,22 @@ class TaskChannels:
             return None if value is _EMPTY else value
         values = {channel: self._value(channel, fresh) for channel in select}
         return {channel: value for channel, value in values.items() if value is not _EMPTY}
+
+    def check_single_writes(self, update: dict | None) -> None:
+        """Raises LangGraph's ``InvalidUpdateError`` when the task wrote a key that takes one
+        write per step (a ``LastValue`` channel) more than once, through its sends and its
+        returned update together: LangGraph's tool node reads the state with the task's
+        writes applied to route on, which raises it inside the task."""
+        single = getattr(self.keys, "last_value", None)
+        if not single or not self.writes:
+            return
+        seen: set[str] = set()
+        for channel in [c for c, _ in self.writes] + list(update or {}):
+            if channel not in single:
+                continue
+            if channel in seen:
+                raise invalid_update(channel)
+            seen.add(channel)
 
     def update(self, update: dict | None) -> dict | None:
         """``update`` (the call's own) with the task's writes under it: a returned
@@ -194,13 +210,18 @@ def with_own(configurable: dict) -> dict:
 
 
 def loop_keys(
-    configurable: dict, channels: TaskChannels, step: int | None, limit: int | None, metadata: Mapping | None = None
+    configurable: dict,
+    channels: TaskChannels,
+    step: int | None,
+    limit: int | None,
+    metadata: Mapping | None = None,
+    asynchronous: bool | None = None,
 ) -> None:
     """Puts LangGraph's loop keys in a task's ``configurable``: its reads and writes through
     ``channels``, a scratchpad (the graph task's running the core, else one of its own), the
     saver a parent graph handed down (or none), and the functional API's call; and moves our
     own carriers out of it, into ``channels``. ``metadata`` (the task's) tells whose graph's
-    channels the task reads."""
+    channels the task reads; ``asynchronous``, whether the run is (``None``: not known)."""
     from ._tool_commands import graph_keys
 
     channels.keys = graph_keys(configurable, metadata)
@@ -213,7 +234,9 @@ def loop_keys(
     configurable.setdefault(REPLAY_STATE_KEY, None)
     if configurable.get(SCRATCHPAD_KEY) is None:
         configurable[SCRATCHPAD_KEY] = _scratchpad(step or 0, limit)
-    configurable[CALL_KEY] = functools.partial(_call, (configurable, dict(metadata or {})))
+    from ._task_calls import Caller
+
+    configurable[CALL_KEY] = Caller(configurable, dict(metadata or {}), asynchronous).call
 
 
 def _scratchpad(step: int, limit: int | None) -> Any:
@@ -236,186 +259,13 @@ def _scratchpad(step: int, limit: int | None) -> Any:
     )
 
 
-def _call(
-    task: tuple[dict, dict],
-    func: Any,
-    input: Any,
-    *,
-    retry_policy: Any = None,
-    cache_policy: Any = None,
-    timeout: Any = None,
-    callbacks: Any = None,
-) -> Any:
-    """LangGraph's ``__pregel_call`` (what a functional-API ``@task`` called inside a node
-    uses): the task's function run now, as a future of its result (an asyncio one for a
-    coroutine function, awaited on the running loop), retried as its ``retry_policy`` says
-    and, for a coroutine function, bounded by its ``timeout``'s run and idle timeouts, as LangGraph's
-    runner runs such a call. Its ``callbacks`` are the caller's own (LangGraph runs the call
-    as a task of its own, with no run of its own either); a ``cache_policy`` has no cache
-    to use (the agent's graph compiles none, as deepagents' does not); the result is not
-    kept for a resumed run to replay."""
-    import inspect
+def invalid_update(key: str) -> Exception:
+    """LangGraph's error for a ``LastValue`` channel written more than once in a step."""
+    from langgraph.errors import ErrorCode, InvalidUpdateError, create_error_message
 
-    args, kwargs = input if isinstance(input, tuple) and len(input) == 2 else ((input,), {})
-    policies = _policies(retry_policy)
-    configurable, metadata = task
-    scratchpad = configurable.get(SCRATCHPAD_KEY)
-    counter = scratchpad.call_counter() if scratchpad is not None else 0
-    from ._task_config import call_task_id
-
-    attempts = _Attempts(func, call_task_id(configurable, metadata, _name(func), counter), policies)
-    if inspect.iscoroutinefunction(func):
-        import asyncio
-
-        return asyncio.ensure_future(_arun(func, args, kwargs, timeout, attempts))
-    future = _DoneFuture()
-    try:
-        future.set_result(_run(func, args, kwargs, attempts))
-    except Exception as exc:  # noqa: BLE001 - handed to the caller through the future
-        future.set_exception(exc)
-    return future
-
-
-class _Attempts:
-    """A call's failed attempts: each error noted as LangGraph's runner notes it (the call's
-    task name and id), and whether and when to try again (`_retry_wait`)."""
-
-    __slots__ = ("count", "func", "id", "name", "policies")
-
-    def __init__(self, func: Any, task_id: str | None, policies: tuple) -> None:
-        self.func, self.name, self.id, self.policies, self.count = func, _name(func), task_id, policies, 0
-
-    def failed(self, exc: Exception) -> float | None:
-        """Seconds to wait before the next attempt after ``exc``; ``None``: raise it."""
-        from langgraph.errors import GraphBubbleUp
-
-        if self.id is not None and not isinstance(exc, GraphBubbleUp):
-            exc.add_note(f"During task with name '{self.name}' and id '{self.id}'")
-        self.count += 1
-        return _retry_wait(self.func, self.policies, exc, self.count)
-
-
-def _policies(retry_policy: Any) -> tuple:
-    if retry_policy is None:
-        return ()
-    from langgraph.types import RetryPolicy
-
-    return (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy)
-
-
-def _name(func: Any) -> str:
-    return getattr(func, "__name__", type(func).__name__)
-
-
-def _retry_wait(func: Any, policies: tuple, exc: Exception, attempts: int) -> float | None:
-    """Seconds to wait before the next attempt after ``exc``, the ``attempts``-th failure
-    (``None``: raise it), as LangGraph's ``run_with_retry`` decides: the first policy whose
-    ``retry_on`` takes the error, its attempts, its backoff and jitter."""
-    import random
-
-    from langgraph.errors import GraphBubbleUp
-    from langgraph.pregel._retry import _should_retry_on
-
-    if isinstance(exc, GraphBubbleUp):
-        return None
-    policy = next((p for p in policies if _should_retry_on(p, exc)), None)
-    if policy is None or attempts >= policy.max_attempts:
-        return None
-    interval = min(policy.max_interval, policy.initial_interval * policy.backoff_factor ** (attempts - 1))
-    wait = interval + random.uniform(0, 1) if policy.jitter else interval
-    import logging
-
-    logging.getLogger("langgraph.pregel._retry").info(
-        f"Retrying task {_name(func)} after {wait:.2f} seconds (attempt {attempts}) after {exc.__class__.__name__} {exc}",
-        exc_info=exc,
+    return InvalidUpdateError(
+        create_error_message(
+            message=f"At key '{key}': Can receive only one value per step. Use an Annotated key to handle multiple values.",
+            error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
+        )
     )
-    return wait
-
-
-def _run(func: Any, args: tuple, kwargs: dict, attempts: _Attempts) -> Any:
-    import time
-
-    while True:
-        try:
-            return func(*args, **kwargs)
-        except Exception as exc:
-            if (wait := attempts.failed(exc)) is None:
-                raise
-            time.sleep(wait)
-
-
-async def _arun(func: Any, args: tuple, kwargs: dict, timeout: Any, attempts: _Attempts) -> Any:
-    import asyncio
-
-    while True:
-        try:
-            return await _within(func, func(*args, **kwargs), timeout)
-        except Exception as exc:
-            if (wait := attempts.failed(exc)) is None:
-                raise
-            await asyncio.sleep(wait)
-
-
-async def _within(func: Any, call: Any, timeout: Any) -> Any:
-    """``call`` awaited within ``timeout`` as LangGraph's runner bounds a task's attempt: its
-    run timeout, and its idle timeout refreshed by the progress LangGraph counts (the task's
-    writes, stream output, child calls, LangChain callback events under ``refresh_on="auto"``;
-    ``runtime.heartbeat()`` always), both watched by LangGraph's own attempt scope, which
-    wraps the config the call runs in. Past either, LangGraph's ``NodeTimeoutError``; the
-    call's own ``TimeoutError`` passes as it is."""
-    if timeout is None or (timeout.run_timeout is None and timeout.idle_timeout is None):
-        return await call
-    import asyncio
-    import contextvars
-    import time
-
-    from langchain_core.runnables.config import ensure_config, var_child_runnable_config
-    from langgraph.errors import NodeTimeoutError
-    from langgraph.pregel._retry import _resolve_timeout, _TimedAttemptScope
-
-    limits = _resolve_timeout(timeout)
-    idle, run = limits.idle_timeout_secs, limits.run_timeout_secs
-    scope = _TimedAttemptScope(refresh_on=limits.refresh_on)
-    context = contextvars.copy_context()
-    context.run(var_child_runnable_config.set, scope.wrap_config(ensure_config()))
-    start = time.monotonic()
-    running = asyncio.get_running_loop().create_task(call, context=context)
-    watchdogs = {}
-    if idle is not None:
-        watchdogs[asyncio.ensure_future(scope.wait_for_idle_timeout(idle))] = "idle"
-    if run is not None:
-        watchdogs[asyncio.ensure_future(asyncio.sleep(run))] = "run"
-    try:
-        await asyncio.wait({running, *watchdogs}, return_when=asyncio.FIRST_COMPLETED)
-        if running.done():
-            return running.result()
-        # A watchdog ended first: the idle one by raising, the run one by sleeping out.
-        kind = next(watchdogs[w] for w in watchdogs if w.done())
-        scope.close()
-        running.cancel()
-        running.add_done_callback(_drained)
-        raise NodeTimeoutError(_name(func), time.monotonic() - start, kind=kind, idle_timeout=idle, run_timeout=run)
-    except asyncio.CancelledError:
-        running.cancel()
-        running.add_done_callback(_drained)
-        raise
-    finally:
-        scope.close()
-        for watchdog in watchdogs:
-            watchdog.cancel()
-            watchdog.add_done_callback(_drained)
-
-
-def _drained(task: Any) -> None:
-    """Reads a task's end that nobody awaits (a cancelled call, a watchdog), so asyncio does
-    not log it as never retrieved."""
-    if not task.cancelled():
-        task.exception()
-
-
-class _DoneFuture(Future):
-    """A future already done that a coroutine may await too, as LangGraph's call future."""
-
-    def __await__(self) -> Generator[Any, None, Any]:
-        return self.result()
-        yield  # a generator: awaiting it returns at once

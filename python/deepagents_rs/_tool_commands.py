@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 #: The key a tool's state update carries when the tool answered with a LangGraph `Command`
 #: (read and dropped by the core, `src/python/tools.rs`).
@@ -218,6 +218,27 @@ def _declared_only(update: dict, config: dict | None) -> dict:
     if keys is None:
         return update
     return {k: v for k, v in update.items() if k in keys}
+
+
+class GraphKeys(frozenset):
+    """The state channels of one of deepagents' graphs; ``last_value``: those that take one
+    write per step (LangGraph's ``LastValue``: a key with no reducer)."""
+
+    last_value: frozenset[str]
+
+    def __new__(cls, keys: Any, last_value: frozenset[str] = frozenset()) -> Self:
+        out = super().__new__(cls, keys)
+        out.last_value = last_value
+        return out
+
+
+def last_value_keys(schema: type) -> frozenset[str]:
+    """The keys of ``schema`` whose LangGraph channel is a ``LastValue`` (written at most once
+    per step, else LangGraph's ``InvalidUpdateError``)."""
+    from langgraph.channels.last_value import LastValue
+    from langgraph.graph.state import _get_channels
+
+    return frozenset(key for key, channel in _get_channels(schema)[0].items() if type(channel) is LastValue)
 
 
 def graph_keys(configurable: Mapping, metadata: Mapping | None) -> frozenset[str] | None:

@@ -265,6 +265,7 @@ def _with_written_files(result: tuple, channels: TaskChannels) -> tuple:
     from ._tool_commands import with_sent_messages
 
     content, status, artifact, update, *write = result
+    channels.check_single_writes(update)
     update = {k: v for k, v in (channels.update(update) or {}).items() if k != "messages"}
     if files.pending:
         update["files"] = {**files.updates(), **(update.get("files") or {})}

@@ -223,6 +223,11 @@ def create_deep_agent(
     # deepagents' summarization keeps its history on the agent's backend, whatever backend a
     # user FilesystemMiddleware gives the file tools.
     history_files = files if fs_override is None else fs_config(backend, permissions, None, store)
+    for spec in specs or ():
+        if spec["kind"] == "isolated" and "state_schemas" in spec:
+            # Its graph's keys that take one write per step (its schemas on deepagents'
+            # `state_schema`, as `subagent_schemas` below).
+            spec["last_value_keys"] = _last_value_keys(_subagent_schemas(list(spec["state_schemas"]), state_schema))
     core = CoreAgent(
         core_model,
         adapters,
@@ -247,6 +252,7 @@ def create_deep_agent(
 
     holders = [*chain_middleware, skills_mw, memory_mw]
     state_schemas, edges = face_parts(core.node_names, holders, state_schema, chain_middleware, may_end, files_channel)
+    core.set_last_value_keys(_last_value_keys(state_schemas))
     return DeepAgent(
         core,
         name=name,
@@ -307,6 +313,14 @@ def _in_async_slot(async_mw: Any, middleware: list[Any]) -> list[Any]:
     mine = [m for m in middleware if m.name == async_mw.name]
     entry = mine[-1] if mine else async_mw
     return [entry, *(m for m in middleware if m.name != async_mw.name)]
+
+
+def _last_value_keys(schemas: Any) -> list[str]:
+    """The keys of the graph over ``schemas`` that take one write per step."""
+    from ._threads import _state_schemas
+    from ._tool_commands import last_value_keys
+
+    return sorted(last_value_keys(_state_schemas(schemas)[0]))
 
 
 def _subagent_schemas(schemas: list[type], state_schema: type | None) -> list[type]:

@@ -40,6 +40,11 @@ pub struct Agent {
     /// State keys private to the agent (LangChain's `PrivateStateAttr`): never handed to
     /// or taken from a subagent.
     pub private_keys: Arc<[String]>,
+    /// State keys that take one write per step (LangGraph's `LastValue` channels: no
+    /// reducer): two calls of one tools step writing one raise `InvalidUpdate`, as
+    /// LangGraph's channel does. Set once the host knows the agent's graph (shared by the
+    /// agent's copies: a fork made before it is set sees it too).
+    pub last_value_keys: Arc<std::sync::OnceLock<Arc<[String]>>>,
     /// Structured output, set with `with_response_format`.
     response_format: Option<Arc<dyn StructuredOutput>>,
     /// The parts the chain was built from (`from_parts`), for forks with a harness profile
@@ -58,6 +63,7 @@ impl Agent {
             allowed_tools: None,
             chain: Chain::builtin(build_stack(StackKind::Subagent, StackParts::default())),
             private_keys: Arc::from(Vec::new()),
+            last_value_keys: Arc::default(),
             response_format: None,
             recipe: None,
         }

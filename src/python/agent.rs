@@ -278,6 +278,12 @@ impl CoreAgent {
         })
     }
 
+    /// Sets the state keys that take one write per step (see `Agent::last_value_keys`),
+    /// once the host knows the agent's graph; later calls change nothing.
+    fn set_last_value_keys(&self, keys: Vec<String>) {
+        let _ = self.agent.last_value_keys.set(Arc::from(keys));
+    }
+
     /// The id of the model, `provider:name`.
     #[getter]
     fn model_id(&self) -> String {

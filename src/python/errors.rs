@@ -71,8 +71,24 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         }
         Error::Internal(_) => PyRuntimeError::new_err(err.to_string()),
         Error::ParentCommand(_) => PyRuntimeError::new_err(err.to_string()),
+        Error::InvalidUpdate { .. } => invalid_update(py, &err.to_string()),
         Error::Builtin(ref raised) => builtin(raised),
     })
+}
+
+/// LangGraph's `InvalidUpdateError` (a `ValueError` without LangGraph).
+fn invalid_update(py: Python<'_>, message: &str) -> PyErr {
+    imported(py, ("langgraph.errors", "InvalidUpdateError"), message)
+        .unwrap_or_else(|| PyValueError::new_err(message.to_owned()))
+}
+
+/// The exception class `module.class` made with `message`, when it can be imported.
+fn imported(py: Python<'_>, (module, class): (&str, &str), message: &str) -> Option<PyErr> {
+    py.import(module)
+        .and_then(|m| m.getattr(class))
+        .and_then(|cls| cls.call1((message,)))
+        .map(PyErr::from_value)
+        .ok()
 }
 
 /// The builtin exception Python raises for `raised`.
@@ -110,11 +126,12 @@ fn provider_error(py: Python<'_>, e: &ProviderError) -> PyErr {
 /// LangChain's `ContextOverflowError`, which deepagents' summarization raises when the
 /// input cannot be made to fit.
 fn context_overflow(py: Python<'_>, message: &str) -> PyErr {
-    py.import("langchain_core.exceptions")
-        .and_then(|m| m.getattr("ContextOverflowError"))
-        .and_then(|cls| cls.call1((message,)))
-        .map(PyErr::from_value)
-        .unwrap_or_else(|_| PyRuntimeError::new_err(message.to_owned()))
+    imported(
+        py,
+        ("langchain_core.exceptions", "ContextOverflowError"),
+        message,
+    )
+    .unwrap_or_else(|| PyRuntimeError::new_err(message.to_owned()))
 }
 
 /// A run's exception as a synchronous caller gets it: LangGraph's `invoke` and `stream`
@@ -169,6 +186,7 @@ pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
         }
         Error::InvalidInput(_) => PyValueError::new_err(err.to_string()),
         Error::ParentCommand(_) => PyRuntimeError::new_err(err.to_string()),
+        Error::InvalidUpdate { .. } => invalid_update(py, &err.to_string()),
         Error::Builtin(raised) => builtin(raised),
     }
 }

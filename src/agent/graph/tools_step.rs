@@ -161,6 +161,12 @@ impl Agent {
             node_end(whole_trace, Err(&e)).await;
             return Err(e);
         }
+        if let Some(key) = self.twice_written(&results) {
+            // The step's calls all finished; LangGraph's channel refuses their writes.
+            let e = Error::InvalidUpdate { key };
+            node_end(whole_trace, Err(&e)).await;
+            return Err(e);
+        }
         // The handler holds the step's `RunScope`, which shares the files: dropped now, the
         // write below updates the files in place instead of copying every file.
         drop(handler);
@@ -222,6 +228,25 @@ impl Agent {
             sends,
             jump: None,
         })
+    }
+}
+
+impl Agent {
+    /// The first key that takes one write per step (`Agent::last_value_keys`) written by
+    /// more than one of the step's calls, as LangGraph's `apply_writes` finds it: over the
+    /// keys in the order they were first written (calls in order), the first written twice.
+    fn twice_written(&self, results: &[crate::tools::ToolResult]) -> Option<String> {
+        let single = self.last_value_keys.get().filter(|keys| !keys.is_empty())?;
+        let mut writes: indexmap::IndexMap<&str, usize> = indexmap::IndexMap::new();
+        for key in results.iter().flat_map(|r| r.extra.iter().flat_map(|e| e.keys())) {
+            if single.iter().any(|k| k == key) {
+                *writes.entry(key.as_str()).or_default() += 1;
+            }
+        }
+        writes
+            .into_iter()
+            .find(|(_, count)| *count > 1)
+            .map(|(key, _)| key.to_owned())
     }
 }
 
