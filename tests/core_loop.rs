@@ -7,12 +7,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use deepagents_rs::agent::{Agent, RunOptions};
+use deepagents_rs::agent::Agent;
 use deepagents_rs::error::{Error, ModelError};
 use deepagents_rs::history::History;
 use deepagents_rs::messages::{AiMessage, Content, Message, SystemMessage, ToolCall, ToolStatus};
 use deepagents_rs::middleware::{Chain, Hook, HookContext, HookOutput, Middleware};
 use deepagents_rs::model::{ChatModel, ModelRequest};
+use deepagents_rs::run::RunOptions;
 use deepagents_rs::state::{AgentState, Jump, StateDelta};
 use deepagents_rs::tools::{
     HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec,
@@ -288,7 +289,8 @@ async fn a_declared_jump_from_after_agent_goes_back_to_the_model() {
 
 #[tokio::test]
 async fn a_profile_layer_hides_and_refuses_excluded_tools_and_drops_excluded_slots() {
-    use deepagents_rs::agent::{ProfileLayer, StackKind, StackParts};
+    use deepagents_rs::agent::{StackKind, StackParts};
+    use deepagents_rs::middleware::ProfileLayer;
 
     let model = Scripted::new(vec![
         calls(vec![
