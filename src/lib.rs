@@ -29,6 +29,7 @@ modules!(
     providers,
     py_json,
     pyrepr,
+    run,
     stand_ins,
     state,
     structured,

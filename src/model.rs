@@ -117,7 +117,7 @@ impl TokenSink {
         TokenSink {
             model: Some(model),
             sent: Arc::default(),
-            call_id: format!("lc_run--{}", crate::agent::new_id()).into(),
+            call_id: format!("lc_run--{}", crate::run::new_id()).into(),
             recorded: None,
             ..self
         }

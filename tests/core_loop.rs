@@ -7,13 +7,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use deepagents_rs::agent::{Agent, RunOptions};
+use deepagents_rs::agent::Agent;
 use deepagents_rs::error::{Error, ModelError};
 use deepagents_rs::history::History;
 use deepagents_rs::messages::{AiMessage, Content, Message, SystemMessage, ToolCall, ToolStatus};
 use deepagents_rs::middleware::{Chain, Hook, HookContext, HookOutput, Middleware};
 use deepagents_rs::model::{ChatModel, ModelRequest};
+use deepagents_rs::run::RunOptions;
 use deepagents_rs::state::{AgentState, Jump, StateDelta};
+use deepagents_rs::subagents::{ForkSpec, fork_history};
 use deepagents_rs::tools::{
     HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec,
 };
@@ -288,7 +290,8 @@ async fn a_declared_jump_from_after_agent_goes_back_to_the_model() {
 
 #[tokio::test]
 async fn a_profile_layer_hides_and_refuses_excluded_tools_and_drops_excluded_slots() {
-    use deepagents_rs::agent::{ProfileLayer, StackKind, StackParts};
+    use deepagents_rs::agent::{StackKind, StackParts};
+    use deepagents_rs::middleware::ProfileLayer;
 
     let model = Scripted::new(vec![
         calls(vec![
@@ -342,4 +345,95 @@ async fn a_profile_layer_hides_and_refuses_excluded_tools_and_drops_excluded_slo
         }
         other => panic!("expected the refusal, got {other:?}"),
     }
+}
+
+/// A tool other than `task` that forks the agent calling it through `RunScope::agent` (the
+/// `Spawner` the agent hands its tools) and answers with the fork's reply.
+struct AskAFork {
+    spec: ToolSpec,
+    model: Arc<Scripted>,
+}
+
+impl Tool for AskAFork {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(
+        &self,
+        _args: Value,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let model = self.model.clone();
+        Box::pin(async move {
+            let spec = ForkSpec {
+                model: Some(model),
+                ..Default::default()
+            };
+            let fork = ctx
+                .run
+                .agent
+                .fork("helper", &spec, None)
+                .map_err(|e| ToolError::Fatal(Box::new(e)))?;
+            let history = fork_history(&ctx.run.history, "sum it up", None);
+            let options = RunOptions {
+                forked: true,
+                ..Default::default()
+            };
+            let (state, _) = fork
+                .run(AgentState::with_messages(history), options)
+                .await
+                .map_err(|f| ToolError::Fatal(Box::new(f.error)))?;
+            let answer = state.messages.last().map(|m| m.content().text());
+            Ok(ToolOutput::text(answer.unwrap_or_default()))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_tool_forks_its_caller_through_the_spawner() {
+    let caller_model = Scripted::new(vec![
+        calls(vec![ToolCall::new("ask_a_fork", json!({}), "1")]),
+        say("done"),
+    ]);
+    let fork_model = Scripted::new(vec![say("the fork's answer")]);
+    let tool = Arc::new(AskAFork {
+        spec: ToolSpec {
+            name: "ask_a_fork".into(),
+            description: "Ask a fork of yourself.".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+            provider_definition: None,
+            json_spec: false,
+            json_dict: None,
+            defer_loading: false,
+        },
+        model: fork_model.clone(),
+    });
+    let agent = Agent::new(
+        caller_model.clone(),
+        ToolSet::new(vec![tool, Echo::new()]).unwrap(),
+        SystemMessage::default(),
+    );
+    let (state, _) = agent.run(input(), RunOptions::default()).await.unwrap();
+    let msgs = state.messages.to_vec();
+    assert_eq!(msgs[2].content().text(), "the fork's answer");
+    assert_eq!(msgs[3].content().text(), "done");
+    // The fork continued the caller's conversation without its delegating turn, with the
+    // caller's tools, on its own model.
+    let requests = fork_model.requests.lock();
+    assert_eq!(requests.len(), 1);
+    let seen: Vec<String> = requests[0]
+        .messages
+        .iter()
+        .map(|m| m.content().text())
+        .collect();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0], "hi");
+    assert!(seen[1].ends_with("sum it up"), "{seen:?}");
+    let names = |tools: &[ToolSpec]| tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        names(&requests[0].tools),
+        names(&caller_model.requests.lock()[0].tools)
+    );
+    assert_eq!(caller_model.requests.lock().len(), 2);
 }

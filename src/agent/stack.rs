@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::middleware::{
-    AnthropicPromptCaching, Chain, Middleware, ParentNotifier, PatchToolCalls, Slot, ToolExclusion,
-    UnsupportedContent, with_custom,
+    AnthropicPromptCaching, Chain, Middleware, ParentNotifier, PatchToolCalls, ProfileLayer, Slot,
+    ToolExclusion, UnsupportedContent, with_custom,
 };
 use crate::subagents::ForkStack;
 use crate::tools::{Tool, ToolSet};
@@ -29,19 +29,6 @@ pub enum StackKind {
     /// LangChain's `create_agent`, which deepagents builds its rubric grader with: the
     /// user's middleware alone, none of deepagents' own.
     Plain,
-}
-
-/// A harness profile's part of one stack: the middleware it adds (`extra_middleware`, after
-/// the user's entries), the built-in slots its `excluded_middleware` drops (by name), and the
-/// tools its `excluded_tools` hide. `caching` holds the other providers' prompt caching
-/// middleware (deepagents adds Bedrock's and Fireworks' when their packages are installed),
-/// placed after Anthropic's entry: here because the profile's exclusions decide which remain.
-#[derive(Clone, Default)]
-pub struct ProfileLayer {
-    pub extra: Vec<Arc<dyn Middleware>>,
-    pub excluded: Vec<String>,
-    pub excluded_tools: Vec<String>,
-    pub caching: Vec<Arc<dyn Middleware>>,
 }
 
 /// What fills the slots: the entries the caller built (from the user's configuration), each

@@ -2,7 +2,7 @@
 //! the schema tool is answered at once (parsed, or an error the model must fix) and sets the
 //! structured response.
 
-use crate::agent::new_id;
+use crate::run::new_id;
 use crate::error::Error;
 use crate::messages::{AiMessage, Message, ToolCall, ToolMessage, ToolStatus};
 use crate::middleware::Structured;

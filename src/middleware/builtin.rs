@@ -12,8 +12,9 @@ use crate::model::ModelRequest;
 use crate::tools::Tool;
 
 /// deepagents' `_ParentNotifierMiddleware`: notifies a parent only when the run was started
-/// as an async subagent (not supported here), so its `after_agent` node writes nothing. It
-/// is kept for the node it adds: streams and step counts show it.
+/// as an async subagent on an Agent Server, where the Python entry of that name takes this
+/// slot (`graph._with_parent_notifier`); elsewhere no run can be woken, so its `after_agent`
+/// node writes nothing. It is kept for the node it adds: streams and step counts show it.
 pub struct ParentNotifier;
 
 impl Middleware for ParentNotifier {

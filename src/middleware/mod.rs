@@ -14,6 +14,7 @@ pub mod filesystem;
 mod format_slots;
 mod memory;
 pub mod patch_tool_calls;
+mod profile_layer;
 pub(crate) mod py_text;
 mod skills;
 pub(crate) mod system_prompt;
@@ -38,6 +39,7 @@ pub use memory::{
     format_memory,
 };
 pub use patch_tool_calls::PatchToolCalls;
+pub use profile_layer::ProfileLayer;
 pub use skills::{
     FrontmatterReader, ReadView, MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH,
     MAX_SKILL_FILE_SIZE, MAX_SKILL_NAME_LENGTH, MAX_WARNING_LENGTH as MAX_SKILL_LOAD_WARNING_LENGTH,

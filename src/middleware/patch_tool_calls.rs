@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::{Hook, HookContext, HookOutput, Middleware};
-use crate::agent::new_id;
+use crate::run::new_id;
 use crate::error::Error;
 use crate::messages::{Message, ToolMessage, ToolStatus};
 use crate::state::{MessagesDelta, StateDelta};

@@ -22,12 +22,13 @@ use super::stack_parts::{
 };
 use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
 use super::tracer::PyTracer;
-use crate::agent::{Agent, Drain, RunFailure, RunOptions, StackKind, StackParts, StartTask, Stops};
+use crate::agent::{Agent, StackKind, StackParts};
 use crate::events::{Emitter, EventKind, TraceContext};
 use crate::history::History;
 use crate::host::HostValue;
 use crate::messages::SystemMessage;
 use crate::middleware::{MEMORY_CONTENTS_KEY, Middleware, ToolProvider};
+use crate::run::{Drain, RunFailure, RunOptions, StartTask, Stops};
 use crate::state::AgentState;
 use crate::subagents::TaskTool;
 use crate::tools::Tool;
@@ -612,7 +613,7 @@ struct StreamRun<'py> {
     /// See `RunOptions::start`.
     start: Vec<StartTask>,
     /// See `RunOptions::stops`.
-    stops: crate::agent::Stops,
+    stops: Stops,
     /// See `RunOptions::resumed_calls`.
     resumed_calls: Vec<String>,
     /// See `RunOptions::resume_subagents`.

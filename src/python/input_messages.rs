@@ -13,12 +13,12 @@ use crate::messages::{AiMessage, Content, HumanMessage, Message, SystemMessage};
 pub(crate) fn input_messages_from_py(list: &Bound<'_, PyAny>) -> PyResult<Vec<Message>> {
     let items = list.try_iter()?.collect::<PyResult<Vec<_>>>()?;
     let plain: Vec<Option<Plain<'_>>> = items.iter().map(plain).collect();
-    let mut ids = crate::agent::new_ids(plain.iter().flatten().count()).into_iter();
+    let mut ids = crate::run::new_ids(plain.iter().flatten().count()).into_iter();
     items
         .iter()
         .zip(plain)
         .map(|(item, plain)| match plain {
-            Some(p) => p.message(ids.next().unwrap_or_else(crate::agent::new_id)),
+            Some(p) => p.message(ids.next().unwrap_or_else(crate::run::new_id)),
             None => message_from_py(item),
         })
         .collect()

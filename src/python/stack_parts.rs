@@ -17,9 +17,10 @@ use super::runnable::PyRunnable;
 use super::skills::{is_skills_config, skills_from_py};
 use super::structured::{PyReplyParser, PyStructured};
 use super::tools::PyTool;
-use crate::agent::{Agent, ProfileLayer, StackKind, StackParts};
+use crate::agent::{Agent, StackKind, StackParts};
 use crate::messages::SystemMessage;
 use crate::middleware::Middleware;
+use crate::middleware::ProfileLayer;
 use crate::model::ChatModel;
 use crate::providers::native::{NativeOptions, native_model};
 use crate::structured::{ProviderStrategy, StructuredOutput};
@@ -96,7 +97,7 @@ pub(crate) fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                     .last_value_keys
                     .set(Arc::from(keys.extract::<Vec<String>>()?));
             }
-            SubagentKind::Isolated(agent)
+            SubagentKind::Isolated(Arc::new(agent))
         }
         "fork" => {
             let model = item(spec, "model")?
@@ -112,7 +113,7 @@ pub(crate) fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
             let extra_tools = item(spec, "extra_tools")?
                 .map(|extra| tools_from_py(&extra))
                 .transpose()?;
-            SubagentKind::Fork(ForkSpec {
+            SubagentKind::Fork(Box::new(ForkSpec {
                 model,
                 instructions,
                 allowed_tools,
@@ -141,7 +142,7 @@ pub(crate) fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                     own.extend(files_from_py(item(spec, "files")?)?);
                     own
                 },
-            })
+            }))
         }
         "compiled" => {
             let mode = match required(spec, "mode")?.extract::<String>()?.as_str() {

@@ -1,6 +1,6 @@
 //! The conversation a fork continues.
 
-use crate::agent::new_id;
+use crate::run::new_id;
 use crate::history::History;
 use crate::messages::{HumanMessage, Message};
 

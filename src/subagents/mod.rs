@@ -7,7 +7,6 @@
 
 mod fork;
 pub mod prompts;
-mod resumes;
 mod task;
 
 use std::sync::Arc;
@@ -15,29 +14,15 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
-use crate::agent::Agent;
 use crate::error::Error;
 use crate::history::History;
 use crate::messages::Message;
 use crate::model::ChatModel;
-use crate::tools::{HostContext, Tool};
+use crate::tools::{HostContext, Spawner, Tool};
 
 pub use fork::fork_history;
-pub use resumes::SubagentResumes;
+pub use crate::run::{SubagentResume, SubagentResumes};
 pub use task::TaskTool;
-
-/// Where a subagent stopped by an interrupt picks up again when its `task` call is run once
-/// more: the state its own checkpoint holds, the node it stopped in, the steps it had run,
-/// and the host context of that node's task (LangGraph's `interrupt()` reads the answer
-/// from there). A resumed subagent does not repeat the steps it finished.
-pub struct SubagentResume {
-    pub state: crate::state::AgentState,
-    pub start: String,
-    pub steps_before: u64,
-    pub host: HostContext,
-    /// Calls of the step it resumes that had finished (see `RunOptions::resumed_calls`).
-    pub resumed_calls: Vec<String>,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -66,9 +51,9 @@ impl Subagent {
 #[derive(Clone)]
 pub enum SubagentKind {
     /// A declarative isolated subagent: an agent of its own.
-    Isolated(Agent),
+    Isolated(Arc<dyn Spawner>),
     /// A declarative fork: runs on the caller's agent.
-    Fork(ForkSpec),
+    Fork(Box<ForkSpec>),
     /// A runnable the host provides (deepagents' CompiledSubAgent).
     Compiled {
         mode: Mode,
@@ -114,7 +99,7 @@ pub struct ForkSpec {
 /// user middleware (the caller's merged with the spec's, less what the profile excludes).
 #[derive(Clone, Default)]
 pub struct ForkStack {
-    pub profile: crate::agent::ProfileLayer,
+    pub profile: crate::middleware::ProfileLayer,
     pub user: Vec<Arc<dyn crate::middleware::Middleware>>,
 }
 

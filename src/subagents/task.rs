@@ -10,16 +10,15 @@ use super::prompts::{
     COMPILED_RESPONSE_SCHEMA, FORK_RECURSION_REFUSAL, FORKED_SUBAGENT_TOOL_NOTE, SUBAGENT_TYPE_ARG,
     TASK_DESCRIPTION_ARG, TASK_TOOL_DESCRIPTION, UNEXPECTED_TASK_ARGUMENT, UNKNOWN_SUBAGENT,
 };
-use super::{ChildInput, ForkSpec, Mode, Subagent, SubagentKind, SubagentResume, fork_history};
-use crate::agent::{Agent, RunOptions, new_id};
+use super::{ChildInput, Mode, Subagent, SubagentKind, SubagentResume, fork_history};
 use crate::error::{BoxError, Error, SharedError};
 use crate::events::{Event, EventKind, TraceContext};
 use crate::history::History;
 use crate::messages::{HumanMessage, Message, Usage};
-use crate::middleware::Chain;
 use crate::state::{AgentState, Extra, FilesSnapshot, FilesWrite};
 use crate::tools::invocation_error::{invocation_error, str_repr};
-use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec};
+use crate::run::{DEFAULT_RECURSION_LIMIT, RunOptions, StartTask, new_id};
+use crate::tools::{Spawner, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
 pub struct TaskTool {
     spec: ToolSpec,
@@ -30,20 +29,13 @@ impl TaskTool {
     /// The node names of each subagent the core runs, by name, as a subgraph of the `task`
     /// call's task shows them: an isolated one's own graph, a fork's the caller's chain as
     /// forks run it. Compiled subagents are the host's own graphs and are left out.
-    pub fn subagent_nodes(&self, caller: &Agent) -> Vec<(String, Vec<String>)> {
+    pub fn subagent_nodes(&self, caller: &dyn Spawner) -> Vec<(String, Vec<String>)> {
         self.subagents
             .iter()
             .filter_map(|s| {
                 let nodes = match &s.kind {
-                    SubagentKind::Isolated(agent) => agent.chain.node_names(),
-                    SubagentKind::Fork(spec) => fork_base(caller, spec)
-                        .ok()?
-                        .0
-                        .for_subagent()
-                        .merged(&spec.middleware)
-                        .and_then(|c| c.without(&spec.without))
-                        .ok()?
-                        .node_names(),
+                    SubagentKind::Isolated(agent) => agent.node_names(),
+                    SubagentKind::Fork(spec) => caller.fork_nodes(spec)?,
                     SubagentKind::Compiled { .. } => return None,
                 };
                 Some((s.name.clone(), nodes))
@@ -103,16 +95,6 @@ impl TaskTool {
     pub fn with_description(mut self, description: String) -> Self {
         self.spec.description = description;
         self
-    }
-}
-
-/// The chain and tools a fork starts from: its caller's, rebuilt with the fork's own stack
-/// parts when a harness profile has a part in it. (It runs the chain as a subagent's, with
-/// the spec's own middleware merged over it by name.)
-fn fork_base(caller: &Agent, spec: &ForkSpec) -> Result<(Chain, ToolSet), Error> {
-    match (&spec.stack, &caller.recipe) {
-        (Some(stack), Some(recipe)) => recipe.for_fork(stack),
-        _ => Ok((caller.chain.clone(), caller.tools.clone())),
     }
 }
 
@@ -186,7 +168,7 @@ fn final_text(messages: &[Arc<Message>]) -> String {
 /// Runs a declarative subagent on `messages` and the caller's files: (messages, files,
 /// rendered structured response, usage).
 async fn run_child(
-    agent: &Agent,
+    agent: &dyn Spawner,
     messages: History,
     ctx: &ToolContext,
     mut options: RunOptions,
@@ -194,7 +176,7 @@ async fn run_child(
 ) -> Result<ChildRun, ToolError> {
     // deepagents hands the child the caller's state minus its messages, private keys and
     // a few of its own, and takes back the keys the child changed.
-    let mut inherited = shareable(&ctx.run.extra, &ctx.run.agent.private_keys);
+    let mut inherited = shareable(&ctx.run.extra, &ctx.run.agent.private_keys());
     // A fork's graph takes the caller's loaded skills as input (deepagents excludes them
     // from isolated subagents only), so it does not load them again.
     if options.forked
@@ -205,7 +187,7 @@ async fn run_child(
     let state = match resume {
         // It goes on from its own checkpoint, in its own task's context.
         Some(resume) => {
-            options.start = vec![crate::agent::StartTask::named(resume.start)];
+            options.start = vec![StartTask::named(resume.start)];
             options.steps_before = resume.steps_before;
             options.host = resume.host;
             options.resumed_calls = resume.resumed_calls;
@@ -229,7 +211,7 @@ async fn run_child(
             Event::SubagentStart {
                 call_id: ctx.tool_call_id.clone(),
                 input: Box::new(state.clone()),
-                nodes: agent.chain.node_names(),
+                nodes: agent.node_names(),
             },
         );
     }
@@ -253,7 +235,7 @@ async fn run_child(
             return Err(ToolError::Fatal(Box::new(SharedError(error))));
         }
     };
-    let mut changed = shareable(&state.extra, &agent.private_keys);
+    let mut changed = shareable(&state.extra, &agent.private_keys());
     changed.retain(|k, v| inherited.get(k) != Some(v));
     Ok((
         state.messages.to_vec(),
@@ -415,7 +397,7 @@ async fn run_subagent(
         .map(|e| e.emitter.child(task_ns.clone(), Some(&subagent.name)));
     let namespace: Vec<String> = run.namespace.iter().cloned().chain([task_ns]).collect();
     let options = |forked| RunOptions {
-        recursion_limit: crate::agent::DEFAULT_RECURSION_LIMIT,
+        recursion_limit: DEFAULT_RECURSION_LIMIT,
         host: ctx.host.clone(),
         forked,
         subagent_response_format: None,
@@ -448,61 +430,27 @@ async fn run_subagent(
         h
     };
     let (messages, files, structured, usage, extra) = match &subagent.kind {
-        SubagentKind::Isolated(agent) => match dynamic {
-            Some(rf) => {
-                let agent = agent.clone().with_response_format(Some(rf));
-                run_child(&agent, isolated_history(), ctx, options(false), resume).await?
-            }
-            None => run_child(agent, isolated_history(), ctx, options(false), resume).await?,
-        },
+        SubagentKind::Isolated(agent) => {
+            let agent = match dynamic {
+                Some(rf) => agent.answering_in(Some(rf)),
+                None => agent.clone(),
+            };
+            run_child(agent.as_ref(), isolated_history(), ctx, options(false), resume).await?
+        }
         SubagentKind::Fork(spec) => {
-            let mut agent: Agent = run.agent.clone();
-            let (chain, tools) = fork_base(&run.agent, spec).map_err(fatal)?;
-            agent.tools = tools;
-            agent.chain = chain
-                .for_subagent()
-                .merged(&spec.middleware)
-                .and_then(|c| c.without(&spec.without))
-                .map_err(fatal)?;
-            // deepagents compiles each subagent under its own name, which its replies carry.
-            agent.name = Some(subagent.name.clone());
-            if let Some(model) = &spec.model {
-                agent.model = model.clone();
-            }
-            let own: Vec<Arc<dyn Tool>> = spec
-                .middleware
-                .iter()
-                .flat_map(|m| m.tools())
-                .chain(spec.described_tools.iter().cloned())
-                .collect();
-            agent.tools = agent.tools.with_replaced(&own);
-            if let Some(extra) = &spec.extra_tools {
-                agent.tools =
-                    fork_tool_set(&agent.chain, &agent.tools, extra.clone()).map_err(fatal)?;
-            }
-            // Its chain's tools (the file tools, `task`, its middleware's) stay callable.
-            agent.allowed_tools = spec.allowed_tools.as_ref().map(|own| {
-                let chain = agent.chain.entries().iter().flat_map(|m| m.tools());
-                chain
-                    .map(|t| t.spec().name.clone())
-                    .chain(own.iter().cloned())
-                    .collect()
-            });
-            if !spec.private_keys.is_empty() {
-                let mut keys = agent.private_keys.to_vec();
-                keys.extend(spec.private_keys.iter().cloned());
-                agent.private_keys = keys.into();
-            }
             // A fork answers in text unless the caller asks for a format: the caller's own
-            // structured output is the caller's. (Set last: it lists the tools above.)
-            let agent =
-                agent.with_response_format(dynamic.or_else(|| spec.response_format.clone()));
+            // structured output is the caller's.
+            let format = dynamic.or_else(|| spec.response_format.clone());
+            let agent = run
+                .agent
+                .fork(&subagent.name, spec, format)
+                .map_err(fatal)?;
             let history = fork_history(
                 &seen_history(run),
                 description,
                 spec.instructions.as_deref(),
             );
-            run_child(&agent, history, ctx, options(true), resume).await?
+            run_child(agent.as_ref(), history, ctx, options(true), resume).await?
         }
         SubagentKind::Compiled { .. } if dynamic.is_some() => {
             return Err(fatal(Error::InvalidInput(
@@ -567,28 +515,4 @@ async fn run_subagent(
         output.usage = Some(usage);
     }
     Ok(output)
-}
-
-/// The tool set of a fork that has tools its caller lacks: its chain's tools (the file tools
-/// every deepagents subagent has, `task`, which refuses, and any its middleware offers), in
-/// the caller's order, then those tools.
-fn fork_tool_set(
-    chain: &Chain,
-    caller: &ToolSet,
-    extra: Vec<Arc<dyn Tool>>,
-) -> Result<ToolSet, Error> {
-    let offered: Vec<String> = chain
-        .entries()
-        .iter()
-        .flat_map(|m| m.tools())
-        .map(|t| t.spec().name.clone())
-        .collect();
-    let mut tools: Vec<Arc<dyn Tool>> = caller
-        .specs()
-        .iter()
-        .filter(|spec| offered.contains(&spec.name))
-        .filter_map(|spec| caller.get(&spec.name).cloned())
-        .collect();
-    tools.extend(extra);
-    ToolSet::new(tools)
 }

@@ -195,7 +195,7 @@ impl Tool for CompactTool {
                 messages: run.history.to_vec(),
                 extra: run.extra.clone(),
                 files: (run.files.clone(), run.files_host.clone()),
-                model: run.agent.model.clone(),
+                model: run.agent.model(),
                 host: ctx.host.clone(),
                 trace: ctx.trace.clone(),
             };

@@ -74,7 +74,7 @@ pub async fn clip_tail(
         };
         match clipped {
             Some(mut c) => {
-                c.id.get_or_insert_with(crate::agent::new_id);
+                c.id.get_or_insert_with(crate::run::new_id);
                 let c = Message::Tool(c);
                 out.push(Arc::new(c.clone()));
                 replaced.push(c);

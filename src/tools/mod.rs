@@ -1,6 +1,7 @@
 //! Tools the model can call, and their dispatch for one model turn.
 
 pub mod invocation_error;
+mod spawner;
 
 use std::any::Any;
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use crate::events::{NodeTrace, StepEmitter, TraceData};
 use crate::host::{HostValue, Origin};
 use crate::messages::{Content, Message, ToolCall, ToolMessage, ToolStatus, Usage};
 use crate::state::Extra;
+pub use spawner::Spawner;
 
 /// What the model is told about a tool. `parameters` is kept exactly as the tool defined it:
 /// key order in the schema is part of the provider's cache prefix.
@@ -160,7 +162,7 @@ pub struct ToolContext {
 
 /// What a tool may know of the run calling it. Cheap to build: every field is shared.
 pub struct RunScope {
-    pub agent: crate::agent::Agent,
+    pub agent: Arc<dyn Spawner>,
     /// The history including the AI message that made the call.
     pub history: crate::history::History,
     pub files: Arc<Map<String, Value>>,
@@ -178,7 +180,7 @@ pub struct RunScope {
     pub namespace: Vec<String>,
     pub subagent: Option<String>,
     /// See `RunOptions::resume_subagents`.
-    pub resume_subagents: crate::subagents::SubagentResumes,
+    pub resume_subagents: crate::run::SubagentResumes,
     /// See `RunOptions::max_concurrency` (a subagent's run inherits it, as a subgraph's config).
     pub max_concurrency: Option<usize>,
 }

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use super::Run;
 use super::node_report::node_end;
-use crate::agent::{Agent, new_id};
+use crate::agent::Agent;
+use crate::run::new_id;
 use crate::error::Error;
 use crate::events::{ModelInfo, NodeTrace, TraceData, Update};
 use crate::messages::{AiMessage, Message};

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use super::node_report::{chain_start, node_end, report_message};
 use super::{Outcome, Run};
 use crate::agent::routing::last_turn;
-use crate::agent::{Agent, new_id};
+use crate::agent::Agent;
+use crate::run::new_id;
 use crate::error::Error;
 use crate::events::{Event, EventKind, TraceData, Update};
 use crate::messages::Message;
@@ -47,7 +48,7 @@ impl Agent {
             None
         };
         let scope = Arc::new(RunScope {
-            agent: self.clone(),
+            agent: Arc::new(self.clone()),
             history: state.messages.clone(),
             files: state.files.clone(),
             files_host: state.files_host.clone(),

@@ -50,7 +50,7 @@ fn pinned_message(skill: &Value, body: &str) -> Message {
             html_escape(&path)
         )
         .into(),
-        id: Some(crate::agent::new_id()),
+        id: Some(crate::run::new_id()),
         additional_kwargs: kwargs,
         ..Default::default()
     })

@@ -11,7 +11,20 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::SubagentResume;
+use crate::tools::HostContext;
+
+/// Where a subagent stopped by an interrupt picks up again when its `task` call is run once
+/// more: the state its own checkpoint holds, the node it stopped in, the steps it had run,
+/// and the host context of that node's task (LangGraph's `interrupt()` reads the answer
+/// from there). A resumed subagent does not repeat the steps it finished.
+pub struct SubagentResume {
+    pub state: crate::state::AgentState,
+    pub start: String,
+    pub steps_before: u64,
+    pub host: HostContext,
+    /// Calls of the step it resumes that had finished (see `RunOptions::resumed_calls`).
+    pub resumed_calls: Vec<String>,
+}
 
 /// The subagents a run resumes, by the `task` call that started them; each is taken once.
 #[derive(Clone, Default)]
