@@ -338,7 +338,7 @@ mod tests {
         let s = Scripted::default();
         s.replies.lock().unwrap().push((String::new(), Some(0)));
         s.uploads.lock().unwrap().push(vec![]);
-        let out = now(write(&s, "/f", "text"));
+        let out = now(write(&s, "/f", b"text".to_vec()));
         assert!(matches!(out, Err(Failed::Raised(Builtin::Assertion(ref m))) if m.ends_with("0 with type <class 'list'>")));
     }
 
