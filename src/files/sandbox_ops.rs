@@ -100,7 +100,8 @@ pub async fn preflight<S: Sandbox>(s: &S, path: &str) -> Done<Result<(), String>
 }
 
 /// `write`: the preflight, then the content uploaded.
-pub async fn write<S: Sandbox>(s: &S, path: &str, content: &str) -> Done<Result<(), String>, S::Error> {
+/// `content` is the text's UTF-8 bytes, moved into the upload.
+pub async fn write<S: Sandbox>(s: &S, path: &str, content: Vec<u8>) -> Done<Result<(), String>, S::Error> {
     if let Err(error) = preflight(s, path).await? {
         return Ok(Err(error));
     }
@@ -108,8 +109,8 @@ pub async fn write<S: Sandbox>(s: &S, path: &str, content: &str) -> Done<Result<
 }
 
 /// The upload half of `write`, for a subclass whose own `_write_preflight` ran already.
-pub async fn upload_written<S: Sandbox>(s: &S, path: &str, content: &str) -> Done<Result<(), String>, S::Error> {
-    let files = vec![(path.to_owned(), content.as_bytes().to_vec())];
+pub async fn upload_written<S: Sandbox>(s: &S, path: &str, content: Vec<u8>) -> Done<Result<(), String>, S::Error> {
+    let files = vec![(path.to_owned(), content)];
     let uploaded = s.upload(files).await.map_err(Failed::Sandbox)?;
     match uploaded.errors.first() {
         None => Err(Failed::Raised(Builtin::Assertion(format!(
@@ -337,7 +338,7 @@ mod tests {
         let s = Scripted::default();
         s.replies.lock().unwrap().push((String::new(), Some(0)));
         s.uploads.lock().unwrap().push(vec![]);
-        let out = now(write(&s, "/f", "text"));
+        let out = now(write(&s, "/f", b"text".to_vec()));
         assert!(matches!(out, Err(Failed::Raised(Builtin::Assertion(ref m))) if m.ends_with("0 with type <class 'list'>")));
     }
 

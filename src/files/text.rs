@@ -374,7 +374,7 @@ pub fn glob_files(
 /// StateBackend's `ls`: direct children, directories with a trailing `/`, sorted by path.
 pub fn ls_files(files: &Map<String, Value>, path: &str) -> Vec<FileInfo> {
     let found: Result<_, std::convert::Infallible> =
-        ls_entries(files.keys().map(String::as_str), path, |key| {
+        ls_entries(files.keys().map(String::as_str), path, |_, key| {
             Ok(files.get(key).map(|fd| file_info(key, fd)))
         });
     found.unwrap_or_default()
@@ -382,11 +382,12 @@ pub fn ls_files(files: &Map<String, Value>, path: &str) -> Vec<FileInfo> {
 
 /// A listing of `path` over the store's keys: a key deeper down shows as its first
 /// directory below `path` (ending in `/`), a direct child as the entry `load` gives for it
-/// (`None` leaves it out), so only direct children are ever loaded; sorted by path.
+/// from its index among `keys` and the key (`None` leaves it out), so only direct children
+/// are ever loaded; sorted by path.
 pub fn ls_entries<'k, E>(
     keys: impl IntoIterator<Item = &'k str>,
     path: &str,
-    mut load: impl FnMut(&str) -> Result<Option<FileInfo>, E>,
+    mut load: impl FnMut(usize, &str) -> Result<Option<FileInfo>, E>,
 ) -> Result<Vec<FileInfo>, E> {
     let prefix = if path.ends_with('/') {
         path.to_owned()
@@ -395,7 +396,7 @@ pub fn ls_entries<'k, E>(
     };
     let mut infos = Vec::new();
     let mut subdirs = std::collections::BTreeSet::new();
-    for k in keys {
+    for (index, k) in keys.into_iter().enumerate() {
         let Some(relative) = k.strip_prefix(&prefix) else {
             continue;
         };
@@ -403,7 +404,7 @@ pub fn ls_entries<'k, E>(
             subdirs.insert(format!("{prefix}{dir}/"));
             continue;
         }
-        infos.extend(load(k)?);
+        infos.extend(load(index, k)?);
     }
     infos.extend(subdirs.into_iter().map(|path| FileInfo {
         path,

@@ -435,7 +435,7 @@ pub(crate) fn files_ls<'py>(
     directory: &str,
     load: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let entries = text::ls_entries(keys.iter().map(String::as_str), directory, |key| {
+    let entries = text::ls_entries(keys.iter().map(String::as_str), directory, |_, key| {
         let record = load.call1((key,))?;
         if record.is_none() {
             return Ok::<_, PyErr>(None);

@@ -23,6 +23,7 @@ mod input_messages;
 mod interned_keys;
 mod loop_inbox;
 mod memory;
+mod method_call;
 mod middleware;
 mod model;
 mod reply_shaper;

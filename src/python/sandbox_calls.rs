@@ -22,7 +22,7 @@ fn result<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let dict = PyDict::new(py);
     for (key, value) in kwargs {
-        dict.set_item(key, value)?;
+        dict.set_item(super::store_items::interned(py, key), value)?;
     }
     super::store_items::protocol_attr(py, name)?.call((), Some(&dict))
 }
@@ -79,18 +79,16 @@ fn grep_matches(py: Python<'_>, rows: Vec<(String, i64, String)>) -> PyResult<Bo
     Ok(list.into_any())
 }
 
-/// `WriteResult`, `EditResult` or `DeleteResult`: `path` (and `extra`) or `error`.
+/// `WriteResult`, `EditResult` or `DeleteResult`: `path` (and an extra field) or `error`.
 fn outcome<'py>(
     py: Python<'py>,
     class: &str,
     path: &str,
-    out: Result<Vec<(&str, Bound<'py, PyAny>)>, String>,
+    out: Result<Option<(&str, Bound<'py, PyAny>)>, String>,
 ) -> PyResult<Bound<'py, PyAny>> {
     match out {
-        Ok(mut fields) => {
-            fields.insert(0, ("path", text(py, path)));
-            result(py, class, &fields)
-        }
+        Ok(None) => result(py, class, &[("path", text(py, path))]),
+        Ok(Some(extra)) => result(py, class, &[("path", text(py, path)), extra]),
         Err(error) => result(py, class, &[("error", text(py, &error))]),
     }
 }
@@ -209,20 +207,22 @@ pub(crate) fn sandbox_write<'py>(
     py: Python<'py>,
     sandbox: &Bound<'py, PyAny>,
     path: String,
-    content: String,
+    content: Bound<'py, PyString>,
     is_async: bool,
     preflight: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    // The text's UTF-8 bytes, copied once, straight into the upload.
+    let content = content.to_str()?.as_bytes().to_vec();
     let op = move |s: PyShell| async move {
         let out = if preflight {
-            ops::write(&s, &path, &content).await?
+            ops::write(&s, &path, content).await?
         } else {
-            ops::upload_written(&s, &path, &content).await?
+            ops::upload_written(&s, &path, content).await?
         };
         Ok::<_, Failed<PyErr>>((out, path))
     };
     run(py, sandbox, is_async, op, |py, (out, path)| {
-        outcome(py, "WriteResult", &path, out.map(|()| vec![]))
+        outcome(py, "WriteResult", &path, out.map(|()| None))
     })
 }
 
@@ -256,7 +256,7 @@ pub(crate) fn sandbox_edit<'py>(
     };
     run(py, sandbox, is_async, op, |py, (out, path)| {
         let out = match out {
-            Ok(n) => Ok(vec![("occurrences", value(py, &n)?)]),
+            Ok(n) => Ok(Some(("occurrences", value(py, &n)?))),
             Err(e) => Err(e),
         };
         outcome(py, "EditResult", &path, out)
@@ -275,7 +275,7 @@ pub(crate) fn sandbox_delete<'py>(
         Ok::<_, Failed<PyErr>>((out, path))
     };
     run(py, sandbox, false, op, |py, (out, path)| {
-        outcome(py, "DeleteResult", &path, out.map(|()| vec![]))
+        outcome(py, "DeleteResult", &path, out.map(|()| None))
     })
 }
 

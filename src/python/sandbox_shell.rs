@@ -71,9 +71,11 @@ impl PyShell {
                 None => None,
             };
             let name = method_name(py, method, is_async);
-            let out = sandbox
-                .bind(py)
-                .call_method(name, (args.to_py(py)?,), kwargs.as_ref())?;
+            let (sandbox, arg) = (sandbox.bind(py), args.to_py(py)?);
+            let out = match &kwargs {
+                Some(kwargs) => sandbox.call_method(name, (arg,), Some(kwargs))?,
+                None => super::method_call::call_method(sandbox, &name, &[arg])?,
+            };
             Ok(out.unbind())
         };
         let handoff = self.handoff.clone();

@@ -11,6 +11,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyModule, PyString};
 
 use super::file_ops;
+use crate::files::backend::FileInfo;
 use crate::files::{media, store, text};
 
 /// A name of `deepagents_rs.backends.protocol`: a result class, `execute_accepts_timeout`.
@@ -21,7 +22,33 @@ pub(crate) fn protocol_attr<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<
         py.import("deepagents_rs.backends.protocol")
             .map(Bound::unbind)
     })?;
-    protocol.bind(py).getattr(name)
+    protocol.bind(py).getattr(interned(py, name))
+}
+
+/// `name` as an interned string when it is one of the protocol's class or field names (a
+/// fresh string is hashed and compared at every lookup, a measurable share of a small
+/// operation); any other name as a new string.
+pub(crate) fn interned<'py>(py: Python<'py>, name: &str) -> Bound<'py, PyString> {
+    let known = match name {
+        "LsResult" => intern!(py, "LsResult"),
+        "ReadResult" => intern!(py, "ReadResult"),
+        "WriteResult" => intern!(py, "WriteResult"),
+        "EditResult" => intern!(py, "EditResult"),
+        "DeleteResult" => intern!(py, "DeleteResult"),
+        "GrepResult" => intern!(py, "GrepResult"),
+        "GlobResult" => intern!(py, "GlobResult"),
+        "FileUploadResponse" => intern!(py, "FileUploadResponse"),
+        "FileDownloadResponse" => intern!(py, "FileDownloadResponse"),
+        "path" => intern!(py, "path"),
+        "error" => intern!(py, "error"),
+        "content" => intern!(py, "content"),
+        "entries" => intern!(py, "entries"),
+        "matches" => intern!(py, "matches"),
+        "truncated" => intern!(py, "truncated"),
+        "occurrences" => intern!(py, "occurrences"),
+        _ => return PyString::new(py, name),
+    };
+    known.clone()
 }
 
 /// A result with text fields.
@@ -32,7 +59,7 @@ pub(crate) fn outcome<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let kwargs = PyDict::new(py);
     for (name, value) in fields {
-        kwargs.set_item(name, value)?;
+        kwargs.set_item(interned(py, name), value)?;
     }
     protocol_attr(py, class)?.call((), Some(&kwargs))
 }
@@ -45,11 +72,11 @@ pub(crate) fn response(
     error: Option<&str>,
 ) -> PyResult<Py<PyAny>> {
     let kwargs = PyDict::new(py);
-    kwargs.set_item("path", path)?;
+    kwargs.set_item(intern!(py, "path"), path)?;
     if class == "FileDownloadResponse" {
-        kwargs.set_item("content", content)?;
+        kwargs.set_item(intern!(py, "content"), content)?;
     }
-    kwargs.set_item("error", error)?;
+    kwargs.set_item(intern!(py, "error"), error)?;
     Ok(protocol_attr(py, class)?.call((), Some(&kwargs))?.unbind())
 }
 
@@ -179,6 +206,15 @@ pub(crate) fn readable<'py>(item: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'
     }
 }
 
+/// An item's key as `str(item.key)` gives it: the key itself when it is a `str`.
+pub(crate) fn item_key<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyString>> {
+    let key = item.getattr(intern!(item.py(), "key"))?;
+    match key.cast_into_exact::<PyString>() {
+        Ok(text) => Ok(text),
+        Err(other) => other.into_inner().str(),
+    }
+}
+
 /// The items that hold file content, by key.
 pub(crate) fn readable_files<'py>(
     py: Python<'py>,
@@ -187,48 +223,81 @@ pub(crate) fn readable_files<'py>(
     let files = PyDict::new(py);
     for item in items {
         if let Some(record) = readable(item)? {
-            files.set_item(item.getattr("key")?, record)?;
+            files.set_item(item.getattr(intern!(py, "key"))?, record)?;
         }
     }
     Ok(files)
 }
 
+/// A direct child's `ls` entry, `None` for an item without content. The usual item (a dict
+/// holding text) is measured where it lies; any other is read as `FileData` first.
+fn listed_file(key: &str, item: &Bound<'_, PyAny>) -> PyResult<Option<FileInfo>> {
+    let py = item.py();
+    let value = item.getattr(intern!(py, "value"))?;
+    if let Ok(fields) = value.cast_exact::<PyDict>()
+        && let Some(content) = fields.get_item(intern!(py, "content"))?
+        && let Ok(content) = content.cast_exact::<PyString>()
+    {
+        let modified_at = match fields.get_item(intern!(py, "modified_at"))? {
+            Some(stamp) if stamp.is_instance_of::<PyString>() => {
+                stamp.cast_into::<PyString>()?.to_str()?.to_owned()
+            }
+            _ => String::new(),
+        };
+        return Ok(Some(FileInfo {
+            path: key.to_owned(),
+            is_dir: Some(false),
+            size: Some(content.to_str()?.len() as u64),
+            modified_at: Some(modified_at),
+        }));
+    }
+    let Some(record) = readable(item)? else {
+        return Ok(None);
+    };
+    Ok(Some(text::file_info(
+        key,
+        &file_ops::record_of(record.as_any())?,
+    )))
+}
+
 /// `ls`: the entries directly under `directory`; only direct children are read, so an odd
-/// item deeper down cannot spoil the listing.
+/// item deeper down cannot spoil the listing. Keys are read in place, not copied.
 pub(crate) fn listing<'py>(
     py: Python<'py>,
     items: &[Bound<'py, PyAny>],
     directory: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut keyed = Vec::with_capacity(items.len());
-    for item in items {
-        keyed.push((item.getattr("key")?.str()?.to_cow()?.into_owned(), item));
-    }
-    let by_key: std::collections::HashMap<&str, &Bound<'py, PyAny>> = keyed
+    let keys = items.iter().map(item_key).collect::<PyResult<Vec<_>>>()?;
+    let texts = keys
         .iter()
-        .map(|(key, item)| (key.as_str(), *item))
-        .collect();
-    let entries = text::ls_entries(
-        keyed.iter().map(|(key, _)| key.as_str()),
-        directory,
-        |key| {
-            let Some(record) = by_key
-                .get(key)
-                .map(|item| readable(item))
-                .transpose()?
-                .flatten()
-            else {
-                return Ok::<_, PyErr>(None);
-            };
-            Ok(Some(text::file_info(
-                key,
-                &file_ops::record_of(record.as_any())?,
-            )))
-        },
-    )?;
+        .map(|key| key.to_str())
+        .collect::<PyResult<Vec<_>>>()?;
+    let entries = text::ls_entries(texts.iter().copied(), directory, |index, key| {
+        listed_file(key, &items[index])
+    })?;
     let kwargs = PyDict::new(py);
-    kwargs.set_item("entries", pythonize::pythonize(py, &entries)?)?;
+    kwargs.set_item(intern!(py, "entries"), entries_to_py(py, &entries)?)?;
     protocol_attr(py, "LsResult")?.call((), Some(&kwargs))
+}
+
+/// Listing entries as deepagents' `FileInfo` dicts (keys in its order, absent fields left out).
+fn entries_to_py<'py>(py: Python<'py>, entries: &[FileInfo]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for entry in entries {
+        let info = PyDict::new(py);
+        info.set_item(intern!(py, "path"), &entry.path)?;
+        if let Some(is_dir) = entry.is_dir {
+            info.set_item(intern!(py, "is_dir"), is_dir)?;
+        }
+        if let Some(size) = entry.size {
+            info.set_item(intern!(py, "size"), size)?;
+        }
+        if let Some(modified_at) = &entry.modified_at {
+            info.set_item(intern!(py, "modified_at"), modified_at)?;
+        }
+        list.append(info)?;
+    }
+    Ok(list)
 }
 
 /// `read`'s result for the item at `path`: a text file's window of lines (the bounds
@@ -345,6 +414,28 @@ pub(crate) fn uploaded_value<'py>(
     file_value(&text, encoding.as_any(), Created::Now)
 }
 
+/// The text of the usual text item (a dict holding a `str` and no encoding or `utf-8`),
+/// read in place; `None` for any other item, which is read as `FileData`.
+fn plain_text<'py>(item: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyString>>> {
+    let py = item.py();
+    let value = item.getattr(intern!(py, "value"))?;
+    let Ok(fields) = value.cast_exact::<PyDict>() else {
+        return Ok(None);
+    };
+    let text_encoding = match fields.get_item(intern!(py, "encoding"))? {
+        None => true,
+        Some(encoding) => encoding
+            .cast_exact::<PyString>()
+            .is_ok_and(|e| e.to_str().is_ok_and(|e| e != "base64")),
+    };
+    if !text_encoding {
+        return Ok(None);
+    }
+    Ok(fields
+        .get_item(intern!(py, "content"))?
+        .and_then(|content| content.cast_into_exact::<PyString>().ok()))
+}
+
 /// A download's response for `path` from the item `get` gave.
 pub(crate) fn downloaded(
     py: Python<'_>,
@@ -360,12 +451,19 @@ pub(crate) fn downloaded(
             Some("file_not_found"),
         );
     }
+    if let Some(text) = plain_text(item)? {
+        let bytes = text.encode_utf8()?.into_any();
+        return response(py, "FileDownloadResponse", path, Some(bytes), None);
+    }
     let record = item_file_data(item)?;
     // The item's text, a `str` once `item_file_data` has read it.
-    let content = record.as_any().get_item("content")?;
-    let binary = record.as_any().get_item("encoding")?.eq("base64")?;
+    let content = record.as_any().get_item(intern!(py, "content"))?;
+    let binary = record
+        .as_any()
+        .get_item(intern!(py, "encoding"))?
+        .eq(intern!(py, "base64"))?;
     let bytes = if !binary {
-        content.call_method1("encode", ("utf-8",))?
+        content.call_method1(intern!(py, "encode"), (intern!(py, "utf-8"),))?
     } else {
         let text = content.cast::<PyString>()?;
         match text.to_str().ok().and_then(|t| STANDARD.decode(t).ok()) {

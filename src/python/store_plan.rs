@@ -9,11 +9,12 @@ use pyo3::BoundObject;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::file_ops;
 use super::store_items::{
-    downloaded, edited, listing, outcome, protocol_attr, read, readable_files, response,
+    downloaded, edited, item_key, listing, outcome, protocol_attr, read, readable_files, response,
     store_validate_namespace, uploaded_value, written_value,
 };
 use crate::files::store::{self, PAGE_SIZE};
@@ -93,16 +94,20 @@ pub(crate) struct StorePlan {
 /// What `send` hands back: a store call or, with no method, the result.
 type Next = (Option<&'static str>, Py<PyAny>, Option<Py<PyDict>>);
 
-fn plan(py: Python<'_>, namespace: Bound<'_, PyAny>, op: Op) -> StorePlan {
-    StorePlan {
-        op,
-        namespace: namespace.unbind(),
-        query: py.None(),
-        filter: py.None(),
-        page_size: PAGE_SIZE,
-        stage: Stage::Start,
-        items: Vec::new(),
-        responses: Vec::new(),
+impl StorePlan {
+    /// The plan of `op` in `namespace`, reading whole namespaces in pages of `PAGE_SIZE`.
+    fn new(namespace: Bound<'_, PyAny>, op: Op) -> Self {
+        let py = namespace.py();
+        StorePlan {
+            op,
+            namespace: namespace.unbind(),
+            query: py.None(),
+            filter: py.None(),
+            page_size: PAGE_SIZE,
+            stage: Stage::Start,
+            items: Vec::new(),
+            responses: Vec::new(),
+        }
     }
 }
 
@@ -120,13 +125,13 @@ impl StorePlan {
             offset,
             limit,
         };
-        plan(namespace.py(), namespace, op)
+        StorePlan::new(namespace, op)
     }
 
     #[staticmethod]
     fn write(namespace: Bound<'_, PyAny>, path: String, content: Bound<'_, PyString>) -> Self {
         let content = content.unbind();
-        plan(namespace.py(), namespace, Op::Write { path, content })
+        StorePlan::new(namespace, Op::Write { path, content })
     }
 
     #[staticmethod]
@@ -143,17 +148,17 @@ impl StorePlan {
             new,
             replace_all,
         };
-        plan(namespace.py(), namespace, op)
+        StorePlan::new(namespace, op)
     }
 
     #[staticmethod]
     fn delete(namespace: Bound<'_, PyAny>, path: String) -> Self {
-        plan(namespace.py(), namespace, Op::Delete { path })
+        StorePlan::new(namespace, Op::Delete { path })
     }
 
     #[staticmethod]
     fn ls(namespace: Bound<'_, PyAny>, path: String) -> Self {
-        plan(namespace.py(), namespace, Op::Ls { path })
+        StorePlan::new(namespace, Op::Ls { path })
     }
 
     #[staticmethod]
@@ -171,13 +176,13 @@ impl StorePlan {
             glob,
             max_count,
         };
-        plan(namespace.py(), namespace, op)
+        StorePlan::new(namespace, op)
     }
 
     #[staticmethod]
     #[pyo3(signature = (namespace, pattern, path))]
     fn glob(namespace: Bound<'_, PyAny>, pattern: String, path: Option<String>) -> Self {
-        plan(namespace.py(), namespace, Op::Glob { pattern, path })
+        StorePlan::new(namespace, Op::Glob { pattern, path })
     }
 
     /// Every item of the namespace matching `query` and `filter`, `page_size` at a time.
@@ -188,19 +193,19 @@ impl StorePlan {
         filter: Py<PyAny>,
         page_size: usize,
     ) -> Self {
-        let mut plan = plan(namespace.py(), namespace, Op::Items);
+        let mut plan = StorePlan::new(namespace, Op::Items);
         (plan.query, plan.filter, plan.page_size) = (query, filter, page_size);
         plan
     }
 
     #[staticmethod]
     fn upload(namespace: Bound<'_, PyAny>, files: Vec<(Py<PyAny>, Py<PyAny>)>) -> Self {
-        plan(namespace.py(), namespace, Op::Upload { files })
+        StorePlan::new(namespace, Op::Upload { files })
     }
 
     #[staticmethod]
     fn download(namespace: Bound<'_, PyAny>, paths: Vec<Py<PyAny>>) -> Self {
-        plan(namespace.py(), namespace, Op::Download { paths })
+        StorePlan::new(namespace, Op::Download { paths })
     }
 
     fn send(&mut self, py: Python<'_>, reply: Bound<'_, PyAny>) -> PyResult<Next> {
@@ -231,15 +236,25 @@ impl StorePlan {
                 unused => {
                     items = unused;
                     let args = args.bind(py).cast::<PyTuple>()?;
-                    store.call_method(
-                        method_name(py, method),
-                        args,
-                        kwargs.as_ref().map(|k| k.bind(py)),
-                    )?
+                    let name = method_name(py, method);
+                    match &kwargs {
+                        Some(kwargs) => store.call_method(name, args, Some(kwargs.bind(py)))?,
+                        None => {
+                            let args: Vec<_> = args.iter().collect();
+                            super::method_call::call_method(store, name, &args)?
+                        }
+                    }
                 }
             };
         }
     }
+}
+
+/// LangGraph's `PutOp`, imported once (the import statement's lookups cost more than a
+/// small delete's own work).
+fn put_op(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    static PUT_OP: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    PUT_OP.import(py, "langgraph.store.base", "PutOp")
 }
 
 /// A store method's name, interned.
@@ -401,12 +416,13 @@ impl StorePlan {
                 Self::done(protocol_attr(py, "GlobResult")?.call((), Some(&kwargs))?)
             }
             Op::Delete { path } => {
-                let put_op = py.import("langgraph.store.base")?.getattr("PutOp")?;
                 let mut ops = Vec::new();
                 for item in &items {
-                    let key = item.getattr("key")?.str()?;
+                    let key = item_key(item)?;
                     if store::deleted_by(key.to_str()?, path) {
-                        ops.push(put_op.call1((self.namespace.clone_ref(py), key, py.None()))?);
+                        let put =
+                            put_op(py)?.call1((self.namespace.clone_ref(py), key, py.None()))?;
+                        ops.push(put);
                     }
                 }
                 if ops.is_empty() {

@@ -257,14 +257,21 @@ def test_odd_items(path: str, mode: str) -> None:
         ("write", path, "new"),
         ("download_files", [path]),
     ]
+    out = run_on_items(ODD_ITEMS, mode, ops)
+    assert out["deepagents_rs"] == out["deepagents"]
+
+
+def run_on_items(items: dict[str, dict[str, Any]], mode: str, ops: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """``ops`` on each implementation's backend over a store holding ``items``: results, store
+    calls and the items left, by implementation."""
     out = {}
     for impl in IMPLS:
         store = LoggingStore()
-        for key, value in ODD_ITEMS.items():
+        for key, value in items.items():
             store.inner.put(NS, key, value)
         backend = impl_api(impl).StoreBackend(store=store, namespace=lambda _rt: NS)
         out[impl] = {"results": run_ops(backend, mode, ops), "log": store.log, "store": store_items(store.inner)}
-    assert out["deepagents_rs"] == out["deepagents"]
+    return out
 
 
 @pytest.mark.parametrize(

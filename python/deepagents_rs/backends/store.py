@@ -76,21 +76,17 @@ def _overrides(backend: StoreBackend, name: str) -> bool:
     return getattr(type(backend), name) is not getattr(StoreBackend, name)
 
 
-def _run(store: BaseStore, plan: Any, items: list[Item] | None = None) -> Any:
-    """Carry `plan` out with the store's sync methods (the core calls them on this thread).
-
-    Given `items` (what a subclass's `_search_store_paginated` found), they answer the plan's
-    first `search` page and an empty page any further one, which ends its paging.
-    """
-    return plan.run(store, items)
-
-
 # The store's async twin of each method a plan asks for.
 _ASYNC = {"get": "aget", "put": "aput", "search": "asearch", "batch": "abatch"}
 
 
 async def _arun(store: BaseStore, plan: Any, items: list[Item] | None = None) -> Any:
-    """`_run` with the store's async methods (`aget`, `aput`, `asearch`, `abatch`)."""
+    """Carry `plan` out with the store's async methods (`aget`, `aput`, `asearch`, `abatch`);
+    `plan.run(store, items)` is its sync twin (the core makes the calls on the caller's thread).
+
+    Given `items` (what a subclass's `_search_store_paginated` found), they answer the plan's
+    first `search` page and an empty page any further one, which ends its paging.
+    """
     method, args, kwargs = plan.send(None)
     while method is not None:
         if method == "search" and items is not None:
@@ -155,6 +151,12 @@ class StoreBackend(protocol.BackendProtocol):
         store = self._get_store()
         return store, make(self._get_namespace(), *args)
 
+    def _carry(self, make: Callable[..., Any], *args: Any) -> Any:
+        """The plan `make` builds, carried out with the store's sync methods, in one frame (a
+        small operation's Python frames are a measurable share of its cost)."""
+        store = self._get_store()
+        return make(self._get_namespace(), *args).run(store)
+
     def _listing(self, make: Callable[..., Any], args: tuple[Any, ...], searcher: str) -> tuple[Any, ...]:
         """The store, the plan of an operation that reads the whole namespace (ls, grep, glob,
         delete) and, when a subclass has its own `searcher` (`_search_store_paginated` or its
@@ -167,9 +169,9 @@ class StoreBackend(protocol.BackendProtocol):
         return store, namespace, plan, own
 
     def _run_listing(self, make: Callable[..., Any], *args: Any) -> Any:
-        """`_run` of a whole-namespace operation (see `_listing`)."""
+        """A whole-namespace operation carried out with the store's sync methods (see `_listing`)."""
         store, namespace, plan, own = self._listing(make, args, "_search_store_paginated")
-        return _run(store, plan, None if own is None else list(own(store, namespace)))
+        return plan.run(store, None if own is None else list(own(store, namespace)))
 
     async def _arun_listing(self, make: Callable[..., Any], *args: Any) -> Any:
         """`_run_listing` with the store's async API and `_asearch_store_paginated`."""
@@ -186,7 +188,7 @@ class StoreBackend(protocol.BackendProtocol):
         page_size: int = 100,
     ) -> list[Item]:
         """Every item of `namespace` that `store.search` finds, fetched `page_size` at a time."""
-        return _run(store, _core.StorePlan.items(namespace, query, filter, page_size))
+        return _core.StorePlan.items(namespace, query, filter, page_size).run(store)
 
     async def _asearch_store_paginated(
         self,
@@ -210,7 +212,7 @@ class StoreBackend(protocol.BackendProtocol):
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> protocol.ReadResult:
         """The raw lines `offset` to `offset + limit` of a text file, or a whole media file."""
-        return _run(*self._plan(_core.StorePlan.read, file_path, offset, limit))
+        return self._carry(_core.StorePlan.read, file_path, offset, limit)
 
     async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> protocol.ReadResult:
         """`read` through the store's async API."""
@@ -218,7 +220,7 @@ class StoreBackend(protocol.BackendProtocol):
 
     def write(self, file_path: str, content: str) -> protocol.WriteResult:
         """Create or replace a text file (an existing file keeps its creation time)."""
-        return _run(*self._plan(_core.StorePlan.write, file_path, content))
+        return self._carry(_core.StorePlan.write, file_path, content)
 
     async def awrite(self, file_path: str, content: str) -> protocol.WriteResult:
         """`write` through the store's async API."""
@@ -226,7 +228,7 @@ class StoreBackend(protocol.BackendProtocol):
 
     def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> protocol.EditResult:
         """Replace `old_string` by `new_string` in a text file (once, or everywhere with `replace_all`)."""
-        return _run(*self._plan(_core.StorePlan.edit, file_path, old_string, new_string, replace_all))
+        return self._carry(_core.StorePlan.edit, file_path, old_string, new_string, replace_all)
 
     async def aedit(
         self, file_path: str, old_string: str, new_string: str, replace_all: bool = False
@@ -254,8 +256,8 @@ class StoreBackend(protocol.BackendProtocol):
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[protocol.FileUploadResponse]:
         """Store raw bytes, one `put` per file: UTF-8 text as such, anything else base64-encoded."""
-        return _run(*self._plan(_core.StorePlan.upload, files))
+        return self._carry(_core.StorePlan.upload, files)
 
     def download_files(self, paths: list[str]) -> list[protocol.FileDownloadResponse]:
         """The raw bytes of each path, in order; a missing one reports `file_not_found`."""
-        return _run(*self._plan(_core.StorePlan.download, paths))
+        return self._carry(_core.StorePlan.download, paths)
