@@ -31,8 +31,8 @@ from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 
 from .harness import FS_TOOLS, MODES, ScriptedChatModel, ai_tool_calls
 from .harness_profiles_support import IMPLS, SCRIPTED, Notes, Stamp, graph_shape, lookup, register, task
+from .middleware_support import Ctx, check, run_pair
 from .profile_support import BOTH, Impl, compare, isolated_profiles, outcome  # noqa: F401 - autouse fixture
-from .test_middleware import Ctx, check, run_pair
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
