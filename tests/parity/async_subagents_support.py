@@ -1,4 +1,6 @@
-"""Shared pieces of the async-subagent parity tests: the subagent graphs the server runs and their gated models, the served subagent's waits, the directed parent model, and the views that normalise a run's ids."""
+"""Shared pieces of the async-subagent parity tests: the subagent graphs the server runs and their
+gated models, the served subagent's waits, the directed parent model, and the views that
+normalise a run's ids."""
 
 from __future__ import annotations
 

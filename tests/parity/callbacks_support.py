@@ -1,4 +1,5 @@
-"""Shared pieces of the callback parity tests: the tools and scenarios, the recording handlers, a scenario's run and the normalization of its events."""
+"""Shared pieces of the callback parity tests: the tools and scenarios, the recording handlers, a
+scenario's run and the normalization of its events."""
 
 from __future__ import annotations
 

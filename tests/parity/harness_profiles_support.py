@@ -1,4 +1,5 @@
-"""Shared pieces of the harness-profile parity tests: the scripted models, middleware and profiles each implementation gets built from its own classes."""
+"""Shared pieces of the harness-profile parity tests: the scripted models, middleware and profiles
+each implementation gets built from its own classes."""
 
 from __future__ import annotations
 

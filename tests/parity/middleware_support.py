@@ -1,4 +1,6 @@
-"""Shared pieces of the user-middleware parity tests: running a scenario through both implementations with per-implementation middleware (``run_pair``, ``check``), the record helpers, the tools and the middleware several tests use."""
+"""Shared pieces of the user-middleware parity tests: running a scenario through both
+implementations with per-implementation middleware (``run_pair``, ``check``), the record
+helpers, the tools and the middleware several tests use."""
 
 from __future__ import annotations
 
@@ -11,11 +13,7 @@ from typing import Annotated, Any, Literal, NotRequired
 
 import deepagents
 import deepagents_rs
-from langchain.agents.middleware import (
-    AgentMiddleware,
-    AgentState,
-    ModelRequest,
-)
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest
 from langchain.agents.middleware.types import ExtendedModelResponse, OmitFromOutput, PrivateStateAttr
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool

@@ -1,4 +1,5 @@
-"""Shared scripts and runners of the RubricMiddleware parity tests: the verdicts, the run of one implementation (its agent and grader calls recorded) and both side by side."""
+"""Shared scripts and runners of the RubricMiddleware parity tests: the verdicts, the run of one
+implementation (its agent and grader calls recorded) and both side by side."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Shared pieces of the skills parity tests: SKILL.md texts, input files and the accessors of what the model was sent."""
+"""Shared pieces of the skills parity tests: SKILL.md texts, input files and the accessors of what
+the model was sent."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Shared pieces of the stream parity tests: the tools, the scenarios' scripts, the implementations, the normalization of streamed chunks."""
+"""Shared pieces of the stream parity tests: the tools, the scenarios' scripts, the
+implementations, the normalization of streamed chunks."""
 
 from __future__ import annotations
 
@@ -12,12 +13,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from fake_models import (
-    ScriptedChatModel,
-    StreamingScriptedChatModel,
-    ai_tool_calls,
-    normalize_messages,
-)
+from fake_models import ScriptedChatModel, StreamingScriptedChatModel, ai_tool_calls, normalize_messages
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.tools import tool
 from langgraph.config import get_stream_writer

@@ -34,15 +34,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph_dev import serve
 
-from .async_subagents_support import (
-    CHILD,
-    Director,
-    Server,
-    _call,
-    _calls,
-    _Ids,
-    _message,
-)
+from .async_subagents_support import CHILD, Director, Server, _call, _calls, _Ids, _message
 
 pytestmark = [
     pytest.mark.timeout(300),

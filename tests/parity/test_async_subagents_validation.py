@@ -1,4 +1,6 @@
-"""Async subagents (``AsyncSubAgent`` specs, ``AsyncSubAgentMiddleware``) without a server, deepagents and deepagents_rs side by side: the validation errors for bad specs, the middleware's own validation and prompt, a user middleware with an unreachable server."""
+"""Async subagents (``AsyncSubAgent`` specs, ``AsyncSubAgentMiddleware``) without a server,
+deepagents and deepagents_rs side by side: the validation errors for bad specs, the middleware's
+own validation and prompt, a user middleware with an unreachable server."""
 
 from __future__ import annotations
 
@@ -14,13 +16,7 @@ import deepagents
 import deepagents_rs
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from .async_subagents_support import (
-    Director,
-    _call,
-    _calls,
-    _Ids,
-    _message,
-)
+from .async_subagents_support import Director, _call, _calls, _Ids, _message
 
 pytestmark = [
     pytest.mark.timeout(300),

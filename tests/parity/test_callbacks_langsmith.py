@@ -1,4 +1,5 @@
-"""LangSmith tracing through both implementations: the same scenario must give a local LangSmith endpoint the same run tree and requests; a compiled subagent's runs nest under the task run."""
+"""LangSmith tracing through both implementations: the same scenario must give a local LangSmith
+endpoint the same run tree and requests; a compiled subagent's runs nest under the task run."""
 
 from __future__ import annotations
 
@@ -18,16 +19,7 @@ import deepagents_rs
 import pytest
 from fake_models import ScriptedChatModel, ai_tool_calls
 
-from .callbacks_support import (
-    INPUT,
-    SCENARIOS,
-    Recorder,
-    build,
-    compact,
-    execute,
-    normalize,
-    skeleton,
-)
+from .callbacks_support import INPUT, SCENARIOS, Recorder, build, compact, execute, normalize, skeleton
 
 # --------------------------------------------------------------------------------------------
 # LangSmith

@@ -1,4 +1,5 @@
-"""What the reference sends a LangChain callback handler, spelled out (the research sequence, the config and name, a tool error); both implementations are held to it."""
+"""What the reference sends a LangChain callback handler, spelled out (the research sequence, the
+config and name, a tool error); both implementations are held to it."""
 
 from __future__ import annotations
 
@@ -7,13 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from .callbacks_support import (
-    IMPLS,
-    SCENARIOS,
-    compact,
-    normalize,
-    run,
-)
+from .callbacks_support import IMPLS, SCENARIOS, compact, normalize, run
 
 # --------------------------------------------------------------------------------------------
 # What the reference sends, spelled out; both implementations are held to it.

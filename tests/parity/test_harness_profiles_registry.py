@@ -1,4 +1,6 @@
-"""The harness-profile registry through both implementations: lookups with their log records, merges, serialization, the built-in profiles, the bootstrap's harness plugins, and the errors deepagents raises for bad input, by class and message."""
+"""The harness-profile registry through both implementations: lookups with their log records,
+merges, serialization, the built-in profiles, the bootstrap's harness plugins, and the errors
+deepagents raises for bad input, by class and message."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Harness profiles through both implementations on the simulated OpenAI and Anthropic APIs with model strings: the built-in Anthropic and Codex profiles and a custom one, every request body byte for byte (the OpenAI ``prompt_cache_key``, which deepagents_rs adds on purpose, aside)."""
+"""Harness profiles through both implementations on the simulated OpenAI and Anthropic APIs with
+model strings: the built-in Anthropic and Codex profiles and a custom one, every request body
+byte for byte (the OpenAI ``prompt_cache_key``, which deepagents_rs adds on purpose, aside)."""
 
 from __future__ import annotations
 

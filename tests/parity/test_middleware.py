@@ -20,10 +20,7 @@ from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from .harness import (
-    MODES,
-    ai_tool_calls,
-)
+from .harness import MODES, ai_tool_calls
 from .middleware_support import (
     AllHooks,
     Counter,

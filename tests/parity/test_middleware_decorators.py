@@ -1,4 +1,5 @@
-"""User middleware through both implementations: the decorator forms (``@before_model``, ``@wrap_model_call``, ...), sync and async, and ``@dynamic_prompt``."""
+"""User middleware through both implementations: the decorator forms (``@before_model``,
+``@wrap_model_call``, ...), sync and async, and ``@dynamic_prompt``."""
 
 from __future__ import annotations
 
@@ -17,20 +18,8 @@ from langchain.agents.middleware import (
 )
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from .harness import (
-    MODES,
-    ai_tool_calls,
-)
-from .middleware_support import (
-    Ctx,
-    check,
-    lookup,
-    msgs,
-    mw_tool,
-    ref_nodes,
-    run_pair,
-    tool_then_answer,
-)
+from .harness import MODES, ai_tool_calls
+from .middleware_support import Ctx, check, lookup, msgs, mw_tool, ref_nodes, run_pair, tool_then_answer
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 

@@ -1,30 +1,16 @@
-"""User middleware through both implementations: ``jump_to`` from each hook, declared or not, and the node sequences it gives."""
+"""User middleware through both implementations: ``jump_to`` from each hook, declared or not, and
+the node sequences it gives."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from langchain.agents.middleware import (
-    hook_config,
-)
+from langchain.agents.middleware import hook_config
 from langchain_core.messages import AIMessage, HumanMessage
 
-from .harness import (
-    ai_tool_calls,
-)
-from .middleware_support import (
-    USER,
-    AllHooks,
-    Named,
-    Setup,
-    _run_one,
-    check,
-    lookup,
-    msgs,
-    run_pair,
-    tool_then_answer,
-)
+from .harness import ai_tool_calls
+from .middleware_support import USER, AllHooks, Named, Setup, _run_one, check, lookup, msgs, run_pair, tool_then_answer
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 

@@ -1,4 +1,5 @@
-"""User middleware through both implementations: middleware state schemas, middleware tools, middleware names (duplicates rejected, a built-in's name replaces it)."""
+"""User middleware through both implementations: middleware state schemas, middleware tools,
+middleware names (duplicates rejected, a built-in's name replaces it)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,7 @@ import deepagents_rs
 import pytest
 from langchain_core.messages import HumanMessage
 
-from .harness import (
-    FS_TOOLS,
-    MODES,
-    ScriptedChatModel,
-    ai_tool_calls,
-)
+from .harness import FS_TOOLS, MODES, ScriptedChatModel, ai_tool_calls
 from .middleware_support import (
     USER,
     AllHooks,

@@ -1,4 +1,6 @@
-"""User middleware through both implementations in subagents: an isolated subagent's own middleware, the main agent's middleware not running in it, state flowing in and back, a fork inheriting the parent's."""
+"""User middleware through both implementations in subagents: an isolated subagent's own
+middleware, the main agent's middleware not running in it, state flowing in and back, a fork
+inheriting the parent's."""
 
 from __future__ import annotations
 
@@ -7,11 +9,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
-from .harness import (
-    FS_TOOLS,
-    MODES,
-    ai_tool_calls,
-)
+from .harness import FS_TOOLS, MODES, ai_tool_calls
 from .middleware_support import (
     AllHooks,
     CounterState,

@@ -1,21 +1,15 @@
-"""User middleware through both implementations: sync and async hooks under ``invoke`` and ``ainvoke``, and a hook missing for the run mode."""
+"""User middleware through both implementations: sync and async hooks under ``invoke`` and
+``ainvoke``, and a hook missing for the run mode."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import pytest
-from langchain.agents.middleware import (
-    AgentMiddleware,
-    before_model,
-    wrap_model_call,
-    wrap_tool_call,
-)
+from langchain.agents.middleware import AgentMiddleware, before_model, wrap_model_call, wrap_tool_call
 from langchain_core.messages import HumanMessage
 
-from .harness import (
-    MODES,
-)
+from .harness import MODES
 from .middleware_support import (
     Named,
     check,

@@ -1,4 +1,8 @@
-"""User middleware through both implementations: ``wrap_model_call`` (system prompt, messages, tools, tool choice and settings, retries, short circuits, model switches, extended responses, exceptions) and ``wrap_tool_call`` (modified calls and results, short circuits, retries, commands, parallel calls). Each test compares the middleware's records as well as what ``assert_parity`` compares."""
+"""User middleware through both implementations: ``wrap_model_call`` (system prompt, messages,
+tools, tool choice and settings, retries, short circuits, model switches, extended responses,
+exceptions) and ``wrap_tool_call`` (modified calls and results, short circuits, retries,
+commands, parallel calls). Each test compares the middleware's records as well as what
+``assert_parity`` compares."""
 
 from __future__ import annotations
 
@@ -6,18 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from langchain.agents.middleware import (
-    ModelResponse,
-)
+from langchain.agents.middleware import ModelResponse
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 
-from .harness import (
-    FS_TOOLS,
-    MODES,
-    ScriptedChatModel,
-    ai_tool_calls,
-)
+from .harness import FS_TOOLS, MODES, ScriptedChatModel, ai_tool_calls
 from .middleware_support import (
     AllHooks,
     Ctx,

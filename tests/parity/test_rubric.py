@@ -1,4 +1,6 @@
-"""RubricMiddleware against deepagents: the grading loop. The same agent and grader scripts run through both implementations, comparing what the agent's model and the grader's model are sent, the run's result and the evaluations (``on_evaluation``, the custom stream, the private state).
+"""``RubricMiddleware`` against deepagents: the grading loop. The same agent and grader scripts
+run through both implementations, comparing what the agent's model and the grader's model are sent,
+the run's result and the evaluations (``on_evaluation``, the custom stream, the private state).
 
 The grader's payload carries a fresh random nonce in its delimiters, and each grading run a
 fresh uuid: both are replaced by placeholders before comparing (``_stable``)."""
@@ -17,16 +19,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from .harness import MODES, ai_tool_calls
-from .rubric_support import (
-    CATS_FAIL,
-    CATS_PASS,
-    IMPLS,
-    RUBRIC,
-    USER,
-    _stable,
-    run_both,
-    verdict,
-)
+from .rubric_support import CATS_FAIL, CATS_PASS, IMPLS, RUBRIC, USER, _stable, run_both, verdict
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 

@@ -1,4 +1,5 @@
-"""``RubricMiddleware`` against deepagents: bad arguments, the grader response's validation, the beta warning, log records and the declared state."""
+"""``RubricMiddleware`` against deepagents: bad arguments, the grader response's validation, the
+beta warning, log records and the declared state."""
 
 from __future__ import annotations
 
@@ -13,15 +14,7 @@ import pytest
 from fake_models import ScriptedChatModel
 
 from .harness import MODES, call_view, norm
-from .rubric_support import (
-    CATS_FAIL,
-    CATS_PASS,
-    IMPLS,
-    USER,
-    GraderInput,
-    _stable,
-    verdict,
-)
+from .rubric_support import CATS_FAIL, CATS_PASS, IMPLS, USER, GraderInput, _stable, verdict
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 

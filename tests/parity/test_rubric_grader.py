@@ -1,4 +1,5 @@
-"""``RubricMiddleware`` against deepagents: the grader's configuration (its tools, prompt, middleware, the run's context, its prepared state)."""
+"""``RubricMiddleware`` against deepagents: the grader's configuration (its tools, prompt,
+middleware, the run's context, its prepared state)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,7 @@ from langchain_core.messages import SystemMessage
 from langchain_core.tools import tool
 
 from .harness import MODES, ai_tool_calls, call_view
-from .rubric_support import (
-    CATS_PASS,
-    IMPLS,
-    USER,
-    GraderInput,
-    _stable,
-    run_both,
-)
+from .rubric_support import CATS_PASS, IMPLS, USER, GraderInput, _stable, run_both
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 

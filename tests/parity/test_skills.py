@@ -1,4 +1,7 @@
-"""Skills (``create_deep_agent(skills=[...])`` and ``SkillsMiddleware``) through both implementations, loading: SKILL.md directories found through the agent's backend (input state files, a disk backend), listed in the system prompt, later sources overriding earlier ones, frontmatter rules, the loaded state.
+"""Skills (``create_deep_agent(skills=[...])`` and ``SkillsMiddleware``) through both
+implementations, loading: SKILL.md directories found through the agent's backend (input state
+files, a disk backend), listed in the system prompt, later sources overriding earlier ones,
+frontmatter rules, the loaded state.
 
 The system prompt is compared exactly (``assert_parity`` compares every message each model
 was sent, the system message included); each scenario also checks what it is about on the

@@ -1,4 +1,6 @@
-"""Skills in a run through both implementations: read by the model on demand, pinned skills appended before the model call; the general-purpose subagent and forks get the caller's skills, a declarative subagent only its own."""
+"""Skills in a run through both implementations: read by the model on demand, pinned skills
+appended before the model call; the general-purpose subagent and forks get the caller's skills,
+a declarative subagent only its own."""
 
 from __future__ import annotations
 

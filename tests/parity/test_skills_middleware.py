@@ -1,4 +1,5 @@
-"""A user's ``SkillsMiddleware`` through both implementations: it takes the skills slot, its constructor refuses what deepagents refuses, it is exported where deepagents exports it."""
+"""A user's ``SkillsMiddleware`` through both implementations: it takes the skills slot, its
+constructor refuses what deepagents refuses, it is exported where deepagents exports it."""
 
 from __future__ import annotations
 

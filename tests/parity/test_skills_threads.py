@@ -1,4 +1,6 @@
-"""Skills over a thread and in the stream through both implementations: loaded once per thread (None asks for a reload), the hooks' nodes and writes in the stream, load warnings, host paths, composite backends, pinned skills cleared."""
+"""Skills over a thread and in the stream through both implementations: loaded once per thread
+(None asks for a reload), the hooks' nodes and writes in the stream, load warnings, host paths,
+composite backends, pinned skills cleared."""
 
 from __future__ import annotations
 

@@ -48,19 +48,9 @@ from typing import Any
 import deepagents
 import deepagents_rs
 import pytest
-from fake_models import (
-    ScriptedChatModel,
-    StreamingScriptedChatModel,
-)
+from fake_models import ScriptedChatModel, StreamingScriptedChatModel
 
-from .stream_support import (
-    _DEFAULT,
-    SCENARIOS,
-    Run,
-    Scenario,
-    normalize_stream,
-    run,
-)
+from .stream_support import _DEFAULT, SCENARIOS, Run, Scenario, normalize_stream, run
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 

@@ -1,4 +1,6 @@
-"""What ``stream()`` and ``astream()`` of the reference yield, spelled out (update node keys, values chunks, v2 parts, custom writes from subagents, message chunks, when the provider streams, private channels); both implementations are held to it."""
+"""What ``stream()`` and ``astream()`` of the reference yield, spelled out (update node keys,
+values chunks, v2 parts, custom writes from subagents, message chunks, when the provider
+streams, private channels); both implementations are held to it."""
 
 from __future__ import annotations
 
@@ -12,9 +14,7 @@ from typing import Any
 import deepagents
 import deepagents_rs
 import pytest
-from fake_models import (
-    ScriptedChatModel,
-)
+from fake_models import ScriptedChatModel
 from langchain_core.messages import AIMessageChunk
 
 from .stream_support import (
