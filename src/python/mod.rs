@@ -38,6 +38,7 @@ mod stack_parts;
 mod store_items;
 mod store_plan;
 mod stream;
+mod stream_payloads;
 mod structured;
 mod summarization;
 mod summarization_call;
