@@ -41,7 +41,7 @@ use mutation_guard::parallel_mutation;
 use read_offload::add_files_written;
 
 pub use outside::AfterTool;
-pub use shared::{FilesystemConfig, GlobTimeout, Shared};
+pub use shared::{FilesystemConfig, Shared};
 pub use tools::Kind;
 pub use video::{FrameSource, Slot, media_after_tool_results_order};
 
