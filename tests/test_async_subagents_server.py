@@ -22,7 +22,7 @@ import pytest
 langgraph_sdk = pytest.importorskip("langgraph_sdk")
 
 from langgraph_dev import free_port, serve
-from parity.test_async_subagents import CHILD, Server, _Ids
+from parity.async_subagents_support import CHILD, Server, _Ids
 
 pytestmark = [
     pytest.mark.timeout(300),

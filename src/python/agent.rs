@@ -308,7 +308,7 @@ impl CoreAgent {
                 .agent
                 .route_after(node, &state, jump)
                 .map_err(super::errors::to_py)?;
-            super::stream::route_to_py(py, &route)
+            super::stream_payloads::route_to_py(py, &route)
         })
     }
 

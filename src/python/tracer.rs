@@ -11,7 +11,7 @@ use pyo3::types::{PyList, PyTuple};
 use super::agent::state_to_py;
 use super::convert::{host_object, message_to_py};
 use super::errors::{exception_of, tool_exception_of};
-use super::stream::delta_to_py;
+use super::stream_payloads::delta_to_py;
 use crate::events::{ModelInfo, TraceData, TraceHandle, Tracer, Update};
 use crate::host::HostValue;
 use crate::messages::{Message, ToolCall};

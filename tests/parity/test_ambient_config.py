@@ -18,8 +18,8 @@ import pytest
 from fake_models import StreamingScriptedChatModel, ai_tool_calls
 from langchain_core.runnables import RunnableLambda
 
+from .stream_support import Placeholders, plain
 from .test_compiled_subagent_stream import report
-from .test_stream import Placeholders, plain
 
 INPUT = {"messages": [{"role": "user", "content": "go"}]}
 MODES = ["messages", "updates", "custom"]

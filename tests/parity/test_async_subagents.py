@@ -18,14 +18,10 @@ threads on the server (metadata, input), with task ids, run ids and timestamps n
 from __future__ import annotations
 
 import asyncio
-import copy
 import gc
 import json
-import re
 import textwrap
-import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,12 +31,10 @@ langgraph_sdk = pytest.importorskip("langgraph_sdk")
 import deepagents
 import deepagents_rs
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph_dev import serve
-from pydantic import Field
+
+from .async_subagents_support import CHILD, Director, Server, _call, _calls, _Ids, _message
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -50,71 +44,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unclosed transport:ResourceWarning"),
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 ]
-
-#: Task, thread and run ids (uuids), and interrupt ids (32 hex digits, from the thread).
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{32}\b"
-_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-
-CHILD = '''
-import asyncio, os, time
-from pathlib import Path
-from typing import Any
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-import deepagents_rs
-
-GATES = Path(os.environ["ASYNC_SUBAGENT_GATES"])
-
-
-class GatedModel(BaseChatModel):
-    """Answers `done: <task>` once the gate the task names (`wait:<gate>`) is open."""
-
-    @property
-    def _llm_type(self) -> str:
-        return "gated"
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
-        return self
-
-    def _task(self, messages):
-        text = [m.text for m in messages if isinstance(m, HumanMessage)][-1]
-        gate = next((w[5:] for w in text.split() if w.startswith("wait:")), None)
-        return text, gate
-
-    def _answer(self, text):
-        if "boom" in text:
-            raise RuntimeError("the subagent blew up")
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="done: " + text))])
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
-        text, gate = self._task(messages)
-        while gate and not (GATES / gate).exists():
-            time.sleep(0.05)
-        return self._answer(text)
-
-    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):
-        text, gate = self._task(messages)
-        while gate and not (GATES / gate).exists():
-            await asyncio.sleep(0.05)
-        return self._answer(text)
-
-
-child = deepagents_rs.create_deep_agent(model=GatedModel(), system_prompt="You are a researcher.")
-
-
-class AskingModel(GatedModel):
-    """Once its gate is open, asks to write a file (which its user must approve)."""
-
-    def _answer(self, text):
-        if "ask" in text:
-            call = {"name": "write_file", "args": {"file_path": "/plan.md", "content": text}, "id": "w", "type": "tool_call"}
-            return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[call]))])
-        return super()._answer(text)
-
-
-asker = deepagents_rs.create_deep_agent(model=AskingModel(), interrupt_on={"write_file": True})
-'''
 
 
 @pytest.fixture(scope="module")
@@ -131,85 +60,10 @@ def server(tmp_path_factory):
         yield Server(url, gates)
 
 
-class Server:
-    """The served subagent: its gates, and waits on its runs by polling (the SDK's sync
-    client, as deepagents' own checks use it)."""
-
-    def __init__(self, url: str, gates: Path) -> None:
-        self.url = url
-        self.gates = gates
-        self.client = langgraph_sdk.get_sync_client(url=url)
-
-    def open(self, gate: str) -> None:
-        (self.gates / gate).touch()
-
-    def shut_all(self) -> None:
-        for gate in self.gates.iterdir():
-            gate.unlink()
-
-    def wait_run(self, thread_id: str, run_id: str, statuses: set[str], timeout: float = 60) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            run = self.client.runs.get(thread_id, run_id)
-            if run["status"] in statuses:
-                return run
-            assert time.monotonic() < deadline, f"run {run_id} stayed {run['status']}"
-            time.sleep(0.05)
-
-    def wait_settled(self, thread_id: str) -> None:
-        """No run of the thread is pending or running (a cancelled run stops a little later)."""
-        deadline = time.monotonic() + 30
-        while any(r["status"] in ("pending", "running") for r in self.client.runs.list(thread_id)):
-            assert time.monotonic() < deadline, f"thread {thread_id} kept running"
-            time.sleep(0.05)
-
-    def wait_ended(self, thread_id: str, status: str) -> None:
-        """The thread's newest run ended with ``status`` and the thread is no longer busy."""
-        deadline = time.monotonic() + 60
-        while True:
-            runs = self.client.runs.list(thread_id, limit=1)
-            thread = self.client.threads.get(thread_id)
-            if runs and runs[0]["status"] == status and thread["status"] != "busy":
-                return
-            assert time.monotonic() < deadline, f"thread {thread_id}: {runs[0]['status'] if runs else None}"
-            time.sleep(0.05)
-
-
 # -- the parent's model and its settling middleware -------------------------------------------
 
 
 Turn = Callable[[list[BaseMessage]], AIMessage]
-
-
-class Director(BaseChatModel):
-    """A scripted model whose turns may read the conversation (the task ids the tools
-    returned); records every call as ``ScriptedChatModel`` does."""
-
-    turns: list[Any] = Field(default_factory=list)
-    calls: list[dict[str, Any]] = Field(default_factory=list, exclude=True)
-
-    @property
-    def _llm_type(self) -> str:
-        return "director"
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
-
-    def _next(self, messages: list[BaseMessage], kwargs: dict) -> ChatResult:
-        index = len(self.calls)
-        self.calls.append({"messages": list(messages), "tools": list(kwargs.get("tools") or [])})
-        assert index < len(self.turns), f"unscripted call #{index + 1}: {messages[-1].content!r}"
-        turn = self.turns[index]
-        reply = turn(messages) if callable(turn) else copy.deepcopy(turn)
-        if isinstance(reply, str):
-            reply = AIMessage(content=reply)
-        return ChatResult(generations=[ChatGeneration(message=reply)])
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
-        return self._next(messages, kwargs)
-
-    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):
-        return await asyncio.to_thread(self._next, messages, kwargs)
 
 
 def _settle(server: Server) -> AgentMiddleware:
@@ -239,51 +93,10 @@ def _settle(server: Server) -> AgentMiddleware:
     return Settle()
 
 
-def _call(name: str, args: dict, call_id: str) -> dict:
-    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
-
-
 def _task_id(messages: list[BaseMessage], call_id: str) -> str:
     """The task id ``start_async_task`` answered the call with."""
     answer = next(m for m in messages if isinstance(m, ToolMessage) and m.tool_call_id == call_id)
     return answer.content.rsplit("task_id: ", 1)[1]
-
-
-def _calls(*calls: dict) -> AIMessage:
-    return AIMessage(content="", tool_calls=list(calls))
-
-
-# -- normalising ------------------------------------------------------------------------------
-
-
-class _Ids:
-    """Task, run and thread ids (uuids) named in the order they appear, and timestamps."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
-
-    def text(self, s: str) -> str:
-        return re.sub(_UUID, lambda m: self.names.setdefault(m.group(0), f"<id{len(self.names)}>"), s)
-
-    def value(self, v: Any) -> Any:
-        if isinstance(v, str):
-            return "<time>" if _STAMP.match(v) else self.text(v)
-        if isinstance(v, dict):
-            return {self.text(k): self.value(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [self.value(x) for x in v]
-        return v
-
-
-def _message(m: BaseMessage, ids: _Ids) -> dict:
-    out = {"type": m.type, "content": ids.value(m.content)}
-    if isinstance(m, AIMessage):
-        out["tool_calls"] = [(c["name"], ids.value(c["args"]), c["id"]) for c in m.tool_calls]
-    if isinstance(m, ToolMessage):
-        out.update(tool_call_id=m.tool_call_id, status=m.status, name=m.name)
-    if m.additional_kwargs:
-        out["additional_kwargs"] = ids.value(m.additional_kwargs)
-    return out
 
 
 def _view(result: dict, model: Director, server: Server) -> dict:
@@ -537,94 +350,6 @@ def _sync_notify_turns(server: Server) -> Callable[[str], list[Any]]:
         return make(p)[:-1]
 
     return without_extra_turn
-
-
-# -- without a server -------------------------------------------------------------------------
-
-SPEC = {"name": "r", "description": "d", "graph_id": "g", "url": "http://127.0.0.1:9"}
-
-
-@pytest.mark.parametrize(
-    "specs",
-    [
-        [SPEC, dict(SPEC)],
-        [{**SPEC, "update_strategy": "later"}],
-        [{**SPEC, "mode": "shared"}],
-    ],
-)
-def test_validation_errors(specs):
-    errors = []
-    for impl in (deepagents, deepagents_rs):
-        with pytest.raises(ValueError) as info:
-            impl.create_deep_agent(model=Director(), subagents=specs)
-        errors.append(str(info.value))
-    assert errors[0] == errors[1]
-
-
-def test_middleware_validation_and_prompt():
-    for impl in (deepagents, deepagents_rs):
-        with pytest.raises(ValueError, match="At least one async subagent must be specified"):
-            impl.AsyncSubAgentMiddleware(async_subagents=[])
-    specs = [SPEC, {**SPEC, "name": "f", "mode": "fork", "update_strategy": "enqueue"}]
-    with pytest.warns(Warning):
-        theirs = deepagents.AsyncSubAgentMiddleware(async_subagents=specs, system_prompt="Delegate.")
-    with pytest.warns(Warning):
-        ours = deepagents_rs.AsyncSubAgentMiddleware(async_subagents=specs, system_prompt="Delegate.")
-    assert ours.system_prompt == theirs.system_prompt
-    assert ours.name == theirs.name == "AsyncSubAgentMiddleware"
-    assert [convert_to_openai_tool(t) for t in ours.tools] == [convert_to_openai_tool(t) for t in theirs.tools]
-
-
-@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
-def test_user_middleware_and_unreachable_server(mode):
-    """The middleware given by the caller (with a system prompt), and the tools' answers when
-    the server cannot be reached or a spec without `url` is used from `invoke`."""
-    specs = [SPEC, {"name": "local", "description": "On this deployment.", "graph_id": "g"}]
-
-    def make(impl: Any) -> tuple[Director, Any]:
-        model = Director(
-            turns=[
-                _calls(
-                    _call("start_async_task", {"description": "t", "subagent_type": "r"}, "a"),
-                    _call("list_async_tasks", {}, "b"),
-                    _call("update_async_task", {"task_id": "nope", "message": "m"}, "c"),
-                    _call("cancel_async_task", {"task_id": "nope"}, "d"),
-                ),
-                "ok",
-            ]
-        )
-        mw = impl.AsyncSubAgentMiddleware(async_subagents=specs[:1], system_prompt="Use them.")
-        return model, impl.create_deep_agent(model=model, middleware=[mw])
-
-    views = []
-    for impl in (deepagents, deepagents_rs):
-        model, agent = make(impl)
-        inp = {"messages": [{"role": "user", "content": "go"}]}
-        result = agent.invoke(inp) if mode == "invoke" else asyncio.run(agent.ainvoke(inp))
-        ids = _Ids()
-        views.append(
-            {
-                "messages": [_message(m, ids) for m in result["messages"]],
-                "calls": [[_message(m, ids) for m in c["messages"]] for c in model.calls],
-                "tools": [c["tools"] for c in model.calls],
-                "keys": sorted(result),
-            }
-        )
-    del agent
-    gc.collect()
-    assert views[1] == views[0]
-    assert views[1]["messages"][2]["content"].startswith("Failed to launch async subagent 'r': ")
-
-    # A spec without `url` needs the async path: `invoke` answers with deepagents' error.
-    answers = []
-    for impl in (deepagents, deepagents_rs):
-        model = Director(
-            turns=[_calls(_call("start_async_task", {"description": "t", "subagent_type": "local"}, "a")), "ok"]
-        )
-        agent = impl.create_deep_agent(model=model, subagents=specs)
-        answers.append(agent.invoke({"messages": [{"role": "user", "content": "go"}]})["messages"][2].content)
-    assert answers[0] == answers[1]
-    assert "has no url configured" in answers[1]
 
 
 def test_fork_mode_sends_the_conversation(server):

@@ -20,7 +20,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, Interrupt, interrupt
 
-from .test_stream import Placeholders, plain
+from .stream_support import Placeholders, plain
 
 IMPLS = (deepagents, deepagents_rs)
 INPUT = {"messages": [{"role": "user", "content": "go"}]}

@@ -39,8 +39,8 @@ from langchain_core.tools import tool
 from langgraph.types import Command, Interrupt
 
 from .harness import norm_files
+from .stream_support import Placeholders, _metadata, plain
 from .test_compiled_subagent_stream import compiled_agent
-from .test_stream import Placeholders, _metadata, plain
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 

@@ -12,7 +12,7 @@ import deepagents_rs
 import pytest
 from sim.anthropic import message, text, tool_use
 
-from .test_stream import plain
+from .stream_support import plain
 from .test_stream_events_v3 import IMPLS, PROJECTIONS, _drain_sync, _result, collect_async, compare
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")

@@ -16,8 +16,8 @@ import pytest
 from langchain_core.messages import HumanMessage
 from sim.openai import SimOpenAI, reasoning, text, tool_calls
 
+from .stream_support import plain
 from .test_openai_wire import _turn_inputs, get_weather, load, openai_env  # noqa: F401 (a fixture)
-from .test_stream import plain
 from .test_stream_events_v3 import IMPLS, collect_async, compare
 from .test_stream_events_v3_native import final_state
 

@@ -236,7 +236,7 @@ def test_parallel_subagents_namespaces_on_a_thread() -> None:
     """Two subagents the core runs side by side on a saved thread: each streams under its
     task's namespace from its first item on (one not yet named by its task when the other's
     read passed its start waits for it), as deepagents' do."""
-    from .test_stream import Placeholders
+    from .stream_support import Placeholders
     from .test_stream_events_v3 import _two_subagents
 
     results = {}

@@ -8,11 +8,15 @@
 
 mod args;
 mod blob_offload;
+mod descriptions;
 pub(crate) mod eviction;
 pub(crate) mod format;
 mod human_eviction;
+mod mutation_guard;
 mod outside;
+mod read_offload;
 mod rejected_media;
+mod shared;
 pub mod texts;
 mod tools;
 mod video;
@@ -22,139 +26,24 @@ use std::sync::{Arc, Weak};
 
 use futures::future::BoxFuture;
 use parking_lot::Mutex;
-use serde_json::Value;
 
 use super::system_prompt::append_to_system;
 use super::{CommandWrite, Middleware, ModelHandler, ModelResponse, ToolCallRequest, ToolHandler};
 use crate::error::Error;
-use crate::files::backend::{Backend, FilesScope};
-use crate::files::path::validate_path;
-use crate::files::permissions::{Mode, Rules};
+use crate::files::backend::FilesScope;
 use crate::messages::Message;
 use crate::model::ModelRequest;
 use crate::tools::{Tool, ToolError, ToolOutput, ToolResult, ToolSpec};
 
+use descriptions::{default_description, parameters};
+pub(crate) use descriptions::retargeted_description;
+use mutation_guard::parallel_mutation;
+use read_offload::add_files_written;
+
 pub use outside::AfterTool;
+pub use shared::{FilesystemConfig, Shared};
 pub use tools::Kind;
 pub use video::{FrameSource, Slot, media_after_tool_results_order};
-
-/// What the entry is built from (the arguments of deepagents' `FilesystemMiddleware`).
-pub struct FilesystemConfig {
-    pub backend: Arc<dyn Backend>,
-    pub rules: Rules,
-    pub custom_descriptions: HashMap<String, String>,
-    pub system_prompt: Option<String>,
-    /// `tool_token_limit_before_evict`: bounds `read_file` output.
-    pub token_limit: Option<usize>,
-    pub grep_max_count: Option<usize>,
-    pub max_execute_timeout: i64,
-    /// The tools registered (`tools=`); `None` is all of them.
-    pub enabled: Option<Vec<String>>,
-    /// Where large tool results go (`{artifacts_root}/large_tool_results`).
-    pub large_tool_results_prefix: String,
-    /// `human_message_token_limit_before_evict`: a last human message longer than four
-    /// characters per token is moved to the filesystem; `None` (or 0) never.
-    pub human_message_token_limit: Option<usize>,
-    /// Where they go (`{artifacts_root}/conversation_history`).
-    pub conversation_history_prefix: String,
-    /// `offload_binary_content`: where payloads go (`{artifacts_root}/blobs`); `None`: off.
-    pub blobs_prefix: Option<String>,
-    /// The host's frame extractor while deepagents' `[video]` extra is installed: `read_file`
-    /// then samples videos (and `.mkv` is one), with its video description and schema.
-    pub video: Option<Arc<dyn FrameSource>>,
-    /// How long `glob` waits, read at each call as deepagents reads its module's
-    /// `GLOB_TIMEOUT`; `None`: `GLOB_TIMEOUT_SECS`.
-    pub glob_timeout: Option<GlobTimeout>,
-}
-
-/// The seconds `glob` waits and how they show in its timeout message (Python's `str` of
-/// the value).
-pub type GlobTimeout = Arc<dyn Fn() -> (f64, String) + Send + Sync>;
-
-/// What every tool of the entry shares.
-pub struct Shared {
-    pub backend: Arc<dyn Backend>,
-    /// Where large tool results go, and where `execute` output is captured at source.
-    pub large_tool_results_prefix: String,
-    pub rules: Rules,
-    pub token_limit: Option<usize>,
-    pub grep_max_count: Option<usize>,
-    pub max_execute_timeout: i64,
-    pub video: Option<Arc<dyn FrameSource>>,
-    pub glob_timeout: Option<GlobTimeout>,
-}
-
-impl Shared {
-    /// `_permission_error`.
-    fn permission_error(&self, op: &str, path: &str) -> Option<String> {
-        if self.rules.check(op, path) == Mode::Deny {
-            return Some(format!("Error: permission denied for {op} on {path}"));
-        }
-        self.resolved_permission_error(op, path)
-    }
-
-    /// `_resolved_permission_error`: the path a symlink leads to must be allowed too.
-    fn resolved_permission_error(&self, op: &str, path: &str) -> Option<String> {
-        if self.rules.is_empty() {
-            return None;
-        }
-        match self.backend.real_path(path) {
-            Err(_) => Some(format!("Error: cannot resolve {path}")),
-            Ok(real) if real != path && self.rules.check(op, &real) == Mode::Deny => Some(format!(
-                "Error: permission denied for {op} on {path} (resolves to {real})"
-            )),
-            Ok(_) => None,
-        }
-    }
-
-    /// `_delete_permission_error`.
-    fn delete_permission_error(&self, path: &str, has_descendants: bool) -> Option<String> {
-        let denying = self.rules.delete_deny_patterns(path, has_descendants);
-        if !denying.is_empty() {
-            return Some(format!(
-                "Error: permission denied for write on {path} (matches deny rule(s): {})",
-                denying.join(", ")
-            ));
-        }
-        match self.backend.real_path(path) {
-            Err(_) => Some(format!("Error: cannot resolve {path}")),
-            Ok(real)
-                if real != path
-                    && !self
-                        .rules
-                        .delete_deny_patterns(&real, has_descendants)
-                        .is_empty() =>
-            {
-                Some(format!(
-                    "Error: permission denied for write on {path} (resolves to {real})"
-                ))
-            }
-            Ok(_) => None,
-        }
-    }
-
-    /// `_is_denied`.
-    fn is_denied(&self, op: &str, path: &str) -> bool {
-        if self.rules.check(op, path) == Mode::Deny {
-            return true;
-        }
-        match self.backend.real_path(path) {
-            Err(_) => true,
-            Ok(real) => self.rules.check(op, &real) == Mode::Deny,
-        }
-    }
-
-    /// `_filter_paths_by_permission`.
-    fn allowed_paths(&self, op: &str, paths: Vec<String>) -> Vec<String> {
-        if self.rules.is_empty() {
-            return paths;
-        }
-        paths
-            .into_iter()
-            .filter(|p| !self.is_denied(op, p))
-            .collect()
-    }
-}
 
 pub struct Filesystem {
     tools: Vec<Arc<dyn Tool>>,
@@ -238,171 +127,6 @@ impl Filesystem {
             conversation_history_prefix: config.conversation_history_prefix.into(),
             blobs_prefix: config.blobs_prefix.map(Into::into),
             adjusted: Mutex::default(),
-        })
-    }
-}
-
-fn parameters(kind: Kind, video: bool) -> Value {
-    let text = match kind {
-        Kind::Ls => texts::LS_PARAMETERS,
-        Kind::ReadFile if video => texts::READ_FILE_VIDEO_PARAMETERS,
-        Kind::ReadFile => texts::READ_FILE_PARAMETERS,
-        Kind::WriteFile => texts::WRITE_FILE_PARAMETERS,
-        Kind::EditFile => texts::EDIT_FILE_PARAMETERS,
-        Kind::Delete => texts::DELETE_PARAMETERS,
-        Kind::Glob => texts::GLOB_PARAMETERS,
-        Kind::Grep => texts::GREP_PARAMETERS,
-        Kind::Execute => texts::EXECUTE_PARAMETERS,
-    };
-    // Constants; `every_tool_schema_is_json` checks each parses.
-    serde_json::from_str(text).unwrap_or_default()
-}
-
-/// The description a tool gets when the user gave none; grep and execute depend on which
-/// other tools are visible and whether commands can run; read_file on whether videos are
-/// sampled.
-fn default_description(kind: Kind, visible: &[&str], execution: bool, video: bool) -> &'static str {
-    match kind {
-        Kind::Ls => texts::LS_DESCRIPTION,
-        Kind::ReadFile if video => texts::READ_FILE_VIDEO_DESCRIPTION,
-        Kind::ReadFile => texts::READ_FILE_DESCRIPTION,
-        Kind::WriteFile => texts::WRITE_FILE_DESCRIPTION,
-        Kind::EditFile => texts::EDIT_FILE_DESCRIPTION,
-        Kind::Delete => texts::DELETE_DESCRIPTION,
-        Kind::Glob => texts::GLOB_DESCRIPTION,
-        Kind::Grep if execution => texts::GREP_DESCRIPTION,
-        Kind::Grep => texts::GREP_DESCRIPTION_WITHOUT_EXECUTE,
-        Kind::Execute => match (visible.contains(&"grep"), visible.contains(&"glob")) {
-            (true, true) => texts::EXECUTE_DESCRIPTION,
-            (true, false) => texts::EXECUTE_DESCRIPTION_WITH_GREP_ONLY,
-            (false, true) => texts::EXECUTE_DESCRIPTION_WITH_GLOB_ONLY,
-            (false, false) => texts::EXECUTE_DESCRIPTION_WITHOUT_SEARCH,
-        },
-    }
-}
-
-const DEFAULT_GREP: [&str; 2] = [
-    texts::GREP_DESCRIPTION,
-    texts::GREP_DESCRIPTION_WITHOUT_EXECUTE,
-];
-const DEFAULT_EXECUTE: [&str; 4] = [
-    texts::EXECUTE_DESCRIPTION,
-    texts::EXECUTE_DESCRIPTION_WITH_GREP_ONLY,
-    texts::EXECUTE_DESCRIPTION_WITH_GLOB_ONLY,
-    texts::EXECUTE_DESCRIPTION_WITHOUT_SEARCH,
-];
-
-/// `_with_filtered_grep_description` and `_with_filtered_execute_description` for one tool:
-/// the default description grep or execute takes for what is `visible` (and whether commands
-/// run), when its `description` is another of its defaults. `None` for any other tool, a
-/// description of the user's, or one that already fits.
-pub(crate) fn retargeted_description(
-    name: &str,
-    description: &str,
-    visible: &[&str],
-    execution: bool,
-) -> Option<&'static str> {
-    let (kind, defaults): (Kind, &[&str]) = match name {
-        "grep" => (Kind::Grep, &DEFAULT_GREP),
-        "execute" => (Kind::Execute, &DEFAULT_EXECUTE),
-        _ => return None,
-    };
-    if !defaults.contains(&description) {
-        return None;
-    }
-    Some(default_description(kind, visible, execution, false)).filter(|t| *t != description)
-}
-
-const MUTATIONS: [&str; 3] = ["write_file", "edit_file", "delete"];
-
-/// `_parallel_file_mutation_error`: an earlier call of the same AI message already mutates
-/// this path.
-fn parallel_mutation(request: &ToolCallRequest) -> bool {
-    let call = &request.call;
-    if !MUTATIONS.contains(&call.name.as_str()) {
-        return false;
-    }
-    let Some(path) = call.args.get("file_path").and_then(Value::as_str) else {
-        return false;
-    };
-    let Ok(path) = validate_path(path, None) else {
-        return false;
-    };
-    let ai = request
-        .state
-        .messages
-        .iter_newest_first()
-        .find_map(|m| match &**m {
-            Message::Ai(ai) => Some(ai.clone()),
-            _ => None,
-        });
-    for earlier in ai.iter().flat_map(|ai| ai.tool_calls.iter()) {
-        if earlier.id == call.id {
-            return false;
-        }
-        if !MUTATIONS.contains(&earlier.name.as_str()) {
-            continue;
-        }
-        if let Some(p) = earlier.args.get("file_path").and_then(Value::as_str)
-            && validate_path(p, None).is_ok_and(|p| p == path)
-        {
-            return true;
-        }
-    }
-    false
-}
-
-/// The state files a backend call of this tool call wrote, joined to its result.
-fn add_files_written(result: &mut ToolResult, scope: &FilesScope) {
-    if let Some(update) = scope.take_update() {
-        result
-            .files
-            .get_or_insert_with(Default::default)
-            .extend(&update);
-    }
-}
-
-impl Filesystem {
-    /// A `read_file` result with its payloads offloaded (`offload_binary_content`), so the
-    /// state never holds them; `read_file` is never evicted, so nothing else is done to it.
-    fn offload_read(
-        &self,
-        request: ToolCallRequest,
-        next: ToolHandler,
-        blobs: Arc<str>,
-    ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
-        let backend = self.shared.backend.clone();
-        let files = (
-            request.state.files.clone(),
-            request.state.files_host.clone(),
-        );
-        let scope = FilesScope::new(files, request.host.clone());
-        Box::pin(async move {
-            let mut result = next.call(request).await?;
-            // deepagents offloads a result with a cache of its own, dropped after: the next
-            // model call loads the payload back from the backend. A command's every message
-            // goes, in its order (a video read's frames message too).
-            let message = Message::Tool(result.message.clone());
-            let before = result.write.before.len();
-            let messages: Vec<&Message> = (result.write.before.iter())
-                .chain([&message])
-                .chain(&result.write.after)
-                .collect();
-            let cx = scope.clone();
-            let offloaded =
-                blob_offload::offload(&messages, &backend, &blobs, cx, &mut Default::default())
-                    .await;
-            for (i, stub) in offloaded.into_iter().enumerate() {
-                match (i.cmp(&before), stub) {
-                    (_, None) => {}
-                    (std::cmp::Ordering::Less, Some(m)) => result.write.before[i] = m,
-                    (std::cmp::Ordering::Equal, Some(Message::Tool(m))) => result.message = m,
-                    (std::cmp::Ordering::Equal, Some(_)) => {}
-                    (std::cmp::Ordering::Greater, Some(m)) => result.write.after[i - before - 1] = m,
-                }
-            }
-            add_files_written(&mut result, &scope);
-            Ok(result)
         })
     }
 }
@@ -672,18 +396,5 @@ impl Middleware for Filesystem {
             }
             Ok(result)
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_tool_schema_is_json() {
-        for kind in Kind::ALL {
-            assert!(parameters(kind, false).is_object(), "{kind:?}");
-            assert!(parameters(kind, true).is_object(), "{kind:?}");
-        }
     }
 }

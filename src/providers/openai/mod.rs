@@ -8,6 +8,7 @@ mod cache_key;
 mod chat;
 mod encoded_input;
 mod input;
+mod profile_tables;
 pub mod profiles;
 mod response_format;
 mod responses;

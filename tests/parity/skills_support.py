@@ -1,0 +1,55 @@
+"""Shared pieces of the skills parity tests: SKILL.md texts, input files and the accessors of what
+the model was sent."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from langchain_core.messages import SystemMessage
+
+
+def skill_md(name: str, description: str, extra: str = "", body: str = "# Steps\nDo it well.\n") -> str:
+    return f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n{body}"
+
+
+WEB = skill_md(
+    "web-research",
+    "Structured web research.",
+    "license: MIT\ncompatibility: Python 3.10+\nallowed-tools: search, fetch\nmetadata:\n  author: me\n  version: 2\n",
+)
+
+
+CODE = skill_md("code-review", "Review code carefully.")
+
+
+def _files(**texts: str) -> dict[str, Any]:
+    return {path: {"content": text, "encoding": "utf-8"} for path, text in texts.items()}
+
+
+def _inp(files: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    inp: dict[str, Any] = {"messages": [{"role": "user", "content": "hi"}], **extra}
+    if files is not None:
+        inp["files"] = files
+    return inp
+
+
+def _system_text(message: Any) -> str:
+    assert isinstance(message, SystemMessage)
+    content = message.content
+    return content if isinstance(content, str) else "".join(b["text"] for b in content)
+
+
+def _skills_mw(impl: str) -> type:
+    return importlib.import_module(f"{impl}.middleware").SkillsMiddleware
+
+
+def _last_human(messages: list[Any]) -> str:
+    return next(m.content for m in reversed(messages) if m.type == "human")
+
+
+# --------------------------------------------------------------------------------------------
+# A user's SkillsMiddleware
+# --------------------------------------------------------------------------------------------
+
+TEMPLATE = "## Mine\n{skills_locations}{skills_load_warnings}\n{skills_list}\n{{literal}}"
