@@ -11,6 +11,7 @@ mod blob_offload;
 mod descriptions;
 pub(crate) mod eviction;
 pub(crate) mod format;
+mod glob_slots;
 mod human_eviction;
 mod mutation_guard;
 mod outside;
@@ -86,6 +87,7 @@ impl Filesystem {
             max_execute_timeout: config.max_execute_timeout,
             video: config.video,
             glob_timeout: config.glob_timeout,
+            glob_slots: Default::default(),
         });
         let video = shared.video.is_some();
         let kinds: Vec<Kind> = Kind::ALL

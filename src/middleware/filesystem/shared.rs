@@ -53,6 +53,8 @@ pub struct Shared {
     pub max_execute_timeout: i64,
     pub video: Option<Arc<dyn FrameSource>>,
     pub glob_timeout: Option<GlobTimeout>,
+    /// How many sync `glob` calls are still running (see `GlobSlots`).
+    pub(super) glob_slots: Arc<super::glob_slots::GlobSlots>,
 }
 
 impl Shared {

@@ -270,7 +270,22 @@ async fn run(
             const CENTURY: f64 = 100.0 * 365.0 * 86400.0;
             let wait = Duration::try_from_secs_f64(seconds.clamp(0.0, CENTURY))
                 .unwrap_or(Duration::from_secs_f64(CENTURY));
-            let res = match tokio::time::timeout(wait, be.glob(cx, pattern, backend_path)).await {
+            let call: crate::files::backend::Op<_> = if crate::host::is_async(&cx.host) {
+                be.glob(cx, pattern, backend_path)
+            } else {
+                // A sync run's call holds a slot until the backend returns, past its timeout
+                // too (see `GlobSlots`): it runs on as its own task.
+                let Some(slot) = sh.glob_slots.take() else {
+                    return err(super::texts::GLOB_TOO_MANY_CALLS);
+                };
+                let running = tokio::spawn(async move {
+                    let res = be.glob(cx, pattern, backend_path).await;
+                    drop(slot);
+                    res
+                });
+                Box::pin(async move { running.await.map_err(|e| e.to_string())? })
+            };
+            let res = match tokio::time::timeout(wait, call).await {
                 Err(_) => {
                     return err(super::texts::GLOB_TIMEOUT_MESSAGE.replace("{timeout}", &shown));
                 }
