@@ -320,7 +320,13 @@ def _last_value_keys(schemas: Any) -> list[str]:
     from ._threads import _state_schemas
     from ._tool_commands import last_value_keys
 
-    return sorted(last_value_keys(_state_schemas(schemas)[0]))
+    try:
+        graph_state = _state_schemas(schemas)[0]
+    except ImportError:
+        # Without LangChain (deepagents_rs runs without it) there is no Python middleware and
+        # no `Command`: only the core writes these keys, once per step.
+        return []
+    return sorted(last_value_keys(graph_state))
 
 
 def _subagent_schemas(schemas: list[type], state_schema: type | None) -> list[type]:
