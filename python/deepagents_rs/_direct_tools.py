@@ -20,8 +20,10 @@ a run id of its own as a tool run's child manager would be.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 #: What ``call_direct`` returns, having run nothing, when a callback handler would see the call.
@@ -57,20 +59,43 @@ def direct_function(tool: Any, injects_state: bool, asynchronous: bool = False) 
     return func
 
 
-def run_id() -> Any:
+#: LangChain's names a direct call uses, by module.
+_LANGCHAIN_NAMES = {
+    "langchain_core.callbacks": ("AsyncCallbackManager", "CallbackManager"),
+    "langchain_core.runnables.config": ("ensure_config", "patch_config", "set_config_context"),
+    "langchain_core.runnables.utils": ("coro_with_context",),
+    "langchain_core.tools.base": ("_format_output",),
+}
+
+
+@functools.cache
+def _langchain() -> SimpleNamespace:
+    """LangChain's names a direct call uses (``_LANGCHAIN_NAMES`` and ``uuid7``), imported
+    on the first call (not at start-up) and looked up once: an import statement costs a few
+    microseconds each call."""
+    import importlib
+
+    names = {
+        name: getattr(importlib.import_module(module), name)
+        for module, module_names in _LANGCHAIN_NAMES.items()
+        for name in module_names
+    }
     try:
         from langchain_core.utils.uuid import uuid7
     except ImportError:  # pragma: no cover - an older LangChain: its run ids are uuid4
         from uuid import uuid4 as uuid7
-    return uuid7()
+    return SimpleNamespace(**names, uuid7=uuid7)
+
+
+def run_id() -> Any:
+    return _langchain().uuid7()
 
 
 def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | None:
     """The config the tool's function runs with, as its tool run's child config would be;
     ``None`` when a callback handler would see the run."""
-    from langchain_core.runnables.config import ensure_config, patch_config
-
-    config = ensure_config(config)
+    lc = _langchain()
+    config = lc.ensure_config(config)
     manager = manager_type.configure(
         config.get("callbacks"),
         tool.callbacks,
@@ -88,38 +113,31 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     manager.tags, manager.metadata = list(manager.inheritable_tags), dict(manager.inheritable_metadata)
     # The id the tool's run would have: a tool reading `get_config()` sees a manager under a
     # run of its own, as under `invoke` (no handler sees that run, so none is started).
-    manager.parent_run_id = run_id()
-    return patch_config(config, callbacks=manager)
+    manager.parent_run_id = lc.uuid7()
+    return lc.patch_config(config, callbacks=manager)
 
 
 def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
     """The call's ``ToolMessage`` as ``tool.invoke`` makes it, or ``FALLBACK`` (nothing run)
     when a callback handler would see the call."""
-    from langchain_core.callbacks import CallbackManager
-    from langchain_core.runnables.config import set_config_context
-    from langchain_core.tools.base import _format_output
-
-    child = _child_config(tool, config, CallbackManager)
+    lc = _langchain()
+    child = _child_config(tool, config, lc.CallbackManager)
     if child is None:
         return FALLBACK
-    with set_config_context(child) as context:
+    with lc.set_config_context(child) as context:
         positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
         response = context.run(func, *positional, **keywords)
-    return _format_output(response, None, tool_call_id, tool.name, "success")
+    return lc._format_output(response, None, tool_call_id, tool.name, "success")
 
 
 async def acall_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
     """``call_direct`` for ``tool.ainvoke``: the input validated first, then the coroutine
     awaited as a task in a context holding the config (as ``BaseTool.arun`` runs it)."""
-    from langchain_core.callbacks import AsyncCallbackManager
-    from langchain_core.runnables.config import set_config_context
-    from langchain_core.runnables.utils import coro_with_context
-    from langchain_core.tools.base import _format_output
-
-    child = _child_config(tool, config, AsyncCallbackManager)
+    lc = _langchain()
+    child = _child_config(tool, config, lc.AsyncCallbackManager)
     if child is None:
         return FALLBACK
     positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
-    with set_config_context(child) as context:
-        response = await coro_with_context(func(*positional, **keywords), context)
-    return _format_output(response, None, tool_call_id, tool.name, "success")
+    with lc.set_config_context(child) as context:
+        response = await lc.coro_with_context(func(*positional, **keywords), context)
+    return lc._format_output(response, None, tool_call_id, tool.name, "success")

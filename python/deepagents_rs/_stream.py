@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import _convert
+from . import _convert, _direct_tools, _task_channels
+from ._files_context import LazyFilesContext
 from ._message_objects import MessageObjects
 from ._stream_protocol import DROPPED
+from ._task_config import execution_info, run_control, step_checkpoint, step_place, task_configurable, tool_task_id
 
 #: LangGraph's stream modes that deepagents_rs produces: the core's, then those the LangGraph
 #: graph that follows the core produces itself (`_threads`).
@@ -137,8 +139,6 @@ def _tool_task_metadata(
     subagent's tools included). ``known``: the step's checkpoint map (`step_place`)."""
     if step is None:
         return _run_metadata(metadata, configurable, subagent)
-    from ._task_config import step_checkpoint, tool_task_id
-
     checkpoint = step_checkpoint(config, namespace, step, known)
     task_id = tool_task_id(config, namespace, step, call_id, index or 0, checkpoint)
     task = "|".join([*(namespace or ()), f"tools:{task_id}"])
@@ -153,20 +153,20 @@ def node_callbacks(callbacks: Any, parent: Any, in_node: bool, asynchronous: boo
     if parent is not None:
         callbacks = parent.get_child("seq:step:1")
     elif callbacks is None and in_node:
-        callbacks = _unobserved_node_callbacks()
+        # Made async at once: the async copy below would make it twice.
+        return _unobserved_node_callbacks(asynchronous)
     if asynchronous and callbacks is not None:
         callbacks = _async_manager(callbacks)
     return callbacks
 
 
-def _unobserved_node_callbacks() -> Any:
+def _unobserved_node_callbacks(asynchronous: bool = False) -> Any:
     """The callbacks of a tool's config when no handler listens: as LangGraph's task config
-    has them, an empty manager under the node's run (a run id no handler sees)."""
-    from langchain_core.callbacks import CallbackManager
-
-    from ._direct_tools import run_id
-
-    return CallbackManager(handlers=[], parent_run_id=run_id(), tags=["seq:step:1"])
+    has them, an empty manager under the node's run (a run id no handler sees), LangChain's
+    async manager under an async run."""
+    lc = _direct_tools._langchain()
+    manager = lc.AsyncCallbackManager if asynchronous else lc.CallbackManager
+    return manager(handlers=[], parent_run_id=lc.uuid7(), tags=["seq:step:1"])
 
 
 def _async_manager(callbacks: Any) -> Any:
@@ -187,6 +187,25 @@ def _async_manager(callbacks: Any) -> Any:
     )
 
 
+#: LangGraph's names a tool's config uses, once found (`_langgraph_names`).
+_LANGGRAPH: tuple | None = None
+
+
+def _langgraph_names() -> tuple | None:
+    """LangGraph's runtime keys and ``Runtime``, imported on the first tool call (not at
+    start-up) and then kept: import statements cost microseconds at every call. ``None``
+    without LangGraph installed (looked for again next time)."""
+    global _LANGGRAPH
+    if _LANGGRAPH is None:
+        try:
+            from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND, CONFIG_KEY_STREAM
+            from langgraph.runtime import Runtime
+        except ImportError:
+            return None
+        _LANGGRAPH = (CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND, CONFIG_KEY_STREAM, Runtime)
+    return _LANGGRAPH
+
+
 def config_with_writer(
     config: dict | None,
     writer: Callable[[Any], None] | None,
@@ -202,11 +221,10 @@ def config_with_writer(
     """The config a tool runs with: LangGraph's runtime in it, with the stream writer when
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
     Without LangGraph installed, no tool can ask for it."""
-    try:
-        from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND, CONFIG_KEY_STREAM
-        from langgraph.runtime import Runtime
-    except ImportError:
+    names = _langgraph_names()
+    if names is None:
         return config
+    CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND, CONFIG_KEY_STREAM, Runtime = names
     out = dict(config or {})
     out["callbacks"] = node_callbacks(out.get("callbacks"), parent, step is not None, asynchronous)
     out.setdefault("tags", [])
@@ -220,8 +238,6 @@ def config_with_writer(
         writer = getattr(configurable.get(CONFIG_KEY_RUNTIME), "stream_writer", None)
     known = None
     if step is not None:
-        from ._task_config import step_place
-
         namespace, known = step_place(configurable, list(namespace or ()), step)
     out["metadata"] = _tool_task_metadata(
         config, out.get("metadata") or {}, configurable, step, index, call_id, namespace, subagent, known
@@ -229,8 +245,6 @@ def config_with_writer(
     task_ns = out["metadata"].get("langgraph_checkpoint_ns")
     fields: dict[str, Any] = {"context": context, "store": store}
     if task_ns is not None:
-        from ._task_config import execution_info, task_configurable
-
         run_ns = configurable.get("checkpoint_ns")
         configurable = task_configurable(config, configurable, task_ns, step, known)
         # The run's own namespace, which a tool's `Command.PARENT` is addressed from.
@@ -242,14 +256,9 @@ def config_with_writer(
         fields["execution_info"] = execution_info(configurable)
     if writer:
         fields["stream_writer"] = writer
-    from ._task_config import run_control
-
     fields["control"] = run_control(config)
     configurable[CONFIG_KEY_RUNTIME] = Runtime(**fields)
     if files is not None:
-        from . import _task_channels
-        from ._files_context import LazyFilesContext
-
         channels = _task_channels.TaskChannels(LazyFilesContext(files), files.state, configurable.get(CONFIG_KEY_SEND))
         _task_channels.loop_keys(
             configurable, channels, step, out.get("recursion_limit"), out["metadata"], asynchronous
