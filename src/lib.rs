@@ -23,6 +23,7 @@ modules!(
     files,
     history,
     host,
+    message_memo,
     messages,
     middleware,
     model,

@@ -2,46 +2,24 @@
 //! `Arc`s that every later step and every fork sends again, so a client keeps what it
 //! encoded for a message and reuses it while that message lives.
 //!
-//! The cache is keyed by the message's allocation and holds a `Weak` to it. The `Weak` keeps
-//! the allocation from being reused for another message while the entry exists, so an
-//! address seen again with the same `Weak` is the same message; a message changed in place
-//! (`Arc::make_mut` with only weak references left) moves to a new allocation, so a stale
-//! encoding is never read. Dead entries are dropped when the map has doubled since the last
-//! sweep, so the cache stays proportional to the live conversations.
+//! The cache is a `MessageMemo`: keyed by the message's allocation, never read for another
+//! message or a message changed in place, swept as its conversations end.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
-use parking_lot::Mutex;
-
+use crate::message_memo::MessageMemo;
 use crate::messages::Message;
 
-/// Entries below this many are never swept (a sweep walks the whole map).
-const MIN_SWEEP: usize = 1024;
-
 pub(crate) struct MessageCache<T> {
-    inner: Mutex<Entries<T>>,
-}
-
-struct Entries<T> {
-    map: HashMap<usize, (Weak<Message>, Arc<T>)>,
-    /// The map's size after the last sweep.
-    swept_at: usize,
+    memo: MessageMemo<Arc<T>>,
 }
 
 impl<T> Default for MessageCache<T> {
     fn default() -> Self {
         MessageCache {
-            inner: Mutex::new(Entries {
-                map: HashMap::new(),
-                swept_at: 0,
-            }),
+            memo: MessageMemo::default(),
         }
     }
-}
-
-fn key(message: &Arc<Message>) -> usize {
-    Arc::as_ptr(message) as usize
 }
 
 impl<T> MessageCache<T> {
@@ -52,45 +30,7 @@ impl<T> MessageCache<T> {
         messages: &[Arc<Message>],
         encode: impl Fn(&Message) -> Result<T, E>,
     ) -> Result<Vec<Arc<T>>, E> {
-        let mut found: Vec<Option<Arc<T>>> = {
-            let entries = self.inner.lock();
-            messages
-                .iter()
-                .map(|m| {
-                    entries
-                        .map
-                        .get(&key(m))
-                        .filter(|(weak, _)| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(m)))
-                        .map(|(_, encoded)| encoded.clone())
-                })
-                .collect()
-        };
-        let mut fresh = Vec::new();
-        for (message, slot) in messages.iter().zip(found.iter_mut()) {
-            if slot.is_none() {
-                let encoded = Arc::new(encode(message)?);
-                fresh.push((key(message), Arc::downgrade(message), encoded.clone()));
-                *slot = Some(encoded);
-            }
-        }
-        if !fresh.is_empty() {
-            let mut entries = self.inner.lock();
-            for (k, weak, encoded) in fresh {
-                entries.map.insert(k, (weak, encoded));
-            }
-            entries.sweep_if_grown();
-        }
-        Ok(found.into_iter().flatten().collect())
-    }
-}
-
-impl<T> Entries<T> {
-    fn sweep_if_grown(&mut self) {
-        if self.map.len() < MIN_SWEEP.max(2 * self.swept_at) {
-            return;
-        }
-        self.map.retain(|_, (weak, _)| weak.strong_count() > 0);
-        self.swept_at = self.map.len();
+        self.memo.get_all(messages, |m| encode(m).map(Arc::new))
     }
 }
 
@@ -149,10 +89,10 @@ mod tests {
     #[test]
     fn dead_messages_are_swept() {
         let (cache, calls) = counting();
-        for i in 0..3 * MIN_SWEEP {
+        for i in 0..3 * 1024 {
             let m = Arc::new(Message::human(format!("m{i}")));
             cache.encode_all(&[m], encode_with(&calls)).unwrap();
         }
-        assert!(cache.inner.lock().map.len() <= MIN_SWEEP);
+        assert!(cache.memo.len() <= 1024);
     }
 }

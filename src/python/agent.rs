@@ -8,8 +8,7 @@ use pyo3::types::PyDict;
 use serde_json::Map;
 
 use super::convert::{
-    extra_from_py, file_map_from_py, file_map_to_py, host_object, message_list,
-    message_object_list, opaque_to_py,
+    extra_from_py, file_map_from_py, file_map_to_py, host_object, message_list, opaque_to_py,
 };
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
@@ -97,7 +96,7 @@ pub(crate) fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyA
 
 /// A run's final state as `invoke` returns it: its messages as message objects already.
 fn result_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
-    let list = message_object_list(py, &state.messages.to_vec())?;
+    let list = super::result_objects::message_objects(py, &state.messages.to_vec())?;
     state_with_messages(py, state, list)
 }
 

@@ -28,6 +28,7 @@ mod middleware;
 mod model;
 mod model_call_handler;
 mod reply_shaper;
+mod result_objects;
 mod runnable;
 mod runtime_threads;
 mod sandbox;
@@ -89,6 +90,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<loop_inbox::LoopInbox>()?;
     m.add_class::<agent::CoreAgent>()?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        result_objects::_result_objects_for_tests,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;
     composite::register(m)?;
     composite_plan::register(m)?;

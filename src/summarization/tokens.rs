@@ -6,13 +6,13 @@
 //! message's address (as the Python objects of messages are): a step measures only its new
 //! messages, however long the conversation.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
 
 use super::counter::{Counting, TokenCounter, Tokens};
+use crate::message_memo::MessageMemo;
 use crate::messages::{Content, Message, SystemMessage, ToolCall};
 use crate::model::RequestParts;
 use crate::pyrepr::{json_dumps, py_len, repr, write_map_repr};
@@ -175,23 +175,17 @@ fn pydantic_title(name: &str) -> String {
 /// otherwise) and the sizes it has measured.
 pub struct Counter {
     chars_per_token: f64,
-    sizes: Mutex<SizeCache>,
+    sizes: MessageMemo<Size>,
     /// The last tool list measured, by address: an agent offers the same list on every call
     /// (a middleware that changes it makes a new one), so its schemas are written once.
     tools: Mutex<Option<(Weak<[ToolSpec]>, usize)>>,
-}
-
-#[derive(Default)]
-struct SizeCache {
-    by_address: HashMap<usize, (Weak<Message>, Size)>,
-    live_after_purge: usize,
 }
 
 impl Counter {
     pub fn new(chars_per_token: f64) -> Self {
         Counter {
             chars_per_token,
-            sizes: Mutex::default(),
+            sizes: MessageMemo::default(),
             tools: Mutex::default(),
         }
     }
@@ -208,31 +202,20 @@ impl Counter {
         n
     }
 
-    fn size(&self, message: &Arc<Message>) -> Size {
-        let key = Arc::as_ptr(message) as usize;
-        if let Some((w, s)) = self.sizes.lock().by_address.get(&key)
-            && w.strong_count() > 0
-        {
-            return *s;
-        }
-        let size = message_size(message);
-        let mut cache = self.sizes.lock();
-        cache
-            .by_address
-            .insert(key, (Arc::downgrade(message), size));
-        if cache.by_address.len() > 2 * cache.live_after_purge + 1024 {
-            cache.by_address.retain(|_, (w, _)| w.strong_count() > 0);
-            cache.live_after_purge = cache.by_address.len();
-        }
-        size
+    /// Each message's size, measured once while it lives.
+    fn sizes(&self, messages: &[Arc<Message>]) -> Vec<Size> {
+        let measured: Result<Vec<Size>, std::convert::Infallible> =
+            self.sizes.get_all(messages, |m| Ok(message_size(m)));
+        measured.unwrap_or_else(|never| match never {})
     }
 
     /// `count_tokens_approximately(messages)` without usage scaling (LangChain's
     /// `_partial_token_counter`).
     pub fn unscaled(&self, messages: &[Arc<Message>]) -> u64 {
-        let total: f64 = messages
-            .iter()
-            .map(|m| self.size(m).tokens(self.chars_per_token))
+        let total: f64 = self
+            .sizes(messages)
+            .into_iter()
+            .map(|s| s.tokens(self.chars_per_token))
             .sum();
         total.ceil() as u64
     }
@@ -259,8 +242,8 @@ impl Counter {
         let mut mixed = false;
         let mut last_total: Option<u64> = None;
         let mut at_last = 0.0;
-        for m in messages {
-            total += self.size(m).tokens(self.chars_per_token);
+        for (m, size) in messages.iter().zip(self.sizes(messages)) {
+            total += size.tokens(self.chars_per_token);
             if let Message::Ai(ai) = &**m {
                 let p = ai
                     .response_metadata

@@ -1,0 +1,108 @@
+"""A run's plain result messages made in the core: the very objects ``from_core`` makes.
+
+``invoke`` returns every message of the conversation as a LangChain object; the plain ones
+(text content, no tool calls, no usage, no extra fields) are made by the core directly
+instead of through ``_convert.from_core`` and a dict. Each must be the object ``from_core``
+makes of the message's dict: same ``__dict__`` (values and order), set fields, extras and
+private attributes. The messages that are not plain still go through ``from_core``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain_core")
+
+from deepagents_rs import _core
+from test_message_objects_as_given import _same
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def _cases() -> list[tuple[dict, bool]]:
+    """(core message dict, whether the core makes it itself)."""
+    cases = []
+    for kind, msg_id, name in itertools.product(("human", "system", "ai"), ("id-1", None), (None, "bob")):
+        d: dict[str, Any] = {"type": kind, "content": f"text of a {kind} message", "id": msg_id}
+        if name is not None and kind != "system":
+            d["name"] = name
+        cases.append((d, True))
+        cases.append(({**d, "additional_kwargs": {"k": [1, {"x": None}]}}, False))
+        cases.append(({**d, "response_metadata": {"model_provider": "anthropic"}}, False))
+        cases.append(({**d, "content": [{"type": "text", "text": "blocks"}]}, False))
+    cases += [
+        ({"type": "ai", "content": "", "id": "a", "tool_calls": [{"name": "t", "args": {}, "id": "c"}]}, False),
+        (
+            {"type": "ai", "content": "x", "id": "a", "invalid_tool_calls": [{"name": "t", "args": "{", "id": "c"}]},
+            False,
+        ),
+        (
+            {
+                "type": "ai",
+                "content": "x",
+                "id": "a",
+                "usage_metadata": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+            },
+            False,
+        ),
+        ({"type": "tool", "content": "r", "id": "t", "tool_call_id": "c", "status": "success"}, False),
+        ({"type": "human", "content": "", "id": "e"}, True),
+        ({"type": "human", "content": "é\ud7ff 😀", "id": "u"}, True),
+    ]
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize(("d", "plain"), CASES, ids=[str(i) for i in range(len(CASES))])
+def test_a_result_message_is_the_object_from_core_makes(d: dict, plain: bool) -> None:
+    made, reference, plain_ones = _core._result_objects_for_tests([d])
+    assert plain_ones == [plain]
+    _same(made[0], reference[0])
+    # Its own dicts and lists, as validation leaves them (not the reference's, not shared).
+    for field in ("additional_kwargs", "response_metadata"):
+        assert getattr(made[0], field) is not getattr(reference[0], field)
+
+
+def test_a_list_of_mixed_messages_keeps_its_order() -> None:
+    dicts = [d for d, _ in CASES]
+    made, reference, plain_ones = _core._result_objects_for_tests(dicts)
+    assert plain_ones == [p for _, p in CASES]
+    assert len(made) == len(reference) == len(dicts)
+    for m, r in zip(made, reference, strict=True):
+        _same(m, r)
+
+
+def test_an_invoke_result_is_what_deepagents_returns_for_plain_input() -> None:
+    """Side by side: a history of plain dicts comes back as the same message objects (their
+    fields, set fields aside: the core marks an AI message's ``tool_calls`` and
+    ``response_metadata`` as set, as ``from_core`` always has)."""
+    import deepagents
+    import deepagents_rs
+    from fake_models import ScriptedChatModel
+
+    history = [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "reply"},
+        {"role": "system", "content": "note"},
+        {"role": "user", "content": "again"},
+    ]
+    results = []
+    for mod in (deepagents, deepagents_rs):
+        agent = mod.create_deep_agent(model=ScriptedChatModel(["done"]))
+        out = agent.invoke({"messages": [dict(m) for m in history]})
+        results.append(out["messages"])
+    ref, ours = results
+    assert len(ours) == len(ref) == len(history) + 1
+    for o, r in zip(ours, ref, strict=True):
+        assert type(o) is type(r)
+        assert list(o.__dict__) == list(r.__dict__)
+        assert {k: v for k, v in o.__dict__.items() if k != "id"} == {k: v for k, v in r.__dict__.items() if k != "id"}
+        assert isinstance(o.id, str) and o.id
+        assert o.model_dump(exclude={"id"}) == r.model_dump(exclude={"id"})
