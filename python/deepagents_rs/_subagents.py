@@ -239,7 +239,7 @@ def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any], res
 
 def _private_keys(middleware: Sequence[Any] | None, skills: bool = False) -> list[str]:
     """The private state keys of a subagent with this middleware (and skills, if it has them)."""
-    from ._middleware import schema_omissions
+    from ._middleware_schema import schema_omissions
     from .middleware.skills import SKILLS_PRIVATE_KEYS
 
     own = set(SKILLS_PRIVATE_KEYS) if skills else set()

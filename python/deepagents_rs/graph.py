@@ -24,7 +24,8 @@ from ._core import CoreAgent
 from ._excluded_middleware import Exclusions, acting_caching, main_slots
 from ._harness import described, profile_for, system_message, task_description
 from ._lazy import lazy_names
-from ._middleware import core_entries, declared_keys, reducer_defaults
+from ._middleware import core_entries
+from ._middleware_schema import declared_keys, reducer_defaults
 from ._models import resolve_model
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import Parent, build_specs
