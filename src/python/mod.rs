@@ -16,6 +16,7 @@ mod entry_call;
 mod errors;
 mod executor;
 mod file_ops;
+mod file_searches;
 mod files;
 mod fs_outside;
 mod host;
