@@ -6,6 +6,7 @@ mod backends;
 mod blocking;
 mod composite;
 mod composite_batch;
+mod composite_ops;
 mod composite_plan;
 mod composite_replies;
 mod composite_search;
