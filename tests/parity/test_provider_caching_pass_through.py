@@ -85,7 +85,7 @@ def test_a_wrapper_putting_a_bedrock_model_on_a_native_agents_request(sim: SimAn
     assert sim.requests == []
 
 
-def _subagent_bodies(impl: str, sim: SimAnthropic) -> tuple[list[str], int]:
+def _subagent_bodies(impl: str, sim: SimAnthropic, *, fork: bool = False) -> tuple[list[str], int]:
     start = len(sim.requests)
     sim.script(
         anthropic_tool_use(("task", {"description": "Look k up.", "subagent_type": "looker"}, "toolu_1")),
@@ -99,6 +99,11 @@ def _subagent_bodies(impl: str, sim: SimAnthropic) -> tuple[list[str], int]:
             "system_prompt": "Look keys up.",
             "model": _bedrock(bedrock),
         }
+        if fork:
+            # With a prompt of its own, deepagents' fork of another model sends it as the
+            # system prompt, ours after the task (a difference of the fork's prompt, not
+            # checked here).
+            looker.update(system_prompt="", mode="fork")
         agent = importlib.import_module(impl).create_deep_agent(model=NATIVE, tools=[lookup], subagents=[looker])
         result = agent.invoke(USER)
         assert result["messages"][-1].content == "Done."
@@ -166,34 +171,11 @@ def test_the_warning_names_the_models_class(sim: SimAnthropic) -> None:
     assert ours == theirs
 
 
-def _fork_bodies(impl: str, sim: SimAnthropic) -> tuple[list[str], int]:
-    start = len(sim.requests)
-    sim.script(
-        anthropic_tool_use(("task", {"description": "Look k up.", "subagent_type": "looker"}, "toolu_1")),
-        anthropic_text("Done."),
-    )
-    with SimBedrock() as bedrock:
-        bedrock.script(bedrock_tool_use("lookup", {"key": "k"}, "c1"), bedrock_text("It is the value of k."))
-        looker = {
-            "name": "looker",
-            "description": "Looks keys up.",
-            # With a prompt of its own, deepagents' fork of another model sends it as the system
-            # prompt, ours after the task (a difference of the fork's prompt, not checked here).
-            "system_prompt": "",
-            "mode": "fork",
-            "model": _bedrock(bedrock),
-        }
-        agent = importlib.import_module(impl).create_deep_agent(model=NATIVE, tools=[lookup], subagents=[looker])
-        result = agent.invoke(USER)
-        assert result["messages"][-1].content == "Done."
-        return _bodies(bedrock), len(sim.requests) - start
-
-
 @pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 def test_a_bedrock_fork_of_a_native_parent(sim: SimAnthropic) -> None:
     # The fork runs the parent's chain, caching middleware included, with its own model:
     # Bedrock's middleware acts on the fork's requests, not on the parent's.
-    theirs, ours = (_fork_bodies(impl, sim) for impl in IMPLS)
+    theirs, ours = (_subagent_bodies(impl, sim, fork=True) for impl in IMPLS)
     assert theirs[1] == ours[1] == 2
     assert len(theirs[0]) == 2
     assert ours[0] == theirs[0]
