@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _compat
-from ._middleware import declared_keys, reducer_defaults, schema_omissions
+from ._middleware_schema import declared_keys, reducer_defaults, schema_omissions
 from ._model_spec import init_langchain_model, resolve_model_spec
 from ._models import ModelAdapter
 from ._native_models import native_settings

@@ -111,65 +111,6 @@ def _caching_slots() -> list[Any]:
     return [_caching(), *made]
 
 
-def acting_caching(caching: Sequence[Any], core_model: Any, stack: Iterable[Any]) -> list[Any]:
-    """Of a stack's provider caching middleware (`Planned.caching`), the ones the core must run.
-
-    Bedrock's and Fireworks' middleware, made with `unsupported_model_behavior="ignore"`, hand
-    a request for a model of any other class on unchanged. Run by the core, each would still
-    cost the whole request and reply turned into LangChain objects and back at every model
-    call (about 1.2 ms a step each). So one that cannot act is left out of the core's chain
-    when every request of the stack carries the same model: `core_model`, the core's model
-    (an adapter calling a chat model back, or a native client's `(provider, name, settings)`),
-    and no Python middleware of the `stack` wraps the model call (only a wrapper can put
-    another model on the request; deepagents_rs' own faces run as core entries). They stay in
-    the stack's middleware otherwise (state keys, exclusions, what callers see)."""
-    if not caching:
-        # Nothing to decide (and without LangChain nothing to import).
-        return []
-    from ._middleware import _overrides, core_faces
-
-    # deepagents_rs' own faces run as the core's entries, which never change the model.
-    wrappers = [m for m in stack if not isinstance(m, core_faces())]
-    if any(_overrides(m, "wrap_model_call") or _overrides(m, "awrap_model_call") for m in wrappers):
-        return list(caching)
-    if isinstance(core_model, tuple):
-        # A wrapper sees a native client's model as its id, a string.
-        model: Any = f"{core_model[0]}:{core_model[1]}"
-    elif hasattr(core_model, "model"):
-        model = core_model.model
-    else:
-        return list(caching)
-    return [m for m in caching if not _passes_through(m, model)]
-
-
-def _passes_through(middleware: Any, model: Any) -> bool:
-    """Whether a provider caching middleware leaves every request for `model` unchanged: it
-    ignores unsupported models, has no hook but its model-call wrapper, and its own check
-    (`_should_apply_caching`, which reads `request.model` first) turns the model down. Any
-    doubt (another version's checks, a check reading more of the request) keeps it."""
-    from ._middleware import HOOKS, _overrides
-
-    if middleware not in _PROVIDER_CACHING or getattr(middleware, "unsupported_model_behavior", None) != "ignore":
-        return False
-    if any(_overrides(middleware, h) or _overrides(middleware, "a" + h) for h in (*HOOKS, "wrap_tool_call")):
-        return False
-    check = getattr(middleware, "_should_apply_caching", None)
-    if check is None or getattr(middleware, "tools", None):
-        return False
-    try:
-        return check(_ModelOnly(model)) is False
-    except AttributeError:
-        # The check read more than the model: it would act on some requests.
-        return False
-
-
-@dataclass(frozen=True)
-class _ModelOnly:
-    """A request as far as a caching middleware's model check reads it."""
-
-    model: Any
-
-
 #: What each provider's caching middleware checks the request's model against, by the global
 #: its module reads (``isinstance(request.model, ...)`` in ``_should_apply_caching``).
 _CACHING_TARGETS = {

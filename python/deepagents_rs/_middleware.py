@@ -10,20 +10,26 @@ core: under ``invoke`` they block, under ``ainvoke`` they are awaited.
 
 from __future__ import annotations
 
-import collections.abc
-import contextlib
 import contextvars
 import functools
 import inspect
 import sys
 import typing
-import uuid
 from typing import Any
 
 from . import _convert
 from ._excluded_middleware import acts_only_on
-from ._files_context import FilesContext, node_files, use_files
-from ._task_channels import task_writes
+from ._files_context import FilesContext
+from ._middleware_context import _node_config, _task_files, _wrapper_task
+from ._middleware_results import (
+    _as_message,
+    _messages_write,
+    _tool_output,
+    _with_backend_files,
+    _with_model_files,
+    _with_sent,
+    _with_wrapper_writes,
+)
 from ._tools import _as_command, to_adapter
 
 #: Where deepagents' private middleware the core runs as its own entries live.
@@ -80,85 +86,6 @@ def core_faces() -> tuple[type, ...]:
         if loaded is not None:
             faces = (*faces, getattr(loaded, name))
     return faces
-
-
-def schema_omissions(middleware: list[Any]) -> tuple[set[str], set[str]]:
-    """The state keys the middleware's ``state_schema``s leave out of the graph's input and
-    output (LangChain's ``OmitFromSchema``: ``PrivateStateAttr``, ``OmitFromInput``,
-    ``OmitFromOutput``)."""
-    from langchain.agents.middleware.types import OmitFromSchema
-
-    omit_input: set[str] = set()
-    omit_output: set[str] = set()
-    for mw in middleware:
-        for key, hint in _schema_hints(mw).items():
-            for meta in _metadata(hint):
-                if isinstance(meta, OmitFromSchema):
-                    if meta.input:
-                        omit_input.add(key)
-                    if meta.output:
-                        omit_output.add(key)
-    return omit_input, omit_output
-
-
-def declared_keys(middleware: list[Any]) -> set[str]:
-    """Every key the middleware's ``state_schema``s declare."""
-    keys: set[str] = set()
-    for mw in middleware:
-        keys.update(_schema_hints(mw))
-    return keys
-
-
-def reducer_defaults(middleware: list[Any]) -> dict[str, Any]:
-    """The value each reducer-annotated key of the middleware's ``state_schema``s starts with
-    in LangGraph (its channel is readable before any write: ``pinned_skills`` is ``[]``)."""
-    from langgraph.channels import BinaryOperatorAggregate
-
-    out: dict[str, Any] = {}
-    for mw in middleware:
-        for key, hint in _schema_hints(mw).items():
-            meta = _metadata(hint)
-            if not meta or not callable(meta[-1]) or isinstance(meta[-1], type):
-                continue
-            try:
-                channel = BinaryOperatorAggregate(_bare(hint), meta[-1])
-            except (TypeError, ValueError):
-                continue
-            if channel.is_available():
-                out[key] = channel.get()
-    return out
-
-
-def _bare(hint: Any) -> Any:
-    """A hint without its ``Required``/``NotRequired``/``Annotated`` wrappers."""
-    while typing.get_origin(hint) in (typing.Annotated, typing.Required, typing.NotRequired):
-        hint = typing.get_args(hint)[0]
-    return hint
-
-
-def _schema_hints(mw: Any) -> dict[str, Any]:
-    """A middleware's ``state_schema`` annotations (none when it has no resolvable schema)."""
-    schema = getattr(mw, "state_schema", None)
-    if schema is None:
-        return {}
-    try:
-        return typing.get_type_hints(schema, include_extras=True)
-    except (NameError, TypeError):
-        return {}
-
-
-def _metadata(hint: Any) -> list[Any]:
-    """``Annotated`` metadata, through ``Required``/``NotRequired`` wrappers."""
-    out: list[Any] = []
-    while True:
-        origin = typing.get_origin(hint)
-        if origin is typing.Annotated:
-            out.extend(hint.__metadata__)
-            hint = typing.get_args(hint)[0]
-        elif origin in (typing.Required, typing.NotRequired):
-            hint = typing.get_args(hint)[0]
-        else:
-            return out
 
 
 def _can_jump_to(mw: Any, hook: str) -> list[str]:
@@ -594,154 +521,3 @@ class MiddlewareAdapter:
         with _wrapper_task(config, task_config, raw_state) as channels:
             result = await self.mw.awrap_tool_call(request, call_next)
         return _with_wrapper_writes(self._tool_result(result, call, config), channels, inner)
-
-
-@contextlib.contextmanager
-def _node_config(config: Any) -> Any:
-    """The model node's config where LangGraph leaves it for the middleware it runs
-    (``langgraph.config.get_config()``); the model call itself sets its own."""
-    if config is None:
-        yield
-        return
-    from langchain_core.runnables.config import var_child_runnable_config
-
-    token = var_child_runnable_config.set(dict(config))
-    try:
-        yield
-    finally:
-        var_child_runnable_config.reset(token)
-
-
-@contextlib.contextmanager
-def _wrapper_task(run: Any, task_config: dict, state: dict) -> collections.abc.Iterator[Any]:
-    """Where a tool call's wrapper runs: its task's config and files, its channels sharing
-    the task's writes with the tool and the other wrappers (`_task_channels.task_writes`)."""
-    with task_writes(run, task_config), _node_config(task_config), _task_files(task_config, state) as (_, channels):
-        yield channels
-
-
-@contextlib.contextmanager
-def _task_files(config: Any, state: dict) -> collections.abc.Iterator[tuple[FilesContext, Any]]:
-    """The files a node's ``StateBackend`` reads and writes, and the node's task channels:
-    its config's (`_task_channels`), so that a write through ``__pregel_send`` and one through
-    the backend land in the same place; the node's input files where it has none."""
-    from . import _task_channels
-
-    channels = _task_channels.of((config or {}).get("configurable") or {})
-    if channels is None:
-        with node_files(state) as files:
-            yield files, None
-        return
-    with use_files(channels.files):
-        yield channels.files, channels
-
-
-def _with_sent(result: Any, channels: Any) -> Any:
-    """A hook's result with what it wrote through its task's ``__pregel_send`` (its returned
-    keys win, as LangGraph applies them after the writes made during the call)."""
-    if channels is None or not channels.writes or not (result is None or isinstance(result, dict)):
-        return result
-    return channels.update(result)
-
-
-def _with_wrapper_writes(result: tuple, channels: Any, inner: list[dict]) -> tuple:
-    """A tool call wrapper's result with what it wrote through its task's channels (a
-    ``StateBackend``'s files among them) under what the call writes: the wrapper and the
-    tool share the call's task, whose writes LangGraph applies together. A wrapper that
-    answers with a plain message keeps the tool's own writes (``inner``: the handler's raw
-    results, the last one's), which a returned ``Command`` carries itself. The messages the
-    task sent (the tool's among them: they share the task's writes) come before the answer."""
-    if channels is None or not (channels.files.pending or channels.writes):
-        return result
-    from ._tool_commands import with_sent_messages
-
-    message, files, update, write = result
-    if update is not None and channels.writes:
-        # The wrapper's own `Command` with the task's writes (a tool's write came with its
-        # own result, checked there).
-        channels.check_single_writes(update)
-    if files is None and update is None and inner:
-        files, update = inner[-1].get("files"), inner[-1].get("extra")
-    if channels.files.pending:
-        files = {**channels.files.updates(), **(files or {})}
-    if channels.writes:
-        update = {k: v for k, v in (channels.update(update) or {}).items() if k != "messages"} or None
-    return message, files, update, with_sent_messages(write, channels.writes)
-
-
-def _with_backend_files(result: tuple[Any, dict] | None, files: Any) -> tuple[Any, dict] | None:
-    """A hook's result with what a ``StateBackend`` wrote during it: the node's write to
-    ``files`` (the hook's own ``files`` after it, as LangGraph applies the task's writes)."""
-    if not files.pending:
-        return result
-    if result is None:
-        # The backend's write alone is the node's update.
-        return {"files": files.updates()}, {"files": files.updates()}
-    reported, delta = result
-    delta["files"] = {**files.updates(), **(delta.get("files") or {})}
-    return reported, delta
-
-
-def _with_model_files(out: dict, files: Any) -> dict:
-    """A model wrapper's response with what a ``StateBackend`` wrote during it, written by
-    the model node before its reply."""
-    if files.pending:
-        out["files_before"] = files.updates()
-    return out
-
-
-def _as_message(m: Any) -> Any:
-    return _convert.from_core(m) if isinstance(m, dict) else m
-
-
-def _tool_output(raw: dict) -> Any:
-    """What the tool node's ``execute`` hands a ``wrap_tool_call`` handler: the ToolMessage,
-    or the ``Command`` a tool like ``task`` answered with."""
-    message = _convert.from_core(raw["message"])
-    if not raw.get("command"):
-        return message
-    from langgraph.types import Command
-
-    from ._stream import with_removals
-
-    write = raw.get("write") or {}
-    if write.get("unanswered"):
-        messages = [_convert.from_core(m) for m in write["before"]]
-    else:
-        before = [_convert.from_core(m) for m in write.get("before", ())]
-        messages = [*before, message, *(_convert.from_core(m) for m in write.get("after", ()))]
-    update: dict[str, Any] = {"messages": with_removals(messages, write.get("removed"))}
-    if raw.get("files") is not None:
-        update["files"] = raw["files"]
-    update.update(raw.get("extra") or {})
-    from langgraph.types import Send
-
-    goto = [*(write.get("goto") or ()), *(Send(node, arg) for node, arg in write.get("sends") or ())]
-    if write.get("to_parent"):
-        # A subagent's command for its parent, as the tool returned it.
-        return Command(graph=Command.PARENT, update=update, goto=goto)
-    if write.get("unanswered") and update == {"messages": []}:
-        # The tool's command had no update.
-        return Command(update=None, goto=goto)
-    return Command(update=update, goto=goto)
-
-
-def _messages_write(value: Any, before: list[Any]) -> dict:
-    """A hook's ``messages`` as the core's write, as deepagents' ``messages`` channel takes
-    it: new messages get an id (LangGraph stamps written messages) and are appended; a write
-    that removes messages or replaces one by id becomes the whole new list, the messages
-    already there keeping theirs (none given to those without)."""
-    from langchain_core.messages import RemoveMessage, convert_to_messages
-
-    from ._messages_reducer import merge
-
-    items = value if isinstance(value, list) else [value]
-    new = convert_to_messages(items)
-    for m in new:
-        if m.id is None and not isinstance(m, RemoveMessage):
-            m.id = str(uuid.uuid4())
-    existing = {m.id for m in before if m.id is not None}
-    if any(isinstance(m, RemoveMessage) or m.id in existing for m in new):
-        merged = merge(list(before), [new])
-        return {"messages": [_convert.to_core(m) for m in merged], "replace": True}
-    return {"messages": [_convert.to_core(m) for m in new]}

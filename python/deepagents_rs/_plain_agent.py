@@ -10,7 +10,8 @@ from typing import Any
 from . import _convert
 from ._assembly import SchemaOf, StateKeys, _check_unique_middleware, _core_model, face_parts
 from ._core import CoreAgent
-from ._middleware import core_entries, declared_keys
+from ._middleware import core_entries
+from ._middleware_schema import declared_keys
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._tools import to_adapter
 

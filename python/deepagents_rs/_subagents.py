@@ -10,7 +10,7 @@ from typing import Any, Self
 from . import _convert, _fs_interrupts
 from ._assembly import _check_unique_middleware
 from ._core import DEFAULT_GENERAL_PURPOSE_DESCRIPTION, DEFAULT_SUBAGENT_PROMPT
-from ._excluded_middleware import Exclusions, Planned, acting_caching, subagent_slots
+from ._excluded_middleware import Exclusions, Planned, subagent_slots
 from ._harness import described, general_purpose_system, has_stack_part, profile_for, subagent_system
 from ._structured import make_response_format, render_structured, with_schema_tool
 from ._summarization import core_config as summarization_config
@@ -239,7 +239,7 @@ def _middleware_adapters(middleware: Sequence[Any] | None, tools: list[Any], res
 
 def _private_keys(middleware: Sequence[Any] | None, skills: bool = False) -> list[str]:
     """The private state keys of a subagent with this middleware (and skills, if it has them)."""
-    from ._middleware import schema_omissions
+    from ._middleware_schema import schema_omissions
     from .middleware.skills import SKILLS_PRIVATE_KEYS
 
     own = set(SKILLS_PRIVATE_KEYS) if skills else set()
@@ -402,7 +402,7 @@ def build_specs(
                 "system": subagent_system(spec.get("system_prompt", ""), profile),
                 "response_format": response_format,
                 "middleware": _middleware_adapters(planned.user, bindable_tools, spec.get("response_format")),
-                "profile": _profile_part(planned, profile, bindable_tools, spec_model, [*planned.user, *gate]),
+                "profile": _profile_part(planned, profile, bindable_tools),
                 "interrupts": _interrupts(gate, bindable_tools),
                 "private_keys": _private_keys(python_middleware, spec_skills is not None),
                 "files": spec_files,
@@ -465,7 +465,7 @@ def _general_purpose(
         "system": general_purpose_system(DEFAULT_SUBAGENT_PROMPT, profile),
         "files": gp_files,
         "middleware": _middleware_adapters(user, parent.tools),
-        "profile": _profile_part(planned, profile, parent.tools, gp_model, [*user, *gate]),
+        "profile": _profile_part(planned, profile, parent.tools),
         "interrupts": _interrupts(gate, parent.tools),
         "private_keys": _private_keys([*user, *planned.kept, *gate], skills is not None),
         "skills": skills,
@@ -473,19 +473,17 @@ def _general_purpose(
     }
 
 
-def _profile_part(
-    planned: Planned, profile: HarnessProfile, tools: list[Any], model: Any = None, middleware: Sequence[Any] = ()
-) -> dict:
+def _profile_part(planned: Planned, profile: HarnessProfile, tools: list[Any]) -> dict:
     """A stack's harness-profile part as the core takes it (its middleware: unique names, as
-    create_agent requires); `model`: the core's model of every request through the stack,
-    with `middleware` the stack's other Python middleware (`None`: not known, every provider
-    caching middleware runs)."""
+    create_agent requires). The provider caching middleware all go to the core, which skips
+    one per request when the request's model is not of the classes it acts on
+    (`_excluded_middleware.acts_only_on`)."""
     _check_unique_middleware(planned.kept)
     return {
         "extra": _middleware_adapters(planned.kept, tools),
         "excluded": planned.excluded,
         "excluded_tools": sorted(profile.excluded_tools),
-        "caching": _middleware_adapters(acting_caching(planned.caching, model, [*middleware, *planned.kept]), tools),
+        "caching": _middleware_adapters(planned.caching, tools),
     }
 
 

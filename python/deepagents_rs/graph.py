@@ -21,10 +21,11 @@ from ._assembly import (
 )
 from ._backend_adapter import arg_uses_state, fs_config
 from ._core import CoreAgent
-from ._excluded_middleware import Exclusions, acting_caching, main_slots
+from ._excluded_middleware import Exclusions, main_slots
 from ._harness import described, profile_for, system_message, task_description
 from ._lazy import lazy_names
-from ._middleware import core_entries, declared_keys, reducer_defaults
+from ._middleware import core_entries
+from ._middleware_schema import declared_keys, reducer_defaults
 from ._models import resolve_model
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import Parent, build_specs
@@ -185,16 +186,7 @@ def create_deep_agent(
         "extra": core_entries(extra, bindables, store, response_format),
         "excluded": planned.excluded,
         "excluded_tools": sorted(profile.excluded_tools),
-        "caching": core_entries(
-            acting_caching(
-                planned.caching,
-                _main_chain_model(core_model, specs),
-                [*middleware, *extra, *([hitl] if hitl is not None else [])],
-            ),
-            bindables,
-            store,
-            response_format,
-        ),
+        "caching": core_entries(planned.caching, bindables, store, response_format),
     }
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
     schema = StateKeys.of([*chain_middleware, *([SchemaOf(state_schema)] if state_schema is not None else [])])
@@ -345,14 +337,6 @@ def _adapt(tools: Sequence[Any] | None) -> list[ToolAdapter]:
 
 
 _default_model_warned = False
-
-
-def _main_chain_model(core_model: Any, specs: list[dict]) -> Any:
-    """The model every request through the main agent's chain carries: a fork of another
-    model, or with middleware of its own, runs that chain too (`None`: not one model)."""
-    if any(s.get("kind") == "fork" and ("model" in s or "middleware" in s) for s in specs):
-        return None
-    return core_model
 
 
 def _own_resolver(core_model: Any) -> Any:

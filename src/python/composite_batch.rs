@@ -6,7 +6,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use super::composite_plan::{CompositePlan, Next, Op, Stage, done};
+use super::composite_ops::{Next, Op, Stage};
+use super::composite_plan::{CompositePlan, done};
 use super::composite_replies::make;
 
 impl CompositePlan {

@@ -7,7 +7,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PySlice, PyString, PyTuple};
 
-use super::composite_plan::{CompositePlan, Next, Op, Stage, done};
+use super::composite_ops::{Next, Op, Stage};
+use super::composite_plan::{CompositePlan, done};
 use super::composite_replies::{
     capped_grep, either, failed_glob, glob_parts, items_of, make, prefixed, sorted_by_path,
     worse_reason,

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use super::file_ops;
+use super::file_searches;
 use super::store_items::{
     downloaded, edited, item_key, listing, outcome, protocol_attr, read, readable_files, response,
     store_validate_namespace, uploaded_value, written_value,
@@ -389,7 +389,7 @@ impl StorePlan {
             } => {
                 let files = readable_files(py, &items)?;
                 let max_count = max_count.as_ref().map(|m| m.bind(py).clone());
-                let (error, matches, truncated) = file_ops::files_grep(
+                let (error, matches, truncated) = file_searches::files_grep(
                     py,
                     files.as_any(),
                     pattern,
@@ -407,7 +407,7 @@ impl StorePlan {
             Op::Glob { pattern, path } => {
                 let files = readable_files(py, &items)?;
                 let (error, entries) =
-                    file_ops::files_glob(py, files.as_any(), pattern, path.as_deref(), true)?;
+                    file_searches::files_glob(py, files.as_any(), pattern, path.as_deref(), true)?;
                 let kwargs = PyDict::new(py);
                 match error {
                     Some(error) => kwargs.set_item("error", error)?,

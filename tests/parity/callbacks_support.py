@@ -23,6 +23,8 @@ from langchain_core.outputs import ChatGeneration, Generation, LLMResult
 from langchain_core.tools import tool
 from langgraph.types import Send
 
+from .harness import researcher_subagents
+
 INPUT = {"messages": [{"role": "user", "content": "go"}]}
 
 
@@ -242,15 +244,7 @@ def build(
     subagents = None
     if scenario.sub_script is not None:
         sub = model_cls(scenario.sub_script)
-        subagents = [
-            {
-                "name": "researcher",
-                "description": "Researches things.",
-                "system_prompt": "You research.",
-                "model": sub,
-                "tools": list(scenario.sub_tools or []),
-            }
-        ]
+        subagents = researcher_subagents(sub, scenario.sub_tools)
     agent = module.create_deep_agent(
         model=main,
         tools=list(scenario.tools) if scenario.tools is not None else None,

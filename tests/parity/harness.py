@@ -33,6 +33,7 @@ import deepagents_rs
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fake_models import Call, ScriptedChatModel, ai_tool_calls, normalize_messages
+from langchain_core.messages import SystemMessage
 
 __all__ = [
     "FS_TOOLS",
@@ -208,3 +209,40 @@ def assert_parity(both: Both) -> dict[str, Any]:
     assert id_shapes(rs["messages"]) == id_shapes(ref["messages"])
     assert norm_files(rs.get("files")) == norm_files(ref.get("files"))
     return ref
+
+
+# --------------------------------------------------------------------------------------------
+# Scenario parts shared by the parity suites
+
+
+def researcher_subagents(model: Any, tools: Sequence[Any] | None) -> list[dict[str, Any]]:
+    """The one declarative ``researcher`` subagent the scenarios delegate to, on ``model``."""
+    return [
+        {
+            "name": "researcher",
+            "description": "Researches things.",
+            "system_prompt": "You research.",
+            "model": model,
+            "tools": list(tools or []),
+        }
+    ]
+
+
+def state_files(**texts: str) -> dict[str, Any]:
+    """A ``files`` state of utf-8 text files, by path."""
+    return {path: {"content": text, "encoding": "utf-8"} for path, text in texts.items()}
+
+
+def hi_input(files: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    """A one-message ``hi`` input, with ``files`` and other state keys when given."""
+    inp: dict[str, Any] = {"messages": [{"role": "user", "content": "hi"}], **extra}
+    if files is not None:
+        inp["files"] = files
+    return inp
+
+
+def system_text(message: Any) -> str:
+    """A system message's text, its content blocks joined."""
+    assert isinstance(message, SystemMessage)
+    content = message.content
+    return content if isinstance(content, str) else "".join(b["text"] for b in content)

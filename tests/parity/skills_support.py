@@ -6,8 +6,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from langchain_core.messages import SystemMessage
-
 
 def skill_md(name: str, description: str, extra: str = "", body: str = "# Steps\nDo it well.\n") -> str:
     return f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n{body}"
@@ -21,23 +19,6 @@ WEB = skill_md(
 
 
 CODE = skill_md("code-review", "Review code carefully.")
-
-
-def _files(**texts: str) -> dict[str, Any]:
-    return {path: {"content": text, "encoding": "utf-8"} for path, text in texts.items()}
-
-
-def _inp(files: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    inp: dict[str, Any] = {"messages": [{"role": "user", "content": "hi"}], **extra}
-    if files is not None:
-        inp["files"] = files
-    return inp
-
-
-def _system_text(message: Any) -> str:
-    assert isinstance(message, SystemMessage)
-    content = message.content
-    return content if isinstance(content, str) else "".join(b["text"] for b in content)
 
 
 def _skills_mw(impl: str) -> type:

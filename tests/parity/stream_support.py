@@ -18,6 +18,8 @@ from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.tools import tool
 from langgraph.config import get_stream_writer
 
+from .harness import researcher_subagents
+
 INPUT = {"messages": [{"role": "user", "content": "go"}]}
 
 
@@ -148,15 +150,7 @@ def build(
     subagents = None
     if scenario.sub_script is not None:
         sub = model_cls(scenario.sub_script)
-        subagents = [
-            {
-                "name": "researcher",
-                "description": "Researches things.",
-                "system_prompt": "You research.",
-                "model": sub,
-                "tools": list(scenario.sub_tools or []),
-            }
-        ]
+        subagents = researcher_subagents(sub, scenario.sub_tools)
     agent = module.create_deep_agent(
         model=main,
         tools=list(scenario.tools) if scenario.tools is not None else None,

@@ -19,33 +19,25 @@ from typing import Any
 import deepagents
 import deepagents_rs
 import pytest
-from langchain_core.messages import AIMessage, SystemMessage
+from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from .fs_support import MODES, Tree, run_fs
-from .harness import ScriptedChatModel, ai_tool_calls, assert_parity, assert_same_error, run_both
+from .harness import (
+    ScriptedChatModel,
+    ai_tool_calls,
+    assert_parity,
+    assert_same_error,
+    hi_input,
+    run_both,
+    state_files,
+    system_text,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
 AGENTS_MD = "# Project\n<!-- authoring note,\nover two lines -->\nUse tabs.\n\n\n"
 USER_MD = "Prefers short answers.\n"
-
-
-def _files(**texts: str) -> dict[str, Any]:
-    return {path: {"content": text, "encoding": "utf-8"} for path, text in texts.items()}
-
-
-def _inp(files: dict[str, Any] | None = None) -> dict[str, Any]:
-    inp: dict[str, Any] = {"messages": [{"role": "user", "content": "hi"}]}
-    if files is not None:
-        inp["files"] = files
-    return inp
-
-
-def _system_text(message: Any) -> str:
-    assert isinstance(message, SystemMessage)
-    content = message.content
-    return content if isinstance(content, str) else "".join(b["text"] for b in content)
 
 
 def _memory_mw(impl: str) -> type:
@@ -59,11 +51,11 @@ def _memory_mw(impl: str) -> type:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_state_backend_sources_in_order_missing_skipped(mode: str) -> None:
-    files = _files(**{"/AGENTS.md": AGENTS_MD, "/user/AGENTS.md": USER_MD})
+    files = state_files(**{"/AGENTS.md": AGENTS_MD, "/user/AGENTS.md": USER_MD})
     both = run_both(
         [AIMessage(content="ok")],
         None,
-        _inp(files),
+        hi_input(files),
         mode=mode,
         system_prompt="You are X.",
         memory=["/user/AGENTS.md", "/missing.md", "/AGENTS.md"],
@@ -80,32 +72,30 @@ def test_state_backend_sources_in_order_missing_skipped(mode: str) -> None:
 
 @pytest.mark.parametrize(
     "files",
-    [None, _files(**{"/AGENTS.md": "<!-- only a comment -->\n \n"})],
+    [None, state_files(**{"/AGENTS.md": "<!-- only a comment -->\n \n"})],
     ids=["no-files", "only-comments"],
 )
 def test_nothing_to_show_reads_no_memory_loaded(files: dict[str, Any] | None) -> None:
-    both = run_both([AIMessage(content="ok")], None, _inp(files), memory=["/AGENTS.md"])
+    both = run_both([AIMessage(content="ok")], None, hi_input(files), memory=["/AGENTS.md"])
     assert_parity(both)
     # An empty authored prompt has no blocks: the section comes first, with no blank line.
-    assert _system_text(both.rs.calls[0].messages[0]).startswith(
-        "<agent_memory>\n(No memory loaded)\n\n</agent_memory>"
-    )
+    assert system_text(both.rs.calls[0].messages[0]).startswith("<agent_memory>\n(No memory loaded)\n\n</agent_memory>")
 
 
 def test_memory_is_reloaded_by_each_run_without_a_checkpointer() -> None:
     """Without a saver each run starts from its input: memory is read again."""
-    for files in (_files(**{"/AGENTS.md": "first"}), _files(**{"/AGENTS.md": "second"})):
-        both = run_both([AIMessage(content="ok")], None, _inp(files), memory=["/AGENTS.md"])
+    for files in (state_files(**{"/AGENTS.md": "first"}), state_files(**{"/AGENTS.md": "second"})):
+        both = run_both([AIMessage(content="ok")], None, hi_input(files), memory=["/AGENTS.md"])
         assert_parity(both)
-        assert "/AGENTS.md\n\n" + files["/AGENTS.md"]["content"] in _system_text(both.rs.calls[0].messages[0])
+        assert "/AGENTS.md\n\n" + files["/AGENTS.md"]["content"] in system_text(both.rs.calls[0].messages[0])
 
 
 def test_private_key_in_the_input_is_ignored() -> None:
     """``memory_contents`` is not an input key: passing it does not stop the load."""
-    inp = {**_inp(_files(**{"/AGENTS.md": "from the file"})), "memory_contents": {"/AGENTS.md": "forged"}}
+    inp = {**hi_input(state_files(**{"/AGENTS.md": "from the file"})), "memory_contents": {"/AGENTS.md": "forged"}}
     both = run_both([AIMessage(content="ok")], None, inp, memory=["/AGENTS.md"])
     assert_parity(both)
-    assert "from the file" in _system_text(both.rs.calls[0].messages[0])
+    assert "from the file" in system_text(both.rs.calls[0].messages[0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,7 +121,7 @@ def test_filesystem_backend_reads_from_disk(tmp_path: Path, mode: str) -> None:
     tree = Tree(tmp_path / "root", files={"AGENTS.md": AGENTS_MD, "team/AGENTS.md": USER_MD})
     run = _on_disk(tree, mode, ["/AGENTS.md", "/team/AGENTS.md", "/absent.md"])
     ref = assert_parity(run.both)
-    assert "/team/AGENTS.md\n\nPrefers short answers." in _system_text(run.rs.calls[0].messages[0])
+    assert "/team/AGENTS.md\n\nPrefers short answers." in system_text(run.rs.calls[0].messages[0])
     # No StateBackend: only messages come out.
     assert sorted(ref) == sorted(run.rs.result) == ["messages"]
 
@@ -143,7 +133,7 @@ def test_composite_backend_routes_each_source(tmp_path: Path, mode: str) -> None
         [AIMessage(content="ok")],
         mode=mode,
         tree=tree,
-        inp=_inp(_files(**{"/AGENTS.md": "in state"})),
+        inp=hi_input(state_files(**{"/AGENTS.md": "in state"})),
         setup=lambda a: {
             "backend": a.CompositeBackend(
                 default=a.StateBackend(),
@@ -153,7 +143,7 @@ def test_composite_backend_routes_each_source(tmp_path: Path, mode: str) -> None
         },
     )
     assert_parity(run.both)
-    text = _system_text(run.rs.calls[0].messages[0])
+    text = system_text(run.rs.calls[0].messages[0])
     assert "/AGENTS.md\n\nin state\n\n/disk/AGENTS.md\n\non disk" in text
 
 
@@ -204,7 +194,7 @@ def test_fork_reloads_memory_and_other_subagents_have_none(mode: str) -> None:
     both = run_both(
         script,
         None,
-        _inp(_files(**{"/AGENTS.md": AGENTS_MD})),
+        hi_input(state_files(**{"/AGENTS.md": AGENTS_MD})),
         mode=mode,
         system_prompt="You are the main agent.",
         memory=["/AGENTS.md"],
@@ -214,10 +204,10 @@ def test_fork_reloads_memory_and_other_subagents_have_none(mode: str) -> None:
     assert "Use spaces." in ref["files"]["/AGENTS.md"]["content"]
     calls = {_last_human(c.messages): c for c in both.rs.calls}
     fork = next(c for task, c in calls.items() if task.endswith("fork work"))
-    assert "Use spaces." in _system_text(fork.messages[0])
-    assert "Use tabs." in _system_text(both.rs.calls[-1].messages[0])
+    assert "Use spaces." in system_text(fork.messages[0])
+    assert "Use tabs." in system_text(both.rs.calls[-1].messages[0])
     for task in ("iso work", "gp work"):
-        assert "<agent_memory>" not in _system_text(calls[task].messages[0])
+        assert "<agent_memory>" not in system_text(calls[task].messages[0])
 
 
 def _last_human(messages: list[Any]) -> str:
@@ -254,11 +244,11 @@ def test_user_memory_middleware(mode: str, with_memory_arg: bool) -> None:
     run = run_fs(
         [AIMessage(content="ok")],
         mode=mode,
-        inp=_inp(_files(**{"/team.md": "Team rules.", "/AGENTS.md": AGENTS_MD})),
+        inp=hi_input(state_files(**{"/team.md": "Team rules.", "/AGENTS.md": AGENTS_MD})),
         setup=_user_memory_setup(with_memory_arg),
     )
     assert_parity(run.both)
-    text = _system_text(run.rs.calls[0].messages[0])
+    text = system_text(run.rs.calls[0].messages[0])
     notes, todos = text.index("## Notes\n/team.md\n\nTeam rules.\n{not a slot}"), text.index("write_todos")
     assert (notes > todos) is with_memory_arg
     assert "# Project" not in text
@@ -270,7 +260,9 @@ def test_memory_loaded_but_not_shown() -> None:
             "middleware": [_memory_mw(a.impl)(backend=a.StateBackend(), sources=["/AGENTS.md"], system_prompt=None)]
         }
 
-    run = run_fs([AIMessage(content="ok")], mode="invoke", inp=_inp(_files(**{"/AGENTS.md": "x"})), setup=setup)
+    run = run_fs(
+        [AIMessage(content="ok")], mode="invoke", inp=hi_input(state_files(**{"/AGENTS.md": "x"})), setup=setup
+    )
     assert_parity(run.both)
     assert run.rs.calls[0].messages[0].content == ""
 
@@ -336,7 +328,7 @@ def test_checkpointed_thread_keeps_the_first_load(tmp_path: Path, mode: str) -> 
         results[module.__name__] = _two_turns(module, root, mode == "ainvoke")
     (ref_model, ref_out, ref_state), (rs_model, rs_out, rs_state) = results.values()
     assert [c.messages[0] for c in rs_model.calls] == [c.messages[0] for c in ref_model.calls]
-    assert "first version" in _system_text(rs_model.calls[1].messages[0])
+    assert "first version" in system_text(rs_model.calls[1].messages[0])
     assert sorted(rs_out) == sorted(ref_out) == ["messages"]
     # The thread keeps the private key (checkpointed, not output).
     assert rs_state["memory_contents"] == ref_state["memory_contents"] == {"/AGENTS.md": "first version"}
@@ -351,7 +343,7 @@ def test_stream_shows_the_memory_node() -> None:
     updates = {}
     for module in (deepagents, deepagents_rs):
         agent = module.create_deep_agent(model=ScriptedChatModel([AIMessage(content="ok")]), memory=["/AGENTS.md"])
-        chunks = agent.stream(_inp(_files(**{"/AGENTS.md": "x"})), stream_mode="updates")
+        chunks = agent.stream(hi_input(state_files(**{"/AGENTS.md": "x"})), stream_mode="updates")
         updates[module.__name__] = [(node, update) for chunk in chunks for node, update in chunk.items()]
     ref, rs = updates.values()
     assert [n for n, _ in rs] == [n for n, _ in ref]

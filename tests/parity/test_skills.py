@@ -19,8 +19,8 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from .fs_support import MODES, Tree, run_fs
-from .harness import ScriptedChatModel, assert_parity, run_both
-from .skills_support import CODE, WEB, _files, _inp, _system_text, skill_md
+from .harness import ScriptedChatModel, assert_parity, hi_input, run_both, state_files, system_text
+from .skills_support import CODE, WEB, skill_md
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
@@ -31,9 +31,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decora
 
 @pytest.mark.parametrize("mode", MODES)
 def test_state_backend_lists_skills_with_their_fields(mode: str) -> None:
-    files = _files(**{"/skills/user/web-research/SKILL.md": WEB, "/skills/user/code-review/SKILL.md": CODE})
+    files = state_files(**{"/skills/user/web-research/SKILL.md": WEB, "/skills/user/code-review/SKILL.md": CODE})
     both = run_both(
-        [AIMessage(content="ok")], None, _inp(files), mode=mode, system_prompt="Base.", skills=["/skills/user/"]
+        [AIMessage(content="ok")], None, hi_input(files), mode=mode, system_prompt="Base.", skills=["/skills/user/"]
     )
     ref = assert_parity(both)
     system = both.rs.calls[0].messages[0]
@@ -51,25 +51,25 @@ def test_state_backend_lists_skills_with_their_fields(mode: str) -> None:
 
 
 def test_no_skills_says_where_to_create_them() -> None:
-    both = run_both([AIMessage(content="ok")], None, _inp(), skills=["/skills/user/", "~/.claude/skills"])
+    both = run_both([AIMessage(content="ok")], None, hi_input(), skills=["/skills/user/", "~/.claude/skills"])
     assert_parity(both)
-    text = _system_text(both.rs.calls[0].messages[0])
+    text = system_text(both.rs.calls[0].messages[0])
     assert "(No skills available yet. You can create skills in /skills/user/ or ~/.claude/skills)" in text
     assert "**Claude Skills**: `~/.claude/skills` (higher priority)" in text
 
 
 def test_later_sources_override_earlier_ones_by_name() -> None:
     """The later source's skill wins, in the place its name was first seen."""
-    files = _files(
+    files = state_files(
         **{
             "/base/code-review/SKILL.md": CODE,
             "/base/web-research/SKILL.md": WEB,
             "/project/code-review/SKILL.md": skill_md("code-review", "The project's own review."),
         }
     )
-    both = run_both([AIMessage(content="ok")], None, _inp(files), skills=["/base/", ("/project/", "Team")])
+    both = run_both([AIMessage(content="ok")], None, hi_input(files), skills=["/base/", ("/project/", "Team")])
     assert_parity(both)
-    text = _system_text(both.rs.calls[0].messages[0])
+    text = system_text(both.rs.calls[0].messages[0])
     assert "**Base Skills**: `/base/`\n**Team Skills**: `/project/` (higher priority)" in text
     assert "Review code carefully." not in text
     assert text.index("The project's own review.") < text.index("web-research")
@@ -94,10 +94,10 @@ FRONTMATTER_CASES = {
 def test_frontmatter_rules(case: str) -> None:
     """What deepagents skips (no frontmatter, bad YAML, missing fields), what it only warns
     about (a name off the spec), how it reads YAML 1.1 scalars, and what it cuts short."""
-    files = _files(**{f"/skills/{case}/SKILL.md": FRONTMATTER_CASES[case], "/skills/code-review/SKILL.md": CODE})
-    both = run_both([AIMessage(content="ok")], None, _inp(files), skills=["/skills/"])
+    files = state_files(**{f"/skills/{case}/SKILL.md": FRONTMATTER_CASES[case], "/skills/code-review/SKILL.md": CODE})
+    both = run_both([AIMessage(content="ok")], None, hi_input(files), skills=["/skills/"])
     assert_parity(both)
-    text = _system_text(both.rs.calls[0].messages[0])
+    text = system_text(both.rs.calls[0].messages[0])
     assert "- **code-review**" in text
     if case == "yaml-1.1-scalars":
         assert "- **True**: 2024-01-01 (License: None, Compatibility: 1.5)" in text
@@ -114,7 +114,7 @@ def test_state_of_the_loaded_skills() -> None:
             model=ScriptedChatModel([AIMessage(content="ok")]), skills=["/skills/"], checkpointer=InMemorySaver()
         )
         config = {"configurable": {"thread_id": "t"}}
-        agent.invoke(_inp(_files(**{"/skills/web-research/SKILL.md": WEB})), config)
+        agent.invoke(hi_input(state_files(**{"/skills/web-research/SKILL.md": WEB})), config)
         states[module.__name__] = agent.get_state(config).values
     ref, rs = states.values()
     for key in ("skills_metadata", "skills_load_errors", "_skill_tools_disclosed"):
@@ -136,14 +136,14 @@ def test_state_of_the_loaded_skills() -> None:
 def test_private_keys_in_the_input_are_ignored_and_none_reloads() -> None:
     """``skills_load_errors`` is private (dropped from the input); ``skills_metadata: None``
     asks for a load, as a missing key does."""
-    inp = _inp(
-        _files(**{"/skills/code-review/SKILL.md": CODE}),
+    inp = hi_input(
+        state_files(**{"/skills/code-review/SKILL.md": CODE}),
         skills_metadata=None,
         skills_load_errors=["forged"],
     )
     both = run_both([AIMessage(content="ok")], None, inp, skills=["/skills/"])
     assert_parity(both)
-    text = _system_text(both.rs.calls[0].messages[0])
+    text = system_text(both.rs.calls[0].messages[0])
     assert "forged" not in text and "- **code-review**" in text
 
 
@@ -151,10 +151,10 @@ def test_given_skills_metadata_is_not_reloaded() -> None:
     """A list in the input means loaded: the files are not read."""
     given = [{"name": "given", "description": "From the input.", "path": "/x/given/SKILL.md", "metadata": {},
               "license": None, "compatibility": None, "allowed_tools": []}]  # fmt: skip
-    inp = _inp(_files(**{"/skills/code-review/SKILL.md": CODE}), skills_metadata=given)
+    inp = hi_input(state_files(**{"/skills/code-review/SKILL.md": CODE}), skills_metadata=given)
     both = run_both([AIMessage(content="ok")], None, inp, skills=["/skills/"])
     assert_parity(both)
-    text = _system_text(both.rs.calls[0].messages[0])
+    text = system_text(both.rs.calls[0].messages[0])
     assert "- **given**: From the input." in text and "code-review" not in text
 
 
@@ -192,7 +192,7 @@ def test_filesystem_backend_reads_skills_from_disk(tmp_path: Path, mode: str) ->
     )
     run = _on_disk(tree, mode, ["/skills", "/project/skills/", "/missing/"])
     ref = assert_parity(run.both)
-    text = _system_text(run.rs.calls[0].messages[0])
+    text = system_text(run.rs.calls[0].messages[0])
     assert "- **web-research**" in text and "- **code-review**" in text and "binary" not in text
     assert "**Project Skills**: `/project/skills/`" in text
     assert sorted(ref) == sorted(run.rs.result) == ["messages"]
@@ -213,10 +213,10 @@ def test_a_source_that_cannot_be_listed_is_a_load_warning(tmp_path: Path) -> Non
     run = run_fs(
         [AIMessage(content="ok")],
         mode="invoke",
-        inp=_inp(_files(**{"/skills/code-review/SKILL.md": CODE})),
+        inp=hi_input(state_files(**{"/skills/code-review/SKILL.md": CODE})),
         setup=setup,
     )
     assert_parity(run.both)
-    text = _system_text(run.rs.calls[0].messages[0])
+    text = system_text(run.rs.calls[0].messages[0])
     assert "<skill_load_warnings>" in text
     assert "- &quot;Cannot load skills from &#x27;/broken/&#x27;: permission denied: &lt;/broken/&gt;" in text

@@ -10,8 +10,8 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from .fs_support import MODES
-from .harness import ScriptedChatModel, ai_tool_calls, assert_parity, run_both
-from .skills_support import CODE, WEB, _files, _inp, _last_human, _system_text
+from .harness import ScriptedChatModel, ai_tool_calls, assert_parity, hi_input, run_both, state_files, system_text
+from .skills_support import CODE, WEB, _last_human
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
@@ -27,20 +27,20 @@ def test_model_reads_a_skill_on_demand(mode: str) -> None:
         AIMessage(content="done"),
     ]
     both = run_both(
-        script, None, _inp(_files(**{"/skills/web-research/SKILL.md": WEB})), mode=mode, skills=["/skills/"]
+        script, None, hi_input(state_files(**{"/skills/web-research/SKILL.md": WEB})), mode=mode, skills=["/skills/"]
     )
     ref = assert_parity(both)
     read = ref["messages"][2]
     assert read.type == "tool" and "Do it well." in read.content
     # The section is the same on the second call: the skills were loaded once.
-    first, second = (_system_text(c.messages[0]) for c in both.rs.calls)
+    first, second = (system_text(c.messages[0]) for c in both.rs.calls)
     assert first == second
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_pinned_skills_are_appended_before_the_model_call(mode: str) -> None:
-    files = _files(**{"/skills/web-research/SKILL.md": WEB, "/skills/code-review/SKILL.md": CODE})
-    inp = _inp(files, pinned_skills=["code-review", "unknown", "web-research", "code-review"])
+    files = state_files(**{"/skills/web-research/SKILL.md": WEB, "/skills/code-review/SKILL.md": CODE})
+    inp = hi_input(files, pinned_skills=["code-review", "unknown", "web-research", "code-review"])
     both = run_both([AIMessage(content="ok")], None, inp, mode=mode, skills=["/skills/"])
     ref = assert_parity(both)
     pinned = [m for m in both.rs.calls[0].messages if m.type == "human"][1:]
@@ -60,7 +60,7 @@ def test_pinned_skills_are_appended_before_the_model_call(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_subagents_general_purpose_and_fork_inherit_declarative_has_its_own(mode: str) -> None:
-    files = _files(
+    files = state_files(
         **{
             "/skills/web-research/SKILL.md": WEB,
             "/team/code-review/SKILL.md": CODE,
@@ -83,11 +83,11 @@ def test_subagents_general_purpose_and_fork_inherit_declarative_has_its_own(mode
         AIMessage(content="all done"),
     ]
     both = run_both(
-        script, None, _inp(files), mode=mode, system_prompt="Main.", skills=["/skills/"], subagents=subagents
+        script, None, hi_input(files), mode=mode, system_prompt="Main.", skills=["/skills/"], subagents=subagents
     )
     assert_parity(both)
     calls = {_last_human(c.messages): c for c in both.rs.calls}
-    section = {task: _system_text(c.messages[0]) for task, c in calls.items()}
+    section = {task: system_text(c.messages[0]) for task, c in calls.items()}
     fork = next(t for t in section if t.endswith("fork work"))
     assert "- **web-research**" in section[fork]
     assert "- **web-research**" in section["gp work"]

@@ -12,8 +12,8 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from .fs_support import run_fs
-from .harness import ai_tool_calls, assert_parity
-from .skills_support import CODE, TEMPLATE, WEB, _files, _inp, _skills_mw, _system_text
+from .harness import ai_tool_calls, assert_parity, hi_input, state_files, system_text
+from .skills_support import CODE, TEMPLATE, WEB, _skills_mw
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
@@ -37,23 +37,23 @@ def test_user_skills_middleware_takes_the_slot(with_skills_arg: bool) -> None:
         AIMessage("x"),
         AIMessage("y"),
     ]
-    files = _files(**{"/team/code-review/SKILL.md": CODE, "/skills/web-research/SKILL.md": WEB})
-    run = run_fs(script, mode="invoke", inp=_inp(files), setup=setup)
+    files = state_files(**{"/team/code-review/SKILL.md": CODE, "/skills/web-research/SKILL.md": WEB})
+    run = run_fs(script, mode="invoke", inp=hi_input(files), setup=setup)
     assert_parity(run.both)
-    text = _system_text(run.rs.calls[0].messages[0])
+    text = system_text(run.rs.calls[0].messages[0])
     mine, todos = (
         text.index("## Mine\n**Team Skills**: `/team/` (higher priority)\n- **code-review**"),
         text.index("write_todos"),
     )
     assert mine > todos and "web-research" not in text and "{literal}" in text
-    assert "## Mine" in _system_text(run.rs.calls[1].messages[0])
+    assert "## Mine" in system_text(run.rs.calls[1].messages[0])
 
 
 def test_skills_loaded_but_not_shown() -> None:
     def setup(a: Any) -> dict[str, Any]:
         return {"middleware": [_skills_mw(a.impl)(backend=a.StateBackend(), sources=["/s/"], system_prompt=None)]}
 
-    run = run_fs([AIMessage(content="ok")], mode="invoke", inp=_inp(), setup=setup)
+    run = run_fs([AIMessage(content="ok")], mode="invoke", inp=hi_input(), setup=setup)
     assert_parity(run.both)
     assert run.rs.calls[0].messages[0].content == ""
 

@@ -17,8 +17,8 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from .fs_support import MODES, Tree, run_fs
-from .harness import ScriptedChatModel, ai_tool_calls, assert_parity
-from .skills_support import CODE, TEMPLATE, WEB, _files, _inp, _last_human, _skills_mw, _system_text, skill_md
+from .harness import ScriptedChatModel, ai_tool_calls, assert_parity, hi_input, state_files, system_text
+from .skills_support import CODE, TEMPLATE, WEB, _last_human, _skills_mw, skill_md
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
 
@@ -59,7 +59,7 @@ def test_checkpointed_thread_keeps_the_first_load_until_asked(tmp_path: Path, mo
         results[module.__name__] = _two_turns(module, root, mode == "ainvoke")
     (ref_model, ref_out, ref_state), (rs_model, rs_out, rs_state) = results.values()
     assert [c.messages[0] for c in rs_model.calls] == [c.messages[0] for c in ref_model.calls]
-    texts = [_system_text(c.messages[0]) for c in rs_model.calls]
+    texts = [system_text(c.messages[0]) for c in rs_model.calls]
     assert "First version." in texts[1] and "Second version." in texts[2]
     assert sorted(rs_out) == sorted(ref_out) == ["messages"]
     assert rs_state["skills_metadata"] == ref_state["skills_metadata"]
@@ -76,7 +76,7 @@ def test_stream_shows_the_skills_nodes() -> None:
         agent = module.create_deep_agent(
             model=ScriptedChatModel([AIMessage(content="ok")]), skills=["/skills/"], memory=["/AGENTS.md"]
         )
-        chunks = agent.stream(_inp(_files(**{"/skills/code-review/SKILL.md": CODE})), stream_mode="updates")
+        chunks = agent.stream(hi_input(state_files(**{"/skills/code-review/SKILL.md": CODE})), stream_mode="updates")
         updates[module.__name__] = [(node, update) for chunk in chunks for node, update in chunk.items()]
     ref, rs = updates.values()
     assert [n for n, _ in rs] == [n for n, _ in ref]
@@ -109,9 +109,11 @@ def test_load_warnings_reach_the_general_purpose_subagent_but_not_a_fork() -> No
         AIMessage(content="gp done"),
         AIMessage(content="all done"),
     ]
-    run = run_fs(script, mode="invoke", inp=_inp(_files(**{"/skills/code-review/SKILL.md": CODE})), setup=setup)
+    run = run_fs(
+        script, mode="invoke", inp=hi_input(state_files(**{"/skills/code-review/SKILL.md": CODE})), setup=setup
+    )
     assert_parity(run.both)
-    calls = {_last_human(c.messages): _system_text(c.messages[0]) for c in run.rs.calls}
+    calls = {_last_human(c.messages): system_text(c.messages[0]) for c in run.rs.calls}
     fork = next(t for t in calls if t.endswith("fork work"))
     assert "- **code-review**" in calls[fork] and "<skill_load_warnings>" not in calls[fork]
     assert "<skill_load_warnings>" in calls["gp work"] and "<skill_load_warnings>" in calls["hi"]
@@ -137,7 +139,7 @@ def test_host_paths_and_a_file_over_the_size_limit(tmp_path: Path) -> None:
 
     run = run_fs([AIMessage(content="ok")], mode="invoke", tree=tree, setup=setup)
     assert_parity(run.both)
-    text = _system_text(run.rs.calls[0].messages[0])
+    text = system_text(run.rs.calls[0].messages[0])
     assert f"-> Read `{root}/skills/web-research/SKILL.md`" in text and "Too big." not in text
 
 
@@ -153,10 +155,10 @@ def test_composite_backend_routes_each_source(tmp_path: Path, mode: str) -> None
             "skills": ["/disk/skills/", "/state-skills/"],
         }
 
-    inp = _inp(_files(**{"/state-skills/code-review/SKILL.md": CODE}))
+    inp = hi_input(state_files(**{"/state-skills/code-review/SKILL.md": CODE}))
     run = run_fs([AIMessage(content="ok")], mode=mode, tree=tree, inp=inp, setup=setup)
     assert_parity(run.both)
-    text = _system_text(run.rs.calls[0].messages[0])
+    text = system_text(run.rs.calls[0].messages[0])
     assert "-> Read `/disk/skills/web-research/SKILL.md`" in text and "- **code-review**" in text
 
 
@@ -174,22 +176,22 @@ def test_declarative_subagent_with_a_skills_middleware_of_its_own() -> None:
         AIMessage("r"),
         AIMessage("x"),
     ]
-    run = run_fs(script, mode="invoke", inp=_inp(_files(**{"/team/code-review/SKILL.md": CODE})), setup=setup)
+    run = run_fs(script, mode="invoke", inp=hi_input(state_files(**{"/team/code-review/SKILL.md": CODE})), setup=setup)
     assert_parity(run.both)
-    assert "## Mine\n**Team Skills**" in _system_text(run.rs.calls[1].messages[0])
-    assert "## Skills System" not in _system_text(run.rs.calls[0].messages[0])
+    assert "## Mine\n**Team Skills**" in system_text(run.rs.calls[1].messages[0])
+    assert "## Skills System" not in system_text(run.rs.calls[0].messages[0])
 
 
 def test_pinned_skills_are_cleared_in_the_thread_and_streamed_as_an_overwrite() -> None:
     """The hook clears ``pinned_skills`` past its adding reducer (``Overwrite``), so a later
     turn of the thread pins nothing again."""
-    files = _files(**{"/skills/code-review/SKILL.md": CODE})
+    files = state_files(**{"/skills/code-review/SKILL.md": CODE})
     seen = {}
     for module in (deepagents, deepagents_rs):
         model = ScriptedChatModel([AIMessage(content="one"), AIMessage(content="two")])
         agent = module.create_deep_agent(model=model, skills=["/skills/"], checkpointer=InMemorySaver())
         config = {"configurable": {"thread_id": "t"}}
-        chunks = list(agent.stream(_inp(files, pinned_skills=["code-review"]), config, stream_mode="updates"))
+        chunks = list(agent.stream(hi_input(files, pinned_skills=["code-review"]), config, stream_mode="updates"))
         pin = next(c["SkillsMiddleware.before_model"] for c in chunks if "SkillsMiddleware.before_model" in c)
         agent.invoke({"messages": [{"role": "user", "content": "again"}]}, config)
         state = agent.get_state(config).values
