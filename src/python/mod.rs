@@ -27,6 +27,7 @@ mod method_call;
 mod middleware;
 mod model;
 mod model_call_handler;
+mod reducers;
 mod reply_shaper;
 mod runnable;
 mod runtime_threads;
