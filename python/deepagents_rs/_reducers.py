@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+#: State keys the core reduces itself.
+_CORE_KEYS = frozenset({"messages", "files"})
+
 
 class Reducers:
     """A graph's reducer channels, by key (LangGraph's, as its state schemas make them)."""
@@ -77,5 +80,11 @@ def reducers_of(schemas: Any) -> Reducers | None:
     from langgraph.channels.binop import BinaryOperatorAggregate
     from langgraph.graph.state import _get_channels
 
-    channels = {k: c for k, c in _get_channels(graph_state)[0].items() if isinstance(c, BinaryOperatorAggregate)}
+    # `messages` and `files` are the core's own (a user schema may redeclare `messages` with
+    # `add_messages`): never folded here.
+    channels = {
+        k: c
+        for k, c in _get_channels(graph_state)[0].items()
+        if isinstance(c, BinaryOperatorAggregate) and k not in _CORE_KEYS
+    }
     return Reducers(channels) if channels else None
