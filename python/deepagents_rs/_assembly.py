@@ -68,9 +68,9 @@ class StateKeys:
         self.unstreamed: frozenset[str] = frozenset({"jump_to"})
         #: What the root's ``values`` stream shows for a reducer channel not written yet.
         self.stream_defaults: dict[str, Any] = {}
-        #: Keys a run starts with when its input has none: LangGraph's reducer channels start
-        #: as their type's empty value (deepagents' `async_tasks`: `{}`).
-        self.defaults: dict[str, Any] = {}
+        #: The state's reducer channels (``_reducers.Reducers``), which a run without a
+        #: thread starts with: their empty values, or the input folded onto them.
+        self.reducers: Any = None
 
     @classmethod
     def of(cls, middleware: Sequence[Any]) -> StateKeys:

@@ -223,6 +223,9 @@ class CoreAgent:
     def set_last_value_keys(self, keys: list[str]) -> None:
         """The state keys that take one write per step (LangGraph's ``LastValue`` channels),
         once the agent's graph is known; set once."""
+    def set_reducers(self, reducers: Any) -> None:
+        """The state's reducers (``_reducers.Reducers``: ``keys``, ``fold``/``afold``), or
+        None; set once."""
     @property
     def model_id(self) -> str:
         """``provider:name`` of the agent's model."""

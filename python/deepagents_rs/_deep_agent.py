@@ -205,8 +205,11 @@ class DeepAgent(ThreadRuns, GraphBase):
         for key in self._schema.input:
             if key in input:
                 state[key] = input[key]
-        for key, empty in getattr(self._schema, "defaults", {}).items():
-            state.setdefault(key, copy.copy(empty))
+        reducers = getattr(self._schema, "reducers", None)
+        if reducers is not None:
+            # LangGraph writes the input through the channels: a key with a reducer starts at
+            # its empty value, the input's value folded onto it.
+            state.update(reducers.initial(state))
         tracer = None
         if _callbacks.tracing_enabled(config):
             tracer = _callbacks.RunTracer(

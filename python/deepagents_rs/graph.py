@@ -25,8 +25,9 @@ from ._excluded_middleware import Exclusions, main_slots
 from ._harness import described, profile_for, system_message, task_description
 from ._lazy import lazy_names
 from ._middleware import core_entries
-from ._middleware_schema import declared_keys, reducer_defaults
+from ._middleware_schema import reducer_defaults
 from ._models import resolve_model
+from ._reducers import reducers_of
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import Parent, build_specs
 from ._summarization import core_config as summarization_config
@@ -191,9 +192,6 @@ def create_deep_agent(
     # A user `state_schema` declares keys as middleware schemas do (input, output, private).
     schema = StateKeys.of([*chain_middleware, *([SchemaOf(state_schema)] if state_schema is not None else [])])
     schema.omit_output = schema.omit_output | _DEFAULT_PRIVATE_KEYS
-    if "async_tasks" in declared_keys(chain_middleware):
-        # deepagents' `async_tasks` channel (a dict reducer) starts as `{}`.
-        schema.defaults["async_tasks"] = {}
     schema.private = schema.private | _DEFAULT_PRIVATE_KEYS
     # deepagents' state has a `files` channel only when a StateBackend holds files.
     files_channel = arg_uses_state(files["backend"])
@@ -219,7 +217,9 @@ def create_deep_agent(
         if spec["kind"] == "isolated" and "state_schemas" in spec:
             # Its graph's keys that take one write per step (its schemas on deepagents'
             # `state_schema`, as `subagent_schemas` below).
-            spec["last_value_keys"] = _last_value_keys(_subagent_schemas(list(spec["state_schemas"]), state_schema))
+            graph_schemas = _subagent_schemas(list(spec["state_schemas"]), state_schema)
+            spec["last_value_keys"] = _last_value_keys(graph_schemas)
+            spec["reducers"] = reducers_of(graph_schemas)
     core = CoreAgent(
         core_model,
         adapters,
@@ -245,6 +245,8 @@ def create_deep_agent(
     holders = [*chain_middleware, skills_mw, memory_mw]
     state_schemas, edges = face_parts(core.node_names, holders, state_schema, chain_middleware, may_end, files_channel)
     core.set_last_value_keys(_last_value_keys(state_schemas))
+    schema.reducers = reducers_of(state_schemas)
+    core.set_reducers(schema.reducers)
     return DeepAgent(
         core,
         name=name,

@@ -46,6 +46,10 @@ pub struct Agent {
     /// LangGraph's channel does. Set once the host knows the agent's graph (shared by the
     /// agent's copies: a fork made before it is set sees it too).
     pub last_value_keys: Arc<std::sync::OnceLock<Arc<[String]>>>,
+    /// The state keys with a reducer and the host running them (see `state::Reducers`),
+    /// set once the host knows the agent's graph, like `last_value_keys`; unset, every
+    /// write replaces its key.
+    pub reducers: Arc<std::sync::OnceLock<crate::state::Reducers>>,
     /// Structured output, set with `with_response_format`.
     response_format: Option<Arc<dyn StructuredOutput>>,
     /// The parts the chain was built from (`from_parts`), for forks with a harness profile
@@ -65,6 +69,7 @@ impl Agent {
             chain: Chain::builtin(build_stack(StackKind::Subagent, StackParts::default())),
             private_keys: Arc::from(Vec::new()),
             last_value_keys: Arc::default(),
+            reducers: Arc::default(),
             response_format: None,
             recipe: None,
         }

@@ -52,6 +52,10 @@ impl Spawner for Agent {
         Ok(Arc::new(self.forked(name, spec)?.with_response_format(format)))
     }
 
+    fn reducers(&self) -> Option<crate::state::Reducers> {
+        self.reducers.get().cloned()
+    }
+
     fn fork_nodes(&self, spec: &ForkSpec) -> Option<Vec<String>> {
         let (chain, _) = self.fork_base(spec).ok()?;
         Some(fork_chain(&chain, spec).ok()?.node_names())

@@ -284,6 +284,15 @@ impl CoreAgent {
         let _ = self.agent.last_value_keys.set(Arc::from(keys));
     }
 
+    /// Sets the state's reducers (see `Agent::reducers`): a `_reducers.Reducers` (its `keys`
+    /// and `fold`), or None when no key has one; later calls change nothing.
+    fn set_reducers(&self, reducers: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Some(r) = super::reducers::reducers_from_py(reducers)? {
+            let _ = self.agent.reducers.set(r);
+        }
+        Ok(())
+    }
+
     /// The id of the model, `provider:name`.
     #[getter]
     fn model_id(&self) -> String {

@@ -146,8 +146,6 @@ pub(crate) fn extra_from_py(dict: &Bound<'_, PyDict>) -> PyResult<Extra> {
             | "skills_load_errors"
             | "pinned_skills"
             | "_skill_tools_disclosed" => json_from_py(&v),
-            // deepagents' async subagent tasks, merged by task id (`DICT_MERGED_KEYS`).
-            "async_tasks" => json_from_py(&v),
             _ => None,
         };
         out.insert(key, value.unwrap_or_else(|| Opaque::Host(keep(&v))));

@@ -29,6 +29,7 @@ mod method_call;
 mod middleware;
 mod model;
 mod model_call_handler;
+mod reducers;
 mod reply_shaper;
 mod result_objects;
 mod runnable;

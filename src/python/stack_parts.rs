@@ -97,6 +97,11 @@ pub(crate) fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                     .last_value_keys
                     .set(Arc::from(keys.extract::<Vec<String>>()?));
             }
+            if let Some(reducers) = item(spec, "reducers")?
+                && let Some(r) = super::reducers::reducers_from_py(&reducers)?
+            {
+                let _ = agent.reducers.set(r);
+            }
             SubagentKind::Isolated(Arc::new(agent))
         }
         "fork" => {

@@ -11,32 +11,20 @@ use crate::host::{HostValue, Opaque};
 use crate::messages::Message;
 
 mod files;
+mod reducers;
 /// LangGraph's `REMOVE_ALL_MESSAGES`: the id of a `RemoveMessage` that clears the list.
 pub const REMOVE_ALL_MESSAGES: &str = "__remove_all__";
 
 pub use files::{FilesHost, FilesSnapshot, FilesWrite};
+pub use reducers::{FoldHost, KeyWrite, Reducers};
 
 /// State keys the core carries without reading them.
 pub type Extra = indexmap::IndexMap<String, Opaque>;
 
-/// Keys whose channel merges each write into the dict there instead of replacing it:
-/// deepagents' `async_tasks` (`AsyncSubAgentMiddleware`'s `_tasks_reducer`, a dict update
-/// keyed by task id).
-pub const DICT_MERGED_KEYS: &[&str] = &["async_tasks"];
-
-/// Writes `from`'s keys into `into` as their channels take them: a dict-merged key's JSON
-/// object is merged into the one there (a shallow update), any other key is replaced.
+/// Writes `from`'s keys into `into`, each replacing the value there (a key with a reducer
+/// is folded beforehand: see `reducers`).
 pub fn merge_extra(into: &mut Extra, from: &Extra) {
     for (k, v) in from {
-        if DICT_MERGED_KEYS.contains(&k.as_str())
-            && let (Some(Opaque::Json(Value::Object(old))), Opaque::Json(Value::Object(new))) =
-                (into.get_mut(k), v)
-        {
-            for (id, task) in new {
-                old.insert(id.clone(), task.clone());
-            }
-            continue;
-        }
         into.insert(k.clone(), v.clone());
     }
 }
@@ -109,8 +97,17 @@ pub struct StateDelta {
     pub structured_response: Option<Value>,
     pub structured_rendered: Option<String>,
     pub structured_host: Option<HostValue>,
-    /// Other keys, replacing their values.
+    /// Other keys, as written (and streamed): the last write of each.
     pub extra: Extra,
+    /// Every key write `extra` was made of, in the order LangGraph applies them, when the
+    /// write combines several (a tools step's calls, a model step's commands); empty when
+    /// `extra` is one write. A key with a reducer takes each of them.
+    pub writes: Vec<(String, crate::host::Opaque)>,
+    /// Keys whose write replaces the value past its reducer (LangGraph's `Overwrite`).
+    pub overwrites: Vec<String>,
+    /// The values of the keys with a reducer after this write, folded onto the state the
+    /// write is applied to (`Reducers::fold`): `apply` writes these in place of `extra`'s.
+    pub folded: Extra,
     pub jump_to: Option<Jump>,
     /// `RemoveMessage`s of the write, each `(index, id)` standing before the `index`-th
     /// message of `messages` (an `Append`): a tool's `Command` written as it gave them, for
@@ -240,6 +237,8 @@ impl StateDelta {
                 out.files.get_or_insert_with(FilesWrite::default).extend(f);
             }
             merge_extra(&mut out.extra, &w.extra);
+            out.writes
+                .extend(w.extra.iter().map(|(k, v)| (k.clone(), v.clone())));
             if w.structured_response.is_some() {
                 out.structured_response.clone_from(&w.structured_response);
                 out.structured_rendered.clone_from(&w.structured_rendered);
@@ -414,6 +413,7 @@ impl AgentState {
             self.structured_host.clone_from(&delta.structured_host);
         }
         merge_extra(&mut self.extra, &delta.extra);
+        merge_extra(&mut self.extra, &delta.folded);
     }
 }
 
@@ -520,52 +520,20 @@ mod tests {
     }
 
     #[test]
-    fn async_tasks_merge_by_task_id() {
-        let tasks = |v: serde_json::Value| -> Extra {
-            let mut e = Extra::new();
-            e.insert("async_tasks".into(), Opaque::Json(v));
-            e
-        };
+    fn a_write_s_folded_values_replace_its_raw_ones() {
+        let json = |v: serde_json::Value| Opaque::Json(v);
         let mut state = AgentState::default();
-        state.apply(&StateDelta {
-            extra: tasks(serde_json::json!({"a": {"status": "running"}})),
-            ..Default::default()
-        });
-        // Two tool calls of one step, each writing its own task, then an empty write.
-        let mut step = StateDelta::default();
-        merge_extra(
-            &mut step.extra,
-            &tasks(serde_json::json!({"b": {"status": "running"}})),
-        );
-        merge_extra(
-            &mut step.extra,
-            &tasks(serde_json::json!({"a": {"status": "success"}})),
-        );
-        state.apply(&step);
-        state.apply(&StateDelta {
-            extra: tasks(serde_json::json!({})),
-            ..Default::default()
-        });
-        assert_eq!(
-            state.extra["async_tasks"].as_json(),
-            Some(&serde_json::json!({"a": {"status": "success"}, "b": {"status": "running"}}))
-        );
-        // Other keys are replaced.
-        let mut other = Extra::new();
-        other.insert("note".into(), Opaque::Json(serde_json::json!({"x": 1})));
-        state.apply(&StateDelta {
-            extra: other.clone(),
-            ..Default::default()
-        });
-        other.insert("note".into(), Opaque::Json(serde_json::json!({"y": 2})));
-        state.apply(&StateDelta {
-            extra: other,
-            ..Default::default()
-        });
-        assert_eq!(
-            state.extra["note"].as_json(),
-            Some(&serde_json::json!({"y": 2}))
-        );
+        let mut write = StateDelta::default();
+        write.extra.insert("acc".into(), json(serde_json::json!([2])));
+        write.extra.insert("note".into(), json(serde_json::json!("x")));
+        // Without a fold the write replaces the key.
+        state.apply(&write);
+        assert_eq!(state.extra["acc"].as_json(), Some(&serde_json::json!([2])));
+        // With one, the folded value lands; other keys are replaced as written.
+        write.folded.insert("acc".into(), json(serde_json::json!([1, 2])));
+        state.apply(&write);
+        assert_eq!(state.extra["acc"].as_json(), Some(&serde_json::json!([1, 2])));
+        assert_eq!(state.extra["note"].as_json(), Some(&serde_json::json!("x")));
     }
 
     #[test]

@@ -197,7 +197,7 @@ async fn run_child(
             messages,
             files: ctx.run.files.clone(),
             files_host: ctx.run.files_host.clone(),
-            extra: inherited.clone(),
+            extra: input_keys(agent, &inherited, &options.host).await?,
             ..Default::default()
         },
     };
@@ -237,6 +237,7 @@ async fn run_child(
     };
     let mut changed = shareable(&state.extra, &agent.private_keys());
     changed.retain(|k, v| inherited.get(k) != Some(v));
+    drop_equal(agent, &mut changed, &inherited, ctx).await?;
     Ok((
         state.messages.to_vec(),
         (state.files, state.files_host),
@@ -244,6 +245,60 @@ async fn run_child(
         Some(report.usage),
         changed,
     ))
+}
+
+/// The keys a fresh subagent run starts with: deepagents invokes it on `inherited`, which
+/// its graph writes through its channels, so a key with a reducer is folded onto its empty
+/// value.
+async fn input_keys(
+    agent: &dyn Spawner,
+    inherited: &Extra,
+    host: &crate::tools::HostContext,
+) -> Result<Extra, ToolError> {
+    let mut extra = inherited.clone();
+    if let Some(reducers) = agent.reducers() {
+        let writes = reducers.writes_in(inherited);
+        let folded = reducers
+            .fold(&AgentState::default(), writes, host)
+            .await
+            .map_err(|e| ToolError::Fatal(Box::new(e)))?;
+        crate::state::merge_extra(&mut extra, &folded);
+    }
+    Ok(extra)
+}
+
+/// Drops from `changed` the host's values equal to those the subagent was given: deepagents
+/// hands back only keys whose value is not the given one or equal to it (a reducer key's
+/// input, folded into a new object, comes back equal).
+async fn drop_equal(
+    agent: &dyn Spawner,
+    changed: &mut Extra,
+    inherited: &Extra,
+    ctx: &ToolContext,
+) -> Result<(), ToolError> {
+    use crate::host::Opaque;
+    let Some(reducers) = agent.reducers() else {
+        return Ok(());
+    };
+    let pairs: Vec<_> = changed
+        .iter()
+        .filter_map(|(k, after)| match (inherited.get(k)?, after) {
+            (before @ Opaque::Host(_), after) | (before, after @ Opaque::Host(_)) => {
+                Some((k.clone(), before.clone(), after.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    let same = reducers
+        .host
+        .unchanged(ctx.host.clone(), pairs)
+        .await
+        .map_err(|e| ToolError::Fatal(Box::new(e)))?;
+    changed.retain(|k, _| !same.contains(k));
+    Ok(())
 }
 
 /// The conversation the caller's model sees: its history, or, after a summarization, the

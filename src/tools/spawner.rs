@@ -55,4 +55,7 @@ pub trait Spawner: Send + Sync {
     /// The node names of the fork `spec` (its chain alone, not its tools); `None` if the
     /// chain cannot be built.
     fn fork_nodes(&self, spec: &ForkSpec) -> Option<Vec<String>>;
+
+    /// The agent's state keys with a reducer (see `state::Reducers`), once set.
+    fn reducers(&self) -> Option<crate::state::Reducers>;
 }

@@ -115,7 +115,6 @@ def test_a_key_without_reducer_takes_one_write_per_step(case, asynchronous, save
     assert _run(deepagents_rs, CASES[case], asynchronous, saver, subagent) == theirs
 
 
-@pytest.mark.xfail(strict=True, reason="a user middleware's reducer key is replaced by each write, not reduced")
 def test_a_key_with_a_reducer_takes_every_write():
     steps = [ai_tool_calls(("add_acc", {"v": 1}), ("add_acc", {"v": 2})), ai_tool_calls(("add_acc", {"v": 3}))]
 

@@ -7,8 +7,9 @@ The middleware is a LangChain ``AgentMiddleware`` the core's hook chain runs lik
 Python entry (``_middleware.MiddlewareAdapter``), in deepagents' slot (right after
 ``PatchToolCallsMiddleware``). Its tools (``start_async_task``, ``check_async_task``,
 ``update_async_task``, ``cancel_async_task``, ``list_async_tasks``) answer with a
-``Command`` writing their ``ToolMessage`` and the task records; the core merges the records
-into ``async_tasks`` by task id (``DICT_MERGED_KEYS``, deepagents' dict reducer). On the
+``Command`` writing their ``ToolMessage`` and the task records; the records are merged
+into ``async_tasks`` by task id by the key's reducer (``_tasks_reducer``, which the core
+runs as it runs every state reducer). On the
 async path its hooks check unfinished tasks and add a notification message per new outcome
 (before each model call, when the run starts, and after a final answer, giving the model
 another turn).

@@ -45,7 +45,7 @@ impl Agent {
         let jump = delta.jump_to.filter(|_| declared || loop_exit);
         let delta = self
             .finish_node(step, &node, delta, reported, state, run, trace)
-            .await;
+            .await?;
         Ok((jump, delta))
     }
 }

@@ -16,6 +16,7 @@
 mod hook_step;
 mod model_step;
 mod node_report;
+mod reduce;
 mod side_by_side;
 mod tools_step;
 

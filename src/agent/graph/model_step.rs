@@ -127,9 +127,8 @@ impl Agent {
             };
             (combined, Some(reported))
         };
-        Ok(self
-            .finish_node(step, &"model".into(), delta, reported, state, run, trace)
-            .await)
+        self.finish_node(step, &"model".into(), delta, reported, state, run, trace)
+            .await
     }
 
     /// The innermost model handler: the call itself, the reply's name and id, its report

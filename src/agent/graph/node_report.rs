@@ -45,19 +45,26 @@ pub(super) async fn node_end(trace: Option<NodeTrace>, outcome: Result<Option<&U
 impl Agent {
     /// Applies a node's write and reports it: the node's end to the tracer, then the update,
     /// the messages it added that were not reported yet, and the state after it (LangGraph
-    /// ends a node's run before its write reaches the stream).
+    /// ends a node's run before its write reaches the stream). A reducer that fails on the
+    /// write ends the run after the node's end, the state left as it was.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn finish_node(
         &self,
         step: u64,
         node: &Arc<str>,
-        delta: StateDelta,
+        mut delta: StateDelta,
         reported: Option<Update>,
         state: &mut AgentState,
         run: &Run<'_>,
         trace: Option<NodeTrace>,
-    ) -> Arc<StateDelta> {
+    ) -> Result<Arc<StateDelta>, Error> {
         let wrote = !delta.is_empty();
+        if let Err(e) = self.fold_write(state, &mut delta, run).await {
+            let delta = Arc::new(delta);
+            let update = reported.or_else(|| wrote.then(|| Update::Delta(delta)));
+            node_end(trace, Ok(update.as_ref())).await;
+            return Err(e);
+        }
         let delta = Arc::new(delta);
         let Some(events) = run.emitter(step) else {
             state.apply(&delta);
@@ -66,7 +73,7 @@ impl Agent {
                 let update = reported.or_else(|| wrote.then(|| Update::Delta(delta.clone())));
                 node_end(trace, Ok(update.as_ref())).await;
             }
-            return delta;
+            return Ok(delta);
         };
         let new: Vec<Arc<Message>> = if events.wants(EventKind::Messages) {
             match &delta.messages {
@@ -103,7 +110,7 @@ impl Agent {
         if wrote && !run.side_by_side && events.wants(EventKind::Values) {
             events.emit(Event::Values(state.clone()));
         }
-        delta
+        Ok(delta)
     }
 }
 

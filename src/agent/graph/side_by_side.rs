@@ -38,13 +38,25 @@ impl Agent {
             .iter()
             .filter(|r| !r.0.is_pushed())
             .chain(ran.iter().filter(|r| r.0.is_pushed()));
-        for (_, input, delta, _) in in_write_order {
+        for (_, input, delta, _) in in_write_order.clone() {
             if delta.is_empty() {
                 continue;
             }
             wrote = true;
             let input = input.as_deref().unwrap_or(&snapshot);
             merged.apply(&delta.rebased(input, &merged));
+        }
+        // Each task folded its writes onto its own state; the step's keys with a reducer
+        // take every task's writes onto the step's state.
+        match self
+            .fold_step(&snapshot, in_write_order.map(|r| &*r.2), run)
+            .await
+        {
+            Ok(folded) => crate::state::merge_extra(&mut merged.extra, &folded),
+            Err(e) => {
+                *state = snapshot;
+                return Err(e);
+            }
         }
         *state = merged;
         // The step stopped for an interrupt: the state holds the writes of the tasks that

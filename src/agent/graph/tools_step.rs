@@ -187,6 +187,10 @@ impl Agent {
             }
             if let Some(extra) = &result.extra {
                 crate::state::merge_extra(&mut delta.extra, extra);
+                // Each call's write, for the keys whose reducer takes them all.
+                delta
+                    .writes
+                    .extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
             if let Some(usage) = &result.usage {
                 run.report.lock().usage.add(usage);
@@ -213,8 +217,10 @@ impl Agent {
         let delta = if whole {
             // One task wrote everything: reported like any other node.
             self.finish_node(step, &"tools".into(), delta, None, state, run, whole_trace)
-                .await
+                .await?
         } else {
+            self.fold_each_call(state, &results, run).await?;
+            self.fold_write(state, &mut delta, run).await?;
             state.apply(&delta);
             if let Some(events) = events.as_ref().filter(|_| !run.side_by_side)
                 && events.wants(EventKind::Values)

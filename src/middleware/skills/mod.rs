@@ -227,6 +227,8 @@ impl Skills {
                 PINNED_SKILLS_KEY.into(),
                 Opaque::Json(Value::Array(Vec::new())),
             );
+            // deepagents clears it with `Overwrite`, past its adding reducer.
+            delta.overwrites.push(PINNED_SKILLS_KEY.into());
             if !messages.is_empty() {
                 delta.messages = MessagesDelta::Append(messages);
             }
