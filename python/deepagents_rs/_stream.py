@@ -198,10 +198,12 @@ def config_with_writer(
     namespace: list[str] | None = None,
     subagent: str | None = None,
     asynchronous: bool = False,
+    place: tuple[list[str], dict | None] | None = None,
 ) -> dict | None:
     """The config a tool runs with: LangGraph's runtime in it, with the stream writer when
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
-    Without LangGraph installed, no tool can ask for it."""
+    Without LangGraph installed, no tool can ask for it. ``place``: the call's `step_place`,
+    when the caller waited for it already (an async tool's, off the loop)."""
     try:
         from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND, CONFIG_KEY_STREAM
         from langgraph.runtime import Runtime
@@ -222,7 +224,7 @@ def config_with_writer(
     if step is not None:
         from ._task_config import step_place
 
-        namespace, known = step_place(configurable, list(namespace or ()), step)
+        namespace, known = place or step_place(configurable, list(namespace or ()), step)
     out["metadata"] = _tool_task_metadata(
         config, out.get("metadata") or {}, configurable, step, index, call_id, namespace, subagent, known
     )
