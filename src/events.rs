@@ -67,6 +67,11 @@ pub enum Event {
     /// node's next write to that task by it, since a task stopped by an interrupt writes
     /// nothing and a resumed step's finished tasks do not run again.
     TaskPlace { node: Arc<str>, place: usize },
+    /// Where the `tools` task of the model's call `call_id` goes (reported with the routes,
+    /// before the call's write): LangGraph routes each task of a step on its own, so a
+    /// checkpoint writer's task need not wait for the step's other calls (`Route` after
+    /// `tools` comes once every call is answered).
+    CallRoute { call_id: String, next: Route },
 }
 
 /// The loop's next position after a node, as LangGraph routes it.

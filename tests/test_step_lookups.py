@@ -3,8 +3,7 @@ thread graph lags behind the core (`_task_config.step_place`).
 
 The core runs ahead of the graph that writes the thread, and a tool call asks the graph for
 its step's checkpoint. On a loaded machine the graph can lag by seconds; the call must wait
-for it, not run with an id of its own (then calls of one step see two checkpoint ids). The
-patience given up after is set to nothing here, as if the graph lagged beyond any of it, and
+for it, not run with an id of its own (then calls of one step see two checkpoint ids). Here
 the graph starts the `tools` step only once a call has asked for it.
 """
 
@@ -16,7 +15,7 @@ from typing import Any
 
 import deepagents_rs
 import pytest
-from deepagents_rs import _direct_writer, _task_config
+from deepagents_rs import _direct_writer
 from deepagents_rs._graph_task_configs import TaskConfigs
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage
@@ -58,7 +57,6 @@ def test_every_call_of_a_step_runs_from_the_checkpoint_its_step_ran_from(
     monkeypatch: pytest.MonkeyPatch, on: bool, asynchronous: bool
 ) -> None:
     monkeypatch.setattr(_direct_writer, "ENABLED", on)
-    monkeypatch.setattr(_task_config, "_GRAPH_PATIENCE", 0.0)
     graph_behind_the_calls(monkeypatch)
     seen: list[tuple[str, str, str]] = []
     lock = threading.Lock()

@@ -7,8 +7,10 @@ step than threads, the last subagents' graphs start only once others have finish
 core runs every subagent at once. Here the graphs following the first subagents are held in
 their `tools` step until every subagent has asked for its first step, so the last ones'
 graphs, waiting for a thread, start only after their subagents asked: the subagents' model
-and tool calls must wait for them (the patience once given up after is set to nothing), not
-run with ids of their own.
+and tool calls must wait for them, not run with ids of their own. The first tasks give their
+threads back once their own calls are answered (each `tools` task takes its call's own route,
+not the step's, which comes only once every call is answered), and a subagent's tool call
+waits for its graph before it takes a worker of the run's executor.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from typing import Any
 
 import deepagents_rs
 import pytest
-from deepagents_rs import _task_config
 from deepagents_rs._graph_task_configs import TaskConfigs
 from fake_models import ScriptedChatModel, ai_tool_calls
 from langchain_core.tools import tool
@@ -58,17 +59,7 @@ def graphs_held_until_every_subagent_asked(monkeypatch: pytest.MonkeyPatch, suba
     return asked
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "a followed subagent's lookup still gives up (after `_GRAPH_PATIENCE`): waiting longer "
-        "deadlocks, since the step's other `tools` tasks hold the executor's threads until the "
-        "core reports the tools node's route, which it does only once this subagent's call is "
-        "answered too (issue 19)"
-    ),
-)
 def test_a_subagents_calls_wait_for_its_graph_however_late_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_task_config, "_GRAPH_PATIENCE", 0.0)
     asked = graphs_held_until_every_subagent_asked(monkeypatch, SUBAGENTS)
     seen: dict[str, tuple[str, str, str]] = {}
     lock = threading.Lock()

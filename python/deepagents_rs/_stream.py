@@ -217,10 +217,12 @@ def config_with_writer(
     namespace: list[str] | None = None,
     subagent: str | None = None,
     asynchronous: bool = False,
+    place: tuple[list[str], dict | None] | None = None,
 ) -> dict | None:
     """The config a tool runs with: LangGraph's runtime in it, with the stream writer when
     ``custom`` is streamed, where ``langgraph.config.get_stream_writer()`` looks for it.
-    Without LangGraph installed, no tool can ask for it."""
+    Without LangGraph installed, no tool can ask for it. ``place``: the call's `step_place`,
+    when the caller waited for it already (an async tool's, off the loop)."""
     names = _langgraph_names()
     if names is None:
         return config
@@ -238,7 +240,7 @@ def config_with_writer(
         writer = getattr(configurable.get(CONFIG_KEY_RUNTIME), "stream_writer", None)
     known = None
     if step is not None:
-        namespace, known = step_place(configurable, list(namespace or ()), step)
+        namespace, known = place or step_place(configurable, list(namespace or ()), step)
     out["metadata"] = _tool_task_metadata(
         config, out.get("metadata") or {}, configurable, step, index, call_id, namespace, subagent, known
     )

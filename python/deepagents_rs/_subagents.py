@@ -214,7 +214,7 @@ class _to_parent:
 
 class _placed:
     """An interrupt a compiled subagent raises ran in its own task: its ids are LangGraph's
-    own (see `_thread_feed._in_task`)."""
+    own (see `_task_interrupts.in_task`)."""
 
     def __enter__(self) -> None:
         return None
@@ -224,7 +224,7 @@ class _placed:
             return
         from langgraph.errors import GraphInterrupt
 
-        from ._thread_feed import PLACED
+        from ._task_interrupts import PLACED
 
         if isinstance(exc, GraphInterrupt):
             setattr(exc, PLACED, True)

@@ -23,13 +23,10 @@ CHECKPOINT_MAP_KEY = "checkpoint_map"
 #: Where a checkpointed run's config carries its thread graph's `TaskConfigs`.
 TASKS_KEY = "__deepagents_rs_task_configs"
 
-#: How long (seconds) a task of a subagent waits at most for the graph following that
-#: subagent to start its step: that graph may start late (its `task` call's task waiting
-#: for a thread of LangGraph's executor, all taken by tasks waiting for the core), and the
-#: task then runs with ids of its own rather than wait for it.
-_GRAPH_PATIENCE = 5.0
-#: The agent's own graph always starts the step the core asks for (it has the core's
-#: previous writes), or its run ends first, which ends the wait too; however long it takes
+#: The graphs following the run always start the step the core asks for (the agent's has
+#: the core's previous writes; a subagent's starts once its `task` call's task has an
+#: executor thread, which the step's other tasks give back as soon as their own calls are
+#: answered), or the graph's run ends first, which ends the wait too. However long it takes
 #: under load, ids made up meanwhile would be wrong (calls of one step with two checkpoint
 #: ids). Only a bug would wait this long (seconds).
 _STEP_BOUND = 120.0
@@ -188,9 +185,8 @@ def step_place(
     """The namespace of a run's tasks at ``step`` and the checkpoint map they run from, as the
     thread graph following the run has them (see ``_graph_task_configs.TaskConfigs``): a
     subagent's namespace is its `task` call's task's there, not the core's. ``(namespace,
-    None)`` when no graph follows the run, or its run ended first, or (not ``waits``) it has
-    not started the step yet, or (a subagent's task) the graph following the subagent did
-    not start it within ``_GRAPH_PATIENCE``."""
+    None)`` when no graph follows the run, or its run ended (or one of its tasks failed)
+    first, or (not ``waits``) it has not started the step yet."""
     tasks = configurable.get(TASKS_KEY)
     if tasks is None or step is None:
         return list(namespace), None
@@ -206,7 +202,7 @@ def step_place(
         # the parent task's namespace, as a LangGraph subgraph's do.
         parent_ns = (configurable.get("checkpoint_ns") or "").rpartition("|")[0]
         return parent_ns.split("|") if parent_ns else [], tasks.step_checkpoints(step, _STEP_BOUND if waits else 0.0)
-    found = tasks.subgraph_step(tuple(namespace), step, _GRAPH_PATIENCE if waits else 0.0)
+    found = tasks.subgraph_step(tuple(namespace), step, _STEP_BOUND if waits else 0.0)
     return (list(namespace), None) if found is None else (list(found[0]), found[1])
 
 
@@ -269,6 +265,34 @@ async def astep_place(configurable: dict, place: dict) -> tuple[list[str], dict 
     if configurable.get(TASKS_KEY) is None:
         return list(place["namespace"]), None
     return await asyncio.to_thread(step_place, configurable, list(place["namespace"]), place["step"], True)
+
+
+def wait_for_graph(config: dict | None, step: int, namespace: list[str]) -> None:
+    """Waits until the graph following the subagent whose core namespace is ``namespace``
+    has started ``step`` (or its run is over), on a blocking thread holding no worker of the
+    run's executor (see ``src/python/tools.rs``); the call's config then finds it at once."""
+    configurable = (config or {}).get("configurable") or {}
+    if TASKS_KEY in configurable:
+        step_place(configurable, list(namespace), step, True)
+
+
+async def acall_placed(adapter: Any, args: Any, call_id: str, config_args: tuple, *state: Any) -> Any:
+    """An async tool's call (``adapter.acall_in_run``) with the config `config_with_writer`
+    makes of ``config_args``, once the graph following the run has started the call's step:
+    the core calls the tool on the event loop, where `step_place` cannot wait (the graph may
+    run on that loop), so the config is made here, after waiting off the loop. Without it
+    the call's checkpoint and task ids would be made up, and a resumed run would not find
+    its `@task` calls' results under them."""
+    from ._stream import config_with_writer
+
+    config, step, namespace = config_args[0], config_args[4], config_args[7]
+    configurable = (config or {}).get("configurable") or {}
+    place = None
+    if step is not None and TASKS_KEY in configurable:
+        place = step_place(configurable, list(namespace or ()), step, False)
+        if place[1] is None:
+            place = await astep_place(configurable, {"namespace": namespace or (), "step": step})
+    return await adapter.acall_in_run(args, call_id, config_with_writer(*config_args, place=place), *state)
 
 
 def node_task(

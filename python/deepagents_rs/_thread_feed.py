@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._graph_task_configs import TaskConfigs
+from ._late_subagents import LateSubagents
+from ._task_interrupts import in_task
 from ._task_namespaces import TaskNamespaces
 from ._task_places import place_of
 
@@ -24,30 +26,6 @@ if TYPE_CHECKING:
     import asyncio
 
 _END = "__end__"
-
-
-class LateSubagents:
-    """The subagents of a resumed step whose tasks start after the core's run has: LangGraph
-    runs a step's tasks as its executor has room, so when more subagents stopped in a step
-    than it has threads, some tasks start only once others have finished. The run is told
-    which calls those are (``awaited``), their `task` calls wait for them, and each is handed
-    over when its task starts (``hand_over``). ``convert`` makes a subagent the core's form."""
-
-    def __init__(self, convert: Callable[[tuple], tuple]) -> None:
-        self._convert = convert
-        self.awaited: list[str] = []
-
-    def expect(self, stopped: list[str], starting: list | None) -> None:
-        """``stopped``: the step's calls whose subagents stopped inside; ``starting``: the
-        subagents the run starts with."""
-        first = {s[0] for s in starting or ()}
-        self.awaited = [c for c in stopped if c not in first]
-
-    def hand_over(self, events: Any, subagent: tuple) -> None:
-        if subagent[0] not in self.awaited:
-            raise RuntimeError(f"deepagents_rs: subagent of call {subagent[0]!r} resumed unexpectedly (a bug)")
-        self.awaited.remove(subagent[0])
-        events.resume_subagent(self._convert(subagent))
 
 
 #: The run's `TaskConfigs`, while the core runs under a thread graph (read by
@@ -89,6 +67,9 @@ class Feed:
         self._paused: dict[tuple, BaseException] = {}
         #: Where each task the core ran goes next, by task id.
         self.routes: dict[str, Any] = {}
+        #: Where each `tools` task of the model's calls goes, by namespace and call: the core
+        #: reports it before the call's write (`Event::CallRoute`).
+        self._call_routes: dict[tuple[tuple, str], tuple[str, Any]] = {}
         #: The routes some task already took (see `_route`), by entry index.
         self._sent_routes: set[int] = set()
         #: The place among its step's tasks of the node of each write that has one (see
@@ -136,6 +117,17 @@ class Feed:
             self._closed = True
             self._steps_seen.notify_all()
 
+    def task_failed(self, error: BaseException) -> None:
+        """A task of the graph failed: LangGraph cancels the step's tasks not yet started
+        and, once the running ones are done, ends the run, starting no other step. What the
+        core waits for of the graph (a step's checkpoints, a subagent's step) ends now, not
+        when the run does: the running tasks may be waiting for the core meanwhile. An
+        interrupt is no failure: the step's other tasks all run."""
+        from langgraph.errors import GraphBubbleUp
+
+        if not isinstance(error, GraphBubbleUp):
+            self._graph_closed()
+
     def core_boundary(self) -> bool:
         """The core asks before each node after its first (on a blocking thread) whether to
         stop there. The graph decides: LangGraph drains at its own step boundaries, and it
@@ -172,6 +164,9 @@ class Feed:
                 # The next write of ``node`` is the task's of that place (a task stopped
                 # by an interrupt has none, and the next place replaces this one).
                 self._places[(ns, node)] = value
+            elif kind == "call":
+                call_id, route, value = value
+                self._call_routes[(ns, call_id)] = (route, value)
             elif kind == "paused":
                 # A subagent stopped for its own interrupt: the graph following it stops with
                 # that one (the run's error is the first of its step's).
@@ -319,15 +314,23 @@ class Feed:
         """A node of the agent's own graph takes its write (a subagent's `task` call has its
         subgraph followed first)."""
         self._step_started(config)
-        if (call := self._task_call(node, arg, config)) is not None:
-            self.subagents.follow(self, call, arg, config)
-        return self.take_in((), node, arg, config)
+        try:
+            if (call := self._task_call(node, arg, config)) is not None:
+                self.subagents.follow(self, call, arg, config)
+            return self.take_in((), node, arg, config)
+        except BaseException as exc:
+            self.task_failed(exc)
+            raise
 
     async def atake(self, node: str, arg: Any, config: dict) -> Any:
         self._step_started(config)
-        if (call := self._task_call(node, arg, config)) is not None:
-            await self.subagents.afollow(self, call, arg, config)
-        return await self.atake_in((), node, arg, config)
+        try:
+            if (call := self._task_call(node, arg, config)) is not None:
+                await self.subagents.afollow(self, call, arg, config)
+            return await self.atake_in((), node, arg, config)
+        except BaseException as exc:
+            self.task_failed(exc)
+            raise
 
     def _task_call(self, node: str, arg: Any, config: dict) -> dict | None:
         """The `task` call of a subagent this task follows; any other `task` call's task
@@ -343,13 +346,30 @@ class Feed:
         with self._lock:
             self._begin_once(node, arg, config)
             while (index := self._taken_write(ns, node, arg, place)) is None:
-                if not self._pull():
+                if self._stopped(ns) or not self._pull():
                     raise self._missing(node, config, ns)
-            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
+            route = self._call_route(ns, node, arg)
+            while not route[0] and not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
                 self._pull()
             if route[0]:
                 self._keep_route(config, route[1])
             return _command(self._entries[index][3])
+
+    def _stopped(self, ns: tuple) -> bool:
+        """Whether the subagent of ``ns`` stopped for an interrupt: it writes nothing more
+        (its pause comes after its writes), so its graph's task stops now, not when the whole
+        run ends, giving back its executor thread (a later task of the step may need it)."""
+        return ns in self._paused
+
+    def _call_route(self, ns: tuple, node: str, arg: Any) -> tuple[bool, Any]:
+        """Where a `tools` task of one of the model's calls goes, ``(known, goto)``: its own
+        route, which the core reports before the call's write, so the task ends once its call
+        is answered. The step's route comes only once every call is; a task waiting for it
+        would hold its executor thread meanwhile, which a later task of the step (a subagent
+        whose calls wait for their graph to start) may need."""
+        call_id = _call_id(node, arg)
+        found = self._call_routes.pop((ns, call_id), None) if call_id is not None else None
+        return (False, None) if found is None else (True, goto_of(*found))
 
     def _route_after_awaited(self, ns: tuple, node: str) -> bool:
         """Whether a `tools` task of a resumed step takes no route from the core: the core
@@ -363,9 +383,10 @@ class Feed:
         async with self._async_lock():
             await self._abegin_once(node, arg, config)
             while (index := self._taken_write(ns, node, arg, place)) is None:
-                if not await self._apull():
+                if self._stopped(ns) or not await self._apull():
                     raise self._missing(node, config, ns)
-            while not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
+            route = self._call_route(ns, node, arg)
+            while not route[0] and not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
                 await self._apull()
             if route[0]:
                 self._keep_route(config, route[1])
@@ -460,10 +481,10 @@ class Feed:
     def _missing(self, node: str, config: dict, ns: tuple = ()) -> BaseException:
         if ns in self._paused:
             self._error_raised = True
-            return _in_task(self._paused[ns], config)
+            return in_task(self._paused[ns], config)
         if self._error is not None:
             self._error_raised = True
-            return _in_task(self._error, config)
+            return in_task(self._error, config)
         return RuntimeError(f"deepagents_rs: the run ended without the thread's node {node!r} (a bug)")
 
     def error_state(self) -> dict | None:
@@ -510,33 +531,6 @@ class Feed:
         self._graph_closed()
         if self._events is not None and hasattr(self._events, "aclose"):
             await self._events.aclose()
-
-
-#: Marks an interrupt raised by a subgraph that already ran in its own task (a compiled
-#: subagent's): its ids are LangGraph's own and stay.
-PLACED = "_deepagents_rs_placed"
-
-
-def _in_task(error: BaseException, config: dict) -> BaseException:
-    """The run's failure as the thread graph's task raises it. An ``interrupt()`` the core's
-    host code called (a human-in-the-loop hook, a tool) is LangGraph's ``GraphInterrupt``,
-    whose ids LangGraph derives from the interrupting task's namespace: the core called it
-    ahead of this task, so the ids are derived again from this task's."""
-    from langgraph.errors import GraphInterrupt
-
-    if not isinstance(error, GraphInterrupt) or not error.args or getattr(error, PLACED, False):
-        return error
-    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS
-    from langgraph.types import Interrupt, _interrupt_id
-
-    ns = (config.get("configurable") or {}).get(CONFIG_KEY_CHECKPOINT_NS)
-    if not ns:
-        return error
-    interrupts = tuple(
-        Interrupt(value=i.value, id=_interrupt_id(ns, n), response_schema=getattr(i, "response_schema", None))
-        for n, i in enumerate(error.args[0])
-    )
-    return GraphInterrupt(interrupts)
 
 
 def _update_messages(update: Any) -> list[Any]:

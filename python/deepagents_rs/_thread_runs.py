@@ -10,12 +10,13 @@ from typing import Any
 
 from . import _convert, _lockstep, _runtime, _stream, _stream_protocol, _threads
 from ._callbacks import with_cleared_handlers
+from ._late_subagents import LateSubagents
 from ._output_keys import OutputFilter, output_keys_of
 from ._run_options import _merge_configs, _versioned, durability_of
 from ._subagent_threads import SubagentThreads
 from ._task_config import TASKS_KEY, RunConfig
 from ._task_places import step_sends
-from ._thread_feed import RUN_TASKS, LateSubagents, goto_of
+from ._thread_feed import RUN_TASKS, goto_of
 
 
 def _tools_resume(snapshot: Any, config: dict) -> tuple[dict, list[str], list[dict]]:

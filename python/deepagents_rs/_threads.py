@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_t
 
 from . import _direct_writer, _messages_reducer
 from ._callbacks import clear_context_handlers, restore_context_handlers
-from ._thread_feed import Feed, LateSubagents
+from ._late_subagents import LateSubagents
+from ._thread_feed import Feed
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -394,7 +395,7 @@ def _graph_item(mode: str, chunk: Any, feed: Feed) -> Any:
     if mode != "updates":
         return ("graph", mode, chunk)
     if "__interrupt__" in chunk:
-        return Interrupted(chunk["__interrupt__"], feed.error_state())
+        return Interrupted(chunk["__interrupt__"], feed=feed)
     return chunk
 
 
@@ -478,11 +479,17 @@ def _node(name: str) -> Any:
 
 class Interrupted:
     """A run that stopped for ``interrupts``; ``state`` is the core's state when it stopped
-    (the raw dict a failed run carries), if the core ran."""
+    (the raw dict a failed run carries), if the core ran: read from ``feed`` when asked, once
+    the core's stream is drained (a paused subagent's task stops before the core's run ends)."""
 
-    def __init__(self, interrupts: tuple, state: dict | None) -> None:
+    def __init__(self, interrupts: tuple, state: dict | None = None, feed: Feed | None = None) -> None:
         self.interrupts = tuple(interrupts)
-        self.state = state
+        self._state = state
+        self._feed = feed
+
+    @property
+    def state(self) -> dict | None:
+        return self._feed.error_state() if self._feed is not None else self._state
 
     @classmethod
     def joined(cls, stops: Sequence[Interrupted]) -> Interrupted:

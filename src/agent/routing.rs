@@ -50,9 +50,16 @@ pub(super) enum Node {
 
 /// The newest AI message and the ids of the tool results after it.
 pub(super) fn last_turn(state: &AgentState) -> Option<(&AiMessage, HashSet<&str>, Vec<&str>)> {
+    turn_of(state.messages.iter_newest_first())
+}
+
+/// `last_turn` of messages given newest first.
+fn turn_of<'a>(
+    newest_first: impl Iterator<Item = &'a Arc<Message>>,
+) -> Option<(&'a AiMessage, HashSet<&'a str>, Vec<&'a str>)> {
     let mut answered = HashSet::new();
     let mut names = Vec::new();
-    for m in state.messages.iter_newest_first() {
+    for m in newest_first {
         match m.as_ref() {
             Message::Tool(t) => {
                 answered.insert(t.tool_call_id.as_str());
@@ -207,7 +214,35 @@ impl Agent {
     /// LangChain's edge after the tools: end when every tool called returns directly, or
     /// when a structured response was answered in this turn.
     pub(super) fn route_after_tools(&self, state: &AgentState) -> Node {
-        let Some((ai, _, answered_names)) = last_turn(state) else {
+        self.tools_edge(last_turn(state))
+    }
+
+    /// Where one call's `tools` task goes, as LangGraph routes each task of a step on its
+    /// own: the tools edge on the step's state with only that call's messages (`written`)
+    /// added, beside its own command's gotos and `Send`s. A checkpoint writer's task takes
+    /// it as soon as its call is answered: waiting for the step's route, which comes once
+    /// every call is answered, would hold the task (and its executor thread) on the others.
+    pub(super) fn call_route(
+        &self,
+        state: &AgentState,
+        written: &[Arc<Message>],
+        goto: &[String],
+        sends: &[SendTarget],
+    ) -> Route {
+        let turn = turn_of(written.iter().rev().chain(state.messages.iter_newest_first()));
+        // A `Send` to no node is dropped without a word here: the step's route warns of it,
+        // once, as LangGraph does.
+        let sends: Vec<SendTarget> = sends
+            .iter()
+            .filter(|send| self.node_named(&send.node).is_ok())
+            .cloned()
+            .collect();
+        let tasks = self.destinations(self.tools_edge(turn), goto, &sends);
+        self.route_of_tasks(&tasks, state)
+    }
+
+    fn tools_edge(&self, turn: Option<(&AiMessage, HashSet<&str>, Vec<&str>)>) -> Node {
+        let Some((ai, _, answered_names)) = turn else {
             return self.loop_entry();
         };
         let mut calls = ai

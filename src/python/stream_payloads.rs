@@ -210,6 +210,17 @@ pub(super) fn event_to_py(
                 .into_pyobject(py)?
                 .into_any(),
         ),
+        // `("tools", "call", (call id, kind, value))`, the route as `route_to_py` gives it.
+        Event::CallRoute { call_id, next } => {
+            let route = route_to_py(py, &next)?;
+            let (kind, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = route.extract()?;
+            (
+                EventKind::Routes,
+                ("tools", "call", (call_id, kind, value))
+                    .into_pyobject(py)?
+                    .into_any(),
+            )
+        }
         // `("__start__", "subagent", (call id, state, node names))`.
         Event::SubagentStart {
             call_id,

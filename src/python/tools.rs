@@ -260,12 +260,31 @@ fn tool_config<'py>(
     ctx: &ToolContext,
 ) -> PyResult<Bound<'py, PyAny>> {
     static WITH_WRITER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let with_writer = WITH_WRITER.get_or_try_init(py, || -> PyResult<_> {
+    let with_writer = imported(py, &WITH_WRITER, "_stream", "config_with_writer")?;
+    with_writer.bind(py).call1(tool_config_args(py, host, ctx)?)
+}
+
+/// `deepagents_rs.<module>.<name>`, imported once into `cell`.
+fn imported<'a>(
+    py: Python<'_>,
+    cell: &'a PyOnceLock<Py<PyAny>>,
+    module: &str,
+    name: &str,
+) -> PyResult<&'a Py<PyAny>> {
+    cell.get_or_try_init(py, || -> PyResult<_> {
         Ok(py
-            .import("deepagents_rs._stream")?
-            .getattr("config_with_writer")?
+            .import(format!("deepagents_rs.{module}"))?
+            .getattr(name)?
             .unbind())
-    })?;
+    })
+}
+
+/// `config_with_writer`'s arguments for the call `ctx` describes.
+fn tool_config_args<'py>(
+    py: Python<'py>,
+    host: Option<&PyHost>,
+    ctx: &ToolContext,
+) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let config = PyHost::config_arg(host, py);
     let writer = match ctx.events.as_ref().filter(|e| e.wants(EventKind::Custom)) {
         Some(events) => Bound::new(py, StreamWriter::new(events.clone()))?.into_any(),
@@ -283,7 +302,7 @@ fn tool_config<'py>(
             run: ctx.run.clone(),
         },
     )?;
-    with_writer.bind(py).call1((
+    (
         config,
         writer,
         parent,
@@ -294,7 +313,29 @@ fn tool_config<'py>(
         ctx.run.namespace.clone(),
         ctx.run.subagent.clone(),
         host.is_some_and(|h| h.is_async),
-    ))
+    )
+        .into_pyobject(py)
+}
+
+/// A subagent's call on a checkpointed thread waits for the graph following the subagent to
+/// start its step before it takes a worker of the executor: that graph starts only once its
+/// `task` call's task has a thread, which the step's other subagents give back only when their
+/// own calls, needing workers, are answered. Waiting while holding a worker could leave none.
+async fn wait_for_graph(ctx: &ToolContext) -> Result<(), ToolError> {
+    let (host_ctx, run) = (ctx.host.clone(), ctx.run.clone());
+    tokio::task::spawn_blocking(move || {
+        super::runtime_threads::attach(|py| -> PyResult<()> {
+            static WAIT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            let wait = imported(py, &WAIT, "_task_config", "wait_for_graph")?;
+            let config = PyHost::config_arg(PyHost::from_context(&host_ctx), py);
+            wait.bind(py)
+                .call1((config, run.step, run.namespace.clone()))?;
+            Ok(())
+        })
+    })
+    .await
+    .map_err(|e| ToolError::Fatal(Box::new(e)))?
+    .map_err(fatal)
 }
 
 /// The call's place among the calls of the AI message that made it: its task's index in
@@ -386,24 +427,32 @@ impl Tool for PyTool {
                 Some(host) if use_async => await_coroutine_then(
                     host,
                     move |py| {
+                        static PLACED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+                        let placed = imported(py, &PLACED, "_task_config", "acall_placed")?;
                         let host = PyHost::from_context(&ctx.host);
+                        // The config is made in the coroutine, once the graph following
+                        // the run has the call's step: on the loop it cannot be waited for.
                         let mut call_args = vec![
+                            adapter.bind(py).clone(),
                             tool_args(py, &args, &ctx)?,
                             ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
-                            tool_config(py, host, &ctx)?,
+                            tool_config_args(py, host, &ctx)?.into_any(),
                         ];
                         if injects {
                             call_args.push(tool_state(py, &ctx)?);
                         }
-                        adapter
+                        placed
                             .bind(py)
-                            .call_method1("acall_in_run", pyo3::types::PyTuple::new(py, call_args)?)
+                            .call1(pyo3::types::PyTuple::new(py, call_args)?)
                     },
                     output_from_py,
                 )
                 .await
                 .map_err(fatal),
                 _ => {
+                    if !ctx.run.namespace.is_empty() && host.is_some() {
+                        wait_for_graph(&ctx).await?;
+                    }
                     // A worker of the executor first, as LangGraph's tool calls wait for
                     // one (the loop's default executor under `ainvoke`, the run's own under
                     // `invoke`).

@@ -269,14 +269,6 @@ async def acalls_then_asks(x: int) -> str:
     return f"{value} {interrupt('sure?')}"
 
 
-# An async tool on a checkpointed thread runs with made-up checkpoint and task ids when the
-# graph following the run has not started its step yet (`_task_config.step_place` reads only
-# what is known on the loop's thread), so the resumed run's call has another id.
-_ASYNC_TOOL_IDS = pytest.mark.xfail(
-    strict=True, reason="an async tool's ids on a saver thread are made up before its graph step starts"
-)
-
-
 def _pending(saver: InMemorySaver, config: dict) -> str:
     writes = saver.get_tuple(config).pending_writes
     return _ids(sorted((channel, repr(value)) for _, channel, value in writes))
@@ -289,7 +281,7 @@ def _pending(saver: InMemorySaver, config: dict) -> str:
         ("calls_then_asks", False),
         ("calls_then_asks", True),
         ("sync_calls_async_then_asks", True),
-        pytest.param("acalls_then_asks", True, marks=_ASYNC_TOOL_IDS),
+        ("acalls_then_asks", True),
     ],
 )
 def test_a_resumed_run_takes_a_task_calls_saved_result(name, asynchronous, x):

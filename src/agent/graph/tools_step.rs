@@ -79,7 +79,9 @@ impl Agent {
         };
         let handler = self.chain.tool_handler(base);
         let per_call = if whole { None } else { events.clone() };
+        let before: &AgentState = state;
         let futures = calls.iter().map(|call| {
+            let call_id = call.id.clone();
             let mut request = ToolCallRequest {
                 call: call.clone(),
                 state: state.clone(),
@@ -131,6 +133,15 @@ impl Agent {
                         for message in &messages {
                             report_message(events, &seen, "tools".into(), message);
                         }
+                    }
+                    if let Some(call_id) = call_id.filter(|_| events.wants(EventKind::Routes)) {
+                        let next = self.call_route(
+                            before,
+                            &messages,
+                            &result.write.goto,
+                            &result.write.sends,
+                        );
+                        events.emit(Event::CallRoute { call_id, next });
                     }
                     if events.wants(EventKind::Updates) {
                         events.emit(Event::Update {
