@@ -77,6 +77,9 @@ AGENT_METADATA_KEY = "__deepagents_rs_agent_metadata"
 STORE_KEY = "__deepagents_rs_store"
 #: A tool task's configurable: the namespace of the run the tool is called in.
 RUN_NS_KEY = "__deepagents_rs_run_ns"
+#: A resumed run's configurable: the step LangGraph's loop resumed at, whose tasks carry
+#: LangGraph's ``__pregel_resuming`` (`config_with_writer`).
+RESUMING_STEP_KEY = "__deepagents_rs_resuming_step"
 #: deepagents' `ls_integration` on a subagent's runs (LangChain's `create_agent` graph).
 _SUBAGENT_INTEGRATION = "langchain_create_agent"
 
@@ -212,6 +215,7 @@ def config_with_writer(
     out.setdefault("tags", [])
     configurable = dict(out.get("configurable") or {})
     store = configurable.pop(STORE_KEY, None)
+    resuming_step = configurable.pop(RESUMING_STEP_KEY, None)
     # The run's context (`invoke(..., context=...)`) stays; the store and writer are this run's.
     context = getattr(configurable.get(CONFIG_KEY_RUNTIME), "context", None)
     if writer is None and CONFIG_KEY_STREAM in configurable:
@@ -240,6 +244,8 @@ def config_with_writer(
             # its tasks inherit.
             configurable["ls_agent_type"] = "subagent"
         fields["execution_info"] = execution_info(configurable)
+        if step is not None and step == resuming_step:
+            configurable["__pregel_resuming"] = True
     if writer:
         fields["stream_writer"] = writer
     from ._task_config import run_control

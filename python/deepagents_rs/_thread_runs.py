@@ -174,6 +174,10 @@ class ThreadRuns:
             # The saver the graph's tasks have (the run's or a parent graph's), for the tasks
             # the core runs: LangGraph hands it to every task.
             configurable["__pregel_checkpointer"] = (task_config.get("configurable") or {}).get("__pregel_checkpointer")
+            if (task_config.get("configurable") or {}).get("__pregel_resuming"):
+                # A resumed run: LangGraph's loop marks the tasks of the step it resumes at
+                # (`__pregel_resuming`), which the core runs from this task's step on.
+                configurable[_stream.RESUMING_STEP_KEY] = (task_config.get("metadata") or {}).get("langgraph_step")
             out = RunConfig({**run_config, "configurable": configurable})
             # The graph's run control, which every task of the run sees as LangGraph's loop
             # hands it.
