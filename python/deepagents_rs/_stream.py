@@ -13,6 +13,7 @@ from typing import Any
 
 from . import _convert
 from ._message_objects import MessageObjects
+from ._pushed_parts import PUSHED_PARTS_KEY
 from ._stream_protocol import DROPPED
 
 #: LangGraph's stream modes that deepagents_rs produces: the core's, then those the LangGraph
@@ -21,6 +22,8 @@ SUPPORTED_MODES = ("values", "updates", "messages", "custom", "checkpoints", "ta
 GRAPH_MODES = ("checkpoints", "tasks", "debug")
 #: Modes made here from the core's events (`_stream_protocol`), not by the core itself.
 PROTOCOL_MODES = ("tools",)
+#: The modes in which LangGraph's loop streams a task a tool pushes (`_pushed_parts`).
+PUSHED_MODES = ("updates", "tasks", "debug")
 REMOVE_ALL_MESSAGES = "__remove_all__"
 
 
@@ -42,7 +45,8 @@ def core_modes(modes: list[str], printed: list[str], protocol: bool, subgraphs: 
     and v3 ``tasks`` parts are made from, and with ``subgraphs`` the parts compiled
     subagents stream of their own (``graph``, `_subagent_parts`)."""
     out = [m for m in [*modes, *printed] if m not in graph_modes(modes, protocol) and m not in PROTOCOL_MODES]
-    if subgraphs:
+    if subgraphs or any(m in PUSHED_MODES for m in [*modes, *printed]):
+        # Compiled subagents' own parts; the parts of tasks a tool pushes (`_pushed_parts`).
         out.append("graph")
     if "tools" in modes or (protocol and "tasks" in modes):
         out = [m for m in out if m != "tasks"] + ["updates", "values", "routes"]
@@ -216,6 +220,12 @@ def config_with_writer(
     configurable = dict(out.get("configurable") or {})
     store = configurable.pop(STORE_KEY, None)
     resuming_step = configurable.pop(RESUMING_STEP_KEY, None)
+    if writer is not None and not getattr(writer, "custom", True):
+        # The core's writer when only pushed tasks' parts are streamed: not the tool's.
+        configurable[PUSHED_PARTS_KEY] = writer
+        writer = None
+    elif writer is not None and getattr(writer, "parts", False):
+        configurable[PUSHED_PARTS_KEY] = writer
     # The run's context (`invoke(..., context=...)`) stays; the store and writer are this run's.
     context = getattr(configurable.get(CONFIG_KEY_RUNTIME), "context", None)
     if writer is None and CONFIG_KEY_STREAM in configurable:
@@ -481,7 +491,12 @@ class Shaper:
         after the root's parts its start makes (its `task` call's start, its hosting task)."""
         _mode, origin, (call_id, (ns, mode, data)) = item
         parts = []
-        if self.tool_events is not None:
+        if not call_id:
+            # A task a tool pushed (`_pushed_parts`): a part of the tool's graph, shown as
+            # its graph's own (a subagent's with `subgraphs=True` only).
+            if ns and not self.subgraphs:
+                return []
+        elif self.tool_events is not None:
             before, after = self.tool_events.observe(item)
             parts = [*before, *after, *self.tool_events.compiled_part(tuple(origin), call_id, tuple(ns))]
         out = [self.part(*p) for p in parts]
