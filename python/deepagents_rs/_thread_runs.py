@@ -307,6 +307,7 @@ class ThreadRuns:
             whole_run=stream_mode is False,
             control=control,
             late=late,
+            subgraphs=bool(subgraphs),
         )
         return shaper, out, _graph_chunks(runs, shaper, out)
 
@@ -509,8 +510,9 @@ def _graph_chunks(runs: Any, shaper: _stream.Shaper, out: collections.deque) -> 
     """The thread graph's run, its own stream chunks queued for the caller with the core's."""
 
     def take(item: Any) -> Any:
-        if isinstance(item, tuple) and len(item) == 3 and item[0] == "graph":
-            out.append(shaper.wrap(item[1], item[2]))
+        if isinstance(item, tuple) and len(item) == 4 and item[0] == "graph":
+            _graph, mode, chunk, ns = item
+            out.append(shaper.part(mode, ns, chunk) if ns else shaper.wrap(mode, chunk))
             return None
         return item
 
