@@ -14,6 +14,7 @@ from typing import Any
 from . import _convert, _direct_tools, _task_channels
 from ._files_context import LazyFilesContext
 from ._message_objects import MessageObjects
+from ._pushed_parts import PUSHED_PARTS_KEY
 from ._stream_protocol import DROPPED
 from ._task_config import execution_info, run_control, step_checkpoint, step_place, task_configurable, tool_task_id
 
@@ -23,6 +24,8 @@ SUPPORTED_MODES = ("values", "updates", "messages", "custom", "checkpoints", "ta
 GRAPH_MODES = ("checkpoints", "tasks", "debug")
 #: Modes made here from the core's events (`_stream_protocol`), not by the core itself.
 PROTOCOL_MODES = ("tools",)
+#: The modes in which LangGraph's loop streams a task a tool pushes (`_pushed_parts`).
+PUSHED_MODES = ("updates", "tasks", "debug")
 REMOVE_ALL_MESSAGES = "__remove_all__"
 
 
@@ -44,7 +47,8 @@ def core_modes(modes: list[str], printed: list[str], protocol: bool, subgraphs: 
     and v3 ``tasks`` parts are made from, and with ``subgraphs`` the parts compiled
     subagents stream of their own (``graph``, `_subagent_parts`)."""
     out = [m for m in [*modes, *printed] if m not in graph_modes(modes, protocol) and m not in PROTOCOL_MODES]
-    if subgraphs:
+    if subgraphs or any(m in PUSHED_MODES for m in [*modes, *printed]):
+        # Compiled subagents' own parts; the parts of tasks a tool pushes (`_pushed_parts`).
         out.append("graph")
     if "tools" in modes or (protocol and "tasks" in modes):
         out = [m for m in out if m != "tasks"] + ["updates", "values", "routes"]
@@ -79,6 +83,9 @@ AGENT_METADATA_KEY = "__deepagents_rs_agent_metadata"
 STORE_KEY = "__deepagents_rs_store"
 #: A tool task's configurable: the namespace of the run the tool is called in.
 RUN_NS_KEY = "__deepagents_rs_run_ns"
+#: A resumed run's configurable: the step LangGraph's loop resumed at, whose tasks carry
+#: LangGraph's ``__pregel_resuming`` (`config_with_writer`).
+RESUMING_STEP_KEY = "__deepagents_rs_resuming_step"
 #: deepagents' `ls_integration` on a subagent's runs (LangChain's `create_agent` graph).
 _SUBAGENT_INTEGRATION = "langchain_create_agent"
 
@@ -232,6 +239,13 @@ def config_with_writer(
     out.setdefault("tags", [])
     configurable = dict(out.get("configurable") or {})
     store = configurable.pop(STORE_KEY, None)
+    resuming_step = configurable.pop(RESUMING_STEP_KEY, None)
+    if writer is not None and not getattr(writer, "custom", True):
+        # The core's writer when only pushed tasks' parts are streamed: not the tool's.
+        configurable[PUSHED_PARTS_KEY] = writer
+        writer = None
+    elif writer is not None and getattr(writer, "parts", False):
+        configurable[PUSHED_PARTS_KEY] = writer
     # The run's context (`invoke(..., context=...)`) stays; the store and writer are this run's.
     context = getattr(configurable.get(CONFIG_KEY_RUNTIME), "context", None)
     if writer is None and CONFIG_KEY_STREAM in configurable:
@@ -256,6 +270,8 @@ def config_with_writer(
             # its tasks inherit.
             configurable["ls_agent_type"] = "subagent"
         fields["execution_info"] = execution_info(configurable)
+        if step is not None and step == resuming_step:
+            configurable["__pregel_resuming"] = True
     if writer:
         fields["stream_writer"] = writer
     fields["control"] = run_control(config)
@@ -486,7 +502,12 @@ class Shaper:
         after the root's parts its start makes (its `task` call's start, its hosting task)."""
         _mode, origin, (call_id, (ns, mode, data)) = item
         parts = []
-        if self.tool_events is not None:
+        if not call_id:
+            # A task a tool pushed (`_pushed_parts`): a part of the tool's graph, shown as
+            # its graph's own (a subagent's with `subgraphs=True` only).
+            if ns and not self.subgraphs:
+                return []
+        elif self.tool_events is not None:
             before, after = self.tool_events.observe(item)
             parts = [*before, *after, *self.tool_events.compiled_part(tuple(origin), call_id, tuple(ns))]
         out = [self.part(*p) for p in parts]

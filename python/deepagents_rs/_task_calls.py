@@ -252,6 +252,16 @@ class _Task:
 
     # -- running ---------------------------------------------------------------------
 
+    def _parts(self) -> Any:
+        """The task's stream parts (`_pushed_parts`), its start written now; ``None`` when
+        the run does not stream them."""
+        from ._pushed_parts import PushedParts
+
+        parts = PushedParts.of(self.caller.configurable, self.name, self.input, self.config)
+        if parts is not None:
+            parts.started()
+        return parts
+
     def run(self, cached: tuple | None) -> Any:
         import time
 
@@ -267,6 +277,7 @@ class _Task:
         from langgraph.pregel._call import get_runnable_for_task
 
         proc = get_runnable_for_task(self.func)
+        parts = self._parts()
         while True:
             self.writes.clear()
             try:
@@ -275,9 +286,12 @@ class _Task:
                 if (wait := self.failed(exc)) is None:
                     if saved is not None and (error := _error_writes(exc)) is not None:
                         self._put(saved, error)
+                    _ended(parts, exc)
                     raise
                 time.sleep(wait)
                 continue
+            if parts is not None:
+                parts.finished(list(self.writes))
             if saved is not None:
                 self._put(saved, list(self.writes))
             if (store := self._store(cached)) is not None:
@@ -299,6 +313,7 @@ class _Task:
         from langgraph.pregel._call import get_runnable_for_task
 
         proc = get_runnable_for_task(self.func)
+        parts = self._parts()
         while True:
             self.writes.clear()
             try:
@@ -307,14 +322,26 @@ class _Task:
                 if (wait := self.failed(exc)) is None:
                     if saved is not None and (error := _error_writes(exc)) is not None:
                         await self._aput(saved, error)
+                    _ended(parts, exc)
                     raise
                 await asyncio.sleep(wait)
                 continue
+            if parts is not None:
+                parts.finished(list(self.writes))
             if saved is not None:
                 await self._aput(saved, list(self.writes))
             if (store := self._store(cached)) is not None:
                 await cached[0].aset(store)
             return out
+
+
+def _ended(parts: Any, exc: Exception) -> None:
+    """The parts of a call that failed (an interrupt or a parent command passes up without
+    its task's result, as LangGraph's loop streams none)."""
+    from langgraph.errors import GraphBubbleUp
+
+    if parts is not None and not isinstance(exc, GraphBubbleUp):
+        parts.finished([("__error__", exc)])
 
 
 def _error_writes(exc: Exception) -> list | None:

@@ -175,6 +175,10 @@ class ThreadRuns:
             # The saver the graph's tasks have (the run's or a parent graph's), for the tasks
             # the core runs: LangGraph hands it to every task.
             configurable["__pregel_checkpointer"] = (task_config.get("configurable") or {}).get("__pregel_checkpointer")
+            if (task_config.get("configurable") or {}).get("__pregel_resuming"):
+                # A resumed run: LangGraph's loop marks the tasks of the step it resumes at
+                # (`__pregel_resuming`), which the core runs from this task's step on.
+                configurable[_stream.RESUMING_STEP_KEY] = (task_config.get("metadata") or {}).get("langgraph_step")
             out = RunConfig({**run_config, "configurable": configurable})
             # The graph's run control, which every task of the run sees as LangGraph's loop
             # hands it.
@@ -304,6 +308,7 @@ class ThreadRuns:
             whole_run=stream_mode is False,
             control=control,
             late=late,
+            subgraphs=bool(subgraphs),
         )
         return shaper, out, _graph_chunks(runs, shaper, out)
 
@@ -506,8 +511,9 @@ def _graph_chunks(runs: Any, shaper: _stream.Shaper, out: collections.deque) -> 
     """The thread graph's run, its own stream chunks queued for the caller with the core's."""
 
     def take(item: Any) -> Any:
-        if isinstance(item, tuple) and len(item) == 3 and item[0] == "graph":
-            out.append(shaper.wrap(item[1], item[2]))
+        if isinstance(item, tuple) and len(item) == 4 and item[0] == "graph":
+            _graph, mode, chunk, ns = item
+            out.append(shaper.part(mode, ns, chunk) if ns else shaper.wrap(mode, chunk))
             return None
         return item
 

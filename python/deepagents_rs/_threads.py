@@ -23,6 +23,7 @@ from . import _direct_writer, _messages_reducer
 from ._callbacks import clear_context_handlers, restore_context_handlers
 from ._late_subagents import LateSubagents
 from ._thread_feed import Feed
+from ._thread_graph_parts import graph_part
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -215,12 +216,13 @@ class ThreadGraph:
         whole_run: bool = False,
         control: Any = None,
         late: LateSubagents | None = None,
+        subgraphs: bool = False,
     ) -> Iterator[Any]:
         """Runs the thread graph beside the core's run, yielding after each superstep (the
         caller's stream items arrive through ``forward`` meanwhile, the graph's own
-        ``graph_modes`` chunks as ``("graph", mode, chunk)``). A run that stops for an
-        interrupt yields ``Interrupted`` last. ``whole_run``: an ``invoke``. ``late``: see
-        ``Feed``."""
+        ``graph_modes`` chunks as ``("graph", mode, chunk, ns)``, with ``subgraphs`` those
+        of the graphs following subagents too). A run that stops for an interrupt yields
+        ``Interrupted`` last. ``whole_run``: an ``invoke``. ``late``: see ``Feed``."""
         feed = Feed(start, forward, self.subagents, late)
         try:
             with _untraced():
@@ -233,9 +235,10 @@ class ThreadGraph:
                     stops,
                     whole_run,
                     control,
+                    subgraphs,
                 )
-                for mode, chunk in _stepped_without_ambient(iter(chunks)):
-                    yield _graph_item(mode, chunk, feed)
+                for item in _stepped_without_ambient(iter(chunks)):
+                    yield _graph_item(item, feed, graph_modes)
             feed.drain()
         finally:
             feed.close()
@@ -252,6 +255,7 @@ class ThreadGraph:
         whole_run: bool = False,
         control: Any = None,
         late: LateSubagents | None = None,
+        subgraphs: bool = False,
     ) -> AsyncIterator[Any]:
         feed = Feed(start, forward, self.subagents, late)
         try:
@@ -265,9 +269,10 @@ class ThreadGraph:
                     stops,
                     whole_run,
                     control,
+                    subgraphs,
                 )
-                async for mode, chunk in _astepped_without_ambient(aiter(chunks)):
-                    yield _graph_item(mode, chunk, feed)
+                async for item in _astepped_without_ambient(aiter(chunks)):
+                    yield _graph_item(item, feed, graph_modes)
             await feed.adrain()
         finally:
             await feed.aclose()
@@ -282,6 +287,7 @@ class ThreadGraph:
         stops: tuple[list[str], list[str]],
         whole_run: bool,
         control: Any,
+        subgraphs: bool = False,
     ) -> Any:
         """The thread graph's run (``method``: ``stream`` or ``astream``): written by
         `_direct_writer` when the run needs nothing of LangGraph's runner, by LangGraph's
@@ -300,6 +306,9 @@ class ThreadGraph:
             interrupt_after=_breakpoints(stops[1]),
             output_keys=output_keys,
             control=control,
+            # The graphs following subagents stream their own parts of `graph_modes` (their
+            # tasks, checkpoints) into this graph's stream, under their tasks' namespaces.
+            subgraphs=subgraphs and bool(graph_modes),
         )
 
 
@@ -387,30 +396,15 @@ def _breakpoints(nodes: list[str]) -> Any:
 GRAPH_MODES = ("checkpoints", "tasks", "debug")
 
 
-def _graph_item(mode: str, chunk: Any, feed: Feed) -> Any:
-    if mode == "checkpoints":
-        return ("graph", mode, _without_feed(chunk))
-    if mode == "debug" and isinstance(chunk, dict) and chunk.get("type") == "checkpoint":
-        return ("graph", mode, {**chunk, "payload": _without_feed(chunk.get("payload"))})
-    if mode != "updates":
-        return ("graph", mode, chunk)
+def _graph_item(item: tuple, feed: Feed, graph_modes: Sequence[str]) -> Any:
+    """A chunk of the thread graph's stream, ``(mode, chunk)`` or with subgraphs ``(ns,
+    mode, chunk)``: an update (a stop), or a part of its own (`_thread_graph_parts`)."""
+    ns, mode, chunk = item if len(item) == 3 else ((), *item)
+    if mode != "updates" or ns:
+        return graph_part(ns, mode, chunk, graph_modes)
     if "__interrupt__" in chunk:
         return Interrupted(chunk["__interrupt__"], feed=feed)
     return chunk
-
-
-def _without_feed(checkpoint: Any) -> Any:
-    """A checkpoint LangGraph streams, its configs without the run's own keys: LangGraph
-    copies the run's `configurable` into them, and the feed is ours, not the caller's."""
-    if not isinstance(checkpoint, dict):
-        return checkpoint
-    out = dict(checkpoint)
-    for key in ("config", "parent_config"):
-        config = out.get(key)
-        if isinstance(config, dict) and isinstance(config.get("configurable"), dict):
-            configurable = {k: v for k, v in config["configurable"].items() if not k.startswith("__deepagents_rs")}
-            out[key] = {**config, "configurable": configurable}
-    return out
 
 
 #: Where a node's edge finds LangGraph's reader of the state it routes by (see

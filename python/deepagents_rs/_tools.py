@@ -19,6 +19,7 @@ from . import _compat, _convert, _task_channels
 from ._direct_tools import FALLBACK, acall_direct, call_direct, direct_function
 from ._files_context import use_files
 from ._task_channels import TaskChannels
+from ._task_notes import note_task_error
 
 #: Whether the tool is called by a run under ``ainvoke``/``astream``: deepagents' middleware
 #: then runs its async hooks, whose errors name themselves so.
@@ -123,6 +124,13 @@ class ToolAdapter:
     # makes itself, and what it wrote there added to the call's state update.
 
     def call_in_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:
+        try:
+            return self._call_in_run(args, tool_call_id, config, *state)
+        except Exception as exc:
+            note_task_error(exc, config)
+            raise
+
+    def _call_in_run(self, args: dict, tool_call_id: str, config: dict | None, *state: Any) -> Any:
         files = _run_files(config)
         if files is None:
             return self.call(args, tool_call_id, config, *state)
@@ -134,22 +142,31 @@ class ToolAdapter:
         """``call_in_run`` for a run under ``ainvoke`` (a sync tool, on a worker thread)."""
         token = ASYNC_RUN.set(True)
         try:
-            return self.call_in_run(args, tool_call_id, config, *state)
+            return self._call_in_run(args, tool_call_id, config, *state)
         except StopIteration as exc:
             # As LangChain's `run_in_executor` (which runs a sync tool under `ainvoke`) raises
             # it: a StopIteration cannot be set on the run's asyncio future.
-            raise RuntimeError from exc
+            error = RuntimeError()
+            note_task_error(error, config)
+            raise error from exc
+        except Exception as exc:
+            note_task_error(exc, config)
+            raise
         finally:
             ASYNC_RUN.reset(token)
 
     async def acall_in_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:
         ASYNC_RUN.set(True)  # the coroutine runs in a context of its own
-        files = _run_files(config)
-        if files is None:
-            return await self.acall(args, tool_call_id, config, *state)
-        with use_files(files.files):
-            result = await self.acall(args, tool_call_id, config, *state)
-        return _with_written_files(result, files)
+        try:
+            files = _run_files(config)
+            if files is None:
+                return await self.acall(args, tool_call_id, config, *state)
+            with use_files(files.files):
+                result = await self.acall(args, tool_call_id, config, *state)
+            return _with_written_files(result, files)
+        except Exception as exc:
+            note_task_error(exc, config)
+            raise
 
 
 class LangChainToolAdapter(ToolAdapter):

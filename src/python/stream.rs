@@ -310,7 +310,10 @@ impl<'py> IntoPyObject<'py> for Received {
     }
 }
 
-/// LangGraph's stream writer for one step (`get_stream_writer()` inside a tool).
+/// LangGraph's stream writer for one step (`get_stream_writer()` inside a tool), and the
+/// writer of the parts LangGraph's loop streams of a task the step's tool pushes (a
+/// functional-API `@task` call: its `tasks` start and result, its `updates`), which the
+/// core, running the tool without that loop, gets from `deepagents_rs._task_calls`.
 #[pyclass(frozen, module = "deepagents_rs._core")]
 pub(crate) struct StreamWriter {
     events: StepEmitter,
@@ -327,6 +330,36 @@ impl StreamWriter {
     fn __call__(&self, value: Py<PyAny>) {
         if self.events.wants(EventKind::Custom) {
             self.events.emit(Event::Custom(HostValue::new(value)));
+        }
+    }
+
+    /// Whether the caller streams `custom` (else the tool's writer is LangGraph's no-op).
+    #[getter]
+    fn custom(&self) -> bool {
+        self.events.wants(EventKind::Custom)
+    }
+
+    /// Whether the caller takes pushed tasks' parts (`part`).
+    #[getter]
+    fn parts(&self) -> bool {
+        self.events.wants(EventKind::Graph)
+    }
+
+    /// The namespace of the run whose step this is.
+    #[getter]
+    fn namespace(&self) -> Vec<String> {
+        self.events.emitter.namespace().to_vec()
+    }
+
+    /// A part of a pushed task, LangGraph's `(namespace, mode, payload)` chunk, into the
+    /// run's stream in order with the step's own events (no `task` call carries it: an
+    /// empty call id).
+    fn part(&self, part: Py<PyAny>) {
+        if self.events.wants(EventKind::Graph) {
+            self.events.emit(Event::Graph {
+                call_id: String::new(),
+                part: HostValue::new(part),
+            });
         }
     }
 }

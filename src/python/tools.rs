@@ -286,7 +286,13 @@ fn tool_config_args<'py>(
     ctx: &ToolContext,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let config = PyHost::config_arg(host, py);
-    let writer = match ctx.events.as_ref().filter(|e| e.wants(EventKind::Custom)) {
+    // Also when only pushed tasks' parts are streamed (`StreamWriter.part`): the Python side
+    // then keeps it out of the tool's runtime.
+    let writer = match ctx
+        .events
+        .as_ref()
+        .filter(|e| e.wants(EventKind::Custom) || e.wants(EventKind::Graph))
+    {
         Some(events) => Bound::new(py, StreamWriter::new(events.clone()))?.into_any(),
         None => py.None().into_bound(py),
     };
