@@ -2,6 +2,7 @@
 //! calls Python tools and models back from tokio.
 
 mod agent;
+mod agent_run_args;
 mod backends;
 mod blocking;
 mod composite;
