@@ -26,6 +26,11 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from ._direct_args import ArgsPlan, args_and_kwargs
+
+#: A direct call's function and its tool's arguments plan (``None``: LangChain's method).
+Direct = tuple[Callable[..., Any], ArgsPlan | None]
+
 #: What ``call_direct`` returns, having run nothing, when a callback handler would see the call.
 FALLBACK = object()
 
@@ -117,27 +122,30 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     return lc.patch_config(config, callbacks=manager)
 
 
-def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
+def call_direct(tool: Any, direct: Direct, args: dict, tool_call_id: str, config: dict | None) -> Any:
     """The call's ``ToolMessage`` as ``tool.invoke`` makes it, or ``FALLBACK`` (nothing run)
-    when a callback handler would see the call."""
+    when a callback handler would see the call. ``direct``: the function ``direct_function``
+    found and the tool's ``_direct_args`` plan."""
+    func, plan = direct
     lc = _langchain()
     child = _child_config(tool, config, lc.CallbackManager)
     if child is None:
         return FALLBACK
     with lc.set_config_context(child) as context:
-        positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
+        positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
         response = context.run(func, *positional, **keywords)
     return lc._format_output(response, None, tool_call_id, tool.name, "success")
 
 
-async def acall_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
+async def acall_direct(tool: Any, direct: Direct, args: dict, tool_call_id: str, config: dict | None) -> Any:
     """``call_direct`` for ``tool.ainvoke``: the input validated first, then the coroutine
     awaited as a task in a context holding the config (as ``BaseTool.arun`` runs it)."""
+    func, plan = direct
     lc = _langchain()
     child = _child_config(tool, config, lc.AsyncCallbackManager)
     if child is None:
         return FALLBACK
-    positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
+    positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
     with lc.set_config_context(child) as context:
         response = await lc.coro_with_context(func(*positional, **keywords), context)
     return lc._format_output(response, None, tool_call_id, tool.name, "success")
