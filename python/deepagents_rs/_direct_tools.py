@@ -8,7 +8,8 @@ handler at all: none passed, none of the tool's, no tracing, no verbose), a
 and its function called as ``run`` does it: LangChain's own ``_to_args_and_kwargs`` (the
 schema's validation), the function in a context holding the tool's config (so
 ``get_config()``, ``get_stream_writer()`` and ``get_runtime()`` work inside it), and the
-result formatted by LangChain's ``_format_output``. Exceptions propagate unchanged, as
+result formatted by LangChain's ``_format_output`` (a plain ``str`` result handed back as it is:
+see ``_formatted``). Exceptions propagate unchanged, as
 ``run`` re-raises them when the tool handles none of them. A coroutine function tool under
 ``ainvoke`` likewise (``arun``: the input validated, then the coroutine awaited as a task in
 a context holding the tool's config).
@@ -134,7 +135,7 @@ def call_direct(tool: Any, direct: Direct, args: dict, tool_call_id: str, config
     with lc.set_config_context(child) as context:
         positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
         response = context.run(func, *positional, **keywords)
-    return lc._format_output(response, None, tool_call_id, tool.name, "success")
+    return _formatted(lc, response, tool_call_id, tool.name)
 
 
 async def acall_direct(tool: Any, direct: Direct, args: dict, tool_call_id: str, config: dict | None) -> Any:
@@ -148,4 +149,13 @@ async def acall_direct(tool: Any, direct: Direct, args: dict, tool_call_id: str,
     positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
     with lc.set_config_context(child) as context:
         response = await lc.coro_with_context(func(*positional, **keywords), context)
-    return lc._format_output(response, None, tool_call_id, tool.name, "success")
+    return _formatted(lc, response, tool_call_id, tool.name)
+
+
+def _formatted(lc: SimpleNamespace, response: Any, tool_call_id: str, name: str) -> Any:
+    """LangChain's ``_format_output`` of the response, except a plain ``str``: that would be
+    a ``ToolMessage`` holding it as given (status ``success``, no artifact), which the adapter
+    only takes apart again, and the str itself gives the adapter the same parts."""
+    if type(response) is str:
+        return response
+    return lc._format_output(response, None, tool_call_id, name, "success")
