@@ -16,8 +16,9 @@ fresh server:
 
 Before the timed run, one conversation runs alone as a warm-up. Reported: the wall time of the
 timed run against the ideal (``steps * latency``: every thread waiting on the model only), the
-process' CPU time during it, its peak RSS (the whole process, start-up included), and model
-steps per second (``threads * steps / wall``). Each run is checked: every thread returns
+process' CPU time during it, the simulated server's CPU time (its whole life: with two cores, a
+server busy for most of the wall time is what caps the run), its peak RSS (the whole process,
+start-up included) of the client process, and model steps per second (``threads * steps / wall``). Each run is checked: every thread returns
 ``2 * steps`` messages ending in ``"done"``, and the server saw exactly
 ``(threads + 1) * steps`` requests, one final answer per thread, and no bad request. A failed
 check prints what went wrong and exits with status 1.
@@ -194,6 +195,7 @@ def run_one(
     # The warm-up conversation's requests are in the server's time too; its share is removed.
     server_s = counts["handler_seconds"] * threads / (threads + 1)
     result["harness_per_step_ms"] = (result["wall"] - server_s) / (threads * steps) * 1000
+    result["server_cpu"] = counts["cpu_seconds"]
     result["ideal"] = steps * latency
     result["steps_per_s"] = threads * steps / result["wall"]
     return result
@@ -237,13 +239,14 @@ NAMES = {"rs": "deepagents_rs", "reference": "deepagents 0.7.32"}
 
 def table(results: list[dict[str, Any]]) -> str:
     rows = [
-        "| implementation | mode | threads x steps | wall s (ideal) | CPU s | CPU ms / step | peak RSS MiB | model steps/s |",
-        "|---|---|---|---|---|---|---|---|",
+        "| implementation | mode | threads x steps | wall s (ideal) | CPU s | CPU ms / step | server CPU s | peak RSS MiB | model steps/s |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         rows.append(
             f"| {NAMES[r['impl']]} | {r['mode']} | {r['threads']} x {r['steps']} | {r['wall']:.2f} ({r['ideal']:.2f}) "
-            f"| {r['cpu']:.1f} | {r['cpu'] / (r['threads'] * r['steps']) * 1000:.2f} | {r['peak_rss_mib']:.0f} "
+            f"| {r['cpu']:.1f} | {r['cpu'] / (r['threads'] * r['steps']) * 1000:.2f} | {r['server_cpu']:.1f} "
+            f"| {r['peak_rss_mib']:.0f} "
             f"| {r['steps_per_s']:.0f} |"
         )
     by = {(r["impl"], r["mode"]): r for r in results}

@@ -10,7 +10,7 @@ no state kept per thread: the request itself says where its conversation stands.
 
 It counts requests and answers by kind, and prints them as one JSON line when it receives
 SIGTERM or SIGINT, so the bench can check every thread ran every step. With the counts goes
-``handler_seconds``: the time spent between having read a request and having written its
+``cpu_seconds`` (the server process' CPU time) and ``handler_seconds``: the time spent between having read a request and having written its
 answer (from its headers on), the latency not included, so a bench running one conversation at a time can subtract
 the server's own work from the time it measured.
 
@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import json
 import re
+import resource
 import signal
 import sys
 import time
@@ -118,7 +119,11 @@ async def main() -> None:
     async with srv:
         await stop.wait()
     counts = {"requests": server.requests, "finals": server.finals, "errors": server.errors}
-    print(json.dumps({**counts, "handler_seconds": server.handler_seconds}), flush=True)
+    # The server's own CPU (start-up and the warm-up included): with two cores, a server near
+    # one core's worth of the run's wall time is what caps the client's steps per second.
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps({**counts, "handler_seconds": server.handler_seconds, "cpu_seconds": cpu}), flush=True)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from . import _compat
+from . import _ai_fields, _compat
 from . import messages as light
 
 _ROLE_TO_TYPE = {
@@ -236,32 +236,46 @@ def _plain_class(cls: type) -> tuple[tuple[str, ...], str, bool] | None:
 
 def _validated_as_given(cls: type, d: dict) -> Any:
     """The message ``cls(**d)`` makes, without running its validation, when that validation
-    would keep every value as given: the message of a long history is made once per run, and
-    validating its fields is most of that. ``None`` for anything validation could change or
-    reject (a list content, tool calls, usage, a value of another type, an unknown key)."""
+    would keep every value as given (or, for an AI message's tool calls, usage and block
+    content, remake them as ``_ai_fields`` does): the message of a long history is made once
+    per run, and validating its fields is most of that. ``None`` for anything validation
+    could change or reject otherwise (a list content outside an AI message, invalid tool
+    calls, a value of another type, an unknown key)."""
     known = _plain_class(cls)
     if known is None or not d.keys() <= _PLAIN_KEYS:
         return None
     fields, kind, is_ai = known
     get = d.get
     extra = get("additional_kwargs", _NO_DICT)
-    if (
-        type(get("content")) is not str
-        or type(extra) is not dict
-        or type(get("response_metadata", _NO_DICT)) is not dict
-    ):
+    content = get("content")
+    if type(content) is not str:
+        if not is_ai:
+            return None
+        content = _ai_fields.content(content)
+    if content is None or type(extra) is not dict or type(get("response_metadata", _NO_DICT)) is not dict:
         return None
     if type(get("id")) not in _STR_OR_NONE or type(get("name")) not in _STR_OR_NONE:
         return None
+    values = {"name": None, "id": None, **d, "content": content}
     if is_ai:
-        # AIMessage's validator parses tool calls (given or in additional_kwargs).
-        if get("tool_calls") != [] or get("invalid_tool_calls", []) != [] or "tool_calls" in extra:
+        # AIMessage's validator parses tool calls in additional_kwargs; invalid ones are
+        # remade with their error texts: both left to its constructor.
+        if get("invalid_tool_calls", []) != [] or "tool_calls" in extra:
             return None
-        if get("usage_metadata") is not None:
-            return None
+        calls = get("tool_calls")
+        if calls != []:
+            calls = _ai_fields.tool_calls(calls)
+            if calls is None:
+                return None
+            values["tool_calls"] = calls
+        usage = get("usage_metadata")
+        if usage is not None:
+            usage = _ai_fields.usage(usage)
+            if usage is None:
+                return None
+            values["usage_metadata"] = usage
     elif not d.keys().isdisjoint(_AI_KEYS):
         return None
-    values = {"name": None, "id": None, **d}
     # Validation copies a dict field (not its values).
     values["additional_kwargs"] = dict(extra)
     values["response_metadata"] = dict(get("response_metadata", _NO_DICT))

@@ -8,7 +8,8 @@ handler at all: none passed, none of the tool's, no tracing, no verbose), a
 and its function called as ``run`` does it: LangChain's own ``_to_args_and_kwargs`` (the
 schema's validation), the function in a context holding the tool's config (so
 ``get_config()``, ``get_stream_writer()`` and ``get_runtime()`` work inside it), and the
-result formatted by LangChain's ``_format_output``. Exceptions propagate unchanged, as
+result formatted by LangChain's ``_format_output`` (a plain ``str`` result handed back as it is:
+see ``_formatted``). Exceptions propagate unchanged, as
 ``run`` re-raises them when the tool handles none of them. A coroutine function tool under
 ``ainvoke`` likewise (``arun``: the input validated, then the coroutine awaited as a task in
 a context holding the tool's config).
@@ -25,6 +26,11 @@ import inspect
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
+
+from ._direct_args import ArgsPlan, args_and_kwargs
+
+#: A direct call's function and its tool's arguments plan (``None``: LangChain's method).
+Direct = tuple[Callable[..., Any], ArgsPlan | None]
 
 #: What ``call_direct`` returns, having run nothing, when a callback handler would see the call.
 FALLBACK = object()
@@ -117,27 +123,39 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     return lc.patch_config(config, callbacks=manager)
 
 
-def call_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
+def call_direct(tool: Any, direct: Direct, args: dict, tool_call_id: str, config: dict | None) -> Any:
     """The call's ``ToolMessage`` as ``tool.invoke`` makes it, or ``FALLBACK`` (nothing run)
-    when a callback handler would see the call."""
+    when a callback handler would see the call. ``direct``: the function ``direct_function``
+    found and the tool's ``_direct_args`` plan."""
+    func, plan = direct
     lc = _langchain()
     child = _child_config(tool, config, lc.CallbackManager)
     if child is None:
         return FALLBACK
     with lc.set_config_context(child) as context:
-        positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
+        positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
         response = context.run(func, *positional, **keywords)
-    return lc._format_output(response, None, tool_call_id, tool.name, "success")
+    return _formatted(lc, response, tool_call_id, tool.name)
 
 
-async def acall_direct(tool: Any, func: Callable[..., Any], args: dict, tool_call_id: str, config: dict | None) -> Any:
+async def acall_direct(tool: Any, direct: Direct, args: dict, tool_call_id: str, config: dict | None) -> Any:
     """``call_direct`` for ``tool.ainvoke``: the input validated first, then the coroutine
     awaited as a task in a context holding the config (as ``BaseTool.arun`` runs it)."""
+    func, plan = direct
     lc = _langchain()
     child = _child_config(tool, config, lc.AsyncCallbackManager)
     if child is None:
         return FALLBACK
-    positional, keywords = tool._to_args_and_kwargs(dict(args), tool_call_id)
+    positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
     with lc.set_config_context(child) as context:
         response = await lc.coro_with_context(func(*positional, **keywords), context)
-    return lc._format_output(response, None, tool_call_id, tool.name, "success")
+    return _formatted(lc, response, tool_call_id, tool.name)
+
+
+def _formatted(lc: SimpleNamespace, response: Any, tool_call_id: str, name: str) -> Any:
+    """LangChain's ``_format_output`` of the response, except a plain ``str``: that would be
+    a ``ToolMessage`` holding it as given (status ``success``, no artifact), which the adapter
+    only takes apart again, and the str itself gives the adapter the same parts."""
+    if type(response) is str:
+        return response
+    return lc._format_output(response, None, tool_call_id, name, "success")

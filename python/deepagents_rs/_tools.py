@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import _compat, _convert, _task_channels
+from ._direct_args import args_plan
 from ._direct_tools import FALLBACK, acall_direct, call_direct, direct_function
 from ._files_context import use_files
 from ._task_channels import TaskChannels
@@ -188,8 +189,12 @@ class LangChainToolAdapter(ToolAdapter):
         self.injects_state = _takes_injected(tool)
         self._tool_node: Any = None
         #: The function ``invoke`` would call, when calling it directly gives the same result.
-        self._direct = direct_function(tool, self.injects_state)
-        self._adirect = direct_function(tool, self.injects_state, asynchronous=True)
+        sync_func = direct_function(tool, self.injects_state)
+        async_func = direct_function(tool, self.injects_state, asynchronous=True)
+        # With the tool's arguments checked with its introspection done once.
+        plan = args_plan(tool) if sync_func is not None or async_func is not None else None
+        self._direct = None if sync_func is None else (sync_func, plan)
+        self._adirect = None if async_func is None else (async_func, plan)
 
     def _message(self, result: Any, tool_call_id: str, config: dict | None = None) -> tuple:
         from langchain_core.messages import ToolMessage

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from uuid import UUID
 
 import pytest
+from deepagents_rs._direct_tools import call_direct
 from deepagents_rs._tools import LangChainToolAdapter
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
@@ -68,6 +69,20 @@ def returns_dict(key: str) -> dict[str, Any]:
     return {"key": key, "n": [1, 2]}
 
 
+class Loud(str):
+    pass
+
+
+def answers(kind: str) -> Any:
+    """Answer with a value of the kind asked for."""
+    return {"empty": "", "subclass": Loud("loud"), "blocks": [{"type": "text", "text": "b"}], "number": 7}[kind]
+
+
+async def aanswers(kind: str) -> Any:
+    """Answer with a value of the kind asked for, asynchronously."""
+    return answers(kind)
+
+
 async def aadd(a: float, b: int) -> str:
     """Add two numbers, asynchronously."""
     return f"{a!r} + {b!r} = {a + b!r}"
@@ -113,6 +128,15 @@ def test_plain_functions_take_the_direct_path_and_others_do_not() -> None:
     assert LangChainToolAdapter(StructuredTool.from_function(coroutine=aadd, handle_tool_error=True))._adirect is None
 
 
+def test_a_plain_str_result_is_handed_back_as_it_is() -> None:
+    # Checked so the shortcut cannot silently turn off; the parity tests above cover results.
+    adapter = LangChainToolAdapter(tool(answers))
+    assert adapter._direct is not None
+    out = call_direct(adapter.tool, adapter._direct, {"kind": "empty"}, "c1", None)
+    assert type(out) is str and out == ""
+    assert type(call_direct(adapter.tool, adapter._direct, {"kind": "subclass"}, "c1", None)).__name__ == "ToolMessage"
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("name", "args"),
@@ -122,10 +146,16 @@ def test_plain_functions_take_the_direct_path_and_others_do_not() -> None:
         ("add", {"a": 1}),  # a missing argument
         ("returns_dict", {"key": "k"}),
         ("which_call", {"note": "hi"}),
+        # A plain str goes back as it is (`_direct_tools._formatted`); the rest as LangChain
+        # formats them.
+        ("answers", {"kind": "empty"}),
+        ("answers", {"kind": "subclass"}),
+        ("answers", {"kind": "blocks"}),
+        ("answers", {"kind": "number"}),
     ],
 )
 def test_results_match(mode: str, name: str, args: dict[str, Any]) -> None:
-    tools = [add, returns_dict, which_call]
+    tools = [add, returns_dict, which_call, answers]
     both = run_both([ai_tool_calls((name, args, "call_1")), "done"], tools, USER, mode=mode)
     assert_parity(both)
 
@@ -192,10 +222,14 @@ def test_a_callback_handler_sees_each_tool_run(mode: str, function: Any) -> None
         ("aadd", {"a": "x", "b": 2}),
         ("aadd", {"a": 1}),
         ("awhich_call", {"note": "hi"}),
+        ("aanswers", {"kind": "empty"}),
+        ("aanswers", {"kind": "subclass"}),
+        ("aanswers", {"kind": "number"}),
     ],
 )
 def test_async_results_match(name: str, args: dict[str, Any]) -> None:
-    both = run_both([ai_tool_calls((name, args, "call_1")), "done"], [aadd, awhich_call], USER, mode="ainvoke")
+    tools = [aadd, awhich_call, aanswers]
+    both = run_both([ai_tool_calls((name, args, "call_1")), "done"], tools, USER, mode="ainvoke")
     assert_parity(both)
 
 

@@ -1,0 +1,154 @@
+"""A direct tool call's arguments (``_direct_args.py``): what ``BaseTool._to_args_and_kwargs``
+gives, with the tool's introspection done once; tools it cannot plan for keep LangChain's.
+
+Each tool here is called both ways on the same arguments: the positional and keyword
+arguments must be equal (values and their types, key order) and a refusal the same
+``ValidationError`` (type and errors)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Annotated, Any
+
+import pytest
+from deepagents_rs import _direct_args
+from deepagents_rs._tools import LangChainToolAdapter
+from langchain_core.tools import InjectedToolArg, InjectedToolCallId, StructuredTool, tool
+from pydantic import BaseModel, Field, ValidationError
+
+
+def add(a: float, b: int) -> str:
+    """Add two numbers."""
+    return f"{a + b}"
+
+
+def with_defaults(text: str, times: int = 2, sep: str | None = None, flag: bool = False) -> str:
+    """Repeat the text."""
+    return (sep or "").join([text] * times)
+
+
+def no_args() -> str:
+    """Take nothing."""
+    return "none"
+
+
+def variadic(first: str, *args: Any, **kwargs: Any) -> str:
+    """Take anything."""
+    return first
+
+
+class Aliased(BaseModel):
+    path: str = Field(alias="file_path")
+    limit: int = Field(default=10, description="at most")
+    note: str = Field(default_factory=lambda: "made")
+
+
+def aliased(path: str, limit: int = 10, note: str = "made") -> str:
+    """Read a file."""
+    return f"{path}:{limit}:{note}"
+
+
+def which_call(note: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
+    """Say which call this is."""
+    return note
+
+
+def hidden(note: str, secret: Annotated[str, InjectedToolArg]) -> str:
+    """Take an injected argument."""
+    return note
+
+
+TOOLS = {
+    "add": tool(add),
+    "with_defaults": tool(with_defaults),
+    "no_args": tool(no_args),
+    "variadic": tool(variadic),
+    "aliased": StructuredTool.from_function(aliased, args_schema=Aliased),
+}
+
+CALLS = [
+    ("add", {"a": 1, "b": "2"}),
+    ("add", {"b": 2, "a": 1.5}),
+    ("add", {"a": "x", "b": 2}),
+    ("add", {"a": 1}),
+    ("add", {"a": 1, "b": 2, "c": 3}),
+    ("with_defaults", {"text": "t"}),
+    ("with_defaults", {"text": "t", "sep": None}),
+    ("with_defaults", {"flag": "yes", "text": "t", "times": 3}),
+    ("no_args", {}),
+    ("no_args", {"unexpected": 1}),
+    ("variadic", {"first": "f"}),
+    ("variadic", {"first": "f", "args": [1], "kwargs": {"k": 2}}),
+    ("aliased", {"file_path": "/a"}),
+    ("aliased", {"file_path": "/a", "limit": "5"}),
+    ("aliased", {"path": "/a"}),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])
+def test_a_plan_gives_what_langchain_gives(name: str, args: dict) -> None:
+    t = TOOLS[name]
+    plan = _direct_args.args_plan(t)
+    assert plan is not None
+    try:
+        expected = t._to_args_and_kwargs(dict(args), "call_1")
+    except ValidationError as error:
+        with pytest.raises(ValidationError) as ours:
+            _direct_args.args_and_kwargs(t, plan, dict(args), "call_1")
+        assert ours.value.errors() == error.errors()
+        assert ours.value.title == error.title
+        return
+    given = dict(args)
+    made = _direct_args.args_and_kwargs(t, plan, given, "call_1")
+    assert made == expected
+    assert list(made[1]) == list(expected[1])
+    assert [type(v) for v in made[1].values()] == [type(v) for v in expected[1].values()]
+    assert given == args  # the call's arguments are left as they were
+
+
+def test_tools_that_inject_or_have_no_model_schema_keep_langchains_method() -> None:
+    assert _direct_args.args_plan(tool(which_call)) is None
+    assert _direct_args.args_plan(tool(hidden)) is None
+    json_schema = StructuredTool(
+        name="js",
+        description="A JSON schema tool.",
+        args_schema={"type": "object", "properties": {"a": {"type": "string"}}},
+        func=lambda **kw: "x",
+    )
+    assert _direct_args.args_plan(json_schema) is None
+
+
+def test_a_tool_given_another_schema_later_is_checked_against_it() -> None:
+    t = tool(with_defaults)
+    plan = _direct_args.args_plan(t)
+
+    class Other(BaseModel):
+        text: str
+        times: int = 7
+
+    t.args_schema = Other
+    assert _direct_args.args_and_kwargs(t, plan, {"text": "t"}, "c") == ((), {"text": "t", "times": 7})
+
+
+def test_the_adapter_plans_for_the_tools_it_calls_directly() -> None:
+    # Checked so the planned path cannot silently turn off; the parity tests in
+    # tests/parity/test_direct_tools.py run it through both implementations.
+    direct = LangChainToolAdapter(tool(add))._direct
+    assert direct is not None and direct[1] is not None
+    direct = LangChainToolAdapter(tool(which_call))._direct
+    assert direct is not None and direct[1] is None
+    assert LangChainToolAdapter(StructuredTool.from_function(add, handle_tool_error=True))._direct is None
+
+
+def test_the_plan_does_no_introspection_per_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the plan is for: no signature or annotation walk when a call's arguments are
+    checked (LangChain's method does both at every call)."""
+    t = tool(with_defaults)
+    plan = _direct_args.args_plan(t)
+    calls = []
+    real = inspect.signature
+    monkeypatch.setattr(inspect, "signature", lambda *a, **k: calls.append(a) or real(*a, **k))
+    _direct_args.args_and_kwargs(t, plan, {"text": "t"}, "c")
+    assert calls == []
+    t._to_args_and_kwargs({"text": "t"}, "c")
+    assert calls
