@@ -3,7 +3,7 @@
 ``python -c "...; bad_input_cases.main([place, kind, ...])"`` runs, for each kind, the same
 scenario through ``deepagents.create_deep_agent`` and ``deepagents_rs.create_deep_agent`` (each
 with its own ``ScriptedChatModel`` over the same script, its own tools and its own freshly
-built copy of the value) and compares the two runs with ``diff``, an exact comparator: same
+built copy of the value) and compares the two runs with ``exact_diff.diff``, an exact comparator: same
 types all the way down, floats by ``repr`` (so NaN equals NaN and ``-0.0`` differs from
 ``0.0``), dict keys in order, messages field by field (ids aside: both make random ones).
 
@@ -11,7 +11,7 @@ For every kind it prints ``START <kind>`` before running it and ``RESULT <json v
 after, flushing each line, so the parent can tell which kind a crash (a segfault, an abort)
 or a hang happened in and run the rest in a fresh interpreter.
 
-``fuzz_main`` runs a hypothesis test of one implementation: generated nested values in six
+``bad_input_fuzz.fuzz_main`` runs a hypothesis test of one implementation: generated nested values in six
 places of one run, each of which must come back exactly as given.
 
 Everything here is imported by the parent too (for the lists of places and kinds); the
@@ -24,7 +24,6 @@ import datetime
 import decimal
 import importlib
 import json
-import reprlib
 import sys
 import traceback
 import uuid
@@ -32,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired
 
+from exact_diff import diff, short
 from fake_models import ScriptedChatModel, ai_tool_calls
 from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -115,110 +115,6 @@ STR_KINDS = ("surrogate_str", "surrogate_alone")
 #: without crashing (tool-call args 5,000 deep make it raise RecursionError: LangChain copies the
 #: model's reply).
 DEEP_DEPTH = {"content_block": 10_000, "tool_args": 5_000, "file_entry": 20_000, "state_key": 10_000}
-
-
-# ---------------------------------------------------------------------------------------------
-# The exact comparator
-
-
-_ATOMIC = (
-    str,
-    bytes,
-    bytearray,
-    int,
-    float,
-    complex,
-    bool,
-    type(None),
-    datetime.datetime,
-    datetime.date,
-    datetime.time,
-    datetime.timedelta,
-    decimal.Decimal,
-    uuid.UUID,
-)
-
-_short = reprlib.Repr()
-_short.maxstring = 60
-_short.maxother = 60
-_short.maxlevel = 4
-
-
-def short(value: Any) -> str:
-    try:
-        return _short.repr(value)
-    except Exception as exc:  # noqa: BLE001 - only for messages
-        return f"<unreprable {type(value).__name__}: {type(exc).__name__}>"
-
-
-@dataclass(frozen=True)
-class _Path:
-    parent: _Path | None
-    step: str
-
-    def render(self) -> str:
-        steps: list[str] = []
-        node: _Path | None = self
-        while node is not None:
-            steps.append(node.step)
-            node = node.parent
-        steps.reverse()
-        if len(steps) > 12:
-            steps = [*steps[:6], f"...({len(steps) - 10} more)...", *steps[-4:]]
-        return "".join(steps)
-
-
-def diff(a: Any, b: Any, where: str = "") -> str | None:
-    """``None`` when ``a`` and ``b`` are identical values of identical types, else where and how
-    they first differ. Iterative, so values nested 20,000 deep compare fine."""
-    stack: list[tuple[_Path, Any, Any]] = [(_Path(None, where), a, b)]
-    while stack:
-        path, x, y = stack.pop()
-        if x is y:
-            continue
-        if type(x) is not type(y):
-            return f"{path.render()}: type {type(x).__name__} != {type(y).__name__} ({short(x)} vs {short(y)})"
-        if isinstance(x, _ATOMIC):
-            if repr(x) != repr(y):
-                return f"{path.render()}: {short(x)} != {short(y)}"
-        elif isinstance(x, dict):
-            if len(x) != len(y):
-                return f"{path.render()}: dict keys {short(list(x))} != {short(list(y))}"
-            for i, ((kx, vx), (ky, vy)) in enumerate(zip(x.items(), y.items(), strict=True)):
-                if type(kx) is not type(ky) or repr(kx) != repr(ky):
-                    if set(map(repr, x)) == set(map(repr, y)):
-                        return f"{path.render()}: key order {short(list(x))} != {short(list(y))}"
-                    return f"{path.render()}: key #{i} {short(kx)} != {short(ky)}"
-                stack.append((_Path(path, f"[{short(kx)}]"), vx, vy))
-        elif isinstance(x, (list, tuple)):
-            if len(x) != len(y):
-                return f"{path.render()}: length {len(x)} != {len(y)} ({short(x)} vs {short(y)})"
-            stack.extend((_Path(path, f"[{i}]"), vx, vy) for i, (vx, vy) in enumerate(zip(x, y, strict=True)))
-        elif isinstance(x, (set, frozenset)):
-            unmatched = list(y)
-            for item in x:
-                match = next((k for k, other in enumerate(unmatched) if diff(item, other) is None), None)
-                if match is None:
-                    return f"{path.render()}: {short(x)} != {short(y)}"
-                unmatched.pop(match)
-            if unmatched:
-                return f"{path.render()}: {short(x)} != {short(y)}"
-        elif isinstance(x, BaseModel):
-            skip = ("id",) if isinstance(x, BaseMessage) else ()
-            for name in type(x).model_fields:
-                if name not in skip:
-                    stack.append((_Path(path, f".{name}"), getattr(x, name, None), getattr(y, name, None)))
-            stack.append((_Path(path, ".<extra>"), x.model_extra or {}, y.model_extra or {}))
-        elif hasattr(x, "__dict__"):
-            stack.append((_Path(path, ".__dict__"), vars(x), vars(y)))
-        else:
-            try:
-                same = bool(x == y)
-            except Exception:  # noqa: BLE001 - incomparable means different
-                same = False
-            if not same:
-                return f"{path.render()}: {short(x)} != {short(y)}"
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -650,93 +546,6 @@ def main(argv: list[str]) -> int:
         failed = failed or not verdict["ok"]
         print("RESULT " + json.dumps(verdict, ensure_ascii=True), flush=True)
     return 1 if failed else 0
-
-
-# ---------------------------------------------------------------------------------------------
-# Fuzzing one implementation with hypothesis
-
-
-def fuzz_main(impl: str = "deepagents_rs", max_examples: int = 60) -> int:
-    """Generated values in six places of one run must all come back exactly as given.
-
-    Run in a child of its own; exits non-zero (hypothesis prints the falsifying example) when
-    one does not."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
-
-    module = importlib.import_module(impl)
-    chars = st.one_of(st.characters(), st.integers(0xD800, 0xDFFF).map(chr))
-    text = st.lists(chars, max_size=6).map("".join)
-    scalars = st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(),
-        st.integers(min_value=-(2**100), max_value=2**100),
-        st.floats(),
-        st.sampled_from([float("nan"), float("inf"), float("-inf"), -0.0]),
-        text,
-        st.binary(max_size=6),
-        st.datetimes(),
-        st.decimals(allow_nan=False),
-    )
-    values = st.recursive(
-        scalars,
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=4),
-            st.lists(inner, max_size=3).map(tuple),
-            st.dictionaries(text, inner, max_size=4),
-        ),
-        max_leaves=16,
-    )
-
-    @settings(
-        max_examples=max_examples,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-        print_blob=True,
-    )
-    @given(
-        human_kwargs=values,
-        block_extra=values,
-        reply_kwargs=values,
-        tool_arg=values,
-        file_entry=values,
-        state_value=values,
-    )
-    def check(human_kwargs, block_extra, reply_kwargs, tool_arg, file_entry, state_value):
-        rec: list[Any] = []
-        reply = AIMessage(
-            content="",
-            additional_kwargs={"v": reply_kwargs},
-            tool_calls=[{"name": "probe", "args": {"x": tool_arg}, "id": "call_x", "type": "tool_call"}],
-        )
-        model = ScriptedChatModel([reply, "done"])
-        agent = module.create_deep_agent(model=model, tools=[make_probe(rec)], middleware=[ExtraStateMiddleware()])
-        human = HumanMessage(content=_hi_block(block_extra), additional_kwargs={"v": human_kwargs})
-        result = agent.invoke({"messages": [human], "files": {"/f": file_entry}, "extra": state_value})
-        first, ai = result["messages"][0], result["messages"][1]
-        checks = [
-            ("human additional_kwargs", human_kwargs, first.additional_kwargs.get("v")),
-            ("content block extra", block_extra, first.content[0].get("extra")),
-            ("what the model got", block_extra, model.calls[0].messages[-1].content[0].get("extra")),
-            ("reply additional_kwargs", reply_kwargs, ai.additional_kwargs.get("v")),
-            ("reply tool-call args", tool_arg, ai.tool_calls[0]["args"].get("x")),
-            ("what the tool got", [tool_arg], rec),
-            ("file entry", file_entry, result["files"].get("/f")),
-            ("state key", state_value, result.get("extra")),
-        ]
-        for name, given_value, got in checks:
-            found = diff(given_value, got, name)
-            assert found is None, found
-
-    try:
-        check()
-    except Exception:  # noqa: BLE001 - the child reports and exits 1
-        traceback.print_exc()
-        return 1
-    print("fuzz ok", flush=True)
-    return 0
 
 
 if __name__ == "__main__":

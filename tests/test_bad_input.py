@@ -170,8 +170,8 @@ def test_bad_value(place: str, kind: str, verdicts: dict[str, dict[str, dict[str
 FUZZ_CHILD = (
     "import sys\n"
     f"sys.path.insert(0, {TESTS!r})\n"
-    "import bad_input_cases\n"
-    "sys.exit(bad_input_cases.fuzz_main('deepagents_rs', max_examples=60))\n"
+    "import bad_input_fuzz\n"
+    "sys.exit(bad_input_fuzz.fuzz_main('deepagents_rs', max_examples=60))\n"
 )
 
 

@@ -31,7 +31,8 @@ a ValueError holding both host paths (glob reports that text as its error; grep 
 "No matches found"), a NUL byte makes ``invoke()`` raise, and a UNC path is accepted as
 ``<root>/server/share/...``.
 
-Other sections: ``virtual_mode=False`` (only what deepagents promises there), and
+The world and the runs are ``fs_security_world.py``, the escapes and deepagents' gaps
+``fs_security_escapes.py``. Other sections: ``virtual_mode=False`` (only what deepagents promises there), and
 ``StateBackend``. Only the deepagents side, about 40 s:
 ``python -m pytest tests/test_fs_security.py -k "not deepagents_rs"``.
 
@@ -41,14 +42,8 @@ documented as unrestricted).
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import stat
 import sys
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,356 +52,36 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_models import ScriptedChatModel, ai_tool_calls
-
-USER = {"messages": [{"role": "user", "content": "go"}]}
-FINAL = "all done"
-INSIDE_TEXT = "inside content line"
-SECRET_LINE = "secret line"  # in every outside file, next to the sentinel; grep searches for it
-PWNED = "PWNED"
-IMPLS = [pytest.param("deepagents", id="deepagents"), pytest.param("deepagents_rs", id="deepagents_rs")]
-# Host paths a naive implementation could create from these escapes (host root, not tmp).
-HOST_PROBES = ("/outside.txt", "/outside", "/x", "/server", "/notyet.txt", "/new.txt")
-
-
-def _etc_passwd_line() -> str | None:
-    try:
-        first = Path("/etc/passwd").read_text().splitlines()[0]
-    except (OSError, IndexError):
-        return None
-    return first if len(first) > 8 else None
-
-
-ETC_PASSWD_LINE = _etc_passwd_line()
-
-
-# --------------------------------------------------------------------------- implementations
-
-
-def load(impl: str) -> tuple[Callable[..., Any], Any]:
-    """``(create_deep_agent, backends module)`` of one implementation."""
-    if impl == "deepagents":
-        import deepagents
-        from deepagents import backends
-
-        return deepagents.create_deep_agent, backends
-    import deepagents_rs
-    from deepagents_rs import backends
-
-    return deepagents_rs.create_deep_agent, backends
-
-
-# --------------------------------------------------------------------------- the world
-
-
-@dataclass
-class World:
-    tmp: Path  # everything lives here; everything but `root` is "outside"
-    root: Path  # the real root directory
-    root_arg: Path  # what is passed as root_dir: `root`, or a symlink to it
-    outside: Path
-    sentinel: str
-
-    def secrets(self) -> list[str]:
-        out = [self.sentinel]
-        if ETC_PASSWD_LINE:
-            out.append(ETC_PASSWD_LINE)
-        return out
-
-
-def build_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, symlinked_root: bool = False) -> World:
-    r"""The tree::
-
-    tmp/
-      outside/secret.txt        "top <SENTINEL> secret line"
-      outside/sub/deep.txt      "deep <SENTINEL> secret line"
-      home/secret.txt           (HOME points here)
-      cwd/                      (the process' working directory)
-      root/                     the backend's root
-        in.txt
-        flink   -> tmp/outside/secret.txt   (file link at the top of the root)
-        dlink   -> tmp/outside              (dir link at the top of the root)
-        rel     -> ../outside               (relative dir link)
-        dangle  -> tmp/outside/notyet.txt   (dangling: a write through it would create it)
-        a/b     -> tmp/outside              (one level down)
-        x/y/z   -> tmp/outside/sub          (two levels down)
-      rootlink -> root                      (root_dir when symlinked_root)
-    """
-    tmp = tmp_path
-    sentinel = f"SENTINEL-{uuid.uuid4().hex}"
-    outside = tmp / "outside"
-    (outside / "sub").mkdir(parents=True)
-    (outside / "secret.txt").write_text(f"top {sentinel} {SECRET_LINE}\n")
-    (outside / "sub" / "deep.txt").write_text(f"deep {sentinel} {SECRET_LINE}\n")
-    home = tmp / "home"
-    home.mkdir()
-    (home / "secret.txt").write_text(f"home {sentinel} {SECRET_LINE}\n")
-    monkeypatch.setenv("HOME", str(home))
-    (tmp / "cwd").mkdir()
-    monkeypatch.chdir(tmp / "cwd")
-
-    root = tmp / "root"
-    root.mkdir()
-    (root / "in.txt").write_text(INSIDE_TEXT + "\n")
-    os.symlink(outside / "secret.txt", root / "flink")
-    os.symlink(outside, root / "dlink")
-    os.symlink(Path("..") / "outside", root / "rel")
-    os.symlink(outside / "notyet.txt", root / "dangle")
-    (root / "a").mkdir()
-    os.symlink(outside, root / "a" / "b")
-    (root / "x" / "y").mkdir(parents=True)
-    os.symlink(outside / "sub", root / "x" / "y" / "z")
-    root_arg = root
-    if symlinked_root:
-        root_arg = tmp / "rootlink"
-        os.symlink(root, root_arg)
-    return World(tmp=tmp, root=root, root_arg=root_arg, outside=outside, sentinel=sentinel)
-
-
-def snapshot(world: World) -> dict[str, Any]:
-    """Everything outside the root: per entry its type, size, mtime, content hash, link target."""
-    snap: dict[str, Any] = {}
-    for dirpath, dirnames, filenames in os.walk(world.tmp):  # does not follow links
-        if Path(dirpath) == world.tmp:
-            dirnames[:] = [d for d in dirnames if d != world.root.name]
-        for name in [*dirnames, *filenames]:
-            p = Path(dirpath) / name
-            st = os.lstat(p)
-            kind = stat.S_IFMT(st.st_mode)
-            digest = hashlib.sha256(p.read_bytes()).hexdigest() if stat.S_ISREG(st.st_mode) else None
-            link = os.readlink(p) if stat.S_ISLNK(st.st_mode) else None
-            snap[str(p.relative_to(world.tmp))] = (kind, st.st_size, st.st_mtime_ns, digest, link)
-    for probe in HOST_PROBES:
-        snap[probe] = os.path.lexists(probe)
-    return snap
-
-
-def assert_unchanged(before: dict[str, Any], after: dict[str, Any]) -> None:
-    added = sorted(set(after) - set(before))
-    removed = sorted(set(before) - set(after))
-    changed = sorted(k for k in set(before) & set(after) if before[k] != after[k])
-    assert not (added or removed or changed), f"outside the root: added {added}, removed {removed}, changed {changed}"
-
-
-def text_of(message: Any) -> str:
-    content = message.content
-    return content if isinstance(content, str) else json.dumps(content)
-
-
-def assert_no_leak(world: World, messages: list[Any], echoes: list[str], *, check_host_path: bool = True) -> None:
-    """No secret in any message; no host path of the tree once the model's own arguments are cut out."""
-    hosts = {str(world.tmp), os.path.realpath(world.tmp)}
-    cut = sorted({e for e in echoes if e}, key=len, reverse=True)
-    for i, m in enumerate(messages):
-        text = text_of(m)
-        for secret in world.secrets():
-            assert secret not in text, f"message {i} ({m.type}) shows outside content: {text!r}"
-        if not check_host_path:
-            continue
-        for e in cut:
-            text = text.replace(e, "<arg>")
-        for host in hosts:
-            assert host not in text, f"message {i} ({m.type}) leaks the host path {host!r}: {text!r}"
-
-
-def is_error(tool_message: Any) -> bool:
-    return getattr(tool_message, "status", None) == "error" or text_of(tool_message).lstrip().startswith("Error")
-
-
-# --------------------------------------------------------------------------- running
-
-
-@dataclass
-class Outcome:
-    messages: list[Any]
-    model: ScriptedChatModel
-    result: dict[str, Any]
-
-    @property
-    def tool_messages(self) -> list[Any]:
-        return [m for m in self.messages if m.type == "tool"]
-
-
-def run(
-    impl: str,
-    make_backend: Callable[[Any], Any],
-    call: tuple[str, dict[str, Any]],
-    *,
-    files: dict[str, Any] | None = None,
-    follow_up: str = "/in.txt",
-) -> Outcome:
-    """One agent run: the escape call, a read of /in.txt (``follow_up``), the final answer."""
-    create, backends = load(impl)
-    model = ScriptedChatModel([ai_tool_calls(call), ai_tool_calls(("read_file", {"file_path": follow_up})), FINAL])
-    agent = create(model=model, backend=make_backend(backends))
-    payload: dict[str, Any] = dict(USER)
-    if files is not None:
-        payload["files"] = files
-    try:
-        result = agent.invoke(payload)
-    except Exception as e:  # noqa: BLE001  # the run must go on: any exception out of invoke is a failure
-        pytest.fail(f"the run did not go on: invoke raised {type(e).__name__}: {e}")
-    return Outcome(messages=list(result["messages"]), model=model, result=result)
-
-
-def assert_ran_through(out: Outcome, tool: str) -> None:
-    offered = out.model.calls[0].tool_names if out.model.calls else []
-    assert tool in offered, f"{tool!r} is not offered to the model (offered: {offered})"
-    assert out.messages[-1].content == FINAL, f"the run did not reach the final answer: {out.messages[-1]!r}"
-    assert out.model.remaining == 0, f"{out.model.remaining} scripted replies unused"
-    tms = out.tool_messages
-    assert len(tms) == 2, f"expected 2 tool results, got {[text_of(m) for m in tms]}"
-    assert "not a valid tool" not in text_of(tms[0]), text_of(tms[0])
-    follow = text_of(tms[1])
-    assert INSIDE_TEXT in follow, f"the follow-up read of /in.txt failed: {follow!r}"
-
-
-def assert_error(out: Outcome) -> None:
-    first = out.tool_messages[0]
-    assert is_error(first), f"expected an error tool result, got status={first.status!r}: {text_of(first)!r}"
-
-
-# --------------------------------------------------------------------------- escapes
-
-PathOf = Callable[[World], str]
-
-
-@dataclass(frozen=True)
-class Escape:
-    id: str
-    file: PathOf  # an existing outside file, reached through the escape (or a non-file form)
-    dir: PathOf  # an outside directory, reached through the escape
-    new: PathOf | None = None  # a path that does not exist yet, for write_file
-    # "refuse": every tool must answer with an error.
-    # "remap": an absolute host path; in virtual mode it means <root>/<path>, so reads find
-    #   nothing (error), writes land inside the root, glob/grep find nothing.
-    kind: str = "refuse"
-
-
-def _c(s: str) -> PathOf:
-    return lambda w: s
-
-
-ESCAPES = [
-    Escape("dotdot", _c("../outside/secret.txt"), _c("../outside"), _c("../outside.txt")),
-    Escape("slash-dotdot", _c("/../outside/secret.txt"), _c("/../outside"), _c("/../outside.txt")),
-    Escape("nested-dotdot", _c("/a/../../outside/secret.txt"), _c("/a/../../outside"), _c("/a/../../outside.txt")),
-    Escape("tilde", _c("~/secret.txt"), _c("~"), _c("~/x")),
-    Escape("backslash-dotdot", _c("..\\outside\\secret.txt"), _c("..\\outside"), _c("..\\outside.txt")),
-    Escape("windows-drive", _c("C:\\x"), _c("C:\\")),
-    Escape("windows-drive-fwd", _c("c:/outside/secret.txt"), _c("c:/outside")),
-    Escape("unc", _c("\\\\server\\share\\x"), _c("\\\\server\\share")),
-    Escape("nul", _c("/a\x00b"), _c("/a\x00b")),
-    Escape("nul-suffix", _c("/in.txt\x00.md"), _c("/a\x00")),
-    Escape("file-symlink", _c("/flink"), _c("/flink")),
-    Escape("dir-symlink", _c("/dlink/secret.txt"), _c("/dlink"), _c("/dlink/new.txt")),
-    Escape("relative-symlink", _c("/rel/secret.txt"), _c("/rel"), _c("/rel/new.txt")),
-    Escape("deep-symlink", _c("/a/b/secret.txt"), _c("/a/b"), _c("/a/b/new.txt")),
-    Escape("deeper-symlink", _c("/x/y/z/deep.txt"), _c("/x/y/z"), _c("/x/y/z/new.txt")),
-    Escape("dangling-symlink", _c("/dangle"), _c("/dangle")),
-    Escape(
-        "host-absolute",
-        lambda w: str(w.outside / "secret.txt"),
-        lambda w: str(w.outside),
-        lambda w: str(w.outside / "new.txt"),
-        kind="remap",
-    ),
-    Escape("etc-passwd", _c("/etc/passwd"), _c("/etc"), kind="remap"),
-]
-SYMLINK_ESCAPES = [e for e in ESCAPES if e.id.endswith("symlink")]
-# Escapes that stay refused with virtual_mode=False (see the non-virtual section).
-NONVIRTUAL_REFUSED = [e for e in ESCAPES if e.kind == "refuse" and e.id != "unc" and not e.id.endswith("symlink")]
-
-TOOLS = ["read_file", "write_file", "write_file-new", "edit_file", "delete", "ls", "glob", "grep"]
-
-
-def tool_call(variant: str, esc: Escape, w: World) -> tuple[str, dict[str, Any]] | None:
-    """The call of one tool variant carrying the escape; None when the variant does not apply."""
-    if variant == "read_file":
-        return "read_file", {"file_path": esc.file(w)}
-    if variant == "write_file":
-        return "write_file", {"file_path": esc.file(w), "content": PWNED}
-    if variant == "write_file-new":
-        return None if esc.new is None else ("write_file", {"file_path": esc.new(w), "content": PWNED})
-    if variant == "edit_file":
-        return "edit_file", {"file_path": esc.file(w), "old_string": SECRET_LINE, "new_string": PWNED}
-    if variant == "delete":
-        return "delete", {"file_path": esc.file(w)}
-    if variant == "ls":
-        return "ls", {"path": esc.dir(w)}
-    if variant == "glob":
-        return "glob", {"pattern": "*", "path": esc.dir(w)}
-    if variant == "grep":
-        return "grep", {"pattern": SECRET_LINE, "path": esc.dir(w), "output_mode": "content"}
-    raise AssertionError(variant)
-
-
-def expectation(esc: Escape, variant: str) -> str:
-    """One of "error", "confined" (a write that must land inside the root, error or not), "no-leak"."""
-    if esc.kind == "refuse":
-        return "error"
-    if variant.startswith("write_file"):
-        return "confined"
-    if variant in ("glob", "grep"):
-        return "no-leak"
-    return "error"
-
-
-# --------------------------------------------------------------------------- deepagents' gaps
-
-# Measured against deepagents 0.7.32 (<tmp> stands for the test's temporary directory).
-_RAISES_OUTSIDE = (
-    "deepagents: FilesystemBackend._resolve_path raises ValueError('Path:<tmp>/outside/... outside root "
-    "directory: <tmp>/root'); read/write/edit/delete/ls catch only OSError/RuntimeError, so invoke() raises "
-    "(the run stops, nothing is written; the exception text holds both host paths)"
+from fs_security_escapes import (
+    ESCAPES,
+    NONVIRTUAL_REFUSED,
+    SYMLINK_ESCAPES,
+    TOOLS,
+    Escape,
+    expectation,
+    ref_gap,
+    tool_call,
 )
-_GLOB_LEAKS = (
-    "deepagents refuses but leaks both host paths: "
-    "'Error: glob failed: Path:<tmp>/outside outside root directory: <tmp>/root'"
+from fs_security_world import (
+    FINAL,
+    IMPLS,
+    INSIDE_TEXT,
+    PWNED,
+    SECRET_LINE,
+    USER,
+    Outcome,
+    World,
+    assert_error,
+    assert_no_leak,
+    assert_ran_through,
+    assert_unchanged,
+    build_world,
+    is_error,
+    load,
+    run,
+    snapshot,
+    text_of,
 )
-_GREP_SILENT = (
-    "deepagents' grep swallows the ValueError from _resolve_path and answers 'No matches found' "
-    "(status success): refused, but not an error result"
-)
-_NUL_RAISES = "deepagents: invoke() raises ValueError('embedded null byte') (the run stops)"
-_NUL_GLOB_SILENT = "deepagents (virtual_mode=False) answers 'No files found' (status success), not an error"
-_UNC_WRITE = (
-    "deepagents accepts '\\\\server\\share\\x' as the virtual path //server/share/x and writes "
-    "<root>/server/share/x: confined, but no error ('Updated file //server/share/x')"
-)
-_UNC_WALK = (
-    "deepagents treats the UNC path as the missing virtual dir //server/share: '{}' (status success), not an error"
-)
-
-
-def _ref_gaps() -> dict[str, str]:
-    gaps: dict[str, str] = {}
-    for esc in SYMLINK_ESCAPES:
-        for variant in TOOLS:
-            gaps[f"virtual-{esc.id}-{variant}"] = {"glob": _GLOB_LEAKS, "grep": _GREP_SILENT}.get(
-                variant, _RAISES_OUTSIDE
-            )
-    for esc_id in ("nul", "nul-suffix"):
-        for variant in ("read_file", "write_file", "edit_file", "delete", "ls"):
-            gaps[f"virtual-{esc_id}-{variant}"] = _NUL_RAISES
-        # ("Error: glob failed: embedded null byte" in virtual mode is an error result: fine.)
-        gaps[f"virtual-{esc_id}-grep"] = _GREP_SILENT
-        gaps[f"nonvirtual-{esc_id}-write_file"] = _NUL_RAISES
-        gaps[f"nonvirtual-{esc_id}-glob"] = _NUL_GLOB_SILENT
-        gaps[f"nonvirtual-{esc_id}-grep"] = _GREP_SILENT
-    gaps["virtual-unc-write_file"] = _UNC_WRITE
-    gaps["virtual-unc-glob"] = _UNC_WALK.format("No files found")
-    gaps["virtual-unc-grep"] = _UNC_WALK.format("No matches found")
-    return gaps
-
-
-REF_GAPS: dict[str, str] = _ref_gaps()
-
-
-def ref_gap(request: pytest.FixtureRequest, impl: str, key: str) -> None:
-    """Mark a parameter xfail (strict) where the implementation misses the requirement."""
-    if impl == "deepagents" and key in REF_GAPS:
-        request.applymarker(pytest.mark.xfail(reason=REF_GAPS[key], strict=True))
-
 
 # --------------------------------------------------------------------------- virtual mode
 

@@ -339,12 +339,10 @@ class BackendAdapter:
         self, backend: Any, store: Any = None, *, roots: list[str] | None = None, any_object: bool = False
     ) -> None:
         if not any_object and callable(backend) and not isinstance(backend, BackendProtocol):
-            msg = (
-                "backend must be an initialized backend instance. Backend factories "
-                "were removed in deepagents 0.7; pass StateBackend(), "
-                "CompositeBackend(...), or another BackendProtocol instance instead."
-            )
-            raise TypeError(msg)
+            # Imported here: the middleware package loads LangChain, which a backend never needs.
+            from .middleware._filesystem_texts import BACKEND_FACTORY_REMOVED
+
+            raise TypeError(BACKEND_FACTORY_REMOVED)
         self.backend = backend
         self.store = store
         self.uses_state = _uses_state(backend)

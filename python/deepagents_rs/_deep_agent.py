@@ -13,7 +13,17 @@ import functools
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
-from . import _callbacks, _convert, _lockstep, _run_context, _runtime, _stream, _stream_protocol, _task_channels
+from . import (
+    _callbacks,
+    _convert,
+    _lockstep,
+    _run_context,
+    _runtime,
+    _stream,
+    _stream_modes,
+    _stream_protocol,
+    _task_channels,
+)
 from ._ambient_config import with_ambient
 from ._assembly import StateKeys
 from ._core import CoreAgent
@@ -368,10 +378,10 @@ class DeepAgent(ThreadRuns, GraphBase):
     ) -> tuple[tuple, _stream.Shaper]:
         kwargs = dict(kwargs)
         context = kwargs.pop("context", None)
-        printed = _stream.print_modes(kwargs, self._debug)
+        printed = _stream_modes.print_modes(kwargs, self._debug)
         keys = output_keys_of(kwargs, getattr(self, "channels", None), getattr(self, "output_channels", None))
         _graph_kwargs(kwargs)
-        modes, single = _stream.normalize_modes(stream_mode, self.stream_mode)
+        modes, single = _stream_modes.normalize_modes(stream_mode, self.stream_mode)
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {"context": context})
         merged = _merge_configs(self._call_defaults, config or {})
         shaper = self._shaper(modes, single, subgraphs, version, merged)
@@ -383,7 +393,7 @@ class DeepAgent(ThreadRuns, GraphBase):
             tracer.open_root(self.name)
             if "updates" in modes and _lockstep.listens(merged.get("callbacks")):
                 tracer.lockstep = _lockstep.Lockstep()
-        core_modes = _stream.core_modes(modes, printed, protocol, bool(subgraphs))
+        core_modes = _stream_modes.core_modes(modes, printed, protocol, bool(subgraphs))
         if keys is not None:
             # The updates tell which channels each step wrote.
             shaper.output = OutputFilter(keys, input)

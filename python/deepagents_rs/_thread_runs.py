@@ -8,7 +8,7 @@ import functools
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from . import _convert, _lockstep, _runtime, _stream, _stream_protocol, _threads
+from . import _convert, _lockstep, _runtime, _stream, _stream_modes, _stream_protocol, _threads
 from ._callbacks import with_cleared_handlers
 from ._late_subagents import LateSubagents
 from ._output_keys import OutputFilter, output_keys_of
@@ -66,7 +66,7 @@ class ThreadRuns:
             or breakpoints
             # A drain stops the graph's loop, which then raises LangGraph's `GraphDrained`.
             or kwargs.get("control") is not None
-            or _stream.asks_graph_modes(stream_mode, protocol)
+            or _stream_modes.asks_graph_modes(stream_mode, protocol)
             or _threads.in_parent_graph(config)
         )
 
@@ -118,13 +118,15 @@ class ThreadRuns:
         # LangGraph's run control: given, or a parent graph's (a subgraph drains with it).
         control = kwargs.pop("control", None) or _threads.parent_control(config)
         thread = self._run_graph()
-        printed = _stream.print_modes(kwargs, self._debug)
+        printed = _stream_modes.print_modes(kwargs, self._debug)
         keys = output_keys_of(kwargs, getattr(self, "channels", None), getattr(self, "output_channels", None))
-        modes, single = ([], True) if stream_mode is False else _stream.normalize_modes(stream_mode, self.stream_mode)
+        modes, single = (
+            ([], True) if stream_mode is False else _stream_modes.normalize_modes(stream_mode, self.stream_mode)
+        )
         protocol = _stream_protocol.wants_protocol_events(_merge_configs(self._call_defaults, config or {}), version)
-        graph_modes = _stream.graph_modes(modes, protocol)
+        graph_modes = _stream_modes.graph_modes(modes, protocol)
         core_modes = list(
-            dict.fromkeys([*_stream.core_modes(modes, printed, protocol, bool(subgraphs)), "updates", "routes"])
+            dict.fromkeys([*_stream_modes.core_modes(modes, printed, protocol, bool(subgraphs)), "updates", "routes"])
         )
         from langgraph.types import Command
 

@@ -18,15 +18,13 @@ pub const TIMEOUT_EXIT_CODE: i64 = 124;
 
 /// deepagents' timeout messages: the caller's own timeout, or the backend's default.
 pub fn timed_out_message(seconds: &str, custom: bool) -> String {
-    if custom {
-        format!(
-            "Error: Command timed out after {seconds} seconds (custom timeout). The command may be stuck or require more time."
-        )
+    use crate::middleware::filesystem::texts::{LOCAL_SHELL_TIMEOUT, LOCAL_SHELL_TIMEOUT_CUSTOM};
+    let text = if custom {
+        LOCAL_SHELL_TIMEOUT_CUSTOM
     } else {
-        format!(
-            "Error: Command timed out after {seconds} seconds. For long-running commands, re-run using the timeout parameter."
-        )
-    }
+        LOCAL_SHELL_TIMEOUT
+    };
+    text.replace("{timeout}", seconds)
 }
 
 /// A finished command's raw output.

@@ -332,6 +332,46 @@ pub fn grep_content(
     max_count: Option<usize>,
     matches: &mut Vec<GrepMatch>,
 ) -> bool {
+    // A line never holds '\n', so such a pattern matches none; the empty one matches every line.
+    if pattern.is_empty() || pattern.contains('\n') {
+        return grep_lines(file_path, content, pattern, max_count, matches);
+    }
+    // One substring search over the whole text, not one per line: the lines around the hits
+    // are found afterwards, and the rest of a matching line is skipped (one match a line).
+    let bytes = content.as_bytes();
+    let finder = memchr::memmem::Finder::new(pattern.as_bytes());
+    let (mut line, mut counted, mut from) = (1u64, 0usize, 0usize);
+    while let Some(hit) = finder.find(&bytes[from..]) {
+        let at = from + hit;
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        line += memchr::memchr_iter(b'\n', &bytes[counted..start]).count() as u64;
+        counted = start;
+        if max_count.is_some_and(|m| matches.len() >= m) {
+            return true;
+        }
+        matches.push(GrepMatch {
+            path: file_path.to_owned(),
+            line,
+            text: content[start..end].to_owned(),
+            ..Default::default()
+        });
+        if end == bytes.len() {
+            break;
+        }
+        from = end + 1;
+    }
+    false
+}
+
+/// `grep_content` line by line, for the patterns a whole-text search cannot take.
+fn grep_lines(
+    file_path: &str,
+    content: &str,
+    pattern: &str,
+    max_count: Option<usize>,
+    matches: &mut Vec<GrepMatch>,
+) -> bool {
     for (i, line) in content.split('\n').enumerate() {
         if line.contains(pattern) {
             if max_count.is_some_and(|m| matches.len() >= m) {
@@ -498,5 +538,33 @@ mod tests {
             ls.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
             vec!["/a.py", "/src/"]
         );
+    }
+
+    /// The whole-text search against the line-by-line one (the oracle) on texts with hits at
+    /// either end, on consecutive lines, twice on a line, across multi-byte characters and
+    /// `\r`, and with every cap.
+    #[test]
+    fn grep_content_matches_the_line_by_line_search() {
+        let texts = [
+            "",
+            "ab",
+            "ab\n",
+            "\nab",
+            "xab\nab\n\nabab\nzz ab\r\nab",
+            "é ab ü\nñ\nabé\n€ab€",
+            "aaa\naa\na\n",
+            "no hits here\nnone",
+        ];
+        let patterns = ["ab", "a", "aa", "é", "€ab€", "b\r", "ab\n", "", "zz ab", "missing"];
+        for text in texts {
+            for pattern in patterns {
+                for cap in [None, Some(0), Some(1), Some(2), Some(3)] {
+                    let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                    let fast_cut = grep_content("/f", text, pattern, cap, &mut fast);
+                    let slow_cut = grep_lines("/f", text, pattern, cap, &mut slow);
+                    assert_eq!((fast_cut, &fast), (slow_cut, &slow), "{text:?} {pattern:?} {cap:?}");
+                }
+            }
+        }
     }
 }

@@ -147,8 +147,16 @@ pub(crate) fn files_grep<'py>(
         )
         .map_err(PyTypeError::new_err)?,
     };
-    let matches = match &found.matches {
-        Some(m) => pythonize::pythonize(py, m)?,
+    let matches = match found.matches {
+        // Built directly (interned keys, one path string a file): a search can find thousands.
+        Some(m)
+            if m.iter()
+                .all(|m| m.context_before.is_none() && m.context_after.is_none()) =>
+        {
+            let rows = m.into_iter().map(|m| (m.path, m.line as i64, m.text));
+            super::sandbox_calls::grep_matches(py, rows.collect())?
+        }
+        Some(m) => pythonize::pythonize(py, &m)?,
         None => py.None().into_bound(py),
     };
     (found.error, matches, found.truncated).into_pyobject(py)

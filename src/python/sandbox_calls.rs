@@ -58,7 +58,10 @@ where
 
 /// grep's `(path, line, text)` rows as `GrepMatch` dicts. The rows of one file come
 /// together, so each path becomes one Python string, shared by its rows.
-fn grep_matches(py: Python<'_>, rows: Vec<(String, i64, String)>) -> PyResult<Bound<'_, PyAny>> {
+pub(crate) fn grep_matches(
+    py: Python<'_>,
+    rows: Vec<(String, i64, String)>,
+) -> PyResult<Bound<'_, PyAny>> {
     let list = PyList::empty(py);
     let mut last: Option<(String, Bound<'_, PyString>)> = None;
     for (path, line, text) in rows {

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-import re
 import threading
 import uuid
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from langchain_core.tools import tool
 from langgraph.types import Send
 
 from .harness import researcher_subagents
+from .placeholders import Placeholders
 
 INPUT = {"messages": [{"role": "user", "content": "go"}]}
 
@@ -299,44 +299,6 @@ def run(
 # --------------------------------------------------------------------------------------------
 # Normalization
 
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-
-
-_UUID_RE = re.compile(_UUID)
-
-
-_LC_RUN_RE = re.compile(rf"lc_run--({_UUID})")
-
-
-class Placeholders:
-    """Rewrites ``lc_run--`` ids and uuids in order of first appearance (one counter)."""
-
-    def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
-
-    def _number(self, raw: str) -> int:
-        return self.ids.setdefault(raw.lower(), len(self.ids) + 1)
-
-    def string(self, s: str) -> str:
-        s = _LC_RUN_RE.sub(lambda m: f"lc_run--#{self._number(m[1])}", s)
-
-        def bare(m: re.Match[str]) -> str:
-            version = uuid.UUID(m[0]).version
-            return f"uuid{version or 'x'}#{self._number(m[0])}"
-
-        return _UUID_RE.sub(bare, s)
-
-    def __call__(self, obj: Any) -> Any:
-        if isinstance(obj, str):
-            return self.string(obj)
-        if isinstance(obj, dict):
-            return {self(k): self(v) for k, v in obj.items()}
-        if isinstance(obj, tuple):
-            return tuple(self(v) for v in obj)
-        if isinstance(obj, list):
-            return [self(v) for v in obj]
-        return obj
-
 
 def _drop_message_ids(obj: Any) -> Any:
     if isinstance(obj, dict):
@@ -355,7 +317,7 @@ def normalize(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for e in events:
         if e["event"] == "on_chain_end" and e["parent"] is not None:
             e["data"] = _drop_message_ids(e["data"])
-    return Placeholders()(events)
+    return Placeholders(namespaces=False)(events)
 
 
 SKELETON = ("event", "run", "parent", "name", "serialized", "tags", "metadata", "kwargs")

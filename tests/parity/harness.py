@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import re
 import sys
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -33,7 +34,8 @@ import deepagents_rs
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fake_models import Call, ScriptedChatModel, ai_tool_calls, normalize_messages
-from langchain_core.messages import SystemMessage
+from langchain_core.messages import AIMessage, SystemMessage
+from langgraph.checkpoint.memory import InMemorySaver
 
 __all__ = [
     "FS_TOOLS",
@@ -45,6 +47,7 @@ __all__ = [
     "assert_parity",
     "norm_files",
     "run_both",
+    "run_both_on_a_saver_thread",
 ]
 
 Mode = Literal["invoke", "ainvoke"]
@@ -246,3 +249,38 @@ def system_text(message: Any) -> str:
     assert isinstance(message, SystemMessage)
     content = message.content
     return content if isinstance(content, str) else "".join(b["text"] for b in content)
+
+
+def run_both_on_a_saver_thread(
+    tmp_path: Path,
+    mode: Mode,
+    turns: Sequence[dict[str, Any]],
+    before_turn: Callable[[Path, int], None],
+    **agent_kwargs: Any,
+) -> tuple[tuple[ScriptedChatModel, dict, dict], tuple[ScriptedChatModel, dict, dict]]:
+    """Both implementations run ``turns`` on one ``InMemorySaver`` thread each, over a
+    ``FilesystemBackend`` of their own directory under ``tmp_path``; ``before_turn(root, i)``
+    writes the files turn ``i`` should find. Each model answers every turn with ``turn <i>``.
+
+    Returns deepagents' and ours: (the model, the last turn's output, the thread's state).
+    """
+    results = []
+    for module in (deepagents, deepagents_rs):
+        root = tmp_path / module.__name__
+        root.mkdir()
+        model = ScriptedChatModel([AIMessage(content=f"turn {i}") for i in range(len(turns))])
+        backend = importlib.import_module(f"{module.__name__}.backends").FilesystemBackend(
+            root_dir=str(root), virtual_mode=True
+        )
+        agent = module.create_deep_agent(model=model, backend=backend, checkpointer=InMemorySaver(), **agent_kwargs)
+        config = {"configurable": {"thread_id": str(uuid.uuid4())}}
+
+        async def arun(inp: dict, agent: Any = agent, config: dict = config) -> dict:
+            return await agent.ainvoke(inp, config)
+
+        out: dict = {}
+        for i, inp in enumerate(turns):
+            before_turn(root, i)
+            out = asyncio.run(arun(inp)) if mode == "ainvoke" else agent.invoke(inp, config)
+        results.append((model, out, agent.get_state(config).values))
+    return results[0], results[1]

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import re
 import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -19,6 +17,7 @@ from langchain_core.tools import tool
 from langgraph.config import get_stream_writer
 
 from .harness import researcher_subagents
+from .placeholders import UUID_RE, Placeholders
 
 INPUT = {"messages": [{"role": "user", "content": "go"}]}
 
@@ -199,18 +198,6 @@ def run(
 # --------------------------------------------------------------------------------------------
 # Normalization
 
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-
-
-_UUID_RE = re.compile(_UUID)
-
-
-_LC_RUN_RE = re.compile(rf"lc_run--({_UUID})")
-
-
-_NAMESPACE_RE = re.compile(rf"(\w+):({_UUID})")
-
-
 ABSENT = "<absent>"
 
 
@@ -258,41 +245,6 @@ def plain(obj: Any) -> Any:
     return copy.deepcopy(obj)
 
 
-class Placeholders:
-    """Rewrites namespaces, ``lc_run--`` ids and uuids in order of first appearance."""
-
-    def __init__(self) -> None:
-        self.namespaces: dict[str, int] = {}
-        self.ids: dict[str, int] = {}
-
-    @staticmethod
-    def _number(table: dict[str, int], raw: str) -> int:
-        return table.setdefault(raw.lower(), len(table) + 1)
-
-    def string(self, s: str) -> str:
-        m = _NAMESPACE_RE.fullmatch(s)
-        if m:
-            return f"{m[1]}:#{self._number(self.namespaces, m[2])}"
-        s = _LC_RUN_RE.sub(lambda m: f"lc_run--#{self._number(self.ids, m[1])}", s)
-
-        def bare(m: re.Match[str]) -> str:
-            version = uuid.UUID(m[0]).version
-            return f"uuid{version or 'x'}#{self._number(self.ids, m[0])}"
-
-        return _UUID_RE.sub(bare, s)
-
-    def __call__(self, obj: Any) -> Any:
-        if isinstance(obj, str):
-            return self.string(obj)
-        if isinstance(obj, dict):
-            return {self(k): self(v) for k, v in obj.items()}
-        if isinstance(obj, tuple):
-            return tuple(self(v) for v in obj)
-        if isinstance(obj, list):
-            return [self(v) for v in obj]
-        return obj
-
-
 def unpack(event: Any, stream_mode: Any = _DEFAULT, subgraphs: bool = False, version: str = "v1") -> tuple:
     """``(ns, mode, data)`` of one event, whatever its shape."""
     if version == "v2":
@@ -325,7 +277,7 @@ def _sort_tool_results(events: list[Any], options: dict[str, Any]) -> list[Any]:
     """Each run of consecutive tool-result events, sorted (uuids ignored in the sort key)."""
 
     def key(event: Any) -> str:
-        return _UUID_RE.sub("*", repr(event))
+        return UUID_RE.sub("*", repr(event))
 
     out: list[Any] = []
     run_: list[Any] = []

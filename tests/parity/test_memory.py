@@ -10,9 +10,7 @@ deepagents_rs side directly, so a change to both would not pass unseen.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +18,17 @@ import deepagents
 import deepagents_rs
 import pytest
 from langchain_core.messages import AIMessage
-from langgraph.checkpoint.memory import InMemorySaver
 
 from .fs_support import MODES, Tree, run_fs
 from .harness import (
+    Mode,
     ScriptedChatModel,
     ai_tool_calls,
     assert_parity,
     assert_same_error,
     hi_input,
     run_both,
+    run_both_on_a_saver_thread,
     state_files,
     system_text,
 )
@@ -295,38 +294,15 @@ def test_exported_where_deepagents_exports_it() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _two_turns(module: Any, root: Path, asynchronous: bool) -> tuple[ScriptedChatModel, dict, dict]:
-    (root / "AGENTS.md").write_text("first version")
-    model = ScriptedChatModel([AIMessage(content="one"), AIMessage(content="two")])
-    backend = importlib.import_module(f"{module.__name__}.backends").FilesystemBackend(
-        root_dir=str(root), virtual_mode=True
-    )
-    agent = module.create_deep_agent(model=model, backend=backend, memory=["/AGENTS.md"], checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": str(uuid.uuid4())}}
+@pytest.mark.parametrize("mode", MODES)
+def test_checkpointed_thread_keeps_the_first_load(tmp_path: Path, mode: Mode) -> None:
+    def before_turn(root: Path, i: int) -> None:
+        (root / "AGENTS.md").write_text(("first version", "second version")[i])
 
     turns = [{"messages": [{"role": "user", "content": text}]} for text in ("a", "b")]
-
-    async def arun(inp: dict) -> dict:
-        return await agent.ainvoke(inp, config)
-
-    def run(inp: dict) -> dict:
-        return asyncio.run(arun(inp)) if asynchronous else agent.invoke(inp, config)
-
-    run(turns[0])
-    (root / "AGENTS.md").write_text("second version")
-    second = run(turns[1])
-    state = agent.get_state(config).values
-    return model, second, state
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_checkpointed_thread_keeps_the_first_load(tmp_path: Path, mode: str) -> None:
-    results = {}
-    for module in (deepagents, deepagents_rs):
-        root = tmp_path / module.__name__
-        root.mkdir()
-        results[module.__name__] = _two_turns(module, root, mode == "ainvoke")
-    (ref_model, ref_out, ref_state), (rs_model, rs_out, rs_state) = results.values()
+    (ref_model, ref_out, ref_state), (rs_model, rs_out, rs_state) = run_both_on_a_saver_thread(
+        tmp_path, mode, turns, before_turn, memory=["/AGENTS.md"]
+    )
     assert [c.messages[0] for c in rs_model.calls] == [c.messages[0] for c in ref_model.calls]
     assert "first version" in system_text(rs_model.calls[1].messages[0])
     assert sorted(rs_out) == sorted(ref_out) == ["messages"]

@@ -13,7 +13,7 @@ stopped exercising its behaviour fails:
   validation; with every log record each of them writes.
 
 The registry's bootstrap and entry-point plugins are in ``test_profile_plugins.py``;
-``tests/test_provider_profiles.py`` covers the module layout, provider inference and model
+``tests/provider_profiles/`` covers the module layout, provider inference and model
 construction.
 """
 

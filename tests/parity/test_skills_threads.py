@@ -4,9 +4,6 @@ composite backends, pinned skills cleared."""
 
 from __future__ import annotations
 
-import asyncio
-import importlib
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +14,16 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from .fs_support import MODES, Tree, run_fs
-from .harness import ScriptedChatModel, ai_tool_calls, assert_parity, hi_input, state_files, system_text
+from .harness import (
+    Mode,
+    ScriptedChatModel,
+    ai_tool_calls,
+    assert_parity,
+    hi_input,
+    run_both_on_a_saver_thread,
+    state_files,
+    system_text,
+)
 from .skills_support import CODE, TEMPLATE, WEB, _last_human, _skills_mw, skill_md
 
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
@@ -27,37 +33,20 @@ pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decora
 # --------------------------------------------------------------------------------------------
 
 
-def _two_turns(module: Any, root: Path, asynchronous: bool) -> tuple[ScriptedChatModel, dict, dict]:
-    (root / "skills" / "a-skill").mkdir(parents=True)
-    (root / "skills" / "a-skill" / "SKILL.md").write_text(skill_md("a-skill", "First version."))
-    model = ScriptedChatModel([AIMessage(content=t) for t in ("one", "two", "three")])
-    backend = importlib.import_module(f"{module.__name__}.backends").FilesystemBackend(
-        root_dir=str(root), virtual_mode=True
-    )
-    agent = module.create_deep_agent(model=model, backend=backend, skills=["/skills/"], checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": str(uuid.uuid4())}}
-
-    async def arun(inp: dict) -> dict:
-        return await agent.ainvoke(inp, config)
-
-    def run(inp: dict) -> dict:
-        return asyncio.run(arun(inp)) if asynchronous else agent.invoke(inp, config)
-
-    run({"messages": [{"role": "user", "content": "a"}]})
-    (root / "skills" / "a-skill" / "SKILL.md").write_text(skill_md("a-skill", "Second version."))
-    run({"messages": [{"role": "user", "content": "b"}]})
-    third = run({"messages": [{"role": "user", "content": "c"}], "skills_metadata": None})
-    return model, third, agent.get_state(config).values
-
-
 @pytest.mark.parametrize("mode", MODES)
-def test_checkpointed_thread_keeps_the_first_load_until_asked(tmp_path: Path, mode: str) -> None:
-    results = {}
-    for module in (deepagents, deepagents_rs):
-        root = tmp_path / module.__name__
-        root.mkdir()
-        results[module.__name__] = _two_turns(module, root, mode == "ainvoke")
-    (ref_model, ref_out, ref_state), (rs_model, rs_out, rs_state) = results.values()
+def test_checkpointed_thread_keeps_the_first_load_until_asked(tmp_path: Path, mode: Mode) -> None:
+    def before_turn(root: Path, i: int) -> None:
+        # The skill changes before the second turn; the third asks for a reload.
+        if i < 2:
+            (root / "skills" / "a-skill").mkdir(parents=True, exist_ok=True)
+            text = skill_md("a-skill", ("First version.", "Second version.")[i])
+            (root / "skills" / "a-skill" / "SKILL.md").write_text(text)
+
+    turns = [{"messages": [{"role": "user", "content": text}]} for text in ("a", "b")]
+    turns.append({"messages": [{"role": "user", "content": "c"}], "skills_metadata": None})
+    (ref_model, ref_out, ref_state), (rs_model, rs_out, rs_state) = run_both_on_a_saver_thread(
+        tmp_path, mode, turns, before_turn, skills=["/skills/"]
+    )
     assert [c.messages[0] for c in rs_model.calls] == [c.messages[0] for c in ref_model.calls]
     texts = [system_text(c.messages[0]) for c in rs_model.calls]
     assert "First version." in texts[1] and "Second version." in texts[2]

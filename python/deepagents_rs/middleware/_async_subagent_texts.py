@@ -4,6 +4,8 @@ notifications, the validation errors. Interface data: keep them word for word.""
 
 from __future__ import annotations
 
+from .._core import FS_TOOL_TEXTS
+
 START_DESCRIPTION = """Start an async subagent on a remote server. The subagent runs in the background and returns a task ID immediately.
 
 Available async agent types:
@@ -63,10 +65,8 @@ ARG_STATUS_FILTER = (
     "Defaults to 'all'."
 )
 
-#: deepagents' notice for offloaded media it cannot restore (``_blob_offload``).
-MISSING_BLOB = (
-    "[Binary content from an earlier read_file call is no longer available. Re-read the file if you still need it.]"
-)
+#: deepagents' notice for offloaded media it cannot restore (``_blob_offload``): the core's text.
+MISSING_BLOB = FS_TOOL_TEXTS["MISSING_BLOB_TEXT"]
 
 FORK_SUFFIX = " (inherits your conversation at launch; uses its own system prompt and tools)"
 
