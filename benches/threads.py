@@ -14,7 +14,10 @@ and three savers:
 
 * ``none``: no checkpointer (the baseline: what checkpointing adds is the difference);
 * ``memory``: ``InMemorySaver()``;
-* ``sqlite``: ``SqliteSaver`` on a file in a temporary directory (WAL, as LangGraph sets it).
+* ``sqlite``: ``SqliteSaver`` on a file in a temporary directory (WAL, as LangGraph sets it);
+* ``sqlite-shm`` (not run unless asked): the same on ``/dev/shm`` (tmpfs), where a commit's
+  ``fsync`` costs nothing: the step's cost without the disk's, which neither implementation
+  controls.
 
 The harness time of ``agent.invoke(...)`` is measured (building the agent and the saver is
 not), once as a warm-up and then ``--repeat`` times, each on a fresh saver; the median is
@@ -29,7 +32,17 @@ continues a thread the saver loads. Without a saver the history is the run's inp
 ``saver floor`` is the time the saver itself takes to store one run's checkpoints: the
 ``put`` and ``put_writes`` calls of a deepagents run (recorded on an ``InMemorySaver``; the
 two implementations make the same calls) replayed one after another on a fresh saver.
-``SqliteSaver`` commits each call (an fsync of the WAL), so its floor follows the disk.
+``SqliteSaver`` commits each call (an fsync of the WAL), so its floor follows the disk; both
+implementations wait for the saver at the end of a run, so ``deepagents / floor`` is the
+best ratio any harness could show with these writes on this disk (printed as ``bound``).
+
+``bytes/step`` (SQLite savers): the checkpoint and write rows' blob bytes the timed run added
+to the saver's file, per step, for each implementation: what the writes cost on disk, and
+whether they grow with ``--history`` (the delta channels' snapshots, every 50 updates, hold
+the whole value: LangGraph's format, the same for both). ``saver ms`` (SQLite savers): the
+time the saver spent in its ``put`` / ``put_writes`` during the timed run (on LangGraph's
+background thread), per step: its serializing, SQL and commits, which a run waits for at its
+end, so a step costs at least that much.
 
 Usage::
 
@@ -49,6 +62,7 @@ import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -62,6 +76,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tool_loop import MODEL_STRING, NO_CACHE_TOKENS, BenchError, build_info, echo, point_env_at
 
 SAVERS = ("none", "memory", "sqlite")
+#: Saver kinds that may be asked for by name (``--savers``).
+KINDS = (*SAVERS, "sqlite-shm")
 SCENARIOS = ("scripted", "native")
 THREAD = {"configurable": {"thread_id": "bench"}}
 PROMPT = "Call echo once per step."
@@ -84,7 +100,68 @@ class Savers:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         self.made += 1
-        return SqliteSaver(sqlite3.connect(self.tmp / f"run{self.made}.sqlite", check_same_thread=False))
+        folder = self.tmp if kind == "sqlite" else self.shm()
+        return SqliteSaver(sqlite3.connect(folder / f"run{self.made}.sqlite", check_same_thread=False))
+
+    def shm(self) -> Path:
+        """A temporary directory on ``/dev/shm`` (tmpfs), inside ``self.tmp``'s lifetime."""
+        if getattr(self, "_shm", None) is None:
+            self._shm = tempfile.TemporaryDirectory(dir="/dev/shm")
+        return Path(self._shm.name)
+
+    def close(self) -> None:
+        if getattr(self, "_shm", None) is not None:
+            self._shm.cleanup()
+            self._shm = None
+
+
+class SaverClock:
+    """The wall time during which a saver is in its ``put`` / ``put_writes`` while installed
+    (on whatever threads LangGraph calls them; overlapping calls, which a ``SqliteSaver``'s
+    lock serializes, count once), wrapped on the instance: the saver's own share of a run."""
+
+    def __init__(self, saver: Any) -> None:
+        self.saver = saver
+        self.seconds = 0.0
+        self.lock = threading.Lock()
+        self.active = 0
+        self.since = 0.0
+        for name in ("put", "put_writes"):
+            setattr(saver, name, self._timed(getattr(saver, name)))
+
+    def _timed(self, method: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            with self.lock:
+                if not self.active:
+                    self.since = time.perf_counter()
+                self.active += 1
+            try:
+                return method(*args, **kwargs)
+            finally:
+                with self.lock:
+                    self.active -= 1
+                    if not self.active:
+                        self.seconds += time.perf_counter() - self.since
+
+        return timed
+
+    def remove(self) -> None:
+        for name in ("put", "put_writes"):
+            vars(self.saver).pop(name, None)
+
+
+def stored_bytes(saver: Any) -> int | None:
+    """The blob bytes a ``SqliteSaver``'s checkpoint and write rows hold (``None`` for
+    another saver)."""
+    conn = getattr(saver, "conn", None)
+    if not isinstance(conn, sqlite3.Connection):
+        return None
+    with saver.lock:
+        checkpoints = conn.execute(
+            "SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) FROM checkpoints"
+        ).fetchone()[0]
+        writes = conn.execute("SELECT COALESCE(SUM(LENGTH(value)), 0) FROM writes").fetchone()[0]
+    return checkpoints + writes
 
 
 class Scripted:
@@ -147,9 +224,17 @@ def earlier_messages(history: int) -> list[dict]:
     return [{"role": role, "content": f"earlier {role} message {i} " * 4} for i, role in enumerate(turns)]
 
 
-def one_run(create: Callable[..., Any], scenario: Any, saver: Any, history: int = 0) -> float:
+def one_run(
+    create: Callable[..., Any],
+    scenario: Any,
+    saver: Any,
+    history: int = 0,
+    written: list[tuple[int, float]] | None = None,
+) -> float:
     """One checked run's harness time (wall time minus the model server's), on a thread of
-    ``history`` earlier messages (loaded by the saver; the run's input without one)."""
+    ``history`` earlier messages (loaded by the saver; the run's input without one).
+    ``written``: gets the bytes the timed run stored (`stored_bytes`) and the seconds the
+    saver spent storing them (`SaverClock`), for a SQLite saver."""
     steps = scenario.steps
     threaded = saver is not None and history > 0
     agent = create(model=scenario.model_arg(1 if threaded else 0), tools=[echo], checkpointer=saver)
@@ -162,9 +247,14 @@ def one_run(create: Callable[..., Any], scenario: Any, saver: Any, history: int 
         agent.invoke({"messages": [*earlier, {"role": "user", "content": "earlier question"}]}, config)
     # The model server's time so far (the untimed turn's) is not the run's.
     before = scenario.sim.handler_seconds if isinstance(scenario, Native) else 0.0
+    stored = stored_bytes(saver) if written is not None and saver is not None else None
+    clock = SaverClock(saver) if stored is not None else None
     t0 = time.perf_counter()
     out = agent.invoke({"messages": [prompt] if threaded else [*earlier, prompt]}, config)
     wall = time.perf_counter() - t0
+    if clock is not None and written is not None and stored is not None:
+        clock.remove()
+        written.append((stored_bytes(saver) - stored, clock.seconds))
     harness = wall - (scenario.server_seconds() - before)
     expected = held + 2 * steps + 2
     if len(out["messages"]) != expected:
@@ -225,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     kinds = [k for k in args.savers.split(",") if k]
     names = [n for n in args.scenarios.split(",") if n]
-    for given, allowed in ((kinds, SAVERS), (names, SCENARIOS)):
+    for given, allowed in ((kinds, KINDS), (names, SCENARIOS)):
         for k in given:
             if k not in allowed:
                 parser.error(f"unknown {k!r}; expected some of {allowed}")
@@ -244,30 +334,70 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     with tempfile.TemporaryDirectory() as tmp, scenarios(names, args.steps) as runs:
         savers = Savers(Path(tmp))
-        for scenario in runs:
-            print(f"\n== {scenario.name}")
-            print(f"{'saver':<8} {'deepagents_rs':>14} {'deepagents':>11} {'ratio':>7}")
-            for kind in kinds:
-                per_step: dict[str, float] = {}
-                for name, create in impls.items():
-                    try:
-                        times = [
-                            one_run(create, scenario, savers.make(kind), args.history) for _ in range(args.repeat + 1)
-                        ]
-                        per_step[name] = statistics.median(times[1:]) / args.steps * 1000
-                    except Exception as e:  # noqa: BLE001 - reported, and the exit status says so
-                        print(f"{kind}: {name} FAILED: {type(e).__name__}: {e}")
-                        ok = False
-                if len(per_step) == 2:
-                    ratio = per_step["deepagents"] / per_step["deepagents_rs"]
-                    print(
-                        f"{kind:<8} {per_step['deepagents_rs']:>14.3f} {per_step['deepagents']:>11.3f} {ratio:>6.1f}x"
-                    )
-        floor = saver_floor(deepagents.create_deep_agent, args.steps, savers, kinds)
-        if floor:
-            shown = ", ".join(f"{k} {v:.3f}" for k, v in floor.items())
-            print(f"\nsaver floor (its own put/put_writes for one run, replayed serially), ms per step: {shown}")
+        try:
+            # The disk's sync time drifts with the machine's other work: the floor is taken
+            # before and after, and the bound uses their mean.
+            floors = [saver_floor(deepagents.create_deep_agent, args.steps, savers, kinds)]
+            results = [(scenario, run_scenario(scenario, kinds, impls, savers, args)) for scenario in runs]
+            floors.append(saver_floor(deepagents.create_deep_agent, args.steps, savers, kinds))
+        finally:
+            savers.close()
+    floor = {k: (floors[0][k] + floors[1][k]) / 2 for k in floors[0]}
+    for scenario, rows in results:
+        print(f"\n== {scenario.name}")
+        print(
+            f"{'saver':<10} {'deepagents_rs':>14} {'deepagents':>11} {'ratio':>7}"
+            f" {'rs bytes/step':>14} {'da bytes/step':>14} {'rs saver ms':>12} {'da saver ms':>12} {'bound':>7}"
+        )
+        for kind, per_step, written, saver_ms in rows:
+            if len(per_step) != 2:
+                ok = False
+                continue
+            ratio = per_step["deepagents"] / per_step["deepagents_rs"]
+            line = f"{kind:<10} {per_step['deepagents_rs']:>14.3f} {per_step['deepagents']:>11.3f} {ratio:>6.1f}x"
+            if len(written) == 2:
+                line += f" {written['deepagents_rs']:>14,.0f} {written['deepagents']:>14,.0f}"
+                line += f" {saver_ms['deepagents_rs']:>12.3f} {saver_ms['deepagents']:>12.3f}"
+            else:
+                line += f" {'':>14} {'':>14} {'':>12} {'':>12}"
+            if floor.get(kind):
+                line += f" {per_step['deepagents'] / floor[kind]:>6.1f}x"
+            print(line)
+    if floor:
+        shown = "; ".join(f"{k} {a:.3f} then {b:.3f}" for (k, a), b in zip(floors[0].items(), floors[1].values()))
+        print(
+            "\nsaver floor (its own put/put_writes for one run, replayed serially, before and after), ms per step:"
+            f" {shown}\nbound: deepagents' step over the floor's mean, the ratio a harness doing nothing but"
+            " the same writes would show"
+        )
     return 0 if ok else 1
+
+
+def run_scenario(
+    scenario: Any, kinds: list[str], impls: dict[str, Callable[..., Any]], savers: Savers, args: Any
+) -> list[tuple[str, dict[str, float], dict[str, float], dict[str, float]]]:
+    """Each saver's row, by implementation: the median per-step ms, bytes stored per step and
+    ms per step spent in the saver's own calls."""
+    rows = []
+    for kind in kinds:
+        per_step: dict[str, float] = {}
+        written: dict[str, float] = {}
+        saver_ms: dict[str, float] = {}
+        for name, create in impls.items():
+            stored: list[tuple[int, float]] = []
+            try:
+                times = [
+                    one_run(create, scenario, savers.make(kind), args.history, stored) for _ in range(args.repeat + 1)
+                ]
+            except Exception as e:  # noqa: BLE001 - reported, and the exit status says so
+                print(f"{kind}: {name} FAILED: {type(e).__name__}: {e}")
+                continue
+            per_step[name] = statistics.median(times[1:]) / args.steps * 1000
+            if stored:
+                written[name] = statistics.median(b for b, _ in stored) / args.steps
+                saver_ms[name] = statistics.median(t for _, t in stored) / args.steps * 1000
+        rows.append((kind, per_step, written, saver_ms))
+    return rows
 
 
 if __name__ == "__main__":

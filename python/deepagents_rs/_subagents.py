@@ -98,7 +98,8 @@ class RunnableAdapter:
         if messages:
             # deepagents hands the child a fresh task message: the child's graph gives it its id.
             messages[-1].id = None
-        return {**state, "messages": messages}
+        # deepagents' order: the caller's other keys, then the task's messages.
+        return {**{k: v for k, v in state.items() if k != "messages"}, "messages": messages}
 
     @staticmethod
     def _output(result: Any) -> dict:
@@ -145,7 +146,10 @@ class RunnableAdapter:
             # The thread graph runs without the run's context: the task's runtime gets it, as
             # deepagents' task carries it.
             own[RUNTIME_KEY] = own[RUNTIME_KEY].override(context=ours[RUNTIME_KEY].context)
-        return {**config, "configurable": {**ours, **own}}
+        # The task's metadata too (the agent's `ls_integration`, the task's step and node):
+        # LangGraph keeps the caller's metadata in the checkpoints the subagent's graph writes.
+        metadata = {**(config.get("metadata") or {}), **(task.get("metadata") or {})}
+        return {**config, "metadata": metadata, "configurable": {**ours, **own}}
 
     def invoke(
         self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None, parts: Any = None
