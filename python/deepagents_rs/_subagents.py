@@ -148,8 +148,41 @@ class RunnableAdapter:
         return {**config, "configurable": {**ours, **own}}
 
     def invoke(
-        self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None, parts: Any = None
+        self,
+        state: dict,
+        config: dict | None = None,
+        parent: Any = None,
+        call_id: str | None = None,
+        parts: Any = None,
+        namespace: list[str] | None = None,
     ) -> dict:
+        try:
+            return self._invoke(state, config, parent, call_id, parts)
+        except Exception as exc:
+            # It leaves the `task` call's task (and the caller's): LangGraph's runner notes it.
+            from ._task_notes import note_tasks_error
+
+            note_tasks_error(exc, config, namespace)
+            raise
+
+    async def ainvoke(
+        self,
+        state: dict,
+        config: dict | None = None,
+        parent: Any = None,
+        call_id: str | None = None,
+        parts: Any = None,
+        namespace: list[str] | None = None,
+    ) -> dict:
+        try:
+            return await self._ainvoke(state, config, parent, call_id, parts)
+        except Exception as exc:
+            from ._task_notes import note_tasks_error
+
+            note_tasks_error(exc, config, namespace)
+            raise
+
+    def _invoke(self, state: dict, config: dict | None, parent: Any, call_id: str | None, parts: Any) -> dict:
         if not self._runnable_api:
             return self._output(self.runnable.invoke(self._input(state)))
         from langchain_core.runnables.config import set_config_context
@@ -166,9 +199,7 @@ class RunnableAdapter:
             result = context.run(self.runnable.invoke, self._input(state), self._explicit(config))
         return up.output if up.output is not None else self._output(result)
 
-    async def ainvoke(
-        self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None, parts: Any = None
-    ) -> dict:
+    async def _ainvoke(self, state: dict, config: dict | None, parent: Any, call_id: str | None, parts: Any) -> dict:
         if not self._runnable_api:
             return self._output(await self.runnable.ainvoke(self._input(state)))
         import asyncio

@@ -37,6 +37,13 @@ def note_node_error(exc: BaseException, config: dict | None, node: str, step: in
     _add_notes(exc, task_namespace(config, list(namespace), step, None, node))
 
 
+def note_tasks_error(exc: BaseException, config: dict | None, namespace: list[str] | None) -> None:
+    """Notes ``exc``, raised inside the tasks ``namespace`` names (a compiled subagent's run
+    inside its `task` call's `tools` task), of the run whose config is ``config``."""
+    if namespace and _noted_here(exc, config):
+        _add_notes(exc, "|".join(namespace))
+
+
 def _noted_here(exc: BaseException, config: dict | None) -> bool:
     """Whether ``exc`` gets its notes here: an error (not an interrupt or a parent command,
     which pass up unnoted) of a run no LangGraph runner runs the tasks of."""
