@@ -38,16 +38,27 @@ class PushedParts:
         )
 
     @staticmethod
-    def of(configurable: dict, name: str, input: Any, config: Any) -> PushedParts | None:
-        """The parts of the task pushed by the task whose configurable is ``configurable``
-        (``config`` makes the pushed task's config), when the run streams them."""
-        writer = own_value(configurable, PUSHED_PARTS_KEY)
+    def source(caller: Any) -> tuple | None:
+        """``(writer, namespace)`` of the tasks ``caller`` (a `_task_calls.Caller`) pushes,
+        when the run streams their parts: the core's writer of the calling tool's step and
+        the namespace of the graph the tool runs in, which a task pushed by a pushed task
+        is a task of too."""
+        if caller.pushed is not None:
+            return caller.pushed
+        writer = own_value(caller.configurable, PUSHED_PARTS_KEY)
         if writer is None or not writer.parts:
             return None
-        # The graph of the calling task, which the pushed task is a task of.
-        caller_ns = str(configurable.get("checkpoint_ns") or "")
-        ns = tuple(caller_ns.split("|")[:-1]) if caller_ns else ()
-        return PushedParts(writer, ns, name, input, config())
+        caller_ns = str(caller.configurable.get("checkpoint_ns") or "")
+        return writer, tuple(caller_ns.split("|")[:-1]) if caller_ns else ()
+
+    @staticmethod
+    def of(caller: Any, name: str, input: Any, config: Any) -> PushedParts | None:
+        """The parts of the task ``caller`` pushes (``config`` makes the pushed task's
+        config), when the run streams them."""
+        source = PushedParts.source(caller)
+        if source is None:
+            return None
+        return PushedParts(source[0], source[1], name, input, config())
 
     def started(self) -> None:
         from langgraph.pregel.debug import map_debug_tasks

@@ -151,7 +151,17 @@ class RunnableAdapter:
         metadata = {**(config.get("metadata") or {}), **(task.get("metadata") or {})}
         return {**config, "metadata": metadata, "configurable": {**ours, **own}}
 
-    def invoke(
+    def invoke(self, state: dict, config: dict | None = None, parent: Any = None, *where: Any) -> dict:
+        """The runnable's run; ``where``: the `task` call's id, the writer of its parts and
+        its task namespace (an error leaving the run is noted with it)."""
+        with _noted(config, where):
+            return self._invoke(state, config, parent, *where[:2])
+
+    async def ainvoke(self, state: dict, config: dict | None = None, parent: Any = None, *where: Any) -> dict:
+        with _noted(config, where):
+            return await self._ainvoke(state, config, parent, *where[:2])
+
+    def _invoke(
         self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None, parts: Any = None
     ) -> dict:
         if not self._runnable_api:
@@ -170,7 +180,7 @@ class RunnableAdapter:
             result = context.run(self.runnable.invoke, self._input(state), self._explicit(config))
         return up.output if up.output is not None else self._output(result)
 
-    async def ainvoke(
+    async def _ainvoke(
         self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None, parts: Any = None
     ) -> dict:
         if not self._runnable_api:
@@ -190,6 +200,24 @@ class RunnableAdapter:
             coro = self.runnable.ainvoke(self._input(state), self._explicit(config))
             result = await asyncio.create_task(coro, context=context)
         return up.output if up.output is not None else self._output(result)
+
+
+class _noted:
+    """An exception leaving a compiled subagent's run leaves its `task` call's task (and the
+    caller's): noted as LangGraph's runner notes it (``where[2]``: their namespace)."""
+
+    def __init__(self, config: dict | None, where: tuple) -> None:
+        self.config, self.namespace = config, where[2] if len(where) > 2 else None
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> bool:
+        if isinstance(exc, Exception):
+            from ._task_notes import note_tasks_error
+
+            note_tasks_error(exc, self.config, self.namespace)
+        return False
 
 
 class _to_parent:

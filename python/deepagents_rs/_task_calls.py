@@ -34,10 +34,13 @@ class Caller:
     """The ``__pregel_call`` of one task: ``configurable`` and ``metadata`` are the calling
     task's; ``asynchronous`` whether its run is (``None``: not known)."""
 
-    __slots__ = ("asynchronous", "configurable", "metadata")
+    __slots__ = ("asynchronous", "configurable", "metadata", "pushed")
 
-    def __init__(self, configurable: dict, metadata: dict, asynchronous: bool | None) -> None:
+    def __init__(self, configurable: dict, metadata: dict, asynchronous: bool | None, pushed: Any = None) -> None:
         self.configurable, self.metadata, self.asynchronous = configurable, metadata, asynchronous
+        #: Where the parts of the tasks it pushes go, when the calling task is itself a pushed
+        #: one (`_pushed_parts.PushedParts.source`); otherwise found from ``configurable``.
+        self.pushed = pushed
 
     def call(
         self,
@@ -144,7 +147,11 @@ class _Task:
             langgraph_path=("__pregel_push", caller.metadata.get("langgraph_path"), self.counter, True),
             langgraph_checkpoint_ns=task_ns,
         )
-        configurable[CALL_KEY] = Caller(configurable, metadata, caller.asynchronous).call
+        from ._pushed_parts import PushedParts
+
+        # A task it calls is pushed to the same graph, its parts streamed as this task's.
+        pushed = PushedParts.source(caller)
+        configurable[CALL_KEY] = Caller(configurable, metadata, caller.asynchronous, pushed).call
         outer_config = ensure_config()
         config = {
             "metadata": metadata,
@@ -257,22 +264,32 @@ class _Task:
         the run does not stream them."""
         from ._pushed_parts import PushedParts
 
-        parts = PushedParts.of(self.caller.configurable, self.name, self.input, self.config)
+        parts = PushedParts.of(self.caller, self.name, self.input, self.config)
         if parts is not None:
             parts.started()
         return parts
+
+    def _cached(self, hit: Any) -> None:
+        """The parts of a call answered from the cache: its start, then its writes as a
+        cached ``updates`` part (LangGraph's loop streams no ``tasks`` result for it)."""
+        parts = self._parts()
+        if parts is not None:
+            parts.finished(list(hit), cached=True)
 
     def run(self, cached: tuple | None) -> Any:
         import time
 
         saved = self.saved()
         if saved is not None and (found := self._found(saved[0].get_tuple(saved[1]))):
+            # LangGraph's loop streams a replayed call's start only.
+            self._parts()
             return _result(found)
         if cached is not None:
             hit = cached[0].get([cached[1]]).get(cached[1])
             if hit is not None:
                 if saved is not None:
                     self._put(saved, list(hit))
+                self._cached(hit)
                 return _result(hit)
         from langgraph.pregel._call import get_runnable_for_task
 
@@ -303,12 +320,14 @@ class _Task:
 
         saved = self.saved()
         if saved is not None and (found := self._found(await saved[0].aget_tuple(saved[1]))):
+            self._parts()
             return _result(found)
         if cached is not None:
             hit = (await cached[0].aget([cached[1]])).get(cached[1])
             if hit is not None:
                 if saved is not None:
                     await self._aput(saved, list(hit))
+                self._cached(hit)
                 return _result(hit)
         from langgraph.pregel._call import get_runnable_for_task
 

@@ -3,6 +3,7 @@
 //! (`structured.rs`), as LangChain's model node handles it.
 
 mod graph;
+pub use graph::task_note::set_task_note;
 mod guard;
 mod routing;
 mod spawn;

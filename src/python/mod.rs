@@ -48,6 +48,7 @@ mod stream_payloads;
 mod structured;
 mod summarization;
 mod summarization_call;
+mod task_notes;
 mod token_counter;
 mod tool_call_handler;
 mod tools;
@@ -89,6 +90,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::error::set_pause_test(tools::is_pause_error);
     crate::error::set_warn(user_warning);
     crate::error::set_log(log_warning);
+    crate::agent::set_task_note(task_notes::note_task);
     crate::host::set_async_test(|h| host::PyHost::from_context(h).is_some_and(|p| p.is_async));
     reply_shaper::register();
     m.add_class::<loop_inbox::LoopInbox>()?;

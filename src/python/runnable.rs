@@ -146,6 +146,7 @@ impl Runnable for PyRunnable {
                                     parent,
                                     &input.call_id,
                                     parts_arg(py, &input)?,
+                                    input.namespace.clone(),
                                 ),
                             )
                         },
@@ -163,6 +164,7 @@ impl Runnable for PyRunnable {
                             parent_arg(py, &input)?,
                             input.call_id.as_str().into_pyobject(py)?.into_any(),
                             parts_arg(py, &input)?,
+                            input.namespace.clone().into_pyobject(py)?.into_any(),
                         ];
                         let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
                         output_from_py(&out)

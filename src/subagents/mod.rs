@@ -107,6 +107,9 @@ pub struct ForkStack {
 pub struct ChildInput {
     /// The `task` call that starts it (the host finds the call's task by it).
     pub call_id: String,
+    /// The namespace of the tasks the runnable runs in: the caller's, then the `task` call's
+    /// `tools:<id>` (an error leaving the runnable is noted with them).
+    pub namespace: Vec<String>,
     pub messages: History,
     pub files: Arc<Map<String, Value>>,
     pub files_host: Arc<crate::state::FilesHost>,

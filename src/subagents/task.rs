@@ -519,6 +519,7 @@ async fn run_subagent(
             };
             let input = ChildInput {
                 call_id: ctx.tool_call_id.clone(),
+                namespace: namespace.clone(),
                 messages,
                 files: run.files.clone(),
                 files_host: run.files_host.clone(),

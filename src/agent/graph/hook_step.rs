@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::Run;
 use super::node_report::node_end;
+use super::task_note::note_task_error;
 use crate::agent::Agent;
 use crate::error::Error;
 use crate::events::TraceData;
@@ -33,6 +34,7 @@ impl Agent {
             Ok(out) => out,
             Err(e) => {
                 node_end(trace, Err(&e)).await;
+                note_task_error(&e, &node, &run.place(step), &run.options.host).await;
                 return Err(e);
             }
         };

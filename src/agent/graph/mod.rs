@@ -18,6 +18,7 @@ mod model_step;
 mod node_report;
 mod reduce;
 mod side_by_side;
+pub mod task_note;
 mod tools_step;
 
 use std::collections::HashSet;

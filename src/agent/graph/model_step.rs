@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::Run;
 use super::node_report::node_end;
+use super::task_note::note_task_error;
 use crate::agent::Agent;
 use crate::run::new_id;
 use crate::error::Error;
@@ -55,6 +56,7 @@ impl Agent {
             Ok(r) => r,
             Err(e) => {
                 node_end(trace, Err(&e)).await;
+                note_task_error(&e, "model", &run.place(step), &run.options.host).await;
                 return Err(e);
             }
         };
