@@ -128,12 +128,13 @@ class DeepAgent(ThreadRuns, GraphBase):
         if self._state_key_sets is None:
             from typing import get_type_hints
 
+            from ._reducers import reducers_of
             from ._stream import _SUBAGENT_INTEGRATION
             from ._threads import _state_schemas
 
             def keys(schemas: Any) -> GraphKeys:
                 schema = _state_schemas(schemas)[0]
-                return GraphKeys(get_type_hints(schema), last_value_keys(schema))
+                return GraphKeys(get_type_hints(schema), last_value_keys(schema), reducers_of(schema))
 
             metadata = self.config["metadata"]
             sets = {(_SUBAGENT_INTEGRATION, name): keys(s) for name, s in self._subagent_schemas.items()}
