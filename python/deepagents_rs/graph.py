@@ -27,6 +27,7 @@ from ._lazy import lazy_names
 from ._middleware import core_entries
 from ._middleware_schema import reducer_defaults
 from ._models import resolve_model
+from ._output_keys import channel_order
 from ._reducers import reducers_of
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import Parent, build_specs
@@ -248,6 +249,7 @@ def create_deep_agent(
     graph_state = _graph_state(state_schemas)
     core.set_last_value_keys(_last_value_keys(graph_state))
     schema.reducers = reducers_of(graph_state)
+    schema.order = channel_order(graph_state)
     core.set_reducers(schema.reducers)
     return DeepAgent(
         core,
