@@ -71,6 +71,9 @@ class StateKeys:
         #: The state's reducer channels (``_reducers.Reducers``), which a run without a
         #: thread starts with: their empty values, or the input folded onto them.
         self.reducers: Any = None
+        #: Each key's place among the graph's channels (`_output_keys.channel_order`): the
+        #: order of the keys of a result and of a ``values`` chunk.
+        self.order: dict[str, int] = {}
 
     @classmethod
     def of(cls, middleware: Sequence[Any]) -> StateKeys:

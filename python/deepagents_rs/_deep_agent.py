@@ -29,7 +29,7 @@ from ._assembly import StateKeys
 from ._core import CoreAgent
 from ._graph_face import IS_GRAPH, GraphBase, face_graph, split_copy_update, take_graph_attributes
 from ._message_objects import MessageObjects
-from ._output_keys import InvokeResult, OutputFilter, output_keys_of
+from ._output_keys import InvokeResult, OutputFilter, in_channel_order, output_keys_of
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _versioned
 from ._structured import make_response_format
 from ._task_calls import CACHE_KEY, LOOP_KEY
@@ -138,12 +138,13 @@ class DeepAgent(ThreadRuns, GraphBase):
         if self._state_key_sets is None:
             from typing import get_type_hints
 
+            from ._reducers import reducers_of
             from ._stream import _SUBAGENT_INTEGRATION
             from ._threads import _state_schemas
 
             def keys(schemas: Any) -> GraphKeys:
                 schema = _state_schemas(schemas)[0]
-                return GraphKeys(get_type_hints(schema), last_value_keys(schema))
+                return GraphKeys(get_type_hints(schema), last_value_keys(schema), reducers_of(schema))
 
             metadata = self.config["metadata"]
             sets = {(_SUBAGENT_INTEGRATION, name): keys(s) for name, s in self._subagent_schemas.items()}
@@ -243,7 +244,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         for key, value in raw.items():
             if key != "messages" and key not in omit:
                 out[key] = value
-        return out
+        return in_channel_order(out, self._schema.order)
 
     def _stream_values(self, raw: dict, objects: MessageObjects | None = None) -> dict:
         """The root's state as its ``values`` stream shows it: LangGraph streams every written
@@ -256,7 +257,7 @@ class DeepAgent(ThreadRuns, GraphBase):
                 out[key] = value
         for key, empty in self._schema.stream_defaults.items():
             out.setdefault(key, copy.deepcopy(empty))
-        return out
+        return in_channel_order(out, self._schema.order)
 
     def _fail(self, exc: BaseException) -> None:
         """An exception out of a run carries the state as it was when the run failed (every

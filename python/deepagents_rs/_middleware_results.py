@@ -34,12 +34,13 @@ def _with_wrapper_writes(result: tuple, channels: Any, inner: list[dict]) -> tup
         # own result, checked there).
         channels.check_single_writes(update)
     if files is None and update is None and inner:
-        files, update = inner[-1].get("files"), inner[-1].get("extra")
+        files, update = inner[-1].get("files"), channels.returned(inner[-1].get("extra"))
     if channels.files.pending:
         files = {**channels.files.updates(), **(files or {})}
+    earlier = channels.earlier(update)
     if channels.writes:
         update = {k: v for k, v in (channels.update(update) or {}).items() if k != "messages"} or None
-    return message, files, update, with_sent_messages(write, channels.writes)
+    return message, files, update, with_sent_messages(write, channels.writes, earlier)
 
 
 def _with_backend_files(result: tuple[Any, dict] | None, files: Any) -> tuple[Any, dict] | None:

@@ -31,6 +31,26 @@ def output_keys_of(kwargs: dict, channels: Any, output_channels: Any) -> str | l
     return keys if isinstance(keys, str) else names
 
 
+def channel_order(graph_state: type | None) -> dict[str, int]:
+    """Each state key's place among the channels of the graph whose resolved state schema is
+    ``graph_state`` (its field order, which LangGraph's output and ``values`` dicts follow);
+    empty without LangChain (no such schema: None)."""
+    from typing import get_type_hints
+
+    if graph_state is None:
+        return {}
+    return {key: i for i, key in enumerate(get_type_hints(graph_state))}
+
+
+def in_channel_order(state: dict, order: dict[str, int]) -> dict:
+    """``state``'s keys in the graph's channel order (``order``: `channel_order`); keys it
+    does not list keep their order after those it does."""
+    if not order:
+        return state
+    last = len(order)
+    return {key: state[key] for key in sorted(state, key=lambda k: order.get(k, last))}
+
+
 class OutputFilter:
     """A run's chunks narrowed to ``keys`` (see the module docstring)."""
 

@@ -68,14 +68,10 @@ class Reducers:
         return out
 
 
-def reducers_of(schemas: Any) -> Reducers | None:
-    """The reducers of the graph over ``schemas`` (None without LangChain, whose resolver
-    makes the graph's schema, or when no key has one)."""
-    from ._threads import _state_schemas
-
-    try:
-        graph_state = _state_schemas(schemas)[0]
-    except ImportError:
+def reducers_of(graph_state: type | None) -> Reducers | None:
+    """The reducers of the graph whose resolved state schema is ``graph_state`` (None without
+    LangChain, whose resolver makes that schema, or when no key has one)."""
+    if graph_state is None:
         return None
     from langgraph.channels.binop import BinaryOperatorAggregate
     from langgraph.graph.state import _get_channels

@@ -104,6 +104,11 @@ class TaskChannels:
             from ._messages_reducer import merge
 
             return merge(value, written)
+        reducers = getattr(self.keys, "reducers", None)
+        if reducers is not None and channel in reducers.channels:
+            # LangGraph's `local_read` applies the task's writes through the channel.
+            old = {} if value is None else {channel: value}
+            return reducers.fold(old, [(channel, v, False) for v in written])[channel]
         return written[-1]
 
     def read(self, select: str | Sequence[str], fresh: bool = False) -> Any:
@@ -131,6 +136,27 @@ class TaskChannels:
             if channel in seen:
                 raise invalid_update(channel)
             seen.add(channel)
+
+    def earlier(self, update: dict | None) -> list[tuple[str, Any]]:
+        """The task's writes of keys it wrote again later (through its sends, then ``update``,
+        its returned one), in order: ``update(update)`` keeps each key's last; a key with a
+        reducer takes every write (the core's `CommandWrite::sent`). ``messages`` (written
+        whole) and ``files`` (the files context's) are not among them."""
+        writes = [(c, v) for c, v in self.writes if c not in ("messages", "files")]
+        if not writes:
+            return []
+        later = [c for c, _ in writes] + [k for k in update or () if k not in ("messages", "files")]
+        return [(c, v) for i, (c, v) in enumerate(writes) if c in later[i + 1 :]]
+
+    def returned(self, update: dict | None) -> dict | None:
+        """``update`` (a handler's result, which carries the task's sends among its keys)
+        without the keys whose value is an object the task sent there (the tool's last send,
+        which later sends of a wrapper may follow): only what the call returned is written
+        again after the task's writes."""
+        if not update or not self.writes:
+            return update
+        sent = {(c, id(v)) for c, v in self.writes}
+        return {k: v for k, v in update.items() if (k, id(v)) not in sent} or None
 
     def update(self, update: dict | None) -> dict | None:
         """``update`` (the call's own) with the task's writes under it: a returned

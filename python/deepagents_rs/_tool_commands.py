@@ -176,10 +176,13 @@ def _removes_all(messages: list) -> bool:
     return len(messages) == 1 and messages[0] == RemoveMessage(id=REMOVE_ALL_MESSAGES)
 
 
-def with_sent_messages(write: dict | None, writes: list[tuple[str, Any]]) -> dict | None:
+def with_sent_messages(write: dict | None, writes: list[tuple[str, Any]], earlier: list | None = None) -> dict | None:
     """``write`` (a call's, or none) with the messages its task sent through
     ``__pregel_send`` (``writes``) before the call's own: LangGraph applies the writes made
-    during the call before what the call returns."""
+    during the call before what the call returns; and with the task's ``earlier`` writes of
+    keys it wrote again (`TaskChannels.earlier`), which a key's reducer takes too."""
+    if earlier:
+        write = {**(write or NO_WRITE), "sent": earlier}
     sent = [m for channel, v in writes if channel == "messages" for m in (v if isinstance(v, list) else [v])]
     if not sent:
         return write
@@ -222,13 +225,16 @@ def _declared_only(update: dict, config: dict | None) -> dict:
 
 class GraphKeys(frozenset):
     """The state channels of one of deepagents' graphs; ``last_value``: those that take one
-    write per step (LangGraph's ``LastValue``: a key with no reducer)."""
+    write per step (LangGraph's ``LastValue``: a key with no reducer); ``reducers``: the
+    channels of those with one (`_reducers.Reducers`, or None)."""
 
     last_value: frozenset[str]
+    reducers: Any
 
-    def __new__(cls, keys: Any, last_value: frozenset[str] = frozenset()) -> Self:
+    def __new__(cls, keys: Any, last_value: frozenset[str] = frozenset(), reducers: Any = None) -> Self:
         out = super().__new__(cls, keys)
         out.last_value = last_value
+        out.reducers = reducers
         return out
 
 

@@ -288,10 +288,12 @@ def _with_written_files(result: tuple, channels: TaskChannels) -> tuple:
 
     content, status, artifact, update, *write = result
     channels.check_single_writes(update)
+    earlier = channels.earlier(update)
     update = {k: v for k, v in (channels.update(update) or {}).items() if k != "messages"}
     if files.pending:
         update["files"] = {**files.updates(), **(update.get("files") or {})}
-    return (content, status, artifact, update, with_sent_messages(write[0] if write else None, channels.writes))
+    write = with_sent_messages(write[0] if write else None, channels.writes, earlier)
+    return (content, status, artifact, update, write)
 
 
 def _ToolOutputMixin() -> type:

@@ -27,6 +27,7 @@ from ._lazy import lazy_names
 from ._middleware import core_entries
 from ._middleware_schema import reducer_defaults
 from ._models import resolve_model
+from ._output_keys import channel_order
 from ._reducers import reducers_of
 from ._structured import make_response_format, tools_may_end, with_schema_tool
 from ._subagents import Parent, build_specs
@@ -218,8 +219,9 @@ def create_deep_agent(
             # Its graph's keys that take one write per step (its schemas on deepagents'
             # `state_schema`, as `subagent_schemas` below).
             graph_schemas = _subagent_schemas(list(spec["state_schemas"]), state_schema)
-            spec["last_value_keys"] = _last_value_keys(graph_schemas)
-            spec["reducers"] = reducers_of(graph_schemas)
+            graph_state = _graph_state(graph_schemas)
+            spec["last_value_keys"] = _last_value_keys(graph_state)
+            spec["reducers"] = reducers_of(graph_state)
     core = CoreAgent(
         core_model,
         adapters,
@@ -244,8 +246,10 @@ def create_deep_agent(
 
     holders = [*chain_middleware, skills_mw, memory_mw]
     state_schemas, edges = face_parts(core.node_names, holders, state_schema, chain_middleware, may_end, files_channel)
-    core.set_last_value_keys(_last_value_keys(state_schemas))
-    schema.reducers = reducers_of(state_schemas)
+    graph_state = _graph_state(state_schemas)
+    core.set_last_value_keys(_last_value_keys(graph_state))
+    schema.reducers = reducers_of(graph_state)
+    schema.order = channel_order(graph_state)
     core.set_reducers(schema.reducers)
     return DeepAgent(
         core,
@@ -309,14 +313,23 @@ def _in_async_slot(async_mw: Any, middleware: list[Any]) -> list[Any]:
     return [entry, *(m for m in middleware if m.name != async_mw.name)]
 
 
-def _last_value_keys(schemas: Any) -> list[str]:
-    """The keys of the graph over ``schemas`` that take one write per step."""
+def _graph_state(schemas: Any) -> type | None:
+    """The resolved state schema of the graph over ``schemas`` (its channels), made once for
+    the agent's key tables; None without LangChain, whose resolver makes it."""
     from ._threads import _state_schemas
-    from ._tool_commands import last_value_keys
 
     try:
-        graph_state = _state_schemas(schemas)[0]
+        return _state_schemas(schemas)[0]
     except ImportError:
+        return None
+
+
+def _last_value_keys(graph_state: type | None) -> list[str]:
+    """The keys of the graph whose resolved state schema is ``graph_state`` that take one
+    write per step."""
+    from ._tool_commands import last_value_keys
+
+    if graph_state is None:
         # Without LangChain (deepagents_rs runs without it) there is no Python middleware and
         # no `Command`: only the core writes these keys, once per step.
         return []

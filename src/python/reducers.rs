@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyTuple};
 
 use super::convert::{extra_any_from_py, extra_to_py, opaque_to_py};
 use super::host::call_adapter_then;
@@ -17,6 +17,64 @@ use crate::tools::HostContext;
 
 struct PyReducers(Arc<Py<PyAny>>);
 
+impl PyReducers {
+    /// The object's `method` (`a<method>` under `ainvoke`) called with `old` (when given)
+    /// and a list of `(key, a, b)` triples made of `items`.
+    fn call<T, I, O>(
+        &self,
+        host: HostContext,
+        method: &'static str,
+        old: Option<Extra>,
+        items: Vec<I>,
+        triple: for<'py> fn(Python<'py>, &I) -> PyResult<Bound<'py, PyTuple>>,
+        out: O,
+    ) -> BoxFuture<'static, Result<T, Error>>
+    where
+        T: Send + 'static,
+        I: Send + 'static,
+        O: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
+    {
+        let adapter = self.0.clone();
+        Box::pin(async move {
+            call_adapter_then(
+                adapter,
+                host,
+                method,
+                move |py, _| {
+                    let list = PyList::empty(py);
+                    for item in &items {
+                        list.append(triple(py, item)?)?;
+                    }
+                    let mut args = Vec::with_capacity(2);
+                    if let Some(old) = &old {
+                        args.push(extra_to_py(py, old)?.into_any());
+                    }
+                    args.push(list.into_any());
+                    Ok(args)
+                },
+                out,
+            )
+            .await
+            .map_err(host_err)
+        })
+    }
+}
+
+fn write_triple<'py>(
+    py: Python<'py>,
+    (key, value, overwrite): &KeyWrite,
+) -> PyResult<Bound<'py, PyTuple>> {
+    (key.as_str(), opaque_to_py(py, value)?, *overwrite).into_pyobject(py)
+}
+
+fn pair_triple<'py>(
+    py: Python<'py>,
+    (key, before, after): &(String, Opaque, Opaque),
+) -> PyResult<Bound<'py, PyTuple>> {
+    let values = (opaque_to_py(py, before)?, opaque_to_py(py, after)?);
+    (key.as_str(), values.0, values.1).into_pyobject(py)
+}
+
 impl FoldHost for PyReducers {
     fn fold(
         &self,
@@ -24,24 +82,14 @@ impl FoldHost for PyReducers {
         old: Extra,
         writes: Vec<KeyWrite>,
     ) -> BoxFuture<'static, Result<Extra, Error>> {
-        let adapter = self.0.clone();
-        Box::pin(async move {
-            call_adapter_then(
-                adapter,
-                host,
-                "fold",
-                move |py, _| {
-                    let list = PyList::empty(py);
-                    for (key, value, overwrite) in &writes {
-                        list.append((key.as_str(), opaque_to_py(py, value)?, *overwrite))?;
-                    }
-                    Ok(vec![extra_to_py(py, &old)?.into_any(), list.into_any()])
-                },
-                extra_any_from_py,
-            )
-            .await
-            .map_err(host_err)
-        })
+        self.call(
+            host,
+            "fold",
+            Some(old),
+            writes,
+            write_triple,
+            extra_any_from_py,
+        )
     }
 
     fn unchanged(
@@ -49,25 +97,8 @@ impl FoldHost for PyReducers {
         host: HostContext,
         pairs: Vec<(String, Opaque, Opaque)>,
     ) -> BoxFuture<'static, Result<Vec<String>, Error>> {
-        let adapter = self.0.clone();
-        Box::pin(async move {
-            call_adapter_then(
-                adapter,
-                host,
-                "unchanged",
-                move |py, _| {
-                    let list = PyList::empty(py);
-                    for (key, before, after) in &pairs {
-                        let values = (opaque_to_py(py, before)?, opaque_to_py(py, after)?);
-                        list.append((key.as_str(), values.0, values.1))?;
-                    }
-                    Ok(vec![list.into_any()])
-                },
-                |out| out.extract::<Vec<String>>(),
-            )
-            .await
-            .map_err(host_err)
-        })
+        let out = |out: &Bound<'_, PyAny>| out.extract::<Vec<String>>();
+        self.call(host, "unchanged", None, pairs, pair_triple, out)
     }
 }
 

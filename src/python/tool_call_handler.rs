@@ -63,6 +63,13 @@ impl ToolNext {
                 .collect::<PyResult<Vec<_>>>()?;
             write.set_item("sends", sends)?;
             write.set_item("to_parent", result.write.to_parent)?;
+            let sent = result
+                .write
+                .sent
+                .iter()
+                .map(|(k, v)| Ok((k.as_str(), super::convert::opaque_to_py(py, v)?)))
+                .collect::<PyResult<Vec<_>>>()?;
+            write.set_item("sent", sent)?;
             // The message itself carries its id and name.
             write.set_item("answer", py.None())?;
             out.set_item("write", write)?;

@@ -224,7 +224,24 @@ pub(crate) fn command_write_from_py(
             Ok(flag) => flag.extract()?,
             Err(_) => false,
         },
+        sent: match write.get_item("sent") {
+            Ok(sent) if !sent.is_none() => key_writes_from_py(&sent)?,
+            _ => Vec::new(),
+        },
     })
+}
+
+/// The adapter's `[(key, value), ...]`: each value kept as `extra_from_py` keeps a key's.
+fn key_writes_from_py(list: &Bound<'_, PyAny>) -> PyResult<Vec<(String, crate::host::Opaque)>> {
+    let py = list.py();
+    let mut out = Vec::new();
+    for item in list.try_iter()? {
+        let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
+        let one = pyo3::types::PyDict::new(py);
+        one.set_item(key, value)?;
+        out.extend(super::convert::extra_from_py(&one)?);
+    }
+    Ok(out)
 }
 
 /// See `output_from_py`.

@@ -67,10 +67,12 @@ impl Reducers {
         out
     }
 
-    /// `extra`'s writes of keys with a reducer (one write: a tool call's).
-    pub fn writes_in(&self, extra: &Extra) -> Vec<KeyWrite> {
-        extra
-            .iter()
+    /// A tool call's writes (`ToolResult::key_writes`) of keys with a reducer, in order.
+    pub fn writes_in<'a>(
+        &self,
+        writes: impl Iterator<Item = (&'a String, &'a Opaque)>,
+    ) -> Vec<KeyWrite> {
+        writes
             .filter(|(k, _)| self.has(k))
             .map(|(k, v)| (k.clone(), v.clone(), false))
             .collect()

@@ -257,7 +257,7 @@ async fn input_keys(
 ) -> Result<Extra, ToolError> {
     let mut extra = inherited.clone();
     if let Some(reducers) = agent.reducers() {
-        let writes = reducers.writes_in(inherited);
+        let writes = reducers.writes_in(inherited.iter());
         let folded = reducers
             .fold(&AgentState::default(), writes, host)
             .await

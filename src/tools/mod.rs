@@ -98,6 +98,11 @@ pub struct CommandWrite {
     /// `graph=Command.PARENT` from a subagent's tool: the subagent stops at this step and
     /// the command is written by the parent's `task` call instead of its answer.
     pub to_parent: bool,
+    /// The call's earlier writes of state keys it wrote more than once (through its task's
+    /// `__pregel_send`, then its returned update), in order; the result's `extra` holds
+    /// each key's last. LangGraph applies every write of a task: a key with a reducer takes
+    /// each of them (`ToolResult::key_writes`).
+    pub sent: Vec<(String, crate::host::Opaque)>,
 }
 
 /// A LangGraph `Send` to a node of the agent: the node, by LangGraph's name, and the state it
@@ -207,6 +212,13 @@ impl ToolResult {
         }
         out.extend(self.write.after.iter().cloned().map(Arc::new));
         out
+    }
+
+    /// The call's writes of state keys other than `messages` and `files`, in the order
+    /// LangGraph applies them: the earlier writes of keys written twice, then `extra`.
+    pub fn key_writes(&self) -> impl Iterator<Item = (&String, &crate::host::Opaque)> {
+        let sent = self.write.sent.iter().map(|(k, v)| (k, v));
+        sent.chain(self.extra.iter().flat_map(|e| e.iter()))
     }
 
     /// Gives each message the call writes an id, as the messages reducer does.

@@ -157,12 +157,9 @@ def _outcome(module: Any, script: list, asynchronous: bool, saver: bool) -> tupl
     ],
     ids=["second-call-refused", "refused", "operator-fails"],
 )
-def test_a_reducer_that_raises_ends_the_run_with_its_error(calls, asynchronous, saver, request):
-    if saver and len(calls) > 1:
-        # deepagents fails in the edge after the refused call (LangGraph's `local_read`: the
-        # step's state with that call's write alone); the thread graph following the core
-        # applies the step's writes together first and raises on the earlier call's.
-        request.applymarker(pytest.mark.xfail(strict=True, reason="thread graph folds the step's writes together"))
+def test_a_reducer_that_raises_ends_the_run_with_its_error(calls, asynchronous, saver):
+    # deepagents fails in the edge after the refused call (LangGraph's `local_read`: the
+    # step's state with that call's write alone), naming the state before the step.
     script = [_calls(*calls), AIMessage("done")]
     theirs = _outcome(deepagents, script, asynchronous, saver)
     assert theirs[0] in ("ValueError", "TypeError")

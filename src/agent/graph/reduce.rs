@@ -22,32 +22,22 @@ impl Agent {
         Ok(())
     }
 
-    /// A tools step whose calls wrote keys with a reducer: LangGraph's edge after each call
-    /// reads the step's state with that call's writes alone (its `local_read`), so a reducer
-    /// fails there on one call's write, folded onto the step's state, before the step's
-    /// writes are folded together. Only when more than one call wrote such keys: with one,
-    /// that read is the step's own fold.
-    pub(super) async fn fold_each_call(
+    /// A tool call's writes of keys with a reducer folded onto the step's state (`state`),
+    /// as LangGraph's edge after each call reads the state with that call's writes alone
+    /// (its `local_read`): a reducer refusing them fails there, on the state before the
+    /// step, before the step's writes are folded together. No host call when the call wrote
+    /// no such key.
+    pub(super) async fn fold_call(
         &self,
         state: &AgentState,
-        results: &[crate::tools::ToolResult],
-        run: &Run<'_>,
+        result: &crate::tools::ToolResult,
+        host: &crate::tools::HostContext,
     ) -> Result<(), Error> {
         let Some(reducers) = self.reducers.get() else {
             return Ok(());
         };
-        let own: Vec<_> = results
-            .iter()
-            .filter_map(|r| r.extra.as_ref().map(|e| reducers.writes_in(e)))
-            .filter(|w| !w.is_empty())
-            .collect();
-        if own.len() < 2 {
-            return Ok(());
-        }
-        for writes in own {
-            reducers.fold(state, writes, &run.options.host).await?;
-        }
-        Ok(())
+        let writes = reducers.writes_in(result.key_writes());
+        reducers.fold(state, writes, host).await.map(drop)
     }
 
     /// A step of several tasks: their writes of keys with a reducer, in the step's write

@@ -93,6 +93,7 @@ impl Agent {
             let (handler, events, seen) = (handler.clone(), per_call.clone(), run.seen.clone());
             let tool = call.name.clone();
             let toolset = self.tools.clone();
+            let (agent, host) = (self, &run.options.host);
             let root = if whole { None } else { run.root.clone() };
             let namespace = &run.options.namespace;
             async move {
@@ -117,6 +118,12 @@ impl Agent {
                     }
                 };
                 result.set_ids(new_id);
+                if !whole && let Err(e) = agent.fold_call(before, &result, host).await {
+                    // LangGraph's edge after the call reads the step's state with the call's
+                    // writes (`local_read`): a reducer refusing them fails the call's task.
+                    node_end(trace, Err(&e)).await;
+                    return Err((e, false));
+                }
                 if trace.is_some() {
                     let update =
                         Update::Delta(Arc::new(result_delta(result.written_messages(), &result)));
@@ -146,7 +153,7 @@ impl Agent {
                     if events.wants(EventKind::Updates) {
                         events.emit(Event::Update {
                             node: "tools".into(),
-                            update: Some(Update::Delta(Arc::new(result_delta(messages, &result)))),
+                            update: Some(call_update(messages, &result)),
                         });
                     }
                 }
@@ -198,11 +205,13 @@ impl Agent {
             }
             if let Some(extra) = &result.extra {
                 crate::state::merge_extra(&mut delta.extra, extra);
-                // Each call's write, for the keys whose reducer takes them all.
-                delta
-                    .writes
-                    .extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
+            // Each call's writes, for the keys whose reducer takes them all.
+            delta.writes.extend(
+                result
+                    .key_writes()
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
             if let Some(usage) = &result.usage {
                 run.report.lock().usage.add(usage);
             }
@@ -230,7 +239,6 @@ impl Agent {
             self.finish_node(step, &"tools".into(), delta, None, state, run, whole_trace)
                 .await?
         } else {
-            self.fold_each_call(state, &results, run).await?;
             self.fold_write(state, &mut delta, run).await?;
             state.apply(&delta);
             if let Some(events) = events.as_ref().filter(|_| !run.side_by_side)
@@ -340,6 +348,36 @@ where
 }
 
 /// One tool call's write, as its `tools` update streams it.
+/// A call's update as LangGraph streams a task's writes (`map_output_updates`): one dict,
+/// or, when the call wrote a key more than once, one single-key dict per write, in order
+/// (the keys its task sent, then its update's keys, then its messages).
+fn call_update(messages: Vec<Arc<Message>>, result: &crate::tools::ToolResult) -> Update {
+    if result.write.sent.is_empty() {
+        return Update::Delta(Arc::new(result_delta(messages, result)));
+    }
+    let mut writes: Vec<Arc<StateDelta>> = result
+        .key_writes()
+        .map(|(k, v)| {
+            Arc::new(StateDelta {
+                extra: [(k.clone(), v.clone())].into_iter().collect(),
+                ..Default::default()
+            })
+        })
+        .collect();
+    if let Some(files) = &result.files {
+        writes.push(Arc::new(StateDelta {
+            files: Some(files.clone()),
+            ..Default::default()
+        }));
+    }
+    writes.push(Arc::new(StateDelta {
+        messages: MessagesDelta::Append(messages),
+        removed: result.write.removed.clone(),
+        ..Default::default()
+    }));
+    Update::Writes(writes)
+}
+
 fn result_delta(messages: Vec<Arc<Message>>, result: &crate::tools::ToolResult) -> StateDelta {
     StateDelta {
         messages: MessagesDelta::Append(messages),
