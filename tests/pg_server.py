@@ -52,15 +52,24 @@ def server() -> Iterator[str]:
     data = os.path.join(root, "data")
     if os.geteuid() == 0:
         shutil.chown(root, "postgres", "postgres")
-    port = _free_port()
 
     def run(cmd: list[str]) -> None:
         subprocess.run(_as_server_user(cmd), check=True, capture_output=True, text=True)
 
     try:
         run([initdb, "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"])
-        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
-        run([pg_ctl, "-D", data, "-o", options, "-l", os.path.join(root, "log"), "-w", "start"])
+        # The port is free when probed, not when the server binds it: another process (the
+        # other test worker, another suite on the machine) may take it meanwhile. Then the
+        # start fails, and a new port is tried.
+        for attempt in range(3):
+            port = _free_port()
+            options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+            try:
+                run([pg_ctl, "-D", data, "-o", options, "-l", os.path.join(root, "log"), "-w", "start"])
+                break
+            except subprocess.CalledProcessError:
+                if attempt == 2:
+                    raise
         try:
             yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
         finally:

@@ -324,6 +324,9 @@ WORKER = textwrap.dedent(
 ).format(tests=str(Path(__file__).resolve().parent))
 
 
+# Child interpreters (each imports deepagents and LangGraph, some twice): past the suite's
+# 120 s on a loaded two-core machine, as the other worker runs beside them.
+@pytest.mark.timeout(300)
 def test_worker_processes_continue_each_others_threads_over_one_postgres(pg_dsn: str) -> None:
     url = fresh_database(pg_dsn)
     with psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
@@ -496,6 +499,9 @@ def _killed_and_resumed(impl: str, where: str, work: Path, worker: str = KILLED_
     return (work / "log").read_text().splitlines(), result
 
 
+# Child interpreters (each imports deepagents and LangGraph, some twice): past the suite's
+# 120 s on a loaded two-core machine, as the other worker runs beside them.
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize("store", ["sqlite", "postgres"])
 def test_a_killed_run_resumes_on_its_thread_repeating_only_what_langgraph_repeats(
     store: str, tmp_path: Path, request: Any
