@@ -417,7 +417,7 @@ class Observer(WrapsBoth):
 
 
 class ExtendedResponse(WrapsModel):
-    state_schema = None  # set below
+    state_schema = None  # NoteState, set below once the class exists
 
     def model_logic(self, request):
         response = yield request
@@ -430,6 +430,9 @@ class ExtendedResponse(WrapsModel):
 
 class NoteState(AgentState):
     note: NotRequired[str]
+
+
+ExtendedResponse.state_schema = NoteState
 
 
 # --------------------------------------------------------------------------------------------

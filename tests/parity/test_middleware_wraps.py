@@ -20,7 +20,6 @@ from .middleware_support import (
     Ctx,
     ExtendedResponse,
     ModifyToolCall,
-    NoteState,
     ToolCommand,
     WrapsModel,
     WrapsTool,
@@ -263,9 +262,6 @@ def test_wrap_model_call_switches_the_model(mode: str) -> None:
     assert len(both.extras["ref"].ctx.models["other"].calls) == 1 and len(both.ref.calls) == 1
     # The agent's name goes on replies from the other model too.
     assert [m.name for m in result["messages"] if m.type == "ai"] == ["switcher", "switcher"]
-
-
-ExtendedResponse.state_schema = NoteState
 
 
 @pytest.mark.parametrize("mode", MODES)
