@@ -56,9 +56,8 @@ sys.path.insert(0, str(REPO / "tests"))
 # benches/ itself, for the helpers shared with tool_loop.py.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from provider_session import get_ticket, search_docs
 from tool_loop import BenchError, build_info
-
-from providers import get_ticket, search_docs
 
 IMPLS = ("deepagents", "deepagents_rs")
 CASES = ("plain", "summarize")

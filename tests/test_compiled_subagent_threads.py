@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
-from test_threads import IMPLS, THREAD, dump, first_difference, snapshot
+from thread_support import IMPLS, THREAD, dump, first_difference, snapshot
 
 
 def _counter(checkpointer: bool | None) -> Any:

@@ -22,7 +22,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command, Interrupt, Send
-from test_threads import THREAD, my_tool, new_saver, pg_dsn, script  # noqa: F401 - fixtures
+from thread_support import THREAD, my_tool, new_saver, pg_dsn, script  # noqa: F401 - fixtures
 
 #: What LangGraph draws at random: uuids (checkpoint, message and run ids), task and interrupt
 #: ids (hex digests), and a version's random fraction.

@@ -13,7 +13,7 @@ import pytest
 from fake_models import ScriptedChatModel, ai_tool_calls
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
-from test_threads import IMPLS, THREAD, _value, dump, first_difference, my_tool, snapshot
+from thread_support import IMPLS, THREAD, _value, dump, first_difference, my_tool, snapshot
 
 
 def interrupts(value: Any) -> list[Any]:

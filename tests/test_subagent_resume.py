@@ -20,6 +20,7 @@ import deepagents_rs
 import psycopg
 import pytest
 from fake_models import ScriptedChatModel, ai_tool_calls, normalize_messages
+from killed_run_support import BLOCKING_ECHO, SAVER_AT, _killed_and_resumed
 from langchain.agents.middleware import AgentMiddleware
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres import PostgresSaver
@@ -28,12 +29,9 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 from psycopg.rows import dict_row
 from test_hitl import DECISIONS, interrupts
-from test_threads import (
-    BLOCKING_ECHO,
+from thread_support import (
     IMPLS,
-    SAVER_AT,
     THREAD,
-    _killed_and_resumed,
     _value,
     first_difference,
     fresh_database,
@@ -42,7 +40,7 @@ from test_threads import (
     snapshot,
 )
 
-__all__ = ["pg_dsn"]  # the PostgreSQL server fixture, shared with test_threads
+__all__ = ["pg_dsn"]  # the PostgreSQL server fixture, defined in thread_support
 
 # Forked subagents are in beta in deepagents, which says so on each one built.
 pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
@@ -359,7 +357,7 @@ def _resumes_alike(subagent: dict, parent_gate: bool, fork_model: bool = False) 
 #: A run whose subagent is killed inside a tool call, in a process of its own, then resumed on
 #: its thread by a fresh process: `argv` = implementation, SQLite path, work directory,
 #: `start` or `resume`. The model answers by the conversation it is given, so a resumed
-#: process needs no count of what was said; `echo` is test_threads' blocking tool.
+#: process needs no count of what was said; `echo` is killed_run_support's blocking tool.
 KILLED_IN_SUBAGENT = (
     textwrap.dedent(
         """

@@ -10,7 +10,7 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 from langgraph.checkpoint.memory import InMemorySaver
-from test_threads import IMPLS, THREAD, _value, dump, first_difference, history, make, snapshot
+from thread_support import IMPLS, THREAD, _value, dump, first_difference, history, make, snapshot
 
 
 class UserSaver(BaseCheckpointSaver):

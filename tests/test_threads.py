@@ -10,157 +10,43 @@ implementation wrote are continued by the other.
 from __future__ import annotations
 
 import asyncio
-import os
 import sqlite3
 import subprocess
 import sys
 import textwrap
-import uuid
 from pathlib import Path
 from typing import Any
 
 import deepagents
 import deepagents_rs
-import pg_server
 import psycopg
 import pytest
 from fake_models import ScriptedChatModel, ai_tool_calls
-from langchain_core.messages import BaseMessage
+from killed_run_support import _killed_and_resumed
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-from langgraph.types import Interrupt
 from psycopg.rows import dict_row
+from thread_support import (
+    IMPLS,
+    THREAD,
+    _value,
+    dump,
+    first_difference,
+    fresh_database,
+    history,
+    make,
+    my_tool,
+    new_saver,
+    pg_dsn,
+    script,
+    snapshot,
+)
 
-IMPLS = (deepagents, deepagents_rs)
-THREAD = {"configurable": {"thread_id": "T1"}}
-
-
-@tool
-def my_tool(x: int) -> str:
-    """Double x."""
-    return f"result={2 * x}"
-
-
-def script() -> list[Any]:
-    """Turn one: a tool call, two calls in parallel, then an answer; then one answer a turn."""
-    return [
-        ai_tool_calls(("my_tool", {"x": 1}, "call_A")),
-        ai_tool_calls(
-            ("my_tool", {"x": 2}, "call_B"), ("write_file", {"file_path": "/n.txt", "content": "hi"}, "call_C")
-        ),
-        "done",
-        "second turn",
-        "third turn",
-    ]
-
-
-def make(impl: Any, saver: Any, model: ScriptedChatModel | None = None) -> Any:
-    return impl.create_deep_agent(model=model or ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)
-
-
-def _value(v: Any) -> Any:
-    if isinstance(v, Interrupt):
-        # Its id comes from the thread's own task ids, drawn at random.
-        return ("Interrupt", _value(v.value), v.response_schema)
-    if isinstance(v, BaseMessage):
-        calls = [(c["name"], c["args"], c["id"]) for c in getattr(v, "tool_calls", [])]
-        return (v.type, v.content, calls, getattr(v, "tool_call_id", None), v.id is not None)
-    if isinstance(v, (list, tuple)):
-        return [_value(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _value(x) for k, x in v.items() if k not in ("created_at", "modified_at")}
-    return repr(v) if not isinstance(v, (str, int, float, bool, type(None))) else v
-
-
-def dump(saver: Any, thread: dict = THREAD) -> list[Any]:
-    """The thread's checkpoints, oldest first, without what is drawn at random."""
-    out = []
-    for t in reversed(list(saver.list(thread))):
-        c = t.checkpoint
-        meta = dict(t.metadata)
-        out.append(
-            {
-                "metadata": meta,
-                "values": _value(c["channel_values"]),
-                "channels": sorted(c["channel_versions"]),
-                "seen": {k: sorted(v) for k, v in c["versions_seen"].items()},
-                "updated": c.get("updated_channels"),
-                "parent": t.parent_config is not None,
-                "writes": [(w[1], _value(w[2])) for w in t.pending_writes],
-            }
-        )
-    return out
-
-
-def snapshot(agent: Any, config: dict = THREAD) -> dict:
-    s = agent.get_state(config)
-    return {
-        "values": _value(s.values),
-        "next": s.next,
-        "step": s.metadata["step"],
-        "source": s.metadata["source"],
-        "tasks": [(t.name, t.path[0]) for t in s.tasks],
-        "interrupts": s.interrupts,
-    }
-
-
-def history(agent: Any, **kw: Any) -> list[Any]:
-    return [(h.metadata["step"], h.metadata["source"], h.next) for h in agent.get_state_history(THREAD, **kw)]
-
-
-def first_difference(a: list[Any], b: list[Any]) -> str | None:
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return f"checkpoint {i}:\n deepagents    {x}\n deepagents_rs {y}"
-    if len(a) != len(b):
-        return f"{len(a)} checkpoints vs {len(b)}"
-    return None
-
-
-@pytest.fixture(scope="session")
-def pg_dsn() -> Any:
-    """A PostgreSQL server for the whole session."""
-    reason = pg_server.available()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    with pg_server.server() as dsn:
-        yield dsn
-
-
-def fresh_database(dsn: str) -> str:
-    """A new, empty database on the server: its connection string."""
-    name = f"t_{uuid.uuid4().hex}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return dsn.rsplit("/", 1)[0] + "/" + name
-
-
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
-def new_saver(request: Any) -> Any:
-    """Makes savers of one kind, each on storage of its own."""
-    conns: list[Any] = []
-
-    def make() -> Any:
-        if request.param == "memory":
-            return InMemorySaver()
-        if request.param == "sqlite":
-            return SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))
-        url = fresh_database(request.getfixturevalue("pg_dsn"))
-        conn = psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
-        conns.append(conn)
-        saver = PostgresSaver(conn)
-        saver.setup()
-        return saver
-
-    yield make
-    for conn in conns:
-        conn.close()
+__all__ = ["new_saver", "pg_dsn"]  # thread_support's fixtures, used here by name
 
 
 def test_two_turns_write_the_checkpoints_deepagents_writes(new_saver: Any) -> None:
@@ -401,102 +287,6 @@ def test_a_run_that_failed_in_a_tool_resumes_from_its_checkpoint() -> None:
     assert out[0][:3] == out[1][:3]
     found = first_difference(out[0][3], out[1][3])
     assert found is None, found
-
-
-#: The killed workers' tool: logs each execution to `work`; blocks the first time it echoes
-#: "step 2" (after a marker file), so the parent can kill the process inside it.
-BLOCKING_ECHO = (
-    textwrap.dedent(
-        """
-    def echo(text: str) -> str:
-        '''Echo the text.'''
-        with open(os.path.join(work, "log"), "a") as f:
-            f.write(text + "\\n")
-        marker = os.path.join(work, "inside")
-        if text == "step 2" and not os.path.exists(marker):
-            open(marker, "w").close()
-            time.sleep(120)
-        return text
-    """
-    ).strip()
-    + "\n"
-)
-
-#: The killed workers' saver: `where` is `sqlite:<path>` or a PostgreSQL url.
-SAVER_AT = (
-    textwrap.dedent(
-        """
-    if where.startswith("sqlite:"):
-        from langgraph.checkpoint.sqlite import SqliteSaver
-        saver = SqliteSaver(sqlite3.connect(where[len("sqlite:"):], check_same_thread=False))
-    else:
-        import psycopg
-        from psycopg.rows import dict_row
-        from langgraph.checkpoint.postgres import PostgresSaver
-        saver = PostgresSaver(psycopg.connect(where, autocommit=True, prepare_threshold=0, row_factory=dict_row))
-        saver.setup()
-    """
-    ).strip()
-    + "\n"
-)
-
-#: A run on a thread in a process of its own, killed or resumed: `argv` = implementation,
-#: saver (`sqlite:<path>` or a PostgreSQL url), work directory, `start` or `resume`. The
-#: `echo` tool logs each execution; the third blocks the first time (after a marker file),
-#: so the parent can kill the process inside it.
-KILLED_WORKER = textwrap.dedent(
-    """
-    import importlib, os, sqlite3, sys, time
-    sys.path.insert(0, {tests!r})
-    from fake_models import ScriptedChatModel, ai_tool_calls
-
-    impl, where, work, mode = sys.argv[1:5]
-    STEPS = 4
-
-    {echo}
-    {saver}
-    script = [ai_tool_calls(("echo", {{"text": f"step {{i}}"}}, f"call_{{i}}")) for i in range(STEPS)] + ["done"]
-    config = {{"configurable": {{"thread_id": "killed"}}}}
-    module = importlib.import_module(impl)
-    if mode == "start":
-        agent = module.create_deep_agent(model=ScriptedChatModel(script), tools=[echo], checkpointer=saver)
-        agent.invoke({{"messages": [("user", "go")]}}, config)
-    else:
-        probe = module.create_deep_agent(model=ScriptedChatModel([]), tools=[echo], checkpointer=saver)
-        made = sum(m.type == "ai" for m in probe.get_state(config).values["messages"])
-        agent = module.create_deep_agent(model=ScriptedChatModel(script[made:]), tools=[echo], checkpointer=saver)
-        result = agent.invoke(None, config)
-        print("RESULT", [(m.type, m.content) for m in result["messages"]])
-    """
-).format(tests=str(Path(__file__).resolve().parent), echo=BLOCKING_ECHO, saver=SAVER_AT)
-
-
-def _killed_and_resumed(impl: str, where: str, work: Path, worker: str = KILLED_WORKER) -> tuple[list[str], str]:
-    """Runs ``worker`` (as `KILLED_WORKER`), kills it inside its blocking tool, resumes the
-    thread in a fresh process: the tool's log and the resumed run's `RESULT` line."""
-    import signal
-    import time
-
-    child = subprocess.Popen([sys.executable, "-c", worker, impl, where, str(work), "start"])
-    try:
-        deadline = time.monotonic() + 60
-        while not (work / "inside").exists():
-            assert child.poll() is None, "the run ended before the kill"
-            assert time.monotonic() < deadline, "the run never reached the blocking tool"
-            time.sleep(0.05)
-        time.sleep(0.3)  # as a kill would come: in the middle of the tool call
-    finally:
-        child.send_signal(signal.SIGKILL)
-        child.wait()
-    done = subprocess.run(
-        [sys.executable, "-c", worker, impl, where, str(work), "resume"],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = next(line for line in done.stdout.splitlines() if line.startswith("RESULT"))
-    return (work / "log").read_text().splitlines(), result
 
 
 # Child interpreters (each imports deepagents and LangGraph, some twice): past the suite's

@@ -29,7 +29,7 @@ _END = "__end__"
 
 
 #: The run's `TaskConfigs`, while the core runs under a thread graph (read by
-#: `_subagents.RunnableAdapter`, in the contextvars the core's run keeps).
+#: `_compiled_subagent.RunnableAdapter`, in the contextvars the core's run keeps).
 RUN_TASKS: contextvars.ContextVar[TaskConfigs | None] = contextvars.ContextVar("deepagents_rs_run_tasks", default=None)
 
 

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use serde_json::Map;
 
 use super::agent_run_args::{
     StartArg, failure_to_py, max_concurrency, run_options, start_tasks, stops_of, subagent_resumes,
@@ -13,12 +12,9 @@ use super::agent_run_args::{
 };
 // `stream` takes the late resumes of a run from here.
 pub(crate) use super::agent_run_args::{LateResumes, ResumeArg};
-use super::convert::{
-    extra_from_py, file_map_from_py, file_map_to_py, host_object, message_list, opaque_to_py,
-};
+use super::agent_state::{result_to_py, state_from_py, state_to_py};
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
-use super::input_messages::input_messages_from_py;
 use super::memory::memory_from_py;
 use super::stack_parts::{
     entry_from_py, files_from_py, middleware_from_py, model_from_py, private_keys_from_py,
@@ -28,12 +24,9 @@ use super::stack_parts::{
 use super::stream::{AsyncEventStream, EventStream, Item, QueueSink, StreamState, parse_mode};
 use crate::agent::{Agent, StackKind, StackParts};
 use crate::events::{Emitter, EventKind};
-use crate::history::History;
-use crate::host::HostValue;
 use crate::messages::SystemMessage;
-use crate::middleware::{MEMORY_CONTENTS_KEY, Middleware, ToolProvider};
+use crate::middleware::{Middleware, ToolProvider};
 use crate::run::{RunOptions, StartTask, Stops};
-use crate::state::AgentState;
 use crate::subagents::TaskTool;
 use crate::tools::Tool;
 
@@ -42,87 +35,6 @@ pub(crate) struct CoreAgent {
     agent: Agent,
     /// The node names of the subagents the core runs, by name (see `TaskTool::subagent_nodes`).
     subagent_nodes: Vec<(String, Vec<String>)>,
-}
-
-/// The input state: `messages` as message dicts, `files`, and any other keys kept as the
-/// caller's objects.
-pub(crate) fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
-    let input = input.copy()?;
-    let messages = match input.get_item("messages")? {
-        Some(list) => input_messages_from_py(&list)?,
-        None => Vec::new(),
-    };
-    input.del_item("messages").ok();
-    // Input files go through deepagents' reducer as its first write: `None` entries drop.
-    let (mut files, mut files_host) = (Arc::new(Map::new()), Arc::new(Default::default()));
-    if let Some(f) = input.get_item("files")?.filter(|f| !f.is_none()) {
-        file_map_from_py(&f)?.apply(&mut files, &mut files_host);
-    }
-    input.del_item("files").ok();
-    let (structured_response, structured_host) = match input.get_item("structured_response")? {
-        Some(sr) if !sr.is_none() => {
-            let host = HostValue::new(sr.clone().unbind());
-            (Some(super::value::read(&sr)?.0), Some(host))
-        }
-        _ => (None, None),
-    };
-    input.del_item("structured_response").ok();
-    let mut extra = extra_from_py(&input)?;
-    // The one kept key the core reads: memory a checkpoint kept.
-    if let Some(contents) = input.get_item(MEMORY_CONTENTS_KEY)? {
-        let (view, exact) = super::value::read(&contents)?;
-        if exact {
-            extra.insert(MEMORY_CONTENTS_KEY.into(), view.into());
-        }
-    }
-    Ok(AgentState {
-        messages: messages.into_iter().collect::<History>(),
-        files,
-        files_host,
-        structured_response,
-        structured_rendered: None,
-        structured_host,
-        extra,
-    })
-}
-
-pub(crate) fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
-    let list = message_list(py, &state.messages.to_vec())?;
-    state_with_messages(py, state, list)
-}
-
-/// A run's final state as `invoke` returns it: its messages as message objects already.
-fn result_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
-    let list = super::result_objects::message_objects(py, &state.messages.to_vec())?;
-    state_with_messages(py, state, list)
-}
-
-/// The state as a dict whose `messages` are `messages` (message dicts, or objects).
-pub(crate) fn state_with_messages(
-    py: Python<'_>,
-    state: &AgentState,
-    messages: Bound<'_, pyo3::types::PyList>,
-) -> PyResult<Py<PyAny>> {
-    let out = PyDict::new(py);
-    out.set_item("messages", messages)?;
-    for (k, v) in &state.extra {
-        out.set_item(k, opaque_to_py(py, v)?)?;
-    }
-    // The host's own parsed object when there is one: re-validating JSON could change it.
-    if let Some(obj) = state
-        .structured_host
-        .as_ref()
-        .and_then(|h| host_object(py, h))
-    {
-        out.set_item("structured_response", obj)?;
-    } else if let Some(sr) = &state.structured_response {
-        out.set_item("structured_response", pythonize::pythonize(py, sr)?)?;
-    }
-    out.set_item(
-        "files",
-        file_map_to_py(py, state.files.as_ref(), &state.files_host)?,
-    )?;
-    Ok(out.into_any().unbind())
 }
 
 /// Python's `mimetypes` table, handed to the core once (see `files::media::mime_type`).

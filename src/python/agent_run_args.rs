@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::agent::{state_from_py, state_to_py};
+use super::agent_state::{state_from_py, state_to_py};
 use super::errors::to_py;
 use super::host::PyHost;
 use super::stack_parts::response_format_from_py;

@@ -111,7 +111,7 @@ impl Objects {
         state: &AgentState,
     ) -> PyResult<Bound<'py, PyAny>> {
         let list = self.list(py, &state.messages.to_vec())?;
-        super::agent::state_with_messages(py, state, list).map(|s| s.into_bound(py))
+        super::agent_state::state_with_messages(py, state, list).map(|s| s.into_bound(py))
     }
 
     fn purge(&self) {

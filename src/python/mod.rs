@@ -3,6 +3,7 @@
 
 mod agent;
 mod agent_run_args;
+mod agent_state;
 mod backends;
 mod blocking;
 mod composite;

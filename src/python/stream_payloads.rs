@@ -258,7 +258,7 @@ pub(crate) fn route_to_py<'py>(py: Python<'py>, route: &Route) -> PyResult<Bound
             "send",
             (
                 send.node.as_str(),
-                super::agent::state_to_py(py, &send.state)?,
+                super::agent_state::state_to_py(py, &send.state)?,
             )
                 .into_pyobject(py)?
                 .into_any(),

@@ -8,6 +8,7 @@ use parking_lot::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use super::agent_state::state_to_py;
 use super::convert::{
     call_from_py, extra_any_from_py, extra_to_py, file_map_from_py, files_write_to_py,
     message_from_py, message_to_py,
@@ -59,7 +60,7 @@ impl ToolNext {
                 .write
                 .sends
                 .iter()
-                .map(|s| Ok((s.node.as_str(), super::agent::state_to_py(py, &s.state)?)))
+                .map(|s| Ok((s.node.as_str(), state_to_py(py, &s.state)?)))
                 .collect::<PyResult<Vec<_>>>()?;
             write.set_item("sends", sends)?;
             write.set_item("to_parent", result.write.to_parent)?;

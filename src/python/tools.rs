@@ -207,7 +207,7 @@ pub(crate) fn command_write_from_py(
                         send?.extract()?;
                     Ok(crate::tools::SendTarget {
                         node,
-                        state: Arc::new(super::agent::state_from_py(&state)?),
+                        state: Arc::new(super::agent_state::state_from_py(&state)?),
                     })
                 })
                 .collect::<PyResult<_>>()?,
@@ -405,7 +405,7 @@ fn run_state<'py>(py: Python<'py>, run: &crate::tools::RunScope) -> PyResult<Bou
         extra: run.extra.clone(),
         ..Default::default()
     };
-    Ok(super::agent::state_to_py(py, &state)?.into_bound(py))
+    Ok(super::agent_state::state_to_py(py, &state)?.into_bound(py))
 }
 
 impl Tool for PyTool {

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use super::agent::state_to_py;
+use super::agent_state::state_to_py;
 use super::convert::{host_object, message_to_py};
 use super::errors::{exception_of, tool_exception_of};
 use super::stream_payloads::delta_to_py;

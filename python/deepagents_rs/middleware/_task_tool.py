@@ -24,8 +24,8 @@ from langsmith.run_helpers import get_tracing_context, tracing_context
 from pydantic import BaseModel, Field, ValidationError, model_validator
 from typing_extensions import TypedDict
 
+from .._compiled_subagent import _COMPILED_MISSING_MESSAGES, _task_result
 from .._core import SUBAGENT_TEXTS
-from .._subagents import _COMPILED_MISSING_MESSAGES, _task_result
 from . import subagents as _face
 from .filesystem import FilesystemMiddleware
 from .rubric import _RUBRIC_KEY
