@@ -223,6 +223,52 @@ class Recorder(BaseCallbackHandler):
             self.events.append(snap)
 
 
+#: Every callback method of ``BaseCallbackHandler``.
+CALLBACK_METHODS = (
+    "on_llm_start",
+    "on_chat_model_start",
+    "on_llm_new_token",
+    "on_llm_end",
+    "on_llm_error",
+    "on_chain_start",
+    "on_chain_end",
+    "on_chain_error",
+    "on_tool_start",
+    "on_tool_end",
+    "on_tool_error",
+    "on_agent_action",
+    "on_agent_finish",
+    "on_retriever_start",
+    "on_retriever_end",
+    "on_retriever_error",
+    "on_text",
+    "on_retry",
+    "on_custom_event",
+    "on_stream_event",
+)
+
+
+def _sync_method(event: str) -> Any:
+    def method(self: Any, *args: Any, **kwargs: Any) -> None:
+        self.record(event, args, kwargs)
+
+    method.__name__ = event
+    return method
+
+
+def _async_method(event: str) -> Any:
+    async def method(self: Any, *args: Any, **kwargs: Any) -> None:
+        self.record(event, args, kwargs)
+
+    method.__name__ = event
+    return method
+
+
+# Installed here, not in a test module: a file using Recorder alone must get the methods too.
+for _event in CALLBACK_METHODS:
+    setattr(Recorder, _event, _sync_method(_event))
+
+
 # --------------------------------------------------------------------------------------------
 # Running a scenario
 

@@ -82,12 +82,14 @@ from fake_models import StreamingScriptedChatModel
 from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 
 from .callbacks_support import (
+    CALLBACK_METHODS,
     IMPLS,
     INPUT,
     SCENARIOS,
     Recorder,
     Run,
     Scenario,
+    _async_method,
     build,
     compact,
     normalize,
@@ -97,30 +99,6 @@ from .callbacks_support import (
 
 # --------------------------------------------------------------------------------------------
 # Recording handlers
-
-#: Every callback method of ``BaseCallbackHandler``.
-CALLBACK_METHODS = (
-    "on_llm_start",
-    "on_chat_model_start",
-    "on_llm_new_token",
-    "on_llm_end",
-    "on_llm_error",
-    "on_chain_start",
-    "on_chain_end",
-    "on_chain_error",
-    "on_tool_start",
-    "on_tool_end",
-    "on_tool_error",
-    "on_agent_action",
-    "on_agent_finish",
-    "on_retriever_start",
-    "on_retriever_end",
-    "on_retriever_error",
-    "on_text",
-    "on_retry",
-    "on_custom_event",
-    "on_stream_event",
-)
 
 
 class AsyncRecorder(AsyncCallbackHandler):
@@ -135,24 +113,7 @@ class AsyncRecorder(AsyncCallbackHandler):
     record = Recorder.record
 
 
-def _sync_method(event: str) -> Any:
-    def method(self: Any, *args: Any, **kwargs: Any) -> None:
-        self.record(event, args, kwargs)
-
-    method.__name__ = event
-    return method
-
-
-def _async_method(event: str) -> Any:
-    async def method(self: Any, *args: Any, **kwargs: Any) -> None:
-        self.record(event, args, kwargs)
-
-    method.__name__ = event
-    return method
-
-
 for _event in CALLBACK_METHODS:
-    setattr(Recorder, _event, _sync_method(_event))
     setattr(AsyncRecorder, _event, _async_method(_event))
 
 
