@@ -8,7 +8,7 @@ use pyo3::types::PyDict;
 use serde_json::Map;
 
 use super::convert::{
-    extra_from_py, file_map_from_py, file_map_to_py, host_object, message_list, opaque_to_py,
+    extra_from_py, file_map_to_py, host_object, input_file_map_from_py, message_list, opaque_to_py,
 };
 use super::input_messages::input_messages_from_py;
 use crate::history::History;
@@ -26,10 +26,10 @@ pub(crate) fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
     };
     input.del_item("messages").ok();
     // Input files go through deepagents' reducer as its first write: `None` entries drop.
-    let (mut files, mut files_host) = (Arc::new(Map::new()), Arc::new(Default::default()));
-    if let Some(f) = input.get_item("files")?.filter(|f| !f.is_none()) {
-        file_map_from_py(&f)?.apply(&mut files, &mut files_host);
-    }
+    let (files, files_host) = match input.get_item("files")?.filter(|f| !f.is_none()) {
+        Some(f) => input_file_map_from_py(&f)?.into_snapshot(),
+        None => (Arc::new(Map::new()), Arc::new(Default::default())),
+    };
     input.del_item("files").ok();
     let (structured_response, structured_host) = match input.get_item("structured_response")? {
         Some(sr) if !sr.is_none() => {

@@ -222,6 +222,18 @@ pub(crate) fn extra_to_py<'py>(py: Python<'py>, extra: &Extra) -> PyResult<Bound
 /// entries not read exactly and the entries under keys that are not plain str paths
 /// (deepagents keeps those; no file tool reaches them).
 pub(crate) fn file_map_from_py(obj: &Bound<'_, PyAny>) -> PyResult<FilesWrite> {
+    read_file_map(obj, false)
+}
+
+/// A run's input `files`, with the caller's object kept for every entry (see
+/// `FilesHost::exact`): deepagents' reducer takes the input's file dicts as they are, so
+/// those no write touches come back as the same objects. (A tool's `Command` update does not
+/// keep them in deepagents, so `file_map_from_py` does not.)
+pub(crate) fn input_file_map_from_py(obj: &Bound<'_, PyAny>) -> PyResult<FilesWrite> {
+    read_file_map(obj, true)
+}
+
+fn read_file_map(obj: &Bound<'_, PyAny>, keep_exact: bool) -> PyResult<FilesWrite> {
     let dict = obj
         .cast::<PyDict>()
         .map_err(|_| PyTypeError::new_err("`files` must be a dict of path -> file data"))?;
@@ -241,7 +253,11 @@ pub(crate) fn file_map_from_py(obj: &Bound<'_, PyAny>) -> PyResult<FilesWrite> {
         if entry.is_null() && !v.is_none() {
             entry = Value::String(v.str()?.to_string_lossy().into_owned());
         }
-        if !exact {
+        if exact {
+            if keep_exact {
+                write.host.exact.insert(path.clone(), keep(&v));
+            }
+        } else {
             write
                 .host
                 .origins
@@ -264,11 +280,14 @@ pub(crate) fn file_map_to_py<'py>(
     }
     let out = PyDict::new(py);
     for (path, entry) in files {
-        let kept = host
-            .origins
-            .get(path)
-            .filter(|o| o.matches(entry))
-            .and_then(|o| origin_object(py, o));
+        let kept = match host.exact.get(path) {
+            Some(object) => host_object(py, object),
+            None => host
+                .origins
+                .get(path)
+                .filter(|o| o.matches(entry))
+                .and_then(|o| origin_object(py, o)),
+        };
         match kept {
             Some(obj) => out.set_item(path, obj)?,
             None => out.set_item(path, pythonize::pythonize(py, entry)?)?,

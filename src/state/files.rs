@@ -9,13 +9,18 @@ use serde_json::{Map, Value};
 use crate::host::{HostValue, Origin};
 
 /// What the core carries beside a files map for the host: the caller's object for each
-/// entry it could not read exactly (returned in its place while the reading is unchanged),
-/// and entries under keys that are not str paths. deepagents keeps those in its state dict;
+/// entry (returned in its place while no write has touched the entry, so an untouched file
+/// is the caller's own dict, as deepagents' reducer leaves it), and entries under keys that
+/// are not str paths. deepagents keeps those in its state dict;
 /// no file tool can reach them, so the core never reads them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FilesHost {
-    /// By path.
+    /// By path, for entries not read exactly: checked against the reading before use.
     pub origins: HashMap<String, Origin>,
+    /// By path, for entries read exactly: the object equals the reading until a write to
+    /// the path drops it, so no fingerprint is taken (hashing every file's content twice a
+    /// run would cost about what handing the object back saves).
+    pub exact: HashMap<String, HostValue>,
     /// By the key's identity (its type and repr, given by the host), in the order written:
     /// the key object and its entry; in a write, `None` deletes.
     pub foreign: indexmap::IndexMap<String, (HostValue, Option<HostValue>)>,
@@ -23,7 +28,7 @@ pub struct FilesHost {
 
 impl FilesHost {
     pub fn is_empty(&self) -> bool {
-        self.origins.is_empty() && self.foreign.is_empty()
+        self.origins.is_empty() && self.exact.is_empty() && self.foreign.is_empty()
     }
 }
 
@@ -52,6 +57,7 @@ impl FilesWrite {
     pub fn extend(&mut self, later: &FilesWrite) {
         for path in later.entries.keys() {
             self.host.origins.remove(path);
+            self.host.exact.remove(path);
         }
         self.entries
             .extend(later.entries.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -62,6 +68,7 @@ impl FilesWrite {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone())),
         );
+        self.host.exact.extend(later.host.exact.clone());
         self.host.foreign.extend(
             later
                 .host
@@ -69,6 +76,25 @@ impl FilesWrite {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone())),
         );
+    }
+
+    /// The write applied to an empty files map (a run's input), moving its entries instead
+    /// of copying them: for a large input the copy and the freeing of the write after it were
+    /// most of a short run's cost.
+    pub fn into_snapshot(mut self) -> FilesSnapshot {
+        let deleted: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|(_, v)| v.is_null())
+            .map(|(k, _)| k.clone())
+            .collect();
+        for path in &deleted {
+            self.entries.shift_remove(path);
+            self.host.origins.remove(path);
+            self.host.exact.remove(path);
+        }
+        self.host.foreign.retain(|_, (_, entry)| entry.is_some());
+        (Arc::new(self.entries), Arc::new(self.host))
     }
 
     /// Applies the write to a files map and its host objects as deepagents' reducer does:
@@ -86,18 +112,27 @@ impl FilesWrite {
         }
         // Most writes come from the core's own file tools and most states carry no host
         // objects: nothing to copy then.
-        let stale =
-            !host.origins.is_empty() && self.entries.keys().any(|p| host.origins.contains_key(p));
+        let stale = (!host.origins.is_empty() || !host.exact.is_empty())
+            && self
+                .entries
+                .keys()
+                .any(|p| host.origins.contains_key(p) || host.exact.contains_key(p));
         if !stale && self.host.is_empty() {
             return;
         }
         let host = Arc::make_mut(host);
         for path in self.entries.keys() {
             host.origins.remove(path);
+            host.exact.remove(path);
         }
         for (path, origin) in &self.host.origins {
             if self.entries.get(path).is_some_and(|v| !v.is_null()) {
                 host.origins.insert(path.clone(), origin.clone());
+            }
+        }
+        for (path, object) in &self.host.exact {
+            if self.entries.get(path).is_some_and(|v| !v.is_null()) {
+                host.exact.insert(path.clone(), object.clone());
             }
         }
         for (id, (key, entry)) in &self.host.foreign {
@@ -121,6 +156,22 @@ mod tests {
 
     fn map(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn into_snapshot_is_the_write_applied_to_an_empty_map() {
+        let mut write = FilesWrite::from(map(json!({"/a": {"content": "1"}, "/b": null, "/c": {"content": "3"}})));
+        write.host.exact.insert("/a".into(), HostValue::new(1u8));
+        write.host.exact.insert("/b".into(), HostValue::new(2u8));
+        write.host.foreign.insert("k1".into(), (HostValue::new(3u8), Some(HostValue::new(4u8))));
+        write.host.foreign.insert("k2".into(), (HostValue::new(5u8), None));
+        let (mut files, mut host) = (Arc::new(Map::new()), Arc::new(FilesHost::default()));
+        write.apply(&mut files, &mut host);
+        let (moved, moved_host) = write.into_snapshot();
+        assert_eq!(moved, files);
+        assert_eq!(moved_host, host);
+        assert_eq!(moved_host.exact.len(), 1);
+        assert_eq!(moved_host.foreign.len(), 1);
     }
 
     #[test]
