@@ -17,8 +17,7 @@ import pytest
 pytest.importorskip("langchain_core")
 
 from deepagents_rs import _convert
-from langchain_core.messages import AIMessage
-from test_message_objects_as_given import _constructed, _same
+from test_message_objects_as_given import _constructed, _same, made_directly, takes_the_constructor
 
 _BLOCK = {"id": "toolu_1", "input": {"text": "step 0"}, "name": "echo", "type": "tool_use", "toolset_name": None}
 _CALL = {"name": "echo", "args": {"text": "step 0", "n": {"deep": [1]}}, "id": "toolu_1", "type": "tool_call"}
@@ -104,35 +103,15 @@ CONSTRUCTED = {
 }
 
 
-def _fields(d: dict) -> dict:
-    fields = {k: v for k, v in d.items() if k != "type"}
-    if fields.get("name") is None:
-        fields.pop("name", None)
-    if fields.get("usage_metadata") is None:
-        fields.pop("usage_metadata", None)
-    return fields
-
-
 @pytest.mark.parametrize("name", list(DIRECT))
 def test_a_reply_is_made_directly_and_is_what_langchain_makes(name: str) -> None:
-    d = DIRECT[name]
-    assert _convert._validated_as_given(AIMessage, _fields(d)) is not None
-    made, expected = _convert.from_core(d), _constructed(d)
-    _same(made, expected)
+    made, expected = made_directly(DIRECT[name])
     assert made.tool_calls == expected.tool_calls and made.usage_metadata == expected.usage_metadata
 
 
 @pytest.mark.parametrize("name", list(CONSTRUCTED))
 def test_any_other_shape_takes_langchains_constructor(name: str) -> None:
-    d = CONSTRUCTED[name]
-    assert _convert._validated_as_given(AIMessage, _fields(d)) is None
-    try:
-        expected = _constructed(d)
-    except (TypeError, ValueError) as error:  # LangChain refuses it: so must from_core, alike
-        with pytest.raises(type(error)):
-            _convert.from_core(d)
-        return
-    _same(_convert.from_core(d), expected)
+    takes_the_constructor(CONSTRUCTED[name])
 
 
 def test_its_dicts_and_lists_are_its_own_and_its_values_the_given_ones() -> None:

@@ -3,7 +3,8 @@
 ``_convert.from_core`` makes a LangChain message for every message of a run's result (and
 of a LangChain model's or middleware's request). When pydantic's validation would keep every
 value as given (a text content, no tool calls, no usage; for AI messages' tool calls, usage
-and block content see ``test_ai_objects_as_given.py``) the object is made directly; it must
+and block content see ``test_ai_objects_as_given.py``, for tool messages
+``test_tool_objects_as_given.py``) the object is made directly; it must
 be the very object ``cls(**fields)`` makes: same ``__dict__`` (values and order), same set
 fields, extras and private attributes, so equality, ``repr``, ``model_dump``,
 ``model_dump(exclude_unset=True)``, serialization and copies cannot tell them apart. Anything
@@ -37,6 +38,37 @@ def _constructed(d: dict) -> Any:
     if d.get("name") is None:
         d.pop("name", None)
     return cls(**d)
+
+
+def _fields(d: dict) -> dict:
+    """The fields ``from_core`` hands the class of the dict ``d``."""
+    fields = {k: v for k, v in d.items() if k != "type"}
+    if fields.get("name") is None:
+        fields.pop("name", None)
+    if fields.get("usage_metadata") is None:
+        fields.pop("usage_metadata", None)
+    return fields
+
+
+def made_directly(d: dict) -> tuple[Any, Any]:
+    """``from_core``'s object of ``d``, made without validation, and LangChain's."""
+    assert _convert._validated_as_given(CLASSES[d["type"]], _fields(d)) is not None
+    made, expected = _convert.from_core(d), _constructed(d)
+    _same(made, expected)
+    return made, expected
+
+
+def takes_the_constructor(d: dict) -> None:
+    """``from_core`` leaves ``d`` to LangChain's constructor: the same object, or the same
+    error when LangChain refuses it."""
+    assert _convert._validated_as_given(CLASSES[d["type"]], _fields(d)) is None
+    try:
+        expected = _constructed(d)
+    except (TypeError, ValueError, KeyError) as error:
+        with pytest.raises(type(error)):
+            _convert.from_core(d)
+        return
+    _same(_convert.from_core(d), expected)
 
 
 def _same(made: Any, expected: Any) -> None:
@@ -123,7 +155,6 @@ def _other_cases() -> list[dict]:
             },
             "response_metadata": {},
         },
-        {"type": "tool", "content": "result", "tool_call_id": "call_1", "status": "success", "artifact": None, **base},
         {"type": "human", "content": "numeric id", "id": 7, "additional_kwargs": {}, "response_metadata": {}},
         {"type": "human", "content": "an extra key", "example": True, **base},
     ]

@@ -218,16 +218,17 @@ def from_core(d: dict) -> Any:
 
 
 #: Each plain message class's fields (in the order its validated ``__dict__`` holds them),
-#: its ``type``, and whether it is ``AIMessage``.
+#: its ``type``, and whether it is ``AIMessage`` (the core reads this triple:
+#: `src/python/result_objects.rs`).
 _PLAIN_CLASSES: dict[type, tuple[tuple[str, ...], str, bool]] = {}
 
 
 def _plain_class(cls: type) -> tuple[tuple[str, ...], str, bool] | None:
-    """LangChain's own human, system or AI message class (not a subclass), described."""
+    """LangChain's own human, system, AI or tool message class (not a subclass), described."""
     known = _PLAIN_CLASSES.get(cls)
     if known is None:
         m = _compat.lc_messages
-        if m is None or cls not in (m.HumanMessage, m.SystemMessage, m.AIMessage):
+        if m is None or cls not in (m.HumanMessage, m.SystemMessage, m.AIMessage, m.ToolMessage):
             return None
         fields = cls.model_fields
         known = _PLAIN_CLASSES[cls] = (tuple(fields), fields["type"].default, cls is m.AIMessage)
@@ -239,18 +240,20 @@ def _validated_as_given(cls: type, d: dict) -> Any:
     would keep every value as given (or, for an AI message's tool calls, usage and block
     content, remake them as ``_ai_fields`` does): the message of a long history is made once
     per run, and validating its fields is most of that. ``None`` for anything validation
-    could change or reject otherwise (a list content outside an AI message, invalid tool
-    calls, a value of another type, an unknown key)."""
+    could change or reject otherwise (a list content outside an AI or tool message, invalid
+    tool calls, a tool call id or status validation would coerce, a value of another type, an
+    unknown key)."""
     known = _plain_class(cls)
-    if known is None or not d.keys() <= _PLAIN_KEYS:
+    if known is None or not d.keys() <= _KEYS[known[1]]:
         return None
     fields, kind, is_ai = known
     get = d.get
     extra = get("additional_kwargs", _NO_DICT)
     content = get("content")
     if type(content) is not str:
-        if not is_ai:
+        if kind not in ("ai", "tool"):
             return None
+        # ToolMessage's `coerce_args` copies a list, then validation its dicts, as for AI.
         content = _ai_fields.content(content)
     if content is None or type(extra) is not dict or type(get("response_metadata", _NO_DICT)) is not dict:
         return None
@@ -274,8 +277,14 @@ def _validated_as_given(cls: type, d: dict) -> Any:
             if usage is None:
                 return None
             values["usage_metadata"] = usage
-    elif not d.keys().isdisjoint(_AI_KEYS):
-        return None
+    elif kind == "tool":
+        # `coerce_args` turns a UUID or number id into a str, anything else fails validation:
+        # both left to the constructor. The artifact (`Any`) is kept as given.
+        status = get("status", "success")
+        if type(get("tool_call_id")) is not str or type(status) is not str or status not in _STATUSES:
+            return None
+        values.setdefault("artifact", None)
+        values.setdefault("status", "success")
     # Validation copies a dict field (not its values).
     values["additional_kwargs"] = dict(extra)
     values["response_metadata"] = dict(get("response_metadata", _NO_DICT))
@@ -296,7 +305,16 @@ def _validated_as_given(cls: type, d: dict) -> Any:
 _NO_DICT: dict = {}
 _STR_OR_NONE = (str, type(None))
 _AI_KEYS = frozenset({"tool_calls", "invalid_tool_calls", "usage_metadata"})
-_PLAIN_KEYS = frozenset({"content", "id", "name", "additional_kwargs", "response_metadata"}) | _AI_KEYS
+_TOOL_KEYS = frozenset({"tool_call_id", "status", "artifact"})
+_PLAIN_KEYS = frozenset({"content", "id", "name", "additional_kwargs", "response_metadata"})
+_STATUSES = ("success", "error")
+#: The keys each kind of message may be given.
+_KEYS = {
+    "human": _PLAIN_KEYS,
+    "system": _PLAIN_KEYS,
+    "ai": _PLAIN_KEYS | _AI_KEYS,
+    "tool": _PLAIN_KEYS | _TOOL_KEYS,
+}
 
 
 def system_to_core(system_prompt: Any) -> dict:

@@ -68,7 +68,7 @@ def direct_function(tool: Any, injects_state: bool, asynchronous: bool = False) 
 #: LangChain's names a direct call uses, by module.
 _LANGCHAIN_NAMES = {
     "langchain_core.callbacks": ("AsyncCallbackManager", "CallbackManager"),
-    "langchain_core.runnables.config": ("ensure_config", "patch_config", "set_config_context"),
+    "langchain_core.runnables.config": ("ensure_config", "set_config_context"),
     "langchain_core.runnables.utils": ("coro_with_context",),
     "langchain_core.tools.base": ("_format_output",),
 }
@@ -101,6 +101,7 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     """The config the tool's function runs with, as its tool run's child config would be;
     ``None`` when a callback handler would see the run."""
     lc = _langchain()
+    # A copy: what is set below is the tool's own.
     config = lc.ensure_config(config)
     manager = manager_type.configure(
         config.get("callbacks"),
@@ -113,14 +114,18 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     )
     if manager.handlers or manager.inheritable_handlers:
         return None
-    config.pop("run_id", None)
     # A tool run's child manager: the inherited tags and metadata only.
     manager = manager.copy()
     manager.tags, manager.metadata = list(manager.inheritable_tags), dict(manager.inheritable_metadata)
     # The id the tool's run would have: a tool reading `get_config()` sees a manager under a
     # run of its own, as under `invoke` (no handler sees that run, so none is started).
     manager.parent_run_id = lc.uuid7()
-    return lc.patch_config(config, callbacks=manager)
+    # `patch_config(config, callbacks=manager)`, on the copy made above (it would copy the
+    # config again): new callbacks, and no run name or id, which were the node run's.
+    config["callbacks"] = manager
+    config.pop("run_name", None)
+    config.pop("run_id", None)
+    return config
 
 
 def call_direct(tool: Any, direct: Direct, args: dict, tool_call_id: str, config: dict | None) -> Any:

@@ -37,7 +37,13 @@ class Caller:
     __slots__ = ("asynchronous", "configurable", "metadata", "pushed")
 
     def __init__(self, configurable: dict, metadata: dict, asynchronous: bool | None, pushed: Any = None) -> None:
-        self.configurable, self.metadata, self.asynchronous = configurable, metadata, asynchronous
+        # The calling task's configurable as it is when its `__pregel_call` is made (the last
+        # key set in it), less that key: holding the dict itself, whose `__pregel_call` holds
+        # this caller, made every tool call's configurable a reference cycle, its channels,
+        # runtime and scratchpad freed only by the cyclic collector (a call never reads its
+        # own `__pregel_call`: a task's config sets its own).
+        self.configurable = {k: v for k, v in configurable.items() if k != CALL_KEY}
+        self.metadata, self.asynchronous = metadata, asynchronous
         #: Where the parts of the tasks it pushes go, when the calling task is itself a pushed
         #: one (`_pushed_parts.PushedParts.source`); otherwise found from ``configurable``.
         self.pushed = pushed
