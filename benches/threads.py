@@ -172,6 +172,8 @@ def stored_bytes(saver: Any) -> int | None:
     conn = getattr(saver, "conn", None)
     if not isinstance(conn, sqlite3.Connection):
         return None
+    # A saver no run has used yet has no tables (LangGraph creates them on first use).
+    saver.setup()
     with saver.lock:
         checkpoints = conn.execute(
             "SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) FROM checkpoints"
