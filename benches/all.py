@@ -162,7 +162,8 @@ def checkpoint_section(steps: int, repeat: int) -> list[dict[str, Any]]:
             per_step: dict[tuple[str, int], float] = {}
             for history in (0, 2000):
                 for impl, create in creates.items():
-                    times = [threads.one_run(create, scenario, savers.make(kind), history) for _ in range(repeat + 1)]
+                    runs = [threads.one_run(create, scenario, savers.make(kind), history) for _ in range(repeat + 1)]
+                    times = [r.harness for r in runs]
                     per_step[(impl, history)] = statistics.median(times[1:]) / steps * 1000
                 ref, rs = per_step[(REF, history)], per_step[(RS, history)]
                 label = f"checkpointed step ({kind} saver{', 2,000 earlier messages' if history else ''})"

@@ -40,9 +40,18 @@ best ratio any harness could show with these writes on this disk (printed as ``b
 to the saver's file, per step, for each implementation: what the writes cost on disk, and
 whether they grow with ``--history`` (the delta channels' snapshots, every 50 updates, hold
 the whole value: LangGraph's format, the same for both). ``saver ms`` (SQLite savers): the
-time the saver spent in its ``put`` / ``put_writes`` during the timed run (on LangGraph's
+wall time the saver spent in its ``put`` / ``put_writes`` during the timed run (on LangGraph's
 background thread), per step: its serializing, SQL and commits, which a run waits for at its
 end, so a step costs at least that much.
+
+``cpu`` (``rs cpu``, ``da cpu``, ``cpu ratio``): the harness's own work per step, without
+the saver's: the process's CPU time during the run (``time.process_time``: every thread,
+the core's and LangGraph's background executor's included) less the CPU time the saver's
+``put`` / ``put_writes`` calls took (each measured on its own thread) and, in ``native``, the
+simulated server's (its connection threads'). A disk wait (a commit's fsync) blocks without
+running, so it is in neither side's number; the saver's own serializing and SQL are left out
+of both. Fair as a comparison because both sides hand the same saver the same calls: their
+counts are printed under each table (``saver calls per run``) and must match.
 
 Usage::
 
@@ -67,7 +76,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
@@ -118,27 +127,34 @@ class Savers:
 class SaverClock:
     """The wall time during which a saver is in its ``put`` / ``put_writes`` while installed
     (on whatever threads LangGraph calls them; overlapping calls, which a ``SqliteSaver``'s
-    lock serializes, count once), wrapped on the instance: the saver's own share of a run."""
+    lock serializes, count once), the CPU time those calls take (each call's thread's), and
+    how many there were, wrapped on the instance: the saver's own share of a run."""
 
     def __init__(self, saver: Any) -> None:
         self.saver = saver
         self.seconds = 0.0
+        self.cpu = 0.0
+        self.calls = {"put": 0, "put_writes": 0}
         self.lock = threading.Lock()
         self.active = 0
         self.since = 0.0
         for name in ("put", "put_writes"):
-            setattr(saver, name, self._timed(getattr(saver, name)))
+            setattr(saver, name, self._timed(name, getattr(saver, name)))
 
-    def _timed(self, method: Callable[..., Any]) -> Callable[..., Any]:
+    def _timed(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
             with self.lock:
                 if not self.active:
                     self.since = time.perf_counter()
                 self.active += 1
+                self.calls[name] += 1
+            cpu = time.thread_time()
             try:
                 return method(*args, **kwargs)
             finally:
+                cpu = time.thread_time() - cpu
                 with self.lock:
+                    self.cpu += cpu
                     self.active -= 1
                     if not self.active:
                         self.seconds += time.perf_counter() - self.since
@@ -156,6 +172,8 @@ def stored_bytes(saver: Any) -> int | None:
     conn = getattr(saver, "conn", None)
     if not isinstance(conn, sqlite3.Connection):
         return None
+    # A saver no run has used yet has no tables (LangGraph creates them on first use).
+    saver.setup()
     with saver.lock:
         checkpoints = conn.execute(
             "SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) FROM checkpoints"
@@ -224,17 +242,26 @@ def earlier_messages(history: int) -> list[dict]:
     return [{"role": role, "content": f"earlier {role} message {i} " * 4} for i, role in enumerate(turns)]
 
 
-def one_run(
-    create: Callable[..., Any],
-    scenario: Any,
-    saver: Any,
-    history: int = 0,
-    written: list[tuple[int, float]] | None = None,
-) -> float:
-    """One checked run's harness time (wall time minus the model server's), on a thread of
-    ``history`` earlier messages (loaded by the saver; the run's input without one).
-    ``written``: gets the bytes the timed run stored (`stored_bytes`) and the seconds the
-    saver spent storing them (`SaverClock`), for a SQLite saver."""
+class Run(NamedTuple):
+    """One timed run, per run (not per step)."""
+
+    #: Wall time less the model server's handler time.
+    harness: float
+    #: The process's CPU time (every thread: the core's, LangGraph's background executor)
+    #: less the saver's own calls' CPU and the simulated server's: the harness's own work,
+    #: without the disk waits (an fsync blocks, it does not run) that a wall time carries.
+    cpu: float
+    #: Blob bytes the run stored (SQLite savers), see `stored_bytes`.
+    stored: int | None
+    #: Wall seconds inside the saver's ``put`` / ``put_writes`` (overlaps counted once).
+    saver_wall: float
+    #: The saver's ``put`` and ``put_writes`` calls.
+    saver_calls: tuple[int, int]
+
+
+def one_run(create: Callable[..., Any], scenario: Any, saver: Any, history: int = 0) -> Run:
+    """One checked run's harness time (wall and CPU), on a thread of ``history`` earlier
+    messages (loaded by the saver; the run's input without one), with what the saver did."""
     steps = scenario.steps
     threaded = saver is not None and history > 0
     agent = create(model=scenario.model_arg(1 if threaded else 0), tools=[echo], checkpointer=saver)
@@ -245,23 +272,32 @@ def one_run(
     if threaded:
         # The thread's history, with the answered turn a real thread ends with (untimed).
         agent.invoke({"messages": [*earlier, {"role": "user", "content": "earlier question"}]}, config)
+    sim = scenario.sim if isinstance(scenario, Native) else None
     # The model server's time so far (the untimed turn's) is not the run's.
-    before = scenario.sim.handler_seconds if isinstance(scenario, Native) else 0.0
-    stored = stored_bytes(saver) if written is not None and saver is not None else None
-    clock = SaverClock(saver) if stored is not None else None
+    before = sim.handler_seconds if sim is not None else 0.0
+    server_cpu = sim.cpu_seconds if sim is not None else 0.0
+    stored = stored_bytes(saver) if saver is not None else None
+    clock = SaverClock(saver) if saver is not None else None
+    cpu0 = time.process_time()
     t0 = time.perf_counter()
     out = agent.invoke({"messages": [prompt] if threaded else [*earlier, prompt]}, config)
     wall = time.perf_counter() - t0
-    if clock is not None and written is not None and stored is not None:
+    cpu = time.process_time() - cpu0
+    if sim is not None:
+        cpu -= sim.cpu_seconds - server_cpu
+    saver_wall, calls = 0.0, (0, 0)
+    if clock is not None:
         clock.remove()
-        written.append((stored_bytes(saver) - stored, clock.seconds))
+        cpu -= clock.cpu
+        saver_wall, calls = clock.seconds, (clock.calls["put"], clock.calls["put_writes"])
     harness = wall - (scenario.server_seconds() - before)
     expected = held + 2 * steps + 2
     if len(out["messages"]) != expected:
         raise BenchError(f"{len(out['messages'])} messages, expected {expected}")
     if saver is not None and len(agent.get_state(THREAD).values["messages"]) != expected:
         raise BenchError("the thread read back does not hold the run's messages")
-    return harness
+    written = stored_bytes(saver) - stored if stored is not None else None
+    return Run(harness, cpu, written, saver_wall, calls)
 
 
 def saver_floor(create: Callable[..., Any], steps: int, savers: Savers, kinds: list[str]) -> dict[str, float]:
@@ -344,59 +380,88 @@ def main(argv: list[str] | None = None) -> int:
             savers.close()
     floor = {k: (floors[0][k] + floors[1][k]) / 2 for k in floors[0]}
     for scenario, rows in results:
-        print(f"\n== {scenario.name}")
-        print(
-            f"{'saver':<10} {'deepagents_rs':>14} {'deepagents':>11} {'ratio':>7}"
-            f" {'rs bytes/step':>14} {'da bytes/step':>14} {'rs saver ms':>12} {'da saver ms':>12} {'bound':>7}"
-        )
-        for kind, per_step, written, saver_ms in rows:
-            if len(per_step) != 2:
-                ok = False
-                continue
-            ratio = per_step["deepagents"] / per_step["deepagents_rs"]
-            line = f"{kind:<10} {per_step['deepagents_rs']:>14.3f} {per_step['deepagents']:>11.3f} {ratio:>6.1f}x"
-            if len(written) == 2:
-                line += f" {written['deepagents_rs']:>14,.0f} {written['deepagents']:>14,.0f}"
-                line += f" {saver_ms['deepagents_rs']:>12.3f} {saver_ms['deepagents']:>12.3f}"
-            else:
-                line += f" {'':>14} {'':>14} {'':>12} {'':>12}"
-            if floor.get(kind):
-                line += f" {per_step['deepagents'] / floor[kind]:>6.1f}x"
-            print(line)
+        ok = print_scenario(scenario, rows, floor) and ok
     if floor:
         shown = "; ".join(f"{k} {a:.3f} then {b:.3f}" for (k, a), b in zip(floors[0].items(), floors[1].values()))
         print(
             "\nsaver floor (its own put/put_writes for one run, replayed serially, before and after), ms per step:"
             f" {shown}\nbound: deepagents' step over the floor's mean, the ratio a harness doing nothing but"
             " the same writes would show"
+            "\ncpu: the process's CPU ms per step (all threads) less the saver's put/put_writes' own CPU"
+            " (and the simulated server's): the harness's work without the saver's (nor its disk waits)"
         )
     return 0 if ok else 1
 
 
+class Summary(NamedTuple):
+    """One implementation's timed runs with one saver, per step (medians)."""
+
+    wall_ms: float
+    cpu_ms: float
+    bytes: float | None
+    saver_ms: float
+    #: The saver's ``put`` / ``put_writes`` calls per run, each distinct count seen.
+    calls: set[tuple[int, int]]
+
+
+def print_scenario(scenario: Any, rows: list[tuple[str, dict[str, Summary]]], floor: dict[str, float]) -> bool:
+    """One scenario's table; whether every row has both implementations."""
+    print(f"\n== {scenario.name}")
+    print(
+        f"{'saver':<10} {'deepagents_rs':>14} {'deepagents':>11} {'ratio':>7}"
+        f" {'rs cpu':>8} {'da cpu':>8} {'cpu ratio':>9}"
+        f" {'rs bytes/step':>14} {'da bytes/step':>14} {'rs saver ms':>12} {'da saver ms':>12} {'bound':>7}"
+    )
+    ok = True
+    calls = []
+    for kind, row in rows:
+        if len(row) != 2:
+            ok = False
+            continue
+        rs, da = row["deepagents_rs"], row["deepagents"]
+        line = f"{kind:<10} {rs.wall_ms:>14.3f} {da.wall_ms:>11.3f} {da.wall_ms / rs.wall_ms:>6.1f}x"
+        line += f" {rs.cpu_ms:>8.3f} {da.cpu_ms:>8.3f} {da.cpu_ms / rs.cpu_ms:>8.1f}x"
+        if rs.bytes is not None and da.bytes is not None:
+            line += f" {rs.bytes:>14,.0f} {da.bytes:>14,.0f}"
+            line += f" {rs.saver_ms:>12.3f} {da.saver_ms:>12.3f}"
+        else:
+            line += f" {'':>14} {'':>14} {'':>12} {'':>12}"
+        if floor.get(kind):
+            line += f" {da.wall_ms / floor[kind]:>6.1f}x"
+        print(line)
+        if kind != "none":
+            shown = " / ".join(", ".join(f"{p} + {w}" for p, w in sorted(s.calls)) for s in (rs, da))
+            calls.append(f"{kind} {shown}{'' if rs.calls == da.calls else ' (DIFFER)'}")
+    if calls:
+        print("saver calls per run (put + put_writes), rs / deepagents: " + "; ".join(calls))
+    return ok
+
+
 def run_scenario(
     scenario: Any, kinds: list[str], impls: dict[str, Callable[..., Any]], savers: Savers, args: Any
-) -> list[tuple[str, dict[str, float], dict[str, float], dict[str, float]]]:
-    """Each saver's row, by implementation: the median per-step ms, bytes stored per step and
-    ms per step spent in the saver's own calls."""
+) -> list[tuple[str, dict[str, Summary]]]:
+    """Each saver's row: by implementation, the medians of its timed runs (the warm-up left
+    out), per step."""
     rows = []
     for kind in kinds:
-        per_step: dict[str, float] = {}
-        written: dict[str, float] = {}
-        saver_ms: dict[str, float] = {}
+        row: dict[str, Summary] = {}
         for name, create in impls.items():
-            stored: list[tuple[int, float]] = []
             try:
-                times = [
-                    one_run(create, scenario, savers.make(kind), args.history, stored) for _ in range(args.repeat + 1)
-                ]
+                runs = [one_run(create, scenario, savers.make(kind), args.history) for _ in range(args.repeat + 1)]
             except Exception as e:  # noqa: BLE001 - reported, and the exit status says so
                 print(f"{kind}: {name} FAILED: {type(e).__name__}: {e}")
                 continue
-            per_step[name] = statistics.median(times[1:]) / args.steps * 1000
-            if stored:
-                written[name] = statistics.median(b for b, _ in stored) / args.steps
-                saver_ms[name] = statistics.median(t for _, t in stored) / args.steps * 1000
-        rows.append((kind, per_step, written, saver_ms))
+            timed = runs[1:]
+            ms = 1000 / args.steps
+            stored = [r.stored for r in timed if r.stored is not None]
+            row[name] = Summary(
+                wall_ms=statistics.median(r.harness for r in timed) * ms,
+                cpu_ms=statistics.median(r.cpu for r in timed) * ms,
+                bytes=statistics.median(stored) / args.steps if stored else None,
+                saver_ms=statistics.median(r.saver_wall for r in timed) * ms,
+                calls={r.saver_calls for r in timed},
+            )
+        rows.append((kind, row))
     return rows
 
 
