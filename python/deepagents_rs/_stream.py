@@ -41,14 +41,15 @@ _SUBAGENT_INTEGRATION = "langchain_create_agent"
 
 def _run_metadata(metadata: dict, configurable: dict, subagent: str | None) -> dict:
     """The metadata a run's tasks start from: the graph's (a subagent's own inside one), the
-    run's, and the configurable keys LangGraph propagates."""
+    run's, and the configurable keys LangGraph propagates (only set ones: a parent graph's
+    task config has ``checkpoint_id`` None)."""
     out = dict(configurable.get(AGENT_METADATA_KEY) or {})
     if subagent is not None:
         out.update(ls_integration=_SUBAGENT_INTEGRATION, lc_agent_name=subagent)
     out.update(metadata)
     for key in _PROPAGATED_KEYS:
-        if key in configurable and key not in out:
-            out[key] = configurable[key]
+        if key not in out and (value := configurable.get(key)):
+            out[key] = value
     return out
 
 
