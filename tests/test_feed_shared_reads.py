@@ -35,7 +35,7 @@ CONFIG: dict = {"metadata": {"langgraph_step": 1}, "configurable": {}}
 
 def started(ns: tuple, call_id: str) -> tuple:
     """The core's item telling a subagent started (`Event::Route` of kind ``subagent``)."""
-    return ("routes", ns, ("tools", "subagent", (call_id, {"messages": []}, ["model", "tools"])))
+    return ("routes", ns, ("tools", "subagent", (call_id, {"messages": []}, ["model", "tools"], "general-purpose")))
 
 
 def model_write(ns: tuple, text: str) -> list[tuple]:

@@ -7,7 +7,7 @@ from deepagents_rs._task_namespaces import TaskNamespaces
 
 
 def _start(core: str, call_id: str) -> tuple:
-    return ("routes", (core,), ("__start__", "subagent", (call_id, {}, ["model"])))
+    return ("routes", (core,), ("__start__", "subagent", (call_id, {}, ["model"], "general-purpose")))
 
 
 def _chunk(core: str) -> tuple:

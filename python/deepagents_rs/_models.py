@@ -277,13 +277,16 @@ class ModelAdapter:
         on_chunk: Any = None,
         settings: dict | None = None,
         parent: Any = None,
+        config: Any = None,
+        place: Any = None,
     ) -> dict:
         """One model call; ``system`` (or None) and ``messages`` are LangChain messages. With
         ``on_chunk``, the model streams and each chunk is handed to it as it arrives;
-        ``settings`` are middleware's ``model_settings``, bound for this call."""
+        ``settings`` are middleware's ``model_settings``, bound for this call. ``config`` and
+        ``place``: the run's config and the model node's place (`_task_config.node_task`)."""
         bound = self._bind(tools, tool_choice, settings)
         prompt = self._prompt(system, messages)
-        with _own_config():
+        with _node_context(_model_task(config, place, False)):
             return self._reply(bound.invoke(prompt, _call_config(parent, on_chunk)))
 
     async def ainvoke(
@@ -295,18 +298,50 @@ class ModelAdapter:
         on_chunk: Any = None,
         settings: dict | None = None,
         parent: Any = None,
+        config: Any = None,
+        place: Any = None,
     ) -> dict:
         bound = self._bind(tools, tool_choice, settings)
         prompt = self._prompt(system, messages)
-        with _own_config():
+        known = None
+        if place is not None:
+            from ._task_config import astep_place
+
+            # Where the node is in the graph following the run, waited for off the loop.
+            known = await astep_place((config or {}).get("configurable") or {}, place)
+        with _node_context(_model_task(config, place, True, known)):
             return self._reply(await bound.ainvoke(prompt, _call_config(parent, on_chunk)))
 
 
-class _own_config:
-    """No ambient LangChain config while the model is called: its config is the model node's
-    (``_call_config``). A checkpointed run calls Python in its first node's task context, and
-    LangChain merges the ambient config into every call (a binding's callbacks would keep
-    that node as the call's parent)."""
+def _model_task(config: Any, place: Any, asynchronous: bool, known: Any = None) -> dict | None:
+    """The config LangGraph hands the ``model`` node's task at ``place``, which LangChain's
+    create_agent calls the model inside (no config of its own: the model takes the task's);
+    None where no agent graph runs the call."""
+    if place is None:
+        return None
+    from langgraph.runtime import Runtime
+
+    from ._run_context import RUNTIME_KEY
+    from ._task_channels import OWN_PREFIX
+    from ._task_config import node_task
+
+    task, fields = node_task(config, "model", place, asynchronous, known)
+    configurable = task["configurable"]
+    # Our own carriers stay out of sight, as in every task's config (deepagents has none).
+    for key in [k for k in configurable if k.startswith(OWN_PREFIX)]:
+        del configurable[key]
+    configurable[RUNTIME_KEY] = Runtime(**fields)
+    return task
+
+
+class _node_context:
+    """The model node's task config as the ambient LangChain config while the model is
+    called (``get_config()`` inside the model reads it), or none where no agent graph runs
+    the call. A checkpointed run calls Python in its first node's task context, whose config
+    must not reach the model call (its callbacks would keep that node as the call's parent)."""
+
+    def __init__(self, task: dict | None) -> None:
+        self._task = task
 
     def __enter__(self) -> None:
         try:
@@ -314,7 +349,7 @@ class _own_config:
         except ImportError:
             self._reset = None
             return
-        token = var_child_runnable_config.set(None)
+        token = var_child_runnable_config.set(self._task)
         self._reset = lambda: var_child_runnable_config.reset(token)
 
     def __exit__(self, *exc: object) -> None:
@@ -342,10 +377,13 @@ def _call_config(parent: Any, on_chunk: Any) -> dict | None:
         else:
             callbacks = [forwarder]
     if parent is None:
+        # The metadata and tags are the node task's (the ambient config's), as the model
+        # node's call takes them.
         return {"callbacks": callbacks}
-    # The node's run carries the call's tags and metadata; none come from the task context a
-    # checkpointed run calls Python in (its first node's, whose metadata names that node).
-    return {"callbacks": callbacks, "metadata": {}, "tags": []}
+    # The node's run carries the call's tags and metadata (its `checkpoint_ns` the run's
+    # outermost task's, as in deepagents); an empty configurable keeps LangChain's
+    # `ensure_config` from copying the node task's namespace over it.
+    return {"callbacks": callbacks, "metadata": {}, "tags": [], "configurable": {}}
 
 
 def _chunk_forwarder(on_chunk: Any) -> Any:

@@ -41,14 +41,15 @@ _SUBAGENT_INTEGRATION = "langchain_create_agent"
 
 def _run_metadata(metadata: dict, configurable: dict, subagent: str | None) -> dict:
     """The metadata a run's tasks start from: the graph's (a subagent's own inside one), the
-    run's, and the configurable keys LangGraph propagates."""
+    run's, and the configurable keys LangGraph propagates (only set ones: a parent graph's
+    task config has ``checkpoint_id`` None)."""
     out = dict(configurable.get(AGENT_METADATA_KEY) or {})
     if subagent is not None:
         out.update(ls_integration=_SUBAGENT_INTEGRATION, lc_agent_name=subagent)
     out.update(metadata)
     for key in _PROPAGATED_KEYS:
-        if key in configurable and key not in out:
-            out[key] = configurable[key]
+        if key not in out and (value := configurable.get(key)):
+            out[key] = value
     return out
 
 
@@ -323,8 +324,9 @@ class Shaper:
         #: LangGraph's `print_mode` (or `debug=True`): these modes' chunks are printed as the
         #: graph prints them, whether or not they are streamed.
         self.print_modes: list[str] = []
-        #: The subagents' private state keys (see `_data`).
+        #: The subagents' private state keys (see `_data`), and their graphs' keys.
         self.subgraph_private: frozenset[str] = frozenset()
+        self.subagent_keys: Any = None
         #: Whether ``messages`` parts are content-block protocol events (v3), and their maker
         #: (see `_stream_protocol`).
         self.protocol = False
@@ -372,7 +374,7 @@ class Shaper:
             value = self.result(payload)
             if self.subgraph_private:
                 value = {k: v for k, v in value.items() if k not in self.subgraph_private}
-            return value
+            return value if self.subagent_keys is None else self.subagent_keys.values(ns, value)
         if mode == "messages":
             message, meta, is_chunk = payload
             if not is_chunk:
@@ -541,6 +543,8 @@ class Shaper:
             self.final = self.root_result(payload)
             self._final_raw = payload
             return False, None
+        if mode == "routes" and self.subagent_keys is not None:
+            self.subagent_keys.observe(ns, payload)
         # The updates tell a caller's `output_keys` which channels each step wrote.
         read_for_output = mode == "updates" and self.output is not None
         if mode not in self.modes and mode not in self.print_modes and not read_for_output:

@@ -292,7 +292,7 @@ class ToolEvents:
         return self._host_started(child, call_id)
 
     def _subagent_started(self, child: tuple, value: tuple) -> list:
-        call_id, state, nodes = value
+        call_id, state, nodes, _name = value
         out = self._host_started(child, call_id)
         if not self.tasks:
             return out

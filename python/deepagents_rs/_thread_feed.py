@@ -158,7 +158,7 @@ class Feed:
         elif mode == "routes":
             node, kind, value = payload
             if kind == "subagent":
-                call_id, state, nodes = value
+                call_id, state, nodes, _name = value
                 self._starts.setdefault(call_id, collections.deque()).append((ns, state, nodes))
             elif kind == "place":
                 # The next write of ``node`` is the task's of that place (a task stopped

@@ -293,11 +293,11 @@ class ThreadRuns:
 
         thread_input = input if command else None
         if isinstance(input, dict):
-            keys = ("messages", "files", "structured_response", *self._schema.input)
+            keys = {"messages", "files", "structured_response", *self._schema.input}
+            # In the caller's order, as LangGraph writes (and serializes) an input's keys: of
+            # two values a saver cannot take, the first given is the one reported.
             # `skills_metadata: None` is a write of its own: it asks for the skills again.
-            thread_input = {
-                k: input[k] for k in keys if k in input and (input[k] is not None or k == "skills_metadata")
-            }
+            thread_input = {k: v for k, v in input.items() if k in keys and (v is not None or k == "skills_metadata")}
         run = thread.arun if asynchronous else thread.run
         runs = run(
             thread_input,

@@ -131,7 +131,7 @@ fn writer_arg<'py>(py: Python<'py>, events: &Option<StepEmitter>) -> PyResult<Bo
 /// the node's step, namespace and subagent, the run its callbacks go under, and for a
 /// `wrap_tool_call` the call's index among its message's calls and its id. None where no
 /// agent graph runs the call.
-fn place_arg<'py>(
+pub(super) fn place_arg<'py>(
     py: Python<'py>,
     place: Option<&NodePlace>,
     trace: Option<&NodeTrace>,

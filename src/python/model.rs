@@ -287,6 +287,20 @@ fn trace_arg<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<'py
     })
 }
 
+/// The `config` and `place` arguments: the run's config and the model node's place, from
+/// which the adapter makes the config LangGraph hands the model node's task (a Python model
+/// reads it with `get_config()`, and its callbacks' metadata are the node's), as hooks get
+/// theirs (see `middleware::place_arg`).
+fn node_args<'py>(
+    py: Python<'py>,
+    request: &ModelRequest,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let config = PyHost::config_arg(PyHost::from_context(&request.host), py);
+    let place =
+        super::middleware::place_arg(py, request.place.as_ref(), request.trace.as_ref(), None)?;
+    Ok((config, place))
+}
+
 /// The `on_chunk` argument: a callback reporting each chunk, or None (no streaming).
 fn chunk_callback(py: Python<'_>, sink: Option<TokenSink>) -> PyResult<Bound<'_, PyAny>> {
     match sink {
@@ -368,6 +382,7 @@ impl ChatModel for PyChatModel {
                         let on_chunk = chunk_callback(py, on_chunk)?;
                         let settings = settings_arg(py, &request)?;
                         let callbacks = trace_arg(py, &request)?;
+                        let (config, place) = node_args(py, &request)?;
                         adapter.bind(py).call_method1(
                             "ainvoke",
                             (
@@ -378,6 +393,8 @@ impl ChatModel for PyChatModel {
                                 on_chunk,
                                 settings,
                                 callbacks,
+                                config,
+                                place,
                             ),
                         )
                     },
@@ -394,6 +411,7 @@ impl ChatModel for PyChatModel {
                         let on_chunk = chunk_callback(py, on_chunk)?;
                         let settings = settings_arg(py, &request)?;
                         let callbacks = trace_arg(py, &request)?;
+                        let (config, place) = node_args(py, &request)?;
                         let args = vec![
                             system,
                             messages.into_any(),
@@ -402,6 +420,8 @@ impl ChatModel for PyChatModel {
                             on_chunk,
                             settings,
                             callbacks,
+                            config,
+                            place,
                         ];
                         let host = PyHost::from_context(&host);
                         let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;

@@ -221,13 +221,13 @@ pub(super) fn event_to_py(
                     .into_any(),
             )
         }
-        // `("__start__", "subagent", (call id, state, node names))`.
+        // `("__start__", "subagent", (call id, state, node names, agent name))`.
         Event::SubagentStart {
             call_id,
             input,
             nodes,
         } => {
-            let start = (call_id, state_to_py(py, &input)?, nodes);
+            let start = (call_id, state_to_py(py, &input)?, nodes, agent_name);
             (
                 EventKind::Routes,
                 ("__start__", "subagent", start)
