@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepagents_rs import _core
 from deepagents_rs.backends import protocol
+from deepagents_rs.backends._memory_store_items import memory_items
 from deepagents_rs.backends._store_state_texts import NAMESPACE_FACTORY_NEEDS_RUNTIME, STORE_OUTSIDE_GRAPH
 
 # deepagents requires LangGraph, deepagents_rs does not, and imports it only when a store is
@@ -159,24 +160,30 @@ class StoreBackend(protocol.BackendProtocol):
 
     def _listing(self, make: Callable[..., Any], args: tuple[Any, ...], searcher: str) -> tuple[Any, ...]:
         """The store, the plan of an operation that reads the whole namespace (ls, grep, glob,
-        delete) and, when a subclass has its own `searcher` (`_search_store_paginated` or its
-        async twin), that bound method with the namespace, which must then supply the items as
-        in deepagents; else `None` (the plan pages through `store.search` itself)."""
+        delete), the namespace's items when an `InMemoryStore` is read directly (see
+        `_memory_store_items`; else `None`: the plan pages through `store.search` itself) and,
+        when a subclass has its own `searcher` (`_search_store_paginated` or its async twin),
+        that bound method, which must then supply the items as in deepagents (else `None`)."""
         store = self._get_store()
         namespace = self._get_namespace()
         plan = make(namespace, *args)
-        own = getattr(self, searcher) if _overrides(self, searcher) else None
-        return store, namespace, plan, own
+        if _overrides(self, searcher):
+            return store, namespace, plan, None, getattr(self, searcher)
+        return store, namespace, plan, memory_items(store, namespace), None
 
     def _run_listing(self, make: Callable[..., Any], *args: Any) -> Any:
         """A whole-namespace operation carried out with the store's sync methods (see `_listing`)."""
-        store, namespace, plan, own = self._listing(make, args, "_search_store_paginated")
-        return plan.run(store, None if own is None else list(own(store, namespace)))
+        store, namespace, plan, items, own = self._listing(make, args, "_search_store_paginated")
+        if own is not None:
+            items = list(own(store, namespace))
+        return plan.run(store, items)
 
     async def _arun_listing(self, make: Callable[..., Any], *args: Any) -> Any:
         """`_run_listing` with the store's async API and `_asearch_store_paginated`."""
-        store, namespace, plan, own = self._listing(make, args, "_asearch_store_paginated")
-        return await _arun(store, plan, None if own is None else list(await own(store, namespace)))
+        store, namespace, plan, items, own = self._listing(make, args, "_asearch_store_paginated")
+        if own is not None:
+            items = list(await own(store, namespace))
+        return await _arun(store, plan, items)
 
     def _search_store_paginated(
         self,
