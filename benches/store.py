@@ -20,9 +20,9 @@ and after.
 
 Each row also shows the store calls one operation makes on each side (``search``, ``get``,
 ``put``, ``batch``, async twins with an ``a``), counted in an untimed pass. On a plain
-``InMemoryStore`` ours reads the namespace's items from the store's dict instead of paging
-through ``search`` (``backends/_memory_store_items.py``), so its whole-namespace rows make no
-``search``; any other store is searched as deepagents searches it.
+``InMemoryStore`` ours reads the namespace's items and single entries from the store's dict,
+with the lookups the store's own ``search`` and ``get`` make (``backends/_memory_store_reads.py``),
+so it makes no ``search`` and no ``get``; any other store is called as deepagents calls it.
 
 ``--store canned`` times the backend's own work on the whole-namespace operations (``ls``,
 ``grep``, ``glob``, ``delete``, ``adelete``) as deepagents does it, through ``search``: each

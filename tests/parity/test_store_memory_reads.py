@@ -1,16 +1,19 @@
-"""Parity: ``StoreBackend``'s whole-namespace operations on a plain ``InMemoryStore``.
+"""Parity: ``StoreBackend`` on a plain ``InMemoryStore``, which ours reads from its dict.
 
-deepagents pages through ``store.search``; ours reads a plain ``InMemoryStore``'s items from
-its dict instead (``backends/_memory_store_items.py``). Each implementation works on its own
-store seeded alike, with items in child and sibling namespaces and a key repeated in a child
-namespace: results and the items left behind must match deepagents', while ours asks the
-store for no ``search``. Stores that must be searched (a subclass with its own reading path,
-a namespace LangGraph refuses) are, and a list namespace finds nothing, as in deepagents.
+deepagents pages through ``store.search`` and calls ``store.get``; ours reads a plain
+``InMemoryStore``'s items and entries from its dict instead (``backends/_memory_store_reads.py``).
+Each implementation works on its own store seeded alike, with items in child and sibling
+namespaces and a key repeated in a child namespace: results, the items left behind and the
+namespaces listed (a ``get`` in a namespace never seen leaves it listed) must match
+deepagents', while ours asks the store for no ``search`` and no ``get``. Stores that must be
+called (a subclass with its own reading path, a namespace LangGraph refuses) are, and a list
+namespace finds nothing, as in deepagents.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import PurePosixPath
 from typing import Any
 
 import pytest
@@ -29,7 +32,15 @@ OPS = [
     ("grep", "line", {"path": "/d", "glob": "*.txt", "max_count": 3}),
     ("delete", "/missing.txt"),
     ("delete", "/d/f3.txt"),
+    ("read", "/d/f1.txt", {"offset": 1, "limit": 1}),
+    ("read", "/nope.txt"),
+    ("read", "/bin.png"),
+    ("edit", "/d/f1.txt", "line 1", "LINE 1"),
+    ("edit", "/d/f1.txt", "absent", "x"),
+    ("download_files", ["/d/f1.txt", "/missing", "/bin.png", PurePosixPath("/d/f2.txt")]),
+    ("write", "/d/f2.txt", "rewritten"),
     ("write", "/d/new.txt", "one\ntwo"),
+    ("upload_files", [("/up.txt", b"text")]),
     ("delete", "/d"),
     ("ls", "/"),
     ("glob", "**"),
@@ -80,15 +91,20 @@ def run_both(make_store: Any, mode: str, namespace: Any = NS, count: int = 12, o
         store = make_store()
         seed(store, count)
         backend = impl_api(impl).StoreBackend(store=store, namespace=lambda _rt: namespace)
-        out[impl] = {"results": run_ops(backend, mode, ops), "store": store_items(store)}
+        out[impl] = {"results": run_ops(backend, mode, ops), "store": contents(store)}
     return out
+
+
+def contents(store: Any) -> dict[str, Any]:
+    return {"namespaces": store.list_namespaces(), "items": store_items(store)}
 
 
 @pytest.mark.parametrize("mode", CALL_MODES)
 @pytest.mark.parametrize("count", [0, 99, 100, 101, 250])
-def test_plain_store_read_without_search(count: int, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Same results and store contents as deepagents across page boundaries; ours searches never."""
-    searches = {}
+def test_plain_store_read_directly(count: int, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same results and store contents as deepagents across page boundaries; ours neither
+    searches nor gets."""
+    searches, gets = {}, {}
     out = {}
     for impl in IMPLS:
         store = InMemoryStore()
@@ -96,12 +112,27 @@ def test_plain_store_read_without_search(count: int, mode: str, monkeypatch: pyt
         counter = Searches(monkeypatch)
         backend = impl_api(impl).StoreBackend(store=store, namespace=lambda _rt: NS)
         results = run_ops(backend, mode, OPS)
-        searches[impl] = counter.kinds["SearchOp"]
+        searches[impl], gets[impl] = counter.kinds["SearchOp"], counter.kinds["GetOp"]
         monkeypatch.undo()
-        out[impl] = {"results": results, "store": store_items(store)}
+        out[impl] = {"results": results, "store": contents(store)}
     assert out["deepagents_rs"] == out["deepagents"]
     assert searches["deepagents"] >= len([op for op in OPS if op[0] in ("ls", "glob", "grep", "delete")])
-    assert searches["deepagents_rs"] == 0
+    assert gets["deepagents"] >= len([op for op in OPS if op[0] in ("read", "edit", "write")])
+    assert (searches["deepagents_rs"], gets["deepagents_rs"]) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [("read", "/a.txt"), ("download_files", ["/b.txt"]), ("download_files", []), ("edit", "/c.txt", "x", "y")],
+    ids=repr,
+)
+@pytest.mark.parametrize("mode", CALL_MODES)
+def test_namespace_never_seen(op: tuple[Any, ...], mode: str) -> None:
+    """A read in a namespace nothing was written to leaves it listed, as the store's own `get`
+    does (and no read, none)."""
+    out = run_both(InMemoryStore, mode, namespace=("fresh", "space"), ops=[op])
+    assert out["deepagents_rs"] == out["deepagents"]
+    assert (("fresh", "space") in out["deepagents"]["store"]["namespaces"]) == (op[1] != [])
 
 
 class OwnSearch(InMemoryStore):
@@ -149,6 +180,25 @@ def test_subclasses(make_store: Any, mode: str) -> None:
     hidden = make_store is not Unchanged
     listed = str(out["deepagents"]["results"][:6])
     assert ("/d/f2.txt" not in listed) == hidden
+
+
+class OwnGet(InMemoryStore):
+    """Its `get` and `aget` find no `f1` file."""
+
+    def get(self, namespace: tuple[str, ...], key: str, **kwargs: Any) -> Any:
+        return None if "f1" in key else super().get(namespace, key, **kwargs)
+
+    async def aget(self, namespace: tuple[str, ...], key: str, **kwargs: Any) -> Any:
+        return self.get(namespace, key, **kwargs)
+
+
+@pytest.mark.parametrize("mode", CALL_MODES)
+def test_own_get(mode: str) -> None:
+    """A subclass's own `get` is called, as deepagents calls it."""
+    ops = [("read", "/d/f1.txt"), ("download_files", ["/d/f1.txt"]), ("write", "/d/f1.txt", "new")]
+    out = run_both(OwnGet, mode, ops=ops)
+    assert out["deepagents_rs"] == out["deepagents"]
+    assert out["deepagents"]["results"][0]["error"]
 
 
 @pytest.mark.parametrize("namespace", [("team", "a.b"), ("team", "a\x00"), ["team", "files"]], ids=repr)
