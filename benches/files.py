@@ -15,12 +15,19 @@ so the agent loop (model callback, history, step overhead) cancels out, and what
 what the tool does beyond a trivial Python tool: argument handling, the backend operation,
 building and carrying its result. Runs of all cells are interleaved round by round in a
 rotated order; each round's tool run is paired with the same round's baseline, and the median
-over rounds is reported, with the ratio deepagents / deepagents_rs.
+over rounds is reported (``--stat min``: the fastest tool run less the fastest baseline run),
+with the ratio deepagents / deepagents_rs, for wall time and for the process's CPU time (all
+threads; less moved than wall by other processes on a loaded machine). A per-call cost is a
+difference of two runs: where either side's range over the rounds reaches zero, the tool's
+own cost is within the runs' noise and the ratio reads ``noise``. A second table gives the tool
+runs' own time per model turn (loop and tool together: what a run of that tool costs), which
+has no such difference.
 
 Usage::
 
     python benches/files.py [--impl both|deepagents|deepagents_rs] [--backend all|filesystem|state|composite]
-                            [--calls 40] [--walk-calls 10] [--repeat 5] [--ops read_file,write_file,...]
+                            [--calls 40] [--walk-calls 10] [--repeat 5] [--stat median|min]
+                            [--ops read_file,write_file,...]
                             [--dirs 100] [--files-per-dir 100] [--state-dirs 100]
 
 ``deepagents_rs`` is imported from whatever environment runs the script (the repository's
@@ -223,7 +230,11 @@ def implementations(which: str) -> dict[str, tuple[Callable[..., Any], Any]]:
     return out
 
 
-def one_run(ctx: Ctx, impl: str, impl_mod: tuple[Callable[..., Any], Any], op: str, calls: int) -> tuple[float, int]:
+def one_run(
+    ctx: Ctx, impl: str, impl_mod: tuple[Callable[..., Any], Any], op: str, calls: int
+) -> tuple[float, float, int]:
+    """One agent run of `calls` calls of `op`: its wall and CPU time (the process's, every
+    thread) in seconds, and its message count."""
     from fake_models import ScriptedChatModel, ai_tool_calls
 
     create, backends = impl_mod
@@ -247,16 +258,16 @@ def one_run(ctx: Ctx, impl: str, impl_mod: tuple[Callable[..., Any], Any], op: s
         payload["files"] = dict(ctx.files)  # a fresh top-level dict per run; file dicts are never mutated
     agent = create(model=model, tools=[noop], backend=backend)
     gc.collect()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = agent.invoke(payload)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     try:
         if model.remaining:
             raise BenchError(f"{impl} {op}: {model.remaining} scripted responses left unused")
         messages = check_run(ctx, impl, op, calls, out)
     finally:
         restore(ctx, op, calls)
-    return wall, messages
+    return wall, cpu, messages
 
 
 def restore(ctx: Ctx, op: str, calls: int) -> None:
@@ -273,20 +284,30 @@ def restore(ctx: Ctx, op: str, calls: int) -> None:
 
 @dataclass
 class Cell:
-    """One (implementation, tool): per round, the wall of the tool run and of its paired baseline run."""
+    """One (implementation, tool): per round, the wall and CPU time of the tool run and of
+    its paired baseline run (`times[clock]`, `base[clock]`; clock 0 wall, 1 CPU)."""
 
     impl: str
     op: str
     calls: int
-    walls: list[float] = field(default_factory=list)
-    base_walls: list[float] = field(default_factory=list)
+    times: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+    base: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
     messages: set[int] = field(default_factory=set)
 
-    def per_call_ms(self) -> list[float]:
-        return [(w - b) / self.calls * 1e3 for w, b in zip(self.walls, self.base_walls, strict=True)]
+    def per_call_ms(self, clock: int, stat: str) -> list[float]:
+        """The tool's cost per call: each round's pair (`median`: the median is taken of these),
+        or the fastest tool run less the fastest baseline run (`min`: one value)."""
+        tool, base = self.times[clock], self.base[clock]
+        if stat == "min":
+            return [(min(tool) - min(base)) / self.calls * 1e3]
+        return [(w - b) / self.calls * 1e3 for w, b in zip(tool, base, strict=True)]
 
-    def base_per_step_ms(self) -> list[float]:
-        return [b / (self.calls + 1) * 1e3 for b in self.base_walls]
+    def base_per_step_ms(self, clock: int) -> list[float]:
+        return [b / (self.calls + 1) * 1e3 for b in self.base[clock]]
+
+    def per_step_ms(self, clock: int) -> list[float]:
+        """The tool runs' time per model turn (N tool turns and the answer)."""
+        return [t / (self.calls + 1) * 1e3 for t in self.times[clock]]
 
 
 def run_backend(
@@ -303,7 +324,7 @@ def run_backend(
     cells = {(impl, op): Cell(impl, op, walk_calls if op in WALK_OPS else calls) for impl in impls for op in ops}
     failed: dict[str, str] = {}
 
-    def attempt(impl: str, op: str, calls_now: int) -> tuple[float, int] | None:
+    def attempt(impl: str, op: str, calls_now: int) -> tuple[float, float, int] | None:
         if impl in failed:
             return None
         try:
@@ -323,9 +344,10 @@ def run_backend(
             got = {op: attempt(cell.impl, op, cell.calls) for op in pair}
             if got[BASELINE] is None or got[cell.op] is None:
                 continue
-            cell.walls.append(got[cell.op][0])
-            cell.base_walls.append(got[BASELINE][0])
-            cell.messages.add(got[cell.op][1])
+            for clock in (0, 1):
+                cell.times[clock].append(got[cell.op][clock])
+                cell.base[clock].append(got[BASELINE][clock])
+            cell.messages.add(got[cell.op][2])
         print(f"  [{ctx.backend}] round {r + 1}/{repeat} done", file=sys.stderr, flush=True)
     return cells, failed
 
@@ -334,49 +356,75 @@ def run_backend(
 
 
 def report(
-    backend: str, cells: dict[tuple[str, str], Cell], failed: dict[str, str], ops: list[str], impls: list[str]
+    backend: str,
+    cells: dict[tuple[str, str], Cell],
+    failed: dict[str, str],
+    ops: list[str],
+    impls: list[str],
+    stat: str = "median",
 ) -> bool:
     ok = True
     print(f"\n== {backend}")
     head = (
-        f"{'tool':<12} {'N':>3} {'rs ms/call':>11} {'ref ms/call':>12} {'ratio':>7} {'rs range':>15} {'ref range':>15}"
+        f"{'tool':<12} {'N':>3} {'rs ms/call':>11} {'ref ms/call':>12} {'ratio':>7}"
+        f" {'rs cpu':>8} {'ref cpu':>8} {'ratio':>7} {'rs range':>15} {'ref range':>15}"
     )
     print(head)
     print("-" * len(head))
 
-    def med(xs: list[float] | None) -> float | None:
-        return statistics.median(xs) if xs else None
+    def pick(xs: list[float] | None) -> float | None:
+        if not xs:
+            return None
+        return min(xs) if stat == "min" else statistics.median(xs)
 
     def fmt(x: float | None, spec: str) -> str:
         return "n/a" if x is None else format(x, spec)
 
     def rng(xs: list[float] | None) -> str:
-        return "n/a" if not xs else f"{min(xs):.2f}..{max(xs):.2f}"
+        return "n/a" if not xs or len(xs) < 2 else f"{min(xs):.2f}..{max(xs):.2f}"
+
+    def ratio(rs: list[float] | None, ref: list[float] | None) -> str:
+        # A per-call cost within the noise can come out <= 0, and while either side's range
+        # reaches zero the ratio of the two says nothing: "noise" then.
+        if not rs or not ref:
+            return "n/a"
+        if min(rs) <= 0 or min(ref) <= 0:
+            return "noise"
+        return f"{pick(ref) / pick(rs):.2f}"  # type: ignore[operator]
+
+    def line(label: str, n: int, rs: list[list[float] | None], ref: list[list[float] | None]) -> None:
+        """`rs`/`ref`: per clock (wall, CPU), the values the row's figure is picked from."""
+        print(
+            f"{label:<12} {n:>3} {fmt(pick(rs[0]), '.3f'):>11} {fmt(pick(ref[0]), '.3f'):>12} {ratio(rs[0], ref[0]):>7}"
+            f" {fmt(pick(rs[1]), '.3f'):>8} {fmt(pick(ref[1]), '.3f'):>8} {ratio(rs[1], ref[1]):>7}"
+            f" {rng(rs[0]):>15} {rng(ref[0]):>15}"
+        )
 
     for n in sorted({c.calls for c in cells.values()}):
-        # the loop itself: wall per model turn of the baseline runs (N noop turns + the answer)
-        per_step: dict[str, list[float]] = {}
+        # the loop itself: time per model turn of the baseline runs (N noop turns + the answer)
+        per_step: dict[str, tuple[list[float], list[float]]] = {}
         for c in cells.values():
             if c.calls == n:
-                per_step.setdefault(c.impl, []).extend(c.base_per_step_ms())
-        rs, ref = med(per_step.get("deepagents_rs")), med(per_step.get("deepagents"))
-        ratio = f"{ref / rs:.2f}" if rs and ref else "n/a"
-        label = f"({BASELINE}/step)"
-        print(
-            f"{label:<12} {n:>3} {fmt(rs, '.3f'):>11} {fmt(ref, '.3f'):>12} {ratio:>7}"
-            f" {rng(per_step.get('deepagents_rs')):>15} {rng(per_step.get('deepagents')):>15}"
-        )
+                for clock in (0, 1):
+                    per_step.setdefault(c.impl, ([], []))[clock].extend(c.base_per_step_ms(clock))
+        none = (None, None)
+        line(f"({BASELINE}/step)", n, list(per_step.get("deepagents_rs", none)), list(per_step.get("deepagents", none)))
     for op in ops:
         rs_cell, ref_cell = cells.get(("deepagents_rs", op)), cells.get(("deepagents", op))
-        rs_xs = rs_cell.per_call_ms() if rs_cell else None
-        ref_xs = ref_cell.per_call_ms() if ref_cell else None
         n = (rs_cell or ref_cell).calls if (rs_cell or ref_cell) else 0
-        rs, ref = med(rs_xs), med(ref_xs)
-        # A per-call cost within the noise can come out <= 0; no ratio is shown then.
-        ratio = f"{ref / rs:.2f}" if rs is not None and ref is not None and rs > 0 and ref > 0 else "n/a"
-        print(
-            f"{op:<12} {n:>3} {fmt(rs, '.3f'):>11} {fmt(ref, '.3f'):>12} {ratio:>7} {rng(rs_xs):>15} {rng(ref_xs):>15}"
-        )
+        rs = [rs_cell.per_call_ms(clock, stat) if rs_cell and rs_cell.times[0] else None for clock in (0, 1)]
+        ref = [ref_cell.per_call_ms(clock, stat) if ref_cell and ref_cell.times[0] else None for clock in (0, 1)]
+        line(op, n, rs, ref)
+    # The tool's own cost above is a difference of two runs; where it is within the runs'
+    # noise (a range reaching zero), its ratio says nothing. The tool runs' own time per model
+    # turn (loop and tool together, what a run of that tool costs) has no such difference.
+    print("tool runs, per model turn:")
+    for op in ops:
+        rs_cell, ref_cell = cells.get(("deepagents_rs", op)), cells.get(("deepagents", op))
+        n = (rs_cell or ref_cell).calls if (rs_cell or ref_cell) else 0
+        rs = [rs_cell.per_step_ms(clock) if rs_cell and rs_cell.times[0] else None for clock in (0, 1)]
+        ref = [ref_cell.per_step_ms(clock) if ref_cell and ref_cell.times[0] else None for clock in (0, 1)]
+        line(f"({op})", n, rs, ref)
     for impl in impls:
         if impl in failed:
             print(f"  {impl} FAILED: {failed[impl]}")
@@ -396,7 +444,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ops", default=",".join(OPS), help=f"comma-separated subset of {','.join(OPS)}")
     parser.add_argument("--calls", type=int, default=40, help="tool calls per run for read/write/edit (default 40)")
     parser.add_argument("--walk-calls", type=int, default=10, help="tool calls per run for glob/grep (default 10)")
-    parser.add_argument("--repeat", type=int, default=5, help="timed rounds; the median is reported (default 5)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed rounds (default 5)")
+    parser.add_argument(
+        "--stat",
+        choices=("median", "min"),
+        default="median",
+        help="median: of the rounds' paired differences; min: fastest tool run less fastest baseline run",
+    )
     parser.add_argument("--dirs", type=int, default=100, help="directories in the tree (default 100)")
     parser.add_argument("--files-per-dir", type=int, default=100, help="files per directory (default 100)")
     parser.add_argument(
@@ -435,8 +489,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"calls={args.calls} (glob/grep: {args.walk_calls}) repeat={args.repeat}; "
-        "ms/call = (wall of N tool calls - wall of N noop calls) / N, paired per round, median over rounds; "
-        "ratio = deepagents / deepagents_rs"
+        + (
+            "ms/call = (fastest run of N tool calls - fastest run of N noop calls) / N; "
+            if args.stat == "min"
+            else "ms/call = (run of N tool calls - run of N noop calls) / N, paired per round, median over rounds; "
+        )
+        + "wall, and CPU (the process's, all threads); ratio = deepagents / deepagents_rs"
     )
 
     ok = True
@@ -458,7 +516,8 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
             cells, failed = run_backend(ctx, impls, ops, args.calls, args.walk_calls, args.repeat)
-        ok &= report(backend, cells, failed, ops, list(impls))
+        ok &= report(backend, cells, failed, ops, list(impls), args.stat)
+    print(f"\nload average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0 if ok else 1
 
 

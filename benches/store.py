@@ -9,18 +9,30 @@ Operations: ``ls`` (one folder), ``read`` (one 2000-line page), ``write`` (repla
 ``edit`` (one replacement, undone by the next call), ``grep`` (literal with many matches),
 ``glob`` (``**/*.txt``), ``delete`` (a missing path: the whole namespace is listed),
 ``upload`` and ``download`` (one file); the store's native async ones as well (``aread``,
-``awrite``, ``aedit``, ``adelete``; one ``asyncio.run`` per batch). The median over
-``--repeat`` batches of ``--calls`` calls is reported, with the ratio deepagents / deepagents_rs
-(the median of the ratios of batch pairs, each pair run back to back).
+``awrite``, ``aedit``, ``adelete``; one ``asyncio.run`` per batch).
 
-``--store canned`` times the backend's own work alone on the operations that list the whole
-namespace (``ls``, ``grep``, ``glob``, ``delete``, ``adelete``): each side's store answers
-``search``/``asearch`` with the pages its ``InMemoryStore`` returned once, so the store's own
-search (about 90% of those rows with ``--store memory``, the same calls on both sides) is left out.
+Each row times ``--repeat`` pairs of batches of ``--calls`` calls, deepagents' batch and ours
+back to back (which goes first alternates), as wall time and as the process's CPU time (the
+figure least moved by other processes on a loaded machine). ``--stat min`` (default) reports
+each side's fastest batch and their ratio; ``--stat median`` the median batch and the median
+of the pairs' ratios. Ratio = deepagents / deepagents_rs. The load average is printed before
+and after.
+
+Each row also shows the store calls one operation makes on each side (``search``, ``get``,
+``put``, ``batch``, async twins with an ``a``), counted in an untimed pass. On a plain
+``InMemoryStore`` ours reads the namespace's items and single entries from the store's dict,
+with the lookups the store's own ``search`` and ``get`` make (``backends/_memory_store_reads.py``),
+so it makes no ``search`` and no ``get``; any other store is called as deepagents calls it.
+
+``--store canned`` times the backend's own work on the whole-namespace operations (``ls``,
+``grep``, ``glob``, ``delete``, ``adelete``) as deepagents does it, through ``search``: each
+side's store (an ``InMemoryStore`` subclass with its own ``search``, so ours pages through it
+too) answers ``search``/``asearch`` with the pages its ``InMemoryStore`` returned once, at the
+cost of a dict lookup, so the store's own search is left out and both sides make the same calls.
 
 Usage::
 
-    .venv/bin/python benches/store.py [--calls 200] [--repeat 5] [--files 200] [--stat median|min]
+    .venv/bin/python benches/store.py [--calls 200] [--repeat 5] [--files 200] [--stat min|median]
                                       [--store memory|canned]
 """
 
@@ -28,11 +40,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
+import os
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
 from langgraph.store.memory import InMemoryStore
 
@@ -102,37 +118,92 @@ NATIVE_ASYNC = ("read", "write", "edit", "delete")
 LISTING = ("ls", "grep", "glob", "delete")
 
 
-def batch(backend: Any, method: str, args: Callable[[int], tuple[Any, ...]], calls: int, is_async: bool) -> float:
+def batch(
+    backend: Any, method: str, args: Callable[[int], tuple[Any, ...]], calls: int, is_async: bool
+) -> tuple[float, float]:
+    """One batch of `calls` calls: its wall and CPU time, in seconds."""
     if is_async:
 
-        async def run() -> float:
+        async def run() -> tuple[float, float]:
             bound = getattr(backend, f"a{method}")
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             for i in range(calls):
                 await bound(*args(i))
-            return time.perf_counter() - t0
+            return time.perf_counter() - t0, time.process_time() - c0
 
         return asyncio.run(run())
     bound = getattr(backend, method)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for i in range(calls):
         bound(*args(i))
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
-def row(label: str, ref: list[float], ours: list[float], stat: str = "median") -> str:
-    """One table row: each side's µs per call and the ratio deepagents / deepagents_rs.
+# The store methods counted; `search` calls `batch` inside, so only the outermost call counts.
+COUNTED = ("get", "put", "search", "batch")
+
+
+def store_calls(backend: Any, method: str, args: Callable[[int], tuple[Any, ...]], is_async: bool) -> str:
+    """The store calls of one operation, as `search×3 batch×1` (two calls made, untimed, with
+    the store's class methods wrapped to count them; an even number leaves the store as it was)."""
+    cls = type(backend._store)
+    counts: Counter[str] = Counter()
+    depth = [0]
+
+    def wrap(name: str) -> Any:
+        inner = getattr(cls, name)
+        if name.startswith("a"):
+
+            async def acounted(*a: Any, **kw: Any) -> Any:
+                counts[name] += depth[0] == 0
+                depth[0] += 1
+                try:
+                    return await inner(*a, **kw)
+                finally:
+                    depth[0] -= 1
+
+            return acounted
+
+        def counted(*a: Any, **kw: Any) -> Any:
+            counts[name] += depth[0] == 0
+            depth[0] += 1
+            try:
+                return inner(*a, **kw)
+            finally:
+                depth[0] -= 1
+
+        return counted
+
+    with contextlib.ExitStack() as patches:
+        for name in (prefix + n for prefix in ("", "a") for n in COUNTED):
+            patches.enter_context(mock.patch.object(cls, name, wrap(name)))
+        batch(backend, method, args, 2, is_async)
+    return " ".join(f"{name}×{n / 2:g}" for name, n in sorted(counts.items()) if n) or "-"
+
+
+def row(label: str, ref: list[tuple[float, float]], ours: list[tuple[float, float]], stat: str) -> str:
+    """One table row: each side's wall µs per call, the ratio deepagents / deepagents_rs of
+    wall and of CPU time.
 
     `median`: each side's median batch, the ratio the median of the batch pairs' ratios (the
     two batches of a pair run back to back, so a change of the machine's load between pairs
     cancels out). `min`: each side's fastest batch and their ratio, the estimate least moved
     by other processes on a loaded machine.
     """
-    if stat == "min":
-        fast_ref, fast_ours = min(ref), min(ours)
-        return f"{label:<12}{fast_ref:>16.1f}{fast_ours:>18.1f}{fast_ref / fast_ours:>7.2f}x"
-    ratio = statistics.median(r / o for r, o in zip(ref, ours, strict=True))
-    return f"{label:<12}{statistics.median(ref):>16.1f}{statistics.median(ours):>18.1f}{ratio:>7.2f}x"
+    cells = []
+    for k in (0, 1):
+        r, o = [x[k] for x in ref], [x[k] for x in ours]
+        if stat == "min":
+            cells.append((min(r), min(o), min(r) / min(o)))
+        else:
+            ratio = statistics.median(a / b for a, b in zip(r, o, strict=True))
+            cells.append((statistics.median(r), statistics.median(o), ratio))
+    (wall_ref, wall_ours, wall_ratio), (_, _, cpu_ratio) = cells
+    return f"{label:<10}{wall_ref:>10.1f}{wall_ours:>10.1f}{wall_ratio:>8.2f}x{cpu_ratio:>8.2f}x"
+
+
+def load() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -140,26 +211,32 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--files", type=int, default=200)
-    ap.add_argument("--stat", choices=["median", "min"], default="median")
+    ap.add_argument("--stat", choices=["min", "median"], default="min")
     ap.add_argument("--store", choices=["memory", "canned"], default="memory")
     opts = ap.parse_args()
     backends = {impl: make(impl, opts.files, opts.store) for impl in ("deepagents", "deepagents_rs")}
     kind = "InMemoryStore" if opts.store == "memory" else "canned pages of an InMemoryStore"
     print(f"store={kind} calls={opts.calls} repeat={opts.repeat} files={opts.files} stat={opts.stat}")
-    print(f"{'operation':<12}{'deepagents us':>16}{'deepagents_rs us':>18}{'ratio':>8}")
+    print(f"{os.cpu_count()} CPUs, load average {load()}; ratio = deepagents / deepagents_rs")
+    print(f"{'operation':<10}{'ref us':>10}{'ours us':>10}{'wall':>9}{'cpu':>9}  store calls: deepagents | ours")
     for op, (method, args) in OPERATIONS.items():
         if opts.store == "canned" and op not in LISTING:
             continue
         for is_async in (False, True) if op in NATIVE_ASYNC else (False,):
-            walls: dict[str, list[float]] = {impl: [] for impl in backends}
+            times: dict[str, list[tuple[float, float]]] = {impl: [] for impl in backends}
             # A first batch on each side warms up, unmeasured.
             for impl, backend in backends.items():
                 batch(backend, method, args, 2, is_async)
-            for _ in range(opts.repeat):
-                for impl, backend in backends.items():
-                    walls[impl].append(batch(backend, method, args, opts.calls, is_async) / opts.calls * 1e6)
+            calls = {impl: store_calls(backend, method, args, is_async) for impl, backend in backends.items()}
+            for r in range(opts.repeat):
+                # Which side goes first alternates, so neither always follows the other's garbage.
+                for impl in list(backends)[:: 1 if r % 2 == 0 else -1]:
+                    wall, cpu = batch(backends[impl], method, args, opts.calls, is_async)
+                    times[impl].append((wall / opts.calls * 1e6, cpu / opts.calls * 1e6))
             label = f"a{op}" if is_async else op
-            print(row(label, walls["deepagents"], walls["deepagents_rs"], opts.stat))
+            line = row(label, times["deepagents"], times["deepagents_rs"], opts.stat)
+            print(f"{line}  {calls['deepagents']} | {calls['deepagents_rs']}")
+    print(f"load average {load()}")
 
 
 if __name__ == "__main__":

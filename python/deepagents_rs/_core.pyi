@@ -623,9 +623,10 @@ class StorePlan:
     @staticmethod
     def download(namespace: Any, paths: list[Any]) -> StorePlan: ...
     def send(self, reply: Any) -> tuple[str | None, Any, dict[str, Any] | None]: ...
-    def run(self, store: Any, items: Any = None) -> Any:
+    def run(self, store: Any, items: Any = None, data: Any = None) -> Any:
         """The whole plan through ``store``'s sync methods, on this thread; ``items`` answer
-        the first ``search`` page (a subclass's ``_search_store_paginated``)."""
+        the first ``search`` page (a subclass's ``_search_store_paginated``, or a plain
+        ``InMemoryStore``'s items); ``data`` (a plain ``InMemoryStore``'s dict) answers ``get``."""
 
 def store_validate_namespace(namespace: Any) -> Any: ...
 

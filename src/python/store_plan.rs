@@ -213,14 +213,17 @@ impl StorePlan {
     }
 
     /// The whole plan carried out with `store`'s sync methods, on the caller's thread; its
-    /// result. Given `items` (what a subclass's `_search_store_paginated` found), they
-    /// answer the first `search` page and an empty page any further one, ending the paging.
-    #[pyo3(signature = (store, items=None))]
+    /// result. Given `items` (what a subclass's `_search_store_paginated` found, or a plain
+    /// `InMemoryStore`'s items), they answer the first `search` page and an empty page any
+    /// further one, ending the paging. Given `data` (a plain `InMemoryStore`'s dict of
+    /// namespace -> key -> item), a `get` is answered from it (see `get_from`).
+    #[pyo3(signature = (store, items=None, data=None))]
     fn run<'py>(
         &mut self,
         py: Python<'py>,
         store: &Bound<'py, PyAny>,
         mut items: Option<Bound<'py, PyAny>>,
+        data: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let mut reply = py.None().into_bound(py);
         loop {
@@ -236,6 +239,10 @@ impl StorePlan {
                 unused => {
                     items = unused;
                     let args = args.bind(py).cast::<PyTuple>()?;
+                    if let (Some(data), "get") = (&data, method) {
+                        reply = get_from(data, args)?;
+                        continue;
+                    }
                     let name = method_name(py, method);
                     match &kwargs {
                         Some(kwargs) => store.call_method(name, args, Some(kwargs.bind(py)))?,
@@ -248,6 +255,26 @@ impl StorePlan {
             };
         }
     }
+}
+
+/// `store.get(namespace, key)` of a plain `InMemoryStore`, read from its `data` as its
+/// `batch` reads it: `data[namespace].get(str(key))` (the same lookup, so a namespace never
+/// seen gets its empty entry, as the store's own `get` leaves it).
+fn get_from<'py>(
+    data: &Bound<'py, PyAny>,
+    args: &Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (namespace, key) = (args.get_item(0)?, args.get_item(1)?);
+    let key = if key.is_exact_instance_of::<PyString>() {
+        key
+    } else {
+        key.str()?.into_any()
+    };
+    let entries = data.get_item(namespace)?;
+    Ok(match entries.cast::<PyDict>()?.get_item(key)? {
+        Some(item) => item,
+        None => entries.py().None().into_bound(entries.py()),
+    })
 }
 
 /// LangGraph's `PutOp`, imported once (the import statement's lookups cost more than a

@@ -82,6 +82,16 @@ def attempt(fn: Callable[[], Any]) -> Any:
         return exc
 
 
+def run_ops(backend: Any, mode: str, ops: list[tuple[Any, ...]]) -> list[Any]:
+    """``(method, *args[, kwargs dict])`` each in turn; each result (or exception) viewed."""
+    call = caller(mode)
+    results = []
+    for method, *args in ops:
+        kwargs = args.pop() if args and isinstance(args[-1], dict) else {}
+        results.append(view(attempt(lambda m=method, a=args, k=kwargs: call(backend, m, *a, **k))))
+    return results
+
+
 def run_both(scenario: Scenario, mode: str = "sync") -> dict[str, Any]:
     """``{impl: view(scenario(api, call))}``; an exception out of the scenario is its view."""
     return {impl: view(attempt(lambda impl=impl: scenario(impl_api(impl), caller(mode)))) for impl in IMPLS}

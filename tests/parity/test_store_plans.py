@@ -18,7 +18,7 @@ import pytest
 from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
 
-from .backend_direct import CALL_MODES, IMPLS, attempt, caller, impl_api, view
+from .backend_direct import CALL_MODES, IMPLS, attempt, impl_api, run_ops, view
 from .fs_support import store_items
 
 NS = ("team", "files")
@@ -78,16 +78,6 @@ def seed(store: Any, count: int) -> None:
         )
     store.put(NS, "/bin.png", {"content": "iVBORw0KGgo=", "encoding": "base64"})
     store.put(NS, "/d/no-content", {"other": 1})
-
-
-def run_ops(backend: Any, mode: str, ops: list[tuple[Any, ...]]) -> list[Any]:
-    """``(method, *args[, kwargs dict])`` each in turn; each result (or exception) viewed."""
-    call = caller(mode)
-    results = []
-    for method, *args in ops:
-        kwargs = args.pop() if args and isinstance(args[-1], dict) else {}
-        results.append(view(attempt(lambda m=method, a=args, k=kwargs: call(backend, m, *a, **k))))
-    return results
 
 
 def run_logged(impl: str, mode: str, count: int, ops: list[tuple[Any, ...]]) -> dict[str, Any]:

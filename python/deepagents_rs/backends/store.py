@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepagents_rs import _core
 from deepagents_rs.backends import protocol
+from deepagents_rs.backends._memory_store_reads import memory_data, memory_items
 from deepagents_rs.backends._store_state_texts import NAMESPACE_FACTORY_NEEDS_RUNTIME, STORE_OUTSIDE_GRAPH
 
 # deepagents requires LangGraph, deepagents_rs does not, and imports it only when a store is
@@ -80,17 +81,23 @@ def _overrides(backend: StoreBackend, name: str) -> bool:
 _ASYNC = {"get": "aget", "put": "aput", "search": "asearch", "batch": "abatch"}
 
 
-async def _arun(store: BaseStore, plan: Any, items: list[Item] | None = None) -> Any:
+async def _arun(store: BaseStore, plan: Any, items: list[Item] | None = None, data: Any = None) -> Any:
     """Carry `plan` out with the store's async methods (`aget`, `aput`, `asearch`, `abatch`);
-    `plan.run(store, items)` is its sync twin (the core makes the calls on the caller's thread).
+    `plan.run(store, items, data)` is its sync twin (the core makes the calls on the caller's
+    thread).
 
-    Given `items` (what a subclass's `_search_store_paginated` found), they answer the plan's
-    first `search` page and an empty page any further one, which ends its paging.
+    Given `items` (what a subclass's `_search_store_paginated` found, or a plain
+    `InMemoryStore`'s items), they answer the plan's first `search` page and an empty page any
+    further one, which ends its paging. Given `data` (a plain `InMemoryStore`'s dict), a `get`
+    is that store's own lookup (see `_memory_store_reads`).
     """
     method, args, kwargs = plan.send(None)
     while method is not None:
         if method == "search" and items is not None:
             reply, items = items, []
+        elif method == "get" and data is not None:
+            namespace, key = args  # the plan's own str path
+            reply = data[namespace].get(key)
         else:
             reply = await getattr(store, _ASYNC[method])(*args, **(kwargs or {}))
         method, args, kwargs = plan.send(reply)
@@ -146,37 +153,48 @@ class StoreBackend(protocol.BackendProtocol):
             raise
         return _validate_namespace(namespace)
 
-    def _plan(self, make: Callable[..., Any], *args: Any) -> tuple[BaseStore, Any]:
-        """The store of this call and the plan `make` builds in its namespace (the store is looked up first)."""
+    def _plan(self, make: Callable[..., Any], *args: Any) -> tuple[BaseStore, Any, None, Any]:
+        """`_arun`'s arguments: the store of this call, the plan `make` builds in its namespace
+        (the store is looked up first), no items, and a plain `InMemoryStore`'s dict, if it is one."""
         store = self._get_store()
-        return store, make(self._get_namespace(), *args)
+        namespace = self._get_namespace()
+        return store, make(namespace, *args), None, memory_data(store, namespace)
 
     def _carry(self, make: Callable[..., Any], *args: Any) -> Any:
         """The plan `make` builds, carried out with the store's sync methods, in one frame (a
-        small operation's Python frames are a measurable share of its cost)."""
+        small operation's Python frames are a measurable share of its cost); its `get`s read a
+        plain `InMemoryStore`'s dict (see `_memory_store_reads`)."""
         store = self._get_store()
-        return make(self._get_namespace(), *args).run(store)
+        namespace = self._get_namespace()
+        return make(namespace, *args).run(store, None, memory_data(store, namespace))
 
     def _listing(self, make: Callable[..., Any], args: tuple[Any, ...], searcher: str) -> tuple[Any, ...]:
         """The store, the plan of an operation that reads the whole namespace (ls, grep, glob,
-        delete) and, when a subclass has its own `searcher` (`_search_store_paginated` or its
-        async twin), that bound method with the namespace, which must then supply the items as
-        in deepagents; else `None` (the plan pages through `store.search` itself)."""
+        delete), the namespace's items when an `InMemoryStore` is read directly (see
+        `_memory_store_reads`; else `None`: the plan pages through `store.search` itself) and,
+        when a subclass has its own `searcher` (`_search_store_paginated` or its async twin),
+        that bound method, which must then supply the items as in deepagents (else `None`)."""
         store = self._get_store()
         namespace = self._get_namespace()
         plan = make(namespace, *args)
-        own = getattr(self, searcher) if _overrides(self, searcher) else None
-        return store, namespace, plan, own
+        if _overrides(self, searcher):
+            return store, namespace, plan, None, getattr(self, searcher)
+        data = memory_data(store, namespace)
+        return store, namespace, plan, None if data is None else memory_items(data, namespace), None
 
     def _run_listing(self, make: Callable[..., Any], *args: Any) -> Any:
         """A whole-namespace operation carried out with the store's sync methods (see `_listing`)."""
-        store, namespace, plan, own = self._listing(make, args, "_search_store_paginated")
-        return plan.run(store, None if own is None else list(own(store, namespace)))
+        store, namespace, plan, items, own = self._listing(make, args, "_search_store_paginated")
+        if own is not None:
+            items = list(own(store, namespace))
+        return plan.run(store, items)
 
     async def _arun_listing(self, make: Callable[..., Any], *args: Any) -> Any:
         """`_run_listing` with the store's async API and `_asearch_store_paginated`."""
-        store, namespace, plan, own = self._listing(make, args, "_asearch_store_paginated")
-        return await _arun(store, plan, None if own is None else list(await own(store, namespace)))
+        store, namespace, plan, items, own = self._listing(make, args, "_asearch_store_paginated")
+        if own is not None:
+            items = list(await own(store, namespace))
+        return await _arun(store, plan, items)
 
     def _search_store_paginated(
         self,
@@ -256,7 +274,8 @@ class StoreBackend(protocol.BackendProtocol):
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[protocol.FileUploadResponse]:
         """Store raw bytes, one `put` per file: UTF-8 text as such, anything else base64-encoded."""
-        return self._carry(_core.StorePlan.upload, files)
+        store = self._get_store()  # no `get`: nothing to read directly
+        return _core.StorePlan.upload(self._get_namespace(), files).run(store)
 
     def download_files(self, paths: list[str]) -> list[protocol.FileDownloadResponse]:
         """The raw bytes of each path, in order; a missing one reports `file_not_found`."""
