@@ -1,6 +1,8 @@
 //! A run whose panics end the run, not the caller: the host's entry points use it so a bug
 //! in the core becomes an error the user can catch and the agent stays usable.
 
+use std::sync::Arc;
+
 use futures::FutureExt;
 
 use super::{Agent, RunFailure, RunOptions, RunReport};
@@ -9,13 +11,20 @@ use crate::state::AgentState;
 
 impl Agent {
     /// `run`, with a panic anywhere inside it (a tool, a hook, the loop) ending the run as
-    /// `Error::Internal`; the input state comes back as the run's state.
+    /// `Error::Internal`; the input state comes back as the run's state, without its files
+    /// (`RunFailure::files_dropped`: the caller holds them).
     pub async fn run_guarded(
         &self,
         state: AgentState,
         options: RunOptions,
     ) -> Result<(AgentState, RunReport), RunFailure> {
-        let input = state.clone();
+        // Everything but the files is cheap to keep (shared history, host references); the
+        // files map is not kept, so the run owns it alone and writes it in place.
+        let input = AgentState {
+            files: Arc::default(),
+            files_host: Arc::default(),
+            ..state.clone()
+        };
         // Nothing the run shares outlives it half-updated: the agent's own fields are
         // immutable, and its caches are dropped or rebuilt per message.
         match std::panic::AssertUnwindSafe(self.run(state, options))
@@ -26,6 +35,7 @@ impl Agent {
             Err(payload) => Err(RunFailure {
                 error: Error::Internal(panic_text(payload)),
                 state: input,
+                files_dropped: true,
             }),
         }
     }
@@ -47,6 +57,63 @@ mod tests {
 
     /// Calls `explode` on its first call, then answers "done".
     struct Scripted(AtomicUsize);
+
+    /// Calls `write` on its first call, then answers "done".
+    struct Writes(AtomicUsize);
+
+    impl ChatModel for Writes {
+        fn id(&self) -> String {
+            "test:writes".into()
+        }
+        fn invoke(
+            &self,
+            _: ModelRequest,
+            _: HostContext,
+        ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
+            let first = self.0.fetch_add(1, Ordering::SeqCst) == 0;
+            Box::pin(async move {
+                Ok(AiMessage {
+                    content: if first { "" } else { "done" }.into(),
+                    tool_calls: if first {
+                        vec![ToolCall {
+                            name: "write".into(),
+                            args: json!({}),
+                            id: Some("call_1".into()),
+                            r#type: "tool_call".into(),
+                            args_origin: None,
+                        }]
+                    } else {
+                        Vec::new()
+                    },
+                    ..Default::default()
+                })
+            })
+        }
+    }
+
+    /// Writes `/b` into the state's files.
+    struct Write(ToolSpec);
+
+    impl Tool for Write {
+        fn spec(&self) -> &ToolSpec {
+            &self.0
+        }
+        fn call(
+            &self,
+            _: Value,
+            _: ToolContext,
+        ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+            Box::pin(async {
+                let mut entries = serde_json::Map::new();
+                entries.insert("/b".into(), json!({"content": "b"}));
+                Ok(ToolOutput {
+                    content: "written".into(),
+                    files: Some(entries.into()),
+                    ..Default::default()
+                })
+            })
+        }
+    }
 
     impl ChatModel for Scripted {
         fn id(&self) -> String {
@@ -95,6 +162,46 @@ mod tests {
         }
     }
 
+    fn spec(name: &str) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: "A test tool.".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+            provider_definition: None,
+            json_spec: false,
+            json_dict: None,
+            defer_loading: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_run_writes_its_input_files_in_place() {
+        // The guard keeps no share of the input's files: a shared map would be copied whole
+        // by the run's first write (13 ms at 10,000 files).
+        let tools = ToolSet::new(vec![Arc::new(Write(spec("write"))) as Arc<dyn Tool>])
+            .expect("tools");
+        let agent = Agent::new(
+            Arc::new(Writes(AtomicUsize::new(0))),
+            tools,
+            SystemMessage::default(),
+        );
+        let mut input = hi();
+        let mut files = serde_json::Map::new();
+        files.insert("/a".into(), json!({"content": "a"}));
+        input.files = Arc::new(files);
+        let before = Arc::as_ptr(&input.files);
+        let (state, _) = agent
+            .run_guarded(input, RunOptions::default())
+            .await
+            .expect("a clean run");
+        assert_eq!(
+            state.files.keys().collect::<Vec<_>>(),
+            ["/a", "/b"],
+            "the write is in the output"
+        );
+        assert_eq!(Arc::as_ptr(&state.files), before, "written in place, not copied");
+    }
+
     fn agent() -> Agent {
         let spec = ToolSpec {
             name: "explode".into(),
@@ -141,6 +248,7 @@ mod tests {
             1,
             "the input state comes back"
         );
+        assert!(failure.files_dropped, "without its files: the caller holds them");
         // The same agent (its model now past the tool call) finishes the next run.
         let (state, _) = agent
             .run_guarded(hi(), RunOptions::default())

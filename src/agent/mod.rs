@@ -164,7 +164,11 @@ impl Agent {
         let report = report.lock().clone();
         match outcome {
             Ok(()) => Ok((state, report)),
-            Err(error) => Err(RunFailure { error, state }),
+            Err(error) => Err(RunFailure {
+                error,
+                state,
+                files_dropped: false,
+            }),
         }
     }
 }

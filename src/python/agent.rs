@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::agent_run_args::{
-    StartArg, failure_to_py, max_concurrency, run_options, start_tasks, stops_of, subagent_resumes,
-    trace_from_py,
+    StartArg, failure_to_py, input_files, max_concurrency, run_options, start_tasks, stops_of,
+    subagent_resumes, trace_from_py,
 };
 // `stream` takes the late resumes of a run from here.
 pub(crate) use super::agent_run_args::{LateResumes, ResumeArg};
@@ -272,6 +272,7 @@ impl CoreAgent {
         tracer: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         super::errors::guard(|| {
+            let files = input_files(state);
             let state = state_from_py(state)?;
             let options = run_options(
                 recursion_limit,
@@ -306,7 +307,7 @@ impl CoreAgent {
                 .map_err(|e| {
                     pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
                 })?
-                .map_err(|f| super::errors::out_of_generator(failure_to_py(f)))?;
+                .map_err(|f| super::errors::out_of_generator(failure_to_py(f, files.as_ref())))?;
             let out = result_to_py(py, &state);
             drop(state);
             self.agent.release_unused();
@@ -326,6 +327,7 @@ impl CoreAgent {
         tracer: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         super::errors::guard(|| {
+            let files = input_files(state);
             let state = state_from_py(state)?;
             let options = run_options(
                 recursion_limit,
@@ -343,7 +345,7 @@ impl CoreAgent {
                     let (state, _) = agent
                         .run_guarded(state, options)
                         .await
-                        .map_err(failure_to_py)?;
+                        .map_err(|f| failure_to_py(f, files.as_ref()))?;
                     // The conversion holds the GIL for the whole conversation: on a blocking
                     // thread, not a tokio worker that other runs' steps are waiting for; in one of
                     // a few slots (`super::executor`), not a thread per run ending.
@@ -476,6 +478,7 @@ impl CoreAgent {
         host: crate::tools::HostContext,
         run_args: StreamRun<'_>,
     ) -> PyResult<StreamState> {
+        let files = input_files(state);
         let state = state_from_py(state)?;
         let (emitter, tx, rx) = stream_sink(
             &run_args.modes,
@@ -510,7 +513,7 @@ impl CoreAgent {
             task,
             self.agent.clone(),
             state_to_py,
-            failure_to_py,
+            Box::new(move |f| failure_to_py(f, files.as_ref())),
         ))
     }
 }

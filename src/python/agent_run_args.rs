@@ -205,14 +205,26 @@ pub(super) fn run_options(
 }
 
 /// The run's exception, carrying the state as it was when the run failed in its
-/// `partial_state` attribute (every completed step is there), so nothing is lost.
-pub(super) fn failure_to_py(failure: RunFailure) -> PyErr {
+/// `partial_state` attribute (every completed step is there), so nothing is lost. After a
+/// panic the core hands back the input without its files: `input_files` is the caller's own
+/// `files` value, put back as given.
+pub(super) fn failure_to_py(failure: RunFailure, input_files: Option<&Py<PyAny>>) -> PyErr {
     let err = to_py(failure.error);
     super::runtime_threads::attach(|py| {
         if let Ok(state) = state_to_py(py, &failure.state) {
+            if let (true, Some(files)) = (failure.files_dropped, input_files)
+                && let Ok(state) = state.bind(py).cast::<PyDict>()
+            {
+                let _ = state.set_item("files", files.clone_ref(py));
+            }
             // An exception type that refuses new attributes just goes without it.
             let _ = err.value(py).setattr("partial_state", state);
         }
     });
     err
+}
+
+/// The caller's `files` value of a run's input, for `failure_to_py`.
+pub(super) fn input_files(state: &Bound<'_, PyDict>) -> Option<Py<PyAny>> {
+    state.get_item("files").ok().flatten().map(Bound::unbind)
 }

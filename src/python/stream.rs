@@ -93,6 +93,9 @@ pub(crate) fn parse_mode(mode: &str) -> Option<EventKind> {
     })
 }
 
+/// A failed run's exception (it carries the run's input files, given back after a panic).
+pub(crate) type FailureToPy = Box<dyn Fn(RunFailure) -> PyErr + Send + Sync>;
+
 /// The run behind a stream: its queue, and the task, cancelled when the stream is dropped
 /// before the run ends (LangGraph cancels a run whose stream is closed).
 pub(crate) struct StreamState {
@@ -101,7 +104,7 @@ pub(crate) struct StreamState {
     agent: Agent,
     finished: bool,
     state_to_py: fn(Python<'_>, &AgentState) -> PyResult<Py<PyAny>>,
-    failure_to_py: fn(RunFailure) -> PyErr,
+    failure_to_py: FailureToPy,
 }
 
 impl StreamState {
@@ -110,7 +113,7 @@ impl StreamState {
         task: JoinHandle<()>,
         agent: Agent,
         state_to_py: fn(Python<'_>, &AgentState) -> PyResult<Py<PyAny>>,
-        failure_to_py: fn(RunFailure) -> PyErr,
+        failure_to_py: FailureToPy,
     ) -> Self {
         StreamState {
             rx,
@@ -142,7 +145,7 @@ impl StreamState {
             Some(Item::Done(outcome)) => {
                 self.finished = true;
                 self.task = None;
-                let state = (*outcome).map_err(self.failure_to_py)?;
+                let state = (*outcome).map_err(&self.failure_to_py)?;
                 let out = (self.state_to_py)(py, &state)?;
                 drop(state);
                 self.agent.release_unused();
