@@ -21,7 +21,7 @@ import pytest
 
 langgraph_sdk = pytest.importorskip("langgraph_sdk")
 
-from langgraph_dev import free_port, serve
+from langgraph_dev import serve
 from parity.async_subagents_support import CHILD, Server, _Ids
 
 pytestmark = [
@@ -109,9 +109,11 @@ def deployment(tmp_path_factory):
     source = textwrap.dedent(CHILD) + "\nimport time\nfrom langchain_core.language_models import BaseChatModel\n"
     (app / "graphs.py").write_text(source + textwrap.dedent(GRAPHS))
     graphs = {g: f"./graphs.py:{g}" for g in ("child_rs", "child_ref", "parent_rs", "parent_ref")}
-    port = free_port()
-    env = {"ASYNC_SUBAGENT_GATES": str(gates), "ASYNC_SUBAGENT_SELF": f"http://127.0.0.1:{port}"}
-    with serve(app, graphs, env, port=port, jobs=16) as url:
+
+    def env(port: int) -> dict[str, str]:
+        return {"ASYNC_SUBAGENT_GATES": str(gates), "ASYNC_SUBAGENT_SELF": f"http://127.0.0.1:{port}"}
+
+    with serve(app, graphs, env, jobs=16) as url:
         yield Server(url, gates)
 
 

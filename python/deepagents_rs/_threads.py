@@ -392,10 +392,6 @@ def _breakpoints(nodes: list[str]) -> Any:
     return "*" if "*" in nodes else (nodes or None)
 
 
-#: Stream modes the thread graph produces itself (LangGraph's own payloads).
-GRAPH_MODES = ("checkpoints", "tasks", "debug")
-
-
 def _graph_item(item: tuple, feed: Feed, graph_modes: Sequence[str]) -> Any:
     """A chunk of the thread graph's stream, ``(mode, chunk)`` or with subgraphs ``(ns,
     mode, chunk)``: an update (a stop), or a part of its own (`_thread_graph_parts`)."""

@@ -193,3 +193,8 @@ pub const EDIT_ERRORS: &[(&str, &str)] = &[
 ];
 /// Any other error code.
 pub const EDIT_ERROR_OTHER: &str = "Error editing file '{file_path}': {error}";
+
+/// `agrep`/`aglob` past their bound (`ASYNC_GREP_TIMEOUT`, `ASYNC_GLOB_TIMEOUT`); placeholders
+/// `tool` (`grep` or `glob`) and `seconds` (the bound as Python formats it).
+pub const SEARCH_TIMED_OUT: &str =
+    "Error: {tool} timed out after {seconds}s. Try a more specific pattern or a narrower path.";

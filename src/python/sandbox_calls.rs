@@ -13,6 +13,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::sandbox_shell::{PyShell, SandboxTask, drive, log, text};
 use crate::files::sandbox_ops::{self as ops, Failed};
+use crate::files::sandbox_texts::SEARCH_TIMED_OUT;
 
 /// An instance of the protocol's result class `name` built from `kwargs`.
 fn result<'py>(
@@ -305,15 +306,11 @@ fn timed_out<'py>(
     ];
     log_args.extend(args);
     log(py, "warning", PyTuple::new(py, log_args)?);
-    let template = py
-        .import("deepagents_rs.backends._sandbox_texts")?
-        .getattr("SEARCH_TIMED_OUT")?;
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("tool", tool)?;
-    kwargs.set_item("seconds", seconds)?;
-    let error: String = template
-        .call_method("format", (), Some(&kwargs))?
-        .extract()?;
+    // `format(seconds, "")`, as deepagents' f-string renders the bound (`5`, `0.25`).
+    let shown = seconds.call_method1(intern!(py, "__format__"), ("",))?;
+    let error = SEARCH_TIMED_OUT
+        .replace("{tool}", tool)
+        .replace("{seconds}", shown.cast::<PyString>()?.to_str()?);
     let class = if tool == "grep" {
         "GrepResult"
     } else {

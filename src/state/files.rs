@@ -30,6 +30,17 @@ impl FilesHost {
     pub fn is_empty(&self) -> bool {
         self.origins.is_empty() && self.exact.is_empty() && self.foreign.is_empty()
     }
+
+    /// Whether these objects can stand beside `files`: a kept exact object only for an entry
+    /// in the map, and no entry both exact and with an origin. `exact` is handed back with no
+    /// check against the entry, so the map and it must change together (`FilesWrite::apply`,
+    /// `into_snapshot`); a change to one without the other would hand the caller a stale
+    /// object. Checked in debug builds after each change.
+    pub fn fits(&self, files: &Map<String, Value>) -> bool {
+        self.exact
+            .keys()
+            .all(|p| files.contains_key(p) && !self.origins.contains_key(p))
+    }
 }
 
 /// A files map and the host's objects beside it, both shared.
@@ -94,6 +105,7 @@ impl FilesWrite {
             self.host.exact.remove(path);
         }
         self.host.foreign.retain(|_, (_, entry)| entry.is_some());
+        debug_assert!(self.host.fits(&self.entries), "files and their exact objects apart");
         (Arc::new(self.entries), Arc::new(self.host))
     }
 
@@ -118,6 +130,7 @@ impl FilesWrite {
                 .keys()
                 .any(|p| host.origins.contains_key(p) || host.exact.contains_key(p));
         if !stale && self.host.is_empty() {
+            debug_assert!(host.fits(files), "files and their exact objects apart");
             return;
         }
         let host = Arc::make_mut(host);
@@ -146,6 +159,7 @@ impl FilesWrite {
                 }
             }
         }
+        debug_assert!(host.fits(files), "files and their exact objects apart");
     }
 }
 
@@ -199,5 +213,30 @@ mod tests {
         let shared = host.clone();
         FilesWrite::from(map(json!({"/a": {"content": "1"}}))).apply(&mut files, &mut host);
         assert!(Arc::ptr_eq(&host, &shared));
+    }
+
+    #[test]
+    fn exact_objects_stay_only_beside_their_entries() {
+        let mut write = FilesWrite::from(map(json!({"/a": {"content": "1"}, "/b": {"content": "2"}})));
+        write.host.exact.insert("/a".into(), HostValue::new(1u8));
+        write.host.exact.insert("/b".into(), HostValue::new(2u8));
+        let (mut files, mut host) = write.into_snapshot();
+        assert!(host.fits(&files));
+        FilesWrite::from(map(json!({"/a": null}))).apply(&mut files, &mut host);
+        assert!(host.fits(&files));
+        assert_eq!(host.exact.len(), 1);
+        // The map changed without its objects: `/b`'s object is no longer beside an entry.
+        Arc::make_mut(&mut files).shift_remove("/b");
+        assert!(!host.fits(&files));
+    }
+
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "files and their exact objects apart")]
+    fn a_write_to_files_apart_from_their_exact_objects_fails_in_debug_builds() {
+        let mut host = FilesHost::default();
+        host.exact.insert("/gone".into(), HostValue::new(1u8));
+        let (mut files, mut host) = (Arc::new(Map::new()), Arc::new(host));
+        FilesWrite::from(map(json!({"/a": {"content": "1"}}))).apply(&mut files, &mut host);
     }
 }

@@ -12,8 +12,6 @@ metadata), and with a saver the failed task the checkpoint keeps (``get_state().
 
 from __future__ import annotations
 
-import asyncio
-import re
 from typing import Any
 
 import deepagents
@@ -25,7 +23,8 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_config
 
-_NOTE = re.compile(r"During task with name '([\w.]+)' and id '([0-9a-f-]{36})'")
+from .error_notes_support import run_error, task_notes
+
 _NODES = {"model": "model", "wrap": "model", "before": "Fails.before_model", "after": "Fails.after_model"}
 
 
@@ -95,16 +94,10 @@ def _failure(module: Any, api: str, where: str, subagent: bool, saver: bool) -> 
     config: dict[str, Any] = {"configurable": {"thread_id": "t"}}
     if where == "model":
         config["callbacks"] = [ModelCalls(seen)]
-    with pytest.raises(RuntimeError) as info:
-        if api == "invoke":
-            agent.invoke(payload, config)
-        elif api == "stream":
-            list(agent.stream(payload, config, stream_mode=["updates", "values"]))
-        else:
-            asyncio.run(agent.ainvoke(payload, config))
+    exc = run_error(agent, api, payload, config)
     tasks = agent.get_state(config).tasks if saver else None
     # The failing call is the last model call (a subagent's comes after its parent's).
-    return info.value, seen[-1], tasks
+    return exc, seen[-1], tasks
 
 
 @pytest.mark.parametrize(
@@ -117,15 +110,13 @@ def test_a_nodes_error_carries_its_tasks_notes(where: str, subagent: bool, api: 
     for module in (deepagents, deepagents_rs):
         exc, task_ns, tasks = _failure(module, api, where, subagent, saver)
         assert str(exc) == f"{where} failed", module.__name__
-        notes = list(getattr(exc, "__notes__", ()))
-        found = [_NOTE.fullmatch(note) for note in notes]
-        assert found and all(found), (module.__name__, notes)
         # Each task the error left, innermost first: the ids the failing node's code saw.
         expected = [tuple(segment.rsplit(":", 1)) for segment in reversed(task_ns.split("|"))]
-        assert [(m.group(1), m.group(2)) for m in found] == expected, module.__name__
+        found = task_notes(exc, module.__name__)
+        assert found == expected, module.__name__
         if tasks is not None:
             # The checkpoint keeps the failed task (the agent's own, or the `task` call's).
             assert [(t.name, t.id) for t in tasks if t.error] == [expected[-1]], module.__name__
-        shapes.append([m.group(1) for m in found])
+        shapes.append([name for name, _ in found])
     node = _NODES[where]
     assert shapes[0] == shapes[1] == ([node, "tools"] if subagent else [node])

@@ -6,8 +6,6 @@ id is the task id the failing tool's config carries (its ``langgraph_checkpoint_
 
 from __future__ import annotations
 
-import asyncio
-import re
 from typing import Any
 
 import deepagents
@@ -18,9 +16,10 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
+from .error_notes_support import run_error, task_notes
+
 #: The failing tool's task namespace, as its config had it (the last call's).
 SEEN: list[str] = []
-_NOTE = re.compile(r"During task with name '(\w+)' and id '([0-9a-f-]{36})'")
 
 
 @tool
@@ -52,14 +51,7 @@ def _failure(module: Any, api: str, subagent: bool, saver: bool) -> tuple[BaseEx
     payload = {"messages": [{"role": "user", "content": "go"}]}
     config = {"configurable": {"thread_id": "t"}}
     SEEN.clear()
-    with pytest.raises(RuntimeError) as info:
-        if api == "invoke":
-            agent.invoke(payload, config)
-        elif api == "stream":
-            list(agent.stream(payload, config, stream_mode=["updates", "values"]))
-        else:
-            asyncio.run(agent.ainvoke(payload, config))
-    return info.value, SEEN[-1]
+    return run_error(agent, api, payload, config), SEEN[-1]
 
 
 @pytest.mark.parametrize("saver", [False, True], ids=["no_saver", "saver"])
@@ -70,11 +62,9 @@ def test_a_tools_error_carries_its_tasks_notes(api: str, subagent: bool, saver: 
     for module in (deepagents, deepagents_rs):
         exc, task_ns = _failure(module, api, subagent, saver)
         assert str(exc) == f"kaboom {2 if subagent else 1}"
-        notes = list(getattr(exc, "__notes__", ()))
-        found = [_NOTE.fullmatch(note) for note in notes]
-        assert all(found), (module.__name__, notes)
         # Each task the error left, innermost first: the ids the tool's own config names.
         expected = [tuple(segment.split(":")) for segment in reversed(task_ns.split("|"))]
-        assert [(m.group(1), m.group(2)) for m in found] == expected, module.__name__
-        shapes.append([m.group(1) for m in found])
+        found = task_notes(exc, module.__name__)
+        assert found == expected, module.__name__
+        shapes.append([name for name, _ in found])
     assert shapes[0] == shapes[1] == (["tools", "tools"] if subagent else ["tools"])

@@ -12,9 +12,6 @@ TRUNCATION_MSG: Final = (
 )
 """Sentinel appended to `read()` content when `MAX_OUTPUT_BYTES` is hit."""
 
-# deepagents 0.7.32, backends/sandbox.py (agrep / aglob). Read by the core
-# (src/python/sandbox_calls.rs, `timed_out`) when an async search passes its bound.
-SEARCH_TIMED_OUT: Final = "Error: {tool} timed out after {seconds}s. Try a more specific pattern or a narrower path."
-
-# The read script and the edit error texts are the core's (`src/files/sandbox_texts.rs`), and so
-# are the execute capture's clip notices (`src/files/sandbox_capture.rs`, read through `_sandbox_capture`).
+# The read script, the edit error texts and agrep/aglob's timeout error are the core's
+# (`src/files/sandbox_texts.rs`), and so are the execute capture's clip notices
+# (`src/files/sandbox_capture.rs`, read through `_sandbox_capture`).
