@@ -81,13 +81,14 @@ class RunnableAdapter:
         return config
 
     @staticmethod
-    def _in_task(config: dict, task: dict | None) -> dict:
-        """The caller's config inside the `task` call's own task, when a thread graph runs
-        it: its saver, namespace, scratchpad and resuming flag, as deepagents' `task` tool
-        hands its task's config to the subagent (a LangGraph graph then checkpoints under
-        that task and resumes from there)."""
+    def _in_task(config: dict, task: dict | None, where: tuple = ()) -> dict:
+        """The caller's config inside the `task` call's own task, as deepagents' `task` tool
+        hands its task's config to the subagent: the thread graph's task when one runs it
+        (its saver, namespace, scratchpad and resuming flag: a LangGraph graph then
+        checkpoints under that task and resumes from there), else the task the core runs the
+        call in (``where``: see `_in_call_task`)."""
         if task is None:
-            return config
+            return _in_call_task(config, where)
         from ._run_context import RUNTIME_KEY
         from ._task_channels import with_own
         from ._threads import _FEED
@@ -106,18 +107,17 @@ class RunnableAdapter:
         return {**config, "metadata": metadata, "configurable": {**ours, **own}}
 
     def invoke(self, state: dict, config: dict | None = None, parent: Any = None, *where: Any) -> dict:
-        """The runnable's run; ``where``: the `task` call's id, the writer of its parts and
-        its task namespace (an error leaving the run is noted with it)."""
+        """The runnable's run; ``where``: the `task` call's id, the writer of its parts, its
+        task namespace (an error leaving the run is noted with it), the caller's step and
+        the call's place among its reply's calls."""
         with _noted(config, where):
-            return self._invoke(state, config, parent, *where[:2])
+            return self._invoke(state, config, parent, where)
 
     async def ainvoke(self, state: dict, config: dict | None = None, parent: Any = None, *where: Any) -> dict:
         with _noted(config, where):
-            return await self._ainvoke(state, config, parent, *where[:2])
+            return await self._ainvoke(state, config, parent, where)
 
-    def _invoke(
-        self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None, parts: Any = None
-    ) -> dict:
+    def _invoke(self, state: dict, config: dict | None, parent: Any, where: tuple) -> dict:
         if not self._runnable_api:
             return self._output(self.runnable.invoke(self._input(state)))
         from langchain_core.runnables.config import set_config_context
@@ -125,18 +125,17 @@ class RunnableAdapter:
         from ._subagent_parts import child_config
         from ._thread_feed import RUN_TASKS
 
+        call_id, parts = (*where, None, None)[:2]
         tasks = RUN_TASKS.get()
-        config = self._in_task(self._traced(config, parent), tasks.wait(call_id) if tasks and call_id else None)
-        config = child_config(config, parts)
+        task = tasks.wait(call_id) if tasks and call_id else None
+        config = child_config(self._in_task(self._traced(config, parent), task, (call_id, *where[2:])), parts)
         with set_config_context(config) as context, _placed(), _to_parent() as up:
             # Its own runs find their own tasks, not this run's.
             context.run(RUN_TASKS.set, None)
             result = context.run(self.runnable.invoke, self._input(state), self._explicit(config))
         return up.output if up.output is not None else self._output(result)
 
-    async def _ainvoke(
-        self, state: dict, config: dict | None = None, parent: Any = None, call_id: str | None = None, parts: Any = None
-    ) -> dict:
+    async def _ainvoke(self, state: dict, config: dict | None, parent: Any, where: tuple) -> dict:
         if not self._runnable_api:
             return self._output(await self.runnable.ainvoke(self._input(state)))
         import asyncio
@@ -146,14 +145,36 @@ class RunnableAdapter:
         from ._subagent_parts import child_config
         from ._thread_feed import RUN_TASKS
 
+        call_id, parts = (*where, None, None)[:2]
         tasks = RUN_TASKS.get()
         task = await tasks.await_(call_id) if tasks and call_id else None
-        config = child_config(self._in_task(self._traced(config, parent), task), parts)
+        config = child_config(self._in_task(self._traced(config, parent), task, (call_id, *where[2:])), parts)
         with set_config_context(config) as context, _placed(), _to_parent() as up:
             context.run(RUN_TASKS.set, None)
             coro = self.runnable.ainvoke(self._input(state), self._explicit(config))
             result = await asyncio.create_task(coro, context=context)
         return up.output if up.output is not None else self._output(result)
+
+
+def _in_call_task(config: dict, where: tuple) -> dict:
+    """``config`` inside the `tools` task the core runs the `task` call in (no thread graph
+    follows the run): its namespace and task id (``where``: the call's id, its task's
+    namespace, the caller's step and the call's index), the step's checkpoint map and the
+    task's metadata, as LangGraph's tool node hands them to deepagents' `task` tool, so a
+    LangGraph graph runs as a subgraph of that task (its nodes' namespaces under
+    ``tools:<id>``), with the id the call's own config and callbacks carry."""
+    if len(where) < 4 or not where[1]:
+        return config
+    _call_id, namespace, step, index = where[:4]
+    from ._stream import task_metadata
+    from ._task_config import task_configurable
+
+    configurable = dict(config.get("configurable") or {})
+    task_ns = "|".join(namespace)
+    metadata = task_metadata(config.get("metadata") or {}, configurable, step, "tools", task_ns, None, index)
+    # As the tool sees it (LangChain's `ensure_config`): the outermost task's namespace.
+    metadata["checkpoint_ns"] = namespace[0]
+    return {**config, "metadata": metadata, "configurable": task_configurable(config, configurable, task_ns, step)}
 
 
 class _noted:

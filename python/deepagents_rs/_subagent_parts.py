@@ -44,7 +44,8 @@ def streamed(modes: list[str], subgraphs: bool, protocol: bool) -> Streamed | No
 def child_config(config: dict, parts: Any) -> dict:
     """``config`` (the caller's, inside the `task` call's task when a thread graph runs it)
     as LangGraph's task config hands it to a subgraph the caller streams: in a task of its own
-    namespace (the thread graph's task, else a new one under the caller's), with the caller's
+    namespace (the `task` call's, `_compiled_subagent._in_task`; else a new one under the
+    caller's), with the caller's
     stream and handlers putting the subgraph's parts into ``parts``."""
     wanted = STREAMED.get()
     if parts is None or wanted is None:

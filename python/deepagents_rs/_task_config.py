@@ -128,6 +128,19 @@ def tool_task_id(
     )
 
 
+def subagent_task_id(run: Any, namespace: list[str], step: int, call_id: str, index: int) -> str | None:
+    """The id of the `tools` task running call ``call_id`` of ``run`` (the core's namespace
+    and step), for a subagent the call starts to run under (``src/tools/call_task.rs``): the
+    id the call's config, callbacks and notes carry. ``None`` on a thread run: the graph
+    following it names the call's task later, and renames the subagent's items then
+    (`_task_namespaces`); and without a run's config, where no id could be shared."""
+    configurable = (run or {}).get("configurable") or {}
+    if not isinstance(run, RunConfig) or configurable.get(TASKS_KEY) is not None:
+        return None
+    checkpoint = step_checkpoint(run, namespace, step, None)
+    return tool_task_id(run, namespace, step, call_id, index, checkpoint)
+
+
 def node_task_id(run: Any, namespace: list[str] | None, step: int, node: str, checkpoint: str | None) -> str:
     """The task id of ``node`` at ``step`` (a hook's node, or ``model``), run by its edge: as
     LangGraph derives a node's task id (the step's checkpoint, the node's namespace, the

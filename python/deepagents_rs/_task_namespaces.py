@@ -1,12 +1,14 @@
 """A followed subagent's stream namespace as its task's, in a thread run.
 
-The core names a subagent's namespace ``tools:<id>`` with an id of its own, a new one each
-run. In LangGraph a subgraph's namespace is its task's checkpoint namespace, and a resumed
-subagent runs in the same task again (LangGraph's task ids come from the checkpoint), so it
-streams under the namespace it had before it stopped. In a thread run the `tools` task that
-follows a subagent (`_subagent_threads`) names its call here, and the core's items of that
-subagent reach the caller under the task's namespace, metadata included: the first run's
-and the resumed run's are one namespace, as in deepagents.
+In a thread run the core names a subagent's namespace ``tools:<id>`` with an id of its own,
+a new one each run (the graph names the `task` call's task only later; without a thread
+graph the core takes the task's id from `_task_config.subagent_task_id`). In LangGraph a
+subgraph's namespace is its task's checkpoint namespace, and a resumed subagent runs in the
+same task again (LangGraph's task ids come from the checkpoint), so it streams under the
+namespace it had before it stopped. In a thread run the `tools` task that follows a subagent
+(`_subagent_threads`) names its call here, and the core's items of that subagent reach the
+caller under the task's namespace, metadata included: the first run's and the resumed run's
+are one namespace, as in deepagents.
 
 A subagent the core started before its task named it (another task's read went past its
 start) holds its items until it is named, so none of them reaches the caller under the

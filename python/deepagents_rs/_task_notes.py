@@ -37,6 +37,17 @@ def note_node_error(exc: BaseException, config: dict | None, node: str, step: in
     _add_notes(exc, task_namespace(config, list(namespace), step, None, node))
 
 
+def node_notes(config: dict | None, node: str, step: int, namespace: list[str]) -> list[str]:
+    """The notes an error of the core's own (a native provider's) gets leaving the task of
+    ``node`` at ``step`` (see `note_node_error`), innermost first; none on a thread run, whose
+    graph's runner notes the exception the error becomes."""
+    if config is None or own_value(config.get("configurable") or {}, TASKS_KEY) is not None:
+        return []
+    from ._task_config import task_namespace
+
+    return _notes(task_namespace(config, list(namespace), step, None, node))
+
+
 def note_tasks_error(exc: BaseException, config: dict | None, namespace: list[str] | None) -> None:
     """Notes ``exc``, raised inside the tasks ``namespace`` names (a compiled subagent's run
     inside its `task` call's `tools` task), of the run whose config is ``config``."""
@@ -64,8 +75,15 @@ def _add_notes(exc: BaseException, ns: str) -> None:
     """One note per task of the namespace ``ns``, innermost first; a note the error has
     already (it left an inner run's task) is not added twice."""
     notes = getattr(exc, "__notes__", ())
-    for segment in reversed(ns.split("|")):
-        name, _, task_id = segment.rpartition(":")
-        note = f"During task with name '{name}' and id '{task_id}'"
+    for note in _notes(ns):
         if note not in notes:
             exc.add_note(note)
+
+
+def _notes(ns: str) -> list[str]:
+    """LangGraph's note for each task of the namespace ``ns``, innermost first."""
+    out = []
+    for segment in reversed(ns.split("|")):
+        name, _, task_id = segment.rpartition(":")
+        out.append(f"During task with name '{name}' and id '{task_id}'")
+    return out

@@ -90,6 +90,11 @@ pub struct ProviderError {
     pub retry_after: Option<Duration>,
     /// Set when the server said `x-should-retry`; it overrides the kind's own rule.
     pub should_retry: Option<bool>,
+    /// The notes the error got on its way out of the tasks it left, innermost first (the
+    /// host's, as LangGraph's runner adds them: `crate::agent::set_task_note`). Boxed: every
+    /// `Result` of a provider call carries the error, and notes are rare.
+    #[allow(clippy::box_collection)]
+    pub notes: Option<Box<Vec<String>>>,
 }
 
 impl ProviderError {
@@ -104,6 +109,7 @@ impl ProviderError {
             request_id: None,
             retry_after: None,
             should_retry: None,
+            notes: None,
         }
     }
 

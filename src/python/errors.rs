@@ -118,6 +118,10 @@ fn provider_error(py: Python<'_>, e: &ProviderError) -> PyErr {
             e.message.clone(),
             e.request_id.as_deref(),
         ))?;
+        // The notes of the tasks it left (`crate::agent::set_task_note`).
+        for note in e.notes.iter().flat_map(|notes| notes.iter()) {
+            exc.call_method1("add_note", (note,))?;
+        }
         Ok(PyErr::from_value(exc))
     };
     build().unwrap_or_else(|err| err)

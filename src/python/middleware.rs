@@ -329,7 +329,7 @@ impl Middleware for PyMiddleware {
                 "wrap_tool_call",
                 move |py, _| {
                     let call_id = request.call.id.as_deref().unwrap_or_default();
-                    let index = super::tools::call_index(&request.state.messages, call_id);
+                    let index = crate::tools::call_index(&request.state.messages, call_id);
                     Ok(vec![
                         call_to_py(py, &request.call)?,
                         objects.state(py, &request.state)?,

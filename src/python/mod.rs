@@ -6,6 +6,7 @@ mod agent_run_args;
 mod agent_state;
 mod backends;
 mod blocking;
+mod call_task_ids;
 mod composite;
 mod composite_batch;
 mod composite_ops;
@@ -92,6 +93,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::error::set_warn(user_warning);
     crate::error::set_log(log_warning);
     crate::agent::set_task_note(task_notes::note_task);
+    crate::tools::set_call_task_id(call_task_ids::call_task_id);
     crate::host::set_async_test(|h| host::PyHost::from_context(h).is_some_and(|p| p.is_async));
     reply_shaper::register();
     m.add_class::<loop_inbox::LoopInbox>()?;

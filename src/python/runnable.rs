@@ -147,6 +147,8 @@ impl Runnable for PyRunnable {
                                     &input.call_id,
                                     parts_arg(py, &input)?,
                                     input.namespace.clone(),
+                                    input.step,
+                                    input.index,
                                 ),
                             )
                         },
@@ -165,6 +167,8 @@ impl Runnable for PyRunnable {
                             input.call_id.as_str().into_pyobject(py)?.into_any(),
                             parts_arg(py, &input)?,
                             input.namespace.clone().into_pyobject(py)?.into_any(),
+                            input.step.into_pyobject(py)?.into_any(),
+                            input.index.into_pyobject(py)?.into_any(),
                         ];
                         let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
                         output_from_py(&out)

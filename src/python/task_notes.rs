@@ -1,6 +1,8 @@
 //! The host's note on an error leaving a node's task (`crate::agent::set_task_note`): the
 //! exception the host raised gets LangGraph's "During task with name ..." notes, with the ids
-//! the node's code saw in its config (`deepagents_rs._task_notes.note_node_error`).
+//! the node's code saw in its config (`deepagents_rs._task_notes.note_node_error`); a native
+//! provider's error gets the same notes back (`node_notes`), which its exception gets when it
+//! is made (`super::errors::provider_error`).
 
 use futures::future::BoxFuture;
 use pyo3::prelude::*;
@@ -15,36 +17,47 @@ pub(super) fn note_task(
     node: &str,
     place: &NodePlace,
     host: &HostContext,
-) -> Option<BoxFuture<'static, ()>> {
-    let Error::Model(
-        ModelError::Host(source)
-        | ModelError::HostInvalidRequest(source)
-        | ModelError::HostContextOverflow(source),
-    ) = error
-    else {
-        return None;
+) -> Option<BoxFuture<'static, Vec<String>>> {
+    let raised = match error {
+        Error::Model(
+            ModelError::Host(source)
+            | ModelError::HostInvalidRequest(source)
+            | ModelError::HostContextOverflow(source),
+        ) => Some(source.clone()),
+        // The core's own: no exception yet, the notes are handed back.
+        Error::Model(ModelError::Provider(_)) => None,
+        _ => return None,
     };
-    let (source, node, host) = (source.clone(), node.to_owned(), host.clone());
+    PyHost::from_context(host)?;
+    let (node, host) = (node.to_owned(), host.clone());
     let (step, namespace) = (place.step, place.namespace.clone());
     Some(Box::pin(async move {
         // Off the tokio workers: the note is Python's work.
-        let _ = tokio::task::spawn_blocking(move || {
+        tokio::task::spawn_blocking(move || {
             super::runtime_threads::attach(|py| {
-                let Some(raised) = source.downcast_ref::<PyErr>() else {
-                    return;
-                };
                 let config = PyHost::config_arg(PyHost::from_context(&host), py);
-                let noted = py.import("deepagents_rs._task_notes").and_then(|m| {
-                    m.call_method1(
-                        "note_node_error",
-                        (raised.value(py), config, node, step, namespace),
-                    )
-                });
-                if let Err(e) = noted {
+                let notes = py
+                    .import("deepagents_rs._task_notes")
+                    .and_then(|m| match &raised {
+                        Some(source) => {
+                            let Some(raised) = source.downcast_ref::<PyErr>() else {
+                                return Ok(Vec::new());
+                            };
+                            let args = (raised.value(py), config, node, step, namespace);
+                            m.call_method1("note_node_error", args)?;
+                            Ok(Vec::new())
+                        }
+                        None => m
+                            .call_method1("node_notes", (config, node, step, namespace))?
+                            .extract::<Vec<String>>(),
+                    });
+                notes.unwrap_or_else(|e| {
                     e.write_unraisable(py, None);
-                }
+                    Vec::new()
+                })
             })
         })
-        .await;
+        .await
+        .unwrap_or_default()
     }))
 }

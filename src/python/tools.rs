@@ -331,7 +331,7 @@ fn tool_config_args<'py>(
         parent,
         files,
         ctx.run.step,
-        call_index(&ctx.run.history, &ctx.tool_call_id),
+        crate::tools::call_index(&ctx.run.history, &ctx.tool_call_id),
         ctx.tool_call_id.as_str(),
         ctx.run.namespace.clone(),
         ctx.run.subagent.clone(),
@@ -359,23 +359,6 @@ async fn wait_for_graph(ctx: &ToolContext) -> Result<(), ToolError> {
     .await
     .map_err(|e| ToolError::Fatal(Box::new(e)))?
     .map_err(fatal)
-}
-
-/// The call's place among the calls of the AI message that made it: its task's index in
-/// LangGraph's `langgraph_path` (the model's edge sends one task per call, in order).
-pub(super) fn call_index(history: &crate::history::History, call_id: &str) -> usize {
-    history
-        .iter_newest_first()
-        .find_map(|m| match m.as_ref() {
-            crate::messages::Message::Ai(ai) => Some(ai),
-            _ => None,
-        })
-        .and_then(|ai| {
-            ai.tool_calls
-                .iter()
-                .position(|c| c.id.as_deref() == Some(call_id))
-        })
-        .unwrap_or(0)
 }
 
 /// A call's arguments for the adapter: the model's own object when there is one.

@@ -110,6 +110,10 @@ pub struct ChildInput {
     /// The namespace of the tasks the runnable runs in: the caller's, then the `task` call's
     /// `tools:<id>` (an error leaving the runnable is noted with them).
     pub namespace: Vec<String>,
+    /// The caller's step and the call's place among its reply's calls (`CallPlace`): the
+    /// host builds the call's task config from them.
+    pub step: u64,
+    pub index: usize,
     pub messages: History,
     pub files: Arc<Map<String, Value>>,
     pub files_host: Arc<crate::state::FilesHost>,

@@ -18,7 +18,9 @@ use crate::messages::{HumanMessage, Message, Usage};
 use crate::state::{AgentState, Extra, FilesSnapshot, FilesWrite};
 use crate::tools::invocation_error::{invocation_error, str_repr};
 use crate::run::{DEFAULT_RECURSION_LIMIT, RunOptions, StartTask, new_id};
-use crate::tools::{Spawner, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+use crate::tools::{
+    CallPlace, Spawner, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, call_index, call_task_id,
+};
 
 pub struct TaskTool {
     spec: ToolSpec,
@@ -444,8 +446,16 @@ async fn run_subagent(
     let resume = run.resume_subagents.take(&ctx.tool_call_id).await;
     // A subagent's graph is compiled with deepagents' own limit, which wins over the
     // caller's when the configs merge.
-    // The subagent reports under its own namespace, as LangGraph's subgraph `tools:<id>`.
-    let task_ns = format!("tools:{}", new_id());
+    // The subagent runs inside the call's `tools` task, as a LangGraph subgraph does: its
+    // namespace is that task's, with the id the host gave the call's task everywhere else.
+    let index = call_index(&run.history, &ctx.tool_call_id);
+    let place = CallPlace {
+        namespace: &run.namespace,
+        step: run.step,
+        call_id: &ctx.tool_call_id,
+        index,
+    };
+    let task_ns = format!("tools:{}", call_task_id(&ctx.host, &place).await);
     let events = ctx
         .events
         .as_ref()
@@ -520,6 +530,8 @@ async fn run_subagent(
             let input = ChildInput {
                 call_id: ctx.tool_call_id.clone(),
                 namespace: namespace.clone(),
+                step: run.step,
+                index,
                 messages,
                 files: run.files.clone(),
                 files_host: run.files_host.clone(),

@@ -1,5 +1,6 @@
 //! Tools the model can call, and their dispatch for one model turn.
 
+mod call_task;
 pub mod invocation_error;
 mod spawner;
 
@@ -15,6 +16,7 @@ use crate::events::{NodeTrace, StepEmitter, TraceData};
 use crate::host::{HostValue, Origin};
 use crate::messages::{Content, Message, ToolCall, ToolMessage, ToolStatus, Usage};
 use crate::state::Extra;
+pub use call_task::{CallPlace, call_index, call_task_id, set_call_task_id};
 pub use spawner::Spawner;
 
 /// What the model is told about a tool. `parameters` is kept exactly as the tool defined it:

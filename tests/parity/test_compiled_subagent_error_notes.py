@@ -7,7 +7,8 @@ implementation's own agent whose model fails; with and without a saver, ``invoke
 
 Task ids cannot be equal across the implementations; the outer note's id is checked to be
 the failed `tools` task the checkpoint keeps with a saver (``get_state().tasks``); without
-one, see the strict xfail below."""
+one, a LangGraph graph's node runs inside that task (its namespace), so its notes name the
+tasks its node saw."""
 
 from __future__ import annotations
 
@@ -88,12 +89,6 @@ def test_a_compiled_subagents_error_carries_the_task_calls_note(kind: str, api: 
     assert shapes[0] == shapes[1] == [*inner, "tools"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="without a saver a compiled subagent's graph runs outside the `task` call's task "
-    "(its node's namespace lacks `tools:<id>`), and the core names that task with an id of its "
-    "own, not the id the `task` tool's callbacks carry",
-)
 def test_a_compiled_graph_runs_in_the_task_calls_task_without_a_saver() -> None:
     for module in (deepagents, deepagents_rs):
         exc, seen, _ = _failure(module, "graph", "invoke", False)

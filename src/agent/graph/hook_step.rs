@@ -32,9 +32,9 @@ impl Agent {
         };
         let out = match entry.run_hook(hook, cx).await {
             Ok(out) => out,
-            Err(e) => {
+            Err(mut e) => {
                 node_end(trace, Err(&e)).await;
-                note_task_error(&e, &node, &run.place(step), &run.options.host).await;
+                note_task_error(&mut e, &node, &run.place(step), &run.options.host).await;
                 return Err(e);
             }
         };

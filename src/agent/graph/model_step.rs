@@ -54,9 +54,9 @@ impl Agent {
             .await
         {
             Ok(r) => r,
-            Err(e) => {
+            Err(mut e) => {
                 node_end(trace, Err(&e)).await;
-                note_task_error(&e, "model", &run.place(step), &run.options.host).await;
+                note_task_error(&mut e, "model", &run.place(step), &run.options.host).await;
                 return Err(e);
             }
         };
