@@ -43,7 +43,6 @@ impl Agent {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use futures::future::BoxFuture;
@@ -55,65 +54,10 @@ mod tests {
     use crate::model::{ChatModel, ModelRequest};
     use crate::tools::{HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec};
 
-    /// Calls `explode` on its first call, then answers "done".
-    struct Scripted(AtomicUsize);
+    type Call = fn() -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
 
-    /// Calls `write` on its first call, then answers "done".
-    struct Writes(AtomicUsize);
-
-    impl ChatModel for Writes {
-        fn id(&self) -> String {
-            "test:writes".into()
-        }
-        fn invoke(
-            &self,
-            _: ModelRequest,
-            _: HostContext,
-        ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
-            let first = self.0.fetch_add(1, Ordering::SeqCst) == 0;
-            Box::pin(async move {
-                Ok(AiMessage {
-                    content: if first { "" } else { "done" }.into(),
-                    tool_calls: if first {
-                        vec![ToolCall {
-                            name: "write".into(),
-                            args: json!({}),
-                            id: Some("call_1".into()),
-                            r#type: "tool_call".into(),
-                            args_origin: None,
-                        }]
-                    } else {
-                        Vec::new()
-                    },
-                    ..Default::default()
-                })
-            })
-        }
-    }
-
-    /// Writes `/b` into the state's files.
-    struct Write(ToolSpec);
-
-    impl Tool for Write {
-        fn spec(&self) -> &ToolSpec {
-            &self.0
-        }
-        fn call(
-            &self,
-            _: Value,
-            _: ToolContext,
-        ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-            Box::pin(async {
-                let mut entries = serde_json::Map::new();
-                entries.insert("/b".into(), json!({"content": "b"}));
-                Ok(ToolOutput {
-                    content: "written".into(),
-                    files: Some(entries.into()),
-                    ..Default::default()
-                })
-            })
-        }
-    }
+    /// Calls its one tool on its first call, then answers "done".
+    struct Scripted(AtomicUsize, &'static str);
 
     impl ChatModel for Scripted {
         fn id(&self) -> String {
@@ -124,12 +68,13 @@ mod tests {
             _: ModelRequest,
             _: HostContext,
         ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
-            let n = self.0.fetch_add(1, Ordering::SeqCst);
+            let first = self.0.fetch_add(1, Ordering::SeqCst) == 0;
+            let tool = self.1;
             Box::pin(async move {
-                Ok(if n == 0 {
+                Ok(if first {
                     AiMessage {
                         tool_calls: vec![ToolCall {
-                            name: "explode".into(),
+                            name: tool.into(),
                             args: json!({}),
                             id: Some("call_1".into()),
                             r#type: "tool_call".into(),
@@ -147,9 +92,9 @@ mod tests {
         }
     }
 
-    struct Explode(ToolSpec);
+    struct TestTool(ToolSpec, Call);
 
-    impl Tool for Explode {
+    impl Tool for TestTool {
         fn spec(&self) -> &ToolSpec {
             &self.0
         }
@@ -158,12 +103,13 @@ mod tests {
             _: Value,
             _: ToolContext,
         ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-            Box::pin(async { panic!("the tool's bug") })
+            (self.1)()
         }
     }
 
-    fn spec(name: &str) -> ToolSpec {
-        ToolSpec {
+    /// An agent whose model calls `name` once, answered by `call`.
+    fn agent(name: &'static str, call: Call) -> Agent {
+        let spec = ToolSpec {
             name: name.into(),
             description: "A test tool.".into(),
             parameters: json!({"type": "object", "properties": {}}),
@@ -171,50 +117,11 @@ mod tests {
             json_spec: false,
             json_dict: None,
             defer_loading: false,
-        }
-    }
-
-    #[tokio::test]
-    async fn the_run_writes_its_input_files_in_place() {
-        // The guard keeps no share of the input's files: a shared map would be copied whole
-        // by the run's first write (13 ms at 10,000 files).
-        let tools = ToolSet::new(vec![Arc::new(Write(spec("write"))) as Arc<dyn Tool>])
-            .expect("tools");
-        let agent = Agent::new(
-            Arc::new(Writes(AtomicUsize::new(0))),
-            tools,
-            SystemMessage::default(),
-        );
-        let mut input = hi();
-        let mut files = serde_json::Map::new();
-        files.insert("/a".into(), json!({"content": "a"}));
-        input.files = Arc::new(files);
-        let before = Arc::as_ptr(&input.files);
-        let (state, _) = agent
-            .run_guarded(input, RunOptions::default())
-            .await
-            .expect("a clean run");
-        assert_eq!(
-            state.files.keys().collect::<Vec<_>>(),
-            ["/a", "/b"],
-            "the write is in the output"
-        );
-        assert_eq!(Arc::as_ptr(&state.files), before, "written in place, not copied");
-    }
-
-    fn agent() -> Agent {
-        let spec = ToolSpec {
-            name: "explode".into(),
-            description: "Panics.".into(),
-            parameters: json!({"type": "object", "properties": {}}),
-            provider_definition: None,
-            json_spec: false,
-            json_dict: None,
-            defer_loading: false,
         };
-        let tools = ToolSet::new(vec![Arc::new(Explode(spec)) as Arc<dyn Tool>]).expect("tools");
+        let tools =
+            ToolSet::new(vec![Arc::new(TestTool(spec, call)) as Arc<dyn Tool>]).expect("tools");
         Agent::new(
-            Arc::new(Scripted(AtomicUsize::new(0))),
+            Arc::new(Scripted(AtomicUsize::new(0), name)),
             tools,
             SystemMessage::default(),
         )
@@ -233,7 +140,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_panic_inside_a_run_ends_it_as_an_internal_error_and_the_agent_runs_again() {
-        let agent = agent();
+        let agent = agent("explode", || Box::pin(async { panic!("the tool's bug") }));
         let failure = agent
             .run_guarded(hi(), RunOptions::default())
             .await
@@ -256,5 +163,37 @@ mod tests {
             .expect("a clean run");
         let last = state.messages.to_vec().last().cloned().expect("a reply");
         assert_eq!(last.content().text(), "done");
+    }
+
+    #[tokio::test]
+    async fn the_run_writes_its_input_files_in_place() {
+        // The guard keeps no share of the input's files: a shared map would be copied whole
+        // by the run's first write (13 ms at 10,000 files).
+        let agent = agent("write", || {
+            Box::pin(async {
+                let mut entries = serde_json::Map::new();
+                entries.insert("/b".into(), json!({"content": "b"}));
+                Ok(ToolOutput {
+                    content: "written".into(),
+                    files: Some(entries.into()),
+                    ..Default::default()
+                })
+            })
+        });
+        let mut input = hi();
+        let mut files = serde_json::Map::new();
+        files.insert("/a".into(), json!({"content": "a"}));
+        input.files = Arc::new(files);
+        let before = Arc::as_ptr(&input.files);
+        let (state, _) = agent
+            .run_guarded(input, RunOptions::default())
+            .await
+            .expect("a clean run");
+        assert_eq!(
+            state.files.keys().collect::<Vec<_>>(),
+            ["/a", "/b"],
+            "the write is in the output"
+        );
+        assert_eq!(Arc::as_ptr(&state.files), before, "written in place, not copied");
     }
 }
