@@ -149,3 +149,30 @@ def test_cache_as_deepagents_compiles_it():
         result = agent.invoke({"messages": [("user", "hello")]})
         results.append(([m.content for m in result["messages"]], dict(cache._cache)))
     assert results[0] == results[1] == (["hello", "hi"], {})
+
+
+def _ascii(module, stack):
+    """The graph's ASCII drawing, or the error drawing it raised (its text up to the object
+    address LangChain puts in it)."""
+    try:
+        return build(module, stack).get_graph().draw_ascii()
+    except Exception as e:  # noqa: BLE001 - the drawing's own failure is what is compared
+        return f"{type(e).__name__}: {str(e).split(' view:')[0]}"
+
+
+def _boxes(drawing):
+    """The node labels a drawing boxes, with how often each appears."""
+    return sorted(part.strip() for line in drawing.splitlines() for part in line.split("|")[1:-1:2])
+
+
+@pytest.mark.parametrize("stack", list(STACKS))
+def test_ascii_drawings_match(stack):
+    pytest.importorskip("grandalf")
+    theirs = {_ascii(deepagents, stack) for _ in range(3)}
+    ours = _ascii(deepagents_rs, stack)
+    if len(theirs) == 1:
+        assert ours == theirs.pop()
+    else:
+        # grandalf's layout differs between draws of the same graph (deepagents' own three
+        # draws differ): the same boxes, wherever they are placed.
+        assert {tuple(_boxes(d)) for d in theirs} == {tuple(_boxes(ours))}
