@@ -21,7 +21,8 @@ server busy for most of the wall time is what caps the run), its peak RSS (the w
 start-up included) of the client process, and model steps per second (``threads * steps / wall``). Each run is checked: every thread returns
 ``2 * steps`` messages ending in ``"done"``, and the server saw exactly
 ``(threads + 1) * steps`` requests, one final answer per thread, and no bad request. A failed
-check prints what went wrong and exits with status 1.
+check prints what went wrong and exits with status 1. Requests beyond those (an SDK retrying
+a request under load) are not a failure: the table shows them as ``retries``.
 
 ``--history N`` starts every conversation with ``N`` earlier messages (alternating user and
 assistant turns of a few hundred characters, no tool calls) so the cost of a step on a long
@@ -186,9 +187,13 @@ def run_one(
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     counts = json.loads(out.strip().splitlines()[-1])
     expected = (threads + 1) * steps
-    if counts["requests"] != expected or counts["finals"] != threads + 1 or counts["errors"]:
+    # An SDK's retry (deepagents' ChatAnthropic retries a request whose connection failed under
+    # load) shows as extra requests, and maybe an extra final: reported, not a failure. Too few
+    # of either means a thread skipped a step.
+    if counts["requests"] < expected or counts["finals"] < threads + 1 or counts["errors"]:
         result["problems"].append(f"server saw {counts}, expected {expected} requests and {threads + 1} finals")
         result["failed"] += 1
+    result["retries"] = max(0, counts["requests"] - expected)
     result.update(
         impl=impl, mode=mode, threads=threads, steps=steps, latency=latency, history=history, async_tool=async_tool
     )
@@ -239,15 +244,15 @@ NAMES = {"rs": "deepagents_rs", "reference": "deepagents 0.7.32"}
 
 def table(results: list[dict[str, Any]]) -> str:
     rows = [
-        "| implementation | mode | threads x steps | wall s (ideal) | CPU s | CPU ms / step | server CPU s | peak RSS MiB | model steps/s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| implementation | mode | threads x steps | wall s (ideal) | CPU s | CPU ms / step | server CPU s | peak RSS MiB | model steps/s | retries |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         rows.append(
             f"| {NAMES[r['impl']]} | {r['mode']} | {r['threads']} x {r['steps']} | {r['wall']:.2f} ({r['ideal']:.2f}) "
             f"| {r['cpu']:.1f} | {r['cpu'] / (r['threads'] * r['steps']) * 1000:.2f} | {r['server_cpu']:.1f} "
             f"| {r['peak_rss_mib']:.0f} "
-            f"| {r['steps_per_s']:.0f} |"
+            f"| {r['steps_per_s']:.0f} | {r['retries']} |"
         )
     by = {(r["impl"], r["mode"]): r for r in results}
     for mode in ("ainvoke", "invoke"):
