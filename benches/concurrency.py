@@ -33,11 +33,20 @@ Usage::
 
     python benches/concurrency.py [--threads 1000] [--steps 20] [--latency 0.02]
         [--impls rs,reference] [--modes ainvoke,invoke] [--reference-threads N]
-        [--history N] [--async-tool] [--json]
+        [--history N] [--async-tool] [--python-on-workers] [--json]
 
 ``--async-tool`` makes ``echo`` a coroutine function: under ``ainvoke`` each tool call is then
 a coroutine awaited on the caller's loop (under ``invoke``, deepagents raises for a tool with
 no sync function; deepagents_rs awaits it on a private loop).
+
+``--python-on-workers`` checks that no Python runs on the tokio runtime's worker threads (the
+threads that drive every run's steps; ``src/python/runtime_threads.rs`` names them
+``dars-worker``, the blocking pool's ``dars-blocking``): in deepagents_rs' timed runs,
+``perf record -g`` samples the process (``perf`` must be installed and allowed to sample it),
+and the table counts the samples per thread kind and those with an interpreter frame
+(``libpython``, or a CPython extension module) on the stack. Always reported for
+deepagents_rs: the binding's own record of the call sites that took the GIL on a worker
+(``_core._gil_on_workers()``, exact, not sampled).
 
 ``--reference-threads`` runs deepagents with fewer threads (it is much slower per step); its
 steps per second are then comparable, its wall time is not. This is a benchmark, not a test;
@@ -104,6 +113,76 @@ def _inputs(i: int, history: int) -> dict[str, Any]:
     return {"messages": [*earlier, {"role": "user", "content": f"Thread {i}: echo until told to stop."}]}
 
 
+#: What the process' threads are named (`/proc`'s `comm`, which perf records per sample).
+_THREAD_KINDS = {"dars-worker": "tokio worker", "dars-blocking": "blocking pool", "python": "Python threads"}
+
+
+def _is_python(dso: str) -> bool:
+    """Whether a frame's binary is the interpreter (``libpython``, or a static ``python``)
+    or a CPython extension module."""
+    name = dso.rsplit("/", 1)[-1]
+    return name.startswith(("libpython", "python")) or ".cpython-" in name
+
+
+def thread_samples(script: str) -> dict[str, dict[str, int]]:
+    """Samples of ``perf script -F comm,tid,ip,sym,dso`` output by thread kind: how many, and
+    how many with an interpreter frame anywhere on the stack."""
+    out: dict[str, dict[str, int]] = {}
+    kind, python = None, False
+
+    def flush() -> None:
+        if kind is not None:
+            counts = out.setdefault(kind, {"samples": 0, "python": 0})
+            counts["samples"] += 1
+            counts["python"] += python
+
+    for line in script.splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            flush()
+            comm = line.rsplit(None, 1)[0].strip()
+            kind, python = _THREAD_KINDS.get(comm, "other (" + comm + ")"), False
+        elif not python and line.rstrip().endswith(")"):
+            python = _is_python(line.rstrip()[:-1].rsplit("(", 1)[-1])
+    flush()
+    return out
+
+
+class _Sampler:
+    """``perf record -g`` of this process while the timed run goes."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        self.path = tempfile.mktemp(suffix=".perf.data")
+        self.proc = subprocess.Popen(
+            ["perf", "record", "-g", "-F", "499", "-p", str(os.getpid()), "-o", self.path],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        # perf attaches to every thread before it samples; a run started sooner goes unseen.
+        time.sleep(1.0)
+        if self.proc.poll() is not None:
+            raise SystemExit(f"perf record failed: {self.proc.stderr.read().decode()[-500:]}")  # type: ignore[union-attr]
+
+    def stop(self) -> dict[str, dict[str, int]]:
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait()
+        script = subprocess.run(
+            ["perf", "script", "-i", self.path, "-F", "comm,tid,ip,sym,dso"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        os.unlink(self.path)
+        return thread_samples(script)
+
+
+#: Set in a worker's environment by ``--python-on-workers``: sample its timed run with perf.
+_SAMPLE_ENV = "DEEPAGENTS_RS_BENCH_PERF"
+
+
 def worker(
     impl: str, mode: str, threads: int, steps: int, history: int = 0, async_tool: bool = False
 ) -> dict[str, Any]:
@@ -112,6 +191,7 @@ def worker(
     # The warm-up runs in the timed run's mode (deepagents cannot `invoke` an async-only tool).
     warm = asyncio.run(agent.ainvoke(_inputs(-1, history))) if mode == "ainvoke" else agent.invoke(_inputs(-1, history))
     problems = [p for p in [_check(warm, steps, history)] if p]
+    sampler = _Sampler() if os.environ.get(_SAMPLE_ENV) and impl == "rs" else None
     usage0 = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     if mode == "ainvoke":
@@ -127,13 +207,21 @@ def worker(
     usage1 = resource.getrusage(resource.RUSAGE_SELF)
     problems += [p for p in (_check(r, steps, history) for r in results) if p]
     cpu = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
-    return {
+    out = {
         "wall": wall,
         "cpu": cpu,
         "peak_rss_mib": usage1.ru_maxrss / 1024,
         "problems": problems[:5],
         "failed": len(problems),
     }
+    if impl == "rs":
+        from deepagents_rs import _core
+
+        # Since start-up: the warm-up's and the timed run's.
+        out["gil_on_workers"] = _core._gil_on_workers()
+    if sampler is not None:
+        out["thread_samples"] = sampler.stop()
+    return out
 
 
 def _start_server(latency: float, steps: int) -> tuple[subprocess.Popen[str], int]:
@@ -151,11 +239,20 @@ def _start_server(latency: float, steps: int) -> tuple[subprocess.Popen[str], in
 
 
 def run_one(
-    impl: str, mode: str, threads: int, steps: int, latency: float, history: int = 0, async_tool: bool = False
+    impl: str,
+    mode: str,
+    threads: int,
+    steps: int,
+    latency: float,
+    history: int = 0,
+    async_tool: bool = False,
+    python_on_workers: bool = False,
 ) -> dict[str, Any]:
     """Runs ``worker`` in a fresh process against a fresh server and checks the server's counts."""
     server, port = _start_server(latency, steps)
     env = dict(os.environ, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
+    if python_on_workers:
+        env[_SAMPLE_ENV] = "1"
     env.pop("ANTHROPIC_API_URL", None)
     try:
         proc = subprocess.run(
@@ -216,6 +313,9 @@ def main() -> int:
     parser.add_argument("--modes", default="ainvoke,invoke")
     parser.add_argument("--history", type=int, default=0, help="earlier messages in every conversation")
     parser.add_argument("--async-tool", action="store_true", help="the tool as a coroutine function")
+    parser.add_argument(
+        "--python-on-workers", action="store_true", help="sample deepagents_rs' runs with perf, by thread kind"
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON lines")
     parser.add_argument("--worker", choices=["rs", "reference"], help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=["ainvoke", "invoke"], help=argparse.SUPPRESS)
@@ -227,12 +327,29 @@ def main() -> int:
     for impl in args.impls.split(","):
         threads = args.reference_threads if impl == "reference" and args.reference_threads else args.threads
         for mode in args.modes.split(","):
-            results.append(run_one(impl, mode, threads, args.steps, args.latency, args.history, args.async_tool))
+            results.append(
+                run_one(
+                    impl,
+                    mode,
+                    threads,
+                    args.steps,
+                    args.latency,
+                    args.history,
+                    args.async_tool,
+                    args.python_on_workers,
+                )
+            )
     if args.json:
         for r in results:
             print(json.dumps(r))
     else:
         print(table(results))
+    # Python on a tokio worker is a failure: it stalls every run scheduled on that worker.
+    for r in results:
+        on_workers = r.get("thread_samples", {}).get(_THREAD_KINDS["dars-worker"], {}).get("python", 0)
+        if r.get("gil_on_workers") or on_workers:
+            r["problems"].append(f"Python on tokio workers: {r.get('gil_on_workers')}, {on_workers} samples")
+            r["failed"] += 1
     bad = [r for r in results if r["failed"]]
     for r in bad:
         print(f"FAILED {r['impl']} {r['mode']}: {r['failed']} problems, e.g. {r['problems']}", file=sys.stderr)
@@ -254,6 +371,20 @@ def table(results: list[dict[str, Any]]) -> str:
             f"| {r['peak_rss_mib']:.0f} "
             f"| {r['steps_per_s']:.0f} | {r['retries']} |"
         )
+    sampled = [r for r in results if "gil_on_workers" in r]
+    if sampled:
+        rows += [
+            "",
+            "| implementation | mode | GIL taken on a tokio worker (call sites) | perf samples: thread kind: all / with Python |",
+            "|---|---|---|---|",
+        ]
+        for r in sampled:
+            samples = "; ".join(
+                f"{kind}: {c['samples']} / {c['python']}" for kind, c in sorted(r.get("thread_samples", {}).items())
+            )
+            rows.append(
+                f"| {NAMES[r['impl']]} | {r['mode']} | {len(r['gil_on_workers'])} | {samples or 'not sampled'} |"
+            )
     by = {(r["impl"], r["mode"]): r for r in results}
     for mode in ("ainvoke", "invoke"):
         rs, ref = by.get(("rs", mode)), by.get(("reference", mode))
