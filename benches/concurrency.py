@@ -139,7 +139,7 @@ def thread_samples(script: str) -> dict[str, dict[str, int]]:
     for line in script.splitlines():
         if not line.strip():
             continue
-        if not line[0].isspace():
+        if not line.startswith("\t"):
             flush()
             comm = line.rsplit(None, 1)[0].strip()
             kind, python = _THREAD_KINDS.get(comm, "other (" + comm + ")"), False

@@ -20,8 +20,9 @@ def _bench():
     return module
 
 
+# perf pads a short thread name on the left in some field sets: the first header has it so.
 SCRIPT = """\
-dars-worker 22170 
+  dars-worker 22170 
 \t          7c2467 [unknown] (/work/x/python/deepagents_rs/_core.abi3.so)
 
 dars-worker 22171 
