@@ -114,8 +114,8 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     )
     if manager.handlers or manager.inheritable_handlers:
         return None
-    # A tool run's child manager: the inherited tags and metadata only.
-    manager = manager.copy()
+    # A tool run's child manager: the inherited tags and metadata only (set on the manager
+    # `configure` just made, which nothing else holds: a copy would be one more per call).
     manager.tags, manager.metadata = list(manager.inheritable_tags), dict(manager.inheritable_metadata)
     # The id the tool's run would have: a tool reading `get_config()` sees a manager under a
     # run of its own, as under `invoke` (no handler sees that run, so none is started).

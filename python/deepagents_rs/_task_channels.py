@@ -16,8 +16,10 @@ and the replay/read-state slots LangGraph leaves empty in a node's task.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any
 
 from ._files_context import FilesContext
@@ -248,9 +250,8 @@ def loop_keys(
     saver a parent graph handed down (or none), and the functional API's call; and moves our
     own carriers out of it, into ``channels``. ``metadata`` (the task's) tells whose graph's
     channels the task reads; ``asynchronous``, whether the run is (``None``: not known)."""
-    from ._tool_commands import graph_keys
-
-    channels.keys = graph_keys(configurable, metadata)
+    names = _loop_names()
+    channels.keys = names.graph_keys(configurable, metadata)
     for key in [k for k in configurable if k.startswith(OWN_PREFIX)]:
         channels.own[key] = configurable.pop(key)
     configurable[SEND_KEY] = channels.send
@@ -260,28 +261,42 @@ def loop_keys(
     configurable.setdefault(REPLAY_STATE_KEY, None)
     if configurable.get(SCRATCHPAD_KEY) is None:
         configurable[SCRATCHPAD_KEY] = _scratchpad(step or 0, limit)
-    from ._task_calls import Caller
+    configurable[CALL_KEY] = names.Caller(configurable, dict(metadata or {}), asynchronous).call
 
-    configurable[CALL_KEY] = Caller(configurable, dict(metadata or {}), asynchronous).call
+
+@functools.cache
+def _loop_names() -> SimpleNamespace:
+    """The names `loop_keys` uses, imported on the first tool call (LangGraph's, and ours that
+    import this module) and then kept: an import statement costs about a microsecond each
+    time, and a call made four."""
+    from langgraph._internal._scratchpad import PregelScratchpad
+    from langgraph.pregel._algo import LazyAtomicCounter
+
+    from ._task_calls import Caller
+    from ._tool_commands import graph_keys
+
+    return SimpleNamespace(
+        PregelScratchpad=PregelScratchpad, LazyAtomicCounter=LazyAtomicCounter, Caller=Caller, graph_keys=graph_keys
+    )
+
+
+def _no_resume(consume: bool = False) -> None:
+    """A scratchpad's ``get_null_resume`` when the run cannot be resumed: no value."""
 
 
 def _scratchpad(step: int, limit: int | None) -> Any:
     """A task's scratchpad when no graph task runs the core: no resume values (a run without
     a saver cannot be resumed), counters of its own."""
-    from langgraph._internal._scratchpad import PregelScratchpad
-    from langgraph.pregel._algo import LazyAtomicCounter
-
-    def no_resume(consume: bool = False) -> None:
-        return None
-
-    return PregelScratchpad(
+    names = _loop_names()
+    counter = names.LazyAtomicCounter
+    return names.PregelScratchpad(
         step=step,
         stop=step + (25 if limit is None else int(limit)) + 1,
-        call_counter=LazyAtomicCounter(),
-        interrupt_counter=LazyAtomicCounter(),
-        get_null_resume=no_resume,
+        call_counter=counter(),
+        interrupt_counter=counter(),
+        get_null_resume=_no_resume,
         resume=[],
-        subgraph_counter=LazyAtomicCounter(),
+        subgraph_counter=counter(),
     )
 
 

@@ -11,9 +11,11 @@ step gets an id of the same form (uuid6, the step as clock sequence), one per ru
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 #: LangGraph's configurable keys (``langgraph._internal._constants``), spelled out so the
@@ -30,6 +32,17 @@ TASKS_KEY = "__deepagents_rs_task_configs"
 #: under load, ids made up meanwhile would be wrong (calls of one step with two checkpoint
 #: ids). Only a bug would wait this long (seconds).
 _STEP_BOUND = 120.0
+
+
+@functools.cache
+def _langgraph() -> SimpleNamespace:
+    """LangGraph's names every tool call's config uses, imported on the first call (the module
+    imports without LangGraph) and then kept: an import statement costs about a microsecond
+    each time, and a call made several."""
+    from langgraph.checkpoint.base.id import uuid6
+    from langgraph.runtime import ExecutionInfo, RunControl
+
+    return SimpleNamespace(uuid6=uuid6, ExecutionInfo=ExecutionInfo, RunControl=RunControl)
 
 
 class RunConfig(dict):
@@ -82,20 +95,17 @@ def _made(run: Any, key: tuple, make: Callable[[], str]) -> str:
 def run_control(run: Any) -> Any:
     """The `RunControl` of ``run``'s tasks: one per run, as LangGraph's loop hands every task
     of a run the same (a parent graph's, when the run is its subgraph)."""
-    from langgraph.runtime import RunControl
-
     if not isinstance(run, RunConfig):
         inherited = getattr(((run or {}).get("configurable") or {}).get("__pregel_runtime"), "control", None)
-        return inherited or RunControl()
+        return inherited or _langgraph().RunControl()
     if run.control is None:
         inherited = getattr((run.get("configurable") or {}).get("__pregel_runtime"), "control", None)
-        run.control = inherited or RunControl()
+        run.control = inherited or _langgraph().RunControl()
     return run.control
 
 
 def _made_checkpoint(run: Any, ns: str, step: int) -> str:
-    from langgraph.checkpoint.base.id import uuid6
-
+    uuid6 = _langgraph().uuid6
     return _made(run, (ns, step), lambda: str(uuid6(clock_seq=max(step, 0))))
 
 
@@ -256,11 +266,9 @@ def task_configurable(run: Any, configurable: dict, task_ns: str, step: int | No
 
 def execution_info(configurable: dict) -> Any:
     """LangGraph's ``ExecutionInfo`` for the task ``configurable`` describes."""
-    from langgraph.runtime import ExecutionInfo
-
     ns = configurable.get("checkpoint_ns") or ""
     parent = ns.rsplit("|", 1)[0] if "|" in ns else ""
-    return ExecutionInfo(
+    return _langgraph().ExecutionInfo(
         checkpoint_id=(configurable.get(CHECKPOINT_MAP_KEY) or {}).get(parent, ""),
         checkpoint_ns=ns,
         task_id=configurable.get(TASK_ID_KEY, ""),

@@ -14,6 +14,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Self
 
+from . import _task_channels
+
 #: The key a tool's state update carries when the tool answered with a LangGraph `Command`
 #: (read and dropped by the core, `src/python/tools.rs`).
 COMMAND_MARKER = "__deepagents_rs_command__"
@@ -250,9 +252,7 @@ def last_value_keys(schema: type) -> frozenset[str]:
 def graph_keys(configurable: Mapping, metadata: Mapping | None) -> frozenset[str] | None:
     """The state channels of the graph whose task has ``configurable`` and ``metadata`` (the
     agent's or a subagent's), when the run carries them."""
-    from ._task_channels import own_value
-
-    sets = own_value(configurable, STATE_KEYS_KEY)
+    sets = _task_channels.own_value(configurable, STATE_KEYS_KEY)
     metadata = metadata or {}
     return (sets or {}).get((metadata.get("ls_integration"), metadata.get("lc_agent_name")))
 
