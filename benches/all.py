@@ -168,10 +168,19 @@ def checkpoint_section(steps: int, repeat: int) -> list[dict[str, Any]]:
             cpu: dict[tuple[str, int], float] = {}
             wall: dict[tuple[str, int], float] = {}
             for history in (0, 2000):
-                for impl, create in creates.items():
-                    runs = [threads.one_run(create, scenario, savers.make(kind), history) for _ in range(repeat + 1)]
-                    cpu[(impl, history)] = statistics.median(r.cpu for r in runs[1:]) / steps * 1000
-                    wall[(impl, history)] = statistics.median(r.harness for r in runs[1:]) / steps * 1000
+                by_impl = threads.interleaved(
+                    creates,
+                    lambda create, kind=kind, history=history: threads.one_run(
+                        create, scenario, savers.make(kind), history
+                    ),
+                    repeat,
+                    kind,
+                )
+                if len(by_impl) != len(creates):
+                    raise RuntimeError(f"a {kind} saver run failed (printed above)")
+                for impl, runs in by_impl.items():
+                    cpu[(impl, history)] = statistics.median(r.cpu for r in runs) / steps * 1000
+                    wall[(impl, history)] = statistics.median(r.harness for r in runs) / steps * 1000
                 label = f"checkpointed step ({kind} saver{', 2,000 earlier messages' if history else ''})"
                 ref, rs = cpu[(REF, history)], cpu[(RS, history)]
                 rows.append(row(f"{label}, harness CPU", ref, rs, "ms/step", ">= 10x", ref / rs >= 10))
