@@ -20,7 +20,8 @@ and three savers:
   controls.
 
 The harness time of ``agent.invoke(...)`` is measured (building the agent and the saver is
-not), once as a warm-up and then ``--repeat`` times, each on a fresh saver; the median is
+not), once as a warm-up and then ``--repeat`` times, each on a fresh saver, the two
+implementations taking turns (both see the machine's load as it drifts); the median is
 reported as per-step milliseconds (total / steps), with the ratio deepagents /
 deepagents_rs. Each run is checked: every scripted reply used, ``2 * steps + 2`` messages
 (plus the history), and with a saver, the thread's state read back holds them all.
@@ -437,22 +438,45 @@ def print_scenario(scenario: Any, rows: list[tuple[str, dict[str, Summary]]], fl
     return ok
 
 
+def interleaved(
+    impls: dict[str, Callable[..., Any]], run: Callable[[Callable[..., Any]], Run], repeat: int, label: str
+) -> dict[str, list[Run]]:
+    """``run(create)`` for each implementation once as a warm-up, then ``repeat`` rounds of
+    one timed run each, the implementations taking turns: both see the machine's load as it
+    drifts (runs of one side after all of the other's would put a drift into the ratio). The
+    timed runs by implementation; one that fails is reported and left out from then on."""
+    runs: dict[str, list[Run]] = {name: [] for name in impls}
+    for round_ in range(repeat + 1):
+        for name, create in impls.items():
+            if name not in runs:
+                continue
+            try:
+                done = run(create)
+            except Exception as e:  # noqa: BLE001 - reported, and the exit status says so
+                print(f"{label}: {name} FAILED: {type(e).__name__}: {e}")
+                del runs[name]
+                continue
+            if round_:
+                runs[name].append(done)
+    return runs
+
+
 def run_scenario(
     scenario: Any, kinds: list[str], impls: dict[str, Callable[..., Any]], savers: Savers, args: Any
 ) -> list[tuple[str, dict[str, Summary]]]:
     """Each saver's row: by implementation, the medians of its timed runs (the warm-up left
-    out), per step."""
+    out; the implementations' runs interleaved), per step."""
     rows = []
     for kind in kinds:
         row: dict[str, Summary] = {}
-        for name, create in impls.items():
-            try:
-                runs = [one_run(create, scenario, savers.make(kind), args.history) for _ in range(args.repeat + 1)]
-            except Exception as e:  # noqa: BLE001 - reported, and the exit status says so
-                print(f"{kind}: {name} FAILED: {type(e).__name__}: {e}")
-                continue
-            timed = runs[1:]
-            ms = 1000 / args.steps
+        ms = 1000 / args.steps
+        by_impl = interleaved(
+            impls,
+            lambda create, kind=kind: one_run(create, scenario, savers.make(kind), args.history),
+            args.repeat,
+            kind,
+        )
+        for name, timed in by_impl.items():
             stored = [r.stored for r in timed if r.stored is not None]
             row[name] = Summary(
                 wall_ms=statistics.median(r.harness for r in timed) * ms,

@@ -425,3 +425,35 @@ def test_a_checkpointed_stream_hands_out_chunks_step_by_step(direct: Any, on: bo
     seen = [len(calls) for _ in agent.stream({"messages": [("user", "go")]}, THREAD, stream_mode="updates")]
     assert len(calls) == steps + 1
     assert seen[0] < steps, seen
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["invoke", "ainvoke"])
+def test_a_message_the_run_writes_is_made_an_object_once(
+    monkeypatch: pytest.MonkeyPatch,
+    asynchronous: bool,
+) -> None:
+    """The object the thread graph's node writes (the checkpoint's) is the one the run's
+    result holds, as LangGraph's result holds its channel's: the core's dict of each message
+    the run wrote is made an object once, not once for the checkpoint and again for the
+    result."""
+    from collections import Counter
+
+    from deepagents_rs import _convert
+
+    made: Counter = Counter()
+    from_core = _convert.from_core
+
+    def counted(d: dict) -> Any:
+        made[d.get("id")] += 1
+        return from_core(d)
+
+    monkeypatch.setattr(_convert, "from_core", counted)
+    agent = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=InMemorySaver()
+    )
+    go = {"messages": [("user", "go")]}
+    out = asyncio.run(agent.ainvoke(go, THREAD)) if asynchronous else agent.invoke(go, THREAD)
+    written = [m for m in out["messages"] if m.type != "human"]
+    # The model's three replies and the three tool results of turn one.
+    assert len(written) == 6
+    assert all(made[m.id] == 1 for m in written), made

@@ -79,6 +79,10 @@ class Feed:
         self._places: dict[tuple[tuple, str], int] = {}
         #: The subagents followed as subgraphs (`_subagent_threads.SubagentThreads`), if any.
         self.subagents = subagents
+        #: The run's `MessageObjects` (its states' and result's message objects), once the
+        #: run starts: each message the agent's nodes write is made an object once, here, and
+        #: the states show that object, as LangGraph's show the one its channel holds.
+        self.message_objects: Any = None
         #: The tasks of compiled subagents' calls (see `TaskConfigs`).
         self.task_configs = TaskConfigs()
         #: The followed subagents' namespaces, as their tasks' (see `TaskNamespaces`).
@@ -154,7 +158,10 @@ class Feed:
             if place is not None:
                 self._place_of[len(self._entries)] = place
             self._untaken.setdefault((ns, node), []).append(len(self._entries))
-            self._entries.append(("update", ns, node, _update(value, core)))
+            update = _update(value, core)
+            if core and not ns and self.message_objects is not None:
+                _made_objects(self.message_objects, value, update)
+            self._entries.append(("update", ns, node, update))
         elif mode == "routes":
             node, kind, value = payload
             if kind == "subagent":
@@ -558,6 +565,22 @@ def _call_id(node: str, arg: Any) -> str | None:
     if node == "tools" and isinstance(arg, list) and len(arg) == 1 and isinstance(arg[0], dict):
         return arg[0].get("id")
     return None
+
+
+def _made_objects(objects: Any, raw: Any, update: Any) -> None:
+    """Hands the run's `MessageObjects` the message objects ``update`` made of the core's
+    ``raw`` write (a node's several writes each), those the core's dicts stand for: the
+    states reuse them instead of making each message again."""
+    if isinstance(raw, list):
+        for r, u in zip(raw, update, strict=True):
+            _made_objects(objects, r, u)
+        return
+    if not isinstance(raw, dict) or not raw.get("messages"):
+        return
+    # `RemoveMessage`s the write carries stand for no dict of the core's.
+    made = [m for m in update["messages"] if getattr(m, "type", None) != "remove"]
+    if len(made) == len(raw["messages"]):
+        objects.seed(made, raw["messages"])
 
 
 def _task_id(config: dict) -> Any:

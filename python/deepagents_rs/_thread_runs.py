@@ -207,6 +207,8 @@ class ThreadRuns:
             resumed = [core_resume(s) for s in subagents or ()]
             awaited = list(late.awaited)
             feed = _threads.feed_of(task_config)
+            # The messages the graph's nodes write are the run's states' objects too.
+            feed.message_objects = shaper.message_objects
             # With a run control, the core stops at each node boundary where the graph does.
             boundary = feed.core_boundary if control is not None else None
             # The run keeps these contextvars: compiled subagents find their tasks there.
