@@ -1,0 +1,175 @@
+"""Memory of many live conversations: deepagents_rs vs deepagents 0.7.32, per conversation.
+
+``benches/concurrency.py`` reports the peak RSS of a whole run; this splits it. Each
+implementation runs in a process of its own against a fresh simulated Anthropic API
+(``benches/sim_async.py``, in a process of its own, started by the measured one), once per step count in ``--steps`` (default
+2 and 20): ``--threads`` conversations (default 1,000) at once under ``ainvoke``, the same
+agent as the concurrency bench (the full default stack and a trivial ``echo`` tool).
+
+Reported per run: the process' RSS once the package is imported, once the agent is built
+and one conversation has run alone (the base every run starts from), and its peak during
+the run (sampled every 50 ms, and ``ru_maxrss``, whichever is higher); then the memory per
+conversation, ``(peak - base) / threads``, and, from the two smallest and largest step
+counts, the memory per conversation per live step (the slope). ``--reference-threads`` runs
+deepagents with fewer conversations (it is much slower per step): its per-conversation
+numbers stay comparable. Every run's results are checked as the concurrency bench checks
+them (``2 * steps`` messages ending in ``"done"``).
+
+Usage::
+
+    python benches/memory.py [--threads 1000] [--steps 2,20] [--impls rs,reference]
+        [--reference-threads 100]
+
+This is a benchmark, not a test; it never touches the network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+import concurrency
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def worker(impl: str, threads: int, steps: int, latency: float) -> dict[str, Any]:
+    """One implementation and step count, in this process, against a fresh simulated API in
+    a process of its own; returns the measurements."""
+    server, port = concurrency._start_server(latency, steps)
+    try:
+        os.environ.pop("ANTHROPIC_API_URL", None)
+        os.environ.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
+        return _measure(impl, threads, steps)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=30)
+
+
+def _measure(impl: str, threads: int, steps: int) -> dict[str, Any]:
+    start = _rss_mib()
+    if impl == "rs":
+        import deepagents_rs  # noqa: F401
+    else:
+        import deepagents  # noqa: F401
+    imported = _rss_mib()
+    agent = concurrency._build(impl)
+    problems = [p for p in [concurrency._check(asyncio.run(agent.ainvoke(concurrency._inputs(-1, 0))), steps, 0)] if p]
+    base = _rss_mib()
+    peak = [base]
+    done = threading.Event()
+
+    def sample() -> None:
+        # RSS only grows during the run (the allocator keeps what it freed), so a coarse
+        # sample misses little; ru_maxrss below catches the rest.
+        while not done.wait(0.05):
+            peak[0] = max(peak[0], _rss_mib())
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+
+    async def all_threads() -> list[Any]:
+        return await asyncio.gather(*(agent.ainvoke(concurrency._inputs(i, 0)) for i in range(threads)))
+
+    results = asyncio.run(all_threads())
+    done.set()
+    sampler.join()
+    problems += [p for p in (concurrency._check(r, steps, 0) for r in results) if p]
+    peak_mib = max(peak[0], _rss_mib(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    return {
+        "start_mib": start,
+        "imported_mib": imported,
+        "base_mib": base,
+        "peak_mib": peak_mib,
+        "problems": problems[:5],
+        "failed": len(problems),
+    }
+
+
+def run_one(impl: str, threads: int, steps: int, latency: float) -> dict[str, Any]:
+    """``worker`` in a fresh process (which starts its own server)."""
+    proc = subprocess.run(
+        [sys.executable, __file__, "--worker", impl, "--threads", str(threads), "--steps", str(steps)]
+        + ["--latency", str(latency)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"{impl} at {steps} steps failed (status {proc.returncode}):\n{proc.stderr[-3000:]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result.update(impl=impl, threads=threads, steps=steps)
+    result["kib_per_conversation"] = (result["peak_mib"] - result["base_mib"]) * 1024 / threads
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1000)
+    parser.add_argument("--reference-threads", type=int, default=None)
+    parser.add_argument("--steps", default="2,20", help="step counts, comma-separated")
+    parser.add_argument("--latency", type=float, default=0.02)
+    parser.add_argument("--impls", default="rs,reference")
+    parser.add_argument("--worker", choices=["rs", "reference"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.threads, int(args.steps), args.latency)))
+        return 0
+    started = time.strftime("%H:%M:%S")
+    load = os.getloadavg()
+    results = []
+    for impl in args.impls.split(","):
+        threads = args.reference_threads if impl == "reference" and args.reference_threads else args.threads
+        for steps in sorted(int(s) for s in args.steps.split(",")):
+            results.append(run_one(impl, threads, steps, args.latency))
+    print(f"started {started}, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(table(results))
+    bad = [r for r in results if r["failed"]]
+    for r in bad:
+        print(f"FAILED {r['impl']} {r['steps']} steps: {r['failed']} problems, e.g. {r['problems']}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+#: The table's columns: a header and how a run's cell is written.
+COLUMNS: list[tuple[str, Any]] = [
+    ("implementation", lambda r: concurrency.NAMES[r["impl"]]),
+    ("threads x steps", lambda r: f"{r['threads']} x {r['steps']}"),
+    ("imported MiB", lambda r: f"{r['imported_mib']:.0f}"),
+    ("base MiB", lambda r: f"{r['base_mib']:.0f}"),
+    ("peak MiB", lambda r: f"{r['peak_mib']:.0f}"),
+    ("KiB / conversation", lambda r: f"{r['kib_per_conversation']:.0f}"),
+]
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(cells) + " |"
+
+    rows = [line([h for h, _ in COLUMNS]), line(["---"] * len(COLUMNS))]
+    rows += [line([cell(r) for _, cell in COLUMNS]) for r in results]
+    for impl in dict.fromkeys(r["impl"] for r in results):
+        runs = sorted((r for r in results if r["impl"] == impl), key=lambda r: r["steps"])
+        low, high = runs[0], runs[-1]
+        if high["steps"] > low["steps"]:
+            slope = (high["kib_per_conversation"] - low["kib_per_conversation"]) / (high["steps"] - low["steps"])
+            rows.append(f"\n{concurrency.NAMES[impl]}: {slope:.1f} KiB per conversation per live step")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
