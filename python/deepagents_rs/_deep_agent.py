@@ -32,7 +32,6 @@ from ._message_objects import MessageObjects
 from ._output_keys import InvokeResult, OutputFilter, in_channel_order, output_keys_of
 from ._run_options import _check_version, _graph_kwargs, _merge_configs, _versioned
 from ._structured import make_response_format
-from ._subagent_values import subagent_keys
 from ._task_calls import CACHE_KEY, LOOP_KEY
 from ._task_config import RunConfig
 from ._thread_runs import ThreadRuns, _RootRun
@@ -413,7 +412,6 @@ class DeepAgent(ThreadRuns, GraphBase):
             result=self._result,
         )
         shaper.subgraph_private = self._subagent_private
-        shaper.subagent_keys = subagent_keys(self, modes, subgraphs)
         # The root's state shown again and again (each `values` chunk, the result) reuses its
         # message objects, as LangGraph shows its channel's.
         objects = shaper.message_objects

@@ -324,9 +324,8 @@ class Shaper:
         #: LangGraph's `print_mode` (or `debug=True`): these modes' chunks are printed as the
         #: graph prints them, whether or not they are streamed.
         self.print_modes: list[str] = []
-        #: The subagents' private state keys (see `_data`), and their graphs' keys.
+        #: The subagents' private state keys (see `_data`).
         self.subgraph_private: frozenset[str] = frozenset()
-        self.subagent_keys: Any = None
         #: Whether ``messages`` parts are content-block protocol events (v3), and their maker
         #: (see `_stream_protocol`).
         self.protocol = False
@@ -374,7 +373,7 @@ class Shaper:
             value = self.result(payload)
             if self.subgraph_private:
                 value = {k: v for k, v in value.items() if k not in self.subgraph_private}
-            return value if self.subagent_keys is None else self.subagent_keys.values(ns, value)
+            return value
         if mode == "messages":
             message, meta, is_chunk = payload
             if not is_chunk:
@@ -543,8 +542,6 @@ class Shaper:
             self.final = self.root_result(payload)
             self._final_raw = payload
             return False, None
-        if mode == "routes" and self.subagent_keys is not None:
-            self.subagent_keys.observe(ns, payload)
         # The updates tell a caller's `output_keys` which channels each step wrote.
         read_for_output = mode == "updates" and self.output is not None
         if mode not in self.modes and mode not in self.print_modes and not read_for_output:

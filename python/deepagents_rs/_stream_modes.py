@@ -38,10 +38,6 @@ def core_modes(modes: list[str], printed: list[str], protocol: bool, subgraphs: 
         out.append("graph")
     if "tools" in modes or (protocol and "tasks" in modes):
         out = [m for m in out if m != "tasks"] + ["updates", "values", "routes"]
-    if subgraphs and "values" in modes:
-        # Subagents' starts name their graphs, whose keys their values show
-        # (`_subagent_values`).
-        out.append("routes")
     if "tools" in modes:
         # LangGraph's tool handler is a streaming one: LangChain streams the model's replies
         # whenever it listens (their chunks are shown only if `messages` is asked for).

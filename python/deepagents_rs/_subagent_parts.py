@@ -14,7 +14,6 @@ rest (``_stream.Shaper``).
 from __future__ import annotations
 
 import contextvars
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,31 +41,21 @@ def streamed(modes: list[str], subgraphs: bool, protocol: bool) -> Streamed | No
 
 
 def child_config(config: dict, parts: Any) -> dict:
-    """``config`` (the caller's, inside the `task` call's task when a thread graph runs it)
-    as LangGraph's task config hands it to a subgraph the caller streams: in a task of its own
-    namespace (the `task` call's, `_compiled_subagent._in_task`; else a new one under the
-    caller's), with the caller's
-    stream and handlers putting the subgraph's parts into ``parts``."""
+    """``config`` (the caller's, inside the `task` call's task: `_compiled_subagent._in_task`)
+    as LangGraph's task config hands it to a subgraph the caller streams, with the caller's
+    stream and handlers putting the subgraph's parts into ``parts``. A config without a task
+    stays so: LangGraph streams such a graph's parts under the caller's root namespace, and
+    makes up no task for it."""
     wanted = STREAMED.get()
     if parts is None or wanted is None:
         return config
     from langchain_core.callbacks import CallbackManager
     from langchain_core.runnables.config import ensure_config, get_callback_manager_for_config
-    from langgraph._internal._constants import (
-        CONFIG_KEY_CHECKPOINT_NS,
-        CONFIG_KEY_RUNTIME,
-        CONFIG_KEY_STREAM,
-        CONFIG_KEY_TASK_ID,
-        NS_SEP,
-    )
+    from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_STREAM
     from langgraph.pregel.protocol import StreamProtocol
     from langgraph.runtime import DEFAULT_RUNTIME
 
     configurable = dict(config.get("configurable") or {})
-    if CONFIG_KEY_TASK_ID not in configurable:
-        task_id = str(uuid.uuid4())
-        configurable[CONFIG_KEY_TASK_ID] = task_id
-        configurable[CONFIG_KEY_CHECKPOINT_NS] = NS_SEP.join([*parts.namespace, f"tools:{task_id}"])
     modes = set(wanted.modes)
     configurable[CONFIG_KEY_STREAM] = StreamProtocol(parts, modes & _LOOP_MODES)
     # A subgraph streaming into its caller's stream writes `custom` through the caller's

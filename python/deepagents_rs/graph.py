@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from . import _fs_interrupts, _graph_texts, _models
 from ._assembly import (
@@ -222,6 +222,10 @@ def create_deep_agent(
             graph_state = _graph_state(graph_schemas)
             spec["last_value_keys"] = _last_value_keys(graph_state)
             spec["reducers"] = reducers_of(graph_state)
+            if graph_state is not None:
+                # deepagents invokes it on the caller's state, which its graph reads through
+                # its own channels: what else the caller's state holds never reaches it.
+                spec["state_keys"] = sorted(get_type_hints(graph_state))
     core = CoreAgent(
         core_model,
         adapters,

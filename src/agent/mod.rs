@@ -51,6 +51,9 @@ pub struct Agent {
     /// set once the host knows the agent's graph, like `last_value_keys`; unset, every
     /// write replaces its key.
     pub reducers: Arc<std::sync::OnceLock<crate::state::Reducers>>,
+    /// The keys of the agent's graph when it runs as a subagent and the host knows them:
+    /// the only keys of its caller's state a run of it starts with.
+    pub state_keys: Option<Arc<[String]>>,
     /// Structured output, set with `with_response_format`.
     response_format: Option<Arc<dyn StructuredOutput>>,
     /// The parts the chain was built from (`from_parts`), for forks with a harness profile
@@ -71,6 +74,7 @@ impl Agent {
             private_keys: Arc::from(Vec::new()),
             last_value_keys: Arc::default(),
             reducers: Arc::default(),
+            state_keys: None,
             response_format: None,
             recipe: None,
         }

@@ -56,6 +56,10 @@ impl Spawner for Agent {
         self.reducers.get().cloned()
     }
 
+    fn state_keys(&self) -> Option<Arc<[String]>> {
+        self.state_keys.clone()
+    }
+
     fn fork_nodes(&self, spec: &ForkSpec) -> Option<Vec<String>> {
         let (chain, _) = self.fork_base(spec).ok()?;
         Some(fork_chain(&chain, spec).ok()?.node_names())
@@ -89,6 +93,9 @@ impl Agent {
         agent.chain = fork_chain(&chain, spec)?;
         // deepagents compiles each subagent under its own name, which its replies carry.
         agent.name = Some(name.to_owned());
+        // A fork's graph has its caller's channels and its own middleware's: it takes all
+        // the state its caller hands it.
+        agent.state_keys = None;
         if let Some(model) = &spec.model {
             agent.model = model.clone();
         }

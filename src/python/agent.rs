@@ -272,6 +272,8 @@ impl CoreAgent {
         tracer: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         super::errors::guard(|| {
+            // Inside Python until the result is made (it runs Python code): the exit waits.
+            let _inside = super::exit_gate::enter_holding(py);
             let files = input_files(state);
             let state = state_from_py(state)?;
             let options = run_options(
@@ -341,7 +343,7 @@ impl CoreAgent {
             // 13 KB) was held twice for each run alive.
             pyo3_async_runtimes::tokio::future_into_py(
                 py,
-                Box::pin(async move {
+                Box::pin(super::exit_gate::gated(async move {
                     let (state, _) = agent
                         .run_guarded(state, options)
                         .await
@@ -358,7 +360,7 @@ impl CoreAgent {
                     })
                     .await
                     .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?
-                }),
+                })),
             )
         })
     }

@@ -26,15 +26,29 @@ fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
 /// `wait(None)` waits as long as it takes.
 pub(crate) fn wait_for<T: Send>(
     py: Python<'_>,
+    wait: impl FnMut(Option<Duration>) -> Option<T> + Send,
+) -> PyResult<T> {
+    // A run waited for from an atexit handler, after the exit gate shut: its threads (and
+    // parked ones) go on meanwhile, and leave Python again before the handler goes on.
+    let open = super::exit_gate::keep_open();
+    let out = wait_here(py, wait);
+    if let Some(open) = open {
+        open.shut_again(py);
+    }
+    out
+}
+
+fn wait_here<T: Send>(
+    py: Python<'_>,
     mut wait: impl FnMut(Option<Duration>) -> Option<T> + Send,
 ) -> PyResult<T> {
     if !on_main_thread(py)?
-        && let Some(value) = py.detach(|| wait(None))
+        && let Some(value) = super::exit_gate::detach(py, || wait(None))
     {
         return Ok(value);
     }
     loop {
-        if let Some(value) = py.detach(|| wait(Some(SLICE))) {
+        if let Some(value) = super::exit_gate::detach(py, || wait(Some(SLICE))) {
             return Ok(value);
         }
         py.check_signals()?;

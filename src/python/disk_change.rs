@@ -26,7 +26,7 @@ pub(crate) fn disk_edit<'py>(
     let (Ok(old), Ok(new)) = (old.to_str(), new.to_str()) else {
         return unencodable_edit(py, &path, old, new, replace_all);
     };
-    let edited = py.detach(|| disk_change::edit(&path, old, new, replace_all));
+    let edited = super::exit_gate::detach(py, || disk_change::edit(&path, old, new, replace_all));
     Ok(match edited.map_err(|e| failure_error(py, e))? {
         Edited::Missing => None,
         Edited::Refused(text) => Some(PyString::new(py, &text).into_any()),
@@ -44,7 +44,7 @@ fn unencodable_edit<'py>(
     new: &Bound<'py, PyString>,
     replace_all: bool,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let read = py.detach(|| disk_change::read_for_edit(path));
+    let read = super::exit_gate::detach(py, || disk_change::read_for_edit(path));
     let Some(content) = read.map_err(|e| failure_error(py, e))? else {
         return Ok(None);
     };
@@ -61,7 +61,7 @@ fn unencodable_edit<'py>(
         return Ok(Some(PyString::new(py, &refused).into_any()));
     }
     let edited = PyString::new(py, &content).call_method1("replace", (old, new))?;
-    py.detach(|| disk_change::truncate(path))
+    super::exit_gate::detach(py, || disk_change::truncate(path))
         .map_err(|e| failure_error(py, e))?;
     edited.call_method1("encode", ("utf-8",))?;
     Err(pyo3::exceptions::PyRuntimeError::new_err(
@@ -72,8 +72,7 @@ fn unencodable_edit<'py>(
 /// `FilesystemBackend.delete` of the resolved `path`: whether there was anything to delete.
 #[pyfunction]
 pub(crate) fn disk_delete(py: Python<'_>, path: PathBuf) -> PyResult<bool> {
-    py.detach(|| disk_change::delete(&path))
-        .map_err(|e| failure_error(py, e))
+    super::exit_gate::detach(py, || disk_change::delete(&path)).map_err(|e| failure_error(py, e))
 }
 
 /// One upload to the resolved `path`. `content` is any bytes-like object; anything else
@@ -84,8 +83,7 @@ pub(crate) fn disk_upload(
     path: PathBuf,
     content: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
-    let mut file = py
-        .detach(|| disk_change::open_upload(&path))
+    let mut file = super::exit_gate::detach(py, || disk_change::open_upload(&path))
         .map_err(|e| failure_error(py, e))?;
     let bytes: Vec<u8> = if let Ok(bytes) = content.cast::<PyBytes>() {
         bytes.as_bytes().to_vec()
@@ -102,7 +100,7 @@ pub(crate) fn disk_upload(
         };
         view.call_method0("tobytes")?.extract()?
     };
-    py.detach(|| disk_change::write_upload(&mut file, &bytes, &path))
+    super::exit_gate::detach(py, || disk_change::write_upload(&mut file, &bytes, &path))
         .map_err(|e| failure_error(py, e))
 }
 
@@ -112,7 +110,7 @@ pub(crate) fn disk_download<'py>(
     py: Python<'py>,
     path: PathBuf,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
-    let read = py.detach(|| disk_change::download(&path));
+    let read = super::exit_gate::detach(py, || disk_change::download(&path));
     Ok(read
         .map_err(|e| failure_error(py, e))?
         .map(|bytes| PyBytes::new(py, &bytes)))

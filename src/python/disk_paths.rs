@@ -62,7 +62,7 @@ pub(crate) fn disk_resolve(
     key: OsString,
 ) -> PyResult<OsString> {
     let backend = root_of(cwd, virtual_mode);
-    let found = py.detach(|| backend.resolve(&key));
+    let found = super::exit_gate::detach(py, || backend.resolve(&key));
     match found {
         Ok(path) => Ok(path.into_os_string()),
         Err(Refusal::Refused(text)) => Err(PyValueError::new_err(text)),
@@ -87,7 +87,7 @@ pub(crate) fn disk_virtual_path(py: Python<'_>, cwd: PathBuf, path: PathBuf) -> 
     } else {
         std::env::current_dir()?.join(path)
     };
-    let resolved = py.detach(|| disk_paths::resolve(&path));
+    let resolved = super::exit_gate::detach(py, || disk_paths::resolve(&path));
     let resolved = resolved.map_err(|e| unresolved_error(py, e).unwrap_or_else(|err| err))?;
     let backend = root_of(cwd, true);
     if let Ok(Some(shown)) = backend.virtual_path(&resolved) {
@@ -133,7 +133,7 @@ pub(crate) fn disk_real_path(
         } else {
             std::env::current_dir()?.join(resolved)
         };
-        let real = py.detach(|| disk_paths::real_path(&absolute));
+        let real = super::exit_gate::detach(py, || disk_paths::real_path(&absolute));
         let real = real.map_err(|e| unresolved_error(py, e).unwrap_or_else(|err| err))?;
         real.strip_prefix("/")
             .map_or(real.clone(), Path::to_path_buf)
@@ -180,7 +180,8 @@ pub(crate) fn disk_ls<'py>(
     virtual_mode: bool,
     dir: PathBuf,
 ) -> PyResult<Listing<'py>> {
-    let listing = py.detach(|| disk_paths::list(&root_of(cwd, virtual_mode), &dir));
+    let listing =
+        super::exit_gate::detach(py, || disk_paths::list(&root_of(cwd, virtual_mode), &dir));
     let listing = listing.map_err(|e| os_error(py, e, &dir).unwrap_or_else(|err| err))?;
     let stamp = timestamps(py)?;
     let entries = PyList::empty(py);
@@ -220,7 +221,7 @@ pub(crate) fn disk_glob_entries<'py>(
     timeout: f64,
 ) -> PyResult<(Bound<'py, PyList>, bool)> {
     let pattern = IncludeGlob::new(pattern).map_err(|e| PyValueError::new_err(e.0))?;
-    let (mut shown, truncated) = py.detach(|| {
+    let (mut shown, truncated) = super::exit_gate::detach(py, || {
         let deadline =
             std::time::Instant::now() + std::time::Duration::from_secs_f64(timeout.clamp(0.0, 1e9));
         let (paths, truncated) = disk::glob(&base, &pattern, Some(deadline));
@@ -278,7 +279,7 @@ pub(crate) fn disk_grep_shown<'py>(
         .map(|g| IncludeGlob::new(g).map_err(|e| PyValueError::new_err(e.0)))
         .transpose()?;
     let backend = root_of(cwd, virtual_mode);
-    let (found, truncated) = py.detach(|| {
+    let (found, truncated) = super::exit_gate::detach(py, || {
         let deadline =
             std::time::Instant::now() + std::time::Duration::from_secs_f64(timeout.clamp(0.0, 1e9));
         let outcome = disk::grep(
@@ -338,7 +339,7 @@ pub(crate) fn disk_rg_place(
     use std::os::unix::ffi::OsStrExt;
     let found = disk_paths::pure_path(base.join(reported).as_os_str().as_bytes());
     let backend = root_of(cwd, virtual_mode);
-    let placed = py.detach(|| match disk_paths::resolve(&found) {
+    let placed = super::exit_gate::detach(py, || match disk_paths::resolve(&found) {
         Ok(real) if real.starts_with(&real_base) => Ok(match backend.shown(&found) {
             Ok(Some(shown)) => (Some(shown), None),
             Ok(None) => (None, Some("root")),
@@ -372,7 +373,7 @@ pub(crate) fn disk_read<'py>(
     video_limit: i64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let kind = media::backend_read_type(file_path);
-    let found = py.detach(|| disk_file::read(&path, kind, video_limit));
+    let found = super::exit_gate::detach(py, || disk_file::read(&path, kind, video_limit));
     let (content, encoding) = match found.map_err(|e| failure_error(py, e))? {
         Found::Text(text) => return Ok(text.into_pyobject(py)?.into_any()),
         Found::Missing => return error_fields(py, disk_file::missing_text(file_path)),
@@ -406,11 +407,11 @@ pub(crate) fn disk_write(
     content: &Bound<'_, pyo3::types::PyString>,
 ) -> PyResult<()> {
     if let Some(parent) = path.parent() {
-        py.detach(|| disk_file::make_dirs(parent))
+        super::exit_gate::detach(py, || disk_file::make_dirs(parent))
             .map_err(|e| failure_error(py, e))?;
     }
     let content = content.to_str()?;
-    py.detach(|| disk::write_text(&path, content, true))
+    super::exit_gate::detach(py, || disk::write_text(&path, content, true))
         .map_err(|e| failure_error(py, Failure::Os(e, path.clone())))
 }
 

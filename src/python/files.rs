@@ -57,7 +57,9 @@ pub(crate) fn disk_glob(
     timeout: Option<f64>,
 ) -> PyResult<(Vec<String>, bool)> {
     let pattern = include(pattern)?;
-    let (paths, truncated) = py.detach(|| disk::glob(Path::new(root), &pattern, deadline(timeout)));
+    let (paths, truncated) = super::exit_gate::detach(py, || {
+        disk::glob(Path::new(root), &pattern, deadline(timeout))
+    });
     Ok((
         paths
             .into_iter()
@@ -86,7 +88,7 @@ pub(crate) fn disk_grep(
         .filter(|g| !g.is_empty())
         .map(include)
         .transpose()?;
-    let outcome = py.detach(|| {
+    let outcome = super::exit_gate::detach(py, || {
         disk::grep(
             Path::new(root),
             pattern,
@@ -124,7 +126,7 @@ pub(crate) fn disk_context_lines(
     spans: Vec<(u64, u64)>,
     universal: bool,
 ) -> PyResult<std::collections::BTreeMap<u64, String>> {
-    let read = py.detach(|| {
+    let read = super::exit_gate::detach(py, || {
         std::fs::File::open(path)
             .and_then(|file| crate::files::grep_context::lines_in_ranges(file, &spans, universal))
     });
@@ -198,8 +200,7 @@ fn os_error(e: std::io::Error, path: &str) -> PyErr {
 /// strict UTF-8), without following a final symlink.
 #[pyfunction]
 pub(crate) fn disk_read_text(py: Python<'_>, path: &str) -> PyResult<String> {
-    let bytes = py
-        .detach(|| disk::read_bytes(Path::new(path)))
+    let bytes = super::exit_gate::detach(py, || disk::read_bytes(Path::new(path)))
         .map_err(|e| os_error(e, path))?;
     match std::str::from_utf8(&bytes) {
         Ok(text) => Ok(disk::universal_newlines(text)),
@@ -226,7 +227,7 @@ pub(crate) fn disk_write_text(
     content: &str,
     create: bool,
 ) -> PyResult<()> {
-    py.detach(|| disk::write_text(Path::new(path), content, create))
+    super::exit_gate::detach(py, || disk::write_text(Path::new(path), content, create))
         .map_err(|e| os_error(e, path))
 }
 
@@ -355,7 +356,7 @@ pub(crate) fn shell_execute(
     let timeout: f64 = timeout.extract()?;
     const CENTURY: f64 = 100.0 * 365.0 * 86400.0;
     let seconds = Duration::from_secs_f64(timeout.clamp(0.0, CENTURY));
-    let finished = match py.detach(|| shell::run(command, cwd, &env, seconds)) {
+    let finished = match super::exit_gate::detach(py, || shell::run(command, cwd, &env, seconds)) {
         Ok(f) => f,
         Err(shell::RunError::TimedOut) => {
             return Ok((

@@ -140,6 +140,8 @@ impl LoopInbox {
 
     /// Runs every waiting job (on the loop's thread).
     fn drain(&self, py: Python<'_>) {
+        // The jobs run Python under this call: the exit waits for them (`super::exit_gate`).
+        let _inside = super::exit_gate::enter_holding(py);
         #[cfg(unix)]
         if let Wake::Pipe { read, .. } = self.shared.wake {
             let mut buf = [0u8; 256];
@@ -210,6 +212,7 @@ struct OnDone(Mutex<Option<Done>>);
 #[pymethods]
 impl OnDone {
     fn __call__(&self, task: &Bound<'_, PyAny>) {
+        let _inside = super::exit_gate::enter_holding(task.py());
         if let Some(done) = self.0.lock().take() {
             done(task);
         }

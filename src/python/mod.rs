@@ -19,6 +19,7 @@ mod disk_paths;
 mod entry_call;
 mod errors;
 mod executor;
+mod exit_gate;
 mod file_ops;
 mod file_searches;
 mod files;
@@ -104,6 +105,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m
     )?)?;
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;
+    let close_gate = wrap_pyfunction!(exit_gate::_close_exit_gate, m)?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (&close_gate,))?;
+    m.add_function(close_gate)?;
     composite::register(m)?;
     composite_plan::register(m)?;
     sandbox::register(m)?;

@@ -289,16 +289,19 @@ impl ModelNextPy {
                 let locals = PyHost::from_context(&next.host)
                     .map(|h| h.locals.clone())
                     .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
-                pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
-                    let response = fut.await.map_err(super::errors::to_py)?;
-                    Ok(super::runtime_threads::later(move |py| {
-                        next.response_to_py(py, &response).map(Bound::into_any)
-                    }))
-                })
+                pyo3_async_runtimes::tokio::future_into_py_with_locals(
+                    py,
+                    locals,
+                    super::exit_gate::gated(async move {
+                        let response = fut.await.map_err(super::errors::to_py)?;
+                        Ok(super::runtime_threads::later(move |py| {
+                            next.response_to_py(py, &response).map(Bound::into_any)
+                        }))
+                    }),
+                )
             } else {
                 let runtime = pyo3_async_runtimes::tokio::get_runtime();
-                let response = py
-                    .detach(|| runtime.block_on(fut))
+                let response = super::exit_gate::detach(py, || runtime.block_on(fut))
                     .map_err(super::errors::to_py)?;
                 next.response_to_py(py, &response).map(Bound::into_any)
             }

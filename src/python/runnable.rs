@@ -90,12 +90,6 @@ impl GraphParts {
             part: HostValue::new(part),
         });
     }
-
-    /// The namespace of the run whose `task` call runs the subagent.
-    #[getter]
-    fn namespace(&self) -> Vec<String> {
-        self.events.emitter.namespace().to_vec()
-    }
 }
 
 /// The writer of the runnable's own parts, or None when nobody streams them.

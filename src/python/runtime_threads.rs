@@ -123,6 +123,9 @@ where
         // wait for this one's GIL.
         return Python::attach(f);
     }
+    // Passed before the line: a thread never waits for the GIL once the interpreter may be
+    // finalizing (`super::exit_gate`).
+    let _inside = super::exit_gate::enter();
     let place = GilWait::take();
     Python::attach(move |py| {
         drop(place);

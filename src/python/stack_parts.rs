@@ -92,6 +92,9 @@ pub(crate) fn subagent_from_py(spec: &Bound<'_, PyDict>) -> PyResult<Subagent> {
                 .with_response_format(response_format_from_py(item(spec, "response_format")?)?);
             agent.name = Some(name.clone());
             agent.private_keys = private_keys_from_py(item(spec, "private_keys")?)?;
+            agent.state_keys = item(spec, "state_keys")?
+                .map(|keys| keys.extract::<Vec<String>>().map(Arc::from))
+                .transpose()?;
             if let Some(keys) = item(spec, "last_value_keys")? {
                 let _ = agent
                     .last_value_keys

@@ -195,6 +195,8 @@ impl EventStream {
 
     fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         super::errors::guard(|| {
+            // Inside Python until the chunk is made (it runs Python code): the exit waits.
+            let _inside = super::exit_gate::enter_holding(py);
             let runtime = pyo3_async_runtimes::tokio::get_runtime();
             let state = self.state.clone();
             if state.lock().finished {
@@ -262,14 +264,15 @@ impl AsyncEventStream {
     fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         super::errors::guard(|| {
             let state = self.state.clone();
-            pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let next = super::exit_gate::gated(async move {
                 let mut guard = state.lock_owned().await;
                 if guard.finished {
                     return Err(PyStopAsyncIteration::new_err(()));
                 }
                 let item = guard.rx.recv().await;
                 Ok(Received { guard, item })
-            })
+            });
+            pyo3_async_runtimes::tokio::future_into_py(py, next)
         })
     }
 
@@ -281,14 +284,17 @@ impl AsyncEventStream {
     /// Stops the run (the caller closed the stream early).
     fn aclose<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let state = self.state.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let mut guard = state.lock().await;
-            if let Some(task) = guard.task.take() {
-                task.abort();
-            }
-            guard.finished = true;
-            Ok(())
-        })
+        pyo3_async_runtimes::tokio::future_into_py(
+            py,
+            super::exit_gate::gated(async move {
+                let mut guard = state.lock().await;
+                if let Some(task) = guard.task.take() {
+                    task.abort();
+                }
+                guard.finished = true;
+                Ok(())
+            }),
+        )
     }
 }
 

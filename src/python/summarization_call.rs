@@ -268,14 +268,18 @@ where
     match PyHost::from_context(host).filter(|h| h.is_async) {
         Some(h) => {
             let locals = h.locals.clone();
-            pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
-                let out = fut.await?;
-                super::runtime_threads::attach(|py| convert(py, out).map(Bound::unbind))
-            })
+            pyo3_async_runtimes::tokio::future_into_py_with_locals(
+                py,
+                locals,
+                super::exit_gate::gated(async move {
+                    let out = fut.await?;
+                    super::runtime_threads::attach(|py| convert(py, out).map(Bound::unbind))
+                }),
+            )
         }
         None => {
             let runtime = pyo3_async_runtimes::tokio::get_runtime();
-            let out = py.detach(|| runtime.block_on(fut))?;
+            let out = super::exit_gate::detach(py, || runtime.block_on(fut))?;
             convert(py, out)
         }
     }
@@ -529,6 +533,5 @@ where
     F: std::future::Future<Output = Result<T, crate::error::ModelError>> + Send,
 {
     let runtime = pyo3_async_runtimes::tokio::get_runtime();
-    py.detach(|| runtime.block_on(fut))
-        .map_err(|e| to_py(Error::Model(e)))
+    super::exit_gate::detach(py, || runtime.block_on(fut)).map_err(|e| to_py(Error::Model(e)))
 }

@@ -148,15 +148,20 @@ impl ToolNextPy {
                 let locals = PyHost::from_context(&next.template.host)
                     .map(|h| h.locals.clone())
                     .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("no event loop"))?;
-                pyo3_async_runtimes::tokio::future_into_py_with_locals(py, locals, async move {
-                    let result = fut.await.map_err(to_err)?;
-                    Ok(super::runtime_threads::later(move |py| {
-                        next.result_to_py(py, result)
-                    }))
-                })
+                pyo3_async_runtimes::tokio::future_into_py_with_locals(
+                    py,
+                    locals,
+                    super::exit_gate::gated(async move {
+                        let result = fut.await.map_err(to_err)?;
+                        Ok(super::runtime_threads::later(move |py| {
+                            next.result_to_py(py, result)
+                        }))
+                    }),
+                )
             } else {
                 let runtime = pyo3_async_runtimes::tokio::get_runtime();
-                let result = py.detach(|| runtime.block_on(fut)).map_err(to_err)?;
+                let result =
+                    super::exit_gate::detach(py, || runtime.block_on(fut)).map_err(to_err)?;
                 next.result_to_py(py, result)
             }
         })

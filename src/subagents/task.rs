@@ -257,7 +257,16 @@ async fn input_keys(
     inherited: &Extra,
     host: &crate::tools::HostContext,
 ) -> Result<Extra, ToolError> {
-    let mut extra = inherited.clone();
+    // Its graph reads the caller's state through its own channels: the caller's other keys
+    // (its middleware's) never reach it.
+    let mut extra: Extra = match agent.state_keys() {
+        Some(keys) => inherited
+            .iter()
+            .filter(|(k, _)| keys.contains(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        None => inherited.clone(),
+    };
     if let Some(reducers) = agent.reducers() {
         let writes = reducers.writes_in(inherited.iter());
         let folded = reducers

@@ -58,4 +58,8 @@ pub trait Spawner: Send + Sync {
 
     /// The agent's state keys with a reducer (see `state::Reducers`), once set.
     fn reducers(&self) -> Option<crate::state::Reducers>;
+
+    /// The keys of the agent's graph, when known: what of a caller's state a subagent run of
+    /// it takes.
+    fn state_keys(&self) -> Option<Arc<[String]>>;
 }
