@@ -204,3 +204,63 @@ def test_parallel_subagents_tools_run_from_their_graphs_checkpoints(
         assert graph_ns.startswith("tools:"), configurable["checkpoint_ns"]
         assert set(configurable["checkpoint_map"].items()) <= written, (configurable["checkpoint_map"], written)
         assert graph_ns in configurable["checkpoint_map"]
+
+
+class QueuedCoreStream(CoreStream):
+    """A core's stream that also hands out what is queued already (`try_next`, as the
+    core's own streams do), ``None`` when a read would wait."""
+
+    def try_next(self) -> tuple | None:
+        try:
+            item = self.items.get_nowait()
+        except queue.Empty:
+            return None
+        if item is None:
+            # The stream's end is read by waiting for it, as the core's own `try_next` leaves it.
+            self.items.put(None)
+            return None
+        return item
+
+
+def test_what_the_core_queued_is_read_without_waiting_in_its_stream() -> None:
+    """A node whose write the core has queued already takes it without a waiting read (the
+    feed's lock is not let go, no GIL handoff); only the stream's end is waited for."""
+    stream = QueuedCoreStream()
+    for item in [*model_write(A, "a"), None]:
+        stream.items.put(item)
+    feed = feed_over(stream)
+    assert feed.take_in(A, "model", {}, CONFIG).update == {"said": "a"}
+    assert stream.reads == 0
+    feed.drain()
+    assert stream.reads == 1
+
+
+def test_a_failure_the_core_queued_is_raised_by_the_node_that_reads_it() -> None:
+    class Failing(QueuedCoreStream):
+        def try_next(self) -> tuple | None:
+            raise ValueError("the run failed")
+
+    feed = feed_over(Failing())
+    with pytest.raises(ValueError, match="the run failed"):
+        feed.take_in(A, "model", {}, CONFIG)
+
+
+def test_under_astream_what_the_core_queued_is_read_without_awaiting_its_stream() -> None:
+    class AsyncQueued(AsyncCoreStream):
+        def try_next(self) -> tuple | None:
+            if self.items.empty() or self.items._queue[0] is None:  # type: ignore[attr-defined]
+                return None
+            return self.items.get_nowait()
+
+    async def run() -> None:
+        stream = AsyncQueued()
+        for item in model_write(A, "a"):
+            stream.items.put_nowait(item)
+        feed = feed_over(stream)
+        assert (await feed.atake_in(A, "model", {}, CONFIG)).update == {"said": "a"}
+        assert stream.reads == 0
+        stream.items.put_nowait(None)
+        await feed.adrain()
+        assert stream.reads == 1
+
+    asyncio.run(run())

@@ -212,6 +212,8 @@ class Feed:
         if self._reading:
             self._lock.wait()
             return True
+        if (queued := self._queued()) is not None:
+            return self._took(*queued)
         self._reading = True
         self._lock.release()
         try:
@@ -235,6 +237,8 @@ class Feed:
         if self._areading:
             await lock.wait()
             return True
+        if (queued := self._queued()) is not None:
+            return self._took(*queued)
         self._areading = True
         lock.release()
         try:
@@ -249,6 +253,20 @@ class Feed:
             self._areading = False
             lock.notify_all()
         return self._took(*read)
+
+    def _queued(self) -> tuple[str, Any] | None:
+        """The core's next item if it is queued already (the core runs ahead), read
+        without letting go of `_lock`, and under `astream` without an awaitable: a read that
+        finds its item costs no more than the call. ``None`` when the read must wait (or
+        the stream reads only by waiting)."""
+        try_next = getattr(self._events, "try_next", None)
+        if try_next is None:
+            return None
+        try:
+            item = try_next()
+        except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
+            return ("error", exc)
+        return None if item is None else ("item", item)
 
     def _took(self, kind: str, value: Any) -> bool:
         """What a read brought: an item, the stream's end or the run's failure."""

@@ -160,6 +160,20 @@ impl StreamState {
             }
         }
     }
+
+    /// The Python form of the next item if one is queued already, without waiting; `None`
+    /// when a read would wait (or the stream is over: `__next__` ends it).
+    fn take_queued(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        if self.finished {
+            return Ok(None);
+        }
+        match self.rx.try_recv() {
+            Ok(item) => self
+                .convert(py, Some(item))
+                .map_err(super::errors::out_of_generator),
+            Err(_) => Ok(None),
+        }
+    }
 }
 
 impl Drop for StreamState {
@@ -199,18 +213,29 @@ impl EventStream {
             let _inside = super::exit_gate::enter_holding(py);
             let runtime = pyo3_async_runtimes::tokio::get_runtime();
             let state = self.state.clone();
-            if state.lock().finished {
-                return Err(PyStopIteration::new_err(()));
-            }
-            let item = super::blocking::wait_for(py, |limit| {
+            let queued = {
                 let mut guard = state.lock();
-                runtime.block_on(async {
-                    match limit {
-                        Some(limit) => tokio::time::timeout(limit, guard.rx.recv()).await.ok(),
-                        None => Some(guard.rx.recv().await),
-                    }
-                })
-            })?;
+                if guard.finished {
+                    return Err(PyStopIteration::new_err(()));
+                }
+                // The core usually runs ahead of the reader (the thread graph follows it a
+                // node behind), so the next item is often queued already: taken here, the
+                // read costs no GIL release and retake, no entry into the runtime and no
+                // timer, which a wait costs even when it finds an item at once.
+                guard.rx.try_recv().ok()
+            };
+            let item = match queued {
+                Some(item) => Some(item),
+                None => super::blocking::wait_for(py, |limit| {
+                    let mut guard = state.lock();
+                    runtime.block_on(async {
+                        match limit {
+                            Some(limit) => tokio::time::timeout(limit, guard.rx.recv()).await.ok(),
+                            None => Some(guard.rx.recv().await),
+                        }
+                    })
+                })?,
+            };
             match state
                 .lock()
                 .convert(py, item)
@@ -220,6 +245,13 @@ impl EventStream {
                 None => Err(PyStopIteration::new_err(())),
             }
         })
+    }
+
+    /// The next item if the core has queued it already, else ``None`` (nothing waited
+    /// for): the thread graph's feed reads so without giving up its own lock (see
+    /// `_thread_feed.Feed._pull`). Raises as `__next__` does for the run's failure.
+    fn try_next(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        super::errors::guard(|| self.state.lock().take_queued(py))
     }
 
     /// Hands the run a subagent it awaits (see `SubagentResumes`): ``(task call id, its
@@ -273,6 +305,16 @@ impl AsyncEventStream {
                 Ok(Received { guard, item })
             });
             pyo3_async_runtimes::tokio::future_into_py(py, next)
+        })
+    }
+
+    /// `EventStream.try_next`, on the caller's thread: a queued item without an awaitable
+    /// (a future and a task on the runtime each, which `__anext__` costs even when the item
+    /// is there); ``None`` also while another reader holds the stream.
+    fn try_next(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        super::errors::guard(|| match self.state.try_lock() {
+            Ok(mut guard) => guard.take_queued(py),
+            Err(_) => Ok(None),
         })
     }
 
