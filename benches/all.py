@@ -107,6 +107,15 @@ def fork_sections(repeat: int) -> list[dict[str, Any]]:
     rows.append(
         row("fork start growth, 10,000 vs 10", growth[REF], growth[RS], "x", "rs <= 2x", growth[RS] <= 2, False)
     )
+    # The model's own LangChain `invoke` (entered -> `_generate`) checks and copies every
+    # message on both sides alike; the harness is the rest of the fork start.
+    own = {(r.impl, r.n): r.median(lambda run: run.model_invoke_s) * 1000 for r in results}
+    harness = {(r.impl, r.n): r.median(lambda run: run.harness_s) * 1000 for r in results}
+    rows.append(row("fork start, 10,000: the model's own invoke", own[(REF, 10000)], own[(RS, 10000)], "ms", "", None))
+    grown = {impl: harness[(impl, 10000)] / harness[(impl, 10)] for impl in (REF, RS)}
+    rows.append(
+        row("fork start less the model's invoke, growth", grown[REF], grown[RS], "x", "rs <= 2x", grown[RS] <= 2, False)
+    )
     cache, notes = fork.scenario_cache(40)
     if notes:
         raise SystemExit(f"fork cache: {notes}")

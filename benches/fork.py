@@ -9,7 +9,11 @@ Both implementations run side by side in this process:
   (``tests/fake_models.py``), which stamps ``time.perf_counter()`` when each call arrives
   and when it returns. **Fork cost** = from the parent's task-call reply being returned by
   the model to the fork's first model call arriving: dispatching the tool call, preparing
-  the fork's state and messages, starting the fork's loop, the fork's pre-model work.
+  the fork's state and messages, starting the fork's loop, the fork's pre-model work, and
+  LangChain's own ``BaseChatModel.invoke`` around ``_generate``. The model also stamps when
+  its ``invoke`` is entered, so the fork cost is reported in two parts: the model's own
+  ``invoke`` (LangChain checks, copies and formats every message for tracing, on both sides
+  alike) and the harness (everything before it), on the wall clock and in process CPU time.
 * ``cache``: ``model="anthropic:claude-sonnet-4-5"`` for both, over one simulated Anthropic
   server (``tests/sim/anthropic.py``, ``min_cache_tokens=64``). A short parent history (a
   user message and one round of a user tool), then a task call to the fork, which answers.
@@ -123,6 +127,16 @@ class CostRun:
     wall_s: float  # invoke() wall time
     messages: int
     gc_s: float = 0.0  # Python's cyclic GC pauses inside the fork window (part of fork_s)
+    #: The part of fork_s inside the model's own `invoke` (entered -> `_generate` reached).
+    model_invoke_s: float = 0.0
+    #: Process CPU time (every thread) over the fork window, and over the harness part.
+    fork_cpu_s: float = 0.0
+    harness_cpu_s: float = 0.0
+
+    @property
+    def harness_s(self) -> float:
+        """The fork cost less the model's own `invoke`: what the harness itself spends."""
+        return self.fork_s - self.model_invoke_s
 
 
 @dataclass
@@ -140,14 +154,26 @@ def timed_model_class() -> type:
     from pydantic import Field
 
     class TimedScriptedChatModel(ScriptedChatModel):
-        """ScriptedChatModel that stamps (arrival, return) of every call."""
+        """ScriptedChatModel that stamps (arrival, return) of every call, and when its
+        ``invoke`` is entered, on the wall clock and in process CPU time."""
 
         stamps: list[tuple[float, float]] = Field(default_factory=list, exclude=True)
+        cpu_stamps: list[tuple[float, float]] = Field(default_factory=list, exclude=True)
+        entered: list[tuple[float, float]] = Field(default_factory=list, exclude=True)
+
+        def invoke(self, input: Any, config: Any = None, *, stop: Any = None, **kwargs: Any) -> Any:
+            self.entered.append((time.perf_counter(), time.process_time()))
+            return super().invoke(input, config, stop=stop, **kwargs)
+
+        async def ainvoke(self, input: Any, config: Any = None, *, stop: Any = None, **kwargs: Any) -> Any:
+            self.entered.append((time.perf_counter(), time.process_time()))
+            return await super().ainvoke(input, config, stop=stop, **kwargs)
 
         def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
-            arrived = time.perf_counter()
+            arrived, arrived_cpu = time.perf_counter(), time.process_time()
             result = self._next(messages, stop, kwargs)
             self.stamps.append((arrived, time.perf_counter()))
+            self.cpu_stamps.append((arrived_cpu, time.process_time()))
             return result
 
         async def _agenerate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
@@ -183,7 +209,7 @@ class GcTimer:
 def check_cost_run(impl: str, model: Any, out: dict[str, Any], n: int) -> int:
     """Fail loudly unless the parent delegated to the fork and the fork saw the whole history."""
     calls = model.calls
-    if len(calls) != 3 or len(model.stamps) != 3 or model.remaining:
+    if len(calls) != 3 or len(model.stamps) != 3 or len(model.entered) != 3 or model.remaining:
         raise BenchError(f"{impl}: expected 3 model calls (parent, fork, parent), got {len(calls)}")
     parent, fork, _ = calls
     # system + N history; the fork: system + N history + the task message.
@@ -224,8 +250,20 @@ def cost_run(impl: str, module: Any, n: int) -> CostRun:
         wall = time.perf_counter() - t0
     messages = check_cost_run(impl, model, out, n)
     (_, parent_returned), (fork_arrived, _), _ = model.stamps
+    (_, parent_returned_cpu), (fork_arrived_cpu, _), _ = model.cpu_stamps
+    _, (fork_entered, fork_entered_cpu), _ = model.entered
+    if not parent_returned <= fork_entered <= fork_arrived:
+        raise BenchError(f"{impl}: the fork's invoke was not entered inside the fork window")
     gc_s = gc_timer.within(parent_returned, fork_arrived)
-    return CostRun(fork_arrived - parent_returned, wall, messages, gc_s)
+    return CostRun(
+        fork_arrived - parent_returned,
+        wall,
+        messages,
+        gc_s,
+        model_invoke_s=fork_arrived - fork_entered,
+        fork_cpu_s=fork_arrived_cpu - parent_returned_cpu,
+        harness_cpu_s=fork_entered_cpu - parent_returned_cpu,
+    )
 
 
 def scenario_cost(sizes: list[int], repeat: int) -> tuple[list[CostResult], list[str]]:
@@ -249,14 +287,19 @@ def scenario_cost(sizes: list[int], repeat: int) -> tuple[list[CostResult], list
     return results, notes
 
 
-def report_cost(results: list[CostResult], notes: list[str]) -> bool:
-    print("\n== 1. fork cost vs parent history length (ScriptedChatModel, no HTTP)")
-    head = (
-        f"{'N':>6} {'deepagents_rs ms':>17} {'deepagents ms':>14} {'ratio':>7} {'rs gc ms':>9} {'ref gc ms':>10} "
-        f"{'rs wall s':>10} {'ref wall s':>11} {'messages':>9}"
-    )
+def print_head(*columns: tuple[str, int]) -> None:
+    """A table's head: each column's title right-aligned in its width, then a rule."""
+    head = " ".join(f"{title:>{width}}" for title, width in columns)
     print(head)
     print("-" * len(head))
+
+
+def report_cost(results: list[CostResult], notes: list[str]) -> bool:
+    print("\n== 1. fork cost vs parent history length (ScriptedChatModel, no HTTP)")
+    print_head(
+        ("N", 6), ("deepagents_rs ms", 17), ("deepagents ms", 14), ("ratio", 7), ("rs gc ms", 9), ("ref gc ms", 10),
+        ("rs wall s", 10), ("ref wall s", 11), ("messages", 9),
+    )  # fmt: skip
     ok = True
     for n in sorted({r.n for r in results}):
         by = {r.impl: r for r in results if r.n == n}
@@ -274,6 +317,7 @@ def report_cost(results: list[CostResult], notes: list[str]) -> bool:
             f"{cell(rs, lambda x: x.wall_s, 1, 10, '.3f')} {cell(ref, lambda x: x.wall_s, 1, 11, '.3f')} "
             f"{'/'.join(str(c) for c in sorted(counts)):>9}"
         )
+    report_cost_parts(results)
     notes.append("ratio = deepagents / deepagents_rs fork cost (higher is better for deepagents_rs)")
     notes.append("gc ms: time Python's cyclic garbage collector ran inside the fork window (included in the fork cost)")
     notes.append(
@@ -283,6 +327,42 @@ def report_cost(results: list[CostResult], notes: list[str]) -> bool:
     for note in notes:
         print(f"  {note}")
     return ok
+
+
+def report_cost_parts(results: list[CostResult]) -> None:
+    """The fork cost in its two parts, wall and CPU, and how the harness part grows."""
+    print("\n   the fork cost in two parts: the model's own LangChain `invoke` (entered -> `_generate`),")
+    print("   which both sides pay alike, and the harness (parent's reply returned -> `invoke` entered)")
+    print_head(
+        ("N", 6), ("rs invoke ms", 13), ("ref invoke ms", 14), ("rs harness ms", 14), ("ref harness ms", 15),
+        ("rs harness cpu", 15), ("ref harness cpu", 16), ("rs fork cpu", 12), ("ref fork cpu", 13),
+    )  # fmt: skip
+    ms = 1e3
+    by = {(r.impl, r.n): r for r in results}
+    sizes = sorted({r.n for r in results})
+    for n in sizes:
+        rs, ref = by.get(("deepagents_rs", n)), by.get(("deepagents", n))
+
+        def cell(r: CostResult | None, key: Callable[[CostRun], float], width: int) -> str:
+            return f"{r.median(key) * ms:>{width}.2f}" if r else f"{'FAILED':>{width}}"
+
+        print(
+            f"{n:>6} {cell(rs, lambda x: x.model_invoke_s, 13)} {cell(ref, lambda x: x.model_invoke_s, 14)} "
+            f"{cell(rs, lambda x: x.harness_s, 14)} {cell(ref, lambda x: x.harness_s, 15)} "
+            f"{cell(rs, lambda x: x.harness_cpu_s, 15)} {cell(ref, lambda x: x.harness_cpu_s, 16)} "
+            f"{cell(rs, lambda x: x.fork_cpu_s, 12)} {cell(ref, lambda x: x.fork_cpu_s, 13)}"
+        )
+    for impl in ("deepagents_rs", "deepagents"):
+        low, high = by.get((impl, sizes[0])), by.get((impl, sizes[-1]))
+        if low and high and len(sizes) > 1:
+            growth = [
+                high.median(key) / low.median(key)
+                for key in (lambda x: x.fork_s, lambda x: x.harness_s, lambda x: x.harness_cpu_s)
+            ]
+            print(
+                f"   {impl} growth N={sizes[-1]} vs N={sizes[0]}: fork cost {growth[0]:.2f}x, "
+                f"harness {growth[1]:.2f}x (wall), {growth[2]:.2f}x (cpu)"
+            )
 
 
 # --------------------------------------------------------------------------- scenario 2: cache

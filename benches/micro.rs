@@ -250,3 +250,20 @@ fn tokens_next_step(bencher: Bencher, n: usize) {
         counter.count(None, black_box(&messages), Some(chars))
     });
 }
+
+/// A fork's first count, after its caller's last: the fork's conversation is the caller's
+/// with the task behind it, so only the task is added up, whatever the caller's length.
+#[divan::bench(args = [10, 1000, 10000])]
+fn tokens_fork_first_count(bencher: Bencher, n: usize) {
+    let parent = history(n);
+    let fork = fork_history(&parent, "Summarise module 3.", None).to_vec();
+    // The caller's last request: its messages before the reply that called `task`.
+    let caller = fork[..fork.len() - 1].to_vec();
+    bencher
+        .with_inputs(|| {
+            let counter = Counter::new(3.3);
+            counter.count(None, &caller, None);
+            counter
+        })
+        .bench_values(|counter| counter.count(None, black_box(&fork), None));
+}

@@ -24,6 +24,7 @@ modules!(
     history,
     host,
     message_memo,
+    message_prefix,
     messages,
     middleware,
     model,

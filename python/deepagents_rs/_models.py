@@ -263,15 +263,9 @@ class ModelAdapter:
             message.name = self.agent_name
         return _convert.to_core(message)
 
-    @staticmethod
-    def _prompt(system: Any, messages: list[Any]) -> list[Any]:
-        # The core's caching entry has tagged the system prompt already.
-        return [system, *messages] if system is not None else list(messages)
-
     def invoke(
         self,
-        system: Any,
-        messages: list[Any],
+        prompt: list[Any],
         tools: list[dict],
         tool_choice: str | None = None,
         on_chunk: Any = None,
@@ -280,19 +274,18 @@ class ModelAdapter:
         config: Any = None,
         place: Any = None,
     ) -> dict:
-        """One model call; ``system`` (or None) and ``messages`` are LangChain messages. With
+        """One model call; ``prompt`` is a list of LangChain messages made for this call (the
+        system message, with the caching entry's tag if any, then the conversation). With
         ``on_chunk``, the model streams and each chunk is handed to it as it arrives;
         ``settings`` are middleware's ``model_settings``, bound for this call. ``config`` and
         ``place``: the run's config and the model node's place (`_task_config.node_task`)."""
         bound = self._bind(tools, tool_choice, settings)
-        prompt = self._prompt(system, messages)
         with _node_context(_model_task(config, place, False)):
             return self._reply(bound.invoke(prompt, _call_config(parent, on_chunk)))
 
     async def ainvoke(
         self,
-        system: Any,
-        messages: list[Any],
+        prompt: list[Any],
         tools: list[dict],
         tool_choice: str | None = None,
         on_chunk: Any = None,
@@ -302,7 +295,6 @@ class ModelAdapter:
         place: Any = None,
     ) -> dict:
         bound = self._bind(tools, tool_choice, settings)
-        prompt = self._prompt(system, messages)
         known = None
         if place is not None:
             from ._task_config import astep_place

@@ -30,7 +30,11 @@ impl Middleware for PatchToolCalls {
         _hook: Hook,
         cx: HookContext,
     ) -> BoxFuture<'static, Result<Option<HookOutput>, Error>> {
-        let out = patch(&cx.state.messages.to_vec()).map(|messages| HookOutput {
+        // The common history has nothing dangling: found in one pass over the shared list,
+        // without copying it (a fork's hook runs on its caller's whole conversation).
+        let history = &cx.state.messages;
+        let dangling = any_dangling(history.iter_newest_first());
+        let out = dangling.then(|| patch(&history.to_vec())).flatten().map(|messages| HookOutput {
             delta: StateDelta {
                 messages: MessagesDelta::Replace(messages),
                 ..Default::default()
@@ -40,6 +44,29 @@ impl Middleware for PatchToolCalls {
         });
         Box::pin(async move { Ok(out) })
     }
+}
+
+/// Whether a call in `messages` has no result among them.
+fn any_dangling<'a>(messages: impl Iterator<Item = &'a Arc<Message>>) -> bool {
+    let mut answered: HashSet<&str> = HashSet::new();
+    let mut asked: Vec<&str> = Vec::new();
+    for m in messages {
+        match m.as_ref() {
+            Message::Tool(t) => {
+                answered.insert(t.tool_call_id.as_str());
+            }
+            Message::Ai(ai) => {
+                asked.extend(ai.tool_calls.iter().filter_map(|c| c.id.as_deref()));
+                asked.extend(
+                    ai.invalid_tool_calls
+                        .iter()
+                        .filter_map(|c| c.get("id").and_then(Value::as_str)),
+                );
+            }
+            _ => {}
+        }
+    }
+    asked.iter().any(|id| !answered.contains(id))
 }
 
 /// `(name, id, invalid)` of every call an AI message makes, valid ones first.

@@ -18,6 +18,7 @@ use super::host::{PyHost, await_coroutine_then, call_in_context};
 use super::stream::ChunkCallback;
 use crate::error::ModelError;
 use crate::host::HostValue;
+use crate::message_prefix::Prefixes;
 use crate::messages::{AiMessage, Message, SystemMessage};
 use crate::model::{ChatModel, InputProfile, ModelRequest, RequestParts, TokenSink};
 use crate::tools::{HostContext, ToolSpec};
@@ -60,6 +61,10 @@ pub(crate) struct ObjectCache {
     system: Slot<SystemMessage>,
     tools: Slot<[ToolSpec]>,
     live_after_purge: usize,
+    /// Per conversation, the objects of the messages its model was last called with, in a
+    /// list of our own that no Python code sees: the next call (the next step, or a fork)
+    /// copies the part it shares and looks up its new messages only.
+    prompts: Prefixes<Py<PyList>>,
 }
 
 /// Entries taken out of the cache. Freeing a Python object can run arbitrary code (a
@@ -89,12 +94,16 @@ impl ObjectCache {
             .filter(|(_, (w, _))| w.strong_count() == 0)
             .map(|(k, _)| *k)
             .collect();
-        let evicted = dead
+        let mut evicted: Evicted = dead
             .iter()
             .filter_map(|k| self.messages.remove(k))
             .map(|(_, o)| o)
             .collect();
         self.live_after_purge = self.messages.len();
+        // A finished run's conversation goes with its messages. (A message replaced in a
+        // live conversation keeps its object in that conversation's list until its next
+        // call cuts the list short there.)
+        evicted.extend(self.prompts.prune().into_iter().map(Py::into_any));
         evicted
     }
 
@@ -151,38 +160,82 @@ fn slot<T: ?Sized>(py: Python<'_>, value: &Arc<T>, obj: &Py<PyAny>) -> (Weak<T>,
     (Arc::downgrade(value), obj.clone_ref(py))
 }
 
-/// The request as the adapter's arguments: (system, messages, tools), as Python objects,
-/// reusing those made for earlier calls.
+/// The request as the adapter's arguments: the prompt (the system message, then the
+/// messages) and the tools, as Python objects, reusing those made for earlier calls.
 fn request_args<'py>(
     py: Python<'py>,
     request: &ModelRequest,
     to_message: &Py<PyAny>,
     cache: &Mutex<ObjectCache>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>)> {
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyAny>)> {
     let parts = request.parts_with(&request.messages);
-    parts_to_py(py, parts, to_message, cache, |py, tools| {
-        Ok(pythonize::pythonize(py, tools)?.unbind())
-    })
-}
-
-/// A request's parts as Python objects, reusing those `cache` kept from earlier calls;
-/// `tools_to_py` makes the tools' object when the tool list is new. No Python code runs
-/// while the cache is locked: a thread waiting for the lock would hold the GIL that the
-/// converting thread needs.
-pub(crate) fn parts_to_py<'py>(
-    py: Python<'py>,
-    parts: RequestParts<'_>,
-    to_message: &Py<PyAny>,
-    cache: &Mutex<ObjectCache>,
-    tools_to_py: impl FnOnce(Python<'py>, &[ToolSpec]) -> PyResult<Py<PyAny>>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>)> {
-    let (system, tools, objects) = {
+    let messages = parts.messages;
+    let (system, tools, kept, objects) = {
         let c = cache.lock();
         let system = parts.system.and_then(|s| slot_hit(py, &c.system, s));
         let tools = slot_hit(py, &c.tools, parts.tools);
-        let objects: Vec<Option<Py<PyAny>>> = parts.messages.iter().map(|m| c.hit(py, m)).collect();
-        (system, tools, objects)
+        let kept = c
+            .prompts
+            .find(messages)
+            .map(|(list, found)| (list.clone_ref(py), found));
+        let from = kept.as_ref().map_or(0, |(_, found)| found.shared);
+        let objects: Vec<Option<Py<PyAny>>> =
+            messages[from..].iter().map(|m| c.hit(py, m)).collect();
+        (system, tools, kept, objects)
     };
+    let (system, tools) =
+        system_and_tools(py, parts, system, tools, to_message, cache, |py, tools| {
+            Ok(pythonize::pythonize(py, tools)?.unbind())
+        })?;
+    let from = kept.as_ref().map_or(0, |(_, found)| found.shared);
+    let new = fill_missing(py, &messages[from..], objects, to_message, cache)?;
+    // The kept list is only ever appended to or replaced, so its first `from` stay as found.
+    let prompt = match &kept {
+        Some((list, _)) => list.bind(py).get_slice(0, from),
+        None => PyList::empty(py),
+    };
+    for object in new.iter() {
+        prompt.append(object)?;
+    }
+    match kept {
+        // The conversation goes on from its last call: its list grows in place. Appending
+        // makes no Python object, so no finalizer runs (and releases the GIL) under the lock.
+        Some((list, found)) if found.shared == found.kept => {
+            drop(list);
+            cache.lock().prompts.update(messages, found, |own| {
+                let own = own.bind(py);
+                for object in new.iter() {
+                    if own.append(object).is_err() {
+                        break;
+                    }
+                }
+                own.len()
+            });
+        }
+        // A fork, or a conversation rewritten: a list of its own, made before locking.
+        _ => {
+            let own = prompt.get_slice(0, prompt.len()).unbind();
+            let gone = cache.lock().prompts.insert(messages, own);
+            drop(gone);
+        }
+    }
+    if !system.is_none(py) {
+        prompt.insert(0, system)?;
+    }
+    Ok((prompt, tools.into_bound(py)))
+}
+
+/// The system message's and the tools' objects: those the cache had (`system`, `tools`),
+/// or made now and kept.
+fn system_and_tools<'py>(
+    py: Python<'py>,
+    parts: RequestParts<'_>,
+    system: Option<Py<PyAny>>,
+    tools: Option<Py<PyAny>>,
+    to_message: &Py<PyAny>,
+    cache: &Mutex<ObjectCache>,
+    tools_to_py: impl FnOnce(Python<'py>, &[ToolSpec]) -> PyResult<Py<PyAny>>,
+) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
     let system = match (system, parts.system) {
         (Some(s), _) => s,
         (None, None) => py.None(),
@@ -204,6 +257,29 @@ pub(crate) fn parts_to_py<'py>(
             obj
         }
     };
+    Ok((system, tools))
+}
+
+/// A request's parts as Python objects, reusing those `cache` kept from earlier calls;
+/// `tools_to_py` makes the tools' object when the tool list is new. No Python code runs
+/// while the cache is locked: a thread waiting for the lock would hold the GIL that the
+/// converting thread needs.
+pub(crate) fn parts_to_py<'py>(
+    py: Python<'py>,
+    parts: RequestParts<'_>,
+    to_message: &Py<PyAny>,
+    cache: &Mutex<ObjectCache>,
+    tools_to_py: impl FnOnce(Python<'py>, &[ToolSpec]) -> PyResult<Py<PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>)> {
+    let (system, tools, objects) = {
+        let c = cache.lock();
+        let system = parts.system.and_then(|s| slot_hit(py, &c.system, s));
+        let tools = slot_hit(py, &c.tools, parts.tools);
+        let objects: Vec<Option<Py<PyAny>>> = parts.messages.iter().map(|m| c.hit(py, m)).collect();
+        (system, tools, objects)
+    };
+    let (system, tools) =
+        system_and_tools(py, parts, system, tools, to_message, cache, tools_to_py)?;
     let list = fill_missing(py, parts.messages, objects, to_message, cache)?;
     Ok((system.into_bound(py), list, tools.into_bound(py)))
 }
@@ -377,8 +453,7 @@ impl ChatModel for PyChatModel {
                 await_coroutine_then(
                     host,
                     move |py| {
-                        let (system, messages, tools) =
-                            request_args(py, &request, &to_message, &cache)?;
+                        let (prompt, tools) = request_args(py, &request, &to_message, &cache)?;
                         let on_chunk = chunk_callback(py, on_chunk)?;
                         let settings = settings_arg(py, &request)?;
                         let callbacks = trace_arg(py, &request)?;
@@ -386,8 +461,7 @@ impl ChatModel for PyChatModel {
                         adapter.bind(py).call_method1(
                             "ainvoke",
                             (
-                                system,
-                                messages,
+                                prompt,
                                 tools,
                                 request.tool_choice.clone(),
                                 on_chunk,
@@ -405,16 +479,14 @@ impl ChatModel for PyChatModel {
             } else {
                 tokio::task::spawn_blocking(move || {
                     super::runtime_threads::attach(|py| {
-                        let (system, messages, tools) =
-                            request_args(py, &request, &to_message, &cache)?;
+                        let (prompt, tools) = request_args(py, &request, &to_message, &cache)?;
                         let choice = request.tool_choice.clone().into_pyobject(py)?.into_any();
                         let on_chunk = chunk_callback(py, on_chunk)?;
                         let settings = settings_arg(py, &request)?;
                         let callbacks = trace_arg(py, &request)?;
                         let (config, place) = node_args(py, &request)?;
                         let args = vec![
-                            system,
-                            messages.into_any(),
+                            prompt.into_any(),
                             tools,
                             choice,
                             on_chunk,

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::counter::{Counting, TokenCounter, Tokens};
 use crate::message_memo::MessageMemo;
+use crate::message_prefix::Prefixes;
 use crate::messages::{Content, Message, SystemMessage, ToolCall};
 use crate::model::RequestParts;
 use crate::pyrepr::{json_dumps, py_len, repr, write_map_repr};
@@ -171,11 +172,69 @@ fn pydantic_title(name: &str) -> String {
     out
 }
 
+/// `count`'s sums over a conversation's first messages. The tokens are whole numbers (kept
+/// in an `f64`, as the count is), so adding the system message and the tools to a sum made
+/// without them gives the same count as adding them first.
+#[derive(Clone, Default)]
+struct Running {
+    tokens: f64,
+    /// The first AI message's `model_provider`, or `Some(None)` while the AI messages so far
+    /// had none.
+    provider: Option<Option<String>>,
+    mixed: bool,
+    /// The last reported usage's total, and `tokens` up to that message.
+    last_total: Option<u64>,
+    at_last: f64,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Messages added up by this thread's counts.
+    static ADDED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl Running {
+    fn add(&mut self, message: &Message, size: Size, chars_per_token: f64) {
+        #[cfg(test)]
+        ADDED.with(|a| a.set(a.get() + 1));
+        self.tokens += size.tokens(chars_per_token);
+        if let Message::Ai(ai) = message {
+            let p = ai
+                .response_metadata
+                .get("model_provider")
+                .and_then(Value::as_str);
+            match &self.provider {
+                None | Some(None) => self.provider = Some(p.map(str::to_owned)),
+                Some(seen) if seen.as_deref() != p => self.mixed = true,
+                Some(_) => {}
+            }
+            if let Some(u) = &ai.usage_metadata {
+                self.last_total = Some(u.total_tokens);
+                self.at_last = self.tokens;
+            }
+        }
+    }
+}
+
+/// A conversation's sums are kept every this many messages, so a request that shares all
+/// but a conversation's last messages (a fork's first, its caller's next) adds up at most
+/// this many again.
+const MARK_EVERY: usize = 64;
+
+/// A conversation's sums before message `i * MARK_EVERY`, and after its last message.
+#[derive(Default)]
+struct Marks {
+    every: Vec<Running>,
+    end: Running,
+}
+
 /// The counter of one agent: its characters per token (3.3 for Anthropic's chat models, 4
 /// otherwise) and the sizes it has measured.
 pub struct Counter {
     chars_per_token: f64,
     sizes: MessageMemo<Size>,
+    /// The sums of each conversation's last count: a step adds its new messages only.
+    sums: Mutex<Prefixes<Marks>>,
     /// The last tool list measured, by address: an agent offers the same list on every call
     /// (a middleware that changes it makes a new one), so its schemas are written once.
     tools: Mutex<Option<(Weak<[ToolSpec]>, usize)>>,
@@ -186,6 +245,7 @@ impl Counter {
         Counter {
             chars_per_token,
             sizes: MessageMemo::default(),
+            sums: Mutex::default(),
             tools: Mutex::default(),
         }
     }
@@ -238,37 +298,58 @@ impl Counter {
             total += size.tokens(self.chars_per_token);
             n += 1;
         }
-        let mut provider: Option<Option<&str>> = None;
-        let mut mixed = false;
-        let mut last_total: Option<u64> = None;
-        let mut at_last = 0.0;
-        for (m, size) in messages.iter().zip(self.sizes(messages)) {
-            total += size.tokens(self.chars_per_token);
-            if let Message::Ai(ai) = &**m {
-                let p = ai
-                    .response_metadata
-                    .get("model_provider")
-                    .and_then(Value::as_str);
-                match provider {
-                    None | Some(None) => provider = Some(p),
-                    Some(seen) if seen != p => mixed = true,
-                    Some(_) => {}
-                }
-                if let Some(u) = &ai.usage_metadata {
-                    last_total = Some(u.total_tokens);
-                    at_last = total;
-                }
-            }
-        }
+        let sums = self.running(messages);
+        // The system message and the tools come first: the usage was reported after them.
+        let at_last = total + sums.at_last;
+        total += sums.tokens;
         if n > 1
-            && !mixed
-            && provider.flatten().is_some()
-            && let Some(reported) = last_total
+            && !sums.mixed
+            && sums.provider.flatten().is_some()
+            && let Some(reported) = sums.last_total
             && at_last > 0.0
         {
             total *= (reported as f64 / at_last).clamp(1.0, 1.25);
         }
         total.ceil() as u64
+    }
+
+    /// `count`'s sums over `messages`, from those kept for the part of them the
+    /// conversation's last count shared.
+    fn running(&self, messages: &[Arc<Message>]) -> Running {
+        let (mut sums, from, found) = match self.sums.lock().find(messages) {
+            Some((marks, found)) if found.shared == found.kept => {
+                (marks.end.clone(), found.shared, Some(found))
+            }
+            Some((marks, found)) => {
+                let i = found.shared / MARK_EVERY;
+                (marks.every[i].clone(), i * MARK_EVERY, Some(found))
+            }
+            None => (Running::default(), 0, None),
+        };
+        let mut marks = Vec::new();
+        let rest = &messages[from..];
+        for (at, (m, size)) in (from..).zip(rest.iter().zip(self.sizes(rest))) {
+            if at % MARK_EVERY == 0 {
+                marks.push(sums.clone());
+            }
+            sums.add(m, size, self.chars_per_token);
+        }
+        let mut kept = self.sums.lock();
+        match found {
+            Some(found) => {
+                kept.update(messages, found, |kept| {
+                    kept.every.truncate(from.div_ceil(MARK_EVERY));
+                    kept.every.append(&mut marks);
+                    kept.end = sums.clone();
+                    messages.len()
+                });
+            }
+            None => {
+                let end = sums.clone();
+                drop(kept.insert(messages, Marks { every: marks, end }));
+            }
+        }
+        sums
     }
 }
 
@@ -312,6 +393,71 @@ mod tests {
             message_size(&ai).chars,
             py_len(expected) + "assistant".len()
         );
+    }
+
+    /// A conversation of `n` messages: user turns, and AI replies with a provider and usage.
+    fn conversation(n: usize) -> Vec<Arc<Message>> {
+        (0..n)
+            .map(|i| {
+                Arc::new(if i % 2 == 0 {
+                    Message::human(format!("question {i} ").repeat(1 + i % 7))
+                } else {
+                    let mut ai = AiMessage {
+                        content: Content::Text(format!("answer {i}")),
+                        ..Default::default()
+                    };
+                    ai.response_metadata
+                        .insert("model_provider".into(), json!("anthropic"));
+                    ai.usage_metadata = Some(crate::messages::Usage {
+                        total_tokens: 40 * i as u64,
+                        ..Default::default()
+                    });
+                    Message::Ai(ai)
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_fork_and_the_next_step_count_as_a_fresh_counter_does() {
+        let system = SystemMessage {
+            content: Content::Text("You help.".into()),
+            ..Default::default()
+        };
+        let parent = conversation(300);
+        let mut fork = parent[..299].to_vec();
+        fork.push(Arc::new(Message::human("the task")));
+        let mut next = parent.clone();
+        next.push(Arc::new(Message::human("go on")));
+        let mut rewritten = next.clone();
+        rewritten[10] = Arc::new(Message::human("edited"));
+        let warm = Counter::new(3.3);
+        for request in [&parent, &fork, &next, &rewritten, &parent[..5].to_vec()] {
+            let fresh = Counter::new(3.3);
+            assert_eq!(
+                warm.count(Some(&system), request, Some(120)),
+                fresh.count(Some(&system), request, Some(120))
+            );
+            assert_eq!(warm.count(None, request, None), fresh.count(None, request, None));
+        }
+    }
+
+    #[test]
+    fn a_fork_adds_up_only_what_its_caller_did_not() {
+        let counter = Counter::new(4.0);
+        // The caller's request; its reply is the `task` call, which the fork leaves out.
+        let parent = conversation(1000);
+        counter.count(None, &parent, None);
+        let mut fork = parent.clone();
+        fork.push(Arc::new(Message::human("the task")));
+        counter.count(None, &fork, None);
+        let mut next = parent.clone();
+        next.push(Arc::new(Message::human("the task call")));
+        next.push(Arc::new(Message::human("its result")));
+        counter.count(None, &next, None);
+        // The caller's 1000, the fork's task, then the caller's next request from the last
+        // mark before the 1000 it shares with the fork's (960) on.
+        assert_eq!(ADDED.with(|a| a.get()), 1000 + 1 + (1002 - 960));
     }
 
     #[test]

@@ -1,0 +1,225 @@
+//! What was last made of each conversation's messages (a Python list of their objects,
+//! running token counts), kept with those messages, so that the conversation's next request
+//! costs its new messages only: the next step appends to what the last one sent, and a fork
+//! starts with its caller's messages, so its first request shares all of them but the last.
+//!
+//! A conversation is known by its first message. A request is matched against what was kept
+//! by comparing message addresses, a few nanoseconds a message, where making the value again
+//! would touch every message. An address stands for one message only while its allocation
+//! lives, so each kept message is held by a `Weak`: the allocation cannot be reused for
+//! another message while it is kept, and a message changed in place (`Arc::make_mut` with
+//! only weak references left) moves to a new allocation.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
+
+use crate::messages::Message;
+
+fn address(message: &Arc<Message>) -> usize {
+    Arc::as_ptr(message) as usize
+}
+
+/// The messages a value was made for, and the value.
+struct Prefix<T> {
+    messages: Vec<Weak<Message>>,
+    /// Changes with every edit, so an edit prepared outside a lock can tell whether another
+    /// thread changed the prefix meanwhile.
+    stamp: u64,
+    value: T,
+}
+
+/// What a look-up found: how many of the request's messages the kept value covers, how
+/// many it was made for, and the value's stamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub shared: usize,
+    pub kept: usize,
+    stamp: u64,
+}
+
+/// The values kept per conversation. Not locked itself: its owner keeps it under the lock
+/// that also guards what the values refer to.
+pub(crate) struct Prefixes<T> {
+    by_first: HashMap<usize, Prefix<T>>,
+    stamps: u64,
+    /// Conversations kept after the last prune: dead ones are pruned when the map has
+    /// doubled since, so the map stays proportional to the live conversations.
+    live_after_prune: usize,
+}
+
+impl<T> Default for Prefixes<T> {
+    fn default() -> Self {
+        Prefixes {
+            by_first: HashMap::new(),
+            stamps: 0,
+            live_after_prune: 0,
+        }
+    }
+}
+
+impl<T> Prefixes<T> {
+    /// The value kept for `messages`' conversation, and how much of `messages` it covers.
+    pub(crate) fn find(&self, messages: &[Arc<Message>]) -> Option<(&T, Found)> {
+        let prefix = self.by_first.get(&address(messages.first()?))?;
+        let shared = prefix
+            .messages
+            .iter()
+            .zip(messages)
+            .take_while(|(kept, m)| std::ptr::eq(kept.as_ptr(), Arc::as_ptr(m)))
+            .count();
+        let found = Found {
+            shared,
+            kept: prefix.messages.len(),
+            stamp: prefix.stamp,
+        };
+        Some((&prefix.value, found))
+    }
+
+    /// Makes the conversation's kept prefix `messages` (its first `found.shared` are kept
+    /// already) and lets `edit` bring the value up to date, if the prefix is still as `find`
+    /// found it; `false` (nothing changed) when another request changed it meanwhile. `edit`
+    /// answers how many of `messages` the value now covers (all of them, unless it failed
+    /// part of the way).
+    pub(crate) fn update(
+        &mut self,
+        messages: &[Arc<Message>],
+        found: Found,
+        edit: impl FnOnce(&mut T) -> usize,
+    ) -> bool {
+        let stamp = self.next_stamp();
+        let Some(prefix) = messages
+            .first()
+            .and_then(|m| self.by_first.get_mut(&address(m)))
+            .filter(|p| p.stamp == found.stamp)
+        else {
+            return false;
+        };
+        prefix.messages.truncate(found.shared);
+        prefix
+            .messages
+            .extend(messages[found.shared..].iter().map(Arc::downgrade));
+        prefix.stamp = stamp;
+        let covered = edit(&mut prefix.value);
+        prefix.messages.truncate(covered);
+        true
+    }
+
+    /// Keeps `value` for `messages`, in place of what was kept for their conversation.
+    /// Returns the values let go (the replaced one, those of conversations that ended), for
+    /// the caller to drop after releasing its lock.
+    pub(crate) fn insert(&mut self, messages: &[Arc<Message>], value: T) -> Vec<T> {
+        let Some(first) = messages.first() else {
+            return Vec::new();
+        };
+        let stamp = self.next_stamp();
+        let prefix = Prefix {
+            messages: messages.iter().map(Arc::downgrade).collect(),
+            stamp,
+            value,
+        };
+        let mut gone: Vec<T> = self
+            .by_first
+            .insert(address(first), prefix)
+            .map(|p| p.value)
+            .into_iter()
+            .collect();
+        if self.by_first.len() > 2 * self.live_after_prune + 16 {
+            gone.extend(self.prune());
+        }
+        gone
+    }
+
+    /// Lets go of the values of conversations whose first message is gone (the messages of
+    /// a finished run die with it).
+    pub(crate) fn prune(&mut self) -> Vec<T> {
+        let dead: Vec<usize> = self
+            .by_first
+            .iter()
+            .filter(|(_, p)| p.messages.first().is_none_or(|w| w.strong_count() == 0))
+            .map(|(k, _)| *k)
+            .collect();
+        let gone = dead
+            .iter()
+            .filter_map(|k| self.by_first.remove(k))
+            .map(|p| p.value)
+            .collect();
+        self.live_after_prune = self.by_first.len();
+        gone
+    }
+
+    fn next_stamp(&mut self) -> u64 {
+        self.stamps += 1;
+        self.stamps
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.by_first.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn messages(n: usize) -> Vec<Arc<Message>> {
+        (0..n)
+            .map(|i| Arc::new(Message::human(format!("m{i}"))))
+            .collect()
+    }
+
+    #[test]
+    fn a_fork_and_the_next_step_share_what_was_kept() {
+        let mut prefixes: Prefixes<usize> = Prefixes::default();
+        let parent = messages(5);
+        assert!(prefixes.find(&parent).is_none());
+        assert!(prefixes.insert(&parent, 5).is_empty());
+        // The fork: the parent's messages but the last, then its task.
+        let mut fork = parent[..4].to_vec();
+        fork.push(Arc::new(Message::human("task")));
+        let (value, found) = prefixes.find(&fork).unwrap();
+        assert_eq!((*value, found.shared, found.kept), (5, 4, 5));
+        assert!(prefixes.update(&fork, found, |v| {
+            *v = 50;
+            5
+        }));
+        // A stale look-up edits nothing.
+        assert!(!prefixes.update(&fork, found, |v| {
+            *v = 0;
+            5
+        }));
+        let (value, found) = prefixes.find(&parent).unwrap();
+        assert_eq!((*value, found.shared, found.kept), (50, 4, 5));
+        // Another conversation is kept beside it.
+        let other = messages(2);
+        prefixes.insert(&other, 2);
+        assert_eq!(prefixes.len(), 2);
+        assert_eq!(prefixes.find(&other).map(|(v, f)| (*v, f.shared)), Some((2, 2)));
+    }
+
+    #[test]
+    fn a_new_message_at_a_freed_address_is_not_taken_for_the_kept_one() {
+        let mut prefixes: Prefixes<()> = Prefixes::default();
+        let mut conversation = messages(3);
+        prefixes.insert(&conversation, ());
+        // The kept `Weak` holds the allocation: the replacement gets another address.
+        let replaced = Arc::as_ptr(&conversation[2]);
+        conversation[2] = Arc::new(Message::human("new"));
+        assert!(!std::ptr::eq(replaced, Arc::as_ptr(&conversation[2])));
+        assert_eq!(prefixes.find(&conversation).unwrap().1.shared, 2);
+    }
+
+    #[test]
+    fn ended_conversations_are_pruned() {
+        let mut prefixes: Prefixes<usize> = Prefixes::default();
+        let live = messages(1);
+        prefixes.insert(&live, 0);
+        let mut gone = 0;
+        for i in 0..100 {
+            gone += prefixes.insert(&messages(2), i).len();
+        }
+        assert!(gone >= 80, "{gone} pruned");
+        assert!(prefixes.find(&live).is_some());
+        assert!(prefixes.len() <= 20);
+    }
+}
