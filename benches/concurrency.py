@@ -26,8 +26,21 @@ a request under load) are not a failure: the table shows them as ``retries``.
 
 ``--history N`` starts every conversation with ``N`` earlier messages (alternating user and
 assistant turns of a few hundred characters, no tool calls) so the cost of a step on a long
-conversation shows; ``harness_per_step_ms`` is then the wall time less the server's own
-handling time (exact only with one thread and no latency), per step.
+conversation shows. Two per-step harness times are reported (JSON and the history table):
+
+* ``cpu_per_step_ms``: the client process' CPU time during the timed run (every thread, user
+  and system, the kernel's sending of the request bodies included), per step. This is the
+  harness' own work, whatever the machine's load: the number the step rows of ``all.py`` hold
+  to their targets.
+* ``harness_per_step_ms``: the wall time less the server's own handling time (exact only with
+  one thread and no latency), per step. It also holds what is neither side's work: the
+  loopback's and the scheduler's wake-ups between the two processes and, on a loaded machine,
+  the time either process waited for a core, which at a few hundred microseconds a step is
+  most of a fast harness' step (a 2,000-message request is about 0.4 MB each way through the
+  kernel).
+
+The inputs (``N`` message dicts per conversation) are built before the clock starts: making
+them is the caller's work, not the harness'.
 
 Usage::
 
@@ -191,18 +204,20 @@ def worker(
     # The warm-up runs in the timed run's mode (deepagents cannot `invoke` an async-only tool).
     warm = asyncio.run(agent.ainvoke(_inputs(-1, history))) if mode == "ainvoke" else agent.invoke(_inputs(-1, history))
     problems = [p for p in [_check(warm, steps, history)] if p]
+    # The caller's work, outside the clock (with `--history` it is thousands of dicts).
+    inputs = [_inputs(i, history) for i in range(threads)]
     sampler = _Sampler() if os.environ.get(_SAMPLE_ENV) and impl == "rs" else None
     usage0 = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     if mode == "ainvoke":
 
         async def all_threads() -> list[Any]:
-            return await asyncio.gather(*(agent.ainvoke(_inputs(i, history)) for i in range(threads)))
+            return await asyncio.gather(*(agent.ainvoke(given) for given in inputs))
 
         results = asyncio.run(all_threads())
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            results = list(pool.map(lambda i: agent.invoke(_inputs(i, history)), range(threads)))
+            results = list(pool.map(agent.invoke, inputs))
     wall = time.perf_counter() - start
     usage1 = resource.getrusage(resource.RUSAGE_SELF)
     problems += [p for p in (_check(r, steps, history) for r in results) if p]
@@ -297,6 +312,7 @@ def run_one(
     # The warm-up conversation's requests are in the server's time too; its share is removed.
     server_s = counts["handler_seconds"] * threads / (threads + 1)
     result["harness_per_step_ms"] = (result["wall"] - server_s) / (threads * steps) * 1000
+    result["cpu_per_step_ms"] = result["cpu"] / (threads * steps) * 1000
     result["server_cpu"] = counts["cpu_seconds"]
     result["ideal"] = steps * latency
     result["steps_per_s"] = threads * steps / result["wall"]
@@ -391,6 +407,13 @@ def table(results: list[dict[str, Any]]) -> str:
         if rs and ref:
             rows.append(
                 f"\n{mode}: steps/s ratio deepagents_rs / deepagents = {rs['steps_per_s'] / ref['steps_per_s']:.1f}"
+            )
+    if any(r["history"] for r in results):
+        rows.append(f"\nper-step harness time, {results[0]['history']} earlier messages (see the docstring):")
+        for r in results:
+            rows.append(
+                f"{NAMES[r['impl']]} {r['mode']}: CPU {r['cpu_per_step_ms']:.3f} ms/step, "
+                f"wall less server {r['harness_per_step_ms']:.3f} ms/step"
             )
     return "\n".join(rows)
 

@@ -12,6 +12,14 @@
 //! are looked up under one lock per step, and hashed by address with a few multiplies (the
 //! std hasher, SipHash, keyed against chosen keys, was most of a look-up; nobody outside
 //! chooses an address).
+//!
+//! A step sends the list its conversation's previous step sent, plus its new messages, so
+//! before any look-up the list is compared with the last one seen starting with the same
+//! message (kept by that first message, with a `Weak` per message, as the entries are): the
+//! shared prefix is found by comparing addresses, in order, and its values are taken from
+//! that list; only the messages after it are looked up. A step then costs a compare per
+//! message of the history (no hashing, no probing of a map far larger than the cache) and
+//! a look-up per new message.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -23,6 +31,9 @@ use crate::messages::Message;
 
 /// Entries below this many are never swept (a sweep walks the whole map).
 const MIN_SWEEP: usize = 1024;
+
+/// Messages held by the remembered lists below which they are never swept.
+const MIN_LIST_SWEEP: usize = 8192;
 
 #[derive(Default)]
 struct AddressHasher(u64);
@@ -62,6 +73,27 @@ struct Entries<V> {
     map: AddressMap<(Weak<Message>, V)>,
     /// The map's size after the last sweep.
     swept_at: usize,
+    /// The last list looked up, by the address of its first message.
+    lists: AddressMap<List<V>>,
+    /// The messages `lists` holds, and that count after the last sweep of `lists`.
+    listed: usize,
+    listed_at_sweep: usize,
+}
+
+/// A list of messages looked up, and their values. The `Weak`s keep the allocations from
+/// being reused, so a message at the same address is the same message.
+struct List<V> {
+    messages: Vec<Weak<Message>>,
+    values: Vec<V>,
+}
+
+impl<V> Default for List<V> {
+    fn default() -> Self {
+        List {
+            messages: Vec::new(),
+            values: Vec::new(),
+        }
+    }
 }
 
 impl<V> Default for MessageMemo<V> {
@@ -70,6 +102,9 @@ impl<V> Default for MessageMemo<V> {
             inner: Mutex::new(Entries {
                 map: AddressMap::default(),
                 swept_at: 0,
+                lists: AddressMap::default(),
+                listed: 0,
+                listed_at_sweep: 0,
             }),
         }
     }
@@ -87,10 +122,26 @@ impl<V: Clone> MessageMemo<V> {
         messages: &[Arc<Message>],
         make: impl Fn(&Message) -> Result<V, E>,
     ) -> Result<Vec<V>, E> {
-        let mut found: Vec<Option<V>> = {
+        let Some(first) = messages.first() else {
+            return Ok(Vec::new());
+        };
+        // Taken out while this call uses it: a concurrent call for the same conversation
+        // looks its messages up one by one instead.
+        let mut list = self.inner.lock().take_list(key(first));
+        let shared = list
+            .messages
+            .iter()
+            .zip(messages)
+            .take_while(|(weak, m)| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(m)))
+            .count();
+        list.messages.truncate(shared);
+        list.values.truncate(shared);
+        let rest = &messages[shared..];
+        let found: Vec<Option<V>> = if rest.is_empty() {
+            Vec::new()
+        } else {
             let entries = self.inner.lock();
-            messages
-                .iter()
+            rest.iter()
                 .map(|m| {
                     entries
                         .map
@@ -101,30 +152,70 @@ impl<V: Clone> MessageMemo<V> {
                 .collect()
         };
         let mut fresh = Vec::new();
-        for (message, slot) in messages.iter().zip(found.iter_mut()) {
-            if slot.is_none() {
-                let value = make(message)?;
-                fresh.push((key(message), Arc::downgrade(message), value.clone()));
-                *slot = Some(value);
-            }
+        let mut out = Vec::with_capacity(messages.len());
+        out.extend_from_slice(&list.values);
+        for (message, slot) in rest.iter().zip(found) {
+            let value = match slot {
+                Some(value) => value,
+                None => {
+                    let value = make(message)?;
+                    fresh.push((key(message), Arc::downgrade(message), value.clone()));
+                    value
+                }
+            };
+            list.messages.push(Arc::downgrade(message));
+            list.values.push(value.clone());
+            out.push(value);
         }
+        let mut entries = self.inner.lock();
         if !fresh.is_empty() {
-            let mut entries = self.inner.lock();
             for (k, weak, value) in fresh {
                 entries.map.insert(k, (weak, value));
             }
             entries.sweep_if_grown();
         }
-        Ok(found.into_iter().flatten().collect())
+        entries.put_list(key(first), list);
+        Ok(out)
     }
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.inner.lock().map.len()
     }
+
+    /// The messages the remembered lists hold.
+    #[cfg(test)]
+    fn listed(&self) -> usize {
+        self.inner.lock().listed
+    }
 }
 
 impl<V> Entries<V> {
+    fn take_list(&mut self, first: usize) -> List<V> {
+        match self.lists.remove(&first) {
+            Some(list) => {
+                self.listed -= list.messages.len();
+                list
+            }
+            None => List::default(),
+        }
+    }
+
+    /// Keeps `list` as the last one starting with its first message; the lists whose first
+    /// message is gone are dropped when the lists hold twice the messages they held after
+    /// the last sweep.
+    fn put_list(&mut self, first: usize, list: List<V>) {
+        self.listed += list.messages.len();
+        self.lists.insert(first, list);
+        if self.listed < MIN_LIST_SWEEP.max(2 * self.listed_at_sweep) {
+            return;
+        }
+        self.lists
+            .retain(|_, list| list.messages.first().is_some_and(|m| m.strong_count() > 0));
+        self.listed = self.lists.values().map(|l| l.messages.len()).sum();
+        self.listed_at_sweep = self.listed;
+    }
+
     fn sweep_if_grown(&mut self) {
         if self.map.len() < MIN_SWEEP.max(2 * self.swept_at) {
             return;
@@ -173,5 +264,80 @@ mod tests {
             memo.get_all(&[m], make).unwrap();
         }
         assert!(memo.len() <= MIN_SWEEP);
+    }
+
+    /// A memo of text lengths, counting the values it makes.
+    #[derive(Default)]
+    struct Counted {
+        memo: MessageMemo<usize>,
+        made: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Counted {
+        fn get(&self, messages: &[Arc<Message>]) -> Vec<usize> {
+            let make = |m: &Message| -> Result<usize, ()> {
+                self.made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(m.content().text().len())
+            };
+            self.memo.get_all(messages, make).unwrap()
+        }
+
+        fn made(&self) -> usize {
+            self.made.load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    fn messages(texts: &[&str]) -> Vec<Arc<Message>> {
+        texts.iter().map(|t| Arc::new(Message::human(*t))).collect()
+    }
+
+    #[test]
+    fn a_later_step_takes_the_shared_prefix_and_makes_only_its_new_messages() {
+        let memo = Counted::default();
+        let mut step = messages(&["a", "bb"]);
+        assert_eq!(memo.get(&step), [1, 2]);
+        step.extend(messages(&["ccc", "dddd"]));
+        assert_eq!(memo.get(&step), [1, 2, 3, 4]);
+        assert_eq!(memo.made(), 4);
+        assert_eq!(memo.memo.listed(), 4);
+    }
+
+    #[test]
+    fn a_message_replaced_inside_the_list_gets_its_own_value() {
+        let memo = Counted::default();
+        let mut step = messages(&["a", "bb", "ccc"]);
+        memo.get(&step);
+        // Replaced by id, as a reducer does: another allocation at the same place.
+        step[1] = Arc::new(Message::human("xxxxx"));
+        assert_eq!(memo.get(&step), [1, 5, 3]);
+        // `ccc` still came from the memo, `xxxxx` was made.
+        assert_eq!(memo.made(), 4);
+        // A shorter list (a message removed) is a prefix too.
+        assert_eq!(memo.get(&step[..1]), [1]);
+        assert_eq!(memo.get(&step), [1, 5, 3]);
+        assert_eq!(memo.made(), 4);
+    }
+
+    #[test]
+    fn a_fork_and_its_parent_sharing_a_first_message_keep_their_own_values() {
+        let memo = Counted::default();
+        let parent = messages(&["a", "bb", "ccc"]);
+        let mut fork = parent[..2].to_vec();
+        fork.extend(messages(&["fffffff"]));
+        for _ in 0..3 {
+            assert_eq!(memo.get(&parent), [1, 2, 3]);
+            assert_eq!(memo.get(&fork), [1, 2, 7]);
+        }
+        assert_eq!(memo.made(), 4);
+    }
+
+    #[test]
+    fn the_lists_of_ended_conversations_are_swept() {
+        let memo = Counted::default();
+        for _ in 0..40 {
+            memo.get(&messages(&["x"; 1000]));
+        }
+        let listed = memo.memo.listed();
+        assert!(listed <= 2 * MIN_LIST_SWEEP, "{listed} listed");
     }
 }

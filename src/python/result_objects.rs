@@ -8,6 +8,7 @@
 //! the same `__dict__` (values and order), set fields, extras and private attributes as
 //! `from_core` makes of its dict. Everything else still goes through `from_core`.
 
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PySet, PyString, PyTuple};
@@ -72,8 +73,6 @@ struct Maker {
     human: PlainClass,
     system: PlainClass,
     ai: PlainClass,
-    /// `object.__setattr__`: pydantic's own `__setattr__` would validate and track the write.
-    set_attr: Py<PyAny>,
     names: Vec<Py<PyString>>,
 }
 
@@ -110,11 +109,6 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
         else {
             return Ok(None);
         };
-        let set_attr = py
-            .import("builtins")?
-            .getattr("object")?
-            .getattr("__setattr__")?
-            .unbind();
         let names = [
             Field::Content,
             Field::AdditionalKwargs,
@@ -133,7 +127,6 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
             human,
             system,
             ai,
-            set_attr,
             names,
         }))
     })?;
@@ -267,12 +260,37 @@ impl Maker {
         }
         let cls = class.cls.bind(py);
         let obj = cls.call_method1("__new__", (cls,))?;
-        let set_attr = self.set_attr.bind(py);
-        set_attr.call1((&obj, "__dict__", values))?;
-        set_attr.call1((&obj, "__pydantic_fields_set__", set))?;
-        set_attr.call1((&obj, "__pydantic_extra__", PyDict::new(py)))?;
-        set_attr.call1((&obj, "__pydantic_private__", py.None()))?;
+        set_plain(&obj, intern!(py, "__dict__"), values.as_any())?;
+        set_plain(&obj, intern!(py, "__pydantic_fields_set__"), set.as_any())?;
+        set_plain(
+            &obj,
+            intern!(py, "__pydantic_extra__"),
+            PyDict::new(py).as_any(),
+        )?;
+        set_plain(
+            &obj,
+            intern!(py, "__pydantic_private__"),
+            &py.None().into_bound(py),
+        )?;
         Ok(obj)
+    }
+}
+
+/// `object.__setattr__(obj, name, value)` (pydantic's own `__setattr__` would validate and
+/// track the write) without the call: `object`'s slot itself, with no argument tuple and no
+/// name made per call, four times per message of a run's result.
+fn set_plain(
+    obj: &Bound<'_, PyAny>,
+    name: &Bound<'_, PyString>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    // SAFETY: the three pointers are live objects the caller holds for the whole call.
+    let status =
+        unsafe { pyo3::ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(PyErr::fetch(obj.py()))
     }
 }
 

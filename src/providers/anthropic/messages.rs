@@ -66,8 +66,11 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
         }
         Message::Ai(m) => (Role::Assistant, assistant_content(m)),
     };
+    let json = to_json(&content)?;
     let blocks = match &content {
-        Value::String(s) => to_json(&json!({"type": "text", "text": s}))?,
+        // The text block `{"type": "text", "text": s}` serializes to, around the string
+        // already escaped once above (a long history is mostly text messages).
+        Value::String(_) => format!(r#"{{"type":"text","text":{json}}}"#),
         Value::Array(items) => {
             let mut out = String::new();
             for item in items {
@@ -82,7 +85,7 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
     };
     Ok(Encoded {
         part: Part::Turn(role),
-        json: to_json(&content)?.into(),
+        json: json.into(),
         blocks: blocks.into(),
         empty: is_empty(&content),
         server_result_last: content

@@ -2,6 +2,7 @@
 //! place a message's neighbours matter): merged user turns, the final assistant turn
 //! trimmed, empty assistant turns dropped, and system messages where `system_turns` says.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -33,10 +34,12 @@ pub(super) struct Formatted {
     pub beta: Option<&'static str>,
 }
 
-/// A run of messages that becomes one turn (or, for system messages, one system message).
+/// A run of messages that becomes one turn (or, for system messages, one system message):
+/// their indices, always consecutive, so a range (a request builds one slot per turn, and
+/// a `Vec` each was an allocation per message of the history on every step).
 enum Slot {
-    Systems(Vec<usize>),
-    Turn(Role, Vec<usize>),
+    Systems(Range<usize>),
+    Turn(Role, Range<usize>),
 }
 
 /// What is written, in order: a turn (by slot) or a `system` turn's content.
@@ -57,16 +60,16 @@ pub(super) fn format_turns(
     let mut slots: Vec<Slot> = Vec::with_capacity(messages.len());
     for (i, enc) in encoded.iter().enumerate() {
         match (&enc.part, slots.last_mut()) {
-            (Part::System(_), Some(Slot::Systems(held))) => held.push(i),
-            (Part::System(_), _) => slots.push(Slot::Systems(vec![i])),
-            (Part::Turn(Role::User), Some(Slot::Turn(Role::User, held))) => held.push(i),
-            (Part::Turn(role), _) => slots.push(Slot::Turn(*role, vec![i])),
+            (Part::System(_), Some(Slot::Systems(held))) => held.end = i + 1,
+            (Part::System(_), _) => slots.push(Slot::Systems(i..i + 1)),
+            (Part::Turn(Role::User), Some(Slot::Turn(Role::User, held))) => held.end = i + 1,
+            (Part::Turn(role), _) => slots.push(Slot::Turn(*role, i..i + 1)),
         }
     }
     let last = slots.iter().rposition(|s| matches!(s, Slot::Turn(..)));
     let model = placement.model;
-    let system_of = |held: &[usize]| {
-        system_turns::merged(held.iter().filter_map(|i| match &encoded[*i].part {
+    let system_of = |held: &Range<usize>| {
+        system_turns::merged(encoded[held.clone()].iter().filter_map(|e| match &e.part {
             Part::System(content) => Some(content),
             Part::Turn(_) => None,
         }))
@@ -112,7 +115,7 @@ pub(super) fn format_turns(
             Slot::Turn(role, held) => (*role, held),
         };
         // The API rejects empty assistant turns except a final prefill.
-        if role == Role::Assistant && Some(s) != last && held.iter().all(|i| encoded[*i].empty) {
+        if role == Role::Assistant && Some(s) != last && encoded[held.clone()].iter().all(|e| e.empty) {
             continue;
         }
         for content in pending.drain(..) {
@@ -122,7 +125,7 @@ pub(super) fn format_turns(
                 hoist(&content, &mut taken)?;
             }
         }
-        open = role == Role::User || held.iter().any(|i| encoded[*i].server_result_last);
+        open = role == Role::User || encoded[held.clone()].iter().any(|e| e.server_result_last);
         out.push(Out::Turn(s));
     }
     for content in pending {
@@ -185,20 +188,20 @@ fn render(
             Role::Assistant => "assistant",
         });
         out.push_str(r#"","content":"#);
-        match held.as_slice() {
-            [i] if *role == Role::Assistant && Some(s) == last => {
-                if let Message::Ai(m) = messages[*i].as_ref() {
+        match held.len() {
+            1 if *role == Role::Assistant && Some(s) == last => {
+                if let Message::Ai(m) = messages[held.start].as_ref() {
                     let mut content = assistant_content(m);
                     rstrip_last_text(&mut content);
                     out.push_str(&to_json(&content)?);
                 }
             }
-            [i] => out.push_str(&encoded[*i].json),
+            1 => out.push_str(&encoded[held.start].json),
             _ => {
                 out.push('[');
                 let mut first = true;
-                for i in held {
-                    let blocks = &encoded[*i].blocks;
+                for e in &encoded[held.clone()] {
+                    let blocks = &e.blocks;
                     if blocks.is_empty() {
                         continue;
                     }
