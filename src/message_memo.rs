@@ -14,12 +14,11 @@
 //! chooses an address).
 //!
 //! A step sends the list its conversation's previous step sent, plus its new messages, so
-//! before any look-up the list is compared with the last one seen starting with the same
-//! message (kept by that first message, with a `Weak` per message, as the entries are): the
-//! shared prefix is found by comparing addresses, in order, and its values are taken from
-//! that list; only the messages after it are looked up. A step then costs a compare per
-//! message of the history (no hashing, no probing of a map far larger than the cache) and
-//! a look-up per new message.
+//! before any look-up the list is compared with the last one seen for its conversation
+//! (`Prefixes`, the same record the model adapter and the token counter keep): the shared
+//! prefix's values are taken from that list; only the messages after it are looked up. A
+//! step then costs a compare per message of the history (no hashing, no probing of a map far
+//! larger than the cache) and a look-up per new message.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -27,13 +26,11 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 
+use crate::message_prefix::Prefixes;
 use crate::messages::Message;
 
 /// Entries below this many are never swept (a sweep walks the whole map).
 const MIN_SWEEP: usize = 1024;
-
-/// Messages held by the remembered lists below which they are never swept.
-const MIN_LIST_SWEEP: usize = 8192;
 
 #[derive(Default)]
 struct AddressHasher(u64);
@@ -73,27 +70,8 @@ struct Entries<V> {
     map: AddressMap<(Weak<Message>, V)>,
     /// The map's size after the last sweep.
     swept_at: usize,
-    /// The last list looked up, by the address of its first message.
-    lists: AddressMap<List<V>>,
-    /// The messages `lists` holds, and that count after the last sweep of `lists`.
-    listed: usize,
-    listed_at_sweep: usize,
-}
-
-/// A list of messages looked up, and their values. The `Weak`s keep the allocations from
-/// being reused, so a message at the same address is the same message.
-struct List<V> {
-    messages: Vec<Weak<Message>>,
-    values: Vec<V>,
-}
-
-impl<V> Default for List<V> {
-    fn default() -> Self {
-        List {
-            messages: Vec::new(),
-            values: Vec::new(),
-        }
-    }
+    /// Each conversation's last list looked up, with its values.
+    lists: Prefixes<Vec<V>>,
 }
 
 impl<V> Default for MessageMemo<V> {
@@ -102,9 +80,7 @@ impl<V> Default for MessageMemo<V> {
             inner: Mutex::new(Entries {
                 map: AddressMap::default(),
                 swept_at: 0,
-                lists: AddressMap::default(),
-                listed: 0,
-                listed_at_sweep: 0,
+                lists: Prefixes::default(),
             }),
         }
     }
@@ -122,20 +98,23 @@ impl<V: Clone> MessageMemo<V> {
         messages: &[Arc<Message>],
         make: impl Fn(&Message) -> Result<V, E>,
     ) -> Result<Vec<V>, E> {
-        let Some(first) = messages.first() else {
+        if messages.is_empty() {
             return Ok(Vec::new());
+        }
+        // The shared prefix's values are copied under the lock (a reference count each);
+        // the rest is looked up, and made outside the lock.
+        let (mut out, kept) = {
+            let entries = self.inner.lock();
+            match entries.lists.find(messages) {
+                Some((values, found)) => {
+                    debug_assert!(found.shared <= values.len());
+                    (values[..found.shared].to_vec(), Some(found))
+                }
+                None => (Vec::new(), None),
+            }
         };
-        // Taken out while this call uses it: a concurrent call for the same conversation
-        // looks its messages up one by one instead.
-        let mut list = self.inner.lock().take_list(key(first));
-        let shared = list
-            .messages
-            .iter()
-            .zip(messages)
-            .take_while(|(weak, m)| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(m)))
-            .count();
-        list.messages.truncate(shared);
-        list.values.truncate(shared);
+        let shared = out.len();
+        out.reserve(messages.len() - shared);
         let rest = &messages[shared..];
         let found: Vec<Option<V>> = if rest.is_empty() {
             Vec::new()
@@ -152,8 +131,6 @@ impl<V: Clone> MessageMemo<V> {
                 .collect()
         };
         let mut fresh = Vec::new();
-        let mut out = Vec::with_capacity(messages.len());
-        out.extend_from_slice(&list.values);
         for (message, slot) in rest.iter().zip(found) {
             let value = match slot {
                 Some(value) => value,
@@ -163,8 +140,6 @@ impl<V: Clone> MessageMemo<V> {
                     value
                 }
             };
-            list.messages.push(Arc::downgrade(message));
-            list.values.push(value.clone());
             out.push(value);
         }
         let mut entries = self.inner.lock();
@@ -174,7 +149,21 @@ impl<V: Clone> MessageMemo<V> {
             }
             entries.sweep_if_grown();
         }
-        entries.put_list(key(first), list);
+        // A conversation another call changed meanwhile keeps that call's list: the values
+        // are right either way, this only decides which list the next step compares with.
+        let gone = match kept {
+            Some(found) => {
+                entries.lists.update(messages, found, |values| {
+                    values.truncate(found.shared);
+                    values.extend_from_slice(&out[found.shared..]);
+                    values.len()
+                });
+                Vec::new()
+            }
+            None => entries.lists.insert(messages, out.clone()),
+        };
+        drop(entries);
+        drop(gone);
         Ok(out)
     }
 
@@ -183,39 +172,14 @@ impl<V: Clone> MessageMemo<V> {
         self.inner.lock().map.len()
     }
 
-    /// The messages the remembered lists hold.
+    /// The conversations whose last list is kept.
     #[cfg(test)]
     fn listed(&self) -> usize {
-        self.inner.lock().listed
+        self.inner.lock().lists.len()
     }
 }
 
 impl<V> Entries<V> {
-    fn take_list(&mut self, first: usize) -> List<V> {
-        match self.lists.remove(&first) {
-            Some(list) => {
-                self.listed -= list.messages.len();
-                list
-            }
-            None => List::default(),
-        }
-    }
-
-    /// Keeps `list` as the last one starting with its first message; the lists whose first
-    /// message is gone are dropped when the lists hold twice the messages they held after
-    /// the last sweep.
-    fn put_list(&mut self, first: usize, list: List<V>) {
-        self.listed += list.messages.len();
-        self.lists.insert(first, list);
-        if self.listed < MIN_LIST_SWEEP.max(2 * self.listed_at_sweep) {
-            return;
-        }
-        self.lists
-            .retain(|_, list| list.messages.first().is_some_and(|m| m.strong_count() > 0));
-        self.listed = self.lists.values().map(|l| l.messages.len()).sum();
-        self.listed_at_sweep = self.listed;
-    }
-
     fn sweep_if_grown(&mut self) {
         if self.map.len() < MIN_SWEEP.max(2 * self.swept_at) {
             return;
@@ -299,7 +263,7 @@ mod tests {
         step.extend(messages(&["ccc", "dddd"]));
         assert_eq!(memo.get(&step), [1, 2, 3, 4]);
         assert_eq!(memo.made(), 4);
-        assert_eq!(memo.memo.listed(), 4);
+        assert_eq!(memo.memo.listed(), 1);
     }
 
     #[test]
@@ -337,7 +301,8 @@ mod tests {
         for _ in 0..40 {
             memo.get(&messages(&["x"; 1000]));
         }
+        // Each list's messages died with it: at most twice the live ones (none) and a margin.
         let listed = memo.memo.listed();
-        assert!(listed <= 2 * MIN_LIST_SWEEP, "{listed} listed");
+        assert!(listed <= 17, "{listed} listed");
     }
 }

@@ -1,7 +1,8 @@
 //! What was last made of each conversation's messages (a Python list of their objects,
-//! running token counts), kept with those messages, so that the conversation's next request
-//! costs its new messages only: the next step appends to what the last one sent, and a fork
-//! starts with its caller's messages, so its first request shares all of them but the last.
+//! running token counts, their encodings), kept with those messages, so that the
+//! conversation's next request costs its new messages only: the next step appends to what the
+//! last one sent, and a fork starts with its caller's messages, so its first request shares
+//! all of them but the last.
 //!
 //! A conversation is known by its first message. A request is matched against what was kept
 //! by comparing message addresses, a few nanoseconds a message, where making the value again
