@@ -29,10 +29,11 @@ use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 
 /// How long `close` waits for the threads inside Python to leave it. They finish the call
-/// they are in (a tool, a model callback, a conversion) and park at their next entry; a call
-/// longer than this is left running, as before the gate (it may then crash the exit): an
-/// exit that waited for any call to end could wait for a long tool.
-const DRAIN: Duration = Duration::from_secs(10);
+/// they are in (a tool, a model callback, a conversion: milliseconds in a run's loop) and park
+/// at their next entry; a call longer than this is left running, as before the gate (it may
+/// then crash the exit). Short, because deepagents' exit does not wait for daemon threads at
+/// all: an exit that waited for any call to end could wait for a long tool.
+const DRAIN: Duration = Duration::from_secs(1);
 
 struct Gate {
     /// Set by `close`, with the thread that called it.
