@@ -334,8 +334,6 @@ class GraphParts:
     """Where a compiled subagent's own stream parts go: ``parts((namespace, mode, payload))``
     streams one under the `task` call that runs it."""
 
-    @property
-    def namespace(self) -> list[str]: ...
     def __call__(self, part: Any) -> None: ...
 
 class ChunkCallback:
