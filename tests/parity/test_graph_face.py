@@ -169,10 +169,11 @@ def _boxes(drawing):
 def test_ascii_drawings_match(stack):
     pytest.importorskip("grandalf")
     theirs = {_ascii(deepagents, stack) for _ in range(3)}
-    ours = _ascii(deepagents_rs, stack)
-    if len(theirs) == 1:
-        assert ours == theirs.pop()
-    else:
-        # grandalf's layout differs between draws of the same graph (deepagents' own three
-        # draws differ): the same boxes, wherever they are placed.
-        assert {tuple(_boxes(d)) for d in theirs} == {tuple(_boxes(ours))}
+    ours = {_ascii(deepagents_rs, stack) for _ in range(3)}
+    if ours & theirs:
+        return
+    # grandalf's layout differs between draws of the same graph (deepagents' own draws differ
+    # from each other, and three draws that agree in one process may differ from another
+    # process's): then the same boxes, wherever they are placed. A drawing's error has no
+    # boxes: errors must have matched exactly above.
+    assert {tuple(_boxes(d)) for d in theirs} == {tuple(_boxes(d)) for d in ours} != {()}
