@@ -214,8 +214,74 @@ def test_two_turns_are_written_row_for_row_as_langgraphs_runner_writes_them(
 
 
 @pytest.mark.parametrize("durability", ["sync", "async", "exit"])
-def test_each_durability_writes_what_langgraphs_runner_writes(direct: Any, durability: str) -> None:
-    assert_same(both_ways(direct, InMemorySaver, lambda saver: two_turns(saver, durability=durability)))
+def test_each_durability_writes_what_langgraphs_runner_writes(
+    direct: Any,
+    durability: str,
+    new_saver: Any,  # noqa: F811 - the fixture
+) -> None:
+    assert_same(both_ways(direct, new_saver, lambda saver: two_turns(saver, durability=durability)))
+
+
+def test_a_long_thread_is_written_as_langgraphs_runner_writes_it(
+    direct: Any,
+    new_saver: Any,  # noqa: F811 - the fixture
+) -> None:
+    """A thread of 1,000 earlier messages: the messages channel's delta writes and its
+    snapshots (every 50 updates) as LangGraph makes them."""
+    earlier = [{"role": ("user", "assistant")[i % 2], "content": f"earlier {i}"} for i in range(1000)]
+
+    def run(saver: Any) -> Any:
+        agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)
+        agent.invoke({"messages": [*earlier, {"role": "user", "content": "go"}]}, THREAD)
+        return agent.invoke({"messages": [{"role": "user", "content": "again"}]}, THREAD)
+
+    assert_same(both_ways(direct, new_saver, run))
+
+
+def test_a_thread_deepagents_continues_is_the_same_either_way(
+    direct: Any,
+    new_saver: Any,  # noqa: F811 - the fixture
+) -> None:
+    """A thread ours wrote (with the writer, then with LangGraph's runner), continued by
+    deepagents (the oracle) on the same saver: the same rows and result."""
+    import deepagents
+
+    def run(saver: Any) -> Any:
+        two_turns(saver)
+        theirs = deepagents.create_deep_agent(
+            model=ScriptedChatModel(["from deepagents"]), tools=[my_tool], checkpointer=saver
+        )
+        return theirs.invoke({"messages": [{"role": "user", "content": "third"}]}, THREAD)
+
+    assert_same(both_ways(direct, new_saver, run))
+
+
+class _FailingWrites(InMemorySaver):
+    """Fails its third ``put_writes`` call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def put_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+        self.calls += 1
+        if self.calls == 3:
+            raise OSError("disk full")
+        super().put_writes(config, writes, task_id, task_path)
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_a_failing_saver_ends_the_run_as_under_langgraphs_runner(direct: Any, durability: str) -> None:
+    """A saver call that fails: the run ends with its error, the checkpoints after it are not
+    stored (each waits for the writes before it), as under LangGraph's own executor."""
+
+    def run(saver: Any) -> Any:
+        agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)
+        with pytest.raises(OSError, match="disk full"):
+            agent.invoke({"messages": [("user", "go")]}, THREAD, durability=durability)
+        return saver.calls
+
+    assert_same(both_ways(direct, _FailingWrites, run))
 
 
 def test_a_streamed_run_writes_what_langgraphs_runner_writes(direct: Any) -> None:
