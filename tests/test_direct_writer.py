@@ -284,6 +284,31 @@ def test_a_failing_saver_ends_the_run_as_under_langgraphs_runner(direct: Any, du
     assert_same(both_ways(direct, _FailingWrites, run))
 
 
+@pytest.mark.parametrize("on", [True, False], ids=["writer", "runner"])
+def test_the_saver_calls_run_on_one_thread_of_the_writers(direct: Any, on: bool) -> None:
+    """With the writer, every saver write of the thread graph (its input's, each step's, a
+    step of several tasks', the last) runs on the writer's own thread (`_saver_thread`), in
+    the order made; LangGraph's runner hands them to its executor's pool."""
+    import threading
+
+    saver = InMemorySaver()
+    threads: list[str] = []
+    for name in ("put", "put_writes"):
+        inner = getattr(saver, name)
+
+        @functools.wraps(inner)
+        def call(*args: Any, inner: Any = inner) -> Any:
+            threads.append(threading.current_thread().name)
+            return inner(*args)
+
+        setattr(saver, name, call)
+    direct(on)
+    two_turns(saver, durability="exit")
+    two_turns(saver)
+    assert len(threads) > 10
+    assert {t == "deepagents-rs-saver" for t in threads} == {on}, threads
+
+
 def test_a_streamed_run_writes_what_langgraphs_runner_writes(direct: Any) -> None:
     def run(saver: Any) -> Any:
         agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)

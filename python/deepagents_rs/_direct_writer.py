@@ -8,7 +8,8 @@ core's stream (``_thread_feed``). So here the same ``SyncPregelLoop`` / ``AsyncP
 makes the checkpoints and calls the saver, with ``durability`` as LangGraph applies it) is
 driven directly: a step's one task runs on the caller's thread (as LangGraph's runner would
 run it, minus its callback run), a step of several goes to LangGraph's runner (see ``_runner``).
-The saver sees the same calls with the same rows.
+The saver sees the same calls with the same rows. Under ``stream`` the loop is `_writer_loop`'s
+``WriterLoop``: LangGraph's sync loop with its saver calls on one thread of their own.
 
 Only for what LangGraph's runner is not needed for: runs with just the ``updates`` stream mode
 of the graph (the core makes every other), no breakpoints, no run control, not inside a parent
@@ -327,10 +328,10 @@ def _no_submit() -> Any:
 def stream(graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any) -> Iterator:
     """``graph.stream(input, config, stream_mode=["updates"], durability=..., output_keys=...)``
     with the tasks run directly (see the module's docstring)."""
-    from langgraph.pregel._loop import SyncPregelLoop
+    from ._writer_loop import WriterLoop
 
     pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)
-    with SyncPregelLoop(input, **kwargs) as loop:
+    with WriterLoop(input, **kwargs) as loop:
         writer = _Writer(pregel, loop, queue)
         while loop.tick():
             for task in loop.match_cached_writes():

@@ -1,0 +1,36 @@
+"""LangGraph's sync loop as the direct thread writer (`_direct_writer`) drives it: its saver
+calls on a `SaverThread`; everything else is LangGraph's ``SyncPregelLoop`` as it is (the
+tasks made, the writes applied, the checkpoints made, the durability, the exit)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+from typing import Any
+
+from langgraph.pregel._loop import SyncPregelLoop
+
+from ._saver_thread import SaverThread
+
+
+class WriterLoop(SyncPregelLoop):
+    """``SyncPregelLoop.__enter__`` sets ``self.submit`` to its executor's ``submit`` before it
+    pushes its exit handler (which may still save the last checkpoint); the property takes
+    that assignment, keeps the executor's ``submit`` for the rest and enters the saver thread
+    on the loop's stack there, so it is closed after that handler and before the executor."""
+
+    @property  # type: ignore[override]
+    def submit(self) -> Any:
+        return self._route
+
+    @submit.setter
+    def submit(self, pool_submit: Any) -> None:
+        self._pool_submit = pool_submit
+        self._saver_thread = self.stack.enter_context(SaverThread())
+
+    def _route(self, fn: Any, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
+        if not kwargs and (
+            fn is self.checkpointer_put_writes
+            or getattr(fn, "__func__", None) is SyncPregelLoop._checkpointer_put_after_previous
+        ):
+            return self._saver_thread.submit(fn, *args)
+        return self._pool_submit(fn, *args, **kwargs)
