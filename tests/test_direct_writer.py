@@ -548,3 +548,92 @@ def test_a_message_the_run_writes_is_made_an_object_once(
     # The model's three replies and the three tool results of turn one.
     assert len(written) == 6
     assert all(made[m.id] == 1 for m in written), made
+
+
+def _task_view(task: Any) -> Any:
+    """What a task is, for comparing two makings of it: its fields, and its config's entries,
+    LangGraph's run objects among them by what they hold (the writes deque's `extend` and
+    the read partial by what they are bound to, the scratchpad and the runtime by fields)."""
+    import dataclasses
+    from functools import partial
+
+    def value(v: Any) -> Any:
+        if isinstance(v, partial):
+            return ("partial", v.func, [value(a) for a in v.args], {k: value(x) for k, x in v.keywords.items()})
+        if hasattr(v, "__self__") and getattr(v, "__name__", None) == "extend":
+            return ("extend", list(v.__self__))
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            return (type(v).__name__, {f.name: value(getattr(v, f.name)) for f in dataclasses.fields(v)})
+        if isinstance(v, dict):
+            return {k: value(x) for k, x in v.items()}
+        if callable(v) and not isinstance(v, type):
+            # The scratchpad's closures and counters: what they are, not which.
+            return ("callable", getattr(v, "__qualname__", type(v).__qualname__))
+        return v
+
+    config = dict(task.config)
+    return (
+        task.id,
+        task.name,
+        task.input,
+        task.path,
+        task.triggers,
+        task.retry_policy,
+        task.cache_key,
+        task.proc,
+        task.writers,
+        task.subgraphs,
+        task.timeout,
+        sorted(config),
+        {k: value(v) for k, v in config.items()},
+    )
+
+
+@pytest.mark.parametrize("resume", [False, True], ids=["loop", "interrupt-and-resume"])
+def test_the_plain_steps_tasks_are_langgraphs(monkeypatch: pytest.MonkeyPatch, resume: bool) -> None:
+    """Each step's tasks made by `_plain_tasks` are the ones LangGraph's
+    ``prepare_next_tasks`` makes from the same loop: ids, inputs, paths, and every entry of
+    their configs; and the plain path makes most of the runs' steps (a resume's first is
+    LangGraph's)."""
+    from deepagents_rs import _writer_loop
+    from langgraph.pregel._algo import prepare_next_tasks
+
+    made: list[str] = []
+    original = _writer_loop.PlainTasks.prepare
+
+    def prepare(self: Any, loop: Any) -> Any:
+        ours = original(self, loop)
+        made.append("plain" if ours is not None else "langgraph")
+        if ours is not None:
+            # LangGraph's loop asks with these (`_prepare_tasks_and_emit_checkpoint`).
+            keys = ("manager", "store", "checkpointer", "trigger_to_nodes", "updated_channels", "retry_policy")
+            state = (loop.checkpoint, loop.checkpoint_pending_writes, loop.nodes, loop.channels, loop.managed)
+            # LangGraph's loop asks with these (`_prepare_tasks_and_emit_checkpoint`).
+            keys = ("manager", "store", "checkpointer", "trigger_to_nodes", "updated_channels", "retry_policy")
+            state = (loop.checkpoint, loop.checkpoint_pending_writes, loop.nodes, loop.channels, loop.managed)
+            theirs = prepare_next_tasks(
+                *state,
+                loop.config,
+                loop.step,
+                loop.stop,
+                for_execution=True,
+                cache_policy=loop.cache_policy,
+                **{k: getattr(loop, k) for k in keys},
+            )
+            assert list(ours) == list(theirs)
+            for task_id in ours:
+                assert _task_view(ours[task_id]) == _task_view(theirs[task_id])
+        return ours
+
+    monkeypatch.setattr(_writer_loop.PlainTasks, "prepare", prepare)
+    saver = InMemorySaver()
+    if resume:
+        calls = [ai_tool_calls(("my_tool", {"x": 1}, "call_A"), ("my_tool", {"x": 2}, "call_B")), "done"]
+        agent = deepagents_rs.create_deep_agent(
+            model=ScriptedChatModel(calls), tools=[my_tool], checkpointer=saver, interrupt_on={"my_tool": True}
+        )
+        agent.invoke({"messages": [("user", "go")]}, THREAD)
+        agent.invoke(Command(resume={"decisions": [{"type": "approve"}, {"type": "approve"}]}), THREAD)
+    else:
+        two_turns(saver)
+    assert made.count("plain") >= 4, made

@@ -9,7 +9,8 @@ makes the checkpoints and calls the saver, with ``durability`` as LangGraph appl
 driven directly: a step's one task runs on the caller's thread (as LangGraph's runner would
 run it, minus its callback run), a step of several goes to LangGraph's runner (see ``_runner``).
 The saver sees the same calls with the same rows. Under ``stream`` the loop is `_writer_loop`'s
-``WriterLoop``: LangGraph's sync loop with its saver calls on one thread of their own.
+``WriterLoop``: LangGraph's sync loop with its saver calls on one thread of their own and its
+plain steps' tasks made without re-merging the run's config for each.
 
 Only for what LangGraph's runner is not needed for: runs with just the ``updates`` stream mode
 of the graph (the core makes every other), no breakpoints, no run control, not inside a parent

@@ -1,6 +1,7 @@
 """LangGraph's sync loop as the direct thread writer (`_direct_writer`) drives it: its saver
-calls on a `SaverThread`; everything else is LangGraph's ``SyncPregelLoop`` as it is (the
-tasks made, the writes applied, the checkpoints made, the durability, the exit)."""
+calls on a `SaverThread`, its plain steps' tasks made by `PlainTasks`; everything else is
+LangGraph's ``SyncPregelLoop`` as it is (the writes applied, the checkpoints made, the
+durability, the exit)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from langgraph.pregel._loop import SyncPregelLoop
 
+from ._plain_tasks import PlainTasks
 from ._saver_thread import SaverThread
 
 
@@ -17,6 +19,8 @@ class WriterLoop(SyncPregelLoop):
     pushes its exit handler (which may still save the last checkpoint); the property takes
     that assignment, keeps the executor's ``submit`` for the rest and enters the saver thread
     on the loop's stack there, so it is closed after that handler and before the executor."""
+
+    _plain_tasks: PlainTasks | None = None
 
     @property  # type: ignore[override]
     def submit(self) -> Any:
@@ -34,3 +38,16 @@ class WriterLoop(SyncPregelLoop):
         ):
             return self._saver_thread.submit(fn, *args)
         return self._pool_submit(fn, *args, **kwargs)
+
+    def _prepare_tasks_and_emit_checkpoint(self) -> None:
+        # The writer streams ``updates`` only: LangGraph's method also emits the checkpoint
+        # to the ``checkpoints`` / ``debug`` modes.
+        modes = self.stream.modes if self.stream is not None else ()
+        if "checkpoints" not in modes and "debug" not in modes:
+            if self._plain_tasks is None:
+                self._plain_tasks = PlainTasks()
+            tasks = self._plain_tasks.prepare(self)
+            if tasks is not None:
+                self.tasks = tasks
+                return
+        super()._prepare_tasks_and_emit_checkpoint()

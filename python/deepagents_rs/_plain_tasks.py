@@ -1,0 +1,297 @@
+"""A superstep's tasks for the thread graph's plain steps, made as LangGraph's
+``prepare_next_tasks`` makes them, without re-merging the run's config for every task.
+
+``prepare_single_task`` builds each task's config with ``merge_configs(config, {metadata,
+tags})`` then ``patch_config``: the run's config (its metadata copied a level deep, its
+callbacks copied) is merged afresh for every task of every step, which is most of what a
+step's preparation costs. Here that merge of the run's config is made once per config (the
+loop replaces its config, never edits its metadata; its ``configurable``, which it does edit,
+is read at each task), and each task gets the same dict LangGraph would give it: the
+metadata (the run's, copied a level deep, then the task's), the tags, ``run_name`` and the
+``configurable`` keys ``prepare_single_task`` sets. Task ids, scratchpads, inputs, runtimes
+and the task objects come from LangGraph's own helpers.
+
+Only for what the thread graph's steps are: the PUSH tasks of the ``Send``s the previous
+step wrote and the PULL tasks of its edges, on a ``v > 1`` checkpoint, with no cache
+policy, no node metadata, no callbacks or run manager, no pending writes (a resume's) and no
+resume map. ``prepare`` returns ``None`` for anything else, and the caller asks LangGraph.
+"""
+
+from __future__ import annotations
+
+import binascii
+from collections import deque
+from functools import partial
+from typing import Any
+
+from langgraph._internal._config import _copy_mapping_value, merge_configs
+from langgraph._internal._constants import (
+    CONF,
+    CONFIG_KEY_CHECKPOINT_ID,
+    CONFIG_KEY_CHECKPOINT_MAP,
+    CONFIG_KEY_CHECKPOINT_NS,
+    CONFIG_KEY_CHECKPOINTER,
+    CONFIG_KEY_READ,
+    CONFIG_KEY_READ_STATE,
+    CONFIG_KEY_RESUME_MAP,
+    CONFIG_KEY_RUNTIME,
+    CONFIG_KEY_SCRATCHPAD,
+    CONFIG_KEY_SEND,
+    CONFIG_KEY_TASK_ID,
+    CONFIG_KEY_THREAD_ID,
+    NS_END,
+    NS_SEP,
+    PREVIOUS,
+    PULL,
+    PUSH,
+    TASKS,
+)
+from langgraph._internal._typing import MISSING
+from langgraph.pregel._algo import (
+    PUSH_TRIGGER,
+    PregelTaskWrites,
+    _proc_input,
+    _scratchpad,
+    _triggers,
+    _xxhash_str,
+    checkpoint_null_version,
+    local_read,
+)
+from langgraph.pregel._read import PregelNode
+from langgraph.runtime import DEFAULT_RUNTIME, ExecutionInfo
+from langgraph.types import PregelExecutableTask, Send
+
+
+class PlainTasks:
+    """Makes one loop's plain steps' tasks (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        #: The run's config merged as ``merge_configs(config)`` merges it, for the config
+        #: it was made from.
+        self._merged: tuple[dict, dict] | None = None
+        self._triggers: dict[str, tuple] = {}
+
+    def _base(self, config: dict) -> dict:
+        if self._merged is None or self._merged[0] is not config:
+            self._merged = (config, merge_configs(config))
+        return self._merged[1]
+
+    def prepare(self, loop: Any) -> dict[str, PregelExecutableTask] | None:
+        config = loop.config
+        configurable = config[CONF]
+        checkpoint = loop.checkpoint
+        if (
+            checkpoint["v"] <= 1
+            or loop.checkpoint_pending_writes
+            or loop.manager is not None
+            or loop.cache_policy is not None
+            or configurable.get(CONFIG_KEY_RESUME_MAP)
+            or config.get("callbacks")
+            or not loop.updated_channels
+            or not loop.trigger_to_nodes
+        ):
+            return None
+        base = self._base(config)
+        channels = loop.channels
+        processes = loop.nodes
+        sends: list[tuple[int, Send, PregelNode]] = []
+        tasks_channel = channels.get(TASKS)
+        if tasks_channel is not None and tasks_channel.is_available():
+            for idx, packet in enumerate(tasks_channel.get()):
+                proc = processes.get(packet.node) if isinstance(packet, Send) else None
+                if proc is None or proc.node is None or not _plain(proc):
+                    return None
+                sends.append((idx, packet, proc))
+        triggered: set[str] = set()
+        for channel in loop.updated_channels:
+            if node_ids := loop.trigger_to_nodes.get(channel):
+                triggered.update(node_ids)
+        pulls = sorted(triggered)
+        if any(name in processes and not _plain(processes[name]) for name in pulls):
+            return None
+        step = _Step(loop, base, binascii.unhexlify(checkpoint["id"].replace("-", "")))
+        tasks: list[PregelExecutableTask] = [step.push(idx, packet, proc) for idx, packet, proc in sends]
+        null_version = checkpoint_null_version(checkpoint)
+        for name in pulls:
+            proc = processes.get(name)
+            if proc is None or null_version is None:
+                continue
+            if not _triggers(
+                channels, checkpoint["channel_versions"], checkpoint["versions_seen"].get(name), null_version, proc
+            ):
+                continue
+            triggers = self._triggers.get(name)
+            if triggers is None:
+                triggers = self._triggers[name] = tuple(sorted(proc.triggers))
+            if (task := step.pull(name, proc, triggers)) is not None:
+                tasks.append(task)
+        return {t.id: t for t in tasks}
+
+
+def _plain(proc: PregelNode) -> bool:
+    return not proc.metadata and proc.cache_policy is None
+
+
+class _Step:
+    """What every task of one step shares."""
+
+    def __init__(self, loop: Any, base: dict, checkpoint_id_bytes: bytes) -> None:
+        self.loop = loop
+        self.base = base
+        self.configurable = loop.config[CONF]
+        self.parent_ns = self.configurable.get(CONFIG_KEY_CHECKPOINT_NS, "")
+        self.id_bytes = checkpoint_id_bytes
+        self.step = loop.step
+        self.input_cache: dict = {}
+
+    def _ids(self, name: str, *parts: str) -> tuple[str, str, Any]:
+        checkpoint_ns = f"{self.parent_ns}{NS_SEP}{name}" if self.parent_ns else name
+        task_id = _xxhash_str(self.id_bytes, checkpoint_ns, str(self.step), name, *parts)
+        task_ns = f"{checkpoint_ns}{NS_END}{task_id}"
+        loop = self.loop
+        scratchpad = _scratchpad(
+            self.configurable.get(CONFIG_KEY_SCRATCHPAD),
+            loop.checkpoint_pending_writes,
+            task_id,
+            task_ns,
+            self.configurable.get(CONFIG_KEY_RESUME_MAP),
+            self.step,
+            loop.stop,
+        )
+        return task_id, task_ns, scratchpad
+
+    def push(self, idx: int, packet: Send, proc: PregelNode) -> PregelExecutableTask:
+        """``prepare_push_task_send`` for the step's ``idx``-th ``Send``."""
+        loop = self.loop
+        task_id, task_ns, scratchpad = self._ids(packet.node, PUSH, str(idx))
+        path = (PUSH, idx, False)
+        writes: deque = deque()
+        read_state = partial(
+            _proc_input,
+            proc,
+            loop.managed,
+            loop.channels,
+            for_execution=True,
+            scratchpad=scratchpad,
+            input_cache=None,
+        )
+        config = self._config(packet.node, path, PUSH_TRIGGER, task_id, task_ns, scratchpad, writes, proc, read_state)
+        timeout = packet.timeout if packet.timeout is not None else proc.timeout
+        return self._task(packet.node, packet.arg, proc, writes, config, PUSH_TRIGGER, task_id, path, timeout)
+
+    def pull(self, name: str, proc: PregelNode, triggers: tuple) -> PregelExecutableTask | None:
+        """``prepare_single_task`` for the PULL task of ``name``, triggered."""
+        loop = self.loop
+        task_id, task_ns, scratchpad = self._ids(name, PULL, *triggers)
+        try:
+            val = _proc_input(
+                proc,
+                loop.managed,
+                loop.channels,
+                for_execution=True,
+                input_cache=self.input_cache,
+                scratchpad=scratchpad,
+            )
+            if val is MISSING:
+                return None
+        except Exception as exc:
+            exc.add_note(f"Before task with name '{name}' and path '{(PULL, name)}'")
+            raise
+        if proc.node is None:
+            return None
+        path = (PULL, name)
+        writes: deque = deque()
+        config = self._config(name, path, triggers, task_id, task_ns, scratchpad, writes, proc, None)
+        return self._task(name, val, proc, writes, config, triggers, task_id, path, proc.timeout)
+
+    def _task(
+        self,
+        name: str,
+        val: Any,
+        proc: PregelNode,
+        writes: deque,
+        config: dict,
+        triggers: Any,
+        task_id: str,
+        path: tuple,
+        timeout: Any,
+    ) -> PregelExecutableTask:
+        return PregelExecutableTask(
+            name,
+            val,
+            proc.node,
+            writes,
+            config,
+            triggers,
+            proc.retry_policy or self.loop.retry_policy,
+            None,
+            task_id,
+            path,
+            writers=proc.flat_writers,
+            subgraphs=proc.subgraphs,
+            timeout=timeout,
+        )
+
+    def _config(
+        self,
+        name: str,
+        path: tuple,
+        triggers: Any,
+        task_id: str,
+        task_ns: str,
+        scratchpad: Any,
+        writes: deque,
+        proc: PregelNode,
+        read_state: Any,
+    ) -> dict:
+        """``patch_config(merge_configs(config, {"metadata": ..., "tags": proc.tags}),
+        run_name=name, configurable={...})`` as ``prepare_single_task`` makes it."""
+        loop = self.loop
+        checkpoint = loop.checkpoint
+        configurable = self.configurable
+        base = self.base
+        metadata = {k: _copy_mapping_value(v) for k, v in (base.get("metadata") or {}).items()}
+        metadata.update(
+            langgraph_step=self.step,
+            langgraph_node=name,
+            langgraph_triggers=triggers,
+            langgraph_path=path,
+            langgraph_checkpoint_ns=task_ns,
+        )
+        config = dict(base)
+        config["metadata"] = metadata
+        if proc.tags:
+            tags = base.get("tags")
+            config["tags"] = [*tags, *proc.tags] if tags else proc.tags
+        config["run_name"] = name
+        runtime = configurable.get(CONFIG_KEY_RUNTIME, DEFAULT_RUNTIME).override(
+            previous=checkpoint["channel_values"].get(PREVIOUS, None),
+            store=loop.store,
+            execution_info=ExecutionInfo(
+                checkpoint_id=checkpoint["id"],
+                checkpoint_ns=task_ns,
+                task_id=task_id,
+                thread_id=configurable.get(CONFIG_KEY_THREAD_ID),
+                run_id=str(rid) if (rid := loop.config.get("run_id")) else None,
+            ),
+        )
+        config[CONF] = {
+            **configurable,
+            CONFIG_KEY_TASK_ID: task_id,
+            # deque.extend is thread-safe
+            CONFIG_KEY_SEND: writes.extend,
+            CONFIG_KEY_READ: partial(
+                local_read, scratchpad, loop.channels, loop.managed, PregelTaskWrites(path, name, writes, triggers)
+            ),
+            CONFIG_KEY_READ_STATE: read_state,
+            CONFIG_KEY_CHECKPOINTER: loop.checkpointer or configurable.get(CONFIG_KEY_CHECKPOINTER),
+            CONFIG_KEY_CHECKPOINT_MAP: {
+                **configurable.get(CONFIG_KEY_CHECKPOINT_MAP, {}),
+                self.parent_ns: checkpoint["id"],
+            },
+            CONFIG_KEY_CHECKPOINT_ID: None,
+            CONFIG_KEY_CHECKPOINT_NS: task_ns,
+            CONFIG_KEY_SCRATCHPAD: scratchpad,
+            CONFIG_KEY_RUNTIME: runtime,
+        }
+        return config
