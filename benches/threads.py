@@ -54,6 +54,12 @@ running, so it is in neither side's number; the saver's own serializing and SQL 
 of both. Fair as a comparison because both sides hand the same saver the same calls: their
 counts are printed under each table (``saver calls per run``) and must match.
 
+Before each timed run the process's garbage is collected (``gc.collect()``): otherwise the
+full collection that the runs before it made due (the other implementation's among them)
+lands in whichever timed run happens to cross the threshold, adding that collection's walk
+of the whole process (tens of milliseconds, both packages loaded) to its time. Each run's
+own allocations still trigger the collections they cause within it.
+
 Usage::
 
     python benches/threads.py [--steps 50] [--repeat 3] [--savers none,memory,sqlite]
@@ -67,6 +73,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import gc
 import os
 import sqlite3
 import statistics
@@ -279,6 +286,11 @@ def one_run(create: Callable[..., Any], scenario: Any, saver: Any, history: int 
     server_cpu = sim.cpu_seconds if sim is not None else 0.0
     stored = stored_bytes(saver) if saver is not None else None
     clock = SaverClock(saver) if saver is not None else None
+    # The garbage of what ran before (the other implementation's run among it) collected
+    # now, not by a collection the timed run's allocations happen to trigger: a full one
+    # walks the whole process (both packages), 50-150 ms here, so whichever run it lands in
+    # gained 1-3 ms a step. The run's own garbage is still collected within it.
+    gc.collect()
     cpu0 = time.process_time()
     t0 = time.perf_counter()
     out = agent.invoke({"messages": [prompt] if threaded else [*earlier, prompt]}, config)
