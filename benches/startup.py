@@ -1,20 +1,37 @@
-"""Start-up: how long ``import deepagents`` and ``import deepagents_rs`` take.
+"""Start-up: how long ``import deepagents`` and ``import deepagents_rs`` take, and the memory
+an agent starts from.
 
 Each measurement is one fresh interpreter (``sys.executable -c ...``), so nothing is cached
-in ``sys.modules``. Two numbers per statement:
+in ``sys.modules``. Per statement:
 
-* ``import ms``: the time of the statement itself, measured inside the interpreter
+* ``wall ms``: the time of the statement itself, measured inside the interpreter
   (``time.perf_counter()`` around it);
-* ``cpu ms``: the CPU time of the same statement (``time.process_time()``), which other
-  processes on a busy machine disturb less;
+* ``cpu ms``: the CPU time of the same statement (``time.process_time()``): the work the
+  import does. Other processes on a busy machine inflate the wall time (the import waits for
+  a core) far more than this; on an idle machine the two nearly agree, an import being
+  single-threaded work on cached files. ``benches/all.py`` holds the import target to it;
 * ``process ms``: the whole interpreter's wall time, start-up and exit included, as a user
-  running a script feels it.
+  running a script feels it;
+* ``RSS MiB``: the process' resident memory once the statement has run (``VmRSS``);
+* how many ``langchain*``/``langgraph*`` modules the statement loaded.
 
-Reported: the median over ``--repeat`` interpreters (after one warm-up, which fills the OS
-file cache), for ``import <pkg>`` and ``from <pkg> import create_deep_agent``, with the
-number of ``langchain*``/``langgraph*`` modules the statement loaded. ``ratio`` is
-deepagents / deepagents_rs (higher is better for deepagents_rs). A bare interpreter's
-process time is printed as the floor.
+Statements: ``import <pkg>``, ``from <pkg> import create_deep_agent``, and the latter
+followed by ``create_deep_agent(model="anthropic:claude-sonnet-4-5")`` (the agent built,
+not run: no network; a placeholder API key is set so that both build their Anthropic
+client): what every program pays before its first model call, and the memory it starts from.
+
+Bytecode: both packages run from compiled bytecode, as installed wheels do (pip compiles
+them at install). The interpreters get a fresh ``PYTHONPYCACHEPREFIX`` (and never
+``PYTHONDONTWRITEBYTECODE``), so the warm-up interpreter of each measurement writes the
+bytecode of whatever it imports there and the measured ones read it: the same for both
+packages and the standard library, whatever the environment says or wherever the packages
+are installed (an editable checkout of deepagents_rs has no bytecode of its own; when
+``PYTHONDONTWRITEBYTECODE`` is set, as in some CI environments, it would compile every
+module on every import, about 100 ms).
+
+Reported: the median over ``--repeat`` interpreters (after one warm-up, which also fills
+the OS file cache). ``ratio`` is deepagents / deepagents_rs (higher is better for
+deepagents_rs). A bare interpreter's process time is printed as the floor.
 
 Usage::
 
@@ -28,42 +45,75 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from typing import NamedTuple
 
 PROBE = """
-import json, sys, time
+import json, os, sys, time
+os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-startup-bench")
 start, cpu = time.perf_counter(), time.process_time()
 {statement}
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+with open("/proc/self/status") as status:
+    rss = next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
 loaded = [m for m in sys.modules if m.startswith(("langchain", "langgraph"))]
-print(json.dumps({{"seconds": elapsed, "cpu": cpu, "langchain_modules": len(loaded)}}))
+print(json.dumps({{"seconds": elapsed, "cpu": cpu, "rss": rss, "langchain_modules": len(loaded)}}))
 """
 
-STATEMENTS = ("import {pkg}", "from {pkg} import create_deep_agent")
+STATEMENTS = (
+    ("import <pkg>", "import {pkg}"),
+    ("from <pkg> import create_deep_agent", "from {pkg} import create_deep_agent"),
+    (
+        "... + create_deep_agent(model=anthropic)",
+        'from {pkg} import create_deep_agent\ncreate_deep_agent(model="anthropic:claude-sonnet-4-5")',
+    ),
+)
 PACKAGES = ("deepagents", "deepagents_rs")
 
 
-def measure(statement: str, repeat: int) -> tuple[float, float, float, int]:
-    """Median import seconds, CPU seconds and process seconds, and LangChain modules loaded."""
+class Measured(NamedTuple):
+    """Medians over the interpreters of one statement."""
+
+    seconds: float
+    cpu: float
+    process: float
+    rss_mib: float
+    langchain_modules: int
+
+
+def _env(pycache: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = pycache
+    return env
+
+
+def measure(statement: str, repeat: int) -> Measured:
+    """Medians over ``repeat`` fresh interpreters (after a warm-up that writes the bytecode)."""
     code = PROBE.format(statement=statement)
-    inside, cpu, whole, loaded = [], [], [], 0
-    for i in range(repeat + 1):
-        start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-        wall = time.perf_counter() - start
-        if proc.returncode != 0:
-            raise SystemExit(f"{statement!r} failed in {sys.executable}:\n{proc.stderr}")
-        out = json.loads(proc.stdout)
-        if i == 0:  # the warm-up
-            continue
-        inside.append(out["seconds"])
-        cpu.append(out["cpu"])
-        whole.append(wall)
-        loaded = out["langchain_modules"]
-    return statistics.median(inside), statistics.median(cpu), statistics.median(whole), loaded
+    inside, cpu, whole, rss, loaded = [], [], [], [], 0
+    with tempfile.TemporaryDirectory(prefix="startup-pycache-") as pycache:
+        env = _env(pycache)
+        for i in range(repeat + 1):
+            start = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env)
+            wall = time.perf_counter() - start
+            if proc.returncode != 0:
+                raise SystemExit(f"{statement!r} failed in {sys.executable}:\n{proc.stderr}")
+            out = json.loads(proc.stdout)
+            if i == 0:  # the warm-up
+                continue
+            inside.append(out["seconds"])
+            cpu.append(out["cpu"])
+            whole.append(wall)
+            rss.append(out["rss"])
+            loaded = out["langchain_modules"]
+    median = statistics.median
+    return Measured(median(inside), median(cpu), median(whole), median(rss), loaded)
 
 
 def bare_interpreter(repeat: int) -> float:
@@ -75,27 +125,31 @@ def bare_interpreter(repeat: int) -> float:
     return statistics.median(times)
 
 
+def _pair(ref: float, ours: float, scale: float = 1000) -> str:
+    return f"{ref * scale:.0f} / {ours * scale:.0f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=21, help="fresh interpreters per measurement")
     args = parser.parse_args()
 
-    print(f"python {sys.version.split()[0]}; median of {args.repeat} fresh interpreters")
+    load = os.getloadavg()[0]
+    print(f"python {sys.version.split()[0]}; median of {args.repeat} fresh interpreters; load average {load:.1f}")
     print(f"bare interpreter (python -c pass): {bare_interpreter(args.repeat) * 1000:.0f} ms process\n")
     header = (
-        f"{'statement':<38} {'deepagents ms':>14} {'deepagents_rs ms':>17} {'ratio':>6}  "
-        f"{'cpu ms (da / rs)':>16}  {'process ms (da / rs)':>20}  {'LangChain modules (da / rs)':>27}"
+        f"{'statement':<42} {'wall ms (da / rs)':>18} {'cpu ms (da / rs)':>17} {'cpu ratio':>9}  "
+        f"{'process ms (da / rs)':>20}  {'RSS MiB (da / rs)':>17}  {'LangChain modules (da / rs)':>27}"
     )
     print(header, "-" * len(header), sep="\n")
-    for template in STATEMENTS:
-        (ref, ref_cpu, ref_wall, ref_loaded), (ours, ours_cpu, ours_wall, ours_loaded) = (
-            measure(template.format(pkg=pkg), args.repeat) for pkg in PACKAGES
-        )
+    for label, template in STATEMENTS:
+        ref, ours = (measure(template.format(pkg=pkg), args.repeat) for pkg in PACKAGES)
         print(
-            f"{template.format(pkg='<pkg>'):<38} {ref * 1000:>14.1f} {ours * 1000:>17.1f} {ref / ours:>5.1f}x  "
-            f"{f'{ref_cpu * 1000:.0f} / {ours_cpu * 1000:.0f}':>16}  "
-            f"{f'{ref_wall * 1000:.0f} / {ours_wall * 1000:.0f}':>20}  {f'{ref_loaded} / {ours_loaded}':>27}"
+            f"{label:<42} {_pair(ref.seconds, ours.seconds):>18} {_pair(ref.cpu, ours.cpu):>17} "
+            f"{ref.cpu / ours.cpu:>8.1f}x  {_pair(ref.process, ours.process):>20}  "
+            f"{_pair(ref.rss_mib, ours.rss_mib, 1):>17}  {f'{ref.langchain_modules} / {ours.langchain_modules}':>27}"
         )
+    print(f"\nload average after the run: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,52 @@ def test_import_loads_no_langchain(statement: str) -> None:
     assert out == [], f"{statement!r} loaded {out[:10]}"
 
 
+#: Standard-library modules a plain import need not load: asyncio (with ssl and socket) is
+#: loaded by the first run, subprocess, shutil and pathlib by the disk and shell backends.
+DEFERRED_STDLIB = ("asyncio", "ssl", "subprocess", "shutil", "pathlib")
+
+
+@pytest.mark.parametrize("statement", ["import deepagents_rs", "from deepagents_rs.backends import StateBackend"])
+def test_import_defers_the_standard_librarys_heavy_modules(statement: str) -> None:
+    out = run_fresh(
+        f"""
+        import json, sys
+        {statement}
+        print(json.dumps(sorted(m for m in {DEFERRED_STDLIB!r} if m in sys.modules)))
+        """
+    )
+    assert out == [], f"{statement!r} loaded {out}"
+
+
+def test_backends_names_resolve_to_their_modules_objects() -> None:
+    """Each of the backends package's names, resolved on first use, is its module's object,
+    under ``from ... import *`` too, and ``dir()`` lists them before they are resolved."""
+    out = run_fresh(
+        """
+        import importlib, json
+        from deepagents_rs import backends
+
+        listed = set(backends.__all__) <= set(dir(backends))
+        star = {}
+        exec("from deepagents_rs.backends import *", star)
+        homes = {
+            "CompositeBackend": "composite", "ContextHubBackend": "context_hub", "FilesystemBackend": "filesystem",
+            "LangSmithSandbox": "langsmith", "DEFAULT_EXECUTE_TIMEOUT": "local_shell",
+            "LocalShellBackend": "local_shell", "BackendProtocol": "protocol", "StateBackend": "state",
+            "NamespaceFactory": "store", "StoreBackend": "store",
+        }
+        same = {
+            name: star[name] is getattr(backends, name)
+            is getattr(importlib.import_module(f"deepagents_rs.backends.{home}"), name)
+            for name, home in homes.items()
+        }
+        print(json.dumps({"listed": listed, "homes": sorted(homes) == sorted(backends.__all__), "same": same}))
+        """
+    )
+    assert out["listed"] and out["homes"]
+    assert {k: v for k, v in out["same"].items() if v is not True} == {}
+
+
 def test_lazy_names_resolve_to_langchain_classes_and_subclasses() -> None:
     """From a fresh interpreter, every lazily resolved name is the object it was when it
     was imported eagerly: LangGraph's own class, or a subclass of LangChain's."""

@@ -16,13 +16,13 @@ import dataclasses
 import inspect
 import logging
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 from ._files_context import FilesContext, use_files
 from ._run_context import context_of
 from .backends.composite import CompositeBackend, _route_for_path
-from .backends.filesystem import FilesystemBackend
 from .backends.protocol import (
     BackendProtocol,
     GlobResult,
@@ -32,9 +32,25 @@ from .backends.protocol import (
     _supports_delete,
     execute_accepts_timeout,
 )
-from .backends.sandbox import BaseSandbox
 from .backends.state import StateBackend
 from .backends.utils import validate_path
+
+
+def _is_loaded_instance(obj: Any, module: str, name: str) -> bool:
+    """``isinstance(obj, module.name)`` without importing ``module``: when it is not
+    loaded, nothing can be an instance of its class (the disk and sandbox backends' modules
+    load subprocess, shutil and pathlib, which an agent on the state backend never needs)."""
+    kind = getattr(sys.modules.get(module), name, None)
+    return kind is not None and isinstance(obj, kind)
+
+
+def _is_disk(backend: Any) -> bool:
+    return _is_loaded_instance(backend, "deepagents_rs.backends.filesystem", "FilesystemBackend")
+
+
+def _is_sandbox(backend: Any) -> bool:
+    return _is_loaded_instance(backend, "deepagents_rs.backends.sandbox", "BaseSandbox")
+
 
 logger = logging.getLogger(__name__)
 
@@ -199,7 +215,7 @@ def _uses_state(backend: Any) -> bool:
 
 
 def _touches_disk(backend: Any) -> bool:
-    if isinstance(backend, FilesystemBackend):
+    if _is_disk(backend):
         return True
     if isinstance(backend, CompositeBackend):
         return _touches_disk(backend.default) or any(_touches_disk(b) for _, b in backend.sorted_routes)
@@ -207,7 +223,7 @@ def _touches_disk(backend: Any) -> bool:
 
 
 def _host_roots(backend: Any) -> list[str]:
-    if isinstance(backend, FilesystemBackend):
+    if _is_disk(backend):
         return [str(backend.cwd)]
     if isinstance(backend, CompositeBackend):
         return [r for b in [backend.default, *(b for _, b in backend.sorted_routes)] for r in _host_roots(b)]
@@ -224,7 +240,7 @@ def _real_path(backend: Any, path: str) -> str:
         )
         resolved = _real_path(routed, routed_path)
         return resolved if prefix is None else validate_path(prefix.rstrip("/") + resolved)
-    if isinstance(backend, FilesystemBackend):
+    if _is_disk(backend):
         return validate_path(backend._real_path(path))
     return path
 
@@ -252,11 +268,11 @@ def _capture_executor(backend: Any, capture_path: str) -> Any:
     its default (the executing) backend unchanged."""
     if isinstance(backend, CompositeBackend):
         default = backend.default
-        if not isinstance(default, BaseSandbox):
+        if not _is_sandbox(default):
             return None
         routed, _path, prefix = _route_for_path(default=default, sorted_routes=backend.sorted_routes, path=capture_path)
         return default if prefix is None and routed is default else None
-    return backend if isinstance(backend, BaseSandbox) else None
+    return backend if _is_sandbox(backend) else None
 
 
 #: The operations whose disk errors become error results, and how the tool shows them

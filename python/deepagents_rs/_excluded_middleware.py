@@ -92,7 +92,7 @@ def _caching() -> Slot:
     return Slot("AnthropicPromptCachingMiddleware", kind or fallback)
 
 
-# The other providers' caching middleware made for a stack (real LangChain middleware, run by
+# The other providers' caching middleware made for a stack (stand-ins for LangChain's, run by
 # the core as Python entries): `plan` hands them back apart, for their place after Anthropic's.
 _PROVIDER_CACHING: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -101,22 +101,15 @@ def _caching_slots() -> list[Any]:
     """deepagents' `append_prompt_caching_middleware`: Anthropic's slot, then Bedrock's and
     Fireworks' middleware where `langchain-aws` / `langchain-fireworks` are installed."""
     try:
-        from .middleware._prompt_caching import _create_bedrock_prompt_caching_middleware as bedrock
-        from .middleware._prompt_caching import _create_fireworks_prompt_caching_middleware as fireworks
+        from .middleware._prompt_caching import provider_caching_middleware
     except ImportError:
         # Without LangChain (deepagents_rs runs without it) neither middleware can exist.
         return [_caching()]
-    made = [m for m in (bedrock(), fireworks()) if m is not None]
+    made = provider_caching_middleware()
     _PROVIDER_CACHING.update(made)
     return [_caching(), *made]
 
 
-#: What each provider's caching middleware checks the request's model against, by the global
-#: its module reads (``isinstance(request.model, ...)`` in ``_should_apply_caching``).
-_CACHING_TARGETS = {
-    "BedrockPromptCachingMiddleware": ("ChatBedrock", "ChatBedrockConverse"),
-    "FireworksPromptCachingMiddleware": ("ChatFireworks",),
-}
 #: Methods whose override on an instance would make it do more than the class does.
 _CACHING_METHODS = frozenset({"wrap_model_call", "awrap_model_call", "_should_apply_caching"})
 
@@ -126,33 +119,31 @@ def class_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _own_methods(kind: type, methods: Iterable[str]) -> bool:
+    """Whether `kind`'s `methods` are its own, not replaced since it was defined."""
+    for method in methods:
+        fn = getattr(kind, method, None)
+        if getattr(fn, "__qualname__", None) != f"{kind.__qualname__}.{method}" or fn.__module__ != kind.__module__:
+            return False
+    return True
+
+
 def acts_only_on(middleware: Any) -> list[str] | None:
     """The model classes a stack's own provider caching middleware acts on, by name: with
-    ``unsupported_model_behavior="ignore"`` (what the stack makes) its ``wrap_model_call``
+    ``unsupported_model_behavior="ignore"`` (what the stack makes) their ``wrap_model_call``
     and ``awrap_model_call`` only call the handler for any other model, so the core calls
     the model without handing it the request. ``None`` for every other middleware (a
-    caller's own, a subclass, an instance with its own methods or another behaviour)."""
+    caller's own, an instance with its own methods, a stand-in whose real class had its
+    methods replaced)."""
     if middleware not in _PROVIDER_CACHING:
         return None
     kind = type(middleware)
-    targets = _CACHING_TARGETS.get(kind.__name__)
-    module = sys.modules.get(kind.__module__)
-    if targets is None or module is None or getattr(module, kind.__name__, None) is not kind:
+    if _CACHING_METHODS & vars(middleware).keys() or not _own_methods(kind, ("wrap_model_call", "awrap_model_call")):
         return None
-    if (
-        getattr(middleware, "unsupported_model_behavior", None) != "ignore"
-        or _CACHING_METHODS & vars(middleware).keys()
-    ):
+    real = middleware.real_class()
+    if real is not None and not _own_methods(real, _CACHING_METHODS):
         return None
-    # The class's own methods, not replaced since it was defined.
-    for method in _CACHING_METHODS:
-        fn = getattr(kind, method, None)
-        if getattr(fn, "__qualname__", None) != f"{kind.__qualname__}.{method}" or fn.__module__ != kind.__module__:
-            return None
-    classes = [getattr(module, t, None) for t in targets]
-    if not all(isinstance(c, type) for c in classes):
-        return None
-    return [class_name(c) for c in classes]
+    return list(middleware.targets)
 
 
 def main_slots(

@@ -19,7 +19,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, get_type_hints
 
-from . import _direct_writer, _messages_reducer
+from . import _messages_reducer
 from ._callbacks import clear_context_handlers, restore_context_handlers
 from ._late_subagents import LateSubagents
 from ._thread_feed import Feed
@@ -296,6 +296,8 @@ class ThreadGraph:
         # graph streams of this graph as a subgraph).
         output_keys = self.graph.output_channels if whole_run else None
         if _direct(graph_modes, stops, control, config):
+            from . import _direct_writer
+
             return getattr(_direct_writer, method)(self.graph, input, config, durability, output_keys)
         return getattr(self.graph, method)(
             input,
@@ -378,6 +380,10 @@ def _direct(graph_modes: Sequence[str], stops: tuple[list[str], list[str]], cont
     """Whether a run's supersteps are written by `_direct_writer` rather than LangGraph's
     runner: LangGraph's own stream modes, breakpoints, run control and a parent graph need
     its runner (see `_direct_writer`)."""
+    # Imported with the first run: it loads asyncio (and ssl), which `import deepagents_rs`
+    # need not.
+    from . import _direct_writer
+
     return (
         _direct_writer.ENABLED
         and not graph_modes

@@ -10,7 +10,6 @@ its resolver. Tools go back as the core's tool adapters.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Sequence
@@ -226,6 +225,8 @@ class SkillTools:
     async def aresolve(self, names: list[str], config: Any) -> list[list[ToolAdapter]]:
         """The tools of each name, the resolver's calls awaited together (``ainvoke``)."""
         runtime = self._runtime(config)
+        import asyncio  # here: an async run has loaded it, `import deepagents_rs` need not
+
         answers = await asyncio.gather(*(self._async_answer(name, runtime) for name in names))
         return [[self._adapter(t) for t in self._record(tools)] for tools in answers]
 

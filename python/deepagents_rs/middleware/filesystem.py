@@ -12,7 +12,6 @@ import warnings
 from collections.abc import Mapping
 from copy import copy
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any, Literal, get_args
 
 from deepagents_rs._core import FS_TOOL_PARAMETERS, LIMITS, media_after_tool_results_order
@@ -134,6 +133,8 @@ def _validate_rule_path(pattern: str) -> None:
     """Refuse rule paths that are relative or could step outside the tree they name."""
     if not pattern.startswith("/"):
         raise ValueError(f"Permission path must start with '/': {pattern!r}")
+    from pathlib import PurePosixPath  # here: pathlib loads urllib, `import deepagents_rs` need not
+
     segments = PurePosixPath(pattern.replace("\\", "/")).parts
     if ".." in segments:
         raise ValueError(f"Permission path must not contain '..': {pattern!r}")
