@@ -54,12 +54,14 @@ no sync function; deepagents_rs awaits it on a private loop).
 
 ``--python-on-workers`` checks that no Python runs on the tokio runtime's worker threads (the
 threads that drive every run's steps; ``src/python/runtime_threads.rs`` names them
-``dars-worker``, the blocking pool's ``dars-blocking``): in deepagents_rs' timed runs,
+``dars-worker``, the blocking pool's ``dars-blocking``, and ``src/python/python_calls.rs``'s
+threads that run the core's Python calls ``dars-python``): in deepagents_rs' timed runs,
 ``perf record -g`` samples the process (``perf`` must be installed and allowed to sample it),
 and the table counts the samples per thread kind and those with an interpreter frame
 (``libpython``, or a CPython extension module) on the stack. Always reported for
 deepagents_rs: the binding's own record of the call sites that took the GIL on a worker
-(``_core._gil_on_workers()``, exact, not sampled).
+(``_core._gil_on_workers()``, exact, not sampled), and how many Python-calling threads it
+started and how many of them it replaced as stuck in a call (``_core._python_calls_stats()``).
 
 ``--reference-threads`` runs deepagents with fewer threads (it is much slower per step); its
 steps per second are then comparable, its wall time is not. This is a benchmark, not a test;
@@ -127,7 +129,12 @@ def _inputs(i: int, history: int) -> dict[str, Any]:
 
 
 #: What the process' threads are named (`/proc`'s `comm`, which perf records per sample).
-_THREAD_KINDS = {"dars-worker": "tokio worker", "dars-blocking": "blocking pool", "python": "Python threads"}
+_THREAD_KINDS = {
+    "dars-worker": "tokio worker",
+    "dars-blocking": "blocking pool",
+    "dars-python": "core's Python calls",
+    "python": "Python threads",
+}
 
 
 def _is_python(dso: str) -> bool:
@@ -234,6 +241,11 @@ def worker(
 
         # Since start-up: the warm-up's and the timed run's.
         out["gil_on_workers"] = _core._gil_on_workers()
+        # Absent from builds before the queue of Python calls (kept runnable for A/B runs).
+        stats = getattr(_core, "_python_calls_stats", None)
+        if stats is not None:
+            started, replaced, _alive = stats()
+            out["python_threads"] = {"started": started, "replaced": replaced}
     if sampler is not None:
         out["thread_samples"] = sampler.stop()
     return out
@@ -375,6 +387,11 @@ def main() -> int:
 NAMES = {"rs": "deepagents_rs", "reference": "deepagents 0.7.32"}
 
 
+def threads_of(r: dict[str, Any]) -> str:
+    t = r.get("python_threads")
+    return f"{t['started']} / {t['replaced']}" if t else "-"
+
+
 def table(results: list[dict[str, Any]]) -> str:
     rows = [
         "| implementation | mode | threads x steps | wall s (ideal) | CPU s | CPU ms / step | server CPU s | peak RSS MiB | model steps/s | retries |",
@@ -391,15 +408,16 @@ def table(results: list[dict[str, Any]]) -> str:
     if sampled:
         rows += [
             "",
-            "| implementation | mode | GIL taken on a tokio worker (call sites) | perf samples: thread kind: all / with Python |",
-            "|---|---|---|---|",
+            "| implementation | mode | GIL taken on a tokio worker (call sites) | Python-calling threads started / replaced | perf samples: thread kind: all / with Python |",
+            "|---|---|---|---|---|",
         ]
         for r in sampled:
             samples = "; ".join(
                 f"{kind}: {c['samples']} / {c['python']}" for kind, c in sorted(r.get("thread_samples", {}).items())
             )
             rows.append(
-                f"| {NAMES[r['impl']]} | {r['mode']} | {len(r['gil_on_workers'])} | {samples or 'not sampled'} |"
+                f"| {NAMES[r['impl']]} | {r['mode']} | {len(r['gil_on_workers'])} "
+                f"| {threads_of(r)} | {samples or 'not sampled'} |"
             )
     by = {(r["impl"], r["mode"]): r for r in results}
     for mode in ("ainvoke", "invoke"):

@@ -12,6 +12,7 @@ import copy
 import json
 import re
 import threading
+import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -20,7 +21,7 @@ from langchain_core.callbacks import (
     AsyncCallbackManagerForLLMRun,
 )
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -299,3 +300,30 @@ def _stream_chunks(reply: BaseMessage) -> list[ChatGenerationChunk]:
         last["response_metadata"] = copy.deepcopy(reply.response_metadata)
     chunks.append(ChatGenerationChunk(message=AIMessageChunk(**last)))
     return chunks
+
+
+class CallTimes(BaseChatModel):
+    """Calls ``tool`` ``times`` times in a row, then answers ``done``; each run decides from
+    its own messages, so concurrent runs share the model."""
+
+    tool: str
+    times: int = 3
+
+    @property
+    def _llm_type(self) -> str:
+        return "call-times"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Runnable[Any, AIMessage]:
+        return self.bind(**kwargs)
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:  # fmt: skip
+        answered = sum(isinstance(m, ToolMessage) for m in messages)
+        if answered >= self.times:
+            reply = AIMessage(content="done")
+        else:
+            call = {"name": self.tool, "args": {"text": "hi"}, "id": f"call_{uuid.uuid4().hex}", "type": "tool_call"}
+            reply = AIMessage(content="", tool_calls=[call])
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:  # fmt: skip
+        return self._generate(messages, stop)

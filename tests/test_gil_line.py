@@ -14,45 +14,16 @@ the tools keep the GIL busy; every run must finish, with its answer.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from deepagents_rs import create_deep_agent
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable
+from fake_models import CallTimes
 
 #: More runs than places in the line (two), and than LangGraph's executor's workers.
 RUNS = 24
 #: Seconds: a run stuck in the line would never end; these end in a few seconds.
 TIMEOUT = 120
-
-
-class CallOnce(BaseChatModel):
-    """Calls ``tool`` once, then answers ``done``: each run decides from its own messages,
-    so concurrent runs can share the model."""
-
-    tool: str
-
-    @property
-    def _llm_type(self) -> str:
-        return "call-once"
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> Runnable[Any, AIMessage]:
-        return self.bind(**kwargs)
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:  # fmt: skip
-        if isinstance(messages[-1], ToolMessage):
-            reply = AIMessage(content="done")
-        else:
-            call = {"name": self.tool, "args": {"text": "hi"}, "id": f"call_{uuid.uuid4().hex}", "type": "tool_call"}
-            reply = AIMessage(content="", tool_calls=[call])
-        return ChatResult(generations=[ChatGeneration(message=reply)])
-
-    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:  # fmt: skip
-        return self._generate(messages, stop)
 
 
 def _busy(text: str) -> str:
@@ -69,7 +40,7 @@ def echo(text: str) -> str:
 
 
 def _outer_agent() -> Any:
-    inner = create_deep_agent(model=CallOnce(tool="echo"), tools=[echo])
+    inner = create_deep_agent(model=CallTimes(tool="echo", times=1), tools=[echo])
 
     def nested(text: str) -> str:
         """Ask the inner agent."""
@@ -77,7 +48,7 @@ def _outer_agent() -> Any:
         result = inner.invoke({"messages": [{"role": "user", "content": _busy(text)}]})
         return result["messages"][-1].content
 
-    return create_deep_agent(model=CallOnce(tool="nested"), tools=[nested])
+    return create_deep_agent(model=CallTimes(tool="nested", times=1), tools=[nested])
 
 
 def _check(result: dict) -> None:

@@ -1,8 +1,8 @@
 """No Python on the tokio runtime's worker threads.
 
 A worker that waits for the GIL stalls every run scheduled on it, so the core calls Python
-only from the runtime's blocking pool (or the caller's own threads). A thread is named
-``dars-worker`` once it runs as a worker and ``dars-blocking`` otherwise; each Python
+only from threads of its own (``dars-python``, `src/python/python_calls.rs`) or the caller's.
+A thread is named ``dars-worker`` once it runs as a worker and ``dars-blocking`` otherwise; each Python
 callable of these runs (tools, middleware hooks, a LangChain model, a subagent) records the
 OS name of the thread it runs on, and the core records the call site of any GIL acquisition
 made on a worker (``_core._gil_on_workers``). Through ``invoke``, ``ainvoke``, ``stream``
@@ -237,10 +237,10 @@ def test_compiled_subagent_and_user_backend_run_no_python_on_workers(mode: str) 
 
 def test_the_runtime_names_its_workers_apart() -> None:
     """The check above can fail: the workers carry their own name, and a sync tool under
-    ``invoke`` runs on the blocking pool, named otherwise."""
+    ``invoke`` runs on the core's Python-calling threads, named otherwise."""
     seen = Seen()
     agent = create_deep_agent(model=_scripted(seen), tools=_tools(seen))
     _run(agent, "invoke")
     names = [p.read_text().strip() for p in Path("/proc/self/task").glob("*/comm")]
     assert WORKER in names
-    assert dict(seen.calls)["tool"] == "dars-blocking"
+    assert dict(seen.calls)["tool"] == "dars-python"

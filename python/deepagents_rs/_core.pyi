@@ -647,6 +647,10 @@ def _gil_on_workers() -> list[str]:
     """The call sites (``file:line``) that took the GIL on a tokio worker thread since the
     last call (for tests: none should)."""
 
+def _python_calls_stats() -> tuple[int, int, int]:
+    """``(drainer threads started, drainers replaced as stuck, threads alive)`` of the queue
+    of the core's Python calls since start (for tests and benches)."""
+
 class FsInterrupts:
     """Interrupt-mode ``FilesystemPermission`` rules: which file tools they gate, and whether
     a call fires (deepagents' per-call ``when``)."""

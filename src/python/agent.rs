@@ -348,18 +348,16 @@ impl CoreAgent {
                         .run_guarded(state, options)
                         .await
                         .map_err(|f| failure_to_py(f, files.as_ref()))?;
-                    // The conversion holds the GIL for the whole conversation: on a blocking
-                    // thread, not a tokio worker that other runs' steps are waiting for; in one of
-                    // a few slots (`super::executor`), not a thread per run ending.
-                    let _slot = super::executor::result_slots().acquire().await.ok();
-                    tokio::task::spawn_blocking(move || {
-                        let out = super::runtime_threads::attach(|py| result_to_py(py, &state));
+                    // The conversion holds the GIL for the whole conversation: with the
+                    // other Python calls (`super::python_calls`), not on a tokio worker that
+                    // other runs' steps are waiting for.
+                    super::python_calls::call(move |py| {
+                        let out = result_to_py(py, &state);
                         drop(state);
                         agent.release_unused();
                         out
                     })
-                    .await
-                    .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?
+                    .await?
                 })),
             )
         })

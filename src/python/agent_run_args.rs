@@ -17,8 +17,8 @@ use crate::run::{Drain, RunFailure, RunOptions, StartTask, Stops};
 
 /// Where the run stops: LangGraph's breakpoints, and its `RunControl`'s drain: `control` is
 /// the thread graph's answer to "stop before the next node?" (`Feed.core_boundary`), which
-/// may wait for the graph, so it is called on a blocking thread (never a tokio worker); an
-/// answer that cannot be had counts as "go on".
+/// may wait for the graph, so it is called with the other Python calls (`super::python_calls`,
+/// never on a tokio worker); an answer that cannot be had counts as "go on".
 pub(super) fn stops_of(
     stops: Option<(Vec<String>, Vec<String>)>,
     control: Option<Py<PyAny>>,
@@ -29,14 +29,12 @@ pub(super) fn stops_of(
         Drain(Arc::new(move || {
             let control = control.clone();
             Box::pin(async move {
-                tokio::task::spawn_blocking(move || {
-                    super::runtime_threads::attach(|py| {
-                        control
-                            .bind(py)
-                            .call0()
-                            .and_then(|v| v.is_truthy())
-                            .unwrap_or(false)
-                    })
+                super::python_calls::call(move |py| {
+                    control
+                        .bind(py)
+                        .call0()
+                        .and_then(|v| v.is_truthy())
+                        .unwrap_or(false)
                 })
                 .await
                 .unwrap_or(false)

@@ -42,7 +42,7 @@ impl PyBackend {
     }
 
     /// One operation: `adapter.acall(...)` awaited on the run's loop under `ainvoke`,
-    /// `adapter.call(...)` on a blocking thread under `invoke`, as LangGraph runs a tool.
+    /// `adapter.call(...)` with the other Python calls (`super::python_calls`) under `invoke`, as LangGraph runs a tool.
     fn op<T: DeserializeOwned + Send + 'static>(
         &self,
         cx: Arc<FilesScope>,
@@ -71,12 +71,10 @@ impl PyBackend {
                 }
                 _ => {
                     let run_host = cx.host.clone();
-                    tokio::task::spawn_blocking(move || {
-                        super::runtime_threads::attach(|py| {
-                            let host = PyHost::from_context(&run_host);
-                            let args = op_args(py, op, &args, &files, host)?;
-                            op_result(&call_in_context(py, host, adapter.bind(py), "call", args)?)
-                        })
+                    super::python_calls::call(move |py| {
+                        let host = PyHost::from_context(&run_host);
+                        let args = op_args(py, op, &args, &files, host)?;
+                        op_result(&call_in_context(py, host, adapter.bind(py), "call", args)?)
                     })
                     .await
                     .map_err(|e| Box::new(e) as BoxError)?

@@ -20,28 +20,26 @@ pub(super) fn call_task_id(
     let (call_id, index) = (place.call_id.to_owned(), place.index);
     Some(Box::pin(async move {
         // Off the tokio workers: the id is Python's to make.
-        tokio::task::spawn_blocking(move || {
-            super::runtime_threads::attach(|py| {
-                static NAMER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-                let named = NAMER
-                    .get_or_try_init(py, || {
-                        PyResult::Ok(
-                            py.import("deepagents_rs._task_config")?
-                                .getattr("subagent_task_id")?
-                                .unbind(),
-                        )
-                    })
-                    .and_then(|namer| {
-                        let config = PyHost::config_arg(PyHost::from_context(&host), py);
-                        namer
-                            .bind(py)
-                            .call1((config, namespace, step, call_id, index))?
-                            .extract::<Option<String>>()
-                    });
-                named.unwrap_or_else(|e| {
-                    e.write_unraisable(py, None);
-                    None
+        super::python_calls::call(move |py| {
+            static NAMER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            let named = NAMER
+                .get_or_try_init(py, || {
+                    PyResult::Ok(
+                        py.import("deepagents_rs._task_config")?
+                            .getattr("subagent_task_id")?
+                            .unbind(),
+                    )
                 })
+                .and_then(|namer| {
+                    let config = PyHost::config_arg(PyHost::from_context(&host), py);
+                    namer
+                        .bind(py)
+                        .call1((config, namespace, step, call_id, index))?
+                        .extract::<Option<String>>()
+                });
+            named.unwrap_or_else(|e| {
+                e.write_unraisable(py, None);
+                None
             })
         })
         .await

@@ -1,13 +1,11 @@
-//! Bounds on the blocking threads of runs: their sync tool calls (the executor LangGraph runs
-//! them on) and, under `ainvoke`, the conversion of their results.
+//! Bounds on the sync tool calls of runs running at once (the executor LangGraph runs them on).
 //!
 //! LangChain runs a sync tool under `ainvoke` with `run_in_executor(None, ...)`: on the
 //! loop's default `ThreadPoolExecutor`, at most `min(32, os.cpu_count() + 4)` calls at once,
 //! the others waiting their turn; under `invoke` LangGraph makes an executor of that size per
-//! run. Each such call here takes a tokio blocking thread; without
-//! the bound every concurrent run's call held one of its own (512 under 1,000 runs: their
-//! stacks, allocator arenas and Python thread states were most of the process' memory, and
-//! all of them contended for the GIL). One bound per event loop, as the executor is per
+//! run. The bound is kept as LangGraph has it (a tool that waits for another call's tool to
+//! start waits alike); the calls themselves run with the other Python calls
+//! (`super::python_calls`). One bound per event loop, as the executor is per
 //! loop: a run on another loop (a tool's own `asyncio.run`) never waits for this one's calls.
 
 use std::collections::HashMap;
@@ -51,13 +49,4 @@ fn default_workers(py: Python<'_>) -> PyResult<usize> {
             Ok::<_, PyErr>(32.min(cpus.unwrap_or(1) + 4))
         })
         .copied()
-}
-
-/// Slots for converting finished runs' results under `ainvoke`. A conversion runs no user code
-/// and holds the GIL throughout, so more than two at once only wait for it; runs ending
-/// together took a blocking thread each. Apart from the loops' executors: a conversion never
-/// waits for a tool, so a tool waiting for another run's result cannot starve it.
-pub(crate) fn result_slots() -> &'static Semaphore {
-    static SLOTS: Semaphore = Semaphore::const_new(2);
-    &SLOTS
 }

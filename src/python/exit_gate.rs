@@ -21,6 +21,7 @@
 
 use std::cell::Cell;
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
@@ -59,6 +60,16 @@ static GATE: Mutex<Gate> = Mutex::new(Gate {
     held_open: 0,
     inside: 0,
 });
+/// Set with `Gate::closer`: read without the lock by threads that stay inside Python across
+/// many calls (`super::python_calls`' drainers), between calls.
+static CLOSING: AtomicBool = AtomicBool::new(false);
+
+/// Whether the gate was shut (it may be held open for the closing thread's run): a thread
+/// inside Python between two calls then steps out and back in through the gate (`detach`).
+pub(crate) fn closing() -> bool {
+    CLOSING.load(Ordering::Acquire)
+}
+
 /// Woken when a thread leaves (`close` waits for none inside).
 static LEFT: Condvar = Condvar::new();
 /// Woken when the closing thread holds the gate open (parked threads go on).
@@ -251,6 +262,7 @@ where
 pub(crate) fn _close_exit_gate(py: Python<'_>) {
     let me = std::thread::current().id();
     GATE.lock().closer = Some(me);
+    CLOSING.store(true, Ordering::Release);
     drain(py);
 }
 

@@ -11,7 +11,7 @@ use pyo3_async_runtimes::TaskLocals;
 use super::loop_inbox::{Inbox, LoopInbox};
 use crate::tools::HostContext;
 
-/// Whether the run was started by `invoke` (call sync Python APIs from blocking threads) or
+/// Whether the run was started by `invoke` (call sync Python APIs from `super::python_calls`) or
 /// by `ainvoke` (await the async ones on the caller's loop), as LangGraph chooses.
 pub(crate) struct PyHost {
     pub locals: TaskLocals,
@@ -169,8 +169,8 @@ pub(crate) fn call_in_context<'py>(
 }
 
 /// Calls `method` of a host adapter as LangGraph runs a callback: its `a`-prefixed
-/// coroutine awaited on the run's loop under `ainvoke`, the method itself on a blocking
-/// thread (in a copy of the run's contextvars) under `invoke`; never on a tokio worker.
+/// coroutine awaited on the run's loop under `ainvoke`, the method itself with the other
+/// Python calls (`super::python_calls`, in a copy of the run's contextvars) under `invoke`; never on a tokio worker.
 /// `args` makes the arguments with the GIL held, told whether the call is the async one.
 /// The adapter may come shared (`Arc<Py<PyAny>>`), so the caller needs no GIL to pass it.
 pub(crate) async fn call_adapter<A, F>(
@@ -187,7 +187,7 @@ where
 }
 
 /// `call_adapter`, its result read by `convert` with the GIL held off the tokio workers: in
-/// the same blocking call under `invoke`, on the loop's thread when the coroutine is done
+/// the same Python call under `invoke`, on the loop's thread when the coroutine is done
 /// under `ainvoke`.
 pub(crate) async fn call_adapter_then<A, F, C, T>(
     adapter: A,
@@ -217,15 +217,14 @@ where
             )
             .await
         }
-        None => tokio::task::spawn_blocking(move || {
-            super::runtime_threads::attach(|py| {
+        None => {
+            super::python_calls::call(move |py| {
                 let args = args(py, false)?;
                 let host = PyHost::from_context(&host);
                 let adapter = adapter.borrow().bind(py);
                 convert(&call_in_context(py, host, adapter, method, args)?)
             })
-        })
-        .await
-        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?,
+            .await?
+        }
     }
 }

@@ -33,6 +33,7 @@ mod method_call;
 mod middleware;
 mod model;
 mod model_call_handler;
+mod python_calls;
 mod reducers;
 mod reply_shaper;
 mod result_objects;
@@ -105,6 +106,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m
     )?)?;
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;
+    m.add_function(wrap_pyfunction!(python_calls::_python_calls_stats, m)?)?;
     let close_gate = wrap_pyfunction!(exit_gate::_close_exit_gate, m)?;
     m.py()
         .import("atexit")?

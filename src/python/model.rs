@@ -477,28 +477,26 @@ impl ChatModel for PyChatModel {
                 .await
                 .map_err(host_err)
             } else {
-                tokio::task::spawn_blocking(move || {
-                    super::runtime_threads::attach(|py| {
-                        let (prompt, tools) = request_args(py, &request, &to_message, &cache)?;
-                        let choice = request.tool_choice.clone().into_pyobject(py)?.into_any();
-                        let on_chunk = chunk_callback(py, on_chunk)?;
-                        let settings = settings_arg(py, &request)?;
-                        let callbacks = trace_arg(py, &request)?;
-                        let (config, place) = node_args(py, &request)?;
-                        let args = vec![
-                            prompt.into_any(),
-                            tools,
-                            choice,
-                            on_chunk,
-                            settings,
-                            callbacks,
-                            config,
-                            place,
-                        ];
-                        let host = PyHost::from_context(&host);
-                        let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
-                        ai_reply(&out)
-                    })
+                super::python_calls::call(move |py| {
+                    let (prompt, tools) = request_args(py, &request, &to_message, &cache)?;
+                    let choice = request.tool_choice.clone().into_pyobject(py)?.into_any();
+                    let on_chunk = chunk_callback(py, on_chunk)?;
+                    let settings = settings_arg(py, &request)?;
+                    let callbacks = trace_arg(py, &request)?;
+                    let (config, place) = node_args(py, &request)?;
+                    let args = vec![
+                        prompt.into_any(),
+                        tools,
+                        choice,
+                        on_chunk,
+                        settings,
+                        callbacks,
+                        config,
+                        place,
+                    ];
+                    let host = PyHost::from_context(&host);
+                    let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
+                    ai_reply(&out)
                 })
                 .await
                 .map_err(|e| ModelError::host(Box::new(e)))?

@@ -151,22 +151,20 @@ impl Runnable for PyRunnable {
                     .await
                     .map_err(host_err)?
                 }
-                None => tokio::task::spawn_blocking(move || {
-                    super::runtime_threads::attach(|py| {
-                        let host = PyHost::from_context(&host);
-                        let args = vec![
-                            input_to_py(py, &input)?.into_any(),
-                            PyHost::config_arg(host, py),
-                            parent_arg(py, &input)?,
-                            input.call_id.as_str().into_pyobject(py)?.into_any(),
-                            parts_arg(py, &input)?,
-                            input.namespace.clone().into_pyobject(py)?.into_any(),
-                            input.step.into_pyobject(py)?.into_any(),
-                            input.index.into_pyobject(py)?.into_any(),
-                        ];
-                        let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
-                        output_from_py(&out)
-                    })
+                None => super::python_calls::call(move |py| {
+                    let host = PyHost::from_context(&host);
+                    let args = vec![
+                        input_to_py(py, &input)?.into_any(),
+                        PyHost::config_arg(host, py),
+                        parent_arg(py, &input)?,
+                        input.call_id.as_str().into_pyobject(py)?.into_any(),
+                        parts_arg(py, &input)?,
+                        input.namespace.clone().into_pyobject(py)?.into_any(),
+                        input.step.into_pyobject(py)?.into_any(),
+                        input.index.into_pyobject(py)?.into_any(),
+                    ];
+                    let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
+                    output_from_py(&out)
                 })
                 .await
                 .map_err(|e| Error::Model(ModelError::host(Box::new(e))))?

@@ -1,7 +1,7 @@
 //! The tokio runtime's threads, told apart: its workers drive every run's steps and must never
-//! wait for the GIL (a worker blocked on Python stalls all the runs scheduled on it), while its
-//! blocking pool (and, under `ainvoke`, the caller's event loop thread: `super::loop_inbox`) is
-//! where Python is called from.
+//! wait for the GIL (a worker blocked on Python stalls all the runs scheduled on it), while
+//! Python is called from the threads of `super::python_calls` (`dars-python`) and, under
+//! `ainvoke`, the caller's event loop thread (`super::loop_inbox`).
 //!
 //! tokio names all its threads alike, and a thread's role can change (`block_in_place` hands
 //! the worker's core to another thread), so a thread is marked a worker when it parks or

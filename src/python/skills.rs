@@ -62,11 +62,9 @@ impl FrontmatterReader for PyFrontmatterReader {
         let read = self.read.clone();
         Box::pin(async move {
             // Off the runtime's workers: taking the GIL may wait on the host.
-            let views = tokio::task::spawn_blocking(move || {
-                super::runtime_threads::attach(|py| -> PyResult<Vec<ReadView>> {
-                    let out = read.bind(py).call1((yaml,))?;
-                    super::value::from_py(&out)
-                })
+            let views = super::python_calls::call(move |py| -> PyResult<Vec<ReadView>> {
+                let out = read.bind(py).call1((yaml,))?;
+                super::value::from_py(&out)
             })
             .await
             .map_err(|e| Error::InvalidInput(e.to_string()))?;

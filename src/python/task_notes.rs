@@ -33,28 +33,26 @@ pub(super) fn note_task(
     let (step, namespace) = (place.step, place.namespace.clone());
     Some(Box::pin(async move {
         // Off the tokio workers: the note is Python's work.
-        tokio::task::spawn_blocking(move || {
-            super::runtime_threads::attach(|py| {
-                let config = PyHost::config_arg(PyHost::from_context(&host), py);
-                let notes = py
-                    .import("deepagents_rs._task_notes")
-                    .and_then(|m| match &raised {
-                        Some(source) => {
-                            let Some(raised) = source.downcast_ref::<PyErr>() else {
-                                return Ok(Vec::new());
-                            };
-                            let args = (raised.value(py), config, node, step, namespace);
-                            m.call_method1("note_node_error", args)?;
-                            Ok(Vec::new())
-                        }
-                        None => m
-                            .call_method1("node_notes", (config, node, step, namespace))?
-                            .extract::<Vec<String>>(),
-                    });
-                notes.unwrap_or_else(|e| {
-                    e.write_unraisable(py, None);
-                    Vec::new()
-                })
+        super::python_calls::call(move |py| {
+            let config = PyHost::config_arg(PyHost::from_context(&host), py);
+            let notes = py
+                .import("deepagents_rs._task_notes")
+                .and_then(|m| match &raised {
+                    Some(source) => {
+                        let Some(raised) = source.downcast_ref::<PyErr>() else {
+                            return Ok(Vec::new());
+                        };
+                        let args = (raised.value(py), config, node, step, namespace);
+                        m.call_method1("note_node_error", args)?;
+                        Ok(Vec::new())
+                    }
+                    None => m
+                        .call_method1("node_notes", (config, node, step, namespace))?
+                        .extract::<Vec<String>>(),
+                });
+            notes.unwrap_or_else(|e| {
+                e.write_unraisable(py, None);
+                Vec::new()
             })
         })
         .await

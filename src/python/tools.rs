@@ -346,15 +346,13 @@ fn tool_config_args<'py>(
 /// own calls, needing workers, are answered. Waiting while holding a worker could leave none.
 async fn wait_for_graph(ctx: &ToolContext) -> Result<(), ToolError> {
     let (host_ctx, run) = (ctx.host.clone(), ctx.run.clone());
-    tokio::task::spawn_blocking(move || {
-        super::runtime_threads::attach(|py| -> PyResult<()> {
-            static WAIT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-            let wait = imported(py, &WAIT, "_task_config", "wait_for_graph")?;
-            let config = PyHost::config_arg(PyHost::from_context(&host_ctx), py);
-            wait.bind(py)
-                .call1((config, run.step, run.namespace.clone()))?;
-            Ok(())
-        })
+    super::python_calls::call(move |py| -> PyResult<()> {
+        static WAIT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let wait = imported(py, &WAIT, "_task_config", "wait_for_graph")?;
+        let config = PyHost::config_arg(PyHost::from_context(&host_ctx), py);
+        wait.bind(py)
+            .call1((config, run.step, run.namespace.clone()))?;
+        Ok(())
     })
     .await
     .map_err(|e| ToolError::Fatal(Box::new(e)))?
@@ -466,27 +464,25 @@ impl Tool for PyTool {
                         Some(slots) => slots.acquire().await.ok(),
                         None => None,
                     };
-                    tokio::task::spawn_blocking(move || {
-                        super::runtime_threads::attach(|py| {
-                            let host = PyHost::from_context(&ctx.host);
-                            let mut args = vec![
-                                tool_args(py, &args, &ctx)?,
-                                ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
-                                tool_config(py, host, &ctx)?,
-                            ];
-                            if injects {
-                                args.push(tool_state(py, &ctx)?);
-                            }
-                            // Under `ainvoke` deepagents' middleware runs its async hooks, whose
-                            // errors name themselves so (`_tools.ASYNC_RUN`).
-                            let method = if host.is_some_and(|h| h.is_async) {
-                                "call_in_async_run"
-                            } else {
-                                "call_in_run"
-                            };
-                            let result = call_in_context(py, host, adapter.bind(py), method, args)?;
-                            output_from_py(&result)
-                        })
+                    super::python_calls::call(move |py| {
+                        let host = PyHost::from_context(&ctx.host);
+                        let mut args = vec![
+                            tool_args(py, &args, &ctx)?,
+                            ctx.tool_call_id.as_str().into_pyobject(py)?.into_any(),
+                            tool_config(py, host, &ctx)?,
+                        ];
+                        if injects {
+                            args.push(tool_state(py, &ctx)?);
+                        }
+                        // Under `ainvoke` deepagents' middleware runs its async hooks, whose
+                        // errors name themselves so (`_tools.ASYNC_RUN`).
+                        let method = if host.is_some_and(|h| h.is_async) {
+                            "call_in_async_run"
+                        } else {
+                            "call_in_run"
+                        };
+                        let result = call_in_context(py, host, adapter.bind(py), method, args)?;
+                        output_from_py(&result)
                     })
                     .await
                     .map_err(|e| ToolError::Fatal(Box::new(e)))?

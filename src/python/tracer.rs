@@ -1,6 +1,6 @@
 //! The run tracer: the core's run reports handed to `deepagents_rs._callbacks.RunTracer`,
-//! which drives LangChain's callback managers. Every call runs on a blocking thread with the
-//! GIL, never on a runtime worker; what it needs is copied out of the core first.
+//! which drives LangChain's callback managers. Every call runs with the GIL on the threads of
+//! `super::python_calls`, never on a runtime worker; what it needs is copied out of the core first.
 
 use std::sync::Arc;
 
@@ -29,7 +29,7 @@ impl PyTracer {
     }
 }
 
-/// What a report carries, owned so it can cross to the blocking thread.
+/// What a report carries, owned so it can cross to the Python-calling thread.
 enum Owned {
     State(Box<AgentState>),
     Update(Option<Update>, bool),
@@ -121,7 +121,7 @@ fn unpack<'py>(py: Python<'py>, h: &TraceHandle) -> PyResult<(Bound<'py, PyAny>,
 }
 
 impl PyTracer {
-    /// Calls the tracer on a blocking thread; a failing callback is reported, not raised.
+    /// Calls the tracer off the tokio workers (`super::python_calls`); a failing callback is reported, not raised.
     fn call<T, F>(&self, f: F) -> BoxFuture<'static, Option<T>>
     where
         T: Send + 'static,
@@ -129,14 +129,12 @@ impl PyTracer {
     {
         let tracer = self.tracer.clone();
         Box::pin(async move {
-            let joined = tokio::task::spawn_blocking(move || {
-                super::runtime_threads::attach(|py| match f(py, tracer.bind(py)) {
-                    Ok(v) => Some(v),
-                    Err(e) => {
-                        e.write_unraisable(py, None);
-                        None
-                    }
-                })
+            let joined = super::python_calls::call(move |py| match f(py, tracer.bind(py)) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    e.write_unraisable(py, None);
+                    None
+                }
             })
             .await;
             joined.ok().flatten()

@@ -1,0 +1,96 @@
+"""The core's Python calls run on a few threads of their own, and a call that blocks does not
+hold up the others (`src/python/python_calls.rs`).
+
+Each Python call of a run (a sync tool, a LangChain model's ``invoke``, a result's
+conversion) is queued for a drainer thread that runs the queued calls one after another
+under one hold of the GIL, instead of taking a thread of tokio's blocking pool each. So the
+tool calls of many concurrent runs run on a few threads, not on a thread per call at once;
+and a call that blocks (a tool waiting for an event) has its drainer replaced, so the calls
+queued behind it still run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from deepagents_rs import _core, create_deep_agent
+from fake_models import CallTimes
+from langchain_core.messages import ToolMessage
+
+#: Seconds: a run whose calls are stuck behind a blocked one would never end.
+TIMEOUT = 120
+
+
+def _ask(i: int) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": f"run {i}"}]}
+
+
+def _tool_threads_of_many_runs(mode: str) -> set[int]:
+    threads: set[int] = set()
+    lock = threading.Lock()
+
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        with lock:
+            threads.add(threading.get_ident())
+        return text
+
+    agent = create_deep_agent(model=CallTimes(tool="echo"), tools=[echo])
+    runs = 64
+    if mode == "invoke":
+        with ThreadPoolExecutor(max_workers=runs) as pool:
+            results = list(pool.map(agent.invoke, [_ask(i) for i in range(runs)]))
+    else:
+
+        async def all_runs() -> list[Any]:
+            return await asyncio.wait_for(asyncio.gather(*(agent.ainvoke(_ask(i)) for i in range(runs))), TIMEOUT)
+
+        results = asyncio.run(all_runs())
+    for result in results:
+        assert result["messages"][-1].content == "done"
+        assert sum(isinstance(m, ToolMessage) for m in result["messages"]) == 3
+    return threads
+
+
+def test_the_tool_calls_of_many_invoke_runs_share_a_few_threads() -> None:
+    # 64 runs at once, each with its own executor of LangGraph's size: a blocking thread per
+    # call ran them on 67 threads. A drainer replaced as stuck (a loaded machine can stall one
+    # past the limit) adds a thread, so a few are allowed.
+    threads = _tool_threads_of_many_runs("invoke")
+    assert len(threads) <= 16, len(threads)
+
+
+def test_the_tool_calls_of_many_ainvoke_runs_share_a_few_threads() -> None:
+    threads = _tool_threads_of_many_runs("ainvoke")
+    assert len(threads) <= 16, len(threads)
+
+
+def test_a_blocked_tool_call_does_not_hold_up_the_others() -> None:
+    """One run's tool waits until every other run has finished: the others' calls, queued
+    behind it, must run meanwhile (its drainer is replaced), or nothing ends."""
+    others_done = threading.Event()
+
+    def wait(text: str) -> str:
+        """Wait for the other runs."""
+        # Blocks in Python, releasing the GIL, as a tool waiting on I/O does.
+        return "others done" if others_done.wait(TIMEOUT) else "timed out"
+
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        return text
+
+    waiting = create_deep_agent(model=CallTimes(tool="wait", times=1), tools=[wait])
+    quick = create_deep_agent(model=CallTimes(tool="echo"), tools=[echo])
+    _started, replaced_before, _alive = _core._python_calls_stats()
+    with ThreadPoolExecutor(max_workers=17) as pool:
+        blocked = pool.submit(waiting.invoke, _ask(-1))
+        results = list(pool.map(quick.invoke, [_ask(i) for i in range(16)]))
+        others_done.set()
+        first = blocked.result(timeout=TIMEOUT)
+    assert all(r["messages"][-1].content == "done" for r in results)
+    assert first["messages"][2].content == "others done"
+    _started, replaced_after, _alive = _core._python_calls_stats()
+    assert replaced_after > replaced_before
