@@ -18,6 +18,7 @@ macro_rules! modules {
 
 modules!(
     agent,
+    compact_map,
     error,
     events,
     files,

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::compact_map::CompactMap;
 use crate::host::{HostValue, Origin};
 
 /// Message content: a plain string, or a list of content blocks (LangChain allows both, and
@@ -98,9 +99,9 @@ pub struct Usage {
     pub output_tokens: u64,
     pub total_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_token_details: Option<Map<String, Value>>,
+    pub input_token_details: Option<CompactMap>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_token_details: Option<Map<String, Value>>,
+    pub output_token_details: Option<CompactMap>,
 }
 
 impl Usage {
@@ -114,14 +115,15 @@ impl Usage {
     }
 }
 
-fn merge_details(into: &mut Option<Map<String, Value>>, from: &Option<Map<String, Value>>) {
+fn merge_details(into: &mut Option<CompactMap>, from: &Option<CompactMap>) {
     let Some(from) = from else { return };
-    let into = into.get_or_insert_with(Map::new);
-    for (k, v) in from {
+    let mut sum = into.as_ref().map(CompactMap::to_map).unwrap_or_default();
+    for (k, v) in from.to_map() {
         let add = v.as_u64().unwrap_or(0);
-        let cur = into.get(k).and_then(Value::as_u64).unwrap_or(0);
-        into.insert(k.clone(), Value::from(cur + add));
+        let cur = sum.get(&k).and_then(Value::as_u64).unwrap_or(0);
+        sum.insert(k, Value::from(cur + add));
     }
+    *into = Some(CompactMap::from(sum));
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -167,8 +169,9 @@ pub struct AiMessage {
     pub name: Option<String>,
     #[serde(default)]
     pub usage_metadata: Option<Usage>,
+    /// Stored as its text: a conversation keeps every reply's (see `compact_map`).
     #[serde(default)]
-    pub response_metadata: Map<String, Value>,
+    pub response_metadata: CompactMap,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub additional_kwargs: Map<String, Value>,
     /// The host's own message this one was read from, when the reading was not exact.

@@ -59,8 +59,8 @@ impl ChunkMerger {
             .remove("usage_metadata")
             .and_then(|u| serde_json::from_value(u).ok());
         let response_metadata = match merged.remove("response_metadata") {
-            Some(Value::Object(m)) => m,
-            _ => Map::new(),
+            Some(Value::Object(m)) => m.into(),
+            _ => Default::default(),
         };
         AiMessage {
             content,

@@ -20,10 +20,7 @@ pub use sse::SseParser;
 /// "v1"`: what LangGraph's v3 stream makes every reply); each provider reads them back as
 /// the blocks the reply was made of.
 pub(crate) fn is_v1_reply(m: &crate::messages::AiMessage) -> bool {
-    m.response_metadata
-        .get("output_version")
-        .and_then(serde_json::Value::as_str)
-        == Some("v1")
+    m.response_metadata.get_str("output_version").as_deref() == Some("v1")
 }
 
 /// A request body with its keys in the order the official SDK writes them (its `create`

@@ -16,8 +16,7 @@ use crate::pyrepr::truthy;
 pub(super) fn bedrock(message: &AiMessage) -> Option<Result<Vec<Value>, Builtin>> {
     let model = message
         .response_metadata
-        .get("model_name")
-        .and_then(Value::as_str)
+        .get_str("model_name")
         .unwrap_or_default();
     if !model.to_lowercase().contains("claude") {
         return None;
@@ -39,10 +38,9 @@ pub(super) fn anthropic(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
         .filter_map(Value::as_object)
         .map(|b| item(b, message))
         .collect::<Result<_, _>>()?;
-    let refused = message.response_metadata.get("stop_reason").and_then(Value::as_str)
-        == Some("refusal");
+    let refused = message.response_metadata.get_str("stop_reason").as_deref() == Some("refusal");
     if refused && !blocks.iter().any(|b| kind(b) == Some("refusal")) {
-        blocks.push(refusal_from_stop_details(&message.response_metadata));
+        blocks.push(refusal_from_stop_details(&message.response_metadata.to_map()));
     }
     Ok(blocks)
 }

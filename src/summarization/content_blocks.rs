@@ -457,11 +457,7 @@ pub fn content_blocks(message: &Message) -> Result<Vec<Value>, Builtin> {
         Content::Blocks(blocks) => blocks.clone(),
     };
     if let Message::Ai(ai) = message
-        && ai
-            .response_metadata
-            .get("output_version")
-            .and_then(Value::as_str)
-            == Some("v1")
+        && ai.response_metadata.get_str("output_version").as_deref() == Some("v1")
         && matches!(ai.content, Content::Blocks(_))
     {
         return Ok(items);

@@ -115,7 +115,7 @@ fn bound_types(ai: &AiMessage) -> &'static [&'static str] {
         "reasoning_content",
         "reasoning",
     ];
-    let meta = &ai.response_metadata;
+    let meta = &ai.response_metadata.to_map();
     let Some(provider) = meta.get("model_provider").filter(|p| !p.is_null()) else {
         return NATIVE;
     };

@@ -98,7 +98,7 @@ fn from_v03(message: &AiMessage, items: &[Value]) -> Result<Option<Vec<Value>>, 
         .any(|k| kwargs.contains_key(*k))
         || (starts(message_id, "msg_")
             && starts(
-                message.response_metadata.get("id").and_then(Value::as_str),
+                message.response_metadata.get_str("id").as_deref(),
                 "resp_",
             ));
     if !items.iter().all(Value::is_object) || !marked {

@@ -5,7 +5,6 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use serde_json::Value;
 
 use super::counter::{TokenCounter, Tokens};
 use crate::error::ModelError;
@@ -50,10 +49,9 @@ pub(super) fn reported_tokens(messages: &[Arc<Message>], limits: &ModelLimits) -
     let reported = ai.usage_metadata.as_ref()?.total_tokens;
     let provider = ai
         .response_metadata
-        .get("model_provider")
-        .and_then(Value::as_str)
+        .get_str("model_provider")
         .filter(|p| !p.is_empty())?;
-    (reported > 0 && provider_matches(provider, limits.ls_provider.as_deref())).then_some(reported)
+    (reported > 0 && provider_matches(&provider, limits.ls_provider.as_deref())).then_some(reported)
 }
 
 /// `_should_summarize`.

@@ -18,8 +18,8 @@ use crate::pyrepr::truthy;
 /// names no provider with a reader here (the generic reading applies).
 /// A shape LangChain's reader cannot read is the exception it raises.
 pub(super) fn translate(message: &AiMessage) -> Option<Result<Vec<Value>, Builtin>> {
-    let provider = message.response_metadata.get("model_provider")?.as_str()?;
-    match provider {
+    let provider = message.response_metadata.get_str("model_provider")?;
+    match provider.as_str() {
         "google_genai" | "google_vertexai" => Some(genai(message)),
         "bedrock_converse" => Some(converse(message)),
         "anthropic" => Some(super::anthropic_blocks::anthropic(message)),
@@ -71,7 +71,7 @@ fn genai(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
             }
             add_missing_calls(&mut blocks, message);
             blocks.extend(genai_audio(message));
-            cite(&mut blocks, &message.response_metadata);
+            cite(&mut blocks, &message.response_metadata.to_map());
         }
         Content::Blocks(items) => {
             for item in items {
@@ -83,12 +83,12 @@ fn genai(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
                 }
                 blocks.push(block);
             }
-            cite(&mut blocks, &message.response_metadata);
+            cite(&mut blocks, &message.response_metadata.to_map());
             blocks.extend(genai_audio(message));
             add_missing_calls(&mut blocks, message);
         }
     }
-    if let Some(refusal) = refusal(&message.response_metadata) {
+    if let Some(refusal) = refusal(&message.response_metadata.to_map()) {
         blocks.push(refusal);
     }
     Ok(blocks)

@@ -199,13 +199,10 @@ impl Running {
         ADDED.with(|a| a.set(a.get() + 1));
         self.tokens += size.tokens(chars_per_token);
         if let Message::Ai(ai) = message {
-            let p = ai
-                .response_metadata
-                .get("model_provider")
-                .and_then(Value::as_str);
+            let p = ai.response_metadata.get_str("model_provider");
             match &self.provider {
-                None | Some(None) => self.provider = Some(p.map(str::to_owned)),
-                Some(seen) if seen.as_deref() != p => self.mixed = true,
+                None | Some(None) => self.provider = Some(p),
+                Some(seen) if *seen != p => self.mixed = true,
                 Some(_) => {}
             }
             if let Some(u) = &ai.usage_metadata {
@@ -406,8 +403,9 @@ mod tests {
                         content: Content::Text(format!("answer {i}")),
                         ..Default::default()
                     };
-                    ai.response_metadata
-                        .insert("model_provider".into(), json!("anthropic"));
+                    let mut meta = Map::new();
+                    meta.insert("model_provider".into(), json!("anthropic"));
+                    ai.response_metadata = meta.into();
                     ai.usage_metadata = Some(crate::messages::Usage {
                         total_tokens: 40 * i as u64,
                         ..Default::default()

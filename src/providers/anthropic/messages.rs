@@ -296,11 +296,7 @@ fn tool_use(call: &ToolCall) -> Value {
 }
 
 pub(super) fn assistant_content(m: &AiMessage) -> Value {
-    let origin = match m
-        .response_metadata
-        .get("model_provider")
-        .and_then(Value::as_str)
-    {
+    let origin = match m.response_metadata.get_str("model_provider").as_deref() {
         Some("anthropic") => Origin::Anthropic,
         _ => Origin::Other,
     };

@@ -71,7 +71,13 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
         && blocks[0]
             .get("citations")
             .is_none_or(|c| c.is_null() || c == &json!([]));
-    let mut tool_calls = Vec::new();
+    // At its exact size: a conversation keeps every reply's calls.
+    let mut tool_calls = Vec::with_capacity(
+        blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+            .count(),
+    );
     for b in &blocks {
         if b.get("type").and_then(Value::as_str) == Some("tool_use") {
             tool_calls.push(ToolCall::new(
@@ -98,7 +104,7 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
         // stays in response_metadata["id"], as langchain-anthropic keeps it.
         id: None,
         usage_metadata: usage,
-        response_metadata,
+        response_metadata: response_metadata.into(),
         ..Default::default()
     })
 }
@@ -146,11 +152,11 @@ pub(crate) fn usage_metadata(u: &Value) -> Usage {
         input_tokens: input,
         output_tokens: output,
         total_tokens: input + output,
-        input_token_details: Some(ordered),
+        input_token_details: Some(ordered.into()),
         output_token_details: reasoning.map(|r| {
             let mut m = Map::new();
             m.insert("reasoning".into(), json!(r));
-            m
+            m.into()
         }),
     }
 }
@@ -195,4 +201,46 @@ pub(super) fn sdk_block(block: &Map<String, Value>) -> Map<String, Value> {
         out.insert(k.to_owned(), v.clone());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool-use reply as the Messages API sends it (as `benches/sim_async.py` does).
+    fn reply() -> Value {
+        json!({
+            "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+            "content": [{"type": "tool_use", "id": "toolu_01", "name": "echo", "input": {"text": "step 1"}}],
+            "stop_reason": "tool_use", "stop_sequence": null,
+            "usage": {"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        })
+    }
+
+    #[test]
+    fn a_reply_keeps_langchain_anthropics_metadata_in_order() {
+        let m = parse_response(reply()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&m.response_metadata).unwrap(),
+            r#"{"id":"msg_01","model":"claude-sonnet-4-5","stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":100,"output_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0},"model_name":"claude-sonnet-4-5","model_provider":"anthropic"}"#
+        );
+        assert_eq!(
+            m.response_metadata.get_str("model_provider").as_deref(),
+            Some("anthropic")
+        );
+        let usage = m.usage_metadata.unwrap();
+        assert_eq!(
+            serde_json::to_string(&usage.input_token_details).unwrap(),
+            r#"{"cache_read":0,"cache_creation":0}"#
+        );
+    }
+
+    /// A conversation keeps every reply: no spare capacity in what it keeps, and the rarely
+    /// read metadata as one string rather than a map of maps (about 2 KB of heap).
+    #[test]
+    fn a_reply_is_stored_compactly() {
+        let m = parse_response(reply()).unwrap();
+        assert_eq!(m.tool_calls.capacity(), m.tool_calls.len());
+        assert!(size_of::<AiMessage>() <= 320, "{}", size_of::<AiMessage>());
+    }
 }

@@ -273,7 +273,7 @@ mod tests {
         AiMessage {
             content: Content::Blocks(blocks),
             tool_calls: vec![ToolCall::new("add", json!({"a": 2}), "t1")],
-            response_metadata: meta,
+            response_metadata: meta.into(),
             ..Default::default()
         }
     }

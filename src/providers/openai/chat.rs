@@ -256,7 +256,7 @@ pub(super) fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
         tool_calls,
         invalid_tool_calls: invalid,
         usage_metadata: usage,
-        response_metadata: meta,
+        response_metadata: meta.into(),
         additional_kwargs: additional,
         ..Default::default()
     })

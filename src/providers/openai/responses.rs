@@ -430,7 +430,7 @@ pub(super) fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
             .and_then(Value::as_str)
             .map(str::to_owned),
         usage_metadata: usage,
-        response_metadata: response_metadata(&response),
+        response_metadata: response_metadata(&response).into(),
         ..Default::default()
     })
 }
@@ -512,8 +512,8 @@ pub(super) fn usage(
         input_tokens: input,
         output_tokens: output,
         total_tokens: total,
-        input_token_details: Some(input_details),
-        output_token_details: Some(output_details),
+        input_token_details: Some(input_details.into()),
+        output_token_details: Some(output_details.into()),
     }
 }
 

@@ -26,8 +26,8 @@ fn extra<'a>(o: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
 /// reply had (Chat replies carry a string; their tool calls and refusal travel apart).
 pub(super) fn chat_reply_text(m: &AiMessage, blocks: &[Value]) -> Option<String> {
     let meta = &m.response_metadata;
-    let from_chat = meta.get("model_provider").and_then(Value::as_str) == Some("openai")
-        && meta.get("object").and_then(Value::as_str) != Some("response");
+    let from_chat = meta.get_str("model_provider").as_deref() == Some("openai")
+        && meta.get_str("object").as_deref() != Some("response");
     if !from_chat || !crate::providers::is_v1_reply(m) {
         return None;
     }
