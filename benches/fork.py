@@ -19,10 +19,12 @@ Both implementations run side by side in this process:
   user message and one round of a user tool), then a task call to the fork, which answers.
   Reported: the fraction of the fork's first request that was read from the prompt cache,
   for a plain fork, a fork with its own ``system_prompt`` and a fork with narrower ``tools``.
+* ``native``: the fork start with the Anthropic model by name on both sides, timed at the
+  simulated server, where no LangChain ``invoke`` is inside our window (``fork_native.py``).
 
 Usage::
 
-    python benches/fork.py [--sizes 10,1000,10000] [--repeat 3] [--scenario all|cost|cache]
+    python benches/fork.py [--sizes 10,1000,10000] [--repeat 3] [--scenario all|cost|cache|native]
 
 ``deepagents_rs`` is imported from whatever environment runs the script (the repository's
 ``python/`` directory is *not* put on ``sys.path``). The build type of the loaded extension
@@ -33,6 +35,7 @@ touches the network.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import statistics
@@ -111,13 +114,13 @@ def text_of(content: Any) -> str:
 # --------------------------------------------------------------------------- scenario 1: cost
 
 
-def history(n: int) -> list[dict[str, str]]:
-    """N alternating user / assistant messages of ~200 characters, ending with a user message."""
+def history(n: int, width: int = 200) -> list[dict[str, str]]:
+    """N alternating user / assistant messages of ``width`` characters, ending with a user message."""
     msgs = []
     for i in range(n):
         # With an even N the first message is the assistant's; the last is always the user's.
         role = "user" if (n - 1 - i) % 2 == 0 else "assistant"
-        msgs.append({"role": role, "content": f"[{i}] {FILLER}"[:200]})
+        msgs.append({"role": role, "content": f"[{i}] {FILLER}"[:width]})
     return msgs
 
 
@@ -270,13 +273,24 @@ def scenario_cost(sizes: list[int], repeat: int) -> tuple[list[CostResult], list
     import deepagents
     import deepagents_rs
 
+    runners = {
+        impl: functools.partial(cost_run, impl, module)
+        for impl, module in (("deepagents_rs", deepagents_rs), ("deepagents", deepagents))
+    }
+    return measure_sizes(sizes, repeat, runners)
+
+
+def measure_sizes(
+    sizes: list[int], repeat: int, runners: dict[str, Callable[[int], CostRun]]
+) -> tuple[list[CostResult], list[str]]:
+    """Each implementation's run at each size: a warm-up, then ``repeat`` timed runs."""
     results: list[CostResult] = []
     notes: list[str] = []
     for n in sizes:
-        for impl, module in (("deepagents_rs", deepagents_rs), ("deepagents", deepagents)):
+        for impl, run in runners.items():
             try:
-                cost_run(impl, module, n)  # warm-up
-                runs = [cost_run(impl, module, n) for _ in range(repeat)]
+                run(n)  # warm-up
+                runs = [run(n) for _ in range(repeat)]
             except Exception as e:
                 if impl == "deepagents":
                     raise
@@ -507,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,1000,10000", help="parent history lengths (default 10,1000,10000)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per size; the median is reported")
-    parser.add_argument("--scenario", choices=("all", "cost", "cache"), default="all")
+    parser.add_argument("--scenario", choices=("all", "cost", "cache", "native"), default="all")
     parser.add_argument("--parent-history", type=int, default=0, help="earlier parent messages in the cache scenario")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -529,6 +543,10 @@ def main(argv: list[str] | None = None) -> int:
         ok &= report_cost(*scenario_cost(sizes, args.repeat))
     if args.scenario in ("all", "cache"):
         ok &= report_cache(*scenario_cache(args.parent_history))
+    if args.scenario in ("all", "native"):
+        from fork_native import report_native, scenario_native
+
+        ok &= report_native(*scenario_native(sizes, args.repeat))
     print(f"\ntotal bench time {time.perf_counter() - started:.1f} s")
     return 0 if ok else 1
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use deepagents_rs::history::History;
 use deepagents_rs::messages::{AiMessage, Content, HumanMessage, Message, SystemMessage, ToolCall};
+use deepagents_rs::middleware::PatchToolCalls;
 use deepagents_rs::model::ModelRequest;
 use deepagents_rs::providers::SseParser;
 use deepagents_rs::providers::anthropic::{AnthropicChat, AnthropicConfig, StreamAssembler};
@@ -223,6 +224,26 @@ fn sse_anthropic_reply(bencher: Bencher, deltas: usize) {
 fn fork_start(bencher: Bencher, n: usize) {
     let parent = history(n);
     bencher.bench(|| fork_history(black_box(&parent), "Summarise module 3.", None));
+}
+
+/// The run-start look for tool calls without a result (`PatchToolCalls`), on a history seen
+/// for the first time: every message ...
+#[divan::bench(args = [10, 1000, 10000])]
+fn dangling_calls_first_look(bencher: Bencher, n: usize) {
+    let parent = history(n);
+    bencher
+        .with_inputs(PatchToolCalls::default)
+        .bench_values(|patch| patch.any_dangling(black_box(&parent)));
+}
+
+/// ... and a fork's, after its caller's was found clean: the fork's own messages only.
+#[divan::bench(args = [10, 1000, 10000])]
+fn dangling_calls_fork_look(bencher: Bencher, n: usize) {
+    let parent = history(n);
+    let patch = PatchToolCalls::default();
+    assert!(!patch.any_dangling(&parent));
+    let fork = fork_history(&parent, "Summarise module 3.", None);
+    bencher.bench(|| patch.any_dangling(black_box(&fork)));
 }
 
 /// The summarization trigger's count of a whole request, the first time (every message

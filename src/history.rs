@@ -5,7 +5,7 @@
 //! the parent's list. Reading the whole history is O(n), which every model request pays anyway
 //! to serialize it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use crate::messages::Message;
 
@@ -66,6 +66,23 @@ impl History {
         })
     }
 
+    /// The messages newest first, each with its node's address: the name of the history up
+    /// to that message, which a fork shares with its caller (see `Mark`).
+    pub fn iter_addressed_newest_first(&self) -> impl Iterator<Item = (usize, &Arc<Message>)> {
+        let mut cur = self.head.as_deref();
+        std::iter::from_fn(move || {
+            let node = cur?;
+            cur = node.prev.as_deref();
+            Some((node as *const Node as usize, &node.message))
+        })
+    }
+
+    /// The newest node, held weakly: what was found in this history can be kept under its
+    /// address, and found again by any history that holds the node.
+    pub fn mark(&self) -> Option<Mark> {
+        self.head.as_ref().map(|n| Mark(Arc::downgrade(n)))
+    }
+
     /// The messages, oldest first.
     pub fn to_vec(&self) -> Vec<Arc<Message>> {
         let mut out = Vec::with_capacity(self.len());
@@ -78,6 +95,21 @@ impl History {
         out
     }
 
+}
+
+/// A history's newest node, held weakly. Its allocation outlives the history, so no other
+/// node takes its address while the mark is kept.
+pub struct Mark(Weak<Node>);
+
+impl Mark {
+    pub fn address(&self) -> usize {
+        self.0.as_ptr() as usize
+    }
+
+    /// Whether a history still holds the node.
+    pub fn alive(&self) -> bool {
+        self.0.strong_count() > 0
+    }
 }
 
 impl FromIterator<Message> for History {

@@ -33,7 +33,7 @@ use crate::messages::Message;
 const MIN_SWEEP: usize = 1024;
 
 #[derive(Default)]
-struct AddressHasher(u64);
+pub(crate) struct AddressHasher(u64);
 
 impl Hasher for AddressHasher {
     fn finish(&self) -> u64 {
@@ -60,7 +60,7 @@ impl Hasher for AddressHasher {
     }
 }
 
-type AddressMap<V> = HashMap<usize, V, BuildHasherDefault<AddressHasher>>;
+pub(crate) type AddressMap<V> = HashMap<usize, V, BuildHasherDefault<AddressHasher>>;
 
 pub(crate) struct MessageMemo<V> {
     inner: Mutex<Entries<V>>,

@@ -79,7 +79,7 @@ pub fn build_stack(kind: StackKind, parts: StackParts) -> Vec<Arc<dyn Middleware
         core.push(builtin(Arc::new(ParentNotifier)));
     }
     core.push(slot("SummarizationMiddleware", summarization));
-    core.push(builtin(Arc::new(PatchToolCalls)));
+    core.push(builtin(Arc::new(PatchToolCalls::default())));
     let mut tail: Vec<Slot> = profile.extra.into_iter().map(builtin).collect();
     // Skills, memory and human-in-the-loop take a slot only when the agent has them: a user
     // entry of that name otherwise stays among the user's, where deepagents leaves it.

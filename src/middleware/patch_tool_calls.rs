@@ -6,15 +6,24 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use parking_lot::Mutex;
 use serde_json::Value;
 
 use super::{Hook, HookContext, HookOutput, Middleware};
-use crate::run::new_id;
 use crate::error::Error;
+use crate::history::{History, Mark};
+use crate::message_memo::AddressMap;
 use crate::messages::{Message, ToolMessage, ToolStatus};
+use crate::run::new_id;
 use crate::state::{MessagesDelta, StateDelta};
 
-pub struct PatchToolCalls;
+#[derive(Default)]
+pub struct PatchToolCalls {
+    /// Histories found with nothing dangling, by their newest node. A fork's run starts on
+    /// its caller's conversation, which was found so when the caller's run started: the
+    /// fork's look walks its own new messages only, where it walked the whole conversation.
+    clean: Mutex<CleanHistories>,
+}
 
 impl Middleware for PatchToolCalls {
     fn name(&self) -> &str {
@@ -30,34 +39,89 @@ impl Middleware for PatchToolCalls {
         _hook: Hook,
         cx: HookContext,
     ) -> BoxFuture<'static, Result<Option<HookOutput>, Error>> {
-        // The common history has nothing dangling: found in one pass over the shared list,
-        // without copying it (a fork's hook runs on its caller's whole conversation).
+        // The common history has nothing dangling: found without copying it.
         let history = &cx.state.messages;
-        let dangling = any_dangling(history.iter_newest_first());
-        let out = dangling.then(|| patch(&history.to_vec())).flatten().map(|messages| HookOutput {
-            delta: StateDelta {
-                messages: MessagesDelta::Replace(messages),
-                ..Default::default()
-            },
-            reported: None,
-            jump_declared: false,
-        });
+        let out = self
+            .any_dangling(history)
+            .then(|| patch(&history.to_vec()))
+            .flatten()
+            .map(|messages| HookOutput {
+                delta: StateDelta {
+                    messages: MessagesDelta::Replace(messages),
+                    ..Default::default()
+                },
+                reported: None,
+                jump_declared: false,
+            });
         Box::pin(async move { Ok(out) })
     }
 }
 
-/// Whether a call in `messages` has no result among them.
-fn any_dangling<'a>(messages: impl Iterator<Item = &'a Arc<Message>>) -> bool {
-    let mut answered: HashSet<&str> = HashSet::new();
-    let mut asked: Vec<&str> = Vec::new();
-    for m in messages {
-        match m.as_ref() {
+impl PatchToolCalls {
+    /// Whether a call in `history` has no result in it. Its messages after its newest node
+    /// known clean are looked at first: when each call among them has its result among
+    /// them, nothing dangles (every call before was answered before); otherwise (a call
+    /// answered earlier than it was made, or not at all) the whole history decides.
+    pub fn any_dangling(&self, history: &History) -> bool {
+        let mut newer = Calls::default();
+        let mut known = false;
+        {
+            let clean = self.clean.lock();
+            for (address, m) in history.iter_addressed_newest_first() {
+                if clean.marks.contains_key(&address) {
+                    known = true;
+                    break;
+                }
+                newer.see(m);
+            }
+        }
+        let dangling = newer.dangling()
+            && (!known || {
+                let mut all = Calls::default();
+                history.iter_newest_first().for_each(|m| all.see(m));
+                all.dangling()
+            });
+        if !dangling && let Some(mark) = history.mark() {
+            self.clean.lock().keep(mark);
+        }
+        dangling
+    }
+}
+
+#[derive(Default)]
+struct CleanHistories {
+    marks: AddressMap<Mark>,
+    /// Marks kept after the last prune: dead ones are pruned when the map has doubled since.
+    live_after_prune: usize,
+}
+
+impl CleanHistories {
+    fn keep(&mut self, mark: Mark) {
+        self.marks.entry(mark.address()).or_insert(mark);
+        if self.marks.len() > 2 * self.live_after_prune + 16 {
+            self.marks.retain(|_, m| m.alive());
+            self.live_after_prune = self.marks.len();
+        }
+    }
+}
+
+/// The calls made and the results given in a run of messages.
+#[derive(Default)]
+struct Calls<'a> {
+    answered: HashSet<&'a str>,
+    asked: Vec<&'a str>,
+}
+
+impl<'a> Calls<'a> {
+    fn see(&mut self, m: &'a Message) {
+        match m {
             Message::Tool(t) => {
-                answered.insert(t.tool_call_id.as_str());
+                self.answered.insert(t.tool_call_id.as_str());
             }
             Message::Ai(ai) => {
-                asked.extend(ai.tool_calls.iter().filter_map(|c| c.id.as_deref()));
-                asked.extend(
+                self.asked
+                    .extend(ai.tool_calls.iter().filter_map(|c| c.id.as_deref()));
+                self.asked.extend(
                     ai.invalid_tool_calls
                         .iter()
                         .filter_map(|c| c.get("id").and_then(Value::as_str)),
@@ -66,7 +130,11 @@ fn any_dangling<'a>(messages: impl Iterator<Item = &'a Arc<Message>>) -> bool {
             _ => {}
         }
     }
-    asked.iter().any(|id| !answered.contains(id))
+
+    /// Whether a call has no result among the messages seen.
+    fn dangling(&self) -> bool {
+        self.asked.iter().any(|id| !self.answered.contains(id))
+    }
 }
 
 /// `(name, id, invalid)` of every call an AI message makes, valid ones first.
@@ -152,4 +220,89 @@ pub fn dangling_results(messages: &[Arc<Message>]) -> Option<Vec<(usize, ToolMes
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::messages::{AiMessage, ToolCall};
+    use serde_json::json;
+
+    fn call(id: &str) -> Message {
+        Message::Ai(AiMessage {
+            tool_calls: vec![ToolCall::new("lookup", json!({}), id)],
+            ..Default::default()
+        })
+    }
+
+    fn result(id: &str) -> Message {
+        serde_json::from_value(json!({
+            "type": "tool", "content": "ok", "tool_call_id": id, "name": "lookup", "status": "success",
+        }))
+        .unwrap()
+    }
+
+    fn history(messages: Vec<Message>) -> History {
+        messages.into_iter().collect()
+    }
+
+    fn fork_of(parent: &History, extra: Vec<Message>) -> History {
+        let mut fork = parent.clone();
+        extra.into_iter().for_each(|m| fork.push(m));
+        fork
+    }
+
+    #[test]
+    fn a_fork_of_a_clean_history_is_judged_by_its_new_messages() {
+        let patch = PatchToolCalls::default();
+        let parent = history(vec![Message::human("hi"), call("a"), result("a")]);
+        assert!(!patch.any_dangling(&parent));
+        assert_eq!(patch.clean.lock().marks.len(), 1);
+        // Answered among its new messages: clean, and kept.
+        let fork = fork_of(&parent, vec![call("b"), result("b"), Message::human("task")]);
+        assert!(!patch.any_dangling(&fork));
+        assert_eq!(patch.clean.lock().marks.len(), 2);
+        // A new call without its result dangles.
+        let dangling = fork_of(&parent, vec![call("c")]);
+        assert!(patch.any_dangling(&dangling));
+        assert_eq!(patch.clean.lock().marks.len(), 2);
+    }
+
+    #[test]
+    fn a_new_call_answered_before_it_was_made_needs_the_whole_history() {
+        let patch = PatchToolCalls::default();
+        // `d` is answered in the clean part and called again after it: nothing dangles,
+        // as the whole history's look says.
+        let parent = history(vec![Message::human("hi"), result("d")]);
+        assert!(!patch.any_dangling(&parent));
+        let fork = fork_of(&parent, vec![call("d")]);
+        assert!(!patch.any_dangling(&fork));
+        // The same with no clean part known.
+        assert!(!PatchToolCalls::default().any_dangling(&fork));
+    }
+
+    #[test]
+    fn a_history_with_a_dangling_call_is_not_kept() {
+        let patch = PatchToolCalls::default();
+        let parent = history(vec![Message::human("hi"), call("e")]);
+        assert!(patch.any_dangling(&parent));
+        assert!(patch.clean.lock().marks.is_empty());
+        // Its continuation answers it: clean, found by the whole look.
+        let later = fork_of(&parent, vec![result("e")]);
+        assert!(!patch.any_dangling(&later));
+    }
+
+    #[test]
+    fn dead_histories_are_pruned() {
+        let patch = PatchToolCalls::default();
+        let live = history(vec![Message::human("kept")]);
+        assert!(!patch.any_dangling(&live));
+        for i in 0..100 {
+            let gone = history(vec![Message::human(format!("m{i}"))]);
+            assert!(!patch.any_dangling(&gone));
+        }
+        let clean = patch.clean.lock();
+        assert!(clean.marks.len() <= 40, "{} kept", clean.marks.len());
+        assert!(live.mark().is_some_and(|m| clean.marks.contains_key(&m.address())));
+    }
 }

@@ -235,7 +235,14 @@ impl Call {
 
     async fn run(&self, mut request: ModelRequest) -> Result<ModelResponse, Error> {
         let previous = Event::read(request.state.extra.get(EVENT_KEY));
-        let effective = event::apply(previous.as_ref(), &request.messages);
+        let raw = std::mem::take(&mut request.messages);
+        let raw_len = raw.len();
+        // Without an event the model sees the raw messages: moved, not copied (a copy is a
+        // count increment per message, thousands in a long conversation or a fork of one).
+        let effective = match &previous {
+            None => raw,
+            Some(_) => event::apply(previous.as_ref(), &raw),
+        };
         let mut total = self.count(&request, &effective).await?;
         let (messages, truncated) = self.truncate_args(effective, total, &request.host).await?;
         if truncated {
@@ -244,8 +251,6 @@ impl Call {
         let limits = &self.cfg().limits;
         let should = policy::should_summarize(&self.cfg().trigger, &messages, total, limits)
             || self.over_budget(&request, total);
-        let raw = std::mem::take(&mut request.messages);
-        let raw_len = raw.len();
         let mut overflow = None;
         if !should {
             let mut plain = request.clone();

@@ -26,17 +26,19 @@ fn tag_of(m: &HumanMessage) -> Option<&str> {
 }
 
 /// What a model call needs done: the last message to evict, and whether any message is
-/// already tagged. `None` on the common path (nothing to do), found without copying.
-pub(super) fn needed(messages: &[Arc<Message>], limit: usize) -> Option<bool> {
+/// already tagged. `None` on the common path (nothing to do), found without copying;
+/// `marked`: whether any human message has keys of its own, without which none is tagged.
+pub(super) fn needed(messages: &[Arc<Message>], limit: usize, marked: bool) -> Option<bool> {
     let evict_last = match messages.last().map(|m| &**m) {
         Some(Message::Human(h)) => {
             tag_of(h).is_none() && char_len(&text_of(&h.content)) > CHARS_PER_TOKEN * limit
         }
         _ => false,
     };
-    let tagged = messages
-        .iter()
-        .any(|m| matches!(&**m, Message::Human(h) if tag_of(h).is_some()));
+    let tagged = marked
+        && messages
+            .iter()
+            .any(|m| matches!(&**m, Message::Human(h) if tag_of(h).is_some()));
     (evict_last || tagged).then_some(evict_last)
 }
 

@@ -192,6 +192,16 @@ impl Filesystem {
     }
 }
 
+/// Whether a human message in `messages` carries keys of its own: a video read's media
+/// message and an evicted message are marked so. The common history has neither, and this
+/// pass (each message's kind and the length of its map) spares it the two scans that look
+/// for them, on every call and on a fork's first one over its caller's whole conversation.
+fn any_marked_human(messages: &[Arc<Message>]) -> bool {
+    messages
+        .iter()
+        .any(|m| matches!(&**m, Message::Human(h) if !h.additional_kwargs.is_empty()))
+}
+
 impl Middleware for Filesystem {
     fn name(&self) -> &str {
         "FilesystemMiddleware"
@@ -215,7 +225,11 @@ impl Middleware for Filesystem {
         let delete = backend.supports_delete();
         let execution = request.tools.iter().any(|t| t.name == "execute") && execution;
         request.tools = self.adjust_tools(&request.tools, execution, delete);
-        if let Some(messages) = video::media_after_tool_results(&request.messages) {
+        let marked = any_marked_human(&request.messages);
+        if let Some(messages) = marked
+            .then(|| video::media_after_tool_results(&request.messages))
+            .flatten()
+        {
             request.messages = messages;
         }
         let mut prompt: Vec<String> = self.system_prompt.iter().cloned().collect();
@@ -230,7 +244,7 @@ impl Middleware for Filesystem {
             request.system = Some(append_to_system(request.system.take(), &prompt));
         }
         let limit = self.human_message_token_limit.filter(|l| *l > 0);
-        let evict = limit.and_then(|l| human_eviction::needed(&request.messages, l));
+        let evict = limit.and_then(|l| human_eviction::needed(&request.messages, l, marked));
         // A request with media just read can be retried without it if the provider refuses
         // it; the common call has neither and goes straight on.
         let rejectable = rejected_media::candidates(&request.messages);
