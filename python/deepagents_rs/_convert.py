@@ -127,12 +127,14 @@ def to_core(msg: Any) -> dict:
 
 def _ensure_object_id(msg: Any) -> None:
     """LangGraph's ``ensure_message_ids``: input message *objects* get a uuid4 id in place."""
-    if (isinstance(msg, light.BaseMessage) or _compat.is_lc_message(msg)) and not msg.id:
+    if _is_message_object(msg) and not msg.id:
         msg.id = str(uuid.uuid4())
 
 
-def input_messages(value: Any) -> list[dict]:
-    """An input's messages as the core reads them: core dicts, and plain dicts as given."""
+def input_messages(value: Any) -> list[Any]:
+    """An input's messages as the core reads them: core dicts, and plain dicts and message
+    objects as given (the core keeps each object it reads: a message the run leaves as it was
+    comes back as the caller's object, as LangGraph's channel holds it)."""
     # LangGraph's add_messages: anything but a list is one message (so `None` or a tuple is
     # coerced, or refused with LangChain's NotImplementedError, as one).
     if not isinstance(value, list):
@@ -141,7 +143,7 @@ def input_messages(value: Any) -> list[dict]:
         # The common long history: one cheap pass instead of two calls per message (a
         # plain dict is no removal and is passed as it is below).
         return list(value)
-    if any(_is_removal(raw) for raw in value):
+    if any(_is_removal(raw) for raw in value) or _repeats_an_id(value):
         value = _reduced_input(value)
     out = []
     for raw in value:
@@ -151,6 +153,10 @@ def input_messages(value: Any) -> list[dict]:
             out.append(raw)
             continue
         _ensure_object_id(raw)
+        if _is_message_object(raw):
+            # Read by the core through `to_core`, and kept.
+            out.append(raw)
+            continue
         msg = to_core(raw)
         # Dicts get an id too; tuples and strings do not (LangGraph's coercion, kept by
         # deepagents' reducer).
@@ -158,6 +164,23 @@ def input_messages(value: Any) -> list[dict]:
             msg["id"] = str(uuid.uuid4())
         out.append(msg)
     return out
+
+
+def _is_message_object(msg: Any) -> bool:
+    return isinstance(msg, light.BaseMessage) or _compat.is_lc_message(msg)
+
+
+def _repeats_an_id(value: list) -> bool:
+    """Whether two of an input's messages (objects or dicts) name the same id: the reducer
+    keeps the later one, in the earlier one's place."""
+    seen = set()
+    for raw in value:
+        msg_id = raw.get("id") if type(raw) is dict else getattr(raw, "id", None) if _is_message_object(raw) else None
+        if isinstance(msg_id, str):
+            if msg_id in seen:
+                return True
+            seen.add(msg_id)
+    return False
 
 
 def _is_removal(raw: Any) -> bool:

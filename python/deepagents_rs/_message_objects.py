@@ -25,6 +25,16 @@ class MessageObjects:
         #: The ids whose dict is the one the core was handed, not one it handed back: the
         #: core leaves out some of the fields a message holds empty.
         self._seeded: set[str] = set()
+        #: The caller's input objects by id, seeded when the core first hands one back.
+        self._given: dict[str, Any] = {}
+
+    def give(self, messages: Iterable[Any]) -> None:
+        """The run's input messages: the message objects among them are the caller's, shown
+        while the core hands them back unchanged (LangGraph's channel holds them). Each is
+        read (`_convert.to_core`) only when the core first hands back its id."""
+        for msg in messages:
+            if _convert._is_message_object(msg) and isinstance(msg.id, str):
+                self._given[msg.id] = msg
 
     def seed(self, objects: Iterable[Any], dicts: Iterable[dict]) -> None:
         """The thread's messages as the saver loaded them (LangGraph's objects), with the
@@ -45,6 +55,10 @@ class MessageObjects:
         if not isinstance(msg_id, str):
             return _convert.from_core(d)
         known = self._known.get(msg_id)
+        if known is None and msg_id in self._given:
+            obj = self._given.pop(msg_id)
+            self.seed([obj], [_convert.to_core(obj)])
+            known = self._known[msg_id]
         if known is not None:
             if known[0] == d:
                 return known[1]

@@ -299,7 +299,7 @@ class Shaper:
         version: str,
         metadata: dict,
         tags: list[str] | None,
-        result: Callable[[dict], dict],
+        result: Callable[..., dict],
     ) -> None:
         if version not in ("v1", "v2"):
             raise ValueError(f"Unknown version {version!r}; expected 'v1' or 'v2'")
@@ -318,6 +318,8 @@ class Shaper:
         self.root_result: Callable[[dict], dict] = result
         #: The root's message objects, kept across its states (see `MessageObjects`).
         self.message_objects = MessageObjects()
+        #: Each subagent's, by namespace.
+        self.subgraph_objects: dict[tuple, MessageObjects] = {}
         self.final: dict | None = None
         #: The core's final state, shown as ``final_values`` only when asked for.
         self._final_raw: dict | None = None
@@ -370,7 +372,8 @@ class Shaper:
         if mode == "values":
             if not ns:
                 return self.root_values(payload)
-            value = self.result(payload)
+            # Each subagent's states reuse its own message objects, as the root's do.
+            value = self.result(payload, self.subgraph_objects.setdefault(tuple(ns), MessageObjects()))
             if self.subgraph_private:
                 value = {k: v for k, v in value.items() if k not in self.subgraph_private}
             return value

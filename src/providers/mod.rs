@@ -56,10 +56,26 @@ pub(crate) fn to_bytes_with(
     key: &str,
     raw: &str,
 ) -> Result<Vec<u8>, crate::error::ModelError> {
+    to_bytes_writing(body, key, raw.len(), |out| {
+        out.extend_from_slice(raw.as_bytes());
+        Ok(())
+    })
+}
+
+/// A request body's bytes with the value under `key` (a placeholder in `body`) written in
+/// place by `write` (about `len` bytes): a long conversation's turns go straight into the
+/// body, not into a string of their own first and then copied.
+pub(crate) fn to_bytes_writing(
+    body: &serde_json::Value,
+    key: &str,
+    len: usize,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), crate::error::ModelError>,
+) -> Result<Vec<u8>, crate::error::ModelError> {
     let serde_json::Value::Object(map) = body else {
         return to_bytes(body);
     };
-    let mut out = Vec::with_capacity(raw.len() + 4096);
+    let mut out = Vec::with_capacity(len + 4096);
+    let mut write = Some(write);
     out.push(b'{');
     for (i, (k, v)) in map.iter().enumerate() {
         if i > 0 {
@@ -67,8 +83,10 @@ pub(crate) fn to_bytes_with(
         }
         serde_json::to_writer(&mut out, k).map_err(unserializable)?;
         out.push(b':');
-        if k == key {
-            out.extend_from_slice(raw.as_bytes());
+        if k == key
+            && let Some(write) = write.take()
+        {
+            write(&mut out)?;
         } else {
             serde_json::to_writer(&mut out, v).map_err(unserializable)?;
         }

@@ -12,7 +12,7 @@ use super::agent_run_args::{
 };
 // `stream` takes the late resumes of a run from here.
 pub(crate) use super::agent_run_args::{LateResumes, ResumeArg};
-use super::agent_state::{result_to_py, state_from_py, state_to_py};
+use super::agent_state::{input_state_from_py, result_to_py, state_from_py, state_to_py};
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
 use super::memory::memory_from_py;
@@ -275,7 +275,7 @@ impl CoreAgent {
             // Inside Python until the result is made (it runs Python code): the exit waits.
             let _inside = super::exit_gate::enter_holding(py);
             let files = input_files(state);
-            let state = state_from_py(state)?;
+            let (state, given) = input_state_from_py(state)?;
             let options = run_options(
                 recursion_limit,
                 PyHost::for_sync(py, config)?,
@@ -310,7 +310,7 @@ impl CoreAgent {
                     pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
                 })?
                 .map_err(|f| super::errors::out_of_generator(failure_to_py(f, files.as_ref())))?;
-            let out = result_to_py(py, &state);
+            let out = result_to_py(py, &state, &given);
             drop(state);
             self.agent.release_unused();
             out
@@ -330,7 +330,7 @@ impl CoreAgent {
     ) -> PyResult<Bound<'py, PyAny>> {
         super::errors::guard(|| {
             let files = input_files(state);
-            let state = state_from_py(state)?;
+            let (state, given) = input_state_from_py(state)?;
             let options = run_options(
                 recursion_limit,
                 PyHost::for_async(py, config)?,
@@ -352,7 +352,9 @@ impl CoreAgent {
                     // other Python calls (`super::python_calls`), not on a tokio worker that
                     // other runs' steps are waiting for.
                     super::python_calls::call(move |py| {
-                        let out = result_to_py(py, &state);
+                        let out = result_to_py(py, &state, &given);
+                        // The caller's objects let go with the interpreter attached.
+                        drop(given);
                         drop(state);
                         agent.release_unused();
                         out

@@ -10,19 +10,26 @@ use serde_json::Map;
 use super::convert::{
     extra_from_py, file_map_to_py, host_object, input_file_map_from_py, message_list, opaque_to_py,
 };
-use super::input_messages::input_messages_from_py;
-use crate::history::History;
+use super::input_messages::{GivenObjects, input_history_from_py};
 use crate::host::HostValue;
 use crate::middleware::MEMORY_CONTENTS_KEY;
 use crate::state::AgentState;
 
-/// The input state: `messages` as message dicts, `files`, and any other keys kept as the
-/// caller's objects.
+/// The input state: `messages` as message dicts (or objects), `files`, and any other keys
+/// kept as the caller's objects.
 pub(crate) fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
+    Ok(input_state_from_py(input)?.0)
+}
+
+/// A run's input state, with the caller's message objects it holds (the result gives them
+/// back: `result_to_py`).
+pub(crate) fn input_state_from_py(
+    input: &Bound<'_, PyDict>,
+) -> PyResult<(AgentState, GivenObjects)> {
     let input = input.copy()?;
-    let messages = match input.get_item("messages")? {
-        Some(list) => input_messages_from_py(&list)?,
-        None => Vec::new(),
+    let (messages, given) = match input.get_item("messages")? {
+        Some(list) => input_history_from_py(&list)?,
+        None => Default::default(),
     };
     input.del_item("messages").ok();
     // Input files go through deepagents' reducer as its first write: `None` entries drop.
@@ -47,15 +54,16 @@ pub(crate) fn state_from_py(input: &Bound<'_, PyDict>) -> PyResult<AgentState> {
             extra.insert(MEMORY_CONTENTS_KEY.into(), view.into());
         }
     }
-    Ok(AgentState {
-        messages: messages.into_iter().collect::<History>(),
+    let state = AgentState {
+        messages,
         files,
         files_host,
         structured_response,
         structured_rendered: None,
         structured_host,
         extra,
-    })
+    };
+    Ok((state, given))
 }
 
 pub(crate) fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
@@ -63,9 +71,14 @@ pub(crate) fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyA
     state_with_messages(py, state, list)
 }
 
-/// A run's final state as `invoke` returns it: its messages as message objects already.
-pub(crate) fn result_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyAny>> {
-    let list = super::result_objects::message_objects(py, &state.messages.to_vec())?;
+/// A run's final state as `invoke` returns it: its messages as message objects already, the
+/// caller's own for those the run left as given.
+pub(crate) fn result_to_py(
+    py: Python<'_>,
+    state: &AgentState,
+    given: &GivenObjects,
+) -> PyResult<Py<PyAny>> {
+    let list = super::result_objects::message_objects(py, &state.messages.to_vec(), given)?;
     state_with_messages(py, state, list)
 }
 

@@ -1,27 +1,89 @@
 //! A run's input messages. The common form, a plain `{"role": ..., "content": "<str>"}` dict,
 //! is read straight from the caller's dict, with the fresh id LangGraph's coercion gives it;
-//! every other message arrives as `deepagents_rs._convert.to_core` made it. Building a core
+//! a message object is read from the dict `deepagents_rs._convert.to_core` makes of it and
+//! kept (`GivenObjects`); every other message arrives as `to_core` made it. Building a core
 //! dict per plain message in Python cost more than the rest of a 2,000-message run's input.
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use super::convert::message_from_py;
+use crate::history::History;
 use crate::messages::{AiMessage, Content, HumanMessage, Message, SystemMessage};
 
-/// The messages of an input state (`_convert.input_messages` leaves plain dicts as given).
-pub(crate) fn input_messages_from_py(list: &Bound<'_, PyAny>) -> PyResult<Vec<Message>> {
+/// The caller's message objects among a run's input, by the core message read from each.
+///
+/// LangGraph's channel holds the caller's own objects, so deepagents' result (and every
+/// `values` chunk) gives them back: `out["messages"][0] is h`. A message the run leaves as
+/// it was is the very `Arc` read here (the run replaces, never edits, a message), so the
+/// result gives its object back; one the run replaced (same id, or rewritten) is a new
+/// `Arc` and is made a new object.
+#[derive(Default)]
+pub(crate) struct GivenObjects {
+    /// By the address of the message read from the object; the `Arc` held here keeps that
+    /// address from being reused by a message made during the run.
+    by_address: HashMap<usize, (Arc<Message>, Py<PyAny>)>,
+}
+
+impl GivenObjects {
+    /// The caller's object `message` was read from, while the run holds it unchanged.
+    pub(crate) fn object_of<'py>(
+        &self,
+        py: Python<'py>,
+        message: &Arc<Message>,
+    ) -> Option<Bound<'py, PyAny>> {
+        if self.by_address.is_empty() {
+            return None;
+        }
+        let (_, obj) = self.by_address.get(&address(message))?;
+        Some(obj.bind(py).clone())
+    }
+}
+
+fn address(message: &Arc<Message>) -> usize {
+    Arc::as_ptr(message) as usize
+}
+
+/// The messages of an input state as the run's history, with the message objects among them
+/// (`_convert.input_messages` leaves plain dicts and message objects as given).
+pub(crate) fn input_history_from_py(list: &Bound<'_, PyAny>) -> PyResult<(History, GivenObjects)> {
     let items = list.try_iter()?.collect::<PyResult<Vec<_>>>()?;
     let plain: Vec<Option<Plain<'_>>> = items.iter().map(plain).collect();
     let mut ids = crate::run::new_ids(plain.iter().flatten().count()).into_iter();
-    items
-        .iter()
-        .zip(plain)
-        .map(|(item, plain)| match plain {
-            Some(p) => p.message(ids.next().unwrap_or_else(crate::run::new_id)),
-            None => message_from_py(item),
-        })
-        .collect()
+    let mut history = History::new();
+    let mut given = GivenObjects::default();
+    let mut to_core = None;
+    for (item, plain) in items.iter().zip(plain) {
+        let (message, object) = match plain {
+            Some(p) => (
+                p.message(ids.next().unwrap_or_else(crate::run::new_id))?,
+                None,
+            ),
+            None if item.is_instance_of::<PyDict>() => (message_from_py(item)?, None),
+            None => {
+                let to_core = match &to_core {
+                    Some(f) => f,
+                    None => to_core.insert(
+                        item.py()
+                            .import("deepagents_rs._convert")?
+                            .getattr("to_core")?,
+                    ),
+                };
+                (message_from_py(&to_core.call1((item,))?)?, Some(item))
+            }
+        };
+        let message = Arc::new(message);
+        if let Some(obj) = object {
+            given
+                .by_address
+                .insert(address(&message), (message.clone(), obj.clone().unbind()));
+        }
+        history.push(message);
+    }
+    Ok((history, given))
 }
 
 /// A plain message dict: its core type and its content.

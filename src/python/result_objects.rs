@@ -15,6 +15,7 @@ use pyo3::types::{PyDict, PyList, PySet, PyString, PyTuple};
 use std::sync::Arc;
 
 use super::convert::message_to_py;
+use super::input_messages::GivenObjects;
 use crate::messages::{Content, Message};
 
 /// One of LangChain's plain message classes as `_convert._plain_class` describes it.
@@ -294,17 +295,23 @@ fn set_plain(
     }
 }
 
-/// The messages as message objects: the plain ones made here, the others by
-/// `_convert.from_core` from their dicts, one at a time (a list of every dict beside the
-/// objects would live through the collector's young generations into its oldest).
+/// The messages as message objects: the caller's own for those it `given` the run, the plain
+/// ones made here, the others by `_convert.from_core` from their dicts, one at a time (a list
+/// of every dict beside the objects would live through the collector's young generations
+/// into its oldest).
 pub(crate) fn message_objects<'py>(
     py: Python<'py>,
     messages: &[Arc<Message>],
+    given: &GivenObjects,
 ) -> PyResult<Bound<'py, PyList>> {
     let maker = maker(py)?;
     let from_core = py.import("deepagents_rs._convert")?.getattr("from_core")?;
     let list = PyList::empty(py);
     for m in messages {
+        if let Some(obj) = given.object_of(py, m) {
+            list.append(obj)?;
+            continue;
+        }
         match (maker, plain(m)) {
             (Some(maker), Some(parts)) => list.append(maker.make(py, &parts)?)?,
             _ => list.append(from_core.call1((message_to_py(py, m)?,))?)?,
@@ -325,7 +332,7 @@ pub(crate) fn _result_objects_for_tests<'py>(
         .map(Arc::new)
         .collect();
     let plain_ones = messages.iter().map(|m| plain(m).is_some()).collect();
-    let made = message_objects(py, &messages)?;
+    let made = message_objects(py, &messages, &GivenObjects::default())?;
     let reference = super::convert::message_object_list(py, &messages)?;
     Ok((made, reference, plain_ones))
 }

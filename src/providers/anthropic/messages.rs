@@ -113,7 +113,7 @@ pub(super) fn format_messages(
         has_system: true,
     };
     let formatted = super::turns::format_turns(messages, &encoded, &placement)?;
-    Ok((serde_json::from_str(&formatted.turns).unwrap(), formatted.leading))
+    Ok((serde_json::from_str(&formatted.turns()).unwrap(), formatted.leading))
 }
 
 fn is_empty(content: &Value) -> bool {
@@ -455,7 +455,7 @@ mod tests {
             };
             crate::providers::anthropic::turns::format_turns(messages, &encoded, &placement)
                 .unwrap()
-                .turns
+                .turns()
         };
         let fresh = |messages: &[Arc<Message>]| {
             let (turns, _) = format_messages(messages).unwrap();

@@ -65,8 +65,8 @@ pub(super) fn request_bytes(
         in_place: profiles::mid_conversation_system_messages(&config.model),
         has_system: request.system.is_some(),
     };
-    let formatted = format_turns(&request.messages, &encoded, &placement)?;
-    let extra_system = formatted.leading;
+    let mut formatted = format_turns(&request.messages, &encoded, &placement)?;
+    let extra_system = std::mem::take(&mut formatted.leading);
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
     body.insert("max_tokens".into(), json!(config.max_tokens));
@@ -84,7 +84,7 @@ pub(super) fn request_bytes(
             body.insert("system".into(), Value::Array(extra_system));
         }
         // Or a later one moved up (an empty block list is not sent).
-        None => match formatted.hoisted {
+        None => match formatted.hoisted.take() {
             Some(Value::Array(blocks)) if blocks.is_empty() => {}
             Some(hoisted) => {
                 body.insert("system".into(), hoisted);
@@ -128,10 +128,11 @@ pub(super) fn request_bytes(
     if stream {
         body.insert("stream".into(), json!(true));
     }
-    let bytes = crate::providers::to_bytes_with(
+    let bytes = crate::providers::to_bytes_writing(
         &crate::providers::sdk_order(body, KEY_ORDER),
         "messages",
-        &formatted.turns,
+        formatted.turns_len(),
+        |out| formatted.write_turns(out),
     )?;
     Ok(Request {
         bytes,

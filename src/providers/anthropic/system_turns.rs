@@ -183,7 +183,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::super::messages::encode_message;
-    use super::super::turns::{Formatted, Placement, format_turns};
+    use super::super::turns::{Placement, format_turns};
     use crate::messages::{AiMessage, Content, Message, SystemMessage};
 
     fn system(content: Content) -> Message {
@@ -193,7 +193,14 @@ mod tests {
         })
     }
 
-    fn format(messages: Vec<Message>, in_place: bool, has_system: bool) -> Formatted {
+    /// What `format_turns` made: the turns parsed, the hoisted message, the beta.
+    struct Shown {
+        turns: Vec<Value>,
+        hoisted: Option<Value>,
+        beta: Option<&'static str>,
+    }
+
+    fn format(messages: Vec<Message>, in_place: bool, has_system: bool) -> Shown {
         let messages: Vec<Arc<Message>> = messages.into_iter().map(Arc::new).collect();
         let encoded: Vec<_> = messages
             .iter()
@@ -204,11 +211,16 @@ mod tests {
             in_place,
             has_system,
         };
-        format_turns(&messages, &encoded, &placement).unwrap()
+        let f = format_turns(&messages, &encoded, &placement).unwrap();
+        Shown {
+            turns: serde_json::from_str(&f.turns()).unwrap(),
+            hoisted: f.hoisted,
+            beta: f.beta,
+        }
     }
 
-    fn turns(f: &Formatted) -> Vec<Value> {
-        serde_json::from_str(&f.turns).unwrap()
+    fn turns(f: &Shown) -> Vec<Value> {
+        f.turns.clone()
     }
 
     #[test]

@@ -22,9 +22,9 @@ pub(super) struct Placement<'a> {
 }
 
 /// The conversation as the request sends it.
-pub(super) struct Formatted {
-    /// The turns, a JSON array's bytes.
-    pub turns: String,
+pub(super) struct Formatted<'a> {
+    /// The turns, written as a JSON array by `write_turns`.
+    turns: Turns<'a>,
     /// The blocks of the system messages opening the conversation, which follow the agent's
     /// own in `system`.
     pub leading: Vec<Value>,
@@ -32,6 +32,38 @@ pub(super) struct Formatted {
     pub hoisted: Option<Value>,
     /// The beta the `system` turns need (see `system_turns::tool_change_beta`).
     pub beta: Option<&'static str>,
+}
+
+/// What the turns are written from: the messages, their encodings, and the slots and order
+/// `format_turns` worked out.
+struct Turns<'a> {
+    messages: &'a [Arc<Message>],
+    encoded: &'a [Arc<Encoded>],
+    slots: Vec<Slot>,
+    last: Option<usize>,
+    order: Vec<Out>,
+}
+
+impl Formatted<'_> {
+    /// The turns' JSON array, written at the end of `out` (straight into the request body:
+    /// a long conversation's turns are not copied from a string of their own).
+    pub(super) fn write_turns(&self, out: &mut Vec<u8>) -> Result<(), ModelError> {
+        let t = &self.turns;
+        render(t.messages, t.encoded, &t.slots, t.last, &t.order, out)
+    }
+
+    /// About how many bytes `write_turns` writes.
+    pub(super) fn turns_len(&self) -> usize {
+        self.turns.encoded.iter().map(|e| e.json.len() + 32).sum()
+    }
+
+    /// The turns' JSON array as a string.
+    #[cfg(test)]
+    pub(super) fn turns(&self) -> String {
+        let mut out = Vec::new();
+        self.write_turns(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
 }
 
 /// A run of messages that becomes one turn (or, for system messages, one system message):
@@ -52,11 +84,11 @@ enum Out {
 /// them: tool results become user turns, consecutive user turns merge, the final assistant
 /// turn's text is right-trimmed, empty assistant turns before it are dropped, and system
 /// messages go where `system_turns` says.
-pub(super) fn format_turns(
-    messages: &[Arc<Message>],
-    encoded: &[Arc<Encoded>],
+pub(super) fn format_turns<'a>(
+    messages: &'a [Arc<Message>],
+    encoded: &'a [Arc<Encoded>],
     placement: &Placement<'_>,
-) -> Result<Formatted, ModelError> {
+) -> Result<Formatted<'a>, ModelError> {
     let mut slots: Vec<Slot> = Vec::with_capacity(messages.len());
     for (i, enc) in encoded.iter().enumerate() {
         match (&enc.part, slots.last_mut()) {
@@ -139,7 +171,13 @@ pub(super) fn format_turns(
         })
         .collect();
     Ok(Formatted {
-        turns: render(messages, encoded, &slots, last, &out)?,
+        turns: Turns {
+            messages,
+            encoded,
+            slots,
+            last,
+            order: out,
+        },
         leading,
         hoisted,
         beta: system_turns::tool_change_beta(&system_turns),
@@ -163,18 +201,20 @@ fn render(
     slots: &[Slot],
     last: Option<usize>,
     order: &[Out],
-) -> Result<String, ModelError> {
-    let mut out = String::with_capacity(encoded.iter().map(|e| e.json.len() + 32).sum());
-    out.push('[');
+    out: &mut Vec<u8>,
+) -> Result<(), ModelError> {
+    out.push(b'[');
+    let mut first_turn = true;
     for item in order {
-        if out.len() > 1 {
-            out.push(',');
+        if !first_turn {
+            out.push(b',');
         }
+        first_turn = false;
         let s = match item {
             Out::System(content) => {
-                out.push_str(r#"{"role":"system","content":"#);
-                out.push_str(&to_json(content)?);
-                out.push('}');
+                out.extend_from_slice(br#"{"role":"system","content":"#);
+                out.extend_from_slice(to_json(content)?.as_bytes());
+                out.push(b'}');
                 continue;
             }
             Out::Turn(s) => *s,
@@ -182,23 +222,23 @@ fn render(
         let Slot::Turn(role, held) = &slots[s] else {
             continue;
         };
-        out.push_str(r#"{"role":""#);
-        out.push_str(match role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
+        out.extend_from_slice(br#"{"role":""#);
+        out.extend_from_slice(match role {
+            Role::User => b"user",
+            Role::Assistant => b"assistant",
         });
-        out.push_str(r#"","content":"#);
+        out.extend_from_slice(br#"","content":"#);
         match held.len() {
             1 if *role == Role::Assistant && Some(s) == last => {
                 if let Message::Ai(m) = messages[held.start].as_ref() {
                     let mut content = assistant_content(m);
                     rstrip_last_text(&mut content);
-                    out.push_str(&to_json(&content)?);
+                    out.extend_from_slice(to_json(&content)?.as_bytes());
                 }
             }
-            1 => out.push_str(&encoded[held.start].json),
+            1 => out.extend_from_slice(encoded[held.start].json.as_bytes()),
             _ => {
-                out.push('[');
+                out.push(b'[');
                 let mut first = true;
                 for e in &encoded[held.clone()] {
                     let blocks = &e.blocks;
@@ -206,16 +246,16 @@ fn render(
                         continue;
                     }
                     if !first {
-                        out.push(',');
+                        out.push(b',');
                     }
                     first = false;
-                    out.push_str(blocks);
+                    out.extend_from_slice(blocks.as_bytes());
                 }
-                out.push(']');
+                out.push(b']');
             }
         }
-        out.push('}');
+        out.push(b'}');
     }
-    out.push(']');
-    Ok(out)
+    out.push(b']');
+    Ok(())
 }
