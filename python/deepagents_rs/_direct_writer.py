@@ -326,9 +326,13 @@ def _no_submit() -> Any:
     raise RuntimeError("deepagents_rs: the direct thread writer runs no task in the background (a bug)")
 
 
-def stream(graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any) -> Iterator:
+def stream(
+    graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any, whole_run: bool = False
+) -> Iterator:
     """``graph.stream(input, config, stream_mode=["updates"], durability=..., output_keys=...)``
-    with the tasks run directly (see the module's docstring)."""
+    with the tasks run directly (see the module's docstring). ``whole_run``: an ``invoke``,
+    whose caller runs nothing of the user's between the chunks: a step's one task's writes
+    go to the saver with the step's checkpoint (`WriterLoop.hold_writes`)."""
     from ._writer_loop import WriterLoop
 
     pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)
@@ -343,12 +347,15 @@ def stream(graph: Any, input: Any, config: dict, durability: str | None, output_
                     yield from writer.chunks()
             elif tasks:
                 task = tasks[0]
+                loop.hold_writes = whole_run
                 try:
                     writer.run(task)
                 except Exception as exc:  # noqa: BLE001 - committed, then raised as the runner does
                     writer.done(task, exc)
                 else:
                     writer.done(task, None)
+                finally:
+                    loop.hold_writes = False
                 yield from writer.chunks()
             writer.finish()
             loop.after_tick()
@@ -359,9 +366,11 @@ def stream(graph: Any, input: Any, config: dict, durability: str | None, output_
         raise _recursion_error(kwargs["config"])
 
 
-async def astream(graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any) -> AsyncIterator:
+async def astream(
+    graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any, whole_run: bool = False
+) -> AsyncIterator:
     """``stream`` under ``astream``: LangGraph's ``AsyncPregelLoop`` and the saver's ``a*``
-    methods."""
+    methods (its own task per call: ``whole_run`` changes nothing)."""
     from langgraph.pregel._loop import AsyncPregelLoop
 
     pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)

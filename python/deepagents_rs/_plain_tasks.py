@@ -20,6 +20,7 @@ resume map. ``prepare`` returns ``None`` for anything else, and the caller asks 
 from __future__ import annotations
 
 import binascii
+import dataclasses
 from collections import deque
 from functools import partial
 from typing import Any
@@ -67,14 +68,34 @@ class PlainTasks:
 
     def __init__(self) -> None:
         #: The run's config merged as ``merge_configs(config)`` merges it, for the config
-        #: it was made from.
-        self._merged: tuple[dict, dict] | None = None
+        #: it was made from, and the keys of its metadata whose values each task copies.
+        self._merged: tuple[dict, dict, tuple[str, ...]] | None = None
         self._triggers: dict[str, tuple] = {}
+        #: The fields of the runtime the tasks' runtimes are made from, for that runtime
+        #: and the step's ``previous`` and store (see `_Step._runtime`).
+        self._runtime_fields: tuple[Any, Any, Any, dict] | None = None
 
-    def _base(self, config: dict) -> dict:
+    def _base(self, config: dict) -> tuple[dict, tuple[str, ...]]:
         if self._merged is None or self._merged[0] is not config:
-            self._merged = (config, merge_configs(config))
-        return self._merged[1]
+            merged = merge_configs(config)
+            metadata = merged.get("metadata") or {}
+            # ``_copy_mapping_value`` copies mappings and lists only: the other values are
+            # handed on as they are, without asking each task again.
+            copied = tuple(k for k, v in metadata.items() if _copy_mapping_value(v) is not v)
+            self._merged = (config, merged, copied)
+        return self._merged[1], self._merged[2]
+
+    def runtime_fields(self, runtime: Any, previous: Any, store: Any) -> dict:
+        """``runtime``'s fields with ``previous`` and ``store`` replaced: what
+        ``runtime.override(previous=..., store=..., execution_info=...)`` passes on, less the
+        execution info each task has its own of."""
+        cached = self._runtime_fields
+        if cached is None or cached[0] is not runtime or cached[1] is not previous or cached[2] is not store:
+            fields = {f.name: getattr(runtime, f.name) for f in dataclasses.fields(runtime) if f.init}
+            fields.update(previous=previous, store=store)
+            fields.pop("execution_info", None)
+            cached = self._runtime_fields = (runtime, previous, store, fields)
+        return cached[3]
 
     def prepare(self, loop: Any) -> dict[str, PregelExecutableTask] | None:
         config = loop.config
@@ -91,7 +112,7 @@ class PlainTasks:
             or not loop.trigger_to_nodes
         ):
             return None
-        base = self._base(config)
+        base, copied = self._base(config)
         channels = loop.channels
         processes = loop.nodes
         sends: list[tuple[int, Send, PregelNode]] = []
@@ -109,7 +130,7 @@ class PlainTasks:
         pulls = sorted(triggered)
         if any(name in processes and not _plain(processes[name]) for name in pulls):
             return None
-        step = _Step(loop, base, binascii.unhexlify(checkpoint["id"].replace("-", "")))
+        step = _Step(loop, base, copied, self, binascii.unhexlify(checkpoint["id"].replace("-", "")))
         tasks: list[PregelExecutableTask] = [step.push(idx, packet, proc) for idx, packet, proc in sends]
         null_version = checkpoint_null_version(checkpoint)
         for name in pulls:
@@ -135,9 +156,14 @@ def _plain(proc: PregelNode) -> bool:
 class _Step:
     """What every task of one step shares."""
 
-    def __init__(self, loop: Any, base: dict, checkpoint_id_bytes: bytes) -> None:
+    def __init__(
+        self, loop: Any, base: dict, copied: tuple[str, ...], tasks: PlainTasks, checkpoint_id_bytes: bytes
+    ) -> None:
         self.loop = loop
         self.base = base
+        self.base_metadata = base.get("metadata") or {}
+        self.copied = copied
+        self.tasks = tasks
         self.configurable = loop.config[CONF]
         self.parent_ns = self.configurable.get(CONFIG_KEY_CHECKPOINT_NS, "")
         self.id_bytes = checkpoint_id_bytes
@@ -250,7 +276,9 @@ class _Step:
         checkpoint = loop.checkpoint
         configurable = self.configurable
         base = self.base
-        metadata = {k: _copy_mapping_value(v) for k, v in (base.get("metadata") or {}).items()}
+        metadata = dict(self.base_metadata)
+        for k in self.copied:
+            metadata[k] = _copy_mapping_value(metadata[k])
         metadata.update(
             langgraph_step=self.step,
             langgraph_node=name,
@@ -264,9 +292,13 @@ class _Step:
             tags = base.get("tags")
             config["tags"] = [*tags, *proc.tags] if tags else proc.tags
         config["run_name"] = name
-        runtime = configurable.get(CONFIG_KEY_RUNTIME, DEFAULT_RUNTIME).override(
-            previous=checkpoint["channel_values"].get(PREVIOUS, None),
-            store=loop.store,
+        # ``runtime.override(previous=..., store=..., execution_info=...)`` is
+        # ``dataclasses.replace``, which reads the class's field definitions at every call:
+        # the fields are read once per runtime and step (`PlainTasks.runtime_fields`).
+        base_runtime = configurable.get(CONFIG_KEY_RUNTIME, DEFAULT_RUNTIME)
+        fields = self.tasks.runtime_fields(base_runtime, checkpoint["channel_values"].get(PREVIOUS, None), loop.store)
+        runtime = type(base_runtime)(
+            **fields,
             execution_info=ExecutionInfo(
                 checkpoint_id=checkpoint["id"],
                 checkpoint_ns=task_ns,

@@ -10,63 +10,152 @@ done, no pool is grown, no callback runs. The saver gets the same calls with the
 arguments (LangGraph's own ``_checkpointer_put_after_previous`` still makes each ``put``, and
 waits for the same futures); everything else the loop submits (a step's tasks run side by
 side, a cache write) still goes to LangGraph's executor (see `_writer_loop`).
+
+The threads outlive the runs: a run takes an idle one (or starts one) and gives it back when
+its calls are done, so back-to-back runs start no thread, and runs at once each have their
+own (one run's slow saver never holds another's calls back).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextvars
+import os
 import queue
 import threading
 from typing import Any, Self
 
+#: Idle threads kept for the next runs; more than this many finished at once exit.
+_KEEP_IDLE = 4
 
-class SaverThread:
-    """A FIFO of saver calls and the thread running them, started at the first call; closing
-    it waits for every call made, then raises the first failure, as LangGraph's executor
-    raises its tasks' at exit."""
+
+class _Worker:
+    """A daemon thread running the calls queued to it, in order, until handed ``None``."""
 
     def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._starting = threading.Lock()
-        self._futures: list[concurrent.futures.Future] = []
-
-    def submit(self, fn: Any, *args: Any) -> concurrent.futures.Future:
-        fut: concurrent.futures.Future = concurrent.futures.Future()
-        if self._thread is None:
-            # The tasks of a step of several commit on LangGraph's runner threads.
-            with self._starting:
-                if self._thread is None:
-                    thread = threading.Thread(target=self._run, name="deepagents-rs-saver", daemon=True)
-                    thread.start()
-                    self._thread = thread
-        # Run in the caller's context, as LangGraph's executor runs a submitted call.
-        self._jobs.put((fut, contextvars.copy_context(), fn, args))
-        self._futures.append(fut)
-        return fut
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._run, name="deepagents-rs-saver", daemon=True).start()
 
     def _run(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            fut, ctx, fn, args = job
-            try:
-                fut.set_result(ctx.run(fn, *args))
-            except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the call
-                fut.set_exception(exc)
+        while (batch := self.jobs.get()) is not None:
+            for job in batch:
+                _run_job(*job)
+            # An idle thread holds nothing of the last run (its checkpoint, its loop).
+            batch = job = None
+
+
+def _run_job(owner: SaverThread | None, fut: concurrent.futures.Future, ctx: Any, fn: Any, args: tuple) -> None:
+    if fn is None:
+        # A run's closing mark: every call queued before it is done.
+        fut.set_result(None)
+        return
+    try:
+        fut.set_result(ctx.run(fn, *args))
+    except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the call
+        fut.set_exception(exc)
+        if owner is not None:
+            owner._failed(exc)
+
+
+_idle: list[_Worker] = []
+_idle_lock = threading.Lock()
+
+
+def _take() -> _Worker:
+    with _idle_lock:
+        if _idle:
+            return _idle.pop()
+    return _Worker()
+
+
+def _give_back(worker: _Worker) -> None:
+    with _idle_lock:
+        if len(_idle) < _KEEP_IDLE:
+            _idle.append(worker)
+            return
+    worker.jobs.put(None)
+
+
+def _forget_idle_in_child() -> None:
+    # A forked child has none of its parent's threads: the idle ones are gone with them.
+    global _idle_lock
+    _idle.clear()
+    _idle_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_idle_in_child)
+
+
+class SaverThread:
+    """A run's FIFO of saver calls, on a thread taken at its first call; closing it waits for
+    every call made, then raises the first failure, as LangGraph's executor raises its tasks'
+    at exit. Only that failure is kept, not each call's future.
+
+    A call may be held (`hold`): it goes to the thread with the next call submitted (or at
+    closing), in its place in the order: a step's ``put_writes`` and its ``put``, made a few
+    lines of LangGraph apart, wake the thread once, not twice. Nothing waits for a held
+    call's future before the next call is submitted: LangGraph waits for a step's writes
+    only inside the ``put`` that follows them (and a ``durability="sync"`` run for that
+    ``put``)."""
+
+    def __init__(self) -> None:
+        self._worker: _Worker | None = None
+        self._lock = threading.Lock()
+        self._held: list[tuple] = []
+        self._failure: BaseException | None = None
+
+    def submit(self, fn: Any, *args: Any) -> concurrent.futures.Future:
+        return self._call(fn, args, hold=False)
+
+    def hold(self, fn: Any, *args: Any) -> concurrent.futures.Future:
+        return self._call(fn, args, hold=True)
+
+    def _call(self, fn: Any, args: tuple, *, hold: bool) -> concurrent.futures.Future:
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        # Run in the caller's context, as LangGraph's executor runs a submitted call.
+        job = (self, fut, contextvars.copy_context(), fn, args)
+        # The tasks of a step of several commit on LangGraph's runner threads.
+        with self._lock:
+            if hold:
+                self._held.append(job)
+                return fut
+            if self._worker is None:
+                self._worker = _take()
+            batch, self._held = self._held, []
+            batch.append(job)
+            # Queued under the lock: batches reach the thread in the order they were made.
+            self._worker.jobs.put(batch)
+        return fut
+
+    def _failed(self, exc: BaseException) -> None:
+        # On the worker, in call order: the first failure is the first call's that failed.
+        if self._failure is None:
+            from langgraph.errors import GraphBubbleUp
+
+            if not isinstance(exc, GraphBubbleUp):
+                self._failure = exc
 
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._thread is not None:
-            self._jobs.put(None)
-            self._thread.join()
-        futures, self._futures = self._futures, []
-        if exc[0] is not None:
-            return
-        from langgraph.errors import GraphBubbleUp
-
-        for fut in futures:
-            failure = fut.exception()
-            if failure is not None and not isinstance(failure, GraphBubbleUp):
-                raise failure
+        with self._lock:
+            worker, self._worker = self._worker, None
+            batch, self._held = self._held, []
+        if batch and worker is None:
+            worker = _take()
+        if worker is not None:
+            done: concurrent.futures.Future = concurrent.futures.Future()
+            batch.append((None, done, None, None, ()))
+            worker.jobs.put(batch)
+            try:
+                done.result()
+            except BaseException:
+                # Interrupted while waiting: the thread finishes what it has, then exits.
+                worker.jobs.put(None)
+                raise
+            _give_back(worker)
+        failure, self._failure = self._failure, None
+        if exc[0] is None and failure is not None:
+            raise failure

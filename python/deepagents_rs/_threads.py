@@ -298,7 +298,7 @@ class ThreadGraph:
         if _direct(graph_modes, stops, control, config):
             from . import _direct_writer
 
-            return getattr(_direct_writer, method)(self.graph, input, config, durability, output_keys)
+            return getattr(_direct_writer, method)(self.graph, input, config, durability, output_keys, whole_run)
         return getattr(self.graph, method)(
             input,
             config,

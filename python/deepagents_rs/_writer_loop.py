@@ -21,6 +21,12 @@ class WriterLoop(SyncPregelLoop):
     on the loop's stack there, so it is closed after that handler and before the executor."""
 
     _plain_tasks: PlainTasks | None = None
+    #: Whether a task's ``put_writes`` waits for the step's ``put`` to go to the saver thread
+    #: with it (`SaverThread.hold`): set by the writer around a step's one task of an
+    #: ``invoke``, where nothing runs between the two but the loop; a step of several tasks
+    #: sends each task's writes as it finishes, as LangGraph does (a finished task's writes
+    #: are saved while its siblings run, so a run killed meanwhile does not run it again).
+    hold_writes = False
 
     @property  # type: ignore[override]
     def submit(self) -> Any:
@@ -32,11 +38,13 @@ class WriterLoop(SyncPregelLoop):
         self._saver_thread = self.stack.enter_context(SaverThread())
 
     def _route(self, fn: Any, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
-        if not kwargs and (
-            fn is self.checkpointer_put_writes
-            or getattr(fn, "__func__", None) is SyncPregelLoop._checkpointer_put_after_previous
-        ):
-            return self._saver_thread.submit(fn, *args)
+        if not kwargs:
+            if fn is self.checkpointer_put_writes:
+                if self.hold_writes:
+                    return self._saver_thread.hold(fn, *args)
+                return self._saver_thread.submit(fn, *args)
+            if getattr(fn, "__func__", None) is SyncPregelLoop._checkpointer_put_after_previous:
+                return self._saver_thread.submit(fn, *args)
         return self._pool_submit(fn, *args, **kwargs)
 
     def _prepare_tasks_and_emit_checkpoint(self) -> None:
