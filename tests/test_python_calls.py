@@ -94,3 +94,36 @@ def test_a_blocked_tool_call_does_not_hold_up_the_others() -> None:
     assert first["messages"][2].content == "others done"
     _started, replaced_after, _alive = _core._python_calls_stats()
     assert replaced_after > replaced_before
+
+
+def test_a_nested_call_is_replaced_when_its_drainer_was_slow_to_wake() -> None:
+    """A drainer woken for a turn may take longer than the watchdog's linger to run (a loaded
+    machine). The watchdog must not fall asleep meanwhile: the drainer's first job here is a
+    tool that runs another agent and waits for it, and that agent's calls queue behind it;
+    only the watchdog's replacement runs them. A watchdog asleep left the run, and every call
+    after it, hung (seen under load in the whole suite). The delay stands in for the slow
+    wake-up (0.3 s, longer than the 0.2 s linger), on every turn."""
+
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        return text
+
+    inner = create_deep_agent(model=CallTimes(tool="echo", times=1), tools=[echo])
+
+    def nest(text: str) -> str:
+        """Ask another agent."""
+        return inner.invoke(_ask(0))["messages"][-1].content
+
+    outer = create_deep_agent(model=CallTimes(tool="nest", times=1), tools=[nest])
+    # Idle drainers exist (a turn goes to one of them, not to a new thread).
+    inner.invoke(_ask(1))
+    _core._python_calls_delay_turns(0.3)
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        result = pool.submit(outer.invoke, _ask(2)).result(timeout=60)
+    finally:
+        _core._python_calls_delay_turns(0)
+        # A hung run would hold the pool's thread for good: fail, do not wait for it.
+        pool.shutdown(wait=False)
+    assert result["messages"][2].content == "done"
+    assert result["messages"][-1].content == "done"

@@ -651,6 +651,10 @@ def _python_calls_stats() -> tuple[int, int, int]:
     """``(drainer threads started, drainers replaced as stuck, threads alive)`` of the queue
     of the core's Python calls since start (for tests and benches)."""
 
+def _python_calls_delay_turns(seconds: float) -> None:
+    """Makes each idle drainer handed a turn wait ``seconds`` before it takes it, as a loaded
+    machine slow to wake a thread would (for tests; 0 ends it)."""
+
 class FsInterrupts:
     """Interrupt-mode ``FilesystemPermission`` rules: which file tools they gate, and whether
     a call fires (deepagents' per-call ``when``)."""

@@ -107,6 +107,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;
     m.add_function(wrap_pyfunction!(python_calls::_python_calls_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        python_calls::_python_calls_delay_turns,
+        m
+    )?)?;
     let close_gate = wrap_pyfunction!(exit_gate::_close_exit_gate, m)?;
     m.py()
         .import("atexit")?

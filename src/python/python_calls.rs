@@ -109,6 +109,11 @@ static WATCH: Condvar = Condvar::new();
 
 /// Drainers the watchdog replaced, since start (`_python_calls_stats`).
 static REPLACED: AtomicUsize = AtomicUsize::new(0);
+/// Microseconds a woken idle drainer waits before it takes its turn (0: none). Only
+/// `_python_calls_delay_turns` sets it: a test's stand-in for a loaded machine slow to wake
+/// a thread.
+static TURN_DELAY_US: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Drainer threads started, since start.
 static STARTED: AtomicUsize = AtomicUsize::new(0);
 
@@ -268,8 +273,17 @@ fn run_jobs(py: Python<'_>, ticket: u64) -> Next {
 /// Waits (without the GIL) for a turn; returns the drainer's new ticket.
 fn wait_for_turn() -> u64 {
     let mut st = STATE.lock();
+    let mut delayed = false;
     loop {
         if st.turns > 0 {
+            let delay = TURN_DELAY_US.load(Ordering::Relaxed);
+            if delay > 0 && !delayed {
+                delayed = true;
+                parking_lot::MutexGuard::unlocked(&mut st, || {
+                    std::thread::sleep(Duration::from_micros(delay));
+                });
+                continue;
+            }
             st.turns -= 1;
             st.idle -= 1;
             let replacement = st.replacement_turns > 0;
@@ -289,7 +303,12 @@ fn watchdog() {
     let mut idle_since: Option<Instant> = None;
     loop {
         let now = Instant::now();
-        if st.drainers.is_empty() {
+        // Idle only with no turn handed out either: a turn handed to an idle thread counts in
+        // `active` before that thread, woken, joins `drainers` (a loaded machine can take
+        // longer than `LINGER` to wake it). Asleep then, nothing would wake the watchdog
+        // (`push` activates only when `active` is 0), and a job of that drainer that blocks
+        // (a nested call waiting for the queue) would never be replaced: every later call hung.
+        if st.drainers.is_empty() && st.active == 0 {
             let since = *idle_since.get_or_insert(now);
             if now.duration_since(since) >= LINGER {
                 st.watch_asleep = true;
@@ -338,4 +357,18 @@ pub(crate) fn _python_calls_stats() -> (usize, usize, usize) {
         REPLACED.load(Ordering::Relaxed),
         threads,
     )
+}
+
+/// Makes each idle drainer handed a turn wait `seconds` before it takes it, as a loaded
+/// machine slow to wake a thread would (for tests; 0 ends it).
+#[pyfunction]
+pub(crate) fn _python_calls_delay_turns(seconds: f64) -> PyResult<()> {
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "the delay must be a finite number of seconds, 0 or more",
+        ));
+    }
+    let micros = (seconds * 1e6).round() as u64;
+    TURN_DELAY_US.store(micros, Ordering::Relaxed);
+    Ok(())
 }
