@@ -16,6 +16,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from sim.anthropic import SimAnthropic
 from sim.openai import SimOpenAI
 
+# The tests' own pytest plugins (modules in tests/), and pytester for the tests of them.
+pytest_plugins = ["xfail_tracebacks", "pytester"]
+
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Once every test module is imported, what exists so far (the modules of deepagents,
