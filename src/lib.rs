@@ -41,5 +41,8 @@ modules!(
     tools,
 );
 
+#[cfg(test)]
+mod heap_count;
+
 #[cfg(feature = "python")]
 mod python;

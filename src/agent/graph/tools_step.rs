@@ -321,10 +321,12 @@ where
 {
     use futures::stream::StreamExt;
 
+    // Boxed: the list keeps its buffer while the calls run, so a call's state machine held
+    // inline would be held twice (here and in the running set) for as long as the step lasts.
     let calls: Vec<_> = futures
         .into_iter()
         .enumerate()
-        .map(|(i, f)| async move { (i, f.await) })
+        .map(|(i, f)| Box::pin(async move { (i, f.await) }))
         .collect();
     let mut answered: Vec<Option<crate::tools::ToolResult>> =
         (0..calls.len()).map(|_| None).collect();

@@ -82,7 +82,7 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
         if b.get("type").and_then(Value::as_str) == Some("tool_use") {
             tool_calls.push(ToolCall::new(
                 b.get("name").and_then(Value::as_str).unwrap_or_default(),
-                b.get("input").cloned().unwrap_or_else(|| json!({})),
+                b.get("input").map(exact_copy).unwrap_or_else(|| json!({})),
                 b.get("id").and_then(Value::as_str).unwrap_or_default(),
             ));
         }
@@ -198,9 +198,27 @@ pub(super) fn sdk_block(block: &Map<String, Value>) -> Map<String, Value> {
         .collect();
     let mut out = Map::with_capacity(entries.len());
     for (k, v) in entries {
-        out.insert(k.to_owned(), v.clone());
+        out.insert(k.to_owned(), exact_copy(v));
     }
     out
+}
+
+/// A deep copy with no spare room. A conversation keeps every reply, and a map grown by
+/// parsing (or cloned from one) reserves entries for its whole hash index: a one-entry
+/// `input` map keeps three 112-byte entries. Made at their sizes, a tool-use reply's
+/// block and call hold about 450 bytes less.
+fn exact_copy(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut out = Map::with_capacity(map.len());
+            for (k, v) in map {
+                out.insert(k.clone(), exact_copy(v));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(exact_copy).collect()),
+        other => other.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -242,5 +260,24 @@ mod tests {
         let m = parse_response(reply()).unwrap();
         assert_eq!(m.tool_calls.capacity(), m.tool_calls.len());
         assert!(size_of::<AiMessage>() <= 320, "{}", size_of::<AiMessage>());
+    }
+
+    /// The tool-use block's `input` and the call's `args` hold what a copy made at its size
+    /// holds: parsed or cloned, a one-entry map keeps room for three (224 bytes more).
+    #[test]
+    fn a_tool_use_reply_keeps_its_maps_at_their_sizes() {
+        use crate::heap_count::{freed_by, held_by};
+        let m = parse_response(reply()).unwrap();
+        let Content::Blocks(mut blocks) = m.content else {
+            panic!("a tool-use reply's content is its blocks")
+        };
+        let input = blocks[0]["input"].take();
+        let args = m.tool_calls.into_iter().next().unwrap().args;
+        for kept in [input, args] {
+            let (copy, exact) = held_by(|| exact_copy(&kept));
+            assert_eq!(copy, kept);
+            assert_eq!(copy.to_string(), r#"{"text":"step 1"}"#);
+            assert_eq!(freed_by(|| drop(kept)), exact);
+        }
     }
 }
