@@ -159,10 +159,7 @@ fn request_anthropic_fork(bencher: Bencher, n: usize) {
             caller.messages = fork.clone();
             (chat, caller)
         })
-        .bench_values(|(chat, fork)| {
-            chat.request_payload(black_box(&fork), false)
-                .expect("body")
-        });
+        .bench_values(|(chat, fork)| chat.request_payload(black_box(&fork), false).expect("body"));
 }
 
 /// The request body of one OpenAI Responses call, serialized.
