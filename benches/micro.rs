@@ -120,21 +120,46 @@ fn request(model: Arc<dyn deepagents_rs::model::ChatModel>, n: usize) -> ModelRe
 
 const SIZES: &[usize] = &[10, 200, 2000];
 
-/// The request body of one Anthropic Messages call, serialized.
-#[divan::bench(args = SIZES)]
-fn request_anthropic(bencher: Bencher, n: usize) {
-    let config = AnthropicConfig::new(
+/// A client of the Messages API at an address nothing listens on (no request is sent).
+fn anthropic_config() -> AnthropicConfig {
+    AnthropicConfig::new(
         "claude-sonnet-4-5",
         Some("k".into()),
         Some("http://127.0.0.1:9".into()),
     )
-    .expect("config");
+    .expect("config")
+}
+
+/// The request body of one Anthropic Messages call, serialized.
+#[divan::bench(args = SIZES)]
+fn request_anthropic(bencher: Bencher, n: usize) {
+    let config = anthropic_config();
     let chat = Arc::new(AnthropicChat::new(config).expect("client"));
     let request = request(chat.clone(), n);
     bencher.bench(|| {
         chat.request_payload(black_box(&request), false)
             .expect("body")
     });
+}
+
+/// A fork's first request body, after its caller's last: the caller's turns are written
+/// from the bytes kept when it sent them, and only the task's turn is rendered.
+#[divan::bench(args = [10, 1000, 10000])]
+fn request_anthropic_fork(bencher: Bencher, n: usize) {
+    let config = anthropic_config();
+    let parent = history(n);
+    let fork = fork_history(&parent, "Summarise module 3.", None).to_vec();
+    bencher
+        .with_inputs(|| {
+            let chat = Arc::new(AnthropicChat::new(config.clone()).expect("client"));
+            let mut caller = request(chat.clone(), n);
+            // The caller's last request: its messages before the reply that called `task`.
+            caller.messages = fork[..fork.len() - 1].to_vec();
+            chat.request_payload(&caller, false).expect("body");
+            caller.messages = fork.clone();
+            (chat, caller)
+        })
+        .bench_values(|(chat, fork)| chat.request_payload(black_box(&fork), false).expect("body"));
 }
 
 /// The request body of one OpenAI Responses call, serialized.

@@ -26,6 +26,7 @@ modules!(
     host,
     message_memo,
     message_prefix,
+    message_scan,
     messages,
     middleware,
     model,

@@ -115,7 +115,46 @@ impl<V: Clone> MessageMemo<V> {
         };
         let shared = out.len();
         out.reserve(messages.len() - shared);
-        let rest = &messages[shared..];
+        self.look_up(&messages[shared..], &make, &mut out)?;
+        let mut entries = self.inner.lock();
+        // A conversation another call changed meanwhile keeps that call's list: the values
+        // are right either way, this only decides which list the next step compares with.
+        let gone = match kept {
+            Some(found) => {
+                entries.lists.update(messages, found, |values| {
+                    values.truncate(found.shared);
+                    values.extend_from_slice(&out[found.shared..]);
+                    values.len()
+                });
+                Vec::new()
+            }
+            None => entries.lists.insert(messages, out.clone()),
+        };
+        drop(entries);
+        drop(gone);
+        Ok(out)
+    }
+
+    /// Each message's value, looked up one by one, no list kept: for a caller that keeps
+    /// what it made of the conversation's earlier messages itself and asks for the new ones.
+    pub(crate) fn get_each<E>(
+        &self,
+        messages: &[Arc<Message>],
+        make: impl Fn(&Message) -> Result<V, E>,
+    ) -> Result<Vec<V>, E> {
+        let mut out = Vec::with_capacity(messages.len());
+        self.look_up(messages, &make, &mut out)?;
+        Ok(out)
+    }
+
+    /// `rest`'s values pushed onto `out`: from the map under one lock, the missing ones made
+    /// outside it, then kept.
+    fn look_up<E>(
+        &self,
+        rest: &[Arc<Message>],
+        make: &impl Fn(&Message) -> Result<V, E>,
+        out: &mut Vec<V>,
+    ) -> Result<(), E> {
         let found: Vec<Option<V>> = if rest.is_empty() {
             Vec::new()
         } else {
@@ -142,29 +181,14 @@ impl<V: Clone> MessageMemo<V> {
             };
             out.push(value);
         }
-        let mut entries = self.inner.lock();
         if !fresh.is_empty() {
+            let mut entries = self.inner.lock();
             for (k, weak, value) in fresh {
                 entries.map.insert(k, (weak, value));
             }
             entries.sweep_if_grown();
         }
-        // A conversation another call changed meanwhile keeps that call's list: the values
-        // are right either way, this only decides which list the next step compares with.
-        let gone = match kept {
-            Some(found) => {
-                entries.lists.update(messages, found, |values| {
-                    values.truncate(found.shared);
-                    values.extend_from_slice(&out[found.shared..]);
-                    values.len()
-                });
-                Vec::new()
-            }
-            None => entries.lists.insert(messages, out.clone()),
-        };
-        drop(entries);
-        drop(gone);
-        Ok(out)
+        Ok(())
     }
 
     #[cfg(test)]
@@ -203,7 +227,8 @@ mod tests {
     fn neighbouring_addresses_spread_over_tags_and_buckets() {
         let addresses = (0..64).map(|i| 0x7f00_0000_0000 + 16 * i);
         // hashbrown takes its tag from the top 7 bits and its bucket from the low ones.
-        let tags: std::collections::HashSet<u64> = addresses.clone().map(|a| hash(a) >> 57).collect();
+        let tags: std::collections::HashSet<u64> =
+            addresses.clone().map(|a| hash(a) >> 57).collect();
         let buckets: std::collections::HashSet<u64> = addresses.map(|a| hash(a) & 63).collect();
         assert!(tags.len() > 40, "{} distinct tags", tags.len());
         assert!(buckets.len() > 32, "{} distinct buckets", buckets.len());

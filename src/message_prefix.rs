@@ -29,6 +29,22 @@ struct Prefix<T> {
     value: T,
 }
 
+impl<T> Prefix<T> {
+    fn found(&self, messages: &[Arc<Message>]) -> Found {
+        let shared = self
+            .messages
+            .iter()
+            .zip(messages)
+            .take_while(|(kept, m)| std::ptr::eq(kept.as_ptr(), Arc::as_ptr(m)))
+            .count();
+        Found {
+            shared,
+            kept: self.messages.len(),
+            stamp: self.stamp,
+        }
+    }
+}
+
 /// What a look-up found: how many of the request's messages the kept value covers, how
 /// many it was made for, and the value's stamp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,18 +78,16 @@ impl<T> Prefixes<T> {
     /// The value kept for `messages`' conversation, and how much of `messages` it covers.
     pub(crate) fn find(&self, messages: &[Arc<Message>]) -> Option<(&T, Found)> {
         let prefix = self.by_first.get(&address(messages.first()?))?;
-        let shared = prefix
-            .messages
-            .iter()
-            .zip(messages)
-            .take_while(|(kept, m)| std::ptr::eq(kept.as_ptr(), Arc::as_ptr(m)))
-            .count();
-        let found = Found {
-            shared,
-            kept: prefix.messages.len(),
-            stamp: prefix.stamp,
-        };
+        let found = prefix.found(messages);
         Some((&prefix.value, found))
+    }
+
+    /// `find`, with the value to take or change (a change made here is not an `update`:
+    /// the stamp stays, so the caller keeps the messages and the value in step).
+    pub(crate) fn find_mut(&mut self, messages: &[Arc<Message>]) -> Option<(&mut T, Found)> {
+        let prefix = self.by_first.get_mut(&address(messages.first()?))?;
+        let found = prefix.found(messages);
+        Some((&mut prefix.value, found))
     }
 
     /// Makes the conversation's kept prefix `messages` (its first `found.shared` are kept
@@ -195,7 +209,10 @@ mod tests {
         let other = messages(2);
         prefixes.insert(&other, 2);
         assert_eq!(prefixes.len(), 2);
-        assert_eq!(prefixes.find(&other).map(|(v, f)| (*v, f.shared)), Some((2, 2)));
+        assert_eq!(
+            prefixes.find(&other).map(|(v, f)| (*v, f.shared)),
+            Some((2, 2))
+        );
     }
 
     #[test]

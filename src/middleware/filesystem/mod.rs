@@ -32,12 +32,13 @@ use super::system_prompt::append_to_system;
 use super::{CommandWrite, Middleware, ModelHandler, ModelResponse, ToolCallRequest, ToolHandler};
 use crate::error::Error;
 use crate::files::backend::FilesScope;
+use crate::message_scan::AnyMessage;
 use crate::messages::Message;
 use crate::model::ModelRequest;
 use crate::tools::{Tool, ToolError, ToolOutput, ToolResult, ToolSpec};
 
-use descriptions::{default_description, parameters};
 pub(crate) use descriptions::retargeted_description;
+use descriptions::{default_description, parameters};
 use mutation_guard::parallel_mutation;
 use read_offload::add_files_written;
 
@@ -59,6 +60,9 @@ pub struct Filesystem {
     /// and handing on the same `Arc` keeps what later entries and the providers cache by
     /// it (the token counter's tool sizes).
     adjusted: Mutex<Option<AdjustedTools>>,
+    /// Whether a conversation holds a human message with keys of its own, found from its
+    /// new messages on each call.
+    marked_humans: AnyMessage,
 }
 
 struct AdjustedTools {
@@ -129,6 +133,7 @@ impl Filesystem {
             conversation_history_prefix: config.conversation_history_prefix.into(),
             blobs_prefix: config.blobs_prefix.map(Into::into),
             adjusted: Mutex::default(),
+            marked_humans: AnyMessage::default(),
         })
     }
 }
@@ -196,10 +201,8 @@ impl Filesystem {
 /// message and an evicted message are marked so. The common history has neither, and this
 /// pass (each message's kind and the length of its map) spares it the two scans that look
 /// for them, on every call and on a fork's first one over its caller's whole conversation.
-fn any_marked_human(messages: &[Arc<Message>]) -> bool {
-    messages
-        .iter()
-        .any(|m| matches!(&**m, Message::Human(h) if !h.additional_kwargs.is_empty()))
+fn marked_human(m: &Message) -> bool {
+    matches!(m, Message::Human(h) if !h.additional_kwargs.is_empty())
 }
 
 impl Middleware for Filesystem {
@@ -225,7 +228,7 @@ impl Middleware for Filesystem {
         let delete = backend.supports_delete();
         let execution = request.tools.iter().any(|t| t.name == "execute") && execution;
         request.tools = self.adjust_tools(&request.tools, execution, delete);
-        let marked = any_marked_human(&request.messages);
+        let marked = self.marked_humans.any(&request.messages, marked_human);
         if let Some(messages) = marked
             .then(|| video::media_after_tool_results(&request.messages))
             .flatten()

@@ -2,6 +2,7 @@
 //! request body and its cache breakpoints, replies, stream events and error bodies) is in
 //! this module; HTTP and retries are the transport's.
 
+mod kept_turns;
 mod messages;
 mod output_format;
 pub mod profiles;
@@ -19,7 +20,6 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 use super::chunks::stream_attempt;
-use super::message_cache::MessageCache;
 use super::native::setting;
 use super::transport::{Endpoint, RetryPolicy, secret_header};
 use crate::error::ModelError;
@@ -123,8 +123,9 @@ fn with_beta(endpoint: &Endpoint, beta: &'static str) -> Endpoint {
 pub struct AnthropicChat {
     config: AnthropicConfig,
     endpoint: Arc<Endpoint>,
-    /// Each message's encoding, reused by every later step and fork that sends it again.
-    encoded: Arc<MessageCache<messages::Encoded>>,
+    /// Each message's encoding and each conversation's turns as last sent, reused by every
+    /// later step and fork that sends them again.
+    kept: Arc<kept_turns::KeptTurns>,
 }
 
 impl AnthropicChat {
@@ -133,7 +134,7 @@ impl AnthropicChat {
         Ok(AnthropicChat {
             config,
             endpoint,
-            encoded: Arc::default(),
+            kept: Arc::default(),
         })
     }
 
@@ -145,7 +146,7 @@ impl AnthropicChat {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        request::request_bytes(&self.config, request, stream, &self.encoded).map(|r| r.bytes)
+        request::request_bytes(&self.config, request, stream, &self.kept).map(|r| r.bytes)
     }
 }
 
@@ -179,12 +180,12 @@ impl ChatModel for AnthropicChat {
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
         let config = self.config.clone();
         let endpoint = self.endpoint.clone();
-        let encoded = self.encoded.clone();
+        let kept = self.kept.clone();
         Box::pin(async move {
             let request::Request {
                 bytes: payload,
                 beta,
-            } = request::request_bytes(&config, &request, request.tokens.is_some(), &encoded)?;
+            } = request::request_bytes(&config, &request, request.tokens.is_some(), &kept)?;
             // Each attempt sends the same buffer; none copies it.
             let payload = bytes::Bytes::from(payload);
             let endpoint = match beta {

@@ -7,14 +7,14 @@
 use serde_json::{Map, Value, json};
 
 use super::AnthropicConfig;
-use super::messages::{Encoded, encode_message, system_blocks};
-use super::turns::{Placement, format_turns};
-use super::profiles;
+use super::kept_turns::KeptTurns;
+use super::messages::system_blocks;
 use super::output_format::output_format;
+use super::profiles;
+use super::turns::{Placement, format_turns};
 use crate::error::ModelError;
 use crate::messages::Content;
 use crate::model::ModelRequest;
-use crate::providers::message_cache::MessageCache;
 use crate::tools::ToolSpec;
 
 /// The body keys in the order the official SDK writes them (`messages.create`).
@@ -45,13 +45,14 @@ pub(super) struct Request {
     pub beta: Option<&'static str>,
 }
 
-/// The request for one call, each message's encoding taken from `cache` (or made and kept
+/// The request for one call, its turns written from those `kept` for its conversation (or,
+/// with a system message among them, formatted whole from each message's encoding kept
 /// there): a step re-sends the history its previous step sent.
 pub(super) fn request_bytes(
     config: &AnthropicConfig,
     request: &ModelRequest,
     stream: bool,
-    encodings: &MessageCache<Encoded>,
+    kept: &KeptTurns,
 ) -> Result<Request, ModelError> {
     // Breakpoints where the chain's caching entry asked for them, on a model configured to
     // take them.
@@ -59,14 +60,24 @@ pub(super) fn request_bytes(
         .cache_control
         .as_ref()
         .filter(|_| config.cache_control.is_some());
-    let encoded = encodings.encode_all(&request.messages, encode_message)?;
     let placement = Placement {
         model: &config.model,
         in_place: profiles::mid_conversation_system_messages(&config.model),
         has_system: request.system.is_some(),
     };
-    let mut formatted = format_turns(&request.messages, &encoded, &placement)?;
-    let extra_system = std::mem::take(&mut formatted.leading);
+    let written = kept.turns(&request.messages, &placement)?;
+    let encoded = match written {
+        Some(_) => Vec::new(),
+        None => kept.encode_all(&request.messages)?,
+    };
+    let mut formatted = match written {
+        Some(_) => None,
+        None => Some(format_turns(&request.messages, &encoded, &placement)?),
+    };
+    let extra_system = formatted
+        .as_mut()
+        .map(|f| std::mem::take(&mut f.leading))
+        .unwrap_or_default();
     let mut body = Map::new();
     body.insert("model".into(), json!(config.model));
     body.insert("max_tokens".into(), json!(config.max_tokens));
@@ -84,7 +95,7 @@ pub(super) fn request_bytes(
             body.insert("system".into(), Value::Array(extra_system));
         }
         // Or a later one moved up (an empty block list is not sent).
-        None => match formatted.hoisted.take() {
+        None => match formatted.as_mut().and_then(|f| f.hoisted.take()) {
             Some(Value::Array(blocks)) if blocks.is_empty() => {}
             Some(hoisted) => {
                 body.insert("system".into(), hoisted);
@@ -128,16 +139,29 @@ pub(super) fn request_bytes(
     if stream {
         body.insert("stream".into(), json!(true));
     }
+    let len = match (&written, &formatted) {
+        (Some(w), _) => w.written.len(),
+        (_, Some(f)) => f.turns_len(),
+        _ => 0,
+    };
     let bytes = crate::providers::to_bytes_writing(
         &crate::providers::sdk_order(body, KEY_ORDER),
         "messages",
-        formatted.turns_len(),
-        |out| formatted.write_turns(out),
+        len,
+        |out| match (&written, &formatted) {
+            (Some(w), _) => {
+                w.written.write(out);
+                Ok(())
+            }
+            (_, Some(f)) => f.write_turns(out),
+            _ => Ok(()),
+        },
     )?;
-    Ok(Request {
-        bytes,
-        beta: formatted.beta,
-    })
+    let beta = formatted.as_ref().and_then(|f| f.beta);
+    if let Some(written) = written {
+        kept.keep(&request.messages, written);
+    }
+    Ok(Request { bytes, beta })
 }
 
 /// The agent's system prompt, as the chain left it (its caching entry tagged a block, before

@@ -48,8 +48,32 @@ impl Formatted<'_> {
     /// The turns' JSON array, written at the end of `out` (straight into the request body:
     /// a long conversation's turns are not copied from a string of their own).
     pub(super) fn write_turns(&self, out: &mut Vec<u8>) -> Result<(), ModelError> {
-        let t = &self.turns;
-        render(t.messages, t.encoded, &t.slots, t.last, &t.order, out)
+        out.push(b'[');
+        self.write_items(out, true, None)?;
+        out.push(b']');
+        Ok(())
+    }
+
+    /// The turns without the array's brackets, appended to `out` (after turns written
+    /// before them when not `first`), each turn's first message (by its index in the
+    /// request, `offset` more than in these turns') and where it starts in `out` added to
+    /// `starts`: what `KeptTurns` keeps to write them again.
+    pub(super) fn write_items(
+        &self,
+        out: &mut Vec<u8>,
+        first: bool,
+        starts: Option<(&mut Vec<TurnStart>, usize)>,
+    ) -> Result<(), ModelError> {
+        self.turns.render(out, first, starts)
+    }
+
+    /// Whether the conversation holds a system message (sent at its start, in place or
+    /// hoisted), whose place depends on messages far from it.
+    pub(super) fn has_system(&self) -> bool {
+        self.turns
+            .slots
+            .iter()
+            .any(|s| matches!(s, Slot::Systems(_)))
     }
 
     /// About how many bytes `write_turns` writes.
@@ -64,6 +88,14 @@ impl Formatted<'_> {
         self.write_turns(&mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
+}
+
+/// Where a written turn starts: the index of its first message, and its offset in the
+/// bytes (before the comma that separates it from the turn before).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TurnStart {
+    pub message: usize,
+    pub byte: usize,
 }
 
 /// A run of messages that becomes one turn (or, for system messages, one system message):
@@ -147,7 +179,10 @@ pub(super) fn format_turns<'a>(
             Slot::Turn(role, held) => (*role, held),
         };
         // The API rejects empty assistant turns except a final prefill.
-        if role == Role::Assistant && Some(s) != last && encoded[held.clone()].iter().all(|e| e.empty) {
+        if role == Role::Assistant
+            && Some(s) != last
+            && encoded[held.clone()].iter().all(|e| e.empty)
+        {
             continue;
         }
         for content in pending.drain(..) {
@@ -195,67 +230,74 @@ fn in_place(content: &SystemContent, model: &str, out: &mut Vec<Out>) -> Result<
     Ok(())
 }
 
-fn render(
-    messages: &[Arc<Message>],
-    encoded: &[Arc<Encoded>],
-    slots: &[Slot],
-    last: Option<usize>,
-    order: &[Out],
-    out: &mut Vec<u8>,
-) -> Result<(), ModelError> {
-    out.push(b'[');
-    let mut first_turn = true;
-    for item in order {
-        if !first_turn {
-            out.push(b',');
-        }
-        first_turn = false;
-        let s = match item {
-            Out::System(content) => {
-                out.extend_from_slice(br#"{"role":"system","content":"#);
-                out.extend_from_slice(to_json(content)?.as_bytes());
-                out.push(b'}');
+impl Turns<'_> {
+    fn render(
+        &self,
+        out: &mut Vec<u8>,
+        mut first_turn: bool,
+        mut starts: Option<(&mut Vec<TurnStart>, usize)>,
+    ) -> Result<(), ModelError> {
+        let (messages, encoded, slots, last) =
+            (self.messages, self.encoded, &self.slots, self.last);
+        for item in &self.order {
+            if let (Some((starts, offset)), Out::Turn(s)) = (starts.as_mut(), item)
+                && let Slot::Turn(_, held) = &slots[*s]
+            {
+                starts.push(TurnStart {
+                    message: held.start + *offset,
+                    byte: out.len(),
+                });
+            }
+            if !first_turn {
+                out.push(b',');
+            }
+            first_turn = false;
+            let s = match item {
+                Out::System(content) => {
+                    out.extend_from_slice(br#"{"role":"system","content":"#);
+                    out.extend_from_slice(to_json(content)?.as_bytes());
+                    out.push(b'}');
+                    continue;
+                }
+                Out::Turn(s) => *s,
+            };
+            let Slot::Turn(role, held) = &slots[s] else {
                 continue;
-            }
-            Out::Turn(s) => *s,
-        };
-        let Slot::Turn(role, held) = &slots[s] else {
-            continue;
-        };
-        out.extend_from_slice(br#"{"role":""#);
-        out.extend_from_slice(match role {
-            Role::User => b"user",
-            Role::Assistant => b"assistant",
-        });
-        out.extend_from_slice(br#"","content":"#);
-        match held.len() {
-            1 if *role == Role::Assistant && Some(s) == last => {
-                if let Message::Ai(m) = messages[held.start].as_ref() {
-                    let mut content = assistant_content(m);
-                    rstrip_last_text(&mut content);
-                    out.extend_from_slice(to_json(&content)?.as_bytes());
+            };
+            out.extend_from_slice(br#"{"role":""#);
+            out.extend_from_slice(match role {
+                Role::User => b"user",
+                Role::Assistant => b"assistant",
+            });
+            out.extend_from_slice(br#"","content":"#);
+            match held.len() {
+                1 if *role == Role::Assistant && Some(s) == last => {
+                    if let Message::Ai(m) = messages[held.start].as_ref() {
+                        let mut content = assistant_content(m);
+                        rstrip_last_text(&mut content);
+                        out.extend_from_slice(to_json(&content)?.as_bytes());
+                    }
+                }
+                1 => out.extend_from_slice(encoded[held.start].json.as_bytes()),
+                _ => {
+                    out.push(b'[');
+                    let mut first = true;
+                    for e in &encoded[held.clone()] {
+                        let blocks = &e.blocks;
+                        if blocks.is_empty() {
+                            continue;
+                        }
+                        if !first {
+                            out.push(b',');
+                        }
+                        first = false;
+                        out.extend_from_slice(blocks.as_bytes());
+                    }
+                    out.push(b']');
                 }
             }
-            1 => out.extend_from_slice(encoded[held.start].json.as_bytes()),
-            _ => {
-                out.push(b'[');
-                let mut first = true;
-                for e in &encoded[held.clone()] {
-                    let blocks = &e.blocks;
-                    if blocks.is_empty() {
-                        continue;
-                    }
-                    if !first {
-                        out.push(b',');
-                    }
-                    first = false;
-                    out.extend_from_slice(blocks.as_bytes());
-                }
-                out.push(b']');
-            }
+            out.push(b'}');
         }
-        out.push(b'}');
+        Ok(())
     }
-    out.push(b']');
-    Ok(())
 }

@@ -1,0 +1,308 @@
+//! The turns each conversation last sent, kept as written, so that its next request (the
+//! next step, or a fork, which starts with its caller's messages) writes the bytes of the
+//! turns it shares and renders only the turns after them: a step costs a compare of message
+//! addresses and a copy of the kept bytes, where it touched every message's encoding.
+//!
+//! A turn is reused only when the message after it is shared too: then its neighbours, and
+//! so its merging (consecutive user messages are one turn) and its being the final turn
+//! (trimmed, or kept when an empty prefill), are as they were. A conversation holding a
+//! system message is not kept: where one goes depends on messages far from it.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::messages::{Encoded, Part, encode_message};
+use super::turns::{Placement, TurnStart, format_turns};
+use crate::error::ModelError;
+use crate::message_prefix::{Found, Prefixes};
+use crate::messages::Message;
+use crate::providers::message_cache::MessageCache;
+
+/// One conversation's turns as last written: `[` and the turns, without the closing `]`.
+#[derive(Default)]
+pub(super) struct Written {
+    bytes: Vec<u8>,
+    starts: Vec<TurnStart>,
+}
+
+impl Written {
+    /// The turns' JSON array, appended to `out`.
+    pub(super) fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.bytes);
+        out.push(b']');
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.bytes.len() + 1
+    }
+
+    /// Keeps the turns that end before message `shared` with a shared message after them;
+    /// returns the index of the first message left to render.
+    fn keep_before(&mut self, shared: usize) -> usize {
+        let kept = self.starts.partition_point(|s| s.message < shared);
+        // The last turn starting in the shared messages may run past them, or be the final
+        // turn: it is rendered again.
+        let kept = kept.saturating_sub(1);
+        match self.starts.get(kept).copied() {
+            Some(start) if kept > 0 => {
+                self.bytes.truncate(start.byte);
+                self.starts.truncate(kept);
+                start.message
+            }
+            _ => {
+                self.bytes.clear();
+                self.bytes.push(b'[');
+                self.starts.clear();
+                0
+            }
+        }
+    }
+}
+
+/// Each message's encoding, and each conversation's turns as last written.
+#[derive(Default)]
+pub(super) struct KeptTurns {
+    encoded: MessageCache<Encoded>,
+    written: Mutex<Prefixes<Option<Written>>>,
+}
+
+/// A request's turns written from what was kept, to keep again once sent.
+pub(super) struct WrittenTurns {
+    pub written: Written,
+    found: Option<Found>,
+    /// The first message rendered (those before it were written from the kept bytes).
+    #[cfg(test)]
+    from: usize,
+}
+
+impl KeptTurns {
+    /// The encodings of every message of a request: for the requests `turns` cannot write
+    /// (a conversation with a system message), whose turns are formatted whole.
+    pub(super) fn encode_all(
+        &self,
+        messages: &[Arc<Message>],
+    ) -> Result<Vec<Arc<Encoded>>, ModelError> {
+        self.encoded.encode_all(messages, encode_message)
+    }
+
+    /// The request's turns, from the kept turns of its conversation and its new messages;
+    /// `None` when the conversation holds a system message.
+    pub(super) fn turns(
+        &self,
+        messages: &[Arc<Message>],
+        placement: &Placement<'_>,
+    ) -> Result<Option<WrittenTurns>, ModelError> {
+        // The value is taken out under the lock, so a concurrent request on the same
+        // conversation (a fork beside its caller) writes its own whole.
+        let (mut written, found) = match self.written.lock().find_mut(messages) {
+            Some((value, found)) => (value.take().unwrap_or_default(), Some(found)),
+            None => (Written::default(), None),
+        };
+        let shared = found.map_or(0, |f| f.shared);
+        let from = written.keep_before(shared);
+        let rest = &messages[from..];
+        let encoded = self.encoded.encode_each(rest, encode_message)?;
+        if encoded.iter().any(|e| matches!(e.part, Part::System(_))) {
+            return Ok(None);
+        }
+        let formatted = format_turns(rest, &encoded, placement)?;
+        debug_assert!(!formatted.has_system());
+        let first = written.starts.is_empty();
+        formatted.write_items(&mut written.bytes, first, Some((&mut written.starts, from)))?;
+        Ok(Some(WrittenTurns {
+            written,
+            found,
+            #[cfg(test)]
+            from,
+        }))
+    }
+
+    /// Keeps what `turns` wrote for the request's conversation, unless another request
+    /// changed the conversation's kept messages meanwhile.
+    pub(super) fn keep(&self, messages: &[Arc<Message>], turns: WrittenTurns) {
+        let WrittenTurns { written, found, .. } = turns;
+        let mut kept = self.written.lock();
+        let gone = match found {
+            Some(found) => {
+                let mut written = Some(written);
+                kept.update(messages, found, |value| {
+                    *value = written.take();
+                    messages.len()
+                });
+                written.map(Some).into_iter().collect()
+            }
+            None => kept.insert(messages, Some(written)),
+        };
+        drop(kept);
+        // Large buffers are let go outside the lock.
+        drop(gone);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::messages::{AiMessage, Content, SystemMessage, ToolCall};
+    use serde_json::json;
+
+    const PLACEMENT: Placement<'static> = Placement {
+        model: "claude-test",
+        in_place: false,
+        has_system: true,
+    };
+
+    /// What the request sends for `messages` through `kept`, checked against the turns
+    /// formatted whole from fresh encodings; and the first message it rendered.
+    fn send(kept: &KeptTurns, messages: &[Arc<Message>]) -> usize {
+        let turns = kept
+            .turns(messages, &PLACEMENT)
+            .unwrap()
+            .expect("no system message");
+        let mut out = Vec::new();
+        turns.written.write(&mut out);
+        let (whole, _) = super::super::messages::format_messages(messages).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string(&whole).unwrap(),
+            "{} messages",
+            messages.len()
+        );
+        let from = turns.from;
+        kept.keep(messages, turns);
+        from
+    }
+
+    fn ai(text: &str, call: Option<&str>) -> Arc<Message> {
+        Arc::new(Message::Ai(AiMessage {
+            content: Content::Text(text.into()),
+            tool_calls: call
+                .map(|id| vec![ToolCall::new("read_file", json!({"path": id}), id)])
+                .unwrap_or_default(),
+            ..Default::default()
+        }))
+    }
+
+    fn tool(id: &str) -> Arc<Message> {
+        // Read as the binding reads one: every other field at its default.
+        let message: Message = serde_json::from_value(json!({
+            "type": "tool", "content": format!("result of {id}"), "tool_call_id": id,
+            "name": "read_file", "status": "success",
+        }))
+        .unwrap();
+        Arc::new(message)
+    }
+
+    fn human(text: &str) -> Arc<Message> {
+        Arc::new(Message::human(text))
+    }
+
+    #[test]
+    fn each_step_renders_its_new_turns_and_the_turn_before_them() {
+        let kept = KeptTurns::default();
+        let mut history = vec![human("task"), human("more")];
+        assert_eq!(send(&kept, &history), 0);
+        for i in 0..5 {
+            let id = format!("t{i}");
+            history.push(ai("  reading  ", Some(&id)));
+            history.push(tool(&id));
+            let before = history.len() - 2;
+            let from = send(&kept, &history);
+            // The last turn sent before (the tool result, a user turn the next one may have
+            // merged with) is rendered again; nothing before it.
+            assert!(
+                from < before && from + 2 >= before,
+                "from {from}, {before} kept"
+            );
+        }
+        // A final assistant turn is trimmed; sent again before a user turn, it is not.
+        history.push(ai("Done.  \n", None));
+        send(&kept, &history);
+        history.push(human("and then?"));
+        let from = send(&kept, &history);
+        assert_eq!(from, history.len() - 2);
+    }
+
+    #[test]
+    fn a_fork_writes_its_callers_turns_and_renders_its_task() {
+        let kept = KeptTurns::default();
+        let mut parent = vec![human("task")];
+        for i in 0..20 {
+            let id = format!("t{i}");
+            parent.push(ai("", Some(&id)));
+            parent.push(tool(&id));
+        }
+        send(&kept, &parent);
+        // The fork: the caller's messages (its `task` call dropped) and the task, a user
+        // message merged with the tool result before it.
+        let mut fork = parent.clone();
+        fork.push(human("the fork's task"));
+        let from = send(&kept, &fork);
+        assert_eq!(from, parent.len() - 1, "the merged turn only");
+        // The fork's steps, then the caller again: each shares the conversation's start.
+        fork.push(ai("answer", None));
+        send(&kept, &fork);
+        parent.push(ai("", Some("task")));
+        parent.push(tool("task"));
+        let from = send(&kept, &parent);
+        assert!(from >= parent.len() - 4, "from {from}");
+    }
+
+    #[test]
+    fn an_edited_message_is_rendered_again_with_what_follows() {
+        let kept = KeptTurns::default();
+        let mut history = vec![
+            human("a"),
+            ai("b", None),
+            human("c"),
+            ai("d", None),
+            human("e"),
+        ];
+        send(&kept, &history);
+        history[2] = human("c, edited");
+        // The turn before it ends at the edited message: rendered again too.
+        assert_eq!(send(&kept, &history), 1);
+        // An empty assistant turn is dropped unless it is the final one.
+        history.insert(3, ai("", None));
+        history.push(ai("", None));
+        send(&kept, &history);
+        history.push(human("f"));
+        send(&kept, &history);
+        // A conversation started afresh renders whole.
+        assert_eq!(send(&kept, &history[1..]), 0);
+    }
+
+    #[test]
+    fn a_conversation_with_a_system_message_is_formatted_whole() {
+        let kept = KeptTurns::default();
+        let mut history = vec![human("a"), ai("b", None)];
+        send(&kept, &history);
+        history.push(Arc::new(Message::System(SystemMessage {
+            content: Content::Text("note".into()),
+            ..Default::default()
+        })));
+        history.push(human("c"));
+        assert!(kept.turns(&history, &PLACEMENT).unwrap().is_none());
+        // Without it again, the conversation is written from scratch.
+        history.truncate(2);
+        history.push(human("c"));
+        assert_eq!(send(&kept, &history), 0);
+    }
+
+    #[test]
+    fn keeping_before_a_shared_count_keeps_whole_turns_followed_by_a_shared_message() {
+        let start = |message, byte| TurnStart { message, byte };
+        let mut w = Written {
+            bytes: b"[AA,BBB,CC".to_vec(),
+            starts: vec![start(0, 1), start(2, 3), start(5, 7)],
+        };
+        // 6 shared: the turn from message 5 may run on, the one from 2 ends before 5.
+        assert_eq!(w.keep_before(6), 5);
+        assert_eq!(w.bytes, b"[AA,BBB");
+        assert_eq!(w.keep_before(5), 2);
+        assert_eq!(w.bytes, b"[AA");
+        assert_eq!(w.keep_before(5), 0);
+        assert_eq!(w.bytes, b"[");
+        assert!(w.starts.is_empty());
+    }
+}
