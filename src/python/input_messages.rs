@@ -30,6 +30,10 @@ pub(crate) struct GivenObjects {
 }
 
 impl GivenObjects {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_address.is_empty()
+    }
+
     /// The caller's object `message` was read from, while the run holds it unchanged.
     pub(crate) fn object_of<'py>(
         &self,
