@@ -215,22 +215,16 @@ _SAMPLE_ENV = "DEEPAGENTS_RS_BENCH_PERF"
 
 
 def worker(
-    impl: str,
-    mode: str,
-    threads: int,
-    steps: int,
-    history: int = 0,
-    async_tool: bool = False,
-    history_objects: bool = False,
+    impl: str, mode: str, threads: int, steps: int, history: int = 0, async_tool: bool = False, objects: bool = False
 ) -> dict[str, Any]:
     """One implementation in one mode, in this process; returns the measurements."""
     agent = _build(impl, async_tool)
     # The warm-up runs in the timed run's mode (deepagents cannot `invoke` an async-only tool).
-    first = _inputs(-1, history, history_objects)
+    first = _inputs(-1, history, objects)
     warm = asyncio.run(agent.ainvoke(first)) if mode == "ainvoke" else agent.invoke(first)
     problems = [p for p in [_check(warm, steps, history)] if p]
     # The caller's work, outside the clock (with `--history` it is thousands of dicts).
-    inputs = [_inputs(i, history, history_objects) for i in range(threads)]
+    inputs = [_inputs(i, history, objects) for i in range(threads)]
     sampler = _Sampler() if os.environ.get(_SAMPLE_ENV) and impl == "rs" else None
     usage0 = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
@@ -338,16 +332,8 @@ def run_one(
         result["problems"].append(f"server saw {counts}, expected {expected} requests and {threads + 1} finals")
         result["failed"] += 1
     result["retries"] = max(0, counts["requests"] - expected)
-    result.update(
-        impl=impl,
-        mode=mode,
-        threads=threads,
-        steps=steps,
-        latency=latency,
-        history=history,
-        async_tool=async_tool,
-        history_objects=history_objects,
-    )
+    result.update(impl=impl, mode=mode, threads=threads, steps=steps, latency=latency, history=history)
+    result.update(async_tool=async_tool, history_objects=history_objects)
     # The warm-up conversation's requests are in the server's time too; its share is removed.
     server_s = counts["handler_seconds"] * threads / (threads + 1)
     result["harness_per_step_ms"] = (result["wall"] - server_s) / (threads * steps) * 1000
