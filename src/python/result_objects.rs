@@ -90,8 +90,8 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
     let made = MAKER.get_or_try_init(py, || -> PyResult<Option<Maker>> {
         let convert = py.import("deepagents_rs._convert")?;
         let classes = convert.call_method0("_classes")?;
-        let describe = |kind: Kind| -> PyResult<Option<PlainClass>> {
-            let cls = classes.get_item(kind.name())?;
+        let describe = |kind: Kind, name: &str| -> PyResult<Option<PlainClass>> {
+            let cls = classes.get_item(name)?;
             let known = convert.call_method1("_plain_class", (&cls,))?;
             if known.is_none() {
                 return Ok(None);
@@ -138,9 +138,9 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
             }))
         };
         let (Some(human), Some(system), Some(ai)) = (
-            describe(Kind::Human)?,
-            describe(Kind::System)?,
-            describe(Kind::Ai)?,
+            describe(Kind::Human, "human")?,
+            describe(Kind::System, "system")?,
+            describe(Kind::Ai, "ai")?,
         ) else {
             return Ok(None);
         };
@@ -173,16 +173,6 @@ enum Kind {
     Human,
     System,
     Ai,
-}
-
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Human => "human",
-            Kind::System => "system",
-            Kind::Ai => "ai",
-        }
-    }
 }
 
 /// The keys of the dict a plain message of `kind` serializes to (`type` and a `None` name
