@@ -26,7 +26,9 @@ a request under load) are not a failure: the table shows them as ``retries``.
 
 ``--history N`` starts every conversation with ``N`` earlier messages (alternating user and
 assistant turns of a few hundred characters, no tool calls) so the cost of a step on a long
-conversation shows. Two per-step harness times are reported (JSON and the history table):
+conversation shows; ``--history-objects`` gives them as LangChain message objects (with ids)
+instead of dicts, as a caller holding a conversation does (the result then holds the caller's
+objects, and reading them is the run's input cost). Two per-step harness times are reported (JSON and the history table):
 
 * ``cpu_per_step_ms``: the client process' CPU time during the timed run (every thread, user
   and system, the kernel's sending of the request bodies included), per step. This is the
@@ -46,7 +48,7 @@ Usage::
 
     python benches/concurrency.py [--threads 1000] [--steps 20] [--latency 0.02]
         [--impls rs,reference] [--modes ainvoke,invoke] [--reference-threads N]
-        [--history N] [--async-tool] [--python-on-workers] [--json]
+        [--history N [--history-objects]] [--async-tool] [--python-on-workers] [--json]
 
 ``--async-tool`` makes ``echo`` a coroutine function: under ``ainvoke`` each tool call is then
 a coroutine awaited on the caller's loop (under ``invoke``, deepagents raises for a tool with
@@ -123,8 +125,17 @@ _EARLIER = (
 )
 
 
-def _inputs(i: int, history: int) -> dict[str, Any]:
-    earlier = [{"role": "user" if k % 2 == 0 else "assistant", "content": _EARLIER.format(k=k)} for k in range(history)]
+def _inputs(i: int, history: int, objects: bool = False) -> dict[str, Any]:
+    earlier: list[Any] = [
+        {"role": "user" if k % 2 == 0 else "assistant", "content": _EARLIER.format(k=k)} for k in range(history)
+    ]
+    if objects:
+        from langchain_core.messages import AIMessage, HumanMessage
+
+        earlier = [
+            (HumanMessage if m["role"] == "user" else AIMessage)(content=m["content"], id=f"earlier-{i}-{k}")
+            for k, m in enumerate(earlier)
+        ]
     return {"messages": [*earlier, {"role": "user", "content": f"Thread {i}: echo until told to stop."}]}
 
 
@@ -204,15 +215,16 @@ _SAMPLE_ENV = "DEEPAGENTS_RS_BENCH_PERF"
 
 
 def worker(
-    impl: str, mode: str, threads: int, steps: int, history: int = 0, async_tool: bool = False
+    impl: str, mode: str, threads: int, steps: int, history: int = 0, async_tool: bool = False, objects: bool = False
 ) -> dict[str, Any]:
     """One implementation in one mode, in this process; returns the measurements."""
     agent = _build(impl, async_tool)
     # The warm-up runs in the timed run's mode (deepagents cannot `invoke` an async-only tool).
-    warm = asyncio.run(agent.ainvoke(_inputs(-1, history))) if mode == "ainvoke" else agent.invoke(_inputs(-1, history))
+    first = _inputs(-1, history, objects)
+    warm = asyncio.run(agent.ainvoke(first)) if mode == "ainvoke" else agent.invoke(first)
     problems = [p for p in [_check(warm, steps, history)] if p]
     # The caller's work, outside the clock (with `--history` it is thousands of dicts).
-    inputs = [_inputs(i, history) for i in range(threads)]
+    inputs = [_inputs(i, history, objects) for i in range(threads)]
     sampler = _Sampler() if os.environ.get(_SAMPLE_ENV) and impl == "rs" else None
     usage0 = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
@@ -274,6 +286,7 @@ def run_one(
     history: int = 0,
     async_tool: bool = False,
     python_on_workers: bool = False,
+    history_objects: bool = False,
 ) -> dict[str, Any]:
     """Runs ``worker`` in a fresh process against a fresh server and checks the server's counts."""
     server, port = _start_server(latency, steps)
@@ -297,6 +310,7 @@ def run_one(
                 "--history",
                 str(history),
                 *(["--async-tool"] if async_tool else []),
+                *(["--history-objects"] if history_objects else []),
             ],
             env=env,
             capture_output=True,
@@ -318,9 +332,8 @@ def run_one(
         result["problems"].append(f"server saw {counts}, expected {expected} requests and {threads + 1} finals")
         result["failed"] += 1
     result["retries"] = max(0, counts["requests"] - expected)
-    result.update(
-        impl=impl, mode=mode, threads=threads, steps=steps, latency=latency, history=history, async_tool=async_tool
-    )
+    result.update(impl=impl, mode=mode, threads=threads, steps=steps, latency=latency, history=history)
+    result.update(async_tool=async_tool, history_objects=history_objects)
     # The warm-up conversation's requests are in the server's time too; its share is removed.
     server_s = counts["handler_seconds"] * threads / (threads + 1)
     result["harness_per_step_ms"] = (result["wall"] - server_s) / (threads * steps) * 1000
@@ -340,6 +353,9 @@ def main() -> int:
     parser.add_argument("--impls", default="rs,reference")
     parser.add_argument("--modes", default="ainvoke,invoke")
     parser.add_argument("--history", type=int, default=0, help="earlier messages in every conversation")
+    parser.add_argument(
+        "--history-objects", action="store_true", help="the earlier messages as LangChain message objects"
+    )
     parser.add_argument("--async-tool", action="store_true", help="the tool as a coroutine function")
     parser.add_argument(
         "--python-on-workers", action="store_true", help="sample deepagents_rs' runs with perf, by thread kind"
@@ -349,7 +365,10 @@ def main() -> int:
     parser.add_argument("--mode", choices=["ainvoke", "invoke"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.mode, args.threads, args.steps, args.history, args.async_tool)))
+        out = worker(
+            args.worker, args.mode, args.threads, args.steps, args.history, args.async_tool, args.history_objects
+        )
+        print(json.dumps(out))
         return 0
     results = []
     for impl in args.impls.split(","):
@@ -365,6 +384,7 @@ def main() -> int:
                     args.history,
                     args.async_tool,
                     args.python_on_workers,
+                    args.history_objects,
                 )
             )
     if args.json:

@@ -151,3 +151,22 @@ def test_a_subagents_values_keep_their_objects() -> None:
         stable[name] = [[any(m is f for f in first) for m in c["messages"]] for c in chunks]
     assert stable["deepagents_rs"] == stable["deepagents"]
     assert stable["deepagents"][-1][0] is True
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_object_the_core_reads_in_part_comes_back(mode: str) -> None:
+    """A field the core keeps no copy of (a system message's name, an AI message's
+    ``example`` flag) does not make the object a new one: the run left the message as
+    given."""
+
+    def inputs() -> list[Any]:
+        return [
+            HumanMessage(content="first", id="h-1"),
+            SystemMessage(content="a note", id="sys-1", name="noted"),
+            AIMessage(content="an earlier reply", id="ai-1", example=True),
+            HumanMessage(content="last", id="h-2"),
+        ]
+
+    seen = _side_by_side(mode, inputs)
+    for which in seen:
+        assert which[:4] == [0, 1, 2, 3]

@@ -106,3 +106,27 @@ def test_an_invoke_result_is_what_deepagents_returns_for_plain_input() -> None:
         assert {k: v for k, v in o.__dict__.items() if k != "id"} == {k: v for k, v in r.__dict__.items() if k != "id"}
         assert isinstance(o.id, str) and o.id
         assert o.model_dump(exclude={"id"}) == r.model_dump(exclude={"id"})
+
+
+def test_made_messages_share_no_mutable_part() -> None:
+    """The core makes each plain message from a per-class template (`__dict__`, set fields):
+    every message still has its own dicts, lists and set, and a change to one message shows
+    in no other, nor in the next ones made."""
+    dicts = [{"type": kind, "content": kind, "id": f"{kind}-{i}"} for kind in ("human", "system", "ai") for i in (1, 2)]
+    made, _, plain_ones = _core._result_objects_for_tests(dicts)
+    assert all(plain_ones)
+    for first, second in zip(made[::2], made[1::2], strict=True):
+        parts = ["__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "additional_kwargs", "response_metadata"]
+        if first.type == "ai":
+            parts += ["tool_calls", "invalid_tool_calls"]
+        for part in parts:
+            assert getattr(first, part) is not getattr(second, part), part
+        first.additional_kwargs["k"] = 1
+        first.response_metadata["k"] = 1
+        first.__pydantic_fields_set__.add("name")
+        first.__pydantic_extra__["x"] = 1
+        assert second.additional_kwargs == second.response_metadata == second.__pydantic_extra__ == {}
+        assert "name" not in second.__pydantic_fields_set__
+    again, reference, _ = _core._result_objects_for_tests(dicts)
+    for m, r in zip(again, reference, strict=True):
+        _same(m, r)

@@ -143,18 +143,35 @@ def input_messages(value: Any) -> list[Any]:
         # The common long history: one cheap pass instead of two calls per message (a
         # plain dict is no removal and is passed as it is below).
         return list(value)
-    if any(_is_removal(raw) for raw in value) or _repeats_an_id(value):
-        value = _reduced_input(value)
+    out = _read_input(value)
+    # A removal or a repeated id: the input reduced first, which leaves neither.
+    return out if out is not None else _read_input(_reduced_input(value)) or []
+
+
+def _read_input(value: list) -> list[Any] | None:
+    """The messages as the core reads them (see `input_messages`), or ``None`` when one is a
+    removal or two name the same id (the reducer keeps the later one, in the earlier one's
+    place): then the input is reduced first (`_reduced_input`). An id given to an object
+    here is the one the reduction would give it."""
+    ids = set()
     out = []
     for raw in value:
-        if type(raw) is dict and _plain_type(raw) is not None:
-            # The core reads the common form itself and gives it its id
-            # (`src/python/input_messages.rs`).
-            out.append(raw)
-            continue
+        if type(raw) is dict:
+            if _plain_type(raw) is not None:
+                # The core reads the common form itself and gives it its id
+                # (`src/python/input_messages.rs`).
+                out.append(raw)
+                continue
+            msg_id = raw.get("id")
+        elif _is_message_object(raw):
+            msg_id = raw.id
+        else:
+            msg_id = None
+        if _is_removal(raw) or (isinstance(msg_id, str) and (msg_id in ids or ids.add(msg_id))):
+            return None
         _ensure_object_id(raw)
         if _is_message_object(raw):
-            # Read by the core through `to_core`, and kept.
+            # Read by the core (its fields, `src/python/input_objects.rs`), and kept.
             out.append(raw)
             continue
         msg = to_core(raw)
@@ -168,19 +185,6 @@ def input_messages(value: Any) -> list[Any]:
 
 def _is_message_object(msg: Any) -> bool:
     return isinstance(msg, light.BaseMessage) or _compat.is_lc_message(msg)
-
-
-def _repeats_an_id(value: list) -> bool:
-    """Whether two of an input's messages (objects or dicts) name the same id: the reducer
-    keeps the later one, in the earlier one's place."""
-    seen = set()
-    for raw in value:
-        msg_id = raw.get("id") if type(raw) is dict else getattr(raw, "id", None) if _is_message_object(raw) else None
-        if isinstance(msg_id, str):
-            if msg_id in seen:
-                return True
-            seen.add(msg_id)
-    return False
 
 
 def _is_removal(raw: Any) -> bool:

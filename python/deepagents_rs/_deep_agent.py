@@ -386,8 +386,6 @@ class DeepAgent(ThreadRuns, GraphBase):
         state, limit, run_config, subagent_format, tracer = self._prepare(input, config, {"context": context})
         merged = _merge_configs(self._call_defaults, config or {})
         shaper = self._shaper(modes, single, subgraphs, version, merged)
-        # The caller's message objects are its states' (`MessageObjects.give`).
-        shaper.message_objects.give(state["messages"])
         shaper.print_modes = printed
         shaper.tracer = tracer
         protocol = _stream_protocol.wants_protocol_events(merged, version)

@@ -5,7 +5,8 @@ and each node's write, are the same objects in every ``values`` chunk and in the
 core's state crosses over as dicts, so without this every ``values`` chunk and the result would
 build an object per message of the whole history again (a pydantic validation each), a cost
 that grows with the history at every step. Here a message is converted once: a dict the core
-hands back unchanged (by id, compared whole) gets the object made or loaded for it before.
+hands back unchanged (by id, compared whole) gets the object made or loaded for it before. The
+caller's own input objects the core hands back itself, in place of their dicts.
 """
 
 from __future__ import annotations
@@ -25,16 +26,6 @@ class MessageObjects:
         #: The ids whose dict is the one the core was handed, not one it handed back: the
         #: core leaves out some of the fields a message holds empty.
         self._seeded: set[str] = set()
-        #: The caller's input objects by id, seeded when the core first hands one back.
-        self._given: dict[str, Any] = {}
-
-    def give(self, messages: Iterable[Any]) -> None:
-        """The run's input messages: the message objects among them are the caller's, shown
-        while the core hands them back unchanged (LangGraph's channel holds them). Each is
-        read (`_convert.to_core`) only when the core first hands back its id."""
-        for msg in messages:
-            if _convert._is_message_object(msg) and isinstance(msg.id, str):
-                self._given[msg.id] = msg
 
     def seed(self, objects: Iterable[Any], dicts: Iterable[dict]) -> None:
         """The thread's messages as the saver loaded them (LangGraph's objects), with the
@@ -50,15 +41,15 @@ class MessageObjects:
         """The core's messages as objects, each known one reused."""
         return [self._one(d) for d in raw]
 
-    def _one(self, d: dict) -> Any:
+    def _one(self, d: Any) -> Any:
+        if type(d) is not dict:
+            # The caller's own object, which the core hands back while the run holds the
+            # message as given (`src/python/input_messages.rs`, `GivenObjects`).
+            return d
         msg_id = d.get("id")
         if not isinstance(msg_id, str):
             return _convert.from_core(d)
         known = self._known.get(msg_id)
-        if known is None and msg_id in self._given:
-            obj = self._given.pop(msg_id)
-            self.seed([obj], [_convert.to_core(obj)])
-            known = self._known[msg_id]
         if known is not None:
             if known[0] == d:
                 return known[1]

@@ -264,8 +264,13 @@ class ToolEvents:
 
     def _remember_calls(self, ns: tuple, messages: Any) -> None:
         for message in reversed(messages):
-            if isinstance(message, dict) and message.get("type") == "ai":
-                for call in message.get("tool_calls") or ():
+            # A dict, or the caller's own message object the run left as given.
+            if isinstance(message, dict):
+                kind, calls = message.get("type"), message.get("tool_calls")
+            else:
+                kind, calls = getattr(message, "type", None), getattr(message, "tool_calls", None)
+            if kind == "ai":
+                for call in calls or ():
                     self.state_calls[(ns, call.get("id"))] = call
                 return
 

@@ -12,7 +12,7 @@ use super::agent_run_args::{
 };
 // `stream` takes the late resumes of a run from here.
 pub(crate) use super::agent_run_args::{LateResumes, ResumeArg};
-use super::agent_state::{input_state_from_py, result_to_py, state_from_py, state_to_py};
+use super::agent_state::{input_state_from_py, result_to_py, state_from_py, streamed_state_to_py};
 use super::errors::{bad_input, to_py};
 use super::host::PyHost;
 use super::memory::memory_from_py;
@@ -481,7 +481,7 @@ impl CoreAgent {
         run_args: StreamRun<'_>,
     ) -> PyResult<StreamState> {
         let files = input_files(state);
-        let state = state_from_py(state)?;
+        let (state, given) = input_state_from_py(state)?;
         let (emitter, tx, rx) = stream_sink(
             &run_args.modes,
             run_args.subgraphs,
@@ -514,7 +514,7 @@ impl CoreAgent {
             rx,
             task,
             self.agent.clone(),
-            state_to_py,
+            (streamed_state_to_py, given),
             Box::new(move |f| failure_to_py(f, files.as_ref())),
         ))
     }

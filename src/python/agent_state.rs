@@ -71,6 +71,27 @@ pub(crate) fn state_to_py(py: Python<'_>, state: &AgentState) -> PyResult<Py<PyA
     state_with_messages(py, state, list)
 }
 
+/// A state of the run as its stream hands it to the Python side: message dicts, and the
+/// caller's own objects for those the run left as given (shown as LangGraph's channel
+/// holds them).
+pub(crate) fn streamed_state_to_py(
+    py: Python<'_>,
+    state: &AgentState,
+    given: &GivenObjects,
+) -> PyResult<Py<PyAny>> {
+    if given.is_empty() {
+        return state_to_py(py, state);
+    }
+    let list = pyo3::types::PyList::empty(py);
+    for m in state.messages.to_vec() {
+        match given.object_of(py, &m) {
+            Some(obj) => list.append(obj)?,
+            None => list.append(super::convert::message_to_py(py, &m)?)?,
+        }
+    }
+    state_with_messages(py, state, list)
+}
+
 /// A run's final state as `invoke` returns it: its messages as message objects already, the
 /// caller's own for those the run left as given.
 pub(crate) fn result_to_py(

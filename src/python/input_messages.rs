@@ -1,7 +1,8 @@
 //! A run's input messages. The common form, a plain `{"role": ..., "content": "<str>"}` dict,
 //! is read straight from the caller's dict, with the fresh id LangGraph's coercion gives it;
-//! a message object is read from the dict `deepagents_rs._convert.to_core` makes of it and
-//! kept (`GivenObjects`); every other message arrives as `to_core` made it. Building a core
+//! a message object is read from its fields (`super::input_objects`, else from the dict
+//! `deepagents_rs._convert.to_core` makes of it) and kept (`GivenObjects`); every other
+//! message arrives as `to_core` made it. Building a core
 //! dict per plain message in Python cost more than the rest of a 2,000-message run's input.
 
 use std::collections::HashMap;
@@ -29,6 +30,10 @@ pub(crate) struct GivenObjects {
 }
 
 impl GivenObjects {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_address.is_empty()
+    }
+
     /// The caller's object `message` was read from, while the run holds it unchanged.
     pub(crate) fn object_of<'py>(
         &self,
@@ -63,17 +68,20 @@ pub(crate) fn input_history_from_py(list: &Bound<'_, PyAny>) -> PyResult<(Histor
                 None,
             ),
             None if item.is_instance_of::<PyDict>() => (message_from_py(item)?, None),
-            None => {
-                let to_core = match &to_core {
-                    Some(f) => f,
-                    None => to_core.insert(
-                        item.py()
-                            .import("deepagents_rs._convert")?
-                            .getattr("to_core")?,
-                    ),
-                };
-                (message_from_py(&to_core.call1((item,))?)?, Some(item))
-            }
+            None => match super::input_objects::object_message(item)? {
+                Some(message) => (message, Some(item)),
+                None => {
+                    let to_core = match &to_core {
+                        Some(f) => f,
+                        None => to_core.insert(
+                            item.py()
+                                .import("deepagents_rs._convert")?
+                                .getattr("to_core")?,
+                        ),
+                    };
+                    (message_from_py(&to_core.call1((item,))?)?, Some(item))
+                }
+            },
         };
         let message = Arc::new(message);
         if let Some(obj) = object {

@@ -26,6 +26,7 @@ mod files;
 mod fs_outside;
 mod host;
 mod input_messages;
+mod input_objects;
 mod interned_keys;
 mod loop_inbox;
 mod memory;
@@ -103,6 +104,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(
         result_objects::_result_objects_for_tests,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(
+        input_objects::_input_objects_for_tests,
         m
     )?)?;
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;

@@ -21,9 +21,15 @@ use crate::messages::{Content, Message};
 /// One of LangChain's plain message classes as `_convert._plain_class` describes it.
 struct PlainClass {
     cls: Py<PyAny>,
+    /// The class's `__new__` slot: `cls.__new__(cls)` without the lookup and the call.
+    new: pyo3::ffi::newfunc,
     /// The model's fields in the order its validated `__dict__` holds them.
     fields: Vec<Field>,
-    kind: Py<PyString>,
+    /// Its `__dict__` with every field `None` but `type`: a copy keeps the order and the
+    /// table's size, so a message's writes are overwrites (no growing, no reordering).
+    template: Py<PyDict>,
+    /// Its set fields without and with the optional one (`Plain::more`), copied per message.
+    set: [Py<PySet>; 2],
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -84,8 +90,8 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
     let made = MAKER.get_or_try_init(py, || -> PyResult<Option<Maker>> {
         let convert = py.import("deepagents_rs._convert")?;
         let classes = convert.call_method0("_classes")?;
-        let describe = |kind: &str| -> PyResult<Option<PlainClass>> {
-            let cls = classes.get_item(kind)?;
+        let describe = |kind: Kind, name: &str| -> PyResult<Option<PlainClass>> {
+            let cls = classes.get_item(name)?;
             let known = convert.call_method1("_plain_class", (&cls,))?;
             if known.is_none() {
                 return Ok(None);
@@ -99,15 +105,43 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
                     None => return Ok(None),
                 }
             }
+            let template = PyDict::new(py);
+            for &f in &fields {
+                match f {
+                    Field::Type => {
+                        template.set_item(PyString::intern(py, f.name()), &type_value)?
+                    }
+                    _ => template.set_item(PyString::intern(py, f.name()), py.None())?,
+                }
+            }
+            let set = |fields: &[Field]| -> PyResult<Py<PySet>> {
+                let names = fields.iter().map(|f| PyString::intern(py, f.name()));
+                Ok(PySet::new(py, names)?.unbind())
+            };
+            let [fewer, more] = set_fields(kind);
+            // SAFETY: `cls` is a live type object; `Py_tp_new` is a slot every type has (an
+            // instantiable class's is never null, checked all the same).
+            let new =
+                unsafe { pyo3::ffi::PyType_GetSlot(cls.as_ptr().cast(), pyo3::ffi::Py_tp_new) };
+            if new.is_null() {
+                return Ok(None);
+            }
             Ok(Some(PlainClass {
+                // SAFETY: the `Py_tp_new` slot holds a `newfunc`.
+                new: unsafe {
+                    std::mem::transmute::<*mut std::ffi::c_void, pyo3::ffi::newfunc>(new)
+                },
                 cls: cls.unbind(),
                 fields,
-                kind: type_value.unbind(),
+                template: template.unbind(),
+                set: [set(fewer)?, set(more)?],
             }))
         };
-        let (Some(human), Some(system), Some(ai)) =
-            (describe("human")?, describe("system")?, describe("ai")?)
-        else {
+        let (Some(human), Some(system), Some(ai)) = (
+            describe(Kind::Human, "human")?,
+            describe(Kind::System, "system")?,
+            describe(Kind::Ai, "ai")?,
+        ) else {
             return Ok(None);
         };
         let names = [
@@ -141,14 +175,42 @@ enum Kind {
     Ai,
 }
 
-/// What a plain message holds: its text, id and name, and which of its fields the dict
-/// `message_to_py` writes for it has (the keys `from_core` marks as set).
+/// The keys of the dict a plain message of `kind` serializes to (`type` and a `None` name
+/// left out: `from_core` drops them), without and with its optional one: its serde
+/// attributes skip an empty map and, for a system message, a missing id.
+fn set_fields(kind: Kind) -> [&'static [Field]; 2] {
+    match kind {
+        Kind::Human => [
+            &[Field::Content, Field::Id],
+            &[Field::Content, Field::Id, Field::Name],
+        ],
+        Kind::System => [&[Field::Content], &[Field::Content, Field::Id]],
+        Kind::Ai => [
+            &[
+                Field::Content,
+                Field::ToolCalls,
+                Field::Id,
+                Field::ResponseMetadata,
+            ],
+            &[
+                Field::Content,
+                Field::ToolCalls,
+                Field::Id,
+                Field::Name,
+                Field::ResponseMetadata,
+            ],
+        ],
+    }
+}
+
+/// What a plain message holds: its text, id and name, and whether the dict `message_to_py`
+/// writes for it has its optional key (`set_fields`).
 struct Plain<'a> {
     kind: Kind,
     text: &'a str,
     id: Option<&'a str>,
     name: Option<&'a str>,
-    set: &'static [Field],
+    more: bool,
 }
 
 /// The message's plain parts, or `None` when `from_core` would not make it directly
@@ -160,9 +222,6 @@ fn plain(message: &Message) -> Option<Plain<'_>> {
     let Content::Text(text) = message.content() else {
         return None;
     };
-    // The keys of the dict the message serializes to, `type` and a `None` name left out
-    // (`from_core` drops them): its serde attributes skip an empty map and, for a system
-    // message, a missing id.
     match message {
         Message::Human(m) if m.additional_kwargs.is_empty() && m.response_metadata.is_empty() => {
             Some(Plain {
@@ -170,11 +229,7 @@ fn plain(message: &Message) -> Option<Plain<'_>> {
                 text,
                 id: m.id.as_deref(),
                 name: m.name.as_deref(),
-                set: if m.name.is_some() {
-                    &[Field::Content, Field::Id, Field::Name]
-                } else {
-                    &[Field::Content, Field::Id]
-                },
+                more: m.name.is_some(),
             })
         }
         Message::System(m) if m.additional_kwargs.is_empty() && m.response_metadata.is_empty() => {
@@ -183,11 +238,7 @@ fn plain(message: &Message) -> Option<Plain<'_>> {
                 text,
                 id: m.id.as_deref(),
                 name: None,
-                set: if m.id.is_some() {
-                    &[Field::Content, Field::Id]
-                } else {
-                    &[Field::Content]
-                },
+                more: m.id.is_some(),
             })
         }
         Message::Ai(m)
@@ -197,29 +248,12 @@ fn plain(message: &Message) -> Option<Plain<'_>> {
                 && m.additional_kwargs.is_empty()
                 && m.response_metadata.is_empty() =>
         {
-            const WITH_NAME: &[Field] = &[
-                Field::Content,
-                Field::ToolCalls,
-                Field::Id,
-                Field::Name,
-                Field::ResponseMetadata,
-            ];
-            const WITHOUT_NAME: &[Field] = &[
-                Field::Content,
-                Field::ToolCalls,
-                Field::Id,
-                Field::ResponseMetadata,
-            ];
             Some(Plain {
                 kind: Kind::Ai,
                 text,
                 id: m.id.as_deref(),
                 name: m.name.as_deref(),
-                set: if m.name.is_some() {
-                    WITH_NAME
-                } else {
-                    WITHOUT_NAME
-                },
+                more: m.name.is_some(),
             })
         }
         _ => None,
@@ -238,7 +272,7 @@ impl Maker {
             Kind::System => &self.system,
             Kind::Ai => &self.ai,
         };
-        let values = PyDict::new(py);
+        let values = class.template.bind(py).copy()?;
         for &field in &class.fields {
             let key = self.name(py, field);
             match field {
@@ -246,21 +280,37 @@ impl Maker {
                 Field::AdditionalKwargs | Field::ResponseMetadata => {
                     values.set_item(key, PyDict::new(py))?
                 }
-                Field::Type => values.set_item(key, class.kind.bind(py))?,
-                Field::Name => values.set_item(key, parts.name)?,
-                Field::Id => values.set_item(key, parts.id)?,
+                // The template's: the class's `type`, `None` for no name, id or usage.
+                Field::Type | Field::UsageMetadata => {}
+                Field::Name => {
+                    if let Some(name) = parts.name {
+                        values.set_item(key, name)?
+                    }
+                }
+                Field::Id => {
+                    if let Some(id) = parts.id {
+                        values.set_item(key, id)?
+                    }
+                }
                 Field::ToolCalls | Field::InvalidToolCalls => {
                     values.set_item(key, PyList::empty(py))?
                 }
-                Field::UsageMetadata => values.set_item(key, py.None())?,
             }
         }
-        let set = PySet::empty(py)?;
-        for &field in parts.set {
-            set.add(self.name(py, field))?;
-        }
+        let template = class.set[usize::from(parts.more)].bind(py);
+        // SAFETY: `PySet_New` of a live set copies it (its table as it is, no rehashing);
+        // a new reference or null with an exception set.
+        let set =
+            unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PySet_New(template.as_ptr()))? };
         let cls = class.cls.bind(py);
-        let obj = cls.call_method1("__new__", (cls,))?;
+        // SAFETY: `new` is the class's own `__new__` slot, called as `cls.__new__(cls)` calls
+        // it: the class, an empty argument tuple, no keywords; it returns a new reference or
+        // null with an exception set.
+        let obj = unsafe {
+            let args = PyTuple::empty(py);
+            let made = (class.new)(cls.as_ptr().cast(), args.as_ptr(), std::ptr::null_mut());
+            Bound::from_owned_ptr_or_err(py, made)?
+        };
         set_plain(&obj, intern!(py, "__dict__"), values.as_any())?;
         set_plain(&obj, intern!(py, "__pydantic_fields_set__"), set.as_any())?;
         set_plain(

@@ -15,6 +15,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
 use super::agent::{LateResumes, ResumeArg};
+use super::input_messages::GivenObjects;
 use super::stream_payloads::event_to_py;
 use crate::agent::{Agent, RunFailure};
 use crate::events::{Event, EventKind, EventSink, Namespace, Origin, StepEmitter};
@@ -103,16 +104,21 @@ pub(crate) struct StreamState {
     task: Option<JoinHandle<()>>,
     agent: Agent,
     finished: bool,
-    state_to_py: fn(Python<'_>, &AgentState) -> PyResult<Py<PyAny>>,
+    state_to_py: StateToPy,
+    /// The caller's message objects among the run's input: the root's states show them.
+    given: GivenObjects,
     failure_to_py: FailureToPy,
 }
+
+/// A state as the stream hands it over, with the caller's objects its messages may show.
+pub(crate) type StateToPy = fn(Python<'_>, &AgentState, &GivenObjects) -> PyResult<Py<PyAny>>;
 
 impl StreamState {
     pub fn new(
         rx: UnboundedReceiver<Item>,
         task: JoinHandle<()>,
         agent: Agent,
-        state_to_py: fn(Python<'_>, &AgentState) -> PyResult<Py<PyAny>>,
+        (state_to_py, given): (StateToPy, GivenObjects),
         failure_to_py: FailureToPy,
     ) -> Self {
         StreamState {
@@ -121,6 +127,7 @@ impl StreamState {
             agent,
             finished: false,
             state_to_py,
+            given,
             failure_to_py,
         }
     }
@@ -140,13 +147,14 @@ impl StreamState {
                 step,
                 *event,
                 self.state_to_py,
+                &self.given,
             )
             .map(Some),
             Some(Item::Done(outcome)) => {
                 self.finished = true;
                 self.task = None;
                 let state = (*outcome).map_err(&self.failure_to_py)?;
-                let out = (self.state_to_py)(py, &state)?;
+                let out = (self.state_to_py)(py, &state, &self.given)?;
                 drop(state);
                 self.agent.release_unused();
                 let ns = PyTuple::empty(py);

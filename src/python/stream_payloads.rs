@@ -6,8 +6,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use super::convert::{host_object, message_to_py};
+use super::input_messages::GivenObjects;
 use crate::events::{Event, EventKind, MessagePayload, Namespace, Route, Update};
-use crate::state::{AgentState, MessagesDelta, StateDelta};
+use crate::state::{MessagesDelta, StateDelta};
 
 fn mode_name(kind: EventKind) -> &'static str {
     match kind {
@@ -125,7 +126,8 @@ pub(super) fn event_to_py(
     agent_name: Option<&str>,
     step: u64,
     event: Event,
-    state_to_py: fn(Python<'_>, &AgentState) -> PyResult<Py<PyAny>>,
+    state_to_py: super::stream::StateToPy,
+    given: &GivenObjects,
 ) -> PyResult<Py<PyAny>> {
     let ns_py = PyTuple::new(py, ns.iter())?;
     let (kind, payload): (EventKind, Bound<'_, PyAny>) = match event {
@@ -151,7 +153,18 @@ pub(super) fn event_to_py(
                 (node.as_ref(), payload, core).into_pyobject(py)?.into_any(),
             )
         }
-        Event::Values(state) => (EventKind::Values, state_to_py(py, &state)?.into_bound(py)),
+        // The caller's objects are the root's: a subagent's state is its own.
+        Event::Values(state) => {
+            let given = if ns.is_empty() {
+                given
+            } else {
+                &GivenObjects::default()
+            };
+            (
+                EventKind::Values,
+                state_to_py(py, &state, given)?.into_bound(py),
+            )
+        }
         Event::Message(m) => {
             let message = match &m.payload {
                 MessagePayload::Whole(message) => message_to_py(py, message)?,
@@ -227,7 +240,12 @@ pub(super) fn event_to_py(
             input,
             nodes,
         } => {
-            let start = (call_id, state_to_py(py, &input)?, nodes, agent_name);
+            let start = (
+                call_id,
+                state_to_py(py, &input, &GivenObjects::default())?,
+                nodes,
+                agent_name,
+            );
             (
                 EventKind::Routes,
                 ("__start__", "subagent", start)
