@@ -651,6 +651,11 @@ def _python_calls_stats() -> tuple[int, int, int]:
     """``(drainer threads started, drainers replaced as stuck, threads alive)`` of the queue
     of the core's Python calls since start (for tests and benches)."""
 
+def _call_timing() -> dict[str, int]:
+    """Counts and nanoseconds of the core's calls into Python since start, by name: the
+    ``dars-python`` jobs (run, CPU, queued), the drainers' and blocked callers' waits for the
+    GIL, the event loops' inboxes (for benches: ``benches/concurrency.py``)."""
+
 class FsInterrupts:
     """Interrupt-mode ``FilesystemPermission`` rules: which file tools they gate, and whether
     a call fires (deepagents' per-call ``when``)."""
