@@ -65,6 +65,14 @@ deepagents_rs: the binding's own record of the call sites that took the GIL on a
 (``_core._gil_on_workers()``, exact, not sampled), and how many Python-calling threads it
 started and how many of them it replaced as stuck in a call (``_core._python_calls_stats()``).
 
+Also reported for deepagents_rs: where its calls into Python spent the timed run
+(``_core._call_timing()``, see ``timing_rows``). Every Python call the core makes (a sync tool
+call, under both modes) runs on a ``dars-python`` thread holding the GIL, one after another
+(a second thread only while one is stuck in a call), so that table's "GIL held by calls" per
+step, times the steps, is about the wall time the run's calls take in a row; its CPU in
+brackets is what they cost, the rest the time they held their turn without running
+(preempted, or waiting for the GIL back from another thread).
+
 ``--reference-threads`` runs deepagents with fewer threads (it is much slower per step); its
 steps per second are then comparable, its wall time is not. This is a benchmark, not a test;
 it never touches the network.
@@ -226,6 +234,7 @@ def worker(
     # The caller's work, outside the clock (with `--history` it is thousands of dicts).
     inputs = [_inputs(i, history, objects) for i in range(threads)]
     sampler = _Sampler() if os.environ.get(_SAMPLE_ENV) and impl == "rs" else None
+    timing0 = _call_timing(impl)
     usage0 = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     if mode == "ainvoke":
@@ -239,6 +248,7 @@ def worker(
             results = list(pool.map(agent.invoke, inputs))
     wall = time.perf_counter() - start
     usage1 = resource.getrusage(resource.RUSAGE_SELF)
+    timing1 = _call_timing(impl)
     problems += [p for p in (_check(r, steps, history) for r in results) if p]
     cpu = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
     out = {
@@ -258,9 +268,22 @@ def worker(
         if stats is not None:
             started, replaced, _alive = stats()
             out["python_threads"] = {"started": started, "replaced": replaced}
+        if timing0 is not None and timing1 is not None:
+            out["call_timing"] = {k: timing1[k] - timing0[k] for k in timing1}
     if sampler is not None:
         out["thread_samples"] = sampler.stop()
     return out
+
+
+def _call_timing(impl: str) -> dict[str, int] | None:
+    """The binding's counts of its Python calls (``_core._call_timing``), or ``None`` (deepagents,
+    or a build before them)."""
+    if impl != "rs":
+        return None
+    from deepagents_rs import _core
+
+    timing = getattr(_core, "_call_timing", None)
+    return None if timing is None else timing()
 
 
 def _start_server(latency: float, steps: int) -> tuple[subprocess.Popen[str], int]:
@@ -412,6 +435,41 @@ def threads_of(r: dict[str, Any]) -> str:
     return f"{t['started']} / {t['replaced']}" if t else "-"
 
 
+def _avg_ms(ns: int, n: int) -> str:
+    return f"{ns / n / 1e6:.3f}" if n else "-"
+
+
+def timing_rows(results: list[dict[str, Any]]) -> list[str]:
+    """Where deepagents_rs' calls into Python spent the timed run (``_core._call_timing``): the
+    core's Python calls (``dars-python`` threads) hold the GIL for ``job`` per step, wait in
+    their queue for ``queued`` per call; a drainer given a turn waits ``attach`` for the GIL;
+    a thread blocked in ``invoke`` waits ``reattach`` for it once its run ended; under
+    ``ainvoke`` the loop's inbox runs ``inbox jobs`` per drain, each waiting ``queued``."""
+    timed = [r for r in results if "call_timing" in r]
+    if not timed:
+        return []
+    rows = [
+        "",
+        (
+            "| implementation | mode | Python calls / step | GIL held by calls ms / step (CPU) | queued ms / call "
+            "| drainer GIL wait ms (count) | caller GIL wait ms (count) | inbox jobs / drain "
+            "| inbox queued ms / job | inbox ms / step |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in timed:
+        t, steps = r["call_timing"], r["threads"] * r["steps"]
+        rows.append(
+            f"| {NAMES[r['impl']]} | {r['mode']} | {t['jobs'] / steps:.2f} | {t['job_ns'] / steps / 1e6:.3f} ({t.get('job_cpu_ns', 0) / steps / 1e6:.3f}) "
+            f"| {_avg_ms(t['queued_ns'], t['jobs'])} "
+            f"| {_avg_ms(t['drainer_attach_ns'], t['drainer_attaches'])} ({t['drainer_attaches']}) "
+            f"| {_avg_ms(t['caller_reattach_ns'], t['caller_reattaches'])} ({t['caller_reattaches']}) "
+            f"| {t['inbox_jobs'] / t['inbox_drains'] if t['inbox_drains'] else 0:.1f} "
+            f"| {_avg_ms(t['inbox_queued_ns'], t['inbox_jobs'])} | {t['inbox_job_ns'] / steps / 1e6:.3f} |"
+        )
+    return rows
+
+
 def table(results: list[dict[str, Any]]) -> str:
     rows = [
         "| implementation | mode | threads x steps | wall s (ideal) | CPU s | CPU ms / step | server CPU s | peak RSS MiB | model steps/s | retries |",
@@ -439,6 +497,7 @@ def table(results: list[dict[str, Any]]) -> str:
                 f"| {NAMES[r['impl']]} | {r['mode']} | {len(r['gil_on_workers'])} "
                 f"| {threads_of(r)} | {samples or 'not sampled'} |"
             )
+    rows += timing_rows(results)
     by = {(r["impl"], r["mode"]): r for r in results}
     for mode in ("ainvoke", "invoke"):
         rs, ref = by.get(("rs", mode)), by.get(("reference", mode))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -127,3 +128,30 @@ def test_a_nested_call_is_replaced_when_its_drainer_was_slow_to_wake() -> None:
         pool.shutdown(wait=False)
     assert result["messages"][2].content == "done"
     assert result["messages"][-1].content == "done"
+
+
+def test_the_calls_time_is_counted() -> None:
+    """``_core._call_timing`` (what ``benches/concurrency.py`` reports): each tool call is a
+    job on a drainer, its CPU counted within its time; a thread blocked in ``invoke`` (not the
+    main thread) is counted once when it takes the GIL back."""
+    burn = 0.005
+
+    def spin(text: str) -> str:
+        """Spin for a while."""
+        end = time.thread_time() + burn
+        while time.thread_time() < end:
+            pass
+        return text
+
+    agent = create_deep_agent(model=CallTimes(tool="spin", times=3), tools=[spin])
+    before = _core._call_timing()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        result = pool.submit(agent.invoke, _ask(0)).result(timeout=TIMEOUT)
+    after = _core._call_timing()
+    assert result["messages"][-1].content == "done"
+    grew = {key: after[key] - before[key] for key in after}
+    # The three tool calls, and the model's calls (a LangChain model runs as a Python call too).
+    assert grew["jobs"] >= 3, grew
+    assert grew["job_cpu_ns"] >= 3 * burn * 1e9, grew
+    assert grew["job_ns"] >= grew["job_cpu_ns"], grew
+    assert grew["caller_reattaches"] >= 1, grew

@@ -197,6 +197,10 @@ class LangChainToolAdapter(ToolAdapter):
         self._adirect = None if async_func is None else (async_func, plan)
 
     def _message(self, result: Any, tool_call_id: str, config: dict | None = None) -> tuple:
+        if type(result) is str:
+            # The common answer (a direct call's plain str, see `_direct_tools._formatted`):
+            # no message, command or list, so `_stringify`'s, without the checks' imports.
+            return result, "success", None, None
         from langchain_core.messages import ToolMessage
 
         if isinstance(result, ToolMessage):

@@ -6,10 +6,12 @@
 //! and take the GIL twenty times a second per waiting thread, which with a thousand threads
 //! blocked in `invoke` is a GIL convoy that costs more than the runs themselves.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+
+use super::call_timing::{self, Counter};
 
 const SLICE: Duration = Duration::from_millis(50);
 
@@ -42,10 +44,13 @@ fn wait_here<T: Send>(
     py: Python<'_>,
     mut wait: impl FnMut(Option<Duration>) -> Option<T> + Send,
 ) -> PyResult<T> {
-    if !on_main_thread(py)?
-        && let Some(value) = super::exit_gate::detach(py, || wait(None))
-    {
-        return Ok(value);
+    if !on_main_thread(py)? {
+        let (value, ended) = super::exit_gate::detach(py, || (wait(None), Instant::now()));
+        call_timing::since(Counter::CallerReattachNs, ended);
+        call_timing::add(Counter::CallerReattaches, 1);
+        if let Some(value) = value {
+            return Ok(value);
+        }
     }
     loop {
         if let Some(value) = super::exit_gate::detach(py, || wait(Some(SLICE))) {

@@ -13,11 +13,14 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 use pyo3_async_runtimes::TaskLocals;
 use tokio::sync::oneshot;
+
+use super::call_timing::{self, Counter};
 
 /// Work for the loop's thread, run with the GIL it holds.
 type Job = Box<dyn for<'py> FnOnce(Python<'py>) + Send>;
@@ -37,7 +40,8 @@ enum Wake {
 }
 
 struct Shared {
-    jobs: Mutex<Vec<Job>>,
+    /// Each job with the time it was pushed.
+    jobs: Mutex<Vec<(Instant, Job)>>,
     /// A wake-up is on its way: later pushes need not send another.
     pending: AtomicBool,
     wake: Wake,
@@ -58,7 +62,7 @@ impl Drop for Shared {
 
 impl Shared {
     fn push(self: &Arc<Self>, job: Job) {
-        self.jobs.lock().push(job);
+        self.jobs.lock().push((Instant::now(), job));
         if self.pending.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -151,9 +155,17 @@ impl LoopInbox {
         // Cleared before taking the jobs: a push after the take wakes the loop again.
         self.shared.pending.store(false, Ordering::Release);
         let jobs = std::mem::take(&mut *self.shared.jobs.lock());
-        for job in jobs {
+        let start = Instant::now();
+        call_timing::add(Counter::InboxDrains, 1);
+        call_timing::add(Counter::InboxJobs, jobs.len() as u64);
+        for (pushed, job) in jobs {
+            call_timing::add(
+                Counter::InboxQueuedNs,
+                u64::try_from(start.duration_since(pushed).as_nanos()).unwrap_or(0),
+            );
             job(py);
         }
+        call_timing::since(Counter::InboxJobNs, start);
     }
 }
 

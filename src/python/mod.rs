@@ -7,6 +7,7 @@ mod agent_state;
 mod backends;
 mod blocking;
 mod call_task_ids;
+mod call_timing;
 mod composite;
 mod composite_batch;
 mod composite_ops;
@@ -116,6 +117,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         python_calls::_python_calls_delay_turns,
         m
     )?)?;
+    m.add_function(wrap_pyfunction!(call_timing::_call_timing, m)?)?;
     let close_gate = wrap_pyfunction!(exit_gate::_close_exit_gate, m)?;
     m.py()
         .import("atexit")?

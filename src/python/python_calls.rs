@@ -31,6 +31,8 @@ use parking_lot::{Condvar, Mutex};
 use pyo3::prelude::*;
 use tokio::sync::oneshot;
 
+use super::call_timing::{self, Counter};
+
 /// A call, run on a drainer with the GIL held.
 type Job = Box<dyn for<'py> FnOnce(Python<'py>) + Send>;
 
@@ -69,7 +71,8 @@ struct Drainer {
 }
 
 struct State {
-    jobs: VecDeque<Job>,
+    /// Each job with the time it was pushed.
+    jobs: VecDeque<(Instant, Job)>,
     /// The drainers taking jobs (one, unless jobs blocked).
     drainers: Vec<Drainer>,
     /// Drainers taking jobs and not demoted, plus turns handed to idle threads not yet taken.
@@ -152,7 +155,7 @@ where
 
 fn push(job: Job) {
     let mut st = STATE.lock();
-    st.jobs.push_back(job);
+    st.jobs.push_back((Instant::now(), job));
     if st.active == 0 {
         activate(&mut st, 1, false);
     }
@@ -221,7 +224,10 @@ fn drainer(ticket: u64) {
             if let Next::Retire = run_jobs(py, ticket) {
                 return;
             }
-            ticket = super::exit_gate::detach(py, wait_for_turn);
+            let (next, turn) = super::exit_gate::detach(py, wait_for_turn);
+            call_timing::since(Counter::DrainerAttachNs, turn);
+            call_timing::add(Counter::DrainerAttaches, 1);
+            ticket = next;
         }
     });
 }
@@ -235,9 +241,14 @@ fn run_jobs(py: Python<'_>, ticket: u64) -> Next {
             let at = st.drainers.iter().position(|d| d.ticket == ticket);
             let mine = at.filter(|&i| !st.drainers[i].demoted);
             match mine.and_then(|i| st.jobs.pop_front().map(|job| (i, job))) {
-                Some((i, job)) => {
+                Some((i, (pushed, job))) => {
                     let me = &mut st.drainers[i];
-                    me.started = Some(Instant::now());
+                    let now = Instant::now();
+                    me.started = Some(now);
+                    call_timing::add(
+                        Counter::QueuedNs,
+                        u64::try_from(now.duration_since(pushed).as_nanos()).unwrap_or(0),
+                    );
                     // A replacement that ended a job is no sign of a burst any more.
                     me.replacement &= first;
                     first = false;
@@ -266,12 +277,19 @@ fn run_jobs(py: Python<'_>, ticket: u64) -> Next {
             super::exit_gate::detach(py, || ());
         }
         // A panicking job drops its sender: its caller hears `Lost`.
+        let (start, cpu) = (Instant::now(), call_timing::thread_cpu_ns());
         let _ = std::panic::catch_unwind(AssertUnwindSafe(|| job(py)));
+        call_timing::since(Counter::JobNs, start);
+        call_timing::add(
+            Counter::JobCpuNs,
+            call_timing::thread_cpu_ns().saturating_sub(cpu),
+        );
+        call_timing::add(Counter::Jobs, 1);
     }
 }
 
-/// Waits (without the GIL) for a turn; returns the drainer's new ticket.
-fn wait_for_turn() -> u64 {
+/// Waits (without the GIL) for a turn; returns the drainer's new ticket and when it had it.
+fn wait_for_turn() -> (u64, Instant) {
     let mut st = STATE.lock();
     let mut delayed = false;
     loop {
@@ -291,7 +309,7 @@ fn wait_for_turn() -> u64 {
             let ticket = st.next_ticket;
             st.next_ticket += 1;
             st.drainers.push(Drainer::new(ticket, replacement));
-            return ticket;
+            return (ticket, Instant::now());
         }
         TURN.wait(&mut st);
     }
