@@ -178,7 +178,10 @@ mod tests {
         assert_eq!(compact.get("usage"), map.get("usage").cloned());
         assert_eq!(compact.get("quote\"d"), map.get("quote\"d").cloned());
         assert_eq!(compact.get("stop_sequence"), Some(Value::Null));
-        assert_eq!(compact.get_str("model_provider").as_deref(), Some("anthropic"));
+        assert_eq!(
+            compact.get_str("model_provider").as_deref(),
+            Some("anthropic")
+        );
         assert_eq!(compact.get("input_tokens"), None);
         assert_eq!(compact.get_str("usage"), None);
     }

@@ -94,7 +94,6 @@ impl History {
         out.reverse();
         out
     }
-
 }
 
 /// A history's newest node, held weakly. Its allocation outlives the history, so no other

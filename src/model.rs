@@ -133,7 +133,9 @@ impl TokenSink {
 
     /// The chunks sent so far, when recording.
     pub fn take_recorded(&self) -> Option<Chunks> {
-        self.recorded.as_ref().map(|r| std::mem::take(&mut *r.lock()))
+        self.recorded
+            .as_ref()
+            .map(|r| std::mem::take(&mut *r.lock()))
     }
 
     fn report(&self, payload: MessagePayload) {

@@ -96,7 +96,9 @@ mod tests {
     use crate::stand_ins::float_of;
 
     fn float_at(v: &Value, pointer: &str) -> Option<f64> {
-        v.pointer(pointer).and_then(Value::as_str).and_then(float_of)
+        v.pointer(pointer)
+            .and_then(Value::as_str)
+            .and_then(float_of)
     }
 
     #[test]

@@ -191,7 +191,12 @@ mod tests {
         assert_eq!(json_of(&nan), Some("NaN"));
         assert_eq!(float_stand_in(1.0), None);
         let inf = float_stand_in(f64::NEG_INFINITY).unwrap_or_default();
-        assert_eq!((json_of(&inf), type_name(&inf)), (Some("-Infinity"), Some("float")));
-        assert!(contains_stand_in(&serde_json::json!({"a": [1, stand_in(b"x")]})));
+        assert_eq!(
+            (json_of(&inf), type_name(&inf)),
+            (Some("-Infinity"), Some("float"))
+        );
+        assert!(contains_stand_in(
+            &serde_json::json!({"a": [1, stand_in(b"x")]})
+        ));
     }
 }

@@ -155,7 +155,10 @@ mod tests {
             1,
             "the input state comes back"
         );
-        assert!(failure.files_dropped, "without its files: the caller holds them");
+        assert!(
+            failure.files_dropped,
+            "without its files: the caller holds them"
+        );
         // The same agent (its model now past the tool call) finishes the next run.
         let (state, _) = agent
             .run_guarded(hi(), RunOptions::default())
@@ -194,6 +197,10 @@ mod tests {
             ["/a", "/b"],
             "the write is in the output"
         );
-        assert_eq!(Arc::as_ptr(&state.files), before, "written in place, not copied");
+        assert_eq!(
+            Arc::as_ptr(&state.files),
+            before,
+            "written in place, not copied"
+        );
     }
 }

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use super::{Agent, StartTask};
 use crate::error::Error;
 use crate::events::Route;
-use crate::tools::SendTarget;
 use crate::messages::{AiMessage, Message, ToolCall};
 use crate::middleware::Hook;
 use crate::state::{AgentState, Jump, StateDelta};
+use crate::tools::SendTarget;
 
 /// One task of a step: a node, run on the step's state or, sent by a tool's command, on a
 /// state of its own.
@@ -229,7 +229,12 @@ impl Agent {
         goto: &[String],
         sends: &[SendTarget],
     ) -> Route {
-        let turn = turn_of(written.iter().rev().chain(state.messages.iter_newest_first()));
+        let turn = turn_of(
+            written
+                .iter()
+                .rev()
+                .chain(state.messages.iter_newest_first()),
+        );
         // A `Send` to no node is dropped without a word here: the step's route warns of it,
         // once, as LangGraph does.
         let sends: Vec<SendTarget> = sends

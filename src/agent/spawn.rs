@@ -49,7 +49,9 @@ impl Spawner for Agent {
         spec: &ForkSpec,
         format: Option<Arc<dyn StructuredOutput>>,
     ) -> Result<Arc<dyn Spawner>, Error> {
-        Ok(Arc::new(self.forked(name, spec)?.with_response_format(format)))
+        Ok(Arc::new(
+            self.forked(name, spec)?.with_response_format(format),
+        ))
     }
 
     fn reducers(&self) -> Option<crate::state::Reducers> {

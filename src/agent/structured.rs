@@ -2,10 +2,10 @@
 //! the schema tool is answered at once (parsed, or an error the model must fix) and sets the
 //! structured response.
 
-use crate::run::new_id;
 use crate::error::Error;
 use crate::messages::{AiMessage, Message, ToolCall, ToolMessage, ToolStatus};
 use crate::middleware::Structured;
+use crate::run::new_id;
 use crate::structured::{ParseError, SchemaTool};
 use crate::tools::HostContext;
 

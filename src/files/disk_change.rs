@@ -154,8 +154,14 @@ mod tests {
         let dir = scratch("edit");
         let file = dir.join("f.txt");
         std::fs::write(&file, "a\r\nb\r\na\n").unwrap();
-        assert!(matches!(edit(&file, "a\r\n", "z\n", false), Ok(Edited::Refused(_))));
-        assert!(matches!(edit(&file, "a\r\n", "z\r\n", true), Ok(Edited::Replaced(2))));
+        assert!(matches!(
+            edit(&file, "a\r\n", "z\n", false),
+            Ok(Edited::Refused(_))
+        ));
+        assert!(matches!(
+            edit(&file, "a\r\n", "z\r\n", true),
+            Ok(Edited::Replaced(2))
+        ));
         assert_eq!(std::fs::read(&file).unwrap(), b"z\nb\nz\n");
         assert!(matches!(edit(&dir, "a", "b", false), Ok(Edited::Missing)));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -343,8 +343,14 @@ mod tests {
             cwd: dir.clone(),
             virtual_mode: true,
         };
-        assert!(matches!(root.resolve("/a/../b".as_ref()), Err(Refusal::Refused(_))));
-        assert_eq!(root.resolve("/link/f".as_ref()).unwrap(), dir.join("real/f"));
+        assert!(matches!(
+            root.resolve("/a/../b".as_ref()),
+            Err(Refusal::Refused(_))
+        ));
+        assert_eq!(
+            root.resolve("/link/f".as_ref()).unwrap(),
+            dir.join("real/f")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

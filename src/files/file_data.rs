@@ -20,9 +20,11 @@ pub fn content(file_data: &Value) -> Result<String, String> {
 pub fn content_len(file_data: &Value) -> Option<usize> {
     match file_data.get("content") {
         Some(Value::String(s)) => Some(s.len()),
-        Some(Value::Array(lines)) => lines.iter().try_fold(lines.len().saturating_sub(1), |n, l| {
-            l.as_str().map(|l| n + l.len())
-        }),
+        Some(Value::Array(lines)) => lines
+            .iter()
+            .try_fold(lines.len().saturating_sub(1), |n, l| {
+                l.as_str().map(|l| n + l.len())
+            }),
         _ => None,
     }
 }

@@ -46,7 +46,10 @@ pub fn lines_in_ranges(
         }
         let text = std::str::from_utf8(&raw)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-        let (body, ended) = match text.strip_suffix("\r\n").or_else(|| text.strip_suffix('\n')) {
+        let (body, ended) = match text
+            .strip_suffix("\r\n")
+            .or_else(|| text.strip_suffix('\n'))
+        {
             Some(body) => (body, true),
             None => (text, false),
         };
@@ -130,7 +133,12 @@ mod tests {
         let texts: Vec<&str> = plain.iter().map(|(_, t)| t.as_str()).collect();
         assert_eq!(texts, ["a", "b\rc", "d", "e\r"]);
         assert!(lines_in_ranges(b"ok\n\xff\n".as_slice(), &all, true).is_err());
-        assert_eq!(lines_in_ranges(b"ok\n\xff\n".as_slice(), &[(1, 1)], true).unwrap().len(), 1);
+        assert_eq!(
+            lines_in_ranges(b"ok\n\xff\n".as_slice(), &[(1, 1)], true)
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]

@@ -129,7 +129,11 @@ fn builtin_mime_type(ext: &str) -> &'static str {
 /// only a suffix.
 fn extension(path: &str) -> String {
     // `PurePosixPath(path).suffix`: trailing slashes do not count.
-    let name = path.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+    let name = path
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
     match name.rfind('.') {
         Some(i) if i > 0 && i + 1 < name.len() => name[i..].to_lowercase(),
         _ => String::new(),

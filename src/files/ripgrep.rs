@@ -8,7 +8,11 @@ use serde_json::Value;
 #[derive(Debug, PartialEq)]
 pub enum Frame {
     /// A match: the path as rg printed it, the line number, the line without its `\n`s.
-    Match { path: String, line: i64, text: String },
+    Match {
+        path: String,
+        line: i64,
+        text: String,
+    },
     /// A file rg could not read (often a binary one): its `data`, worth a trace.
     Error(Value),
     /// Anything else (begin/end/context/summary frames, a line that is not JSON).
@@ -24,12 +28,18 @@ pub fn parse_frame(line: &str) -> Frame {
     match frame.get("type").and_then(Value::as_str) {
         Some("error") => Frame::Error(data),
         Some("match") => {
-            let path = data.pointer("/path/text").and_then(Value::as_str).unwrap_or_default();
+            let path = data
+                .pointer("/path/text")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let line = match data.get("line_number") {
                 Some(Value::Number(n)) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
                 _ => None,
             };
-            let text = data.pointer("/lines/text").and_then(Value::as_str).unwrap_or_default();
+            let text = data
+                .pointer("/lines/text")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             match line {
                 Some(line) if !path.is_empty() => Frame::Match {
                     path: path.to_owned(),
@@ -82,18 +92,39 @@ mod tests {
         let m = r#"{"type":"match","data":{"path":{"text":"./a.txt"},"lines":{"text":"hi\n"},"line_number":3}}"#;
         assert_eq!(
             parse_frame(m),
-            Frame::Match { path: "./a.txt".into(), line: 3, text: "hi".into() }
+            Frame::Match {
+                path: "./a.txt".into(),
+                line: 3,
+                text: "hi".into()
+            }
         );
-        assert!(matches!(parse_frame(r#"{"type":"error","data":{"x":1}}"#), Frame::Error(_)));
+        assert!(matches!(
+            parse_frame(r#"{"type":"error","data":{"x":1}}"#),
+            Frame::Error(_)
+        ));
         assert_eq!(parse_frame("not json"), Frame::Other);
-        assert_eq!(parse_frame(r#"{"type":"match","data":{"path":{"bytes":"AA=="},"line_number":1}}"#), Frame::Other);
+        assert_eq!(
+            parse_frame(r#"{"type":"match","data":{"path":{"bytes":"AA=="},"line_number":1}}"#),
+            Frame::Other
+        );
     }
 
     #[test]
     fn command_line() {
         let (argv, cwd) = command("rg", "x", "/d", true, Some("*.py"), Some(2));
-        assert_eq!(argv, ["rg", "--json", "-F", "-m", "3", "--glob", "*.py", "--", "x", "."]);
+        assert_eq!(
+            argv,
+            [
+                "rg", "--json", "-F", "-m", "3", "--glob", "*.py", "--", "x", "."
+            ]
+        );
         assert_eq!(cwd.as_deref(), Some("/d"));
-        assert_eq!(command("rg", "x", "/f", false, None, None).0.last().map(String::as_str), Some("/f"));
+        assert_eq!(
+            command("rg", "x", "/f", false, None, None)
+                .0
+                .last()
+                .map(String::as_str),
+            Some("/f")
+        );
     }
 }

@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use super::sandbox_scripts as scripts;
 use super::sandbox_texts as texts;
-use crate::middleware::py_text::{py_rstrip, py_strip};
 use crate::error::Builtin;
+use crate::middleware::py_text::{py_rstrip, py_strip};
 use crate::pyrepr::truthy;
 
 /// Python's `template.format(**args)` for our templates: `{name}` placeholders and doubled

@@ -28,7 +28,8 @@ pub const MAX_BYTES: u64 = 10 * 1024 * 1024;
 
 // deepagents 0.7.32, backends/sandbox.py (_EXECUTE_CAPTURE_CLIP_NOTICE): appended to a
 // byte-excerpt preview shorter than the captured output.
-pub const CLIP_NOTICE: &str = "... [output clipped here; {captured_bytes} bytes total, full output at the path above] ...";
+pub const CLIP_NOTICE: &str =
+    "... [output clipped here; {captured_bytes} bytes total, full output at the path above] ...";
 // deepagents 0.7.32, backends/sandbox.py (_EXECUTE_CAPTURE_CLIP_NOTICE_CAPPED): the clip
 // notice once capture hit its byte cap (the count is the cap; the saved file is cut too).
 pub const CLIP_NOTICE_CAPPED: &str = "... [output clipped here; capture stopped at its {captured_bytes}-byte limit, so the file at the path above is also incomplete] ...";
@@ -95,9 +96,11 @@ pub fn random_b32() -> String {
     // A v4 UUID's bytes 6 and 8 carry its version and variant bits; the other 14 are random.
     let uuid = uuid::Uuid::new_v4();
     let b = uuid.as_bytes();
-    let bits = [b[0], b[1], b[2], b[3], b[4], b[5], b[9], b[10], b[11], b[12]]
-        .iter()
-        .fold(0u128, |acc, &byte| (acc << 8) | u128::from(byte));
+    let bits = [
+        b[0], b[1], b[2], b[3], b[4], b[5], b[9], b[10], b[11], b[12],
+    ]
+    .iter()
+    .fold(0u128, |acc, &byte| (acc << 8) | u128::from(byte));
     (0..16)
         .map(|i| char::from(ALPHABET[((bits >> (75 - 5 * i)) & 31) as usize]))
         .collect()
@@ -144,7 +147,10 @@ _dars_cmd=$(cat <<'{delimiter}'
     // Substituted last to first so no value can be taken for a later placeholder; the
     // command is joined, not substituted, so nothing in it is read as part of the wrapper.
     let epilogue = EPILOGUE
-        .replace("@MARKER@", &TRUNCATION_MARKER_TEMPLATE.replace("{omitted_lines}", "%s"))
+        .replace(
+            "@MARKER@",
+            &TRUNCATION_MARKER_TEMPLATE.replace("{omitted_lines}", "%s"),
+        )
         .replace("@EXCERPT_NOTICE@", EXCERPT_CLIP_NOTICE)
         .replace("@CAPPED_NOTICE@", &printf_format(CLIP_NOTICE_CAPPED))
         .replace("@NOTICE@", &printf_format(CLIP_NOTICE))
@@ -182,7 +188,14 @@ pub fn parse_capture(output: &str) -> Result<(Captured, Option<String>), String>
         return Err("Capture wrapper meta line absent or malformed (no sentinel); returning output unoffloaded".to_owned());
     }
     let words: Vec<&str> = first.split(' ').collect();
-    let [sentinel, exit_word, offloaded_word, capped_word, surplus_word] = words[..] else {
+    let [
+        sentinel,
+        exit_word,
+        offloaded_word,
+        capped_word,
+        surplus_word,
+    ] = words[..]
+    else {
         return Err(format!(
             "Capture wrapper meta line absent or malformed ({} fields, expected {META_FIELDS}); returning output unoffloaded",
             words.len()
@@ -312,6 +325,9 @@ mod tests {
         assert_eq!(delete_probe_cmd("/a b"), "test -e '/a b' || test -L '/a b'");
         assert_eq!(delete_cmd("/x"), "rm -rf /x");
         assert_eq!(delete_probe_error("/x", None), None);
-        assert_eq!(delete_error("/x", Some(1), "  \n"), Some("Error deleting file '/x': unknown error".into()));
+        assert_eq!(
+            delete_error("/x", Some(1), "  \n"),
+            Some("Error deleting file '/x': unknown error".into())
+        );
     }
 }

@@ -73,7 +73,10 @@ async fn run<S: Sandbox>(s: &S, command: String) -> Done<Ran<S::Raw>, S::Error> 
 }
 
 /// `ls`: the `(path, is_dir)` entries, or the listing's error message.
-pub async fn ls<S: Sandbox>(s: &S, path: &str) -> Done<Result<Vec<(Value, Value)>, String>, S::Error> {
+pub async fn ls<S: Sandbox>(
+    s: &S,
+    path: &str,
+) -> Done<Result<Vec<(Value, Value)>, String>, S::Error> {
     let ran = run(s, protocol::ls_cmd(path)).await?;
     protocol::parse_ls(&ran.output, path).map_err(Failed::Raised)
 }
@@ -93,15 +96,21 @@ pub async fn read<S: Sandbox>(
 /// `_write_preflight`: the parent folders made, or the error message.
 pub async fn preflight<S: Sandbox>(s: &S, path: &str) -> Done<Result<(), String>, S::Error> {
     let ran = run(s, protocol::write_preflight_cmd(path)).await?;
-    Ok(match protocol::preflight_error(&ran.output, ran.exit_code, path) {
-        Some(error) => Err(error),
-        None => Ok(()),
-    })
+    Ok(
+        match protocol::preflight_error(&ran.output, ran.exit_code, path) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        },
+    )
 }
 
 /// `write`: the preflight, then the content uploaded.
 /// `content` is the text's UTF-8 bytes, moved into the upload.
-pub async fn write<S: Sandbox>(s: &S, path: &str, content: Vec<u8>) -> Done<Result<(), String>, S::Error> {
+pub async fn write<S: Sandbox>(
+    s: &S,
+    path: &str,
+    content: Vec<u8>,
+) -> Done<Result<(), String>, S::Error> {
     if let Err(error) = preflight(s, path).await? {
         return Ok(Err(error));
     }
@@ -109,7 +118,11 @@ pub async fn write<S: Sandbox>(s: &S, path: &str, content: Vec<u8>) -> Done<Resu
 }
 
 /// The upload half of `write`, for a subclass whose own `_write_preflight` ran already.
-pub async fn upload_written<S: Sandbox>(s: &S, path: &str, content: Vec<u8>) -> Done<Result<(), String>, S::Error> {
+pub async fn upload_written<S: Sandbox>(
+    s: &S,
+    path: &str,
+    content: Vec<u8>,
+) -> Done<Result<(), String>, S::Error> {
     let files = vec![(path.to_owned(), content)];
     let uploaded = s.upload(files).await.map_err(Failed::Sandbox)?;
     match uploaded.errors.first() {
@@ -142,7 +155,9 @@ pub async fn edit<S: Sandbox>(
 ) -> Done<Result<Value, String>, S::Error> {
     let inline = match way {
         // Only `edit` itself refuses an empty string; its two ways leave that to the script.
-        EditWay::Chosen if old.is_empty() => return Ok(Err(super::text::EMPTY_OLD_STRING_ERROR.to_owned())),
+        EditWay::Chosen if old.is_empty() => {
+            return Ok(Err(super::text::EMPTY_OLD_STRING_ERROR.to_owned()));
+        }
         EditWay::Chosen => old.len() + new.len() <= EDIT_INLINE_MAX_BYTES,
         EditWay::Inline => true,
         EditWay::Upload => false,
@@ -150,9 +165,17 @@ pub async fn edit<S: Sandbox>(
     if inline {
         let ran = run(s, protocol::edit_inline_cmd(path, old, new, replace_all)).await?;
         let output = py_rstrip(&ran.output);
-        return Ok(protocol::edit_outcome(protocol::edit_reply(output).as_ref(), output, path, old));
+        return Ok(protocol::edit_outcome(
+            protocol::edit_reply(output).as_ref(),
+            output,
+            path,
+            old,
+        ));
     }
-    let stem = format!("/tmp/.deepagents_edit_{}", capture::random_b32().to_lowercase());
+    let stem = format!(
+        "/tmp/.deepagents_edit_{}",
+        capture::random_b32().to_lowercase()
+    );
     let (old_tmp, new_tmp) = (format!("{stem}_old"), format!("{stem}_new"));
     let files = vec![
         (old_tmp.clone(), old.as_bytes().to_vec()),
@@ -160,12 +183,18 @@ pub async fn edit<S: Sandbox>(
     ];
     let uploaded = s.upload(files).await.map_err(Failed::Sandbox)?;
     if uploaded.errors.len() < 2 {
-        return Ok(Err(format!("Error editing file '{path}': upload returned no response")));
+        return Ok(Err(format!(
+            "Error editing file '{path}': upload returned no response"
+        )));
     }
     if let Some(error) = uploaded.errors.into_iter().flatten().next() {
         return Ok(Err(format!("Error editing file '{path}': {error}")));
     }
-    let ran = run(s, protocol::edit_tmpfile_cmd(path, &old_tmp, &new_tmp, replace_all)).await?;
+    let ran = run(
+        s,
+        protocol::edit_tmpfile_cmd(path, &old_tmp, &new_tmp, replace_all),
+    )
+    .await?;
     let output = py_rstrip(&ran.output);
     let reply = protocol::edit_reply(output);
     if reply.is_none() {
@@ -174,7 +203,9 @@ pub async fn edit<S: Sandbox>(
         let cleanup = run(s, command).await?;
         if cleanup.exit_code != Some(0) {
             let shown: String = cleanup.output.chars().take(200).collect();
-            s.warn(format!("Failed to clean up temp files for edit {path}: {shown}"));
+            s.warn(format!(
+                "Failed to clean up temp files for edit {path}: {shown}"
+            ));
         }
     }
     Ok(protocol::edit_outcome(reply.as_ref(), output, path, old))
@@ -187,10 +218,12 @@ pub async fn delete<S: Sandbox>(s: &S, path: &str) -> Done<Result<(), String>, S
         return Ok(Err(error));
     }
     let removal = run(s, capture::delete_cmd(path)).await?;
-    Ok(match capture::delete_error(path, removal.exit_code, &removal.output) {
-        Some(error) => Err(error),
-        None => Ok(()),
-    })
+    Ok(
+        match capture::delete_error(path, removal.exit_code, &removal.output) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        },
+    )
 }
 
 async fn run_within<S: Sandbox>(s: &S, command: String) -> Done<Option<Ran<S::Raw>>, S::Error> {
@@ -212,7 +245,12 @@ pub async fn grep<S: Sandbox>(s: &S, q: &GrepQuery<'_>) -> Done<Option<GrepParse
     let Some(ran) = run_within(s, command).await? else {
         return Ok(None);
     };
-    Ok(Some(search::parse_grep(&ran.output, ran.exit_code, q.path, q.max_count)))
+    Ok(Some(search::parse_grep(
+        &ran.output,
+        ran.exit_code,
+        q.path,
+        q.max_count,
+    )))
 }
 
 /// `glob` below the absolute search root it returns: the parsed walk, or `None` when it
@@ -253,10 +291,18 @@ pub async fn offload<S: Sandbox>(
     plan: &OffloadPlan<'_>,
 ) -> Done<Offloaded<S::Raw>, S::Error> {
     if !plan.enabled {
-        let ran = s.execute(command.to_owned(), true).await.map_err(Failed::Sandbox)?;
+        let ran = s
+            .execute(command.to_owned(), true)
+            .await
+            .map_err(Failed::Sandbox)?;
         return Ok(Offloaded::Whole(ran.raw));
     }
-    let wrapper = capture::capture_cmd(command, plan.capture_path, plan.inline_budget, plan.max_capture_bytes);
+    let wrapper = capture::capture_cmd(
+        command,
+        plan.capture_path,
+        plan.inline_budget,
+        plan.max_capture_bytes,
+    );
     let ran = s.execute(wrapper, true).await.map_err(Failed::Sandbox)?;
     match capture::parse_capture(&ran.output) {
         Err(warning) => {
@@ -268,7 +314,10 @@ pub async fn offload<S: Sandbox>(
                 s.warn(warning);
             }
             let truncated = captured.capped || ran.truncated;
-            Ok(Offloaded::Read { captured, truncated })
+            Ok(Offloaded::Read {
+                captured,
+                truncated,
+            })
         }
     }
 }
@@ -291,17 +340,38 @@ mod tests {
     impl Sandbox for Scripted {
         type Raw = ();
         type Error = ();
-        fn execute(&self, command: String, _: bool) -> impl Future<Output = Result<Ran<()>, ()>> + Send {
+        fn execute(
+            &self,
+            command: String,
+            _: bool,
+        ) -> impl Future<Output = Result<Ran<()>, ()>> + Send {
             self.asked.lock().unwrap().push(command);
             let (output, exit_code) = self.replies.lock().unwrap().remove(0);
-            std::future::ready(Ok(Ran { output, exit_code, truncated: false, raw: () }))
+            std::future::ready(Ok(Ran {
+                output,
+                exit_code,
+                truncated: false,
+                raw: (),
+            }))
         }
-        fn upload(&self, files: Vec<(String, Vec<u8>)>) -> impl Future<Output = Result<Uploaded, ()>> + Send {
-            self.asked.lock().unwrap().push(format!("upload {}", files.len()));
+        fn upload(
+            &self,
+            files: Vec<(String, Vec<u8>)>,
+        ) -> impl Future<Output = Result<Uploaded, ()>> + Send {
+            self.asked
+                .lock()
+                .unwrap()
+                .push(format!("upload {}", files.len()));
             let errors = self.uploads.lock().unwrap().remove(0);
-            std::future::ready(Ok(Uploaded { errors, kind: "<class 'list'>".into() }))
+            std::future::ready(Ok(Uploaded {
+                errors,
+                kind: "<class 'list'>".into(),
+            }))
         }
-        fn execute_within(&self, command: String) -> impl Future<Output = Result<Option<Ran<()>>, ()>> + Send {
+        fn execute_within(
+            &self,
+            command: String,
+        ) -> impl Future<Output = Result<Option<Ran<()>>, ()>> + Send {
             let ran = self.execute(command, false);
             async move { ran.await.map(Some) }
         }
@@ -323,13 +393,19 @@ mod tests {
     fn a_large_edit_uploads_and_cleans_up_after_a_dead_script() {
         let s = Scripted::default();
         s.uploads.lock().unwrap().push(vec![None, None]);
-        s.replies.lock().unwrap().extend([("Killed".to_owned(), Some(137)), (String::new(), Some(1))]);
+        s.replies
+            .lock()
+            .unwrap()
+            .extend([("Killed".to_owned(), Some(137)), (String::new(), Some(1))]);
         let old = "x".repeat(EDIT_INLINE_MAX_BYTES);
         let out = now(edit(&s, "/f", (&old, "y"), false, EditWay::Chosen));
         assert!(matches!(out, Ok(Err(ref e)) if e.ends_with("unexpected server response: Killed")));
         let asked = s.asked.lock().unwrap();
         assert_eq!(asked[0], "upload 2");
-        assert!(asked[2].starts_with("rm -f '/tmp/.deepagents_edit_") || asked[2].starts_with("rm -f /tmp/.deepagents_edit_"));
+        assert!(
+            asked[2].starts_with("rm -f '/tmp/.deepagents_edit_")
+                || asked[2].starts_with("rm -f /tmp/.deepagents_edit_")
+        );
         assert_eq!(s.warned.lock().unwrap().len(), 1);
     }
 
@@ -339,7 +415,9 @@ mod tests {
         s.replies.lock().unwrap().push((String::new(), Some(0)));
         s.uploads.lock().unwrap().push(vec![]);
         let out = now(write(&s, "/f", b"text".to_vec()));
-        assert!(matches!(out, Err(Failed::Raised(Builtin::Assertion(ref m))) if m.ends_with("0 with type <class 'list'>")));
+        assert!(
+            matches!(out, Err(Failed::Raised(Builtin::Assertion(ref m))) if m.ends_with("0 with type <class 'list'>"))
+        );
     }
 
     #[test]

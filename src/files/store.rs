@@ -5,7 +5,8 @@
 // deepagents 0.7.32, backends/store.py: `_validate_namespace` and
 // `_convert_store_item_to_file_data` (the first two take the component's index).
 pub const NAMESPACE_EMPTY: &str = "Namespace tuple must not be empty.";
-pub const NAMESPACE_COMPONENT_EMPTY: &str = "Namespace component at index {index} must not be empty.";
+pub const NAMESPACE_COMPONENT_EMPTY: &str =
+    "Namespace component at index {index} must not be empty.";
 pub const NAMESPACE_COMPONENT_NOT_TEXT: &str =
     "Namespace component at index {index} must be a string, got {kind}.";
 pub const NAMESPACE_DISALLOWED_CHARACTERS: &str = "Namespace component at index {index} contains disallowed characters: {component}. Only alphanumeric characters, hyphens, underscores, dots, @, +, colons, and tildes are allowed.";

@@ -405,10 +405,7 @@ pub fn glob_files(
         .map(|(k, v)| (k, v, file_data::modified_at(v).unwrap_or("")))
         .collect();
     found.sort_by(|a, b| b.2.cmp(a.2));
-    Ok(found
-        .into_iter()
-        .map(|(k, v, _)| file_info(k, v))
-        .collect())
+    Ok(found.into_iter().map(|(k, v, _)| file_info(k, v)).collect())
 }
 
 /// StateBackend's `ls`: direct children, directories with a trailing `/`, sorted by path.
@@ -555,14 +552,20 @@ mod tests {
             "aaa\naa\na\n",
             "no hits here\nnone",
         ];
-        let patterns = ["ab", "a", "aa", "é", "€ab€", "b\r", "ab\n", "", "zz ab", "missing"];
+        let patterns = [
+            "ab", "a", "aa", "é", "€ab€", "b\r", "ab\n", "", "zz ab", "missing",
+        ];
         for text in texts {
             for pattern in patterns {
                 for cap in [None, Some(0), Some(1), Some(2), Some(3)] {
                     let (mut fast, mut slow) = (Vec::new(), Vec::new());
                     let fast_cut = grep_content("/f", text, pattern, cap, &mut fast);
                     let slow_cut = grep_lines("/f", text, pattern, cap, &mut slow);
-                    assert_eq!((fast_cut, &fast), (slow_cut, &slow), "{text:?} {pattern:?} {cap:?}");
+                    assert_eq!(
+                        (fast_cut, &fast),
+                        (slow_cut, &slow),
+                        "{text:?} {pattern:?} {cap:?}"
+                    );
                 }
             }
         }

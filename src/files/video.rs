@@ -44,7 +44,8 @@ pub mod texts {
     pub const FRAME_TOO_LARGE: &str =
         "Video frame dimensions {width}x{height} exceed the maximum {side}px side";
     pub const DEADLINE: &str = "Video decoding exceeded the {seconds}s safety budget";
-    pub const FIRST_FRAME_TOO_LARGE: &str = "Video frame output exceeded the {bytes} byte safety budget before emitting a frame";
+    pub const FIRST_FRAME_TOO_LARGE: &str =
+        "Video frame output exceeded the {bytes} byte safety budget before emitting a frame";
     pub const FRAME_AT: &str = "Frame at t={timestamp}";
     pub const MISSING_DEPENDENCY: &str = "{hint} (underlying error: {error})";
     pub const TRUNCATED: &str = "Coverage truncated at t={timestamp}: the output or frame cap was reached before the full window was decoded. Continue from offset={offset} to see the remaining frames.";
@@ -267,8 +268,9 @@ impl FrameSampler {
         let cost = text.len() + image_base64.len();
         if self.bytes + cost > self.max_bytes {
             if self.frames == 0 {
-                return Err(texts::FIRST_FRAME_TOO_LARGE
-                    .replace("{bytes}", &self.max_bytes.to_string()));
+                return Err(
+                    texts::FIRST_FRAME_TOO_LARGE.replace("{bytes}", &self.max_bytes.to_string())
+                );
             }
             self.truncated = true;
             return Ok(false);
@@ -285,8 +287,7 @@ impl FrameSampler {
         // The next sample is due one interval after the slot this frame filled: a late
         // frame does not push the rest of the schedule back.
         let slot = ((at - self.offset) / self.interval).floor() + 1.0;
-        self.next_at =
-            (self.next_at + self.interval).max(self.offset + self.interval * slot);
+        self.next_at = (self.next_at + self.interval).max(self.offset + self.interval * slot);
         Ok(true)
     }
 

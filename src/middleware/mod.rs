@@ -41,10 +41,11 @@ pub use memory::{
 pub use patch_tool_calls::PatchToolCalls;
 pub use profile_layer::ProfileLayer;
 pub use skills::{
-    FrontmatterReader, ReadView, MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH,
-    MAX_SKILL_FILE_SIZE, MAX_SKILL_NAME_LENGTH, MAX_WARNING_LENGTH as MAX_SKILL_LOAD_WARNING_LENGTH,
-    MAX_WARNINGS as MAX_SKILLS_LOAD_WARNINGS, ResolvedTools, SKILLS_SYSTEM_PROMPT, SkillToolResolver,
-    Skills, Source as SkillSource, check_template as check_skills_template,
+    FrontmatterReader, MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH,
+    MAX_SKILL_FILE_SIZE, MAX_SKILL_NAME_LENGTH,
+    MAX_WARNING_LENGTH as MAX_SKILL_LOAD_WARNING_LENGTH, MAX_WARNINGS as MAX_SKILLS_LOAD_WARNINGS,
+    ReadView, ResolvedTools, SKILLS_SYSTEM_PROMPT, SkillToolResolver, Skills,
+    Source as SkillSource, check_template as check_skills_template,
     derive_label as derive_skill_label, parts as skill_parts,
 };
 pub use tool_exclusion::{TOOL_NOT_AVAILABLE, ToolExclusion};

@@ -203,18 +203,18 @@ pub fn dangling_results(messages: &[Arc<Message>]) -> Option<Vec<(usize, ToolMes
             out.push((
                 i,
                 ToolMessage {
-                content: content.into(),
-                tool_call_id: id,
-                name: Some(name),
-                status: ToolStatus::Error,
-                // The reducer gives a message without an id a fresh one.
-                id: Some(new_id()),
-                artifact: None,
-                artifact_host: None,
-                response_metadata: Default::default(),
-                additional_kwargs: Default::default(),
-                origin: None,
-                content_origin: None,
+                    content: content.into(),
+                    tool_call_id: id,
+                    name: Some(name),
+                    status: ToolStatus::Error,
+                    // The reducer gives a message without an id a fresh one.
+                    id: Some(new_id()),
+                    artifact: None,
+                    artifact_host: None,
+                    response_metadata: Default::default(),
+                    additional_kwargs: Default::default(),
+                    origin: None,
+                    content_origin: None,
                 },
             ));
         }
@@ -259,7 +259,10 @@ mod tests {
         assert!(!patch.any_dangling(&parent));
         assert_eq!(patch.clean.lock().marks.len(), 1);
         // Answered among its new messages: clean, and kept.
-        let fork = fork_of(&parent, vec![call("b"), result("b"), Message::human("task")]);
+        let fork = fork_of(
+            &parent,
+            vec![call("b"), result("b"), Message::human("task")],
+        );
         assert!(!patch.any_dangling(&fork));
         assert_eq!(patch.clean.lock().marks.len(), 2);
         // A new call without its result dangles.
@@ -303,6 +306,9 @@ mod tests {
         }
         let clean = patch.clean.lock();
         assert!(clean.marks.len() <= 40, "{} kept", clean.marks.len());
-        assert!(live.mark().is_some_and(|m| clean.marks.contains_key(&m.address())));
+        assert!(
+            live.mark()
+                .is_some_and(|m| clean.marks.contains_key(&m.address()))
+        );
     }
 }

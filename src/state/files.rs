@@ -105,7 +105,10 @@ impl FilesWrite {
             self.host.exact.remove(path);
         }
         self.host.foreign.retain(|_, (_, entry)| entry.is_some());
-        debug_assert!(self.host.fits(&self.entries), "files and their exact objects apart");
+        debug_assert!(
+            self.host.fits(&self.entries),
+            "files and their exact objects apart"
+        );
         (Arc::new(self.entries), Arc::new(self.host))
     }
 
@@ -174,11 +177,19 @@ mod tests {
 
     #[test]
     fn into_snapshot_is_the_write_applied_to_an_empty_map() {
-        let mut write = FilesWrite::from(map(json!({"/a": {"content": "1"}, "/b": null, "/c": {"content": "3"}})));
+        let mut write = FilesWrite::from(map(
+            json!({"/a": {"content": "1"}, "/b": null, "/c": {"content": "3"}}),
+        ));
         write.host.exact.insert("/a".into(), HostValue::new(1u8));
         write.host.exact.insert("/b".into(), HostValue::new(2u8));
-        write.host.foreign.insert("k1".into(), (HostValue::new(3u8), Some(HostValue::new(4u8))));
-        write.host.foreign.insert("k2".into(), (HostValue::new(5u8), None));
+        write.host.foreign.insert(
+            "k1".into(),
+            (HostValue::new(3u8), Some(HostValue::new(4u8))),
+        );
+        write
+            .host
+            .foreign
+            .insert("k2".into(), (HostValue::new(5u8), None));
         let (mut files, mut host) = (Arc::new(Map::new()), Arc::new(FilesHost::default()));
         write.apply(&mut files, &mut host);
         let (moved, moved_host) = write.into_snapshot();
@@ -217,7 +228,8 @@ mod tests {
 
     #[test]
     fn exact_objects_stay_only_beside_their_entries() {
-        let mut write = FilesWrite::from(map(json!({"/a": {"content": "1"}, "/b": {"content": "2"}})));
+        let mut write =
+            FilesWrite::from(map(json!({"/a": {"content": "1"}, "/b": {"content": "2"}})));
         write.host.exact.insert("/a".into(), HostValue::new(1u8));
         write.host.exact.insert("/b".into(), HostValue::new(2u8));
         let (mut files, mut host) = write.into_snapshot();

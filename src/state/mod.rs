@@ -464,7 +464,10 @@ mod tests {
     #[test]
     fn a_write_with_removals_is_reduced_in_its_order() {
         let current = vec![ai("a1"), Arc::new(human("h1", "x")), ai("a2")];
-        let written = vec![Arc::new(human("t1", "answer")), Arc::new(human("a2", "back"))];
+        let written = vec![
+            Arc::new(human("t1", "answer")),
+            Arc::new(human("a2", "back")),
+        ];
         // a2 replaced in place; h1 removed, and an unknown id ignored.
         let removed = [(0, "h1".to_owned()), (0, "nowhere".to_owned())];
         let all = StateDelta::reduce_write(&current, &written, &removed);
@@ -477,10 +480,7 @@ mod tests {
         let all = StateDelta::reduce_write(&current, &written, &[(1, "t1".to_owned())]);
         assert_eq!(ids(&all), ["a1", "h1", "a2"]);
         // Clearing keeps only what the write adds after it, its removals applied.
-        let removed = [
-            (0, REMOVE_ALL_MESSAGES.to_owned()),
-            (2, "t1".to_owned()),
-        ];
+        let removed = [(0, REMOVE_ALL_MESSAGES.to_owned()), (2, "t1".to_owned())];
         let all = StateDelta::reduce_write(&current, &written, &removed);
         assert_eq!(ids(&all), ["a2"]);
     }
@@ -488,7 +488,10 @@ mod tests {
     #[test]
     fn applying_a_write_with_removals_reduces_it() {
         let mut state = AgentState::default();
-        state.apply(&StateDelta::append(vec![human("h1", "x"), human("h2", "y")]));
+        state.apply(&StateDelta::append(vec![
+            human("h1", "x"),
+            human("h2", "y"),
+        ]));
         state.apply(&StateDelta {
             messages: MessagesDelta::Append(vec![Arc::new(human("h3", "z"))]),
             removed: vec![(1, "h1".into())],
@@ -524,15 +527,24 @@ mod tests {
         let json = |v: serde_json::Value| Opaque::Json(v);
         let mut state = AgentState::default();
         let mut write = StateDelta::default();
-        write.extra.insert("acc".into(), json(serde_json::json!([2])));
-        write.extra.insert("note".into(), json(serde_json::json!("x")));
+        write
+            .extra
+            .insert("acc".into(), json(serde_json::json!([2])));
+        write
+            .extra
+            .insert("note".into(), json(serde_json::json!("x")));
         // Without a fold the write replaces the key.
         state.apply(&write);
         assert_eq!(state.extra["acc"].as_json(), Some(&serde_json::json!([2])));
         // With one, the folded value lands; other keys are replaced as written.
-        write.folded.insert("acc".into(), json(serde_json::json!([1, 2])));
+        write
+            .folded
+            .insert("acc".into(), json(serde_json::json!([1, 2])));
         state.apply(&write);
-        assert_eq!(state.extra["acc"].as_json(), Some(&serde_json::json!([1, 2])));
+        assert_eq!(
+            state.extra["acc"].as_json(),
+            Some(&serde_json::json!([1, 2]))
+        );
         assert_eq!(state.extra["note"].as_json(), Some(&serde_json::json!("x")));
     }
 

@@ -1,8 +1,8 @@
 //! The conversation a fork continues.
 
-use crate::run::new_id;
 use crate::history::History;
 use crate::messages::{HumanMessage, Message};
+use crate::run::new_id;
 
 use super::prompts::FORK_TASK_PREAMBLE;
 

@@ -20,8 +20,8 @@ use crate::messages::Message;
 use crate::model::ChatModel;
 use crate::tools::{HostContext, Spawner, Tool};
 
-pub use fork::fork_history;
 pub use crate::run::{SubagentResume, SubagentResumes};
+pub use fork::fork_history;
 pub use task::TaskTool;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,11 +15,12 @@ use crate::error::{BoxError, Error, SharedError};
 use crate::events::{Event, EventKind, TraceContext};
 use crate::history::History;
 use crate::messages::{HumanMessage, Message, Usage};
+use crate::run::{DEFAULT_RECURSION_LIMIT, RunOptions, StartTask, new_id};
 use crate::state::{AgentState, Extra, FilesSnapshot, FilesWrite};
 use crate::tools::invocation_error::{invocation_error, str_repr};
-use crate::run::{DEFAULT_RECURSION_LIMIT, RunOptions, StartTask, new_id};
 use crate::tools::{
-    CallPlace, Spawner, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, call_index, call_task_id,
+    CallPlace, Spawner, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, call_index,
+    call_task_id,
 };
 
 pub struct TaskTool {
@@ -509,7 +510,14 @@ async fn run_subagent(
                 Some(rf) => agent.answering_in(Some(rf)),
                 None => agent.clone(),
             };
-            run_child(agent.as_ref(), isolated_history(), ctx, options(false), resume).await?
+            run_child(
+                agent.as_ref(),
+                isolated_history(),
+                ctx,
+                options(false),
+                resume,
+            )
+            .await?
         }
         SubagentKind::Fork(spec) => {
             // A fork answers in text unless the caller asks for a format: the caller's own

@@ -40,7 +40,9 @@ pub(super) fn anthropic(message: &AiMessage) -> Result<Vec<Value>, Builtin> {
         .collect::<Result<_, _>>()?;
     let refused = message.response_metadata.get_str("stop_reason").as_deref() == Some("refusal");
     if refused && !blocks.iter().any(|b| kind(b) == Some("refusal")) {
-        blocks.push(refusal_from_stop_details(&message.response_metadata.to_map()));
+        blocks.push(refusal_from_stop_details(
+            &message.response_metadata.to_map(),
+        ));
     }
     Ok(blocks)
 }
@@ -208,8 +210,7 @@ fn citation(c: &Value) -> Value {
             }
             &["type", "cited_text", "url", "title", "index", "extras"]
         }
-        "char_location" | "content_block_location" | "page_location"
-        | "search_result_location" => {
+        "char_location" | "content_block_location" | "page_location" | "search_result_location" => {
             let Some(cited) = m.get("cited_text") else {
                 return unknown();
             };
@@ -219,7 +220,14 @@ fn citation(c: &Value) -> Value {
             } else if let Some(title) = m.get("title").filter(|t| truthy(t)) {
                 out["title"] = title.clone();
             }
-            &["type", "cited_text", "document_title", "title", "index", "extras"]
+            &[
+                "type",
+                "cited_text",
+                "document_title",
+                "title",
+                "index",
+                "extras",
+            ]
         }
         _ => return unknown(),
     };

@@ -53,7 +53,11 @@ fn block(kind: &str, fields: &[(&str, Option<&Value>)]) -> Value {
 }
 
 /// The keys of `b` outside `known`, those that are not `None` unless `keep_none`.
-pub(super) fn extras_of(b: &Map<String, Value>, known: &[&str], keep_none: bool) -> Map<String, Value> {
+pub(super) fn extras_of(
+    b: &Map<String, Value>,
+    known: &[&str],
+    keep_none: bool,
+) -> Map<String, Value> {
     b.iter()
         .filter(|(k, v)| !known.contains(&k.as_str()) && (keep_none || !v.is_null()))
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -111,7 +115,10 @@ fn from_v0(b: &Map<String, Value>) -> Value {
         ),
         Some("id") if ty == "file" => {
             let mut args = extras_of(b, &["type", "source_type", "id"], true);
-            args.insert("file_id".into(), b.get("id").cloned().unwrap_or(Value::Null));
+            args.insert(
+                "file_id".into(),
+                b.get("id").cloned().unwrap_or(Value::Null),
+            );
             return create_block("file", args);
         }
         Some("id") => (
@@ -156,12 +163,10 @@ fn is_openai_data_block(b: &Map<String, Value>) -> bool {
                 && nonempty("image_url").is_some_and(|u| u.get("url").is_some_and(is_text))
         }
         Some("input_audio") => nonempty("input_audio").is_some_and(|a| {
-            a.get("data").is_some_and(is_text)
-                && a.get("format").is_some_and(is_text)
+            a.get("data").is_some_and(is_text) && a.get("format").is_some_and(is_text)
         }),
         Some("file") => nonempty("file").is_some_and(|f| {
-            f.get("file_data").is_some_and(is_text)
-                || f.get("file_id").is_some_and(is_text)
+            f.get("file_data").is_some_and(is_text) || f.get("file_id").is_some_and(is_text)
         }),
         _ => false,
     }
@@ -202,9 +207,14 @@ fn from_openai(b: &Map<String, Value>) -> Value {
         "input_audio" => {
             let audio = &b["input_audio"];
             let mime = format!("audio/{}", s(&audio["format"]));
-            let mut args = kwargs([("base64", audio["data"].clone()), ("mime_type", json!(mime))]);
+            let mut args = kwargs([
+                ("base64", audio["data"].clone()),
+                ("mime_type", json!(mime)),
+            ]);
             args.extend(outer(&["type", "input_audio"]));
-            args.extend(renamed(audio, &["data", "format"], |k| format!("audio_{k}")));
+            args.extend(renamed(audio, &["data", "format"], |k| {
+                format!("audio_{k}")
+            }));
             create_block("audio", args)
         }
         _ => {
@@ -260,7 +270,10 @@ fn from_anthropic(b: &Map<String, Value>) -> Option<Value> {
         }),
         _ => return Some(non_standard(b)),
     };
-    Some(with_extras_map(converted, extras_of(b, &["type", "source"], true)))
+    Some(with_extras_map(
+        converted,
+        extras_of(b, &["type", "source"], true),
+    ))
 }
 
 /// `_convert_to_v1_from_genai_input` of a block (`None`: not one it reads). Its Bedrock
@@ -283,7 +296,9 @@ fn from_genai(b: &Map<String, Value>) -> Result<Option<Value>, Builtin> {
             Some("pdf") => source_with(document, "bytes")?
                 .map(b64_of)
                 .transpose()?
-                .map(|data| json!({"type": "file", "base64": data, "mime_type": "application/pdf"})),
+                .map(
+                    |data| json!({"type": "file", "base64": data, "mime_type": "application/pdf"}),
+                ),
             Some("txt") => source_with(document, "text")?
                 .map(|text| json!({"type": "text-plain", "text": text, "mime_type": "text/plain"})),
             _ => None,
@@ -335,9 +350,9 @@ fn source_with(part: &Map<String, Value>, key: &str) -> Result<Option<Value>, Bu
         Some(Value::String(raw)) if crate::stand_ins::is_bytes(raw) => Err(Builtin::Type(
             "a bytes-like object is required, not 'str'".into(),
         )),
-        Some(Value::String(text)) if text.contains(key) => {
-            Err(Builtin::Type("string indices must be integers, not 'str'".into()))
-        }
+        Some(Value::String(text)) if text.contains(key) => Err(Builtin::Type(
+            "string indices must be integers, not 'str'".into(),
+        )),
         Some(Value::Array(items)) if items.iter().any(|i| i.as_str() == Some(key)) => Err(
             Builtin::Type("list indices must be integers or slices, not str".into()),
         ),
@@ -353,9 +368,9 @@ fn source_with(part: &Map<String, Value>, key: &str) -> Result<Option<Value>, Bu
 /// else base64-encoded (which only bytes can be).
 fn b64_of(bytes: Value) -> Result<Value, Builtin> {
     match bytes {
-        Value::String(s) if crate::stand_ins::is_bytes(&s) => Ok(json!(
-            crate::stand_ins::base64_of(&s).unwrap_or_default()
-        )),
+        Value::String(s) if crate::stand_ins::is_bytes(&s) => {
+            Ok(json!(crate::stand_ins::base64_of(&s).unwrap_or_default()))
+        }
         text @ Value::String(_) => Ok(text),
         other => Err(Builtin::Type(format!(
             "a bytes-like object is required, not '{}'",
@@ -430,16 +445,21 @@ fn standard(item: &Value) -> Result<Option<Value>, Builtin> {
         _ => return Ok(None),
     };
     let v0 = read_with(first, |b| {
-        Ok((matches!(kind(b), Some("image" | "audio" | "file")) && b.contains_key("source_type"))
-            .then(|| from_v0(b)))
+        Ok(
+            (matches!(kind(b), Some("image" | "audio" | "file")) && b.contains_key("source_type"))
+                .then(|| from_v0(b)),
+        )
     })?;
     let openai = read_with(v0, |b| {
-        Ok((matches!(kind(b), Some("image_url" | "input_audio" | "file")) && is_openai_data_block(b))
+        Ok(
+            (matches!(kind(b), Some("image_url" | "input_audio" | "file"))
+                && is_openai_data_block(b))
             .then(|| from_openai(b))
             .map(|c| match c.as_object() {
                 Some(m) if is_known(m) => c,
                 _ => non_standard(b),
-            }))
+            }),
+        )
     })?;
     let anthropic = read_with(openai, |b| Ok(from_anthropic(b)))?;
     read_with(anthropic, from_genai).map(Some)

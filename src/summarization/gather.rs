@@ -173,10 +173,19 @@ mod tests {
     #[tokio::test]
     async fn gather_raises_the_first_failure() {
         // Both fail on their first poll: the first started wins.
-        assert_eq!(raised(gather(fail_after(0, "a"), fail_after(0, "b")).await), "a");
+        assert_eq!(
+            raised(gather(fail_after(0, "a"), fail_after(0, "b")).await),
+            "a"
+        );
         // The second fails first.
-        assert_eq!(raised(gather(fail_after(3, "a"), fail_after(0, "b")).await), "b");
-        assert_eq!(raised(gather(fail_after(0, "a"), fail_after(3, "b")).await), "a");
+        assert_eq!(
+            raised(gather(fail_after(3, "a"), fail_after(0, "b")).await),
+            "b"
+        );
+        assert_eq!(
+            raised(gather(fail_after(0, "a"), fail_after(3, "b")).await),
+            "a"
+        );
         let both = gather(async { Ok(1) }, async { Ok(2) }).await;
         assert!(matches!(both, Ok((1, 2))));
     }

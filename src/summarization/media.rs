@@ -295,7 +295,16 @@ pub async fn offload(
     for message in messages {
         standard.push(content_blocks(message)?);
         let blocks = standard.last().map(Vec::as_slice).unwrap_or_default();
-        upload_new(blocks, backend, prefix, &scope, &mut paths, &mut failed, &mut saw).await;
+        upload_new(
+            blocks,
+            backend,
+            prefix,
+            &scope,
+            &mut paths,
+            &mut failed,
+            &mut saw,
+        )
+        .await;
     }
     if !saw {
         return Ok((messages.to_vec(), 0));

@@ -12,11 +12,11 @@ use serde_json::{Map, Value, json};
 
 use super::counter::{TokenCounter, Tokens};
 use super::event::{self, EVENT_KEY, Event, SESSION_KEY};
+use super::gather::gather;
 use super::policy::{self, Clause, ModelLimits, Size, TruncateArgs};
 use super::summary::Target;
 use super::texts;
 use super::tokens::Counter;
-use super::gather::gather;
 use super::{media, overflow_clip};
 use crate::error::{Error, ModelError};
 use crate::files::backend::{Backend, FilesScope};

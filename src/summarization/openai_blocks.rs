@@ -65,9 +65,15 @@ fn chat_completions(message: &AiMessage, text: &str) -> Vec<Value> {
         blocks.push(json!({"type": "text", "text": text}));
     }
     for call in &message.tool_calls {
-        blocks.push(json!({"type": "tool_call", "name": call.name, "args": call.args, "id": call.id}));
+        blocks.push(
+            json!({"type": "tool_call", "name": call.name, "args": call.args, "id": call.id}),
+        );
     }
-    if let Some(refusal) = message.additional_kwargs.get("refusal").filter(|r| truthy(r)) {
+    if let Some(refusal) = message
+        .additional_kwargs
+        .get("refusal")
+        .filter(|r| truthy(r))
+    {
         blocks.push(json!({"type": "refusal", "refusal": refusal}));
     }
     blocks
@@ -97,10 +103,7 @@ fn from_v03(message: &AiMessage, items: &[Value]) -> Result<Option<Vec<Value>>, 
         .iter()
         .any(|k| kwargs.contains_key(*k))
         || (starts(message_id, "msg_")
-            && starts(
-                message.response_metadata.get_str("id").as_deref(),
-                "resp_",
-            ));
+            && starts(message.response_metadata.get_str("id").as_deref(), "resp_"));
     if !items.iter().all(Value::is_object) || !marked {
         return Ok(None);
     }
@@ -135,7 +138,12 @@ fn from_v03(message: &AiMessage, items: &[Value]) -> Result<Option<Vec<Value>>, 
         if let Some(ids) = item_ids {
             // `ids.get(call_id)` fails on anything but a mapping, whatever the call's id.
             let ids = as_mapping(ids)?;
-            if let Some(item_id) = call.id.as_deref().and_then(|id| ids.get(id)).filter(|i| truthy(i)) {
+            if let Some(item_id) = call
+                .id
+                .as_deref()
+                .and_then(|id| ids.get(id))
+                .filter(|i| truthy(i))
+            {
                 function_call["id"] = item_id.clone();
             }
         }
@@ -146,11 +154,7 @@ fn from_v03(message: &AiMessage, items: &[Value]) -> Result<Option<Vec<Value>>, 
         None => Vec::new(),
     };
     for output in &outputs {
-        match output
-            .get("type")
-            .and_then(Value::as_str)
-            .and_then(&slot)
-        {
+        match output.get("type").and_then(Value::as_str).and_then(&slot) {
             Some(at) => buckets[at].push(output.clone()),
             None => unknown.push(output.clone()),
         }
@@ -191,7 +195,10 @@ fn typed_reasoning(reasoning: &Value) -> Result<Value, Builtin> {
 /// The server tool items LangChain reads by their `id` (a `KeyError` without one).
 fn needs_id(kind: &str, b: &Map<String, Value>) -> bool {
     match kind {
-        "web_search_call" | "file_search_call" | "code_interpreter_call" | "mcp_call"
+        "web_search_call"
+        | "file_search_call"
+        | "code_interpreter_call"
+        | "mcp_call"
         | "mcp_list_tools" => true,
         "tool_search_call" | "tool_search_output" => server_executed(b),
         _ => false,
@@ -273,7 +280,14 @@ fn annotation(a: &Value) -> Result<Value, Builtin> {
             out.insert("type".into(), json!("citation"));
             let url = m.get("url").ok_or_else(|| Builtin::Key("url".into()))?;
             out.insert("url".into(), url.clone());
-            let known = ["type", "url", "title", "cited_text", "start_index", "end_index"];
+            let known = [
+                "type",
+                "url",
+                "title",
+                "cited_text",
+                "start_index",
+                "end_index",
+            ];
             extras_from(&mut out, m, &known);
         }
         Some("file_citation") => {
@@ -394,7 +408,10 @@ fn explode_reasoning(mut b: Map<String, Value>, out: &mut Vec<Value>) -> Result<
 fn generated_image(b: &Map<String, Value>) -> Value {
     let mut out = obj(json!({"type": "image", "base64": b["result"]}));
     if let Some(format) = b.get("output_format").filter(|f| truthy(f)) {
-        out.insert("mime_type".into(), json!(format!("image/{}", py_str(format))));
+        out.insert(
+            "mime_type".into(),
+            json!(format!("image/{}", py_str(format))),
+        );
     }
     if let Some(id) = b.get("id") {
         out.insert("id".into(), id.clone());
@@ -424,7 +441,10 @@ fn function_call(b: &Map<String, Value>, message: &AiMessage) -> Option<Value> {
     let found = message
         .tool_calls
         .iter()
-        .find(|c| c.id.as_deref().is_some_and(|id| Some(id) == call_id.as_str()))
+        .find(|c| {
+            c.id.as_deref()
+                .is_some_and(|id| Some(id) == call_id.as_str())
+        })
         .map(|c| json!({"type": "tool_call", "name": c.name, "args": c.args, "id": c.id}))
         .or_else(|| {
             message
@@ -455,6 +475,9 @@ mod tests {
     #[test]
     fn summary_parts_are_indexed_by_hex() {
         assert_eq!(reasoning_index(&json!(0), &json!(1)), json!("lc_rs_305f31"));
-        assert_eq!(reasoning_index(&json!("a"), &json!(0)), json!("lc_rs_615f30"));
+        assert_eq!(
+            reasoning_index(&json!("a"), &json!(0)),
+            json!("lc_rs_615f30")
+        );
     }
 }

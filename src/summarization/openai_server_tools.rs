@@ -91,7 +91,8 @@ fn id_of(b: &Map<String, Value>) -> Value {
 /// a `web_search_result` item for it.
 pub(super) fn web_search(b: &Map<String, Value>, items: &[Value], out: &mut Vec<Value>) {
     let id = id_of(b);
-    let mut call = obj(json!({"type": "server_tool_call", "name": "web_search", "args": {}, "id": id}));
+    let mut call =
+        obj(json!({"type": "server_tool_call", "name": "web_search", "args": {}, "id": id}));
     if let Some(index) = b.get("index") {
         call.insert("index".into(), tagged("lc_wsc_", index));
     }
@@ -286,4 +287,3 @@ pub(super) fn tool_search_output(b: &Map<String, Value>) -> Value {
     result.insert("extras".into(), Value::Object(extras));
     Value::Object(result)
 }
-

@@ -5,7 +5,6 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-
 use super::counter::{TokenCounter, Tokens};
 use crate::error::ModelError;
 use crate::messages::Message;

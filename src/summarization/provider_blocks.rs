@@ -125,7 +125,8 @@ fn genai_item(item: &Value) -> Result<Value, Builtin> {
             out
         }
         "thinking" => {
-            let mut out = json!({"type": "reasoning", "reasoning": get_or(b, "thinking", json!(""))});
+            let mut out =
+                json!({"type": "reasoning", "reasoning": get_or(b, "thinking", json!(""))});
             if let Some(signature) = get(b, "signature").filter(|s| truthy(s)) {
                 out["extras"] = json!({"signature": signature});
             }

@@ -23,7 +23,8 @@ pub struct CallPlace<'a> {
 }
 
 /// The host's id of the task running the call at `place`; `None` when it has none to give.
-pub type CallTaskId = fn(&HostContext, &CallPlace<'_>) -> Option<BoxFuture<'static, Option<String>>>;
+pub type CallTaskId =
+    fn(&HostContext, &CallPlace<'_>) -> Option<BoxFuture<'static, Option<String>>>;
 
 static CALL_TASK_ID: OnceLock<CallTaskId> = OnceLock::new();
 
@@ -97,7 +98,10 @@ mod tests {
             call_id: "c1",
             index: 0,
         };
-        let (a, b) = (call_task_id(&None, &place).await, call_task_id(&None, &place).await);
+        let (a, b) = (
+            call_task_id(&None, &place).await,
+            call_task_id(&None, &place).await,
+        );
         assert_ne!(a, b);
         assert!(uuid::Uuid::parse_str(&a).is_ok());
     }

@@ -60,7 +60,14 @@ struct Outcome {
 impl Run<'_> {
     /// Starts a node's chain run (`None` when nobody traces).
     async fn node_start(&self, name: &str, step: u64, inputs: TraceData<'_>) -> Option<NodeTrace> {
-        chain_start(self.root.as_ref(), &self.options.namespace, name, step, inputs).await
+        chain_start(
+            self.root.as_ref(),
+            &self.options.namespace,
+            name,
+            step,
+            inputs,
+        )
+        .await
     }
 
     fn step(&mut self) -> Result<u64, Error> {
@@ -146,7 +153,10 @@ impl Agent {
         loop {
             // LangGraph's `interrupt_before`/`interrupt_after`: the run ends at the boundary
             // (a resumed run starts past it, at the node it stopped before).
-            let names: Vec<Arc<str>> = tasks.iter().filter_map(|t| self.node_name(&t.node)).collect();
+            let names: Vec<Arc<str>> = tasks
+                .iter()
+                .filter_map(|t| self.node_name(&t.node))
+                .collect();
             if !first && names.iter().any(|n| options.stops.before(n)) {
                 return Ok(());
             }
@@ -168,7 +178,9 @@ impl Agent {
                 [task] if task.own.is_none() && task.done.is_none() => {
                     let out = self.run_node(task.node, step, state, &run).await?;
                     let next = self.edges(task.node, &out, state);
-                    let name = self.node_name(&task.node).unwrap_or_else(|| "__end__".into());
+                    let name = self
+                        .node_name(&task.node)
+                        .unwrap_or_else(|| "__end__".into());
                     self.report_route(&run, step, name, &next, state);
                     next
                 }

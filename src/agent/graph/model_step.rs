@@ -7,12 +7,12 @@ use super::Run;
 use super::node_report::node_end;
 use super::task_note::note_task_error;
 use crate::agent::Agent;
-use crate::run::new_id;
 use crate::error::Error;
 use crate::events::{ModelInfo, NodeTrace, TraceData, Update};
 use crate::messages::{AiMessage, Message};
 use crate::middleware::ModelResponse;
 use crate::model::{ModelRequest, TokenSink};
+use crate::run::new_id;
 use crate::state::{AgentState, MessagesDelta, StateDelta};
 use crate::tools::HostContext;
 

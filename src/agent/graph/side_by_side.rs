@@ -119,7 +119,9 @@ impl Agent {
             }
             let next = self.edges(task.node, &out, &local);
             if task.done.is_none() {
-                let name = self.node_name(&task.node).unwrap_or_else(|| "__end__".into());
+                let name = self
+                    .node_name(&task.node)
+                    .unwrap_or_else(|| "__end__".into());
                 self.report_route(run, step, name, &next, &local);
             }
             ran.push((task.clone(), task.own.clone(), out.delta, next));

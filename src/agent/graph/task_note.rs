@@ -33,7 +33,10 @@ pub(super) async fn note_task_error(
     place: &NodePlace,
     host: &HostContext,
 ) {
-    let Some(noted) = TASK_NOTE.get().and_then(|note| note(error, node, place, host)) else {
+    let Some(noted) = TASK_NOTE
+        .get()
+        .and_then(|note| note(error, node, place, host))
+    else {
         return;
     };
     let notes = noted.await;

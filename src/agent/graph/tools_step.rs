@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use super::node_report::{chain_start, node_end, report_message};
 use super::{Outcome, Run};
-use crate::agent::routing::last_turn;
 use crate::agent::Agent;
-use crate::run::new_id;
+use crate::agent::routing::last_turn;
 use crate::error::Error;
 use crate::events::{Event, EventKind, TraceData, Update};
 use crate::messages::Message;
 use crate::middleware::ToolCallRequest;
+use crate::run::new_id;
 use crate::state::{AgentState, MessagesDelta, StateDelta};
 use crate::tools::{RunScope, ToolError};
 
@@ -207,11 +207,9 @@ impl Agent {
                 crate::state::merge_extra(&mut delta.extra, extra);
             }
             // Each call's writes, for the keys whose reducer takes them all.
-            delta.writes.extend(
-                result
-                    .key_writes()
-                    .map(|(k, v)| (k.clone(), v.clone())),
-            );
+            delta
+                .writes
+                .extend(result.key_writes().map(|(k, v)| (k.clone(), v.clone())));
             if let Some(usage) = &result.usage {
                 run.report.lock().usage.add(usage);
             }
@@ -264,7 +262,10 @@ impl Agent {
     fn twice_written(&self, results: &[crate::tools::ToolResult]) -> Option<String> {
         let single = self.last_value_keys.get().filter(|keys| !keys.is_empty())?;
         let mut writes: indexmap::IndexMap<&str, usize> = indexmap::IndexMap::new();
-        for key in results.iter().flat_map(|r| r.extra.iter().flat_map(|e| e.keys())) {
+        for key in results
+            .iter()
+            .flat_map(|r| r.extra.iter().flat_map(|e| e.keys()))
+        {
             if single.iter().any(|k| k == key) {
                 *writes.entry(key.as_str()).or_default() += 1;
             }

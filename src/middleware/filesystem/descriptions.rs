@@ -24,7 +24,12 @@ pub(super) fn parameters(kind: Kind, video: bool) -> Value {
 /// The description a tool gets when the user gave none; grep and execute depend on which
 /// other tools are visible and whether commands can run; read_file on whether videos are
 /// sampled.
-pub(super) fn default_description(kind: Kind, visible: &[&str], execution: bool, video: bool) -> &'static str {
+pub(super) fn default_description(
+    kind: Kind,
+    visible: &[&str],
+    execution: bool,
+    video: bool,
+) -> &'static str {
     match kind {
         Kind::Ls => texts::LS_DESCRIPTION,
         Kind::ReadFile if video => texts::READ_FILE_VIDEO_DESCRIPTION,

@@ -41,7 +41,9 @@ mod tests {
     #[test]
     fn a_slot_comes_back_when_its_call_ends() {
         let slots = Arc::new(GlobSlots::default());
-        let held: Vec<GlobSlot> = (0..SYNC_GLOB_WORKERS).filter_map(|_| slots.take()).collect();
+        let held: Vec<GlobSlot> = (0..SYNC_GLOB_WORKERS)
+            .filter_map(|_| slots.take())
+            .collect();
         assert_eq!(held.len(), SYNC_GLOB_WORKERS);
         assert!(slots.take().is_none());
         drop(held);

@@ -57,7 +57,9 @@ impl Filesystem {
                     (std::cmp::Ordering::Less, Some(m)) => result.write.before[i] = m,
                     (std::cmp::Ordering::Equal, Some(Message::Tool(m))) => result.message = m,
                     (std::cmp::Ordering::Equal, Some(_)) => {}
-                    (std::cmp::Ordering::Greater, Some(m)) => result.write.after[i - before - 1] = m,
+                    (std::cmp::Ordering::Greater, Some(m)) => {
+                        result.write.after[i - before - 1] = m
+                    }
                 }
             }
             add_files_written(&mut result, &scope);

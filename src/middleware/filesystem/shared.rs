@@ -81,7 +81,11 @@ impl Shared {
     }
 
     /// `_delete_permission_error`.
-    pub(super) fn delete_permission_error(&self, path: &str, has_descendants: bool) -> Option<String> {
+    pub(super) fn delete_permission_error(
+        &self,
+        path: &str,
+        has_descendants: bool,
+    ) -> Option<String> {
         let denying = self.rules.delete_deny_patterns(path, has_descendants);
         if !denying.is_empty() {
             return Some(format!(

@@ -16,10 +16,9 @@ use crate::files::path::validate_path;
 use crate::files::permissions::Mode;
 use crate::files::{file_data, media};
 use crate::messages::{Content, ToolStatus};
-use crate::tools::invocation_error::invocation_error;
 use crate::state::FilesSnapshot;
+use crate::tools::invocation_error::invocation_error;
 use crate::tools::{HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
-
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -94,7 +93,14 @@ impl Tool for FsTool {
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let files = (ctx.run.files.clone(), ctx.run.files_host.clone());
-        run_in(self.kind, self.shared.clone(), args, files, ctx.host, ctx.tool_call_id)
+        run_in(
+            self.kind,
+            self.shared.clone(),
+            args,
+            files,
+            ctx.host,
+            ctx.tool_call_id,
+        )
     }
 }
 

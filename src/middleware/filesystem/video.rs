@@ -164,7 +164,11 @@ pub fn media_after_tool_results_order(slots: &[Slot]) -> Option<Vec<usize>> {
         order.extend((i..end).filter(|&j| slots[j] == Slot::Media));
         i = end;
     }
-    order.iter().enumerate().any(|(at, &from)| at != from).then_some(order)
+    order
+        .iter()
+        .enumerate()
+        .any(|(at, &from)| at != from)
+        .then_some(order)
 }
 
 /// The messages in that order; `None` when nothing moves.
@@ -181,7 +185,9 @@ mod tests {
 
     #[test]
     fn media_go_behind_their_batch_only() {
-        let slots = [Other, Calls, Tool, Media, Tool, Other, Media, Calls, Media, Tool];
+        let slots = [
+            Other, Calls, Tool, Media, Tool, Other, Media, Calls, Media, Tool,
+        ];
         let order = media_after_tool_results_order(&slots);
         assert_eq!(order, Some(vec![0, 1, 2, 4, 3, 5, 6, 7, 9, 8]));
         assert_eq!(media_after_tool_results_order(&[Calls, Tool, Media]), None);

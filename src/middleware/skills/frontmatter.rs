@@ -182,7 +182,9 @@ pub fn skill_metadata(
     }
     view.metadata_warnings.iter().cloned().for_each(warn);
     let compatibility = match compatibility {
-        Value::String(c) => Value::String(chars_prefix(&c, MAX_SKILL_COMPATIBILITY_LENGTH).to_owned()),
+        Value::String(c) => {
+            Value::String(chars_prefix(&c, MAX_SKILL_COMPATIBILITY_LENGTH).to_owned())
+        }
         other => other,
     };
     Some(json!({
@@ -198,7 +200,11 @@ pub fn skill_metadata(
 
 /// Where a `SKILL.md`'s YAML is, after deepagents' checks of the whole text: `None` (with
 /// deepagents' warning) for a file over the size limit or without frontmatter.
-pub fn frontmatter_yaml<'a>(content: &'a str, path: &str, warn: &dyn Fn(String)) -> Option<&'a str> {
+pub fn frontmatter_yaml<'a>(
+    content: &'a str,
+    path: &str,
+    warn: &dyn Fn(String),
+) -> Option<&'a str> {
     // `len(content)` counts characters; a text within the limit in bytes is within it.
     let chars = if content.len() > MAX_SKILL_FILE_SIZE {
         content.chars().count()
@@ -206,7 +212,9 @@ pub fn frontmatter_yaml<'a>(content: &'a str, path: &str, warn: &dyn Fn(String))
         0
     };
     if chars > MAX_SKILL_FILE_SIZE {
-        warn(format!("Skipping {path}: content too large ({chars} bytes)"));
+        warn(format!(
+            "Skipping {path}: content too large ({chars} bytes)"
+        ));
         return None;
     }
     match split(content) {

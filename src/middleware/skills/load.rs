@@ -23,7 +23,8 @@ pub type ReadView = (Option<FrontmatterView>, Vec<String>);
 /// Reads frontmatter YAML into the fields deepagents takes from it (see `frontmatter`): one
 /// answer per `(SKILL.md path, text)`.
 pub trait FrontmatterReader: Send + Sync {
-    fn read(&self, yaml: Vec<(String, String)>) -> BoxFuture<'static, Result<Vec<ReadView>, Error>>;
+    fn read(&self, yaml: Vec<(String, String)>)
+    -> BoxFuture<'static, Result<Vec<ReadView>, Error>>;
 
     /// Reports a warning of the load where the host's logging shows it (deepagents logs
     /// each skipped skill and each source's error).
@@ -190,7 +191,10 @@ pub async fn load(
         }
     }
     if !errors.is_empty() {
-        reader.warn(format!("Skills load errors: {}", crate::pyrepr::repr(&Value::from(errors.clone()))));
+        reader.warn(format!(
+            "Skills load errors: {}",
+            crate::pyrepr::repr(&Value::from(errors.clone()))
+        ));
     }
     Ok(Loaded {
         skills: by_name.into_values().collect(),

@@ -51,7 +51,9 @@ pub mod parts {
     pub use super::load::{downloaded_text, load_source, skipped};
     pub use super::paths::dir_name;
     pub use super::scope_of;
-    pub use super::section::{annotations, load_warnings, locations, skills_list, truncate_warning};
+    pub use super::section::{
+        annotations, load_warnings, locations, skills_list, truncate_warning,
+    };
 }
 
 pub const SKILLS_METADATA_KEY: &str = "skills_metadata";

@@ -113,7 +113,10 @@ pub(super) fn format_messages(
         has_system: true,
     };
     let formatted = super::turns::format_turns(messages, &encoded, &placement)?;
-    Ok((serde_json::from_str(&formatted.turns()).unwrap(), formatted.leading))
+    Ok((
+        serde_json::from_str(&formatted.turns()).unwrap(),
+        formatted.leading,
+    ))
 }
 
 fn is_empty(content: &Value) -> bool {

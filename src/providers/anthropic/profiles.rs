@@ -266,5 +266,7 @@ pub fn mid_conversation_system_messages(model: &str) -> bool {
 }
 
 pub fn mid_conversation_tools(model: &str) -> bool {
-    MID_CONVERSATION.iter().any(|(name, tools)| *name == model && *tools)
+    MID_CONVERSATION
+        .iter()
+        .any(|(name, tools)| *name == model && *tools)
 }

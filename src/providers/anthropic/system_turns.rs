@@ -49,7 +49,10 @@ fn narrow(raw: &Value) -> Block {
         return Block::Kept(json!({"type": "text", "text": raw}));
     };
     // LangChain's `non_standard` wrapper is read through.
-    let block = match (outer.get("type").and_then(Value::as_str), outer.get("value")) {
+    let block = match (
+        outer.get("type").and_then(Value::as_str),
+        outer.get("value"),
+    ) {
         (Some("non_standard"), Some(Value::Object(inner))) => inner,
         _ => outer,
     };
@@ -118,7 +121,11 @@ impl SystemContent {
     /// The content as sent where tool-change blocks are taken (`keep_tool_changes`: the top
     /// of the conversation or a `system` turn) or not (moved into `system`), warning of each
     /// block dropped.
-    pub(super) fn formatted(&self, keep_tool_changes: bool, model: &str) -> Result<Value, ModelError> {
+    pub(super) fn formatted(
+        &self,
+        keep_tool_changes: bool,
+        model: &str,
+    ) -> Result<Value, ModelError> {
         let blocks = match self {
             SystemContent::Text(s) => return Ok(json!(s)),
             SystemContent::Blocks(blocks) => blocks,
@@ -167,7 +174,10 @@ pub(super) fn tool_change_beta(turns: &[Value]) -> Option<&'static str> {
     let kind = |b: &Map<String, Value>| b.get("type").and_then(Value::as_str).map(str::to_owned);
     if blocks().any(|b| {
         kind(b).as_deref() == Some("tool_addition")
-            && b.get("tool").and_then(|t| t.get("type")).and_then(Value::as_str) == Some("tool_definition")
+            && b.get("tool")
+                .and_then(|t| t.get("type"))
+                .and_then(Value::as_str)
+                == Some("tool_definition")
     }) {
         return Some(INLINE_TOOLS_BETA);
     }

@@ -57,12 +57,10 @@ pub(super) fn to_anthropic(block: &Value, from_anthropic: bool) -> Option<Value>
         }
         "tool_call_chunk" => {
             let input = match o.get("args") {
-                Some(Value::String(s)) => serde_json::from_str::<Value>(if s.is_empty() {
-                    "{}"
-                } else {
-                    s
-                })
-                .unwrap_or_else(|_| json!({})),
+                Some(Value::String(s)) => {
+                    serde_json::from_str::<Value>(if s.is_empty() { "{}" } else { s })
+                        .unwrap_or_else(|_| json!({}))
+                }
                 Some(v) if !v.is_null() => v.clone(),
                 _ => json!({}),
             };
@@ -164,7 +162,10 @@ fn server_tool_result(o: &Map<String, Value>) -> Value {
         out.insert("content".into(), output.clone());
     }
     if kind == "mcp_tool_result" {
-        out.insert("is_error".into(), json!(str_of(o, "status") == Some("error")));
+        out.insert(
+            "is_error".into(),
+            json!(str_of(o, "status") == Some("error")),
+        );
     }
     Value::Object(out)
 }

@@ -110,7 +110,10 @@ mod tests {
             h.content = blocks(wrapped);
         }
         let err = check_placement(&human, OpenAiApi::Responses).unwrap_err();
-        assert!(err.to_string().starts_with("`additional_tools` must be carried"));
+        assert!(
+            err.to_string()
+                .starts_with("`additional_tools` must be carried")
+        );
     }
 
     #[test]

@@ -226,7 +226,10 @@ mod tests {
             assert_eq!(dropped[1].dropped, ["'tool_removal'"]);
         }
         let err = chat_messages_json(None, &messages, false, &MessageCache::default()).unwrap_err();
-        assert!(err.to_string().contains("cannot be sent via Chat Completions"));
+        assert!(
+            err.to_string()
+                .contains("cannot be sent via Chat Completions")
+        );
     }
 
     #[test]

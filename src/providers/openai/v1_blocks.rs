@@ -62,10 +62,20 @@ fn annotation(a: &Value) -> Value {
                 }
                 out.insert("type".into(), json!("url_citation"));
                 out.insert("url".into(), url.clone());
-                out.extend(extra_fields.into_iter().flatten().map(|(k, v)| (k.clone(), v.clone())));
+                out.extend(
+                    extra_fields
+                        .into_iter()
+                        .flatten()
+                        .map(|(k, v)| (k.clone(), v.clone())),
+                );
             } else {
                 out.insert("type".into(), json!("file_citation"));
-                out.extend(extra_fields.into_iter().flatten().map(|(k, v)| (k.clone(), v.clone())));
+                out.extend(
+                    extra_fields
+                        .into_iter()
+                        .flatten()
+                        .map(|(k, v)| (k.clone(), v.clone())),
+                );
                 if let Some(t) = o.get("title") {
                     out.insert("filename".into(), t.clone());
                 }
@@ -162,9 +172,7 @@ fn responses_block(block: &Value, tool_calls: &[ToolCall]) -> Option<Value> {
             }
             Value::Object(b)
         }
-        "server_tool_result"
-            if extra(o, "name").and_then(Value::as_str) == Some("tool_search") =>
-        {
+        "server_tool_result" if extra(o, "name").and_then(Value::as_str) == Some("tool_search") => {
             let mut b = Map::new();
             b.insert(
                 "id".into(),
@@ -338,7 +346,10 @@ fn server_item(call: &Map<String, Value>, result: &Map<String, Value>) -> Option
                 b.insert("output".into(), o.clone());
             }
             for (k, v) in call_extras.into_iter().flatten() {
-                if !matches!(k.as_str(), "server_label" | "arguments" | "tool_name" | "error") {
+                if !matches!(
+                    k.as_str(),
+                    "server_label" | "arguments" | "tool_name" | "error"
+                ) {
                     b.insert(k.clone(), v.clone());
                 }
             }
