@@ -4,6 +4,7 @@ as a user would point the SDK at a proxy."""
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import warnings
 from collections.abc import Iterator
@@ -15,6 +16,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from sim.anthropic import SimAnthropic
 from sim.openai import SimOpenAI
+
+# Bytecode caches are written even where the environment forbids them (PYTHONDONTWRITEBYTECODE,
+# set on the CI machines): each interpreter the tests start (bad-input places, killed runs,
+# import probes) then imports deepagents_rs and the test helpers from bytecode instead of
+# compiling them again (2.3 -> 1.8 s of CPU each, load 6-9). No test depends on the setting
+# (benches/startup.py sets its own).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # The tests' own pytest plugins (modules in tests/), and pytester for the tests of them.
 pytest_plugins = ["xfail_tracebacks", "pytester"]
