@@ -1,15 +1,18 @@
 """The child side of ``test_bad_input``: odd Python values run through both implementations.
 
-``python -c "...; bad_input_cases.main([place, kind, ...])"`` runs, for each kind, the same
-scenario through ``deepagents.create_deep_agent`` and ``deepagents_rs.create_deep_agent`` (each
-with its own ``ScriptedChatModel`` over the same script, its own tools and its own freshly
-built copy of the value) and compares the two runs with ``exact_diff.diff``, an exact comparator: same
-types all the way down, floats by ``repr`` (so NaN equals NaN and ``-0.0`` differs from
+A child (``python tests/bad_input_cases.py``) reads cases from stdin, one ``<place> <kind>``
+line each, until stdin closes. Each case runs the same scenario through
+``deepagents.create_deep_agent`` and ``deepagents_rs.create_deep_agent`` (each with its own
+``ScriptedChatModel`` over the same script, its own tools and its own freshly built copy of the
+value) and compares the two runs with ``exact_diff.diff``, an exact comparator: same types all
+the way down, floats by ``repr`` (so NaN equals NaN and ``-0.0`` differs from
 ``0.0``), dict keys in order, messages field by field (ids aside: both make random ones).
 
-For every kind it prints ``START <kind>`` before running it and ``RESULT <json verdict>``
-after, flushing each line, so the parent can tell which kind a crash (a segfault, an abort)
-or a hang happened in and run the rest in a fresh interpreter.
+For every case it prints ``START <place> <kind>`` before running it and ``RESULT <json
+verdict>`` after, flushing each line, so the parent can tell which case a crash (a segfault, an
+abort) or a hang happened in and send the rest to a fresh interpreter. One child runs many
+places' cases: its start (importing both implementations, their first agent) costs more CPU
+than a whole place's cases.
 
 ``bad_input_fuzz.fuzz_main`` runs a hypothesis test of one implementation: generated nested values in six
 places of one run, each of which must come back exactly as given.
@@ -27,7 +30,7 @@ import json
 import sys
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired
 
@@ -533,20 +536,20 @@ def run_case(place: str, kind: str) -> dict[str, Any]:
     return verdict
 
 
-def main(argv: list[str]) -> int:
-    """Run ``argv[1:]`` kinds at place ``argv[0]``; one START and one RESULT line per kind."""
-    place, kinds = argv[0], argv[1:]
-    failed = False
-    for kind in kinds:
-        print(f"START {kind}", flush=True)
+def main(lines: Iterable[str]) -> int:
+    """Run each ``<place> <kind>`` line's case; one START and one RESULT line per case."""
+    for line in lines:
+        if not line.strip():
+            continue
+        place, kind = line.split()
+        print(f"START {place} {kind}", flush=True)
         try:
             verdict = run_case(place, kind)
         except BaseException:  # noqa: BLE001 - a harness failure is reported, not hidden
             verdict = {"place": place, "kind": kind, "ok": False, "problems": [traceback.format_exc()]}
-        failed = failed or not verdict["ok"]
         print("RESULT " + json.dumps(verdict, ensure_ascii=True), flush=True)
-    return 1 if failed else 0
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.stdin))

@@ -29,6 +29,48 @@ sys.dont_write_bytecode = False
 pytest_plugins = ["xfail_tracebacks", "pytester"]
 
 
+#: The test files that take longest (their share of a whole run's test time, `--durations=0`,
+#: 2026-12-06, 8,772 tests), longest first. The suite runs them first: `--dist loadfile` gives
+#: a file whole to one worker, and xdist's own order (most tests first) dealt these, which have
+#: few but slow tests, last (test_run_task_ids at 91% of the run, 3.9% of its time), so one
+#: worker idled while the other finished them. The rest keep xdist's order.
+LONGEST_FILES = (
+    "test_fs_security.py",
+    "test_threads.py",
+    "parity/test_run_task_ids.py",
+    "test_bad_input.py",
+    "test_subagent_resume.py",
+    "parity/test_resume_side_by_side.py",
+    "parity/test_async_subagents.py",
+    "parity/test_system_turns_openai_wire.py",
+    "parity/test_files_tools.py",
+    "parity/test_sandbox_local.py",
+    "parity/test_provider_strategy.py",
+    "parity/test_stream.py",
+    "test_direct_writer.py",
+    "parity/test_tool_goto_branches.py",
+    "test_langgraph_server.py",
+    "parity/test_harness_profiles.py",
+    "parity/test_permission_delete.py",
+)
+TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files in the order described at `LONGEST_FILES`, each file's tests in their own order
+    (`pyproject.toml` turns xdist's reordering off: this is it, with the longest files first)."""
+    if missing := [name for name in LONGEST_FILES if not (TESTS / name).is_file()]:
+        raise pytest.UsageError(f"conftest.LONGEST_FILES names files that do not exist: {missing}")
+    by_file: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.path, []).append(item)
+    rank = {TESTS / name: i for i, name in enumerate(LONGEST_FILES)}
+    # Listed files by rank, then the others by their number of tests, most first (xdist's
+    # order); sorted() keeps ties in collection order.
+    files = sorted(by_file, key=lambda path: (rank.get(path, len(rank)), -len(by_file[path])))
+    items[:] = [item for path in files for item in by_file[path]]
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Once every test module is imported, what exists so far (the modules of deepagents,
     LangChain, LangGraph and the tests, the collected items) is moved out of the cyclic
