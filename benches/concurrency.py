@@ -66,7 +66,8 @@ deepagents_rs: the binding's own record of the call sites that took the GIL on a
 started and how many of them it replaced as stuck in a call (``_core._python_calls_stats()``).
 
 Also reported for deepagents_rs: where its calls into Python spent the timed run
-(``_core._call_timing()``, see ``timing_rows``). Every Python call the core makes (a sync tool
+(``_core._call_timing(True)``: counting is off unless a bench switches it on; see
+``timing_rows``). Every Python call the core makes (a sync tool
 call, under both modes) runs on a ``dars-python`` thread holding the GIL, one after another
 (a second thread only while one is stuck in a call), so that table's "GIL held by calls" per
 step, times the steps, is about the wall time the run's calls take in a row; its CPU in
@@ -283,7 +284,14 @@ def _call_timing(impl: str) -> dict[str, int] | None:
     from deepagents_rs import _core
 
     timing = getattr(_core, "_call_timing", None)
-    return None if timing is None else timing()
+    if timing is None:
+        return None
+    try:
+        # Counting is off unless switched on (builds before that count always, and take no
+        # argument).
+        return timing(True)
+    except TypeError:
+        return timing()
 
 
 def _start_server(latency: float, steps: int) -> tuple[subprocess.Popen[str], int]:

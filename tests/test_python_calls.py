@@ -29,6 +29,19 @@ def _ask(i: int) -> dict[str, Any]:
     return {"messages": [{"role": "user", "content": f"run {i}"}]}
 
 
+def _spinner(seconds: float) -> Any:
+    """A tool ``spin`` computing for ``seconds`` of its thread's CPU time."""
+
+    def spin(text: str) -> str:
+        """Spin for a while."""
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+        return text
+
+    return spin
+
+
 def _tool_threads_of_many_runs(mode: str) -> set[int]:
     threads: set[int] = set()
     lock = threading.Lock()
@@ -135,19 +148,14 @@ def test_the_calls_time_is_counted() -> None:
     job on a drainer, its CPU counted within its time; a thread blocked in ``invoke`` (not the
     main thread) is counted once when it takes the GIL back."""
     burn = 0.005
-
-    def spin(text: str) -> str:
-        """Spin for a while."""
-        end = time.thread_time() + burn
-        while time.thread_time() < end:
-            pass
-        return text
-
+    spin = _spinner(burn)
     agent = create_deep_agent(model=CallTimes(tool="spin", times=3), tools=[spin])
-    before = _core._call_timing()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        result = pool.submit(agent.invoke, _ask(0)).result(timeout=TIMEOUT)
-    after = _core._call_timing()
+    before = _core._call_timing(True)
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            result = pool.submit(agent.invoke, _ask(0)).result(timeout=TIMEOUT)
+    finally:
+        after = _core._call_timing(False)
     assert result["messages"][-1].content == "done"
     grew = {key: after[key] - before[key] for key in after}
     # The three tool calls, and the model's calls (a LangChain model runs as a Python call too).
@@ -155,3 +163,61 @@ def test_the_calls_time_is_counted() -> None:
     assert grew["job_cpu_ns"] >= 3 * burn * 1e9, grew
     assert grew["job_ns"] >= grew["job_cpu_ns"], grew
     assert grew["caller_reattaches"] >= 1, grew
+
+
+def test_the_calls_time_is_not_counted_unless_asked() -> None:
+    """Counting is off by default (it reads clocks at every call): runs leave the counts as
+    they were until a bench or test switches it on."""
+
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        return text
+
+    agent = create_deep_agent(model=CallTimes(tool="echo", times=3), tools=[echo])
+    before = _core._call_timing()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        result = pool.submit(agent.invoke, _ask(0)).result(timeout=TIMEOUT)
+    assert result["messages"][-1].content == "done"
+    assert _core._call_timing() == before
+
+
+def test_a_computing_call_keeps_its_drainer_and_a_blocked_one_does_not() -> None:
+    """The watchdog replaces a drainer whose call sleeps (its CPU clock still), not one whose
+    call computes (under the 50 ms of CPU after which a computing call is replaced too): a
+    call spinning 30 ms of CPU while other runs' calls wait is not replaced, one sleeping
+    60 ms is. Eight quick runs start once the slow call has, so their calls queue behind it."""
+    started = threading.Event()
+    spinning = _spinner(0.03)
+
+    def spin(text: str) -> str:
+        """Spin for a while."""
+        started.set()
+        return spinning(text)
+
+    def nap(text: str) -> str:
+        """Sleep for a while."""
+        started.set()
+        time.sleep(0.06)
+        return text
+
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        return text
+
+    quick = create_deep_agent(model=CallTimes(tool="echo", times=4), tools=[echo])
+
+    def replaced_during(tool: Any) -> int:
+        slow = create_deep_agent(model=CallTimes(tool=tool.__name__, times=1), tools=[tool])
+        started.clear()
+        _started, before, _alive = _core._python_calls_stats()
+        with ThreadPoolExecutor(max_workers=9) as pool:
+            first = pool.submit(slow.invoke, _ask(-1))
+            assert started.wait(TIMEOUT)
+            results = list(pool.map(quick.invoke, [_ask(i) for i in range(8)]))
+            assert first.result(timeout=TIMEOUT)["messages"][-1].content == "done"
+        assert all(r["messages"][-1].content == "done" for r in results)
+        _started, after, _alive = _core._python_calls_stats()
+        return after - before
+
+    assert replaced_during(nap) >= 1
+    assert replaced_during(spin) == 0

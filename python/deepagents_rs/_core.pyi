@@ -655,10 +655,11 @@ def _python_calls_delay_turns(seconds: float) -> None:
     """Makes each idle drainer handed a turn wait ``seconds`` before it takes it, as a loaded
     machine slow to wake a thread would (for tests; 0 ends it)."""
 
-def _call_timing() -> dict[str, int]:
-    """Counts and nanoseconds of the core's calls into Python since start, by name: the
-    ``dars-python`` jobs (run, CPU, queued), the drainers' and blocked callers' waits for the
-    GIL, the event loops' inboxes (for benches: ``benches/concurrency.py``)."""
+def _call_timing(on: bool | None = None) -> dict[str, int]:
+    """Counts and nanoseconds of the core's calls into Python while counting was on, by name:
+    the ``dars-python`` jobs (run, CPU, queued), the drainers' and blocked callers' waits for
+    the GIL, the event loops' inboxes (for benches: ``benches/concurrency.py``). ``on``
+    switches counting on or off first (off by default: no clock is read)."""
 
 class FsInterrupts:
     """Interrupt-mode ``FilesystemPermission`` rules: which file tools they gate, and whether

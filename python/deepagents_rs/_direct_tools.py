@@ -68,10 +68,15 @@ def direct_function(tool: Any, injects_state: bool, asynchronous: bool = False) 
 
 #: LangChain's names a direct call uses, by module.
 _LANGCHAIN_NAMES = {
-    "langchain_core.callbacks": ("AsyncCallbackManager", "CallbackManager"),
+    "langchain_core.callbacks": ("AsyncCallbackManager", "BaseCallbackManager", "CallbackManager"),
+    "langchain_core.globals": ("get_debug",),
     "langchain_core.runnables.config": ("ensure_config", "set_config_context", "var_child_runnable_config"),
     "langchain_core.runnables.utils": ("coro_with_context",),
     "langchain_core.tools.base": ("_format_output",),
+    "langchain_core.tracers.context": ("_configure_hooks", "tracing_v2_callback_var"),
+    "langchain_core.utils.env": ("env_var_is_set",),
+    "langsmith.run_helpers": ("get_tracing_context",),
+    "langsmith.utils": ("tracing_is_enabled",),
 }
 
 
@@ -104,19 +109,15 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     lc = _langchain()
     # A copy: what is set below is the tool's own.
     config = lc.ensure_config(config)
-    manager = manager_type.configure(
-        config.get("callbacks"),
-        tool.callbacks,
-        tool.verbose,
-        config.get("tags"),
-        tool.tags,
-        config.get("metadata"),
-        tool.metadata,
-    )
-    if manager.handlers or manager.inheritable_handlers:
-        return None
+    callbacks = config.get("callbacks")
+    if _unheard(lc, callbacks, tool):
+        manager = _quiet_manager(lc, manager_type, callbacks, config, tool)
+    else:
+        manager = configured(manager_type, callbacks, config, tool)
+        if manager.handlers or manager.inheritable_handlers:
+            return None
     # A tool run's child manager: the inherited tags and metadata only (set on the manager
-    # `configure` just made, which nothing else holds: a copy would be one more per call).
+    # made above, which nothing else holds: a copy would be one more per call).
     manager.tags, manager.metadata = list(manager.inheritable_tags), dict(manager.inheritable_metadata)
     # The id the tool's run would have: a tool reading `get_config()` sees a manager under a
     # run of its own, as under `invoke` (no handler sees that run, so none is started).
@@ -127,6 +128,78 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     config.pop("run_name", None)
     config.pop("run_id", None)
     return config
+
+
+def configured(manager_type: type, callbacks: Any, config: dict, tool: Any) -> Any:
+    """The manager LangChain's ``configure`` makes for the tool's run, as ``BaseTool.run``
+    asks for it."""
+    return manager_type.configure(
+        callbacks,
+        tool.callbacks,
+        tool.verbose,
+        config.get("tags"),
+        tool.tags,
+        config.get("metadata"),
+        tool.metadata,
+    )
+
+
+def _no_handlers(lc: SimpleNamespace, callbacks: Any) -> bool:
+    """``callbacks`` (a config's or a tool's) brings no handler."""
+    if isinstance(callbacks, lc.BaseCallbackManager):
+        return not (callbacks.handlers or callbacks.inheritable_handlers)
+    return not callbacks
+
+
+def _unheard(lc: SimpleNamespace, callbacks: Any, tool: Any) -> bool:
+    """LangChain's ``CallbackManager.configure`` would give the tool's run no handler: none
+    in ``callbacks`` or the tool's, no verbose or debug output, no LangSmith tracing (by
+    environment, ``tracing_v2_enabled``, ``tracing_context`` or a traced parent), no
+    configure hook set (``collect_runs``, or one created by its environment variable), no
+    v1 tracing variable (configure raises for it) and no tags of a tracing context. What it
+    reads is read at every call, so a tracer entered around ``invoke`` (the call runs in a
+    copy of the caller's context) or set in the environment is seen as ``configure`` sees
+    it; this only skips building, then dropping, a manager of no handler: ``configure``
+    cost a third of a direct call."""
+    if not (_no_handlers(lc, callbacks) and _no_handlers(lc, tool.callbacks)):
+        return False
+    if tool.verbose or lc.get_debug() or lc.tracing_v2_callback_var.get() is not None:
+        return False
+    for var, _inheritable, handler_class, env_var in lc._configure_hooks:
+        if var.get() is not None or (handler_class is not None and env_var is not None and lc.env_var_is_set(env_var)):
+            return False
+    if lc.env_var_is_set("LANGCHAIN_TRACING") or lc.env_var_is_set("LANGCHAIN_HANDLER"):
+        return False
+    context = lc.get_tracing_context()
+    return not (context["tags"] or lc.tracing_is_enabled(context))
+
+
+def _quiet_manager(lc: SimpleNamespace, manager_type: type, callbacks: Any, config: dict, tool: Any) -> Any:
+    """What ``configure`` makes when ``_unheard``: the given manager's tags and metadata
+    (none from a list of callbacks, which holds no handler here), then the config's as
+    inherited and the tool's as its own, added by the manager's own methods in
+    ``configure``'s order (a tool's tag drops an inherited one of the same name)."""
+    if isinstance(callbacks, lc.BaseCallbackManager):
+        manager = manager_type(
+            handlers=[],
+            tags=callbacks.tags.copy(),
+            inheritable_tags=callbacks.inheritable_tags.copy(),
+            metadata=callbacks.metadata.copy(),
+            inheritable_metadata=callbacks.inheritable_metadata.copy(),
+        )
+    else:
+        manager = manager_type(handlers=[])
+    # Empty ones skipped: adding nothing changes nothing (a merge of no metadata costs an
+    # import and two copies).
+    if tags := config.get("tags"):
+        manager.add_tags(tags)
+    if tool.tags:
+        manager.add_tags(tool.tags, inherit=False)
+    if metadata := config.get("metadata"):
+        manager.add_metadata(metadata)
+    if tool.metadata:
+        manager.add_metadata(tool.metadata, inherit=False)
+    return manager
 
 
 def call_direct(tool: Any, direct: Direct, args: dict, tool_call_id: str, config: dict | None) -> Any:

@@ -6,7 +6,7 @@
 //! and take the GIL twenty times a second per waiting thread, which with a thousand threads
 //! blocked in `invoke` is a GIL convoy that costs more than the runs themselves.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -45,7 +45,7 @@ fn wait_here<T: Send>(
     mut wait: impl FnMut(Option<Duration>) -> Option<T> + Send,
 ) -> PyResult<T> {
     if !on_main_thread(py)? {
-        let (value, ended) = super::exit_gate::detach(py, || (wait(None), Instant::now()));
+        let (value, ended) = super::exit_gate::detach(py, || (wait(None), call_timing::now()));
         call_timing::since(Counter::CallerReattachNs, ended);
         call_timing::add(Counter::CallerReattaches, 1);
         if let Some(value) = value {

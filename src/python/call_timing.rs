@@ -1,9 +1,9 @@
 //! Where the binding's calls into Python spend their time, counted for the benches: the
 //! 1,000-thread bench is bound by what holds the GIL, and these say who held it how long and
-//! who waited for it. A few relaxed atomic adds per call (tens of nanoseconds against calls
-//! of tens of microseconds).
+//! who waited for it. Off unless a bench or test switches it on (`_call_timing(True)`): off,
+//! each counting site costs one relaxed load and reads no clock.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use pyo3::prelude::*;
@@ -50,38 +50,61 @@ const NAMES: [&str; 12] = [
 
 static COUNTS: [AtomicU64; NAMES.len()] = [const { AtomicU64::new(0) }; NAMES.len()];
 
+/// Counting is on (`_call_timing(True)`).
+static ON: AtomicBool = AtomicBool::new(false);
+
+fn on() -> bool {
+    ON.load(Ordering::Relaxed)
+}
+
+/// The time now when counting, for `since` (no clock read when off).
+pub(crate) fn now() -> Option<Instant> {
+    on().then(Instant::now)
+}
+
+/// The calling thread's CPU time when counting, for `cpu_since`.
+pub(crate) fn cpu_now() -> Option<u64> {
+    on().then(super::thread_clock::own_cpu_ns)
+}
+
 pub(crate) fn add(counter: Counter, n: u64) {
-    COUNTS[counter as usize].fetch_add(n, Ordering::Relaxed);
-}
-
-/// Adds the nanoseconds since `start`.
-pub(crate) fn since(counter: Counter, start: Instant) {
-    add(
-        counter,
-        u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX),
-    );
-}
-
-/// The calling thread's CPU time in nanoseconds (0 where unknown).
-pub(crate) fn thread_cpu_ns() -> u64 {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: fills the live `timespec` passed.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
-            return u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000
-                + u64::try_from(ts.tv_nsec).unwrap_or(0);
-        }
+    if on() {
+        COUNTS[counter as usize].fetch_add(n, Ordering::Relaxed);
     }
-    0
 }
 
-/// The counts since start-up, by name (for benches: differences between two reads).
+/// Adds the nanoseconds from `start` to `end` (a `now()` each: nothing when either is none,
+/// as when counting was off at the start).
+pub(crate) fn between(counter: Counter, start: Option<Instant>, end: Option<Instant>) {
+    if let (Some(start), Some(end)) = (start, end) {
+        let ns = end.saturating_duration_since(start).as_nanos();
+        add(counter, u64::try_from(ns).unwrap_or(u64::MAX));
+    }
+}
+
+/// Adds the nanoseconds since `start` (a `now()`).
+pub(crate) fn since(counter: Counter, start: Option<Instant>) {
+    if start.is_some() {
+        between(counter, start, now());
+    }
+}
+
+/// Adds the calling thread's CPU nanoseconds since `start` (a `cpu_now()`).
+pub(crate) fn cpu_since(counter: Counter, start: Option<u64>) {
+    if let (Some(start), Some(end)) = (start, cpu_now()) {
+        add(counter, end.saturating_sub(start));
+    }
+}
+
+/// The counts since counting was first switched on, by name (for benches: differences
+/// between two reads). `on` switches counting on (`True`) or off (`False`) first; the
+/// counts are kept across.
 #[pyfunction]
-pub(crate) fn _call_timing(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+#[pyo3(signature = (on = None))]
+pub(crate) fn _call_timing(py: Python<'_>, on: Option<bool>) -> PyResult<Bound<'_, PyDict>> {
+    if let Some(on) = on {
+        ON.store(on, Ordering::Relaxed);
+    }
     let out = PyDict::new(py);
     for (name, count) in NAMES.iter().zip(COUNTS.iter()) {
         out.set_item(name, count.load(Ordering::Relaxed))?;

@@ -41,7 +41,7 @@ enum Wake {
 
 struct Shared {
     /// Each job with the time it was pushed.
-    jobs: Mutex<Vec<(Instant, Job)>>,
+    jobs: Mutex<Vec<(Option<Instant>, Job)>>,
     /// A wake-up is on its way: later pushes need not send another.
     pending: AtomicBool,
     wake: Wake,
@@ -62,7 +62,7 @@ impl Drop for Shared {
 
 impl Shared {
     fn push(self: &Arc<Self>, job: Job) {
-        self.jobs.lock().push((Instant::now(), job));
+        self.jobs.lock().push((call_timing::now(), job));
         if self.pending.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -155,14 +155,11 @@ impl LoopInbox {
         // Cleared before taking the jobs: a push after the take wakes the loop again.
         self.shared.pending.store(false, Ordering::Release);
         let jobs = std::mem::take(&mut *self.shared.jobs.lock());
-        let start = Instant::now();
+        let start = call_timing::now();
         call_timing::add(Counter::InboxDrains, 1);
         call_timing::add(Counter::InboxJobs, jobs.len() as u64);
         for (pushed, job) in jobs {
-            call_timing::add(
-                Counter::InboxQueuedNs,
-                u64::try_from(start.duration_since(pushed).as_nanos()).unwrap_or(0),
-            );
+            call_timing::between(Counter::InboxQueuedNs, pushed, start);
             job(py);
         }
         call_timing::since(Counter::InboxJobNs, start);

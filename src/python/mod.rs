@@ -55,6 +55,7 @@ mod structured;
 mod summarization;
 mod summarization_call;
 mod task_notes;
+mod thread_clock;
 mod token_counter;
 mod tool_call_handler;
 mod tools;

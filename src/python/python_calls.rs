@@ -11,37 +11,52 @@
 //!
 //! A job may block (a user's sync tool sleeping or waiting on I/O, a nested `invoke` waiting
 //! for its run, a LangChain model's HTTP call): the jobs behind it must not wait for it. A
-//! watchdog thread looks at the drainers every `TICK` while any is busy; one whose job has
-//! run `STUCK` or longer while jobs wait is demoted (it ends that job, then goes idle) and
-//! another takes its place, from the idle ones or a new thread. When replacements block as
-//! well, each tick starts twice as many as the last: a burst of a thousand blocking calls has a
-//! thread each within a few ticks, as tokio's blocking pool gave them, instead of one a tick.
-//! Blocking jobs release the GIL (Python does around any wait), so a replacement finds it
-//! free; a job busy in Python shares it through Python's own switch interval.
+//! watchdog thread looks at the drainers every `TICK` while any is busy; one blocked in its job
+//! while jobs wait is demoted (it ends that job, then goes idle) and another takes its place,
+//! from the idle ones or a new thread. Blocked means asleep with its CPU clock still for
+//! `STUCK` (`super::thread_clock`): a drainer only waiting for a core is runnable, and one
+//! computing has its clock running, and a replacement would wait for the same core or GIL.
+//! A job computing for `HOG` is replaced too, so one long computation does not hold up every
+//! other run's calls: its replacement shares the GIL with it through Python's switch
+//! interval, as threads of their own would. When replacements block as well, each tick starts
+//! twice as many as the last: a burst of a thousand blocking calls has a thread each within a
+//! few ticks, as tokio's blocking pool gave them, instead of one a tick.
+//!
+//! Every drainer thread has one entry in `State::drainers` for its life, and its `Role` there
+//! is the one record of what it does: whether a drainer takes jobs (a push need not wake one)
+//! and whether any is busy (the watchdog stays awake) are read from the roles, never kept
+//! apart from them.
 //!
 //! Exit (`super::exit_gate`): a drainer passes the gate before it takes the GIL, and between
 //! jobs it steps out and parks once the gate shuts, as every thread entering Python does.
 
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use pyo3::prelude::*;
 use tokio::sync::oneshot;
 
 use super::call_timing::{self, Counter};
+use super::thread_clock::ThreadClock;
 
 /// A call, run on a drainer with the GIL held.
 type Job = Box<dyn for<'py> FnOnce(Python<'py>) + Send>;
 
-/// A job running this long while others wait has its drainer replaced. Well above a binding
-/// call or a plain tool call (tens to hundreds of microseconds), and above what a loaded
-/// machine adds to one: a job that lost the GIL to another thread waits up to Python's 5 ms
-/// switch interval for it, and a replacement would only wait for it too (at 2 ms, 1,000
-/// threads x 20 steps under load 7 replaced a drainer 900-970 times in 19,000 calls).
+/// A drainer asleep in its job this long, its CPU clock still, while others wait is replaced.
+/// Well above a binding call or a plain tool call (tens to hundreds of microseconds).
 const STUCK: Duration = Duration::from_millis(10);
+
+/// Of the wall time a drainer was looked at over, the CPU share under which it counts as
+/// still: a thread waiting for the GIL wakes every 5 ms (Python's switch interval) for a few
+/// microseconds; one computing uses most of it.
+const STILL_SHARE: u32 = 4;
+
+/// CPU time a job may compute for before its drainer is replaced anyway.
+const HOG: Duration = Duration::from_millis(50);
 
 /// How often the watchdog looks while a drainer is busy.
 const TICK: Duration = Duration::from_millis(2);
@@ -58,55 +73,123 @@ const MAX_IDLE: usize = 8;
 /// jobs wait for one to finish, as blocking tasks waited.
 const MAX_THREADS: usize = 512;
 
-/// One drainer that takes jobs.
+/// What a drainer does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Waits for a turn (parked).
+    Idle,
+    /// Handed a turn, not yet taking jobs (a woken thread may take a while to run).
+    Turn,
+    /// Takes jobs.
+    Draining,
+    /// Replaced by the watchdog: it ends its job, then goes idle.
+    Demoted,
+}
+
+/// One drainer thread.
 struct Drainer {
-    ticket: u64,
-    /// When its current job started (None between jobs).
-    started: Option<Instant>,
-    /// Replaced by the watchdog: it ends its job and goes idle.
-    demoted: bool,
-    /// Started by the watchdog in place of a stuck one: stuck too, it tells of a burst of
-    /// blocking calls.
+    id: u64,
+    thread: Thread,
+    /// Its CPU clock (set by the thread once it runs).
+    clock: Option<ThreadClock>,
+    role: Role,
+    /// Jobs it started, and whether one runs now.
+    jobs: u64,
+    in_job: bool,
+    /// Given its turn by the watchdog in place of a stuck one, and no job ended since:
+    /// stuck too, it tells of a burst of blocking calls.
     replacement: bool,
+    /// The watchdog's last look at its current job.
+    look: Option<Look>,
+}
+
+/// A look at a drainer's job: which job, when, and the drainer's CPU time then and when first
+/// seen in that job.
+struct Look {
+    job: u64,
+    at: Instant,
+    cpu: Option<u64>,
+    first_cpu: Option<u64>,
+}
+
+impl Drainer {
+    fn takes_jobs(&self) -> bool {
+        matches!(self.role, Role::Turn | Role::Draining)
+    }
+
+    /// Keeps the watchdog's look at the job running now (a new look for a new job).
+    fn watch(&mut self, now: Instant) {
+        if !self.in_job || self.look.as_ref().is_some_and(|l| l.job == self.jobs) {
+            return;
+        }
+        let cpu = self.clock.and_then(|c| c.cpu_ns());
+        self.look = Some(Look {
+            job: self.jobs,
+            at: now,
+            cpu,
+            first_cpu: cpu,
+        });
+    }
+
+    /// Its job is blocked (asleep, its clock still for `STUCK`) or has computed for `HOG`.
+    fn stuck(&mut self, now: Instant) -> bool {
+        let clock = self.clock;
+        let Some(look) = self
+            .look
+            .as_mut()
+            .filter(|l| self.in_job && l.job == self.jobs)
+        else {
+            return false;
+        };
+        let cpu = clock.and_then(|c| c.cpu_ns());
+        if let (Some(cpu), Some(first)) = (cpu, look.first_cpu)
+            && Duration::from_nanos(cpu.saturating_sub(first)) >= HOG
+        {
+            return true;
+        }
+        let wall = now.saturating_duration_since(look.at);
+        if wall < STUCK {
+            return false;
+        }
+        // Unknown clocks count as still: replaced on the wall time alone.
+        let still = match (cpu, look.cpu) {
+            (Some(cpu), Some(before)) => {
+                Duration::from_nanos(cpu.saturating_sub(before)) * STILL_SHARE < wall
+            }
+            _ => true,
+        };
+        look.at = now;
+        look.cpu = cpu;
+        still && !clock.is_some_and(|c| c.runnable())
+    }
 }
 
 struct State {
-    /// Each job with the time it was pushed.
-    jobs: VecDeque<(Instant, Job)>,
-    /// The drainers taking jobs (one, unless jobs blocked).
+    /// Each job with the time it was pushed (when counting, `call_timing`).
+    jobs: VecDeque<(Option<Instant>, Job)>,
+    /// Every drainer thread alive.
     drainers: Vec<Drainer>,
-    /// Drainers taking jobs and not demoted, plus turns handed to idle threads not yet taken.
-    active: usize,
-    /// Turns handed to idle threads, not yet taken.
-    turns: usize,
-    /// Of `turns`, those handed by the watchdog (`Drainer::replacement`).
-    replacement_turns: usize,
-    /// Threads waiting for a turn (or about to).
-    idle: usize,
-    threads: usize,
-    next_ticket: u64,
-    /// Ticks in a row that found a replacement stuck with jobs waiting.
-    streak: u32,
-    /// The watchdog sleeps until woken (`LINGER` passed with no drainer busy).
-    watch_asleep: bool,
+    next_id: u64,
     watch_started: bool,
+}
+
+impl State {
+    fn drainer(&mut self, id: u64) -> Option<&mut Drainer> {
+        self.drainers.iter_mut().find(|d| d.id == id)
+    }
+
+    /// Any drainer not idle: the watchdog stays awake.
+    fn busy(&self) -> bool {
+        self.drainers.iter().any(|d| d.role != Role::Idle)
+    }
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
     jobs: VecDeque::new(),
     drainers: Vec::new(),
-    active: 0,
-    turns: 0,
-    replacement_turns: 0,
-    idle: 0,
-    threads: 0,
-    next_ticket: 0,
-    streak: 0,
-    watch_asleep: false,
+    next_id: 0,
     watch_started: false,
 });
-/// Idle drainers wait here for a turn.
-static TURN: Condvar = Condvar::new();
 /// The watchdog waits here.
 static WATCH: Condvar = Condvar::new();
 
@@ -115,7 +198,7 @@ static REPLACED: AtomicUsize = AtomicUsize::new(0);
 /// Microseconds a woken idle drainer waits before it takes its turn (0: none). Only
 /// `_python_calls_delay_turns` sets it: a test's stand-in for a loaded machine slow to wake
 /// a thread.
-static TURN_DELAY_US: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static TURN_DELAY_US: AtomicU64 = AtomicU64::new(0);
 
 /// Drainer threads started, since start.
 static STARTED: AtomicUsize = AtomicUsize::new(0);
@@ -155,8 +238,8 @@ where
 
 fn push(job: Job) {
     let mut st = STATE.lock();
-    st.jobs.push_back((Instant::now(), job));
-    if st.active == 0 {
+    st.jobs.push_back((call_timing::now(), job));
+    if !st.drainers.iter().any(Drainer::takes_jobs) {
         activate(&mut st, 1, false);
     }
 }
@@ -164,21 +247,27 @@ fn push(job: Job) {
 /// Gives `n` threads a turn at the queue: idle ones first, then new ones.
 fn activate(st: &mut State, n: usize, replacement: bool) {
     for _ in 0..n {
-        if st.idle > st.turns {
-            st.turns += 1;
-            st.replacement_turns += usize::from(replacement);
-            st.active += 1;
-            TURN.notify_one();
-        } else if st.threads < MAX_THREADS {
-            let ticket = st.next_ticket;
-            st.next_ticket += 1;
+        if let Some(d) = st.drainers.iter_mut().find(|d| d.role == Role::Idle) {
+            d.role = Role::Turn;
+            d.replacement = replacement;
+            d.thread.unpark();
+        } else if st.drainers.len() < MAX_THREADS {
+            let id = st.next_id;
+            st.next_id += 1;
             let spawned = std::thread::Builder::new()
                 .name("dars-python".into())
-                .spawn(move || drainer(ticket));
-            if spawned.is_ok() {
-                st.threads += 1;
-                st.active += 1;
-                st.drainers.push(Drainer::new(ticket, replacement));
+                .spawn(move || drainer(id));
+            if let Ok(handle) = spawned {
+                st.drainers.push(Drainer {
+                    id,
+                    thread: handle.thread().clone(),
+                    clock: None,
+                    role: Role::Turn,
+                    jobs: 0,
+                    in_job: false,
+                    replacement,
+                    look: None,
+                });
                 STARTED.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -188,20 +277,8 @@ fn activate(st: &mut State, n: usize, replacement: bool) {
             .name("dars-python-watch".into())
             .spawn(watchdog)
             .is_ok();
-    } else if st.watch_asleep {
-        st.watch_asleep = false;
+    } else {
         WATCH.notify_one();
-    }
-}
-
-impl Drainer {
-    fn new(ticket: u64, replacement: bool) -> Self {
-        Drainer {
-            ticket,
-            started: None,
-            demoted: false,
-            replacement,
-        }
     }
 }
 
@@ -214,104 +291,98 @@ enum Next {
 }
 
 /// A drainer thread: holds a Python thread state for its life, the GIL while it runs jobs.
-fn drainer(ticket: u64) {
+fn drainer(id: u64) {
+    if let Some(me) = STATE.lock().drainer(id) {
+        me.clock = Some(ThreadClock::current());
+    }
     // Jobs may use tokio's handle (`tokio::spawn`, `block_on` of a core future), as they did
     // on the runtime's blocking threads.
     let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
     super::runtime_threads::attach(|py| {
-        let mut ticket = ticket;
         loop {
-            if let Next::Retire = run_jobs(py, ticket) {
+            if let Next::Retire = run_jobs(py, id) {
                 return;
             }
-            let (next, turn) = super::exit_gate::detach(py, wait_for_turn);
+            let turn = super::exit_gate::detach(py, || wait_for_turn(id));
             call_timing::since(Counter::DrainerAttachNs, turn);
             call_timing::add(Counter::DrainerAttaches, 1);
-            ticket = next;
         }
     });
 }
 
 /// Runs jobs until the queue is empty or the watchdog demoted this drainer.
-fn run_jobs(py: Python<'_>, ticket: u64) -> Next {
+fn run_jobs(py: Python<'_>, id: u64) -> Next {
     let mut first = true;
     loop {
-        let job = {
-            let mut st = STATE.lock();
-            let at = st.drainers.iter().position(|d| d.ticket == ticket);
-            let mine = at.filter(|&i| !st.drainers[i].demoted);
-            match mine.and_then(|i| st.jobs.pop_front().map(|job| (i, job))) {
-                Some((i, (pushed, job))) => {
-                    let me = &mut st.drainers[i];
-                    let now = Instant::now();
-                    me.started = Some(now);
-                    call_timing::add(
-                        Counter::QueuedNs,
-                        u64::try_from(now.duration_since(pushed).as_nanos()).unwrap_or(0),
-                    );
-                    // A replacement that ended a job is no sign of a burst any more.
-                    me.replacement &= first;
-                    first = false;
-                    job
-                }
-                None => {
-                    if let Some(i) = at {
-                        st.drainers.swap_remove(i);
-                    }
-                    if mine.is_some() {
-                        st.active -= 1;
-                    }
-                    if st.idle >= MAX_IDLE {
-                        st.threads -= 1;
-                        return Next::Retire;
-                    }
-                    // Counted idle before it waits: a job pushed meanwhile hands it a turn
-                    // rather than starting a thread.
-                    st.idle += 1;
-                    return Next::Wait;
-                }
-            }
+        let (pushed, job) = match take(id, first) {
+            Ok(job) => job,
+            Err(next) => return next,
         };
+        first = false;
+        call_timing::between(Counter::QueuedNs, pushed, call_timing::now());
         if super::exit_gate::closing() {
             // Steps out of Python, parking for good if the gate is shut for this thread.
             super::exit_gate::detach(py, || ());
         }
         // A panicking job drops its sender: its caller hears `Lost`.
-        let (start, cpu) = (Instant::now(), call_timing::thread_cpu_ns());
+        let (start, cpu) = (call_timing::now(), call_timing::cpu_now());
         let _ = std::panic::catch_unwind(AssertUnwindSafe(|| job(py)));
         call_timing::since(Counter::JobNs, start);
-        call_timing::add(
-            Counter::JobCpuNs,
-            call_timing::thread_cpu_ns().saturating_sub(cpu),
-        );
+        call_timing::cpu_since(Counter::JobCpuNs, cpu);
         call_timing::add(Counter::Jobs, 1);
     }
 }
 
-/// Waits (without the GIL) for a turn; returns the drainer's new ticket and when it had it.
-fn wait_for_turn() -> (u64, Instant) {
+/// The drainer's next job, when its turn or its draining goes on (or, demoted, it is the
+/// only drainer left to take the jobs waiting: its replacements could not start); else it
+/// leaves the queue, in the same hold of the lock (a job pushed meanwhile would find it still
+/// taking jobs, and wake nobody).
+fn take(id: u64, first: bool) -> Result<(Option<Instant>, Job), Next> {
+    let mut st = STATE.lock();
+    let others_take = st.drainers.iter().any(|d| d.id != id && d.takes_jobs());
+    let st = &mut *st;
+    let Some(at) = st.drainers.iter().position(|d| d.id == id) else {
+        return Err(Next::Retire);
+    };
+    let me = &mut st.drainers[at];
+    me.in_job = false;
+    if (me.takes_jobs() || !others_take)
+        && let Some(job) = st.jobs.pop_front()
+    {
+        me.role = Role::Draining;
+        me.in_job = true;
+        me.jobs += 1;
+        // A replacement that ended a job is no sign of a burst any more.
+        me.replacement &= first;
+        return Ok(job);
+    }
+    let idle = st.drainers.iter().filter(|d| d.role == Role::Idle).count();
+    if idle >= MAX_IDLE {
+        st.drainers.swap_remove(at);
+        return Err(Next::Retire);
+    }
+    st.drainers[at].role = Role::Idle;
+    Err(Next::Wait)
+}
+
+/// Waits (without the GIL) for a turn; returns when it had it (when counting).
+fn wait_for_turn(id: u64) -> Option<Instant> {
     let mut st = STATE.lock();
     let mut delayed = false;
     loop {
-        if st.turns > 0 {
+        if st.drainer(id).is_some_and(|me| me.role != Role::Idle) {
             let delay = TURN_DELAY_US.load(Ordering::Relaxed);
-            if delay > 0 && !delayed {
-                delayed = true;
-                parking_lot::MutexGuard::unlocked(&mut st, || {
-                    std::thread::sleep(Duration::from_micros(delay));
-                });
-                continue;
+            if delay == 0 || delayed {
+                return call_timing::now();
             }
-            st.turns -= 1;
-            st.idle -= 1;
-            let replacement = st.replacement_turns > 0;
-            st.replacement_turns -= usize::from(replacement);
-            let ticket = st.next_ticket;
-            st.next_ticket += 1;
-            st.drainers.push(Drainer::new(ticket, replacement));
-            return (ticket, Instant::now());
+            delayed = true;
+            MutexGuard::unlocked(&mut st, || {
+                std::thread::sleep(Duration::from_micros(delay));
+            });
+            continue;
         }
-        TURN.wait(&mut st);
+        // `activate` unparks it after handing the turn (an unpark before the park is kept).
+        MutexGuard::unlocked(&mut st, std::thread::park);
     }
 }
 
@@ -319,18 +390,14 @@ fn wait_for_turn() -> (u64, Instant) {
 fn watchdog() {
     let mut st = STATE.lock();
     let mut idle_since: Option<Instant> = None;
+    // Ticks in a row that found a replacement stuck with jobs waiting.
+    let mut streak = 0u32;
     loop {
         let now = Instant::now();
-        // Idle only with no turn handed out either: a turn handed to an idle thread counts in
-        // `active` before that thread, woken, joins `drainers` (a loaded machine can take
-        // longer than `LINGER` to wake it). Asleep then, nothing would wake the watchdog
-        // (`push` activates only when `active` is 0), and a job of that drainer that blocks
-        // (a nested call waiting for the queue) would never be replaced: every later call hung.
-        if st.drainers.is_empty() && st.active == 0 {
+        if !st.busy() {
             let since = *idle_since.get_or_insert(now);
             if now.duration_since(since) >= LINGER {
-                st.watch_asleep = true;
-                while st.watch_asleep {
+                while !st.busy() {
                     WATCH.wait(&mut st);
                 }
                 idle_since = None;
@@ -340,14 +407,17 @@ fn watchdog() {
             idle_since = None;
         }
         WATCH.wait_for(&mut st, TICK);
+        let now = Instant::now();
+        for d in st.drainers.iter_mut() {
+            d.watch(now);
+        }
         if st.jobs.is_empty() {
             continue;
         }
-        let now = Instant::now();
         let (mut stuck, mut burst) = (0, false);
         for d in st.drainers.iter_mut() {
-            if !d.demoted && d.started.is_some_and(|t| now.duration_since(t) >= STUCK) {
-                d.demoted = true;
+            if d.role == Role::Draining && d.stuck(now) {
+                d.role = Role::Demoted;
                 stuck += 1;
                 burst |= d.replacement;
             }
@@ -355,11 +425,10 @@ fn watchdog() {
         if stuck == 0 {
             continue;
         }
-        st.active -= stuck;
         REPLACED.fetch_add(stuck, Ordering::Relaxed);
         // A replacement stuck as well: blocking calls come in a burst, each wants a thread.
-        st.streak = if burst { st.streak + 1 } else { 0 };
-        let wanted = stuck << st.streak.min(6);
+        streak = if burst { streak + 1 } else { 0 };
+        let wanted = stuck << streak.min(6);
         let n = wanted.min(st.jobs.len());
         activate(&mut st, n, true);
     }
@@ -369,7 +438,7 @@ fn watchdog() {
 /// tests and benches).
 #[pyfunction]
 pub(crate) fn _python_calls_stats() -> (usize, usize, usize) {
-    let threads = STATE.lock().threads;
+    let threads = STATE.lock().drainers.len();
     (
         STARTED.load(Ordering::Relaxed),
         REPLACED.load(Ordering::Relaxed),
