@@ -1,7 +1,7 @@
 """LangGraph's sync loop as the direct thread writer (`_direct_writer`) drives it: its saver
-calls on a `SaverThread`, its plain steps' tasks made by `PlainTasks`; everything else is
-LangGraph's ``SyncPregelLoop`` as it is (the writes applied, the checkpoints made, the
-durability, the exit)."""
+calls on a `SaverThread`, its plain steps' tasks made by `PlainTasks` and committed by
+`_plain_commit` (the writes applied, the checkpoint made and saved); everything else is
+LangGraph's ``SyncPregelLoop`` as it is (other steps, the durability, the exit)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from langgraph.pregel._loop import SyncPregelLoop
 
+from . import _plain_commit
 from ._plain_tasks import PlainTasks
 from ._saver_thread import SaverThread
 
@@ -27,6 +28,9 @@ class WriterLoop(SyncPregelLoop):
     #: sends each task's writes as it finishes, as LangGraph does (a finished task's writes
     #: are saved while its siblings run, so a run killed meanwhile does not run it again).
     hold_writes = False
+    #: Whether plain steps are committed by `_plain_commit` (benches switch it off to
+    #: compare, in one process, with LangGraph's ``after_tick`` / ``put_writes``).
+    plain_commit = True
 
     @property  # type: ignore[override]
     def submit(self) -> Any:
@@ -59,3 +63,14 @@ class WriterLoop(SyncPregelLoop):
                 self.tasks = tasks
                 return
         super()._prepare_tasks_and_emit_checkpoint()
+
+    def put_writes(self, task_id: str, writes: Any, *, cached: bool = False) -> None:
+        if cached or not self.plain_commit or not _plain_commit.put_writes(self, task_id, writes):
+            super().put_writes(task_id, writes, cached=cached)
+
+    def after_tick(self) -> None:
+        task = _plain_commit.plain_step(self) if self.plain_commit else None
+        if task is None:
+            super().after_tick()
+        else:
+            _plain_commit.commit(self, task)
