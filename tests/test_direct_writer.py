@@ -317,22 +317,30 @@ def test_a_streamed_run_writes_what_langgraphs_runner_writes(direct: Any) -> Non
     assert_same(both_ways(direct, InMemorySaver, run))
 
 
-def test_async_runs_write_what_langgraphs_runner_writes(direct: Any, tmp_path: Any) -> None:
-    async def run(path: str) -> tuple[Any, list[Any], list[Any]]:
+def async_sqlite_both_ways(direct: Callable[[bool], None], folder: Any, run: Callable[[Any], Any]) -> list[Any]:
+    """``await run(saver)`` on an ``AsyncSqliteSaver`` (a file in ``folder``) with the writer
+    and with LangGraph's runner: results, calls, rows (see `both_ways`)."""
+
+    async def written(path: str) -> tuple[Any, list[Any], list[Any]]:
         async with AsyncSqliteSaver.from_conn_string(path) as saver:
             calls = recorded(saver)
-            agent = deepagents_rs.create_deep_agent(
-                model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver
-            )
-            await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
-            result = await agent.ainvoke({"messages": [("user", "again")]}, THREAD)
+            result = await run(saver)
             return Canon()(result), canonical_calls(calls), await arows(saver)
 
-    written = []
+    out = []
     for on in (True, False):
         direct(on)
-        written.append(asyncio.run(run(str(tmp_path / f"{on}.sqlite"))))
-    assert_same(written)
+        out.append(asyncio.run(written(str(folder / f"{on}.sqlite"))))
+    return out
+
+
+def test_async_runs_write_what_langgraphs_runner_writes(direct: Any, tmp_path: Any) -> None:
+    async def run(saver: Any) -> Any:
+        agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)
+        await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
+        return await agent.ainvoke({"messages": [("user", "again")]}, THREAD)
+
+    assert_same(async_sqlite_both_ways(direct, tmp_path, run))
 
 
 def test_an_interrupt_and_its_resume_write_what_langgraphs_runner_writes(direct: Any) -> None:

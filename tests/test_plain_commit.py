@@ -7,6 +7,7 @@ durabilities that save each step."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import deepagents_rs
@@ -14,7 +15,7 @@ import pytest
 from deepagents_rs import _plain_commit, _writer_loop
 from fake_models import ScriptedChatModel, ai_tool_calls
 from langgraph.checkpoint.memory import InMemorySaver
-from test_direct_writer import assert_same, both_ways, direct, two_turns  # noqa: F401 - a fixture
+from test_direct_writer import assert_same, async_sqlite_both_ways, both_ways, direct, two_turns  # noqa: F401
 from thread_support import THREAD, my_tool, new_saver, pg_dsn  # noqa: F401 - fixtures
 
 #: Tool turns of the long run: 60 steps writing messages, past the channel's snapshot at 50.
@@ -57,6 +58,27 @@ def test_a_long_run_is_written_as_langgraphs_runner_writes_it(
         call[3]["step"] for call in written[0][1] if call[0] == "put" and "messages" in call[2]["channel_values"]
     ]
     assert snapshots and min(snapshots) > 0, snapshots
+
+
+async def _along_run(saver: Any, **kwargs: Any) -> Any:
+    agent = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel(_long_script()), tools=[my_tool], checkpointer=saver
+    )
+    await agent.ainvoke({"messages": [("user", "go")]}, THREAD, recursion_limit=200, **kwargs)
+    return await agent.ainvoke({"messages": [{"role": "user", "content": "again"}]}, THREAD, **kwargs)
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_a_long_async_run_is_written_as_langgraphs_runner_writes_it(
+    direct: Any,  # noqa: F811 - the fixture
+    durability: str,
+    tmp_path: Any,
+) -> None:
+    """The same under ``ainvoke`` (LangGraph's async loop, the savers' ``a*`` methods): an
+    ``InMemorySaver``, and an ``AsyncSqliteSaver`` on a file."""
+    assert_same(both_ways(direct, InMemorySaver, lambda saver: asyncio.run(_along_run(saver, durability=durability))))
+
+    assert_same(async_sqlite_both_ways(direct, tmp_path, lambda saver: _along_run(saver, durability=durability)))
 
 
 class _PathlessSaver(InMemorySaver):
@@ -116,6 +138,11 @@ def test_the_plain_steps_are_committed_here(
     # its loop's first tick, not by a step's commit).
     assert by_langgraph == [2], by_langgraph
     committed.clear()
-    monkeypatch.setattr(_writer_loop.WriterLoop, "plain_commit", False)
+    # The async loop's too.
+    asyncio.run(_along_run(InMemorySaver()))
+    assert len(committed) > 2 * _TURNS, committed
+    committed.clear()
+    monkeypatch.setattr(_writer_loop._PlainCommits, "plain_commit", False)
     two_turns(InMemorySaver())
+    asyncio.run(_along_run(InMemorySaver()))
     assert committed == []
