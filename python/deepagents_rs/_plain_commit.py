@@ -235,7 +235,7 @@ def put_writes(loop: Any, task_id: str, writes: Any) -> bool:
             if not isinstance(specs.get(chan), UntrackedValue)
         ]
     pending.extend((task_id, chan, v) for chan, v in writes)
-    task = loop.tasks.get(task_id)
+    task = getattr(loop, "tasks", {}).get(task_id)
     config = loop.checkpoint_config
     config = {
         **config,
