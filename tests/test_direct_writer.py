@@ -95,8 +95,9 @@ def recorded(saver: Any) -> list[tuple]:
 
 
 def canonical_calls(calls: list[tuple]) -> list[Any]:
-    """The saver calls, canonical: each `put` in order (LangGraph chains them; a namespace's
-    after another's, in the order they first put), each followed
+    """The saver calls, canonical: each `put` in order (LangGraph chains them; the agent's
+    namespace first, then each other namespace's in the order they first put: two graphs'
+    loops put on threads of their own, so which puts first is the scheduler's), each followed
     by the `put_writes` calls made against the checkpoint it put, sorted by task path. Those
     run on LangGraph's background executor beside the `put`s, and its runner commits the
     tasks of one step as they finish: their order among the other calls is not LangGraph's
@@ -112,7 +113,7 @@ def canonical_calls(calls: list[tuple]) -> list[Any]:
             at = config["configurable"]["checkpoint_id"]
             writes.setdefault(at, []).append((str(path), config, written, task_id))
     # A subagent's graph puts its checkpoints (in its namespace) beside the agent's.
-    spaces = list(dict.fromkeys(p[0]["configurable"].get("checkpoint_ns", "") for p in puts))
+    spaces = list(dict.fromkeys(["", *(p[0]["configurable"].get("checkpoint_ns", "") for p in puts)]))
     puts.sort(key=lambda p: spaces.index(p[0]["configurable"].get("checkpoint_ns", "")))
     out: list[Any] = []
     for config, checkpoint, metadata, versions in puts:
