@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import gc
 import os
 import sqlite3
@@ -150,6 +151,9 @@ class SaverClock:
             setattr(saver, name, self._timed(name, getattr(saver, name)))
 
     def _timed(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        # With the method's signature: LangGraph reads it (a ``put_writes`` taking
+        # ``task_path`` is given the task's path, as the savers' own are).
+        @functools.wraps(method)
         def timed(*args: Any, **kwargs: Any) -> Any:
             with self.lock:
                 if not self.active:

@@ -95,8 +95,9 @@ def recorded(saver: Any) -> list[tuple]:
 
 
 def canonical_calls(calls: list[tuple]) -> list[Any]:
-    """The saver calls, canonical: each `put` in order (LangGraph chains them; a namespace's
-    after another's, in the order they first put), each followed
+    """The saver calls, canonical: each `put` in order (LangGraph chains them; the agent's
+    namespace first, then each other namespace's in the order they first put: two graphs'
+    loops put on threads of their own, so which puts first is the scheduler's), each followed
     by the `put_writes` calls made against the checkpoint it put, sorted by task path. Those
     run on LangGraph's background executor beside the `put`s, and its runner commits the
     tasks of one step as they finish: their order among the other calls is not LangGraph's
@@ -112,7 +113,7 @@ def canonical_calls(calls: list[tuple]) -> list[Any]:
             at = config["configurable"]["checkpoint_id"]
             writes.setdefault(at, []).append((str(path), config, written, task_id))
     # A subagent's graph puts its checkpoints (in its namespace) beside the agent's.
-    spaces = list(dict.fromkeys(p[0]["configurable"].get("checkpoint_ns", "") for p in puts))
+    spaces = list(dict.fromkeys(["", *(p[0]["configurable"].get("checkpoint_ns", "") for p in puts)]))
     puts.sort(key=lambda p: spaces.index(p[0]["configurable"].get("checkpoint_ns", "")))
     out: list[Any] = []
     for config, checkpoint, metadata, versions in puts:
@@ -317,22 +318,30 @@ def test_a_streamed_run_writes_what_langgraphs_runner_writes(direct: Any) -> Non
     assert_same(both_ways(direct, InMemorySaver, run))
 
 
-def test_async_runs_write_what_langgraphs_runner_writes(direct: Any, tmp_path: Any) -> None:
-    async def run(path: str) -> tuple[Any, list[Any], list[Any]]:
+def async_sqlite_both_ways(direct: Callable[[bool], None], folder: Any, run: Callable[[Any], Any]) -> list[Any]:
+    """``await run(saver)`` on an ``AsyncSqliteSaver`` (a file in ``folder``) with the writer
+    and with LangGraph's runner: results, calls, rows (see `both_ways`)."""
+
+    async def written(path: str) -> tuple[Any, list[Any], list[Any]]:
         async with AsyncSqliteSaver.from_conn_string(path) as saver:
             calls = recorded(saver)
-            agent = deepagents_rs.create_deep_agent(
-                model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver
-            )
-            await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
-            result = await agent.ainvoke({"messages": [("user", "again")]}, THREAD)
+            result = await run(saver)
             return Canon()(result), canonical_calls(calls), await arows(saver)
 
-    written = []
+    out = []
     for on in (True, False):
         direct(on)
-        written.append(asyncio.run(run(str(tmp_path / f"{on}.sqlite"))))
-    assert_same(written)
+        out.append(asyncio.run(written(str(folder / f"{on}.sqlite"))))
+    return out
+
+
+def test_async_runs_write_what_langgraphs_runner_writes(direct: Any, tmp_path: Any) -> None:
+    async def run(saver: Any) -> Any:
+        agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)
+        await agent.ainvoke({"messages": [("user", "go")]}, THREAD)
+        return await agent.ainvoke({"messages": [("user", "again")]}, THREAD)
+
+    assert_same(async_sqlite_both_ways(direct, tmp_path, run))
 
 
 def test_an_interrupt_and_its_resume_write_what_langgraphs_runner_writes(direct: Any) -> None:

@@ -369,12 +369,13 @@ def stream(
 async def astream(
     graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any, whole_run: bool = False
 ) -> AsyncIterator:
-    """``stream`` under ``astream``: LangGraph's ``AsyncPregelLoop`` and the saver's ``a*``
-    methods (its own task per call: ``whole_run`` changes nothing)."""
-    from langgraph.pregel._loop import AsyncPregelLoop
+    """``stream`` under ``astream``: LangGraph's ``AsyncPregelLoop`` (its plain steps
+    committed by `_plain_commit`) and the saver's ``a*`` methods (its own task per call:
+    ``whole_run`` changes nothing)."""
+    from ._writer_loop import AsyncWriterLoop
 
     pregel, input, kwargs, queue, durability_ = _setup(graph, input, config, durability, output_keys)
-    async with AsyncPregelLoop(input, **kwargs) as loop:
+    async with AsyncWriterLoop(input, **kwargs) as loop:
         writer = _Writer(pregel, loop, queue)
         while loop.tick():
             for task in await loop.amatch_cached_writes():

@@ -237,7 +237,8 @@ class ThreadGraph:
                     control,
                     subgraphs,
                 )
-                for item in _stepped_without_ambient(iter(chunks)):
+                stepped = _run_without_ambient if whole_run else _stepped_without_ambient
+                for item in stepped(iter(chunks)):
                     yield _graph_item(item, feed, graph_modes)
             feed.drain()
         finally:
@@ -579,6 +580,19 @@ def _stepped_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
     finally:
         # Copies of the run's context (the core's threads keep one) hold its `HistoryIds`:
         # the history it remembers is let go with the run.
+        without.history.clear()
+
+
+def _run_without_ambient(chunks: Iterator[Any]) -> Iterator[Any]:
+    """`_stepped_without_ambient` for an ``invoke``: the context emptied once for the whole
+    run, not at each chunk. Its caller runs nothing but the loop taking the chunks (see
+    `_thread_runs`); the caller's own code (a parent graph's node) resumes only once the run
+    is over, its context restored."""
+    without = _WithoutAmbient()
+    try:
+        with without:
+            yield from chunks
+    finally:
         without.history.clear()
 
 

@@ -1,20 +1,46 @@
-"""LangGraph's sync loop as the direct thread writer (`_direct_writer`) drives it: its saver
-calls on a `SaverThread`, its plain steps' tasks made by `PlainTasks`; everything else is
-LangGraph's ``SyncPregelLoop`` as it is (the writes applied, the checkpoints made, the
-durability, the exit)."""
+"""LangGraph's loops as the direct thread writer (`_direct_writer`) drives them: the sync one's saver
+calls on a `SaverThread`, its plain steps' tasks made by `PlainTasks` and committed by
+`_plain_commit` (the writes applied, the checkpoint made and saved); everything else is
+LangGraph's ``SyncPregelLoop`` as it is (other steps, the durability, the exit)."""
 
 from __future__ import annotations
 
 import concurrent.futures
 from typing import Any
 
-from langgraph.pregel._loop import SyncPregelLoop
+from langgraph.pregel._loop import AsyncPregelLoop, SyncPregelLoop
 
+from . import _plain_commit
 from ._plain_tasks import PlainTasks
 from ._saver_thread import SaverThread
 
 
-class WriterLoop(SyncPregelLoop):
+class _PlainCommits:
+    """A loop whose plain steps are committed by `_plain_commit` (LangGraph's
+    ``after_tick`` and ``put_writes`` for the rest)."""
+
+    #: Whether plain steps are committed by `_plain_commit` (benches switch it off to
+    #: compare, in one process, with LangGraph's ``after_tick`` / ``put_writes``).
+    plain_commit = True
+
+    def put_writes(self, task_id: str, writes: Any, *, cached: bool = False) -> None:
+        if cached or not self.plain_commit or not _plain_commit.put_writes(self, task_id, writes):
+            super().put_writes(task_id, writes, cached=cached)  # type: ignore[misc]
+
+    def after_tick(self) -> None:
+        task = _plain_commit.plain_step(self) if self.plain_commit else None
+        if task is None:
+            super().after_tick()  # type: ignore[misc]
+        else:
+            _plain_commit.commit(self, task)
+
+
+class AsyncWriterLoop(_PlainCommits, AsyncPregelLoop):
+    """LangGraph's async loop with its plain steps committed by `_plain_commit`: the saver's
+    ``a*`` calls each a task of their own, as LangGraph makes them."""
+
+
+class WriterLoop(_PlainCommits, SyncPregelLoop):
     """``SyncPregelLoop.__enter__`` sets ``self.submit`` to its executor's ``submit`` before it
     pushes its exit handler (which may still save the last checkpoint); the property takes
     that assignment, keeps the executor's ``submit`` for the rest and enters the saver thread

@@ -1,0 +1,256 @@
+"""A thread graph's plain superstep committed without LangGraph's general bookkeeping.
+
+After a step's tasks have run, LangGraph's ``SyncPregelLoop.after_tick`` applies their writes
+(``apply_writes``: tasks sorted by path, writes grouped, every channel told of the new step),
+then ``_put_checkpoint`` makes the step's checkpoint and hands it to the saver; a finished
+task's writes go to the saver through ``put_writes``. Each of those serves every graph: a
+resume's loaded writes, ``durability="exit"``'s accumulated delta writes, ``values`` output,
+breakpoints, the special channels (interrupts, errors, resumes), ``Overwrite``s of a delta
+channel, untracked values in a ``Send``.
+
+The thread graph's steps are nearly all plain: one task, writing only state channels and its
+edge's. Here such a step is committed in a few lines: the same channel calls in the same
+order, the same versions (from the saver's ``get_next_version``), ``versions_seen``, delta
+counters and metadata (``source``, ``step``, ``parents``), the checkpoint made by LangGraph's
+``create_checkpoint`` and saved by the loop's own ``_checkpointer_put_after_previous``, so
+the saver gets the same calls with the same rows (``tests/test_direct_writer.py`` compares
+them with LangGraph's runner's). Anything else (`plain_step` says what) is left to LangGraph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph._internal._constants import (
+    CONF,
+    CONFIG_KEY_CHECKPOINT_ID,
+    CONFIG_KEY_CHECKPOINT_MAP,
+    CONFIG_KEY_CHECKPOINT_NS,
+    CONFIG_KEY_RESUMING,
+    NO_WRITES,
+    NULL_TASK_ID,
+    RESERVED,
+    TASKS,
+)
+from langgraph.channels.delta import DeltaChannel, _get_overwrite
+from langgraph.channels.untracked_value import UntrackedValue
+from langgraph.pregel._algo import sanitize_untracked_values_in_send, task_path_str
+from langgraph.pregel._checkpoint import (
+    DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT,
+    copy_checkpoint,
+    create_checkpoint,
+)
+from langgraph.pregel._messages import ensure_message_ids
+from langgraph.pregel._utils import get_new_channel_versions
+from langgraph.types import Send
+
+#: What LangGraph hands a channel that no task wrote this step.
+_NOTHING: tuple = ()
+
+
+def plain_step(loop: Any) -> Any:
+    """The step's one task when ``loop``'s step can be committed here, else ``None``: one
+    task that ran on its own triggers and wrote only the graph's channels (no special
+    channel: an interrupt, an error, a resume, a ``Send`` to no node...), no ``Overwrite``
+    of a delta channel; a loop saving each step (not ``durability="exit"``), with no
+    loaded writes of a resume to account for, no ``interrupt_after`` and no ``values``
+    stream."""
+    tasks = loop.tasks
+    if (
+        len(tasks) != 1
+        or loop._resume_loaded_writes
+        or loop._exit_delta_writes is not None
+        or loop.interrupt_after
+        or loop.durability == "exit"
+        or loop._checkpointer_put_after_previous is None
+        or loop.checkpointer_get_next_version is None
+        or (loop.stream is not None and "values" in loop.stream.modes)
+    ):
+        return None
+    (task,) = tasks.values()
+    if not task.triggers:
+        return None
+    channels = loop.channels
+    specs = loop.specs
+    for chan, value in task.writes:
+        if chan not in channels:
+            if chan == NO_WRITES:
+                continue
+            return None
+        if isinstance(specs.get(chan), DeltaChannel) and _get_overwrite(value)[0]:
+            return None
+    return task
+
+
+def commit(loop: Any, task: Any) -> None:
+    """``loop.after_tick()`` for a step `plain_step` accepted."""
+    loop.updated_channels = _apply(loop, task)
+    loop.checkpoint_pending_writes.clear()
+    loop.is_replaying = False
+    _put_checkpoint(loop)
+    loop.config[CONF].pop(CONFIG_KEY_RESUMING, None)
+
+
+def _apply(loop: Any, task: Any) -> set[str]:
+    """The task's writes applied to the channels, the versions bumped where a channel
+    changed; the channels updated (what the next step's tasks are triggered by)."""
+    checkpoint = loop.checkpoint
+    channels = loop.channels
+    versions = checkpoint["channel_versions"]
+    seen = checkpoint["versions_seen"].setdefault(task.name, {})
+    seen.update({chan: versions[chan] for chan in task.triggers if chan in versions})
+    version = loop.checkpointer_get_next_version(max(versions.values()) if versions else None, None)
+    for chan in set(task.triggers):
+        if chan not in RESERVED and chan in channels and channels[chan].consume():
+            versions[chan] = version
+    written: dict[str, list] = {}
+    for chan, value in task.writes:
+        if chan != NO_WRITES:
+            written.setdefault(chan, []).append(value)
+    updated: set[str] = set()
+    for chan, values in written.items():
+        channel = channels[chan]
+        if channel.update(values):
+            versions[chan] = version
+            if channel.is_available():
+                updated.add(chan)
+    # Every other channel is told a step passed (an ephemeral value is cleared).
+    for chan in channels:
+        channel = channels[chan]
+        if chan not in updated and channel.is_available() and channel.update(_NOTHING):
+            versions[chan] = version
+            if channel.is_available():
+                updated.add(chan)
+    if updated.isdisjoint(loop.trigger_to_nodes):
+        # Nothing triggers a node: perhaps the last step, which channels are told of.
+        for chan in channels:
+            channel = channels[chan]
+            if channel.finish():
+                versions[chan] = version
+                if channel.is_available():
+                    updated.add(chan)
+    return updated
+
+
+def _put_checkpoint(loop: Any) -> None:
+    """The step's checkpoint made and handed to the saver, after the previous one."""
+    updated = loop.updated_channels
+    channels = loop.channels
+    checkpoint = loop.checkpoint
+    before = loop.checkpoint_metadata.get("counters_since_delta_snapshot") or {}
+    # Each delta channel's (updates, supersteps) since its last snapshot.
+    counters: dict[str, tuple[int, int]] = {}
+    snapshot = set(loop._delta_channels_forced_snapshot)
+    for name in loop._delta_channel_names:
+        u, s = before.get(name, (0, 0))
+        u, s = u + (name in updated), s + 1
+        counters[name] = (u, s)
+        channel = channels[name]
+        if (
+            channel.is_available()
+            and name in checkpoint["channel_versions"]
+            and (u >= channel.snapshot_frequency or s >= DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT)
+        ):
+            snapshot.add(name)
+    metadata: dict[str, Any] = {
+        "source": "loop",
+        "step": loop.step,
+        "parents": loop.config[CONF].get(CONFIG_KEY_CHECKPOINT_MAP, {}),
+    }
+    loop.checkpoint_metadata = metadata
+    new = loop.checkpoint = create_checkpoint(
+        checkpoint,
+        channels,
+        loop.step,
+        updated_channels=updated,
+        get_next_version=loop.checkpointer_get_next_version,
+        channels_to_snapshot=snapshot,
+        stored_versions=loop.checkpoint_previous_versions,
+        trigger_to_nodes=loop.trigger_to_nodes,
+    )
+    for name in snapshot:
+        counters[name] = (0, 0)
+    loop._delta_channels_forced_snapshot.difference_update(snapshot)
+    if counting := {k: v for k, v in counters.items() if v != (0, 0)}:
+        metadata["counters_since_delta_snapshot"] = counting
+    values = new["channel_values"]
+    if TASKS in values and loop._has_untracked_channels:
+        # Untracked values a `Send` carries are not saved.
+        values[TASKS] = [
+            sanitize_untracked_values_in_send(v, loop.channels) if isinstance(v, Send) else v for v in values[TASKS]
+        ]
+    config = loop.checkpoint_config
+    loop.prev_checkpoint_config = config if config[CONF].get(CONFIG_KEY_CHECKPOINT_ID) else None
+    config = {
+        **config,
+        CONF: {**config[CONF], CONFIG_KEY_CHECKPOINT_NS: loop.config[CONF].get(CONFIG_KEY_CHECKPOINT_NS, "")},
+    }
+    versions = new["channel_versions"].copy()
+    new_versions = get_new_channel_versions(loop.checkpoint_previous_versions, versions)
+    loop.checkpoint_previous_versions = versions
+    # The delta writes this checkpoint's save waits for, taken now (saves run behind).
+    waits, loop._delta_write_futs = loop._delta_write_futs, []
+    loop._put_checkpoint_fut = loop.submit(
+        loop._checkpointer_put_after_previous,
+        getattr(loop, "_put_checkpoint_fut", None),
+        waits,
+        config,
+        copy_checkpoint(new),
+        metadata,
+        new_versions,
+    )
+    loop.checkpoint_config = {**config, CONF: {**config[CONF], CONFIG_KEY_CHECKPOINT_ID: new["id"]}}
+    loop.step += 1
+
+
+def put_writes(loop: Any, task_id: str, writes: Any) -> bool:
+    """``loop.put_writes(task_id, writes)`` for a task of a plain step: its writes (the
+    task's own deque, where message ids are given in place, as the step then applies them)
+    kept as the step's pending writes and handed to the saver (with the task's path if its
+    ``put_writes`` takes one), against the step's checkpoint. ``False`` when LangGraph's
+    ``put_writes`` must take them: a special channel's writes (an interrupt, an error...),
+    the null task's, ``durability="exit"``."""
+    channels = loop.channels
+    specs = loop.specs
+    if (
+        task_id == NULL_TASK_ID
+        or loop.durability == "exit"
+        or loop.checkpointer_put_writes is None
+        or any(chan not in channels and chan != NO_WRITES for chan, _ in writes)
+    ):
+        return False
+    if not writes:
+        return True
+    loop._written_task_ids.add(task_id)
+    # Every message written to a delta channel has its id before it is saved or applied.
+    ensure_message_ids(specs, writes)
+    pending = loop.checkpoint_pending_writes
+    if pending:
+        loop.checkpoint_pending_writes = pending = [w for w in pending if w[0] != task_id]
+    saved = writes
+    if loop._has_untracked_channels:
+        saved = [
+            (chan, sanitize_untracked_values_in_send(v, channels) if chan == TASKS and isinstance(v, Send) else v)
+            for chan, v in writes
+            if not isinstance(specs.get(chan), UntrackedValue)
+        ]
+    pending.extend((task_id, chan, v) for chan, v in writes)
+    task = getattr(loop, "tasks", {}).get(task_id)
+    config = loop.checkpoint_config
+    config = {
+        **config,
+        CONF: {
+            **config[CONF],
+            CONFIG_KEY_CHECKPOINT_NS: loop.config[CONF].get(CONFIG_KEY_CHECKPOINT_NS, ""),
+            CONFIG_KEY_CHECKPOINT_ID: loop.checkpoint["id"],
+        },
+    }
+    if loop.checkpointer_put_writes_accepts_task_path:
+        fut = loop.submit(
+            loop.checkpointer_put_writes, config, saved, task_id, task_path_str(task.path) if task else ""
+        )
+    else:
+        fut = loop.submit(loop.checkpointer_put_writes, config, saved, task_id)
+    if loop._delta_write_futs is not None and any(isinstance(specs.get(chan), DeltaChannel) for chan, _ in saved):
+        loop._delta_write_futs.append(fut)
+    return True

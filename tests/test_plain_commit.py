@@ -1,0 +1,148 @@
+"""The thread graph's plain steps committed by `_plain_commit` (the writes applied, the
+checkpoint made and saved, a task's writes put), against the thread graph run by LangGraph's
+own runner: every saver call and every row read back compared (`test_direct_writer`'s
+helpers), on memory, SQLite and PostgreSQL, over runs long enough for the messages channel
+to be snapshotted (every 50 updates), with files written, a thread continued, and the
+durabilities that save each step."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import deepagents_rs
+import pytest
+from deepagents_rs import _plain_commit, _writer_loop
+from fake_models import ScriptedChatModel, ai_tool_calls
+from langgraph.checkpoint.memory import InMemorySaver
+from test_direct_writer import assert_same, async_sqlite_both_ways, both_ways, direct, two_turns  # noqa: F401
+from thread_support import THREAD, my_tool, new_saver, pg_dsn  # noqa: F401 - fixtures
+
+#: Tool turns of the long run: 60 steps writing messages, past the channel's snapshot at 50.
+_TURNS = 30
+
+
+def _long_script() -> list[Any]:
+    """One call a turn, every fifth a file written; then answers."""
+    turns = []
+    for i in range(_TURNS):
+        if i % 5 == 4:
+            call = ("write_file", {"file_path": f"/f{i}.txt", "content": f"file {i}"}, f"call_{i}")
+        else:
+            call = ("my_tool", {"x": i}, f"call_{i}")
+        turns.append(ai_tool_calls(call))
+    return [*turns, "done", "second turn"]
+
+
+def _long_run(saver: Any, **kwargs: Any) -> Any:
+    agent = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel(_long_script()), tools=[my_tool], checkpointer=saver
+    )
+    agent.invoke({"messages": [("user", "go")]}, THREAD, recursion_limit=200, **kwargs)
+    # The thread continued: its state loaded from the saver (the snapshot and the writes
+    # after it).
+    return agent.invoke({"messages": [{"role": "user", "content": "again"}]}, THREAD, **kwargs)
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_a_long_run_is_written_as_langgraphs_runner_writes_it(
+    direct: Any,  # noqa: F811 - the fixture
+    durability: str,
+    new_saver: Any,  # noqa: F811 - the fixture
+) -> None:
+    written = both_ways(direct, new_saver, lambda saver: _long_run(saver, durability=durability))
+    assert_same(written)
+    # The messages channel was snapshotted in a step of the run (`_plain_commit` made it;
+    # a checkpoint holds a delta channel's value only as a snapshot).
+    snapshots = [
+        call[3]["step"] for call in written[0][1] if call[0] == "put" and "messages" in call[2]["channel_values"]
+    ]
+    assert snapshots and min(snapshots) > 0, snapshots
+
+
+async def _along_run(saver: Any, **kwargs: Any) -> Any:
+    agent = deepagents_rs.create_deep_agent(
+        model=ScriptedChatModel(_long_script()), tools=[my_tool], checkpointer=saver
+    )
+    await agent.ainvoke({"messages": [("user", "go")]}, THREAD, recursion_limit=200, **kwargs)
+    return await agent.ainvoke({"messages": [{"role": "user", "content": "again"}]}, THREAD, **kwargs)
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_a_long_async_run_is_written_as_langgraphs_runner_writes_it(
+    direct: Any,  # noqa: F811 - the fixture
+    durability: str,
+    tmp_path: Any,
+) -> None:
+    """The same under ``ainvoke`` (LangGraph's async loop, the savers' ``a*`` methods): an
+    ``InMemorySaver``, and an ``AsyncSqliteSaver`` on a file."""
+    assert_same(both_ways(direct, InMemorySaver, lambda saver: asyncio.run(_along_run(saver, durability=durability))))
+
+    assert_same(async_sqlite_both_ways(direct, tmp_path, lambda saver: _along_run(saver, durability=durability)))
+
+
+class _PathlessSaver(InMemorySaver):
+    """A saver whose ``put_writes`` takes no task path (LangGraph then passes none)."""
+
+    def put_writes(self, config: Any, writes: Any, task_id: str) -> None:  # type: ignore[override]
+        super().put_writes(config, writes, task_id)
+
+
+def test_a_saver_taking_no_task_path_gets_what_langgraphs_runner_gives_it(
+    direct: Any,  # noqa: F811 - the fixture
+) -> None:
+    assert_same(both_ways(direct, _PathlessSaver, _long_run))
+
+
+def test_the_plain_steps_are_committed_here(
+    direct: Any,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The comparisons above compare two different commits: with the writer, every step of
+    one task is committed by `_plain_commit` and each of its task's writes put by it; the
+    step LangGraph still commits is the one of two tasks (`two_turns`' parallel calls)."""
+    committed: list[str] = []
+    put: list[str] = []
+    commit, put_writes = _plain_commit.commit, _plain_commit.put_writes
+
+    def counted_commit(loop: Any, task: Any) -> None:
+        committed.append(task.name)
+        commit(loop, task)
+
+    def counted_put(loop: Any, task_id: str, writes: Any) -> bool:
+        done = put_writes(loop, task_id, writes)
+        put.append(task_id if done else "langgraph")
+        return done
+
+    monkeypatch.setattr(_plain_commit, "commit", counted_commit)
+    monkeypatch.setattr(_plain_commit, "put_writes", counted_put)
+    after_tick = _writer_loop.SyncPregelLoop.after_tick
+    by_langgraph: list[int] = []
+
+    def counted_after_tick(loop: Any) -> None:
+        by_langgraph.append(len(loop.tasks))
+        after_tick(loop)
+
+    monkeypatch.setattr(_writer_loop.SyncPregelLoop, "after_tick", counted_after_tick)
+    direct(True)
+    two_turns(InMemorySaver())
+    first = ["__start__", "PatchToolCallsMiddleware.before_agent", "model", "tools", "model"]
+    after = "_ParentNotifierMiddleware.after_agent"
+    # Turn one: its input's node, the model, a tool, the model, two tools at once, the model,
+    # the last node (which writes nothing); turn two: the same without calls.
+    assert committed == [*first, "model", after, "__start__", "PatchToolCallsMiddleware.before_agent", "model", after]
+    assert "langgraph" not in put, put
+    # Every task's writes: the eleven steps' of one task, the two parallel calls'.
+    assert len(put) == 13
+    # LangGraph commits only the step of the two parallel calls (the inputs are saved by
+    # its loop's first tick, not by a step's commit).
+    assert by_langgraph == [2], by_langgraph
+    committed.clear()
+    # The async loop's too.
+    asyncio.run(_along_run(InMemorySaver()))
+    assert len(committed) > 2 * _TURNS, committed
+    committed.clear()
+    monkeypatch.setattr(_writer_loop._PlainCommits, "plain_commit", False)
+    two_turns(InMemorySaver())
+    asyncio.run(_along_run(InMemorySaver()))
+    assert committed == []
