@@ -8,12 +8,22 @@
 //! message is first encoded or counted), so the text is scanned for the key asked for and
 //! only that value is parsed; the whole object is parsed only where a caller needs it all
 //! (the Python boundary). Keys keep their order, and values their exact JSON.
+//!
+//! An Anthropic reply's metadata holds a dozen nulls (every field its SDK model declares,
+//! as langchain-anthropic keeps them): those are left out of the text and put back when it
+//! is read, from the model (`providers::anthropic::sdk_dump`), marked by a first byte.
 
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+
+use crate::providers::anthropic::sdk_dump;
+
+/// The first byte of the text of an Anthropic reply's metadata whose declared nulls are left
+/// out (a JSON object's text starts with `{`).
+const SDK_REPLY: char = '\u{1}';
 
 /// A JSON object as its compact text; the empty object is the empty string (no allocation).
 #[derive(Clone, Default)]
@@ -33,8 +43,24 @@ impl CompactMap {
         )
     }
 
+    /// An Anthropic reply's metadata (`sdk_dump::reply_metadata`'s, without its nulls):
+    /// read back, it has them, as `model_dump` gives them.
+    pub(crate) fn sdk_reply(lean: &Map<String, Value>) -> Self {
+        let mut text = String::from(SDK_REPLY);
+        text.push_str(&serde_json::to_string(lean).unwrap_or_default());
+        CompactMap(text.into_boxed_str())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The JSON text, and whether it is an Anthropic reply's without its nulls.
+    fn text(&self) -> (&str, bool) {
+        match self.0.strip_prefix(SDK_REPLY) {
+            Some(text) => (text, true),
+            None => (&self.0, false),
+        }
     }
 
     /// The value under `key`, parsed from the text (the others are skipped, not parsed).
@@ -42,8 +68,13 @@ impl CompactMap {
         if self.0.is_empty() {
             return None;
         }
-        let mut reader = serde_json::Deserializer::from_str(&self.0);
-        (&mut reader).deserialize_map(Find(key)).ok().flatten()
+        let (text, sdk) = self.text();
+        let mut reader = serde_json::Deserializer::from_str(text);
+        let found = (&mut reader).deserialize_map(Find(key)).ok().flatten();
+        match found {
+            None if sdk && sdk_dump::declared(key) => Some(Value::Null),
+            found => found,
+        }
     }
 
     /// The text value under `key`, if it is a string.
@@ -59,7 +90,13 @@ impl CompactMap {
         if self.0.is_empty() {
             return Map::new();
         }
-        serde_json::from_str(&self.0).unwrap_or_default()
+        let (text, sdk) = self.text();
+        let map = serde_json::from_str(text).unwrap_or_default();
+        if sdk {
+            sdk_dump::reply_metadata(map, true)
+        } else {
+            map
+        }
     }
 }
 
@@ -157,6 +194,21 @@ mod tests {
         }
     }
 
+    /// `compact` reads back as `map`: the same entries in the same order, to Python (`to_map`)
+    /// and to JSON.
+    fn reads_as(compact: &CompactMap, map: &Map<String, Value>) {
+        let back = compact.to_map();
+        assert_eq!(&back, map);
+        assert_eq!(
+            back.keys().collect::<Vec<_>>(),
+            map.keys().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            serde_json::to_string(compact).ok(),
+            serde_json::to_string(map).ok()
+        );
+    }
+
     #[test]
     fn keeps_order_and_exact_values() {
         let map = object(json!({
@@ -165,16 +217,7 @@ mod tests {
             "quote\"d": "a\"b\\c\u{e9}", "model_provider": "anthropic"
         }));
         let compact = CompactMap::from_map(&map);
-        let back = compact.to_map();
-        assert_eq!(back, map);
-        assert_eq!(
-            back.keys().collect::<Vec<_>>(),
-            map.keys().collect::<Vec<_>>()
-        );
-        assert_eq!(
-            serde_json::to_string(&compact).ok(),
-            serde_json::to_string(&map).ok()
-        );
+        reads_as(&compact, &map);
         assert_eq!(compact.get("usage"), map.get("usage").cloned());
         assert_eq!(compact.get("quote\"d"), map.get("quote\"d").cloned());
         assert_eq!(compact.get("stop_sequence"), Some(Value::Null));
@@ -195,5 +238,41 @@ mod tests {
         assert_eq!(serde_json::to_string(&compact).ok().as_deref(), Some("{}"));
         let read: CompactMap = serde_json::from_str("{}").unwrap_or_default();
         assert!(read.is_empty());
+    }
+
+    /// An Anthropic reply's metadata is kept without its SDK nulls and read back with them,
+    /// key for key and in order, to Python (`to_map`) and to JSON alike.
+    #[test]
+    fn an_sdk_reply_reads_back_its_nulls() {
+        let full = object(json!({
+            "id": "msg_1", "container": null, "diagnostics": null, "model": "claude",
+            "stop_details": null, "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": {"cache_creation": null, "cache_creation_input_tokens": 0,
+                      "cache_read_input_tokens": 5, "inference_geo": null, "input_tokens": 1,
+                      "output_tokens": 2, "output_tokens_details": null,
+                      "server_tool_use": null, "service_tier": "standard", "speed": null},
+            "model_name": "claude", "model_provider": "anthropic"
+        }));
+        let lean = sdk_dump::reply_metadata(full.clone(), false);
+        let kept = CompactMap::sdk_reply(&lean);
+        let plain = CompactMap::from_map(&full);
+        // About 130 bytes of nulls fewer than the whole object's text.
+        assert!(
+            kept.0.len() + 120 < plain.0.len(),
+            "{} {}",
+            kept.0.len(),
+            plain.0.len()
+        );
+        reads_as(&kept, &full);
+        assert_eq!(kept, plain);
+        assert_eq!(kept.get("container"), Some(Value::Null));
+        assert_eq!(kept.get("usage"), lean.get("usage").cloned());
+        assert_eq!(kept.get_str("model_provider").as_deref(), Some("anthropic"));
+        assert_eq!(kept.get("no_such_key"), None);
+        // Read back from a checkpoint's JSON, it is the same object.
+        let read: CompactMap =
+            serde_json::from_str(&serde_json::to_string(&kept).unwrap_or_default())
+                .unwrap_or_default();
+        assert_eq!(read.to_map(), full);
     }
 }

@@ -213,6 +213,31 @@ pub struct ToolMessage {
     pub content_origin: Option<Origin>,
 }
 
+impl ToolMessage {
+    /// The core's own answer to a tool call (a patched dangling call, a structured-output
+    /// call): a fresh id (the reducer's form of one), no artifact, no metadata.
+    pub fn answer(
+        tool_call_id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<Content>,
+        status: ToolStatus,
+    ) -> Self {
+        ToolMessage {
+            content: content.into(),
+            tool_call_id: tool_call_id.into(),
+            name: Some(name.into()),
+            status,
+            id: Some(crate::run::new_id()),
+            artifact: None,
+            artifact_host: None,
+            response_metadata: Map::new(),
+            additional_kwargs: Map::new(),
+            origin: None,
+            content_origin: None,
+        }
+    }
+}
+
 /// One conversation message. The tag values are LangChain's `message.type`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]

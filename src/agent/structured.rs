@@ -5,7 +5,6 @@
 use crate::error::Error;
 use crate::messages::{AiMessage, Message, ToolCall, ToolMessage, ToolStatus};
 use crate::middleware::Structured;
-use crate::run::new_id;
 use crate::structured::{ParseError, SchemaTool};
 use crate::tools::HostContext;
 
@@ -55,17 +54,10 @@ pub(crate) fn answer_schema_calls<P: SchemaTool + ?Sized>(
 }
 
 fn tool_message(content: String, call: &ToolCall) -> Message {
-    Message::Tool(ToolMessage {
-        content: content.into(),
-        tool_call_id: call.id.clone().unwrap_or_default(),
-        name: Some(call.name.clone()),
-        status: ToolStatus::Success,
-        id: Some(new_id()),
-        artifact: None,
-        artifact_host: None,
-        response_metadata: Default::default(),
-        additional_kwargs: Default::default(),
-        origin: None,
-        content_origin: None,
-    })
+    Message::Tool(ToolMessage::answer(
+        call.id.clone().unwrap_or_default(),
+        call.name.clone(),
+        content,
+        ToolStatus::Success,
+    ))
 }

@@ -14,7 +14,6 @@ use crate::error::Error;
 use crate::history::{History, Mark};
 use crate::message_memo::AddressMap;
 use crate::messages::{Message, ToolMessage, ToolStatus};
-use crate::run::new_id;
 use crate::state::{MessagesDelta, StateDelta};
 
 #[derive(Default)]
@@ -200,23 +199,7 @@ pub fn dangling_results(messages: &[Arc<Message>]) -> Option<Vec<(usize, ToolMes
                     "Tool call {name} with id {id} did not complete - no result was recorded. It may have been cancelled or interrupted."
                 )
             };
-            out.push((
-                i,
-                ToolMessage {
-                    content: content.into(),
-                    tool_call_id: id,
-                    name: Some(name),
-                    status: ToolStatus::Error,
-                    // The reducer gives a message without an id a fresh one.
-                    id: Some(new_id()),
-                    artifact: None,
-                    artifact_host: None,
-                    response_metadata: Default::default(),
-                    additional_kwargs: Default::default(),
-                    origin: None,
-                    content_origin: None,
-                },
-            ));
+            out.push((i, ToolMessage::answer(id, name, content, ToolStatus::Error)));
         }
     }
     Some(out)

@@ -377,17 +377,8 @@ mod tests {
             ..Default::default()
         };
         let tool = ToolMessage {
-            content: "found".into(),
-            tool_call_id: "t1".into(),
-            name: Some("lookup".into()),
-            status: ToolStatus::Error,
             id: None,
-            artifact: None,
-            artifact_host: None,
-            response_metadata: Map::new(),
-            additional_kwargs: Map::new(),
-            origin: None,
-            content_origin: None,
+            ..ToolMessage::answer("t1", "lookup", "found", ToolStatus::Error)
         };
         let (turns, system) = format_messages(&arc(vec![
             Message::System(SystemMessage {

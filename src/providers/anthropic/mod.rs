@@ -8,6 +8,7 @@ mod output_format;
 pub mod profiles;
 pub mod request;
 pub mod response;
+pub(crate) mod sdk_dump;
 mod stream;
 mod system_turns;
 mod turns;

@@ -4,7 +4,8 @@
 use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
 
-use super::PROVIDER;
+use super::{PROVIDER, sdk_dump};
+use crate::compact_map::CompactMap;
 use crate::messages::{AiMessage, Content, ToolCall, Usage};
 use crate::providers::error::ProviderError;
 
@@ -55,12 +56,10 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
     }
     let usage = data.get("usage").map(usage_metadata);
     let model = data.get("model").cloned();
-    let mut response_metadata = Map::with_capacity(data.len() + 2);
-    for (k, v) in data {
-        if !matches!(k.as_str(), "role" | "type") {
-            response_metadata.insert(k, v);
-        }
-    }
+    data.shift_remove("role");
+    data.shift_remove("type");
+    // Kept without the SDK model's nulls, which reading puts back (`CompactMap::sdk_reply`).
+    let mut response_metadata = sdk_dump::reply_metadata(data, false);
     if let Some(model) = model {
         response_metadata.entry("model_name").or_insert(model);
     }
@@ -104,7 +103,7 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
         // stays in response_metadata["id"], as langchain-anthropic keeps it.
         id: None,
         usage_metadata: usage,
-        response_metadata: response_metadata.into(),
+        response_metadata: CompactMap::sdk_reply(&response_metadata),
         ..Default::default()
     })
 }
@@ -240,7 +239,7 @@ mod tests {
         let m = parse_response(reply()).unwrap();
         assert_eq!(
             serde_json::to_string(&m.response_metadata).unwrap(),
-            r#"{"id":"msg_01","model":"claude-sonnet-4-5","stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":100,"output_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0},"model_name":"claude-sonnet-4-5","model_provider":"anthropic"}"#
+            r#"{"id":"msg_01","container":null,"diagnostics":null,"model":"claude-sonnet-4-5","stop_details":null,"stop_reason":"tool_use","stop_sequence":null,"usage":{"cache_creation":null,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"inference_geo":null,"input_tokens":100,"output_tokens":10,"output_tokens_details":null,"server_tool_use":null,"service_tier":null,"speed":null},"model_name":"claude-sonnet-4-5","model_provider":"anthropic"}"#
         );
         assert_eq!(
             m.response_metadata.get_str("model_provider").as_deref(),

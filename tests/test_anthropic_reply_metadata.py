@@ -1,0 +1,97 @@
+"""An Anthropic reply's ``response_metadata``, key for key and in order, as deepagents
+(langchain-anthropic parsing it through the SDK's models) makes it from the same simulated
+reply: under ``invoke`` and under token streaming; and its ``usage_metadata`` under
+``invoke``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import deepagents_rs
+import pytest
+from sim.anthropic import SimAnthropic
+
+MODEL = "anthropic:claude-sonnet-4-5"
+
+# Usage given whole, so both implementations get the same numbers whatever the simulated
+# cache holds.
+USAGE = {
+    "input_tokens": 12,
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 30,
+    "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    "output_tokens": 7,
+    "service_tier": "standard",
+}
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def _plain(run: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"msg_{run}_1",
+            "content": [{"type": "tool_use", "id": f"toolu_{run}", "name": "add", "input": {"a": 2, "b": 3}}],
+            "stop_reason": "tool_use",
+            "usage": dict(USAGE),
+        },
+        {"id": f"msg_{run}_2", "content": [{"type": "text", "text": "It is 5."}], "usage": dict(USAGE)},
+    ]
+
+
+def _rich(run: int) -> list[dict[str, Any]]:
+    """Fields a plain reply leaves out: a code-execution container, diagnostics, a refusal's
+    details, server tool use and a field no SDK model declares."""
+    return [
+        {
+            "id": f"msg_{run}_1",
+            "content": [{"type": "text", "text": "I cannot help with that."}],
+            "stop_reason": "refusal",
+            "stop_details": {"type": "refusal", "category": "cyber"},
+            "container": {"id": "container_1", "expires_at": "2026-12-06T12:00:00.25Z"},
+            "diagnostics": {"cache_miss_reason": None},
+            "not_in_the_sdk": [1, {"b": 2, "a": 1}],
+            "usage": {**USAGE, "server_tool_use": {"web_search_requests": 2}, "inference_geo": "us"},
+        }
+    ]
+
+
+def _replies(impl: Any, script: Any, stream: bool) -> list[tuple[str, dict]]:
+    with SimAnthropic(min_cache_tokens=64) as sim, pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ANTHROPIC_BASE_URL", sim.base_url)
+        mp.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+        sim.script(*script(0))
+        agent = impl.create_deep_agent(model=MODEL, tools=[add])
+        request = {"messages": [{"role": "user", "content": "what is 2+3?"}]}
+        if stream:
+            values = None
+            for mode, chunk in agent.stream(request, stream_mode=["messages", "values"]):
+                if mode == "values":
+                    values = chunk
+            messages = values["messages"]
+        else:
+            messages = agent.invoke(request)["messages"]
+    # The metadata as JSON text, so that key order counts in the comparison. (The usage's
+    # details differ in order: our reply's message is validated whole, where
+    # langchain-anthropic sets `usage_metadata` after validation. Streamed, our usage is the
+    # non-streamed one, with `message_start`'s cache breakdown, which langchain-anthropic's
+    # chunks leave out: `test_anthropic_stream.py`.)
+    return [
+        (json.dumps(m.response_metadata, default=str), None if stream else m.usage_metadata)
+        for m in messages
+        if m.type == "ai"
+    ]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
+@pytest.mark.parametrize("script", [_plain, _rich], ids=["plain", "rich"])
+def test_reply_metadata_matches_langchain_anthropic(script: Any, stream: bool) -> None:
+    deepagents = pytest.importorskip("deepagents")
+    theirs = _replies(deepagents, script, stream)
+    ours = _replies(deepagents_rs, script, stream)
+    assert len(ours) == len(script(0))
+    assert ours == theirs
