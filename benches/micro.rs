@@ -102,7 +102,7 @@ fn request(model: Arc<dyn deepagents_rs::model::ChatModel>, n: usize) -> ModelRe
             content: "You are a deep agent. ".repeat(200).into(),
             ..Default::default()
         })),
-        messages: history(n).to_vec(),
+        messages: history(n).to_vec().into(),
         tools: tools(),
         schema_tools_at: None,
         tool_choice: None,
@@ -154,9 +154,9 @@ fn request_anthropic_fork(bencher: Bencher, n: usize) {
             let chat = Arc::new(AnthropicChat::new(config.clone()).expect("client"));
             let mut caller = request(chat.clone(), n);
             // The caller's last request: its messages before the reply that called `task`.
-            caller.messages = fork[..fork.len() - 1].to_vec();
+            caller.messages = fork[..fork.len() - 1].to_vec().into();
             chat.request_payload(&caller, false).expect("body");
-            caller.messages = fork.clone();
+            caller.messages = fork.clone().into();
             (chat, caller)
         })
         .bench_values(|(chat, fork)| chat.request_payload(black_box(&fork), false).expect("body"));

@@ -4,15 +4,26 @@
 //! fork costs the same whatever the parent's history length, and a fork's appends never touch
 //! the parent's list. Reading the whole history is O(n), which every model request pays anyway
 //! to serialize it.
+//!
+//! A model request reads the history as a list (`messages`). That list is kept on the node
+//! it was read at, and the next read from a later node (the next step's, or a fork's, whose
+//! history continues its caller's) takes it and appends the messages after it: a step or a
+//! fork start costs its new messages, where copying the list touched every message's count.
 
 use std::sync::{Arc, Weak};
 
+use parking_lot::Mutex;
+
 use crate::messages::Message;
+use crate::request_messages::Messages;
 
 struct Node {
     message: Arc<Message>,
     prev: Option<Arc<Node>>,
     len: usize,
+    /// The messages up to this node as a list, when a request was last read here. Taken by
+    /// the next read after it, so one conversation keeps one list, extended in place.
+    list: Mutex<Option<Arc<Vec<Arc<Message>>>>>,
 }
 
 #[derive(Clone, Default)]
@@ -42,6 +53,7 @@ impl History {
             message: message.into(),
             prev,
             len,
+            list: Mutex::new(None),
         }));
     }
 
@@ -81,6 +93,38 @@ impl History {
     /// address, and found again by any history that holds the node.
     pub fn mark(&self) -> Option<Mark> {
         self.head.as_ref().map(|n| Mark(Arc::downgrade(n)))
+    }
+
+    /// The messages, oldest first, as a model request holds them: the list read last at an
+    /// earlier node of this history (nearest first), taken and extended by the messages
+    /// after it, and kept here for the next read. A list still held elsewhere (a request not
+    /// yet dropped) is copied, as is the whole history when no earlier node keeps one (a
+    /// run's first read; or a node whose list a fork took: its caller reads whole once).
+    pub fn messages(&self) -> Messages {
+        let Some(head) = self.head.as_deref() else {
+            return Messages::default();
+        };
+        if let Some(kept) = head.list.lock().as_ref() {
+            return Messages::shared(kept.clone());
+        }
+        let mut after: Vec<&Arc<Message>> = Vec::new();
+        let mut found = None;
+        let mut cur = Some(head);
+        while let Some(node) = cur {
+            if let Some(list) = node.list.lock().take() {
+                found = Some(list);
+                break;
+            }
+            after.push(&node.message);
+            cur = node.prev.as_deref();
+        }
+        let mut list = found.unwrap_or_default();
+        let all = Arc::make_mut(&mut list);
+        all.reserve(after.len());
+        all.extend(after.into_iter().rev().cloned());
+        debug_assert_eq!(all.len(), head.len);
+        *head.list.lock() = Some(list.clone());
+        Messages::shared(list)
     }
 
     /// The messages, oldest first.
@@ -168,6 +212,40 @@ mod tests {
         assert_eq!(texts(&fork), ["m0", "m1", "m2", "fork"]);
         assert!(Arc::ptr_eq(&parent.to_vec()[0], &fork.to_vec()[0]));
         assert_eq!(texts(&fork.without_last()), ["m0", "m1", "m2"]);
+    }
+
+    #[test]
+    fn a_read_extends_the_list_an_earlier_read_kept() {
+        let mut history: History = (0..3).map(|i| Message::human(format!("m{i}"))).collect();
+        let first = history.messages();
+        let at = first.list_id();
+        drop(first);
+        history.push(Message::human("m3"));
+        let fork_base = history.clone();
+        let second = history.messages();
+        assert_eq!(second.len(), 4);
+        assert_eq!(second.list_id(), at, "extended in place, not copied");
+        // Read again at the same node: the same list.
+        assert_eq!(history.messages().list_id(), at);
+        drop(second);
+        // A fork continuing the history takes the list; its caller, read after it, is
+        // read whole and stays as it was.
+        let mut fork = fork_base.clone();
+        fork.push(Message::human("task"));
+        let forked = fork.messages();
+        assert_eq!(forked.list_id(), at, "taken by the fork");
+        history.push(Message::human("m4"));
+        let texts =
+            |m: &[Arc<Message>]| -> Vec<String> { m.iter().map(|m| m.content().text()).collect() };
+        assert_eq!(texts(&forked), ["m0", "m1", "m2", "m3", "task"]);
+        assert_eq!(texts(&history.messages()), ["m0", "m1", "m2", "m3", "m4"]);
+        // A list still held (a request alive) is copied, never changed under its holder.
+        let held = fork.messages();
+        fork.push(Message::human("more"));
+        let next = fork.messages();
+        assert_eq!((held.len(), next.len()), (5, 6));
+        assert_eq!(texts(&held), texts(&next[..5]));
+        assert_eq!(History::new().messages().len(), 0);
     }
 
     #[test]

@@ -33,6 +33,7 @@ modules!(
     providers,
     py_json,
     pyrepr,
+    request_messages,
     run,
     stand_ins,
     state,
@@ -76,6 +77,8 @@ mod providers;
 mod py_json;
 #[cfg(any())]
 mod pyrepr;
+#[cfg(any())]
+mod request_messages;
 #[cfg(any())]
 mod run;
 #[cfg(any())]

@@ -21,7 +21,8 @@ pub struct ModelRequest {
     pub model: Arc<dyn ChatModel>,
     /// `None` when middleware removed it (`override(system_message=None)`): none is sent.
     pub system: Option<Arc<SystemMessage>>,
-    pub messages: Vec<Arc<Message>>,
+    /// Shared with the history and the request's copies until a middleware edits them.
+    pub messages: crate::request_messages::Messages,
     pub tools: Arc<[ToolSpec]>,
     /// Where in `tools` the structured output's schema tools start, when it added some:
     /// LangChain adds them after the middleware, so the tool the caching breakpoint goes on

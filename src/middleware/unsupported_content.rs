@@ -236,9 +236,18 @@ impl Middleware for UnsupportedContent {
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
         let profile = request.model.input_profile();
-        for m in request.messages.iter_mut() {
-            if let Some(replaced) = filtered(m, &profile) {
-                *m = Arc::new(replaced);
+        // Read first, edited only when a message changes: an edit copies the request's
+        // list, which it shares with the history.
+        let replaced: Vec<(usize, Message)> = request
+            .messages
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| filtered(m, &profile).map(|r| (i, r)))
+            .collect();
+        if !replaced.is_empty() {
+            let all = request.messages.to_mut();
+            for (i, m) in replaced {
+                all[i] = Arc::new(m);
             }
         }
         next.call(request)

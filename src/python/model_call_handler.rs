@@ -121,7 +121,7 @@ impl ModelNext {
             request.model_settings = super::value::from_py(&settings)?;
         }
         if let Some(messages) = raw.get_item("messages")? {
-            request.messages = self.messages_from_py(&messages)?;
+            request.messages = self.messages_from_py(&messages)?.into();
         }
         if let Some(tools) = raw.get_item("tools")? {
             let mut specs: Vec<ToolSpec> = Vec::new();

@@ -358,7 +358,7 @@ pub(crate) fn request_from_py(
     Ok(ModelRequest {
         model,
         system,
-        messages,
+        messages: messages.into(),
         tools: tools.into(),
         schema_tools_at: None,
         tool_choice: None,
@@ -388,7 +388,7 @@ pub(crate) fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>)
             .collect(),
     );
     // Kept alive so that an address in `index` cannot be reused by another message.
-    let given: Arc<[Arc<Message>]> = given.as_slice().into();
+    let given = original.messages.clone();
     let tools = original.tools.clone();
     Arc::new(move |request: ModelRequest| {
         let (responder, index, given) = (responder.clone(), index.clone(), given.clone());
@@ -409,7 +409,7 @@ pub(crate) fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>)
                     None => py.None().into_bound(py),
                 };
                 let list = PyList::empty(py);
-                for m in &request.messages {
+                for m in request.messages.iter() {
                     match index.get(&(Arc::as_ptr(m) as usize)) {
                         Some(i) => list.append(i)?,
                         None => list.append(message_to_py(py, m)?)?,

@@ -24,6 +24,7 @@ use crate::host::Opaque;
 use crate::messages::Message;
 use crate::middleware::{CommandWrite, Middleware, ModelHandler, ModelResponse};
 use crate::model::{ChatModel, ModelRequest};
+use crate::request_messages::Messages;
 use crate::tools::HostContext;
 
 /// The summary prompt, split where the transcript goes (`summary_prompt.format(messages=…)`).
@@ -237,11 +238,11 @@ impl Call {
         let previous = Event::read(request.state.extra.get(EVENT_KEY));
         let raw = std::mem::take(&mut request.messages);
         let raw_len = raw.len();
-        // Without an event the model sees the raw messages: moved, not copied (a copy is a
+        // Without an event the model sees the raw messages: shared, not copied (a copy is a
         // count increment per message, thousands in a long conversation or a fork of one).
-        let effective = match &previous {
+        let effective: Messages = match &previous {
             None => raw,
-            Some(_) => event::apply(previous.as_ref(), &raw),
+            Some(_) => event::apply(previous.as_ref(), &raw).into(),
         };
         let mut total = self.count(&request, &effective).await?;
         let (messages, truncated) = self.truncate_args(effective, total, &request.host).await?;
@@ -355,10 +356,10 @@ impl Call {
     /// short in what the model sees (the state keeps them).
     async fn truncate_args(
         &self,
-        messages: Vec<Arc<Message>>,
+        messages: Messages,
         total: Tokens,
         host: &HostContext,
-    ) -> Result<(Vec<Arc<Message>>, bool), ModelError> {
+    ) -> Result<(Messages, bool), ModelError> {
         let Some(rule) = &self.cfg().truncate_args else {
             return Ok((messages, false));
         };
@@ -436,7 +437,7 @@ impl Call {
                 scope.clone(),
             )
             .await?;
-            request.messages = messages;
+            request.messages = messages.into();
             replaced = clipped;
             // `_check_reduction`: the reduced request first, then the one it replaces.
             let count = self.count(&request, &request.messages).await?;

@@ -265,7 +265,7 @@ impl Inner {
             let call = ModelRequest {
                 model: model.clone(),
                 system: None,
-                messages: vec![message],
+                messages: vec![message].into(),
                 tools: Arc::from(Vec::new()),
                 schema_tools_at: None,
                 tool_choice: None,

@@ -31,7 +31,7 @@ impl Agent {
         let request = ModelRequest {
             model: self.model.clone(),
             system: Some(self.system.clone()),
-            messages: state.messages.to_vec(),
+            messages: state.messages.messages(),
             // The structured output's part is added when the model is called, after the
             // middleware: they see the agent's tools only, as LangChain's do.
             tools: self.tools.specs(),

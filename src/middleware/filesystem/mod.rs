@@ -233,7 +233,7 @@ impl Middleware for Filesystem {
             .then(|| video::media_after_tool_results(&request.messages))
             .flatten()
         {
-            request.messages = messages;
+            request.messages = messages.into();
         }
         let mut prompt: Vec<String> = self.system_prompt.iter().cloned().collect();
         if execution {
@@ -274,11 +274,14 @@ impl Middleware for Filesystem {
                 }
                 _ => None,
             };
-            if let (Some(t), Some(last)) = (&tagged, request.messages.last_mut()) {
+            // Only a tagged message edits (and so copies) the shared list.
+            if let Some(t) = &tagged
+                && let Some(last) = request.messages.last_mut()
+            {
                 *last = Arc::new(t.clone());
             }
             if evict.is_some() {
-                request.messages = human_eviction::truncated(&request.messages);
+                request.messages = human_eviction::truncated(&request.messages).into();
             }
             // The state's messages rewritten by this call, and the payload cache.
             let mut written: Vec<Message> = tagged.into_iter().collect();
@@ -322,7 +325,7 @@ impl Middleware for Filesystem {
                     else {
                         return Err(Error::Model(e));
                     };
-                    request.messages = messages;
+                    request.messages = messages.into();
                     (next.call(request).await?, replaced)
                 }
                 Err(e) => return Err(e),

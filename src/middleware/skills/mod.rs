@@ -411,7 +411,7 @@ async fn disclose(
         None => None,
     };
     match inline {
-        Some(blocks) => request.messages = plan.insert(&request.messages, &blocks),
+        Some(blocks) => request.messages = plan.insert(&request.messages, &blocks).into(),
         None => {
             let (tools, schema_tools_at) = plan.bind(&request.tools, request.schema_tools_at);
             request.tools = tools;

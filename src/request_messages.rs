@@ -1,0 +1,79 @@
+//! A model request's messages, shared copy-on-write: the request, its clones (a middleware
+//! calling on with a copy of the request) and the history it was read from hold one list, so
+//! handing a long conversation down the chain costs a count increment, not one per message.
+//! A middleware that edits the list gets its own copy on its first edit.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use crate::messages::Message;
+
+#[derive(Clone, Default)]
+pub struct Messages(Arc<Vec<Arc<Message>>>);
+
+impl Messages {
+    /// The list to edit: the shared one when nothing else holds it, else a copy.
+    pub fn to_mut(&mut self) -> &mut Vec<Arc<Message>> {
+        Arc::make_mut(&mut self.0)
+    }
+
+    /// Which list this is: the same for the copies that share it.
+    #[cfg(test)]
+    pub(crate) fn list_id(&self) -> *const Vec<Arc<Message>> {
+        Arc::as_ptr(&self.0)
+    }
+
+    /// The shared list, as a history keeps it (`History::messages`).
+    pub(crate) fn shared(list: Arc<Vec<Arc<Message>>>) -> Self {
+        Messages(list)
+    }
+}
+
+impl Deref for Messages {
+    type Target = [Arc<Message>];
+
+    fn deref(&self) -> &[Arc<Message>] {
+        &self.0
+    }
+}
+
+impl DerefMut for Messages {
+    fn deref_mut(&mut self) -> &mut [Arc<Message>] {
+        self.to_mut()
+    }
+}
+
+impl From<Vec<Arc<Message>>> for Messages {
+    fn from(list: Vec<Arc<Message>>) -> Self {
+        Messages(Arc::new(list))
+    }
+}
+
+impl FromIterator<Arc<Message>> for Messages {
+    fn from_iter<I: IntoIterator<Item = Arc<Message>>>(iter: I) -> Self {
+        Messages(Arc::new(iter.into_iter().collect()))
+    }
+}
+
+impl std::fmt::Debug for Messages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_is_shared_until_edited() {
+        let list: Messages = vec![Arc::new(Message::human("a"))].into();
+        let mut copy = list.clone();
+        assert_eq!(list.list_id(), copy.list_id(), "shared");
+        copy[0] = Arc::new(Message::human("b"));
+        assert_eq!(list[0].content().text(), "a", "the original is untouched");
+        assert_eq!(copy[0].content().text(), "b");
+        copy.to_mut().push(Arc::new(Message::human("c")));
+        assert_eq!((list.len(), copy.len()), (1, 2));
+    }
+}
