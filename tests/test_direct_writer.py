@@ -617,9 +617,6 @@ def test_the_plain_steps_tasks_are_langgraphs(monkeypatch: pytest.MonkeyPatch, r
             # LangGraph's loop asks with these (`_prepare_tasks_and_emit_checkpoint`).
             keys = ("manager", "store", "checkpointer", "trigger_to_nodes", "updated_channels", "retry_policy")
             state = (loop.checkpoint, loop.checkpoint_pending_writes, loop.nodes, loop.channels, loop.managed)
-            # LangGraph's loop asks with these (`_prepare_tasks_and_emit_checkpoint`).
-            keys = ("manager", "store", "checkpointer", "trigger_to_nodes", "updated_channels", "retry_policy")
-            state = (loop.checkpoint, loop.checkpoint_pending_writes, loop.nodes, loop.channels, loop.managed)
             theirs = prepare_next_tasks(
                 *state,
                 loop.config,
