@@ -32,7 +32,9 @@ from langgraph._internal._constants import (
     RESERVED,
     TASKS,
 )
+from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.delta import DeltaChannel, _get_overwrite
+from langgraph.channels.last_value import LastValue, LastValueAfterFinish
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.pregel._algo import sanitize_untracked_values_in_send, task_path_str
 from langgraph.pregel._checkpoint import (
@@ -114,8 +116,9 @@ def _apply(loop: Any, task: Any) -> set[str]:
             versions[chan] = version
             if channel.is_available():
                 updated.add(chan)
-    # Every other channel is told a step passed (an ephemeral value is cleared).
-    for chan in channels:
+    # Every other channel is told a step passed (an ephemeral value is cleared); those whose
+    # ``update(())`` does nothing are not asked (`_ticked`).
+    for chan in _ticked(loop):
         channel = channels[chan]
         if chan not in updated and channel.is_available() and channel.update(_NOTHING):
             versions[chan] = version
@@ -130,6 +133,23 @@ def _apply(loop: Any, task: Any) -> set[str]:
                 if channel.is_available():
                     updated.add(chan)
     return updated
+
+
+#: Channel classes whose ``update`` of no values returns ``False`` and changes nothing:
+#: LangGraph's own, exactly (a subclass may tick).
+_STILL_WHEN_UNWRITTEN = (LastValue, LastValueAfterFinish, DeltaChannel, UntrackedValue, BinaryOperatorAggregate)
+
+
+def _ticked(loop: Any) -> tuple[str, ...]:
+    """The loop's channels, in order, that a step nobody wrote them in may change (an
+    ``EphemeralValue`` cleared, a ``Topic`` emptied...): the same for the loop's whole run,
+    whose channels are made once."""
+    channels = loop.channels
+    cached = loop.__dict__.get("_deepagents_rs_ticked")
+    if cached is None or cached[0] is not channels:
+        names = tuple(c for c in channels if type(channels[c]) not in _STILL_WHEN_UNWRITTEN)
+        cached = loop.__dict__["_deepagents_rs_ticked"] = (channels, names)
+    return cached[1]
 
 
 def _put_checkpoint(loop: Any) -> None:
