@@ -284,19 +284,30 @@ def _invoke(step: Any, call: tuple[Any, bool, bool] | None, value: Any, config: 
         return step.invoke(value, config)
     func, takes_config, recurse = call
     out = func(value, config=config) if takes_config else func(value)
-    if recurse:
+    if recurse and type(out) not in _NOT_RUNNABLE:
         from langchain_core.runnables import Runnable
 
         if isinstance(out, Runnable):
             return out.invoke(value, config)
+        # ``Runnable`` is an ABC: each check of a value's class goes through its Python
+        # ``__instancecheck__``; the classes found not runnable (a ``Command``, a list of
+        # writes...) are not asked again.
+        _NOT_RUNNABLE.add(type(out))
     return out
+
+
+#: The classes `_invoke` found are not LangChain runnables.
+_NOT_RUNNABLE: set[type] = set()
 
 
 def _steps_config(task: Any) -> dict:
     """The config a task's steps get: the task's, without its run's name and id, which
     ``RunnableSeq`` drops for its steps (they name the task's own run, not what the node
     calls: the core's tools and a compiled subagent would take the node's name)."""
-    return {k: v for k, v in task.config.items() if k not in ("run_name", "run_id")}
+    config = dict(task.config)
+    config.pop("run_name", None)
+    config.pop("run_id", None)
+    return config
 
 
 def _cancelled(task: Any, exc: BaseException, *, is_async: bool) -> BaseException:
