@@ -34,6 +34,7 @@ from langgraph._internal._constants import (
     TASKS,
 )
 from langgraph._internal._typing import MISSING
+from langgraph.channels.base import BaseChannel
 from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.delta import DeltaChannel, _get_overwrite
 from langgraph.channels.last_value import LastValue, LastValueAfterFinish
@@ -129,8 +130,9 @@ def _apply(loop: Any, task: Any) -> set[str]:
             if channel.is_available():
                 updated.add(chan)
     if updated.isdisjoint(loop.trigger_to_nodes):
-        # Nothing triggers a node: perhaps the last step, which channels are told of.
-        for chan in channels:
+        # Nothing triggers a node: perhaps the last step, which channels are told of (those
+        # whose class has a ``finish`` of its own: `BaseChannel`'s does nothing).
+        for chan in _finishing(loop):
             channel = channels[chan]
             if channel.finish():
                 versions[chan] = version
@@ -153,6 +155,16 @@ def _ticked(loop: Any) -> tuple[str, ...]:
     if cached is None or cached[0] is not channels:
         names = tuple(c for c in channels if type(channels[c]) not in _STILL_WHEN_UNWRITTEN)
         cached = loop.__dict__["_deepagents_rs_ticked"] = (channels, names)
+    return cached[1]
+
+
+def _finishing(loop: Any) -> tuple[str, ...]:
+    """The loop's channels, in order, whose ``finish`` is not `BaseChannel`'s no-op."""
+    channels = loop.channels
+    cached = loop.__dict__.get("_deepagents_rs_finishing")
+    if cached is None or cached[0] is not channels:
+        names = tuple(c for c in channels if type(channels[c]).finish is not BaseChannel.finish)
+        cached = loop.__dict__["_deepagents_rs_finishing"] = (channels, names)
     return cached[1]
 
 
