@@ -82,6 +82,9 @@ class ThreadRuns:
         its graph in ``create_deep_agent``: not in the first run's time (10-20 ms of type
         hints and LangGraph's compile, measured: 0.2-0.4 ms per step of a fifty-step run). Without one (or ``checkpointer=True``, a subgraph's, which takes its
         parent's saver) they are made on first use."""
+        if self.checkpointer is None or isinstance(self.checkpointer, bool):
+            # Nothing imported for an agent without a saver (`benches/startup.py`).
+            return
         try:
             from langgraph.checkpoint.base import BaseCheckpointSaver
         except ImportError:
