@@ -146,3 +146,40 @@ def test_the_plain_steps_are_committed_here(
     two_turns(InMemorySaver())
     asyncio.run(_along_run(InMemorySaver()))
     assert committed == []
+
+
+def test_the_channels_asked_each_step_are_those_that_can_change() -> None:
+    """The channels `_plain_commit` tells of a step nobody wrote them in, and of the run's
+    possible end, are those whose class can change then: an ephemeral value, a topic, a
+    channel finishing after its run (LangGraph's ``defer=True`` nodes), a user's own class;
+    not those whose empty update (or finish) does nothing. The thread graph has no finishing
+    channel, so its runs above cannot show a wrong `_finishing`."""
+    from langgraph.channels.binop import BinaryOperatorAggregate
+    from langgraph.channels.delta import DeltaChannel
+    from langgraph.channels.ephemeral_value import EphemeralValue
+    from langgraph.channels.last_value import LastValue, LastValueAfterFinish
+    from langgraph.channels.named_barrier_value import NamedBarrierValueAfterFinish
+    from langgraph.channels.topic import Topic
+    from langgraph.channels.untracked_value import UntrackedValue
+
+    class Own(LastValue):
+        def update(self, values: Any) -> bool:
+            return super().update(values or [None])
+
+    class Loop:
+        pass
+
+    loop = Loop()
+    loop.channels = {
+        "last": LastValue(int),
+        "delta": DeltaChannel(lambda state, writes: state),
+        "binop": BinaryOperatorAggregate(int, lambda a, b: a + b),
+        "untracked": UntrackedValue(dict),
+        "ephemeral": EphemeralValue(int),
+        "topic": Topic(int),
+        "deferred": LastValueAfterFinish(int),
+        "barrier": NamedBarrierValueAfterFinish(str, {"a"}),
+        "own": Own(int),
+    }
+    assert _plain_commit._ticked(loop) == ("ephemeral", "topic", "barrier", "own")
+    assert _plain_commit._finishing(loop) == ("deferred", "barrier")

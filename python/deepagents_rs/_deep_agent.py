@@ -130,6 +130,7 @@ class DeepAgent(ThreadRuns, GraphBase):
             take_graph_attributes(self, self._face)
             self.cache = cache
             self.debug = self._debug
+        self._compile_with_saver()
 
     def _state_keys(self) -> dict[tuple[Any, Any], frozenset[str]]:
         """The state keys of deepagents' graphs (its schemas' fields, its graph's channels but

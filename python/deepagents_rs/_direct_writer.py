@@ -133,6 +133,9 @@ class _Writer:
         self.interrupt = GraphInterrupt
         self.interrupted: BaseException | None = None
         loop.output_writes = _interrupts_only(loop)
+        #: How each task runnable's steps are called (`_direct_call`), by runnable: the
+        #: thread graph's few nodes, asked once per run.
+        self._calls: dict[Any, list[tuple[Any, bool, bool] | None]] = {}
 
     def tasks(self) -> list[Any]:
         # A task holding writes already (kept from before a resume) is not run again.
@@ -174,14 +177,17 @@ class _Writer:
             run_with_retry(task, self.retry_policy)
             return
         config = _steps_config(task)
+        calls = self._calls.get(task.proc)
+        if calls is None:
+            calls = self._calls[task.proc] = [_direct_call(step) for step in steps]
         try:
             token = self.ambient.set(config)
             try:
-                value = steps[0].invoke(task.input, config)
+                value = _invoke(steps[0], calls[0], task.input, config)
             finally:
                 self.ambient.reset(token)
-            for step in steps[1:]:
-                value = step.invoke(value, config)
+            for step, call in zip(steps[1:], calls[1:], strict=True):
+                value = _invoke(step, call, value, config)
         except asyncio.CancelledError as exc:
             raise _cancelled(task, exc, is_async=False) from exc
         except Exception as exc:
@@ -250,11 +256,58 @@ def _steps(task: Any, retry_policy: Any) -> list[Any] | None:
     return list(task.proc.steps) if isinstance(task.proc, RunnableSeq) else [task.proc]
 
 
+def _direct_call(step: Any) -> tuple[Any, bool, bool] | None:
+    """``(func, takes config, recurse)`` when ``step.invoke(value, config)`` only calls
+    ``func(value[, config=config])`` (and invokes a runnable it returns, ``recurse``): a
+    LangGraph ``RunnableCallable`` (the thread graph's nodes, their ``ChannelWrite`` and edge)
+    untraced, with no bound or exploded arguments and asking for nothing but the config. Its
+    ``invoke`` then does just that, after a pass over what the function accepts at every
+    call; ``None`` for anything else (called through ``invoke``)."""
+    from langgraph._internal._runnable import RunnableCallable
+
+    if (
+        not isinstance(step, RunnableCallable)
+        or type(step).invoke is not RunnableCallable.invoke
+        or step.func is None
+        or step.trace
+        or step.explode_args
+        or step.kwargs
+        or not step.func_accepts.keys() <= {"config"}
+    ):
+        return None
+    return step.func, "config" in step.func_accepts, step.recurse
+
+
+def _invoke(step: Any, call: tuple[Any, bool, bool] | None, value: Any, config: dict) -> Any:
+    """``step.invoke(value, config)``, directly where `_direct_call` found it plain."""
+    if call is None:
+        return step.invoke(value, config)
+    func, takes_config, recurse = call
+    out = func(value, config=config) if takes_config else func(value)
+    if recurse and type(out) not in _NOT_RUNNABLE:
+        from langchain_core.runnables import Runnable
+
+        if isinstance(out, Runnable):
+            return out.invoke(value, config)
+        # ``Runnable`` is an ABC: each check of a value's class goes through its Python
+        # ``__instancecheck__``; the classes found not runnable (a ``Command``, a list of
+        # writes...) are not asked again.
+        _NOT_RUNNABLE.add(type(out))
+    return out
+
+
+#: The classes `_invoke` found are not LangChain runnables.
+_NOT_RUNNABLE: set[type] = set()
+
+
 def _steps_config(task: Any) -> dict:
     """The config a task's steps get: the task's, without its run's name and id, which
     ``RunnableSeq`` drops for its steps (they name the task's own run, not what the node
     calls: the core's tools and a compiled subagent would take the node's name)."""
-    return {k: v for k, v in task.config.items() if k not in ("run_name", "run_id")}
+    config = dict(task.config)
+    config.pop("run_name", None)
+    config.pop("run_id", None)
+    return config
 
 
 def _cancelled(task: Any, exc: BaseException, *, is_async: bool) -> BaseException:

@@ -19,6 +19,7 @@ them with LangGraph's runner's). Anything else (`plain_step` says what) is left 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from langgraph._internal._constants import (
@@ -32,11 +33,17 @@ from langgraph._internal._constants import (
     RESERVED,
     TASKS,
 )
+from langgraph._internal._typing import MISSING
+from langgraph.channels.base import BaseChannel
+from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.delta import DeltaChannel, _get_overwrite
+from langgraph.channels.last_value import LastValue, LastValueAfterFinish
 from langgraph.channels.untracked_value import UntrackedValue
+from langgraph.checkpoint.base.id import uuid6
 from langgraph.pregel._algo import sanitize_untracked_values_in_send, task_path_str
 from langgraph.pregel._checkpoint import (
     DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT,
+    LATEST_VERSION,
     copy_checkpoint,
     create_checkpoint,
 )
@@ -114,22 +121,83 @@ def _apply(loop: Any, task: Any) -> set[str]:
             versions[chan] = version
             if channel.is_available():
                 updated.add(chan)
-    # Every other channel is told a step passed (an ephemeral value is cleared).
-    for chan in channels:
+    # Every other channel is told a step passed (an ephemeral value is cleared); those whose
+    # ``update(())`` does nothing are not asked (`_ticked`).
+    for chan in _ticked(loop):
         channel = channels[chan]
         if chan not in updated and channel.is_available() and channel.update(_NOTHING):
             versions[chan] = version
             if channel.is_available():
                 updated.add(chan)
     if updated.isdisjoint(loop.trigger_to_nodes):
-        # Nothing triggers a node: perhaps the last step, which channels are told of.
-        for chan in channels:
+        # Nothing triggers a node: perhaps the last step, which channels are told of (those
+        # whose class has a ``finish`` of its own: `BaseChannel`'s does nothing).
+        for chan in _finishing(loop):
             channel = channels[chan]
             if channel.finish():
                 versions[chan] = version
                 if channel.is_available():
                     updated.add(chan)
     return updated
+
+
+#: Channel classes whose ``update`` of no values returns ``False`` and changes nothing:
+#: LangGraph's own, exactly (a subclass may tick).
+_STILL_WHEN_UNWRITTEN = (LastValue, LastValueAfterFinish, DeltaChannel, UntrackedValue, BinaryOperatorAggregate)
+
+
+def _ticked(loop: Any) -> tuple[str, ...]:
+    """The loop's channels, in order, that a step nobody wrote them in may change (an
+    ``EphemeralValue`` cleared, a ``Topic`` emptied...): the same for the loop's whole run,
+    whose channels are made once."""
+    channels = loop.channels
+    cached = loop.__dict__.get("_deepagents_rs_ticked")
+    if cached is None or cached[0] is not channels:
+        names = tuple(c for c in channels if type(channels[c]) not in _STILL_WHEN_UNWRITTEN)
+        cached = loop.__dict__["_deepagents_rs_ticked"] = (channels, names)
+    return cached[1]
+
+
+def _finishing(loop: Any) -> tuple[str, ...]:
+    """The loop's channels, in order, whose ``finish`` is not `BaseChannel`'s no-op."""
+    channels = loop.channels
+    cached = loop.__dict__.get("_deepagents_rs_finishing")
+    if cached is None or cached[0] is not channels:
+        names = tuple(c for c in channels if type(channels[c]).finish is not BaseChannel.finish)
+        cached = loop.__dict__["_deepagents_rs_finishing"] = (channels, names)
+    return cached[1]
+
+
+#: Channel classes whose ``checkpoint()`` is always ``MISSING`` (LangGraph's own, exactly): a
+#: delta channel's value is its writes (or a snapshot, which `create_checkpoint` makes), an
+#: untracked value is never saved.
+_NEVER_SAVED = (DeltaChannel, UntrackedValue)
+
+
+def _checkpoint(loop: Any, previous: dict, updated: set[str]) -> dict:
+    """``create_checkpoint(previous, loop.channels, loop.step, updated_channels=updated)`` for
+    a step snapshotting no delta channel (then no version is bumped and ``versions_seen`` is
+    kept): each written channel's saved value, in the channels' order, asking only those whose
+    class may hold one; a new uuid6 id for the step and the time."""
+    channels = loop.channels
+    cached = loop.__dict__.get("_deepagents_rs_saved")
+    if cached is None or cached[0] is not channels:
+        names = tuple(c for c in channels if type(channels[c]) not in _NEVER_SAVED)
+        cached = loop.__dict__["_deepagents_rs_saved"] = (channels, names)
+    versions = previous["channel_versions"]
+    values = {}
+    for k in cached[1]:
+        if k in versions and (v := channels[k].checkpoint()) is not MISSING:
+            values[k] = v
+    return {
+        "v": LATEST_VERSION,
+        "ts": datetime.now(UTC).isoformat(),
+        "id": str(uuid6(clock_seq=loop.step)),
+        "channel_values": values,
+        "channel_versions": dict(versions),
+        "versions_seen": previous["versions_seen"],
+        "updated_channels": sorted(updated),
+    }
 
 
 def _put_checkpoint(loop: Any) -> None:
@@ -158,16 +226,20 @@ def _put_checkpoint(loop: Any) -> None:
         "parents": loop.config[CONF].get(CONFIG_KEY_CHECKPOINT_MAP, {}),
     }
     loop.checkpoint_metadata = metadata
-    new = loop.checkpoint = create_checkpoint(
-        checkpoint,
-        channels,
-        loop.step,
-        updated_channels=updated,
-        get_next_version=loop.checkpointer_get_next_version,
-        channels_to_snapshot=snapshot,
-        stored_versions=loop.checkpoint_previous_versions,
-        trigger_to_nodes=loop.trigger_to_nodes,
-    )
+    if snapshot:
+        new = create_checkpoint(
+            checkpoint,
+            channels,
+            loop.step,
+            updated_channels=updated,
+            get_next_version=loop.checkpointer_get_next_version,
+            channels_to_snapshot=snapshot,
+            stored_versions=loop.checkpoint_previous_versions,
+            trigger_to_nodes=loop.trigger_to_nodes,
+        )
+    else:
+        new = _checkpoint(loop, checkpoint, updated)
+    loop.checkpoint = new
     for name in snapshot:
         counters[name] = (0, 0)
     loop._delta_channels_forced_snapshot.difference_update(snapshot)

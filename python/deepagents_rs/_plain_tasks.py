@@ -54,13 +54,13 @@ from langgraph.pregel._algo import (
     _proc_input,
     _scratchpad,
     _triggers,
-    _xxhash_str,
     checkpoint_null_version,
     local_read,
 )
 from langgraph.pregel._read import PregelNode
 from langgraph.runtime import DEFAULT_RUNTIME, ExecutionInfo
 from langgraph.types import PregelExecutableTask, Send
+from xxhash import xxh3_128_hexdigest
 
 
 class PlainTasks:
@@ -149,6 +149,14 @@ class PlainTasks:
         return {t.id: t for t in tasks}
 
 
+def _task_id(checkpoint_id: bytes, parts: str) -> str:
+    """A task's id as LangGraph hashes it (``_xxhash_str``): the XXH3-128 of the checkpoint
+    id's bytes then the UTF-8 of its parts (one string: UTF-8 of a concatenation is the
+    concatenation of the parts' UTF-8), laid out as a UUID."""
+    h = xxh3_128_hexdigest(checkpoint_id + parts.encode())
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
 def _plain(proc: PregelNode) -> bool:
     return not proc.metadata and proc.cache_policy is None
 
@@ -168,11 +176,12 @@ class _Step:
         self.parent_ns = self.configurable.get(CONFIG_KEY_CHECKPOINT_NS, "")
         self.id_bytes = checkpoint_id_bytes
         self.step = loop.step
+        self.step_str = str(loop.step)
         self.input_cache: dict = {}
 
     def _ids(self, name: str, *parts: str) -> tuple[str, str, Any]:
         checkpoint_ns = f"{self.parent_ns}{NS_SEP}{name}" if self.parent_ns else name
-        task_id = _xxhash_str(self.id_bytes, checkpoint_ns, str(self.step), name, *parts)
+        task_id = _task_id(self.id_bytes, "".join((checkpoint_ns, self.step_str, name, *parts)))
         task_ns = f"{checkpoint_ns}{NS_END}{task_id}"
         loop = self.loop
         scratchpad = _scratchpad(
