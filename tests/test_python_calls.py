@@ -12,14 +12,18 @@ queued behind it still run.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
+import pytest
 from deepagents_rs import _core, create_deep_agent
 from fake_models import CallTimes
 from langchain_core.messages import ToolMessage
+from sim.anthropic import SimAnthropic, text, tool_use
 
 #: Seconds: a run whose calls are stuck behind a blocked one would never end.
 TIMEOUT = 120
@@ -221,3 +225,46 @@ def test_a_computing_call_keeps_its_drainer_and_a_blocked_one_does_not() -> None
 
     assert replaced_during(nap) >= 1
     assert replaced_during(spin) == 0
+
+
+def _watchdog_wakes() -> int:
+    """How many times the queue's watchdog thread (``dars-python-watch``) went to sleep and
+    woke, since it started (0 before it did)."""
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            if (task / "comm").read_text().strip() != "dars-python-wat":  # 15 characters kept
+                continue
+            status = (task / "status").read_text()
+        except OSError:
+            continue
+        return int(status.split("voluntary_ctxt_switches:")[1].split()[0])
+    return 0
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads the threads' counts in /proc")
+def test_one_run_at_a_time_never_wakes_the_watchdog(sim: SimAnthropic) -> None:
+    """A run alone hands each tool call to an idle drainer: no call ever waits behind another,
+    so the watchdog, which only has work then, sleeps through the run. It used to be woken at
+    every call and tick every 2 ms while any drainer was busy, a wake-up of its thread per
+    step and more (a fiftieth of a step's CPU)."""
+
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        return text
+
+    steps = 40
+    calls = [tool_use(("echo", {"text": f"step {i}"}, f"toolu_{i}")) for i in range(steps)]
+    agent = create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[echo])
+    sim.script(*calls, text("done"))
+    agent.invoke({"messages": [{"role": "user", "content": "echo"}]})
+    # Past the watchdog's linger (0.2 s) after any earlier test's calls: asleep by now.
+    time.sleep(0.5)
+    before = _watchdog_wakes()
+    sim.script(*calls, text("done"))
+    result = agent.invoke({"messages": [{"role": "user", "content": "echo"}]})
+    woke = _watchdog_wakes() - before
+    assert result["messages"][-1].content == "done"
+    assert sum(isinstance(m, ToolMessage) for m in result["messages"]) == steps
+    # A call can race its drainer's return to the queue (then the watchdog wakes, finds it
+    # taken, and sleeps again): a few, not one per step.
+    assert woke <= 5, woke
