@@ -135,12 +135,12 @@ def test_a_nested_call_is_replaced_when_its_drainer_was_slow_to_wake() -> None:
     outer = create_deep_agent(model=CallTimes(tool="nest", times=1), tools=[nest])
     # Idle drainers exist (a turn goes to one of them, not to a new thread).
     inner.invoke(_ask(1))
-    _core._python_calls_delay_turns(0.3)
+    _core._delay_python_call_turns_for_tests(0.3)
     pool = ThreadPoolExecutor(max_workers=1)
     try:
         result = pool.submit(outer.invoke, _ask(2)).result(timeout=60)
     finally:
-        _core._python_calls_delay_turns(0)
+        _core._delay_python_call_turns_for_tests(0)
         # A hung run would hold the pool's thread for good: fail, do not wait for it.
         pool.shutdown(wait=False)
     assert result["messages"][2].content == "done"

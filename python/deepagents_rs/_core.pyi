@@ -651,7 +651,7 @@ def _python_calls_stats() -> tuple[int, int, int]:
     """``(drainer threads started, drainers replaced as stuck, threads alive)`` of the queue
     of the core's Python calls since start (for tests and benches)."""
 
-def _python_calls_delay_turns(seconds: float) -> None:
+def _delay_python_call_turns_for_tests(seconds: float) -> None:
     """Makes each idle drainer handed a turn wait ``seconds`` before it takes it, as a loaded
     machine slow to wake a thread would (for tests; 0 ends it)."""
 

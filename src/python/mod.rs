@@ -115,7 +115,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;
     m.add_function(wrap_pyfunction!(python_calls::_python_calls_stats, m)?)?;
     m.add_function(wrap_pyfunction!(
-        python_calls::_python_calls_delay_turns,
+        python_calls::_delay_python_call_turns_for_tests,
         m
     )?)?;
     m.add_function(wrap_pyfunction!(call_timing::_call_timing, m)?)?;

@@ -206,7 +206,7 @@ static WATCH: Condvar = Condvar::new();
 /// Drainers the watchdog replaced, since start (`_python_calls_stats`).
 static REPLACED: AtomicUsize = AtomicUsize::new(0);
 /// Microseconds a woken idle drainer waits before it takes its turn (0: none). Only
-/// `_python_calls_delay_turns` sets it: a test's stand-in for a loaded machine slow to wake
+/// `_delay_python_call_turns_for_tests` sets it: a test's stand-in for a loaded machine slow to wake
 /// a thread.
 static TURN_DELAY_US: AtomicU64 = AtomicU64::new(0);
 
@@ -484,7 +484,7 @@ pub(crate) fn _python_calls_stats() -> (usize, usize, usize) {
 /// Makes each idle drainer handed a turn wait `seconds` before it takes it, as a loaded
 /// machine slow to wake a thread would (for tests; 0 ends it).
 #[pyfunction]
-pub(crate) fn _python_calls_delay_turns(seconds: f64) -> PyResult<()> {
+pub(crate) fn _delay_python_call_turns_for_tests(seconds: f64) -> PyResult<()> {
     if !(seconds.is_finite() && seconds >= 0.0) {
         return Err(pyo3::exceptions::PyValueError::new_err(
             "the delay must be a finite number of seconds, 0 or more",
