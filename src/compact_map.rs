@@ -9,9 +9,10 @@
 //! only that value is parsed; the whole object is parsed only where a caller needs it all
 //! (the Python boundary). Keys keep their order, and values their exact JSON.
 //!
-//! An Anthropic reply's metadata holds a dozen nulls (every field its SDK model declares,
-//! as langchain-anthropic keeps them): those are left out of the text and put back when it
-//! is read, from the model (`providers::anthropic::sdk_dump`), marked by a first byte.
+//! Some objects always have fields that are mostly null (a provider's reply metadata holds
+//! every field its SDK model declares): whoever builds the map may leave those nulls out of
+//! the text and hand over their shape (`NullFields`, a static of its own), which puts them
+//! back when the text is read. This type knows no provider.
 
 use std::fmt;
 
@@ -19,61 +20,57 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::providers::anthropic::sdk_dump;
-
-/// The first byte of the text of an Anthropic reply's metadata whose declared nulls are left
-/// out (a JSON object's text starts with `{`).
-const SDK_REPLY: char = '\u{1}';
+/// The fields a kind of object always has, null when it has nothing to say: left out of a
+/// map's text and put back when it is read. Defined once, as a static, by whoever knows the
+/// kind (a provider, for its replies).
+pub(crate) struct NullFields {
+    /// Whether `key` is one of them (read as null when the text has no entry for it).
+    pub declared: fn(&str) -> bool,
+    /// The object with the left-out nulls back in their places.
+    pub fill: fn(Map<String, Value>) -> Map<String, Value>,
+}
 
 /// A JSON object as its compact text; the empty object is the empty string (no allocation).
+/// `nulls` is the shape whose nulls the text leaves out, if any.
 #[derive(Clone, Default)]
-pub struct CompactMap(Box<str>);
+pub struct CompactMap {
+    text: Box<str>,
+    nulls: Option<&'static NullFields>,
+}
 
 impl CompactMap {
     /// The object's compact text (an empty map allocates nothing).
     pub fn from_map(map: &Map<String, Value>) -> Self {
-        if map.is_empty() {
-            return CompactMap::default();
+        CompactMap {
+            text: text_of(map),
+            nulls: None,
         }
-        // Serializing a `Map` of `Value`s cannot fail (its keys are strings).
-        CompactMap(
-            serde_json::to_string(map)
-                .unwrap_or_default()
-                .into_boxed_str(),
-        )
     }
 
-    /// An Anthropic reply's metadata (`sdk_dump::reply_metadata`'s, without its nulls):
-    /// read back, it has them, as `model_dump` gives them.
-    pub(crate) fn sdk_reply(lean: &Map<String, Value>) -> Self {
-        let mut text = String::from(SDK_REPLY);
-        text.push_str(&serde_json::to_string(lean).unwrap_or_default());
-        CompactMap(text.into_boxed_str())
+    /// `lean`, an object of the kind `nulls` describes with those nulls left out: read back,
+    /// it has them, as `nulls.fill` places them.
+    pub(crate) fn without_nulls(lean: &Map<String, Value>, nulls: &'static NullFields) -> Self {
+        CompactMap {
+            text: text_of(lean),
+            nulls: Some(nulls),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The JSON text, and whether it is an Anthropic reply's without its nulls.
-    fn text(&self) -> (&str, bool) {
-        match self.0.strip_prefix(SDK_REPLY) {
-            Some(text) => (text, true),
-            None => (&self.0, false),
-        }
+        self.text.is_empty() && self.nulls.is_none()
     }
 
     /// The value under `key`, parsed from the text (the others are skipped, not parsed).
     pub fn get(&self, key: &str) -> Option<Value> {
-        if self.0.is_empty() {
-            return None;
-        }
-        let (text, sdk) = self.text();
-        let mut reader = serde_json::Deserializer::from_str(text);
-        let found = (&mut reader).deserialize_map(Find(key)).ok().flatten();
-        match found {
-            None if sdk && sdk_dump::declared(key) => Some(Value::Null),
-            found => found,
+        let found = if self.text.is_empty() {
+            None
+        } else {
+            let mut reader = serde_json::Deserializer::from_str(&self.text);
+            (&mut reader).deserialize_map(Find(key)).ok().flatten()
+        };
+        match (found, self.nulls) {
+            (None, Some(nulls)) if (nulls.declared)(key) => Some(Value::Null),
+            (found, _) => found,
         }
     }
 
@@ -87,17 +84,27 @@ impl CompactMap {
 
     /// The whole object, parsed.
     pub fn to_map(&self) -> Map<String, Value> {
-        if self.0.is_empty() {
-            return Map::new();
-        }
-        let (text, sdk) = self.text();
-        let map = serde_json::from_str(text).unwrap_or_default();
-        if sdk {
-            sdk_dump::reply_metadata(map, true)
+        let map = if self.text.is_empty() {
+            Map::new()
         } else {
-            map
+            serde_json::from_str(&self.text).unwrap_or_default()
+        };
+        match self.nulls {
+            Some(nulls) => (nulls.fill)(map),
+            None => map,
         }
     }
+}
+
+/// An object's compact text; the empty object's is empty (no allocation).
+fn text_of(map: &Map<String, Value>) -> Box<str> {
+    if map.is_empty() {
+        return Box::default();
+    }
+    // Serializing a `Map` of `Value`s cannot fail (its keys are strings).
+    serde_json::to_string(map)
+        .unwrap_or_default()
+        .into_boxed_str()
 }
 
 impl From<Map<String, Value>> for CompactMap {
@@ -106,11 +113,15 @@ impl From<Map<String, Value>> for CompactMap {
     }
 }
 
-/// Equal when the objects are, as `Map`s compare (order aside); the same text is equal
-/// without parsing.
+/// Equal when the objects are, as `Map`s compare (order aside); the same text of the same
+/// shape is equal without parsing.
 impl PartialEq for CompactMap {
     fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0 || self.to_map() == other.to_map()
+        let same_shape = match (self.nulls, other.nulls) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        (same_shape && self.text == other.text) || self.to_map() == other.to_map()
     }
 }
 
@@ -240,35 +251,40 @@ mod tests {
         assert!(read.is_empty());
     }
 
-    /// An Anthropic reply's metadata is kept without its SDK nulls and read back with them,
-    /// key for key and in order, to Python (`to_map`) and to JSON alike.
+    /// A shape of two always-present fields, `a` and `b`, first in that order.
+    static AB: NullFields = NullFields {
+        declared: |key| matches!(key, "a" | "b"),
+        fill: |mut lean| {
+            let mut full = Map::new();
+            for key in ["a", "b"] {
+                full.insert(
+                    key.to_owned(),
+                    lean.shift_remove(key).unwrap_or(Value::Null),
+                );
+            }
+            full.extend(lean);
+            full
+        },
+    };
+
+    /// An object kept without its shape's nulls reads back with them, key for key and in
+    /// order, to Python (`to_map`) and to JSON alike, and equals the whole object's map.
     #[test]
-    fn an_sdk_reply_reads_back_its_nulls() {
-        let full = object(json!({
-            "id": "msg_1", "container": null, "diagnostics": null, "model": "claude",
-            "stop_details": null, "stop_reason": "end_turn", "stop_sequence": null,
-            "usage": {"cache_creation": null, "cache_creation_input_tokens": 0,
-                      "cache_read_input_tokens": 5, "inference_geo": null, "input_tokens": 1,
-                      "output_tokens": 2, "output_tokens_details": null,
-                      "server_tool_use": null, "service_tier": "standard", "speed": null},
-            "model_name": "claude", "model_provider": "anthropic"
-        }));
-        let lean = sdk_dump::reply_metadata(full.clone(), false);
-        let kept = CompactMap::sdk_reply(&lean);
-        let plain = CompactMap::from_map(&full);
-        // About 130 bytes of nulls fewer than the whole object's text.
-        assert!(
-            kept.0.len() + 120 < plain.0.len(),
-            "{} {}",
-            kept.0.len(),
-            plain.0.len()
-        );
+    fn a_map_without_its_nulls_reads_back_with_them() {
+        let full = object(json!({"a": null, "b": {"x": 1}, "c": "z"}));
+        let kept = CompactMap::without_nulls(&object(json!({"b": {"x": 1}, "c": "z"})), &AB);
+        assert_eq!(&*kept.text, r#"{"b":{"x":1},"c":"z"}"#);
         reads_as(&kept, &full);
+        let plain = CompactMap::from_map(&full);
         assert_eq!(kept, plain);
-        assert_eq!(kept.get("container"), Some(Value::Null));
-        assert_eq!(kept.get("usage"), lean.get("usage").cloned());
-        assert_eq!(kept.get_str("model_provider").as_deref(), Some("anthropic"));
-        assert_eq!(kept.get("no_such_key"), None);
+        assert_eq!(kept.get("a"), Some(Value::Null));
+        assert_eq!(kept.get("b"), Some(json!({"x": 1})));
+        assert_eq!(kept.get_str("c").as_deref(), Some("z"));
+        assert_eq!(kept.get("d"), None);
+        // Only nulls: no text, still not the empty object.
+        let only_nulls = CompactMap::without_nulls(&Map::new(), &AB);
+        assert!(!only_nulls.is_empty());
+        reads_as(&only_nulls, &object(json!({"a": null, "b": null})));
         // Read back from a checkpoint's JSON, it is the same object.
         let read: CompactMap =
             serde_json::from_str(&serde_json::to_string(&kept).unwrap_or_default())

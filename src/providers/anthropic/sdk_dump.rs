@@ -2,9 +2,12 @@
 //! keeps in a message's `response_metadata`: each model's declared fields in the order the
 //! SDK declares them, a field the reply left out as null, then the fields the model does not
 //! declare, as sent. Kept replies leave those nulls out (`fill: false`) and put them back
-//! when read (`crate::compact_map`), so the parity costs no bytes per message.
+//! when read (`REPLY_NULLS`, the shape handed to `CompactMap`), so the parity costs no bytes
+//! per message.
 
 use serde_json::{Map, Value};
+
+use crate::compact_map::NullFields;
 
 /// A declared field, and the SDK model of its value when it is one.
 type Field = (&'static str, Nested);
@@ -86,8 +89,14 @@ pub(crate) fn reply_metadata(reply: Map<String, Value>, fill: bool) -> Map<Strin
     out
 }
 
+/// A reply's metadata as kept (`reply_metadata(.., false)`): what reading it puts back.
+pub(crate) static REPLY_NULLS: NullFields = NullFields {
+    declared,
+    fill: |lean| reply_metadata(lean, true),
+};
+
 /// Whether `key` is a field `model_dump` gives every reply (null when the reply has none).
-pub(crate) fn declared(key: &str) -> bool {
+fn declared(key: &str) -> bool {
     MESSAGE.iter().any(|(k, _)| *k == key)
 }
 
@@ -181,5 +190,41 @@ mod tests {
             isoformat("2025-06-01T12:00:00.000-02:00"),
             "2025-06-01T12:00:00-02:00"
         );
+    }
+
+    /// A reply's metadata is kept without its SDK nulls and read back with them, key for key
+    /// and in order, to Python (`to_map`) and to JSON alike.
+    #[test]
+    fn a_kept_reply_reads_back_its_nulls() {
+        use crate::compact_map::CompactMap;
+        let Value::Object(full) = json!({
+            "id": "msg_1", "container": null, "diagnostics": null, "model": "claude",
+            "stop_details": null, "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": {"cache_creation": null, "cache_creation_input_tokens": 0,
+                      "cache_read_input_tokens": 5, "inference_geo": null, "input_tokens": 1,
+                      "output_tokens": 2, "output_tokens_details": null,
+                      "server_tool_use": null, "service_tier": "standard", "speed": null},
+            "model_name": "claude", "model_provider": "anthropic"
+        }) else {
+            unreachable!("a JSON object")
+        };
+        let lean = reply_metadata(full.clone(), false);
+        let kept = CompactMap::without_nulls(&lean, &REPLY_NULLS);
+        let plain = CompactMap::from_map(&full);
+        let json = |m: &CompactMap| serde_json::to_string(m).unwrap_or_default();
+        // About 130 bytes of nulls fewer than the whole object's text.
+        let text = |m: &Map<String, Value>| serde_json::to_string(m).unwrap_or_default();
+        assert!(text(&lean).len() + 120 < text(&full).len());
+        assert_eq!(kept.to_map(), full);
+        assert_eq!(
+            kept.to_map().keys().collect::<Vec<_>>(),
+            full.keys().collect::<Vec<_>>()
+        );
+        assert_eq!(json(&kept), text(&full));
+        assert_eq!(kept, plain);
+        assert_eq!(kept.get("container"), Some(Value::Null));
+        assert_eq!(kept.get("usage"), lean.get("usage").cloned());
+        assert_eq!(kept.get_str("model_provider").as_deref(), Some("anthropic"));
+        assert_eq!(kept.get("no_such_key"), None);
     }
 }
