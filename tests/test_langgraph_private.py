@@ -6,6 +6,8 @@
 * a stand-in LangGraph on ``sys.path`` (an out-of-range version; a release that renamed one
   name) gives ``create_deep_agent`` one ``ImportError`` naming the package, the version found
   and the range supported, while ``import deepagents_rs`` still loads no LangGraph module;
+* ``pyproject.toml``'s ``langchain`` extra declares the ranges the module checks, and they
+  hold the versions this suite runs on.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import pytest
 from deepagents_rs import _langgraph_private as private
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "python" / "deepagents_rs"
@@ -158,6 +162,29 @@ def test_the_attributes_listed_are_exactly_those_the_package_uses() -> None:
         classes.append((cls, private._code_names(cls)))
     used = {name for name in _private_attributes_used() if any(hasattr(c, name) or name in k for c, k in classes)}
     assert used == {name for names in private.PRIVATE_ATTRIBUTES.values() for name in names}
+
+
+def _requirements(extra: str) -> dict[str, Requirement]:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    requirements = [Requirement(line) for line in pyproject["project"]["optional-dependencies"][extra]]
+    return {requirement.name: requirement for requirement in requirements}
+
+
+def test_the_extra_declares_the_checked_ranges_and_holds_the_tested_versions() -> None:
+    declared = _requirements("langchain")
+    for distribution, (low, high) in private.SUPPORTED.items():
+        assert str(declared[distribution].specifier) == f"<{high},>={low}"
+    # Every LangGraph and LangChain distribution the package imports is declared ...
+    assert {"langchain", "langchain-core", "langgraph", "langgraph-checkpoint", "langgraph-prebuilt"} <= set(declared)
+    assert "langgraph-sdk" in declared  # async subagents' client
+    # ... with a range holding the version this suite runs on.
+    for name, requirement in declared.items():
+        assert requirement.specifier.contains(metadata.version(name)), (name, metadata.version(name))
+    # The test extra installs the same.
+    assert (
+        "deepagents-rs[langchain]"
+        in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    )
 
 
 @pytest.mark.parametrize(
