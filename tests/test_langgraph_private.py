@@ -284,7 +284,17 @@ def test_a_renamed_private_name_is_one_clear_import_error(
     assert out["errors"] == [["ImportError", expected]] * 2
 
 
-def test_without_langgraph_a_name_is_a_module_not_found_error() -> None:
+@pytest.mark.parametrize(
+    ("refusal", "cause"),
+    [
+        # Not installed, as the import system says it.
+        ('ModuleNotFoundError(f"No module named {name!r}", name=name)', "No module named 'langgraph'"),
+        # Failing to import (tests/test_without_langchain.py refuses LangGraph so).
+        ('ImportError(f"blocked: {name}")', "blocked: langgraph"),
+    ],
+    ids=["absent", "unimportable"],
+)
+def test_without_langgraph_a_name_is_a_module_not_found_error(refusal: str, cause: str) -> None:
     # The callers that run without LangGraph catch this (an unsupported LangGraph is a plain
     # ImportError, which they do not); nothing is kept, so it is looked for again.
     code = textwrap.dedent(
@@ -294,7 +304,7 @@ def test_without_langgraph_a_name_is_a_module_not_found_error() -> None:
         class Refuse(importlib.abc.MetaPathFinder):
             def find_spec(self, name, path=None, target=None):
                 if name.split(".")[0].startswith(("langchain", "langgraph")):
-                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+                    raise REFUSAL
                 return None
 
         sys.meta_path.insert(0, Refuse())
@@ -306,10 +316,8 @@ def test_without_langgraph_a_name_is_a_module_not_found_error() -> None:
                 out.append([type(exc).__name__, exc.name, str(exc)])
         print(json.dumps(out))
         """
-    )
+    ).replace("REFUSAL", refusal)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
-    message = (
-        "This part of deepagents_rs needs LangGraph, which is not installed: pip install 'deepagents-rs[langchain]'"
-    )
+    message = f"This part of deepagents_rs needs LangGraph, which cannot be imported ({cause}): {private._INSTALL}"
     assert json.loads(proc.stdout) == [["ModuleNotFoundError", "langgraph", message]] * 2

@@ -16,7 +16,7 @@ than an ``AttributeError`` deep inside a run.
 Importing this module loads nothing of LangGraph (``import deepagents_rs`` stays free of it):
 the names resolve, all at once, on the first one asked for (PEP 562) and are then kept in the
 module's namespace, so later imports of them are dictionary lookups. Without LangGraph
-installed, asking for a name raises ``ModuleNotFoundError`` (an ``ImportError``) every time,
+installed (or importable), asking for a name raises ``ModuleNotFoundError`` every time,
 which the callers that run without LangGraph catch; an unsupported LangGraph raises a plain
 ``ImportError``, so a caller that falls back only when LangGraph is absent
 (``except ModuleNotFoundError``) does not mistake one for the other.
@@ -234,12 +234,12 @@ def _resolve() -> None:
         raise ImportError(_unsupported, name="langgraph")
     try:
         importlib.import_module("langgraph.pregel")
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not exc.name.startswith("langgraph"):
-            raise
-        # Not cached: without LangGraph the callers take their LangGraph-free path each time.
+    except ImportError as exc:
+        # LangGraph absent, or failing to import (as `_graph_face` then takes it): the callers
+        # take their LangGraph-free path. Not kept, so it is looked for again each time.
         raise ModuleNotFoundError(
-            f"This part of deepagents_rs needs LangGraph, which is not installed: {_INSTALL}", name=exc.name
+            f"This part of deepagents_rs needs LangGraph, which cannot be imported ({exc}): {_INSTALL}",
+            name=exc.name or "langgraph",
         ) from exc
     for distribution in SUPPORTED:
         problem = _version_problem(distribution)
