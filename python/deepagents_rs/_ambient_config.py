@@ -23,7 +23,7 @@ def with_ambient(config: Any, *own: dict) -> Any:
 
     if not in_parent_graph(var_child_runnable_config.get()):
         return config
-    from langgraph._internal._config import ensure_config
+    from deepagents_rs._langgraph_private import ensure_config
 
     merged = dict(ensure_config(*own, config))
     # A plain dict where LangGraph leaves a ChainMap, for the agent's own key-by-key merges.

@@ -70,8 +70,9 @@ def _graph_runtime(store: Any, context: Any = None) -> Iterator[None]:
     a ``StoreBackend`` without its own store uses the agent's ``store=``, and a namespace
     factory reads the run's ``context``."""
     from langchain_core.runnables.config import var_child_runnable_config
-    from langgraph._internal._constants import CONF, CONFIG_KEY_RUNTIME
     from langgraph.runtime import Runtime
+
+    from deepagents_rs._langgraph_private import CONF, CONFIG_KEY_RUNTIME
 
     config = dict(var_child_runnable_config.get() or {})
     conf = config.get(CONF) or {}

@@ -70,8 +70,9 @@ class PushedParts:
         """The parts of the task's end: ``writes`` its writes (its result under
         ``__return__``, or its error under ``__error__``); a cached result has no
         ``tasks`` result, as LangGraph's loop streams it."""
-        from langgraph.pregel._io import map_output_updates
         from langgraph.pregel.debug import map_debug_task_results
+
+        from deepagents_rs._langgraph_private import map_output_updates
 
         for update in map_output_updates([], [(self.task, writes)], cached):
             self._write("updates", update)

@@ -27,8 +27,9 @@ class Reducers:
     def fold(self, old: dict, writes: list[tuple[str, Any, bool]]) -> dict:
         """Each written key's value after ``writes`` (``(key, value, overwrite)``, in order)
         folded onto ``old`` (a key missing there starts at its channel's empty value)."""
-        from langgraph._internal._typing import MISSING
         from langgraph.types import Overwrite
+
+        from deepagents_rs._langgraph_private import MISSING
 
         values: dict[str, list] = {}
         for key, value, overwrite in writes:
@@ -55,7 +56,7 @@ class Reducers:
     def initial(self, given: dict) -> dict:
         """The keys' values at the start of a run with no thread: each channel's empty value,
         or the input's value folded onto it, as LangGraph writes a run's input."""
-        from langgraph._internal._typing import MISSING
+        from deepagents_rs._langgraph_private import MISSING
 
         out = {}
         for key, channel in self.channels.items():
@@ -74,7 +75,8 @@ def reducers_of(graph_state: type | None) -> Reducers | None:
     if graph_state is None:
         return None
     from langgraph.channels.binop import BinaryOperatorAggregate
-    from langgraph.graph.state import _get_channels
+
+    from deepagents_rs._langgraph_private import _get_channels
 
     # `messages` and `files` are the core's own (a user schema may redeclare `messages` with
     # `add_messages`): never folded here.

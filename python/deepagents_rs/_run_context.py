@@ -12,8 +12,9 @@ RUNTIME_KEY = "__pregel_runtime"
 def runtime_with(base: Any, schema: type | None, context: Any) -> Any:
     """A `Runtime` holding ``context``, coerced to ``schema`` as LangGraph coerces it (a dict
     becomes the dataclass or pydantic model), on top of ``base`` (a parent graph's)."""
-    from langgraph.pregel.main import _coerce_context
     from langgraph.runtime import Runtime
+
+    from deepagents_rs._langgraph_private import _coerce_context
 
     value = _coerce_context(schema, context)
     if base is None:

@@ -51,9 +51,10 @@ def child_config(config: dict, parts: Any) -> dict:
         return config
     from langchain_core.callbacks import CallbackManager
     from langchain_core.runnables.config import ensure_config, get_callback_manager_for_config
-    from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_STREAM
     from langgraph.pregel.protocol import StreamProtocol
     from langgraph.runtime import DEFAULT_RUNTIME
+
+    from deepagents_rs._langgraph_private import CONFIG_KEY_RUNTIME, CONFIG_KEY_STREAM
 
     configurable = dict(config.get("configurable") or {})
     modes = set(wanted.modes)
@@ -79,8 +80,7 @@ def child_config(config: dict, parts: Any) -> dict:
 def _handlers(parts: Any, modes: set[str], protocol: bool) -> list[Any]:
     """LangGraph's handlers for the ``messages`` and ``tools`` modes, as its loop attaches
     them to a run streaming subgraphs."""
-    from langgraph.pregel._messages import StreamMessagesHandler, StreamMessagesHandlerV2
-    from langgraph.pregel._tools import StreamToolCallHandler
+    from deepagents_rs._langgraph_private import StreamMessagesHandler, StreamMessagesHandlerV2, StreamToolCallHandler
 
     out: list[Any] = []
     if "messages" in modes:
@@ -94,8 +94,9 @@ def _custom_writer(parts: Any) -> Any:
     """LangGraph's ``custom`` writer: a payload under the namespace of the task writing it."""
 
     def write(value: Any) -> None:
-        from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS, NS_SEP
         from langgraph.config import get_config
+
+        from deepagents_rs._langgraph_private import CONFIG_KEY_CHECKPOINT_NS, NS_SEP
 
         ns = get_config()["configurable"][CONFIG_KEY_CHECKPOINT_NS].split(NS_SEP)[:-1]
         parts((tuple(ns), "custom", value))

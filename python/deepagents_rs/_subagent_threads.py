@@ -174,7 +174,7 @@ class _SubagentView:
 
     def _checkpoint(self) -> dict:
         """The config that reads the subagent's checkpoint (with the saver LangGraph hands it)."""
-        from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
+        from deepagents_rs._langgraph_private import CONFIG_KEY_CHECKPOINTER
 
         saver, at = _saved_at(self._root[1]) or (None, {"configurable": {}})
         return {"configurable": {**at["configurable"], CONFIG_KEY_CHECKPOINTER: saver}}
@@ -289,7 +289,7 @@ def _sub_config(config: dict, view: _SubagentView, name: str) -> dict:
 
 def _saved_at(config: dict) -> tuple[Any, dict] | None:
     """The saver and the checkpoint config of the subgraph this task would run."""
-    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS, CONFIG_KEY_CHECKPOINTER
+    from deepagents_rs._langgraph_private import CONFIG_KEY_CHECKPOINT_NS, CONFIG_KEY_CHECKPOINTER
 
     configurable = config.get("configurable") or {}
     saver = configurable.get(CONFIG_KEY_CHECKPOINTER)
@@ -316,7 +316,7 @@ async def _asaved(config: dict) -> Any:
 def _resumable(config: dict, saved: Any) -> bool:
     """Whether LangGraph resumes the subgraph from its checkpoint (as it decides: the parent
     resumes, and the subgraph has checkpointed something) rather than starting it afresh."""
-    from langgraph._internal._constants import CONFIG_KEY_RESUMING
+    from deepagents_rs._langgraph_private import CONFIG_KEY_RESUMING
 
     resuming = (config.get("configurable") or {}).get(CONFIG_KEY_RESUMING)
     return bool(resuming) and saved is not None and bool(saved.checkpoint.get("channel_versions"))

@@ -193,9 +193,9 @@ class _Task:
         cache = own_value(calling, CACHE_KEY)
         if cache is None:
             return None
-        from langgraph._internal._constants import CACHE_NS_WRITES
-        from langgraph.pregel._call import identifier
         from xxhash import xxh3_128_hexdigest
+
+        from deepagents_rs._langgraph_private import CACHE_NS_WRITES, identifier
 
         args, kwargs = self.input
         made = cache_policy.key_func(*args, **kwargs)
@@ -239,7 +239,7 @@ class _Task:
             return None
         if calling.get(_DURABILITY_KEY) == "exit":
             return None
-        from langgraph.pregel._algo import task_path_str
+        from deepagents_rs._langgraph_private import task_path_str
 
         config = {"configurable": {"thread_id": thread, "checkpoint_ns": graph_ns, "checkpoint_id": checkpoint}}
         path = ("__pregel_push", self.caller.metadata.get("langgraph_path"), self.counter, True)
@@ -250,7 +250,7 @@ class _Task:
         that run's call failed or was interrupted (LangGraph runs it again)."""
         if saved is None:
             return None
-        from langgraph.pregel._task_status import read_task_statuses
+        from deepagents_rs._langgraph_private import read_task_statuses
 
         status = read_task_statuses(w for w in saved.pending_writes or () if w[0] == self.id).get(self.id)
         return status.output if status is not None else None
@@ -297,7 +297,7 @@ class _Task:
                     self._put(saved, list(hit))
                 self._cached(hit)
                 return _result(hit)
-        from langgraph.pregel._call import get_runnable_for_task
+        from deepagents_rs._langgraph_private import get_runnable_for_task
 
         proc = get_runnable_for_task(self.func)
         parts = self._parts()
@@ -335,7 +335,7 @@ class _Task:
                     await self._aput(saved, list(hit))
                 self._cached(hit)
                 return _result(hit)
-        from langgraph.pregel._call import get_runnable_for_task
+        from deepagents_rs._langgraph_private import get_runnable_for_task
 
         proc = get_runnable_for_task(self.func)
         parts = self._parts()
@@ -401,7 +401,8 @@ def _retry_wait(func: Any, policies: tuple, exc: Exception, attempts: int) -> fl
     import random
 
     from langgraph.errors import GraphBubbleUp
-    from langgraph.pregel._retry import _should_retry_on
+
+    from deepagents_rs._langgraph_private import _should_retry_on
 
     if isinstance(exc, GraphBubbleUp):
         return None
@@ -433,7 +434,8 @@ async def _within(name: str, proc: Any, input: Any, config: dict, timeout: Any) 
     import time
 
     from langgraph.errors import NodeTimeoutError
-    from langgraph.pregel._retry import _resolve_timeout, _TimedAttemptScope
+
+    from deepagents_rs._langgraph_private import _resolve_timeout, _TimedAttemptScope
 
     limits = _resolve_timeout(timeout)
     idle, run = limits.idle_timeout_secs, limits.run_timeout_secs

@@ -269,8 +269,7 @@ def _loop_names() -> SimpleNamespace:
     """The names `loop_keys` uses, imported on the first tool call (LangGraph's, and ours that
     import this module) and then kept: an import statement costs about a microsecond each
     time, and a call made four."""
-    from langgraph._internal._scratchpad import PregelScratchpad
-    from langgraph.pregel._algo import LazyAtomicCounter
+    from deepagents_rs._langgraph_private import LazyAtomicCounter, PregelScratchpad
 
     from ._task_calls import Caller
     from ._tool_commands import graph_keys

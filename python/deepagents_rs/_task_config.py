@@ -182,7 +182,7 @@ def call_task_id(configurable: dict, metadata: dict, name: str, counter: int) ->
     step, path = metadata.get("langgraph_step"), metadata.get("langgraph_path")
     if checkpoint is None or step is None or path is None:
         return None
-    from langgraph.pregel._algo import task_path_str
+    from deepagents_rs._langgraph_private import task_path_str
 
     # The call's task runs under the calling task's namespace, from its graph's checkpoint.
     return _derived_task_id(ns.split("|"), step, name, checkpoint, "__pregel_push", task_path_str(path), str(counter))
@@ -196,7 +196,7 @@ def _derived_task_id(namespace: list[str] | None, step: int, node: str, checkpoi
         return str(uuid.uuid4())
     import binascii
 
-    from langgraph.pregel._algo import _xxhash_str
+    from deepagents_rs._langgraph_private import _xxhash_str
 
     node_ns = "|".join([*(namespace or ()), node])
     return _xxhash_str(binascii.unhexlify(checkpoint.replace("-", "")), node_ns, str(step), node, *path)

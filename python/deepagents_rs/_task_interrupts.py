@@ -16,8 +16,9 @@ def in_task(error: BaseException, config: dict) -> BaseException:
 
     if not isinstance(error, GraphInterrupt) or not error.args or getattr(error, PLACED, False):
         return error
-    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS
-    from langgraph.types import Interrupt, _interrupt_id
+    from langgraph.types import Interrupt
+
+    from deepagents_rs._langgraph_private import CONFIG_KEY_CHECKPOINT_NS, _interrupt_id
 
     ns = (config.get("configurable") or {}).get(CONFIG_KEY_CHECKPOINT_NS)
     if not ns:

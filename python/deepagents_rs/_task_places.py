@@ -20,7 +20,7 @@ def place_of(node: str, arg: Any, config: dict) -> int | None:
     the node is its own (the model's calls to `tools` are matched by call instead)."""
     if node == "tools" and not isinstance(arg, dict):
         return None
-    from langgraph._internal._constants import PUSH
+    from deepagents_rs._langgraph_private import PUSH
 
     metadata = config.get("metadata") or {}
     path = metadata.get("langgraph_path") or ()
@@ -40,7 +40,7 @@ def place_of(node: str, arg: Any, config: dict) -> int | None:
 def step_sends(config: dict) -> list:
     """The ``Send``s of the step a task of ``config`` runs in (LangGraph's tasks channel, as
     the step read it): a sent task's path indexes them."""
-    from langgraph._internal._constants import CONFIG_KEY_READ, TASKS
+    from deepagents_rs._langgraph_private import CONFIG_KEY_READ, TASKS
 
     read = (config.get("configurable") or {}).get(CONFIG_KEY_READ)
     if read is None:

@@ -244,7 +244,8 @@ def last_value_keys(schema: type) -> frozenset[str]:
     """The keys of ``schema`` whose LangGraph channel is a ``LastValue`` (written at most once
     per step, else LangGraph's ``InvalidUpdateError``)."""
     from langgraph.channels.last_value import LastValue
-    from langgraph.graph.state import _get_channels
+
+    from deepagents_rs._langgraph_private import _get_channels
 
     return frozenset(key for key, channel in _get_channels(schema)[0].items() if type(channel) is LastValue)
 

@@ -221,8 +221,9 @@ class LangChainToolAdapter(ToolAdapter):
         """The call with what LangGraph's tool node injects: a ``ToolRuntime`` (the run's
         state, config, stream writer and store), ``InjectedState``, ``InjectedStore``."""
         from langchain.tools import ToolRuntime
-        from langgraph._internal._constants import CONF, CONFIG_KEY_RUNTIME
         from langgraph.prebuilt import ToolNode
+
+        from deepagents_rs._langgraph_private import CONF, CONFIG_KEY_RUNTIME
 
         if self._tool_node is None:
             self._tool_node = ToolNode([self.tool])
@@ -317,8 +318,8 @@ def _takes_injected(tool: Any) -> bool:
     function's signature as well as its schema: ``write_todos`` declares ``runtime`` only in
     its signature)."""
     try:
-        from langgraph.prebuilt.tool_node import _get_all_injected_args
-    except ImportError:  # pragma: no cover - without langgraph nothing can be injected
+        from deepagents_rs._langgraph_private import _get_all_injected_args
+    except ModuleNotFoundError:  # pragma: no cover - without langgraph nothing can be injected
         return bool(_injected_args(tool))
     injected = _get_all_injected_args(tool)
     return bool(injected.state or injected.store or injected.runtime)

@@ -29,7 +29,7 @@ STATE_KEYS = ("files", "_blob_payloads")
 
 def _graph_keys(config: Any) -> tuple[Any, Any] | None:
     """LangGraph's read and send of the running task, or None outside a graph."""
-    from langgraph._internal._constants import CONFIG_KEY_READ, CONFIG_KEY_SEND
+    from deepagents_rs._langgraph_private import CONFIG_KEY_READ, CONFIG_KEY_SEND
 
     configurable = (config or {}).get("configurable") or {}
     if CONFIG_KEY_READ not in configurable:

@@ -156,7 +156,10 @@ def _state_reachable() -> bool:
     """Whether a `StateBackend` reaches a `files` channel here: a LangGraph node of a graph
     that has one (read as deepagents' `StateBackend` reads it)."""
     try:
-        from langgraph._internal._constants import CONFIG_KEY_READ
+        from deepagents_rs._langgraph_private import CONFIG_KEY_READ
+    except ModuleNotFoundError:  # no LangGraph, no graph (an unsupported one raises)
+        return False
+    try:
         from langgraph.config import get_config
 
         get_config()["configurable"][CONFIG_KEY_READ]("files", True)
