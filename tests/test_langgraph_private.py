@@ -31,24 +31,6 @@ from packaging.requirements import Requirement
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "python" / "deepagents_rs"
 
-#: Modules still importing LangGraph's private names directly: ckpt19h's, being edited on
-#: another branch; they are converted to ``_langgraph_private`` when that branch merges, and
-#: then leave this set (the scan below still holds what they import to the module's list).
-NOT_YET_CONVERTED = frozenset(
-    {
-        "_direct_writer.py",
-        "_graph_task_configs.py",
-        "_plain_commit.py",
-        "_plain_tasks.py",
-        "_saver_thread.py",
-        "_stream.py",
-        "_thread_feed.py",
-        "_thread_runs.py",
-        "_threads.py",
-        "_writer_loop.py",
-    }
-)
-
 
 def _is_private(module: str, name: str) -> bool:
     return any(part.startswith("_") for part in module.split(".")) or name.startswith("_")
@@ -104,11 +86,8 @@ def test_no_name_is_listed_twice() -> None:
 
 def test_the_list_is_exactly_what_the_package_imports() -> None:
     direct, where, through = _scan()
-    # Outside the module, only the files not yet converted import LangGraph's private names.
-    assert {file for file in where if file not in NOT_YET_CONVERTED} == set()
-    # Those files' names are in the list already, under the module they come from.
-    for module_name, names in direct.items():
-        assert names <= set(private.PRIVATE_NAMES.get(module_name, ())), module_name
+    # Outside the module, no file imports LangGraph's private names.
+    assert where == {} and direct == {}
     # Every name taken from the module is listed, and every listed name is used somewhere.
     used = through | {name for names in direct.values() for name in names}
     assert through <= set(private._SOURCE)

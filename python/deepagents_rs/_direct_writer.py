@@ -32,10 +32,17 @@ ENABLED = True
 def _setup(graph: Any, input: Any, config: dict, durability: str | None, output_keys: Any) -> tuple:
     """What ``Pregel.stream`` hands its loop, for a run streaming ``updates`` only: the
     graph's defaults, its own checkpoint config, the durability and the runtime."""
-    from langgraph._internal._config import ensure_config
-    from langgraph._internal._constants import CONF, CONFIG_KEY_DURABILITY, CONFIG_KEY_RUNTIME
-    from langgraph.pregel.main import _build_server_info, _coerce_context, _coerce_parent_runtime
     from langgraph.runtime import DEFAULT_RUNTIME, RunControl, Runtime
+
+    from deepagents_rs._langgraph_private import (
+        CONF,
+        CONFIG_KEY_DURABILITY,
+        CONFIG_KEY_RUNTIME,
+        _build_server_info,
+        _coerce_context,
+        _coerce_parent_runtime,
+        ensure_config,
+    )
 
     pregel = graph
     config = ensure_config(pregel.config, config)
@@ -123,7 +130,8 @@ class _Writer:
     def __init__(self, pregel: Any, loop: Any, queue: collections.deque) -> None:
         from langchain_core.runnables.config import var_child_runnable_config
         from langgraph.errors import GraphInterrupt
-        from langgraph.pregel._runner import PregelRunner
+
+        from deepagents_rs._langgraph_private import PregelRunner
 
         self.loop = loop
         self.queue = queue
@@ -172,7 +180,7 @@ class _Writer:
         `_cancelled`)."""
         steps = _steps(task, self.retry_policy)
         if steps is None:
-            from langgraph.pregel._retry import run_with_retry
+            from deepagents_rs._langgraph_private import run_with_retry
 
             run_with_retry(task, self.retry_policy)
             return
@@ -197,7 +205,7 @@ class _Writer:
     async def arun(self, task: Any) -> None:
         steps = _steps(task, self.retry_policy)
         if steps is None:
-            from langgraph.pregel._retry import arun_with_retry
+            from deepagents_rs._langgraph_private import arun_with_retry
 
             await arun_with_retry(task, self.retry_policy)
             return
@@ -232,7 +240,7 @@ def _interrupts_only(loop: Any) -> Any:
     as LangGraph's runner does (no cycle keeping a finished run's loop alive)."""
     import weakref
 
-    from langgraph._internal._constants import INTERRUPT
+    from deepagents_rs._langgraph_private import INTERRUPT
 
     output_writes = type(loop).output_writes
     owner = weakref.ref(loop)
@@ -248,7 +256,7 @@ def _steps(task: Any, retry_policy: Any) -> list[Any] | None:
     """A task's runnables in order (the node, then its writers: the state keys' and the
     edge's), its writes cleared; or ``None`` when LangGraph's ``run_with_retry`` must run it
     (a retry policy)."""
-    from langgraph._internal._runnable import RunnableSeq
+    from deepagents_rs._langgraph_private import RunnableSeq
 
     if task.retry_policy or retry_policy:
         return None
@@ -263,7 +271,7 @@ def _direct_call(step: Any) -> tuple[Any, bool, bool] | None:
     untraced, with no bound or exploded arguments and asking for nothing but the config. Its
     ``invoke`` then does just that, after a pass over what the function accepts at every
     call; ``None`` for anything else (called through ``invoke``)."""
-    from langgraph._internal._runnable import RunnableCallable
+    from deepagents_rs._langgraph_private import RunnableCallable
 
     if (
         not isinstance(step, RunnableCallable)
@@ -316,7 +324,8 @@ def _cancelled(task: Any, exc: BaseException, *, is_async: bool) -> BaseExceptio
     ``NodeCancelledError``, committed as any failure; a cancellation of the run's own task
     (``cancelling()`` set) passes through uncommitted, as under LangGraph's runner."""
     from langgraph.errors import NodeCancelledError
-    from langgraph.pregel._retry import _is_user_raised_cancelled
+
+    from deepagents_rs._langgraph_private import _is_user_raised_cancelled
 
     if is_async and not _is_user_raised_cancelled():
         return exc
@@ -331,11 +340,15 @@ def _handled(exc: Exception, task: Any) -> bool:
     LangGraph's interrupts pass untouched; any other failure is noted with the task."""
     from dataclasses import replace
 
-    from langgraph._internal._config import recast_checkpoint_ns
-    from langgraph._internal._constants import CONF, CONFIG_KEY_CHECKPOINT_NS
     from langgraph.errors import GraphBubbleUp, ParentCommand
-    from langgraph.pregel._retry import _checkpoint_ns_for_parent_command
     from langgraph.types import Command
+
+    from deepagents_rs._langgraph_private import (
+        CONF,
+        CONFIG_KEY_CHECKPOINT_NS,
+        _checkpoint_ns_for_parent_command,
+        recast_checkpoint_ns,
+    )
 
     if isinstance(exc, ParentCommand):
         ns: str = task.config[CONF][CONFIG_KEY_CHECKPOINT_NS]
@@ -360,7 +373,7 @@ def _runner(pregel: Any, loop: Any, *, is_async: bool = False) -> Any:
     subagents would run one after another."""
     import weakref
 
-    from langgraph.pregel._runner import PregelRunner
+    from deepagents_rs._langgraph_private import PregelRunner
 
     handler = {
         "aschedule_error_handler" if is_async else "schedule_error_handler": (

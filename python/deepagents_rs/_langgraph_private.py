@@ -92,7 +92,12 @@ PRIVATE_NAMES: dict[str, tuple[str, ...]] = {
         "task_path_str",
     ),
     "langgraph.pregel._call": ("get_runnable_for_task", "identifier"),
-    "langgraph.pregel._checkpoint": ("DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT", "copy_checkpoint", "create_checkpoint"),
+    "langgraph.pregel._checkpoint": (
+        "DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT",
+        "LATEST_VERSION",
+        "copy_checkpoint",
+        "create_checkpoint",
+    ),
     "langgraph.pregel._io": ("map_output_updates",),
     "langgraph.pregel._loop": ("AsyncPregelLoop", "SyncPregelLoop"),
     "langgraph.pregel._messages": ("StreamMessagesHandler", "StreamMessagesHandlerV2", "ensure_message_ids"),

@@ -22,34 +22,35 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from langgraph._internal._constants import (
+from langgraph.channels.base import BaseChannel
+from langgraph.channels.binop import BinaryOperatorAggregate
+from langgraph.channels.delta import DeltaChannel
+from langgraph.channels.last_value import LastValue, LastValueAfterFinish
+from langgraph.channels.untracked_value import UntrackedValue
+from langgraph.checkpoint.base.id import uuid6
+from langgraph.types import Send
+
+from deepagents_rs._langgraph_private import (
     CONF,
     CONFIG_KEY_CHECKPOINT_ID,
     CONFIG_KEY_CHECKPOINT_MAP,
     CONFIG_KEY_CHECKPOINT_NS,
     CONFIG_KEY_RESUMING,
+    DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT,
+    LATEST_VERSION,
+    MISSING,
     NO_WRITES,
     NULL_TASK_ID,
     RESERVED,
     TASKS,
-)
-from langgraph._internal._typing import MISSING
-from langgraph.channels.base import BaseChannel
-from langgraph.channels.binop import BinaryOperatorAggregate
-from langgraph.channels.delta import DeltaChannel, _get_overwrite
-from langgraph.channels.last_value import LastValue, LastValueAfterFinish
-from langgraph.channels.untracked_value import UntrackedValue
-from langgraph.checkpoint.base.id import uuid6
-from langgraph.pregel._algo import sanitize_untracked_values_in_send, task_path_str
-from langgraph.pregel._checkpoint import (
-    DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT,
-    LATEST_VERSION,
+    _get_overwrite,
     copy_checkpoint,
     create_checkpoint,
+    ensure_message_ids,
+    get_new_channel_versions,
+    sanitize_untracked_values_in_send,
+    task_path_str,
 )
-from langgraph.pregel._messages import ensure_message_ids
-from langgraph.pregel._utils import get_new_channel_versions
-from langgraph.types import Send
 
 #: What LangGraph hands a channel that no task wrote this step.
 _NOTHING: tuple = ()

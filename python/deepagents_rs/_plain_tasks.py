@@ -25,8 +25,11 @@ from collections import deque
 from functools import partial
 from typing import Any
 
-from langgraph._internal._config import _copy_mapping_value, merge_configs
-from langgraph._internal._constants import (
+from langgraph.runtime import DEFAULT_RUNTIME, ExecutionInfo
+from langgraph.types import PregelExecutableTask, Send
+from xxhash import xxh3_128_hexdigest
+
+from deepagents_rs._langgraph_private import (
     CONF,
     CONFIG_KEY_CHECKPOINT_ID,
     CONFIG_KEY_CHECKPOINT_MAP,
@@ -40,27 +43,24 @@ from langgraph._internal._constants import (
     CONFIG_KEY_SEND,
     CONFIG_KEY_TASK_ID,
     CONFIG_KEY_THREAD_ID,
+    MISSING,
     NS_END,
     NS_SEP,
     PREVIOUS,
     PULL,
     PUSH,
-    TASKS,
-)
-from langgraph._internal._typing import MISSING
-from langgraph.pregel._algo import (
     PUSH_TRIGGER,
+    TASKS,
+    PregelNode,
     PregelTaskWrites,
+    _copy_mapping_value,
     _proc_input,
     _scratchpad,
     _triggers,
     checkpoint_null_version,
     local_read,
+    merge_configs,
 )
-from langgraph.pregel._read import PregelNode
-from langgraph.runtime import DEFAULT_RUNTIME, ExecutionInfo
-from langgraph.types import PregelExecutableTask, Send
-from xxhash import xxh3_128_hexdigest
 
 
 class PlainTasks:

@@ -155,9 +155,14 @@ def _langgraph_names() -> tuple | None:
     global _LANGGRAPH
     if _LANGGRAPH is None:
         try:
-            from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND, CONFIG_KEY_STREAM
             from langgraph.runtime import Runtime
-        except ImportError:
+
+            from deepagents_rs._langgraph_private import (
+                CONFIG_KEY_RUNTIME,
+                CONFIG_KEY_SEND,
+                CONFIG_KEY_STREAM,
+            )
+        except ModuleNotFoundError:
             return None
         _LANGGRAPH = (CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND, CONFIG_KEY_STREAM, Runtime)
     return _LANGGRAPH

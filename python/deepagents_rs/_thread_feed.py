@@ -602,7 +602,7 @@ def _made_objects(objects: Any, raw: Any, update: Any) -> None:
 
 
 def _task_id(config: dict) -> Any:
-    from langgraph._internal._constants import CONFIG_KEY_TASK_ID
+    from deepagents_rs._langgraph_private import CONFIG_KEY_TASK_ID
 
     return (config.get("configurable") or {}).get(CONFIG_KEY_TASK_ID)
 

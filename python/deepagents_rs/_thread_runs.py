@@ -558,6 +558,6 @@ def _node_list(value: Any) -> list[str]:
 
 def _pushes(snapshot: Any) -> bool:
     """Whether a step has tasks sent their input (`Send`s, the model's calls)."""
-    from langgraph._internal._constants import PUSH
+    from deepagents_rs._langgraph_private import PUSH
 
     return any(t.path[:1] == (PUSH,) for t in snapshot.tasks)

@@ -131,7 +131,11 @@ def task_keys(config: dict) -> dict:
     """What LangGraph's ``interrupt()`` reads from a task's config (its scratchpad, its write
     channel, its namespace): handed to the tools the core calls, whose config is the run's,
     so that an ``interrupt()`` in a tool pauses the task that started the core's run."""
-    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_NS, CONFIG_KEY_SCRATCHPAD, CONFIG_KEY_SEND
+    from deepagents_rs._langgraph_private import (
+        CONFIG_KEY_CHECKPOINT_NS,
+        CONFIG_KEY_SCRATCHPAD,
+        CONFIG_KEY_SEND,
+    )
 
     configurable = config.get("configurable") or {}
     keys = (CONFIG_KEY_SCRATCHPAD, CONFIG_KEY_SEND, CONFIG_KEY_CHECKPOINT_NS)
@@ -354,7 +358,7 @@ def step_tasks(snapshot: Any, sends: Sequence[Any], kept: bool = False) -> list[
     kept write of one that had finished)``, in LangGraph's task order), or ``None`` when the
     step is one node on the thread's state or the model's calls (a `tools` task each, which
     the core runs as one node). ``kept``: see `kept_writes`."""
-    from langgraph._internal._constants import PUSH
+    from deepagents_rs._langgraph_private import PUSH
 
     tasks: list[StartTask] = []
     calls = False
@@ -421,7 +425,7 @@ def _read_state_on_demand(graph: Any) -> None:
     applied, which costs a run of every channel's reducer (``messages``' over the whole
     history) after each node, while in a run the edge takes where the core went. So the
     reader LangGraph attached to each edge is moved where the edge's path finds it."""
-    from langgraph.graph._branch import BranchSpec
+    from deepagents_rs._langgraph_private import BranchSpec
 
     for node in graph.nodes.values():
         for writer in node.writers:
@@ -442,7 +446,8 @@ def registration_order(node_names: Sequence[str], registered: Sequence[str]) -> 
 
 def _edge(name: str, route_after: Callable[[str, dict], Any]) -> Any:
     from langchain_core.runnables import RunnableConfig
-    from langgraph._internal._runnable import RunnableCallable
+
+    from deepagents_rs._langgraph_private import RunnableCallable
 
     def route(state, config, **kwargs):  # annotated below, with the real class
 
@@ -463,7 +468,7 @@ def _edge(name: str, route_after: Callable[[str, dict], Any]) -> Any:
 def _node(name: str) -> Any:
     # LangGraph's own light runnable (what StateGraph wraps a function in), untraced: no
     # callbacks and no per-call signature inspection, which a RunnableLambda costs.
-    from langgraph._internal._runnable import RunnableCallable
+    from deepagents_rs._langgraph_private import RunnableCallable
 
     def run(arg: Any, config: RunnableConfig) -> Any:
         return config["configurable"][_FEED].take(name, arg, config)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import concurrent.futures
 from typing import Any
 
-from langgraph.pregel._loop import AsyncPregelLoop, SyncPregelLoop
+from deepagents_rs._langgraph_private import AsyncPregelLoop, SyncPregelLoop
 
 from . import _plain_commit
 from ._plain_tasks import PlainTasks
