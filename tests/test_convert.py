@@ -54,10 +54,13 @@ class _Role(str):
     ],
 )
 def test_the_quick_plain_check_never_takes_what_the_rule_refuses(msg: Any) -> None:
-    from deepagents_rs._convert import _is_plain, _plain_type
+    from deepagents_rs import _core
+    from deepagents_rs._convert import _plain_type
 
-    if _is_plain(msg):
+    if _core.all_plain_messages([msg]):
         assert _plain_type(msg) is not None
+        # Exact types only: a str subclass role takes the full path.
+        assert type(msg) is dict and type(msg["role"]) is str
 
 
 def test_an_all_plain_input_is_passed_as_given_in_a_new_list() -> None:

@@ -130,3 +130,41 @@ def test_made_messages_share_no_mutable_part() -> None:
     again, reference, _ = _core._result_objects_for_tests(dicts)
     for m, r in zip(again, reference, strict=True):
         _same(m, r)
+
+
+def test_a_plain_dicts_content_comes_back_as_the_callers_string() -> None:
+    """LangChain's coercion makes a plain dict's message around the caller's very ``str``
+    (deepagents' result holds it); the core keeps it for the result instead of copying the
+    text back into a new string. A message the run replaced gets its own."""
+    import deepagents
+    import deepagents_rs
+    from fake_models import ScriptedChatModel
+
+    texts = ["first " * 20, "reply " * 20, "é😀 again " * 5]
+    for mod in (deepagents, deepagents_rs):
+        history = [{"role": r, "content": t} for r, t in zip(("user", "assistant", "user"), texts, strict=True)]
+        agent = mod.create_deep_agent(model=ScriptedChatModel(["done"]))
+        out = agent.invoke({"messages": history})["messages"]
+        assert [m.content for m in out] == [*texts, "done"]
+        assert all(m.content is d["content"] for m, d in zip(out, history, strict=False)), mod.__name__
+
+
+def test_a_made_messages_set_fields_are_left_to_no_collection() -> None:
+    """The set of field names of a made message is untracked by the collector (it holds
+    strings only, so no cycle runs through it): one container less per message of a long
+    history for every collection to walk. It still takes a field set later, and a copy's set
+    is pydantic's own."""
+    import gc
+
+    dicts = [{"type": kind, "content": kind, "id": f"{kind}-1"} for kind in ("human", "system", "ai")]
+    made, reference, plain_ones = _core._result_objects_for_tests(dicts)
+    assert all(plain_ones)
+    for m, r in zip(made, reference, strict=True):
+        assert not gc.is_tracked(m.__pydantic_fields_set__)
+        assert gc.is_tracked(m) and gc.is_tracked(m.__dict__)
+        _same(m, r)
+        m.name = "bob"
+        assert "name" in m.__pydantic_fields_set__
+        copy = m.model_copy()
+        assert copy == m and copy.__pydantic_fields_set__ == m.__pydantic_fields_set__
+        assert gc.is_tracked(copy.__pydantic_fields_set__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from . import _ai_fields, _compat
+from . import _ai_fields, _compat, _core
 from . import messages as light
 
 _ROLE_TO_TYPE = {
@@ -77,15 +77,6 @@ def _plain_type(msg: dict) -> str | None:
     return _PLAIN_ROLES.get(msg.get("role"))  # type: ignore[arg-type]
 
 
-def _is_plain(msg: Any) -> bool:
-    """``_plain_type(msg) is not None`` for any value, inline, and never raising (an
-    unhashable role is not plain here; the full path reports it)."""
-    if type(msg) is not dict or len(msg) != 2:
-        return False
-    role = msg.get("role")
-    return isinstance(msg.get("content"), str) and type(role) is str and role in _PLAIN_ROLES
-
-
 def _plain_dict(msg: dict) -> dict | None:
     mtype = _plain_type(msg)
     if mtype is None:
@@ -139,8 +130,8 @@ def input_messages(value: Any) -> list[Any]:
     # coerced, or refused with LangChain's NotImplementedError, as one).
     if not isinstance(value, list):
         value = [value]
-    if all(_is_plain(raw) for raw in value):
-        # The common long history: one cheap pass instead of two calls per message (a
+    if _core.all_plain_messages(value):
+        # The common long history: one pass in the core instead of two calls per message (a
         # plain dict is no removal and is passed as it is below).
         return list(value)
     out = _read_input(value)

@@ -39,6 +39,10 @@ def dangling_tool_results(messages: list[dict[str, Any]]) -> list[tuple[int, dic
     """The error results `PatchToolCallsMiddleware` adds, each with the index of the AI
     message it follows; `None` when no call is dangling."""
 
+def all_plain_messages(messages: list[Any]) -> bool:
+    """Whether every message is a plain ``{"role": ..., "content": "<str>"}`` dict
+    (``_convert._is_plain`` of each)."""
+
 def content_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     """LangChain's `message.content_blocks` as the core reads it (a message as `_convert.to_core` gives it)."""
 

@@ -92,14 +92,14 @@ pub fn build_stack(kind: StackKind, parts: StackParts) -> Vec<Arc<dyn Middleware
         StackKind::Main => {
             tail.extend(memory.map(builtin));
             tail.extend(interrupts.map(builtin));
-            tail.push(builtin(Arc::new(UnsupportedContent)));
+            tail.push(builtin(Arc::new(UnsupportedContent::default())));
             tail.extend(exclusion);
         }
         // deepagents' subagent gets its gate and the content filter after the profile's part.
         StackKind::Subagent => {
             tail.extend(exclusion);
             tail.extend(interrupts.map(builtin));
-            tail.push(builtin(Arc::new(UnsupportedContent)));
+            tail.push(builtin(Arc::new(UnsupportedContent::default())));
         }
         // Returned above: none of deepagents' own slots.
         StackKind::Plain => {}

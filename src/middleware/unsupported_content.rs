@@ -17,10 +17,31 @@ use serde_json::{Map, Value, json};
 
 use super::{Middleware, ModelHandler, ModelResponse};
 use crate::error::Error;
-use crate::messages::{Content, Message};
+use crate::message_scan::AnyMessage;
+use crate::messages::{Content, HumanMessage, Message, ToolMessage};
 use crate::model::{InputProfile, ModelRequest};
 
-pub struct UnsupportedContent;
+#[derive(Default)]
+pub struct UnsupportedContent {
+    /// Whether a request holds a message this entry could change at all (a human or tool
+    /// message of blocks), asked of its new messages only: on a long text history every
+    /// step would otherwise read every message.
+    with_blocks: AnyMessage,
+}
+
+/// A message whose blocks `filtered` reads (any other goes unchanged, whatever the model).
+fn has_blocks(message: &Message) -> bool {
+    matches!(
+        message,
+        Message::Human(HumanMessage {
+            content: Content::Blocks(_),
+            ..
+        }) | Message::Tool(ToolMessage {
+            content: Content::Blocks(_),
+            ..
+        })
+    )
+}
 
 const PDF: &str = "application/pdf";
 
@@ -235,6 +256,9 @@ impl Middleware for UnsupportedContent {
         mut request: ModelRequest,
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
+        if !self.with_blocks.any(&request.messages, has_blocks) {
+            return next.call(request);
+        }
         let profile = request.model.input_profile();
         // Read first, edited only when a message changes: an edit copies the request's
         // list, which it shares with the history.
@@ -257,7 +281,6 @@ impl Middleware for UnsupportedContent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::messages::ToolMessage;
 
     fn read(block: Value) -> Message {
         let mut kwargs = Map::new();

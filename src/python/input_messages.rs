@@ -5,14 +5,15 @@
 //! message arrives as `to_core` made it. Building a core
 //! dict per plain message in Python cost more than the rest of a 2,000-message run's input.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use super::convert::message_from_py;
 use crate::history::History;
+use crate::message_memo::AddressMap;
 use crate::messages::{AiMessage, Content, HumanMessage, Message, SystemMessage};
 
 /// The caller's message objects among a run's input, by the core message read from each.
@@ -22,11 +23,17 @@ use crate::messages::{AiMessage, Content, HumanMessage, Message, SystemMessage};
 /// it was is the very `Arc` read here (the run replaces, never edits, a message), so the
 /// result gives its object back; one the run replaced (same id, or rewritten) is a new
 /// `Arc` and is made a new object.
+///
+/// The content string of each plain dict is kept too: LangChain's coercion makes the message
+/// object around the caller's very `str`, and a result made from it again would copy every
+/// text of a long history back into a new one.
 #[derive(Default)]
 pub(crate) struct GivenObjects {
     /// By the address of the message read from the object; the `Arc` held here keeps that
     /// address from being reused by a message made during the run.
-    by_address: HashMap<usize, (Arc<Message>, Py<PyAny>)>,
+    by_address: AddressMap<(Arc<Message>, Py<PyAny>)>,
+    /// A plain dict's `content`, by the address of the message read from it (held alike).
+    texts: AddressMap<(Arc<Message>, Py<PyString>)>,
 }
 
 impl GivenObjects {
@@ -46,6 +53,17 @@ impl GivenObjects {
         let (_, obj) = self.by_address.get(&address(message))?;
         Some(obj.bind(py).clone())
     }
+
+    /// The caller's `content` string of the plain dict `message` was read from, while the
+    /// run holds it unchanged.
+    pub(crate) fn text_of<'py>(
+        &self,
+        py: Python<'py>,
+        message: &Arc<Message>,
+    ) -> Option<&Bound<'py, PyString>> {
+        let (_, text) = self.texts.get(&address(message))?;
+        Some(text.bind(py))
+    }
 }
 
 fn address(message: &Arc<Message>) -> usize {
@@ -60,13 +78,16 @@ pub(crate) fn input_history_from_py(list: &Bound<'_, PyAny>) -> PyResult<(Histor
     let mut ids = crate::run::new_ids(plain.iter().flatten().count()).into_iter();
     let mut history = History::new();
     let mut given = GivenObjects::default();
+    given.texts.reserve(plain.iter().flatten().count());
     let mut to_core = None;
     for (item, plain) in items.iter().zip(plain) {
+        let mut text = None;
         let (message, object) = match plain {
-            Some(p) => (
-                p.message(ids.next().unwrap_or_else(crate::run::new_id))?,
-                None,
-            ),
+            Some(p) => {
+                let message = p.message(ids.next().unwrap_or_else(crate::run::new_id))?;
+                text = message.1;
+                (message.0, None)
+            }
             None if item.is_instance_of::<PyDict>() => (message_from_py(item)?, None),
             None => match super::input_objects::object_message(item)? {
                 Some(message) => (message, Some(item)),
@@ -89,6 +110,11 @@ pub(crate) fn input_history_from_py(list: &Bound<'_, PyAny>) -> PyResult<(Histor
                 .by_address
                 .insert(address(&message), (message.clone(), obj.clone().unbind()));
         }
+        if let Some(text) = text {
+            given
+                .texts
+                .insert(address(&message), (message.clone(), text.unbind()));
+        }
         history.push(message);
     }
     Ok((history, given))
@@ -103,19 +129,15 @@ struct Plain<'py> {
 /// The rule `_convert._plain_dict` applies: a dict of exactly `role` (one of the plain roles)
 /// and a str `content`.
 fn plain<'py>(obj: &Bound<'py, PyAny>) -> Option<Plain<'py>> {
+    let py = obj.py();
     let dict = obj.cast_exact::<PyDict>().ok()?;
     if dict.len() != 2 {
         return None;
     }
-    let role = dict.get_item("role").ok()??;
-    let kind = match role.cast::<PyString>().ok()?.to_str().ok()? {
-        "user" | "human" => "human",
-        "assistant" | "ai" => "ai",
-        "system" => "system",
-        _ => return None,
-    };
+    let role = dict.get_item(intern!(py, "role")).ok()??;
+    let kind = plain_kind(role.cast::<PyString>().ok()?)?;
     let content = dict
-        .get_item("content")
+        .get_item(intern!(py, "content"))
         .ok()??
         .cast::<PyString>()
         .ok()?
@@ -123,8 +145,44 @@ fn plain<'py>(obj: &Bound<'py, PyAny>) -> Option<Plain<'py>> {
     Some(Plain { kind, content })
 }
 
-impl Plain<'_> {
-    fn message(self, id: String) -> PyResult<Message> {
+fn plain_kind(role: &Bound<'_, PyString>) -> Option<&'static str> {
+    Some(match role.to_str().ok()? {
+        "user" | "human" => "human",
+        "assistant" | "ai" => "ai",
+        "system" => "system",
+        _ => return None,
+    })
+}
+
+/// Whether every message of the list is a plain dict as `_convert._is_plain` tells one
+/// (an exact dict of a str `content` and an exact str `role` among the plain ones): the
+/// check `_convert.input_messages` makes of a whole input, a Python call per message of a
+/// long history otherwise.
+#[pyfunction]
+pub(crate) fn all_plain_messages(messages: &Bound<'_, PyList>) -> bool {
+    let py = messages.py();
+    messages.iter().all(|m| {
+        let Ok(dict) = m.cast_exact::<PyDict>() else {
+            return false;
+        };
+        if dict.len() != 2 {
+            return false;
+        }
+        let content = dict.get_item(intern!(py, "content")).ok().flatten();
+        if !content.is_some_and(|c| c.is_instance_of::<PyString>()) {
+            return false;
+        }
+        let role = dict.get_item(intern!(py, "role")).ok().flatten();
+        role.as_ref()
+            .and_then(|r| r.cast_exact::<PyString>().ok())
+            .and_then(plain_kind)
+            .is_some()
+    })
+}
+
+impl<'py> Plain<'py> {
+    /// The message, and the content string it was read from exactly (kept for the result).
+    fn message(self, id: String) -> PyResult<(Message, Option<Bound<'py, PyString>>)> {
         // A str subclass or a lone surrogate is not read exactly: the core dict the Python
         // side made before, read as every message dict is (the object kept to give back).
         let text = match self.content.is_exact_instance_of::<PyString>() {
@@ -132,10 +190,10 @@ impl Plain<'_> {
             false => None,
         };
         let Some(text) = text else {
-            return message_from_py(&self.core_dict(id)?);
+            return Ok((message_from_py(&self.core_dict(id)?)?, None));
         };
         let content = Content::Text(text);
-        Ok(match self.kind {
+        let message = match self.kind {
             "human" => Message::Human(HumanMessage {
                 content,
                 id: Some(id),
@@ -151,7 +209,8 @@ impl Plain<'_> {
                 id: Some(id),
                 ..SystemMessage::default()
             }),
-        })
+        };
+        Ok((message, Some(self.content)))
     }
 
     /// What LangChain's coercion makes of the dict, as a core dict.

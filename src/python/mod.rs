@@ -112,6 +112,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         input_objects::_input_objects_for_tests,
         m
     )?)?;
+    m.add_function(wrap_pyfunction!(input_messages::all_plain_messages, m)?)?;
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;
     m.add_function(wrap_pyfunction!(python_calls::_python_calls_stats, m)?)?;
     m.add_function(wrap_pyfunction!(

@@ -265,8 +265,14 @@ impl Maker {
         self.names[field as usize].bind(py)
     }
 
-    /// The object `from_core` makes of the message's dict.
-    fn make<'py>(&self, py: Python<'py>, parts: &Plain<'_>) -> PyResult<Bound<'py, PyAny>> {
+    /// The object `from_core` makes of the message's dict; its content the caller's own
+    /// string `text` when the message was read from one.
+    fn make<'py>(
+        &self,
+        py: Python<'py>,
+        parts: &Plain<'_>,
+        text: Option<&Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let class = match parts.kind {
             Kind::Human => &self.human,
             Kind::System => &self.system,
@@ -276,7 +282,10 @@ impl Maker {
         for &field in &class.fields {
             let key = self.name(py, field);
             match field {
-                Field::Content => values.set_item(key, parts.text)?,
+                Field::Content => match text {
+                    Some(text) => values.set_item(key, text)?,
+                    None => values.set_item(key, parts.text)?,
+                },
                 Field::AdditionalKwargs | Field::ResponseMetadata => {
                     values.set_item(key, PyDict::new(py))?
                 }
@@ -302,6 +311,11 @@ impl Maker {
         // a new reference or null with an exception set.
         let set =
             unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PySet_New(template.as_ptr()))? };
+        // The set holds field names only (pydantic adds names, nothing else), so it can be in
+        // no reference cycle: left out of the collector's lists, one tracked container less
+        // per message of a long history for every collection to walk.
+        // SAFETY: `set` is a live set, new here, tracked by `PySet_New`.
+        unsafe { pyo3::ffi::PyObject_GC_UnTrack(set.as_ptr().cast()) };
         let cls = class.cls.bind(py);
         // SAFETY: `new` is the class's own `__new__` slot, called as `cls.__new__(cls)` calls
         // it: the class, an empty argument tuple, no keywords; it returns a new reference or
@@ -363,7 +377,9 @@ pub(crate) fn message_objects<'py>(
             continue;
         }
         match (maker, plain(m)) {
-            (Some(maker), Some(parts)) => list.append(maker.make(py, &parts)?)?,
+            (Some(maker), Some(parts)) => {
+                list.append(maker.make(py, &parts, given.text_of(py, m))?)?
+            }
             _ => list.append(from_core.call1((message_to_py(py, m)?,))?)?,
         }
     }

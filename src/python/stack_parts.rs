@@ -191,7 +191,7 @@ pub(crate) fn middleware_from_py(
             } else if super::summarization::is_summarization_tool_config(&a) {
                 super::summarization::summarization_tool_from_py(&a)?
             } else if super::convert::is_core_config(&a, "unsupported_content") {
-                Arc::new(crate::middleware::UnsupportedContent) as Arc<dyn Middleware>
+                Arc::new(crate::middleware::UnsupportedContent::default()) as Arc<dyn Middleware>
             } else if super::convert::is_core_config(&a, "anthropic_prompt_caching") {
                 Arc::new(crate::middleware::AnthropicPromptCaching::default())
                     as Arc<dyn Middleware>

@@ -23,11 +23,50 @@ pub(super) struct Encoded {
     /// The content as sent when the message is a turn alone.
     pub(super) json: Box<str>,
     /// The content as the comma-joined blocks it contributes to a merged user turn.
-    pub(super) blocks: Box<str>,
+    blocks: Blocks,
     /// An assistant turn the API refuses unless it is the final prefill.
     pub(super) empty: bool,
     /// Content whose last block is a server tool's result (a system turn may follow it).
     pub(super) server_result_last: bool,
+}
+
+/// What a message adds to a merged user turn.
+enum Blocks {
+    /// The text block `{"type": "text", "text": s}` a string content serializes to, written
+    /// around `json` (the string escaped once) when a merge needs it: most messages of a
+    /// long history are text, and most are never merged.
+    Text,
+    /// The comma-joined blocks (none for an empty list).
+    Joined(Box<str>),
+}
+
+impl Encoded {
+    /// Appends the blocks this message adds to a merged user turn; `false` when it adds none.
+    pub(super) fn write_blocks(&self, out: &mut Vec<u8>) -> bool {
+        match &self.blocks {
+            Blocks::Text => {
+                out.extend_from_slice(br#"{"type":"text","text":"#);
+                out.extend_from_slice(self.json.as_bytes());
+                out.push(b'}');
+            }
+            Blocks::Joined(blocks) if blocks.is_empty() => return false,
+            Blocks::Joined(blocks) => out.extend_from_slice(blocks.as_bytes()),
+        }
+        true
+    }
+
+    /// A string content's encoding, escaped straight from the string.
+    fn text(role: Role, text: &str) -> Result<Encoded, ModelError> {
+        let json = serde_json::to_string(text)
+            .map_err(|e| ModelError::Config(format!("unserializable request: {e}")))?;
+        Ok(Encoded {
+            part: Part::Turn(role),
+            json: json.into(),
+            blocks: Blocks::Text,
+            empty: text.is_empty(),
+            server_result_last: false,
+        })
+    }
 }
 
 pub(super) enum Part {
@@ -49,12 +88,16 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
             return Ok(Encoded {
                 part: Part::System(system_turns::encode(&m.content)),
                 json: "".into(),
-                blocks: "".into(),
+                blocks: Blocks::Joined("".into()),
                 empty: false,
                 server_result_last: false,
             });
         }
-        Message::Human(m) => (Role::User, user_content(&m.content)),
+        // A text content goes as the string itself (`user_content`, `assistant_content`).
+        Message::Human(m) => match &m.content {
+            Content::Text(text) => return Encoded::text(Role::User, text),
+            content => (Role::User, user_content(content)),
+        },
         Message::Tool(m) => {
             let block = json!({
                 "type": "tool_result",
@@ -64,13 +107,16 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
             });
             (Role::User, Value::Array(vec![block]))
         }
-        Message::Ai(m) => (Role::Assistant, assistant_content(m)),
+        Message::Ai(m) => match &m.content {
+            Content::Text(text) if m.tool_calls.is_empty() => {
+                return Encoded::text(Role::Assistant, text);
+            }
+            _ => (Role::Assistant, assistant_content(m)),
+        },
     };
     let json = to_json(&content)?;
     let blocks = match &content {
-        // The text block `{"type": "text", "text": s}` serializes to, around the string
-        // already escaped once above (a long history is mostly text messages).
-        Value::String(_) => format!(r#"{{"type":"text","text":{json}}}"#),
+        Value::String(_) => Blocks::Text,
         Value::Array(items) => {
             let mut out = String::new();
             for item in items {
@@ -79,14 +125,14 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
                 }
                 out.push_str(&to_json(item)?);
             }
-            out
+            Blocks::Joined(out.into())
         }
-        other => to_json(other)?,
+        other => Blocks::Joined(to_json(other)?.into()),
     };
     Ok(Encoded {
         part: Part::Turn(role),
         json: json.into(),
-        blocks: blocks.into(),
+        blocks,
         empty: is_empty(&content),
         server_result_last: content
             .as_array()

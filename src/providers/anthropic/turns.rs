@@ -283,15 +283,15 @@ impl Turns<'_> {
                     out.push(b'[');
                     let mut first = true;
                     for e in &encoded[held.clone()] {
-                        let blocks = &e.blocks;
-                        if blocks.is_empty() {
-                            continue;
-                        }
+                        let at = out.len();
                         if !first {
                             out.push(b',');
                         }
-                        first = false;
-                        out.extend_from_slice(blocks.as_bytes());
+                        if e.write_blocks(out) {
+                            first = false;
+                        } else {
+                            out.truncate(at);
+                        }
                     }
                     out.push(b']');
                 }
