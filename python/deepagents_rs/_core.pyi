@@ -40,8 +40,9 @@ def dangling_tool_results(messages: list[dict[str, Any]]) -> list[tuple[int, dic
     message it follows; `None` when no call is dangling."""
 
 def all_plain_messages(messages: list[Any]) -> bool:
-    """Whether every message is a plain ``{"role": ..., "content": "<str>"}`` dict
-    (``_convert._is_plain`` of each)."""
+    """Whether every message is a plain ``{"role": ..., "content": "<str>"}`` dict as
+    ``_convert._plain_dict`` reads one (an exact dict of exactly those two keys, an exact str
+    ``role`` among the plain roles)."""
 
 def content_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     """LangChain's `message.content_blocks` as the core reads it (a message as `_convert.to_core` gives it)."""

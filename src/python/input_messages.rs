@@ -154,9 +154,9 @@ fn plain_kind(role: &Bound<'_, PyString>) -> Option<&'static str> {
     })
 }
 
-/// Whether every message of the list is a plain dict as `_convert._is_plain` tells one
-/// (an exact dict of a str `content` and an exact str `role` among the plain ones): the
-/// check `_convert.input_messages` makes of a whole input, a Python call per message of a
+/// Whether every message of the list is a plain dict as `_convert._plain_dict` reads one
+/// (an exact dict of exactly a str `content` and an exact str `role` among the plain ones):
+/// the check `_convert.input_messages` makes of a whole input, a Python call per message of a
 /// long history otherwise.
 #[pyfunction]
 pub(crate) fn all_plain_messages(messages: &Bound<'_, PyList>) -> bool {
