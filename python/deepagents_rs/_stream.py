@@ -155,15 +155,16 @@ def _langgraph_names() -> tuple | None:
     global _LANGGRAPH
     if _LANGGRAPH is None:
         try:
-            from langgraph.runtime import Runtime
-
             from deepagents_rs._langgraph_private import (
                 CONFIG_KEY_RUNTIME,
                 CONFIG_KEY_SEND,
                 CONFIG_KEY_STREAM,
             )
         except ModuleNotFoundError:
+            # LangGraph absent or not importable (an unsupported one raises its ImportError).
             return None
+        from langgraph.runtime import Runtime
+
         _LANGGRAPH = (CONFIG_KEY_RUNTIME, CONFIG_KEY_SEND, CONFIG_KEY_STREAM, Runtime)
     return _LANGGRAPH
 
