@@ -147,26 +147,27 @@ def _apply(loop: Any, task: Any) -> set[str]:
 _STILL_WHEN_UNWRITTEN = (LastValue, LastValueAfterFinish, DeltaChannel, UntrackedValue, BinaryOperatorAggregate)
 
 
+def _channels_by_class(loop: Any, key: str, keep: Any) -> tuple[str, ...]:
+    """The loop's channels, in order, whose class ``keep`` takes: worked out once for the
+    loop's run (its channels are made once) and kept on the loop under ``key``, with the
+    channels they were read from (a loop given new channels is read again)."""
+    channels = loop.channels
+    cached = loop.__dict__.get(key)
+    if cached is None or cached[0] is not channels:
+        names = tuple(c for c in channels if keep(type(channels[c])))
+        cached = loop.__dict__[key] = (channels, names)
+    return cached[1]
+
+
 def _ticked(loop: Any) -> tuple[str, ...]:
     """The loop's channels, in order, that a step nobody wrote them in may change (an
-    ``EphemeralValue`` cleared, a ``Topic`` emptied...): the same for the loop's whole run,
-    whose channels are made once."""
-    channels = loop.channels
-    cached = loop.__dict__.get("_deepagents_rs_ticked")
-    if cached is None or cached[0] is not channels:
-        names = tuple(c for c in channels if type(channels[c]) not in _STILL_WHEN_UNWRITTEN)
-        cached = loop.__dict__["_deepagents_rs_ticked"] = (channels, names)
-    return cached[1]
+    ``EphemeralValue`` cleared, a ``Topic`` emptied...)."""
+    return _channels_by_class(loop, "_deepagents_rs_ticked", lambda cls: cls not in _STILL_WHEN_UNWRITTEN)
 
 
 def _finishing(loop: Any) -> tuple[str, ...]:
     """The loop's channels, in order, whose ``finish`` is not `BaseChannel`'s no-op."""
-    channels = loop.channels
-    cached = loop.__dict__.get("_deepagents_rs_finishing")
-    if cached is None or cached[0] is not channels:
-        names = tuple(c for c in channels if type(channels[c]).finish is not BaseChannel.finish)
-        cached = loop.__dict__["_deepagents_rs_finishing"] = (channels, names)
-    return cached[1]
+    return _channels_by_class(loop, "_deepagents_rs_finishing", lambda cls: cls.finish is not BaseChannel.finish)
 
 
 #: Channel classes whose ``checkpoint()`` is always ``MISSING`` (LangGraph's own, exactly): a
@@ -181,13 +182,10 @@ def _checkpoint(loop: Any, previous: dict, updated: set[str]) -> dict:
     kept): each written channel's saved value, in the channels' order, asking only those whose
     class may hold one; a new uuid6 id for the step and the time."""
     channels = loop.channels
-    cached = loop.__dict__.get("_deepagents_rs_saved")
-    if cached is None or cached[0] is not channels:
-        names = tuple(c for c in channels if type(channels[c]) not in _NEVER_SAVED)
-        cached = loop.__dict__["_deepagents_rs_saved"] = (channels, names)
+    saved = _channels_by_class(loop, "_deepagents_rs_saved", lambda cls: cls not in _NEVER_SAVED)
     versions = previous["channel_versions"]
     values = {}
-    for k in cached[1]:
+    for k in saved:
         if k in versions and (v := channels[k].checkpoint()) is not MISSING:
             values[k] = v
     return {
