@@ -14,7 +14,7 @@ import pytest
 from deepagents_rs import _direct_args
 from deepagents_rs._tools import LangChainToolAdapter
 from langchain_core.tools import InjectedToolArg, InjectedToolCallId, StructuredTool, tool
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, ValidationError, computed_field, field_serializer
 
 
 def add(a: float, b: int) -> str:
@@ -48,6 +48,44 @@ def aliased(path: str, limit: int = 10, note: str = "made") -> str:
     return f"{path}:{limit}:{note}"
 
 
+class Serialized(BaseModel):
+    text: str
+    times: int = 2
+
+    @field_serializer("times")
+    def _times(self, value: int) -> str:
+        return str(value)
+
+
+class Annotated_(BaseModel):
+    text: str
+    times: Annotated[int, PlainSerializer(str)] = 2
+
+
+class Computed(BaseModel):
+    text: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def size(self) -> int:
+        return len(self.text)
+
+
+class Excluded(BaseModel):
+    text: str
+    hidden: int = Field(default=1, exclude=True)
+
+
+class Extra(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    text: str
+
+
+def repeat(text: str, times: int = 2, size: int = 0, hidden: int = 0, **extra: Any) -> str:
+    """Repeat the text."""
+    return text * times
+
+
 def which_call(note: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
     """Say which call this is."""
     return note
@@ -64,6 +102,12 @@ TOOLS = {
     "no_args": tool(no_args),
     "variadic": tool(variadic),
     "aliased": StructuredTool.from_function(aliased, args_schema=Aliased),
+    # Schemas whose dump is not their fields alone: dumped at each call, as LangChain does.
+    "serialized": StructuredTool.from_function(repeat, args_schema=Serialized),
+    "annotated": StructuredTool.from_function(repeat, args_schema=Annotated_),
+    "computed": StructuredTool.from_function(repeat, args_schema=Computed),
+    "excluded": StructuredTool.from_function(repeat, args_schema=Excluded),
+    "extra": StructuredTool.from_function(repeat, args_schema=Extra),
 }
 
 CALLS = [
@@ -82,6 +126,11 @@ CALLS = [
     ("aliased", {"file_path": "/a"}),
     ("aliased", {"file_path": "/a", "limit": "5"}),
     ("aliased", {"path": "/a"}),
+    ("serialized", {"text": "t", "times": 3}),
+    ("annotated", {"text": "t", "times": 3}),
+    ("computed", {"text": "t"}),
+    ("excluded", {"text": "t", "hidden": 5}),
+    ("extra", {"text": "t", "more": 1}),
 ]
 
 
@@ -152,3 +201,27 @@ def test_the_plan_does_no_introspection_per_call(monkeypatch: pytest.MonkeyPatch
     assert calls == []
     t._to_args_and_kwargs({"text": "t"}, "c")
     assert calls
+
+
+def test_a_plan_walks_the_fields_instead_of_dumping_when_the_dump_is_the_fields(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LangChain dumps the validated model only for its keys; a schema whose dump can only be
+    its fields is not dumped per call, and one whose dump differs still is."""
+    dumps: list[str] = []
+    real = BaseModel.model_dump
+    monkeypatch.setattr(
+        BaseModel, "model_dump", lambda self, **kw: dumps.append(type(self).__name__) or real(self, **kw)
+    )
+    for name in ("with_defaults", "aliased", "variadic"):
+        t = TOOLS[name]
+        plan = _direct_args.args_plan(t)
+        assert plan is not None and plan.dumped is not None
+        _direct_args.args_and_kwargs(t, plan, {"text": "t", "file_path": "/a", "first": "f"}, "c")
+    assert dumps == []
+    for name in ("serialized", "annotated", "computed", "excluded", "extra"):
+        t = TOOLS[name]
+        plan = _direct_args.args_plan(t)
+        assert plan is not None and plan.dumped is None
+        _direct_args.args_and_kwargs(t, plan, {"text": "t"}, "c")
+    assert dumps == ["Serialized", "Annotated_", "Computed", "Excluded", "Extra"]

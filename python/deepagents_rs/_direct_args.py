@@ -10,6 +10,11 @@ does the rest of each call as LangChain does: the schema's ``model_validate`` (s
 ``ValidationError``), then the fields given, set through an alias, or with a default of their
 own. A tool whose schema is not a pydantic v2 model, or which injects anything, has no plan
 and keeps LangChain's method.
+
+LangChain dumps the validated model (``model_dump``) only to walk its keys: for a schema whose
+dump can only be its fields in order (no serializer of its own, computed or excluded field,
+extra key or alias naming the keys), the plan walks the fields instead: the dump runs a
+serializer over every value, about 1.2 us of a hot direct call's 22.6 (an ``echo`` tool).
 """
 
 from __future__ import annotations
@@ -20,14 +25,19 @@ from typing import Any
 class ArgsPlan:
     """What ``_to_args_and_kwargs`` needs of one tool's schema."""
 
-    __slots__ = ("defaulted", "no_fields", "schema")
+    __slots__ = ("defaulted", "dumped", "no_fields", "schema")
 
-    def __init__(self, schema: type, no_fields: bool, defaulted: frozenset[str]) -> None:
+    def __init__(
+        self, schema: type, no_fields: bool, defaulted: frozenset[str], dumped: tuple[str, ...] | None = None
+    ) -> None:
         self.schema = schema
         self.no_fields = no_fields
         # The fields passed when not given: an explicit default, not the synthetic
         # ``args``/``kwargs`` of a variadic function.
         self.defaulted = defaulted
+        # The keys of every ``model_dump()`` of the schema, when known without dumping
+        # (`_dumped_keys`); ``None``: dumped at each call.
+        self.dumped = dumped
 
     def args_and_kwargs(self, args: dict) -> tuple[tuple, dict]:
         """``tool._to_args_and_kwargs(dict(args), tool_call_id)`` for this tool."""
@@ -37,7 +47,8 @@ class ArgsPlan:
         provided = result.model_fields_set
         defaulted = self.defaulted
         validated = {}
-        for key in result.model_dump():
+        dumped = self.dumped
+        for key in result.model_dump() if dumped is None else dumped:
             if key in args or key in provided or key in defaulted:
                 validated[key] = getattr(result, key)
         return (), validated
@@ -65,7 +76,35 @@ def args_plan(tool: Any) -> ArgsPlan | None:
     if any(_is_injected_arg_type(a, injected_type=InjectedToolCallId) for a in annotations.values()):
         return None
     defaulted = frozenset(k for k, info in fields.items() if k not in {"args", "kwargs"} and not info.is_required())
-    return ArgsPlan(schema, False, defaulted)
+    return ArgsPlan(schema, False, defaulted, _dumped_keys(schema))
+
+
+def _dumped_keys(schema: type) -> tuple[str, ...] | None:
+    """The keys ``model_dump()`` gives for every instance of ``schema`` (its fields, in
+    order), when nothing can change them or make the dump raise: no serializer of the
+    model's or a field's (decorated or annotated), no computed or excluded field, no extra
+    keys kept, no dump by alias. ``None`` otherwise (LangChain's dump at each call)."""
+    from pydantic.functional_serializers import PlainSerializer, WrapSerializer
+
+    config = schema.model_config
+    decorators = schema.__pydantic_decorators__
+    if (
+        config.get("extra") == "allow"
+        or config.get("serialize_by_alias")
+        or decorators.field_serializers
+        or decorators.model_serializers
+        or schema.model_computed_fields
+    ):
+        return None
+    fields = schema.model_fields
+    for info in fields.values():
+        if (
+            info.exclude
+            or getattr(info, "exclude_if", None) is not None
+            or any(isinstance(m, (PlainSerializer, WrapSerializer)) for m in info.metadata)
+        ):
+            return None
+    return tuple(fields)
 
 
 def args_and_kwargs(tool: Any, plan: ArgsPlan | None, args: dict, tool_call_id: str) -> tuple[tuple, dict]:

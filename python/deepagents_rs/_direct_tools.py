@@ -107,9 +107,16 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     """The config the tool's function runs with, as its tool run's child config would be;
     ``None`` when a callback handler would see the run."""
     lc = _langchain()
+    # The given callbacks kept out of the copy: `ensure_config` would copy them too, and
+    # they are only read below (a manager made from them replaces them; `configure` copies
+    # what it takes). Left in, a context's callbacks would lose to them, as here.
+    callbacks = config.get("callbacks") if config else None
+    if callbacks is not None:
+        config = {**config, "callbacks": None}
     # A copy: what is set below is the tool's own.
     config = lc.ensure_config(config)
-    callbacks = config.get("callbacks")
+    if callbacks is None:
+        callbacks = config.get("callbacks")
     if _unheard(lc, callbacks, tool):
         manager = _quiet_manager(lc, manager_type, callbacks, config, tool)
     else:
