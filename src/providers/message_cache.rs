@@ -32,16 +32,6 @@ impl<T> MessageCache<T> {
     ) -> Result<Vec<Arc<T>>, E> {
         self.memo.get_all(messages, |m| encode(m).map(Arc::new))
     }
-
-    /// The same, for a caller that keeps what it made of the earlier messages itself: each
-    /// message looked up alone, no list of the conversation kept.
-    pub(crate) fn encode_each<E>(
-        &self,
-        messages: &[Arc<Message>],
-        encode: impl Fn(&Message) -> Result<T, E>,
-    ) -> Result<Vec<Arc<T>>, E> {
-        self.memo.get_each(messages, |m| encode(m).map(Arc::new))
-    }
 }
 
 #[cfg(test)]

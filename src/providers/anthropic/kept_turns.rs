@@ -60,7 +60,8 @@ impl Written {
     }
 }
 
-/// Each message's encoding, and each conversation's turns as last written.
+/// Each conversation's turns as last written; and, for the conversations whose turns are
+/// formatted whole (those holding a system message), each message's encoding.
 #[derive(Default)]
 pub(super) struct KeptTurns {
     encoded: MessageCache<Encoded>,
@@ -102,7 +103,14 @@ impl KeptTurns {
         let shared = found.map_or(0, |f| f.shared);
         let from = written.keep_before(shared);
         let rest = &messages[from..];
-        let encoded = self.encoded.encode_each(rest, encode_message)?;
+        // Encoded afresh, not memoized: from here on the kept bytes hold these turns, so a
+        // memoized encoding would hold each message's text a second time for as long as the
+        // message lives (about 15 KB a 20-step conversation). A later step renders again
+        // only the turn these end with: a message or two encoded again.
+        let encoded = rest
+            .iter()
+            .map(|m| encode_message(m).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
         if encoded.iter().any(|e| matches!(e.part, Part::System(_))) {
             return Ok(None);
         }
@@ -221,6 +229,40 @@ mod tests {
         history.push(human("and then?"));
         let from = send(&kept, &history);
         assert_eq!(from, history.len() - 2);
+    }
+
+    /// A conversation keeps its turns once, as the bytes it wrote: not also each message's
+    /// encoding, which the next steps do not read (1,000 conversations at once keep theirs).
+    #[test]
+    fn a_conversation_keeps_its_turns_once() {
+        use crate::heap_count::held_by;
+        let kept = KeptTurns::default();
+        let text = "a result of a few hundred characters, as a tool returns them. ".repeat(5);
+        let mut history = vec![human(&text)];
+        for i in 0..20 {
+            let id = format!("t{i}");
+            history.push(ai(&text, Some(&id)));
+            history.push(tool(&id));
+        }
+        // Each step sends the conversation so far; only what the sending keeps is counted.
+        let ((), held) = held_by(|| {
+            for step in 1..=20 {
+                send(&kept, &history[..1 + 2 * step]);
+            }
+        });
+        let (written, capacity) = {
+            let kept = kept.written.lock();
+            let bytes = &kept.find(&history).unwrap().0.as_ref().unwrap().bytes;
+            (bytes.len(), bytes.capacity())
+        };
+        assert!(written > 20 * text.len(), "{written}");
+        // The bytes (at their buffer's capacity), and less than as much again: their turns'
+        // starts, the messages' `Weak`s, the maps' slots. Each message's encoding kept as
+        // well held about twice the bytes more.
+        assert!(
+            held < capacity + written,
+            "{held} held for {written} bytes written ({capacity} reserved)"
+        );
     }
 
     #[test]
