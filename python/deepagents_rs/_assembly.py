@@ -18,8 +18,8 @@ from ._tools import ToolAdapter
 
 def _deprecation_category() -> type[Warning]:
     try:
-        from langchain_core._api.deprecation import LangChainDeprecationWarning
-    except ImportError:
+        from deepagents_rs._langchain_private import LangChainDeprecationWarning
+    except ModuleNotFoundError:
         return DeprecationWarning
     return LangChainDeprecationWarning
 
@@ -133,7 +133,7 @@ def _split_filesystem(middleware: Sequence[Any], permissions: list[Any] | None) 
 def _declared_jumps(middleware: Sequence[Any]) -> dict[str, list[str]]:
     """Each middleware hook node's declared jumps (``@hook_config(can_jump_to=...)``), read
     as LangChain's ``create_agent`` reads them."""
-    from langchain.agents.factory import _get_can_jump_to
+    from deepagents_rs._langchain_private import _get_can_jump_to
 
     from ._graph_edges import HOOKS
 

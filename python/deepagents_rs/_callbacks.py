@@ -51,8 +51,8 @@ def context_handlers() -> list[tuple[Any, bool]]:
     (its configure hooks: ``collect_runs()``, ``get_usage_metadata_callback()``...) set in
     the current context, each with whether children inherit it."""
     try:
-        from langchain_core.tracers.context import _configure_hooks
-    except ImportError:
+        from deepagents_rs._langchain_private import _configure_hooks
+    except ModuleNotFoundError:
         return []
     return [(var.get(), inheritable) for var, inheritable, *_ in _configure_hooks if var.get() is not None]
 
@@ -67,8 +67,8 @@ def clear_context_handlers() -> list[tuple[Any, Any]]:
     graph of ours whose own runs nobody sees (the core reports the run); the tokens to
     `restore_context_handlers` with."""
     try:
-        from langchain_core.tracers.context import _configure_hooks
-    except ImportError:
+        from deepagents_rs._langchain_private import _configure_hooks
+    except ModuleNotFoundError:
         return []
     cleared = tuple((var, var.get()) for var, *_ in _configure_hooks if var.get() is not None)
     if not cleared:
@@ -452,10 +452,10 @@ class _RetryAttempt:
 
 def summary_call_config() -> dict:
     """The config LangChain's summarization middleware calls its model or summarizer with;
-    only ``lc_source`` when this LangChain has no internal-call marker."""
+    only ``lc_source`` without LangChain."""
     try:
-        from langchain.agents.middleware.summarization import _summary_config
-    except ImportError:
+        from deepagents_rs._langchain_private import _summary_config
+    except ModuleNotFoundError:
         return {"metadata": {"lc_source": "summarization"}, "tags": ["nostream"]}
     return _summary_config()
 
@@ -465,8 +465,8 @@ def _stream_node_output(run: Any, value: Any) -> None:
     ``on_chain_stream`` event), as a node LangGraph runs streams it. Only the event stream is
     told: LangGraph's own stream handlers get the run's output from the core's stream."""
     try:
-        from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
-    except ImportError:
+        from deepagents_rs._langchain_private import _AstreamEventsCallbackHandler
+    except ModuleNotFoundError:
         return
     for handler in run.handlers:
         if isinstance(handler, _AstreamEventsCallbackHandler):

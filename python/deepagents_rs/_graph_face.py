@@ -78,9 +78,9 @@ def face_graph(
             builder.add_edge(source, targets[0])
     # `stream_events(version="v3")`'s projections: LangGraph's and LangChain's own
     # transformers, as `create_agent` compiles them, then the middleware's.
-    from langchain.agents._subagent_transformer import SubagentTransformer
-    from langchain.agents.factory import _dedupe_transformers
     from langgraph.prebuilt import ToolCallTransformer
+
+    from deepagents_rs._langchain_private import SubagentTransformer, _dedupe_transformers
 
     factories = _dedupe_transformers([ToolCallTransformer, SubagentTransformer, *transformers])
     return builder.compile(name=name, transformers=factories)

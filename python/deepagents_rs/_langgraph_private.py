@@ -24,9 +24,9 @@ which the callers that run without LangGraph catch; an unsupported LangGraph rai
 
 from __future__ import annotations
 
-import importlib
-import re
 from typing import Any
+
+from ._private_surface import Surface
 
 #: The distributions whose private names are taken here, each with the range it is tested
 #: on: from the version the suite runs (lower bound) to the next minor release (upper bound,
@@ -146,130 +146,13 @@ PRIVATE_ATTRIBUTES: dict[str, tuple[str, ...]] = {
 
 _SOURCE = {name: module for module, names in PRIVATE_NAMES.items() for name in names}
 
-#: Why the installed LangGraph cannot be used, once found (it does not change in a process).
-_unsupported: str | None = None
-
-_INSTALL = "pip install 'deepagents-rs[langchain]'"
-
-
-def _release(version: str) -> tuple[int, ...]:
-    """The release numbers of a version string (``1.3.0rc1`` -> ``(1, 3, 0)``): enough to
-    place it in a range whose bounds are releases (a pre-release of the upper bound is out)."""
-    match = re.match(r"\d+(?:\.\d+)*", version)
-    return tuple(int(part) for part in match.group().split(".")) if match else ()
-
-
-def _supported_range(distribution: str) -> str:
-    low, high = SUPPORTED[distribution]
-    return f"{distribution}>={low},<{high}"
-
-
-def _version_problem(distribution: str) -> str | None:
-    """Why the installed ``distribution`` is outside its tested range, or ``None``. A copy
-    without package metadata (a source checkout on ``sys.path``) has no version to judge: its
-    names are still checked."""
-    from importlib import metadata
-
-    try:
-        found = metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None
-    low, high = SUPPORTED[distribution]
-    if _release(low) <= _release(found) < _release(high):
-        return None
-    return (
-        f"deepagents_rs supports {_supported_range(distribution)} (the range it is tested on), "
-        f"but {distribution} {found} is installed. Install a supported version: {_INSTALL}"
-    )
-
-
-def _missing_problem(missing: list[str]) -> str:
-    from importlib import metadata
-
-    found = []
-    for distribution in SUPPORTED:
-        try:
-            found.append(f"{distribution} {metadata.version(distribution)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{distribution} (version unknown)")
-    supported = ", ".join(_supported_range(distribution) for distribution in SUPPORTED)
-    return (
-        f"deepagents_rs cannot use the installed {' with '.join(found)}, which has no "
-        f"{', '.join(missing)}. deepagents_rs supports {supported} (the ranges it is tested on). "
-        f"Install a supported version: {_INSTALL}"
-    )
-
-
-def _code_names(cls: type) -> set[str]:
-    """The attribute and global names the code of ``cls`` (its methods, properties and the
-    functions nested in them, along its MRO) uses: an instance attribute is set there."""
-    names: set[str] = set()
-    codes = []
-    for klass in cls.__mro__:
-        for value in vars(klass).values():
-            for function in (value, getattr(value, "__func__", None), getattr(value, "fget", None)):
-                code = getattr(function, "__code__", None)
-                if code is not None:
-                    codes.append(code)
-    while codes:
-        code = codes.pop()
-        names.update(code.co_names)
-        codes.extend(const for const in code.co_consts if hasattr(const, "co_names"))
-    return names
-
-
-def _missing_attributes() -> list[str]:
-    missing = []
-    for path, attributes in PRIVATE_ATTRIBUTES.items():
-        module_name, _, class_name = path.rpartition(".")
-        cls = getattr(importlib.import_module(module_name), class_name, None)
-        if cls is None:
-            missing.append(path)
-            continue
-        known = _code_names(cls)
-        missing.extend(f"{path}.{name}" for name in attributes if not hasattr(cls, name) and name not in known)
-    return missing
+_SURFACE = Surface("LangGraph", "langgraph.pregel", SUPPORTED, PRIVATE_NAMES, PRIVATE_ATTRIBUTES)
 
 
 def _resolve() -> None:
     """Checks the installed LangGraph and puts every name of ``PRIVATE_NAMES`` in this
     module's namespace, or raises the ``ImportError`` that says why it cannot."""
-    global _unsupported
-    if _unsupported is not None:
-        raise ImportError(_unsupported, name="langgraph")
-    try:
-        importlib.import_module("langgraph.pregel")
-    except ImportError as exc:
-        # LangGraph absent, or failing to import (as `_graph_face` then takes it): the callers
-        # take their LangGraph-free path. Not kept, so it is looked for again each time.
-        raise ModuleNotFoundError(
-            f"This part of deepagents_rs needs LangGraph, which cannot be imported ({exc}): {_INSTALL}",
-            name=exc.name or "langgraph",
-        ) from exc
-    for distribution in SUPPORTED:
-        problem = _version_problem(distribution)
-        if problem is not None:
-            _unsupported = problem
-            raise ImportError(problem, name="langgraph")
-    values: dict[str, Any] = {}
-    missing = []
-    for module_name, names in PRIVATE_NAMES.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            missing.append(f"the module {module_name}")
-            continue
-        for name in names:
-            if hasattr(module, name):
-                values[name] = getattr(module, name)
-            else:
-                missing.append(f"{module_name}.{name}")
-    if not missing:
-        missing = _missing_attributes()
-    if missing:
-        _unsupported = _missing_problem(missing)
-        raise ImportError(_unsupported, name="langgraph")
-    globals().update(values)
+    globals().update(_SURFACE.resolve())
     # Every name is in the namespace now. Without the hook, the import system's look-up of
     # ``__path__`` at each ``from`` import of this module fails in C rather than in a Python
     # call (about a microsecond per import statement, several per step).

@@ -19,8 +19,8 @@ _PATIENCE_SECONDS = 5.0
 def listens(callbacks: Any) -> bool:
     """Whether LangChain's event stream is among ``callbacks``."""
     try:
-        from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
-    except ImportError:
+        from deepagents_rs._langchain_private import _AstreamEventsCallbackHandler
+    except ModuleNotFoundError:
         return False
     handlers = getattr(callbacks, "handlers", callbacks) or []
     return any(isinstance(h, _AstreamEventsCallbackHandler) for h in handlers)

@@ -222,7 +222,7 @@ class ModelAdapter:
             specs = [_bindable(self._bindables.get(t["name"]), t) for t in tools]
             settings: dict[str, Any] = dict(extra)
             if cache_control is not None:
-                from langchain_anthropic.middleware.prompt_caching import _tag_tools
+                from deepagents_rs._langchain_private import _tag_tools
 
                 # The caching middleware tagged the tools it saw: those before the schema tools.
                 n = len(specs)
@@ -381,7 +381,8 @@ def _call_config(parent: Any, on_chunk: Any) -> dict | None:
 def _chunk_forwarder(on_chunk: Any) -> Any:
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.outputs import ChatGenerationChunk
-    from langchain_core.tracers._streaming import _StreamingCallbackHandler
+
+    from deepagents_rs._langchain_private import _StreamingCallbackHandler
 
     class ChunkForwarder(BaseCallbackHandler, _StreamingCallbackHandler):
         """Hands each chunk of the call to the core as the model produces it."""

@@ -26,7 +26,7 @@ class NativeCallEvents:
     """The protocol events of one native call, made as its chunks are fed in."""
 
     def __init__(self, message_id: str | None) -> None:
-        from langchain_core.language_models._compat_bridge import achunks_to_events
+        from deepagents_rs._langchain_private import achunks_to_events
 
         self._events = achunks_to_events(self._chunks(), message_id=message_id)
         # The bridge's step under way (waiting for a chunk), if any.

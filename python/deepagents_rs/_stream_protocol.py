@@ -77,7 +77,8 @@ def protocol_forwarder(on_chunk: Callable[[Any], None]) -> Any:
     """A callback handler that makes LangChain run the model through its content-block event
     path and hands each event to the core (``on_chunk``) as it comes."""
     from langchain_core.callbacks import BaseCallbackHandler
-    from langchain_core.tracers._streaming import _V2StreamingCallbackHandler
+
+    from deepagents_rs._langchain_private import _V2StreamingCallbackHandler
 
     class EventForwarder(BaseCallbackHandler, _V2StreamingCallbackHandler):
         run_inline = True

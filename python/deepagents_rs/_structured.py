@@ -54,10 +54,12 @@ class _SchemaTool:
 
         self._adapter = None if self.is_json_schema else TypeAdapter(schema)
         try:
-            from langchain.agents.structured_output import OutputToolBinding, _SchemaSpec
-        except ImportError:
+            from deepagents_rs._langchain_private import _SchemaSpec
+        except ModuleNotFoundError:
             self._init_without_langchain(schema, name)
         else:
+            from langchain.agents.structured_output import OutputToolBinding
+
             # LangChain's own binding: byte-identical name, description and schema.
             spec = _SchemaSpec(schema, name=name)
             self.bindable = OutputToolBinding.from_schema_spec(spec).tool
@@ -306,8 +308,8 @@ def _provider_strategy_expected(model: Any, tools: list, *, all_tools: bool = Fa
     (``all_tools``) only when ``tools`` holds some."""
     offered = list(tools) if all_tools else [True]
     try:
-        from langchain.agents.factory import _supports_provider_strategy
-    except ImportError:
+        from deepagents_rs._langchain_private import _supports_provider_strategy
+    except ModuleNotFoundError:
         _supports_provider_strategy = None
     if isinstance(model, str):
         from ._model_spec import parse_model_spec

@@ -37,8 +37,8 @@ _COMPILED_KEYS = {"name", "description", "runnable", "mode"}
 
 def _warn_fork_beta() -> None:
     try:
-        from langchain_core._api.beta_decorator import warn_beta
-    except ImportError:
+        from deepagents_rs._langchain_private import warn_beta
+    except ModuleNotFoundError:
         return
     # deepagents emits this for any fork; emitting it too keeps warning filters equivalent.
     warn_beta(name="forked subagents", obj_type="feature")

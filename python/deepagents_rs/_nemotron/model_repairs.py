@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware.types import AgentMiddleware, ExtendedModelResponse, ModelResponse
 from langchain_core.messages import AIMessage, ToolMessage
-from langchain_core.messages.utils import _convert_to_openai_tool_calls
 
+from deepagents_rs._langchain_private import _convert_to_openai_tool_calls
 from deepagents_rs._nemotron import patterns as pat
 from deepagents_rs._nemotron.conversation import request_tool_names
 

@@ -385,7 +385,7 @@ class AsyncSubAgentMiddleware(AgentMiddleware[Any, middleware_types.ContextT, mi
         super().__init__()
         _validate(async_subagents)
         if any(s.get("mode") == "fork" for s in async_subagents):
-            from langchain_core._api.beta_decorator import warn_beta
+            from deepagents_rs._langchain_private import warn_beta
 
             warn_beta(name="forked subagents", obj_type="feature")
         tools = _Tools(list(async_subagents))

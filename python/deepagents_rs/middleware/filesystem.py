@@ -223,8 +223,8 @@ def _uses_state_backend(backend: BackendProtocol) -> bool:
 def _deprecation_category() -> type[Warning]:
     """langchain_core's deprecation warning class when it is installed (deepagents warns with it)."""
     try:
-        from langchain_core._api.deprecation import LangChainDeprecationWarning
-    except ImportError:
+        from deepagents_rs._langchain_private import LangChainDeprecationWarning
+    except ModuleNotFoundError:
         return DeprecationWarning
     return LangChainDeprecationWarning
 

@@ -34,11 +34,12 @@ from langchain.agents.middleware.types import (
     hook_config,
     omit_payload,
 )
-from langchain_core._api import beta
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import ensure_config
 from langgraph.errors import GraphBubbleUp
 from langsmith.run_helpers import get_current_run_tree
+
+from deepagents_rs._langchain_private import beta
 
 from .._plain_agent import create_plain_agent
 from . import _rubric_payload, _rubric_strategy
