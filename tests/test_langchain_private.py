@@ -33,16 +33,8 @@ TOPS = ("langchain", "langchain_core", "langchain_anthropic", "langchain_openai"
 #: owners convert them: then this is empty). `_direct_tools`' names come through its table of
 #: LangChain names by module (`_LANGCHAIN_NAMES`), which the scan reads as imports.
 NOT_YET_CONVERTED = {
-    "_direct_args.py": {"langchain_core.tools.base._is_injected_arg_type"},
-    "_direct_tools.py": {
-        "langchain_core.tools.base._format_output",
-        "langchain_core.tools.base._get_runnable_config_param",
-        "langchain_core.tracers.context._configure_hooks",
-    },
     "_threads.py": {"langchain.agents.factory._resolve_schemas"},
-    "_tools.py": {"langchain_core.tools.base._is_injected_arg_type"},
 }
-
 #: Private attributes the package reads on objects of its own whose names LangChain's
 #: classes also have (the scan cannot tell whose object it reads them on).
 OWN_ATTRIBUTES = {

@@ -56,13 +56,11 @@ class ArgsPlan:
 
 def args_plan(tool: Any) -> ArgsPlan | None:
     """The tool's plan, or ``None`` when its arguments need LangChain's own method."""
-    from langchain_core.tools.base import (
-        InjectedToolCallId,
-        _is_injected_arg_type,
-        get_all_basemodel_annotations,
-    )
+    from langchain_core.tools.base import InjectedToolCallId, get_all_basemodel_annotations
     from langchain_core.utils.pydantic import get_fields
     from pydantic import BaseModel
+
+    from deepagents_rs._langchain_private import _is_injected_arg_type
 
     schema = tool.args_schema
     if not isinstance(schema, type) or not issubclass(schema, BaseModel):

@@ -58,8 +58,8 @@ def direct_function(tool: Any, injects_state: bool, asynchronous: bool = False) 
     if "callbacks" in params or "run_manager" in params:
         return None
     try:
-        from langchain_core.tools.base import _get_runnable_config_param
-    except ImportError:  # pragma: no cover - a LangChain without it: keep invoke
+        from deepagents_rs._langchain_private import _get_runnable_config_param
+    except ModuleNotFoundError:  # pragma: no cover - no LangChain: keep invoke
         return None
     if _get_runnable_config_param(func) is not None:
         return None
@@ -72,8 +72,7 @@ _LANGCHAIN_NAMES = {
     "langchain_core.globals": ("get_debug",),
     "langchain_core.runnables.config": ("ensure_config", "set_config_context", "var_child_runnable_config"),
     "langchain_core.runnables.utils": ("coro_with_context",),
-    "langchain_core.tools.base": ("_format_output",),
-    "langchain_core.tracers.context": ("_configure_hooks", "tracing_v2_callback_var"),
+    "langchain_core.tracers.context": ("tracing_v2_callback_var",),
     "langchain_core.utils.env": ("env_var_is_set",),
     "langsmith.run_helpers": ("get_tracing_context",),
     "langsmith.utils": ("tracing_is_enabled",),
@@ -82,16 +81,20 @@ _LANGCHAIN_NAMES = {
 
 @functools.cache
 def _langchain() -> SimpleNamespace:
-    """LangChain's names a direct call uses (``_LANGCHAIN_NAMES`` and ``uuid7``), imported
+    """LangChain's names a direct call uses (``_LANGCHAIN_NAMES``, two private ones and ``uuid7``), imported
     on the first call (not at start-up) and looked up once: an import statement costs a few
     microseconds each call."""
     import importlib
+
+    # LangChain's private names come through the module that checks them (first).
+    from deepagents_rs._langchain_private import _configure_hooks, _format_output
 
     names = {
         name: getattr(importlib.import_module(module), name)
         for module, module_names in _LANGCHAIN_NAMES.items()
         for name in module_names
     }
+    names.update(_configure_hooks=_configure_hooks, _format_output=_format_output)
     try:
         from langchain_core.utils.uuid import uuid7
     except ImportError:  # pragma: no cover - an older LangChain: its run ids are uuid4

@@ -330,7 +330,9 @@ def _injected_args(tool: Any) -> set[str]:
     tool's input schema but not in the schema the model sees. ``InjectedToolCallId`` is not
     among them: the tool fills it itself from the tool call."""
     from langchain_core.tools import InjectedToolCallId
-    from langchain_core.tools.base import _is_injected_arg_type, get_all_basemodel_annotations
+    from langchain_core.tools.base import get_all_basemodel_annotations
+
+    from deepagents_rs._langchain_private import _is_injected_arg_type
 
     try:
         schema = tool.get_input_schema()
