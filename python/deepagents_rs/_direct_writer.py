@@ -135,8 +135,10 @@ class _Writer:
         from langchain_core.runnables.config import var_child_runnable_config
         from langgraph.errors import GraphInterrupt
 
-        from deepagents_rs._langgraph_private import PregelRunner
+        from deepagents_rs._langgraph_private import CONTROL_WRITES, NO_WRITES, PregelRunner
 
+        self.control_writes = CONTROL_WRITES
+        self.no_writes = NO_WRITES
         self.loop = loop
         self.queue = queue
         self.retry_policy = pregel.retry_policy
@@ -154,9 +156,19 @@ class _Writer:
         return [t for t in self.loop.tasks.values() if not t.writes]
 
     def done(self, task: Any, exc: BaseException | None) -> None:
-        self.committer.commit(task, exc)
         if exc is None:
+            # ``PregelRunner.commit`` of a finished task (its committer has no
+            # ``node_finished``): a task that wrote nothing but control writes is marked as
+            # having written, and its writes go to the loop.
+            writes = task.writes
+            for chan, _ in writes:
+                if chan not in self.control_writes:
+                    break
+            else:
+                writes.append((self.no_writes, None))
+            self.loop.put_writes(task.id, writes)
             return
+        self.committer.commit(task, exc)
         if isinstance(exc, self.interrupt):
             self.interrupted = exc
             return

@@ -112,7 +112,7 @@ PRIVATE_NAMES: dict[str, tuple[str, ...]] = {
         "run_with_retry",
     ),
     "langgraph.pregel._runner": ("PregelRunner",),
-    "langgraph.pregel._task_status": ("read_task_statuses",),
+    "langgraph.pregel._task_status": ("CONTROL_WRITES", "read_task_statuses"),
     "langgraph.pregel._tools": ("StreamToolCallHandler",),
     "langgraph.pregel._utils": ("get_new_channel_versions",),
     "langgraph.pregel._write": ("PASSTHROUGH", "ChannelWrite", "ChannelWriteTupleEntry"),
