@@ -1,5 +1,5 @@
 """The direct thread writer calls a task's plain runnables' functions itself
-(`_direct_writer._direct_call` / `_invoke`): each call must give what the runnable's own
+(`_direct_writer._direct_call`): each call must give what the runnable's own
 ``invoke`` gives, and anything not plain must still go through ``invoke``."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ PLAIN = [
 def test_a_plain_step_is_called_directly_as_invoke_calls_it(step: Any) -> None:
     call = _direct_writer._direct_call(step)
     assert call is not None
-    got = _direct_writer._invoke(step, call, "in", CONFIG)
+    got = call("in", CONFIG)
     want = step.invoke("in", CONFIG)
     if isinstance(want, RunnableCallable):
         assert isinstance(got, RunnableCallable)
@@ -73,7 +73,6 @@ def test_a_subclass_overriding_invoke_goes_through_it() -> None:
 
     step = Own(_alone, trace=False, recurse=False)
     assert _direct_writer._direct_call(step) is None
-    assert _direct_writer._invoke(step, None, "in", CONFIG) == "own"
 
 
 def test_a_channel_write_writes_as_its_invoke_writes() -> None:
@@ -88,7 +87,7 @@ def test_a_channel_write_writes_as_its_invoke_writes() -> None:
     def config(sent: list) -> dict:
         return {**CONFIG, "configurable": {"__pregel_send": sent.extend}}
 
-    assert _direct_writer._invoke(write, call, ["m"], config(sent_direct)) == write.invoke(["m"], config(sent_invoke))
+    assert call(["m"], config(sent_direct)) == write.invoke(["m"], config(sent_invoke))
     assert sent_direct == sent_invoke == [("messages", ["m"])]
 
 

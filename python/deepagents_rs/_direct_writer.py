@@ -418,11 +418,6 @@ def _edge_call(step: Any) -> Callable[[Any, dict], Any] | None:
     return call
 
 
-def _invoke(step: Any, call: Callable[[Any, dict], Any] | None, value: Any, config: dict) -> Any:
-    """``step.invoke(value, config)``, directly where `_direct_call` found how."""
-    return step.invoke(value, config) if call is None else call(value, config)
-
-
 def _recursed(out: Any, value: Any, config: dict) -> Any:
     """What a recursing ``RunnableCallable`` returns for its function's ``out``: a runnable
     it returned, invoked on the step's value; anything else as it is."""
