@@ -105,9 +105,9 @@ def test_the_plain_steps_are_committed_here(
     put: list[str] = []
     commit, put_writes = _plain_commit.commit, _plain_commit.put_writes
 
-    def counted_commit(loop: Any, task: Any) -> None:
+    def counted_commit(loop: Any, task: Any, lists: Any) -> None:
         committed.append(task.name)
-        commit(loop, task)
+        commit(loop, task, lists)
 
     def counted_put(loop: Any, task_id: str, writes: Any) -> bool:
         done = put_writes(loop, task_id, writes)
@@ -153,7 +153,7 @@ def test_the_channels_asked_each_step_are_those_that_can_change() -> None:
     possible end, are those whose class can change then: an ephemeral value, a topic, a
     channel finishing after its run (LangGraph's ``defer=True`` nodes), a user's own class;
     not those whose empty update (or finish) does nothing. The thread graph has no finishing
-    channel, so its runs above cannot show a wrong `_finishing`."""
+    channel, so its runs above cannot show a wrong `finishing` list."""
     from langgraph.channels.binop import BinaryOperatorAggregate
     from langgraph.channels.delta import DeltaChannel
     from langgraph.channels.ephemeral_value import EphemeralValue
@@ -181,5 +181,10 @@ def test_the_channels_asked_each_step_are_those_that_can_change() -> None:
         "barrier": NamedBarrierValueAfterFinish(str, {"a"}),
         "own": Own(int),
     }
-    assert _plain_commit._ticked(loop) == ("ephemeral", "topic", "barrier", "own")
-    assert _plain_commit._finishing(loop) == ("deferred", "barrier")
+    lists = _plain_commit.ChannelLists().of(loop)
+    assert lists.ticked == ("ephemeral", "topic", "barrier", "own")
+    assert lists.finishing == ("deferred", "barrier")
+    assert lists.saved == ("last", "binop", "ephemeral", "topic", "deferred", "barrier", "own")
+    # Worked out again for a loop given other channels.
+    loop.channels = {"ephemeral": EphemeralValue(int)}
+    assert lists.of(loop).ticked == ("ephemeral",) and lists.saved == ("ephemeral",)

@@ -21,8 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
+
+# At import: the module is loaded only by a run of the thread graph (LangChain present), and
+# `_recursed` checks a step's result against it at every recursing call.
+from langchain_core.runnables import Runnable
 
 #: Whether runs in scope use this writer; tests switch it off to compare rows with the
 #: thread graph run by LangGraph's own runner.
@@ -131,8 +135,10 @@ class _Writer:
         from langchain_core.runnables.config import var_child_runnable_config
         from langgraph.errors import GraphInterrupt
 
-        from deepagents_rs._langgraph_private import PregelRunner
+        from deepagents_rs._langgraph_private import CONTROL_WRITES, NO_WRITES, PregelRunner
 
+        self.control_writes = CONTROL_WRITES
+        self.no_writes = NO_WRITES
         self.loop = loop
         self.queue = queue
         self.retry_policy = pregel.retry_policy
@@ -143,16 +149,26 @@ class _Writer:
         loop.output_writes = _interrupts_only(loop)
         #: How each task runnable's steps are called (`_direct_call`), by runnable: the
         #: thread graph's few nodes, asked once per run.
-        self._calls: dict[Any, list[tuple[Any, bool, bool] | None]] = {}
+        self._calls: dict[Any, list[Callable[[Any, dict], Any] | None]] = {}
 
     def tasks(self) -> list[Any]:
         # A task holding writes already (kept from before a resume) is not run again.
         return [t for t in self.loop.tasks.values() if not t.writes]
 
     def done(self, task: Any, exc: BaseException | None) -> None:
-        self.committer.commit(task, exc)
         if exc is None:
+            # ``PregelRunner.commit`` of a finished task (its committer has no
+            # ``node_finished``): a task that wrote nothing but control writes is marked as
+            # having written, and its writes go to the loop.
+            writes = task.writes
+            for chan, _ in writes:
+                if chan not in self.control_writes:
+                    break
+            else:
+                writes.append((self.no_writes, None))
+            self.loop.put_writes(task.id, writes)
             return
+        self.committer.commit(task, exc)
         if isinstance(exc, self.interrupt):
             self.interrupted = exc
             return
@@ -191,11 +207,12 @@ class _Writer:
         try:
             token = self.ambient.set(config)
             try:
-                value = _invoke(steps[0], calls[0], task.input, config)
+                call = calls[0]
+                value = steps[0].invoke(task.input, config) if call is None else call(task.input, config)
             finally:
                 self.ambient.reset(token)
             for step, call in zip(steps[1:], calls[1:], strict=True):
-                value = _invoke(step, call, value, config)
+                value = step.invoke(value, config) if call is None else call(value, config)
         except asyncio.CancelledError as exc:
             raise _cancelled(task, exc, is_async=False) from exc
         except Exception as exc:
@@ -264,13 +281,18 @@ def _steps(task: Any, retry_policy: Any) -> list[Any] | None:
     return list(task.proc.steps) if isinstance(task.proc, RunnableSeq) else [task.proc]
 
 
-def _direct_call(step: Any) -> tuple[Any, bool, bool] | None:
-    """``(func, takes config, recurse)`` when ``step.invoke(value, config)`` only calls
-    ``func(value[, config=config])`` (and invokes a runnable it returns, ``recurse``): a
-    LangGraph ``RunnableCallable`` (the thread graph's nodes, their ``ChannelWrite`` and edge)
-    untraced, with no bound or exploded arguments and asking for nothing but the config. Its
-    ``invoke`` then does just that, after a pass over what the function accepts at every
-    call; ``None`` for anything else (called through ``invoke``)."""
+def _direct_call(step: Any) -> Callable[[Any, dict], Any] | None:
+    """A function doing what ``step.invoke(value, config)`` does, without the pass over the
+    step's arguments its ``invoke`` makes at every call; ``None`` for a step called through
+    ``invoke``. Three kinds, LangGraph's ``RunnableCallable``s untraced and with LangGraph's
+    own ``invoke``:
+
+    - the thread graph's edge (`_threads.FEED_ROUTE`, a ``BranchSpec`` with no path map):
+      where the core went, as the edge's writes (`_edge_call`);
+    - a ``ChannelWrite`` of ``PASSTHROUGH`` tuple entries (the state keys' writer): each
+      entry's mapper applied to the value, the writes sent (`_channel_write_call`);
+    - any other with no bound or exploded arguments, asking for nothing but the config (the
+      thread graph's nodes): its function called (`_plain_call`)."""
     from deepagents_rs._langgraph_private import RunnableCallable
 
     if (
@@ -279,22 +301,127 @@ def _direct_call(step: Any) -> tuple[Any, bool, bool] | None:
         or step.func is None
         or step.trace
         or step.explode_args
-        or step.kwargs
-        or not step.func_accepts.keys() <= {"config"}
     ):
         return None
-    return step.func, "config" in step.func_accepts, step.recurse
+    return _edge_call(step) or _channel_write_call(step) or _plain_call(step)
 
 
-def _invoke(step: Any, call: tuple[Any, bool, bool] | None, value: Any, config: dict) -> Any:
-    """``step.invoke(value, config)``, directly where `_direct_call` found it plain."""
-    if call is None:
-        return step.invoke(value, config)
-    func, takes_config, recurse = call
-    out = func(value, config=config) if takes_config else func(value)
-    if recurse and type(out) not in _NOT_RUNNABLE:
-        from langchain_core.runnables import Runnable
+def _plain_call(step: Any) -> Callable[[Any, dict], Any] | None:
+    if step.kwargs or not step.func_accepts.keys() <= {"config"}:
+        return None
+    func, recurse = step.func, step.recurse
+    if "config" in step.func_accepts:
 
+        def call(value: Any, config: dict) -> Any:
+            out = func(value, config=config)
+            return _recursed(out, value, config) if recurse else out
+
+    else:
+
+        def call(value: Any, config: dict) -> Any:
+            out = func(value)
+            return _recursed(out, value, config) if recurse else out
+
+    return call
+
+
+def _channel_write_call(step: Any) -> Callable[[Any, dict], Any] | None:
+    """``ChannelWrite._write`` for entries that are all ``ChannelWriteTupleEntry`` of the
+    passed value: ``_assemble_writes`` then extends the writes with each mapper's truthy
+    result, in order, and ``do_write`` validates nothing of such entries."""
+    from deepagents_rs._langgraph_private import (
+        CONF,
+        CONFIG_KEY_SEND,
+        PASSTHROUGH,
+        ChannelWrite,
+        ChannelWriteTupleEntry,
+    )
+
+    if (
+        type(step) is not ChannelWrite
+        or step.kwargs
+        or getattr(step.func, "__func__", None) is not ChannelWrite._write
+        or not all(type(w) is ChannelWriteTupleEntry and w.value is PASSTHROUGH for w in step.writes)
+    ):
+        return None
+    mappers = tuple(w.mapper for w in step.writes)
+    recurse = step.recurse
+
+    def call(value: Any, config: dict) -> Any:
+        writes: list = []
+        for mapper in mappers:
+            if out := mapper(value):
+                writes.extend(out)
+        config[CONF][CONFIG_KEY_SEND](writes)
+        return _recursed(value, value, config) if recurse else value
+
+    return call
+
+
+def _edge_call(step: Any) -> Callable[[Any, dict], Any] | None:
+    """The thread graph's edge (``BranchSpec._route`` over `_threads`' route, which goes
+    where the core went): the route the feed kept for the task made the edge's writes as
+    ``BranchSpec._finish`` makes them with StateGraph's writer for a branch without a path
+    map (each ``Send`` to the tasks channel, each other destination but ``END`` a write of
+    its ``branch:to:`` channel, nothing written for none), the value passed on. The state
+    the branch reads before calling its path is not read: that route does not look at it.
+    With no route kept (the core reported none), the edge runs as it is, routing by the
+    state."""
+    from deepagents_rs._langgraph_private import (
+        _CHANNEL_BRANCH_TO,
+        CONF,
+        CONFIG_KEY_SEND,
+        TASKS,
+        BranchSpec,
+    )
+
+    from ._threads import _FEED, FEED_ROUTE
+
+    branch = getattr(step.func, "__self__", None)
+    if (
+        getattr(step.func, "__func__", None) is not BranchSpec._route
+        or type(branch) is not BranchSpec
+        or branch.ends
+        or getattr(branch.path, "func", None) is None
+        or not getattr(branch.path.func, FEED_ROUTE, False)
+        or getattr(step.kwargs.get("writer"), "__qualname__", "")
+        != "CompiledStateGraph.attach_branch.<locals>.get_writes"
+    ):
+        return None
+    from langgraph.constants import END, START
+    from langgraph.errors import InvalidUpdateError
+    from langgraph.types import Send
+
+    recurse = step.recurse
+
+    def call(value: Any, config: dict) -> Any:
+        configurable = config[CONF]
+        feed = configurable.get(_FEED)
+        known, goto = feed.take_route(config) if feed is not None else (False, None)
+        if not known:
+            return step.invoke(value, config)
+        destinations = goto if isinstance(goto, (list, tuple)) else (goto,)
+        writes: list = []
+        for dest in destinations:
+            if type(dest) is Send:
+                if dest.node == END:
+                    raise InvalidUpdateError("Cannot send a packet to the END node")
+                writes.append((TASKS, dest))
+            elif dest is None or dest == START:
+                raise ValueError("Branch did not return a valid destination")
+            elif dest != END:
+                writes.append((_CHANNEL_BRANCH_TO.format(dest), None))
+        if writes:
+            configurable[CONFIG_KEY_SEND](writes)
+        return _recursed(value, value, config) if recurse else value
+
+    return call
+
+
+def _recursed(out: Any, value: Any, config: dict) -> Any:
+    """What a recursing ``RunnableCallable`` returns for its function's ``out``: a runnable
+    it returned, invoked on the step's value; anything else as it is."""
+    if type(out) not in _NOT_RUNNABLE:
         if isinstance(out, Runnable):
             return out.invoke(value, config)
         # ``Runnable`` is an ABC: each check of a value's class goes through its Python
@@ -304,7 +431,7 @@ def _invoke(step: Any, call: tuple[Any, bool, bool] | None, value: Any, config: 
     return out
 
 
-#: The classes `_invoke` found are not LangChain runnables.
+#: The classes `_recursed` found are not LangChain runnables.
 _NOT_RUNNABLE: set[type] = set()
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Callable
 
 
 class TaskConfigs:
@@ -31,21 +32,39 @@ class TaskConfigs:
         self._subgraph_steps: dict[tuple, tuple[list[str], dict]] = {}
         #: Whether the graph's run is over: it starts no step any more.
         self._over = False
+        #: How many callers wait on `_ready`: a step's start (every task of every step)
+        #: wakes nobody when none does (`_notify`).
+        self._waiters = 0
+
+    def _wait_for(self, ready: Callable[[], bool], timeout: float | None) -> None:
+        """``self._ready.wait_for(ready, timeout)``, counted in `_waiters`; the caller holds
+        `_ready`."""
+        self._waiters += 1
+        try:
+            self._ready.wait_for(ready, timeout)
+        finally:
+            self._waiters -= 1
+
+    def _notify(self) -> None:
+        # The caller holds `_ready`.
+        if self._waiters:
+            self._ready.notify_all()
 
     def over(self) -> None:
         """The graph's run is over (ended, failed or stopped): whoever waits for a step of
         it stops waiting."""
         with self._ready:
             self._over = True
-            self._ready.notify_all()
+            self._notify()
 
     def step_started(self, config: dict) -> None:
         step = (config.get("metadata") or {}).get("langgraph_step")
         checkpoints = (config.get("configurable") or {}).get("checkpoint_map")
         if isinstance(step, int) and checkpoints is not None:
             with self._ready:
-                self._steps[step] = dict(checkpoints)
-                self._ready.notify_all()
+                # The task's own map (made for it by the loop, changed by nobody): kept as it is.
+                self._steps[step] = checkpoints
+                self._notify()
 
     def subgraph_step_started(self, core_ns: tuple, config: dict) -> None:
         """A task of the graph following the subagent the core runs under ``core_ns`` (its
@@ -58,7 +77,7 @@ class TaskConfigs:
         if isinstance(step, int) and checkpoints is not None and "|" in task_ns:
             with self._ready:
                 self._subgraph_steps[(tuple(core_ns), step)] = (task_ns.split("|")[:-1], dict(checkpoints))
-                self._ready.notify_all()
+                self._notify()
 
     def subgraph_step(self, core_ns: tuple, step: int, timeout: float) -> tuple[list[str], dict] | None:
         """``(namespace, checkpoint map)`` of the followed subagent's ``step`` (see
@@ -67,7 +86,7 @@ class TaskConfigs:
         graph has started the `task` call's task."""
         key = (tuple(core_ns), step)
         with self._ready:
-            self._ready.wait_for(lambda: key in self._subgraph_steps or self._over, timeout)
+            self._wait_for(lambda: key in self._subgraph_steps or self._over, timeout)
             return self._subgraph_steps.get(key)
 
     def step_checkpoints(self, step: int, timeout: float) -> dict | None:
@@ -75,13 +94,13 @@ class TaskConfigs:
         follows the core a little behind), or ``None`` if its run is over first or
         ``timeout`` seconds pass."""
         with self._ready:
-            self._ready.wait_for(lambda: step in self._steps or self._over, timeout)
+            self._wait_for(lambda: step in self._steps or self._over, timeout)
             return self._steps.get(step)
 
     def put(self, call_id: str, config: dict) -> None:
         with self._ready:
             self._configs[call_id] = config
-            self._ready.notify_all()
+            self._notify()
         event = self._waiting.pop(call_id, None)
         if event is not None:
             event.set()
@@ -89,7 +108,7 @@ class TaskConfigs:
     def wait(self, call_id: str, timeout: float = 60.0) -> dict | None:
         """The task's config once its task runs (``None`` if it never does)."""
         with self._ready:
-            self._ready.wait_for(lambda: call_id in self._configs, timeout)
+            self._wait_for(lambda: call_id in self._configs, timeout)
             return self._configs.get(call_id)
 
     async def await_(self, call_id: str, timeout: float = 60.0) -> dict | None:

@@ -76,7 +76,7 @@ PRIVATE_NAMES: dict[str, tuple[str, ...]] = {
     "langgraph._internal._typing": ("MISSING",),
     "langgraph.channels.delta": ("_get_overwrite",),
     "langgraph.graph._branch": ("BranchSpec",),
-    "langgraph.graph.state": ("_get_channels",),
+    "langgraph.graph.state": ("_CHANNEL_BRANCH_TO", "_get_channels"),
     "langgraph.prebuilt.tool_node": ("_get_all_injected_args",),
     "langgraph.pregel._algo": (
         "LazyAtomicCounter",
@@ -112,9 +112,10 @@ PRIVATE_NAMES: dict[str, tuple[str, ...]] = {
         "run_with_retry",
     ),
     "langgraph.pregel._runner": ("PregelRunner",),
-    "langgraph.pregel._task_status": ("read_task_statuses",),
+    "langgraph.pregel._task_status": ("CONTROL_WRITES", "read_task_statuses"),
     "langgraph.pregel._tools": ("StreamToolCallHandler",),
     "langgraph.pregel._utils": ("get_new_channel_versions",),
+    "langgraph.pregel._write": ("PASSTHROUGH", "ChannelWrite", "ChannelWriteTupleEntry"),
     "langgraph.pregel.main": ("_build_server_info", "_coerce_context", "_coerce_parent_runtime"),
     "langgraph.types": ("_interrupt_id",),
 }

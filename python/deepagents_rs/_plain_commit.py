@@ -90,16 +90,18 @@ def plain_step(loop: Any) -> Any:
     return task
 
 
-def commit(loop: Any, task: Any) -> None:
-    """``loop.after_tick()`` for a step `plain_step` accepted."""
-    loop.updated_channels = _apply(loop, task)
+def commit(loop: Any, task: Any, lists: ChannelLists) -> None:
+    """``loop.after_tick()`` for a step `plain_step` accepted; ``lists``: the loop's
+    `ChannelLists`."""
+    lists = lists.of(loop)
+    loop.updated_channels = _apply(loop, task, lists)
     loop.checkpoint_pending_writes.clear()
     loop.is_replaying = False
-    _put_checkpoint(loop)
+    _put_checkpoint(loop, lists)
     loop.config[CONF].pop(CONFIG_KEY_RESUMING, None)
 
 
-def _apply(loop: Any, task: Any) -> set[str]:
+def _apply(loop: Any, task: Any, lists: ChannelLists) -> set[str]:
     """The task's writes applied to the channels, the versions bumped where a channel
     changed; the channels updated (what the next step's tasks are triggered by)."""
     checkpoint = loop.checkpoint
@@ -123,8 +125,8 @@ def _apply(loop: Any, task: Any) -> set[str]:
             if channel.is_available():
                 updated.add(chan)
     # Every other channel is told a step passed (an ephemeral value is cleared); those whose
-    # ``update(())`` does nothing are not asked (`_ticked`).
-    for chan in _ticked(loop):
+    # ``update(())`` does nothing are not asked (`ChannelLists.ticked`).
+    for chan in lists.ticked:
         channel = channels[chan]
         if chan not in updated and channel.is_available() and channel.update(_NOTHING):
             versions[chan] = version
@@ -133,7 +135,7 @@ def _apply(loop: Any, task: Any) -> set[str]:
     if updated.isdisjoint(loop.trigger_to_nodes):
         # Nothing triggers a node: perhaps the last step, which channels are told of (those
         # whose class has a ``finish`` of its own: `BaseChannel`'s does nothing).
-        for chan in _finishing(loop):
+        for chan in lists.finishing:
             channel = channels[chan]
             if channel.finish():
                 versions[chan] = version
@@ -147,27 +149,30 @@ def _apply(loop: Any, task: Any) -> set[str]:
 _STILL_WHEN_UNWRITTEN = (LastValue, LastValueAfterFinish, DeltaChannel, UntrackedValue, BinaryOperatorAggregate)
 
 
-def _channels_by_class(loop: Any, key: str, keep: Any) -> tuple[str, ...]:
-    """The loop's channels, in order, whose class ``keep`` takes: worked out once for the
-    loop's run (its channels are made once) and kept on the loop under ``key``, with the
-    channels they were read from (a loop given new channels is read again)."""
-    channels = loop.channels
-    cached = loop.__dict__.get(key)
-    if cached is None or cached[0] is not channels:
-        names = tuple(c for c in channels if keep(type(channels[c])))
-        cached = loop.__dict__[key] = (channels, names)
-    return cached[1]
+class ChannelLists:
+    """One loop's channels the plain commit asks, in order, each list worked out once for
+    the loop's channels (a loop given new channels is read again): kept by the loop
+    (`_writer_loop`), which makes its channels once per run."""
 
+    def __init__(self) -> None:
+        self._channels: Any = None
+        #: Channels a step nobody wrote them in may change (an ``EphemeralValue`` cleared, a
+        #: ``Topic`` emptied...).
+        self.ticked: tuple[str, ...] = ()
+        #: Channels whose ``finish`` is not `BaseChannel`'s no-op.
+        self.finishing: tuple[str, ...] = ()
+        #: Channels whose class may hold a saved value (`_NEVER_SAVED`).
+        self.saved: tuple[str, ...] = ()
 
-def _ticked(loop: Any) -> tuple[str, ...]:
-    """The loop's channels, in order, that a step nobody wrote them in may change (an
-    ``EphemeralValue`` cleared, a ``Topic`` emptied...)."""
-    return _channels_by_class(loop, "_deepagents_rs_ticked", lambda cls: cls not in _STILL_WHEN_UNWRITTEN)
-
-
-def _finishing(loop: Any) -> tuple[str, ...]:
-    """The loop's channels, in order, whose ``finish`` is not `BaseChannel`'s no-op."""
-    return _channels_by_class(loop, "_deepagents_rs_finishing", lambda cls: cls.finish is not BaseChannel.finish)
+    def of(self, loop: Any) -> ChannelLists:
+        channels = loop.channels
+        if self._channels is not channels:
+            self._channels = channels
+            kinds = [(c, type(channels[c])) for c in channels]
+            self.ticked = tuple(c for c, cls in kinds if cls not in _STILL_WHEN_UNWRITTEN)
+            self.finishing = tuple(c for c, cls in kinds if cls.finish is not BaseChannel.finish)
+            self.saved = tuple(c for c, cls in kinds if cls not in _NEVER_SAVED)
+        return self
 
 
 #: Channel classes whose ``checkpoint()`` is always ``MISSING`` (LangGraph's own, exactly): a
@@ -176,13 +181,12 @@ def _finishing(loop: Any) -> tuple[str, ...]:
 _NEVER_SAVED = (DeltaChannel, UntrackedValue)
 
 
-def _checkpoint(loop: Any, previous: dict, updated: set[str]) -> dict:
+def _checkpoint(loop: Any, previous: dict, updated: set[str], saved: tuple[str, ...]) -> dict:
     """``create_checkpoint(previous, loop.channels, loop.step, updated_channels=updated)`` for
     a step snapshotting no delta channel (then no version is bumped and ``versions_seen`` is
     kept): each written channel's saved value, in the channels' order, asking only those whose
     class may hold one; a new uuid6 id for the step and the time."""
     channels = loop.channels
-    saved = _channels_by_class(loop, "_deepagents_rs_saved", lambda cls: cls not in _NEVER_SAVED)
     versions = previous["channel_versions"]
     values = {}
     for k in saved:
@@ -199,7 +203,7 @@ def _checkpoint(loop: Any, previous: dict, updated: set[str]) -> dict:
     }
 
 
-def _put_checkpoint(loop: Any) -> None:
+def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
     """The step's checkpoint made and handed to the saver, after the previous one."""
     updated = loop.updated_channels
     channels = loop.channels
@@ -237,7 +241,7 @@ def _put_checkpoint(loop: Any) -> None:
             trigger_to_nodes=loop.trigger_to_nodes,
         )
     else:
-        new = _checkpoint(loop, checkpoint, updated)
+        new = _checkpoint(loop, checkpoint, updated, lists.saved)
     loop.checkpoint = new
     for name in snapshot:
         counters[name] = (0, 0)
@@ -283,13 +287,11 @@ def put_writes(loop: Any, task_id: str, writes: Any) -> bool:
     the null task's, ``durability="exit"``."""
     channels = loop.channels
     specs = loop.specs
-    if (
-        task_id == NULL_TASK_ID
-        or loop.durability == "exit"
-        or loop.checkpointer_put_writes is None
-        or any(chan not in channels and chan != NO_WRITES for chan, _ in writes)
-    ):
+    if task_id == NULL_TASK_ID or loop.durability == "exit" or loop.checkpointer_put_writes is None:
         return False
+    for chan, _ in writes:
+        if chan not in channels and chan != NO_WRITES:
+            return False
     if not writes:
         return True
     loop._written_task_ids.add(task_id)
@@ -317,11 +319,30 @@ def put_writes(loop: Any, task_id: str, writes: Any) -> bool:
         },
     }
     if loop.checkpointer_put_writes_accepts_task_path:
-        fut = loop.submit(
-            loop.checkpointer_put_writes, config, saved, task_id, task_path_str(task.path) if task else ""
-        )
+        fut = loop.submit(loop.checkpointer_put_writes, config, saved, task_id, _path_str(task.path) if task else "")
     else:
         fut = loop.submit(loop.checkpointer_put_writes, config, saved, task_id)
-    if loop._delta_write_futs is not None and any(isinstance(specs.get(chan), DeltaChannel) for chan, _ in saved):
-        loop._delta_write_futs.append(fut)
+    if loop._delta_write_futs is not None:
+        delta = loop._delta_channel_names
+        for chan, _ in saved:
+            if chan in delta:
+                loop._delta_write_futs.append(fut)
+                break
     return True
+
+
+#: Task paths' strings (`task_path_str`), by path: a thread's tasks have a few paths.
+_PATH_STRS: dict[Any, str] = {}
+
+
+def _path_str(path: Any) -> str:
+    try:
+        return _PATH_STRS[path]
+    except KeyError:
+        if len(_PATH_STRS) >= 1024:
+            _PATH_STRS.clear()
+        out = _PATH_STRS[path] = task_path_str(path)
+        return out
+    except TypeError:
+        # A path holding something unhashable (a functional API call's).
+        return task_path_str(path)

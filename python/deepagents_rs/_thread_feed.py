@@ -105,6 +105,8 @@ class Feed:
         self._boundaries = 0
         self._closed = False
         self._steps_seen = threading.Condition()
+        #: Whether the core waits in `core_boundary` (a step's start wakes it only then).
+        self._boundary_waits = 0
 
     # -- run control (LangGraph's `control=`)
 
@@ -112,8 +114,11 @@ class Feed:
         step = (config.get("metadata") or {}).get("langgraph_step")
         self.task_configs.step_started(config)
         with self._steps_seen:
-            self._graph_steps.add(step)
-            self._steps_seen.notify_all()
+            if step not in self._graph_steps:
+                self._graph_steps.add(step)
+                # Only the core waits here (`core_boundary`), and only when it is ahead.
+                if self._boundary_waits:
+                    self._steps_seen.notify_all()
 
     def _graph_closed(self) -> None:
         self.task_configs.over()
@@ -141,7 +146,11 @@ class Feed:
         with self._steps_seen:
             self._boundaries += 1
             while len(self._graph_steps) <= self._boundaries and not self._closed:
-                self._steps_seen.wait()
+                self._boundary_waits += 1
+                try:
+                    self._steps_seen.wait()
+                finally:
+                    self._boundary_waits -= 1
             return len(self._graph_steps) <= self._boundaries
 
     # -- reading the core's stream
@@ -328,9 +337,10 @@ class Feed:
     def started(self) -> bool:
         return self._events is not None
 
-    def _taken_write(self, ns: tuple, node: str, arg: Any, place: int | None) -> int | None:
-        """The index of ``node``'s write, once it has arrived (``place``: see `_task_places`)."""
-        index = self._find(ns, node, _call_id(node, arg), place)
+    def _taken_write(self, ns: tuple, node: str, call_id: str | None, place: int | None) -> int | None:
+        """The index of ``node``'s write, once it has arrived (``call_id``: the call a `tools`
+        task answers, `_call_id`; ``place``: see `_task_places`)."""
+        index = self._find(ns, node, call_id, place)
         if index is not None:
             self._untaken[(ns, node)].remove(index)
         return index
@@ -368,12 +378,13 @@ class Feed:
     def take_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
         # Each of the agent's tasks of one node in one step takes the write of its place.
         place = place_of(node, arg, config) if ns == () else None
+        call_id = _call_id(node, arg)
         with self._lock:
             self._begin_once(node, arg, config)
-            while (index := self._taken_write(ns, node, arg, place)) is None:
+            while (index := self._taken_write(ns, node, call_id, place)) is None:
                 if self._stopped(ns) or not self._pull():
                     raise self._missing(node, config, ns)
-            route = self._call_route(ns, node, arg)
+            route = self._call_route(ns, call_id)
             while not route[0] and not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
                 self._pull()
             if route[0]:
@@ -386,13 +397,12 @@ class Feed:
         run ends, giving back its executor thread (a later task of the step may need it)."""
         return ns in self._paused
 
-    def _call_route(self, ns: tuple, node: str, arg: Any) -> tuple[bool, Any]:
+    def _call_route(self, ns: tuple, call_id: str | None) -> tuple[bool, Any]:
         """Where a `tools` task of one of the model's calls goes, ``(known, goto)``: its own
         route, which the core reports before the call's write, so the task ends once its call
         is answered. The step's route comes only once every call is; a task waiting for it
         would hold its executor thread meanwhile, which a later task of the step (a subagent
         whose calls wait for their graph to start) may need."""
-        call_id = _call_id(node, arg)
         found = self._call_routes.pop((ns, call_id), None) if call_id is not None else None
         return (False, None) if found is None else (True, goto_of(*found))
 
@@ -405,12 +415,13 @@ class Feed:
 
     async def atake_in(self, ns: tuple, node: str, arg: Any, config: dict) -> Any:
         place = place_of(node, arg, config) if ns == () else None
+        call_id = _call_id(node, arg)
         async with self._async_lock():
             await self._abegin_once(node, arg, config)
-            while (index := self._taken_write(ns, node, arg, place)) is None:
+            while (index := self._taken_write(ns, node, call_id, place)) is None:
                 if self._stopped(ns) or not await self._apull():
                     raise self._missing(node, config, ns)
-            route = self._call_route(ns, node, arg)
+            route = self._call_route(ns, call_id)
             while not route[0] and not (route := self._route(index))[0] and not self._route_after_awaited(ns, node):
                 await self._apull()
             if route[0]:

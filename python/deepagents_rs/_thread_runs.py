@@ -80,8 +80,9 @@ class ThreadRuns:
     def _compile_with_saver(self) -> None:
         """With a saver, the thread graph and the state keys made now, as deepagents compiles
         its graph in ``create_deep_agent``: not in the first run's time (10-20 ms of type
-        hints and LangGraph's compile, measured: 0.2-0.4 ms per step of a fifty-step run). Without one (or ``checkpointer=True``, a subgraph's, which takes its
-        parent's saver) they are made on first use."""
+        hints and LangGraph's compile, measured: 0.2-0.4 ms per step of a fifty-step run).
+        Without one (or ``checkpointer=True``, a subgraph's, which takes its parent's saver)
+        they are made on first use."""
         if self.checkpointer is None or isinstance(self.checkpointer, bool):
             # Nothing imported for an agent without a saver (`benches/startup.py`).
             return

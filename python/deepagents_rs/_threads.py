@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 #: Where a thread graph's nodes find their run's feed in the config.
 _FEED = "__deepagents_rs_feed"
+#: The attribute marking the edges' route function (it goes where the core went): the direct
+#: writer makes such an edge's writes itself (`_direct_writer._edge_call`).
+FEED_ROUTE = "deepagents_rs_feed_route"
 #: Both delta channels snapshot their value this often, as deepagents declares them.
 _SNAPSHOT_FREQUENCY = 50
 
@@ -462,6 +465,7 @@ def _edge(name: str, route_after: Callable[[str, dict], Any]) -> Any:
     # LangGraph reads the path function's hints (for its possible targets), and hands the
     # config to a parameter typed as LangChain's `RunnableConfig`.
     route.__annotations__ = {"state": dict, "config": RunnableConfig}
+    setattr(route, FEED_ROUTE, True)
     return RunnableCallable(route, name=f"{name}:edge", trace=False, recurse=False)
 
 

@@ -22,6 +22,9 @@ class _PlainCommits:
     #: Whether plain steps are committed by `_plain_commit` (benches switch it off to
     #: compare, in one process, with LangGraph's ``after_tick`` / ``put_writes``).
     plain_commit = True
+    #: The channels `_plain_commit` asks, made at the loop's first plain step (LangGraph's
+    #: loops' ``__init__`` is left as it is).
+    _channel_lists: _plain_commit.ChannelLists | None = None
 
     def put_writes(self, task_id: str, writes: Any, *, cached: bool = False) -> None:
         if cached or not self.plain_commit or not _plain_commit.put_writes(self, task_id, writes):
@@ -32,7 +35,9 @@ class _PlainCommits:
         if task is None:
             super().after_tick()  # type: ignore[misc]
         else:
-            _plain_commit.commit(self, task)
+            if self._channel_lists is None:
+                self._channel_lists = _plain_commit.ChannelLists()
+            _plain_commit.commit(self, task, self._channel_lists)
 
 
 class AsyncWriterLoop(_PlainCommits, AsyncPregelLoop):
