@@ -29,12 +29,11 @@ from private_surface_checks import PACKAGE
 
 TOPS = ("langchain", "langchain_core", "langchain_anthropic", "langchain_openai")
 
-#: Private names the modules of other owners still import from LangChain directly (their
-#: owners convert them: then this is empty). `_direct_tools`' names come through its table of
+#: Private names a module still imports from LangChain directly: none since every module was
+#: converted (a module that adds one fails the scan until it goes through
+#: `_langchain_private`). `_direct_tools`' names come through its table of
 #: LangChain names by module (`_LANGCHAIN_NAMES`), which the scan reads as imports.
-NOT_YET_CONVERTED = {
-    "_threads.py": {"langchain.agents.factory._resolve_schemas"},
-}
+NOT_YET_CONVERTED: dict[str, set[str]] = {}
 #: Private attributes the package reads on objects of its own whose names LangChain's
 #: classes also have (the scan cannot tell whose object it reads them on).
 OWN_ATTRIBUTES = {

@@ -66,11 +66,12 @@ def _state_schemas(schemas: Sequence[type] | StateSchemas) -> tuple[type, type, 
     deepagents' (LangChain's resolver, over the same fields in the same order): LangChain's
     agent state, the file middleware's keys, the summarization keys, the user middleware's,
     and ``messages`` last as deepagents' own state schema declares it."""
-    from langchain.agents.factory import _resolve_schemas
     from langchain.agents.middleware.types import AgentState, PrivateStateAttr
     from langgraph.channels.delta import DeltaChannel
     from langgraph.channels.untracked_value import UntrackedValue
     from typing_extensions import TypedDict
+
+    from deepagents_rs._langchain_private import _resolve_schemas
 
     from .backends.protocol import FileData
 
