@@ -5,6 +5,7 @@
 pub mod anthropic;
 mod chunks;
 pub mod error;
+mod json_string;
 mod message_cache;
 pub mod native;
 pub mod openai;
