@@ -72,9 +72,11 @@ _PLAIN_EXTRA = {
 def _plain_type(msg: dict) -> str | None:
     """The core type of a plain ``{"role": ..., "content": "<str>"}`` dict, else None; the
     core's input reading applies the same rule."""
-    if len(msg) != 2 or not isinstance(msg.get("content"), str):
+    role = msg.get("role")
+    if len(msg) != 2 or not isinstance(msg.get("content"), str) or not isinstance(role, str):
+        # A role that is not a string (unhashable, maybe) is LangChain's to refuse.
         return None
-    return _PLAIN_ROLES.get(msg.get("role"))  # type: ignore[arg-type]
+    return _PLAIN_ROLES.get(role)
 
 
 def _plain_dict(msg: dict) -> dict | None:

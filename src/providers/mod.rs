@@ -5,6 +5,7 @@
 pub mod anthropic;
 mod chunks;
 pub mod error;
+mod json_string;
 mod message_cache;
 pub mod native;
 pub mod openai;
@@ -65,6 +66,11 @@ pub(crate) fn to_bytes_with(
 /// A request body's bytes with the value under `key` (a placeholder in `body`) written in
 /// place by `write` (about `len` bytes): a long conversation's turns go straight into the
 /// body, not into a string of their own first and then copied.
+///
+/// The fields around the turns are written first (after them come the system prompt and the
+/// tools, tens of kilobytes), so the body is allocated once at its size: grown past a
+/// guess, it was reallocated, a copy of the whole history's turns at a step whenever the
+/// allocator could not remap it.
 pub(crate) fn to_bytes_writing(
     body: &serde_json::Value,
     key: &str,
@@ -74,23 +80,70 @@ pub(crate) fn to_bytes_writing(
     let serde_json::Value::Object(map) = body else {
         return to_bytes(body);
     };
-    let mut out = Vec::with_capacity(len + 4096);
-    let mut write = Some(write);
-    out.push(b'{');
-    for (i, (k, v)) in map.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+    let fields = |range: std::ops::Range<usize>,
+                  out: &mut Vec<u8>|
+     -> Result<(), crate::error::ModelError> {
+        for (i, (k, v)) in map.iter().enumerate().skip(range.start).take(range.len()) {
+            if i > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut *out, k).map_err(unserializable)?;
+            out.push(b':');
+            serde_json::to_writer(&mut *out, v).map_err(unserializable)?;
         }
-        serde_json::to_writer(&mut out, k).map_err(unserializable)?;
-        out.push(b':');
-        if k == key
-            && let Some(write) = write.take()
-        {
-            write(&mut out)?;
-        } else {
-            serde_json::to_writer(&mut out, v).map_err(unserializable)?;
-        }
+        Ok(())
+    };
+    let mut head = vec![b'{'];
+    let Some(at) = map.keys().position(|k| k == key) else {
+        fields(0..map.len(), &mut head)?;
+        head.push(b'}');
+        return Ok(head);
+    };
+    fields(0..at, &mut head)?;
+    if at > 0 {
+        head.push(b',');
     }
-    out.push(b'}');
+    serde_json::to_writer(&mut head, key).map_err(unserializable)?;
+    head.push(b':');
+    let mut tail = Vec::new();
+    fields(at + 1..map.len(), &mut tail)?;
+    tail.push(b'}');
+    let mut out = Vec::with_capacity(head.len() + len + tail.len());
+    out.extend_from_slice(&head);
+    write(&mut out)?;
+    out.extend_from_slice(&tail);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_body_written_around_its_turns_is_allocated_once_at_its_size() {
+        let turns = format!("[{}]", vec!["\"turn\""; 1000].join(","));
+        // Fields after the turns far longer than any fixed allowance (a system prompt, tools).
+        let body = json!({
+            "max_tokens": 10,
+            "messages": null,
+            "model": "m",
+            "system": "s".repeat(20_000),
+            "tools": [{"name": "t", "description": "d".repeat(10_000)}],
+        });
+        let bytes = super::to_bytes_writing(&body, "messages", turns.len(), |out| {
+            out.extend_from_slice(turns.as_bytes());
+            Ok(())
+        })
+        .unwrap();
+        let mut whole = body.clone();
+        whole["messages"] = serde_json::from_str(&turns).unwrap();
+        assert_eq!(bytes, serde_json::to_vec(&whole).unwrap());
+        assert_eq!(bytes.capacity(), bytes.len(), "grown past its allocation");
+        // The key first, or absent.
+        let first = json!({"messages": null, "model": "m"});
+        let bytes = super::to_bytes_with(&first, "messages", "[]").unwrap();
+        assert_eq!(bytes, br#"{"messages":[],"model":"m"}"#);
+        let bytes = super::to_bytes_with(&json!({"model": "m"}), "messages", "[]").unwrap();
+        assert_eq!(bytes, br#"{"model":"m"}"#);
+    }
 }

@@ -154,30 +154,12 @@ fn plain_kind(role: &Bound<'_, PyString>) -> Option<&'static str> {
     })
 }
 
-/// Whether every message of the list is a plain dict as `_convert._plain_dict` reads one
-/// (an exact dict of exactly a str `content` and an exact str `role` among the plain ones):
-/// the check `_convert.input_messages` makes of a whole input, a Python call per message of a
-/// long history otherwise.
+/// Whether every message of the list is a plain dict (`plain`'s rule, the one the run's
+/// input reading applies): the check `_convert.input_messages` makes of a whole input, a
+/// Python call per message of a long history otherwise.
 #[pyfunction]
 pub(crate) fn all_plain_messages(messages: &Bound<'_, PyList>) -> bool {
-    let py = messages.py();
-    messages.iter().all(|m| {
-        let Ok(dict) = m.cast_exact::<PyDict>() else {
-            return false;
-        };
-        if dict.len() != 2 {
-            return false;
-        }
-        let content = dict.get_item(intern!(py, "content")).ok().flatten();
-        if !content.is_some_and(|c| c.is_instance_of::<PyString>()) {
-            return false;
-        }
-        let role = dict.get_item(intern!(py, "role")).ok().flatten();
-        role.as_ref()
-            .and_then(|r| r.cast_exact::<PyString>().ok())
-            .and_then(plain_kind)
-            .is_some()
-    })
+    messages.iter().all(|m| plain(&m).is_some())
 }
 
 impl<'py> Plain<'py> {

@@ -183,7 +183,11 @@ pub fn new_ids(n: usize) -> Vec<String> {
         .map(|c| {
             let mut b = [0u8; 16];
             b.copy_from_slice(c);
-            uuid::Builder::from_random_bytes(b).into_uuid().to_string()
+            // Written straight into the string: `to_string` went through the formatting
+            // machinery, a visible share of reading a long input.
+            let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+            let id = uuid::Builder::from_random_bytes(b).into_uuid();
+            id.hyphenated().encode_lower(&mut text).to_owned()
         })
         .collect()
 }

@@ -56,16 +56,15 @@ impl Encoded {
     }
 
     /// A string content's encoding, escaped straight from the string.
-    fn text(role: Role, text: &str) -> Result<Encoded, ModelError> {
-        let json = serde_json::to_string(text)
-            .map_err(|e| ModelError::Config(format!("unserializable request: {e}")))?;
-        Ok(Encoded {
+    fn text(role: Role, text: &str) -> Encoded {
+        let json = crate::providers::json_string::json_string(text);
+        Encoded {
             part: Part::Turn(role),
             json: json.into(),
             blocks: Blocks::Text,
             empty: text.is_empty(),
             server_result_last: false,
-        })
+        }
     }
 }
 
@@ -95,7 +94,7 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
         }
         // A text content goes as the string itself (`user_content`, `assistant_content`).
         Message::Human(m) => match &m.content {
-            Content::Text(text) => return Encoded::text(Role::User, text),
+            Content::Text(text) => return Ok(Encoded::text(Role::User, text)),
             content => (Role::User, user_content(content)),
         },
         Message::Tool(m) => {
@@ -109,7 +108,7 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
         }
         Message::Ai(m) => match &m.content {
             Content::Text(text) if m.tool_calls.is_empty() => {
-                return Encoded::text(Role::Assistant, text);
+                return Ok(Encoded::text(Role::Assistant, text));
             }
             _ => (Role::Assistant, assistant_content(m)),
         },
