@@ -71,8 +71,8 @@ def _stack_grown_by(work: Callable[[], object]) -> int:
 
 def test_a_thread_blocked_in_invoke_touches_little_of_its_stack(sim: SimAnthropic) -> None:
     """The run's state machine (~13 KB) used to be built in the caller's frame and copied into
-    the task: 32 KiB of the caller's stack touched, now 20 (the rest is Python's: the result's
-    messages built there, pydantic's validation under them)."""
+    the task: 32 KiB of the caller's stack touched, now 20 (the entry's Python and the
+    conversions in and out, not split further)."""
 
     def echo(text: str) -> str:
         """Echo the text back."""
