@@ -284,8 +284,12 @@ impl CoreAgent {
             )?;
             let agent = self.agent.clone();
             let runtime = pyo3_async_runtimes::tokio::get_runtime();
+            // The run's state machine (about 13 KB) is made and boxed at the task's first poll,
+            // on a worker: made here it would be built in this frame and copied into the
+            // task, touching that much of every caller thread's stack for good (1,000 callers
+            // blocked in `invoke` each keep it).
             let mut handle = runtime.spawn(async move {
-                let outcome = agent.run_guarded(state, options).await;
+                let outcome = Box::pin(agent.run_guarded(state, options)).await;
                 outcome.map(|(state, _)| state)
             });
             // Timers are built inside the runtime: they need its clock.
