@@ -143,6 +143,11 @@ PRIVATE_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "langgraph.pregel._loop.AsyncPregelLoop": _LOOP_FIELDS,
     "langgraph.pregel.main.Pregel": ("_defaults", "_migrate_checkpoint", "_own_checkpoint_config"),
     "langgraph.prebuilt.tool_node.ToolNode": ("_inject_tool_args", "_tools_by_name"),
+    # A tool's ``Command`` update as LangGraph's own writers read it (`_tool_commands`).
+    "langgraph.types.Command": ("_update_as_tuples",),
+    # The memory store's items, read directly by the store backend's fast path (which falls
+    # back to the store's public ``search``/``get`` without it: `backends/_memory_store_reads`).
+    "langgraph.store.memory.InMemoryStore": ("_data",),
 }
 
 _SOURCE = {name: module for module, names in PRIVATE_NAMES.items() for name in names}
