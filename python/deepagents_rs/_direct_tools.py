@@ -81,9 +81,9 @@ _LANGCHAIN_NAMES = {
 
 @functools.cache
 def _langchain() -> SimpleNamespace:
-    """LangChain's names a direct call uses (``_LANGCHAIN_NAMES``, two private ones and ``uuid7``), imported
-    on the first call (not at start-up) and looked up once: an import statement costs a few
-    microseconds each call."""
+    """LangChain's names a direct call uses (``_LANGCHAIN_NAMES``, two private ones and
+    ``uuid7``), imported on the first call (not at start-up) and looked up once: an import
+    statement costs a few microseconds each call."""
     import importlib
 
     # LangChain's private names come through the module that checks them (first).

@@ -509,8 +509,10 @@ impl CoreAgent {
             max_concurrency: limit,
         };
         let agent = self.agent.clone();
+        // Made and boxed at the task's first poll, as `invoke`'s run: not copied through the
+        // caller's stack.
         let task = pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
-            let outcome = agent.run_guarded(state, options).await;
+            let outcome = Box::pin(agent.run_guarded(state, options)).await;
             let outcome = outcome.map(|(state, _)| state);
             let _ = tx.send(Item::Done(Box::new(outcome)));
         });
