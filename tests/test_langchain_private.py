@@ -29,11 +29,6 @@ from private_surface_checks import PACKAGE
 
 TOPS = ("langchain", "langchain_core", "langchain_anthropic", "langchain_openai")
 
-#: Private names a module still imports from LangChain directly: none since every module was
-#: converted (a module that adds one fails the scan until it goes through
-#: `_langchain_private`). `_direct_tools`' names come through its table of
-#: LangChain names by module (`_LANGCHAIN_NAMES`), which the scan reads as imports.
-NOT_YET_CONVERTED: dict[str, set[str]] = {}
 #: Private attributes the package reads on objects of its own whose names LangChain's
 #: classes also have (the scan cannot tell whose object it reads them on).
 OWN_ATTRIBUTES = {
@@ -76,17 +71,12 @@ def test_each_surface_holds_its_distributions_names() -> None:
 
 def test_the_list_is_exactly_what_the_package_imports() -> None:
     where, through = checks.scan(TOPS, "_langchain_private")
-    # Outside the module, only the files of other owners not converted yet import
-    # LangChain's private names, and exactly these.
-    assert where == NOT_YET_CONVERTED
-    pending = {path.rpartition(".")[2] for paths in NOT_YET_CONVERTED.values() for path in paths}
+    # Outside the module, no file imports LangChain's private names (`_direct_tools`' come
+    # through its table of LangChain names by module, `_LANGCHAIN_NAMES`, which the scan
+    # reads as imports).
+    assert where == {}
     # Every name taken from the module is listed, and every listed name is used somewhere.
-    assert through <= set(private._SOURCE)
-    assert through | pending == set(private._SOURCE)
-    # The pending imports name the modules the list takes them from.
-    for path in set().union(*NOT_YET_CONVERTED.values()):
-        module, _, name = path.rpartition(".")
-        assert name in private.PRIVATE_NAMES[module], path
+    assert through == set(private._SOURCE)
 
 
 def test_every_listed_attribute_is_langchains() -> None:
