@@ -87,14 +87,14 @@ def _langchain() -> SimpleNamespace:
     import importlib
 
     # LangChain's private names come through the module that checks them (first).
-    from deepagents_rs._langchain_private import _configure_hooks, _format_output
+    from deepagents_rs._langchain_private import _configure_hooks, _format_output, _merge_metadata_dicts
 
     names = {
         name: getattr(importlib.import_module(module), name)
         for module, module_names in _LANGCHAIN_NAMES.items()
         for name in module_names
     }
-    names.update(_configure_hooks=_configure_hooks, _format_output=_format_output)
+    names.update(_configure_hooks=_configure_hooks, _format_output=_format_output, merge_metadata=_merge_metadata_dicts)
     try:
         from langchain_core.utils.uuid import uuid7
     except ImportError:  # pragma: no cover - an older LangChain: its run ids are uuid4
@@ -121,14 +121,12 @@ def _child_config(tool: Any, config: dict | None, manager_type: type) -> dict | 
     if callbacks is None:
         callbacks = config.get("callbacks")
     if _unheard(lc, callbacks, tool):
-        manager = _quiet_manager(lc, manager_type, callbacks, config, tool)
+        manager = _quiet_child_manager(lc, manager_type, callbacks, config, tool)
     else:
         manager = configured(manager_type, callbacks, config, tool)
         if manager.handlers or manager.inheritable_handlers:
             return None
-    # A tool run's child manager: the inherited tags and metadata only (set on the manager
-    # made above, which nothing else holds: a copy would be one more per call).
-    manager.tags, manager.metadata = list(manager.inheritable_tags), dict(manager.inheritable_metadata)
+        _as_child(manager)
     # The id the tool's run would have: a tool reading `get_config()` sees a manager under a
     # run of its own, as under `invoke` (no handler sees that run, so none is started).
     manager.parent_run_id = lc.uuid7()
@@ -182,6 +180,32 @@ def _unheard(lc: SimpleNamespace, callbacks: Any, tool: Any) -> bool:
         return False
     context = lc.get_tracing_context()
     return not (context["tags"] or lc.tracing_is_enabled(context))
+
+
+def _as_child(manager: Any) -> Any:
+    """A tool run's child manager made from the run's own ``manager``: the inherited tags and
+    metadata only (set on it: nothing else holds it, and a copy would be one more per call)."""
+    manager.tags, manager.metadata = list(manager.inheritable_tags), dict(manager.inheritable_metadata)
+    return manager
+
+
+def _quiet_child_manager(lc: SimpleNamespace, manager_type: type, callbacks: Any, config: dict, tool: Any) -> Any:
+    """``_as_child(_quiet_manager(...))``, made at once when neither the tool nor the config
+    has tags and the tool has no metadata (a plain tool in a run, every step): the child keeps
+    only the inherited parts, so the own tags and metadata ``_quiet_manager`` merges (an
+    import and two copies) would be dropped again."""
+    if tool.tags or tool.metadata or config.get("tags"):
+        return _as_child(_quiet_manager(lc, manager_type, callbacks, config, tool))
+    if isinstance(callbacks, lc.BaseCallbackManager):
+        tags, metadata = callbacks.inheritable_tags.copy(), callbacks.inheritable_metadata.copy()
+    else:
+        tags, metadata = [], {}
+    if inherited := config.get("metadata"):
+        # What `add_metadata` does to the inheritable metadata (`lc_versions` merged).
+        metadata = lc.merge_metadata(metadata, inherited)
+    return manager_type(
+        handlers=[], tags=list(tags), inheritable_tags=tags, metadata=dict(metadata), inheritable_metadata=metadata
+    )
 
 
 def _quiet_manager(lc: SimpleNamespace, manager_type: type, callbacks: Any, config: dict, tool: Any) -> Any:

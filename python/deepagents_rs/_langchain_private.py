@@ -66,6 +66,7 @@ PRIVATE_NAMES: dict[str, tuple[str, ...]] = {
     "langchain_core._api.deprecation": ("LangChainDeprecationWarning",),
     "langchain_core.language_models._compat_bridge": ("achunks_to_events",),
     "langchain_core.messages.utils": ("_convert_to_openai_tool_calls",),
+    "langchain_core.runnables.config": ("_merge_metadata_dicts",),
     "langchain_core.tools.base": ("_format_output", "_get_runnable_config_param", "_is_injected_arg_type"),
     "langchain_core.tracers._streaming": ("_StreamingCallbackHandler", "_V2StreamingCallbackHandler"),
     "langchain_core.tracers.context": ("_configure_hooks",),

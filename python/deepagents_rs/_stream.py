@@ -23,6 +23,7 @@ REMOVE_ALL_MESSAGES = "__remove_all__"
 
 #: Configurable keys LangGraph copies into a task's metadata.
 _PROPAGATED_KEYS = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
+_PROPAGATED_SET = frozenset(_PROPAGATED_KEYS)
 
 
 #: Where the run config carries the agent's own metadata (`ls_integration`, `lc_versions`,
@@ -47,9 +48,12 @@ def _run_metadata(metadata: dict, configurable: dict, subagent: str | None) -> d
     if subagent is not None:
         out.update(ls_integration=_SUBAGENT_INTEGRATION, lc_agent_name=subagent)
     out.update(metadata)
-    for key in _PROPAGATED_KEYS:
-        if key not in out and (value := configurable.get(key)):
-            out[key] = value
+    # Looked for one by one (in their order, which the metadata keeps) only when one is there:
+    # a run without a thread has none, and this is at every tool call.
+    if not _PROPAGATED_SET.isdisjoint(configurable):
+        for key in _PROPAGATED_KEYS:
+            if key not in out and (value := configurable.get(key)):
+                out[key] = value
     return out
 
 

@@ -42,7 +42,8 @@ class Caller:
         # this caller, made every tool call's configurable a reference cycle, its channels,
         # runtime and scratchpad freed only by the cyclic collector (a call never reads its
         # own `__pregel_call`: a task's config sets its own).
-        self.configurable = {k: v for k, v in configurable.items() if k != CALL_KEY}
+        self.configurable = dict(configurable)
+        self.configurable.pop(CALL_KEY, None)
         self.metadata, self.asynchronous = metadata, asynchronous
         #: Where the parts of the tasks it pushes go, when the calling task is itself a pushed
         #: one (`_pushed_parts.PushedParts.source`); otherwise found from ``configurable``.

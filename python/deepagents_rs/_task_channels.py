@@ -17,6 +17,7 @@ and the replay/read-state slots LangGraph leaves empty in a node's task.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import SimpleNamespace
@@ -217,6 +218,9 @@ def of(configurable: Mapping[str, Any]) -> TaskChannels | None:
 
 #: The prefix of our own configurable keys.
 OWN_PREFIX = "__deepagents_rs"
+#: Whether a configurable key is one of ours (called by `filter` at every tool call: no
+#: bytecode per key).
+_OWN_KEY = operator.methodcaller("startswith", OWN_PREFIX)
 
 
 def own_value(configurable: Mapping[str, Any], key: str) -> Any:
@@ -252,7 +256,7 @@ def loop_keys(
     channels the task reads; ``asynchronous``, whether the run is (``None``: not known)."""
     names = _loop_names()
     channels.keys = names.graph_keys(configurable, metadata)
-    for key in [k for k in configurable if k.startswith(OWN_PREFIX)]:
+    for key in list(filter(_OWN_KEY, configurable)):
         channels.own[key] = configurable.pop(key)
     configurable[SEND_KEY] = channels.send
     configurable[READ_KEY] = channels.read

@@ -18,7 +18,7 @@ from typing import Any
 from . import _compat, _convert, _task_channels
 from ._direct_args import args_plan
 from ._direct_tools import FALLBACK, acall_direct, call_direct, direct_function
-from ._files_context import use_files
+from ._files_context import CURRENT_FILES, use_files
 from ._task_channels import TaskChannels
 from ._task_notes import note_task_error
 
@@ -135,8 +135,12 @@ class ToolAdapter:
         files = _run_files(config)
         if files is None:
             return self.call(args, tool_call_id, config, *state)
-        with use_files(files.files):
+        # `use_files(files.files)`, without its generator: at every tool call.
+        token = CURRENT_FILES.set(files.files)
+        try:
             result = self.call(args, tool_call_id, config, *state)
+        finally:
+            CURRENT_FILES.reset(token)
         return _with_written_files(result, files)
 
     def call_in_async_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:

@@ -175,6 +175,49 @@ def test_the_quiet_manager_is_the_one_configure_makes(
     assert _fields(ours) == _fields(theirs)
 
 
+_RUN_CONFIGS = {
+    "plain-run": {"tags": [], "metadata": {}},
+    "run-metadata": {"tags": [], "metadata": {"langgraph_step": 3, "lc_versions": {"run": "2"}, "kept": "run"}},
+    "run-tags": {"tags": ["run-tag", "shared", "inherited"], "metadata": {"langgraph_step": 3, "shared": "run"}},
+}
+
+
+@pytest.mark.parametrize("manager_type", [CallbackManager, AsyncCallbackManager])
+@pytest.mark.parametrize("given", ["none", "list", "manager"])
+@pytest.mark.parametrize("tool_own", [False, True], ids=["plain-tool", "tool-tags"])
+@pytest.mark.parametrize("run", list(_RUN_CONFIGS))
+def test_the_quiet_child_manager_is_the_child_of_the_one_configure_makes(
+    manager_type: type, given: str, tool_own: bool, run: str
+) -> None:
+    """The tool run's child manager, made at once for a plain tool in a run without tags:
+    the inherited tags and metadata of the manager ``configure`` makes, as its own too."""
+    tool = StructuredTool.from_function(
+        add,
+        tags=["tool-tag", "shared"] if tool_own else None,
+        metadata={"tool": "m", "shared": "tool"} if tool_own else None,
+    )
+    callbacks = _given_callbacks(given, manager_type)
+    if given == "manager":
+        callbacks.inheritable_metadata["lc_versions"] = {"given": "1"}
+    lc = _direct_tools._langchain()
+    ours = _direct_tools._quiet_child_manager(lc, manager_type, callbacks, copy.deepcopy(_RUN_CONFIGS[run]), tool)
+    theirs = _direct_tools.configured(manager_type, copy.deepcopy(callbacks), copy.deepcopy(_RUN_CONFIGS[run]), tool)
+    assert _fields(ours) == (
+        type(theirs),
+        [],
+        [],
+        theirs.inheritable_tags,
+        theirs.inheritable_tags,
+        theirs.inheritable_metadata,
+        theirs.inheritable_metadata,
+    )
+    # Its own lists and dicts: a tool changing one changes nothing else.
+    assert ours.tags is not ours.inheritable_tags and ours.metadata is not ours.inheritable_metadata
+    if given == "manager":
+        assert ours.inheritable_tags is not callbacks.inheritable_tags
+        assert ours.inheritable_metadata is not callbacks.inheritable_metadata
+
+
 def test_a_listener_anywhere_is_heard(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each source ``configure`` takes a handler from makes the call heard."""
     lc = _direct_tools._langchain()
