@@ -188,3 +188,63 @@ def test_the_channels_asked_each_step_are_those_that_can_change() -> None:
     # Worked out again for a loop given other channels.
     loop.channels = {"ephemeral": EphemeralValue(int)}
     assert lists.of(loop).ticked == ("ephemeral",) and lists.saved == ("ephemeral",)
+
+
+def test_a_checkpoint_id_is_langgraphs_uuid6(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_checkpoint_ids.checkpoint_id(step)` is ``str(uuid6(clock_seq=step))`` bit for bit (the
+    clock and the random node fixed), and shares LangGraph's last timestamp: ids made by
+    either, in any order, are those LangGraph's alone makes, still in order when the clock
+    has not moved (or went back)."""
+    import random
+
+    from deepagents_rs import _checkpoint_ids
+    from langgraph.checkpoint.base import id as langgraph_ids
+    from langgraph.checkpoint.base.id import uuid6
+
+    # The clock (ns) at each id: standing still, going back, moving on.
+    ticks = [10**18, 10**18, 10**18 - 5_000, 10**18 + 12_345_678, 10**18 + 12_345_678, 2 * 10**18]
+    clock = iter(())
+    monkeypatch.setattr("time.time_ns", lambda: next(clock))
+
+    def ids(make: Any) -> list[str]:
+        nonlocal clock
+        clock = iter(ticks)
+        monkeypatch.setattr(langgraph_ids, "_last_v6_timestamp", None)
+        random.seed(19)
+        return [make(i, step) for i, step in enumerate((0, 1, 2, 16383, 16384 + 7, -1))]
+
+    assert _checkpoint_ids.SHARES_LANGGRAPHS_CLOCK
+    theirs = ids(lambda _i, step: str(uuid6(clock_seq=step)))
+    assert ids(lambda _i, step: _checkpoint_ids.checkpoint_id(step)) == theirs
+    # Taking turns with LangGraph's own: the same ids.
+    mixed = ids(lambda i, step: _checkpoint_ids.checkpoint_id(step) if i % 2 else str(uuid6(clock_seq=step)))
+    assert mixed == theirs
+    assert theirs == sorted(theirs) and len(set(theirs)) == len(theirs)
+
+
+def test_each_plain_commit_hands_the_saver_langgraphs_new_versions(
+    direct: Any,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The versions a plain commit hands the saver as new (`ChannelLists.new_versions`, from
+    the channels its step bumped) are ``get_new_channel_versions``' exactly, in its order, at
+    every plain step of a long run (snapshots among them), a continued thread and two
+    parallel calls (a step LangGraph commits, after which LangGraph's comparison is used)."""
+    from deepagents_rs._langgraph_private import get_new_channel_versions
+
+    new_versions = _plain_commit.ChannelLists.new_versions
+    bumped: list[bool] = []
+
+    def checked(lists: Any, previous: dict, versions: dict) -> dict:
+        ours = new_versions(lists, previous, versions)
+        assert list(ours.items()) == list(get_new_channel_versions(previous, versions).items())
+        bumped.append(previous is lists.saved_versions)
+        return ours
+
+    monkeypatch.setattr(_plain_commit.ChannelLists, "new_versions", checked)
+    direct(True)
+    _long_run(InMemorySaver())
+    two_turns(InMemorySaver())
+    asyncio.run(_along_run(InMemorySaver()))
+    # Most steps take the bumped channels; a step after a save of LangGraph's compares.
+    assert bumped.count(True) > 2 * _TURNS and False in bumped, bumped

@@ -22,7 +22,10 @@ class TaskConfigs:
 
     def __init__(self) -> None:
         self._configs: dict[str, dict] = {}
-        self._ready = threading.Condition()
+        #: Entered as ``with self._ready_lock`` (the condition's own lock): a ``Condition``'s
+        #: ``with`` is two Python calls around the lock's, and every task's start takes it.
+        self._ready_lock = threading.RLock()
+        self._ready = threading.Condition(self._ready_lock)
         self._waiting: dict[str, asyncio.Event] = {}
         #: The checkpoint map of each step's tasks (the checkpoint the step runs from), for
         #: the tasks the core runs itself (`_task_config`).
@@ -53,7 +56,7 @@ class TaskConfigs:
     def over(self) -> None:
         """The graph's run is over (ended, failed or stopped): whoever waits for a step of
         it stops waiting."""
-        with self._ready:
+        with self._ready_lock:
             self._over = True
             self._notify()
 
@@ -61,7 +64,7 @@ class TaskConfigs:
         step = (config.get("metadata") or {}).get("langgraph_step")
         checkpoints = (config.get("configurable") or {}).get("checkpoint_map")
         if isinstance(step, int) and checkpoints is not None:
-            with self._ready:
+            with self._ready_lock:
                 # The task's own map (made for it by the loop, changed by nobody): kept as it is.
                 self._steps[step] = checkpoints
                 self._notify()
@@ -75,7 +78,7 @@ class TaskConfigs:
         checkpoints = configurable.get("checkpoint_map")
         task_ns = str(configurable.get("checkpoint_ns") or "")
         if isinstance(step, int) and checkpoints is not None and "|" in task_ns:
-            with self._ready:
+            with self._ready_lock:
                 self._subgraph_steps[(tuple(core_ns), step)] = (task_ns.split("|")[:-1], dict(checkpoints))
                 self._notify()
 
@@ -85,7 +88,7 @@ class TaskConfigs:
         that step: it follows the core a little behind, and starts only once the agent's
         graph has started the `task` call's task."""
         key = (tuple(core_ns), step)
-        with self._ready:
+        with self._ready_lock:
             self._wait_for(lambda: key in self._subgraph_steps or self._over, timeout)
             return self._subgraph_steps.get(key)
 
@@ -93,12 +96,12 @@ class TaskConfigs:
         """The checkpoint map of ``step``'s tasks, once the graph has started that step (it
         follows the core a little behind), or ``None`` if its run is over first or
         ``timeout`` seconds pass."""
-        with self._ready:
+        with self._ready_lock:
             self._wait_for(lambda: step in self._steps or self._over, timeout)
             return self._steps.get(step)
 
     def put(self, call_id: str, config: dict) -> None:
-        with self._ready:
+        with self._ready_lock:
             self._configs[call_id] = config
             self._notify()
         event = self._waiting.pop(call_id, None)
@@ -107,7 +110,7 @@ class TaskConfigs:
 
     def wait(self, call_id: str, timeout: float = 60.0) -> dict | None:
         """The task's config once its task runs (``None`` if it never does)."""
-        with self._ready:
+        with self._ready_lock:
             self._wait_for(lambda: call_id in self._configs, timeout)
             return self._configs.get(call_id)
 

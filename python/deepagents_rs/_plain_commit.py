@@ -27,7 +27,6 @@ from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.delta import DeltaChannel
 from langgraph.channels.last_value import LastValue, LastValueAfterFinish
 from langgraph.channels.untracked_value import UntrackedValue
-from langgraph.checkpoint.base.id import uuid6
 from langgraph.types import Send
 
 from deepagents_rs._langgraph_private import (
@@ -51,6 +50,8 @@ from deepagents_rs._langgraph_private import (
     sanitize_untracked_values_in_send,
     task_path_str,
 )
+
+from ._checkpoint_ids import checkpoint_id
 
 #: What LangGraph hands a channel that no task wrote this step.
 _NOTHING: tuple = ()
@@ -110,9 +111,12 @@ def _apply(loop: Any, task: Any, lists: ChannelLists) -> set[str]:
     seen = checkpoint["versions_seen"].setdefault(task.name, {})
     seen.update({chan: versions[chan] for chan in task.triggers if chan in versions})
     version = loop.checkpointer_get_next_version(max(versions.values()) if versions else None, None)
+    bumped = lists.bumped
+    bumped.clear()
     for chan in set(task.triggers):
         if chan not in RESERVED and chan in channels and channels[chan].consume():
             versions[chan] = version
+            bumped.add(chan)
     written: dict[str, list] = {}
     for chan, value in task.writes:
         if chan != NO_WRITES:
@@ -122,6 +126,7 @@ def _apply(loop: Any, task: Any, lists: ChannelLists) -> set[str]:
         channel = channels[chan]
         if channel.update(values):
             versions[chan] = version
+            bumped.add(chan)
             if channel.is_available():
                 updated.add(chan)
     # Every other channel is told a step passed (an ephemeral value is cleared); those whose
@@ -130,6 +135,7 @@ def _apply(loop: Any, task: Any, lists: ChannelLists) -> set[str]:
         channel = channels[chan]
         if chan not in updated and channel.is_available() and channel.update(_NOTHING):
             versions[chan] = version
+            bumped.add(chan)
             if channel.is_available():
                 updated.add(chan)
     if updated.isdisjoint(loop.trigger_to_nodes):
@@ -139,8 +145,10 @@ def _apply(loop: Any, task: Any, lists: ChannelLists) -> set[str]:
             channel = channels[chan]
             if channel.finish():
                 versions[chan] = version
+                bumped.add(chan)
                 if channel.is_available():
                     updated.add(chan)
+    lists.version = version
     return updated
 
 
@@ -163,6 +171,26 @@ class ChannelLists:
         self.finishing: tuple[str, ...] = ()
         #: Channels whose class may hold a saved value (`_NEVER_SAVED`).
         self.saved: tuple[str, ...] = ()
+        #: The channels the step being committed gave a new version, and that version.
+        self.bumped: set[str] = set()
+        self.version: Any = None
+        #: The versions the last plain commit saved, as it handed them to the loop (its
+        #: ``checkpoint_previous_versions``, while no other save replaced them), and each
+        #: channel's place among them.
+        self.saved_versions: dict | None = None
+        self._places: dict[str, int] = {}
+
+    def new_versions(self, previous: dict, versions: dict) -> dict:
+        """``get_new_channel_versions(previous, versions)`` for a step committed by `_apply`
+        with no snapshot. When ``previous`` is what the last plain commit saved, nothing
+        changed the versions since but this step's `_apply`, so they are the channels it
+        bumped, at its version, in ``versions``' order; else LangGraph's comparison."""
+        if previous is not self.saved_versions or not previous:
+            return get_new_channel_versions(previous, versions)
+        places = self._places
+        if len(places) != len(versions):
+            places = self._places = {k: i for i, k in enumerate(versions)}
+        return dict.fromkeys(sorted(self.bumped, key=places.__getitem__), self.version)
 
     def of(self, loop: Any) -> ChannelLists:
         channels = loop.channels
@@ -195,7 +223,7 @@ def _checkpoint(loop: Any, previous: dict, updated: set[str], saved: tuple[str, 
     return {
         "v": LATEST_VERSION,
         "ts": datetime.now(UTC).isoformat(),
-        "id": str(uuid6(clock_seq=loop.step)),
+        "id": checkpoint_id(loop.step),
         "channel_values": values,
         "channel_versions": dict(versions),
         "versions_seen": previous["versions_seen"],
@@ -261,8 +289,12 @@ def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
         CONF: {**config[CONF], CONFIG_KEY_CHECKPOINT_NS: loop.config[CONF].get(CONFIG_KEY_CHECKPOINT_NS, "")},
     }
     versions = new["channel_versions"].copy()
-    new_versions = get_new_channel_versions(loop.checkpoint_previous_versions, versions)
-    loop.checkpoint_previous_versions = versions
+    previous = loop.checkpoint_previous_versions
+    if snapshot:
+        new_versions = get_new_channel_versions(previous, versions)
+    else:
+        new_versions = lists.new_versions(previous, versions)
+    loop.checkpoint_previous_versions = lists.saved_versions = versions
     # The delta writes this checkpoint's save waits for, taken now (saves run behind).
     waits, loop._delta_write_futs = loop._delta_write_futs, []
     loop._put_checkpoint_fut = loop.submit(

@@ -89,8 +89,13 @@ class Feed:
         self.namespaces = TaskNamespaces()
         self._ended = False
         #: Guards what the core's stream brought (`_accept`); released while a task waits for
-        #: the core's next item (see `_pull`). A plain lock: `_pull` releases it once.
-        self._lock = threading.Condition(threading.Lock())
+        #: the core's next item (see `_pull`). A plain lock: `_pull` releases it once. Entered
+        #: as ``with self._held_lock`` (the condition's own lock): a ``Condition``'s ``with``
+        #: is two Python calls around the lock's.
+        self._held_lock = threading.Lock()
+        self._lock = threading.Condition(self._held_lock)
+        #: Tasks waiting in `_pull` for another's read (notified only when there are).
+        self._pull_waits = 0
         self._alock: asyncio.Condition | None = None
         #: Whether a task is waiting for the core's next item (one at a time; `_pull`).
         self._reading = False
@@ -104,7 +109,9 @@ class Feed:
         self._graph_steps: set[int] = set()
         self._boundaries = 0
         self._closed = False
-        self._steps_seen = threading.Condition()
+        #: Entered as ``with self._steps_lock``, as `_held_lock` is.
+        self._steps_lock = threading.RLock()
+        self._steps_seen = threading.Condition(self._steps_lock)
         #: Whether the core waits in `core_boundary` (a step's start wakes it only then).
         self._boundary_waits = 0
 
@@ -113,7 +120,7 @@ class Feed:
     def _step_started(self, config: dict) -> None:
         step = (config.get("metadata") or {}).get("langgraph_step")
         self.task_configs.step_started(config)
-        with self._steps_seen:
+        with self._steps_lock:
             if step not in self._graph_steps:
                 self._graph_steps.add(step)
                 # Only the core waits here (`core_boundary`), and only when it is ahead.
@@ -122,7 +129,7 @@ class Feed:
 
     def _graph_closed(self) -> None:
         self.task_configs.over()
-        with self._steps_seen:
+        with self._steps_lock:
             self._closed = True
             self._steps_seen.notify_all()
 
@@ -143,7 +150,7 @@ class Feed:
         follows the core a little behind, so the core waits until the graph has started the
         step of that node (go on) or has stopped without starting it (a drain: stop too).
         Otherwise a core ahead of the graph would run a node whose work the graph drops."""
-        with self._steps_seen:
+        with self._steps_lock:
             self._boundaries += 1
             while len(self._graph_steps) <= self._boundaries and not self._closed:
                 self._boundary_waits += 1
@@ -161,13 +168,11 @@ class Feed:
             self._ended = True
         elif mode == "updates":
             node, value, core = payload
-            from ._stream import _update
-
+            update = _update_of(value, core)
             place = self._places.pop((ns, node), None)
             if place is not None:
                 self._place_of[len(self._entries)] = place
             self._untaken.setdefault((ns, node), []).append(len(self._entries))
-            update = _update(value, core)
             if core and not ns and self.message_objects is not None:
                 _made_objects(self.message_objects, value, update)
             self._entries.append(("update", ns, node, update))
@@ -204,7 +209,7 @@ class Feed:
         held = self.namespaces.name(call_id, config)
         if held:
             # The caller's stream is fed under the lock the core's reads hold.
-            with self._lock:
+            with self._held_lock:
                 for item in held:
                     self._forward(item)
 
@@ -219,7 +224,11 @@ class Feed:
         if self._ended:
             return False
         if self._reading:
-            self._lock.wait()
+            self._pull_waits += 1
+            try:
+                self._lock.wait()
+            finally:
+                self._pull_waits -= 1
             return True
         if (queued := self._queued()) is not None:
             return self._took(*queued)
@@ -235,7 +244,8 @@ class Feed:
         finally:
             self._lock.acquire()
             self._reading = False
-            self._lock.notify_all()
+            if self._pull_waits:
+                self._lock.notify_all()
         return self._took(*read)
 
     async def _apull(self) -> bool:
@@ -379,7 +389,7 @@ class Feed:
         # Each of the agent's tasks of one node in one step takes the write of its place.
         place = place_of(node, arg, config) if ns == () else None
         call_id = _call_id(node, arg)
-        with self._lock:
+        with self._held_lock:
             self._begin_once(node, arg, config)
             while (index := self._taken_write(ns, node, call_id, place)) is None:
                 if self._stopped(ns) or not self._pull():
@@ -449,7 +459,7 @@ class Feed:
         """``(ns, input state, nodes)`` of the subagent the core started for ``call_id``, once
         it has; ``None`` if the run ended first, or (``answered_first``) the call was answered
         without one (the `task` call failed before starting it)."""
-        with self._lock:
+        with self._held_lock:
             while (found := self._started_child(call_id, answered_first)) == ():
                 if not self._pull():
                     return None
@@ -533,7 +543,7 @@ class Feed:
         run is over."""
         self.task_configs.over()
         if self._events is not None:
-            with self._lock:
+            with self._held_lock:
                 while self._pull():
                     pass
         self._release()
@@ -613,9 +623,28 @@ def _made_objects(objects: Any, raw: Any, update: Any) -> None:
 
 
 def _task_id(config: dict) -> Any:
-    from deepagents_rs._langgraph_private import CONFIG_KEY_TASK_ID
+    global _TASK_ID_KEY
+    if _TASK_ID_KEY is None:
+        from deepagents_rs._langgraph_private import CONFIG_KEY_TASK_ID
 
-    return (config.get("configurable") or {}).get(CONFIG_KEY_TASK_ID)
+        _TASK_ID_KEY = CONFIG_KEY_TASK_ID
+    return (config.get("configurable") or {}).get(_TASK_ID_KEY)
+
+
+#: LangGraph's ``CONFIG_KEY_TASK_ID``, imported at the first `_task_id` (this module loads
+#: no LangGraph: see `_langgraph_private`), then kept: an import at each call costs more
+#: than the look-up.
+_TASK_ID_KEY: str | None = None
+
+
+def _update_of(value: Any, core: bool) -> Any:
+    """`_stream._update`, imported at the first call (`_stream` imports this module's
+    neighbours), then called directly."""
+    global _update_of
+    from ._stream import _update
+
+    _update_of = _update
+    return _update(value, core)
 
 
 def _command(update: Any) -> Any:
