@@ -335,36 +335,35 @@ impl CoreAgent {
         super::errors::guard(|| {
             let files = input_files(state);
             let (state, given) = input_state_from_py(state)?;
-            let options = run_options(
-                recursion_limit,
-                PyHost::for_async(py, config)?,
-                subagent_response_format,
-                tracer,
-            )?;
+            let host = PyHost::for_async(py, config)?;
+            let (inbox, event_loop) = PyHost::from_context(&host)
+                .map(|h| (h.inbox.clone(), h.locals.event_loop(py)))
+                .ok_or_else(|| {
+                    pyo3::exceptions::PyRuntimeError::new_err("ainvoke: no event loop host")
+                })?;
+            let options = run_options(recursion_limit, host, subagent_response_format, tracer)?;
             let agent = self.agent.clone();
-            // Boxed: pyo3-async-runtimes keeps the future it is given inside a task that
-            // spawns it as another task, so unboxed the run's whole state machine (about
-            // 13 KB) was held twice for each run alive.
-            pyo3_async_runtimes::tokio::future_into_py(
+            let release = self.agent.clone();
+            // Boxed: the run's state machine (about 13 KB) made at the task's first poll, on
+            // a worker, not in this frame.
+            let run = Box::pin(async move { agent.run_guarded(state, options).await });
+            // The result made on the loop's thread, which holds the GIL to resume the caller
+            // anyway (`loop_future`): never on a tokio worker, nor on another thread that
+            // would take the GIL only to hand it over. A failure's partial state likewise.
+            super::loop_inbox::loop_future(
                 py,
-                Box::pin(super::exit_gate::gated(async move {
-                    let (state, _) = agent
-                        .run_guarded(state, options)
-                        .await
-                        .map_err(|f| failure_to_py(f, files.as_ref()))?;
-                    // The conversion holds the GIL for the whole conversation: with the
-                    // other Python calls (`super::python_calls`), not on a tokio worker that
-                    // other runs' steps are waiting for.
-                    super::python_calls::call(move |py| {
-                        let out = result_to_py(py, &state, &given);
-                        // The caller's objects let go with the interpreter attached.
-                        drop(given);
-                        drop(state);
-                        agent.release_unused();
-                        out
-                    })
-                    .await?
-                })),
+                &inbox,
+                &event_loop,
+                run,
+                Box::new(move |py, outcome| {
+                    let (state, _) = outcome.map_err(|f| failure_to_py(f, files.as_ref()))?;
+                    let out = result_to_py(py, &state, &given);
+                    // The caller's objects let go with the interpreter attached.
+                    drop(given);
+                    drop(state);
+                    release.release_unused();
+                    out
+                }),
             )
         })
     }

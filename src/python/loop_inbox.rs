@@ -301,3 +301,104 @@ where
         ))
     })
 }
+
+/// What settles a `loop_future`: its run's outcome made the future's result (or exception),
+/// with the GIL, on the loop's thread.
+type Settle<T> = Box<dyn for<'py> FnOnce(Python<'py>, T) -> PyResult<Py<PyAny>> + Send>;
+
+/// An asyncio future on `event_loop` (whose inbox is `inbox`) that `run`, spawned on tokio,
+/// resolves: its outcome is handed to the loop's thread, where `settle` makes the result and
+/// sets it on the future in the same drain. `future_into_py` did that with three holders of
+/// the GIL in a row: the conversion with the other Python calls, then a blocking thread taking
+/// the GIL only to schedule `set_result` with `call_soon_threadsafe` (a self-pipe write), then
+/// the loop; the loop's thread, which resumes the awaiting coroutine anyway, now does all of
+/// it, and a thousand runs ending together cost a few wake-ups of it, not a thousand hand-offs
+/// of the GIL. Cancelling the future drops `run`, as `future_into_py`'s did.
+pub(crate) fn loop_future<'py, F, T>(
+    py: Python<'py>,
+    inbox: &Inbox,
+    event_loop: &Bound<'py, PyAny>,
+    run: F,
+    settle: Settle<T>,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    F: std::future::Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    let future = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
+    let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
+    future.call_method1(
+        pyo3::intern!(py, "add_done_callback"),
+        (OnCancel(Mutex::new(Some(cancel_tx))),),
+    )?;
+    let target = future.clone().unbind();
+    let inbox = inbox.clone();
+    // The closing thread awaiting a run at exit keeps the gate open until it has the result
+    // (`super::exit_gate`), as `exit_gate::gated` did for `future_into_py`.
+    let open = super::exit_gate::keep_open();
+    pyo3_async_runtimes::tokio::get_runtime().spawn(async move {
+        // A dropped sender (the future settled, or never cancelled) cancels nothing.
+        let cancelled = async move {
+            if cancel_rx.await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        };
+        let out =
+            match futures::future::select(std::pin::pin!(cancelled), std::pin::pin!(run)).await {
+                futures::future::Either::Left(_) => return,
+                futures::future::Either::Right((out, _)) => out,
+            };
+        inbox.0.push(Box::new(move |py| {
+            let _open = open;
+            settle_future(py, target.bind(py), move |py| settle(py, out));
+        }));
+    });
+    Ok(future)
+}
+
+/// Sets the result `make` gives on `future`, unless the future is done (cancelled meanwhile:
+/// nobody takes the result, which is not made).
+fn settle_future<'py>(
+    py: Python<'py>,
+    future: &Bound<'py, PyAny>,
+    make: impl FnOnce(Python<'py>) -> PyResult<Py<PyAny>>,
+) {
+    let set = future
+        .call_method0(pyo3::intern!(py, "done"))
+        .and_then(|done| done.is_truthy())
+        .and_then(|done| {
+            if done {
+                return Ok(());
+            }
+            match make(py) {
+                Ok(value) => future.call_method1(pyo3::intern!(py, "set_result"), (value,)),
+                Err(e) => {
+                    future.call_method1(pyo3::intern!(py, "set_exception"), (e.into_value(py),))
+                }
+            }
+            .map(drop)
+        });
+    if let Err(e) = set {
+        e.write_unraisable(py, Some(future));
+    }
+}
+
+/// A `loop_future`'s done callback: a cancelled future stops its run.
+#[pyclass]
+struct OnCancel(Mutex<Option<oneshot::Sender<()>>>);
+
+#[pymethods]
+impl OnCancel {
+    fn __call__(&self, future: &Bound<'_, PyAny>) -> PyResult<()> {
+        let cancelled = future
+            .call_method0(pyo3::intern!(future.py(), "cancelled"))?
+            .is_truthy()?;
+        // Dropped otherwise: the run goes on (it is done already).
+        if let Some(tx) = self.0.lock().take()
+            && cancelled
+        {
+            let _ = tx.send(());
+        }
+        Ok(())
+    }
+}
