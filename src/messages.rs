@@ -1,6 +1,8 @@
 //! Conversation messages, shaped like LangChain's so they cross the Python boundary as plain
 //! dicts with the same field names (`type`, `content`, `tool_calls`, ...).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -68,15 +70,29 @@ pub struct ToolCall {
     pub args: Value,
     #[serde(default)]
     pub id: Option<String>,
-    #[serde(default = "tool_call_type")]
-    pub r#type: String,
+    /// Always `"tool_call"` in practice: kept as the static text, not an allocation per call
+    /// (a conversation keeps every reply's calls).
+    #[serde(default = "tool_call_type", deserialize_with = "call_type")]
+    pub r#type: Cow<'static, str>,
     /// The host's own arguments object, when its reading was not exact.
     #[serde(skip)]
     pub args_origin: Option<Origin>,
 }
 
-fn tool_call_type() -> String {
-    "tool_call".to_owned()
+fn tool_call_type() -> Cow<'static, str> {
+    Cow::Borrowed(TOOL_CALL)
+}
+
+const TOOL_CALL: &str = "tool_call";
+
+/// A call's `type` as read: LangChain's one value as the static text, any other kept as given.
+fn call_type<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Cow<'static, str>, D::Error> {
+    let text = String::deserialize(d)?;
+    Ok(if text == TOOL_CALL {
+        Cow::Borrowed(TOOL_CALL)
+    } else {
+        Cow::Owned(text)
+    })
 }
 
 impl ToolCall {
@@ -196,8 +212,10 @@ pub struct ToolMessage {
     pub status: ToolStatus,
     #[serde(default)]
     pub id: Option<String>,
+    /// Boxed: rare, and a `Value` in place would make every message 72 bytes larger (a
+    /// `Message` is as large as its largest kind, and a conversation keeps every message).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub artifact: Option<Value>,
+    pub artifact: Option<Box<Value>>,
     /// An artifact that is not JSON (any object a tool returned), kept as the host's object.
     #[serde(skip)]
     pub artifact_host: Option<HostValue>,
@@ -353,5 +371,43 @@ impl Message {
             Message::Ai(m) => Some(m),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A conversation keeps every reply's calls: a call's `type` allocates nothing, made or
+    /// read, and reads back as the same JSON (keys, order, values).
+    #[test]
+    fn a_tool_calls_type_is_held_as_static_text() {
+        use crate::heap_count::held_by;
+        let (call, held) = held_by(|| ToolCall::new("echo", Value::Null, "toolu_01"));
+        assert_eq!(held, "echo".len() + "toolu_01".len());
+        let json = r#"{"name":"echo","args":{"text":"step 1"},"id":"toolu_01","type":"tool_call"}"#;
+        let (read, _) = held_by(|| serde_json::from_str::<ToolCall>(json).unwrap());
+        assert!(matches!(read.r#type, Cow::Borrowed(TOOL_CALL)));
+        assert_eq!(serde_json::to_string(&read).unwrap(), json);
+        assert_eq!(read.r#type, call.r#type);
+        let other: ToolCall = serde_json::from_str(r#"{"name":"x","type":"other"}"#).unwrap();
+        assert_eq!(other.r#type, "other");
+        let absent: ToolCall = serde_json::from_str(r#"{"name":"x"}"#).unwrap();
+        assert_eq!(absent.r#type, TOOL_CALL);
+    }
+
+    /// A conversation keeps every message, each as large as the largest kind: the tool
+    /// message's rare artifact is boxed, so the AI message sets the size.
+    #[test]
+    fn a_message_is_as_large_as_an_ai_message() {
+        eprintln!(
+            "Message {}, AiMessage {}, ToolMessage {}, HumanMessage {}",
+            size_of::<Message>(),
+            size_of::<AiMessage>(),
+            size_of::<ToolMessage>(),
+            size_of::<HumanMessage>()
+        );
+        assert!(size_of::<ToolMessage>() <= size_of::<AiMessage>());
+        assert!(size_of::<Message>() <= size_of::<AiMessage>() + 8);
     }
 }

@@ -7,6 +7,12 @@
 //! names and the JSON parser's key cache). Interned, each distinct key is one object.
 //! Python drops an interned string once nothing uses it, so arbitrary keys (file paths) do
 //! not pile up.
+//!
+//! Short text values are interned too: a reply repeats a few of them in every message (the
+//! tool's name in its block, its call and its tool message; the model's name twice; a
+//! block's `type`), which deepagents' messages share (the SDK's parsed objects, its
+//! literals). Fresh, they were about 13 KB more per 20-step result than deepagents' (351 `str`
+//! objects against 139). Longer values (ids, texts) are mostly unique: left as made.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString};
@@ -22,6 +28,10 @@ impl PythonizeTypes for InternedKeys {
 
 pub(crate) struct InternedDict;
 
+/// The longest text value interned, in bytes: names, types, models and stop reasons fit;
+/// the API's ids (28 bytes and more) and uuids do not.
+const SHORT_VALUE: usize = 24;
+
 impl PythonizeMappingType for InternedDict {
     type Builder<'py> = Bound<'py, PyDict>;
 
@@ -34,8 +44,16 @@ impl PythonizeMappingType for InternedDict {
         key: Bound<'py, PyAny>,
         value: Bound<'py, PyAny>,
     ) -> PyResult<()> {
+        let py = builder.py();
+        let value = match value.cast_exact::<PyString>() {
+            Ok(s) => match s.to_str()? {
+                short if short.len() <= SHORT_VALUE => PyString::intern(py, short).into_any(),
+                _ => value,
+            },
+            Err(_) => value,
+        };
         match key.cast_exact::<PyString>() {
-            Ok(s) => builder.set_item(PyString::intern(builder.py(), s.to_str()?), value),
+            Ok(s) => builder.set_item(PyString::intern(py, s.to_str()?), value),
             Err(_) => builder.set_item(key, value),
         }
     }

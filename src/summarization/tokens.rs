@@ -83,7 +83,7 @@ pub fn tool_calls_repr(calls: &[ToolCall]) -> String {
             "id".into(),
             call.id.clone().map_or(Value::Null, Value::String),
         );
-        map.insert("type".into(), Value::String(call.r#type.clone()));
+        map.insert("type".into(), Value::String(call.r#type.to_string()));
         write_map_repr(&mut out, map.iter());
     }
     out.push(']');

@@ -507,7 +507,7 @@ fn to_result(mut output: ToolOutput, tool_call_id: String, name: String) -> Tool
             name,
             status: output.status,
             id,
-            artifact: output.artifact,
+            artifact: output.artifact.map(Box::new),
             artifact_host: output.artifact_host,
             response_metadata: output.response_metadata,
             additional_kwargs: output.additional_kwargs,

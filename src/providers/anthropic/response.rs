@@ -93,6 +93,9 @@ pub fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
         },
         last => {
             blocks.extend(last);
+            // Parsed by pushing, the array keeps room for four 80-byte values: a tool-use
+            // reply's one block held 240 bytes of spare room in every reply kept.
+            blocks.shrink_to_fit();
             Content::Blocks(blocks)
         }
     };
@@ -259,9 +262,23 @@ mod tests {
         let m = parse_response(reply()).unwrap();
         assert_eq!(m.tool_calls.capacity(), m.tool_calls.len());
         // 24 bytes of it are the three maps' shape references (`CompactMap::nulls`); a
-        // message is stored as a `Message`, whose size the tool message sets.
+        // message is stored as a `Message`, whose size the largest kind sets (see
+        // `messages::tests`).
         assert!(size_of::<AiMessage>() <= 328, "{}", size_of::<AiMessage>());
-        assert!(size_of::<AiMessage>() < size_of::<crate::messages::ToolMessage>());
+    }
+
+    /// The content array as parsed keeps room for four blocks; the message holds it at its
+    /// length, and the whole reply what its parts made at their sizes hold.
+    #[test]
+    fn a_tool_use_replys_blocks_are_held_at_their_length() {
+        use crate::heap_count::held_by;
+        let body = serde_json::to_vec(&reply()).unwrap();
+        let (m, held) = held_by(|| parse_response(serde_json::from_slice(&body).unwrap()).unwrap());
+        let Content::Blocks(blocks) = &m.content else {
+            panic!("a tool-use reply's content is its blocks")
+        };
+        assert_eq!((blocks.len(), blocks.capacity()), (1, 1));
+        eprintln!("a parsed tool-use reply holds {held} bytes");
     }
 
     /// The tool-use block's `input` and the call's `args` hold what a copy made at its size

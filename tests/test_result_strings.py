@@ -1,0 +1,74 @@
+"""A run's result messages share their short repeated text values, as deepagents' do: the
+tool's name in the reply's block, its tool call and the tool message, and the model's name
+in every reply, are one ``str`` each (a result keeps every message; a thousand conversations'
+results are held at once at the end of a run)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import deepagents_rs
+import pytest
+from sim.anthropic import SimAnthropic
+
+MODEL = "anthropic:claude-sonnet-4-5"
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def _script() -> list[dict[str, Any]]:
+    call = {"stop_reason": "tool_use"}
+    return [
+        {
+            **call,
+            "id": "msg_1",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}}],
+        },
+        {
+            **call,
+            "id": "msg_2",
+            "content": [{"type": "tool_use", "id": "toolu_2", "name": "add", "input": {"a": 5, "b": 1}}],
+        },
+        {"id": "msg_3", "content": [{"type": "text", "text": "It is 6."}]},
+    ]
+
+
+def _messages(impl: Any) -> list[Any]:
+    with SimAnthropic() as sim, pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ANTHROPIC_BASE_URL", sim.base_url)
+        mp.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+        sim.script(*_script())
+        agent = impl.create_deep_agent(model=MODEL, tools=[add])
+        return agent.invoke({"messages": [{"role": "user", "content": "what is 2+3+1?"}]})["messages"]
+
+
+def _shared(messages: list[Any]) -> dict[str, int]:
+    """How many distinct objects hold each repeated value."""
+    calls = [m for m in messages if m.type == "ai" and m.tool_calls]
+    tools = [m for m in messages if m.type == "tool"]
+    replies = [m for m in messages if m.type == "ai"]
+    names = [c.content[0]["name"] for c in calls] + [c.tool_calls[0]["name"] for c in calls] + [t.name for t in tools]
+    models = [r.response_metadata["model_name"] for r in replies] + [r.response_metadata["model"] for r in replies]
+    types = [c.content[0]["type"] for c in calls] + [c.response_metadata["stop_reason"] for c in calls]
+    assert set(names) == {"add"} and len(names) == 6
+    assert len(set(models)) == 1 and len(models) == 6
+    assert set(types) == {"tool_use"} and len(types) == 4
+    return {
+        what: len({id(v) for v in values}) for what, values in [("names", names), ("models", models), ("types", types)]
+    }
+
+
+def test_a_results_short_repeated_values_are_one_object_each() -> None:
+    assert _shared(_messages(deepagents_rs)) == {"names": 1, "models": 1, "types": 1}
+
+
+def test_no_more_objects_than_deepagents() -> None:
+    """deepagents shares them within a reply (its SDK's parsed objects: 3 names, 3 models, 1
+    type for these 3 replies); ours are shared across replies too, never fewer shared."""
+    deepagents = pytest.importorskip("deepagents")
+    theirs = _shared(_messages(deepagents))
+    ours = _shared(_messages(deepagents_rs))
+    assert all(ours[k] <= theirs[k] for k in theirs), (ours, theirs)
