@@ -96,25 +96,14 @@ fn tools() -> Arc<[ToolSpec]> {
 }
 
 fn request(model: Arc<dyn deepagents_rs::model::ChatModel>, n: usize) -> ModelRequest {
+    let system = Arc::new(SystemMessage {
+        content: "You are a deep agent. ".repeat(200).into(),
+        ..Default::default()
+    });
+    let messages = history(n).to_vec().into();
     ModelRequest {
-        model,
-        system: Some(Arc::new(SystemMessage {
-            content: "You are a deep agent. ".repeat(200).into(),
-            ..Default::default()
-        })),
-        messages: history(n).to_vec().into(),
-        tools: tools(),
-        schema_tools_at: None,
-        tool_choice: None,
-        response_format: None,
-        format_override: None,
-        model_settings: Default::default(),
         cache_control: Some(json!({"type": "ephemeral", "ttl": "5m"})),
-        state: Default::default(),
-        tokens: None,
-        host: None,
-        trace: None,
-        place: None,
+        ..ModelRequest::new(model, Some(system), messages, tools())
     }
 }
 

@@ -66,6 +66,33 @@ pub struct RequestParts<'a> {
 }
 
 impl ModelRequest {
+    /// A request of `messages` with the agent's prompt and tools and nothing else set: no
+    /// output format, settings, breakpoints, state, host or trace.
+    pub fn new(
+        model: Arc<dyn ChatModel>,
+        system: Option<Arc<SystemMessage>>,
+        messages: crate::request_messages::Messages,
+        tools: Arc<[ToolSpec]>,
+    ) -> Self {
+        ModelRequest {
+            model,
+            system,
+            messages,
+            tools,
+            schema_tools_at: None,
+            tool_choice: None,
+            response_format: None,
+            format_override: None,
+            model_settings: Map::new(),
+            cache_control: None,
+            state: AgentState::default(),
+            tokens: None,
+            host: None,
+            trace: None,
+            place: None,
+        }
+    }
+
     /// The request's parts, with `messages` in place of its own.
     pub fn parts_with<'a>(&'a self, messages: &'a [Arc<Message>]) -> RequestParts<'a> {
         RequestParts {

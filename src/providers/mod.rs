@@ -77,6 +77,19 @@ pub(crate) fn to_bytes_writing(
     len: usize,
     write: impl FnOnce(&mut Vec<u8>) -> Result<(), crate::error::ModelError>,
 ) -> Result<Vec<u8>, crate::error::ModelError> {
+    to_bytes_spliced(body, &[], key, len, write)
+}
+
+/// `to_bytes_writing`, with the value under each key of `raw` (a placeholder in `body`)
+/// written as its already encoded JSON: the pieces a body sends unchanged at every step
+/// (the system prompt, the tools) are serialized once, not at each step.
+pub(crate) fn to_bytes_spliced(
+    body: &serde_json::Value,
+    raw: &[(&str, &[u8])],
+    key: &str,
+    len: usize,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), crate::error::ModelError>,
+) -> Result<Vec<u8>, crate::error::ModelError> {
     let serde_json::Value::Object(map) = body else {
         return to_bytes(body);
     };
@@ -89,7 +102,10 @@ pub(crate) fn to_bytes_writing(
             }
             serde_json::to_writer(&mut *out, k).map_err(unserializable)?;
             out.push(b':');
-            serde_json::to_writer(&mut *out, v).map_err(unserializable)?;
+            match raw.iter().find(|(r, _)| r == k) {
+                Some((_, bytes)) => out.extend_from_slice(bytes),
+                None => serde_json::to_writer(&mut *out, v).map_err(unserializable)?,
+            }
         }
         Ok(())
     };

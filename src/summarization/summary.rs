@@ -4,8 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Map;
-
 use super::middleware::Inner;
 use super::{event, texts, transcript, trim};
 use crate::error::{Error, ModelError};
@@ -262,22 +260,12 @@ impl Inner {
                     }),
                 None => None,
             };
+            let messages = vec![message].into();
             let call = ModelRequest {
-                model: model.clone(),
-                system: None,
-                messages: vec![message].into(),
-                tools: Arc::from(Vec::new()),
-                schema_tools_at: None,
-                tool_choice: None,
-                response_format: None,
-                format_override: None,
-                model_settings: Map::new(),
-                cache_control: None,
                 state: on.state.clone(),
-                tokens: None,
                 host: on.host.clone(),
                 trace,
-                place: None,
+                ..ModelRequest::new(model.clone(), None, messages, Arc::from(Vec::new()))
             };
             let mut outcome = model.invoke(call, on.host.clone()).await;
             if let Some(l) = llm {

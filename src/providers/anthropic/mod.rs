@@ -2,6 +2,7 @@
 //! request body and its cache breakpoints, replies, stream events and error bodies) is in
 //! this module; HTTP and retries are the transport's.
 
+mod kept_fields;
 mod kept_turns;
 mod messages;
 mod output_format;
@@ -127,6 +128,8 @@ pub struct AnthropicChat {
     /// Each message's encoding and each conversation's turns as last sent, reused by every
     /// later step and fork that sends them again.
     kept: Arc<kept_turns::KeptTurns>,
+    /// The system prompt's and the tools' bytes as last sent.
+    fields: Arc<kept_fields::KeptFields>,
 }
 
 impl AnthropicChat {
@@ -136,6 +139,7 @@ impl AnthropicChat {
             config,
             endpoint,
             kept: Arc::default(),
+            fields: Arc::default(),
         })
     }
 
@@ -147,7 +151,8 @@ impl AnthropicChat {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        request::request_bytes(&self.config, request, stream, &self.kept).map(|r| r.bytes)
+        request::request_bytes(&self.config, request, stream, &self.kept, &self.fields)
+            .map(|r| r.bytes)
     }
 }
 
@@ -182,11 +187,13 @@ impl ChatModel for AnthropicChat {
         let config = self.config.clone();
         let endpoint = self.endpoint.clone();
         let kept = self.kept.clone();
+        let fields = self.fields.clone();
         Box::pin(async move {
+            let stream = request.tokens.is_some();
             let request::Request {
                 bytes: payload,
                 beta,
-            } = request::request_bytes(&config, &request, request.tokens.is_some(), &kept)?;
+            } = request::request_bytes(&config, &request, stream, &kept, &fields)?;
             // Each attempt sends the same buffer; none copies it.
             let payload = bytes::Bytes::from(payload);
             let endpoint = match beta {

@@ -7,6 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::AnthropicConfig;
+use super::kept_fields::KeptFields;
 use super::kept_turns::KeptTurns;
 use super::messages::system_blocks;
 use super::output_format::output_format;
@@ -47,12 +48,14 @@ pub(super) struct Request {
 
 /// The request for one call, its turns written from those `kept` for its conversation (or,
 /// with a system message among them, formatted whole from each message's encoding kept
-/// there): a step re-sends the history its previous step sent.
+/// there): a step re-sends the history its previous step sent. The system prompt and the
+/// tools are spliced in as `fields` kept them.
 pub(super) fn request_bytes(
     config: &AnthropicConfig,
     request: &ModelRequest,
     stream: bool,
     kept: &KeptTurns,
+    fields: &KeptFields,
 ) -> Result<Request, ModelError> {
     // Breakpoints where the chain's caching entry asked for them, on a model configured to
     // take them.
@@ -83,7 +86,16 @@ pub(super) fn request_bytes(
     body.insert("max_tokens".into(), json!(config.max_tokens));
     // Held by its key's place; its bytes are written as encoded.
     body.insert("messages".into(), Value::Null);
+    // The pieces written as kept, each held by its key's place.
+    let mut raw: Vec<(&str, std::sync::Arc<[u8]>)> = Vec::new();
     match &request.system {
+        Some(system) if extra_system.is_empty() => {
+            let bytes = fields.system(system, || {
+                crate::providers::to_bytes(&format_system(&system.content, Vec::new()))
+            })?;
+            body.insert("system".into(), Value::Null);
+            raw.push(("system", bytes));
+        }
         Some(system) => {
             body.insert(
                 "system".into(),
@@ -105,7 +117,11 @@ pub(super) fn request_bytes(
     }
     if !request.tools.is_empty() {
         let tagged = request.schema_tools_at.unwrap_or(request.tools.len());
-        body.insert("tools".into(), format_tools(&request.tools, tagged, cache));
+        let bytes = fields.tools(&request.tools, tagged, cache, || {
+            crate::providers::to_bytes(&format_tools(&request.tools, tagged, cache))
+        })?;
+        body.insert("tools".into(), Value::Null);
+        raw.push(("tools", bytes));
     } else if request.response_format.is_some() {
         // LangChain binds a native format with the agent's tools, none here
         // (`bind_tools([])`): langchain-anthropic sends the empty list.
@@ -125,6 +141,8 @@ pub(super) fn request_bytes(
     for (k, v) in &request.model_settings {
         body.insert(k.clone(), v.clone());
     }
+    // A setting of the same name replaced a kept piece.
+    raw.retain(|(k, _)| !request.model_settings.contains_key(*k));
     // A native response format (a call's own setting wins, as LangChain binds them) is the
     // structured-output format, beside any other output settings.
     if let Some(format) = body
@@ -144,8 +162,10 @@ pub(super) fn request_bytes(
         (_, Some(f)) => f.turns_len(),
         _ => 0,
     };
-    let bytes = crate::providers::to_bytes_writing(
+    let raw: Vec<(&str, &[u8])> = raw.iter().map(|(k, b)| (*k, &**b)).collect();
+    let bytes = crate::providers::to_bytes_spliced(
         &crate::providers::sdk_order(body, KEY_ORDER),
+        &raw,
         "messages",
         len,
         |out| match (&written, &formatted) {
@@ -168,7 +188,7 @@ pub(super) fn request_bytes(
 /// langchain-anthropic merges in system messages from the input, which follow untagged). A
 /// prompt that is a string alone goes as a string, as langchain-anthropic sends it (with the
 /// caching entry excluded from the stack, nothing made it blocks).
-fn format_system(content: &Content, extra: Vec<Value>) -> Value {
+pub(super) fn format_system(content: &Content, extra: Vec<Value>) -> Value {
     let mut blocks = match (content, extra.is_empty()) {
         (Content::Text(text), true) => return json!(text),
         // Merged with messages after it, a string (even empty) is a text block.
@@ -186,7 +206,7 @@ fn format_system(content: &Content, extra: Vec<Value>) -> Value {
 
 /// The tools, with the breakpoint on the last of the first `tagged` (those the caching
 /// middleware saw).
-fn format_tools(tools: &[ToolSpec], tagged: usize, cache: Option<&Value>) -> Value {
+pub(super) fn format_tools(tools: &[ToolSpec], tagged: usize, cache: Option<&Value>) -> Value {
     Value::Array(
         tools
             .iter()
