@@ -4,9 +4,10 @@ LangGraph's loop names each checkpoint ``str(uuid6(clock_seq=step))``: a version
 the time in 100 ns intervals since 1582 (one more than the last id's when the clock has not
 moved past it), the step as its clock sequence and 48 random bits as its node. That makes a
 ``uuid.UUID`` subclass (two ``__init__``s checking their arguments) only to format it: about
-a tenth of what committing a plain step costs in Python, and twice the time made here. Here the same bits are formatted
-directly, and the last timestamp is LangGraph's own (the module global its ``uuid6`` keeps),
-so ids made here and by LangGraph in one process stay in order, as LangGraph's alone do.
+a tenth of the Python a plain step's commit runs, and twice the time of formatting the same
+bits directly, as done here. The last timestamp is LangGraph's own (the module global its
+``uuid6`` keeps), so ids made here and by LangGraph in one process stay in order, as
+LangGraph's alone do.
 ``tests/test_plain_commit.py`` compares the two, bit for bit, with the clock and the random
 bits fixed.
 """
