@@ -5,10 +5,12 @@ results are held at once at the end of a run)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import deepagents_rs
 import pytest
+from deepagents_rs import _core
 from sim.anthropic import SimAnthropic
 
 MODEL = "anthropic:claude-sonnet-4-5"
@@ -61,10 +63,28 @@ def _shared(messages: list[Any]) -> dict[str, int]:
     }
 
 
+#: Interning is left out where it would keep every string until exit (see the last test).
+_interning = pytest.mark.skipif(not _core._interns_strings(), reason="this CPython's interned strings are immortal")
+
+
+@pytest.mark.parametrize(
+    ("version", "interns"),
+    [((3, 11, 7), True), ((3, 12, 0), False), ((3, 12, 6), False), ((3, 12, 7), True), ((3, 13, 0), True)],
+)
+def test_strings_are_interned_only_where_python_frees_them(version: tuple[int, int, int], interns: bool) -> None:
+    """CPython 3.12.0 to 3.12.6 made interned strings immortal (gh-113993): interning a
+    long-lived process' keys and values (file paths, tool arguments) there would keep each
+    distinct one until exit."""
+    assert _core._interns_strings(version) is interns
+    assert _core._interns_strings() is _core._interns_strings(sys.version_info[:3])
+
+
+@_interning
 def test_a_results_short_repeated_values_are_one_object_each() -> None:
     assert _shared(_messages(deepagents_rs)) == {"names": 1, "models": 1, "types": 1}
 
 
+@_interning
 def test_no_more_objects_than_deepagents() -> None:
     """deepagents shares them within a reply (its SDK's parsed objects: 3 names, 3 models, 1
     type for these 3 replies); ours are shared across replies too, never fewer shared."""

@@ -652,6 +652,10 @@ def _gil_on_workers() -> list[str]:
     """The call sites (``file:line``) that took the GIL on a tokio worker thread since the
     last call (for tests: none should)."""
 
+def _interns_strings(version: tuple[int, int, int] | None = None) -> bool:
+    """Whether dicts handed to Python intern their keys and short values: under ``version``
+    (``(major, minor, patch)``), or under this interpreter when ``None`` (for tests)."""
+
 def _python_calls_stats() -> tuple[int, int, int]:
     """``(drainer threads started, drainers replaced as stuck, threads alive)`` of the queue
     of the core's Python calls since start (for tests and benches)."""

@@ -13,8 +13,13 @@
 //! block's `type`), which deepagents' messages share (the SDK's parsed objects, its
 //! literals). Fresh, they were about 13 KB more per 20-step result than deepagents' (351 `str`
 //! objects against 139). Longer values (ids, texts) are mostly unique: left as made.
+//!
+//! Not on CPython 3.12.0 to 3.12.6, whose interned strings are immortal (gh-113993, fixed in
+//! 3.12.7): there every distinct key and short value a long-lived process hands to Python
+//! (file paths, tool arguments) would stay until exit, so the strings are left as made.
 
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString};
 use pythonize::{PythonizeMappingType, PythonizeTypes, PythonizeUnnamedMappingAdapter};
 
@@ -45,6 +50,9 @@ impl PythonizeMappingType for InternedDict {
         value: Bound<'py, PyAny>,
     ) -> PyResult<()> {
         let py = builder.py();
+        if !interning_frees(py) {
+            return builder.set_item(key, value);
+        }
         let value = match value.cast_exact::<PyString>() {
             Ok(s) => match s.to_str()? {
                 short if short.len() <= SHORT_VALUE => PyString::intern(py, short).into_any(),
@@ -61,4 +69,27 @@ impl PythonizeMappingType for InternedDict {
     fn finish<'py>(builder: Self::Builder<'py>) -> PyResult<Bound<'py, PyMapping>> {
         Ok(builder.into_mapping())
     }
+}
+
+/// Whether this interpreter drops an interned string once nothing uses it (read once).
+fn interning_frees(py: Python<'_>) -> bool {
+    static FREES: PyOnceLock<bool> = PyOnceLock::new();
+    *FREES.get_or_init(py, || {
+        let v = py.version_info();
+        frees_interned((v.major, v.minor, v.patch))
+    })
+}
+
+/// Whether CPython `version` drops an interned string once nothing uses it: all but 3.12.0
+/// to 3.12.6, which made every interned string immortal.
+fn frees_interned((major, minor, patch): (u8, u8, u8)) -> bool {
+    !(major == 3 && minor == 12 && patch < 7)
+}
+
+/// Whether dicts handed to Python intern their keys and short values: under `version`
+/// (`(major, minor, patch)`), or under this interpreter when `None` (for tests).
+#[pyfunction]
+#[pyo3(signature = (version=None))]
+pub(crate) fn _interns_strings(py: Python<'_>, version: Option<(u8, u8, u8)>) -> bool {
+    version.map_or_else(|| interning_frees(py), frees_interned)
 }

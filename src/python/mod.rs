@@ -114,6 +114,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(input_messages::all_plain_messages, m)?)?;
     m.add_function(wrap_pyfunction!(runtime_threads::_gil_on_workers, m)?)?;
+    m.add_function(wrap_pyfunction!(interned_keys::_interns_strings, m)?)?;
     m.add_function(wrap_pyfunction!(python_calls::_python_calls_stats, m)?)?;
     m.add_function(wrap_pyfunction!(
         python_calls::_delay_python_call_turns_for_tests,
