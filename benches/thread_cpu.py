@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import threading
 from collections import Counter
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import threads
-from tool_loop import NO_CACHE_TOKENS, point_env_at
+from thread_opcodes import around_invokes, native_savers
 
 
 def ticks_by_thread() -> dict[int, tuple[str, int]]:
@@ -52,21 +51,14 @@ def measured_agent(create: Any, spans: list) -> Any:
     """``create`` whose agents record the threads' ticks around each ``invoke``; the last
     span is the timed one (`threads.one_run` times its last invoke)."""
 
-    def make(**kwargs: Any) -> Any:
-        agent = create(**kwargs)
-        invoke = agent.invoke
+    def measured(invoke: Any, _n: int, *args: Any, **kw: Any) -> Any:
+        before = ticks_by_thread()
+        try:
+            return invoke(*args, **kw)
+        finally:
+            spans.append((before, ticks_by_thread()))
 
-        def measured(*args: Any, **kw: Any) -> Any:
-            before = ticks_by_thread()
-            try:
-                return invoke(*args, **kw)
-            finally:
-                spans.append((before, ticks_by_thread()))
-
-        agent.invoke = measured
-        return agent
-
-    return make
+    return around_invokes(create, measured)
 
 
 def main() -> None:
@@ -77,18 +69,11 @@ def main() -> None:
     parser.add_argument("--savers", default="none,memory,sqlite")
     args = parser.parse_args()
     import deepagents_rs
-    from sim.anthropic import SimAnthropic
 
     hz = os.sysconf("SC_CLK_TCK")
     print(f"deepagents_rs: {Path(deepagents_rs.__file__).parent}")
     print(f"load average {os.getloadavg()[0]:.2f}; {args.steps} steps x {args.repeat} runs; CPU ms per step by thread")
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        SimAnthropic(min_cache_tokens=NO_CACHE_TOKENS, merge_consecutive_roles=True) as sim,
-    ):
-        point_env_at(sim)
-        savers = threads.Savers(Path(tmp))
-        scenario = threads.Native(args.steps, sim)
+    with native_savers(args.steps) as (savers, scenario):
         for kind in args.savers.split(","):
             threads.one_run(deepagents_rs.create_deep_agent, scenario, savers.make(kind), args.history)
             by_name: Counter = Counter()

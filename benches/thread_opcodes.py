@@ -23,8 +23,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,31 +75,55 @@ def counted_saver_jobs(counter: Counter, on: list[bool]) -> None:
     _saver_thread._run_job = counted
 
 
-def counted_agent(create: Any, counter: Counter, untimed: int, on: list[bool] | None = None) -> Any:
-    """``create`` whose agents count their invokes after the first ``untimed`` (the thread's
-    history, which `threads.one_run` writes first)."""
+def around_invokes(create: Any, around: Callable[..., Any]) -> Any:
+    """``create`` whose agents' ``invoke`` is ``around(invoke, n, *args, **kwargs)``, ``n``
+    counting the agent's invokes from 1."""
 
     def make(**kwargs: Any) -> Any:
         agent = create(**kwargs)
         invoke = agent.invoke
         seen = [0]
 
-        def counted(*args: Any, **kw: Any) -> Any:
+        def wrapped(*args: Any, **kw: Any) -> Any:
             seen[0] += 1
-            if seen[0] <= untimed:
-                return invoke(*args, **kw)
-            if on is not None:
-                on[0] = True
-            try:
-                return counter.counting(invoke, *args, **kw)
-            finally:
-                if on is not None:
-                    on[0] = False
+            return around(invoke, seen[0], *args, **kw)
 
-        agent.invoke = counted
+        agent.invoke = wrapped
         return agent
 
     return make
+
+
+def counted_agent(create: Any, counter: Counter, untimed: int, on: list[bool] | None = None) -> Any:
+    """``create`` whose agents count their invokes after the first ``untimed`` (the thread's
+    history, which `threads.one_run` writes first)."""
+
+    def counted(invoke: Any, n: int, *args: Any, **kw: Any) -> Any:
+        if n <= untimed:
+            return invoke(*args, **kw)
+        if on is not None:
+            on[0] = True
+        try:
+            return counter.counting(invoke, *args, **kw)
+        finally:
+            if on is not None:
+                on[0] = False
+
+    return around_invokes(create, counted)
+
+
+@contextlib.contextmanager
+def native_savers(steps: int) -> Iterator[tuple[threads.Savers, threads.Native]]:
+    """Fresh savers and ``threads.py``'s native scenario of ``steps`` turns, over a simulated
+    Anthropic server the environment points at."""
+    from sim.anthropic import SimAnthropic
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        SimAnthropic(min_cache_tokens=NO_CACHE_TOKENS, merge_consecutive_roles=True) as sim,
+    ):
+        point_env_at(sim)
+        yield threads.Savers(Path(tmp)), threads.Native(steps, sim)
 
 
 def main() -> None:
@@ -107,17 +133,10 @@ def main() -> None:
     parser.add_argument("--savers", default="none,memory,sqlite")
     args = parser.parse_args()
     import deepagents_rs
-    from sim.anthropic import SimAnthropic
 
     print(f"deepagents_rs: {Path(deepagents_rs.__file__).parent}")
     print(f"{args.steps} model turns on a thread of {args.history} earlier messages; calling thread only")
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        SimAnthropic(min_cache_tokens=NO_CACHE_TOKENS, merge_consecutive_roles=True) as sim,
-    ):
-        point_env_at(sim)
-        savers = threads.Savers(Path(tmp))
-        scenario = threads.Native(args.steps, sim)
+    with native_savers(args.steps) as (savers, scenario):
         print(f"{'saver':<8} {'opcodes/turn':>13} {'calls/turn':>11} {'saver jobs':>11}")
         saver_jobs, on = Counter(), [False]
         counted_saver_jobs(saver_jobs, on)
