@@ -180,3 +180,54 @@ def test_a_stream_sends_each_tasks_writes_when_it_finishes(batches: list[list[st
         pass
     assert ["put_writes", "put"] not in batches, batches
     assert ["put_writes"] in batches
+
+
+def test_a_saver_calls_outcome_is_waited_for_set_and_raised() -> None:
+    """`SaverCall`: ``result()`` waits for the saver's thread to set it (or times out), then
+    gives the value or raises the call's failure, as a ``concurrent.futures.Future`` does."""
+    call = _saver_thread.SaverCall()
+    assert not call.done()
+    with pytest.raises(TimeoutError):
+        call.result(0.01)
+    threading.Timer(0.05, call.set_result, ("saved",)).start()
+    assert call.result(10) == "saved" and call.done() and call.exception() is None
+    # Set already: every later wait returns at once.
+    assert call.result() == "saved"
+    failed = _saver_thread.SaverCall()
+    threading.Timer(0.05, failed.set_exception, (OSError("disk"),)).start()
+    with pytest.raises(OSError, match="disk"):
+        failed.result(10)
+    assert isinstance(failed.exception(), OSError)
+    with _saver_thread.SaverThread() as calls:
+        held = calls.call(len, ("ab",), hold=True)
+        assert calls.call(len, ("abc",)).result(10) == 3
+        assert held.result(0) == 2
+
+
+def test_a_plain_steps_saver_calls_make_no_futures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain step's ``put_writes`` and ``put`` go to the saver's thread as `SaverCall`s: a
+    ``concurrent.futures.Future`` (a ``Condition`` made on the calling thread, a
+    ``notify_all`` on the saver's) is made only for the calls LangGraph's own code submits
+    (a step of several tasks, the run's close), not two per step; the thread still gets
+    every call, and a ``durability="sync"`` run waits for each ``put`` through it."""
+    import concurrent.futures
+
+    made: list[int] = []
+    init = concurrent.futures.Future.__init__
+
+    def counted(self: Any) -> None:
+        made.append(1)
+        init(self)
+
+    saver = InMemorySaver()
+    seen = _saver_threads(saver)
+    agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=saver)
+    monkeypatch.setattr(concurrent.futures.Future, "__init__", counted)
+    agent.invoke({"messages": [("user", "go")]}, THREAD, durability="sync")
+    monkeypatch.undo()
+    puts = len(seen)
+    assert puts >= 8, seen
+    # The step of two tool tasks (LangGraph's runner: its futures, two writes' calls), and
+    # the closing mark; every plain step's two calls made none (they made 2 each before).
+    assert len(made) <= 6, (len(made), puts)
+    assert len(agent.get_state(THREAD).values["messages"]) > 2

@@ -297,7 +297,7 @@ def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
     loop.checkpoint_previous_versions = lists.saved_versions = versions
     # The delta writes this checkpoint's save waits for, taken now (saves run behind).
     waits, loop._delta_write_futs = loop._delta_write_futs, []
-    loop._put_checkpoint_fut = loop.submit(
+    loop._put_checkpoint_fut = loop.plain_submit(
         loop._checkpointer_put_after_previous,
         getattr(loop, "_put_checkpoint_fut", None),
         waits,
@@ -351,9 +351,11 @@ def put_writes(loop: Any, task_id: str, writes: Any) -> bool:
         },
     }
     if loop.checkpointer_put_writes_accepts_task_path:
-        fut = loop.submit(loop.checkpointer_put_writes, config, saved, task_id, _path_str(task.path) if task else "")
+        fut = loop.plain_submit(
+            loop.checkpointer_put_writes, config, saved, task_id, _path_str(task.path) if task else ""
+        )
     else:
-        fut = loop.submit(loop.checkpointer_put_writes, config, saved, task_id)
+        fut = loop.plain_submit(loop.checkpointer_put_writes, config, saved, task_id)
     if loop._delta_write_futs is not None:
         delta = loop._delta_channel_names
         for chan, _ in saved:

@@ -23,6 +23,7 @@ import contextvars
 import os
 import queue
 import threading
+from _thread import allocate_lock as _allocate_lock
 from typing import Any, Self
 
 #: Idle threads kept for the next runs; more than this many finished at once exit.
@@ -87,6 +88,55 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_idle_in_child)
 
 
+class SaverCall:
+    """A saver call's outcome, for the calls whose outcome nobody waits for but with
+    ``result()``: a plain commit's ``put_writes`` and ``put`` (the next ``put`` waits for
+    them, on the saver's thread, where they are done already since the thread runs its calls
+    in order; a ``durability="sync"`` run waits for each ``put``). A
+    ``concurrent.futures.Future`` costs a ``Condition`` made at each call (Python code on the
+    calling thread) and a ``notify_all`` and callbacks run when set (on the saver's thread);
+    this is one lock, held until the outcome is set."""
+
+    __slots__ = ("_done", "_exception", "_lock", "_value")
+
+    def __init__(self) -> None:
+        self._done = False
+        self._value: Any = None
+        self._exception: BaseException | None = None
+        lock = self._lock = _allocate_lock()
+        lock.acquire()
+
+    def set_result(self, value: Any) -> None:
+        self._value = value
+        self._done = True
+        self._lock.release()
+
+    def set_exception(self, exc: BaseException) -> None:
+        self._exception = exc
+        self._done = True
+        self._lock.release()
+
+    def done(self) -> bool:
+        return self._done
+
+    def _wait(self, timeout: float | None) -> None:
+        if not self._done:
+            lock = self._lock
+            if not lock.acquire(timeout=-1 if timeout is None else timeout):
+                raise TimeoutError
+            lock.release()
+
+    def result(self, timeout: float | None = None) -> Any:
+        self._wait(timeout)
+        if self._exception is not None:
+            raise self._exception
+        return self._value
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        self._wait(timeout)
+        return self._exception
+
+
 class SaverThread:
     """A run's FIFO of saver calls, on a thread taken at its first call; closing it waits for
     every call made, then raises the first failure, as LangGraph's executor raises its tasks'
@@ -106,13 +156,17 @@ class SaverThread:
         self._failure: BaseException | None = None
 
     def submit(self, fn: Any, *args: Any) -> concurrent.futures.Future:
-        return self._call(fn, args, hold=False)
+        return self._call(concurrent.futures.Future(), fn, args, hold=False)
 
     def hold(self, fn: Any, *args: Any) -> concurrent.futures.Future:
-        return self._call(fn, args, hold=True)
+        return self._call(concurrent.futures.Future(), fn, args, hold=True)
 
-    def _call(self, fn: Any, args: tuple, *, hold: bool) -> concurrent.futures.Future:
-        fut: concurrent.futures.Future = concurrent.futures.Future()
+    def call(self, fn: Any, args: tuple, *, hold: bool = False) -> SaverCall:
+        """``submit`` (or ``hold``) with the call's outcome a `SaverCall`, for a caller
+        whose outcomes are only ever waited for by ``result()``."""
+        return self._call(SaverCall(), fn, args, hold=hold)
+
+    def _call(self, fut: Any, fn: Any, args: tuple, *, hold: bool) -> Any:
         # Run in the caller's context, as LangGraph's executor runs a submitted call.
         job = (self, fut, contextvars.copy_context(), fn, args)
         # The tasks of a step of several commit on LangGraph's runner threads.

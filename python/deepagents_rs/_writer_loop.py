@@ -26,6 +26,11 @@ class _PlainCommits:
     #: loops' ``__init__`` is left as it is).
     _channel_lists: _plain_commit.ChannelLists | None = None
 
+    def plain_submit(self, fn: Any, *args: Any) -> Any:
+        """How `_plain_commit` hands the saver a call (``put_writes``, ``put``): as the loop
+        submits any."""
+        return self.submit(fn, *args)  # type: ignore[attr-defined]
+
     def put_writes(self, task_id: str, writes: Any, *, cached: bool = False) -> None:
         if cached or not self.plain_commit or not _plain_commit.put_writes(self, task_id, writes):
             super().put_writes(task_id, writes, cached=cached)  # type: ignore[misc]
@@ -77,6 +82,10 @@ class WriterLoop(_PlainCommits, SyncPregelLoop):
             if getattr(fn, "__func__", None) is SyncPregelLoop._checkpointer_put_after_previous:
                 return self._saver_thread.submit(fn, *args)
         return self._pool_submit(fn, *args, **kwargs)
+
+    def plain_submit(self, fn: Any, *args: Any) -> Any:
+        # A plain commit's calls are waited for by ``result()`` only (`SaverCall`).
+        return self._saver_thread.call(fn, args, hold=self.hold_writes and fn is self.checkpointer_put_writes)
 
     def _prepare_tasks_and_emit_checkpoint(self) -> None:
         # The writer streams ``updates`` only: LangGraph's method also emits the checkpoint
