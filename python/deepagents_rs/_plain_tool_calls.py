@@ -98,7 +98,6 @@ class RunBase:
         "own_run",
         "parents",
         "prefix",
-        "run",
         "run_ns",
         "step_ids",
         "stop",
@@ -123,7 +122,6 @@ def run_base(run: Any, namespace: list[str], subagent: str | None, asynchronous:
     if PUSHED_PARTS_KEY in configurable:
         return None
     base = RunBase()
-    base.run = run
     base.step_ids = None
     base.asynchronous = asynchronous
     base.namespace = list(namespace)
@@ -198,9 +196,10 @@ def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
     task's config through ``ensure_config``, under the tool run's child manager) and the
     task's channels."""
     base = call.base
-    _run, writer, _parent, files, step, index, call_id, *_ = call.args
+    # The run's config from the call (not kept in its base, which the config keeps: a cycle
+    # would leave every run's config to the cyclic collector).
+    run, writer, _parent, files, step, index, call_id, *_ = call.args
     index = index or 0
-    run = base.run
     ids = run.ids
     step_ids = base.step_ids
     if step_ids is None or step_ids[0] != step:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import re
 import types
 from collections.abc import Iterator
@@ -316,3 +317,21 @@ def test_the_path_is_not_taken_where_something_would_differ(monkeypatch):
     assert paths_of(look, {"callbacks": [handler]}) == (0, 1)
     assert handler.starts == ["look", "look"]
     assert paths_of(look, around=collect_runs) == (0, 1)
+
+
+def test_a_runs_config_is_freed_without_the_cyclic_collector():
+    """The run's shared part is kept on its config and must not point back at it: a cycle
+    would leave every run's config (and what its calls made) to the cyclic collector."""
+    from deepagents_rs._task_config import RunConfig
+
+    script = [ai_tool_calls(("look", {"x": "1"}, "c1")), AIMessage("done")] * 3
+    agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(responses=script), tools=[look])
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            agent.invoke({"messages": [("user", "go")]})
+        alive = sum(type(o) is RunConfig for o in gc.get_objects())
+    finally:
+        gc.enable()
+    assert alive == 0
