@@ -327,11 +327,14 @@ def test_a_runs_config_is_freed_without_the_cyclic_collector():
     script = [ai_tool_calls(("look", {"x": "1"}, "c1")), AIMessage("done")] * 3
     agent = deepagents_rs.create_deep_agent(model=ScriptedChatModel(responses=script), tools=[look])
     gc.collect()
+    # Other tests' configs still held (kept here, so no new one takes an address of theirs).
+    earlier = [o for o in gc.get_objects() if type(o) is RunConfig]
+    seen = {id(o) for o in earlier}
     gc.disable()
     try:
         for _ in range(3):
             agent.invoke({"messages": [("user", "go")]})
-        alive = sum(type(o) is RunConfig for o in gc.get_objects())
+        alive = sum(type(o) is RunConfig and id(o) not in seen for o in gc.get_objects())
     finally:
         gc.enable()
     assert alive == 0
