@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import os
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -171,15 +172,51 @@ def _unheard(lc: SimpleNamespace, callbacks: Any, tool: Any) -> bool:
     cost a third of a direct call."""
     if not (_no_handlers(lc, callbacks) and _no_handlers(lc, tool.callbacks)):
         return False
-    if tool.verbose or lc.get_debug() or lc.tracing_v2_callback_var.get() is not None:
+    return not tool.verbose and quiet_context(lc)
+
+
+def quiet_context(lc: SimpleNamespace) -> bool:
+    """``_unheard``'s checks of the context and the environment: no debug output, LangSmith
+    tracing, configure hook or v1 tracing variable, and no tags of a tracing context."""
+    if lc.get_debug() or lc.tracing_v2_callback_var.get() is not None:
         return False
+    environ = getattr(os.environ, "_data", None)
     for var, _inheritable, handler_class, env_var in lc._configure_hooks:
-        if var.get() is not None or (handler_class is not None and env_var is not None and lc.env_var_is_set(env_var)):
+        if var.get() is not None or (
+            handler_class is not None and env_var is not None and _env_set(lc, environ, env_var)
+        ):
             return False
-    if lc.env_var_is_set("LANGCHAIN_TRACING") or lc.env_var_is_set("LANGCHAIN_HANDLER"):
+    v1 = _V1_KEYS or _v1_keys()
+    if (environ is None or v1[0] in environ or v1[1] in environ) and (
+        lc.env_var_is_set("LANGCHAIN_TRACING") or lc.env_var_is_set("LANGCHAIN_HANDLER")
+    ):
         return False
     context = lc.get_tracing_context()
     return not (context["tags"] or lc.tracing_is_enabled(context))
+
+
+#: Environment variables' names as ``os.environ`` keeps them (`_env_set`).
+_ENCODED: dict[str, Any] = {}
+#: The v1 tracing variables' names so (`_v1_keys`), looked for at every call.
+_V1_KEYS: tuple | None = None
+
+
+def _v1_keys() -> tuple:
+    global _V1_KEYS
+    _V1_KEYS = (os.environ.encodekey("LANGCHAIN_TRACING"), os.environ.encodekey("LANGCHAIN_HANDLER"))
+    return _V1_KEYS
+
+
+def _env_set(lc: SimpleNamespace, environ: Any, name: str) -> bool:
+    """LangChain's ``env_var_is_set(name)``, answered without it when the variable is absent
+    (every call of a run that nobody traces): a look-up in ``environ``, ``os.environ``'s own
+    dict, where ``os.environ``'s mapping methods cost some 40 bytecodes a name in Python."""
+    if environ is None:
+        return lc.env_var_is_set(name)
+    key = _ENCODED.get(name)
+    if key is None:
+        key = _ENCODED[name] = os.environ.encodekey(name)
+    return key in environ and lc.env_var_is_set(name)
 
 
 def _as_child(manager: Any) -> Any:

@@ -47,7 +47,13 @@ def _run_metadata(metadata: dict, configurable: dict, subagent: str | None) -> d
     out = dict(configurable.get(AGENT_METADATA_KEY) or {})
     if subagent is not None:
         out.update(ls_integration=_SUBAGENT_INTEGRATION, lc_agent_name=subagent)
-    out.update(metadata)
+    if "lc_versions" in metadata and "lc_versions" in out:
+        # LangChain's merge of configs' metadata keeps both sides' package versions.
+        from deepagents_rs._langchain_private import _merge_metadata_dicts
+
+        out = _merge_metadata_dicts(out, metadata)
+    else:
+        out.update(metadata)
     # Looked for one by one (in their order, which the metadata keeps) only when one is there:
     # a run without a thread has none, and this is at every tool call.
     if not _PROPAGATED_SET.isdisjoint(configurable):
@@ -173,7 +179,33 @@ def _langgraph_names() -> tuple | None:
     return _LANGGRAPH
 
 
-def config_with_writer(
+def config_with_writer(*args: Any, place: tuple[list[str], dict | None] | None = None) -> Any:
+    """What the core hands a sync tool's call with its arguments, given `full_config`'s: a
+    `PlainCall` (nothing built yet) when the run's plain calls can make their config from the
+    run's shared part (`_plain_tool_calls`), else `full_config`'s config. ``place``: see
+    `full_config` (given, the config is made now)."""
+    if place is None and len(args) == 10:
+        call = (_PLAIN_CALL or _plain_call())(args)
+        if call is not None:
+            return call
+    return full_config(*args, place=place)
+
+
+#: `_plain_tool_calls.plain_call`, once imported (`_plain_call`).
+_PLAIN_CALL: Callable[[tuple], Any] | None = None
+
+
+def _plain_call() -> Callable[[tuple], Any]:
+    """`_plain_tool_calls.plain_call`, imported at the first tool call (that module imports
+    this one) and then kept: an import statement in a function costs some 30 bytecodes."""
+    global _PLAIN_CALL
+    from . import _plain_tool_calls
+
+    _PLAIN_CALL = _plain_tool_calls.plain_call
+    return _PLAIN_CALL
+
+
+def full_config(
     config: dict | None,
     writer: Callable[[Any], None] | None,
     parent: Any = None,

@@ -54,7 +54,7 @@ class RunConfig(dict):
     attribute, not a key, so no config a tool or hook sees shows them. A copy (``dict()``,
     `copy`, pickle) is a plain dict without them."""
 
-    __slots__ = ("control", "ids", "tasks")
+    __slots__ = ("control", "ids", "tasks", "tool_bases")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -65,6 +65,9 @@ class RunConfig(dict):
         #: The run's `RunControl` (LangGraph's ``Runtime.control`` in every task): the graph
         #: task's running the core, else one made for the run when first asked for.
         self.control: Any = None
+        #: What the run's plain tool calls share (`_plain_tool_calls.RunBase`, or ``None`` where
+        #: they keep the general path), by namespace, subagent and mode.
+        self.tool_bases: dict[tuple, Any] = {}
 
     def __reduce__(self) -> tuple:
         return dict, (dict(self),)

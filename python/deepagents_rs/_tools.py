@@ -19,6 +19,7 @@ from . import _compat, _convert, _task_channels
 from ._direct_args import args_plan
 from ._direct_tools import FALLBACK, acall_direct, call_direct, direct_function
 from ._files_context import CURRENT_FILES, use_files
+from ._plain_tool_calls import PlainCall, call_plain, task_config_of
 from ._task_channels import TaskChannels
 from ._task_notes import note_task_error
 
@@ -114,6 +115,8 @@ class ToolAdapter:
 
     #: Whether the core must hand the tool the run's state (see ``LangChainToolAdapter``).
     injects_state = False
+    #: The function a direct call calls and its arguments plan (``LangChainToolAdapter``).
+    _direct: Any = None
 
     def call(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         raise NotImplementedError  # pragma: no cover - abstract
@@ -124,12 +127,24 @@ class ToolAdapter:
     # What the core calls: the call with the run's files open to a `StateBackend()` the tool
     # makes itself, and what it wrote there added to the call's state update.
 
-    def call_in_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:
+    def call_in_run(self, args: dict, tool_call_id: str, config: Any = None, *state: Any) -> Any:
         try:
-            return self._call_in_run(args, tool_call_id, config, *state)
+            return self._placed_call(args, tool_call_id, config, state)
         except Exception as exc:
-            note_task_error(exc, config)
+            note_task_error(exc, task_config_of(config))
             raise
+
+    def _placed_call(self, args: dict, tool_call_id: str, config: Any, state: tuple) -> Any:
+        """The call with the config ``config_with_writer`` gave it: a plain call's made from
+        its run's shared part when the tool is plain and nothing listens, else the general
+        one (made now from a ``PlainCall``)."""
+        if type(config) is PlainCall:
+            if self._direct is not None and not state:
+                made = call_plain(self, config, args, tool_call_id)
+                if made is not FALLBACK:
+                    return _with_written_files(*made)
+            config = config.full()
+        return self._call_in_run(args, tool_call_id, config, *state)
 
     def _call_in_run(self, args: dict, tool_call_id: str, config: dict | None, *state: Any) -> Any:
         files = _run_files(config)
@@ -147,21 +162,23 @@ class ToolAdapter:
         """``call_in_run`` for a run under ``ainvoke`` (a sync tool, on a worker thread)."""
         token = ASYNC_RUN.set(True)
         try:
-            return self._call_in_run(args, tool_call_id, config, *state)
+            return self._placed_call(args, tool_call_id, config, state)
         except StopIteration as exc:
             # As LangChain's `run_in_executor` (which runs a sync tool under `ainvoke`) raises
             # it: a StopIteration cannot be set on the run's asyncio future.
             error = RuntimeError()
-            note_task_error(error, config)
+            note_task_error(error, task_config_of(config))
             raise error from exc
         except Exception as exc:
-            note_task_error(exc, config)
+            note_task_error(exc, task_config_of(config))
             raise
         finally:
             ASYNC_RUN.reset(token)
 
     async def acall_in_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:
         ASYNC_RUN.set(True)  # the coroutine runs in a context of its own
+        if type(config) is PlainCall:
+            config = config.full()
         try:
             files = _run_files(config)
             if files is None:

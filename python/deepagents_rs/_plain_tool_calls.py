@@ -1,0 +1,351 @@
+"""A plain tool call's job made from what is the same for every call of its run.
+
+A plain call: a function tool called directly (``_direct_tools``: no config, runtime,
+callbacks or injected argument in its signature, no error handler), in a run without a thread
+graph, tags, tracing or a stream writer, where nothing listens to tool runs. Its tool sees,
+through ``get_config()``, ``get_stream_writer()`` and ``get_runtime()``, exactly what the
+general path gives it (``_stream.config_with_writer``'s task config, then ``_direct_tools``'
+child config of the tool run); but the general path works that out at every call from the
+run's config: the run's metadata merged, its configurable copied and sorted (our carriers
+moved out), LangChain's ``ensure_config`` copy, a node callback manager the direct call then
+drops, tracing looked up three ways. That was two thirds of the tool job's Python, at every
+step, holding the GIL every run's tool calls wait for.
+
+Here the run's part is worked out once (``RunBase``, kept on the run's ``RunConfig`` by
+namespace, subagent and mode) and each call adds its own: its step's checkpoint, its task id
+and namespace, its metadata's step and path, LangGraph's loop objects (channels, scratchpad,
+functional-API caller, runtime) and the tool run's child manager. ``config_with_writer``
+hands the tool job a ``PlainCall`` (what the call needs, nothing built) when the run allows
+it; the adapter then takes this path when its tool is plain and nothing listens, and
+otherwise builds the general config from it (``PlainCall.full``) and goes on as before.
+"""
+
+from __future__ import annotations
+
+import binascii
+import contextvars
+import functools
+import time
+from types import SimpleNamespace
+from typing import Any
+
+from . import _direct_tools, _task_channels
+from ._direct_args import args_and_kwargs
+from ._direct_tools import _formatted
+from ._files_context import CURRENT_FILES, LazyFilesContext
+from ._pushed_parts import PUSHED_PARTS_KEY
+from ._stream import RESUMING_STEP_KEY, RUN_NS_KEY, STORE_KEY, _run_metadata
+from ._task_channels import (
+    CALL_KEY,
+    CHECKPOINTER_KEY,
+    READ_KEY,
+    READ_STATE_KEY,
+    REPLAY_STATE_KEY,
+    SCRATCHPAD_KEY,
+    SEND_KEY,
+    _no_resume,
+)
+from ._task_config import CHECKPOINT_MAP_KEY, TASK_ID_KEY, TASKS_KEY, RunConfig, run_control, step_checkpoint
+from ._task_config import tool_task_id as _tool_task_id
+
+#: LangGraph's keys (``langgraph._internal._constants``), spelled out so the module imports
+#: without LangGraph.
+_RUNTIME_KEY = "__pregel_runtime"
+_STREAM_KEY = "__pregel_stream"
+#: LangChain's default recursion limit (``ensure_config``'s).
+_DEFAULT_LIMIT = 25
+#: The keys LangChain's ``ensure_config`` starts a config with; the run's other config keys
+#: (``max_concurrency``) follow them.
+_ENSURED = ("tags", "metadata", "callbacks", "recursion_limit", "configurable")
+#: A tool call's task trigger (a `Send` from the model's edge).
+_PUSH_TRIGGERS = ("__pregel_push",)
+#: LangGraph's loop keys a task's configurable gets; a run whose own configurable has one
+#: (it runs inside a parent graph's task) keeps the general path, which keeps the parent's.
+_LOOP_KEYS = frozenset(
+    {
+        _task_channels.SEND_KEY,
+        _task_channels.READ_KEY,
+        _task_channels.CALL_KEY,
+        _task_channels.SCRATCHPAD_KEY,
+        _task_channels.CHECKPOINTER_KEY,
+        _task_channels.READ_STATE_KEY,
+        _task_channels.REPLAY_STATE_KEY,
+        _STREAM_KEY,
+        TASKS_KEY,
+    }
+)
+
+
+class RunBase:
+    """What every plain tool call of one run (in one namespace, by one subagent, in one mode)
+    shares: the config's parts that do not depend on the call, worked out as the general path
+    works them out (`_stream.full_config`)."""
+
+    __slots__ = (
+        "asynchronous",
+        "configurable",
+        "context",
+        "control",
+        "extras",
+        "keys",
+        "limit",
+        "metadata",
+        "model",
+        "namespace",
+        "ns",
+        "outer_ns",
+        "own",
+        "own_run",
+        "parents",
+        "prefix",
+        "run_ns",
+        "step_ids",
+        "stop",
+        "store",
+        "subagent_keys",
+        "thread_id",
+    )
+
+
+def run_base(run: Any, namespace: list[str], subagent: str | None, asynchronous: bool) -> RunBase | None:
+    """The run's base for its plain tool calls, or ``None`` when its calls keep the general
+    path: a config that is not the run's own (no ids shared), tags or callbacks in it, keys a
+    config ``ensure_config`` would move, or a run inside a graph's task (a thread graph, a
+    parent graph's loop keys, a resumed step)."""
+    if type(run) is not RunConfig or run.get("tags") or run.get("callbacks") is not None:
+        return None
+    if any(key not in _ENSURED and key != "max_concurrency" for key in run):
+        return None
+    configurable = dict(run.get("configurable") or {})
+    if not _LOOP_KEYS.isdisjoint(configurable) or RESUMING_STEP_KEY in configurable:
+        return None
+    if PUSHED_PARTS_KEY in configurable:
+        return None
+    base = RunBase()
+    base.step_ids = None
+    base.asynchronous = asynchronous
+    base.namespace = list(namespace)
+    base.ns = "|".join(namespace)
+    base.prefix = base.ns + "|" if namespace else ""
+    base.outer_ns = namespace[0] if namespace else None
+    base.store = configurable.pop(STORE_KEY, None)
+    base.context = getattr(configurable.get(_RUNTIME_KEY), "context", None)
+    base.metadata = _run_metadata(run.get("metadata") or {}, configurable, subagent)
+    base.own_run = {k: v for k, v in configurable.items() if k.startswith(_task_channels.OWN_PREFIX)}
+    base.run_ns = configurable.get("checkpoint_ns")
+    base.own = {**base.own_run, RUN_NS_KEY: base.run_ns}
+    base.keys = _task_channels._loop_names().graph_keys(configurable, base.metadata)
+    base.configurable = {k: v for k, v in configurable.items() if k not in base.own}
+    base.subagent_keys = {} if subagent is None else {"ls_agent_type": "subagent"}
+    base.thread_id = configurable.get("thread_id")
+    # LangChain's `ensure_config` copies a str `model` of the configurable into the metadata.
+    model = configurable.get("model")
+    base.model = model if isinstance(model, str) and "model" not in base.metadata else None
+    limit = run.get("recursion_limit")
+    base.limit = _DEFAULT_LIMIT if limit is None else limit
+    base.stop = (25 if limit is None else int(limit)) + 1
+    base.extras = {k: v for k, v in run.items() if k not in _ENSURED and v is not None}
+    base.control = run_control(run)
+    # The checkpoints of the graphs around the namespace's (a subagent's parents), the same at
+    # every step (`_task_config.task_configurable`).
+    base.parents = {
+        "|".join(namespace[:depth]): step_checkpoint(run, namespace[:depth], -1, None)
+        for depth in range(len(namespace))
+    }
+    return base
+
+
+class PlainCall:
+    """A tool call's place in a run whose plain calls take this path: its ``config_with_writer``
+    arguments, for the general path (`full`), and its run's base."""
+
+    __slots__ = ("args", "base", "config")
+
+    def __init__(self, base: RunBase, args: tuple) -> None:
+        self.base = base
+        self.args = args
+        #: The config its tool runs with, once made (on either path).
+        self.config: dict | None = None
+
+    def full(self) -> dict | None:
+        """The config the general path gives the call (``config_with_writer``'s), kept as the
+        call's (its errors are noted with it)."""
+        from ._stream import full_config
+
+        self.config = full_config(*self.args)
+        return self.config
+
+
+def plain_call(args: tuple) -> PlainCall | None:
+    """A ``PlainCall`` for ``config_with_writer``'s ``args`` when the run's calls can take this
+    path: not traced, a step, and a run base (made at the run's first call)."""
+    config, _writer, parent, files, step, _index, _call_id, namespace, subagent, asynchronous = args
+    if parent is not None or files is None or step is None or type(config) is not RunConfig:
+        return None
+    bases = config.tool_bases
+    key = (tuple(namespace or ()), subagent, asynchronous)
+    if key in bases:
+        base = bases[key]
+    else:
+        base = bases[key] = run_base(config, list(namespace or ()), subagent, asynchronous)
+    return None if base is None else PlainCall(base, args)
+
+
+def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
+    """The config the call's tool runs with (as the general path's direct call makes it: its
+    task's config through ``ensure_config``, under the tool run's child manager) and the
+    task's channels."""
+    base = call.base
+    # The run's config from the call (not kept in its base, which the config keeps: a cycle
+    # would leave every run's config to the cyclic collector).
+    run, writer, _parent, files, step, index, call_id, *_ = call.args
+    index = index or 0
+    ids = run.ids
+    step_ids = base.step_ids
+    if step_ids is None or step_ids[0] != step:
+        # The step's checkpoint (shared with every task of the step, `_task_config`) and the
+        # bytes LangGraph's task id of each of its sends starts with.
+        checkpoint = ids.get((base.ns, step)) or step_checkpoint(run, base.namespace, step, None)
+        sent = f"{base.prefix}tools{step}tools__pregel_push".encode()
+        step_ids = base.step_ids = (step, checkpoint, binascii.unhexlify(checkpoint.replace("-", "")) + sent)
+    checkpoint = step_ids[1]
+    task_id = ids.get((base.ns, step, call_id))
+    graph = _langgraph()
+    if task_id is None:
+        if call_id is None:
+            task_id = _tool_task_id(run, base.namespace, step, call_id, index, checkpoint)
+        else:
+            # `_task_config.tool_task_id`'s id (LangGraph's `_xxhash_str` of the checkpoint and
+            # the send's path), its step's part hashed from the bytes made once a step.
+            text = graph.xxh3_128_hexdigest(step_ids[2] + str(index).encode())
+            task_id = ids.setdefault(
+                (base.ns, step, call_id), f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
+            )
+    task_ns = f"{base.prefix}tools:{task_id}"
+    node_metadata = {
+        **base.metadata,
+        "langgraph_step": step,
+        "langgraph_node": "tools",
+        "langgraph_triggers": _PUSH_TRIGGERS,
+        "langgraph_path": ("__pregel_push", index, False),
+        "langgraph_checkpoint_ns": task_ns,
+        "checkpoint_ns": base.outer_ns or task_ns,
+    }
+    channels = graph.TaskChannels(LazyFilesContext(files), files.state)
+    channels.keys = base.keys
+    info = graph.ExecutionInfo(
+        checkpoint_id=checkpoint,
+        checkpoint_ns=task_ns,
+        task_id=task_id,
+        thread_id=base.thread_id,
+        run_id=None,
+        node_first_attempt_time=time.time(),
+    )
+    if writer is None:
+        channels.own = dict(base.own)
+        runtime = graph.Runtime(context=base.context, store=base.store, execution_info=info, control=base.control)
+    else:
+        custom = getattr(writer, "custom", True)
+        if not custom or getattr(writer, "parts", False):
+            # The core's writer of pushed tasks' parts (`_pushed_parts`), with our carriers.
+            channels.own = {**base.own_run, PUSHED_PARTS_KEY: writer, RUN_NS_KEY: base.run_ns}
+        else:
+            channels.own = dict(base.own)
+        runtime = graph.Runtime(
+            context=base.context,
+            store=base.store,
+            execution_info=info,
+            control=base.control,
+            **({"stream_writer": writer} if custom else {}),
+        )
+    counter = graph.LazyAtomicCounter
+    configurable = {
+        **base.configurable,
+        TASK_ID_KEY: task_id,
+        "checkpoint_id": None,
+        CHECKPOINT_MAP_KEY: {**base.parents, base.ns: checkpoint},
+        "checkpoint_ns": task_ns,
+        **base.subagent_keys,
+        _RUNTIME_KEY: runtime,
+        SEND_KEY: channels.send,
+        READ_KEY: channels.read,
+        CHECKPOINTER_KEY: None,
+        READ_STATE_KEY: None,
+        REPLAY_STATE_KEY: None,
+        SCRATCHPAD_KEY: graph.PregelScratchpad(
+            step=step,
+            stop=step + base.stop,
+            call_counter=counter(),
+            interrupt_counter=counter(),
+            get_null_resume=_no_resume,
+            resume=[],
+            subgraph_counter=counter(),
+        ),
+    }
+    configurable[CALL_KEY] = graph.Caller(configurable, dict(node_metadata), base.asynchronous).call
+    found = run.tasks.get(task_ns)
+    if found is not None:
+        channels.share(found)
+    if base.model is not None:
+        node_metadata["model"] = base.model
+    inherited = lc.merge_metadata({}, node_metadata)
+    manager = lc.CallbackManager(
+        handlers=[], tags=[], inheritable_tags=[], metadata=dict(inherited), inheritable_metadata=inherited
+    )
+    manager.parent_run_id = lc.uuid7()
+    config = {
+        "tags": [],
+        "metadata": node_metadata,
+        "callbacks": manager,
+        "recursion_limit": base.limit,
+        "configurable": configurable,
+        **base.extras,
+    }
+    return config, channels
+
+
+def call_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: str) -> Any:
+    """The adapter's result for the call made on this path and the call's task channels (its
+    writes, for the adapter to add), or ``FALLBACK`` (nothing run) when its tool is not plain or
+    something listens to its run."""
+    tool = adapter.tool
+    lc = _direct_tools._langchain()
+    if tool.callbacks or tool.verbose or tool.tags or tool.metadata or not _direct_tools.quiet_context(lc):
+        return _direct_tools.FALLBACK
+    config, channels = _tool_config(call, lc)
+    # For the notes of its errors (`task_config_of`).
+    call.config = config
+    func, plan = adapter._direct
+    try:
+        context = contextvars.copy_context()
+        context.run(lc.var_child_runnable_config.set, config)
+        # `use_files(channels.files)` around the call, as the general path's adapter sets it.
+        context.run(CURRENT_FILES.set, channels.files)
+        positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
+        response = context.run(func, *positional, **keywords)
+        return adapter._message(_formatted(lc, response, tool_call_id, tool.name), tool_call_id, config), channels
+    except Exception as exc:
+        from ._tools import _is_validation_error, _validation_message
+
+        if not _is_validation_error(exc):
+            raise
+        return (_validation_message(adapter.name, args, exc), "error", None, None), channels
+
+
+def task_config_of(config: Any) -> Any:
+    """The config a call's errors are noted with (`_task_notes`): a `PlainCall`'s own, once
+    made (none before: nothing ran)."""
+    return config.config if type(config) is PlainCall else config
+
+
+@functools.cache
+def _langgraph() -> SimpleNamespace:
+    """The classes a call's task is made of (LangGraph's runtime and loop objects, ours that
+    import LangGraph's), imported on the first call (the module imports without LangGraph)
+    and then kept."""
+    from langgraph.runtime import ExecutionInfo, Runtime
+    from xxhash import xxh3_128_hexdigest
+
+    # `_task_channels`' (its scratchpad, counters and functional-API caller) with LangGraph's.
+    names = {**vars(_task_channels._loop_names()), "TaskChannels": _task_channels.TaskChannels}
+    return SimpleNamespace(**names, ExecutionInfo=ExecutionInfo, Runtime=Runtime, xxh3_128_hexdigest=xxh3_128_hexdigest)
