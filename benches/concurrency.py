@@ -74,6 +74,12 @@ step, times the steps, is about the wall time the run's calls take in a row; its
 brackets is what they cost, the rest the time they held their turn without running
 (preempted, or waiting for the GIL back from another thread).
 
+Reported for both implementations: the timed run's threads by kind (``thread_sched``, from
+``/proc/self/task``): their CPU time, their time runnable but waiting for a core (the
+scheduler's ``schedstat``), and per step how often they went to sleep and how often they were
+preempted. The ``dars-python`` row is the GIL holder's: its run-queue wait is time every run's
+Python work stood still.
+
 ``--reference-threads`` runs deepagents with fewer threads (it is much slower per step); its
 steps per second are then comparable, its wall time is not. This is a benchmark, not a test;
 it never touches the network.
@@ -85,6 +91,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -189,6 +196,49 @@ def thread_samples(script: str) -> dict[str, dict[str, int]]:
     return out
 
 
+def thread_sched() -> dict[int, tuple[str, int, int, int, int]]:
+    """This process' threads by id: ``(name, CPU ns, run-queue wait ns, voluntary switches,
+    involuntary switches)`` from ``/proc/self/task`` (``schedstat``: the scheduler's own
+    nanosecond counts; a switch is voluntary when the thread went to sleep, involuntary when it
+    was preempted while runnable). Empty where ``/proc`` lacks them."""
+    out = {}
+    tasks = Path("/proc/self/task")
+    for task in tasks.iterdir() if tasks.is_dir() else ():
+        try:
+            comm = (task / "comm").read_text().strip()
+            run_ns, wait_ns, _slices = (int(x) for x in (task / "schedstat").read_text().split())
+            status = (task / "status").read_text()
+        except (OSError, ValueError):
+            continue  # the thread ended meanwhile, or no schedstat
+        switches = dict(re.findall(r"^(\w+_ctxt_switches):\s+(\d+)$", status, re.MULTILINE))
+        out[int(task.name)] = (
+            comm,
+            run_ns,
+            wait_ns,
+            int(switches.get("voluntary_ctxt_switches", 0)),
+            int(switches.get("nonvoluntary_ctxt_switches", 0)),
+        )
+    return out
+
+
+def sched_by_kind(
+    before: dict[int, tuple[str, int, int, int, int]], after: dict[int, tuple[str, int, int, int, int]]
+) -> dict[str, dict[str, float]]:
+    """``thread_sched`` differences summed by thread kind (``_THREAD_KINDS``): threads alive at
+    the end (one born meanwhile counts from zero; one that ended is left out)."""
+    out: dict[str, dict[str, float]] = {}
+    for tid, (comm, *now) in after.items():
+        was = before.get(tid, (comm, 0, 0, 0, 0))[1:]
+        kind = _THREAD_KINDS.get(comm, "other (" + comm + ")")
+        row = out.setdefault(kind, {"threads": 0, "cpu_s": 0.0, "wait_s": 0.0, "asleep": 0, "preempted": 0})
+        row["threads"] += 1
+        row["cpu_s"] += (now[0] - was[0]) / 1e9
+        row["wait_s"] += (now[1] - was[1]) / 1e9
+        row["asleep"] += now[2] - was[2]
+        row["preempted"] += now[3] - was[3]
+    return out
+
+
 class _Sampler:
     """``perf record -g`` of this process while the timed run goes."""
 
@@ -237,6 +287,7 @@ def worker(
     sampler = _Sampler() if os.environ.get(_SAMPLE_ENV) and impl == "rs" else None
     timing0 = _call_timing(impl)
     usage0 = resource.getrusage(resource.RUSAGE_SELF)
+    sched0 = thread_sched()
     start = time.perf_counter()
     if mode == "ainvoke":
 
@@ -244,10 +295,14 @@ def worker(
             return await asyncio.gather(*(agent.ainvoke(given) for given in inputs))
 
         results = asyncio.run(all_threads())
+        wall = time.perf_counter() - start
+        sched1 = thread_sched()
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
             results = list(pool.map(agent.invoke, inputs))
-    wall = time.perf_counter() - start
+            wall = time.perf_counter() - start
+            # Before the pool's threads end (an ended thread's counts are gone).
+            sched1 = thread_sched()
     usage1 = resource.getrusage(resource.RUSAGE_SELF)
     timing1 = _call_timing(impl)
     problems += [p for p in (_check(r, steps, history) for r in results) if p]
@@ -258,6 +313,7 @@ def worker(
         "peak_rss_mib": usage1.ru_maxrss / 1024,
         "problems": problems[:5],
         "failed": len(problems),
+        "threads_sched": sched_by_kind(sched0, sched1),
     }
     if impl == "rs":
         from deepagents_rs import _core
@@ -478,6 +534,28 @@ def timing_rows(results: list[dict[str, Any]]) -> list[str]:
     return rows
 
 
+def sched_rows(results: list[dict[str, Any]]) -> list[str]:
+    """The timed run's threads by kind (``thread_sched``): CPU time, time runnable but waiting
+    for a core, and how often each kind went to sleep or was preempted; per step, as the
+    critical path of the core's Python calls (``dars-python``) is what bounds the wall time."""
+    timed = [r for r in results if r.get("threads_sched")]
+    if not timed:
+        return []
+    rows = [
+        "",
+        "| implementation | mode | thread kind | threads | CPU s | run-queue wait s | asleep / step | preempted / step |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in timed:
+        steps = r["threads"] * r["steps"]
+        for kind, k in sorted(r["threads_sched"].items(), key=lambda kv: -kv[1]["cpu_s"]):
+            rows.append(
+                f"| {NAMES[r['impl']]} | {r['mode']} | {kind} | {k['threads']} | {k['cpu_s']:.2f} | {k['wait_s']:.2f} "
+                f"| {k['asleep'] / steps:.3f} | {k['preempted'] / steps:.3f} |"
+            )
+    return rows
+
+
 def table(results: list[dict[str, Any]]) -> str:
     rows = [
         "| implementation | mode | threads x steps | wall s (ideal) | CPU s | CPU ms / step | server CPU s | peak RSS MiB | model steps/s | retries |",
@@ -506,6 +584,7 @@ def table(results: list[dict[str, Any]]) -> str:
                 f"| {threads_of(r)} | {samples or 'not sampled'} |"
             )
     rows += timing_rows(results)
+    rows += sched_rows(results)
     by = {(r["impl"], r["mode"]): r for r in results}
     for mode in ("ainvoke", "invoke"):
         rs, ref = by.get(("rs", mode)), by.get(("reference", mode))

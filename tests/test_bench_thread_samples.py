@@ -62,3 +62,43 @@ def test_samples_are_counted_by_thread_kind_and_python_frames() -> None:
 
 def test_an_empty_recording_counts_nothing() -> None:
     assert _bench().thread_samples("") == {}
+
+
+def test_thread_schedules_are_differenced_and_summed_by_kind() -> None:
+    before = {
+        1: ("dars-python", 1_000_000_000, 500_000_000, 10, 4),
+        2: ("dars-worker", 2_000_000_000, 0, 100, 7),
+        3: ("dars-worker", 0, 0, 0, 0),
+        # Ended before the second read: left out.
+        9: ("dars-python", 5_000_000_000, 0, 1, 1),
+    }
+    after = {
+        1: ("dars-python", 1_250_000_000, 2_500_000_000, 30, 54),
+        2: ("dars-worker", 3_000_000_000, 1_000_000_000, 300, 17),
+        3: ("dars-worker", 500_000_000, 0, 50, 3),
+        # Born meanwhile: counted from zero.
+        4: ("python", 100_000_000, 200_000_000, 2, 1),
+    }
+    assert _bench().sched_by_kind(before, after) == {
+        "core's Python calls": {"threads": 1, "cpu_s": 0.25, "wait_s": 2.0, "asleep": 20, "preempted": 50},
+        "tokio worker": {"threads": 2, "cpu_s": 1.5, "wait_s": 1.0, "asleep": 250, "preempted": 13},
+        "Python threads": {"threads": 1, "cpu_s": 0.1, "wait_s": 0.2, "asleep": 2, "preempted": 1},
+    }
+
+
+def test_this_process_threads_are_read_from_proc() -> None:
+    import threading
+    import time
+
+    bench = _bench()
+    before = bench.thread_sched()
+    if not before:
+        return  # no /proc schedstat here: the bench reports nothing either
+    end = time.thread_time() + 0.05
+    while time.thread_time() < end:
+        pass
+    after = bench.thread_sched()
+    me = threading.get_native_id()
+    assert me in before and me in after
+    # This thread's CPU time, by the scheduler's count, grew by what it spent above.
+    assert after[me][1] - before[me][1] >= 40_000_000
