@@ -102,7 +102,7 @@ pub trait Assembler {
 pub async fn stream_attempt(
     endpoint: &Endpoint,
     policy: &RetryPolicy,
-    payload: &bytes::Bytes,
+    payload: &super::payload::Payload,
     attempt: u32,
     tokens: &TokenSink,
     mut assembler: impl Assembler,

@@ -9,6 +9,7 @@ mod json_string;
 mod message_cache;
 pub mod native;
 pub mod openai;
+pub mod payload;
 mod sse;
 pub mod transport;
 
@@ -131,9 +132,67 @@ pub(crate) fn to_bytes_spliced(
     Ok(out)
 }
 
+/// A request body as the pieces of a `Payload`: the value under each key of `raw` (a
+/// placeholder in `body`) is the piece kept for it, and the value under `key` is `value`'s
+/// pieces, all sent as they are (the turns of a long conversation, the system prompt and
+/// the tools are not copied into the body); the fields between them are written here.
+pub(crate) fn to_pieces_spliced(
+    body: &serde_json::Value,
+    raw: &[(&str, bytes::Bytes)],
+    key: &str,
+    value: Vec<bytes::Bytes>,
+) -> Result<payload::Payload, crate::error::ModelError> {
+    let serde_json::Value::Object(map) = body else {
+        return Ok(to_bytes(body)?.into());
+    };
+    let mut pieces = Vec::new();
+    let mut value = Some(value);
+    let mut fields = vec![b'{'];
+    for (i, (k, v)) in map.iter().enumerate() {
+        if i > 0 {
+            fields.push(b',');
+        }
+        serde_json::to_writer(&mut fields, k).map_err(unserializable)?;
+        fields.push(b':');
+        let kept = match raw.iter().find(|(r, _)| r == k) {
+            _ if k == key => value.take().unwrap_or_default(),
+            Some((_, bytes)) => vec![bytes.clone()],
+            None => {
+                serde_json::to_writer(&mut fields, v).map_err(unserializable)?;
+                continue;
+            }
+        };
+        pieces.push(std::mem::take(&mut fields).into());
+        pieces.extend(kept);
+    }
+    fields.push(b'}');
+    pieces.push(fields.into());
+    Ok(payload::Payload::new(pieces))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn a_body_of_pieces_is_the_body_written_whole() {
+        let body = json!({
+            "max_tokens": 10,
+            "messages": null,
+            "model": "m",
+            "system": null,
+            "tools": [{"name": "t"}],
+        });
+        let turns = [&b"[\"a\""[..], b",\"b\"", b"]"].map(bytes::Bytes::from_static);
+        let system = bytes::Bytes::from_static(b"\"s\"");
+        let payload =
+            super::to_pieces_spliced(&body, &[("system", system)], "messages", turns.to_vec())
+                .unwrap();
+        let mut whole = body.clone();
+        whole["messages"] = json!(["a", "b"]);
+        whole["system"] = json!("s");
+        assert_eq!(payload.to_vec(), serde_json::to_vec(&whole).unwrap());
+    }
 
     #[test]
     fn a_body_written_around_its_turns_is_allocated_once_at_its_size() {

@@ -7,10 +7,10 @@ use std::future::Future;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::error::{ErrorKind, ProviderError};
+use super::payload::Payload;
 use super::sse::{SseEvent, SseParser};
 
 /// One client for the process: it pools connections, so every model call after the first
@@ -164,7 +164,7 @@ impl Endpoint {
     /// One exchange: the response of a 2xx status, unread, or the classified error.
     pub async fn post(
         &self,
-        body: &Bytes,
+        body: &Payload,
         attempt: u32,
         policy: &RetryPolicy,
     ) -> Result<reqwest::Response, ProviderError> {
@@ -176,7 +176,7 @@ impl Endpoint {
         for (name, value) in &self.headers {
             request = request.header(name.clone(), value.clone());
         }
-        let sent = tokio::time::timeout(policy.timeout, request.body(body.clone()).send()).await;
+        let sent = tokio::time::timeout(policy.timeout, request.body(body.body()).send()).await;
         let response = match sent {
             Err(_) => return Err(self.timed_out(policy)),
             Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out(policy)),
@@ -226,7 +226,7 @@ impl Endpoint {
     /// One exchange whose 2xx body is JSON.
     pub async fn post_json(
         &self,
-        body: &Bytes,
+        body: &Payload,
         attempt: u32,
         policy: &RetryPolicy,
     ) -> Result<serde_json::Value, ProviderError> {
@@ -307,6 +307,71 @@ mod tests {
         assert_eq!(retry_after(&h), Some(Duration::from_millis(250)));
         h.insert("retry-after-ms", HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+    }
+
+    /// A body of several pieces goes out whole, with its exact `Content-Length` (not
+    /// chunked): a real server on loopback reads it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_body_of_pieces_is_sent_with_its_length() {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut head = Vec::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" {
+                    break;
+                }
+                head.push(line.trim_end().to_ascii_lowercase());
+            }
+            let len: usize = head
+                .iter()
+                .find_map(|h| h.strip_prefix("content-length: "))
+                .expect("a content-length")
+                .parse()
+                .unwrap();
+            let mut body = vec![0; len];
+            reader.read_exact(&mut body).unwrap();
+            let mut stream = stream;
+            stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
+                .unwrap();
+            (head, body)
+        });
+        let endpoint = Endpoint {
+            provider: "test",
+            url: format!("http://127.0.0.1:{port}/v1/messages"),
+            headers: Vec::new(),
+            read_error: |p, status, _, _| {
+                ProviderError::from_response(p, status, None, None, String::new())
+            },
+        };
+        let turns = "x".repeat(100_000);
+        let payload = Payload::new(
+            [
+                &b"{\"messages\":[\""[..],
+                turns.as_bytes(),
+                b"\"],\"model\":\"m\"}",
+            ]
+            .map(bytes::Bytes::copy_from_slice)
+            .to_vec(),
+        );
+        let reply = endpoint
+            .post_json(&payload, 0, &RetryPolicy::default())
+            .await
+            .unwrap();
+        assert_eq!(reply, serde_json::json!({}));
+        let (head, body) = server.join().unwrap();
+        assert!(
+            !head.iter().any(|h| h.starts_with("transfer-encoding")),
+            "{head:?}"
+        );
+        assert_eq!(body, payload.to_vec());
+        assert_eq!(body.len(), turns.len() + 29);
     }
 
     #[tokio::test]

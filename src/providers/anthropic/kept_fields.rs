@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use parking_lot::Mutex;
 use serde_json::Value;
 
@@ -21,7 +22,7 @@ use crate::tools::ToolSpec;
 const SLOTS: usize = 4;
 
 /// Pieces' bytes, each under what it was written from, the most recently used first.
-type Slots<K> = Mutex<Vec<(K, Arc<[u8]>)>>;
+type Slots<K> = Mutex<Vec<(K, Bytes)>>;
 
 /// The tools' bytes depend on the list, on which tool carries the breakpoint and on the
 /// breakpoint's marker.
@@ -44,7 +45,7 @@ impl KeptFields {
         &self,
         system: &Arc<SystemMessage>,
         write: impl FnOnce() -> Result<Vec<u8>, ModelError>,
-    ) -> Result<Arc<[u8]>, ModelError> {
+    ) -> Result<Bytes, ModelError> {
         kept_or_written(
             &self.system,
             |kept| Arc::ptr_eq(kept, system) || kept.content == system.content,
@@ -61,7 +62,7 @@ impl KeptFields {
         tagged: usize,
         cache: Option<&Value>,
         write: impl FnOnce() -> Result<Vec<u8>, ModelError>,
-    ) -> Result<Arc<[u8]>, ModelError> {
+    ) -> Result<Bytes, ModelError> {
         kept_or_written(
             &self.tools,
             |kept| {
@@ -86,7 +87,7 @@ fn kept_or_written<K>(
     matches: impl Fn(&K) -> bool,
     key: impl FnOnce() -> K,
     write: impl FnOnce() -> Result<Vec<u8>, ModelError>,
-) -> Result<Arc<[u8]>, ModelError> {
+) -> Result<Bytes, ModelError> {
     {
         let mut slots = slots.lock();
         if let Some(at) = slots.iter().position(|(k, _)| matches(k)) {
@@ -95,7 +96,7 @@ fn kept_or_written<K>(
         }
     }
     // Written outside the lock: a concurrent request writes its own and keeps it too.
-    let bytes: Arc<[u8]> = write()?.into();
+    let bytes = Bytes::from(write()?);
     let mut slots = slots.lock();
     slots.truncate(SLOTS - 1);
     slots.insert(0, (key(), bytes.clone()));
@@ -154,7 +155,8 @@ mod tests {
     fn body(request: &ModelRequest, fields: &KeptFields) -> Vec<u8> {
         request_bytes(&config(), request, false, &KeptTurns::default(), fields)
             .unwrap()
-            .bytes
+            .payload
+            .to_vec()
     }
 
     /// The body as one `serde_json` value serialized whole (as bodies were built before the

@@ -1,7 +1,8 @@
 //! The turns each conversation last sent, kept as written, so that its next request (the
 //! next step, or a fork, which starts with its caller's messages) writes the bytes of the
 //! turns it shares and renders only the turns after them: a step costs a compare of message
-//! addresses and a copy of the kept bytes, where it touched every message's encoding.
+//! addresses, where it touched every message's encoding; the kept bytes are sent as the
+//! pieces they were written in, not copied.
 //!
 //! A turn is reused only when the message after it is shared too: then its neighbours, and
 //! so its merging (consecutive user messages are one turn) and its being the final turn
@@ -10,6 +11,7 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use parking_lot::Mutex;
 
 use super::messages::{Encoded, Part, encode_message};
@@ -19,22 +21,87 @@ use crate::message_prefix::{Found, Prefixes};
 use crate::messages::Message;
 use crate::providers::message_cache::MessageCache;
 
-/// One conversation's turns as last written: `[` and the turns, without the closing `]`.
+/// One conversation's turns as last written: `[` and the turns, without the closing `]`,
+/// as pieces each step appended (sent as they are, see `providers::payload`: copying them
+/// into one buffer was most of a long conversation's step).
 #[derive(Default)]
 pub(super) struct Written {
-    bytes: Vec<u8>,
+    pieces: Vec<Bytes>,
+    /// The pieces' total length.
+    len: usize,
     starts: Vec<TurnStart>,
 }
 
+/// A step's new piece is merged with the one before it while that one is at most this many
+/// times its size: a conversation keeps a few pieces (the history it started with, then a
+/// handful of geometrically smaller ones), each byte copied a few times in all, not once a
+/// step.
+const MERGE_RATIO: usize = 4;
+
 impl Written {
     /// The turns' JSON array, appended to `out`.
+    #[cfg(test)]
     pub(super) fn write(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.bytes);
+        for p in &self.pieces {
+            out.extend_from_slice(p);
+        }
         out.push(b']');
     }
 
-    pub(super) fn len(&self) -> usize {
-        self.bytes.len() + 1
+    /// The turns' JSON array as pieces to send.
+    pub(super) fn pieces(&self) -> impl Iterator<Item = Bytes> + '_ {
+        self.pieces
+            .iter()
+            .cloned()
+            .chain(std::iter::once(Bytes::from_static(b"]")))
+    }
+
+    #[cfg(test)]
+    fn bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write(&mut out);
+        out.pop();
+        out
+    }
+
+    /// Keeps the first `len` bytes.
+    fn truncate(&mut self, len: usize) {
+        let mut at = 0;
+        let mut kept = 0;
+        for p in &mut self.pieces {
+            if at + p.len() >= len {
+                p.truncate(len - at);
+                kept += 1;
+                break;
+            }
+            at += p.len();
+            kept += 1;
+        }
+        self.pieces.truncate(kept);
+        self.pieces.retain(|p| !p.is_empty());
+        self.len = len;
+    }
+
+    /// Appends a step's newly written turns (`fresh`, whose starts from `from` on are
+    /// offsets in it).
+    fn append(&mut self, fresh: Vec<u8>, from: usize) {
+        for s in &mut self.starts[from..] {
+            s.byte += self.len;
+        }
+        self.len += fresh.len();
+        let mut piece = Bytes::from(fresh);
+        while let Some(last) = self.pieces.last()
+            && last.len() <= MERGE_RATIO * piece.len()
+        {
+            let last = self.pieces.pop().unwrap_or_default();
+            let mut merged = Vec::with_capacity(last.len() + piece.len());
+            merged.extend_from_slice(&last);
+            merged.extend_from_slice(&piece);
+            piece = Bytes::from(merged);
+        }
+        if !piece.is_empty() {
+            self.pieces.push(piece);
+        }
     }
 
     /// Keeps the turns that end before message `shared` with a shared message after them;
@@ -46,13 +113,13 @@ impl Written {
         let kept = kept.saturating_sub(1);
         match self.starts.get(kept).copied() {
             Some(start) if kept > 0 => {
-                self.bytes.truncate(start.byte);
+                self.truncate(start.byte);
                 self.starts.truncate(kept);
                 start.message
             }
             _ => {
-                self.bytes.clear();
-                self.bytes.push(b'[');
+                self.pieces = vec![Bytes::from_static(b"[")];
+                self.len = 1;
                 self.starts.clear();
                 0
             }
@@ -117,7 +184,10 @@ impl KeptTurns {
         let formatted = format_turns(rest, &encoded, placement)?;
         debug_assert!(!formatted.has_system());
         let first = written.starts.is_empty();
-        formatted.write_items(&mut written.bytes, first, Some((&mut written.starts, from)))?;
+        let kept = written.starts.len();
+        let mut fresh = Vec::with_capacity(formatted.turns_len());
+        formatted.write_items(&mut fresh, first, Some((&mut written.starts, from)))?;
+        written.append(fresh, kept);
         Ok(Some(WrittenTurns {
             written,
             found,
@@ -250,18 +320,17 @@ mod tests {
                 send(&kept, &history[..1 + 2 * step]);
             }
         });
-        let (written, capacity) = {
+        let written = {
             let kept = kept.written.lock();
-            let bytes = &kept.find(&history).unwrap().0.as_ref().unwrap().bytes;
-            (bytes.len(), bytes.capacity())
+            kept.find(&history).unwrap().0.as_ref().unwrap().len
         };
         assert!(written > 20 * text.len(), "{written}");
-        // The bytes (at their buffer's capacity), and less than as much again: their turns'
-        // starts, the messages' `Weak`s, the maps' slots. Each message's encoding kept as
-        // well held about twice the bytes more.
+        // The bytes (their buffers a few bytes a message over), and less than as much again:
+        // their turns' starts, the messages' `Weak`s, the maps' slots. Each message's
+        // encoding kept as well held about twice the bytes more.
         assert!(
-            held < capacity + written,
-            "{held} held for {written} bytes written ({capacity} reserved)"
+            held < 2 * written,
+            "{held} held for {written} bytes written"
         );
     }
 
@@ -334,17 +403,23 @@ mod tests {
     #[test]
     fn keeping_before_a_shared_count_keeps_whole_turns_followed_by_a_shared_message() {
         let start = |message, byte| TurnStart { message, byte };
+        // Written in two steps: two pieces.
         let mut w = Written {
-            bytes: b"[AA,BBB,CC".to_vec(),
-            starts: vec![start(0, 1), start(2, 3), start(5, 7)],
+            starts: vec![start(0, 1), start(2, 3)],
+            ..Default::default()
         };
+        w.append(b"[AA,BBB".to_vec(), 0);
+        w.starts.push(start(5, 0));
+        w.append(b",CC".to_vec(), 2);
+        assert_eq!(w.starts[2], start(5, 7));
+        assert_eq!(w.bytes(), b"[AA,BBB,CC");
         // 6 shared: the turn from message 5 may run on, the one from 2 ends before 5.
         assert_eq!(w.keep_before(6), 5);
-        assert_eq!(w.bytes, b"[AA,BBB");
+        assert_eq!(w.bytes(), b"[AA,BBB");
         assert_eq!(w.keep_before(5), 2);
-        assert_eq!(w.bytes, b"[AA");
+        assert_eq!(w.bytes(), b"[AA");
         assert_eq!(w.keep_before(5), 0);
-        assert_eq!(w.bytes, b"[");
+        assert_eq!(w.bytes(), b"[");
         assert!(w.starts.is_empty());
     }
 }

@@ -152,7 +152,7 @@ impl AnthropicChat {
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
         request::request_bytes(&self.config, request, stream, &self.kept, &self.fields)
-            .map(|r| r.bytes)
+            .map(|r| r.payload.to_vec())
     }
 }
 
@@ -190,12 +190,9 @@ impl ChatModel for AnthropicChat {
         let fields = self.fields.clone();
         Box::pin(async move {
             let stream = request.tokens.is_some();
-            let request::Request {
-                bytes: payload,
-                beta,
-            } = request::request_bytes(&config, &request, stream, &kept, &fields)?;
-            // Each attempt sends the same buffer; none copies it.
-            let payload = bytes::Bytes::from(payload);
+            // Each attempt sends the same pieces; none copies them.
+            let request::Request { payload, beta } =
+                request::request_bytes(&config, &request, stream, &kept, &fields)?;
             let endpoint = match beta {
                 Some(beta) => Arc::new(with_beta(&endpoint, beta)),
                 None => endpoint,

@@ -4,6 +4,7 @@
 //! tail breakpoint. Keeping that layout byte-stable across turns (and between a parent and
 //! its forks) is what makes the provider's prompt cache hit.
 
+use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::AnthropicConfig;
@@ -16,6 +17,7 @@ use super::turns::{Placement, format_turns};
 use crate::error::ModelError;
 use crate::messages::Content;
 use crate::model::ModelRequest;
+use crate::providers::payload::Payload;
 use crate::tools::ToolSpec;
 
 /// The body keys in the order the official SDK writes them (`messages.create`).
@@ -39,10 +41,10 @@ const KEY_ORDER: &[&str] = &[
     "tools",
 ];
 
-/// One call's request: the body's bytes, and the beta it needs (sent as the official SDK
-/// sends `betas`: an `anthropic-beta` header).
+/// One call's request: the body, and the beta it needs (sent as the official SDK sends
+/// `betas`: an `anthropic-beta` header).
 pub(super) struct Request {
-    pub bytes: Vec<u8>,
+    pub payload: Payload,
     pub beta: Option<&'static str>,
 }
 
@@ -87,7 +89,7 @@ pub(super) fn request_bytes(
     // Held by its key's place; its bytes are written as encoded.
     body.insert("messages".into(), Value::Null);
     // The pieces written as kept, each held by its key's place.
-    let mut raw: Vec<(&str, std::sync::Arc<[u8]>)> = Vec::new();
+    let mut raw: Vec<(&str, Bytes)> = Vec::new();
     match &request.system {
         Some(system) if extra_system.is_empty() => {
             let bytes = fields.system(system, || {
@@ -157,31 +159,27 @@ pub(super) fn request_bytes(
     if stream {
         body.insert("stream".into(), json!(true));
     }
-    let len = match (&written, &formatted) {
-        (Some(w), _) => w.written.len(),
-        (_, Some(f)) => f.turns_len(),
-        _ => 0,
+    // The kept turns go out as the pieces they were kept in; turns formatted whole, as one.
+    let turns = match (&written, &formatted) {
+        (Some(w), _) => w.written.pieces().collect(),
+        (_, Some(f)) => {
+            let mut out = Vec::with_capacity(f.turns_len());
+            f.write_turns(&mut out)?;
+            vec![Bytes::from(out)]
+        }
+        _ => Vec::new(),
     };
-    let raw: Vec<(&str, &[u8])> = raw.iter().map(|(k, b)| (*k, &**b)).collect();
-    let bytes = crate::providers::to_bytes_spliced(
+    let payload = crate::providers::to_pieces_spliced(
         &crate::providers::sdk_order(body, KEY_ORDER),
         &raw,
         "messages",
-        len,
-        |out| match (&written, &formatted) {
-            (Some(w), _) => {
-                w.written.write(out);
-                Ok(())
-            }
-            (_, Some(f)) => f.write_turns(out),
-            _ => Ok(()),
-        },
+        turns,
     )?;
     let beta = formatted.as_ref().and_then(|f| f.beta);
     if let Some(written) = written {
         kept.keep(&request.messages, written);
     }
-    Ok(Request { bytes, beta })
+    Ok(Request { payload, beta })
 }
 
 /// The agent's system prompt, as the chain left it (its caching entry tagged a block, before

@@ -282,7 +282,7 @@ impl ChatModel for OpenAiChat {
         let encoded = self.encoded.clone();
         Box::pin(async move {
             // Each attempt sends the same buffer; none copies it.
-            let payload = bytes::Bytes::from(payload(
+            let payload = crate::providers::payload::Payload::from(payload(
                 &config,
                 &request,
                 request.tokens.is_some(),
