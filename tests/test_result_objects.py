@@ -1,10 +1,12 @@
-"""A run's plain result messages made in the core: the very objects ``from_core`` makes.
+"""A run's result messages made in the core: the very objects ``from_core`` makes.
 
-``invoke`` returns every message of the conversation as a LangChain object; the plain ones
-(text content, no tool calls, no usage, no extra fields) are made by the core directly
-instead of through ``_convert.from_core`` and a dict. Each must be the object ``from_core``
-makes of the message's dict: same ``__dict__`` (values and order), set fields, extras and
-private attributes. The messages that are not plain still go through ``from_core``.
+``invoke`` returns every message of the conversation as a LangChain object; the core makes
+them directly (human, system, AI with tool calls, usage, metadata and block content, tool
+messages with status and artifact) instead of through ``_convert.from_core`` and a dict. Each
+must be the object ``from_core`` makes of the message's dict, and the one LangChain's own
+constructor makes of it: same ``__dict__`` (values and order), set fields, extras and private
+attributes. What ``from_core`` leaves to LangChain's constructor (a shape its validation could
+change) still goes through ``from_core``.
 """
 
 from __future__ import annotations
@@ -19,9 +21,23 @@ import pytest
 pytest.importorskip("langchain_core")
 
 from deepagents_rs import _core
-from test_message_objects_as_given import _same
+from test_message_objects_as_given import _constructed, _same
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+_USAGE = {"input_tokens": 100, "output_tokens": 10, "total_tokens": 110}
+_METADATA = {
+    "id": "msg_1",
+    "model": "claude-sonnet-4-5",
+    "stop_reason": "tool_use",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 100, "output_tokens": 10, "server_tool_use": None},
+    "model_name": "claude-sonnet-4-5",
+    "model_provider": "anthropic",
+}
+_BLOCK = {"id": "toolu_1", "input": {"text": "step 0"}, "name": "echo", "type": "tool_use"}
+_CALL = {"name": "echo", "args": {"text": "step 0", "n": {"deep": [1, 2.5]}}, "id": "toolu_1"}
 
 
 def _cases() -> list[tuple[dict, bool]]:
@@ -32,25 +48,76 @@ def _cases() -> list[tuple[dict, bool]]:
         if name is not None and kind != "system":
             d["name"] = name
         cases.append((d, True))
-        cases.append(({**d, "additional_kwargs": {"k": [1, {"x": None}]}}, False))
-        cases.append(({**d, "response_metadata": {"model_provider": "anthropic"}}, False))
-        cases.append(({**d, "content": [{"type": "text", "text": "blocks"}]}, False))
+        cases.append(({**d, "additional_kwargs": {"k": [1, {"x": None}]}}, True))
+        cases.append(({**d, "response_metadata": {"model_provider": "anthropic"}}, True))
+        # Blocks outside an AI or tool message are LangChain's constructor's to validate.
+        cases.append(({**d, "content": [{"type": "text", "text": "blocks"}]}, kind == "ai"))
+    ai = {"type": "ai", "content": "", "id": "a"}
     cases += [
-        ({"type": "ai", "content": "", "id": "a", "tool_calls": [{"name": "t", "args": {}, "id": "c"}]}, False),
-        (
-            {"type": "ai", "content": "x", "id": "a", "invalid_tool_calls": [{"name": "t", "args": "{", "id": "c"}]},
-            False,
-        ),
+        ({**ai, "tool_calls": [{"name": "t", "args": {}, "id": "c"}]}, True),
+        ({**ai, "tool_calls": [dict(_CALL), {"name": "u", "args": {"x": 1}, "id": None}]}, True),
+        ({**ai, "tool_calls": [{"name": "t", "args": {}, "id": "c", "type": "other"}]}, True),
+        ({**ai, "content": [dict(_BLOCK)], "tool_calls": [dict(_CALL)], "usage_metadata": dict(_USAGE)}, True),
+        ({**ai, "content": ["plain", {"type": "text", "text": "t"}], "response_metadata": dict(_METADATA)}, True),
+        ({**ai, "content": [], "usage_metadata": dict(_USAGE)}, True),
+        ({**ai, "usage_metadata": {**_USAGE, "input_token_details": {"cache_read": 3, "cache_creation": 4}}}, True),
         (
             {
-                "type": "ai",
-                "content": "x",
-                "id": "a",
-                "usage_metadata": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+                **ai,
+                "usage_metadata": {
+                    **_USAGE,
+                    "output_token_details": {"reasoning": 5, "audio": 1},
+                    "input_token_details": {"cache_creation": 1, "audio": 0, "cache_read": 2},
+                },
+            },
+            True,
+        ),
+        ({**ai, "name": "bot", "additional_kwargs": {"k": [1]}, "tool_calls": [dict(_CALL)]}, True),
+        # Anthropic's cache details beside the declared ones: kept after them, as pydantic
+        # keeps a `TypedDict`'s other keys.
+        (
+            {
+                **ai,
+                "usage_metadata": {
+                    **_USAGE,
+                    "input_token_details": {
+                        "cache_read": 0,
+                        "cache_creation": 0,
+                        "ephemeral_5m_input_tokens": 2621,
+                        "ephemeral_1h_input_tokens": 0,
+                    },
+                    "output_token_details": {"other": 2, "reasoning": 1},
+                },
+            },
+            True,
+        ),
+        ({**ai, "id": None, "tool_calls": [dict(_CALL)], "usage_metadata": dict(_USAGE)}, True),
+        # What validation could change: left to `from_core` and LangChain's constructor.
+        ({**ai, "content": "x", "invalid_tool_calls": [{"name": "t", "args": "{", "id": "c"}]}, False),
+        ({**ai, "usage_metadata": {**_USAGE, "input_token_details": {"cache_read": 2.0}}}, False),
+        ({**ai, "usage_metadata": {**_USAGE, "input_token_details": {"ephemeral": "x"}}}, False),
+        ({**ai, "usage_metadata": {**_USAGE, "output_token_details": {"reasoning": True}}}, False),
+        (
+            {
+                **ai,
+                "additional_kwargs": {
+                    "tool_calls": [{"id": "c3", "function": {"name": "f", "arguments": "{}"}, "type": "function"}]
+                },
             },
             False,
         ),
-        ({"type": "tool", "content": "r", "id": "t", "tool_call_id": "c", "status": "success"}, False),
+    ]
+    tool = {"type": "tool", "content": "r", "id": "t", "tool_call_id": "c", "status": "success"}
+    cases += [
+        (tool, True),
+        ({**tool, "name": "echo"}, True),
+        ({**tool, "id": None, "status": "error", "content": "Error: no such file"}, True),
+        ({**tool, "artifact": {"rows": [1, 2], "more": None}}, True),
+        ({**tool, "artifact": "a text artifact"}, True),
+        ({**tool, "artifact": [1, "two"]}, True),
+        ({**tool, "content": [{"type": "text", "text": "block"}, "plain"]}, True),
+        ({**tool, "response_metadata": {"k": 1}, "additional_kwargs": {"x": [None]}}, True),
+        ({**tool, "tool_call_id": "toolu_" + "0" * 40, "name": "a_rather_long_tool_name_here"}, True),
         ({"type": "human", "content": "", "id": "e"}, True),
         ({"type": "human", "content": "é\ud7ff 😀", "id": "u"}, True),
     ]
@@ -60,20 +127,42 @@ def _cases() -> list[tuple[dict, bool]]:
 CASES = _cases()
 
 
-@pytest.mark.parametrize(("d", "plain"), CASES, ids=[str(i) for i in range(len(CASES))])
-def test_a_result_message_is_the_object_from_core_makes(d: dict, plain: bool) -> None:
-    made, reference, plain_ones = _core._result_objects_for_tests([d])
-    assert plain_ones == [plain]
+@pytest.mark.parametrize(("d", "native"), CASES, ids=[str(i) for i in range(len(CASES))])
+def test_a_result_message_is_the_object_from_core_makes(d: dict, native: bool) -> None:
+    made, reference, made_here, core_dicts = _core._result_objects_for_tests([d])
+    assert made_here == [native]
     _same(made[0], reference[0])
+    # And the one LangChain's own constructor makes of the core's dict.
+    _same(made[0], _constructed(core_dicts[0]))
     # Its own dicts and lists, as validation leaves them (not the reference's, not shared).
-    for field in ("additional_kwargs", "response_metadata"):
-        assert getattr(made[0], field) is not getattr(reference[0], field)
+    for field in ("additional_kwargs", "response_metadata", "tool_calls", "invalid_tool_calls", "usage_metadata"):
+        value = getattr(made[0], field, None)
+        if value is not None:
+            assert value is not getattr(reference[0], field)
+
+
+REFUSED = [
+    {"type": "ai", "content": "", "id": "a", "tool_calls": [{"name": "t", "args": args, "id": "c"}]}
+    for args in ([1], "text", None)
+] + [{"type": "ai", "content": ["text", 7], "id": "a"}]
+
+
+@pytest.mark.parametrize("d", REFUSED, ids=[str(i) for i in range(len(REFUSED))])
+def test_what_langchain_refuses_is_refused_alike(d: dict) -> None:
+    """A call's arguments that are no object, a content item neither text nor dict: not made
+    here, and LangChain's validation error as ``from_core`` raises it."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        _constructed({**d, "tool_calls": d.get("tool_calls", [])})
+    with pytest.raises(ValidationError):
+        _core._result_objects_for_tests([d])
 
 
 def test_a_list_of_mixed_messages_keeps_its_order() -> None:
     dicts = [d for d, _ in CASES]
-    made, reference, plain_ones = _core._result_objects_for_tests(dicts)
-    assert plain_ones == [p for _, p in CASES]
+    made, reference, made_here, _ = _core._result_objects_for_tests(dicts)
+    assert made_here == [p for _, p in CASES]
     assert len(made) == len(reference) == len(dicts)
     for m, r in zip(made, reference, strict=True):
         _same(m, r)
@@ -113,8 +202,8 @@ def test_made_messages_share_no_mutable_part() -> None:
     every message still has its own dicts, lists and set, and a change to one message shows
     in no other, nor in the next ones made."""
     dicts = [{"type": kind, "content": kind, "id": f"{kind}-{i}"} for kind in ("human", "system", "ai") for i in (1, 2)]
-    made, _, plain_ones = _core._result_objects_for_tests(dicts)
-    assert all(plain_ones)
+    made, _, made_here, _ = _core._result_objects_for_tests(dicts)
+    assert all(made_here)
     for first, second in zip(made[::2], made[1::2], strict=True):
         parts = ["__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "additional_kwargs", "response_metadata"]
         if first.type == "ai":
@@ -127,7 +216,7 @@ def test_made_messages_share_no_mutable_part() -> None:
         first.__pydantic_extra__["x"] = 1
         assert second.additional_kwargs == second.response_metadata == second.__pydantic_extra__ == {}
         assert "name" not in second.__pydantic_fields_set__
-    again, reference, _ = _core._result_objects_for_tests(dicts)
+    again, reference, _, _ = _core._result_objects_for_tests(dicts)
     for m, r in zip(again, reference, strict=True):
         _same(m, r)
 
@@ -157,8 +246,8 @@ def test_a_made_messages_set_fields_are_left_to_no_collection() -> None:
     import gc
 
     dicts = [{"type": kind, "content": kind, "id": f"{kind}-1"} for kind in ("human", "system", "ai")]
-    made, reference, plain_ones = _core._result_objects_for_tests(dicts)
-    assert all(plain_ones)
+    made, reference, made_here, _ = _core._result_objects_for_tests(dicts)
+    assert all(made_here)
     for m, r in zip(made, reference, strict=True):
         assert not gc.is_tracked(m.__pydantic_fields_set__)
         assert gc.is_tracked(m) and gc.is_tracked(m.__dict__)

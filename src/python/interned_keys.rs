@@ -71,6 +71,16 @@ impl PythonizeMappingType for InternedDict {
     }
 }
 
+/// A text value as `InternedDict` writes it into a dict: interned when short (and interning
+/// frees), else new. For values a caller puts in a dict itself (`result_fields`).
+pub(crate) fn text_value<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyString> {
+    if text.len() <= SHORT_VALUE && interning_frees(py) {
+        PyString::intern(py, text)
+    } else {
+        PyString::new(py, text)
+    }
+}
+
 /// Whether this interpreter drops an interned string once nothing uses it (read once).
 fn interning_frees(py: Python<'_>) -> bool {
     static FREES: PyOnceLock<bool> = PyOnceLock::new();

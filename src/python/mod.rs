@@ -38,6 +38,7 @@ mod model_call_handler;
 mod python_calls;
 mod reducers;
 mod reply_shaper;
+mod result_fields;
 mod result_objects;
 mod runnable;
 mod runtime_threads;

@@ -1,35 +1,38 @@
-//! A run's result messages as LangChain message objects, the plain ones made here.
+//! A run's result messages as LangChain message objects, made here.
 //!
-//! `invoke` returns every message of the conversation as an object, so a long history makes
-//! thousands per run. `_convert.from_core` makes a plain one (text content, no tool calls,
-//! no usage, no extra fields) as pydantic's validation leaves it, from the dict
-//! `message_to_py` writes; that dict, its copy and the checks in Python were most of a long
-//! history's result. A plain message is made here instead, from the core's message directly:
-//! the same `__dict__` (values and order), set fields, extras and private attributes as
-//! `from_core` makes of its dict. Everything else still goes through `from_core`.
+//! `invoke` returns every message of the conversation as an object, so a 1,000-thread run
+//! makes 40,000 and a long history thousands per run. `_convert.from_core` makes them as
+//! pydantic's validation leaves them (`_validated_as_given`), from the dict `message_to_py`
+//! writes; that dict, its copies and the checks in Python were most of a result's cost (about
+//! 12 us a reply with tool calls and usage). A message is made here instead, from the core's
+//! message directly: the same `__dict__` (values and order), set fields, extras and private
+//! attributes as `from_core` makes of its dict, each field's value as `result_fields` makes
+//! it. What `from_core` leaves to LangChain's constructor (a shape its validation could
+//! change), or a message read inexactly from a host's object, still goes through `from_core`.
 
+use parking_lot::Mutex;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PySet, PyString, PyTuple};
+use std::cell::Cell;
 use std::sync::Arc;
 
-use super::convert::message_to_py;
+use super::convert::{host_object, message_to_py};
 use super::input_messages::GivenObjects;
-use crate::messages::{Content, Message};
+use super::interned_keys::text_value;
+use super::result_fields as values_of;
+use crate::messages::{Message, ToolStatus};
 
-/// One of LangChain's plain message classes as `_convert._plain_class` describes it.
-struct PlainClass {
+/// One of LangChain's message classes as `_convert._plain_class` describes it.
+struct MessageClass {
     cls: Py<PyAny>,
     /// The class's `__new__` slot: `cls.__new__(cls)` without the lookup and the call.
     new: pyo3::ffi::newfunc,
-    /// The model's fields in the order its validated `__dict__` holds them.
-    fields: Vec<Field>,
-    /// Its `__dict__` with every field `None` but `type`: a copy keeps the order and the
-    /// table's size, so a message's writes are overwrites (no growing, no reordering).
+    /// Its `__dict__` with every field `None` but `type`, in the order its validated
+    /// `__dict__` holds them: a copy keeps the order and the table's size, so a message's
+    /// writes are overwrites (no growing, no reordering).
     template: Py<PyDict>,
-    /// Its set fields without and with the optional one (`Plain::more`), copied per message.
-    set: [Py<PySet>; 2],
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -43,24 +46,27 @@ enum Field {
     ToolCalls,
     InvalidToolCalls,
     UsageMetadata,
+    ToolCallId,
+    Artifact,
+    Status,
 }
 
-impl Field {
-    fn of(name: &str) -> Option<Field> {
-        Some(match name {
-            "content" => Field::Content,
-            "additional_kwargs" => Field::AdditionalKwargs,
-            "response_metadata" => Field::ResponseMetadata,
-            "type" => Field::Type,
-            "name" => Field::Name,
-            "id" => Field::Id,
-            "tool_calls" => Field::ToolCalls,
-            "invalid_tool_calls" => Field::InvalidToolCalls,
-            "usage_metadata" => Field::UsageMetadata,
-            _ => return None,
-        })
-    }
+const FIELDS: [Field; 12] = [
+    Field::Content,
+    Field::AdditionalKwargs,
+    Field::ResponseMetadata,
+    Field::Type,
+    Field::Name,
+    Field::Id,
+    Field::ToolCalls,
+    Field::InvalidToolCalls,
+    Field::UsageMetadata,
+    Field::ToolCallId,
+    Field::Artifact,
+    Field::Status,
+];
 
+impl Field {
     fn name(self) -> &'static str {
         match self {
             Field::Content => "content",
@@ -72,15 +78,63 @@ impl Field {
             Field::ToolCalls => "tool_calls",
             Field::InvalidToolCalls => "invalid_tool_calls",
             Field::UsageMetadata => "usage_metadata",
+            Field::ToolCallId => "tool_call_id",
+            Field::Artifact => "artifact",
+            Field::Status => "status",
         }
+    }
+
+    fn of(name: &str) -> Option<Field> {
+        FIELDS.into_iter().find(|f| f.name() == name)
     }
 }
 
 struct Maker {
-    human: PlainClass,
-    system: PlainClass,
-    ai: PlainClass,
+    human: MessageClass,
+    system: MessageClass,
+    ai: MessageClass,
+    tool: MessageClass,
+    /// Each field's name, interned, in `FIELDS`' order.
     names: Vec<Py<PyString>>,
+    /// The set fields of each combination met so far (a bit per field, by `FIELDS`' order),
+    /// copied per message: a set filled one name at a time grows past its size for five
+    /// names (32 slots where `from_core`'s `set(d)` has 16: 256 bytes more a message), a
+    /// copy is sized as the template (no rehashing either). A handful of combinations occur.
+    sets: Mutex<Vec<(u16, Py<PySet>)>>,
+}
+
+impl Maker {
+    /// A new set of the fields in `mask`, untracked by the collector.
+    fn fields_set<'py>(&self, py: Python<'py>, mask: u16) -> PyResult<Bound<'py, PySet>> {
+        let found = self
+            .sets
+            .lock()
+            .iter()
+            .find(|(m, _)| *m == mask)
+            .map(|(_, set)| set.clone_ref(py));
+        let template = match found {
+            Some(set) => set.into_bound(py),
+            None => {
+                let names = FIELDS
+                    .iter()
+                    .filter(|&&f| mask & (1 << f as u16) != 0)
+                    .map(|&f| self.names[f as usize].bind(py));
+                let set = PySet::new(py, names)?;
+                self.sets.lock().push((mask, set.clone().unbind()));
+                set
+            }
+        };
+        // SAFETY: `PySet_New` of a live set copies it (its table as it is, no rehashing);
+        // a new reference or null with an exception set.
+        let set =
+            unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PySet_New(template.as_ptr()))? };
+        // The set holds field names only (pydantic adds names, nothing else), so it can be in
+        // no reference cycle: left out of the collector's lists, one tracked container less
+        // per message of a result for every collection to walk.
+        // SAFETY: `set` is a live set, new here, tracked by `PySet_New`.
+        unsafe { pyo3::ffi::PyObject_GC_UnTrack(set.as_ptr().cast()) };
+        set.cast_into::<PySet>().map_err(Into::into)
+    }
 }
 
 /// The classes, once per interpreter; `None` without LangChain or when a class has a field
@@ -90,7 +144,7 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
     let made = MAKER.get_or_try_init(py, || -> PyResult<Option<Maker>> {
         let convert = py.import("deepagents_rs._convert")?;
         let classes = convert.call_method0("_classes")?;
-        let describe = |kind: Kind, name: &str| -> PyResult<Option<PlainClass>> {
+        let describe = |name: &str| -> PyResult<Option<MessageClass>> {
             let cls = classes.get_item(name)?;
             let known = convert.call_method1("_plain_class", (&cls,))?;
             if known.is_none() {
@@ -98,27 +152,17 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
             }
             let (names, type_value, _is_ai): (Bound<'_, PyTuple>, Bound<'_, PyString>, bool) =
                 known.extract()?;
-            let mut fields = Vec::new();
-            for name in names.iter() {
-                match Field::of(name.cast::<PyString>()?.to_str()?) {
-                    Some(f) => fields.push(f),
-                    None => return Ok(None),
-                }
-            }
             let template = PyDict::new(py);
-            for &f in &fields {
-                match f {
-                    Field::Type => {
-                        template.set_item(PyString::intern(py, f.name()), &type_value)?
-                    }
-                    _ => template.set_item(PyString::intern(py, f.name()), py.None())?,
+            for name in names.iter() {
+                let Some(field) = Field::of(name.cast::<PyString>()?.to_str()?) else {
+                    return Ok(None);
+                };
+                let key = PyString::intern(py, field.name());
+                match field {
+                    Field::Type => template.set_item(key, &type_value)?,
+                    _ => template.set_item(key, py.None())?,
                 }
             }
-            let set = |fields: &[Field]| -> PyResult<Py<PySet>> {
-                let names = fields.iter().map(|f| PyString::intern(py, f.name()));
-                Ok(PySet::new(py, names)?.unbind())
-            };
-            let [fewer, more] = set_fields(kind);
             // SAFETY: `cls` is a live type object; `Py_tp_new` is a slot every type has (an
             // instantiable class's is never null, checked all the same).
             let new =
@@ -126,196 +170,195 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
             if new.is_null() {
                 return Ok(None);
             }
-            Ok(Some(PlainClass {
+            Ok(Some(MessageClass {
                 // SAFETY: the `Py_tp_new` slot holds a `newfunc`.
                 new: unsafe {
                     std::mem::transmute::<*mut std::ffi::c_void, pyo3::ffi::newfunc>(new)
                 },
                 cls: cls.unbind(),
-                fields,
                 template: template.unbind(),
-                set: [set(fewer)?, set(more)?],
             }))
         };
-        let (Some(human), Some(system), Some(ai)) = (
-            describe(Kind::Human, "human")?,
-            describe(Kind::System, "system")?,
-            describe(Kind::Ai, "ai")?,
+        let (Some(human), Some(system), Some(ai), Some(tool)) = (
+            describe("human")?,
+            describe("system")?,
+            describe("ai")?,
+            describe("tool")?,
         ) else {
             return Ok(None);
         };
-        let names = [
-            Field::Content,
-            Field::AdditionalKwargs,
-            Field::ResponseMetadata,
-            Field::Type,
-            Field::Name,
-            Field::Id,
-            Field::ToolCalls,
-            Field::InvalidToolCalls,
-            Field::UsageMetadata,
-        ]
-        .iter()
-        .map(|f| PyString::intern(py, f.name()).unbind())
-        .collect();
+        let names = FIELDS
+            .iter()
+            .map(|f| PyString::intern(py, f.name()).unbind())
+            .collect();
         Ok(Some(Maker {
             human,
             system,
             ai,
+            tool,
             names,
+            sets: Mutex::new(Vec::new()),
         }))
     })?;
     Ok(made.as_ref())
 }
 
-#[derive(Clone, Copy)]
-enum Kind {
-    Human,
-    System,
-    Ai,
+/// A message's `__dict__` and set fields as they are filled in.
+struct Values<'py> {
+    dict: Bound<'py, PyDict>,
+    /// The fields the message's dict has (a bit per field, by `FIELDS`' order).
+    set: Cell<u16>,
 }
 
-/// The keys of the dict a plain message of `kind` serializes to (`type` and a `None` name
-/// left out: `from_core` drops them), without and with its optional one: its serde
-/// attributes skip an empty map and, for a system message, a missing id.
-fn set_fields(kind: Kind) -> [&'static [Field]; 2] {
-    match kind {
-        Kind::Human => [
-            &[Field::Content, Field::Id],
-            &[Field::Content, Field::Id, Field::Name],
-        ],
-        Kind::System => [&[Field::Content], &[Field::Content, Field::Id]],
-        Kind::Ai => [
-            &[
-                Field::Content,
-                Field::ToolCalls,
-                Field::Id,
-                Field::ResponseMetadata,
-            ],
-            &[
-                Field::Content,
-                Field::ToolCalls,
-                Field::Id,
-                Field::Name,
-                Field::ResponseMetadata,
-            ],
-        ],
+impl<'py> Values<'py> {
+    /// `field` holds `value`; `given` when the message's dict has the key (pydantic marks
+    /// the fields it was given as set).
+    fn put(
+        &self,
+        maker: &Maker,
+        field: Field,
+        value: impl IntoPyObject<'py>,
+        given: bool,
+    ) -> PyResult<()> {
+        let key = maker.names[field as usize].bind(self.dict.py());
+        self.dict.set_item(key, value)?;
+        if given {
+            self.given(field);
+        }
+        Ok(())
     }
-}
 
-/// What a plain message holds: its text, id and name, and whether the dict `message_to_py`
-/// writes for it has its optional key (`set_fields`).
-struct Plain<'a> {
-    kind: Kind,
-    text: &'a str,
-    id: Option<&'a str>,
-    name: Option<&'a str>,
-    more: bool,
-}
-
-/// The message's plain parts, or `None` when `from_core` would not make it directly
-/// (`_convert._validated_as_given`) or would get another dict (a host's own message).
-fn plain(message: &Message) -> Option<Plain<'_>> {
-    if message.read_inexactly() {
-        return None;
+    fn given(&self, field: Field) {
+        self.set.set(self.set.get() | 1 << field as u16);
     }
-    let Content::Text(text) = message.content() else {
-        return None;
-    };
-    match message {
-        Message::Human(m) if m.additional_kwargs.is_empty() && m.response_metadata.is_empty() => {
-            Some(Plain {
-                kind: Kind::Human,
-                text,
-                id: m.id.as_deref(),
-                name: m.name.as_deref(),
-                more: m.name.is_some(),
-            })
+
+    /// A text field, `None` (the template's) when absent; in the set when present, or
+    /// `always` (the core's dict has the key even when it is `None`: an id).
+    fn text(&self, maker: &Maker, field: Field, text: Option<&str>, always: bool) -> PyResult<()> {
+        match text {
+            Some(text) => self.put(maker, field, text_value(self.dict.py(), text), true),
+            None if always => {
+                self.given(field);
+                Ok(())
+            }
+            None => Ok(()),
         }
-        Message::System(m) if m.additional_kwargs.is_empty() && m.response_metadata.is_empty() => {
-            Some(Plain {
-                kind: Kind::System,
-                text,
-                id: m.id.as_deref(),
-                name: None,
-                more: m.id.is_some(),
-            })
-        }
-        Message::Ai(m)
-            if m.tool_calls.is_empty()
-                && m.invalid_tool_calls.is_empty()
-                && m.usage_metadata.is_none()
-                && m.additional_kwargs.is_empty()
-                && m.response_metadata.is_empty() =>
-        {
-            Some(Plain {
-                kind: Kind::Ai,
-                text,
-                id: m.id.as_deref(),
-                name: m.name.as_deref(),
-                more: m.name.is_some(),
-            })
-        }
-        _ => None,
+    }
+
+    /// A dict field of the host's kinds, in the set when the core's dict has it (not empty).
+    fn map(
+        &self,
+        maker: &Maker,
+        field: Field,
+        map: &serde_json::Map<String, serde_json::Value>,
+    ) -> PyResult<()> {
+        let (value, given) = values_of::map(self.dict.py(), map)?;
+        self.put(maker, field, value, given)
     }
 }
 
 impl Maker {
-    fn name<'py>(&self, py: Python<'py>, field: Field) -> &Bound<'py, PyString> {
-        self.names[field as usize].bind(py)
-    }
-
-    /// The object `from_core` makes of the message's dict; its content the caller's own
-    /// string `text` when the message was read from one.
+    /// The object `from_core` makes of the message's dict, or `None` where `from_core` would
+    /// take LangChain's constructor or another dict; its content the caller's own string
+    /// `text` when the message was read from one.
     fn make<'py>(
         &self,
         py: Python<'py>,
-        parts: &Plain<'_>,
+        message: &Message,
         text: Option<&Bound<'py, PyString>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let class = match parts.kind {
-            Kind::Human => &self.human,
-            Kind::System => &self.system,
-            Kind::Ai => &self.ai,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if message.read_inexactly() {
+            return Ok(None);
+        }
+        let class = match message {
+            Message::Human(_) => &self.human,
+            Message::System(_) => &self.system,
+            Message::Ai(_) => &self.ai,
+            Message::Tool(_) => &self.tool,
         };
-        let values = class.template.bind(py).copy()?;
-        for &field in &class.fields {
-            let key = self.name(py, field);
-            match field {
-                Field::Content => match text {
-                    Some(text) => values.set_item(key, text)?,
-                    None => values.set_item(key, parts.text)?,
-                },
-                Field::AdditionalKwargs | Field::ResponseMetadata => {
-                    values.set_item(key, PyDict::new(py))?
+        let blocks_allowed = matches!(message, Message::Ai(_) | Message::Tool(_));
+        let Some(content) = values_of::content(py, message.content(), text, blocks_allowed)? else {
+            return Ok(None);
+        };
+        let values = Values {
+            dict: class.template.bind(py).copy()?,
+            set: Cell::new(0),
+        };
+        values.put(self, Field::Content, content, true)?;
+        // The keys of the core's dict (its serde attributes leave some out), `type` and a
+        // `None` name or usage aside (`from_core` drops them).
+        match message {
+            Message::Human(m) => {
+                values.text(self, Field::Id, m.id.as_deref(), true)?;
+                values.text(self, Field::Name, m.name.as_deref(), false)?;
+                values.map(self, Field::AdditionalKwargs, &m.additional_kwargs)?;
+                values.map(self, Field::ResponseMetadata, &m.response_metadata)?;
+            }
+            Message::System(m) => {
+                values.text(self, Field::Id, m.id.as_deref(), false)?;
+                values.map(self, Field::AdditionalKwargs, &m.additional_kwargs)?;
+                values.map(self, Field::ResponseMetadata, &m.response_metadata)?;
+            }
+            Message::Ai(m) => {
+                // AIMessage's validator parses these itself, or remakes invalid calls with
+                // their error texts: LangChain's constructor's to do.
+                if !m.invalid_tool_calls.is_empty()
+                    || m.additional_kwargs.contains_key("tool_calls")
+                {
+                    return Ok(None);
                 }
-                // The template's: the class's `type`, `None` for no name, id or usage.
-                Field::Type | Field::UsageMetadata => {}
-                Field::Name => {
-                    if let Some(name) = parts.name {
-                        values.set_item(key, name)?
+                let Some(calls) = values_of::tool_calls(py, &m.tool_calls)? else {
+                    return Ok(None);
+                };
+                values.put(self, Field::ToolCalls, calls, true)?;
+                values.put(self, Field::InvalidToolCalls, PyList::empty(py), false)?;
+                if let Some(usage) = &m.usage_metadata {
+                    let Some(usage) = values_of::usage(py, usage)? else {
+                        return Ok(None);
+                    };
+                    values.put(self, Field::UsageMetadata, usage, true)?;
+                }
+                values.text(self, Field::Id, m.id.as_deref(), true)?;
+                values.text(self, Field::Name, m.name.as_deref(), false)?;
+                let metadata = values_of::compact_map(py, &m.response_metadata)?;
+                values.put(self, Field::ResponseMetadata, metadata, true)?;
+                values.map(self, Field::AdditionalKwargs, &m.additional_kwargs)?;
+            }
+            Message::Tool(m) => {
+                // `message_to_py` hands over the tool's own return value in its place.
+                if m.content_origin
+                    .as_ref()
+                    .is_some_and(|o| o.matches(&m.content))
+                {
+                    return Ok(None);
+                }
+                values.put(
+                    self,
+                    Field::ToolCallId,
+                    text_value(py, &m.tool_call_id),
+                    true,
+                )?;
+                values.text(self, Field::Name, m.name.as_deref(), false)?;
+                let status = match m.status {
+                    ToolStatus::Success => intern!(py, "success"),
+                    ToolStatus::Error => intern!(py, "error"),
+                };
+                values.put(self, Field::Status, status, true)?;
+                values.text(self, Field::Id, m.id.as_deref(), true)?;
+                match m.artifact_host.as_ref().and_then(|a| host_object(py, a)) {
+                    Some(artifact) => values.put(self, Field::Artifact, artifact, true)?,
+                    None => {
+                        if let Some(artifact) = &m.artifact {
+                            let artifact = values_of::artifact(py, artifact)?;
+                            values.put(self, Field::Artifact, artifact, true)?;
+                        }
                     }
                 }
-                Field::Id => {
-                    if let Some(id) = parts.id {
-                        values.set_item(key, id)?
-                    }
-                }
-                Field::ToolCalls | Field::InvalidToolCalls => {
-                    values.set_item(key, PyList::empty(py))?
-                }
+                values.map(self, Field::ResponseMetadata, &m.response_metadata)?;
+                values.map(self, Field::AdditionalKwargs, &m.additional_kwargs)?;
             }
         }
-        let template = class.set[usize::from(parts.more)].bind(py);
-        // SAFETY: `PySet_New` of a live set copies it (its table as it is, no rehashing);
-        // a new reference or null with an exception set.
-        let set =
-            unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PySet_New(template.as_ptr()))? };
-        // The set holds field names only (pydantic adds names, nothing else), so it can be in
-        // no reference cycle: left out of the collector's lists, one tracked container less
-        // per message of a long history for every collection to walk.
-        // SAFETY: `set` is a live set, new here, tracked by `PySet_New`.
-        unsafe { pyo3::ffi::PyObject_GC_UnTrack(set.as_ptr().cast()) };
+        let set = self.fields_set(py, values.set.get())?;
         let cls = class.cls.bind(py);
         // SAFETY: `new` is the class's own `__new__` slot, called as `cls.__new__(cls)` calls
         // it: the class, an empty argument tuple, no keywords; it returns a new reference or
@@ -325,7 +368,7 @@ impl Maker {
             let made = (class.new)(cls.as_ptr().cast(), args.as_ptr(), std::ptr::null_mut());
             Bound::from_owned_ptr_or_err(py, made)?
         };
-        set_plain(&obj, intern!(py, "__dict__"), values.as_any())?;
+        set_plain(&obj, intern!(py, "__dict__"), values.dict.as_any())?;
         set_plain(&obj, intern!(py, "__pydantic_fields_set__"), set.as_any())?;
         set_plain(
             &obj,
@@ -337,7 +380,7 @@ impl Maker {
             intern!(py, "__pydantic_private__"),
             &py.None().into_bound(py),
         )?;
-        Ok(obj)
+        Ok(Some(obj))
     }
 }
 
@@ -359,10 +402,10 @@ fn set_plain(
     }
 }
 
-/// The messages as message objects: the caller's own for those it `given` the run, the plain
-/// ones made here, the others by `_convert.from_core` from their dicts, one at a time (a list
-/// of every dict beside the objects would live through the collector's young generations
-/// into its oldest).
+/// The messages as message objects: the caller's own for those it `given` the run, the
+/// others made here, or by `_convert.from_core` from their dicts where it would take
+/// LangChain's constructor, one at a time (a list of every dict beside the objects would live
+/// through the collector's young generations into its oldest).
 pub(crate) fn message_objects<'py>(
     py: Python<'py>,
     messages: &[Arc<Message>],
@@ -376,29 +419,44 @@ pub(crate) fn message_objects<'py>(
             list.append(obj)?;
             continue;
         }
-        match (maker, plain(m)) {
-            (Some(maker), Some(parts)) => {
-                list.append(maker.make(py, &parts, given.text_of(py, m))?)?
-            }
-            _ => list.append(from_core.call1((message_to_py(py, m)?,))?)?,
+        let made = match maker {
+            Some(maker) => maker.make(py, m, given.text_of(py, m))?,
+            None => None,
+        };
+        match made {
+            Some(obj) => list.append(obj)?,
+            None => list.append(from_core.call1((message_to_py(py, m)?,))?)?,
         }
     }
     Ok(list)
 }
 
 /// For the tests: the messages of the given core dicts made here and by `from_core`, side
-/// by side, with whether each was plain.
+/// by side, with whether each was made here, and the dicts `from_core` was given.
 #[pyfunction]
+#[allow(clippy::type_complexity)]
 pub(crate) fn _result_objects_for_tests<'py>(
     py: Python<'py>,
     dicts: &Bound<'py, PyAny>,
-) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>, Vec<bool>)> {
+) -> PyResult<(
+    Bound<'py, PyList>,
+    Bound<'py, PyList>,
+    Vec<bool>,
+    Bound<'py, PyList>,
+)> {
     let messages: Vec<Arc<Message>> = super::convert::messages_from_py(dicts)?
         .into_iter()
         .map(Arc::new)
         .collect();
-    let plain_ones = messages.iter().map(|m| plain(m).is_some()).collect();
+    let native = match maker(py)? {
+        Some(maker) => messages
+            .iter()
+            .map(|m| Ok(maker.make(py, m, None)?.is_some()))
+            .collect::<PyResult<_>>()?,
+        None => vec![false; messages.len()],
+    };
     let made = message_objects(py, &messages, &GivenObjects::default())?;
     let reference = super::convert::message_object_list(py, &messages)?;
-    Ok((made, reference, plain_ones))
+    let core_dicts = super::convert::message_list(py, &messages)?;
+    Ok((made, reference, native, core_dicts))
 }

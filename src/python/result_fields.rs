@@ -1,0 +1,164 @@
+//! A result message's field values as LangChain's validation leaves them, made from the
+//! core's message directly (`result_objects` puts them in the object).
+//!
+//! `_convert.from_core` makes them from the dict `message_to_py` writes: `_ai_fields`
+//! remakes tool calls, usage and block content, and every dict field is copied. Each value
+//! here is the one that path ends with: the same keys in the same order, the same values (its
+//! text values short enough interned, as `interned_keys` writes them into that dict), each
+//! dict and list new. `None` where that path would leave the message to LangChain's
+//! constructor (a shape `_ai_fields` does not take): the caller then takes it.
+
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use serde_json::{Map, Value};
+
+use super::interned_keys::text_value;
+use super::value::to_py;
+use crate::compact_map::CompactMap;
+use crate::messages::{Content, ToolCall, Usage};
+
+/// Content as `_ai_fields.content` leaves it: text as it is (the caller's own string when
+/// given), a list of blocks new with each dict new; `None` for blocks outside an AI or tool
+/// message, an item neither dict nor text, or a stand-in (`message_to_py` would put the value
+/// it stands for back, anywhere in the message).
+pub(super) fn content<'py>(
+    py: Python<'py>,
+    content: &Content,
+    given: Option<&Bound<'py, PyString>>,
+    blocks_allowed: bool,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let blocks = match content {
+        Content::Text(text) => {
+            return Ok(Some(match given {
+                Some(text) => text.clone().into_any(),
+                None => text_value(py, text).into_any(),
+            }));
+        }
+        Content::Blocks(blocks) => blocks,
+    };
+    if !blocks_allowed || blocks.iter().any(crate::stand_ins::contains_stand_in) {
+        return Ok(None);
+    }
+    let list = PyList::empty(py);
+    for block in blocks {
+        match block {
+            Value::Object(_) => list.append(to_py(py, block, false)?)?,
+            // A list's text items are not interned by `interned_keys` (only dict values).
+            Value::String(text) => list.append(PyString::new(py, text))?,
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(list.into_any()))
+}
+
+/// `tool_calls` as `_ai_fields.tool_calls` leaves them: a new dict a call (name, arguments,
+/// id, `"tool_call"`), its arguments a new dict; `None` when a call's arguments are not an
+/// object or are the host's own (read inexactly: `message_to_py` hands that object over).
+pub(super) fn tool_calls<'py>(
+    py: Python<'py>,
+    calls: &[ToolCall],
+) -> PyResult<Option<Bound<'py, PyList>>> {
+    let list = PyList::empty(py);
+    for call in calls {
+        if call.args_origin.is_some() || !call.args.is_object() {
+            return Ok(None);
+        }
+        let dict = PyDict::new(py);
+        dict.set_item(intern!(py, "name"), text_value(py, &call.name))?;
+        dict.set_item(intern!(py, "args"), to_py(py, &call.args, false)?)?;
+        match &call.id {
+            Some(id) => dict.set_item(intern!(py, "id"), text_value(py, id))?,
+            None => dict.set_item(intern!(py, "id"), py.None())?,
+        }
+        // Written anew whatever the call's own `type` (as `_ai_fields` does).
+        dict.set_item(intern!(py, "type"), intern!(py, "tool_call"))?;
+        list.append(dict)?;
+    }
+    Ok(Some(list))
+}
+
+/// The keys of `UsageMetadata`'s two details in their `TypedDict` order.
+const INPUT_DETAILS: [&str; 3] = ["audio", "cache_creation", "cache_read"];
+const OUTPUT_DETAILS: [&str; 2] = ["audio", "reasoning"];
+
+/// `usage_metadata` as `AIMessage`'s validation leaves it (`_ai_fields.usage` makes the
+/// same for the declared keys): the counts, then each details dict (`details_dict`); `None`
+/// for a value that is not an integer.
+pub(super) fn usage<'py>(py: Python<'py>, usage: &Usage) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let dict = PyDict::new(py);
+    dict.set_item(intern!(py, "input_tokens"), usage.input_tokens)?;
+    dict.set_item(intern!(py, "output_tokens"), usage.output_tokens)?;
+    dict.set_item(intern!(py, "total_tokens"), usage.total_tokens)?;
+    let details = [
+        (
+            intern!(py, "input_token_details"),
+            &usage.input_token_details,
+            &INPUT_DETAILS[..],
+        ),
+        (
+            intern!(py, "output_token_details"),
+            &usage.output_token_details,
+            &OUTPUT_DETAILS[..],
+        ),
+    ];
+    for (key, details, order) in details {
+        let Some(details) = details else { continue };
+        match details_dict(py, details, order)? {
+            Some(d) => dict.set_item(key, d)?,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(dict))
+}
+
+/// A details dict as pydantic validates a `TypedDict`: its declared keys in its order, then
+/// any other in the order given (Anthropic's `ephemeral_5m_input_tokens` and
+/// `ephemeral_1h_input_tokens`), kept. Integers only (JSON's: a float or a bool is not
+/// `int`); `None` for another value, which LangChain's constructor then checks.
+fn details_dict<'py>(
+    py: Python<'py>,
+    details: &CompactMap,
+    order: &[&str],
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let map = details.to_map();
+    let known = order.iter().filter_map(|&k| map.get_key_value(k));
+    let others = map.iter().filter(|(k, _)| !order.contains(&k.as_str()));
+    let dict = PyDict::new(py);
+    for (key, value) in known.chain(others) {
+        let key = PyString::intern(py, key);
+        if let Some(n) = value.as_i64() {
+            dict.set_item(key, n)?;
+        } else if let Some(n) = value.as_u64() {
+            dict.set_item(key, n)?;
+        } else {
+            return Ok(None);
+        }
+    }
+    Ok(Some(dict))
+}
+
+/// A dict field (`additional_kwargs`, `response_metadata`) as its validated copy: new, and
+/// whether the message's dict has it (the core leaves an empty one out).
+pub(super) fn map<'py>(
+    py: Python<'py>,
+    map: &Map<String, Value>,
+) -> PyResult<(Bound<'py, PyAny>, bool)> {
+    if map.is_empty() {
+        return Ok((PyDict::new(py).into_any(), false));
+    }
+    Ok((to_py(py, map, false)?, true))
+}
+
+/// An AI message's `response_metadata`, always in its dict.
+pub(super) fn compact_map<'py>(py: Python<'py>, map: &CompactMap) -> PyResult<Bound<'py, PyAny>> {
+    to_py(py, map, false)
+}
+
+/// A tool message's JSON artifact as its dict holds it (a text value as a dict value is).
+pub(super) fn artifact<'py>(py: Python<'py>, artifact: &Value) -> PyResult<Bound<'py, PyAny>> {
+    match artifact {
+        Value::String(text) => Ok(text_value(py, text).into_any()),
+        other => to_py(py, other, false),
+    }
+}
