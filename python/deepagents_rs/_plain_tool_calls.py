@@ -34,7 +34,7 @@ from ._direct_args import args_and_kwargs
 from ._direct_tools import _formatted
 from ._files_context import CURRENT_FILES, LazyFilesContext
 from ._pushed_parts import PUSHED_PARTS_KEY
-from ._stream import RESUMING_STEP_KEY, RUN_NS_KEY, STORE_KEY, _run_metadata
+from ._stream import RESUMING_STEP_KEY, RUN_NS_KEY, STORE_KEY, _langgraph_names, _run_metadata
 from ._task_channels import (
     CALL_KEY,
     CHECKPOINTER_KEY,
@@ -111,8 +111,12 @@ def run_base(run: Any, namespace: list[str], subagent: str | None, asynchronous:
     """The run's base for its plain tool calls, or ``None`` when its calls keep the general
     path: a config that is not the run's own (no ids shared), tags or callbacks in it, keys a
     config ``ensure_config`` would move, or a run inside a graph's task (a thread graph, a
-    parent graph's loop keys, a resumed step)."""
+    parent graph's loop keys, a resumed step), or no LangGraph."""
     if type(run) is not RunConfig or run.get("tags") or run.get("callbacks") is not None:
+        return None
+    if _langgraph_names() is None:
+        # Without LangGraph the general path gives the tool a config without LangGraph's
+        # loop objects; this one is made of them.
         return None
     if any(key not in _ENSURED and key != "max_concurrency" for key in run):
         return None
