@@ -22,7 +22,6 @@ otherwise builds the general config from it (``PlainCall.full``) and goes on as 
 
 from __future__ import annotations
 
-import binascii
 import contextvars
 import functools
 import time
@@ -45,8 +44,18 @@ from ._task_channels import (
     SEND_KEY,
     _no_resume,
 )
-from ._task_config import CHECKPOINT_MAP_KEY, TASK_ID_KEY, TASKS_KEY, RunConfig, run_control, step_checkpoint
-from ._task_config import tool_task_id as _tool_task_id
+from ._task_config import (
+    CHECKPOINT_MAP_KEY,
+    TASK_ID_KEY,
+    TASKS_KEY,
+    RunConfig,
+    made_checkpoint,
+    run_control,
+    send_prefix,
+    send_task_id,
+    step_checkpoint,
+    tool_task_id,
+)
 
 #: LangGraph's keys (``langgraph._internal._constants``), spelled out so the module imports
 #: without LangGraph.
@@ -209,22 +218,17 @@ def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
     if step_ids is None or step_ids[0] != step:
         # The step's checkpoint (shared with every task of the step, `_task_config`) and the
         # bytes LangGraph's task id of each of its sends starts with.
-        checkpoint = ids.get((base.ns, step)) or step_checkpoint(run, base.namespace, step, None)
-        sent = f"{base.prefix}tools{step}tools__pregel_push".encode()
-        step_ids = base.step_ids = (step, checkpoint, binascii.unhexlify(checkpoint.replace("-", "")) + sent)
+        checkpoint = ids.get((base.ns, step)) or made_checkpoint(run, base.ns, step)
+        step_ids = base.step_ids = (step, checkpoint, send_prefix(base.namespace, step, checkpoint))
     checkpoint = step_ids[1]
     task_id = ids.get((base.ns, step, call_id))
-    graph = _langgraph()
     if task_id is None:
         if call_id is None:
-            task_id = _tool_task_id(run, base.namespace, step, call_id, index, checkpoint)
+            task_id = tool_task_id(run, base.namespace, step, call_id)
         else:
-            # `_task_config.tool_task_id`'s id (LangGraph's `_xxhash_str` of the checkpoint and
-            # the send's path), its step's part hashed from the bytes made once a step.
-            text = graph.xxh3_128_hexdigest(step_ids[2] + str(index).encode())
-            task_id = ids.setdefault(
-                (base.ns, step, call_id), f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
-            )
+            # `_task_config.tool_task_id`'s id, its step's part (`send_prefix`) made once a step.
+            task_id = ids.setdefault((base.ns, step, call_id), send_task_id(step_ids[2], index))
+    graph = _langgraph()
     task_ns = f"{base.prefix}tools:{task_id}"
     node_metadata = {
         **base.metadata,
@@ -348,8 +352,7 @@ def _langgraph() -> SimpleNamespace:
     import LangGraph's), imported on the first call (the module imports without LangGraph)
     and then kept."""
     from langgraph.runtime import ExecutionInfo, Runtime
-    from xxhash import xxh3_128_hexdigest
 
     # `_task_channels`' (its scratchpad, counters and functional-API caller) with LangGraph's.
     names = {**vars(_task_channels._loop_names()), "TaskChannels": _task_channels.TaskChannels}
-    return SimpleNamespace(**names, ExecutionInfo=ExecutionInfo, Runtime=Runtime, xxh3_128_hexdigest=xxh3_128_hexdigest)
+    return SimpleNamespace(**names, ExecutionInfo=ExecutionInfo, Runtime=Runtime)
