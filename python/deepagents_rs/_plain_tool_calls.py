@@ -204,10 +204,10 @@ def plain_call(args: tuple) -> PlainCall | None:
     return None if base is None else PlainCall(base, args)
 
 
-def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
+def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, Any]:
     """The config the call's tool runs with (as the general path's direct call makes it: its
-    task's config through ``ensure_config``, under the tool run's child manager) and the
-    task's channels."""
+    task's config through ``ensure_config``, under the tool run's child manager, a
+    ``manager_type``) and the task's channels."""
     base = call.base
     # The run's config from the call (not kept in its base, which the config keeps: a cycle
     # would leave every run's config to the cyclic collector).
@@ -297,7 +297,7 @@ def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
     if base.model is not None:
         node_metadata["model"] = base.model
     inherited = lc.merge_metadata({}, node_metadata)
-    manager = lc.CallbackManager(
+    manager = manager_type(
         handlers=[], tags=[], inheritable_tags=[], metadata=dict(inherited), inheritable_metadata=inherited
     )
     manager.parent_run_id = lc.uuid7()
@@ -318,26 +318,72 @@ def call_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: str) -> 
     something listens to its run."""
     tool = adapter.tool
     lc = _direct_tools._langchain()
-    if tool.callbacks or tool.verbose or tool.tags or tool.metadata or not _direct_tools.quiet_context(lc):
+    if not _plain_tool(tool, lc):
         return _direct_tools.FALLBACK
-    config, channels = _tool_config(call, lc)
+    config, channels = _tool_config(call, lc, lc.CallbackManager)
     # For the notes of its errors (`task_config_of`).
     call.config = config
     func, plan = adapter._direct
     try:
-        context = contextvars.copy_context()
-        context.run(lc.var_child_runnable_config.set, config)
-        # `use_files(channels.files)` around the call, as the general path's adapter sets it.
-        context.run(CURRENT_FILES.set, channels.files)
+        context = _call_context(lc, config, channels)
         positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
         response = context.run(func, *positional, **keywords)
         return adapter._message(_formatted(lc, response, tool_call_id, tool.name), tool_call_id, config), channels
     except Exception as exc:
-        from ._tools import _is_validation_error, _validation_message
-
-        if not _is_validation_error(exc):
+        invalid = _invalid(adapter, args, exc)
+        if invalid is None:
             raise
-        return (_validation_message(adapter.name, args, exc), "error", None, None), channels
+        return invalid, channels
+
+
+async def acall_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: str) -> Any:
+    """`call_plain` for a coroutine function tool (the adapter's ``acall_in_run``): the input
+    validated, then the coroutine awaited as a task in a context holding the config and the
+    task's files, as the general path's ``acall_direct`` runs it, its tool run's child
+    manager an ``AsyncCallbackManager``."""
+    tool = adapter.tool
+    lc = _direct_tools._langchain()
+    if not _plain_tool(tool, lc):
+        return _direct_tools.FALLBACK
+    config, channels = _tool_config(call, lc, lc.AsyncCallbackManager)
+    call.config = config
+    func, plan = adapter._adirect
+    try:
+        positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
+        # `set_config_context(config)` with no handler, as `_direct_tools.call_direct` has it.
+        context = _call_context(lc, config, channels)
+        response = await lc.coro_with_context(func(*positional, **keywords), context)
+        return adapter._message(_formatted(lc, response, tool_call_id, tool.name), tool_call_id, config), channels
+    except Exception as exc:
+        invalid = _invalid(adapter, args, exc)
+        if invalid is None:
+            raise
+        return invalid, channels
+
+
+def _plain_tool(tool: Any, lc: Any) -> bool:
+    """Nothing listens to the tool's run: no callbacks, tags or metadata of its own, no
+    verbose output, nothing in the context or the environment (`_direct_tools`)."""
+    return not (tool.callbacks or tool.verbose or tool.tags or tool.metadata) and _direct_tools.quiet_context(lc)
+
+
+def _call_context(lc: Any, config: dict, channels: Any) -> contextvars.Context:
+    """A copy of the context with the call's config set, and its task's files as the general
+    path's adapter sets them (``use_files(channels.files)`` around the call)."""
+    context = contextvars.copy_context()
+    context.run(lc.var_child_runnable_config.set, config)
+    context.run(CURRENT_FILES.set, channels.files)
+    return context
+
+
+def _invalid(adapter: Any, args: dict, exc: Exception) -> tuple | None:
+    """The call's result for ``exc`` when it is the input's validation error (LangChain's
+    message, as the tool's error); ``None`` for anything else (raised again)."""
+    from ._tools import _is_validation_error, _validation_message
+
+    if not _is_validation_error(exc):
+        return None
+    return _validation_message(adapter.name, args, exc), "error", None, None
 
 
 def task_config_of(config: Any) -> Any:
