@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import time
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -32,6 +33,7 @@ from . import _direct_tools, _task_channels
 from ._direct_args import args_and_kwargs
 from ._direct_tools import _formatted
 from ._files_context import CURRENT_FILES, LazyFilesContext
+from ._frozen_records import Records
 from ._pushed_parts import PUSHED_PARTS_KEY
 from ._stream import RESUMING_STEP_KEY, RUN_NS_KEY, STORE_KEY, _langgraph_names, _run_metadata
 from ._task_channels import (
@@ -113,6 +115,7 @@ class RunBase:
         "store",
         "subagent_keys",
         "thread_id",
+        "versions",
     )
 
 
@@ -144,6 +147,8 @@ def run_base(run: Any, namespace: list[str], subagent: str | None, asynchronous:
     base.store = configurable.pop(STORE_KEY, None)
     base.context = getattr(configurable.get(_RUNTIME_KEY), "context", None)
     base.metadata = _run_metadata(run.get("metadata") or {}, configurable, subagent)
+    # Its calls' metadata has the run's `lc_versions`, which LangChain's merges copy.
+    base.versions = isinstance(base.metadata.get("lc_versions"), Mapping)
     base.own_run = {k: v for k, v in configurable.items() if k.startswith(_task_channels.OWN_PREFIX)}
     base.run_ns = configurable.get("checkpoint_ns")
     base.own = {**base.own_run, RUN_NS_KEY: base.run_ns}
@@ -241,17 +246,12 @@ def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, An
     }
     channels = graph.TaskChannels(LazyFilesContext(files), files.state)
     channels.keys = base.keys
-    info = graph.ExecutionInfo(
-        checkpoint_id=checkpoint,
-        checkpoint_ns=task_ns,
-        task_id=task_id,
-        thread_id=base.thread_id,
-        run_id=None,
-        node_first_attempt_time=time.time(),
-    )
+    # LangGraph's frozen records made from their fields' values (`_frozen_records`), in the
+    # order `_langgraph` names them.
+    info = graph.execution_info(checkpoint, task_ns, task_id, base.thread_id, None, time.time())
     if writer is None:
         channels.own = dict(base.own)
-        runtime = graph.Runtime(context=base.context, store=base.store, execution_info=info, control=base.control)
+        runtime = graph.runtime(base.context, base.store, info, base.control)
     else:
         custom = getattr(writer, "custom", True)
         if not custom or getattr(writer, "parts", False):
@@ -259,13 +259,10 @@ def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, An
             channels.own = {**base.own_run, PUSHED_PARTS_KEY: writer, RUN_NS_KEY: base.run_ns}
         else:
             channels.own = dict(base.own)
-        runtime = graph.Runtime(
-            context=base.context,
-            store=base.store,
-            execution_info=info,
-            control=base.control,
-            **({"stream_writer": writer} if custom else {}),
-        )
+        if custom:
+            runtime = graph.runtime_writing(base.context, base.store, info, base.control, writer)
+        else:
+            runtime = graph.runtime(base.context, base.store, info, base.control)
     counter = graph.LazyAtomicCounter
     configurable = {
         **base.configurable,
@@ -280,15 +277,7 @@ def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, An
         CHECKPOINTER_KEY: None,
         READ_STATE_KEY: None,
         REPLAY_STATE_KEY: None,
-        SCRATCHPAD_KEY: graph.PregelScratchpad(
-            step=step,
-            stop=step + base.stop,
-            call_counter=counter(),
-            interrupt_counter=counter(),
-            get_null_resume=_no_resume,
-            resume=[],
-            subgraph_counter=counter(),
-        ),
+        SCRATCHPAD_KEY: graph.scratchpad(step, step + base.stop, counter(), counter(), _no_resume, [], counter()),
     }
     configurable[CALL_KEY] = graph.Caller(configurable, dict(node_metadata), base.asynchronous).call
     found = run.tasks.get(task_ns)
@@ -296,7 +285,11 @@ def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, An
         channels.share(found)
     if base.model is not None:
         node_metadata["model"] = base.model
-    inherited = lc.merge_metadata({}, node_metadata)
+    # LangChain's `_merge_metadata_dicts({}, node_metadata)`: a copy, with a copy of its
+    # `lc_versions` (the run's), the one nested mapping LangChain's merges copy.
+    inherited = {**node_metadata}
+    if base.versions:
+        inherited["lc_versions"] = {**inherited["lc_versions"]}
     manager = manager_type(
         handlers=[], tags=[], inheritable_tags=[], metadata=dict(inherited), inheritable_metadata=inherited
     )
@@ -400,5 +393,19 @@ def _langgraph() -> SimpleNamespace:
     from langgraph.runtime import ExecutionInfo, Runtime
 
     # `_task_channels`' (its scratchpad, counters and functional-API caller) with LangGraph's.
-    names = {**vars(_task_channels._loop_names()), "TaskChannels": _task_channels.TaskChannels}
-    return SimpleNamespace(**names, ExecutionInfo=ExecutionInfo, Runtime=Runtime)
+    loop = _task_channels._loop_names()
+    names = {**vars(loop), "TaskChannels": _task_channels.TaskChannels}
+    # Makers of LangGraph's frozen records, from their given fields' values in this order.
+    records = {
+        "execution_info": Records(
+            ExecutionInfo,
+            ("checkpoint_id", "checkpoint_ns", "task_id", "thread_id", "run_id", "node_first_attempt_time"),
+        ),
+        "runtime": Records(Runtime, ("context", "store", "execution_info", "control")),
+        "runtime_writing": Records(Runtime, ("context", "store", "execution_info", "control", "stream_writer")),
+        "scratchpad": Records(
+            loop.PregelScratchpad,
+            ("step", "stop", "call_counter", "interrupt_counter", "get_null_resume", "resume", "subgraph_counter"),
+        ),
+    }
+    return SimpleNamespace(**names, **records)
