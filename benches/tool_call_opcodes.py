@@ -1,22 +1,33 @@
-"""Python bytecode instructions of one tool call's job (deepagents_rs only), counted in a real
-run: a count that does not move with the machine's load, for telling two states of the tool
-job's Python apart where ``concurrency.py``'s CPU times drown them in noise.
+"""Python bytecode instructions of a step (deepagents_rs only), counted in a real run, by the
+thread that runs them: a count that does not move with the machine's load, for telling two
+states of the step's Python apart where ``concurrency.py``'s CPU times drown them in noise.
 
 The run is ``concurrency.py``'s agent at one thread: ``create_deep_agent`` with the full default
 stack, the Rust Anthropic client over the simulated API (``tests/sim``), a trivial ``echo`` tool
-each step (a plain function tool), no saver. What the core runs for each tool call in Python is
-counted where it runs (a ``dars-python`` thread under ``invoke`` and ``ainvoke``): the tool's
-config (``_stream.config_with_writer``) and the call (the adapter's ``call_in_run`` /
-``call_in_async_run``), each frame traced (``sys.settrace`` with ``f_trace_opcodes``) from its
-entry on that thread. The counts are per call, after a warm-up run (the first call's imports
-and caches are not counted); C code is not counted (``Context.run``, the core's conversions).
+each step (a plain function tool, or with ``--async-tool`` a coroutine function), no saver.
+Every Python frame is traced (``sys.settrace`` with ``f_trace_opcodes``) on the two threads
+that run Python in a step:
 
-``--top N`` lists the N functions with the most instructions per call (their own, not their
-callees').
+- ``caller``: the thread calling ``invoke`` (or running ``ainvoke``'s event loop), from the
+  call to its return: the run's start and end (the input's and the result's conversion), the
+  stream's feed, and under ``ainvoke`` what the loop runs;
+- ``drainer``: the core's Python calls (``dars-python`` threads, ``src/python/python_calls.rs``),
+  traced from their first call on for their life; ``tool job`` is the part of it under the
+  tool job's two entry points: the tool's config (``_stream.config_with_writer``) and the call
+  (the adapter's ``call_in_run`` / ``call_in_async_run``).
+
+Each mode runs a conversation of ``--steps`` steps and one of twice as many, after a warm-up
+run (the first call's imports and caches are not counted): ``/step`` is the difference over
+the extra steps (what one more step costs), ``/20`` (``--steps``) the shorter run's count per
+step, its start and end shared out as ``concurrency.py``'s CPU per step shares them; the tool
+job is given per call (the longer run's). C code is not counted (``Context.run``, the core's conversions).
+
+``--top N`` lists the N functions with the most instructions per step (their own, not their
+callees'), with their thread.
 
 Usage::
 
-    python benches/tool_call_opcodes.py [--steps 20] [--modes invoke,ainvoke] [--top 0]
+    python benches/tool_call_opcodes.py [--steps 20] [--modes invoke,ainvoke] [--async-tool] [--top 0]
     PYTHONPATH=/other/checkout/python python benches/tool_call_opcodes.py ...   # another state
 """
 
@@ -39,9 +50,22 @@ from tool_loop import NO_CACHE_TOKENS, echo, point_env_at
 MODEL = "anthropic:claude-sonnet-4-5"
 
 
+async def async_echo(text: str) -> str:
+    """Echo the given text back unchanged.
+
+    Args:
+        text: The text to echo.
+    """
+    return text
+
+
+# The same tool as a coroutine function (the simulated API calls `echo`).
+async_echo.__name__ = "echo"
+
+
 class Counter:
-    """Counts the bytecode instructions and Python calls of the traced entry points, by entry
-    point and by function (code object)."""
+    """Counts bytecode instructions and Python calls by thread kind (``caller``, ``drainer``),
+    by tool job entry point and by function (code object, with its thread kind)."""
 
     def __init__(self) -> None:
         self.opcodes: Tally[str] = Tally()
@@ -49,38 +73,78 @@ class Counter:
         self.by_code: Tally[Any] = Tally()
         self.entries: Tally[str] = Tally()
         self.on = False
+        self.caller: int | None = None
         self._local = threading.local()
+        #: The threads the tracer stays installed on (the core's drainers).
+        self._traced: set[int] = set()
+
+    def reset(self) -> None:
+        for tally in (self.opcodes, self.calls, self.by_code, self.entries):
+            tally.clear()
 
     def wrap(self, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """``fn`` counted under ``label`` when called outside another counted call."""
+        """``fn``, a tool job's entry point the core calls on a drainer, counted under
+        ``label`` besides its thread's kind; the tracer installed on its thread for good."""
 
         def counted(*args: Any, **kwargs: Any) -> Any:
+            ident = threading.get_ident()
+            # Not on the main thread, the caller's (an async tool's config is made on the loop).
+            if ident not in self._traced and ident != threading.main_thread().ident:
+                self._traced.add(ident)
+                sys.settrace(self._call)
             if not self.on or getattr(self._local, "label", None) is not None:
                 return fn(*args, **kwargs)
             self._local.label = label
             self.entries[label] += 1
-            sys.settrace(self._call)
             try:
                 return fn(*args, **kwargs)
             finally:
-                sys.settrace(None)
                 self._local.label = None
 
         return counted
 
+    def counting(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on this thread, the caller's, counted."""
+        self.caller = threading.get_ident()
+        sys.settrace(self._call)
+        try:
+            return fn(*args)
+        finally:
+            sys.settrace(None)
+
+    async def acounting(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``await fn(*args)`` on this thread, the event loop's, counted (what the loop runs
+        meanwhile too)."""
+        self.caller = threading.get_ident()
+        sys.settrace(self._call)
+        try:
+            return await fn(*args)
+        finally:
+            sys.settrace(None)
+
     def _call(self, frame: Any, event: str, _arg: Any) -> Any:
-        if event != "call":
+        if event != "call" or not self.on:
             return None
-        self.calls[self._local.label] += 1
+        if frame.f_code.co_filename == __file__:
+            return None  # this bench's wrappers (what they call is traced)
+        kind = "caller" if threading.get_ident() == self.caller else "drainer"
+        entry = getattr(self._local, "label", None)
+        self.calls[kind] += 1
+        if entry is not None:
+            self.calls[entry] += 1
         frame.f_trace_opcodes = True
         frame.f_trace_lines = False
-        return self._opcode
+        opcodes, by_code, code = self.opcodes, self.by_code, (kind, frame.f_code)
 
-    def _opcode(self, frame: Any, event: str, _arg: Any) -> Any:
-        if event == "opcode":
-            self.opcodes[self._local.label] += 1
-            self.by_code[frame.f_code] += 1
-        return self._opcode
+        def opcode(_frame: Any, event: str, _arg: Any) -> Any:
+            if event == "opcode":
+                opcodes[kind] += 1
+                if entry is not None:
+                    opcodes[entry] += 1
+                by_code[code] += 1
+            return opcode
+
+        return opcode
 
 
 def install(counter: Counter) -> None:
@@ -93,49 +157,94 @@ def install(counter: Counter) -> None:
         setattr(_tools.ToolAdapter, name, counter.wrap("call", getattr(_tools.ToolAdapter, name)))
 
 
-def one_run(agent: Any, sim: Any, steps: int, mode: str) -> None:
+def one_run(agent: Any, sim: Any, steps: int, mode: str, counter: Counter | None = None) -> None:
+    """A conversation of ``steps`` steps (``steps - 1`` tool calls and a final answer), its
+    caller counted by ``counter``."""
     from sim.anthropic import text, tool_use
 
     sim.reset()
     sim.script(*(tool_use(("echo", {"text": f"step {i}"})) for i in range(steps - 1)), text("done"))
     inputs = {"messages": [{"role": "user", "content": "go"}]}
-    out = agent.invoke(inputs) if mode == "invoke" else asyncio.run(agent.ainvoke(inputs))
+    if mode == "invoke":
+        out = agent.invoke(inputs) if counter is None else counter.counting(agent.invoke, inputs)
+    else:
+        run = agent.ainvoke(inputs) if counter is None else counter.acounting(agent.ainvoke, inputs)
+        out = asyncio.run(run)
     if out["messages"][-1].content != "done" or len(out["messages"]) != 2 * steps:
         raise SystemExit(f"unexpected result: {len(out['messages'])} messages")
+
+
+def counted_run(agent: Any, sim: Any, steps: int, mode: str, counter: Counter) -> dict[str, Tally]:
+    """The counts of one conversation of ``steps`` steps."""
+    counter.reset()
+    counter.on = True
+    try:
+        one_run(agent, sim, steps, mode, counter)
+    finally:
+        counter.on = False
+    calls = steps - 1
+    # An async tool's call is a coroutine the event loop runs (the caller's count).
+    if counter.entries["config"] != calls or counter.entries["call"] not in (0, calls):
+        raise SystemExit(f"expected {calls} tool calls, counted {dict(counter.entries)}")
+    return {"opcodes": counter.opcodes.copy(), "calls": counter.calls.copy(), "by_code": counter.by_code.copy()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--modes", default="invoke,ainvoke")
+    parser.add_argument("--async-tool", action="store_true", help="the tool as a coroutine function")
     parser.add_argument("--top", type=int, default=0)
     args = parser.parse_args()
     import deepagents_rs
     from sim.anthropic import SimAnthropic
 
+    tool = async_echo if args.async_tool else echo
     print(f"deepagents_rs: {Path(deepagents_rs.__file__).parent}")
-    print(f"one plain tool call ({args.steps - 1} a run), per call: instructions (Python calls)")
+    print(
+        f"{'an async' if args.async_tool else 'a'} plain tool each step; runs of {args.steps} and {2 * args.steps} steps"
+    )
+    print(
+        f"instructions (Python calls): per step (the longer run's extra steps), per step of the {args.steps}-step run;"
+        " tool job per call"
+    )
     counter = Counter()
     install(counter)
     with SimAnthropic(min_cache_tokens=NO_CACHE_TOKENS, merge_consecutive_roles=True) as sim:
         point_env_at(sim)
-        agent = deepagents_rs.create_deep_agent(model=MODEL, tools=[echo])
-        print(f"{'mode':<8} {'config':>14} {'call':>14} {'total':>14}")
+        agent = deepagents_rs.create_deep_agent(model=MODEL, tools=[tool])
+        head = ("mode", "tool job", "drainer/step", "caller/step", f"drainer/{args.steps}", f"caller/{args.steps}")
+        print(f"{head[0]:<8}" + "".join(f"{h:>16}" for h in head[1:]))
         for mode in args.modes.split(","):
+            if mode == "invoke" and args.async_tool:
+                continue  # LangChain cannot `invoke` a coroutine-only tool
             one_run(agent, sim, args.steps, mode)
-            counter.__init__()
-            counter.on = True
-            one_run(agent, sim, args.steps, mode)
-            counter.on = False
-            calls = args.steps - 1
-            if counter.entries["config"] != calls or counter.entries["call"] != calls:
-                raise SystemExit(f"expected {calls} calls, counted {dict(counter.entries)}")
-            cells = [f"{counter.opcodes[k] / calls:,.0f} ({counter.calls[k] / calls:,.0f})" for k in ("config", "call")]
-            total = sum(counter.opcodes.values()) / calls
-            print(f"{mode:<8} {cells[0]:>14} {cells[1]:>14} {total:>14,.0f}")
-            for code, n in counter.by_code.most_common(args.top):
+            short = counted_run(agent, sim, args.steps, mode, counter)
+            long = counted_run(agent, sim, 2 * args.steps, mode, counter)
+
+            def cell(key: str, per: str, short: dict = short, long: dict = long) -> str:
+                got = [(run["opcodes"][key], run["calls"][key]) for run in (short, long)]
+                if per == "step":
+                    n = [(b - a) / args.steps for a, b in zip(got[0], got[1], strict=True)]
+                else:
+                    n = [x / args.steps for x in got[0]]
+                return f"{n[0]:,.0f} ({n[1]:,.0f})"
+
+            job = [(long["opcodes"][k], long["calls"][k]) for k in ("config", "call")]
+            calls = 2 * args.steps - 1
+            tool_job = f"{sum(o for o, _ in job) / calls:,.0f} ({sum(c for _, c in job) / calls:,.0f})"
+            cells = [
+                tool_job,
+                cell("drainer", "step"),
+                cell("caller", "step"),
+                cell("drainer", "run"),
+                cell("caller", "run"),
+            ]
+            print(f"{mode:<8}" + "".join(f"{c:>16}" for c in cells))
+            extra = long["by_code"] - short["by_code"]
+            for (kind, code), n in extra.most_common(args.top):
                 where = f"{Path(code.co_filename).name}:{code.co_firstlineno} {code.co_name}"
-                print(f"    {n / calls:>8,.0f}  {where}")
+                print(f"    {n / args.steps:>8,.0f}  {kind:<8} {where}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from . import _python_private
 from ._direct_args import ArgsPlan, args_and_kwargs
 
 #: A direct call's function and its tool's arguments plan (``None``: LangChain's method).
@@ -96,6 +97,8 @@ def _langchain() -> SimpleNamespace:
         for name in module_names
     }
     names.update(_configure_hooks=_configure_hooks, _format_output=_format_output, merge_metadata=_merge_metadata_dicts)
+    # Python's private dict of the environment, checked once here (`quiet_context` reads it).
+    _python_private.environ_data()
     try:
         from langchain_core.utils.uuid import uuid7
     except ImportError:  # pragma: no cover - an older LangChain: its run ids are uuid4
@@ -180,6 +183,8 @@ def quiet_context(lc: SimpleNamespace) -> bool:
     tracing, configure hook or v1 tracing variable, and no tags of a tracing context."""
     if lc.get_debug() or lc.tracing_v2_callback_var.get() is not None:
         return False
+    # `os.environ`'s own dict (`_python_private`, checked at the first call); none where
+    # `os.environ` was replaced by an object of another kind (LangChain's function then).
     environ = getattr(os.environ, "_data", None)
     for var, _inheritable, handler_class, env_var in lc._configure_hooks:
         if var.get() is not None or (
@@ -210,7 +215,8 @@ def _v1_keys() -> tuple:
 def _env_set(lc: SimpleNamespace, environ: Any, name: str) -> bool:
     """LangChain's ``env_var_is_set(name)``, answered without it when the variable is absent
     (every call of a run that nobody traces): a look-up in ``environ``, ``os.environ``'s own
-    dict, where ``os.environ``'s mapping methods cost some 40 bytecodes a name in Python."""
+    dict (`_python_private`), where ``os.environ``'s mapping methods cost some 40 bytecodes a
+    name in Python."""
     if environ is None:
         return lc.env_var_is_set(name)
     key = _ENCODED.get(name)

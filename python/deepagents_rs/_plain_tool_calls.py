@@ -22,10 +22,10 @@ otherwise builds the general config from it (``PlainCall.full``) and goes on as 
 
 from __future__ import annotations
 
-import binascii
 import contextvars
 import functools
 import time
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -33,6 +33,7 @@ from . import _direct_tools, _task_channels
 from ._direct_args import args_and_kwargs
 from ._direct_tools import _formatted
 from ._files_context import CURRENT_FILES, LazyFilesContext
+from ._frozen_records import Records
 from ._pushed_parts import PUSHED_PARTS_KEY
 from ._stream import RESUMING_STEP_KEY, RUN_NS_KEY, STORE_KEY, _langgraph_names, _run_metadata
 from ._task_channels import (
@@ -45,8 +46,18 @@ from ._task_channels import (
     SEND_KEY,
     _no_resume,
 )
-from ._task_config import CHECKPOINT_MAP_KEY, TASK_ID_KEY, TASKS_KEY, RunConfig, run_control, step_checkpoint
-from ._task_config import tool_task_id as _tool_task_id
+from ._task_config import (
+    CHECKPOINT_MAP_KEY,
+    TASK_ID_KEY,
+    TASKS_KEY,
+    RunConfig,
+    made_checkpoint,
+    run_control,
+    send_prefix,
+    send_task_id,
+    step_checkpoint,
+    tool_task_id,
+)
 
 #: LangGraph's keys (``langgraph._internal._constants``), spelled out so the module imports
 #: without LangGraph.
@@ -104,6 +115,7 @@ class RunBase:
         "store",
         "subagent_keys",
         "thread_id",
+        "versions",
     )
 
 
@@ -135,6 +147,8 @@ def run_base(run: Any, namespace: list[str], subagent: str | None, asynchronous:
     base.store = configurable.pop(STORE_KEY, None)
     base.context = getattr(configurable.get(_RUNTIME_KEY), "context", None)
     base.metadata = _run_metadata(run.get("metadata") or {}, configurable, subagent)
+    # Its calls' metadata has the run's `lc_versions`, which LangChain's merges copy.
+    base.versions = isinstance(base.metadata.get("lc_versions"), Mapping)
     base.own_run = {k: v for k, v in configurable.items() if k.startswith(_task_channels.OWN_PREFIX)}
     base.run_ns = configurable.get("checkpoint_ns")
     base.own = {**base.own_run, RUN_NS_KEY: base.run_ns}
@@ -195,10 +209,10 @@ def plain_call(args: tuple) -> PlainCall | None:
     return None if base is None else PlainCall(base, args)
 
 
-def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
+def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, Any]:
     """The config the call's tool runs with (as the general path's direct call makes it: its
-    task's config through ``ensure_config``, under the tool run's child manager) and the
-    task's channels."""
+    task's config through ``ensure_config``, under the tool run's child manager, a
+    ``manager_type``) and the task's channels."""
     base = call.base
     # The run's config from the call (not kept in its base, which the config keeps: a cycle
     # would leave every run's config to the cyclic collector).
@@ -209,22 +223,17 @@ def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
     if step_ids is None or step_ids[0] != step:
         # The step's checkpoint (shared with every task of the step, `_task_config`) and the
         # bytes LangGraph's task id of each of its sends starts with.
-        checkpoint = ids.get((base.ns, step)) or step_checkpoint(run, base.namespace, step, None)
-        sent = f"{base.prefix}tools{step}tools__pregel_push".encode()
-        step_ids = base.step_ids = (step, checkpoint, binascii.unhexlify(checkpoint.replace("-", "")) + sent)
+        checkpoint = ids.get((base.ns, step)) or made_checkpoint(run, base.ns, step)
+        step_ids = base.step_ids = (step, checkpoint, send_prefix(base.namespace, step, checkpoint))
     checkpoint = step_ids[1]
     task_id = ids.get((base.ns, step, call_id))
-    graph = _langgraph()
     if task_id is None:
         if call_id is None:
-            task_id = _tool_task_id(run, base.namespace, step, call_id, index, checkpoint)
+            task_id = tool_task_id(run, base.namespace, step, call_id)
         else:
-            # `_task_config.tool_task_id`'s id (LangGraph's `_xxhash_str` of the checkpoint and
-            # the send's path), its step's part hashed from the bytes made once a step.
-            text = graph.xxh3_128_hexdigest(step_ids[2] + str(index).encode())
-            task_id = ids.setdefault(
-                (base.ns, step, call_id), f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
-            )
+            # `_task_config.tool_task_id`'s id, its step's part (`send_prefix`) made once a step.
+            task_id = ids.setdefault((base.ns, step, call_id), send_task_id(step_ids[2], index))
+    graph = _langgraph()
     task_ns = f"{base.prefix}tools:{task_id}"
     node_metadata = {
         **base.metadata,
@@ -237,17 +246,12 @@ def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
     }
     channels = graph.TaskChannels(LazyFilesContext(files), files.state)
     channels.keys = base.keys
-    info = graph.ExecutionInfo(
-        checkpoint_id=checkpoint,
-        checkpoint_ns=task_ns,
-        task_id=task_id,
-        thread_id=base.thread_id,
-        run_id=None,
-        node_first_attempt_time=time.time(),
-    )
+    # LangGraph's frozen records made from their fields' values (`_frozen_records`), in the
+    # order `_langgraph` names them.
+    info = graph.execution_info(checkpoint, task_ns, task_id, base.thread_id, None, time.time())
     if writer is None:
         channels.own = dict(base.own)
-        runtime = graph.Runtime(context=base.context, store=base.store, execution_info=info, control=base.control)
+        runtime = graph.runtime(base.context, base.store, info, base.control)
     else:
         custom = getattr(writer, "custom", True)
         if not custom or getattr(writer, "parts", False):
@@ -255,13 +259,10 @@ def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
             channels.own = {**base.own_run, PUSHED_PARTS_KEY: writer, RUN_NS_KEY: base.run_ns}
         else:
             channels.own = dict(base.own)
-        runtime = graph.Runtime(
-            context=base.context,
-            store=base.store,
-            execution_info=info,
-            control=base.control,
-            **({"stream_writer": writer} if custom else {}),
-        )
+        if custom:
+            runtime = graph.runtime_writing(base.context, base.store, info, base.control, writer)
+        else:
+            runtime = graph.runtime(base.context, base.store, info, base.control)
     counter = graph.LazyAtomicCounter
     configurable = {
         **base.configurable,
@@ -276,15 +277,7 @@ def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
         CHECKPOINTER_KEY: None,
         READ_STATE_KEY: None,
         REPLAY_STATE_KEY: None,
-        SCRATCHPAD_KEY: graph.PregelScratchpad(
-            step=step,
-            stop=step + base.stop,
-            call_counter=counter(),
-            interrupt_counter=counter(),
-            get_null_resume=_no_resume,
-            resume=[],
-            subgraph_counter=counter(),
-        ),
+        SCRATCHPAD_KEY: graph.scratchpad(step, step + base.stop, counter(), counter(), _no_resume, [], counter()),
     }
     configurable[CALL_KEY] = graph.Caller(configurable, dict(node_metadata), base.asynchronous).call
     found = run.tasks.get(task_ns)
@@ -292,8 +285,12 @@ def _tool_config(call: PlainCall, lc: Any) -> tuple[dict, Any]:
         channels.share(found)
     if base.model is not None:
         node_metadata["model"] = base.model
-    inherited = lc.merge_metadata({}, node_metadata)
-    manager = lc.CallbackManager(
+    # LangChain's `_merge_metadata_dicts({}, node_metadata)`: a copy, with a copy of its
+    # `lc_versions` (the run's), the one nested mapping LangChain's merges copy.
+    inherited = {**node_metadata}
+    if base.versions:
+        inherited["lc_versions"] = {**inherited["lc_versions"]}
+    manager = manager_type(
         handlers=[], tags=[], inheritable_tags=[], metadata=dict(inherited), inheritable_metadata=inherited
     )
     manager.parent_run_id = lc.uuid7()
@@ -314,26 +311,72 @@ def call_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: str) -> 
     something listens to its run."""
     tool = adapter.tool
     lc = _direct_tools._langchain()
-    if tool.callbacks or tool.verbose or tool.tags or tool.metadata or not _direct_tools.quiet_context(lc):
+    if not _plain_tool(tool, lc):
         return _direct_tools.FALLBACK
-    config, channels = _tool_config(call, lc)
+    config, channels = _tool_config(call, lc, lc.CallbackManager)
     # For the notes of its errors (`task_config_of`).
     call.config = config
     func, plan = adapter._direct
     try:
-        context = contextvars.copy_context()
-        context.run(lc.var_child_runnable_config.set, config)
-        # `use_files(channels.files)` around the call, as the general path's adapter sets it.
-        context.run(CURRENT_FILES.set, channels.files)
+        context = _call_context(lc, config, channels)
         positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
         response = context.run(func, *positional, **keywords)
         return adapter._message(_formatted(lc, response, tool_call_id, tool.name), tool_call_id, config), channels
     except Exception as exc:
-        from ._tools import _is_validation_error, _validation_message
-
-        if not _is_validation_error(exc):
+        invalid = _invalid(adapter, args, exc)
+        if invalid is None:
             raise
-        return (_validation_message(adapter.name, args, exc), "error", None, None), channels
+        return invalid, channels
+
+
+async def acall_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: str) -> Any:
+    """`call_plain` for a coroutine function tool (the adapter's ``acall_in_run``): the input
+    validated, then the coroutine awaited as a task in a context holding the config and the
+    task's files, as the general path's ``acall_direct`` runs it, its tool run's child
+    manager an ``AsyncCallbackManager``."""
+    tool = adapter.tool
+    lc = _direct_tools._langchain()
+    if not _plain_tool(tool, lc):
+        return _direct_tools.FALLBACK
+    config, channels = _tool_config(call, lc, lc.AsyncCallbackManager)
+    call.config = config
+    func, plan = adapter._adirect
+    try:
+        positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
+        # `set_config_context(config)` with no handler, as `_direct_tools.call_direct` has it.
+        context = _call_context(lc, config, channels)
+        response = await lc.coro_with_context(func(*positional, **keywords), context)
+        return adapter._message(_formatted(lc, response, tool_call_id, tool.name), tool_call_id, config), channels
+    except Exception as exc:
+        invalid = _invalid(adapter, args, exc)
+        if invalid is None:
+            raise
+        return invalid, channels
+
+
+def _plain_tool(tool: Any, lc: Any) -> bool:
+    """Nothing listens to the tool's run: no callbacks, tags or metadata of its own, no
+    verbose output, nothing in the context or the environment (`_direct_tools`)."""
+    return not (tool.callbacks or tool.verbose or tool.tags or tool.metadata) and _direct_tools.quiet_context(lc)
+
+
+def _call_context(lc: Any, config: dict, channels: Any) -> contextvars.Context:
+    """A copy of the context with the call's config set, and its task's files as the general
+    path's adapter sets them (``use_files(channels.files)`` around the call)."""
+    context = contextvars.copy_context()
+    context.run(lc.var_child_runnable_config.set, config)
+    context.run(CURRENT_FILES.set, channels.files)
+    return context
+
+
+def _invalid(adapter: Any, args: dict, exc: Exception) -> tuple | None:
+    """The call's result for ``exc`` when it is the input's validation error (LangChain's
+    message, as the tool's error); ``None`` for anything else (raised again)."""
+    from ._tools import _is_validation_error, _validation_message
+
+    if not _is_validation_error(exc):
+        return None
+    return _validation_message(adapter.name, args, exc), "error", None, None
 
 
 def task_config_of(config: Any) -> Any:
@@ -348,8 +391,21 @@ def _langgraph() -> SimpleNamespace:
     import LangGraph's), imported on the first call (the module imports without LangGraph)
     and then kept."""
     from langgraph.runtime import ExecutionInfo, Runtime
-    from xxhash import xxh3_128_hexdigest
 
     # `_task_channels`' (its scratchpad, counters and functional-API caller) with LangGraph's.
-    names = {**vars(_task_channels._loop_names()), "TaskChannels": _task_channels.TaskChannels}
-    return SimpleNamespace(**names, ExecutionInfo=ExecutionInfo, Runtime=Runtime, xxh3_128_hexdigest=xxh3_128_hexdigest)
+    loop = _task_channels._loop_names()
+    names = {**vars(loop), "TaskChannels": _task_channels.TaskChannels}
+    # Makers of LangGraph's frozen records, from their given fields' values in this order.
+    records = {
+        "execution_info": Records(
+            ExecutionInfo,
+            ("checkpoint_id", "checkpoint_ns", "task_id", "thread_id", "run_id", "node_first_attempt_time"),
+        ),
+        "runtime": Records(Runtime, ("context", "store", "execution_info", "control")),
+        "runtime_writing": Records(Runtime, ("context", "store", "execution_info", "control", "stream_writer")),
+        "scratchpad": Records(
+            loop.PregelScratchpad,
+            ("step", "stop", "call_counter", "interrupt_counter", "get_null_resume", "resume", "subgraph_counter"),
+        ),
+    }
+    return SimpleNamespace(**names, **records)

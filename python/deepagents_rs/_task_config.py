@@ -11,6 +11,7 @@ step gets an id of the same form (uuid6, the step as clock sequence), one per ru
 
 from __future__ import annotations
 
+import binascii
 import functools
 import time
 import uuid
@@ -38,11 +39,20 @@ _STEP_BOUND = 120.0
 def _langgraph() -> SimpleNamespace:
     """LangGraph's names every tool call's config uses, imported on the first call (the module
     imports without LangGraph) and then kept: an import statement costs about a microsecond
-    each time, and a call made several."""
-    from langgraph.checkpoint.base.id import uuid6
+    each time, and a call made several. ``checkpoint_id``: LangGraph's ``uuid6`` string made
+    without its UUID objects (``_checkpoint_ids``: a third of a plain tool call's Python went
+    to them, one id a step)."""
     from langgraph.runtime import ExecutionInfo, RunControl
+    from xxhash import xxh3_128_hexdigest
 
-    return SimpleNamespace(uuid6=uuid6, ExecutionInfo=ExecutionInfo, RunControl=RunControl)
+    from ._checkpoint_ids import checkpoint_id
+
+    return SimpleNamespace(
+        checkpoint_id=checkpoint_id,
+        ExecutionInfo=ExecutionInfo,
+        RunControl=RunControl,
+        xxh3_128_hexdigest=xxh3_128_hexdigest,
+    )
 
 
 class RunConfig(dict):
@@ -107,9 +117,11 @@ def run_control(run: Any) -> Any:
     return run.control
 
 
-def _made_checkpoint(run: Any, ns: str, step: int) -> str:
-    uuid6 = _langgraph().uuid6
-    return _made(run, (ns, step), lambda: str(uuid6(clock_seq=max(step, 0))))
+def made_checkpoint(run: Any, ns: str, step: int) -> str:
+    """The id of the checkpoint ``run``'s step ``step`` runs from in the graph whose namespace
+    is ``ns`` (joined), made for the run (no graph follows it)."""
+    checkpoint_id = _langgraph().checkpoint_id
+    return _made(run, (ns, step), lambda: checkpoint_id(max(step, 0)))
 
 
 def step_checkpoint(run: Any, namespace: list[str] | None, step: int, known: dict | None) -> str | None:
@@ -119,7 +131,7 @@ def step_checkpoint(run: Any, namespace: list[str] | None, step: int, known: dic
     ns = "|".join(namespace or ())
     if known is not None:
         return known.get(ns)
-    return _made_checkpoint(run, ns, step)
+    return made_checkpoint(run, ns, step)
 
 
 def tool_task_id(
@@ -129,16 +141,28 @@ def tool_task_id(
     call_id: str | None,
     index: int | None = None,
     checkpoint: str | None = None,
+    prefix: bytes | None = None,
 ) -> str:
     """The task id of the `tools` task running call ``call_id`` at ``step``: as LangGraph
     derives a `Send`'s task id (``langgraph.pregel._algo``: the step's checkpoint, the node's
     namespace, the step, the node and the send's place, the ``index``-th of the step's
-    sends), when the checkpoint is known; otherwise one of its own."""
+    sends), when the checkpoint is known; otherwise one of its own. ``prefix``: the step's
+    `send_prefix`, when the caller keeps it for the step's calls."""
     if call_id is None:
         return str(uuid.uuid4())
     return _made(
-        run, ("|".join(namespace or ()), step, call_id), lambda: _send_task_id(namespace, step, index, checkpoint)
+        run,
+        ("|".join(namespace or ()), step, call_id),
+        lambda: _send_task_id(namespace, step, index, checkpoint, prefix),
     )
+
+
+def send_prefix(namespace: list[str] | None, step: int, checkpoint: str) -> bytes:
+    """What LangGraph hashes into the task id of each `tools` send at ``step`` (from
+    ``checkpoint``) before the send's index: the checkpoint's bytes, the node's namespace, the
+    step, the node and the send's trigger; the same for every call of the step."""
+    node_ns = "|".join([*(namespace or ()), "tools"])
+    return binascii.unhexlify(checkpoint.replace("-", "")) + f"{node_ns}{step}tools__pregel_push".encode()
 
 
 def subagent_task_id(run: Any, namespace: list[str], step: int, call_id: str, index: int) -> str | None:
@@ -167,10 +191,20 @@ def node_task_id(run: Any, namespace: list[str] | None, step: int, node: str, ch
     )
 
 
-def _send_task_id(namespace: list[str] | None, step: int, index: int | None, checkpoint: str | None) -> str:
-    if index is None:
+def _send_task_id(
+    namespace: list[str] | None, step: int, index: int | None, checkpoint: str | None, prefix: bytes | None
+) -> str:
+    if index is None or checkpoint is None:
         return str(uuid.uuid4())
-    return _derived_task_id(namespace, step, "tools", checkpoint, "__pregel_push", str(index))
+    return send_task_id(send_prefix(namespace, step, checkpoint) if prefix is None else prefix, index)
+
+
+def send_task_id(prefix: bytes, index: int) -> str:
+    """The task id of the ``index``-th `tools` send of the step whose `send_prefix` is
+    ``prefix``: LangGraph's ``_xxhash_str`` of the send's path, its XXH3-128 in a UUID's
+    groups."""
+    text = _langgraph().xxh3_128_hexdigest(prefix + str(index).encode())
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:32]}"
 
 
 def call_task_id(configurable: dict, metadata: dict, name: str, counter: int) -> str | None:
@@ -197,8 +231,6 @@ def _derived_task_id(namespace: list[str] | None, step: int, node: str, checkpoi
     a random one without a checkpoint."""
     if checkpoint is None:
         return str(uuid.uuid4())
-    import binascii
-
     from deepagents_rs._langgraph_private import _xxhash_str
 
     node_ns = "|".join([*(namespace or ()), node])
@@ -257,7 +289,7 @@ def task_configurable(run: Any, configurable: dict, task_ns: str, step: int | No
             # only the deepest is numbered by this step.
             for depth in range(len(parents) + 1):
                 ns = "|".join(parents[:depth])
-                checkpoints[ns] = _made_checkpoint(run, ns, step if depth == len(parents) else -1)
+                checkpoints[ns] = made_checkpoint(run, ns, step if depth == len(parents) else -1)
     return {
         **configurable,
         TASK_ID_KEY: task_id,

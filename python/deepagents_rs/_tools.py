@@ -19,7 +19,7 @@ from . import _compat, _convert, _task_channels
 from ._direct_args import args_plan
 from ._direct_tools import FALLBACK, acall_direct, call_direct, direct_function
 from ._files_context import CURRENT_FILES, use_files
-from ._plain_tool_calls import PlainCall, call_plain, task_config_of
+from ._plain_tool_calls import PlainCall, acall_plain, call_plain, task_config_of
 from ._task_channels import TaskChannels
 from ._task_notes import note_task_error
 
@@ -115,8 +115,10 @@ class ToolAdapter:
 
     #: Whether the core must hand the tool the run's state (see ``LangChainToolAdapter``).
     injects_state = False
-    #: The function a direct call calls and its arguments plan (``LangChainToolAdapter``).
+    #: The function a direct call calls and its arguments plan (``LangChainToolAdapter``);
+    #: ``_adirect`` a coroutine function's, awaited under ``ainvoke``.
     _direct: Any = None
+    _adirect: Any = None
 
     def call(self, args: dict, tool_call_id: str, config: dict | None = None) -> tuple[Any, str, Any, Any]:
         raise NotImplementedError  # pragma: no cover - abstract
@@ -175,9 +177,18 @@ class ToolAdapter:
         finally:
             ASYNC_RUN.reset(token)
 
-    async def acall_in_run(self, args: dict, tool_call_id: str, config: dict | None = None, *state: Any) -> Any:
+    async def acall_in_run(self, args: dict, tool_call_id: str, config: Any = None, *state: Any) -> Any:
         ASYNC_RUN.set(True)  # the coroutine runs in a context of its own
         if type(config) is PlainCall:
+            # As `_placed_call`: a plain coroutine tool's call made from the run's shared part.
+            if self._adirect is not None and not state:
+                try:
+                    made = await acall_plain(self, config, args, tool_call_id)
+                except Exception as exc:
+                    note_task_error(exc, task_config_of(config))
+                    raise
+                if made is not FALLBACK:
+                    return _with_written_files(*made)
             config = config.full()
         try:
             files = _run_files(config)

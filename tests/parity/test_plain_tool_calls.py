@@ -62,6 +62,32 @@ def look(x: str) -> str:
     return f"saw {x}"
 
 
+async def alook(x: str) -> str:
+    """Record what the tool sees."""
+    await asyncio.sleep(0)
+    return look(x)
+
+
+# The same tool as a coroutine function (the scripts call `look`).
+alook.__name__ = "look"
+
+
+async def acount(n: int) -> str:
+    """Take a number."""
+    return str(n)
+
+
+async def afail(x: str) -> str:
+    """Fail."""
+    raise ToolException(f"cannot: {x}")
+
+
+acount.__name__, afail.__name__ = "count", "fail"
+
+#: The tools of each kind: sync functions, or coroutine functions (`acall_plain`).
+LOOK = {"sync": look, "async": alook}
+
+
 def fail(x: str) -> str:
     """Fail."""
     raise ToolException(f"cannot: {x}")
@@ -154,6 +180,12 @@ def _run(module: Any, how: str, case: str, subagent: bool, tools: list, calls: l
     try:
         if how == "ainvoke":
             return asyncio.run(agent.ainvoke(payload, config, **kwargs))
+        if how == "astream":
+
+            async def parts() -> list:
+                return [p async for p in agent.astream(payload, config, stream_mode=["updates"], **kwargs)]
+
+            return asyncio.run(parts())
         if how == "stream":
             return list(agent.stream(payload, config, stream_mode=["updates"], **kwargs))
         return agent.invoke(payload, config, **kwargs)
@@ -210,34 +242,36 @@ def _seen_shape(store: Any) -> Any:
     return out
 
 
+@pytest.mark.parametrize("kind", ["sync", "async"])
 @pytest.mark.parametrize("subagent", [False, True])
-@pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream"])
+@pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream", "astream"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_a_plain_call_sees_what_the_general_path_gives(case, how, subagent, monkeypatch):
+def test_a_plain_call_sees_what_the_general_path_gives(case, how, subagent, kind, monkeypatch):
     calls = [("look", {"x": "1"}, "c1"), ("look", {"x": "2"}, "c2")]
     store = InMemoryStore()
     seen = []
     for general, paths in _both_paths(monkeypatch):
         SEEN.clear()
-        _run(deepagents_rs, how, case, subagent, [look], calls, store)
+        _run(deepagents_rs, how, case, subagent, [LOOK[kind]], calls, store)
         seen.append(_seen_shape(store))
         assert (paths.plain, paths.general) == ((0, 2) if general else (2, 0))
     assert len(seen[0]) == 2
     assert seen[0] == seen[1]
 
 
-@pytest.mark.parametrize("how", ["invoke", "ainvoke"])
-def test_errors_and_bad_arguments_are_the_general_paths(how, monkeypatch):
+@pytest.mark.parametrize(("kind", "how"), [("sync", "invoke"), ("sync", "ainvoke"), ("async", "ainvoke")])
+def test_errors_and_bad_arguments_are_the_general_paths(kind, how, monkeypatch):
     calls = [("count", {"n": "not a number"}, "c1"), ("fail", {"x": "r"}, "c2")]
+    tools = [count, fail] if kind == "sync" else [acount, afail]
     outcomes = []
     for general, paths in _both_paths(monkeypatch):
-        error = _run(deepagents_rs, how, "thread", False, [count, fail], calls)
+        error = _run(deepagents_rs, how, "thread", False, tools, calls)
         assert isinstance(error, ToolException)
         outcomes.append((repr(error), Shape().text(str(getattr(error, "__notes__", None)))))
         assert paths.plain == (0 if general else 2)
     assert outcomes[0] == outcomes[1]
     assert "During task with name 'tools'" in outcomes[0][1]
-    theirs = _run(deepagents, how, "thread", False, [count, fail], calls)
+    theirs = _run(deepagents, how, "thread", False, tools, calls)
     assert repr(theirs) == outcomes[0][0]
 
 
@@ -253,15 +287,21 @@ def test_an_error_of_a_tool_off_the_path_keeps_its_notes(how):
     assert len(error.__notes__) == 1
 
 
-@pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream"])
+#: deepagents cannot call a coroutine-only tool synchronously (deepagents_rs awaits it).
+_WAYS = [("sync", how) for how in ("invoke", "ainvoke", "stream", "astream")] + [
+    ("async", how) for how in ("ainvoke", "astream")
+]
+
+
+@pytest.mark.parametrize(("kind", "how"), _WAYS)
 @pytest.mark.parametrize("case", list(CASES))
-def test_a_plain_call_sees_what_deepagents_gives(case, how):
+def test_a_plain_call_sees_what_deepagents_gives(case, kind, how):
     calls = [("look", {"x": "1"}, "c1"), ("look", {"x": "2"}, "c2")]
     shown = []
     for module in (deepagents, deepagents_rs):
         SEEN.clear()
         store = InMemoryStore()
-        _run(module, how, case, False, [look], calls, store)
+        _run(module, how, case, False, [LOOK[kind]], calls, store)
         masker = _Masker({})
         shown.append(
             [
