@@ -109,8 +109,8 @@ def test_the_plain_steps_are_committed_here(
         committed.append(task.name)
         commit(loop, task, lists)
 
-    def counted_put(loop: Any, task_id: str, writes: Any) -> bool:
-        done = put_writes(loop, task_id, writes)
+    def counted_put(loop: Any, task_id: str, writes: Any, lists: Any) -> bool:
+        done = put_writes(loop, task_id, writes, lists)
         put.append(task_id if done else "langgraph")
         return done
 
@@ -181,12 +181,13 @@ def test_the_channels_asked_each_step_are_those_that_can_change() -> None:
         "barrier": NamedBarrierValueAfterFinish(str, {"a"}),
         "own": Own(int),
     }
+    loop.specs = loop.channels
     lists = _plain_commit.ChannelLists().of(loop)
     assert lists.ticked == ("ephemeral", "topic", "barrier", "own")
     assert lists.finishing == ("deferred", "barrier")
     assert lists.saved == ("last", "binop", "ephemeral", "topic", "deferred", "barrier", "own")
     # Worked out again for a loop given other channels.
-    loop.channels = {"ephemeral": EphemeralValue(int)}
+    loop.channels = loop.specs = {"ephemeral": EphemeralValue(int)}
     assert lists.of(loop).ticked == ("ephemeral",) and lists.saved == ("ephemeral",)
 
 
