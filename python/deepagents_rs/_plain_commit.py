@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from itertools import repeat
+from operator import methodcaller
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -113,7 +114,9 @@ def _apply(loop: Any, task: Any, lists: ChannelLists) -> set[str]:
     channels = loop.channels
     versions = checkpoint["channel_versions"]
     seen = checkpoint["versions_seen"].setdefault(task.name, {})
-    seen.update({chan: versions[chan] for chan in task.triggers if chan in versions})
+    for chan in task.triggers:
+        if chan in versions:
+            seen[chan] = versions[chan]
     version = loop.checkpointer_get_next_version(max(versions.values()) if versions else None, None)
     bumped = lists.bumped
     bumped.clear()
@@ -278,6 +281,25 @@ def _checkpoint(loop: Any, previous: dict, updated: set[str], saved: tuple[str, 
     }
 
 
+def _copied(checkpoint: dict) -> dict:
+    """``copy_checkpoint(checkpoint)`` (the loop's, ``langgraph.pregel._checkpoint``'s) of a
+    checkpoint `_checkpoint` made: the same dict, its keys in the same order, each inner
+    dict copied in C."""
+    seen = checkpoint["versions_seen"]
+    return {
+        "v": checkpoint["v"],
+        "ts": checkpoint["ts"],
+        "id": checkpoint["id"],
+        "channel_values": checkpoint["channel_values"].copy(),
+        "channel_versions": checkpoint["channel_versions"].copy(),
+        "versions_seen": dict(zip(seen, map(_COPY, seen.values()), strict=True)),
+        "updated_channels": checkpoint["updated_channels"],
+    }
+
+
+_COPY = methodcaller("copy")
+
+
 def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
     """The step's checkpoint made and handed to the saver, after the previous one."""
     updated = loop.updated_channels
@@ -318,13 +340,16 @@ def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
     else:
         new = _checkpoint(loop, checkpoint, updated, lists.saved)
     loop.checkpoint = new
+    # A snapshotted channel's counters start again at (0, 0), which the metadata leaves out
+    # (as every other pair has a superstep, none is (0, 0)).
     for name in snapshot:
-        counters[name] = (0, 0)
+        counters.pop(name, None)
     loop._delta_channels_forced_snapshot.difference_update(snapshot)
-    if counting := {k: v for k, v in counters.items() if v != (0, 0)}:
-        metadata["counters_since_delta_snapshot"] = counting
+    if counters:
+        metadata["counters_since_delta_snapshot"] = counters
     values = new["channel_values"]
-    if TASKS in values and loop._has_untracked_channels:
+    # (An empty list of `Send`s has nothing to sanitize.)
+    if TASKS in values and loop._has_untracked_channels and values[TASKS]:
         # Untracked values a `Send` carries are not saved.
         values[TASKS] = [
             sanitize_untracked_values_in_send(v, loop.channels) if isinstance(v, Send) else v for v in values[TASKS]
@@ -349,7 +374,7 @@ def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
         getattr(loop, "_put_checkpoint_fut", None),
         waits,
         config,
-        copy_checkpoint(new),
+        copy_checkpoint(new) if snapshot else _copied(new),
         metadata,
         new_versions,
     )

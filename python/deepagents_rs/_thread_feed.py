@@ -53,6 +53,9 @@ class Feed:
         self._error: BaseException | None = None
         self._error_raised = False
         self._forward = forward
+        #: Whether the core's ``routes`` items go to ``forward`` too: the caller's stream
+        #: makes chunks of them only for some modes (`_stream.Shaper.reads_routes`).
+        self.forward_routes = True
         self._events: Any = None
         #: The stream's ``try_next`` (see `_queued`), once it has started, if it has one.
         self._try_next: Callable[[], Any] | None = None
@@ -198,7 +201,7 @@ class Feed:
                 self._routes_at.setdefault((ns, node), []).append(len(self._entries))
                 self._entries.append(("route", ns, node, (kind, value)))
         shown = self.namespaces.accept(item)
-        if shown is not None:
+        if shown is not None and (mode != "routes" or self.forward_routes):
             self._forward(shown)
 
     def forward(self, item: tuple) -> None:
