@@ -109,8 +109,8 @@ def test_the_plain_steps_are_committed_here(
         committed.append(task.name)
         commit(loop, task, lists)
 
-    def counted_put(loop: Any, task_id: str, writes: Any) -> bool:
-        done = put_writes(loop, task_id, writes)
+    def counted_put(loop: Any, task_id: str, writes: Any, lists: Any) -> bool:
+        done = put_writes(loop, task_id, writes, lists)
         put.append(task_id if done else "langgraph")
         return done
 
@@ -181,12 +181,13 @@ def test_the_channels_asked_each_step_are_those_that_can_change() -> None:
         "barrier": NamedBarrierValueAfterFinish(str, {"a"}),
         "own": Own(int),
     }
+    loop.specs = loop.channels
     lists = _plain_commit.ChannelLists().of(loop)
     assert lists.ticked == ("ephemeral", "topic", "barrier", "own")
     assert lists.finishing == ("deferred", "barrier")
     assert lists.saved == ("last", "binop", "ephemeral", "topic", "deferred", "barrier", "own")
     # Worked out again for a loop given other channels.
-    loop.channels = {"ephemeral": EphemeralValue(int)}
+    loop.channels = loop.specs = {"ephemeral": EphemeralValue(int)}
     assert lists.of(loop).ticked == ("ephemeral",) and lists.saved == ("ephemeral",)
 
 
@@ -248,3 +249,33 @@ def test_each_plain_commit_hands_the_saver_langgraphs_new_versions(
     asyncio.run(_along_run(InMemorySaver()))
     # Most steps take the bumped channels; a step after a save of LangGraph's compares.
     assert bumped.count(True) > 2 * _TURNS and False in bumped, bumped
+
+
+def test_a_step_asks_every_ticked_channel_holding_a_value(
+    direct: Any,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After a plain commit a step tells only the ephemeral channels that commit left holding
+    a value that it passed (`ChannelLists.ticking`): at every plain step of a long run, a
+    continued thread and two parallel calls (a step LangGraph commits, after which all are
+    asked), those are every one of `ChannelLists.ticked` holding a value at the step's
+    start, and fewer than all of them after a plain commit."""
+    ticking = _plain_commit.ChannelLists.ticking
+    sizes: list[tuple[int, int]] = []
+
+    def checked(lists: Any, loop: Any) -> Any:
+        asked = ticking(lists, loop)
+        written = {chan for chan, _ in loop.tasks[next(iter(loop.tasks))].writes}
+        # Asked after the step's writes are applied: a written channel is not asked again.
+        holding = {c for c in lists.ticked if loop.channels[c].is_available() and c not in written}
+        assert holding <= set(asked), (holding, asked)
+        sizes.append((len(asked), len(lists.ticked)))
+        return asked
+
+    monkeypatch.setattr(_plain_commit.ChannelLists, "ticking", checked)
+    direct(True)
+    _long_run(InMemorySaver())
+    two_turns(InMemorySaver())
+    asyncio.run(_along_run(InMemorySaver()))
+    assert sum(asked < ticked for asked, ticked in sizes) > 2 * _TURNS, sizes
+    assert any(asked == ticked for asked, ticked in sizes), sizes

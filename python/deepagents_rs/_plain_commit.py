@@ -20,12 +20,17 @@ them with LangGraph's runner's). Anything else (`plain_step` says what) is left 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from itertools import repeat
+from operator import methodcaller
 from typing import Any
 
+from langchain_core.messages import BaseMessage
 from langgraph.channels.base import BaseChannel
 from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.delta import DeltaChannel
+from langgraph.channels.ephemeral_value import EphemeralValue
 from langgraph.channels.last_value import LastValue, LastValueAfterFinish
+from langgraph.channels.topic import Topic
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.types import Send
 
@@ -57,13 +62,13 @@ from ._checkpoint_ids import checkpoint_id
 _NOTHING: tuple = ()
 
 
-def plain_step(loop: Any) -> Any:
+def plain_step(loop: Any, lists: ChannelLists) -> Any:
     """The step's one task when ``loop``'s step can be committed here, else ``None``: one
     task that ran on its own triggers and wrote only the graph's channels (no special
     channel: an interrupt, an error, a resume, a ``Send`` to no node...), no ``Overwrite``
     of a delta channel; a loop saving each step (not ``durability="exit"``), with no
     loaded writes of a resume to account for, no ``interrupt_after`` and no ``values``
-    stream."""
+    stream. ``lists``: the loop's `ChannelLists`."""
     tasks = loop.tasks
     if (
         len(tasks) != 1
@@ -80,13 +85,13 @@ def plain_step(loop: Any) -> Any:
     if not task.triggers:
         return None
     channels = loop.channels
-    specs = loop.specs
+    delta = lists.of(loop).delta
     for chan, value in task.writes:
         if chan not in channels:
             if chan == NO_WRITES:
                 continue
             return None
-        if isinstance(specs.get(chan), DeltaChannel) and _get_overwrite(value)[0]:
+        if chan in delta and _get_overwrite(value)[0]:
             return None
     return task
 
@@ -109,7 +114,9 @@ def _apply(loop: Any, task: Any, lists: ChannelLists) -> set[str]:
     channels = loop.channels
     versions = checkpoint["channel_versions"]
     seen = checkpoint["versions_seen"].setdefault(task.name, {})
-    seen.update({chan: versions[chan] for chan in task.triggers if chan in versions})
+    for chan in task.triggers:
+        if chan in versions:
+            seen[chan] = versions[chan]
     version = loop.checkpointer_get_next_version(max(versions.values()) if versions else None, None)
     bumped = lists.bumped
     bumped.clear()
@@ -122,6 +129,9 @@ def _apply(loop: Any, task: Any, lists: ChannelLists) -> set[str]:
         if chan != NO_WRITES:
             written.setdefault(chan, []).append(value)
     updated: set[str] = set()
+    # The channels of `ChannelLists.ticked` holding a value once this step is applied.
+    live: list[str] = []
+    ticked = lists.ticked_set
     for chan, values in written.items():
         channel = channels[chan]
         if channel.update(values):
@@ -129,15 +139,21 @@ def _apply(loop: Any, task: Any, lists: ChannelLists) -> set[str]:
             bumped.add(chan)
             if channel.is_available():
                 updated.add(chan)
+                if chan in ticked:
+                    live.append(chan)
     # Every other channel is told a step passed (an ephemeral value is cleared); those whose
-    # ``update(())`` does nothing are not asked (`ChannelLists.ticked`).
-    for chan in lists.ticked:
+    # ``update(())`` does nothing are not asked (`ChannelLists.ticked`), nor those that hold
+    # no value (it does nothing to them either), which after a plain commit are all but
+    # those it left holding one (`ChannelLists.ticking`).
+    for chan in lists.ticking(loop):
         channel = channels[chan]
         if chan not in updated and channel.is_available() and channel.update(_NOTHING):
             versions[chan] = version
             bumped.add(chan)
             if channel.is_available():
                 updated.add(chan)
+                live.append(chan)
+    lists.live = live
     if updated.isdisjoint(loop.trigger_to_nodes):
         # Nothing triggers a node: perhaps the last step, which channels are told of (those
         # whose class has a ``finish`` of its own: `BaseChannel`'s does nothing).
@@ -167,6 +183,17 @@ class ChannelLists:
         #: Channels a step nobody wrote them in may change (an ``EphemeralValue`` cleared, a
         #: ``Topic`` emptied...).
         self.ticked: tuple[str, ...] = ()
+        self.ticked_set: frozenset[str] = frozenset()
+        #: Whether every one of `ticked` is LangGraph's ``EphemeralValue`` or a
+        #: non-accumulating ``Topic``: a channel that holds a value only from a write of
+        #: its step (an empty update clears it), so that only those the last step wrote can
+        #: hold one (`live`).
+        self.ticked_cleared = False
+        #: The channels of `ticked` that held a value after the last plain commit.
+        self.live: list[str] = []
+        #: The delta channels (the loop's ``_delta_channel_names``) and the untracked ones.
+        self.delta: frozenset[str] = frozenset()
+        self.untracked: frozenset[str] = frozenset()
         #: Channels whose ``finish`` is not `BaseChannel`'s no-op.
         self.finishing: tuple[str, ...] = ()
         #: Channels whose class may hold a saved value (`_NEVER_SAVED`).
@@ -192,14 +219,37 @@ class ChannelLists:
             places = self._places = {k: i for i, k in enumerate(versions)}
         return dict.fromkeys(sorted(self.bumped, key=places.__getitem__), self.version)
 
+    def ticking(self, loop: Any) -> tuple[str, ...] | list[str]:
+        """The channels of `ticked` that may hold a value at this step's start: those the
+        last commit left holding one when it was a plain commit (nothing else changed the
+        channels since: the loop's versions are still those it saved) and every one of
+        `ticked` clears on an empty update; else all of `ticked`."""
+        if (
+            self.ticked_cleared
+            and self.saved_versions is not None
+            and loop.checkpoint_previous_versions is self.saved_versions
+        ):
+            return self.live
+        return self.ticked
+
     def of(self, loop: Any) -> ChannelLists:
         channels = loop.channels
         if self._channels is not channels:
             self._channels = channels
             kinds = [(c, type(channels[c])) for c in channels]
             self.ticked = tuple(c for c, cls in kinds if cls not in _STILL_WHEN_UNWRITTEN)
+            self.ticked_set = frozenset(self.ticked)
+            self.ticked_cleared = all(
+                type(channels[c]) is EphemeralValue or (type(channels[c]) is Topic and not channels[c].accumulate)
+                for c in self.ticked
+            )
+            self.live = []
+            self.saved_versions = None
             self.finishing = tuple(c for c, cls in kinds if cls.finish is not BaseChannel.finish)
             self.saved = tuple(c for c, cls in kinds if cls not in _NEVER_SAVED)
+            specs = loop.specs
+            self.delta = frozenset(c for c, spec in specs.items() if isinstance(spec, DeltaChannel))
+            self.untracked = frozenset(c for c, spec in specs.items() if isinstance(spec, UntrackedValue))
         return self
 
 
@@ -229,6 +279,25 @@ def _checkpoint(loop: Any, previous: dict, updated: set[str], saved: tuple[str, 
         "versions_seen": previous["versions_seen"],
         "updated_channels": sorted(updated),
     }
+
+
+def _copied(checkpoint: dict) -> dict:
+    """``copy_checkpoint(checkpoint)`` (the loop's, ``langgraph.pregel._checkpoint``'s) of a
+    checkpoint `_checkpoint` made: the same dict, its keys in the same order, each inner
+    dict copied in C."""
+    seen = checkpoint["versions_seen"]
+    return {
+        "v": checkpoint["v"],
+        "ts": checkpoint["ts"],
+        "id": checkpoint["id"],
+        "channel_values": checkpoint["channel_values"].copy(),
+        "channel_versions": checkpoint["channel_versions"].copy(),
+        "versions_seen": dict(zip(seen, map(_COPY, seen.values()), strict=True)),
+        "updated_channels": checkpoint["updated_channels"],
+    }
+
+
+_COPY = methodcaller("copy")
 
 
 def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
@@ -271,13 +340,16 @@ def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
     else:
         new = _checkpoint(loop, checkpoint, updated, lists.saved)
     loop.checkpoint = new
+    # A snapshotted channel's counters start again at (0, 0), which the metadata leaves out
+    # (as every other pair has a superstep, none is (0, 0)).
     for name in snapshot:
-        counters[name] = (0, 0)
+        counters.pop(name, None)
     loop._delta_channels_forced_snapshot.difference_update(snapshot)
-    if counting := {k: v for k, v in counters.items() if v != (0, 0)}:
-        metadata["counters_since_delta_snapshot"] = counting
+    if counters:
+        metadata["counters_since_delta_snapshot"] = counters
     values = new["channel_values"]
-    if TASKS in values and loop._has_untracked_channels:
+    # (An empty list of `Send`s has nothing to sanitize.)
+    if TASKS in values and loop._has_untracked_channels and values[TASKS]:
         # Untracked values a `Send` carries are not saved.
         values[TASKS] = [
             sanitize_untracked_values_in_send(v, loop.channels) if isinstance(v, Send) else v for v in values[TASKS]
@@ -302,7 +374,7 @@ def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
         getattr(loop, "_put_checkpoint_fut", None),
         waits,
         config,
-        copy_checkpoint(new),
+        copy_checkpoint(new) if snapshot else _copied(new),
         metadata,
         new_versions,
     )
@@ -310,36 +382,49 @@ def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
     loop.step += 1
 
 
-def put_writes(loop: Any, task_id: str, writes: Any) -> bool:
+def put_writes(loop: Any, task_id: str, writes: Any, lists: ChannelLists) -> bool:
     """``loop.put_writes(task_id, writes)`` for a task of a plain step: its writes (the
     task's own deque, where message ids are given in place, as the step then applies them)
     kept as the step's pending writes and handed to the saver (with the task's path if its
     ``put_writes`` takes one), against the step's checkpoint. ``False`` when LangGraph's
     ``put_writes`` must take them: a special channel's writes (an interrupt, an error...),
-    the null task's, ``durability="exit"``."""
+    the null task's, ``durability="exit"``. ``lists``: the loop's `ChannelLists`."""
     channels = loop.channels
-    specs = loop.specs
     if task_id == NULL_TASK_ID or loop.durability == "exit" or loop.checkpointer_put_writes is None:
         return False
+    lists = lists.of(loop)
+    untracked = lists.untracked
+    # Whether a write reaches the saver other than as it is (an untracked channel's is
+    # left out, a `Send`'s untracked values too).
+    filtered = False
     for chan, _ in writes:
-        if chan not in channels and chan != NO_WRITES:
-            return False
+        if chan not in channels:
+            if chan != NO_WRITES:
+                return False
+        elif chan in untracked or chan == TASKS:
+            filtered = True
     if not writes:
         return True
     loop._written_task_ids.add(task_id)
+    specs = loop.specs
     # Every message written to a delta channel has its id before it is saved or applied.
-    ensure_message_ids(specs, writes)
+    _ensure_message_ids(specs, writes, lists.delta)
     pending = loop.checkpoint_pending_writes
     if pending:
         loop.checkpoint_pending_writes = pending = [w for w in pending if w[0] != task_id]
     saved = writes
     if loop._has_untracked_channels:
-        saved = [
-            (chan, sanitize_untracked_values_in_send(v, channels) if chan == TASKS and isinstance(v, Send) else v)
-            for chan, v in writes
-            if not isinstance(specs.get(chan), UntrackedValue)
-        ]
-    pending.extend((task_id, chan, v) for chan, v in writes)
+        saved = (
+            [
+                (chan, sanitize_untracked_values_in_send(v, channels) if chan == TASKS and isinstance(v, Send) else v)
+                for chan, v in writes
+                if not isinstance(specs.get(chan), UntrackedValue)
+            ]
+            if filtered
+            else list(writes)
+        )
+    # ``(task_id, chan, value)`` for each write, made in C (``writes`` holds pairs).
+    pending.extend(zip(repeat(task_id), *zip(*writes, strict=True), strict=False))
     task = getattr(loop, "tasks", {}).get(task_id)
     config = loop.checkpoint_config
     config = {
@@ -363,6 +448,35 @@ def put_writes(loop: Any, task_id: str, writes: Any) -> bool:
                 loop._delta_write_futs.append(fut)
                 break
     return True
+
+
+def _ensure_message_ids(specs: Any, writes: Any, delta: frozenset[str]) -> None:
+    """LangGraph's ``ensure_message_ids(specs, writes)``, which changes nothing when each
+    write to a delta channel is a list of message objects that all have an id (it would
+    only give an id to one whose id is ``None``): those writes are not walked again there."""
+    for chan, value in writes:
+        if chan in delta:
+            if type(value) is not list:
+                break
+            for message in value:
+                cls = message.__class__
+                if cls not in _MESSAGE_CLASSES:
+                    if not isinstance(message, BaseMessage):
+                        break
+                    _MESSAGE_CLASSES.add(cls)
+                if message.id is None:
+                    break
+            else:
+                continue
+            break
+    else:
+        return
+    ensure_message_ids(specs, writes)
+
+
+#: The classes `_ensure_message_ids` found are message classes: pydantic's models' metaclass
+#: is an ``ABCMeta``, whose ``isinstance`` is a Python call each time.
+_MESSAGE_CLASSES: set[type] = set()
 
 
 #: Task paths' strings (`task_path_str`), by path: a thread's tasks have a few paths.

@@ -128,10 +128,15 @@ class PlainTasks:
             if node_ids := loop.trigger_to_nodes.get(channel):
                 triggered.update(node_ids)
         pulls = sorted(triggered)
-        if any(name in processes and not _plain(processes[name]) for name in pulls):
-            return None
+        # (Loops, not comprehensions: a step has a task or two, and each comprehension is a
+        # call of its own.)
+        for name in pulls:
+            if name in processes and not _plain(processes[name]):
+                return None
         step = _Step(loop, base, copied, self, binascii.unhexlify(checkpoint["id"].replace("-", "")))
-        tasks: list[PregelExecutableTask] = [step.push(idx, packet, proc) for idx, packet, proc in sends]
+        tasks: list[PregelExecutableTask] = []
+        for idx, packet, proc in sends:
+            tasks.append(step.push(idx, packet, proc))
         null_version = checkpoint_null_version(checkpoint)
         for name in pulls:
             proc = processes.get(name)
@@ -146,7 +151,10 @@ class PlainTasks:
                 triggers = self._triggers[name] = tuple(sorted(proc.triggers))
             if (task := step.pull(name, proc, triggers)) is not None:
                 tasks.append(task)
-        return {t.id: t for t in tasks}
+        out = {}
+        for task in tasks:
+            out[task.id] = task
+        return out
 
 
 def _task_id(checkpoint_id: bytes, parts: str) -> str:

@@ -400,6 +400,12 @@ class Shaper:
             agent = self.metadata.get("lc_agent_name")
             self.tool_events = ToolEvents(tools, tasks, agent, lambda value: _update(value, True))
 
+    def reads_routes(self) -> bool:
+        """Whether the core's ``routes`` items make any chunk here: only for the ``tools``
+        parts and the v3 protocol's events (``routes`` is no stream mode a caller asks for,
+        so `shape` drops them)."""
+        return self.tool_events is not None or self.protocol_messages is not None
+
     def _data(self, mode: str, payload: Any, ns: tuple = ()) -> Any:
         if mode == "updates":
             node, value, core = payload

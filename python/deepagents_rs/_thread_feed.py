@@ -53,7 +53,12 @@ class Feed:
         self._error: BaseException | None = None
         self._error_raised = False
         self._forward = forward
+        #: Whether the core's ``routes`` items go to ``forward`` too: the caller's stream
+        #: makes chunks of them only for some modes (`_stream.Shaper.reads_routes`).
+        self.forward_routes = True
         self._events: Any = None
+        #: The stream's ``try_next`` (see `_queued`), once it has started, if it has one.
+        self._try_next: Callable[[], Any] | None = None
         #: The core's node writes and routes, in order: `("update", ns, node, write)` and
         #: `("route", ns, node, (kind, value))`.
         self._entries: list[tuple[str, tuple, str, Any]] = []
@@ -196,7 +201,7 @@ class Feed:
                 self._routes_at.setdefault((ns, node), []).append(len(self._entries))
                 self._entries.append(("route", ns, node, (kind, value)))
         shown = self.namespaces.accept(item)
-        if shown is not None:
+        if shown is not None and (mode != "routes" or self.forward_routes):
             self._forward(shown)
 
     def forward(self, item: tuple) -> None:
@@ -230,8 +235,16 @@ class Feed:
             finally:
                 self._pull_waits -= 1
             return True
-        if (queued := self._queued()) is not None:
-            return self._took(*queued)
+        # What the core has queued already is read without letting go of `_lock` (see
+        # `_queued`, inlined: most reads find their item).
+        if (try_next := self._try_next) is not None:
+            try:
+                item = try_next()
+            except Exception as exc:  # noqa: BLE001 - raised again by the node that failed
+                return self._took("error", exc)
+            if item is not None:
+                self._accept(item)
+                return True
         self._reading = True
         self._lock.release()
         try:
@@ -278,7 +291,7 @@ class Feed:
         without letting go of `_lock`, and under `astream` without an awaitable: a read that
         finds its item costs no more than the call. ``None`` when the read must wait (or
         the stream reads only by waiting)."""
-        try_next = getattr(self._events, "try_next", None)
+        try_next = self._try_next
         if try_next is None:
             return None
         try:
@@ -487,6 +500,7 @@ class Feed:
             if self._events is not None:
                 return False
             self._events = self.begin(node, arg, config, subagents)
+            self._try_next = getattr(self._events, "try_next", None)
             return True
 
     async def _abegin_once(self, node: str, arg: Any, config: dict, subagents: list | None = None) -> bool:
@@ -501,6 +515,7 @@ class Feed:
                 return False
             events = self.begin(node, arg, config, subagents)
             self._events = await events if inspect.isawaitable(events) else events
+            self._try_next = getattr(self._events, "try_next", None)
             return True
 
     def start_resuming(self, node: str, arg: Any, config: dict, subagent: tuple) -> None:

@@ -226,6 +226,7 @@ class ThreadRuns:
             feed = _threads.feed_of(task_config)
             # The messages the graph's nodes write are the run's states' objects too.
             feed.message_objects = shaper.message_objects
+            feed.forward_routes = shaper.reads_routes()
             # With a run control, the core stops at each node boundary where the graph does.
             boundary = feed.core_boundary if control is not None else None
             # The run keeps these contextvars: compiled subagents find their tasks there.

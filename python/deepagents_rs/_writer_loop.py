@@ -31,18 +31,23 @@ class _PlainCommits:
         submits any."""
         return self.submit(fn, *args)  # type: ignore[attr-defined]
 
+    def _lists(self) -> _plain_commit.ChannelLists:
+        lists = self._channel_lists
+        if lists is None:
+            lists = self._channel_lists = _plain_commit.ChannelLists()
+        return lists
+
     def put_writes(self, task_id: str, writes: Any, *, cached: bool = False) -> None:
-        if cached or not self.plain_commit or not _plain_commit.put_writes(self, task_id, writes):
+        if cached or not self.plain_commit or not _plain_commit.put_writes(self, task_id, writes, self._lists()):
             super().put_writes(task_id, writes, cached=cached)  # type: ignore[misc]
 
     def after_tick(self) -> None:
-        task = _plain_commit.plain_step(self) if self.plain_commit else None
+        lists = self._lists()
+        task = _plain_commit.plain_step(self, lists) if self.plain_commit else None
         if task is None:
             super().after_tick()  # type: ignore[misc]
         else:
-            if self._channel_lists is None:
-                self._channel_lists = _plain_commit.ChannelLists()
-            _plain_commit.commit(self, task, self._channel_lists)
+            _plain_commit.commit(self, task, lists)
 
 
 class AsyncWriterLoop(_PlainCommits, AsyncPregelLoop):
