@@ -109,6 +109,10 @@ impl RetryPolicy {
 pub struct Endpoint {
     pub provider: &'static str,
     pub url: String,
+    /// `url` parsed at the first request: reqwest parses a `&str` URL on every post (about
+    /// 10K instructions); a parsed one is cloned. Not parsed up front, so a bad URL stays an
+    /// error of the request, as before.
+    pub parsed_url: OnceLock<Option<reqwest::Url>>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// Reads an error status's body into the classified error.
     pub read_error: fn(&'static str, u16, &HeaderMap, &[u8]) -> ProviderError,
@@ -169,8 +173,15 @@ impl Endpoint {
         policy: &RetryPolicy,
     ) -> Result<reqwest::Response, ProviderError> {
         let client = client().map_err(|e| ProviderError::connection(self.provider, e))?;
-        let mut request = client
-            .post(&self.url)
+        let parsed = self
+            .parsed_url
+            .get_or_init(|| reqwest::Url::parse(&self.url).ok());
+        let request = match parsed {
+            Some(url) => client.post(url.clone()),
+            // reqwest says what is wrong with it.
+            None => client.post(&self.url),
+        };
+        let mut request = request
             .header("content-type", "application/json")
             .header("x-stainless-retry-count", attempt.to_string());
         for (name, value) in &self.headers {
@@ -345,6 +356,7 @@ mod tests {
         let endpoint = Endpoint {
             provider: "test",
             url: format!("http://127.0.0.1:{port}/v1/messages"),
+            parsed_url: OnceLock::new(),
             headers: Vec::new(),
             read_error: |p, status, _, _| {
                 ProviderError::from_response(p, status, None, None, String::new())
@@ -372,6 +384,45 @@ mod tests {
         );
         assert_eq!(body, payload.to_vec());
         assert_eq!(body.len(), turns.len() + 29);
+    }
+
+    /// The URL is parsed at the first post and the parse kept (reqwest parses a `&str` at
+    /// every post); one that does not parse stays each request's error, as reqwest words it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn the_url_is_parsed_once_and_a_bad_one_is_the_requests_error() {
+        let endpoint = |url: &str| Endpoint {
+            provider: "test",
+            url: url.to_owned(),
+            parsed_url: OnceLock::new(),
+            headers: Vec::new(),
+            read_error: |p, status, _, _| {
+                ProviderError::from_response(p, status, None, None, String::new())
+            },
+        };
+        let payload = Payload::new(vec![bytes::Bytes::from_static(b"{}")]);
+        // Nothing listens on port 1: the post fails after the URL was parsed.
+        let good = endpoint("http://127.0.0.1:1/v1/messages");
+        assert!(good.parsed_url.get().is_none());
+        let err = good.post(&payload, 0, &RetryPolicy::default()).await;
+        assert_eq!(err.unwrap_err().kind, ErrorKind::Connection);
+        assert_eq!(
+            good.parsed_url.get().cloned().flatten().map(String::from),
+            Some("http://127.0.0.1:1/v1/messages".to_owned())
+        );
+        let bad = endpoint("not a url/v1/messages");
+        let err = bad
+            .post(&payload, 0, &RetryPolicy::default())
+            .await
+            .unwrap_err();
+        assert_eq!(bad.parsed_url.get(), Some(&None));
+        assert_eq!(err.kind, ErrorKind::Connection);
+        let direct = client()
+            .unwrap()
+            .post("not a url/v1/messages")
+            .send()
+            .await
+            .unwrap_err();
+        assert_eq!(err.message, without_url(direct));
     }
 
     #[tokio::test]

@@ -94,6 +94,7 @@ impl AnthropicConfig {
         Ok(Endpoint {
             provider: PROVIDER,
             url: format!("{}/v1/messages", self.base_url.trim_end_matches('/')),
+            parsed_url: Default::default(),
             headers: vec![
                 (
                     HeaderName::from_static("x-api-key"),
@@ -117,6 +118,7 @@ fn with_beta(endpoint: &Endpoint, beta: &'static str) -> Endpoint {
     Endpoint {
         provider: endpoint.provider,
         url: endpoint.url.clone(),
+        parsed_url: endpoint.parsed_url.clone(),
         headers,
         read_error: endpoint.read_error,
     }

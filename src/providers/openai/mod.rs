@@ -124,6 +124,7 @@ impl OpenAiConfig {
         Ok(Endpoint {
             provider: PROVIDER,
             url: format!("{}/{path}", self.base_url.trim_end_matches('/')),
+            parsed_url: Default::default(),
             headers,
             read_error,
         })
