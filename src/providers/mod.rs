@@ -78,58 +78,46 @@ pub(crate) fn to_bytes_writing(
     len: usize,
     write: impl FnOnce(&mut Vec<u8>) -> Result<(), crate::error::ModelError>,
 ) -> Result<Vec<u8>, crate::error::ModelError> {
-    to_bytes_spliced(body, &[], key, len, write)
-}
-
-/// `to_bytes_writing`, with the value under each key of `raw` (a placeholder in `body`)
-/// written as its already encoded JSON: the pieces a body sends unchanged at every step
-/// (the system prompt, the tools) are serialized once, not at each step.
-pub(crate) fn to_bytes_spliced(
-    body: &serde_json::Value,
-    raw: &[(&str, &[u8])],
-    key: &str,
-    len: usize,
-    write: impl FnOnce(&mut Vec<u8>) -> Result<(), crate::error::ModelError>,
-) -> Result<Vec<u8>, crate::error::ModelError> {
     let serde_json::Value::Object(map) = body else {
         return to_bytes(body);
     };
-    let fields = |range: std::ops::Range<usize>,
-                  out: &mut Vec<u8>|
-     -> Result<(), crate::error::ModelError> {
-        for (i, (k, v)) in map.iter().enumerate().skip(range.start).take(range.len()) {
-            if i > 0 {
-                out.push(b',');
-            }
-            serde_json::to_writer(&mut *out, k).map_err(unserializable)?;
-            out.push(b':');
-            match raw.iter().find(|(r, _)| r == k) {
-                Some((_, bytes)) => out.extend_from_slice(bytes),
-                None => serde_json::to_writer(&mut *out, v).map_err(unserializable)?,
-            }
-        }
-        Ok(())
+    let Some(at) = map.keys().position(|k| k == key) else {
+        return to_bytes(body);
     };
     let mut head = vec![b'{'];
-    let Some(at) = map.keys().position(|k| k == key) else {
-        fields(0..map.len(), &mut head)?;
-        head.push(b'}');
-        return Ok(head);
-    };
-    fields(0..at, &mut head)?;
-    if at > 0 {
-        head.push(b',');
+    for (i, (k, v)) in map.iter().take(at).enumerate() {
+        write_field(i, k, Some(v), &mut head)?;
     }
-    serde_json::to_writer(&mut head, key).map_err(unserializable)?;
-    head.push(b':');
+    write_field(at, key, None, &mut head)?;
     let mut tail = Vec::new();
-    fields(at + 1..map.len(), &mut tail)?;
+    for (k, v) in map.iter().skip(at + 1) {
+        write_field(1, k, Some(v), &mut tail)?;
+    }
     tail.push(b'}');
     let mut out = Vec::with_capacity(head.len() + len + tail.len());
     out.extend_from_slice(&head);
     write(&mut out)?;
     out.extend_from_slice(&tail);
     Ok(out)
+}
+
+/// The `i`th field of an object: its comma (none before the first), its key, and its
+/// value, or only the colon when the caller writes the value itself.
+fn write_field(
+    i: usize,
+    key: &str,
+    value: Option<&serde_json::Value>,
+    out: &mut Vec<u8>,
+) -> Result<(), crate::error::ModelError> {
+    if i > 0 {
+        out.push(b',');
+    }
+    serde_json::to_writer(&mut *out, key).map_err(unserializable)?;
+    out.push(b':');
+    match value {
+        Some(v) => serde_json::to_writer(&mut *out, v).map_err(unserializable),
+        None => Ok(()),
+    }
 }
 
 /// A request body as the pieces of a `Payload`: the value under each key of `raw` (a
@@ -149,19 +137,15 @@ pub(crate) fn to_pieces_spliced(
     let mut value = Some(value);
     let mut fields = vec![b'{'];
     for (i, (k, v)) in map.iter().enumerate() {
-        if i > 0 {
-            fields.push(b',');
-        }
-        serde_json::to_writer(&mut fields, k).map_err(unserializable)?;
-        fields.push(b':');
-        let kept = match raw.iter().find(|(r, _)| r == k) {
-            _ if k == key => value.take().unwrap_or_default(),
-            Some((_, bytes)) => vec![bytes.clone()],
-            None => {
-                serde_json::to_writer(&mut fields, v).map_err(unserializable)?;
-                continue;
-            }
+        let kept = if k == key {
+            value.take().unwrap_or_default()
+        } else if let Some((_, bytes)) = raw.iter().find(|(r, _)| r == k) {
+            vec![bytes.clone()]
+        } else {
+            write_field(i, k, Some(v), &mut fields)?;
+            continue;
         };
+        write_field(i, k, None, &mut fields)?;
         pieces.push(std::mem::take(&mut fields).into());
         pieces.extend(kept);
     }
