@@ -42,6 +42,12 @@ def made_on(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return threads
 
 
+@pytest.fixture(autouse=True)
+def _fresh_result_threads() -> None:
+    """The core's record of the threads that made result messages starts empty."""
+    _core._result_threads()
+
+
 async def _run(agent: Any) -> tuple[Any, int]:
     """The run's result (or exception) and the ident of the loop's thread."""
     try:
@@ -60,9 +66,10 @@ def test_the_result_is_made_on_the_loops_thread(sim: SimAnthropic, made_on: list
     assert [m.type for m in messages] == ["human", "ai", "tool", "ai", "tool", "ai"]
     assert [m.content for m in messages if m.type == "tool"] == ["a", "b"]
     assert messages[-1].content == "done"
-    # Every message is made by the core now (`result_objects.rs`): none goes through
-    # `from_core`, and any that did would be made on the loop's thread.
-    assert set(made_on) <= {loop_thread}
+    # Every message is made by the core (`result_objects.rs`), none by `from_core`: the
+    # core's own record says where, all six in one go on the loop's thread.
+    assert made_on == []
+    assert _core._result_threads() == [(loop_thread, 6)]
     assert _core._gil_on_workers() == []
 
 
@@ -76,7 +83,10 @@ def test_a_failures_partial_state_is_made_on_the_loops_thread(sim: SimAnthropic,
     state = error.partial_state
     assert [m.type for m in state["messages"]] == ["human", "ai"]
     assert state["messages"][1].tool_calls[0]["name"] == "explode"
-    assert set(made_on) <= {loop_thread}
+    # A failure's state is written as message dicts, made into objects by `from_core`: both
+    # on the loop's thread (so this probe sees them), none by the core's result maker.
+    assert made_on == [loop_thread, loop_thread]
+    assert _core._result_threads() == []
     # The partial state was made with the GIL taken on a tokio worker before. (The tool's
     # error is still asked whether it is LangGraph's interrupt there, `tools.rs`'
     # `is_pause_error`: not this end's work.)
@@ -98,3 +108,5 @@ def test_many_runs_ending_together_each_get_their_own_result(sim: SimAnthropic) 
     results = asyncio.run(all_runs())
     assert [r["messages"][0].content for r in results] == [f"run {i}" for i in range(n)]
     assert sorted(r["messages"][-1].content for r in results) == sorted(f"reply {i}" for i in range(n))
+    # `asyncio.run`'s loop runs on this thread: it made all 40.
+    assert _core._result_threads() == [(threading.get_ident(), 2 * n)]

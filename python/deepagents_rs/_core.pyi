@@ -652,6 +652,10 @@ def _gil_on_workers() -> list[str]:
     """The call sites (``file:line``) that took the GIL on a tokio worker thread since the
     last call (for tests: none should)."""
 
+def _result_threads() -> list[tuple[int, int]]:
+    """``(thread ident, messages made)`` for each thread that made a run's result messages
+    since the last call (for tests: under ``ainvoke``, the event loop's thread only)."""
+
 def _interns_strings(version: tuple[int, int, int] | None = None) -> bool:
     """Whether dicts handed to Python intern their keys and short values: under ``version``
     (``(major, minor, patch)``), or under this interpreter when ``None`` (for tests)."""

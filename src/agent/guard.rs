@@ -13,11 +13,15 @@ impl Agent {
     /// `run`, with a panic anywhere inside it (a tool, a hook, the loop) ending the run as
     /// `Error::Internal`; the input state comes back as the run's state, without its files
     /// (`RunFailure::files_dropped`: the caller holds them).
-    pub async fn run_guarded(
+    ///
+    /// Not an `async fn`: one keeps its arguments in its state beside the run that took
+    /// them (~500 bytes held by every conversation in flight); this future holds the run and
+    /// the input kept for a panic, once each.
+    pub fn run_guarded(
         &self,
         state: AgentState,
         options: RunOptions,
-    ) -> Result<(AgentState, RunReport), RunFailure> {
+    ) -> impl Future<Output = Result<(AgentState, RunReport), RunFailure>> {
         // Everything but the files is cheap to keep (shared history, host references); the
         // files map is not kept, so the run owns it alone and writes it in place.
         let input = AgentState {
@@ -27,16 +31,16 @@ impl Agent {
         };
         // Nothing the run shares outlives it half-updated: the agent's own fields are
         // immutable, and its caches are dropped or rebuilt per message.
-        match std::panic::AssertUnwindSafe(self.run(state, options))
-            .catch_unwind()
-            .await
-        {
-            Ok(outcome) => outcome,
-            Err(payload) => Err(RunFailure {
-                error: Error::Internal(panic_text(payload)),
-                state: input,
-                files_dropped: true,
-            }),
+        let run = std::panic::AssertUnwindSafe(self.run(state, options)).catch_unwind();
+        async move {
+            match run.await {
+                Ok(outcome) => outcome,
+                Err(payload) => Err(RunFailure {
+                    error: Error::Internal(panic_text(payload)),
+                    state: input,
+                    files_dropped: true,
+                }),
+            }
         }
     }
 }

@@ -109,6 +109,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         result_objects::_result_objects_for_tests,
         m
     )?)?;
+    m.add_function(wrap_pyfunction!(result_objects::_result_threads, m)?)?;
     m.add_function(wrap_pyfunction!(
         input_objects::_input_objects_for_tests,
         m

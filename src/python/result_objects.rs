@@ -414,11 +414,13 @@ pub(crate) fn message_objects<'py>(
     let maker = maker(py)?;
     let from_core = py.import("deepagents_rs._convert")?.getattr("from_core")?;
     let list = PyList::empty(py);
+    let mut made_here = 0;
     for m in messages {
         if let Some(obj) = given.object_of(py, m) {
             list.append(obj)?;
             continue;
         }
+        made_here += 1;
         let made = match maker {
             Some(maker) => maker.make(py, m, given.text_of(py, m))?,
             None => None,
@@ -428,7 +430,33 @@ pub(crate) fn message_objects<'py>(
             None => list.append(from_core.call1((message_to_py(py, m)?,))?)?,
         }
     }
+    if made_here > 0 {
+        note_making_thread(made_here);
+    }
     Ok(list)
+}
+
+/// The threads that made result messages (by `threading.get_ident()`) and how many each
+/// made, since the last `_result_threads()`. A run's messages are made in one call, so this
+/// is a lock per run, not per message.
+static MADE_ON: Mutex<Vec<(u64, usize)>> = Mutex::new(Vec::new());
+
+fn note_making_thread(count: usize) {
+    // SAFETY: pthread_self has no preconditions. Python's `threading.get_ident()` is the same
+    // value (`PyThread_get_thread_ident`).
+    let thread = unsafe { libc::pthread_self() } as u64;
+    let mut made = MADE_ON.lock();
+    match made.iter_mut().find(|(t, _)| *t == thread) {
+        Some((_, n)) => *n += count,
+        None => made.push((thread, count)),
+    }
+}
+
+/// For the tests: which threads made result messages here, and how many each, since the last
+/// call (they must be the event loop's under `ainvoke`, never a tokio worker's).
+#[pyfunction]
+pub(crate) fn _result_threads() -> Vec<(u64, usize)> {
+    std::mem::take(&mut *MADE_ON.lock())
 }
 
 /// For the tests: the messages of the given core dicts made here and by `from_core`, side

@@ -193,7 +193,7 @@ impl Middleware for Summarization {
             config: self.0.clone(),
             next,
         };
-        Box::pin(async move { call.run(request).await })
+        Box::pin(call.run(request))
     }
 }
 
@@ -234,33 +234,60 @@ impl Call {
         Some(((limit as f64 * 0.95) as u64).saturating_sub(reserve))
     }
 
-    async fn run(&self, mut request: ModelRequest) -> Result<ModelResponse, Error> {
-        let previous = Event::read(request.state.extra.get(EVENT_KEY));
-        let raw = std::mem::take(&mut request.messages);
-        let raw_len = raw.len();
-        // Without an event the model sees the raw messages: shared, not copied (a copy is a
-        // count increment per message, thousands in a long conversation or a fork of one).
-        let effective: Messages = match &previous {
-            None => raw,
-            Some(_) => event::apply(previous.as_ref(), &raw).into(),
-        };
-        let mut total = self.count(&request, &effective).await?;
-        let (messages, truncated) = self.truncate_args(effective, total, &request.host).await?;
-        if truncated {
-            total = self.count(&request, &messages).await?;
-        }
-        let limits = &self.cfg().limits;
-        let should = policy::should_summarize(&self.cfg().trigger, &messages, total, limits)
-            || self.over_budget(&request, total);
-        let mut overflow = None;
-        if !should {
-            let mut plain = request.clone();
-            plain.messages = messages.clone();
-            match self.next.call(plain).await {
-                Err(e) if is_overflow(&e) => overflow = Some(e),
-                other => return other,
+    /// Not an `async fn`: one would keep its `request` twice in its state (the argument and
+    /// the body's binding of it), and a `ModelRequest` (~700 bytes) is held this way by every
+    /// conversation in flight.
+    #[allow(clippy::manual_async_fn)]
+    fn run(
+        self,
+        mut request: ModelRequest,
+    ) -> impl Future<Output = Result<ModelResponse, Error>> + Send + 'static {
+        async move {
+            let previous = Event::read(request.state.extra.get(EVENT_KEY));
+            let raw = std::mem::take(&mut request.messages);
+            let raw_len = raw.len();
+            // Without an event the model sees the raw messages: shared, not copied (a copy is a
+            // count increment per message, thousands in a long conversation or a fork of one).
+            let effective: Messages = match &previous {
+                None => raw,
+                Some(_) => event::apply(previous.as_ref(), &raw).into(),
+            };
+            let mut total = self.count(&request, &effective).await?;
+            let (messages, truncated) = self.truncate_args(effective, total, &request.host).await?;
+            if truncated {
+                total = self.count(&request, &messages).await?;
             }
+            let limits = &self.cfg().limits;
+            let should = policy::should_summarize(&self.cfg().trigger, &messages, total, limits)
+                || self.over_budget(&request, total);
+            let mut overflow = None;
+            if !should {
+                let mut plain = request.clone();
+                plain.messages = messages.clone();
+                match self.next.call(plain).await {
+                    Err(e) if is_overflow(&e) => overflow = Some(e),
+                    other => return other,
+                }
+            }
+            // Boxed: the summarizing path (offload, a summary call, a retry with a budget) is a
+            // future several KB large, and inline it would size every call's state, held by
+            // each conversation in flight, for a path most calls never take.
+            Box::pin(self.summarized_call(request, messages, previous, raw_len, overflow)).await
         }
+    }
+
+    /// The call once the messages should be summarized (or the model found them too long):
+    /// the older ones offloaded and summarized, the call made with the summary and the kept
+    /// ones.
+    async fn summarized_call(
+        &self,
+        mut request: ModelRequest,
+        messages: Messages,
+        previous: Option<Event>,
+        raw_len: usize,
+        overflow: Option<Error>,
+    ) -> Result<ModelResponse, Error> {
+        let limits = &self.cfg().limits;
         let scope = FilesScope::new(
             (
                 request.state.files.clone(),

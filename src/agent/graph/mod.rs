@@ -184,7 +184,9 @@ impl Agent {
                     self.report_route(&run, step, name, &next, state);
                     next
                 }
-                _ => self.side_by_side(&tasks, step, state, &mut run).await?,
+                // Boxed: nodes side by side are rare, and their future (larger than a node's)
+                // would size every run's state.
+                _ => Box::pin(self.side_by_side(&tasks, step, state, &mut run)).await?,
             };
             tasks = self.next_step(branches);
             if names.iter().any(|n| options.stops.after(n)) && !tasks.is_empty() {
@@ -201,9 +203,13 @@ impl Agent {
         state: &mut AgentState,
         run: &Run<'_>,
     ) -> Result<Outcome, Error> {
+        // Each node's future boxed: inline, this one would be as large as the largest (a few
+        // KB), and a conversation in flight holds it whichever node it is in. Boxed, it holds
+        // the one it runs (one allocation a step).
         Ok(match node {
             Node::Hook(hook, position) => {
-                let (jump, delta) = self.hook_step(hook, position, step, state, run).await?;
+                let (jump, delta) =
+                    Box::pin(self.hook_step(hook, position, step, state, run)).await?;
                 Outcome {
                     jump,
                     delta,
@@ -211,10 +217,10 @@ impl Agent {
                 }
             }
             Node::Model => Outcome {
-                delta: self.model_step(step, state, run).await?,
+                delta: Box::pin(self.model_step(step, state, run)).await?,
                 ..Default::default()
             },
-            Node::Tools(whole) => self.tools_step(step, state, run, whole).await?,
+            Node::Tools(whole) => Box::pin(self.tools_step(step, state, run, whole)).await?,
             Node::End => Outcome::default(),
         })
     }

@@ -129,8 +129,9 @@ impl Agent {
             };
             (combined, Some(reported))
         };
-        self.finish_node(step, &"model".into(), delta, reported, state, run, trace)
-            .await
+        // Boxed: its future (~1.7 KB) would otherwise size this step's state while the model
+        // call is awaited, the longest wait of every conversation in flight.
+        Box::pin(self.finish_node(step, &"model".into(), delta, reported, state, run, trace)).await
     }
 
     /// The innermost model handler: the call itself, the reply's name and id, its report
