@@ -654,7 +654,8 @@ def _gil_on_workers() -> list[str]:
 
 def _result_threads() -> list[tuple[int, int]]:
     """``(thread ident, messages made)`` for each thread that made a run's result messages
-    since the last call (for tests: under ``ainvoke``, the event loop's thread only)."""
+    since the last call (for tests: under ``ainvoke``, the event loop's thread only). The
+    first call starts the record and returns ``[]``."""
 
 def _interns_strings(version: tuple[int, int, int] | None = None) -> bool:
     """Whether dicts handed to Python intern their keys and short values: under ``version``

@@ -17,6 +17,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PySet, PyString, PyTuple};
 use std::cell::Cell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::convert::{host_object, message_to_py};
 use super::input_messages::GivenObjects;
@@ -438,10 +439,16 @@ pub(crate) fn message_objects<'py>(
 
 /// The threads that made result messages (by `threading.get_ident()`) and how many each
 /// made, since the last `_result_threads()`. A run's messages are made in one call, so this
-/// is a lock per run, not per message.
+/// is a lock per run, not per message. Kept only once a test has asked (`RECORDING`): a
+/// program that never asks pays one atomic load a run, and the record cannot grow with
+/// the threads a long-lived process runs on.
 static MADE_ON: Mutex<Vec<(u64, usize)>> = Mutex::new(Vec::new());
+static RECORDING: AtomicBool = AtomicBool::new(false);
 
 fn note_making_thread(count: usize) {
+    if !RECORDING.load(Ordering::Relaxed) {
+        return;
+    }
     // SAFETY: pthread_self has no preconditions. Python's `threading.get_ident()` is the same
     // value (`PyThread_get_thread_ident`).
     let thread = unsafe { libc::pthread_self() } as u64;
@@ -453,9 +460,11 @@ fn note_making_thread(count: usize) {
 }
 
 /// For the tests: which threads made result messages here, and how many each, since the last
-/// call (they must be the event loop's under `ainvoke`, never a tokio worker's).
+/// call (they must be the event loop's under `ainvoke`, never a tokio worker's). The first
+/// call starts the record (it returns nothing then).
 #[pyfunction]
 pub(crate) fn _result_threads() -> Vec<(u64, usize)> {
+    RECORDING.store(true, Ordering::Relaxed);
     std::mem::take(&mut *MADE_ON.lock())
 }
 
