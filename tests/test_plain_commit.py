@@ -148,6 +148,16 @@ def test_the_plain_steps_are_committed_here(
     assert committed == []
 
 
+def _plain_runs(use_direct: Any) -> None:
+    """The runs whose plain steps the checks below watch: a long run, a continued thread
+    with parallel calls (a step LangGraph commits), and the long run under ``ainvoke``;
+    ``use_direct`` the ``direct`` fixture."""
+    use_direct(True)
+    _long_run(InMemorySaver())
+    two_turns(InMemorySaver())
+    asyncio.run(_along_run(InMemorySaver()))
+
+
 def test_the_channels_asked_each_step_are_those_that_can_change() -> None:
     """The channels `_plain_commit` tells of a step nobody wrote them in, and of the run's
     possible end, are those whose class can change then: an ephemeral value, a topic, a
@@ -243,10 +253,7 @@ def test_each_plain_commit_hands_the_saver_langgraphs_new_versions(
         return ours
 
     monkeypatch.setattr(_plain_commit.ChannelLists, "new_versions", checked)
-    direct(True)
-    _long_run(InMemorySaver())
-    two_turns(InMemorySaver())
-    asyncio.run(_along_run(InMemorySaver()))
+    _plain_runs(direct)
     # Most steps take the bumped channels; a step after a save of LangGraph's compares.
     assert bumped.count(True) > 2 * _TURNS and False in bumped, bumped
 
@@ -273,9 +280,6 @@ def test_a_step_asks_every_ticked_channel_holding_a_value(
         return asked
 
     monkeypatch.setattr(_plain_commit.ChannelLists, "ticking", checked)
-    direct(True)
-    _long_run(InMemorySaver())
-    two_turns(InMemorySaver())
-    asyncio.run(_along_run(InMemorySaver()))
+    _plain_runs(direct)
     assert sum(asked < ticked for asked, ticked in sizes) > 2 * _TURNS, sizes
     assert any(asked == ticked for asked, ticked in sizes), sizes
