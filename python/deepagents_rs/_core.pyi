@@ -661,6 +661,10 @@ def _run_id() -> Any:
     """A new tool run id as LangChain's ``uuid7()`` makes it: a ``uuid.UUID`` of version 7,
     in order of making within the process."""
 
+def _uuid6_text(timestamp: int, step: int, node: int) -> str:
+    """``str(UUID(int=..., version=6))`` of LangGraph's ``uuid6`` fields: the timestamp (100 ns
+    intervals since 1582), the step as its clock sequence, a 48-bit random node."""
+
 def _interns_strings(version: tuple[int, int, int] | None = None) -> bool:
     """Whether dicts handed to Python intern their keys and short values: under ``version``
     (``(major, minor, patch)``), or under this interpreter when ``None`` (for tests)."""

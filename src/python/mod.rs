@@ -8,6 +8,7 @@ mod backends;
 mod blocking;
 mod call_task_ids;
 mod call_timing;
+mod checkpoint_ids;
 mod composite;
 mod composite_batch;
 mod composite_ops;
@@ -108,6 +109,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<agent::CoreAgent>()?;
     m.add_class::<frozen_records::SlotRecords>()?;
     m.add_function(wrap_pyfunction!(run_ids::_run_id, m)?)?;
+    m.add_function(wrap_pyfunction!(checkpoint_ids::_uuid6_text, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(
         result_objects::_result_objects_for_tests,
