@@ -87,10 +87,10 @@ def test_a_failures_partial_state_is_made_on_the_loops_thread(sim: SimAnthropic,
     # on the loop's thread (so this probe sees them), none by the core's result maker.
     assert made_on == [loop_thread, loop_thread]
     assert _core._result_threads() == []
-    # The partial state was made with the GIL taken on a tokio worker before. (The tool's
-    # error is still asked whether it is LangGraph's interrupt there, `tools.rs`'
-    # `is_pause_error`: not this end's work.)
-    assert [site for site in _core._gil_on_workers() if not site.startswith("src/python/tools.rs:")] == []
+    # The partial state was made with the GIL taken on a tokio worker before; and the tool's
+    # error was asked there whether it is LangGraph's interrupt (`tools.rs`' `is_pause_error`),
+    # now told where it was raised (`errors.rs`' `Raised`).
+    assert _core._gil_on_workers() == []
 
 
 def test_many_runs_ending_together_each_get_their_own_result(sim: SimAnthropic) -> None:

@@ -235,6 +235,41 @@ def test_compiled_subagent_and_user_backend_run_no_python_on_workers(mode: str) 
     assert _core._gil_on_workers() == []
 
 
+def _asks(question: str) -> str:
+    """Ask a human."""
+    from langgraph.types import interrupt
+
+    return f"human said {interrupt({'question': question})}"
+
+
+def _explodes(text: str) -> str:
+    """Fail."""
+    raise ValueError(f"bad value {text}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("tool", "args", "raised"),
+    [
+        pytest.param(_asks, {"question": "ok?"}, "GraphInterrupt", id="interrupt"),
+        pytest.param(_explodes, {"text": "x"}, "ValueError", id="error"),
+    ],
+)
+def test_a_tools_exception_is_told_apart_off_the_workers(
+    mode: str, tool: Callable[..., str], args: dict[str, str], raised: str
+) -> None:
+    """Whether a sync tool's exception pauses the run (LangGraph's interrupt) is asked on the
+    tokio worker that awaited the call; it was told where the exception was raised, holding
+    the GIL (``errors.rs``' ``Raised``), so no GIL is taken on the worker for it."""
+    model = ScriptedChatModel([ai_tool_calls((tool.__name__, args)), AIMessage(content="done")])
+    agent = create_deep_agent(model=model, tools=[tool])
+    _core._gil_on_workers()
+    with pytest.raises(Exception) as info:
+        _run(agent, mode)
+    assert type(info.value).__name__ == raised
+    assert _core._gil_on_workers() == []
+
+
 def test_the_runtime_names_its_workers_apart() -> None:
     """The check above can fail: the workers carry their own name, and a sync tool under
     ``invoke`` runs on the core's Python-calling threads, named otherwise."""

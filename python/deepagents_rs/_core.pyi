@@ -657,6 +657,14 @@ def _result_threads() -> list[tuple[int, int]]:
     since the last call (for tests: under ``ainvoke``, the event loop's thread only). The
     first call starts the record and returns ``[]``."""
 
+def _run_id() -> Any:
+    """A new tool run id as LangChain's ``uuid7()`` makes it: a ``uuid.UUID`` of version 7,
+    in order of making within the process."""
+
+def _uuid6_text(timestamp: int, step: int, node: int) -> str:
+    """``str(UUID(int=..., version=6))`` of LangGraph's ``uuid6`` fields: the timestamp (100 ns
+    intervals since 1582), the step as its clock sequence, a 48-bit random node."""
+
 def _interns_strings(version: tuple[int, int, int] | None = None) -> bool:
     """Whether dicts handed to Python intern their keys and short values: under ``version``
     (``(major, minor, patch)``), or under this interpreter when ``None`` (for tests)."""
@@ -696,6 +704,14 @@ class FsInterrupts:
     ) -> bool:
         """``fires`` for a tool described by its operation, path argument, scope and the
         argument that can move its search root."""
+
+class SlotRecords:
+    """Makes records of one slotted frozen dataclass from the values of its given fields, in
+    order (the others take ``defaults``), without its ``__init__`` (``_frozen_records``)."""
+
+    def __init__(self, new: Any, names: list[str], defaults: list[Any]) -> None: ...
+    def __call__(self, *values: Any) -> Any:
+        """The record: ``new()``, each slot set as ``object.__setattr__`` sets it."""
 
 class LoopInbox:
     """An event loop's inbox: the core hands async callbacks to the loop's own thread."""

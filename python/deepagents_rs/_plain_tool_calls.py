@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import os
 import time
 from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
-from . import _direct_tools, _task_channels
+from . import _core, _direct_tools, _python_private, _task_channels
 from ._direct_args import args_and_kwargs
 from ._direct_tools import _formatted
 from ._files_context import CURRENT_FILES, LazyFilesContext
@@ -51,13 +52,13 @@ from ._task_config import (
     TASK_ID_KEY,
     TASKS_KEY,
     RunConfig,
-    made_checkpoint,
     run_control,
     send_prefix,
     send_task_id,
     step_checkpoint,
     tool_task_id,
 )
+from ._task_config import _langgraph as _task_langgraph
 
 #: LangGraph's keys (``langgraph._internal._constants``), spelled out so the module imports
 #: without LangGraph.
@@ -109,6 +110,8 @@ class RunBase:
         "own_run",
         "parents",
         "prefix",
+        "quiet",
+        "quiet_state",
         "run_ns",
         "step_ids",
         "stop",
@@ -116,6 +119,7 @@ class RunBase:
         "subagent_keys",
         "thread_id",
         "versions",
+        "watched",
     )
 
 
@@ -139,6 +143,8 @@ def run_base(run: Any, namespace: list[str], subagent: str | None, asynchronous:
         return None
     base = RunBase()
     base.step_ids = None
+    # Whether anything listens to its tool runs, looked up at its first call (`_quiet`).
+    base.quiet = base.quiet_state = base.watched = None
     base.asynchronous = asynchronous
     base.namespace = list(namespace)
     base.ns = "|".join(namespace)
@@ -219,11 +225,15 @@ def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, An
     run, writer, _parent, files, step, index, call_id, *_ = call.args
     index = index or 0
     ids = run.ids
+    graph = _langgraph()
     step_ids = base.step_ids
     if step_ids is None or step_ids[0] != step:
         # The step's checkpoint (shared with every task of the step, `_task_config`) and the
         # bytes LangGraph's task id of each of its sends starts with.
-        checkpoint = ids.get((base.ns, step)) or made_checkpoint(run, base.ns, step)
+        checkpoint = ids.get((base.ns, step))
+        if checkpoint is None:
+            # `made_checkpoint`'s, without its closure (`run` is a `RunConfig`: `plain_call`).
+            checkpoint = ids.setdefault((base.ns, step), graph.checkpoint_id(max(step, 0)))
         step_ids = base.step_ids = (step, checkpoint, send_prefix(base.namespace, step, checkpoint))
     checkpoint = step_ids[1]
     task_id = ids.get((base.ns, step, call_id))
@@ -233,7 +243,6 @@ def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, An
         else:
             # `_task_config.tool_task_id`'s id, its step's part (`send_prefix`) made once a step.
             task_id = ids.setdefault((base.ns, step, call_id), send_task_id(step_ids[2], index))
-    graph = _langgraph()
     task_ns = f"{base.prefix}tools:{task_id}"
     node_metadata = {
         **base.metadata,
@@ -290,10 +299,23 @@ def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, An
     inherited = {**node_metadata}
     if base.versions:
         inherited["lc_versions"] = {**inherited["lc_versions"]}
-    manager = manager_type(
-        handlers=[], tags=[], inheritable_tags=[], metadata=dict(inherited), inheritable_metadata=inherited
-    )
-    manager.parent_run_id = lc.uuid7()
+    if _bare_manager(manager_type):
+        # What `manager_type(handlers=[], ..., parent_run_id=...)` sets, in its order.
+        manager = object.__new__(manager_type)
+        manager.__dict__ = {
+            "handlers": [],
+            "inheritable_handlers": [],
+            "parent_run_id": graph.run_id(),
+            "tags": [],
+            "inheritable_tags": [],
+            "metadata": dict(inherited),
+            "inheritable_metadata": inherited,
+        }
+    else:
+        manager = manager_type(
+            handlers=[], tags=[], inheritable_tags=[], metadata=dict(inherited), inheritable_metadata=inherited
+        )
+        manager.parent_run_id = lc.uuid7()
     config = {
         "tags": [],
         "metadata": node_metadata,
@@ -305,13 +327,24 @@ def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, An
     return config, channels
 
 
+@functools.cache
+def _bare_manager(manager_type: type) -> bool:
+    """Whether a ``manager_type`` is made as `_tool_config` makes it, its attributes set in a
+    new instance's dict (without the keyword call and its ``__init__``, some 45 bytecodes a
+    call): its ``__init__`` is LangChain's ``BaseCallbackManager``'s, which only sets them,
+    and its instances keep them in a dict."""
+    from langchain_core.callbacks.base import BaseCallbackManager
+
+    return manager_type.__init__ is BaseCallbackManager.__init__ and "__slots__" not in vars(manager_type)
+
+
 def call_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: str) -> Any:
     """The adapter's result for the call made on this path and the call's task channels (its
     writes, for the adapter to add), or ``FALLBACK`` (nothing run) when its tool is not plain or
     something listens to its run."""
     tool = adapter.tool
     lc = _direct_tools._langchain()
-    if not _plain_tool(tool, lc):
+    if not _plain_tool(tool, lc, call.base):
         return _direct_tools.FALLBACK
     config, channels = _tool_config(call, lc, lc.CallbackManager)
     # For the notes of its errors (`task_config_of`).
@@ -336,7 +369,7 @@ async def acall_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: s
     manager an ``AsyncCallbackManager``."""
     tool = adapter.tool
     lc = _direct_tools._langchain()
-    if not _plain_tool(tool, lc):
+    if not _plain_tool(tool, lc, call.base):
         return _direct_tools.FALLBACK
     config, channels = _tool_config(call, lc, lc.AsyncCallbackManager)
     call.config = config
@@ -354,10 +387,61 @@ async def acall_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: s
         return invalid, channels
 
 
-def _plain_tool(tool: Any, lc: Any) -> bool:
+def _plain_tool(tool: Any, lc: Any, base: RunBase) -> bool:
     """Nothing listens to the tool's run: no callbacks, tags or metadata of its own, no
-    verbose output, nothing in the context or the environment (`_direct_tools`)."""
-    return not (tool.callbacks or tool.verbose or tool.tags or tool.metadata) and _direct_tools.quiet_context(lc)
+    verbose output, nothing in the context or the environment (`_quiet`)."""
+    return not (tool.callbacks or tool.verbose or tool.tags or tool.metadata) and _quiet(lc, base)
+
+
+def _quiet(lc: Any, base: RunBase) -> bool:
+    """`_direct_tools.quiet_context` (nothing in the context or the process would give a tool
+    run a handler), looked up in full once a run, then only what can change within it.
+
+    LangChain's ``CallbackManager.configure`` reads all of it at every tool run, but a run's
+    calls all run in copies of one context, the run's (``host.rs``' ``call_in_context``), so
+    what comes from context variables (a ``tracing_v2_callback_var`` handler, a configure
+    hook's variable, LangSmith's ``tracing_context`` and parent run tree) is the run's, the
+    same at each call; and LangSmith's tracing variables it reads through ``get_env_var``,
+    cached for the process. What it reads anew each time and a call could change is checked
+    again at each call: the debug flag (``set_debug``), LangSmith's global switch
+    (``langsmith.configure``), the configure hooks registered, and the environment variables
+    it reads itself (the hooks' and the v1 tracing ones, absent from ``os.environ``'s dict:
+    one set operation). Any of them changed, or such a variable set, and the full look-up
+    runs again. Saves some 190 bytecodes a call."""
+    state = (lc.get_debug(), len(lc._configure_hooks), (_LANGSMITH or _langsmith()).switch())
+    if state == base.quiet_state and _LANGSMITH.environ.isdisjoint(base.watched):
+        return base.quiet
+    quiet = _direct_tools.quiet_context(lc)
+    base.watched = _watched(lc)
+    base.quiet, base.quiet_state = quiet, state
+    return quiet
+
+
+def _watched(lc: Any) -> frozenset:
+    """The encoded names (``os.environ``'s dict's keys) of the environment variables LangChain's
+    ``configure`` reads itself at each call: its hooks' and the v1 tracing variables."""
+    names = [env_var for _var, _inheritable, cls, env_var in lc._configure_hooks if cls is not None and env_var]
+    return frozenset(os.environ.encodekey(name) for name in (*names, "LANGCHAIN_TRACING", "LANGCHAIN_HANDLER"))
+
+
+#: LangSmith's global tracing switch and the environment's names, as `_quiet` reads them
+#: (`_langsmith`).
+_LANGSMITH: Any = None
+
+
+def _langsmith() -> SimpleNamespace:
+    """`_quiet`'s reads, found once: LangSmith's global switch (its module's attribute, read
+    at each call; none in a LangSmith without it) and the names of the environment, a live
+    view of ``os.environ``'s own dict (`_python_private`, checked by
+    `_direct_tools._langchain` before any call gets here)."""
+    global _LANGSMITH
+    import langsmith._internal._context as context
+
+    _LANGSMITH = SimpleNamespace(
+        switch=functools.partial(getattr, context, "_GLOBAL_TRACING_ENABLED", None),
+        environ=_python_private.environ_data().keys(),
+    )
+    return _LANGSMITH
 
 
 def _call_context(lc: Any, config: dict, channels: Any) -> contextvars.Context:
@@ -394,18 +478,28 @@ def _langgraph() -> SimpleNamespace:
 
     # `_task_channels`' (its scratchpad, counters and functional-API caller) with LangGraph's.
     loop = _task_channels._loop_names()
-    names = {**vars(loop), "TaskChannels": _task_channels.TaskChannels}
+    uuid7 = _direct_tools._langchain().uuid7
+    names = {
+        **vars(loop),
+        "TaskChannels": _task_channels.TaskChannels,
+        "checkpoint_id": _task_langgraph().checkpoint_id,
+        # A tool run's id as LangChain makes it (``uuid7()``, a ``uuid.UUID``), made by the
+        # core (`_core._run_id`: the same version-7 layout, monotonic in the process, one C
+        # call for some 40 bytecodes) where LangChain's run ids are its ``uuid7``'s; its
+        # ``uuid4`` on a LangChain before them.
+        "run_id": _core._run_id if uuid7.__name__ == "uuid7" else uuid7,
+    }
     # Makers of LangGraph's frozen records, from their given fields' values in this order.
     records = {
         "execution_info": Records(
             ExecutionInfo,
             ("checkpoint_id", "checkpoint_ns", "task_id", "thread_id", "run_id", "node_first_attempt_time"),
-        ),
-        "runtime": Records(Runtime, ("context", "store", "execution_info", "control")),
-        "runtime_writing": Records(Runtime, ("context", "store", "execution_info", "control", "stream_writer")),
+        ).maker,
+        "runtime": Records(Runtime, ("context", "store", "execution_info", "control")).maker,
+        "runtime_writing": Records(Runtime, ("context", "store", "execution_info", "control", "stream_writer")).maker,
         "scratchpad": Records(
             loop.PregelScratchpad,
             ("step", "stop", "call_counter", "interrupt_counter", "get_null_resume", "resume", "subgraph_counter"),
-        ),
+        ).maker,
     }
     return SimpleNamespace(**names, **records)

@@ -10,14 +10,55 @@ use crate::error::{BoxError, Builtin, Error, ModelError};
 use crate::providers::ProviderError;
 
 fn original(source: &BoxError) -> Option<PyErr> {
-    source
-        .downcast_ref::<PyErr>()
-        .map(|e| super::runtime_threads::attach(|py| e.clone_ref(py)))
+    py_err(source).map(|e| super::runtime_threads::attach(|py| e.clone_ref(py)))
+}
+
+/// A Python exception a tool raised, told apart where it was raised (on the thread holding
+/// the GIL): whether it is LangGraph's `GraphInterrupt`. The core asks whether a tool's
+/// error pauses the run (`crate::error::set_pause_test`) on the tokio worker that awaited
+/// the call; with the answer carried here it reads a flag there instead of taking the GIL
+/// on the worker (which stalls every run scheduled on it while the GIL is busy).
+#[derive(Debug)]
+pub(crate) struct Raised {
+    pub(crate) error: PyErr,
+    pub(crate) pauses: bool,
+}
+
+impl Raised {
+    pub(crate) fn new(py: Python<'_>, error: PyErr) -> Self {
+        let pauses = super::tools::is_graph_interrupt(py, &error);
+        Raised { error, pauses }
+    }
+}
+
+impl std::fmt::Display for Raised {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for Raised {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error.source()
+    }
+}
+
+/// The Python exception an error of the core carries as the host raised it: a `PyErr`, or
+/// one told apart (`Raised`).
+pub(crate) fn py_err(source: &BoxError) -> Option<&PyErr> {
+    match source.downcast_ref::<Raised>() {
+        Some(raised) => Some(&raised.error),
+        None => source.downcast_ref::<PyErr>(),
+    }
 }
 
 /// A tool's fatal error: a Python exception it raised, or a core error from inside it (a
 /// subagent that failed), mapped like any other.
 pub(crate) fn from_tool(source: BoxError) -> PyErr {
+    let source = match source.downcast::<Raised>() {
+        Ok(raised) => return raised.error,
+        Err(source) => source,
+    };
     match source.downcast::<PyErr>() {
         Ok(e) => *e,
         Err(source) => match source.downcast::<Error>() {
@@ -33,10 +74,7 @@ pub(crate) fn from_tool(source: BoxError) -> PyErr {
 /// A shared error's exception: the host's own when it carries one (an interrupt, whose
 /// event holds it too), else as `exception_of` describes it.
 pub(crate) fn shared_to_py(err: &std::sync::Arc<Error>) -> PyErr {
-    if let Some(e) = err
-        .host_error()
-        .and_then(|source| source.downcast_ref::<PyErr>())
-    {
+    if let Some(e) = err.host_error().and_then(py_err) {
         return super::runtime_threads::attach(|py| e.clone_ref(py));
     }
     // A core error (a subagent's refusal, its bad input) keeps its kind.
@@ -170,7 +208,7 @@ pub(crate) fn bad_input(e: impl std::fmt::Display) -> PyErr {
 pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
     match err {
         Error::Tool { source, .. } => {
-            if let Some(e) = source.downcast_ref::<PyErr>() {
+            if let Some(e) = py_err(source) {
                 return e.clone_ref(py);
             }
             if let Some(inner) = source.downcast_ref::<Error>() {
@@ -198,7 +236,7 @@ pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
 /// `exception_of` for a tool's fatal error.
 pub(crate) fn tool_exception_of(py: Python<'_>, err: &crate::tools::ToolError) -> PyErr {
     let crate::tools::ToolError::Fatal(source) = err;
-    if let Some(e) = source.downcast_ref::<PyErr>() {
+    if let Some(e) = py_err(source) {
         return e.clone_ref(py);
     }
     if let Some(inner) = source.downcast_ref::<Error>() {

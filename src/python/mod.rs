@@ -8,6 +8,7 @@ mod backends;
 mod blocking;
 mod call_task_ids;
 mod call_timing;
+mod checkpoint_ids;
 mod composite;
 mod composite_batch;
 mod composite_ops;
@@ -24,6 +25,7 @@ mod exit_gate;
 mod file_ops;
 mod file_searches;
 mod files;
+mod frozen_records;
 mod fs_outside;
 mod host;
 mod input_messages;
@@ -40,6 +42,7 @@ mod reducers;
 mod reply_shaper;
 mod result_fields;
 mod result_objects;
+mod run_ids;
 mod runnable;
 mod runtime_threads;
 mod sandbox;
@@ -104,6 +107,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     reply_shaper::register();
     m.add_class::<loop_inbox::LoopInbox>()?;
     m.add_class::<agent::CoreAgent>()?;
+    m.add_class::<frozen_records::SlotRecords>()?;
+    m.add_function(wrap_pyfunction!(run_ids::_run_id, m)?)?;
+    m.add_function(wrap_pyfunction!(checkpoint_ids::_uuid6_text, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(
         result_objects::_result_objects_for_tests,

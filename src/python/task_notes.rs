@@ -39,7 +39,7 @@ pub(super) fn note_task(
                 .import("deepagents_rs._task_notes")
                 .and_then(|m| match &raised {
                     Some(source) => {
-                        let Some(raised) = source.downcast_ref::<PyErr>() else {
+                        let Some(raised) = super::errors::py_err(source) else {
                             return Ok(Vec::new());
                         };
                         let args = (raised.value(py), config, node, step, namespace);

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::convert::{
     content_from_py, extra_from_py, file_map_from_py, host_object, messages_from_py,
 };
+use super::errors::Raised;
 use super::host::{PyHost, await_coroutine_then, call_in_context};
 use super::stream::StreamWriter;
 use crate::error::BoxError;
@@ -75,15 +76,20 @@ impl PyTool {
 }
 
 /// The core's pause test (`crate::error::set_pause_test`): the host raised LangGraph's
-/// `GraphInterrupt`.
+/// `GraphInterrupt`. A tool's exception was told apart where it was raised (`Raised`): asked
+/// on a tokio worker, this reads its flag. Only an exception raised elsewhere (a middleware's
+/// hook, an async tool's coroutine) takes the GIL to be asked.
 pub(crate) fn is_pause_error(error: &BoxError) -> bool {
+    if let Some(raised) = error.downcast_ref::<Raised>() {
+        return raised.pauses;
+    }
     error
         .downcast_ref::<PyErr>()
         .is_some_and(|e| super::runtime_threads::attach(|py| is_graph_interrupt(py, e)))
 }
 
 /// Whether `e` is LangGraph's `GraphInterrupt` (false without LangGraph installed).
-fn is_graph_interrupt(py: Python<'_>, e: &PyErr) -> bool {
+pub(super) fn is_graph_interrupt(py: Python<'_>, e: &PyErr) -> bool {
     static INTERRUPT: PyOnceLock<Option<Py<PyAny>>> = PyOnceLock::new();
     let class = INTERRUPT.get_or_init(py, || {
         py.import("langgraph.errors")
@@ -464,7 +470,7 @@ impl Tool for PyTool {
                         Some(slots) => slots.acquire().await.ok(),
                         None => None,
                     };
-                    super::python_calls::call(move |py| {
+                    let job = move |py: Python<'_>| -> PyResult<ToolOutput> {
                         let host = PyHost::from_context(&ctx.host);
                         let mut args = vec![
                             tool_args(py, &args, &ctx)?,
@@ -483,10 +489,13 @@ impl Tool for PyTool {
                         };
                         let result = call_in_context(py, host, adapter.bind(py), method, args)?;
                         output_from_py(&result)
+                    };
+                    super::python_calls::call(move |py| {
+                        // Told apart here, holding the GIL (`Raised`).
+                        job(py).map_err(|e| ToolError::Fatal(Box::new(Raised::new(py, e))))
                     })
                     .await
                     .map_err(|e| ToolError::Fatal(Box::new(e)))?
-                    .map_err(fatal)
                 }
             }
         })
