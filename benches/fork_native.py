@@ -80,6 +80,45 @@ def cpu_clock_of(pid: int) -> int:
     return ((~pid) << 3) | 2
 
 
+#: How long the server waits for the client's threads to fall asleep before reading its clock.
+SETTLE_S = 0.5
+
+
+class ClientClock:
+    """The client process' CPU clock, read from the server once every client thread is
+    asleep. Another process' reading of it is up to date only then: a thread running on a
+    core adds its time since it was last accounted (a tick, a switch) only when it stops, so
+    a thread still running past the request's last byte would be missed in part. At both
+    stamps the client is about to wait for the server (its reply, or the fork's answer),
+    so it falls asleep within microseconds; what it does until then is counted."""
+
+    def __init__(self, pid: int) -> None:
+        self.clock = cpu_clock_of(pid)
+        self.tasks = f"/proc/{pid}/task"
+        #: Readings where a thread was still running at the deadline (the run fails).
+        self.unsettled = 0
+
+    def _running(self) -> bool:
+        for tid in os.listdir(self.tasks):
+            try:
+                with open(f"{self.tasks}/{tid}/stat", "rb") as f:
+                    # The state follows the command's closing parenthesis.
+                    if f.read().rpartition(b")")[2][1:2] == b"R":
+                        return True
+            except FileNotFoundError:
+                continue
+        return False
+
+    def settled(self) -> float:
+        deadline = time.monotonic() + SETTLE_S
+        while self._running():
+            if time.monotonic() > deadline:
+                self.unsettled += 1
+                break
+            time.sleep(0)
+        return time.clock_gettime(self.clock)
+
+
 # --------------------------------------------------------------------------- the server process
 
 
@@ -88,10 +127,11 @@ def stamped_sim(client_pid: int) -> Any:
     it starts sending the answer (the client waits, idle) and when it has read the body whole."""
     from sim.anthropic import SimAnthropic
 
-    client_cpu = cpu_clock_of(client_pid)
+    client_cpu = ClientClock(client_pid)
 
     def stamp() -> tuple[float, float]:
-        return time.clock_gettime(time.CLOCK_MONOTONIC), time.clock_gettime(client_cpu)
+        # The wall time when the event happened; the CPU once the client has settled.
+        return time.clock_gettime(time.CLOCK_MONOTONIC), client_cpu.settled()
 
     class StampedSim(SimAnthropic):
         def __init__(self, **kwargs: Any) -> None:
@@ -121,7 +161,7 @@ def stamped_sim(client_pid: int) -> Any:
     return StampedSim(min_cache_tokens=1024, merge_consecutive_roles=True), client_cpu
 
 
-def sink(listener: socket.socket, client_cpu: int) -> None:
+def sink(listener: socket.socket, client_cpu: ClientClock) -> None:
     """The floor's far end: each message is an 8-byte length and that many bytes; once the
     last is read, the client's CPU clock goes back as 8 bytes."""
     while True:
@@ -139,7 +179,7 @@ def sink(listener: socket.socket, client_cpu: int) -> None:
                     if not got:
                         return
                     left -= got
-                conn.sendall(struct.pack("!d", time.clock_gettime(client_cpu)))
+                conn.sendall(struct.pack("!d", client_cpu.settled()))
 
 
 def serve(client_pid: int) -> None:
@@ -162,7 +202,7 @@ def serve(client_pid: int) -> None:
             deadline = time.monotonic() + 5
             while len(sim.reply_at) < len(sim.requests) and time.monotonic() < deadline:
                 time.sleep(0.001)
-            answer = report_of(sim)
+            answer = {**report_of(sim), "unsettled": client_cpu.unsettled}
         else:
             answer = {"error": f"unknown op {op!r}"}
         print(json.dumps(answer), file=out, flush=True)
@@ -272,6 +312,8 @@ def check_run(impl: str, report: dict[str, Any], out: dict[str, Any], n: int) ->
         raise BenchError(f"{impl}: the simulator answered non-200: {bad[:2]}")
     if len(statuses) != 3 or report["pending"] or None in report["reply_at"] or len(report["read_at"]) != 3:
         raise BenchError(f"{impl}: {len(statuses)} requests, {report['pending']} replies unused; expected 3 and 0")
+    if report["unsettled"]:
+        raise BenchError(f"{impl}: a client thread still ran {SETTLE_S} s after a stamp; its CPU reading is stale")
     last = report["fork_last_text"]
     if report["fork_last_role"] != "user" or PREAMBLE not in last or TASK_TEXT not in last:
         raise BenchError(f"{impl}: request 1 is not the fork's first request: {last[:120]}")
