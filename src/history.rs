@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn a_read_list_has_room_for_the_next_reads() {
-        let mut history: History = (0..1000).map(|i| Message::human(format!("m{i}"))).collect();
+        let history: History = (0..1000).map(|i| Message::human(format!("m{i}"))).collect();
         let capacity = |h: &History| {
             let head = h.head.as_ref().unwrap();
             head.list
