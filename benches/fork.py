@@ -20,7 +20,8 @@ Both implementations run side by side in this process:
   Reported: the fraction of the fork's first request that was read from the prompt cache,
   for a plain fork, a fork with its own ``system_prompt`` and a fork with narrower ``tools``.
 * ``native``: the fork start with the Anthropic model by name on both sides, timed at the
-  simulated server, where no LangChain ``invoke`` is inside our window (``fork_native.py``).
+  simulated server in a process of its own, where no LangChain ``invoke`` is inside our
+  window and the CPU is the client's alone (``fork_native.py``).
 
 Usage::
 

@@ -17,6 +17,9 @@ use parking_lot::Mutex;
 use crate::messages::Message;
 use crate::request_messages::Messages;
 
+/// Messages a read list has room for beyond those it holds (and an eighth more).
+const ROOM: usize = 16;
+
 struct Node {
     message: Arc<Message>,
     prev: Option<Arc<Node>>,
@@ -120,7 +123,13 @@ impl History {
         }
         let mut list = found.unwrap_or_default();
         let all = Arc::make_mut(&mut list);
-        all.reserve(after.len());
+        let needed = all.len() + after.len();
+        if all.capacity() < needed {
+            // With room for the next reads' messages: a list made to its exact length moved to
+            // a larger block on the next read, a fork's start or the next step, a copy of the
+            // whole history (80 KB at 10,000 messages) where the read costs its new messages.
+            all.reserve_exact(after.len() + needed / 8 + ROOM);
+        }
         all.extend(after.into_iter().rev().cloned());
         debug_assert_eq!(all.len(), head.len);
         *head.list.lock() = Some(list.clone());
@@ -246,6 +255,30 @@ mod tests {
         assert_eq!((held.len(), next.len()), (5, 6));
         assert_eq!(texts(&held), texts(&next[..5]));
         assert_eq!(History::new().messages().len(), 0);
+    }
+
+    #[test]
+    fn a_read_list_has_room_for_the_next_reads() {
+        let history: History = (0..1000).map(|i| Message::human(format!("m{i}"))).collect();
+        let capacity = |h: &History| {
+            let head = h.head.as_ref().unwrap();
+            head.list
+                .lock()
+                .as_ref()
+                .map(|l| (l.capacity(), l.as_ptr()))
+        };
+        drop(history.messages());
+        let (room, buffer) = capacity(&history).unwrap();
+        assert!(room > 1000, "{room}");
+        // A fork's read extends the same buffer (its caller's next read is then whole, as
+        // `a_read_extends_the_list_an_earlier_read_kept` shows), and so does its next step's.
+        let mut fork = history.clone();
+        fork.push(Message::human("task"));
+        drop(fork.messages());
+        assert_eq!(capacity(&fork).unwrap().1, buffer);
+        fork.push(Message::human("answer"));
+        drop(fork.messages());
+        assert_eq!(capacity(&fork).unwrap().1, buffer);
     }
 
     #[test]

@@ -16,6 +16,10 @@ use std::sync::{Arc, Weak};
 
 use crate::messages::Message;
 
+/// Messages a kept prefix has room for beyond those it was made with (and an eighth more):
+/// a few steps' worth.
+const ROOM: usize = 16;
+
 fn address(message: &Arc<Message>) -> usize {
     Arc::as_ptr(message) as usize
 }
@@ -155,9 +159,18 @@ impl<T> Prefixes<T> {
             return Vec::new();
         };
         let stamp = self.next_stamp();
+        // Room for the messages the next requests add: collected to their exact length, the
+        // first `update` (the next step, a fork's start) moved both lists to a larger block,
+        // a copy of the whole history each (two 80 KB copies per cache at 10,000 messages,
+        // in every fork's start).
+        let room = messages.len() + messages.len() / 8 + ROOM;
+        let mut kept = Vec::with_capacity(room);
+        kept.extend(messages.iter().map(Arc::downgrade));
+        let mut addresses = Vec::with_capacity(room);
+        addresses.extend(messages.iter().map(address));
         let prefix = Prefix {
-            messages: messages.iter().map(Arc::downgrade).collect(),
-            addresses: messages.iter().map(address).collect(),
+            messages: kept,
+            addresses,
             stamp,
             value,
         };
@@ -242,6 +255,31 @@ mod tests {
             prefixes.find(&other).map(|(v, f)| (*v, f.shared)),
             Some((2, 2))
         );
+    }
+
+    #[test]
+    fn a_kept_prefix_has_room_for_a_fork_and_the_next_steps() {
+        let mut prefixes: Prefixes<()> = Prefixes::default();
+        let parent = messages(1000);
+        prefixes.insert(&parent, ());
+        let buffers = |p: &Prefixes<()>| {
+            let kept = &p.by_first[&address(&parent[0])];
+            assert!(kept.messages.capacity() > kept.messages.len());
+            assert!(kept.addresses.capacity() > kept.addresses.len());
+            (kept.messages.as_ptr(), kept.addresses.as_ptr())
+        };
+        let before = buffers(&prefixes);
+        // The fork: the parent's messages but the last, then its task; then the parent's
+        // next step, two messages on.
+        let mut fork = parent[..999].to_vec();
+        fork.push(Arc::new(Message::human("task")));
+        let mut next = parent.clone();
+        next.extend(messages(2));
+        for request in [&fork, &next] {
+            let found = prefixes.find(request).unwrap().1;
+            assert!(prefixes.update(request, found, |_| request.len()));
+            assert_eq!(buffers(&prefixes), before, "extended in place, not moved");
+        }
     }
 
     #[test]
