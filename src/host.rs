@@ -80,23 +80,33 @@ impl PartialEq for HostValue {
 /// `datetime`, a lone surrogate, a nesting deeper than the core reads). The object goes back
 /// to the host in place of the view, but only while the view is the one it was made for: any
 /// change the core makes to the view (a new message, an edit) leaves the object behind.
+///
+/// Behind one shared pointer: every message and tool call has a place for one (rarely
+/// filled), and a conversation keeps every message, each as large as the largest kind.
 #[derive(Clone)]
-pub struct Origin {
-    pub object: HostValue,
+pub struct Origin(Arc<OriginParts>);
+
+struct OriginParts {
+    object: HostValue,
     fingerprint: u64,
 }
 
 impl Origin {
     pub fn new(object: HostValue, view: &impl serde::Serialize) -> Self {
-        Origin {
+        Origin(Arc::new(OriginParts {
             object,
             fingerprint: fingerprint(view),
-        }
+        }))
+    }
+
+    /// The host's object.
+    pub fn object(&self) -> &HostValue {
+        &self.0.object
     }
 
     /// Whether `view` is still the view this object was made for.
     pub fn matches(&self, view: &impl serde::Serialize) -> bool {
-        fingerprint(view) == self.fingerprint
+        fingerprint(view) == self.0.fingerprint
     }
 }
 

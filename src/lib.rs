@@ -33,6 +33,7 @@ modules!(
     providers,
     py_json,
     pyrepr,
+    rare_map,
     request_messages,
     run,
     stand_ins,
@@ -77,6 +78,8 @@ mod providers;
 mod py_json;
 #[cfg(any())]
 mod pyrepr;
+#[cfg(any())]
+mod rare_map;
 #[cfg(any())]
 mod request_messages;
 #[cfg(any())]

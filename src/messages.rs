@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::compact_map::CompactMap;
 use crate::host::{HostValue, Origin};
+use crate::rare_map::RareMap;
 
 /// Message content: a plain string, or a list of content blocks (LangChain allows both, and
 /// providers care about the difference only when blocks carry extra fields).
@@ -148,9 +149,9 @@ pub struct SystemMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub additional_kwargs: Map<String, Value>,
+    pub additional_kwargs: RareMap,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub response_metadata: Map<String, Value>,
+    pub response_metadata: RareMap,
     /// The host's own message this one was read from, when the reading was not exact.
     #[serde(skip)]
     pub origin: Option<Origin>,
@@ -164,9 +165,9 @@ pub struct HumanMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub additional_kwargs: Map<String, Value>,
+    pub additional_kwargs: RareMap,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub response_metadata: Map<String, Value>,
+    pub response_metadata: RareMap,
     /// The host's own message this one was read from, when the reading was not exact.
     #[serde(skip)]
     pub origin: Option<Origin>,
@@ -183,13 +184,15 @@ pub struct AiMessage {
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Boxed: every reply has one, but a `Usage` in place (80 bytes) would make every
+    /// message that large too (a `Message` is as large as its largest kind).
     #[serde(default)]
-    pub usage_metadata: Option<Usage>,
+    pub usage_metadata: Option<Box<Usage>>,
     /// Stored as its text: a conversation keeps every reply's (see `compact_map`).
     #[serde(default)]
     pub response_metadata: CompactMap,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub additional_kwargs: Map<String, Value>,
+    pub additional_kwargs: RareMap,
     /// The host's own message this one was read from, when the reading was not exact.
     #[serde(skip)]
     pub origin: Option<Origin>,
@@ -220,9 +223,9 @@ pub struct ToolMessage {
     #[serde(skip)]
     pub artifact_host: Option<HostValue>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub response_metadata: Map<String, Value>,
+    pub response_metadata: RareMap,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub additional_kwargs: Map<String, Value>,
+    pub additional_kwargs: RareMap,
     /// The host's own message this one was read from, when the reading was not exact.
     #[serde(skip)]
     pub origin: Option<Origin>,
@@ -248,8 +251,8 @@ impl ToolMessage {
             id: Some(crate::run::new_id()),
             artifact: None,
             artifact_host: None,
-            response_metadata: Map::new(),
-            additional_kwargs: Map::new(),
+            response_metadata: RareMap::new(),
+            additional_kwargs: RareMap::new(),
             origin: None,
             content_origin: None,
         }
@@ -396,8 +399,10 @@ mod tests {
         assert_eq!(absent.r#type, TOOL_CALL);
     }
 
-    /// A conversation keeps every message, each as large as the largest kind: the tool
-    /// message's rare artifact is boxed, so the AI message sets the size.
+    /// A conversation keeps every message, each as large as the largest kind: the rare
+    /// parts are out of line (the tool message's artifact, the maps that are usually empty,
+    /// the host's object, a reply's usage), so the AI message sets the size, and it is about
+    /// half of what the fields in place made it (336 bytes).
     #[test]
     fn a_message_is_as_large_as_an_ai_message() {
         eprintln!(
@@ -409,5 +414,6 @@ mod tests {
         );
         assert!(size_of::<ToolMessage>() <= size_of::<AiMessage>());
         assert!(size_of::<Message>() <= size_of::<AiMessage>() + 8);
+        assert!(size_of::<Message>() <= 176, "{}", size_of::<Message>());
     }
 }

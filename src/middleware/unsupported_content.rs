@@ -293,8 +293,8 @@ mod tests {
             id: None,
             artifact: None,
             artifact_host: None,
-            response_metadata: Map::new(),
-            additional_kwargs: kwargs,
+            response_metadata: Default::default(),
+            additional_kwargs: kwargs.into(),
             origin: None,
             content_origin: None,
         })

@@ -25,7 +25,7 @@ pub(crate) fn host_object<'py>(py: Python<'py>, value: &HostValue) -> Option<Bou
 }
 
 fn origin_object<'py>(py: Python<'py>, origin: &Origin) -> Option<Bound<'py, PyAny>> {
-    host_object(py, &origin.object)
+    host_object(py, origin.object())
 }
 
 fn keep(obj: &Bound<'_, PyAny>) -> HostValue {

@@ -370,7 +370,7 @@ fn tool_args<'py>(py: Python<'py>, args: &Value, ctx: &ToolContext) -> PyResult<
     match ctx
         .args_origin
         .as_ref()
-        .and_then(|o| host_object(py, &o.object))
+        .and_then(|o| host_object(py, o.object()))
     {
         Some(obj) => Ok(obj),
         None => Ok(pythonize::pythonize(py, args)?),

@@ -178,7 +178,7 @@ pub fn summary_message(summary: &str, file_path: Option<&str>) -> Message {
     kwargs.insert("lc_source".into(), json!("summarization"));
     Message::Human(HumanMessage {
         content: Content::Text(content),
-        additional_kwargs: kwargs,
+        additional_kwargs: kwargs.into(),
         ..Default::default()
     })
 }

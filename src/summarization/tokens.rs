@@ -411,10 +411,10 @@ mod tests {
                     let mut meta = Map::new();
                     meta.insert("model_provider".into(), json!("anthropic"));
                     ai.response_metadata = meta.into();
-                    ai.usage_metadata = Some(crate::messages::Usage {
+                    ai.usage_metadata = Some(Box::new(crate::messages::Usage {
                         total_tokens: 40 * i as u64,
                         ..Default::default()
-                    });
+                    }));
                     Message::Ai(ai)
                 })
             })

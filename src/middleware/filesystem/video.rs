@@ -111,7 +111,7 @@ pub(super) async fn read(
     kwargs.insert("read_file_tool_call_id".into(), json!(tool_call_id));
     output.write.after.push(Message::Human(HumanMessage {
         content: Content::Blocks(content),
-        additional_kwargs: kwargs,
+        additional_kwargs: kwargs.into(),
         ..Default::default()
     }));
     Ok(output)

@@ -51,7 +51,7 @@ fn pinned_message(skill: &Value, body: &str) -> Message {
         )
         .into(),
         id: Some(crate::run::new_id()),
-        additional_kwargs: kwargs,
+        additional_kwargs: kwargs.into(),
         ..Default::default()
     })
 }

@@ -255,9 +255,9 @@ pub(super) fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
         content: Content::Text(content.to_owned()),
         tool_calls,
         invalid_tool_calls: invalid,
-        usage_metadata: usage,
+        usage_metadata: usage.map(Box::new),
         response_metadata: meta.into(),
-        additional_kwargs: additional,
+        additional_kwargs: additional.into(),
         ..Default::default()
     })
 }

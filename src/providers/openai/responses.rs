@@ -429,7 +429,7 @@ pub(super) fn parse_response(data: Value) -> Result<AiMessage, ProviderError> {
             .get("id")
             .and_then(Value::as_str)
             .map(str::to_owned),
-        usage_metadata: usage,
+        usage_metadata: usage.map(Box::new),
         response_metadata: response_metadata(&response).into(),
         ..Default::default()
     })
