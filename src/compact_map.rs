@@ -56,8 +56,8 @@ impl CompactMap {
         }
     }
 
-    /// (For the tests: the core asks a map for its entries, never whether it has any.)
-    #[cfg(test)]
+    /// Whether it reads as `{}` (no text, no nulls to put back): the result messages of a
+    /// history make its dict directly.
     pub fn is_empty(&self) -> bool {
         self.text.is_empty() && self.nulls.is_none()
     }

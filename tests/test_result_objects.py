@@ -257,3 +257,81 @@ def test_a_made_messages_set_fields_are_left_to_no_collection() -> None:
         copy = m.model_copy()
         assert copy == m and copy.__pydantic_fields_set__ == m.__pydantic_fields_set__
         assert gc.is_tracked(copy.__pydantic_fields_set__)
+
+
+#: A case `from_core` takes (LangChain's constructor remakes invalid tool calls).
+_TAKEN_BY_FROM_CORE = {
+    "type": "ai",
+    "content": "x",
+    "id": "a",
+    "invalid_tool_calls": [{"name": "t", "args": "{", "id": "c"}],
+}
+
+
+def _collections_before_from_core(monkeypatch: pytest.MonkeyPatch, dicts: list[dict]) -> tuple[int, bool]:
+    """How many collections ran (every allocation collecting) from the call until the made
+    side's first ``from_core`` call (the made side runs first), and whether the collector
+    was on in that call."""
+    import gc
+
+    from deepagents_rs import _convert
+
+    starts = []
+    seen: list[tuple[int, bool]] = []
+    original = _convert.from_core
+
+    def from_core(d: dict) -> object:
+        if not seen:
+            seen.append((len(starts), gc.isenabled()))
+        return original(d)
+
+    def count(phase: str, _info: dict) -> None:
+        if phase == "start":
+            starts.append(1)
+
+    monkeypatch.setattr(_convert, "from_core", from_core)
+    threshold = gc.get_threshold()
+    gc.callbacks.append(count)
+    gc.set_threshold(1)
+    try:
+        _core._result_objects_for_tests(dicts)
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(count)
+    return seen[0]
+
+
+def test_the_collector_waits_while_a_long_result_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long history's messages are thousands of new containers, none garbage: the cyclic
+    collector is paused while the core makes them (one walk of them after, not one every 700
+    allocations), and on again for the Python code ``from_core`` runs."""
+    dicts = [{"type": kind, "content": kind, "id": f"{kind}-{i}"} for i in range(40) for kind in ("human", "ai")]
+    # Once first: the core's first result reads the classes (Python code).
+    _collections_before_from_core(monkeypatch, [_TAKEN_BY_FROM_CORE])
+    before, _ = _collections_before_from_core(monkeypatch, [_TAKEN_BY_FROM_CORE, *dicts])
+    collections, enabled = _collections_before_from_core(monkeypatch, [*dicts, _TAKEN_BY_FROM_CORE])
+    # Collecting at every allocation, the 80 messages made unpaused start some 140 more
+    # than the reading of the dicts before them.
+    assert collections - before < 10, (before, collections)
+    assert enabled
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_left_as_the_caller_had_it(monkeypatch: pytest.MonkeyPatch, enabled: bool) -> None:
+    """On or off before, the same after a result, and in ``from_core``'s Python code; after a
+    message refused midway (LangChain's error raised) too."""
+    import gc
+
+    from pydantic import ValidationError
+
+    made = [{"type": "human", "content": "h", "id": "h"}, {"type": "ai", "content": "a", "id": "a"}]
+    (gc.enable if enabled else gc.disable)()
+    try:
+        _, in_from_core = _collections_before_from_core(monkeypatch, [*made, _TAKEN_BY_FROM_CORE, *made])
+        assert in_from_core is enabled
+        assert gc.isenabled() is enabled
+        with pytest.raises(ValidationError):
+            _core._result_objects_for_tests([*made, REFUSED[0], *made])
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()

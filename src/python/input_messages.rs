@@ -128,25 +128,80 @@ struct Plain<'py> {
 
 /// The rule `_convert._plain_dict` applies: a dict of exactly `role` (one of the plain roles)
 /// and a str `content`.
+///
+/// A history's dicts are checked twice a run (`all_plain_messages`, then the reading): the
+/// two entries are read in one pass over the dict, and the keys and roles compared first by
+/// identity with the interned literals (a caller's literals are those very objects), not
+/// looked up by key through their wrappers (~370 instructions a dict before).
 fn plain<'py>(obj: &Bound<'py, PyAny>) -> Option<Plain<'py>> {
+    use pyo3::ffi;
     let py = obj.py();
     let dict = obj.cast_exact::<PyDict>().ok()?;
-    if dict.len() != 2 {
-        return None;
+    let (role_key, content_key) = (intern!(py, "role"), intern!(py, "content"));
+    let (mut role, mut content) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: `dict` is a live dict, not changed while read (no Python code runs here);
+    // `PyDict_Next` hands out borrowed references, used while `dict` holds them.
+    unsafe {
+        if ffi::PyDict_Size(dict.as_ptr()) != 2 {
+            return None;
+        }
+        let mut pos: ffi::Py_ssize_t = 0;
+        for _ in 0..2 {
+            let (mut key, mut value) = (std::ptr::null_mut(), std::ptr::null_mut());
+            if ffi::PyDict_Next(dict.as_ptr(), &mut pos, &mut key, &mut value) == 0 {
+                return None;
+            }
+            // A str equal to a literal (JSON's keys) is the same key. A key of another type,
+            // a str subclass among them, is looked up as the dict itself would.
+            let slot = if key == role_key.as_ptr() {
+                &mut role
+            } else if key == content_key.as_ptr() {
+                &mut content
+            } else if ffi::PyUnicode_CheckExact(key) == 0 {
+                return plain_looked_up(dict);
+            } else if ffi::PyUnicode_CompareWithASCIIString(key, c"role".as_ptr()) == 0 {
+                &mut role
+            } else if ffi::PyUnicode_CompareWithASCIIString(key, c"content".as_ptr()) == 0 {
+                &mut content
+            } else {
+                return None;
+            };
+            *slot = value;
+        }
+        if role.is_null() || content.is_null() || ffi::PyUnicode_Check(content) == 0 {
+            return None;
+        }
+        let kind = role_kind(&Bound::from_borrowed_ptr(py, role))?;
+        let content = Bound::from_borrowed_ptr(py, content).cast_into_unchecked::<PyString>();
+        Some(Plain { kind, content })
     }
+}
+
+/// `plain`'s rule through the dict's own lookups (a key that is not exactly a str).
+fn plain_looked_up<'py>(dict: &Bound<'py, PyDict>) -> Option<Plain<'py>> {
+    let py = dict.py();
     let role = dict.get_item(intern!(py, "role")).ok()??;
-    let kind = plain_kind(role.cast::<PyString>().ok()?)?;
-    let content = dict
-        .get_item(intern!(py, "content"))
-        .ok()??
-        .cast::<PyString>()
-        .ok()?
-        .clone();
+    let content = dict.get_item(intern!(py, "content")).ok()??;
+    let kind = role_kind(&role)?;
+    let content = content.cast_into::<PyString>().ok()?;
     Some(Plain { kind, content })
 }
 
-fn plain_kind(role: &Bound<'_, PyString>) -> Option<&'static str> {
-    Some(match role.to_str().ok()? {
+/// The core type of a plain role (a str, or a subclass of it).
+fn role_kind(role: &Bound<'_, PyAny>) -> Option<&'static str> {
+    let py = role.py();
+    // The caller's literals first, by identity.
+    let literals = [
+        (intern!(py, "user"), "human"),
+        (intern!(py, "assistant"), "ai"),
+        (intern!(py, "human"), "human"),
+        (intern!(py, "ai"), "ai"),
+        (intern!(py, "system"), "system"),
+    ];
+    if let Some((_, kind)) = literals.iter().find(|(literal, _)| role.is(literal)) {
+        return Some(kind);
+    }
+    Some(match role.cast::<PyString>().ok()?.to_str().ok()? {
         "user" | "human" => "human",
         "assistant" | "ai" => "ai",
         "system" => "system",

@@ -152,6 +152,11 @@ pub(super) fn map<'py>(
 
 /// An AI message's `response_metadata`, always in its dict.
 pub(super) fn compact_map<'py>(py: Python<'py>, map: &CompactMap) -> PyResult<Bound<'py, PyAny>> {
+    // A history's AI message has none: made directly, not through a JSON map and the
+    // serializer (~1,900 instructions an empty one).
+    if map.is_empty() {
+        return Ok(PyDict::new(py).into_any());
+    }
     to_py(py, map, false)
 }
 

@@ -28,13 +28,23 @@ use crate::messages::{Message, ToolStatus};
 /// One of LangChain's message classes as `_convert._plain_class` describes it.
 struct MessageClass {
     cls: Py<PyAny>,
-    /// The class's `__new__` slot: `cls.__new__(cls)` without the lookup and the call.
-    new: pyo3::ffi::newfunc,
+    /// How an instance is made, without a lookup or a call through Python.
+    instance: Instance,
     /// Its `__dict__` with every field `None` but `type`, in the order its validated
     /// `__dict__` holds them: a copy keeps the order and the table's size, so a message's
     /// writes are overwrites (no growing, no reordering).
     template: Py<PyDict>,
+    /// How pydantic's four attributes are set on an instance (`PYDANTIC_ATTRIBUTES`' order).
+    attributes: [Setter; 4],
 }
+
+/// What pydantic's `model_construct` sets on an instance with `object.__setattr__`, in order.
+const PYDANTIC_ATTRIBUTES: [&str; 4] = [
+    "__dict__",
+    "__pydantic_fields_set__",
+    "__pydantic_extra__",
+    "__pydantic_private__",
+];
 
 #[derive(Clone, Copy, PartialEq)]
 enum Field {
@@ -164,18 +174,20 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
                     _ => template.set_item(key, py.None())?,
                 }
             }
-            // SAFETY: `cls` is a live type object; `Py_tp_new` is a slot every type has (an
-            // instantiable class's is never null, checked all the same).
-            let new =
-                unsafe { pyo3::ffi::PyType_GetSlot(cls.as_ptr().cast(), pyo3::ffi::Py_tp_new) };
-            if new.is_null() {
+            let Some(instance) = Instance::of(&cls) else {
                 return Ok(None);
+            };
+            let mut attributes = Vec::with_capacity(PYDANTIC_ATTRIBUTES.len());
+            for name in PYDANTIC_ATTRIBUTES {
+                attributes.push(Setter::of(&cls, name)?);
             }
+            let attributes = match <[Setter; 4]>::try_from(attributes) {
+                Ok(setters) => setters,
+                Err(_) => return Ok(None),
+            };
             Ok(Some(MessageClass {
-                // SAFETY: the `Py_tp_new` slot holds a `newfunc`.
-                new: unsafe {
-                    std::mem::transmute::<*mut std::ffi::c_void, pyo3::ffi::newfunc>(new)
-                },
+                attributes,
+                instance,
                 cls: cls.unbind(),
                 template: template.unbind(),
             }))
@@ -360,46 +372,154 @@ impl Maker {
             }
         }
         let set = self.fields_set(py, values.set.get())?;
-        let cls = class.cls.bind(py);
-        // SAFETY: `new` is the class's own `__new__` slot, called as `cls.__new__(cls)` calls
-        // it: the class, an empty argument tuple, no keywords; it returns a new reference or
-        // null with an exception set.
-        let obj = unsafe {
-            let args = PyTuple::empty(py);
-            let made = (class.new)(cls.as_ptr().cast(), args.as_ptr(), std::ptr::null_mut());
-            Bound::from_owned_ptr_or_err(py, made)?
-        };
-        set_plain(&obj, intern!(py, "__dict__"), values.dict.as_any())?;
-        set_plain(&obj, intern!(py, "__pydantic_fields_set__"), set.as_any())?;
-        set_plain(
-            &obj,
-            intern!(py, "__pydantic_extra__"),
-            PyDict::new(py).as_any(),
-        )?;
-        set_plain(
-            &obj,
-            intern!(py, "__pydantic_private__"),
-            &py.None().into_bound(py),
-        )?;
+        let obj = class.instance.make(class.cls.bind(py))?;
+        let [dict, fields_set, extra, private] = &class.attributes;
+        dict.set(&obj, values.dict.as_any())?;
+        fields_set.set(&obj, set.as_any())?;
+        extra.set(&obj, PyDict::new(py).as_any())?;
+        private.set(&obj, &py.None().into_bound(py))?;
         Ok(Some(obj))
     }
 }
 
-/// `object.__setattr__(obj, name, value)` (pydantic's own `__setattr__` would validate and
-/// track the write) without the call: `object`'s slot itself, with no argument tuple and no
-/// name made per call, four times per message of a run's result.
-fn set_plain(
-    obj: &Bound<'_, PyAny>,
-    name: &Bound<'_, PyString>,
-    value: &Bound<'_, PyAny>,
-) -> PyResult<()> {
-    // SAFETY: the three pointers are live objects the caller holds for the whole call.
-    let status =
-        unsafe { pyo3::ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
-    if status == 0 {
-        Ok(())
-    } else {
-        Err(PyErr::fetch(obj.py()))
+/// How a message class's instance is made.
+#[derive(Clone, Copy)]
+enum Instance {
+    /// The class's `__new__` is `object.__new__`: its allocator, which is what `object.__new__`
+    /// calls, less the instance dict it then prepares. Pydantic replaces that dict at once
+    /// (`__dict__` set), and CPython 3.11 makes a real dict of the prepared values to throw it
+    /// away (a dict and a values array made and freed a message: ~600 instructions and one
+    /// allocation more toward the collector's count). A new instance with no dict is one whose
+    /// `__dict__` was deleted, a state CPython supports on every version (the dict is made
+    /// when one is first needed).
+    Alloc(pyo3::ffi::allocfunc),
+    /// Another `__new__`: called as `cls.__new__(cls)` calls it.
+    New(pyo3::ffi::newfunc),
+}
+
+impl Instance {
+    /// `None` for a class with neither slot (not instantiable).
+    fn of(cls: &Bound<'_, PyAny>) -> Option<Instance> {
+        use pyo3::ffi;
+        let slot = |ty: *mut ffi::PyTypeObject, slot| {
+            // SAFETY: `ty` is a live type object; `PyType_GetSlot` reads any type's slots
+            // (static types' too, since 3.10).
+            let found = unsafe { ffi::PyType_GetSlot(ty, slot) };
+            (!found.is_null()).then_some(found)
+        };
+        let ty = cls.as_ptr().cast::<ffi::PyTypeObject>();
+        // `object` itself, alive as long as the interpreter.
+        let object = std::ptr::addr_of_mut!(ffi::PyBaseObject_Type);
+        let new = slot(ty, ffi::Py_tp_new)?;
+        // `object.__new__` refuses an abstract class (its check, kept: such a class takes the
+        // call).
+        // SAFETY: `ty` is a live type object.
+        let is_abstract = unsafe { ffi::PyType_GetFlags(ty) } & ffi::Py_TPFLAGS_IS_ABSTRACT != 0;
+        if Some(new) == slot(object, ffi::Py_tp_new)
+            && !is_abstract
+            && let Some(alloc) = slot(ty, ffi::Py_tp_alloc)
+        {
+            // SAFETY: the `Py_tp_alloc` slot holds an `allocfunc`.
+            return Some(Instance::Alloc(unsafe {
+                std::mem::transmute::<*mut std::ffi::c_void, ffi::allocfunc>(alloc)
+            }));
+        }
+        // SAFETY: the `Py_tp_new` slot holds a `newfunc`.
+        Some(Instance::New(unsafe {
+            std::mem::transmute::<*mut std::ffi::c_void, ffi::newfunc>(new)
+        }))
+    }
+
+    /// A new instance of `cls` (the class this was read from), its `__dict__` to be set.
+    fn make<'py>(self, cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let ty = cls.as_ptr().cast();
+        // SAFETY: each is `cls`'s own slot, called as CPython calls it (`tp_alloc(type, 0)`
+        // as `object.__new__` does; `tp_new(type, (), NULL)` as `cls.__new__(cls)` does);
+        // either returns a new reference or null with an exception set.
+        unsafe {
+            let made = match self {
+                Instance::Alloc(alloc) => alloc(ty, 0),
+                Instance::New(new) => new(ty, PyTuple::empty(py).as_ptr(), std::ptr::null_mut()),
+            };
+            Bound::from_owned_ptr_or_err(py, made)
+        }
+    }
+}
+
+/// `object.__setattr__(obj, name, value)` for one attribute of a class (pydantic's own
+/// `__setattr__` would validate and track the write), four times per message of a run's
+/// result. Each is a data descriptor of the class (`__dict__`'s getset, the slots' members),
+/// which `object.__setattr__` looks up on the type and calls: called here directly, found
+/// once. A name found otherwise goes through `object`'s own slot.
+enum Setter {
+    Descriptor {
+        descr: Py<PyAny>,
+        set: pyo3::ffi::descrsetfunc,
+    },
+    Generic(Py<PyString>),
+}
+
+impl Setter {
+    fn of(cls: &Bound<'_, PyAny>, name: &str) -> PyResult<Setter> {
+        let py = cls.py();
+        let types = py.import("types")?;
+        let plain_kinds = [
+            types.getattr("GetSetDescriptorType")?,
+            types.getattr("MemberDescriptorType")?,
+        ];
+        // The type's attribute as `object.__setattr__` finds it: the first in the MRO.
+        let mut found = None;
+        for klass in cls.getattr(intern!(py, "__mro__"))?.try_iter()? {
+            if let Ok(d) = klass?.getattr(intern!(py, "__dict__"))?.get_item(name) {
+                found = Some(d);
+                break;
+            }
+        }
+        let generic = || Setter::Generic(PyString::intern(py, name).unbind());
+        let Some(descr) = found else {
+            return Ok(generic());
+        };
+        let kind = descr.get_type();
+        if !plain_kinds.iter().any(|k| k.is(&kind)) {
+            return Ok(generic());
+        }
+        // SAFETY: `kind` is a live type object (a static one: `PyType_GetSlot` reads those
+        // since 3.10).
+        let set =
+            unsafe { pyo3::ffi::PyType_GetSlot(kind.as_ptr().cast(), pyo3::ffi::Py_tp_descr_set) };
+        if set.is_null() {
+            return Ok(generic());
+        }
+        Ok(Setter::Descriptor {
+            descr: descr.unbind(),
+            // SAFETY: the `Py_tp_descr_set` slot holds a `descrsetfunc`.
+            set: unsafe {
+                std::mem::transmute::<*mut std::ffi::c_void, pyo3::ffi::descrsetfunc>(set)
+            },
+        })
+    }
+
+    fn set(&self, obj: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = obj.py();
+        // SAFETY: the pointers are live objects held for the whole call; the setter is the
+        // descriptor's own, called as `object.__setattr__` calls it (descriptor, instance,
+        // value), or `object`'s slot with the attribute's name.
+        let status = unsafe {
+            match self {
+                Setter::Descriptor { descr, set } => {
+                    set(descr.as_ptr(), obj.as_ptr(), value.as_ptr())
+                }
+                Setter::Generic(name) => {
+                    pyo3::ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr())
+                }
+            }
+        };
+        if status == 0 {
+            Ok(())
+        } else {
+            Err(PyErr::fetch(py))
+        }
     }
 }
 
@@ -416,6 +536,7 @@ pub(crate) fn message_objects<'py>(
     let from_core = py.import("deepagents_rs._convert")?.getattr("from_core")?;
     let list = PyList::empty(py);
     let mut made_here = 0;
+    let mut paused = CollectorPaused::start();
     for m in messages {
         if let Some(obj) = given.object_of(py, m) {
             list.append(obj)?;
@@ -428,13 +549,49 @@ pub(crate) fn message_objects<'py>(
         };
         match made {
             Some(obj) => list.append(obj)?,
-            None => list.append(from_core.call1((message_to_py(py, m)?,))?)?,
+            None => {
+                // Python code runs in `from_core` (other threads may too, meanwhile): the
+                // collector as the caller left it.
+                drop(paused);
+                list.append(from_core.call1((message_to_py(py, m)?,))?)?;
+                paused = CollectorPaused::start();
+            }
         }
     }
+    drop(paused);
     if made_here > 0 {
         note_making_thread(made_here);
     }
     Ok(list)
+}
+
+/// The cyclic collector paused while a result's messages are made here, and resumed as it
+/// was (`Drop`, on an error too; left off if the caller had turned it off).
+///
+/// A long history's result is thousands of new containers in one burst, no garbage among
+/// them: every 700 allocations a young collection walks the objects made since the last
+/// one, and every tenth a middle one walks them again, all found alive. Paused, the
+/// messages are walked once by the first young collection after the burst. No Python code
+/// runs while it is paused (the stretch makes objects only; `from_core` resumes it first),
+/// so no other thread sees the collector off.
+struct CollectorPaused(bool);
+
+impl CollectorPaused {
+    fn start() -> CollectorPaused {
+        // SAFETY: called with the GIL held (the caller holds a `Python` token); returns
+        // whether the collector was on.
+        CollectorPaused(unsafe { pyo3::ffi::PyGC_Disable() } != 0)
+    }
+}
+
+impl Drop for CollectorPaused {
+    fn drop(&mut self) {
+        if self.0 {
+            // SAFETY: the GIL is still held (the value never leaves the function that made
+            // it, which holds the token).
+            unsafe { pyo3::ffi::PyGC_Enable() };
+        }
+    }
 }
 
 /// The threads that made result messages (by `threading.get_ident()`) and how many each

@@ -6,6 +6,7 @@ surrogate as content is kept as given; other input forms beside them are unchang
 from __future__ import annotations
 
 import importlib
+import json
 import uuid
 from typing import Any
 
@@ -30,6 +31,12 @@ def _inputs() -> list[Any]:
         {"role": "user", "content": "with a name", "name": "ann"},
         ("user", "a tuple"),
         HumanMessage(content="an object", id="given-id"),
+        # Keys and roles equal to the literals but other objects (JSON's), the keys the
+        # other way round, a str subclass as key or as role: read as the dict's lookups read.
+        json.loads('{"role": "assistant", "content": "from JSON"}'),
+        {"content": "content first", "role": "system"},
+        {Text("role"): "user", "content": "a subclass key"},
+        {"role": Text("assistant"), "content": "a subclass role"},
         {"role": "user", "content": "last"},
     ]
 
