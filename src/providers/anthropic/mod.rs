@@ -6,6 +6,7 @@ mod kept_fields;
 mod kept_turns;
 mod messages;
 mod output_format;
+mod plain_blocks;
 pub mod profiles;
 pub mod request;
 pub mod response;
