@@ -76,6 +76,19 @@ pub fn write_map_repr<'a>(out: &mut String, items: impl Iterator<Item = (&'a Str
 /// quote; backslash escapes for the quote, backslash, `\t\n\r` and characters Python does not
 /// print.
 pub fn write_str_repr(out: &mut String, s: &str) {
+    // Most keys and values (a tool call's names, ids, arguments) are printable ASCII with
+    // neither quote nor backslash: their repr is the text in single quotes, copied whole
+    // rather than pushed character by character (the token counter prints every non-text
+    // block of each new message, a step's tool calls among them).
+    if s.bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'\\' && b != b'\'')
+    {
+        out.reserve(s.len() + 2);
+        out.push('\'');
+        out.push_str(s);
+        out.push('\'');
+        return;
+    }
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
     } else {

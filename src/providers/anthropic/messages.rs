@@ -5,10 +5,11 @@
 
 use serde_json::{Map, Value, json};
 
+use super::plain_blocks;
 use super::system_turns::{self, SystemContent};
 use super::v1_blocks;
 use crate::error::ModelError;
-use crate::messages::{AiMessage, Content, Message, ToolCall, ToolStatus};
+use crate::messages::{AiMessage, Content, Message, ToolCall, ToolMessage, ToolStatus};
 
 #[derive(PartialEq, Clone, Copy)]
 pub(super) enum Role {
@@ -38,6 +39,9 @@ enum Blocks {
     Text,
     /// The comma-joined blocks (none for an empty list).
     Joined(Box<str>),
+    /// A list's blocks: `json` without its brackets (compact JSON writes a list as its
+    /// items' comma-joined JSON in brackets), not kept twice.
+    Listed,
 }
 
 impl Encoded {
@@ -51,8 +55,28 @@ impl Encoded {
             }
             Blocks::Joined(blocks) if blocks.is_empty() => return false,
             Blocks::Joined(blocks) => out.extend_from_slice(blocks.as_bytes()),
+            Blocks::Listed => match self
+                .json
+                .strip_prefix('[')
+                .and_then(|j| j.strip_suffix(']'))
+            {
+                Some("") | None => return false,
+                Some(blocks) => out.extend_from_slice(blocks.as_bytes()),
+            },
         }
         true
+    }
+
+    /// The encoding of a list of content blocks written as JSON already (`[...]`): neither a
+    /// server tool's result nor empty unless there are none.
+    fn listed(role: Role, json: String) -> Encoded {
+        Encoded {
+            part: Part::Turn(role),
+            empty: json == "[]",
+            json: json.into(),
+            blocks: Blocks::Listed,
+            server_result_last: false,
+        }
     }
 
     /// A string content's encoding, escaped straight from the string.
@@ -97,35 +121,41 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
             Content::Text(text) => return Ok(Encoded::text(Role::User, text)),
             content => (Role::User, user_content(content)),
         },
-        Message::Tool(m) => {
-            let block = json!({
-                "type": "tool_result",
-                "content": tool_result_content(&m.content),
-                "tool_use_id": m.tool_call_id,
-                "is_error": m.status == ToolStatus::Error,
-            });
-            (Role::User, Value::Array(vec![block]))
-        }
+        Message::Tool(m) => match plain_blocks::tool_result(m) {
+            Some(block) => return Ok(Encoded::listed(Role::User, block)),
+            None => (Role::User, tool_result(m)),
+        },
         Message::Ai(m) => match &m.content {
             Content::Text(text) if m.tool_calls.is_empty() => {
                 return Ok(Encoded::text(Role::Assistant, text));
             }
-            _ => (Role::Assistant, assistant_content(m)),
+            _ => match plain_blocks::tool_calls_reply(m) {
+                Some(blocks) => return Ok(Encoded::listed(Role::Assistant, blocks)),
+                None => (Role::Assistant, assistant_content(m)),
+            },
         },
     };
+    encode_content(role, content)
+}
+
+/// A tool message's content: its one `tool_result` block.
+pub(super) fn tool_result(m: &ToolMessage) -> Value {
+    let block = json!({
+        "type": "tool_result",
+        "content": tool_result_content(&m.content),
+        "tool_use_id": m.tool_call_id,
+        "is_error": m.status == ToolStatus::Error,
+    });
+    Value::Array(vec![block])
+}
+
+/// A content built as a `Value`, encoded: the path of every message `plain_blocks` does not
+/// write itself.
+pub(super) fn encode_content(role: Role, content: Value) -> Result<Encoded, ModelError> {
     let json = to_json(&content)?;
     let blocks = match &content {
         Value::String(_) => Blocks::Text,
-        Value::Array(items) => {
-            let mut out = String::new();
-            for item in items {
-                if !out.is_empty() {
-                    out.push(',');
-                }
-                out.push_str(&to_json(item)?);
-            }
-            Blocks::Joined(out.into())
-        }
+        Value::Array(_) => Blocks::Listed,
         other => Blocks::Joined(to_json(other)?.into()),
     };
     Ok(Encoded {

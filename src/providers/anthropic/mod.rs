@@ -6,6 +6,7 @@ mod kept_fields;
 mod kept_turns;
 mod messages;
 mod output_format;
+mod plain_blocks;
 pub mod profiles;
 pub mod request;
 pub mod response;
@@ -125,7 +126,8 @@ fn with_beta(endpoint: &Endpoint, beta: &'static str) -> Endpoint {
 }
 
 pub struct AnthropicChat {
-    config: AnthropicConfig,
+    /// Shared: each call's future holds it (a copy was four strings and a map a call).
+    config: Arc<AnthropicConfig>,
     endpoint: Arc<Endpoint>,
     /// Each message's encoding and each conversation's turns as last sent, reused by every
     /// later step and fork that sends them again.
@@ -138,7 +140,7 @@ impl AnthropicChat {
     pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
         let endpoint = Arc::new(config.endpoint()?);
         Ok(AnthropicChat {
-            config,
+            config: Arc::new(config),
             endpoint,
             kept: Arc::default(),
             fields: Arc::default(),

@@ -170,7 +170,7 @@ pub(super) fn request_bytes(
         _ => Vec::new(),
     };
     let payload = crate::providers::to_pieces_spliced(
-        &crate::providers::sdk_order(body, KEY_ORDER),
+        &crate::providers::sdk_fields(body, KEY_ORDER),
         &raw,
         "messages",
         turns,

@@ -1,0 +1,132 @@
+"""Instructions a step costs on the tokio worker threads: callgrind, exact, whatever the load.
+
+Runs ``concurrency.py``'s agent (the full default stack, the Rust Anthropic client, the trivial
+``echo`` tool) against ``sim_async.py`` (no latency, in its own process) under
+``valgrind --tool=callgrind --separate-threads=yes`` twice: one warm-up conversation and then
+``1`` and then ``1 + --extra`` conversations of ``--steps`` steps. The difference between the
+two runs, divided by ``extra * steps``, is a step's cost with every one-time cost (start-up,
+the client's build, the first request's connection) removed. Threads whose profile holds the
+runtime's worker loop (``multi_thread::worker::run``) are the workers.
+
+Prints the instructions a step on the workers, and with ``--top N`` the N functions of most
+inclusive cost a step. Needs valgrind, and for function names a build with symbols (the
+release ``.so`` is stripped): ``maturin build --release --strip false``.
+
+Usage: ``python benches/worker_instructions.py [--steps 20] [--extra 2] [--top 0]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _drive(conversations: int) -> None:
+    """The profiled process: a warm-up conversation, then ``conversations`` more."""
+    sys.path.insert(0, HERE)
+    import concurrency
+
+    agent = concurrency._build("rs")
+    steps = int(os.environ["WORKER_INSTRUCTIONS_STEPS"])
+    for i in range(-1, conversations):
+        result = agent.invoke(concurrency._inputs(i, 0))
+        problem = concurrency._check(result, steps, 0)
+        if problem:
+            raise SystemExit(problem)
+
+
+def _worker_costs(prefix: str) -> tuple[int, collections.Counter[str]]:
+    """The worker threads' total and inclusive cost by function, from one run's files."""
+    total, by_function = 0, collections.Counter()
+    for path in sorted(glob.glob(prefix + "-*")):
+        with open(path) as f:
+            if "multi_thread::worker::run" not in f.read():
+                continue
+        out = subprocess.run(
+            ["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for line in out.splitlines():
+            m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*?)(?: \[[^\]]*\])?$", line)
+            if not m:
+                continue
+            n, name = int(m.group(1).replace(",", "")), m.group(2)
+            if name == "PROGRAM TOTALS":
+                total += n
+            else:
+                by_function[name.split(":", 1)[-1] if name.startswith(("???:", "/", ".")) else name] += n
+    return total, by_function
+
+
+def _run(conversations: int, steps: int, out_dir: str) -> tuple[int, collections.Counter[str]]:
+    server = subprocess.Popen(
+        [sys.executable, os.path.join(HERE, "sim_async.py"), "--port", "0", "--latency", "0", "--steps", str(steps)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        port = server.stdout.readline().split()[1]
+        env = dict(
+            os.environ,
+            ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}",
+            ANTHROPIC_API_KEY="sk-ant-bench",
+            WORKER_INSTRUCTIONS_STEPS=str(steps),
+        )
+        env.pop("ANTHROPIC_API_URL", None)
+        prefix = os.path.join(out_dir, f"run{conversations}")
+        subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--separate-threads=yes",
+                f"--callgrind-out-file={prefix}",
+                sys.executable,
+                __file__,
+                "--drive",
+                str(conversations),
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return _worker_costs(prefix)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--extra", type=int, default=2, help="conversations the second run adds")
+    parser.add_argument("--top", type=int, default=0, help="list the N costliest functions a step")
+    parser.add_argument("--drive", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.drive is not None:
+        _drive(args.drive)
+        return
+    with tempfile.TemporaryDirectory() as out_dir:
+        base_total, base = _run(1, args.steps, out_dir)
+        more_total, more = _run(1 + args.extra, args.steps, out_dir)
+    n = args.extra * args.steps
+    print(f"worker instructions a step: {(more_total - base_total) / n:,.0f}")
+    # The thread's and the runtime's own frames hold every step whole: left out of the list.
+    scaffolding = ("std::", "core::ops::function::", "tokio::runtime::", "start_thread", "clone")
+    per_step = {k: (more[k] - base[k]) / n for k in set(base) | set(more) if not k.startswith(scaffolding)}
+    for name, cost in sorted(per_step.items(), key=lambda kv: -kv[1])[: args.top]:
+        print(f"{cost:>10,.0f}  {name[:160]}")
+
+
+if __name__ == "__main__":
+    main()
