@@ -533,12 +533,12 @@ def test_a_message_the_run_writes_is_made_an_object_once(
     asynchronous: bool,
 ) -> None:
     """The object the thread graph's node writes (the checkpoint's) is the one the run's
-    result holds, as LangGraph's result holds its channel's: the core's dict of each message
-    the run wrote is made an object once, not once for the checkpoint and again for the
-    result."""
+    result holds, as LangGraph's result holds its channel's: each message the run wrote is
+    made an object once (by the core, `stream_payloads.rs`' `written_objects`), not once for
+    the checkpoint and again for the result, and never by ``from_core``."""
     from collections import Counter
 
-    from deepagents_rs import _convert
+    from deepagents_rs import _convert, _core
 
     made: Counter = Counter()
     from_core = _convert.from_core
@@ -552,11 +552,14 @@ def test_a_message_the_run_writes_is_made_an_object_once(
         model=ScriptedChatModel(script()), tools=[my_tool], checkpointer=InMemorySaver()
     )
     go = {"messages": [("user", "go")]}
+    # The core's record of the message objects it makes starts now (its first call).
+    _core._result_threads()
     out = asyncio.run(agent.ainvoke(go, THREAD)) if asynchronous else agent.invoke(go, THREAD)
     written = [m for m in out["messages"] if m.type != "human"]
     # The model's three replies and the three tool results of turn one.
     assert len(written) == 6
-    assert all(made[m.id] == 1 for m in written), made
+    assert all(made[m.id] == 0 for m in written), made
+    assert sum(n for _, n in _core._result_threads()) == len(written)
 
 
 def _task_view(task: Any) -> Any:

@@ -278,8 +278,10 @@ def full_config(
     return out
 
 
-def _messages(raw: list[dict], remove_all: bool, removed: list | None = None) -> list[Any]:
-    out = with_removals([_convert.from_core(m) for m in raw], removed)
+def _messages(raw: list[dict], remove_all: bool, removed: list | None = None, made: list | None = None) -> list[Any]:
+    """The write's messages as objects: ``made``, those the core made of ``raw`` (see
+    `_update`; copied: each reader of the item gets a list of its own), else made here."""
+    out = with_removals(made.copy() if made is not None else [_convert.from_core(m) for m in raw], removed)
     if remove_all:
         from langchain_core.messages import RemoveMessage
 
@@ -304,17 +306,28 @@ def with_removals(messages: list[Any], removed: list | None) -> list[Any]:
     return out
 
 
-def _update(payload: Any, core: bool) -> Any:
+def _update(payload: Any, core: Any) -> Any:
+    """A node's write as the core streams it (``core`` true: its messages as the core's
+    dicts) made LangGraph's. The core's stream gives as ``core`` a tuple of each write's
+    messages as the objects it made of them (`stream_payloads.rs`' `written_objects`), one
+    per write of a list; ``True`` from elsewhere (those are made here)."""
     if not core or payload is None:
         return payload
+    made = core if type(core) is tuple else None
     if isinstance(payload, list):
         # One node's several writes (the model step's reply and its middleware commands).
+        if made is not None:
+            return [_update_one(p, (m,)) for p, m in zip(payload, made, strict=True)]
         return [_update(p, True) for p in payload]
+    return _update_one(payload, made)
+
+
+def _update_one(payload: Any, made: tuple | None) -> Any:
     out = dict(payload)
     remove_all = out.pop("__remove_all__", False)
     removed = out.pop("__removed__", None)
     if "messages" in out:
-        out["messages"] = _messages(out["messages"], remove_all, removed)
+        out["messages"] = _messages(out["messages"], remove_all, removed, made[0] if made is not None else None)
     if "pinned_skills" in out:
         out["pinned_skills"] = _overwrite(out["pinned_skills"])
     return out

@@ -7,8 +7,10 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use super::convert::{host_object, message_to_py};
 use super::input_messages::GivenObjects;
+use super::result_objects::message_objects;
 use crate::events::{Event, EventKind, MessagePayload, Namespace, Route, Update};
 use crate::state::{MessagesDelta, StateDelta};
+use pyo3::IntoPyObjectExt;
 
 fn mode_name(kind: EventKind) -> &'static str {
     match kind {
@@ -78,6 +80,21 @@ fn messages_to_py(py: Python<'_>, out: &Bound<'_, PyDict>, delta: &StateDelta) -
     Ok(())
 }
 
+/// The messages of a node's write as the message objects the Python side streams and
+/// writes to the thread's channel (`_stream._update`), made by the core's result makers as
+/// `_convert.from_core` would make them of the write's dicts: in Python that was a
+/// third of a checkpointed step's calling-thread bytecode. `None` for a write without
+/// messages. No caller's objects are reused: the update shows each message made anew, as
+/// before.
+fn written_objects<'py>(py: Python<'py>, delta: &StateDelta) -> PyResult<Bound<'py, PyAny>> {
+    match &delta.messages {
+        MessagesDelta::None => Ok(py.None().into_bound(py)),
+        MessagesDelta::Append(m) | MessagesDelta::Replace(m) => {
+            Ok(message_objects(py, m, &GivenObjects::default())?.into_any())
+        }
+    }
+}
+
 /// LangGraph's metadata of a streamed message (the run config's metadata is merged in by
 /// the Python side).
 fn message_meta<'py>(
@@ -133,19 +150,31 @@ pub(super) fn event_to_py(
     let (kind, payload): (EventKind, Bound<'_, PyAny>) = match event {
         Event::Update { node, update } => {
             // The flag tells a core write (message dicts to shape) from a hook's own value.
+            // For a core write, the flag is the tuple of each write's messages as objects
+            // (`written_objects`), `True` for a write list with none.
             let (payload, core) = match update {
-                None => (py.None().into_bound(py), false),
-                Some(Update::Delta(delta)) => (delta_to_py(py, &delta)?.into_any(), true),
+                None => (py.None().into_bound(py), false.into_bound_py_any(py)?),
+                Some(Update::Delta(delta)) => (
+                    delta_to_py(py, &delta)?.into_any(),
+                    PyTuple::new(py, [written_objects(py, &delta)?])?.into_any(),
+                ),
                 Some(Update::Writes(writes)) => {
                     let list = PyList::empty(py);
+                    let mut objects = Vec::with_capacity(writes.len());
                     for w in &writes {
                         list.append(delta_to_py(py, w)?)?;
+                        objects.push(written_objects(py, w)?);
                     }
-                    (list.into_any(), true)
+                    let core = if objects.is_empty() {
+                        true.into_bound_py_any(py)?
+                    } else {
+                        PyTuple::new(py, objects)?.into_any()
+                    };
+                    (list.into_any(), core)
                 }
                 Some(Update::Host(value)) => (
                     host_object(py, &value).unwrap_or_else(|| py.None().into_bound(py)),
-                    false,
+                    false.into_bound_py_any(py)?,
                 ),
             };
             (
