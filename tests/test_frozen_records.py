@@ -9,8 +9,10 @@ import dataclasses
 from typing import Any
 
 import pytest
-from deepagents_rs import _plain_tool_calls
+from deepagents_rs import _core, _plain_tool_calls
 from deepagents_rs._frozen_records import Records
+from deepagents_rs._langgraph_private import PregelScratchpad
+from langgraph.runtime import ExecutionInfo, Runtime
 
 
 def _values(given: tuple[str, ...]) -> tuple:
@@ -26,12 +28,31 @@ def _same(made: Any, called: Any) -> None:
     assert repr(made) == repr(called)
 
 
-@pytest.mark.parametrize("name", ["execution_info", "runtime", "runtime_writing", "scratchpad"])
+#: The records a plain tool call makes (`_plain_tool_calls._langgraph`'s names), their classes
+#: and given fields.
+_RECORDS = {
+    "execution_info": (
+        ExecutionInfo,
+        ("checkpoint_id", "checkpoint_ns", "task_id", "thread_id", "run_id", "node_first_attempt_time"),
+    ),
+    "runtime": (Runtime, ("context", "store", "execution_info", "control")),
+    "runtime_writing": (Runtime, ("context", "store", "execution_info", "control", "stream_writer")),
+    "scratchpad": (
+        PregelScratchpad,
+        ("step", "stop", "call_counter", "interrupt_counter", "get_null_resume", "resume", "subgraph_counter"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_RECORDS))
 def test_a_record_is_what_its_class_makes(name: str) -> None:
-    records: Records = getattr(_plain_tool_calls._langgraph(), name)
-    assert records.setters is not None  # made without `__init__`
-    values = _values(records.given)
-    _same(records(*values), records.cls(**dict(zip(records.given, values, strict=True))))
+    cls, given = _RECORDS[name]
+    records = Records(cls, given)
+    # Made without `__init__`, by the core, and that maker is the one a tool call uses.
+    assert isinstance(records.maker, _core.SlotRecords)
+    assert isinstance(getattr(_plain_tool_calls._langgraph(), name), _core.SlotRecords)
+    values = _values(given)
+    _same(records.maker(*values), cls(**dict(zip(given, values, strict=True))))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +73,6 @@ class _Checked:
 @pytest.mark.parametrize("cls", [_Plain, _Checked])
 def test_a_class_it_cannot_stand_in_for_is_called(cls: type) -> None:
     records = Records(cls, ("a",))
-    assert records.setters is None
+    assert records.maker is records  # its own `__call__`: the class called
     value = object()
-    _same(records(value), cls(a=value))
+    _same(records.maker(value), cls(a=value))
