@@ -24,11 +24,6 @@ impl RareMap {
     pub fn new() -> Self {
         RareMap(None)
     }
-
-    /// The map itself, taken out (empty when it never had an entry).
-    pub fn into_map(self) -> Map<String, Value> {
-        self.0.map(|m| *m).unwrap_or_default()
-    }
 }
 
 impl Deref for RareMap {
@@ -103,7 +98,7 @@ mod tests {
             unreachable!("an object")
         };
         assert_eq!(written, RareMap::from(map.clone()));
-        assert_eq!(written.clone().into_map(), map);
+        assert_eq!(*written, map);
         // Emptied after a write, it equals the never-written one.
         written.clear();
         assert_eq!(written, empty);
