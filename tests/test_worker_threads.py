@@ -8,7 +8,10 @@ OS name of the thread it runs on, and the core records the call site of any GIL 
 made on a worker (``_core._gil_on_workers``). Through ``invoke``, ``ainvoke``, ``stream``
 and ``astream``, with a LangChain model and with the native client, no Python callable runs
 on a worker, and the core takes no GIL there at all: under ``ainvoke`` and ``astream`` a
-callback's coroutine is made, scheduled and read on the loop's own thread.
+callback's coroutine is made, scheduled and read on the loop's own thread. An exception a
+tool (sync or async), a ``wrap_tool_call`` hook or a backend raises is told apart where it
+was raised (whether it pauses the run, whether it is ``NotImplementedError``), so the core's
+questions about it on a worker take no GIL either.
 """
 
 from __future__ import annotations
@@ -279,3 +282,95 @@ def test_the_runtime_names_its_workers_apart() -> None:
     names = [p.read_text().strip() for p in Path("/proc/self/task").glob("*/comm")]
     assert WORKER in names
     assert dict(seen.calls)["tool"] == "dars-python"
+
+
+async def _aasks(question: str) -> str:
+    """Ask a human, asynchronously."""
+    from langgraph.types import interrupt
+
+    return f"human said {interrupt({'question': question})}"
+
+
+async def _aexplodes(text: str) -> str:
+    """Fail, asynchronously."""
+    raise ValueError(f"bad value {text}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("tool", "args", "raised"),
+    [
+        pytest.param(_aasks, {"question": "ok?"}, "GraphInterrupt", id="interrupt"),
+        pytest.param(_aexplodes, {"text": "x"}, "ValueError", id="error"),
+    ],
+)
+def test_an_async_tools_exception_is_told_apart_on_the_loop(
+    mode: str, tool: Callable[..., Any], args: dict[str, str], raised: str
+) -> None:
+    """An async tool's coroutine (awaited on the run's loop, the private one under ``invoke``)
+    raises there: told apart on the loop's thread, as a sync tool's is on the drainer."""
+    model = ScriptedChatModel([ai_tool_calls((tool.__name__, args)), AIMessage(content="done")])
+    agent = create_deep_agent(model=model, tools=[tool])
+    _core._gil_on_workers()
+    with pytest.raises(Exception) as info:
+        _run(agent, mode)
+    assert type(info.value).__name__ == raised
+    assert _core._gil_on_workers() == []
+
+
+def _raising_wrapper(how: str) -> AgentMiddleware:
+    def fail() -> None:
+        if how == "interrupt":
+            from langgraph.types import interrupt
+
+            interrupt({"question": "may I?"})
+        raise ValueError("the wrapper refuses")
+
+    class Refuse(AgentMiddleware):
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            fail()
+
+        async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+            fail()
+
+    return Refuse()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("how", "raised"), [("interrupt", "GraphInterrupt"), ("error", "ValueError")])
+def test_a_tool_wrappers_exception_is_told_apart_off_the_workers(mode: str, how: str, raised: str) -> None:
+    """A ``wrap_tool_call`` middleware that raises (or calls ``interrupt()``): its exception is
+    told apart where the hook ran (the drainer, or the loop's thread under ``ainvoke``)."""
+    seen = Seen()
+    model = ScriptedChatModel([ai_tool_calls(("echo", {"text": "a"})), AIMessage(content="done")])
+    agent = create_deep_agent(model=model, tools=_tools(seen)[:1], middleware=[_raising_wrapper(how)])
+    _core._gil_on_workers()
+    with pytest.raises(Exception) as info:
+        _run(agent, mode)
+    assert type(info.value).__name__ == raised
+    assert _core._gil_on_workers() == []
+
+
+class NoDeleteBackend(WatchedBackend):
+    """A user's backend whose ``delete`` raises ``NotImplementedError``."""
+
+    def delete(self, path: str) -> Any:
+        self.seen.note("delete")
+        raise NotImplementedError("no deleting here")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_backends_not_implemented_is_told_apart_off_the_workers(mode: str) -> None:
+    """A routed backend raising ``NotImplementedError`` from ``delete``: the composite answers
+    deepagents' refusal, having been told the kind where the backend ran."""
+    from deepagents_rs.backends import CompositeBackend, StateBackend
+
+    seen = Seen()
+    model = ScriptedChatModel([ai_tool_calls(("delete", {"file_path": "/u/notes.txt"})), AIMessage(content="done")])
+    backend = CompositeBackend(default=StateBackend(), routes={"/u/": NoDeleteBackend(seen)})
+    agent = create_deep_agent(model=model, backend=backend)
+    _core._gil_on_workers()
+    messages = _run(agent, mode)
+    assert "delete" in seen.kinds()
+    assert messages[2].content == "Error: deletion is not supported for '/u/notes.txt'."
+    assert _core._gil_on_workers() == []

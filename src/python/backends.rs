@@ -11,6 +11,7 @@ use pyo3::types::PyDict;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use super::errors::Raised;
 use super::host::{PyHost, await_coroutine_then, call_in_context};
 use crate::error::BoxError;
 use crate::files::backend::*;
@@ -72,15 +73,20 @@ impl PyBackend {
                 _ => {
                     let run_host = cx.host.clone();
                     super::python_calls::call(move |py| {
-                        let host = PyHost::from_context(&run_host);
-                        let args = op_args(py, op, &args, &files, host)?;
-                        op_result(&call_in_context(py, host, adapter.bind(py), "call", args)?)
+                        let call = || {
+                            let host = PyHost::from_context(&run_host);
+                            let args = op_args(py, op, &args, &files, host)?;
+                            op_result(&call_in_context(py, host, adapter.bind(py), "call", args)?)
+                        };
+                        call().map_err(|e| Raised::new(py, e))
                     })
                     .await
                     .map_err(|e| Box::new(e) as BoxError)?
                 }
             }
-            .map_err(|e| Box::new(e) as BoxError)?;
+            // Told apart where it was raised (`Raised`): a composite asks a route's
+            // `delete` whether it is unsupported on a tokio worker.
+            .map_err(|e: Raised| Box::new(e) as BoxError)?;
             if let Some(update) = update {
                 cx.send(update);
             }
@@ -313,13 +319,11 @@ fn composite_from_py(
     }))
 }
 
-/// Whether a backend call failed with Python's `NotImplementedError`.
+/// Whether a backend call failed with Python's `NotImplementedError`: told where it was
+/// raised (`PyBackend::op`), read here on a tokio worker without the GIL.
 fn raised_not_implemented(e: &BoxError) -> bool {
-    e.downcast_ref::<PyErr>().is_some_and(|e| {
-        super::runtime_threads::attach(|py| {
-            e.is_instance_of::<pyo3::exceptions::PyNotImplementedError>(py)
-        })
-    })
+    e.downcast_ref::<Raised>()
+        .is_some_and(|e| e.not_implemented)
 }
 
 /// The `FilesystemMiddleware` entry from `deepagents_rs._backend_adapter.fs_config(...)`.

@@ -13,21 +13,63 @@ fn original(source: &BoxError) -> Option<PyErr> {
     py_err(source).map(|e| super::runtime_threads::attach(|py| e.clone_ref(py)))
 }
 
-/// A Python exception a tool raised, told apart where it was raised (on the thread holding
-/// the GIL): whether it is LangGraph's `GraphInterrupt`. The core asks whether a tool's
-/// error pauses the run (`crate::error::set_pause_test`) on the tokio worker that awaited
-/// the call; with the answer carried here it reads a flag there instead of taking the GIL
-/// on the worker (which stalls every run scheduled on it while the GIL is busy).
+/// A Python exception a tool, a tool wrapper or a backend raised, told apart where it was
+/// raised (on the thread holding the GIL: the drainer, or the loop's thread for a
+/// coroutine): whether it is LangGraph's `GraphInterrupt`, or Python's
+/// `NotImplementedError`. The core asks whether a tool's error pauses the run
+/// (`crate::error::set_pause_test`) on the tokio worker that awaited the call, and a composite
+/// backend whether a route's `delete` is unsupported; with the answers carried here it reads
+/// a flag there instead of taking the GIL on the worker (which stalls every run scheduled on
+/// it while the GIL is busy).
 #[derive(Debug)]
 pub(crate) struct Raised {
     pub(crate) error: PyErr,
     pub(crate) pauses: bool,
+    pub(crate) not_implemented: bool,
 }
 
 impl Raised {
     pub(crate) fn new(py: Python<'_>, error: PyErr) -> Self {
         let pauses = super::tools::is_graph_interrupt(py, &error);
-        Raised { error, pauses }
+        let not_implemented = error.is_instance_of::<pyo3::exceptions::PyNotImplementedError>(py);
+        Raised {
+            error,
+            pauses,
+            not_implemented,
+        }
+    }
+}
+
+/// The error a host call's awaiter gets: made where the exception is caught, holding the GIL
+/// (`raised`), or without it for a call that never ran to the end (`lost`: the loop or the
+/// drainer dropped it, a cancellation, of no kind to tell apart). A `PyErr` as it is, or a
+/// `Raised` told apart.
+pub(crate) trait HostError: Send + 'static {
+    fn raised(py: Python<'_>, error: PyErr) -> Self;
+    fn lost(error: PyErr) -> Self;
+}
+
+impl HostError for PyErr {
+    fn raised(_: Python<'_>, error: PyErr) -> Self {
+        error
+    }
+
+    fn lost(error: PyErr) -> Self {
+        error
+    }
+}
+
+impl HostError for Raised {
+    fn raised(py: Python<'_>, error: PyErr) -> Self {
+        Raised::new(py, error)
+    }
+
+    fn lost(error: PyErr) -> Self {
+        Raised {
+            error,
+            pauses: false,
+            not_implemented: false,
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3_async_runtimes::TaskLocals;
 
+use super::errors::HostError;
 use super::loop_inbox::{Inbox, LoopInbox};
 use crate::tools::HostContext;
 
@@ -136,11 +137,16 @@ impl PyHost {
 /// the loop's own thread, its result read there by `convert` when the task is done
 /// (`super::loop_inbox`). Dropping the returned future cancels the task, so an abandoned run
 /// leaves nothing running behind it.
-pub(crate) async fn await_coroutine_then<F, C, T>(host: &PyHost, make: F, convert: C) -> PyResult<T>
+pub(crate) async fn await_coroutine_then<F, C, T, E>(
+    host: &PyHost,
+    make: F,
+    convert: C,
+) -> Result<T, E>
 where
     F: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
     C: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
     T: Send + 'static,
+    E: HostError,
 {
     super::loop_inbox::await_on_loop(&host.inbox, &host.locals, make, convert).await
 }
@@ -188,19 +194,20 @@ where
 
 /// `call_adapter`, its result read by `convert` with the GIL held off the tokio workers: in
 /// the same Python call under `invoke`, on the loop's thread when the coroutine is done
-/// under `ainvoke`.
-pub(crate) async fn call_adapter_then<A, F, C, T>(
+/// under `ainvoke`; its exception made the caller's error (`HostError`) there too.
+pub(crate) async fn call_adapter_then<A, F, C, T, E>(
     adapter: A,
     host: HostContext,
     method: &'static str,
     args: F,
     convert: C,
-) -> PyResult<T>
+) -> Result<T, E>
 where
     A: Borrow<Py<PyAny>> + Send + 'static,
     F: for<'py> FnOnce(Python<'py>, bool) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
     C: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
     T: Send + 'static,
+    E: HostError,
 {
     match PyHost::from_context(&host).filter(|h| h.is_async) {
         Some(h) => {
@@ -217,14 +224,16 @@ where
             )
             .await
         }
-        None => {
-            super::python_calls::call(move |py| {
+        None => super::python_calls::call(move |py| {
+            let call = || {
                 let args = args(py, false)?;
                 let host = PyHost::from_context(&host);
                 let adapter = adapter.borrow().bind(py);
                 convert(&call_in_context(py, host, adapter, method, args)?)
-            })
-            .await?
-        }
+            };
+            call().map_err(|e| E::raised(py, e))
+        })
+        .await
+        .unwrap_or_else(|lost| Err(E::lost(lost.into()))),
     }
 }

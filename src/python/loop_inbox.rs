@@ -21,6 +21,7 @@ use pyo3_async_runtimes::TaskLocals;
 use tokio::sync::oneshot;
 
 use super::call_timing::{self, Counter};
+use super::errors::HostError;
 
 /// Work for the loop's thread, run with the GIL it holds.
 type Job = Box<dyn for<'py> FnOnce(Python<'py>) + Send>;
@@ -248,19 +249,21 @@ where
 
 /// Awaits the coroutine `make` returns as a task on the loop of `locals`, its result read by
 /// `convert`: both run on the loop's thread, so the awaiting tokio worker never takes the
-/// GIL. Dropping the returned future cancels the task.
-pub(crate) async fn await_on_loop<M, C, T>(
+/// GIL. An exception is made the awaiter's error there too (`HostError::raised`: a `Raised`
+/// is told apart holding the GIL). Dropping the returned future cancels the task.
+pub(crate) async fn await_on_loop<M, C, T, E>(
     inbox: &Inbox,
     locals: &TaskLocals,
     make: M,
     convert: C,
-) -> PyResult<T>
+) -> Result<T, E>
 where
     M: for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
     C: for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T> + Send + 'static,
     T: Send + 'static,
+    E: HostError,
 {
-    let (tx, rx) = oneshot::channel::<PyResult<T>>();
+    let (tx, rx) = oneshot::channel::<Result<T, E>>();
     let slot = Arc::new(TaskSlot::default());
     let mut guard = CancelOnDrop {
         slot: Some(slot.clone()),
@@ -274,7 +277,7 @@ where
         let task = match start_task(py, &locals, make) {
             Ok(task) => task,
             Err(e) => {
-                let _ = tx.send(Err(e));
+                let _ = tx.send(Err(E::raised(py, e)));
                 return;
             }
         };
@@ -284,7 +287,7 @@ where
                 slot.task.lock().take();
                 let out = task.call_method0("result").and_then(|r| convert(&r));
                 // The awaiter may be gone (cancelled): nobody to tell.
-                let _ = tx.send(out);
+                let _ = tx.send(out.map_err(|e| E::raised(task.py(), e)));
             },
         ))));
         if let Err(e) = task.call_method1("add_done_callback", (done,)) {
@@ -296,9 +299,9 @@ where
     let out = rx.await;
     guard.slot = None;
     out.unwrap_or_else(|_| {
-        Err(pyo3::exceptions::asyncio::CancelledError::new_err(
+        Err(E::lost(pyo3::exceptions::asyncio::CancelledError::new_err(
             "the event loop dropped the call",
-        ))
+        )))
     })
 }
 

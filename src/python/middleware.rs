@@ -73,7 +73,9 @@ fn host_err(e: PyErr) -> Error {
     Error::Model(super::errors::host_model_error(e))
 }
 
-fn fatal(e: PyErr) -> ToolError {
+/// A tool wrapper's exception, told apart where it was raised (`Raised`): the core asks
+/// whether it pauses the run on a tokio worker.
+fn fatal(e: super::errors::Raised) -> ToolError {
     ToolError::Fatal(Box::new(e) as BoxError)
 }
 

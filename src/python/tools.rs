@@ -76,9 +76,9 @@ impl PyTool {
 }
 
 /// The core's pause test (`crate::error::set_pause_test`): the host raised LangGraph's
-/// `GraphInterrupt`. A tool's exception was told apart where it was raised (`Raised`): asked
-/// on a tokio worker, this reads its flag. Only an exception raised elsewhere (a middleware's
-/// hook, an async tool's coroutine) takes the GIL to be asked.
+/// `GraphInterrupt`. A tool's exception, sync or async, and a tool wrapper's were told apart
+/// where they were raised (`Raised`): asked on a tokio worker, this reads the flag. Only a
+/// bare `PyErr` made elsewhere takes the GIL to be asked.
 pub(crate) fn is_pause_error(error: &BoxError) -> bool {
     if let Some(raised) = error.downcast_ref::<Raised>() {
         return raised.pauses;
@@ -458,7 +458,8 @@ impl Tool for PyTool {
                     output_from_py,
                 )
                 .await
-                .map_err(fatal),
+                // Told apart on the loop's thread (`Raised`).
+                .map_err(|e: Raised| ToolError::Fatal(Box::new(e))),
                 _ => {
                     if !ctx.run.namespace.is_empty() && host.is_some() {
                         wait_for_graph(&ctx).await?;
