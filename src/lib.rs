@@ -42,6 +42,7 @@ modules!(
     subagents,
     summarization,
     tools,
+    usage_sum,
 );
 
 // `cargo fmt` formats the modules it finds declared, and it does not look inside macro
@@ -96,6 +97,8 @@ mod subagents;
 mod summarization;
 #[cfg(any())]
 mod tools;
+#[cfg(any())]
+mod usage_sum;
 
 #[cfg(test)]
 mod heap_count;

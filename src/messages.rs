@@ -121,28 +121,6 @@ pub struct Usage {
     pub output_token_details: Option<CompactMap>,
 }
 
-impl Usage {
-    /// Adds another call's usage, summing every numeric detail.
-    pub fn add(&mut self, other: &Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.total_tokens += other.total_tokens;
-        merge_details(&mut self.input_token_details, &other.input_token_details);
-        merge_details(&mut self.output_token_details, &other.output_token_details);
-    }
-}
-
-fn merge_details(into: &mut Option<CompactMap>, from: &Option<CompactMap>) {
-    let Some(from) = from else { return };
-    let mut sum = into.as_ref().map(CompactMap::to_map).unwrap_or_default();
-    for (k, v) in from.to_map() {
-        let add = v.as_u64().unwrap_or(0);
-        let cur = sum.get(&k).and_then(Value::as_u64).unwrap_or(0);
-        sum.insert(k, Value::from(cur + add));
-    }
-    *into = Some(CompactMap::from(sum));
-}
-
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SystemMessage {
     pub content: Content,

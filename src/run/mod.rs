@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::events::{Emitter, TraceContext};
-use crate::messages::Usage;
 use crate::state::{AgentState, StateDelta};
 use crate::structured::StructuredOutput;
 use crate::tools::HostContext;
+use crate::usage_sum::UsageSum;
 pub use resumes::{SubagentResume, SubagentResumes};
 
 /// deepagents configures its graph with this limit.
@@ -163,7 +163,7 @@ pub struct RunReport {
     /// Model calls made by this agent itself.
     pub model_calls: u64,
     /// Usage of every model call of the run, subagents' included.
-    pub usage: Usage,
+    pub usage: UsageSum,
 }
 
 pub fn new_id() -> String {

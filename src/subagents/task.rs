@@ -22,6 +22,7 @@ use crate::tools::{
     CallPlace, Spawner, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, call_index,
     call_task_id,
 };
+use crate::usage_sum::UsageSum;
 
 pub struct TaskTool {
     spec: ToolSpec,
@@ -245,7 +246,7 @@ async fn run_child(
         state.messages.to_vec(),
         (state.files, state.files_host),
         render(state.structured_rendered, state.structured_response),
-        Some(report.usage),
+        Some(report.usage.usage()),
         changed,
     ))
 }
@@ -563,12 +564,13 @@ async fn run_subagent(
                 Some(f) => (Arc::new(f.entries), Arc::new(f.host)),
                 None => (run.files.clone(), run.files_host.clone()),
             };
-            let mut usage = Usage::default();
+            let mut usage = UsageSum::default();
             for m in &out.messages {
                 if let Some(u) = m.as_ai().and_then(|ai| ai.usage_metadata.as_ref()) {
                     usage.add(u);
                 }
             }
+            let usage = usage.usage();
             let messages = out.messages.into_iter().map(Arc::new).collect();
             (messages, files, Some(out.result), Some(usage), Extra::new())
         }

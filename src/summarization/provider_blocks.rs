@@ -19,7 +19,7 @@ use crate::pyrepr::truthy;
 /// A shape LangChain's reader cannot read is the exception it raises.
 pub(super) fn translate(message: &AiMessage) -> Option<Result<Vec<Value>, Builtin>> {
     let provider = message.response_metadata.get_str("model_provider")?;
-    match provider.as_str() {
+    match &*provider {
         "google_genai" | "google_vertexai" => Some(genai(message)),
         "bedrock_converse" => Some(converse(message)),
         "anthropic" => Some(super::anthropic_blocks::anthropic(message)),

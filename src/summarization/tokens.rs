@@ -6,6 +6,7 @@
 //! message's address (as the Python objects of messages are): a step measures only its new
 //! messages, however long the conversation.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
@@ -201,8 +202,9 @@ impl Running {
         if let Message::Ai(ai) = message {
             let p = ai.response_metadata.get_str("model_provider");
             match &self.provider {
-                None | Some(None) => self.provider = Some(p),
-                Some(seen) if *seen != p => self.mixed = true,
+                // Owned once, when first seen; later replies are compared borrowed.
+                None | Some(None) => self.provider = Some(p.map(Cow::into_owned)),
+                Some(seen) if seen.as_deref() != p.as_deref() => self.mixed = true,
                 Some(_) => {}
             }
             if let Some(u) = &ai.usage_metadata {
