@@ -250,20 +250,36 @@ def _explodes(text: str) -> str:
     raise ValueError(f"bad value {text}")
 
 
+async def _aasks(question: str) -> str:
+    """Ask a human, asynchronously."""
+    from langgraph.types import interrupt
+
+    return f"human said {interrupt({'question': question})}"
+
+
+async def _aexplodes(text: str) -> str:
+    """Fail, asynchronously."""
+    raise ValueError(f"bad value {text}")
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("tool", "args", "raised"),
     [
         pytest.param(_asks, {"question": "ok?"}, "GraphInterrupt", id="interrupt"),
         pytest.param(_explodes, {"text": "x"}, "ValueError", id="error"),
+        pytest.param(_aasks, {"question": "ok?"}, "GraphInterrupt", id="async-interrupt"),
+        pytest.param(_aexplodes, {"text": "x"}, "ValueError", id="async-error"),
     ],
 )
 def test_a_tools_exception_is_told_apart_off_the_workers(
-    mode: str, tool: Callable[..., str], args: dict[str, str], raised: str
+    mode: str, tool: Callable[..., Any], args: dict[str, str], raised: str
 ) -> None:
-    """Whether a sync tool's exception pauses the run (LangGraph's interrupt) is asked on the
-    tokio worker that awaited the call; it was told where the exception was raised, holding
-    the GIL (``errors.rs``' ``Raised``), so no GIL is taken on the worker for it."""
+    """Whether a tool's exception pauses the run (LangGraph's interrupt) is asked on the tokio
+    worker that awaited the call; it was told where the exception was raised, holding the GIL
+    (``errors.rs``' ``Raised``): on the drainer for a sync tool, on the run's loop (the private
+    one under ``invoke``) for an async tool's coroutine. So no GIL is taken on the worker for
+    it."""
     model = ScriptedChatModel([ai_tool_calls((tool.__name__, args)), AIMessage(content="done")])
     agent = create_deep_agent(model=model, tools=[tool])
     _core._gil_on_workers()
@@ -282,40 +298,6 @@ def test_the_runtime_names_its_workers_apart() -> None:
     names = [p.read_text().strip() for p in Path("/proc/self/task").glob("*/comm")]
     assert WORKER in names
     assert dict(seen.calls)["tool"] == "dars-python"
-
-
-async def _aasks(question: str) -> str:
-    """Ask a human, asynchronously."""
-    from langgraph.types import interrupt
-
-    return f"human said {interrupt({'question': question})}"
-
-
-async def _aexplodes(text: str) -> str:
-    """Fail, asynchronously."""
-    raise ValueError(f"bad value {text}")
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(
-    ("tool", "args", "raised"),
-    [
-        pytest.param(_aasks, {"question": "ok?"}, "GraphInterrupt", id="interrupt"),
-        pytest.param(_aexplodes, {"text": "x"}, "ValueError", id="error"),
-    ],
-)
-def test_an_async_tools_exception_is_told_apart_on_the_loop(
-    mode: str, tool: Callable[..., Any], args: dict[str, str], raised: str
-) -> None:
-    """An async tool's coroutine (awaited on the run's loop, the private one under ``invoke``)
-    raises there: told apart on the loop's thread, as a sync tool's is on the drainer."""
-    model = ScriptedChatModel([ai_tool_calls((tool.__name__, args)), AIMessage(content="done")])
-    agent = create_deep_agent(model=model, tools=[tool])
-    _core._gil_on_workers()
-    with pytest.raises(Exception) as info:
-        _run(agent, mode)
-    assert type(info.value).__name__ == raised
-    assert _core._gil_on_workers() == []
 
 
 def _raising_wrapper(how: str) -> AgentMiddleware:
