@@ -91,14 +91,8 @@ pub(crate) fn reply_metadata(reply: Map<String, Value>, fill: bool) -> Map<Strin
 
 /// A reply's metadata as kept (`reply_metadata(.., false)`): what reading it puts back.
 pub(crate) static REPLY_NULLS: NullFields = NullFields {
-    declared,
     fill: |lean| reply_metadata(lean, true),
 };
-
-/// Whether `key` is a field `model_dump` gives every reply (null when the reply has none).
-fn declared(key: &str) -> bool {
-    MESSAGE.iter().any(|(k, _)| *k == key)
-}
 
 fn dump(mut map: Map<String, Value>, model: &[Field], fill: bool) -> Map<String, Value> {
     let mut out = Map::with_capacity(if fill { model.len() } else { 0 } + map.len());
@@ -223,7 +217,7 @@ mod tests {
         assert_eq!(json(&kept), text(&full));
         assert_eq!(kept, plain);
         assert_eq!(kept.get("container"), Some(Value::Null));
-        assert_eq!(kept.get("usage"), lean.get("usage").cloned());
+        assert_eq!(kept.get("usage"), full.get("usage").cloned());
         assert_eq!(kept.get_str("model_provider").as_deref(), Some("anthropic"));
         assert_eq!(kept.get("no_such_key"), None);
     }
