@@ -5,6 +5,7 @@ mod agent;
 mod agent_run_args;
 mod agent_state;
 mod backends;
+mod bare_objects;
 mod blocking;
 mod call_task_ids;
 mod call_timing;
