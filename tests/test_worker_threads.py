@@ -10,7 +10,9 @@ and ``astream``, with a LangChain model and with the native client, no Python ca
 on a worker, and the core takes no GIL there at all: under ``ainvoke`` and ``astream`` a
 callback's coroutine is made, scheduled and read on the loop's own thread. An exception a
 tool (sync or async), a ``wrap_tool_call`` hook or a backend raises is told apart where it
-was raised (whether it pauses the run, whether it is ``NotImplementedError``), so the core's
+was raised (whether it pauses the run, whether it is ``NotImplementedError``), and one a
+LangChain model, a ``wrap_model_call`` or a ``before_model`` hook raises is made the model
+call's error there (whether it is an invalid request, a context overflow), so the core's
 questions about it on a worker take no GIL either.
 """
 
@@ -27,6 +29,7 @@ from deepagents_rs import _core, create_deep_agent
 from deepagents_rs.backends.protocol import BackendProtocol, LsResult
 from fake_models import ScriptedChatModel, ai_tool_calls
 from langchain.agents.middleware import AgentMiddleware
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableLambda
 from langgraph.graph import START, MessagesState, StateGraph
@@ -330,6 +333,65 @@ def test_a_tool_wrappers_exception_is_told_apart_off_the_workers(mode: str, how:
     with pytest.raises(Exception) as info:
         _run(agent, mode)
     assert type(info.value).__name__ == raised
+    assert _core._gil_on_workers() == []
+
+
+class RefusingModel(ScriptedChatModel):
+    """A LangChain model whose ``_generate`` raises; ``_agenerate`` is LangChain's own (the
+    sync one in an executor)."""
+
+    def _generate(self, *args: Any, **kwargs: Any) -> Any:
+        raise ValueError("the model refuses")
+
+    async def _agenerate(self, *args: Any, **kwargs: Any) -> Any:
+        return await BaseChatModel._agenerate(self, *args, **kwargs)
+
+
+class ARefusingModel(ScriptedChatModel):
+    """A LangChain model whose ``_agenerate`` raises (and ``_generate``, for ``invoke``)."""
+
+    def _generate(self, *args: Any, **kwargs: Any) -> Any:
+        raise ValueError("the model refuses")
+
+    async def _agenerate(self, *args: Any, **kwargs: Any) -> Any:
+        raise ValueError("the model refuses, asynchronously")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("model_class", [RefusingModel, ARefusingModel], ids=["sync", "async"])
+def test_a_models_exception_is_told_apart_off_the_workers(mode: str, model_class: type[ScriptedChatModel]) -> None:
+    """A LangChain model that raises: its exception is made the core's model error (told
+    whether it is LangChain's invalid-request or context-overflow error) where it was caught,
+    holding the GIL (the drainer, or the loop's thread under ``ainvoke``)."""
+    agent = create_deep_agent(model=model_class([AIMessage(content="done")]))
+    _core._gil_on_workers()
+    with pytest.raises(ValueError, match="the model refuses"):
+        _run(agent, mode)
+    assert _core._gil_on_workers() == []
+
+
+def _refusing_model_middleware(hook: str) -> AgentMiddleware:
+    def fail(*args: Any) -> Any:
+        raise ValueError(f"the {hook} hook refuses")
+
+    async def afail(*args: Any) -> Any:
+        fail()
+
+    refuse = type("Refuse", (AgentMiddleware,), {hook: fail, f"a{hook}": afail})
+    return refuse()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("hook", ["wrap_model_call", "before_model"])
+def test_a_model_hooks_exception_is_told_apart_off_the_workers(mode: str, hook: str) -> None:
+    """A ``wrap_model_call`` middleware (or a ``before_model`` hook) that raises: its exception
+    becomes the model call's error where the hook ran."""
+    agent = create_deep_agent(
+        model=ScriptedChatModel([AIMessage(content="done")]), middleware=[_refusing_model_middleware(hook)]
+    )
+    _core._gil_on_workers()
+    with pytest.raises(ValueError, match=f"the {hook} hook refuses"):
+        _run(agent, mode)
     assert _core._gil_on_workers() == []
 
 

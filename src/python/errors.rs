@@ -42,8 +42,8 @@ impl Raised {
 
 /// The error a host call's awaiter gets: made where the exception is caught, holding the GIL
 /// (`raised`), or without it for a call that never ran to the end (`lost`: the loop or the
-/// drainer dropped it, a cancellation, of no kind to tell apart). A `PyErr` as it is, or a
-/// `Raised` told apart.
+/// drainer dropped it, a cancellation, of no kind to tell apart). A `PyErr` as it is, a
+/// `Raised` told apart, or a model call's `ModelError` classified.
 pub(crate) trait HostError: Send + 'static {
     fn raised(py: Python<'_>, error: PyErr) -> Self;
     fn lost(error: PyErr) -> Self;
@@ -288,19 +288,23 @@ pub(crate) fn tool_exception_of(py: Python<'_>, err: &crate::tools::ToolError) -
 }
 
 /// A host model's exception as the core's error, told apart when it is LangChain's
-/// `ModelInvalidRequestError` (the file middleware retries those without rejected media).
+/// `ModelInvalidRequestError` (the file middleware retries those without rejected media) or
+/// a context overflow (summarization's cue). Taking the GIL where it is called: a model call
+/// and a middleware's hooks tell theirs apart where it is caught (`HostError for ModelError`);
+/// the summarizer's and the token counter's callers still come here after the call returned.
 pub(crate) fn host_model_error(e: PyErr) -> ModelError {
-    let (invalid, overflow) = super::runtime_threads::attach(|py| {
-        let is = |name: &str| {
-            py.import("langchain_core.exceptions")
-                .and_then(|m| m.getattr(name))
-                .is_ok_and(|cls| e.is_instance(py, &cls))
-        };
-        (
-            is("ModelInvalidRequestError"),
-            is("ContextOverflowError") || says_overflow(py, &e),
-        )
-    });
+    super::runtime_threads::attach(|py| model_error(py, e))
+}
+
+/// `host_model_error` holding the GIL.
+fn model_error(py: Python<'_>, e: PyErr) -> ModelError {
+    let is = |name: &str| {
+        py.import("langchain_core.exceptions")
+            .and_then(|m| m.getattr(name))
+            .is_ok_and(|cls| e.is_instance(py, &cls))
+    };
+    let invalid = is("ModelInvalidRequestError");
+    let overflow = is("ContextOverflowError") || says_overflow(py, &e);
     let source = std::sync::Arc::new(Box::new(e) as BoxError);
     if overflow {
         ModelError::HostContextOverflow(source)
@@ -308,6 +312,19 @@ pub(crate) fn host_model_error(e: PyErr) -> ModelError {
         ModelError::HostInvalidRequest(source)
     } else {
         ModelError::Host(source)
+    }
+}
+
+/// A model call's error (the host model's, or a middleware hook's) made where its
+/// exception is caught, holding the GIL, so the tokio worker that awaited the call takes
+/// none to classify it. A call that never ran to the end (`lost`) is of no kind to tell apart.
+impl HostError for ModelError {
+    fn raised(py: Python<'_>, error: PyErr) -> Self {
+        model_error(py, error)
+    }
+
+    fn lost(error: PyErr) -> Self {
+        ModelError::host(Box::new(error))
     }
 }
 

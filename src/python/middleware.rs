@@ -69,10 +69,6 @@ impl PyMiddleware {
     }
 }
 
-fn host_err(e: PyErr) -> Error {
-    Error::Model(super::errors::host_model_error(e))
-}
-
 /// A tool wrapper's exception, told apart where it was raised (`Raised`): the core asks
 /// whether it pauses the run on a tokio worker.
 fn fatal(e: super::errors::Raised) -> ToolError {
@@ -250,7 +246,9 @@ impl Middleware for PyMiddleware {
                 hook_output,
             )
             .await
-            .map_err(host_err)
+            // A hook's exception reaches the caller as a model call's does, made where the
+            // hook ran (`HostError for ModelError`).
+            .map_err(Error::Model)
         })
     }
 
@@ -299,7 +297,8 @@ impl Middleware for PyMiddleware {
                 move |out| next.response_from_py(out),
             )
             .await
-            .map_err(host_err)
+            // Made the model call's error where the hook ran (`HostError for ModelError`).
+            .map_err(Error::Model)
         })
     }
 

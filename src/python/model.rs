@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use super::convert::message_to_py;
+use super::errors::HostError;
 use super::host::{PyHost, await_coroutine_then, call_in_context};
 use super::stream::ChunkCallback;
 use crate::error::ModelError;
@@ -139,10 +140,6 @@ impl PyChatModel {
             cache: Arc::default(),
         })
     }
-}
-
-fn host_err(e: PyErr) -> ModelError {
-    super::errors::host_model_error(e)
 }
 
 type Slot<T> = Option<(Weak<T>, Py<PyAny>)>;
@@ -443,13 +440,13 @@ impl ChatModel for PyChatModel {
             };
             let on_chunk = request.tokens.clone().filter(|_| streams);
             if is_async {
-                let host = PyHost::from_context(&host)
-                    .ok_or_else(|| {
-                        pyo3::exceptions::PyRuntimeError::new_err(
-                            "an async model call without its run's event loop",
-                        )
-                    })
-                    .map_err(host_err)?;
+                let host = PyHost::from_context(&host).ok_or_else(|| {
+                    ModelError::host(Box::new(pyo3::exceptions::PyRuntimeError::new_err(
+                        "an async model call without its run's event loop",
+                    )))
+                })?;
+                // Its exception made the model's error on the loop's thread (`HostError for
+                // ModelError`), not on this worker.
                 await_coroutine_then(
                     host,
                     move |py| {
@@ -475,32 +472,34 @@ impl ChatModel for PyChatModel {
                     ai_reply,
                 )
                 .await
-                .map_err(host_err)
             } else {
                 super::python_calls::call(move |py| {
-                    let (prompt, tools) = request_args(py, &request, &to_message, &cache)?;
-                    let choice = request.tool_choice.clone().into_pyobject(py)?.into_any();
-                    let on_chunk = chunk_callback(py, on_chunk)?;
-                    let settings = settings_arg(py, &request)?;
-                    let callbacks = trace_arg(py, &request)?;
-                    let (config, place) = node_args(py, &request)?;
-                    let args = vec![
-                        prompt.into_any(),
-                        tools,
-                        choice,
-                        on_chunk,
-                        settings,
-                        callbacks,
-                        config,
-                        place,
-                    ];
-                    let host = PyHost::from_context(&host);
-                    let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
-                    ai_reply(&out)
+                    // Its exception made the model's error here, holding the GIL.
+                    let call = || {
+                        let (prompt, tools) = request_args(py, &request, &to_message, &cache)?;
+                        let choice = request.tool_choice.clone().into_pyobject(py)?.into_any();
+                        let on_chunk = chunk_callback(py, on_chunk)?;
+                        let settings = settings_arg(py, &request)?;
+                        let callbacks = trace_arg(py, &request)?;
+                        let (config, place) = node_args(py, &request)?;
+                        let args = vec![
+                            prompt.into_any(),
+                            tools,
+                            choice,
+                            on_chunk,
+                            settings,
+                            callbacks,
+                            config,
+                            place,
+                        ];
+                        let host = PyHost::from_context(&host);
+                        let out = call_in_context(py, host, adapter.bind(py), "invoke", args)?;
+                        ai_reply(&out)
+                    };
+                    call().map_err(|e| ModelError::raised(py, e))
                 })
                 .await
                 .map_err(|e| ModelError::host(Box::new(e)))?
-                .map_err(host_err)
             }
         })
     }
