@@ -6,15 +6,17 @@
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyString;
 
-/// What a `uuid.UUID` is made of without its `__init__`: the bare instance maker
-/// (`object.__new__` bound to the class), its slots' names and `SafeUUID.unknown`, as
-/// `uuid_utils.compat` (LangChain's maker) sets them.
+use super::bare_objects::{Instance, Setter};
+
+/// What a `uuid.UUID` is made of without its `__init__` (`bare_objects`: as `object.__new__`
+/// and `object.__setattr__` make it, found once): the class, its bare instance, its two slots'
+/// setters and `SafeUUID.unknown`, as `uuid_utils.compat` (LangChain's maker) sets them.
 struct UuidParts {
-    new: Py<PyAny>,
-    int: Py<PyString>,
-    is_safe: Py<PyString>,
+    class: Py<PyAny>,
+    instance: Instance,
+    int: Setter,
+    is_safe: Setter,
     unknown: Py<PyAny>,
 }
 
@@ -25,31 +27,20 @@ pub(crate) fn _run_id(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     let parts = PARTS.get_or_try_init(py, || -> PyResult<_> {
         let uuid = py.import("uuid")?;
         let class = uuid.getattr("UUID")?;
-        let new = py
-            .import("functools")?
-            .getattr("partial")?
-            .call1((class.getattr("__new__")?, class))?;
+        let instance = Instance::of(&class).ok_or_else(|| {
+            pyo3::exceptions::PyTypeError::new_err("uuid.UUID cannot be instantiated")
+        })?;
         Ok(UuidParts {
-            new: new.unbind(),
-            int: PyString::intern(py, "int").unbind(),
-            is_safe: PyString::intern(py, "is_safe").unbind(),
+            instance,
+            int: Setter::of(&class, "int")?,
+            is_safe: Setter::of(&class, "is_safe")?,
             unknown: uuid.getattr("SafeUUID")?.getattr("unknown")?.unbind(),
+            class: class.unbind(),
         })
     })?;
-    let id = parts.new.bind(py).call0()?;
+    let id = parts.instance.make(parts.class.bind(py))?;
     let int = uuid::Uuid::now_v7().as_u128().into_pyobject(py)?;
-    for (name, value) in [
-        (parts.int.bind(py).as_any(), int.as_any()),
-        (parts.is_safe.bind(py).as_any(), parts.unknown.bind(py)),
-    ] {
-        // SAFETY: all three are live objects held for the call; `PyObject_GenericSetAttr` is
-        // `object.__setattr__`, which `uuid.UUID`'s own `__setattr__` (it refuses) leaves
-        // to its makers.
-        if unsafe { pyo3::ffi::PyObject_GenericSetAttr(id.as_ptr(), name.as_ptr(), value.as_ptr()) }
-            != 0
-        {
-            return Err(PyErr::fetch(py));
-        }
-    }
+    parts.int.set(&id, int.as_any())?;
+    parts.is_safe.set(&id, parts.unknown.bind(py))?;
     Ok(id)
 }
