@@ -101,7 +101,7 @@ fn names(py: Python<'_>) -> PyResult<&'static Names> {
 /// step, the node and the send's trigger (`_task_config.send_prefix`, the same bytes).
 fn send_prefix(namespace: &Bound<'_, PyAny>, step: i64, checkpoint: &str) -> PyResult<Vec<u8>> {
     let hex: Vec<u8> = checkpoint.bytes().filter(|b| *b != b'-').collect();
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return Err(pyo3::exceptions::PyValueError::new_err(
             "a checkpoint id of odd length",
         ));
