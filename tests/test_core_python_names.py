@@ -29,6 +29,8 @@ READ_BY_THE_CORE: dict[str, tuple[str, ...]] = {
     "deepagents_rs._stream": ("native_chunk", "config_with_writer"),
     # tools.rs
     "deepagents_rs._task_config": ("wait_for_graph", "acall_placed"),
+    # plain_tool_config.rs
+    "deepagents_rs._plain_tool_calls": ("_langgraph",),
     # task_notes.rs
     "deepagents_rs._task_notes": ("note_node_error",),
     # video.rs

@@ -661,6 +661,12 @@ def _run_id() -> Any:
     """A new tool run id as LangChain's ``uuid7()`` makes it: a ``uuid.UUID`` of version 7,
     in order of making within the process."""
 
+def _plain_tool_config(call: Any, manager_type: type, bare: bool, uuid7: Any) -> tuple[dict, Any]:
+    """A plain tool call's config and its task's channels (``_plain_tool_calls.call_plain``),
+    made from its run's ``RunBase`` and the call's ``PlainCall.args``: as the general path
+    makes them, its tool run's child manager a ``manager_type`` (made bare when ``bare``, else
+    called with LangChain's keywords and given ``uuid7()`` as its parent run id)."""
+
 def _uuid6_text(timestamp: int, step: int, node: int) -> str:
     """``str(UUID(int=..., version=6))`` of LangGraph's ``uuid6`` fields: the timestamp (100 ns
     intervals since 1582), the step as its clock sequence, a 48-bit random node."""

@@ -14,7 +14,8 @@ step, holding the GIL every run's tool calls wait for.
 Here the run's part is worked out once (``RunBase``, kept on the run's ``RunConfig`` by
 namespace, subagent and mode) and each call adds its own: its step's checkpoint, its task id
 and namespace, its metadata's step and path, LangGraph's loop objects (channels, scratchpad,
-functional-API caller, runtime) and the tool run's child manager. ``config_with_writer``
+functional-API caller, runtime) and the tool run's child manager, all made by the core
+(`_tool_config`, ``src/python/plain_tool_config.rs``). ``config_with_writer``
 hands the tool job a ``PlainCall`` (what the call needs, nothing built) when the run allows
 it; the adapter then takes this path when its tool is plain and nothing listens, and
 otherwise builds the general config from it (``PlainCall.full``) and goes on as before.
@@ -25,7 +26,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import os
-import time
 from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
@@ -53,8 +53,6 @@ from ._task_config import (
     TASKS_KEY,
     RunConfig,
     run_control,
-    send_prefix,
-    send_task_id,
     step_checkpoint,
     tool_task_id,
 )
@@ -69,8 +67,6 @@ _DEFAULT_LIMIT = 25
 #: The keys LangChain's ``ensure_config`` starts a config with; the run's other config keys
 #: (``max_concurrency``) follow them.
 _ENSURED = ("tags", "metadata", "callbacks", "recursion_limit", "configurable")
-#: A tool call's task trigger (a `Send` from the model's edge).
-_PUSH_TRIGGERS = ("__pregel_push",)
 #: LangGraph's loop keys a task's configurable gets; a run whose own configurable has one
 #: (it runs inside a parent graph's task) keeps the general path, which keeps the parent's.
 _LOOP_KEYS = frozenset(
@@ -215,121 +211,15 @@ def plain_call(args: tuple) -> PlainCall | None:
     return None if base is None else PlainCall(base, args)
 
 
-def _tool_config(call: PlainCall, lc: Any, manager_type: type) -> tuple[dict, Any]:
-    """The config the call's tool runs with (as the general path's direct call makes it: its
-    task's config through ``ensure_config``, under the tool run's child manager, a
-    ``manager_type``) and the task's channels."""
-    base = call.base
-    # The run's config from the call (not kept in its base, which the config keeps: a cycle
-    # would leave every run's config to the cyclic collector).
-    run, writer, _parent, files, step, index, call_id, *_ = call.args
-    index = index or 0
-    ids = run.ids
-    graph = _langgraph()
-    step_ids = base.step_ids
-    if step_ids is None or step_ids[0] != step:
-        # The step's checkpoint (shared with every task of the step, `_task_config`) and the
-        # bytes LangGraph's task id of each of its sends starts with.
-        checkpoint = ids.get((base.ns, step))
-        if checkpoint is None:
-            # `made_checkpoint`'s, without its closure (`run` is a `RunConfig`: `plain_call`).
-            checkpoint = ids.setdefault((base.ns, step), graph.checkpoint_id(max(step, 0)))
-        step_ids = base.step_ids = (step, checkpoint, send_prefix(base.namespace, step, checkpoint))
-    checkpoint = step_ids[1]
-    task_id = ids.get((base.ns, step, call_id))
-    if task_id is None:
-        if call_id is None:
-            task_id = tool_task_id(run, base.namespace, step, call_id)
-        else:
-            # `_task_config.tool_task_id`'s id, its step's part (`send_prefix`) made once a step.
-            task_id = ids.setdefault((base.ns, step, call_id), send_task_id(step_ids[2], index))
-    task_ns = f"{base.prefix}tools:{task_id}"
-    node_metadata = {
-        **base.metadata,
-        "langgraph_step": step,
-        "langgraph_node": "tools",
-        "langgraph_triggers": _PUSH_TRIGGERS,
-        "langgraph_path": ("__pregel_push", index, False),
-        "langgraph_checkpoint_ns": task_ns,
-        "checkpoint_ns": base.outer_ns or task_ns,
-    }
-    channels = graph.TaskChannels(LazyFilesContext(files), files.state)
-    channels.keys = base.keys
-    # LangGraph's frozen records made from their fields' values (`_frozen_records`), in the
-    # order `_langgraph` names them.
-    info = graph.execution_info(checkpoint, task_ns, task_id, base.thread_id, None, time.time())
-    if writer is None:
-        channels.own = dict(base.own)
-        runtime = graph.runtime(base.context, base.store, info, base.control)
-    else:
-        custom = getattr(writer, "custom", True)
-        if not custom or getattr(writer, "parts", False):
-            # The core's writer of pushed tasks' parts (`_pushed_parts`), with our carriers.
-            channels.own = {**base.own_run, PUSHED_PARTS_KEY: writer, RUN_NS_KEY: base.run_ns}
-        else:
-            channels.own = dict(base.own)
-        if custom:
-            runtime = graph.runtime_writing(base.context, base.store, info, base.control, writer)
-        else:
-            runtime = graph.runtime(base.context, base.store, info, base.control)
-    counter = graph.LazyAtomicCounter
-    configurable = {
-        **base.configurable,
-        TASK_ID_KEY: task_id,
-        "checkpoint_id": None,
-        CHECKPOINT_MAP_KEY: {**base.parents, base.ns: checkpoint},
-        "checkpoint_ns": task_ns,
-        **base.subagent_keys,
-        _RUNTIME_KEY: runtime,
-        SEND_KEY: channels.send,
-        READ_KEY: channels.read,
-        CHECKPOINTER_KEY: None,
-        READ_STATE_KEY: None,
-        REPLAY_STATE_KEY: None,
-        SCRATCHPAD_KEY: graph.scratchpad(step, step + base.stop, counter(), counter(), _no_resume, [], counter()),
-    }
-    configurable[CALL_KEY] = graph.Caller(configurable, dict(node_metadata), base.asynchronous).call
-    found = run.tasks.get(task_ns)
-    if found is not None:
-        channels.share(found)
-    if base.model is not None:
-        node_metadata["model"] = base.model
-    # LangChain's `_merge_metadata_dicts({}, node_metadata)`: a copy, with a copy of its
-    # `lc_versions` (the run's), the one nested mapping LangChain's merges copy.
-    inherited = {**node_metadata}
-    if base.versions:
-        inherited["lc_versions"] = {**inherited["lc_versions"]}
-    if _bare_manager(manager_type):
-        # What `manager_type(handlers=[], ..., parent_run_id=...)` sets, in its order.
-        manager = object.__new__(manager_type)
-        manager.__dict__ = {
-            "handlers": [],
-            "inheritable_handlers": [],
-            "parent_run_id": graph.run_id(),
-            "tags": [],
-            "inheritable_tags": [],
-            "metadata": dict(inherited),
-            "inheritable_metadata": inherited,
-        }
-    else:
-        manager = manager_type(
-            handlers=[], tags=[], inheritable_tags=[], metadata=dict(inherited), inheritable_metadata=inherited
-        )
-        manager.parent_run_id = lc.uuid7()
-    config = {
-        "tags": [],
-        "metadata": node_metadata,
-        "callbacks": manager,
-        "recursion_limit": base.limit,
-        "configurable": configurable,
-        **base.extras,
-    }
-    return config, channels
+#: The call's config and its task's channels, made by the core from the call's run base and
+#: its own parts (``src/python/plain_tool_config.rs``; made here they were some 440 bytecodes
+#: a call on the thread every run's Python calls share).
+_tool_config = _core._plain_tool_config
 
 
 @functools.cache
 def _bare_manager(manager_type: type) -> bool:
-    """Whether a ``manager_type`` is made as `_tool_config` makes it, its attributes set in a
+    """Whether a ``manager_type`` can be made as `_tool_config` makes it, its attributes set in a
     new instance's dict (without the keyword call and its ``__init__``, some 45 bytecodes a
     call): its ``__init__`` is LangChain's ``BaseCallbackManager``'s, which only sets them,
     and its instances keep them in a dict."""
@@ -346,7 +236,8 @@ def call_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: str) -> 
     lc = _direct_tools._langchain()
     if not _plain_tool(tool, lc, call.base):
         return _direct_tools.FALLBACK
-    config, channels = _tool_config(call, lc, lc.CallbackManager)
+    manager = lc.CallbackManager
+    config, channels = _tool_config(call, manager, _bare_manager(manager), lc.uuid7)
     # For the notes of its errors (`task_config_of`).
     call.config = config
     func, plan = adapter._direct
@@ -371,7 +262,8 @@ async def acall_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: s
     lc = _direct_tools._langchain()
     if not _plain_tool(tool, lc, call.base):
         return _direct_tools.FALLBACK
-    config, channels = _tool_config(call, lc, lc.AsyncCallbackManager)
+    manager = lc.AsyncCallbackManager
+    config, channels = _tool_config(call, manager, _bare_manager(manager), lc.uuid7)
     call.config = config
     func, plan = adapter._adirect
     try:
@@ -479,10 +371,15 @@ def _langgraph() -> SimpleNamespace:
     # `_task_channels`' (its scratchpad, counters and functional-API caller) with LangGraph's.
     loop = _task_channels._loop_names()
     uuid7 = _direct_tools._langchain().uuid7
+    ids = _task_langgraph()
     names = {
         **vars(loop),
         "TaskChannels": _task_channels.TaskChannels,
-        "checkpoint_id": _task_langgraph().checkpoint_id,
+        "LazyFilesContext": LazyFilesContext,
+        "no_resume": _no_resume,
+        "checkpoint_id": ids.checkpoint_id,
+        "xxh3_128_hexdigest": ids.xxh3_128_hexdigest,
+        "tool_task_id": tool_task_id,
         # A tool run's id as LangChain makes it (``uuid7()``, a ``uuid.UUID``), made by the
         # core (`_core._run_id`: the same version-7 layout, monotonic in the process, one C
         # call for some 40 bytecodes) where LangChain's run ids are its ``uuid7``'s; its
@@ -502,4 +399,19 @@ def _langgraph() -> SimpleNamespace:
             ("step", "stop", "call_counter", "interrupt_counter", "get_null_resume", "resume", "subgraph_counter"),
         ).maker,
     }
-    return SimpleNamespace(**names, **records)
+    # The keys of the config the core sets (spelled once, in the modules that own them).
+    keys = {
+        "TASK_ID_KEY": TASK_ID_KEY,
+        "CHECKPOINT_MAP_KEY": CHECKPOINT_MAP_KEY,
+        "RUNTIME_KEY": _RUNTIME_KEY,
+        "SEND_KEY": SEND_KEY,
+        "READ_KEY": READ_KEY,
+        "CHECKPOINTER_KEY": CHECKPOINTER_KEY,
+        "READ_STATE_KEY": READ_STATE_KEY,
+        "REPLAY_STATE_KEY": REPLAY_STATE_KEY,
+        "SCRATCHPAD_KEY": SCRATCHPAD_KEY,
+        "CALL_KEY": CALL_KEY,
+        "PUSHED_PARTS_KEY": PUSHED_PARTS_KEY,
+        "RUN_NS_KEY": RUN_NS_KEY,
+    }
+    return SimpleNamespace(**names, **records, **keys)
