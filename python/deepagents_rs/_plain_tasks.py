@@ -9,7 +9,8 @@ loop replaces its config, never edits its metadata; its ``configurable``, which 
 is read at each task), and each task gets the same dict LangGraph would give it: the
 metadata (the run's, copied a level deep, then the task's), the tags, ``run_name`` and the
 ``configurable`` keys ``prepare_single_task`` sets. Task ids, scratchpads, inputs, runtimes
-and the task objects come from LangGraph's own helpers.
+and the task objects come from LangGraph's own helpers; the task, its runtime and execution
+info (frozen dataclasses) made as their ``__init__`` makes them, by `_frozen_records`.
 
 Only for what the thread graph's steps are: the PUSH tasks of the ``Send``s the previous
 step wrote and the PULL tasks of its edges, on a ``v > 1`` checkpoint, with no cache
@@ -29,6 +30,7 @@ from langgraph.runtime import DEFAULT_RUNTIME, ExecutionInfo
 from langgraph.types import PregelExecutableTask, Send
 from xxhash import xxh3_128_hexdigest
 
+from deepagents_rs._frozen_records import Records
 from deepagents_rs._langgraph_private import (
     CONF,
     CONFIG_KEY_CHECKPOINT_ID,
@@ -71,9 +73,10 @@ class PlainTasks:
         #: it was made from, and the keys of its metadata whose values each task copies.
         self._merged: tuple[dict, dict, tuple[str, ...]] | None = None
         self._triggers: dict[str, tuple] = {}
-        #: The fields of the runtime the tasks' runtimes are made from, for that runtime
-        #: and the step's ``previous`` and store (see `_Step._runtime`).
-        self._runtime_fields: tuple[Any, Any, Any, dict] | None = None
+        #: The fields' values of the runtime the tasks' runtimes are made from, for that
+        #: runtime and the step's ``previous`` and store, and the maker of such a runtime
+        #: from them and an execution info (see `runtime_fields`).
+        self._runtime_fields: tuple[Any, Any, Any, tuple, Any] | None = None
 
     def _base(self, config: dict) -> tuple[dict, tuple[str, ...]]:
         if self._merged is None or self._merged[0] is not config:
@@ -85,17 +88,19 @@ class PlainTasks:
             self._merged = (config, merged, copied)
         return self._merged[1], self._merged[2]
 
-    def runtime_fields(self, runtime: Any, previous: Any, store: Any) -> dict:
-        """``runtime``'s fields with ``previous`` and ``store`` replaced: what
+    def runtime_fields(self, runtime: Any, previous: Any, store: Any) -> tuple[tuple, Any]:
+        """``runtime``'s fields' values with ``previous`` and ``store`` replaced: what
         ``runtime.override(previous=..., store=..., execution_info=...)`` passes on, less the
-        execution info each task has its own of."""
+        execution info each task has its own of; and ``maker(*values, execution_info)``, the
+        runtime ``type(runtime)(**fields, execution_info=...)`` makes."""
         cached = self._runtime_fields
         if cached is None or cached[0] is not runtime or cached[1] is not previous or cached[2] is not store:
             fields = {f.name: getattr(runtime, f.name) for f in dataclasses.fields(runtime) if f.init}
             fields.update(previous=previous, store=store)
             fields.pop("execution_info", None)
-            cached = self._runtime_fields = (runtime, previous, store, fields)
-        return cached[3]
+            maker = _makers(type(runtime), (*fields, "execution_info"))
+            cached = self._runtime_fields = (runtime, previous, store, tuple(fields.values()), maker)
+        return cached[3], cached[4]
 
     def prepare(self, loop: Any) -> dict[str, PregelExecutableTask] | None:
         config = loop.config
@@ -259,7 +264,7 @@ class _Step:
         path: tuple,
         timeout: Any,
     ) -> PregelExecutableTask:
-        return PregelExecutableTask(
+        return _makers(PregelExecutableTask, _TASK_FIELDS)(
             name,
             val,
             proc.node,
@@ -270,9 +275,9 @@ class _Step:
             None,
             task_id,
             path,
-            writers=proc.flat_writers,
-            subgraphs=proc.subgraphs,
-            timeout=timeout,
+            proc.flat_writers,
+            proc.subgraphs,
+            timeout,
         )
 
     def _config(
@@ -313,15 +318,17 @@ class _Step:
         # ``dataclasses.replace``, which reads the class's field definitions at every call:
         # the fields are read once per runtime and step (`PlainTasks.runtime_fields`).
         base_runtime = configurable.get(CONFIG_KEY_RUNTIME, DEFAULT_RUNTIME)
-        fields = self.tasks.runtime_fields(base_runtime, checkpoint["channel_values"].get(PREVIOUS, None), loop.store)
-        runtime = type(base_runtime)(
-            **fields,
-            execution_info=ExecutionInfo(
-                checkpoint_id=checkpoint["id"],
-                checkpoint_ns=task_ns,
-                task_id=task_id,
-                thread_id=configurable.get(CONFIG_KEY_THREAD_ID),
-                run_id=str(rid) if (rid := loop.config.get("run_id")) else None,
+        values, runtime_of = self.tasks.runtime_fields(
+            base_runtime, checkpoint["channel_values"].get(PREVIOUS, None), loop.store
+        )
+        runtime = runtime_of(
+            *values,
+            _makers(ExecutionInfo, _INFO_FIELDS)(
+                checkpoint["id"],
+                task_ns,
+                task_id,
+                configurable.get(CONFIG_KEY_THREAD_ID),
+                str(rid) if (rid := loop.config.get("run_id")) else None,
             ),
         )
         config[CONF] = {
@@ -344,3 +351,35 @@ class _Step:
             CONFIG_KEY_RUNTIME: runtime,
         }
         return config
+
+
+#: The fields a task and its execution info are given, in the order `_Step` gives them.
+_TASK_FIELDS = (
+    "name",
+    "input",
+    "proc",
+    "writes",
+    "config",
+    "triggers",
+    "retry_policy",
+    "cache_key",
+    "id",
+    "path",
+    "writers",
+    "subgraphs",
+    "timeout",
+)
+_INFO_FIELDS = ("checkpoint_id", "checkpoint_ns", "task_id", "thread_id", "run_id")
+
+#: Makers of LangGraph's frozen records (`Records`), by class and the fields given.
+_MAKERS: dict[tuple[type, tuple[str, ...]], Any] = {}
+
+
+def _makers(cls: type, given: tuple[str, ...]) -> Any:
+    """``cls(**dict(zip(given, values)))`` as ``maker(*values)`` (`_frozen_records`: the
+    instance made without its ``__init__``'s Python where the class allows it)."""
+    try:
+        return _MAKERS[cls, given]
+    except KeyError:
+        maker = _MAKERS[cls, given] = Records(cls, given).maker
+        return maker

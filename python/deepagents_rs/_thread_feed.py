@@ -663,12 +663,22 @@ def _update_of(value: Any, core: bool) -> Any:
 
 
 def _command(update: Any) -> Any:
-    from langgraph.types import Command
+    """``Command(update=update)``: made by `_frozen_records` (a node's every write is one), by
+    a maker made at the first call (this module loads no LangGraph)."""
+    global _COMMAND
+    if _COMMAND is None:
+        from langgraph.types import Command
 
+        from ._frozen_records import Records
+
+        _COMMAND = Records(Command, ("update",)).maker
     if isinstance(update, list):
         # One node's several writes, in order.
         update = [(k, v) for w in update if isinstance(w, dict) for k, v in w.items()]
-    return Command(update=update)
+    return _COMMAND(update)
+
+
+_COMMAND: Any = None
 
 
 def goto_of(kind: str, value: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import operator
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -216,8 +217,14 @@ class ThreadRuns:
             subagents: Sequence[tuple] | None = None,
         ) -> Any:
             core = _threads.core_state(thread_state)
-            # The thread's messages as LangGraph loaded them: the run's states show these.
-            shaper.message_objects.seed(thread_state.get("messages") or (), core["messages"])
+            # The thread's messages as LangGraph loaded them: the run's states show these (the
+            # core hands back those it was handed as objects; a dict of the same id it hands
+            # back instead is matched here).
+            messages = thread_state.get("messages") or ()
+            if all(map(operator.is_, messages, core["messages"])):
+                shaper.message_objects.seed_objects(messages)
+            else:
+                shaper.message_objects.seed(messages, core["messages"])
             # A step of several tasks starts as the list of them (`_threads.step_tasks`).
             start_at = None if node == first else node
             args = (core, limit, core_modes, bool(subgraphs), in_task(task_config), subagent_format, tracer)

@@ -166,14 +166,39 @@ def finished_calls(snapshot: Any) -> tuple[list[str], list[dict]]:
 
 def core_state(thread_state: dict) -> dict:
     """The thread's state as the core takes it: the messages as LangGraph stored them (ids
-    already given, or for tuple and str input left out: nothing to stamp)."""
+    already given, or for tuple and str input left out: nothing to stamp). A message object
+    (what LangGraph's channel holds) is handed over as it is: the core reads its fields
+    (`src/python/input_objects.rs`, else `_convert.to_core`'s dict of it, the same message)
+    and hands it back while the run leaves it as it was, as LangGraph's channel would;
+    anything else is `to_core`'s dict (a plain dict read by the core would get a fresh id)."""
     from . import _convert
 
-    state: dict[str, Any] = {"messages": [_convert.to_core(m) for m in thread_state.get("messages") or []]}
+    messages = thread_state.get("messages") or []
+    # A loaded history is message objects of a few classes: checked by class, in C.
+    if set(map(type, messages)) <= _MESSAGE_CLASSES:
+        core_messages = list(messages)
+    else:
+        core_messages = [m if _message_object(m) else _convert.to_core(m) for m in messages]
+    state: dict[str, Any] = {"messages": core_messages}
     for key, value in thread_state.items():
         if key not in ("messages", "jump_to"):
             state[key] = value
     return state
+
+
+#: The classes `_message_object` found are message classes (`_convert._is_message_object`).
+_MESSAGE_CLASSES: set[type] = set()
+
+
+def _message_object(m: Any) -> bool:
+    from . import _convert
+
+    if type(m) in _MESSAGE_CLASSES:
+        return True
+    if type(m) is dict or not _convert._is_message_object(m):
+        return False
+    _MESSAGE_CLASSES.add(type(m))
+    return True
 
 
 class ThreadGraph:
