@@ -3,6 +3,7 @@
 //! than in `agent`, so that the tools and subagents that start runs (through
 //! `tools::Spawner`) and the agent that runs them share them without importing each other.
 
+mod random_ids;
 mod resumes;
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use crate::state::{AgentState, StateDelta};
 use crate::structured::StructuredOutput;
 use crate::tools::HostContext;
 use crate::usage_sum::UsageSum;
+pub use random_ids::{new_id, new_ids};
 pub use resumes::{SubagentResume, SubagentResumes};
 
 /// deepagents configures its graph with this limit.
@@ -164,30 +166,4 @@ pub struct RunReport {
     pub model_calls: u64,
     /// Usage of every model call of the run, subagents' included.
     pub usage: UsageSum,
-}
-
-pub fn new_id() -> String {
-    uuid::Uuid::new_v4().to_string()
-}
-
-/// `n` fresh uuid4 ids from one read of the system's random source (a read per id was a
-/// visible share of a long input's conversion); empty if the source fails, and the caller
-/// falls back to `new_id`.
-pub fn new_ids(n: usize) -> Vec<String> {
-    let mut bytes = vec![0u8; 16 * n];
-    if getrandom::fill(&mut bytes).is_err() {
-        bytes.clear();
-    }
-    bytes
-        .chunks_exact(16)
-        .map(|c| {
-            let mut b = [0u8; 16];
-            b.copy_from_slice(c);
-            // Written straight into the string: `to_string` went through the formatting
-            // machinery, a visible share of reading a long input.
-            let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
-            let id = uuid::Builder::from_random_bytes(b).into_uuid();
-            id.hyphenated().encode_lower(&mut text).to_owned()
-        })
-        .collect()
 }

@@ -324,11 +324,24 @@ where
 
     // Boxed: the list keeps its buffer while the calls run, so a call's state machine held
     // inline would be held twice (here and in the running set) for as long as the step lasts.
-    let calls: Vec<_> = futures
+    let mut calls: Vec<_> = futures
         .into_iter()
         .enumerate()
         .map(|(i, f)| Box::pin(async move { (i, f.await) }))
         .collect();
+    if calls.len() == 1
+        && let Some(call) = calls.pop()
+    {
+        // One call (most steps) is awaited as it is: a `FuturesUnordered` that has polled
+        // each of its futures wakes its own task before it returns pending (so that it does
+        // not starve others), and with a single call that is every time the call waits.
+        // tokio then polls the run's whole future once more and, with two workers, wakes the
+        // other one for nothing (strace: a futex wake and a sleep of a worker a step).
+        return match call.await.1 {
+            Ok(result) => Ok(vec![result]),
+            Err((e, _)) => Err(e),
+        };
+    }
     let mut answered: Vec<Option<crate::tools::ToolResult>> =
         (0..calls.len()).map(|_| None).collect();
     // Calls start in order, `limit` at a time (all at once without one).
@@ -413,6 +426,49 @@ impl Agent {
                     "Task tools with path {path} wrote to unknown channel branch:to:{name}, ignoring it."
                 ),
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::pin;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::{Context, Poll, Wake, Waker};
+
+    use super::join_calls;
+    use crate::error::Error;
+    use crate::tools::ToolResult;
+
+    struct CountWakes(AtomicUsize);
+
+    impl Wake for CountWakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A step's single call that waits leaves the step waiting, not woken: the step's task is
+    /// polled again only when the call's wait ends.
+    #[test]
+    fn a_single_waiting_call_does_not_wake_the_step() {
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let call = async move {
+            let _ = rx.await;
+            Err::<ToolResult, _>((Error::InvalidInput("ended".into()), false))
+        };
+        let wakes = Arc::new(CountWakes(AtomicUsize::new(0)));
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut joined = pin!(join_calls([call], None));
+        assert!(joined.as_mut().poll(&mut cx).is_pending());
+        assert_eq!(wakes.0.load(Ordering::Relaxed), 0);
+        drop(tx);
+        assert_eq!(wakes.0.load(Ordering::Relaxed), 1);
+        match joined.as_mut().poll(&mut cx) {
+            Poll::Ready(Err(Error::InvalidInput(m))) => assert_eq!(m, "ended"),
+            other => panic!("{:?}", other.map(|r| r.map(|v| v.len()))),
         }
     }
 }
