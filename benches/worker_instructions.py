@@ -8,11 +8,16 @@ two runs, divided by ``extra * steps``, is a step's cost with every one-time cos
 the client's build, the first request's connection) removed. Threads whose profile holds the
 runtime's worker loop (``multi_thread::worker::run``) are the workers.
 
-Prints the instructions a step on the workers, and with ``--top N`` the N functions of most
-inclusive cost a step. Needs valgrind, and for function names a build with symbols (the
+Prints the instructions a step on the workers, on the calling thread (the one that called
+``invoke``; its Python counted too) and on the process' other threads, and with ``--top N`` the N
+functions of most inclusive cost a step on the workers (``--thread calling``: on the calling
+thread). ``--history N`` starts every conversation with ``N`` earlier messages (as
+``concurrency.py --history``); every run builds the same inputs before its first conversation,
+so their building cancels out of the difference. Needs valgrind, and for function names a build with symbols (the
 release ``.so`` is stripped): ``maturin build --release --strip false``.
 
-Usage: ``python benches/worker_instructions.py [--steps 20] [--extra 2] [--top 0]``
+Usage: ``python benches/worker_instructions.py [--steps 20] [--extra 2] [--history 0] [--top 0]
+[--thread workers|calling]``
 """
 
 from __future__ import annotations
@@ -36,20 +41,40 @@ def _drive(conversations: int) -> None:
 
     agent = concurrency._build("rs")
     steps = int(os.environ["WORKER_INSTRUCTIONS_STEPS"])
-    for i in range(-1, conversations):
-        result = agent.invoke(concurrency._inputs(i, 0))
-        problem = concurrency._check(result, steps, 0)
+    history = int(os.environ["WORKER_INSTRUCTIONS_HISTORY"])
+    # As many inputs built in every run, whatever it runs: the building cancels out.
+    inputs = [concurrency._inputs(i, history) for i in range(-1, int(os.environ["WORKER_INSTRUCTIONS_MOST"]))]
+    # The results kept to the end and the process left without Python's finalization: as in
+    # `concurrency.py`, whose clock stops before a result is freed, their freeing is not counted.
+    results = []
+    for i in range(conversations + 1):
+        results.append(agent.invoke(inputs[i]))
+        problem = concurrency._check(results[-1], steps, history)
         if problem:
             raise SystemExit(problem)
+    sys.stdout.flush()
+    os._exit(0)
 
 
-def _worker_costs(prefix: str) -> tuple[int, collections.Counter[str]]:
-    """The worker threads' total and inclusive cost by function, from one run's files."""
+#: The groups of threads counted: the calling thread is the process' first (callgrind's ``-01``).
+GROUPS = ("workers", "calling", "other")
+
+
+def _group(path: str) -> str:
+    with open(path) as f:
+        if "multi_thread::worker::run" in f.read():
+            return "workers"
+    return "calling" if path.endswith("-01") else "other"
+
+
+def _thread_costs(prefix: str) -> dict[str, tuple[int, collections.Counter[str]]]:
+    """Each group's total and inclusive cost by function, from one run's files."""
+    return {g: _costs([p for p in sorted(glob.glob(prefix + "-*")) if _group(p) == g]) for g in GROUPS}
+
+
+def _costs(paths: list[str]) -> tuple[int, collections.Counter[str]]:
     total, by_function = 0, collections.Counter()
-    for path in sorted(glob.glob(prefix + "-*")):
-        with open(path) as f:
-            if "multi_thread::worker::run" not in f.read():
-                continue
+    for path in paths:
         out = subprocess.run(
             ["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
             capture_output=True,
@@ -68,7 +93,9 @@ def _worker_costs(prefix: str) -> tuple[int, collections.Counter[str]]:
     return total, by_function
 
 
-def _run(conversations: int, steps: int, out_dir: str) -> tuple[int, collections.Counter[str]]:
+def _run(
+    conversations: int, steps: int, history: int, most: int, out_dir: str
+) -> dict[str, tuple[int, collections.Counter[str]]]:
     server = subprocess.Popen(
         [sys.executable, os.path.join(HERE, "sim_async.py"), "--port", "0", "--latency", "0", "--steps", str(steps)],
         stdout=subprocess.PIPE,
@@ -82,6 +109,10 @@ def _run(conversations: int, steps: int, out_dir: str) -> tuple[int, collections
             ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}",
             ANTHROPIC_API_KEY="sk-ant-bench",
             WORKER_INSTRUCTIONS_STEPS=str(steps),
+            # The calling thread counts its imports too: the same hashes make them the same work.
+            PYTHONHASHSEED="0",
+            WORKER_INSTRUCTIONS_HISTORY=str(history),
+            WORKER_INSTRUCTIONS_MOST=str(most),
         )
         env.pop("ANTHROPIC_API_URL", None)
         prefix = os.path.join(out_dir, f"run{conversations}")
@@ -103,24 +134,29 @@ def _run(conversations: int, steps: int, out_dir: str) -> tuple[int, collections
     finally:
         server.terminate()
         server.wait(timeout=30)
-    return _worker_costs(prefix)
+    return _thread_costs(prefix)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--extra", type=int, default=2, help="conversations the second run adds")
+    parser.add_argument("--history", type=int, default=0, help="earlier messages in every conversation")
     parser.add_argument("--top", type=int, default=0, help="list the N costliest functions a step")
+    parser.add_argument("--thread", choices=GROUPS[:2], default="workers", help="whose functions --top lists")
     parser.add_argument("--drive", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.drive is not None:
         _drive(args.drive)
         return
     with tempfile.TemporaryDirectory() as out_dir:
-        base_total, base = _run(1, args.steps, out_dir)
-        more_total, more = _run(1 + args.extra, args.steps, out_dir)
+        base_run = _run(1, args.steps, args.history, 1 + args.extra, out_dir)
+        more_run = _run(1 + args.extra, args.steps, args.history, 1 + args.extra, out_dir)
     n = args.extra * args.steps
-    print(f"worker instructions a step: {(more_total - base_total) / n:,.0f}")
+    print(f"worker instructions a step: {(more_run['workers'][0] - base_run['workers'][0]) / n:,.0f}")
+    for group in GROUPS[1:]:
+        print(f"{group} thread instructions a step: {(more_run[group][0] - base_run[group][0]) / n:,.0f}")
+    base, more = base_run[args.thread][1], more_run[args.thread][1]
     # The thread's and the runtime's own frames hold every step whole: left out of the list.
     scaffolding = ("std::", "core::ops::function::", "tokio::runtime::", "start_thread", "clone")
     per_step = {k: (more[k] - base[k]) / n for k in set(base) | set(more) if not k.startswith(scaffolding)}
