@@ -108,7 +108,7 @@ impl History {
             return Messages::default();
         };
         if let Some(kept) = head.list.lock().as_ref() {
-            return Messages::shared(kept.clone());
+            return Messages::read(kept.clone(), self);
         }
         let mut after: Vec<&Arc<Message>> = Vec::new();
         let mut found = None;
@@ -133,7 +133,21 @@ impl History {
         all.extend(after.into_iter().rev().cloned());
         debug_assert_eq!(all.len(), head.len);
         *head.list.lock() = Some(list.clone());
-        Messages::shared(list)
+        Messages::read(list, self)
+    }
+
+    /// Whether this history's first `len` messages are the history `mark` was taken of:
+    /// its node `len` messages from the start is the mark's (a node names its messages up
+    /// to it). Walks back from the newest node, at most `steps` nodes; `false` farther.
+    pub fn continues(&self, mark: &Mark, len: usize, steps: usize) -> bool {
+        let Some(back) = self.len().checked_sub(len).filter(|b| *b <= steps) else {
+            return false;
+        };
+        let mut cur = self.head.as_deref();
+        for _ in 0..back {
+            cur = cur.and_then(|n| n.prev.as_deref());
+        }
+        cur.is_some_and(|n| std::ptr::eq(n, mark.0.as_ptr()))
     }
 
     /// The messages, oldest first.

@@ -10,15 +10,79 @@
 //! lives, so each kept message is held by a `Weak`: the allocation cannot be reused for
 //! another message while it is kept, and a message changed in place (`Arc::make_mut` with
 //! only weak references left) moves to a new allocation.
+//!
+//! A request read from a history as it is (`Messages::read_from`) is matched without the
+//! compare: the history node the kept messages were read at names them all, so a request
+//! whose history passes through that node shares them, found by walking its few new nodes
+//! back (a fork's one; a step's two or three), whatever the history's length.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
+use crate::history::{History, Mark};
 use crate::messages::Message;
+use crate::request_messages::Messages;
 
 /// Messages a kept prefix has room for beyond those it was made with (and an eighth more):
 /// a few steps' worth.
 const ROOM: usize = 16;
+
+/// New messages a request may have beyond the kept ones and still be matched by its history
+/// (see the module doc); more are compared.
+const WALK: usize = 64;
+
+/// A request's messages, with the history they were read from when they are its messages
+/// as read (`Messages::read_from`).
+#[derive(Clone, Copy)]
+pub(crate) struct Conversation<'a> {
+    messages: &'a [Arc<Message>],
+    read_from: Option<&'a History>,
+}
+
+impl<'a> Conversation<'a> {
+    /// `messages`, as read from `read_from` if they are its messages as read.
+    pub(crate) fn new(messages: &'a [Arc<Message>], read_from: Option<&'a History>) -> Self {
+        Conversation {
+            messages,
+            read_from,
+        }
+    }
+
+    pub(crate) fn messages(&self) -> &'a [Arc<Message>] {
+        self.messages
+    }
+
+    /// The history node these messages were read at, if they were.
+    fn mark(&self) -> Option<Mark> {
+        self.read_from
+            .filter(|h| h.len() == self.messages.len())
+            .and_then(History::mark)
+    }
+}
+
+impl<'a> From<&'a [Arc<Message>]> for Conversation<'a> {
+    fn from(messages: &'a [Arc<Message>]) -> Self {
+        Conversation {
+            messages,
+            read_from: None,
+        }
+    }
+}
+
+impl<'a> From<&'a Vec<Arc<Message>>> for Conversation<'a> {
+    fn from(messages: &'a Vec<Arc<Message>>) -> Self {
+        Conversation::from(messages.as_slice())
+    }
+}
+
+impl<'a> From<&'a Messages> for Conversation<'a> {
+    fn from(messages: &'a Messages) -> Self {
+        Conversation {
+            messages,
+            read_from: messages.read_from(),
+        }
+    }
+}
 
 fn address(message: &Arc<Message>) -> usize {
     Arc::as_ptr(message) as usize
@@ -32,6 +96,8 @@ struct Prefix<T> {
     /// behind a check for the dangling `Weak::new`, a branch per message that keeps the
     /// compare from running a block of messages at a time.
     addresses: Vec<usize>,
+    /// The history node the kept messages were read at, all of them (see the module doc).
+    read_at: Option<Mark>,
     /// Changes with every edit, so an edit prepared outside a lock can tell whether another
     /// thread changed the prefix meanwhile.
     stamp: u64,
@@ -39,15 +105,28 @@ struct Prefix<T> {
 }
 
 impl<T> Prefix<T> {
-    fn found(&self, messages: &[Arc<Message>]) -> Found {
+    fn found(&self, request: Conversation<'_>) -> Found {
+        let kept = self.addresses.len();
+        let messages = request.messages();
+        let read_here = |history: &History| {
+            let at = self.read_at.as_ref()?;
+            (history.len() == messages.len() && history.continues(at, kept, WALK)).then_some(kept)
+        };
+        let shared = request
+            .read_from
+            .and_then(read_here)
+            .unwrap_or_else(|| shared_len(&self.addresses, messages));
         Found {
-            shared: shared_len(&self.addresses, messages),
-            kept: self.addresses.len(),
+            shared,
+            kept,
             stamp: self.stamp,
         }
     }
 
     fn truncate(&mut self, len: usize) {
+        if len < self.addresses.len() {
+            self.read_at = None;
+        }
         self.messages.truncate(len);
         self.addresses.truncate(len);
     }
@@ -108,17 +187,24 @@ impl<T> Default for Prefixes<T> {
 
 impl<T> Prefixes<T> {
     /// The value kept for `messages`' conversation, and how much of `messages` it covers.
-    pub(crate) fn find(&self, messages: &[Arc<Message>]) -> Option<(&T, Found)> {
-        let prefix = self.by_first.get(&address(messages.first()?))?;
-        let found = prefix.found(messages);
+    pub(crate) fn find<'a>(&self, request: impl Into<Conversation<'a>>) -> Option<(&T, Found)> {
+        let request = request.into();
+        let prefix = self.by_first.get(&address(request.messages().first()?))?;
+        let found = prefix.found(request);
         Some((&prefix.value, found))
     }
 
     /// `find`, with the value to take or change (a change made here is not an `update`:
     /// the stamp stays, so the caller keeps the messages and the value in step).
-    pub(crate) fn find_mut(&mut self, messages: &[Arc<Message>]) -> Option<(&mut T, Found)> {
-        let prefix = self.by_first.get_mut(&address(messages.first()?))?;
-        let found = prefix.found(messages);
+    pub(crate) fn find_mut<'a>(
+        &mut self,
+        request: impl Into<Conversation<'a>>,
+    ) -> Option<(&mut T, Found)> {
+        let request = request.into();
+        let prefix = self
+            .by_first
+            .get_mut(&address(request.messages().first()?))?;
+        let found = prefix.found(request);
         Some((&mut prefix.value, found))
     }
 
@@ -127,12 +213,14 @@ impl<T> Prefixes<T> {
     /// found it; `false` (nothing changed) when another request changed it meanwhile. `edit`
     /// answers how many of `messages` the value now covers (all of them, unless it failed
     /// part of the way).
-    pub(crate) fn update(
+    pub(crate) fn update<'a>(
         &mut self,
-        messages: &[Arc<Message>],
+        request: impl Into<Conversation<'a>>,
         found: Found,
         edit: impl FnOnce(&mut T) -> usize,
     ) -> bool {
+        let request = request.into();
+        let messages = request.messages();
         let stamp = self.next_stamp();
         let Some(prefix) = messages
             .first()
@@ -145,6 +233,7 @@ impl<T> Prefixes<T> {
         let fresh = &messages[found.shared..];
         prefix.messages.extend(fresh.iter().map(Arc::downgrade));
         prefix.addresses.extend(fresh.iter().map(address));
+        prefix.read_at = request.mark();
         prefix.stamp = stamp;
         let covered = edit(&mut prefix.value);
         prefix.truncate(covered);
@@ -154,7 +243,9 @@ impl<T> Prefixes<T> {
     /// Keeps `value` for `messages`, in place of what was kept for their conversation.
     /// Returns the values let go (the replaced one, those of conversations that ended), for
     /// the caller to drop after releasing its lock.
-    pub(crate) fn insert(&mut self, messages: &[Arc<Message>], value: T) -> Vec<T> {
+    pub(crate) fn insert<'a>(&mut self, request: impl Into<Conversation<'a>>, value: T) -> Vec<T> {
+        let request = request.into();
+        let messages = request.messages();
         let Some(first) = messages.first() else {
             return Vec::new();
         };
@@ -171,6 +262,7 @@ impl<T> Prefixes<T> {
         let prefix = Prefix {
             messages: kept,
             addresses,
+            read_at: request.mark(),
             stamp,
             value,
         };
@@ -315,6 +407,88 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn history(n: usize) -> History {
+        messages(n).into_iter().collect()
+    }
+
+    /// The kept addresses made unreadable: only a match by the history node finds them.
+    fn blind(prefixes: &mut Prefixes<()>) {
+        for p in prefixes.by_first.values_mut() {
+            p.addresses.iter_mut().for_each(|a| *a = 0);
+        }
+    }
+
+    #[test]
+    fn a_fork_and_the_next_step_read_from_the_history_are_matched_by_its_node() {
+        let mut prefixes: Prefixes<()> = Prefixes::default();
+        let parent = history(1000);
+        let read = parent.messages();
+        prefixes.insert(&read, ());
+        drop(read);
+        blind(&mut prefixes);
+        // The fork continues the parent's node with its task; the next step with two more.
+        let mut fork = parent.clone();
+        fork.push(Message::human("task"));
+        let mut next = parent.clone();
+        next.push(Message::human("answer"));
+        next.push(Message::human("more"));
+        for request in [fork.messages(), next.messages()] {
+            let found = prefixes.find(&request).unwrap().1;
+            assert_eq!((found.shared, found.kept), (1000, 1000));
+        }
+        // Kept after an update, at the request's own node: the next step from there too.
+        let read = fork.messages();
+        let found = prefixes.find(&read).unwrap().1;
+        assert!(prefixes.update(&read, found, |_| read.len()));
+        drop(read);
+        blind(&mut prefixes);
+        fork.push(Message::human("answer"));
+        let found = prefixes.find(&fork.messages()).unwrap().1;
+        assert_eq!((found.shared, found.kept), (1001, 1001));
+    }
+
+    #[test]
+    fn a_request_not_as_read_from_the_kept_node_is_compared() {
+        let parent = history(40);
+        let setup = || {
+            let mut prefixes: Prefixes<()> = Prefixes::default();
+            prefixes.insert(&parent.messages(), ());
+            prefixes
+        };
+        // Edited after the read: its history no longer stands for it.
+        let mut edited = parent.messages();
+        edited[10] = Arc::new(Message::human("other"));
+        assert_eq!(setup().find(&edited).unwrap().1.shared, 10);
+        // A history beside the kept one (the parent without its last message, then another):
+        // its node is not the kept one's, so its messages are compared.
+        let mut beside = parent.without_last();
+        beside.push(Message::human("other"));
+        assert_eq!(setup().find(&beside.messages()).unwrap().1.shared, 39);
+        // Farther from the kept node than the walk goes: compared, and found whole.
+        let mut far = parent.clone();
+        for i in 0..WALK + 1 {
+            far.push(Message::human(format!("n{i}")));
+        }
+        let mut prefixes = setup();
+        assert_eq!(prefixes.find(&far.messages()).unwrap().1.shared, 40);
+        blind(&mut prefixes);
+        assert_eq!(prefixes.find(&far.messages()).unwrap().1.shared, 0);
+        // A value that covers part of its request keeps no node.
+        let mut prefixes = setup();
+        let read = parent.messages();
+        let found = prefixes.find(&read).unwrap().1;
+        assert!(prefixes.update(&read, found, |_| 20));
+        blind(&mut prefixes);
+        assert_eq!(
+            prefixes.find(&read).unwrap().1,
+            Found {
+                shared: 0,
+                kept: 20,
+                stamp: found.stamp + 1
+            }
+        );
     }
 
     #[test]

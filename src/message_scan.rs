@@ -7,11 +7,9 @@
 //! the messages last looked at. A request sharing those messages up to past that index
 //! matches at once; otherwise only its messages after the shared ones are tested.
 
-use std::sync::Arc;
-
 use parking_lot::Mutex;
 
-use crate::message_prefix::Prefixes;
+use crate::message_prefix::{Conversation, Prefixes};
 use crate::messages::Message;
 
 #[derive(Default)]
@@ -21,8 +19,14 @@ pub(crate) struct AnyMessage {
 
 impl AnyMessage {
     /// Whether `test` holds for a message of `messages`; the same test on every call.
-    pub(crate) fn any(&self, messages: &[Arc<Message>], test: impl Fn(&Message) -> bool) -> bool {
-        let (from, found) = match self.first_match.lock().find(messages) {
+    pub(crate) fn any<'a>(
+        &self,
+        request: impl Into<Conversation<'a>>,
+        test: impl Fn(&Message) -> bool,
+    ) -> bool {
+        let request = request.into();
+        let messages = request.messages();
+        let (from, found) = match self.first_match.lock().find(request) {
             Some((first, found)) => {
                 if first.is_some_and(|i| i < found.shared) {
                     return true;
@@ -38,13 +42,13 @@ impl AnyMessage {
         let mut kept = self.first_match.lock();
         let gone = match found {
             Some(found) => {
-                kept.update(messages, found, |value| {
+                kept.update(request, found, |value| {
                     *value = first;
                     messages.len()
                 });
                 Vec::new()
             }
-            None => kept.insert(messages, first),
+            None => kept.insert(request, first),
         };
         drop(kept);
         drop(gone);
@@ -56,6 +60,7 @@ impl AnyMessage {
 mod tests {
     use super::*;
     use std::cell::Cell;
+    use std::sync::Arc;
 
     fn human(text: &str) -> Arc<Message> {
         Arc::new(Message::human(text))

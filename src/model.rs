@@ -62,6 +62,8 @@ pub struct ModelRequest {
 pub struct RequestParts<'a> {
     pub system: Option<&'a Arc<SystemMessage>>,
     pub messages: &'a [Arc<Message>],
+    /// The history `messages` are as read, if they are (see `Messages::read_from`).
+    pub read_from: Option<&'a crate::history::History>,
     pub tools: &'a Arc<[ToolSpec]>,
 }
 
@@ -94,10 +96,14 @@ impl ModelRequest {
     }
 
     /// The request's parts, with `messages` in place of its own.
-    pub fn parts_with<'a>(&'a self, messages: &'a [Arc<Message>]) -> RequestParts<'a> {
+    pub fn parts_with<'a>(
+        &'a self,
+        messages: &'a crate::request_messages::Messages,
+    ) -> RequestParts<'a> {
         RequestParts {
             system: self.system.as_ref(),
             messages,
+            read_from: messages.read_from(),
             tools: &self.tools,
         }
     }

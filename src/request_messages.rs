@@ -6,26 +6,45 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
+use crate::history::History;
 use crate::messages::Message;
 
 #[derive(Clone, Default)]
-pub struct Messages(Arc<Vec<Arc<Message>>>);
+pub struct Messages {
+    list: Arc<Vec<Arc<Message>>>,
+    /// The history the list was read from, until its first edit: while the list is that
+    /// history's messages as read, a cache keyed on the conversation matches it by the
+    /// history's node (`message_prefix`), where comparing every message's address touched
+    /// all of them (five caches a request, 10,000 addresses each in a fork of a long run).
+    read_from: Option<History>,
+}
 
 impl Messages {
-    /// The list to edit: the shared one when nothing else holds it, else a copy.
+    /// The list to edit: the shared one when nothing else holds it, else a copy. No longer
+    /// the history's messages as read.
     pub fn to_mut(&mut self) -> &mut Vec<Arc<Message>> {
-        Arc::make_mut(&mut self.0)
+        self.read_from = None;
+        Arc::make_mut(&mut self.list)
+    }
+
+    /// The history these are the messages of, as read (`History::messages`), unless edited.
+    pub(crate) fn read_from(&self) -> Option<&History> {
+        self.read_from.as_ref()
     }
 
     /// Which list this is: the same for the copies that share it.
     #[cfg(test)]
     pub(crate) fn list_id(&self) -> *const Vec<Arc<Message>> {
-        Arc::as_ptr(&self.0)
+        Arc::as_ptr(&self.list)
     }
 
-    /// The shared list, as a history keeps it (`History::messages`).
-    pub(crate) fn shared(list: Arc<Vec<Arc<Message>>>) -> Self {
-        Messages(list)
+    /// The shared list `history` keeps of its messages (`History::messages`).
+    pub(crate) fn read(list: Arc<Vec<Arc<Message>>>, history: &History) -> Self {
+        debug_assert_eq!(list.len(), history.len());
+        Messages {
+            list,
+            read_from: Some(history.clone()),
+        }
     }
 }
 
@@ -33,7 +52,7 @@ impl Deref for Messages {
     type Target = [Arc<Message>];
 
     fn deref(&self) -> &[Arc<Message>] {
-        &self.0
+        &self.list
     }
 }
 
@@ -45,13 +64,16 @@ impl DerefMut for Messages {
 
 impl From<Vec<Arc<Message>>> for Messages {
     fn from(list: Vec<Arc<Message>>) -> Self {
-        Messages(Arc::new(list))
+        Messages {
+            list: Arc::new(list),
+            read_from: None,
+        }
     }
 }
 
 impl FromIterator<Arc<Message>> for Messages {
     fn from_iter<I: IntoIterator<Item = Arc<Message>>>(iter: I) -> Self {
-        Messages(Arc::new(iter.into_iter().collect()))
+        Messages::from(iter.into_iter().collect::<Vec<_>>())
     }
 }
 

@@ -68,6 +68,7 @@ impl PyTokenCounter {
                     let parts = RequestParts {
                         system: system.as_ref(),
                         messages,
+                        read_from: None,
                         tools,
                     };
                     let (system, list, tools) =

@@ -206,7 +206,7 @@ impl Call {
     async fn count(
         &self,
         request: &ModelRequest,
-        messages: &[Arc<Message>],
+        messages: &Messages,
     ) -> Result<Tokens, ModelError> {
         (self.config.counter)
             .request(request.parts_with(messages), &request.host)

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::counter::{Counting, TokenCounter, Tokens};
 use crate::message_memo::MessageMemo;
-use crate::message_prefix::Prefixes;
+use crate::message_prefix::{Conversation, Prefixes};
 use crate::messages::{Content, Message, SystemMessage, ToolCall};
 use crate::model::RequestParts;
 use crate::pyrepr::{json_dumps, py_len, repr, write_map_repr};
@@ -287,6 +287,18 @@ impl Counter {
         messages: &[Arc<Message>],
         tools_chars: Option<usize>,
     ) -> u64 {
+        self.count_read(system, messages.into(), tools_chars)
+    }
+
+    /// `count`, of messages that may be a history's as read (matched by its node, see
+    /// `message_prefix`).
+    fn count_read(
+        &self,
+        system: Option<&SystemMessage>,
+        request: Conversation<'_>,
+        tools_chars: Option<usize>,
+    ) -> u64 {
+        let messages = request.messages();
         let mut total = tools_chars
             .filter(|c| *c > 0)
             .map_or(0.0, |c| (c as f64 / self.chars_per_token).ceil());
@@ -297,7 +309,7 @@ impl Counter {
             total += size.tokens(self.chars_per_token);
             n += 1;
         }
-        let sums = self.running(messages);
+        let sums = self.running(request);
         // The system message and the tools come first: the usage was reported after them.
         let at_last = total + sums.at_last;
         total += sums.tokens;
@@ -314,8 +326,9 @@ impl Counter {
 
     /// `count`'s sums over `messages`, from those kept for the part of them the
     /// conversation's last count shared.
-    fn running(&self, messages: &[Arc<Message>]) -> Running {
-        let (mut sums, from, found) = match self.sums.lock().find(messages) {
+    fn running(&self, request: Conversation<'_>) -> Running {
+        let messages = request.messages();
+        let (mut sums, from, found) = match self.sums.lock().find(request) {
             Some((marks, found)) if found.shared == found.kept => {
                 (marks.end.clone(), found.shared, Some(found))
             }
@@ -341,7 +354,7 @@ impl Counter {
         let mut kept = self.sums.lock();
         match found {
             Some(found) => {
-                kept.update(messages, found, |kept| {
+                kept.update(request, found, |kept| {
                     kept.every.truncate(from.div_ceil(MARK_EVERY));
                     kept.every.append(&mut marks);
                     kept.end = sums.clone();
@@ -350,7 +363,7 @@ impl Counter {
             }
             None => {
                 let end = sums.clone();
-                drop(kept.insert(messages, Marks { every: marks, end }));
+                drop(kept.insert(request, Marks { every: marks, end }));
             }
         }
         sums
@@ -362,7 +375,8 @@ impl TokenCounter for Counter {
     fn request<'a>(&'a self, request: RequestParts<'a>, _host: &'a HostContext) -> Counting<'a> {
         let tools_chars = Some(self.tools_chars(request.tools));
         let system = request.system.map(|s| &**s);
-        let n = self.count(system, request.messages, tools_chars);
+        let messages = Conversation::new(request.messages, request.read_from);
+        let n = self.count_read(system, messages, tools_chars);
         Box::pin(std::future::ready(Ok(n as Tokens)))
     }
 

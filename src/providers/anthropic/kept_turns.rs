@@ -17,7 +17,7 @@ use parking_lot::Mutex;
 use super::messages::{Encoded, Part, encode_message};
 use super::turns::{Placement, TurnStart, format_turns};
 use crate::error::ModelError;
-use crate::message_prefix::{Found, Prefixes};
+use crate::message_prefix::{Conversation, Found, Prefixes};
 use crate::messages::Message;
 use crate::providers::message_cache::MessageCache;
 
@@ -156,14 +156,16 @@ impl KeptTurns {
 
     /// The request's turns, from the kept turns of its conversation and its new messages;
     /// `None` when the conversation holds a system message.
-    pub(super) fn turns(
+    pub(super) fn turns<'a>(
         &self,
-        messages: &[Arc<Message>],
+        request: impl Into<Conversation<'a>>,
         placement: &Placement<'_>,
     ) -> Result<Option<WrittenTurns>, ModelError> {
+        let request = request.into();
+        let messages = request.messages();
         // The value is taken out under the lock, so a concurrent request on the same
         // conversation (a fork beside its caller) writes its own whole.
-        let (mut written, found) = match self.written.lock().find_mut(messages) {
+        let (mut written, found) = match self.written.lock().find_mut(request) {
             Some((value, found)) => (value.take().unwrap_or_default(), Some(found)),
             None => (Written::default(), None),
         };
@@ -198,19 +200,21 @@ impl KeptTurns {
 
     /// Keeps what `turns` wrote for the request's conversation, unless another request
     /// changed the conversation's kept messages meanwhile.
-    pub(super) fn keep(&self, messages: &[Arc<Message>], turns: WrittenTurns) {
+    pub(super) fn keep<'a>(&self, request: impl Into<Conversation<'a>>, turns: WrittenTurns) {
+        let request = request.into();
+        let messages = request.messages();
         let WrittenTurns { written, found, .. } = turns;
         let mut kept = self.written.lock();
         let gone = match found {
             Some(found) => {
                 let mut written = Some(written);
-                kept.update(messages, found, |value| {
+                kept.update(request, found, |value| {
                     *value = written.take();
                     messages.len()
                 });
                 written.map(Some).into_iter().collect()
             }
-            None => kept.insert(messages, Some(written)),
+            None => kept.insert(request, Some(written)),
         };
         drop(kept);
         // Large buffers are let go outside the lock.
