@@ -19,11 +19,14 @@ questions about it on a worker take no GIL either.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import deepagents_rs
 import pytest
 from deepagents_rs import _core, create_deep_agent
 from deepagents_rs.backends.protocol import BackendProtocol, LsResult
@@ -31,6 +34,7 @@ from fake_models import ScriptedChatModel, ai_tool_calls
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableLambda
 from langgraph.graph import START, MessagesState, StateGraph
 from sim.anthropic import SimAnthropic, text, tool_use
@@ -418,3 +422,166 @@ def test_a_backends_not_implemented_is_told_apart_off_the_workers(mode: str) -> 
     assert "delete" in seen.kinds()
     assert messages[2].content == "Error: deletion is not supported for '/u/notes.txt'."
     assert _core._gil_on_workers() == []
+
+
+# --------------------------------------------------------------------------- summarization
+
+
+class SummarizingModel(WatchedModel):
+    """The watched model answering each summary prompt (a lone human message holding the
+    transcript) with ``SUMMARY <n>`` outside its script."""
+
+    summaries: int = 0
+
+    def _next(self, messages: Any, stop: Any, kwargs: dict[str, Any]) -> Any:
+        if len(messages) == 1 and "\nMessages to summarize:\n" in str(messages[0].content):
+            self.summaries += 1
+            reply = AIMessage(content=f"SUMMARY {self.summaries}")
+            return ChatResult(generations=[ChatGeneration(message=reply)])
+        return super()._next(messages, stop, kwargs)
+
+
+def lookup(q: str) -> str:
+    """Look something up."""
+    return f"result for {q}: " + "lorem ipsum " * 300
+
+
+def _lookups(n: int) -> list[Any]:
+    return [*(ai_tool_calls(("lookup", {"q": f"q{i}"}, f"c{i}")) for i in range(n)), AIMessage(content="done")]
+
+
+def _module(impl: Any, name: str) -> Any:
+    return importlib.import_module(f"{impl.__name__}.{name}")
+
+
+def _dict_backend(impl: Any, seen: Seen) -> Any:
+    """A user's backend (of ``impl``'s protocol) keeping files in a dict: the history file
+    goes to it through the Python adapter."""
+    protocol = _module(impl, "backends.protocol")
+
+    class DictBackend(protocol.BackendProtocol):
+        def __init__(self) -> None:
+            self.files: dict[str, str] = {}
+
+        def download_files(self, paths: list[str]) -> list[Any]:
+            seen.note("backend")
+            return [
+                protocol.FileDownloadResponse(path=p, content=self.files[p].encode(), error=None)
+                if p in self.files
+                else protocol.FileDownloadResponse(path=p, content=None, error="file_not_found")
+                for p in paths
+            ]
+
+        def write(self, file_path: str, content: str) -> Any:
+            seen.note("backend")
+            self.files[file_path] = content
+            return protocol.WriteResult(path=file_path)
+
+        def edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> Any:
+            seen.note("backend")
+            self.files[file_path] = new_string
+            return protocol.EditResult(path=file_path, occurrences=1)
+
+    return DictBackend()
+
+
+def _steps_middleware(impl: Any, seen: Seen, **settings: Any) -> Any:
+    """``impl``'s ``SummarizationMiddleware`` with its summary and history steps replaced on a
+    subclass: the core's entry calls them back."""
+
+    class OwnSteps(_module(impl, "middleware.summarization").SummarizationMiddleware):
+        def _create_summary(self, messages: list[Any]) -> str:
+            seen.note("summary step")
+            return f"{len(messages)} messages, by the subclass"
+
+        async def _acreate_summary(self, messages: list[Any]) -> str:
+            return self._create_summary(messages)
+
+        def _offload_to_backend(self, backend: Any, messages: list[Any], session_id: str) -> str | None:
+            seen.note("offload step")
+            return "/own/history.md"
+
+        async def _aoffload_to_backend(self, backend: Any, messages: list[Any], session_id: str) -> str | None:
+            return self._offload_to_backend(backend, messages, session_id)
+
+    return OwnSteps(**settings)
+
+
+def _summarizing_agent(impl: Any, how: str, model: SummarizingModel, seen: Seen) -> Any:
+    """An agent of ``impl`` (deepagents or deepagents_rs) whose summarization calls the
+    Python callable ``how`` names."""
+
+    def summarizer(messages: list[Any]) -> str:
+        seen.note("summarizer")
+        return f"{len(messages)} messages, the first a {messages[0].type} message"
+
+    def counter(messages: list[Any]) -> int:
+        seen.note("token_counter")
+        return sum(len(str(m.content)) for m in messages) // 4
+
+    own = _module(impl, "middleware.summarization").SummarizationMiddleware
+    state = {"model": model, "backend": _module(impl, "backends").StateBackend()}
+    by_messages = {"trigger": ("messages", 6), "keep": ("messages", 2)}
+    if how == "model":
+        return impl.create_deep_agent(model=model, tools=[lookup])
+    if how == "backend":
+        return impl.create_deep_agent(model=model, tools=[lookup], backend=_dict_backend(impl, seen))
+    if how == "summarizer":
+        middleware = own(**state, **by_messages, summarizer=summarizer)
+    elif how == "steps":
+        middleware = _steps_middleware(impl, seen, **state, **by_messages)
+    elif how == "token_counter":
+        middleware = own(**state, trigger=("tokens", 3000), keep=("messages", 2), token_counter=counter)
+    else:
+        # Outside a deep agent: the middleware in LangChain's own agent.
+        from langchain.agents import create_agent
+
+        middleware = own(model=model, backend=_dict_backend(impl, seen), **by_messages)
+        return create_agent(model=model, tools=[lookup], middleware=[middleware])
+    return impl.create_deep_agent(model=model, tools=[lookup], middleware=[middleware])
+
+
+def _summary_shown(model: SummarizingModel) -> str:
+    """The first summary message the model was shown, its random session id masked."""
+    for call in model.calls:
+        for m in call.messages:
+            if m.additional_kwargs.get("lc_source") == "summarization":
+                return re.sub(r"session_[0-9a-f]{32}", "session_<id>", str(m.content))
+    raise AssertionError("the model was never shown a summary")
+
+
+SUMMARIZATION = {
+    "model": {"model"},
+    "backend": {"model", "backend"},
+    "summarizer": {"summarizer"},
+    "steps": {"summary step", "offload step"},
+    "token_counter": {"model", "token_counter"},
+    "outside": {"model", "backend"},
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("how", list(SUMMARIZATION))
+def test_summarization_runs_no_python_on_workers(mode: str, how: str) -> None:
+    """Summarization triggering in a run: the summary written by the LangChain model, a
+    user's ``summarizer`` or a subclass's ``_create_summary``, the history going to a user's
+    backend or to a subclass's ``_offload_to_backend``, the conversation measured by a user's
+    ``token_counter``, and the middleware in LangChain's ``create_agent``. Each callable's
+    result is read (and an exception made the call's error) where it ran, so no GIL is taken
+    on a worker; the summary the model is shown is deepagents'."""
+    import deepagents
+
+    shown = {}
+    for impl in (deepagents, deepagents_rs):
+        seen = Seen()
+        model = SummarizingModel(responses=_lookups(8), seen=seen, profile={"max_input_tokens": 9000})
+        agent = _summarizing_agent(impl, how, model, seen)
+        _core._gil_on_workers()
+        messages = _run(agent, mode)
+        assert messages[-1].content == "done"
+        shown[impl.__name__] = _summary_shown(model)
+        if impl is deepagents_rs:
+            assert SUMMARIZATION[how] <= seen.kinds(), seen.calls
+            assert seen.on_workers() == []
+            assert _core._gil_on_workers() == []
+    assert shown["deepagents_rs"] == shown["deepagents"]

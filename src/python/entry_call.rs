@@ -12,7 +12,7 @@ use pyo3::types::{PyDict, PyList};
 
 use super::backends::filesystem_from_py;
 use super::convert::{call_from_py, extra_to_py, is_core_config, message_to_py};
-use super::errors::{guard, to_py, tool_exception_of};
+use super::errors::{guard, to_py};
 use super::fs_outside;
 use super::memory::{is_memory_config, memory_from_py};
 use super::skills::{is_skills_config, skills_from_py};
@@ -92,14 +92,7 @@ impl EntryCall {
             let fut = fs
                 .call_outside(&call.name, call.args.clone(), files, host.clone(), id)
                 .ok_or_else(|| PyKeyError::new_err(call.name.clone()))?;
-            let fut = async move {
-                match fut.await {
-                    Ok(output) => Ok(result_as_returned(output, &call)),
-                    Err(e) => Err(super::runtime_threads::attach(|py| {
-                        tool_exception_of(py, &e)
-                    })),
-                }
-            };
+            let fut = async move { fut.await.map(|output| result_as_returned(output, &call)) };
             finish(py, &host, fut, fs_outside::result_to_py)
         })
     }
@@ -135,7 +128,7 @@ impl EntryCall {
             finish(
                 py,
                 &host,
-                async move { Ok(fut.await) },
+                async move { Ok::<_, PyErr>(fut.await) },
                 fs_outside::after_to_py,
             )
         })
@@ -178,7 +171,7 @@ impl EntryCall {
                 .then(|| self.entry.run_hook(hook, cx));
             let fut = async move {
                 match fut {
-                    Some(f) => f.await.map_err(to_py),
+                    Some(f) => f.await,
                     None => Ok(None),
                 }
             };
@@ -204,7 +197,6 @@ impl EntryCall {
             let request = request_from_py(request, model, host.clone())?;
             let base = responder_base(&request, Arc::new(responder.unbind()));
             let fut = self.chain.model_handler(base).call(request);
-            let fut = async move { fut.await.map_err(to_py) };
             finish(py, &host, fut, outcome_to_py)
         })
     }

@@ -156,6 +156,37 @@ pub(crate) fn to_py(err: Error) -> PyErr {
     })
 }
 
+/// An outcome's error made the exception its Python caller gets, where the outcome is made
+/// Python (`super::summarization_call::finish`: on the loop's thread for an awaited one, on
+/// the calling thread otherwise), not on the tokio worker the work ended on.
+pub(crate) trait IntoPyErr: Send + 'static {
+    fn into_py_err(self) -> PyErr;
+}
+
+impl IntoPyErr for PyErr {
+    fn into_py_err(self) -> PyErr {
+        self
+    }
+}
+
+impl IntoPyErr for Error {
+    fn into_py_err(self) -> PyErr {
+        to_py(self)
+    }
+}
+
+impl IntoPyErr for ModelError {
+    fn into_py_err(self) -> PyErr {
+        to_py(Error::Model(self))
+    }
+}
+
+impl IntoPyErr for crate::tools::ToolError {
+    fn into_py_err(self) -> PyErr {
+        super::runtime_threads::attach(|py| tool_exception_of(py, &self))
+    }
+}
+
 /// LangGraph's `InvalidUpdateError` (a `ValueError` without LangGraph).
 fn invalid_update(py: Python<'_>, message: &str) -> PyErr {
     imported(py, ("langgraph.errors", "InvalidUpdateError"), message)
@@ -289,14 +320,9 @@ pub(crate) fn tool_exception_of(py: Python<'_>, err: &crate::tools::ToolError) -
 
 /// A host model's exception as the core's error, told apart when it is LangChain's
 /// `ModelInvalidRequestError` (the file middleware retries those without rejected media) or
-/// a context overflow (summarization's cue). Taking the GIL where it is called: a model call
-/// and a middleware's hooks tell theirs apart where it is caught (`HostError for ModelError`);
-/// the summarizer's and the token counter's callers still come here after the call returned.
-pub(crate) fn host_model_error(e: PyErr) -> ModelError {
-    super::runtime_threads::attach(|py| model_error(py, e))
-}
-
-/// `host_model_error` holding the GIL.
+/// a context overflow (summarization's cue). Made where the exception is caught, holding the
+/// GIL (`HostError for ModelError`): a model call, a middleware's hooks, a summarizer, a
+/// history offload and a token counter alike.
 fn model_error(py: Python<'_>, e: PyErr) -> ModelError {
     let is = |name: &str| {
         py.import("langchain_core.exceptions")

@@ -13,8 +13,7 @@ use crate::summarization::policy::{Clause, ModelLimits, Size, TruncateArgs};
 use futures::future::BoxFuture;
 
 use super::convert::message_list;
-use super::errors::host_model_error;
-use super::host::{PyHost, call_adapter};
+use super::host::{PyHost, call_adapter_then};
 use super::token_counter::PyTokenCounter;
 use crate::error::ModelError;
 use crate::messages::Message;
@@ -148,18 +147,18 @@ pub(crate) fn summarization_entry(config: &Bound<'_, PyAny>) -> PyResult<Summari
         trim_tokens_to_summarize: get("trim_tokens_to_summarize")?.extract()?,
         summarizer: optional(config, "summarizer")?.map(|f| {
             Arc::new(PySummarizer {
-                adapter: f.unbind(),
+                adapter: Arc::new(f.unbind()),
             }) as Arc<dyn Summarizer>
         }),
         replaced: ReplacedSteps {
             summary: optional(config, "replaced_summary")?.map(|f| {
                 Arc::new(PySummarizer {
-                    adapter: f.unbind(),
+                    adapter: Arc::new(f.unbind()),
                 }) as Arc<dyn Summarizer>
             }),
             offload: optional(config, "replaced_offload")?.map(|f| {
                 Arc::new(PyHistoryOffload {
-                    adapter: f.unbind(),
+                    adapter: Arc::new(f.unbind()),
                 }) as Arc<dyn HistoryOffload>
             }),
         },
@@ -291,9 +290,11 @@ pub(crate) fn state_cutoff<'py>(
 
 /// A `summarizer` function or runnable, called back through
 /// `deepagents_rs._summarization.SummarizerAdapter`: `ainvoke` awaited on the run's loop under
-/// `ainvoke`, `invoke` on a blocking thread under `invoke`.
+/// `ainvoke`, `invoke` with the other Python calls under `invoke`. The adapter is shared
+/// (`Arc`), so the tokio worker that asks for a summary takes no GIL to hand it on, and the
+/// text is read, or the exception made the model call's error, where the Python call ran.
 pub(crate) struct PySummarizer {
-    adapter: Py<PyAny>,
+    adapter: Arc<Py<PyAny>>,
 }
 
 impl Summarizer for PySummarizer {
@@ -303,10 +304,13 @@ impl Summarizer for PySummarizer {
         host: HostContext,
         trace: Option<crate::events::NodeTrace>,
     ) -> BoxFuture<'static, Result<String, ModelError>> {
-        let adapter = super::runtime_threads::attach(|py| self.adapter.clone_ref(py));
-        Box::pin(async move {
-            let config_host = host.clone();
-            let out = call_adapter(adapter, host, "invoke", move |py, _| {
+        let adapter = self.adapter.clone();
+        let config_host = host.clone();
+        Box::pin(call_adapter_then(
+            adapter,
+            host,
+            "invoke",
+            move |py, _| {
                 let config = PyHost::config_arg(PyHost::from_context(&config_host), py);
                 // The run asking for the summary: the summarizer reports itself inside it.
                 let parent = match &trace {
@@ -318,19 +322,16 @@ impl Summarizer for PySummarizer {
                     config,
                     parent,
                 ])
-            })
-            .await
-            .map_err(host_model_error)?;
-            super::runtime_threads::attach(|py| out.bind(py).extract::<String>())
-                .map_err(host_model_error)
-        })
+            },
+            |out| out.extract::<String>(),
+        ))
     }
 }
 
 /// A face's own `_offload_to_backend`, called back through its adapter's `offload(messages,
-/// session)` (`aoffload` awaited under `ainvoke`).
+/// session)` (`aoffload` awaited under `ainvoke`); shared and read as `PySummarizer` is.
 pub(crate) struct PyHistoryOffload {
-    adapter: Py<PyAny>,
+    adapter: Arc<Py<PyAny>>,
 }
 
 impl HistoryOffload for PyHistoryOffload {
@@ -340,18 +341,17 @@ impl HistoryOffload for PyHistoryOffload {
         session: String,
         host: HostContext,
     ) -> BoxFuture<'static, Result<Option<String>, ModelError>> {
-        let adapter = super::runtime_threads::attach(|py| self.adapter.clone_ref(py));
-        Box::pin(async move {
-            let out = call_adapter(adapter, host, "offload", move |py, _| {
+        Box::pin(call_adapter_then(
+            self.adapter.clone(),
+            host,
+            "offload",
+            move |py, _| {
                 Ok(vec![
                     message_list(py, &messages)?.into_any(),
                     session.into_pyobject(py)?.into_any(),
                 ])
-            })
-            .await
-            .map_err(host_model_error)?;
-            super::runtime_threads::attach(|py| out.bind(py).extract::<Option<String>>())
-                .map_err(host_model_error)
-        })
+            },
+            |out| out.extract::<Option<String>>(),
+        ))
     }
 }

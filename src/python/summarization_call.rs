@@ -17,8 +17,8 @@ use super::convert::{
     extra_from_py, extra_to_py, file_map_from_py, files_write_to_py, message_from_py, message_list,
     message_to_py, messages_from_py,
 };
-use super::errors::{guard, host_model_error, to_py};
-use super::host::{PyHost, call_adapter};
+use super::errors::{IntoPyErr, guard, to_py};
+use super::host::{PyHost, call_adapter_then};
 use super::summarization::summarization_entry;
 use crate::error::Error;
 use crate::files::backend::FilesScope;
@@ -104,7 +104,6 @@ impl SummarizationCall {
                 summarization
                     .summary_of(&messages, model, inner_host, None)
                     .await
-                    .map_err(|e| to_py(Error::Model(e)))
             };
             finish(py, &host, fut, |py, text: String| {
                 Ok(text.into_pyobject(py)?.into_any())
@@ -135,7 +134,7 @@ impl SummarizationCall {
                 let path = summarization
                     .offload_history(&messages, &session, backend, scope.clone())
                     .await;
-                Ok((path, scope.take_update()))
+                Ok::<_, PyErr>((path, scope.take_update()))
             };
             finish(py, &host, fut, |py, (path, files)| {
                 let files = written_to_py(py, files.as_ref())?;
@@ -165,10 +164,10 @@ impl SummarizationCall {
                 let (out, failed) = summarization
                     .offload_media(&messages, backend, scope.clone())
                     .await
-                    .map_err(|raised| super::errors::to_py(crate::error::Error::Builtin(raised)))?;
+                    .map_err(Error::Builtin)?;
                 // Media are always rewritten: all messages as they came means there were none.
                 let same = out.iter().zip(&messages).all(|(a, b)| Arc::ptr_eq(a, b));
-                Ok(((!same).then_some(out), failed, scope.take_update()))
+                Ok::<_, Error>(((!same).then_some(out), failed, scope.take_update()))
             };
             finish(py, &host, fut, |py, (out, failed, files)| {
                 let out = match out {
@@ -235,7 +234,6 @@ impl SummarizationCall {
             let request = request_from_py(request, self.model.clone(), host.clone())?;
             let base = responder_base(&request, Arc::new(responder.unbind()));
             let fut = self.chain.model_handler(base).call(request);
-            let fut = async move { fut.await.map_err(to_py) };
             finish(py, &host, fut, outcome_to_py)
         })
     }
@@ -253,9 +251,11 @@ pub(crate) fn host_for(
     }
 }
 
-/// `fut`'s outcome as `to_py` makes it: awaitable on the caller's loop under an async host,
-/// else waited for here (without the GIL).
-pub(crate) fn finish<'py, T, F>(
+/// `fut`'s outcome as `convert` makes it (its error as `IntoPyErr` does): awaitable on the
+/// caller's loop under an async host, made there on the loop's thread when `fut` is done
+/// (`loop_future`), never on the tokio worker `fut` ended on; else waited for here (without
+/// the GIL) and made on the calling thread.
+pub(crate) fn finish<'py, T, E, F>(
     py: Python<'py>,
     host: &HostContext,
     fut: F,
@@ -263,23 +263,24 @@ pub(crate) fn finish<'py, T, F>(
 ) -> PyResult<Bound<'py, PyAny>>
 where
     T: Send + 'static,
-    F: std::future::Future<Output = PyResult<T>> + Send + 'static,
+    E: IntoPyErr,
+    F: std::future::Future<Output = Result<T, E>> + Send + 'static,
 {
     match PyHost::from_context(host).filter(|h| h.is_async) {
-        Some(h) => {
-            let locals = h.locals.clone();
-            pyo3_async_runtimes::tokio::future_into_py_with_locals(
-                py,
-                locals,
-                super::exit_gate::gated(async move {
-                    let out = fut.await?;
-                    super::runtime_threads::attach(|py| convert(py, out).map(Bound::unbind))
-                }),
-            )
-        }
+        Some(h) => super::loop_inbox::loop_future(
+            py,
+            &h.inbox,
+            &h.locals.event_loop(py),
+            fut,
+            Box::new(move |py, out: Result<T, E>| {
+                let out = out.map_err(IntoPyErr::into_py_err)?;
+                convert(py, out).map(Bound::unbind)
+            }),
+        ),
         None => {
             let runtime = pyo3_async_runtimes::tokio::get_runtime();
-            let out = super::exit_gate::detach(py, || runtime.block_on(fut))?;
+            let out = super::exit_gate::detach(py, || runtime.block_on(fut))
+                .map_err(IntoPyErr::into_py_err)?;
             convert(py, out)
         }
     }
@@ -400,41 +401,46 @@ pub(crate) fn responder_base(original: &ModelRequest, responder: Arc<Py<PyAny>>)
         let tools_unchanged = Arc::ptr_eq(&request.tools, &tools);
         Box::pin(async move {
             let host = request.host.clone();
-            let out = call_adapter(responder, host, "call", move |py, _| {
-                let _ = &given;
-                // `True`: the caller's own system message, as it was.
-                let system = match &request.system {
-                    _ if unchanged => pyo3::types::PyBool::new(py, true).to_owned().into_any(),
-                    Some(s) => message_to_py(py, &Message::System(s.as_ref().clone()))?,
-                    None => py.None().into_bound(py),
-                };
-                let list = PyList::empty(py);
-                for m in request.messages.iter() {
-                    match index.get(&(Arc::as_ptr(m) as usize)) {
-                        Some(i) => list.append(i)?,
-                        None => list.append(message_to_py(py, m)?)?,
+            // The reply read, or the handler's exception made the model call's error, where
+            // the handler ran: no GIL on the tokio worker awaiting it.
+            let call = call_adapter_then(
+                responder,
+                host,
+                "call",
+                move |py, _| {
+                    let _ = &given;
+                    // `True`: the caller's own system message, as it was.
+                    let system = match &request.system {
+                        _ if unchanged => pyo3::types::PyBool::new(py, true).to_owned().into_any(),
+                        Some(s) => message_to_py(py, &Message::System(s.as_ref().clone()))?,
+                        None => py.None().into_bound(py),
+                    };
+                    let list = PyList::empty(py);
+                    for m in request.messages.iter() {
+                        match index.get(&(Arc::as_ptr(m) as usize)) {
+                            Some(i) => list.append(i)?,
+                            None => list.append(message_to_py(py, m)?)?,
+                        }
                     }
-                }
-                // The tools, when the entry changed them (skills disclosing skill tools, the
-                // filesystem hiding some and redescribing grep and execute):
-                // `(name, defer_loading, description)` each, for the face to give back as
-                // its tools.
-                let tools = if tools_unchanged {
-                    py.None().into_bound(py)
-                } else {
-                    let tools: Vec<(&str, bool, &str)> = request
-                        .tools
-                        .iter()
-                        .map(|t| (t.name.as_str(), t.defer_loading, t.description.as_str()))
-                        .collect();
-                    tools.into_pyobject(py)?.into_any()
-                };
-                Ok(vec![system, list.into_any(), tools])
-            })
-            .await
-            .map_err(|e| Error::Model(host_model_error(e)))?;
-            let messages = super::runtime_threads::attach(|py| messages_from_py(out.bind(py)))
-                .map_err(|e| Error::Model(host_model_error(e)))?;
+                    // The tools, when the entry changed them (skills disclosing skill tools, the
+                    // filesystem hiding some and redescribing grep and execute):
+                    // `(name, defer_loading, description)` each, for the face to give back as
+                    // its tools.
+                    let tools = if tools_unchanged {
+                        py.None().into_bound(py)
+                    } else {
+                        let tools: Vec<(&str, bool, &str)> = request
+                            .tools
+                            .iter()
+                            .map(|t| (t.name.as_str(), t.defer_loading, t.description.as_str()))
+                            .collect();
+                        tools.into_pyobject(py)?.into_any()
+                    };
+                    Ok(vec![system, list.into_any(), tools])
+                },
+                messages_from_py,
+            );
+            let messages = call.await.map_err(Error::Model)?;
             Ok(ModelResponse {
                 messages,
                 ..Default::default()

@@ -9,8 +9,7 @@ use parking_lot::Mutex;
 use pyo3::prelude::*;
 use serde_json::{Value, json};
 
-use super::errors::host_model_error;
-use super::host::call_adapter;
+use super::host::call_adapter_then;
 use super::model::{ObjectCache, message_objects, parts_to_py};
 use crate::messages::{Message, SystemMessage};
 use crate::model::RequestParts;
@@ -19,7 +18,8 @@ use crate::summarization::{Counting, TokenCounter, Tokens};
 use crate::tools::{HostContext, ToolSpec};
 
 /// Its Python objects are shared, so a count (made on the core's threads) takes no GIL
-/// before it calls into Python.
+/// before it calls into Python, and the count is read (or the exception made the count's
+/// error) where the Python call ran: no GIL on the tokio worker that awaits it.
 pub(crate) struct PyTokenCounter {
     adapter: Arc<Py<PyAny>>,
     /// `deepagents_rs._convert.from_core`.
@@ -50,8 +50,11 @@ impl PyTokenCounter {
         let counter = adapter.clone();
         let cache = self.cache.clone();
         let host = host.clone();
-        Box::pin(async move {
-            let out = call_adapter(adapter, host, "count", move |py, _| match &parts {
+        Box::pin(call_adapter_then(
+            adapter,
+            host,
+            "count",
+            move |py, _| match &parts {
                 Parts::Messages(messages) => {
                     let list = message_objects(py, messages, &to_message, &cache)?;
                     Ok(vec![
@@ -78,12 +81,9 @@ impl PyTokenCounter {
                         })?;
                     Ok(vec![list.into_any(), system, tools])
                 }
-            })
-            .await
-            .map_err(host_model_error)?;
-            super::runtime_threads::attach(|py| out.bind(py).extract::<Tokens>())
-                .map_err(host_model_error)
-        })
+            },
+            |out| out.extract::<Tokens>(),
+        ))
     }
 }
 
