@@ -95,8 +95,21 @@ def merge(state: list | None, writes: Sequence[Any], memory: HistoryIds | None =
             current = list(state)
         else:
             current = list(convert(state))
-    new = list(convert(written))
-    removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
+    # The writes are messages already too, as a rule (a node's, or a loaded checkpoint's
+    # replayed writes: a whole history's input among them): checked by class, in C, not
+    # converted one call a message.
+    written_types = set(map(type, written))
+    if written_types <= message_types or all(issubclass(t, message_types.base) for t in written_types):
+        message_types.update(written_types)
+        new = written
+    else:
+        new = list(convert(written))
+        written_types = set(map(type, new))
+    removes = (
+        [i for i, m in enumerate(new) if isinstance(m, remove)]
+        if any(issubclass(t, remove) for t in written_types)
+        else []
+    )
     if removes:
         cut = max((i for i in removes if new[i].id == remove_all), default=None)
         if cut is not None:
@@ -104,7 +117,9 @@ def merge(state: list | None, writes: Sequence[Any], memory: HistoryIds | None =
             removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
     # Usually every write is a message the history does not hold: appended, with no index
     # of the history built.
-    ids = [m.id for m in new if m.id is not None]
+    ids = list(map(_written_id, new))
+    if None in ids:
+        ids = [i for i in ids if i is not None]
     if not removes and len(set(ids)) == len(ids):
         if known is None:
             known = set(map(_message_id, current))
@@ -157,3 +172,6 @@ def _message_names() -> tuple[_MessageTypes, type, Callable[..., Any], str]:
 
 
 _message_id = operator.attrgetter("id")
+#: The same read of a written message's id (kept apart: `_message_id` reads are the
+#: history's scans, which a stepping run's `HistoryIds` spares).
+_written_id = operator.attrgetter("id")
