@@ -446,6 +446,14 @@ mod tests {
     use crate::providers::anthropic::response::parse_response;
     use serde_json::json;
 
+    /// Only to say why a reply was not read here, in a test's message.
+    fn why_not(body: &[u8]) -> String {
+        match serde_json::from_slice::<Reply>(body) {
+            Err(e) => e.to_string(),
+            Ok(_) => "read as a Reply; a block of another shape".into(),
+        }
+    }
+
     /// The message the general path makes of `body`, and what it holds of the heap.
     fn general(body: &[u8]) -> (AiMessage, usize) {
         held_by(|| parse_response(serde_json::from_slice(body).unwrap()).unwrap())
@@ -664,14 +672,5 @@ mod tests {
         // Not JSON: the decoding error, as the transport's parse gave it.
         let e = response::parse_reply(b"{\"id\": ").unwrap_err();
         assert!(e.to_string().contains("EOF while parsing"), "{e}");
-    }
-}
-
-/// Only to say why a reply was not read here, in a test's message.
-#[cfg(test)]
-pub(super) fn why_not(body: &[u8]) -> String {
-    match serde_json::from_slice::<Reply>(body) {
-        Err(e) => e.to_string(),
-        Ok(_) => "read as a Reply; a block of another shape".into(),
     }
 }
