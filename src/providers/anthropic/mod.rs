@@ -31,7 +31,7 @@ use crate::messages::AiMessage;
 use crate::model::{ChatModel, ModelRequest};
 use crate::tools::HostContext;
 
-pub use response::{parse_reply, parse_response};
+pub use response::parse_reply;
 pub use stream::StreamAssembler;
 
 pub(crate) const PROVIDER: &str = "anthropic";
