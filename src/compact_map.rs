@@ -54,6 +54,22 @@ impl CompactMap {
         }
     }
 
+    /// An object's text as `text_of` writes it (`serde_json`'s compact text of a `Map`, the
+    /// empty object as the empty string), written by a reader that makes it without a `Map`
+    /// in between; `nulls` the shape whose nulls it leaves out, if any.
+    pub(crate) fn from_text(text: String, nulls: Option<&'static NullFields>) -> Self {
+        CompactMap {
+            text: text.into_boxed_str(),
+            nulls,
+        }
+    }
+
+    /// The text as kept, for tests that hold two makings of it to the same bytes.
+    #[cfg(test)]
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
     /// Whether it reads as `{}` (no text, no nulls to put back): the result messages of a
     /// history make its dict directly.
     pub fn is_empty(&self) -> bool {

@@ -8,6 +8,7 @@ mod messages;
 mod output_format;
 mod plain_blocks;
 pub mod profiles;
+mod reply_reader;
 pub mod request;
 pub mod response;
 pub(crate) mod sdk_dump;
@@ -30,7 +31,7 @@ use crate::messages::AiMessage;
 use crate::model::{ChatModel, ModelRequest};
 use crate::tools::HostContext;
 
-pub use response::parse_response;
+pub use response::parse_reply;
 pub use stream::StreamAssembler;
 
 pub(crate) const PROVIDER: &str = "anthropic";
@@ -220,8 +221,8 @@ impl ChatModel for AnthropicChat {
                     let endpoint = &endpoint;
                     policy
                         .run(|attempt| async move {
-                            let data = endpoint.post_json(payload, attempt, policy).await?;
-                            parse_response(data)
+                            let response = endpoint.post(payload, attempt, policy).await?;
+                            parse_reply(&endpoint.read_body(response, policy).await?)
                         })
                         .await?
                 }

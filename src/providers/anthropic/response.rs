@@ -4,7 +4,7 @@
 use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
 
-use super::{PROVIDER, sdk_dump};
+use super::{PROVIDER, reply_reader, sdk_dump};
 use crate::compact_map::CompactMap;
 use crate::messages::{AiMessage, Content, ToolCall, Usage};
 use crate::providers::error::ProviderError;
@@ -37,6 +37,18 @@ pub(super) fn read_error(
         .or_else(|| parsed.get("request_id").and_then(Value::as_str))
         .map(Into::into);
     e
+}
+
+/// A Messages API response's body as the AI message langchain-anthropic makes of it: read
+/// straight into the kept message when it has the common shape (`reply_reader`), else
+/// parsed whole and made into it.
+pub fn parse_reply(body: &[u8]) -> Result<AiMessage, ProviderError> {
+    if let Some(message) = reply_reader::read(body) {
+        return Ok(message);
+    }
+    let data: Value =
+        serde_json::from_slice(body).map_err(|e| ProviderError::decode(PROVIDER, e.to_string()))?;
+    parse_response(data)
 }
 
 /// A Messages API response as the AI message langchain-anthropic makes of it. The parsed
@@ -209,7 +221,7 @@ pub(super) fn sdk_block(block: &Map<String, Value>) -> Map<String, Value> {
 /// parsing (or cloned from one) reserves entries for its whole hash index: a one-entry
 /// `input` map keeps three 112-byte entries. Made at their sizes, a tool-use reply's
 /// block and call hold about 450 bytes less.
-fn exact_copy(value: &Value) -> Value {
+pub(super) fn exact_copy(value: &Value) -> Value {
     match value {
         Value::Object(map) => {
             let mut out = Map::with_capacity(map.len());
