@@ -39,7 +39,7 @@ pub(crate) fn _run_id(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
         })
     })?;
     let id = parts.instance.make(parts.class.bind(py))?;
-    let int = uuid::Uuid::now_v7().as_u128().into_pyobject(py)?;
+    let int = crate::run::now_v7().as_u128().into_pyobject(py)?;
     parts.int.set(&id, int.as_any())?;
     parts.is_safe.set(&id, parts.unknown.bind(py))?;
     Ok(id)

@@ -14,7 +14,7 @@ use crate::state::{AgentState, StateDelta};
 use crate::structured::StructuredOutput;
 use crate::tools::HostContext;
 use crate::usage_sum::UsageSum;
-pub use random_ids::{new_id, new_ids};
+pub use random_ids::{new_id, new_ids, now_v7};
 pub use resumes::{SubagentResume, SubagentResumes};
 
 /// deepagents configures its graph with this limit.

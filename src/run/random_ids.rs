@@ -1,17 +1,20 @@
-//! uuid4 ids from the system's random source, read in batches.
+//! uuid4 ids, and a tool run's uuid7, from the system's random source read in batches.
 //!
 //! Every model step makes two ids on a tokio worker (the model call's run id and its reply's
 //! message id), and each `Uuid::new_v4` was a `getrandom` system call: 2 of the workers' ~10
 //! system calls a step, a couple of microseconds each on a virtual machine. Each thread keeps
-//! a pool of random bytes filled by one read and hands out 16 at a time.
+//! a pool of random bytes filled by one read and hands out 16 at a time. A tool run's uuid7
+//! (`now_v7`) took one read more a call, and another each new millisecond (`Uuid::now_v7`
+//! reseeding its counter): it takes its random bits from the same pool.
 //!
 //! A forked child starts with a copy of the forking thread's pool: the ids it would hand out
 //! are the ones the parent hands out too. A fork bumps `FORKS` (`pthread_atfork`), and a pool
 //! filled before the last fork is thrown away.
 
 use std::cell::RefCell;
-use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, Once};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Ids a pool holds: one read a model call every 16 steps.
 const POOL_IDS: usize = 32;
@@ -110,6 +113,55 @@ pub fn new_ids(n: usize) -> Vec<String> {
         .collect()
 }
 
+/// A uuid7's counter: 42 bits (the 12 of `rand_a` and the first 30 of `rand_b`, RFC 9562's
+/// method 1), seeded with 41 random bits each new millisecond so that it has room to count.
+const COUNTER_MAX: u64 = (1 << 42) - 1;
+const COUNTER_SEED: u64 = (1 << 41) - 1;
+
+/// The last uuid7's millisecond and counter, for the whole process: ids made in one
+/// millisecond, on any thread, count up from one random seed.
+static LAST_V7: Mutex<(u64, u64)> = Mutex::new((0, 0));
+
+/// The millisecond and counter of the uuid7 after `last`'s made at `now`: a new millisecond
+/// seeds the counter, the same one (or one gone back) counts on, a counter run out moves on
+/// to the next millisecond.
+fn next_v7(last: (u64, u64), now: u64, seed: u64) -> (u64, u64) {
+    if now > last.0 {
+        (now, seed)
+    } else if last.1 < COUNTER_MAX {
+        (last.0, last.1 + 1)
+    } else {
+        (last.0 + 1, seed)
+    }
+}
+
+/// A fresh uuid7, in order after every other this process made: the time in milliseconds,
+/// a counter and 32 random bits, laid out as `uuid::Uuid::now_v7` lays them (LangChain's
+/// `uuid7()` order: a clock that goes back keeps the last millisecond, a counter that runs
+/// out moves to the next).
+#[cfg_attr(not(feature = "python"), allow(dead_code))] // the binding's tool run ids
+pub fn now_v7() -> uuid::Uuid {
+    let Some(random) = random16() else {
+        return uuid::Uuid::now_v7();
+    };
+    let random = u128::from_be_bytes(random);
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let (millis, counter) = {
+        let mut last = LAST_V7.lock().unwrap_or_else(|e| e.into_inner());
+        *last = next_v7(*last, now, (random >> 64) as u64 & COUNTER_SEED);
+        *last
+    };
+    let mut bytes = [0u8; 10];
+    // rand_a: the counter's first 12 bits (the builder puts the version above them).
+    bytes[..2].copy_from_slice(&((counter >> 30) as u16).to_be_bytes());
+    // rand_b: the counter's other 30 bits below the variant's two, then 32 random bits.
+    let tail = ((counter & ((1 << 30) - 1)) << 32) | (random as u64 & u64::from(u32::MAX));
+    bytes[2..].copy_from_slice(&tail.to_be_bytes());
+    uuid::Builder::from_unix_timestamp_millis(millis, &bytes).into_uuid()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,5 +213,59 @@ mod tests {
             assert_eq!(child.len(), parent.len());
             assert_ne!(child, parent);
         }
+    }
+
+    /// uuid7s come from the pool too (one read for 32), each in order after the last (the
+    /// counter counting within a millisecond), version 7 of RFC 9562's variant, their time
+    /// the clock's.
+    #[test]
+    fn v7_ids_come_from_the_pool_in_order() {
+        let start = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        let ids: Vec<uuid::Uuid> = (0..2 * POOL_IDS).map(|_| now_v7()).collect();
+        let end = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        // The test's thread starts with an empty pool.
+        assert_eq!(READS.get(), 2);
+        for pair in ids.windows(2) {
+            assert!(pair[0] < pair[1], "{} !< {}", pair[0], pair[1]);
+        }
+        for id in &ids {
+            assert_eq!(id.get_version_num(), 7);
+            assert_eq!(id.get_variant(), uuid::Variant::RFC4122);
+            let millis = (id.as_u128() >> 80) as u64;
+            assert!(
+                start <= millis && millis <= end + 1,
+                "{start} {millis} {end}"
+            );
+        }
+        // Made in one millisecond, the next id's counter is the last's plus one.
+        let counter = |id: &uuid::Uuid| {
+            let v = id.as_u128();
+            (((v >> 64) & 0xfff) << 30 | ((v >> 32) & ((1 << 30) - 1))) as u64
+        };
+        let same_ms = ids
+            .windows(2)
+            .filter(|p| p[0].as_u128() >> 80 == p[1].as_u128() >> 80)
+            .collect::<Vec<_>>();
+        assert!(!same_ms.is_empty());
+        for pair in same_ms {
+            assert_eq!(counter(&pair[0]) + 1, counter(&pair[1]));
+        }
+    }
+
+    /// A counter that has run out moves the id to the next millisecond; a clock gone back
+    /// keeps the last millisecond and counts on.
+    #[test]
+    fn v7_counter_run_out_and_clock_back_keep_the_order() {
+        assert_eq!(next_v7((100, 5), 101, 9), (101, 9));
+        assert_eq!(next_v7((100, 5), 100, 9), (100, 6));
+        assert_eq!(next_v7((100, 5), 40, 9), (100, 6));
+        assert_eq!(next_v7((100, COUNTER_MAX), 100, 9), (101, 9));
+        assert_eq!(next_v7((100, COUNTER_MAX), 99, 9), (101, 9));
     }
 }
