@@ -13,8 +13,9 @@ that run Python in a step:
   stream's feed, and under ``ainvoke`` what the loop runs;
 - ``drainer``: the core's Python calls (``dars-python`` threads, ``src/python/python_calls.rs``),
   traced from their first call on for their life; ``tool job`` is the part of it under the
-  tool job's two entry points: the tool's config (``_stream.config_with_writer``) and the call
-  (the adapter's ``call_in_run`` / ``call_in_async_run``).
+  tool job's entry points: the call (the adapter's ``call_in_run`` / ``call_in_async_run``)
+  and, where the core still calls it (an async tool's, or before the core made a sync tool's
+  ``PlainCall`` itself), the tool's config (``_stream.config_with_writer``).
 
 Each mode runs a conversation of ``--steps`` steps and one of twice as many, after a warm-up
 run (the first call's imports and caches are not counted): ``/step`` is the difference over
@@ -183,8 +184,10 @@ def counted_run(agent: Any, sim: Any, steps: int, mode: str, counter: Counter) -
     finally:
         counter.on = False
     calls = steps - 1
-    # An async tool's call is a coroutine the event loop runs (the caller's count).
-    if counter.entries["config"] != calls or counter.entries["call"] not in (0, calls):
+    # A sync tool's job makes its config in the core (no `config` entry); an async tool's
+    # call is a coroutine the event loop runs (no `call` entry on a drainer).
+    counted = (counter.entries["config"], counter.entries["call"])
+    if calls not in counted or any(n not in (0, calls) for n in counted):
         raise SystemExit(f"expected {calls} tool calls, counted {dict(counter.entries)}")
     return {"opcodes": counter.opcodes.copy(), "calls": counter.calls.copy(), "by_code": counter.by_code.copy()}
 

@@ -26,11 +26,11 @@ READ_BY_THE_CORE: dict[str, tuple[str, ...]] = {
     "deepagents_rs._stream_protocol": ("PROTOCOL_EVENTS",),
     "deepagents_rs._native_events": ("v1_reply",),
     # stream_payloads.rs, tools.rs
-    "deepagents_rs._stream": ("native_chunk", "config_with_writer"),
-    # tools.rs
-    "deepagents_rs._task_config": ("wait_for_graph", "acall_placed"),
-    # plain_tool_config.rs
-    "deepagents_rs._plain_tool_calls": ("_langgraph",),
+    "deepagents_rs._stream": ("native_chunk", "full_config"),
+    # tools.rs, plain_calls.rs
+    "deepagents_rs._task_config": ("wait_for_graph", "acall_placed", "RunConfig"),
+    # plain_tool_config.rs, plain_calls.rs
+    "deepagents_rs._plain_tool_calls": ("_langgraph", "run_base", "PlainCall"),
     # task_notes.rs
     "deepagents_rs._task_notes": ("note_node_error",),
     # video.rs

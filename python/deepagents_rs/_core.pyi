@@ -667,6 +667,12 @@ def _plain_tool_config(call: Any, manager_type: type, bare: bool, uuid7: Any) ->
     makes them, its tool run's child manager a ``manager_type`` (made bare when ``bare``, else
     called with LangChain's keywords and given ``uuid7()`` as its parent run id)."""
 
+def _plain_call(args: tuple) -> Any:
+    """A ``_plain_tool_calls.PlainCall`` for the tool call whose ``_stream.full_config``
+    arguments are ``args`` when its run's plain calls can take that path (its run's base made
+    by ``run_base`` at the run's first call and kept in its config's ``tool_bases``), else
+    ``None``: as a sync tool's job decides in the core."""
+
 def _uuid6_text(timestamp: int, step: int, node: int) -> str:
     """``str(UUID(int=..., version=6))`` of LangGraph's ``uuid6`` fields: the timestamp (100 ns
     intervals since 1582), the step as its clock sequence, a 48-bit random node."""

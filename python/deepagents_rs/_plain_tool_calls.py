@@ -15,10 +15,11 @@ Here the run's part is worked out once (``RunBase``, kept on the run's ``RunConf
 namespace, subagent and mode) and each call adds its own: its step's checkpoint, its task id
 and namespace, its metadata's step and path, LangGraph's loop objects (channels, scratchpad,
 functional-API caller, runtime) and the tool run's child manager, all made by the core
-(`_tool_config`, ``src/python/plain_tool_config.rs``). ``config_with_writer``
-hands the tool job a ``PlainCall`` (what the call needs, nothing built) when the run allows
-it; the adapter then takes this path when its tool is plain and nothing listens, and
-otherwise builds the general config from it (``PlainCall.full``) and goes on as before.
+(`_tool_config`, ``src/python/plain_tool_config.rs``). The core hands the tool job a
+``PlainCall`` (what the call needs, nothing built) when the run allows it
+(``src/python/plain_calls.rs``: a sync tool's job, and ``_stream.config_with_writer`` for an
+async tool's); the adapter then takes this path when its tool is plain and nothing listens,
+and otherwise builds the general config from it (``PlainCall.full``) and goes on as before.
 """
 
 from __future__ import annotations
@@ -176,8 +177,9 @@ def run_base(run: Any, namespace: list[str], subagent: str | None, asynchronous:
 
 
 class PlainCall:
-    """A tool call's place in a run whose plain calls take this path: its ``config_with_writer``
-    arguments, for the general path (`full`), and its run's base."""
+    """A tool call's place in a run whose plain calls take this path: its ``full_config``
+    arguments, for the general path (`full`), and its run's base. Made by the core
+    (``src/python/plain_calls.rs``), its slots set as ``__init__`` sets them."""
 
     __slots__ = ("args", "base", "config")
 
@@ -188,27 +190,12 @@ class PlainCall:
         self.config: dict | None = None
 
     def full(self) -> dict | None:
-        """The config the general path gives the call (``config_with_writer``'s), kept as the
-        call's (its errors are noted with it)."""
+        """The config the general path gives the call (``full_config``'s), kept as the call's
+        (its errors are noted with it)."""
         from ._stream import full_config
 
         self.config = full_config(*self.args)
         return self.config
-
-
-def plain_call(args: tuple) -> PlainCall | None:
-    """A ``PlainCall`` for ``config_with_writer``'s ``args`` when the run's calls can take this
-    path: not traced, a step, and a run base (made at the run's first call)."""
-    config, _writer, parent, files, step, _index, _call_id, namespace, subagent, asynchronous = args
-    if parent is not None or files is None or step is None or type(config) is not RunConfig:
-        return None
-    bases = config.tool_bases
-    key = (tuple(namespace or ()), subagent, asynchronous)
-    if key in bases:
-        base = bases[key]
-    else:
-        base = bases[key] = run_base(config, list(namespace or ()), subagent, asynchronous)
-    return None if base is None else PlainCall(base, args)
 
 
 #: The call's config and its task's channels, made by the core from the call's run base and

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import _convert, _direct_tools, _task_channels
+from . import _convert, _core, _direct_tools, _task_channels
 from ._files_context import LazyFilesContext
 from ._message_objects import MessageObjects
 from ._pushed_parts import PUSHED_PARTS_KEY
@@ -180,29 +180,16 @@ def _langgraph_names() -> tuple | None:
 
 
 def config_with_writer(*args: Any, place: tuple[list[str], dict | None] | None = None) -> Any:
-    """What the core hands a sync tool's call with its arguments, given `full_config`'s: a
-    `PlainCall` (nothing built yet) when the run's plain calls can make their config from the
-    run's shared part (`_plain_tool_calls`), else `full_config`'s config. ``place``: see
-    `full_config` (given, the config is made now)."""
+    """An async tool's config, given `full_config`'s arguments (``_task_config.acall_placed``;
+    a sync tool's job makes its own in the core): a `PlainCall` (nothing built yet) when the
+    run's plain calls can make their config from the run's shared part (`_plain_tool_calls`,
+    the core's `_plain_call` deciding as for a sync tool), else `full_config`'s config.
+    ``place``: see `full_config` (given, the config is made now)."""
     if place is None and len(args) == 10:
-        call = (_PLAIN_CALL or _plain_call())(args)
+        call = _core._plain_call(args)
         if call is not None:
             return call
     return full_config(*args, place=place)
-
-
-#: `_plain_tool_calls.plain_call`, once imported (`_plain_call`).
-_PLAIN_CALL: Callable[[tuple], Any] | None = None
-
-
-def _plain_call() -> Callable[[tuple], Any]:
-    """`_plain_tool_calls.plain_call`, imported at the first tool call (that module imports
-    this one) and then kept: an import statement in a function costs some 30 bytecodes."""
-    global _PLAIN_CALL
-    from . import _plain_tool_calls
-
-    _PLAIN_CALL = _plain_tool_calls.plain_call
-    return _PLAIN_CALL
 
 
 def full_config(

@@ -38,6 +38,7 @@ mod method_call;
 mod middleware;
 mod model;
 mod model_call_handler;
+mod plain_calls;
 mod plain_tool_config;
 mod python_calls;
 mod reducers;
@@ -112,6 +113,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<frozen_records::SlotRecords>()?;
     m.add_function(wrap_pyfunction!(run_ids::_run_id, m)?)?;
     m.add_function(wrap_pyfunction!(plain_tool_config::_plain_tool_config, m)?)?;
+    m.add_function(wrap_pyfunction!(plain_calls::_plain_call, m)?)?;
     m.add_function(wrap_pyfunction!(checkpoint_ids::_uuid6_text, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use pyo3::intern;
 use pyo3::prelude::*;
 use serde_json::Value;
 
@@ -275,16 +276,28 @@ impl RunFiles {
     }
 }
 
-/// The config a tool runs with: the run's, with LangGraph's runtime in it, so
-/// `get_stream_writer()` works inside the tool (a no-op unless the caller streams `custom`).
+/// The config a sync tool's job hands the adapter's `call_in_run`: a `PlainCall` (made here,
+/// nothing built: the adapter makes a plain call's config itself) when the run's plain calls
+/// can take that path, else the run's config with LangGraph's runtime in it
+/// (`_stream.full_config`), so `get_stream_writer()` works inside the tool (a no-op unless
+/// the caller streams `custom`).
 fn tool_config<'py>(
     py: Python<'py>,
     host: Option<&PyHost>,
     ctx: &ToolContext,
 ) -> PyResult<Bound<'py, PyAny>> {
-    static WITH_WRITER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let with_writer = imported(py, &WITH_WRITER, "_stream", "config_with_writer")?;
-    with_writer.bind(py).call1(tool_config_args(py, host, ctx)?)
+    let args = tool_config_args(py, host, ctx)?;
+    if let Some(call) = super::plain_calls::plain_call(&args)? {
+        return Ok(call);
+    }
+    static STREAM: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    let stream =
+        STREAM.get_or_try_init(py, || py.import("deepagents_rs._stream").map(Bound::unbind))?;
+    // Looked up at each call, not kept: the parity tests count the general path's calls.
+    stream
+        .bind(py)
+        .getattr(intern!(py, "full_config"))?
+        .call1(args)
 }
 
 /// `deepagents_rs.<module>.<name>`, imported once into `cell`.
@@ -302,7 +315,7 @@ fn imported<'a>(
     })
 }
 
-/// `config_with_writer`'s arguments for the call `ctx` describes.
+/// `_stream.full_config`'s arguments for the call `ctx` describes.
 fn tool_config_args<'py>(
     py: Python<'py>,
     host: Option<&PyHost>,

@@ -194,8 +194,9 @@ def _run(module: Any, how: str, case: str, subagent: bool, tools: list, calls: l
 
 
 def _general(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every call made on the general path."""
-    monkeypatch.setattr(_stream, "_PLAIN_CALL", lambda args: None)
+    """Every call made on the general path: no run has a base for its plain calls (the core
+    looks ``run_base`` up at each run's first tool call)."""
+    monkeypatch.setattr(_plain_tool_calls, "run_base", lambda *args: None)
 
 
 class Paths:
