@@ -150,39 +150,55 @@ pub(super) fn read(body: &[u8]) -> Option<AiMessage> {
     })
 }
 
+/// The optional fields a block holds, a bit each (`Block::held`): a block of each type may
+/// hold only its type's declared fields (`kept_block`).
+const TEXT: u8 = 1;
+const ID: u8 = 1 << 1;
+const NAME: u8 = 1 << 2;
+const INPUT: u8 = 1 << 3;
+const TOOLSET_NAME: u8 = 1 << 4;
+const THINKING: u8 = 1 << 5;
+const SIGNATURE: u8 = 1 << 6;
+const DATA: u8 = 1 << 7;
+
+impl Block<'_> {
+    /// Which of the optional fields the block holds (null included).
+    fn held(&self) -> u8 {
+        [
+            (self.text.is_some(), TEXT),
+            (self.id.is_some(), ID),
+            (self.name.is_some(), NAME),
+            (self.input.is_some(), INPUT),
+            (self.toolset_name.is_some(), TOOLSET_NAME),
+            (self.thinking.is_some(), THINKING),
+            (self.signature.is_some(), SIGNATURE),
+            (self.data.is_some(), DATA),
+        ]
+        .iter()
+        .filter(|(held, _)| *held)
+        .fold(0, |all, (_, bit)| all | bit)
+    }
+}
+
 /// A block as `response::sdk_block` keeps it (its type's declared fields in the SDK's
 /// order, a missing one as null), its tool call pushed to `calls`; `None` for a block of
 /// another shape.
 fn kept_block(b: Block<'_>, calls: &mut Vec<ToolCall>) -> Option<Map<String, Value>> {
     let string = |v: Option<String>| v.map_or(Value::Null, Value::String);
     let or_null = |v: Option<Option<String>>| string(v.flatten());
-    let absent = |fields: &[bool]| fields.iter().all(|present| !present);
+    let declared = match b.kind {
+        "text" => TEXT,
+        "tool_use" => ID | NAME | INPUT | TOOLSET_NAME,
+        "thinking" => THINKING | SIGNATURE,
+        "redacted_thinking" => DATA,
+        _ => return None,
+    };
+    if b.held() & !declared != 0 {
+        return None;
+    }
     let mut out;
     match b.kind {
-        "text" => {
-            if !absent(&[
-                b.id.is_some(),
-                b.name.is_some(),
-                b.input.is_some(),
-                b.toolset_name.is_some(),
-                b.thinking.is_some(),
-                b.signature.is_some(),
-                b.data.is_some(),
-            ]) {
-                return None;
-            }
-            out = Map::with_capacity(2);
-            out.insert("text".into(), or_null(b.text));
-        }
         "tool_use" => {
-            if !absent(&[
-                b.text.is_some(),
-                b.thinking.is_some(),
-                b.signature.is_some(),
-                b.data.is_some(),
-            ]) {
-                return None;
-            }
             // Without an id, a name or an input, the call is made otherwise.
             let (Some(Some(id)), Some(Some(name)), Some(input)) = (b.id, b.name, b.input) else {
                 return None;
@@ -197,37 +213,19 @@ fn kept_block(b: Block<'_>, calls: &mut Vec<ToolCall>) -> Option<Map<String, Val
             out.insert("toolset_name".into(), or_null(b.toolset_name));
             return Some(out);
         }
+        "text" => {
+            out = Map::with_capacity(2);
+            out.insert("text".into(), or_null(b.text));
+        }
         "thinking" => {
-            if !absent(&[
-                b.text.is_some(),
-                b.id.is_some(),
-                b.name.is_some(),
-                b.input.is_some(),
-                b.toolset_name.is_some(),
-                b.data.is_some(),
-            ]) {
-                return None;
-            }
             out = Map::with_capacity(3);
             out.insert("signature".into(), or_null(b.signature));
             out.insert("thinking".into(), or_null(b.thinking));
         }
-        "redacted_thinking" => {
-            if !absent(&[
-                b.text.is_some(),
-                b.id.is_some(),
-                b.name.is_some(),
-                b.input.is_some(),
-                b.toolset_name.is_some(),
-                b.thinking.is_some(),
-                b.signature.is_some(),
-            ]) {
-                return None;
-            }
+        _ => {
             out = Map::with_capacity(2);
             out.insert("data".into(), or_null(b.data));
         }
-        _ => return None,
     }
     out.insert("type".into(), Value::String(b.kind.to_owned()));
     Some(out)
