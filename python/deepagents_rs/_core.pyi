@@ -661,8 +661,10 @@ def _run_id() -> Any:
     """A new tool run id as LangChain's ``uuid7()`` makes it: a ``uuid.UUID`` of version 7,
     in order of making within the process."""
 
-def _plain_tool_config(call: Any, manager_type: type, bare: bool, uuid7: Any) -> tuple[dict, Any]:
-    """A plain tool call's config and its task's channels (``_plain_tool_calls.call_plain``),
+def _plain_tool_config(call: Any, manager_type: type, bare: bool, uuid7: Any) -> tuple[dict, Any, Any]:
+    """A plain tool call's config, its task's channels and the context its tool runs in (a
+    copy of the current one with the config and the task's files set;
+    ``_plain_tool_calls.call_plain``),
     made from its run's ``RunBase`` and the call's ``PlainCall.args``: as the general path
     makes them, its tool run's child manager a ``manager_type`` (made bare when ``bare``, else
     called with LangChain's keywords and given ``uuid7()`` as its parent run id)."""

@@ -198,9 +198,10 @@ class PlainCall:
         return self.config
 
 
-#: The call's config and its task's channels, made by the core from the call's run base and
-#: its own parts (``src/python/plain_tool_config.rs``; made here they were some 440 bytecodes
-#: a call on the thread every run's Python calls share).
+#: The call's config, its task's channels and the context its tool runs in (a copy of the
+#: current one with the config and the task's files set), made by the core from the call's
+#: run base and its own parts (``src/python/plain_tool_config.rs``; made here they were some
+#: 500 bytecodes a call on the thread every run's Python calls share).
 _tool_config = _core._plain_tool_config
 
 
@@ -224,12 +225,11 @@ def call_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: str) -> 
     if not _plain_tool(tool, lc, call.base):
         return _direct_tools.FALLBACK
     manager = lc.CallbackManager
-    config, channels = _tool_config(call, manager, _bare_manager(manager), lc.uuid7)
+    config, channels, context = _tool_config(call, manager, _bare_manager(manager), lc.uuid7)
     # For the notes of its errors (`task_config_of`).
     call.config = config
     func, plan = adapter._direct
     try:
-        context = _call_context(lc, config, channels)
         positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
         response = context.run(func, *positional, **keywords)
         return adapter._message(_formatted(lc, response, tool_call_id, tool.name), tool_call_id, config), channels
@@ -250,13 +250,13 @@ async def acall_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: s
     if not _plain_tool(tool, lc, call.base):
         return _direct_tools.FALLBACK
     manager = lc.AsyncCallbackManager
-    config, channels = _tool_config(call, manager, _bare_manager(manager), lc.uuid7)
+    config, channels, context = _tool_config(call, manager, _bare_manager(manager), lc.uuid7)
     call.config = config
     func, plan = adapter._adirect
     try:
         positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
-        # `set_config_context(config)` with no handler, as `_direct_tools.call_direct` has it.
-        context = _call_context(lc, config, channels)
+        # `context`: `set_config_context(config)` with no handler, as
+        # `_direct_tools.call_direct` has it.
         response = await lc.coro_with_context(func(*positional, **keywords), context)
         return adapter._message(_formatted(lc, response, tool_call_id, tool.name), tool_call_id, config), channels
     except Exception as exc:
@@ -323,15 +323,6 @@ def _langsmith() -> SimpleNamespace:
     return _LANGSMITH
 
 
-def _call_context(lc: Any, config: dict, channels: Any) -> contextvars.Context:
-    """A copy of the context with the call's config set, and its task's files as the general
-    path's adapter sets them (``use_files(channels.files)`` around the call)."""
-    context = contextvars.copy_context()
-    context.run(lc.var_child_runnable_config.set, config)
-    context.run(CURRENT_FILES.set, channels.files)
-    return context
-
-
 def _invalid(adapter: Any, args: dict, exc: Exception) -> tuple | None:
     """The call's result for ``exc`` when it is the input's validation error (LangChain's
     message, as the tool's error); ``None`` for anything else (raised again)."""
@@ -372,6 +363,10 @@ def _langgraph() -> SimpleNamespace:
         # call for some 40 bytecodes) where LangChain's run ids are its ``uuid7``'s; its
         # ``uuid4`` on a LangChain before them.
         "run_id": _core._run_id if uuid7.__name__ == "uuid7" else uuid7,
+        # What the call's context is made with: a copy with the config and files set.
+        "copy_context": contextvars.copy_context,
+        "config_var": _direct_tools._langchain().var_child_runnable_config,
+        "files_var": CURRENT_FILES,
     }
     # Makers of LangGraph's frozen records, from their given fields' values in this order.
     records = {

@@ -13,6 +13,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
+use super::bare_objects::{Instance, Setter};
+
 /// The classes, makers and key names a call's config is made of
 /// (`_plain_tool_calls._langgraph`: LangGraph's and ours, spelled there once), found at the
 /// first call.
@@ -29,7 +31,17 @@ struct Names {
     scratchpad: Py<PyAny>,
     no_resume: Py<PyAny>,
     caller: Py<PyAny>,
+    /// `TaskChannels` and `Caller` made as their `__init__`s make them (`object.__new__`
+    /// and their slots set; through Python each was a call and some 25 bytecodes a tool
+    /// call on the drainer).
+    channels_made: Made<7>,
+    caller_made: Made<4>,
     run_id: Py<PyAny>,
+    /// `contextvars.copy_context`, LangChain's `var_child_runnable_config` and our
+    /// `CURRENT_FILES`: the call's context (`call_context`).
+    copy_context: Py<PyAny>,
+    config_var: Py<PyAny>,
+    files_var: Py<PyAny>,
     object_new: Py<PyAny>,
     /// `("__pregel_push",)`: every call's `langgraph_triggers`.
     triggers: Py<PyAny>,
@@ -48,6 +60,41 @@ struct Names {
     run_ns_key: Py<PyString>,
 }
 
+/// How an instance of a class with `N` slots is made: its allocation and its slots' setters,
+/// in the order its `__init__` sets them.
+struct Made<const N: usize> {
+    instance: Instance,
+    slots: [Setter; N],
+}
+
+impl<const N: usize> Made<N> {
+    fn of(cls: &Bound<'_, PyAny>, slots: [&str; N]) -> PyResult<Made<N>> {
+        let instance = Instance::of(cls).ok_or_else(|| {
+            pyo3::exceptions::PyTypeError::new_err("a task object that cannot be instantiated")
+        })?;
+        let mut setters = Vec::with_capacity(N);
+        for slot in slots {
+            setters.push(Setter::of(cls, slot)?);
+        }
+        let slots = setters
+            .try_into()
+            .map_err(|_| pyo3::exceptions::PyTypeError::new_err("slot count"))?;
+        Ok(Made { instance, slots })
+    }
+
+    fn make<'py>(
+        &self,
+        cls: &Bound<'py, PyAny>,
+        values: [&Bound<'py, PyAny>; N],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let made = self.instance.make(cls)?;
+        for (setter, value) in self.slots.iter().zip(values) {
+            setter.set(&made, value)?;
+        }
+        Ok(made)
+    }
+}
+
 fn names(py: Python<'_>) -> PyResult<&'static Names> {
     static NAMES: PyOnceLock<Names> = PyOnceLock::new();
     NAMES.get_or_try_init(py, || {
@@ -60,7 +107,25 @@ fn names(py: Python<'_>) -> PyResult<&'static Names> {
             let text: String = graph.getattr(name)?.extract()?;
             Ok(PyString::intern(py, &text).unbind())
         };
+        let channels = graph.getattr("TaskChannels")?;
+        let caller = graph.getattr("Caller")?;
         Ok(Names {
+            channels_made: Made::of(
+                &channels,
+                [
+                    "files",
+                    "_state_of",
+                    "_state",
+                    "_forward",
+                    "writes",
+                    "keys",
+                    "own",
+                ],
+            )?,
+            caller_made: Made::of(
+                &caller,
+                ["configurable", "metadata", "asynchronous", "pushed"],
+            )?,
             checkpoint_id: get("checkpoint_id")?,
             xxh3_128_hexdigest: get("xxh3_128_hexdigest")?,
             tool_task_id: get("tool_task_id")?,
@@ -74,6 +139,9 @@ fn names(py: Python<'_>) -> PyResult<&'static Names> {
             no_resume: get("no_resume")?,
             caller: get("Caller")?,
             run_id: get("run_id")?,
+            copy_context: get("copy_context")?,
+            config_var: get("config_var")?,
+            files_var: get("files_var")?,
             object_new: py
                 .import("builtins")?
                 .getattr("object")?
@@ -154,8 +222,25 @@ fn send_task_id<'py>(
     Ok(PyString::new(py, &id))
 }
 
-/// A `PlainCall`'s config and its task's channels (`_plain_tool_calls.call_plain`): as the
-/// general path makes them, its tool run's child manager a `manager_type`, made bare
+/// A copy of the current context with the call's config set, and its task's files as the
+/// general path's adapter sets them (`use_files(channels.files)` around the call): made in
+/// Python it was a function's some 25 bytecodes a call; here the same C calls.
+fn call_context<'py>(
+    names: &Names,
+    config: &Bound<'py, PyDict>,
+    files: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = config.py();
+    let context = names.copy_context.bind(py).call0()?;
+    let run = intern!(py, "run");
+    let set = intern!(py, "set");
+    context.call_method1(run, (names.config_var.bind(py).getattr(set)?, config))?;
+    context.call_method1(run, (names.files_var.bind(py).getattr(set)?, files))?;
+    Ok(context)
+}
+
+/// A `PlainCall`'s config, its task's channels and the context its tool runs in
+/// (`_plain_tool_calls.call_plain`): the config and channels as the general path makes them, its tool run's child manager a `manager_type`, made bare
 /// (`object.__new__` and its `__dict__` set) when `bare` (`_plain_tool_calls._bare_manager`),
 /// else called with LangChain's keywords and given a `uuid7` parent run id.
 #[pyfunction]
@@ -164,7 +249,7 @@ pub(crate) fn _plain_tool_config<'py>(
     manager_type: &Bound<'py, PyAny>,
     bare: bool,
     uuid7: &Bound<'py, PyAny>,
-) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>)> {
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let py = call.py();
     let names = names(py)?;
     let base = call.getattr(intern!(py, "base"))?;
@@ -261,11 +346,21 @@ pub(crate) fn _plain_tool_config<'py>(
     )?;
 
     let lazy = names.lazy_files.bind(py).call1((&files,))?;
-    let channels = names
-        .task_channels
-        .bind(py)
-        .call1((lazy, files.getattr(intern!(py, "state"))?))?;
-    channels.setattr(intern!(py, "keys"), base.getattr(intern!(py, "keys"))?)?;
+    let lazy = lazy.as_any();
+    let none = py.None().into_bound(py);
+    // `TaskChannels(lazy, files.state)` with the run's keys; its `own` set below.
+    let channels = names.channels_made.make(
+        names.task_channels.bind(py),
+        [
+            lazy,
+            &files.getattr(intern!(py, "state"))?,
+            &none,
+            &none,
+            PyList::empty(py).as_any(),
+            &base.getattr(intern!(py, "keys"))?,
+            PyDict::new(py).as_any(),
+        ],
+    )?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
@@ -370,11 +465,17 @@ pub(crate) fn _plain_tool_config<'py>(
         counter.call0()?,
     ))?;
     configurable.set_item(names.scratchpad_key.bind(py), scratchpad)?;
-    let caller = names.caller.bind(py).call1((
-        &configurable,
-        node_metadata.copy()?,
-        base.getattr(intern!(py, "asynchronous"))?,
-    ))?;
+    // `Caller(configurable, metadata, asynchronous)`: a copy of the configurable (which has
+    // no `__pregel_call` yet, the one key its `__init__` drops) and of the metadata.
+    let caller = names.caller_made.make(
+        names.caller.bind(py),
+        [
+            configurable.copy()?.as_any(),
+            node_metadata.copy()?.as_any(),
+            &base.getattr(intern!(py, "asynchronous"))?,
+            &none,
+        ],
+    )?;
     configurable.set_item(
         names.call_key.bind(py),
         caller.getattr(intern!(py, "call"))?,
@@ -442,5 +543,6 @@ pub(crate) fn _plain_tool_config<'py>(
             .cast::<PyDict>()?
             .as_mapping(),
     )?;
-    Ok((config, channels))
+    let context = call_context(names, &config, lazy)?;
+    Ok((config, channels, context))
 }
