@@ -114,6 +114,30 @@ pub fn warn(text: &str) -> Result<(), BoxError> {
     }
 }
 
+/// The host's warning issued where the host runs Python for the run `HostContext` names
+/// (its loop's thread under `ainvoke`, its own Python threads under `invoke`), so a warning
+/// raised from a tokio worker takes no GIL there; an `Err` is the host raising it back.
+pub type WarnOnHostFn = fn(
+    crate::tools::HostContext,
+    String,
+) -> futures::future::BoxFuture<'static, Result<(), BoxError>>;
+
+static WARN_ON_HOST: std::sync::OnceLock<WarnOnHostFn> = std::sync::OnceLock::new();
+
+/// Sets the host's warning for a run (once; later calls are ignored).
+pub fn set_warn_on_host(warn: WarnOnHostFn) {
+    let _ = WARN_ON_HOST.set(warn);
+}
+
+/// Warns the user of `text` from inside the run of `host`: where that run's host calls
+/// are made when the binding has set that, else as `warn` does.
+pub async fn warn_on_host(host: &crate::tools::HostContext, text: &str) -> Result<(), BoxError> {
+    match WARN_ON_HOST.get() {
+        Some(warn) => warn(host.clone(), text.to_owned()).await,
+        None => warn(text),
+    }
+}
+
 /// The host's logger: `(logger name, text)` logged at warning level.
 pub type LogFn = fn(&str, &str);
 

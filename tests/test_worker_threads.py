@@ -585,3 +585,51 @@ def test_summarization_runs_no_python_on_workers(mode: str, how: str) -> None:
             assert seen.on_workers() == []
             assert _core._gil_on_workers() == []
     assert shown["deepagents_rs"] == shown["deepagents"]
+
+
+def _failing_backend(impl: Any, seen: Seen) -> Any:
+    """The dict backend whose writes all fail: the history offload fails and warns."""
+    protocol = _module(impl, "backends.protocol")
+
+    class FailingBackend(type(_dict_backend(impl, seen))):
+        def write(self, file_path: str, content: str) -> Any:
+            seen.note("backend")
+            return protocol.WriteResult(error=f"{file_path}: disk full")
+
+    return FailingBackend()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("where", ["deep agent", "outside"])
+def test_a_failed_offloads_warning_is_issued_off_the_workers(mode: str, where: str) -> None:
+    """The history offload failing: deepagents' ``UserWarning`` (its text, its category) is
+    issued where the run's Python runs (the loop's thread under ``ainvoke`` / ``astream``,
+    the core's Python threads under ``invoke`` / ``stream``), so the caller's
+    ``pytest.warns`` sees it and no GIL is taken on a worker."""
+    import deepagents
+
+    warned = {}
+    for impl in (deepagents, deepagents_rs):
+        seen = Seen()
+        model = SummarizingModel(responses=_lookups(8), seen=seen, profile={"max_input_tokens": 9000})
+        backend = _failing_backend(impl, seen)
+        if where == "outside":
+            from langchain.agents import create_agent
+
+            own = _module(impl, "middleware.summarization").SummarizationMiddleware
+            middleware = own(model=model, backend=backend, trigger=("messages", 6), keep=("messages", 2))
+            agent = create_agent(model=model, tools=[lookup], middleware=[middleware])
+        else:
+            agent = impl.create_deep_agent(model=model, tools=[lookup], backend=backend)
+        _core._gil_on_workers()
+        with pytest.warns(UserWarning, match="Offloading conversation history") as record:
+            messages = _run(agent, mode)
+        assert messages[-1].content == "done"
+        warned[impl.__name__] = sorted(
+            (w.category.__name__, str(w.message)) for w in record if "Offloading" in str(w.message)
+        )
+        if impl is deepagents_rs:
+            assert {"model", "backend"} <= seen.kinds(), seen.calls
+            assert seen.on_workers() == []
+            assert _core._gil_on_workers() == []
+    assert warned["deepagents_rs"] == warned["deepagents"]

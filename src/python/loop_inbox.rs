@@ -305,6 +305,22 @@ where
     })
 }
 
+/// Runs `f` with the GIL on the loop's own thread (no coroutine: a plain call the loop makes
+/// between its tasks, as a callback of it would) and hands back its result; never on the
+/// awaiting tokio worker. `Lost` when the loop dropped the job unrun.
+pub(crate) async fn run_on_loop<R, F>(inbox: &Inbox, f: F) -> Result<R, super::python_calls::Lost>
+where
+    F: for<'py> FnOnce(Python<'py>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (tx, rx) = oneshot::channel();
+    inbox.0.push(Box::new(move |py| {
+        // The awaiter may be gone (its run was dropped): nobody to tell.
+        let _ = tx.send(f(py));
+    }));
+    rx.await.map_err(|_| super::python_calls::Lost)
+}
+
 /// What settles a `loop_future`: its run's outcome made the future's result (or exception),
 /// with the GIL, on the loop's thread.
 type Settle<T> = Box<dyn for<'py> FnOnce(Python<'py>, T) -> PyResult<Py<PyAny>> + Send>;

@@ -83,6 +83,33 @@ fn user_warning(text: &str) -> Result<(), crate::error::BoxError> {
     .map_err(|e| Box::new(e) as crate::error::BoxError)
 }
 
+/// `user_warning` issued where the run of `host` runs Python: on its loop's thread under
+/// `ainvoke` / `astream` (where the caller's `warnings.catch_warnings` runs), with the core's
+/// other Python calls under `invoke` / `stream`; never on the tokio worker that asks.
+fn user_warning_on_host(
+    host: crate::tools::HostContext,
+    text: String,
+) -> futures::future::BoxFuture<'static, Result<(), crate::error::BoxError>> {
+    fn warn(py: Python<'_>, text: &str) -> Result<(), crate::error::BoxError> {
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        py.import("warnings")
+            .and_then(|w| w.call_method1("warn", (text, category)))
+            .map(|_| ())
+            .map_err(|e| Box::new(e) as crate::error::BoxError)
+    }
+    Box::pin(async move {
+        let lost = |e: python_calls::Lost| Box::new(e) as crate::error::BoxError;
+        match host::PyHost::from_context(&host).filter(|h| h.is_async) {
+            Some(h) => loop_inbox::run_on_loop(&h.inbox, move |py| warn(py, &text))
+                .await
+                .unwrap_or_else(|e| Err(lost(e))),
+            None => python_calls::call(move |py| warn(py, &text))
+                .await
+                .unwrap_or_else(|e| Err(lost(e))),
+        }
+    })
+}
+
 /// `logging.getLogger(logger).warning(text)`; a failing handler is reported as unraisable.
 fn log_warning(logger: &str, text: &str) {
     runtime_threads::attach(|py| {
@@ -103,6 +130,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     runtime_threads::install();
     crate::error::set_pause_test(tools::is_pause_error);
     crate::error::set_warn(user_warning);
+    crate::error::set_warn_on_host(user_warning_on_host);
     crate::error::set_log(log_warning);
     crate::agent::set_task_note(task_notes::note_task);
     crate::tools::set_call_task_id(call_task_ids::call_task_id);

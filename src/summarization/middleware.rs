@@ -343,13 +343,13 @@ impl Call {
             // (`asyncio.gather`), and warns only when both are done.
             let summary = async { Ok(self.config.summarize(&target, older).await?) };
             let (file_path, summary) = gather(offload, summary).await?;
-            offload_warning(file_path.as_deref(), failed_media)?;
+            offload_warning(file_path.as_deref(), failed_media, &request.host).await?;
             (file_path, summary)
         } else {
             // The sync path warns before the summary is asked for (a warning made an error
             // stops the run there).
             let file_path = offload.await?;
-            offload_warning(file_path.as_deref(), failed_media)?;
+            offload_warning(file_path.as_deref(), failed_media, &request.host).await?;
             (file_path, self.config.summarize(&target, older).await?)
         };
         let summary = Arc::new(event::summary_message(&summary, file_path.as_deref()));
@@ -490,7 +490,11 @@ impl Call {
 
 /// deepagents logs and warns the user (`warnings.warn`) when the history was not saved, or
 /// was saved with media that could not be.
-fn offload_warning(file_path: Option<&str>, failed_media: usize) -> Result<(), Error> {
+async fn offload_warning(
+    file_path: Option<&str>,
+    failed_media: usize,
+    host: &crate::tools::HostContext,
+) -> Result<(), Error> {
     let warning = match file_path {
         None => {
             tracing::error!("{}", texts::OFFLOAD_FAILED);
@@ -501,5 +505,8 @@ fn offload_warning(file_path: Option<&str>, failed_media: usize) -> Result<(), E
             .replace("{n}", &failed_media.to_string()),
         Some(_) => return Ok(()),
     };
-    crate::error::warn(&warning).map_err(|e| Error::Model(ModelError::host(e)))
+    // Issued where the run's Python runs: this runs on a tokio worker.
+    crate::error::warn_on_host(host, &warning)
+        .await
+        .map_err(|e| Error::Model(ModelError::host(e)))
 }
