@@ -59,6 +59,11 @@ pub(crate) fn json_string(text: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// Whether `text` is written as it is between the quotes (no byte of it escaped).
+pub(crate) fn is_plain_json_string(text: &str) -> bool {
+    text.bytes().all(|b| escape_of(b).is_none())
+}
+
 enum Escape {
     /// `\` and this character.
     Short(u8),
@@ -132,6 +137,15 @@ mod tests {
             "\"\"\"\"\"\"\"\"\\\\\\\\\\\\\\\\",
         ] {
             same_as_serde(text);
+        }
+    }
+
+    #[test]
+    fn a_plain_string_is_one_serde_json_writes_unescaped() {
+        for c in (0u32..256).filter_map(char::from_u32) {
+            let text = format!("key_{c}");
+            let plain = serde_json::to_string(&text).unwrap() == format!("\"{text}\"");
+            assert_eq!(is_plain_json_string(&text), plain, "{text:?}");
         }
     }
 }

@@ -21,7 +21,7 @@ use serde_json::{Map, Number, Value};
 use super::{PROVIDER, response, sdk_dump};
 use crate::compact_map::CompactMap;
 use crate::messages::{AiMessage, Content, ToolCall, Usage};
-use crate::providers::json_string::write_json_string;
+use crate::providers::json_string::{is_plain_json_string, write_json_string};
 
 /// The reply as read, before it is made into the message.
 #[derive(Deserialize)]
@@ -303,20 +303,25 @@ fn metadata_text(reply: &Reply) -> String {
 struct Text(Vec<u8>);
 
 impl Text {
-    fn key(&mut self, key: &str) {
+    /// The key as literal bytes: every key is one of this module's constant field names,
+    /// none with a byte JSON escapes, so passing it through `write_json_string` on every
+    /// reply only re-proved that (most of the instructions spent on counts and strings).
+    fn key(&mut self, key: &'static str) {
+        debug_assert!(is_plain_json_string(key), "{key:?} needs escaping");
         self.0.push(if self.0.is_empty() { b'{' } else { b',' });
-        write_json_string(&mut self.0, key);
-        self.0.push(b':');
+        self.0.push(b'"');
+        self.0.extend_from_slice(key.as_bytes());
+        self.0.extend_from_slice(b"\":");
     }
 
-    fn string(&mut self, key: &str, value: Option<&str>) {
+    fn string(&mut self, key: &'static str, value: Option<&str>) {
         if let Some(value) = value {
             self.key(key);
             write_json_string(&mut self.0, value);
         }
     }
 
-    fn count(&mut self, key: &str, value: Option<u64>) {
+    fn count(&mut self, key: &'static str, value: Option<u64>) {
         if let Some(n) = value {
             self.key(key);
             write_u64(&mut self.0, n);
@@ -324,7 +329,7 @@ impl Text {
     }
 
     /// An object's text (`{}` when it has no fields).
-    fn object(&mut self, key: &str, value: Text) {
+    fn object(&mut self, key: &'static str, value: Text) {
         self.key(key);
         let inner = value.close();
         self.0.extend_from_slice(if inner.is_empty() {
