@@ -6,6 +6,7 @@ objects every state of the run shows (`MessageObjects.seed_objects`)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -53,8 +54,13 @@ def _agent(impl: Any, saver: Any) -> Any:
     return impl.create_deep_agent(model=model, tools=[echo], checkpointer=saver)
 
 
+_GIVEN_ID = re.compile(r"[hatr]\d+")
+
+
 def _shown(messages: list[Any]) -> list[tuple]:
-    return [(m.type, m.content, m.id if m.id and m.id[:1] in "hatr" else None) for m in messages]
+    # The history's own ids (`h0`, `a0`, ...) shown; a made one (a random uuid, which may
+    # start with one of those letters too) is not.
+    return [(m.type, m.content, m.id if m.id and _GIVEN_ID.fullmatch(m.id) else None) for m in messages]
 
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
