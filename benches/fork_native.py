@@ -254,6 +254,7 @@ class RemoteSim:
             env=env,
             text=True,
         )
+        self.latency_s = latency_s
         hello = self._answer()
         self.base_url: str = hello["base_url"]
         self.sink = socket.create_connection(("127.0.0.1", hello["sink"]))
@@ -306,6 +307,8 @@ class NativeRun(CostRun):
     floor_cpu_s: float = 0.0
     #: The window's two stamps on CLOCK_MONOTONIC (for cutting a profile).
     window: tuple[float, float] = (0.0, 0.0)
+    #: The simulator's wait before the parent's task reply (the sleep before the window).
+    latency_s: float = 0.0
 
 
 def native_history(n: int) -> list[dict[str, str]]:
@@ -352,7 +355,7 @@ def run_once(impl: str, agent: Any, sim: RemoteSim, n: int) -> NativeRun:
     size = report["sizes"][1]
     return NativeRun(
         arrived - answered, wall, messages, fork_cpu_s=cpu, harness_cpu_s=cpu,
-        request_bytes=size, floor_cpu_s=sim.floor(size), window=(answered, arrived),
+        request_bytes=size, floor_cpu_s=sim.floor(size), window=(answered, arrived), latency_s=sim.latency_s,
     )  # fmt: skip
 
 
@@ -370,9 +373,7 @@ def scenario_native(
             )
             for impl, module in (("deepagents_rs", deepagents_rs), ("deepagents", deepagents))
         }
-        results, notes = measure_sizes(sizes, repeat, runners)
-    notes.append(f"the parent's task reply came {latency_s * 1e3:g} ms after its request (the wait before each window)")
-    return results, notes
+        return measure_sizes(sizes, repeat, runners)
 
 
 def report_native(results: list[CostResult], notes: list[str]) -> bool:
@@ -412,7 +413,9 @@ def report_native(results: list[CostResult], notes: list[str]) -> bool:
         if low and high and len(sizes) > 1:
             wall, cpu = (high.median(k) / low.median(k) for k in (lambda x: x.fork_s, lambda x: x.fork_cpu_s))
             print(f"   {impl} growth N={sizes[-1]} vs N={sizes[0]}: {wall:.2f}x (wall), {cpu:.2f}x (cpu)")
+    latencies = sorted({run.latency_s for r in results for run in r.runs if isinstance(run, NativeRun)})
     notes.append("every run checked: 3 requests, all 200, the fork's ends with the preamble and the task, N+3 out")
+    notes.append(f"the parent's task reply came {', '.join(f'{s * 1e3:g}' for s in latencies)} ms after its request")
     for note in notes:
         print(f"  {note}")
     return ok
