@@ -26,6 +26,7 @@ Both implementations run side by side in this process:
 Usage::
 
     python benches/fork.py [--sizes 10,1000,10000] [--repeat 3] [--scenario all|cost|cache|native]
+        [--reply-latency-ms 50]
 
 ``deepagents_rs`` is imported from whatever environment runs the script (the repository's
 ``python/`` directory is *not* put on ``sys.path``). The build type of the loaded extension
@@ -523,6 +524,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10,1000,10000", help="parent history lengths (default 10,1000,10000)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per size; the median is reported")
     parser.add_argument("--scenario", choices=("all", "cost", "cache", "native"), default="all")
+    parser.add_argument(
+        "--reply-latency-ms",
+        type=float,
+        default=None,
+        help="native: the simulator's wait before the parent's task reply (default fork_native.REPLY_LATENCY_S)",
+    )
     parser.add_argument("--parent-history", type=int, default=0, help="earlier parent messages in the cache scenario")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -545,9 +552,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.scenario in ("all", "cache"):
         ok &= report_cache(*scenario_cache(args.parent_history))
     if args.scenario in ("all", "native"):
-        from fork_native import report_native, scenario_native
+        from fork_native import REPLY_LATENCY_S, report_native, scenario_native
 
-        ok &= report_native(*scenario_native(sizes, args.repeat))
+        latency = REPLY_LATENCY_S if args.reply_latency_ms is None else args.reply_latency_ms / 1e3
+        ok &= report_native(*scenario_native(sizes, args.repeat, latency))
     print(f"\ntotal bench time {time.perf_counter() - started:.1f} s")
     return 0 if ok else 1
 

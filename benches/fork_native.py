@@ -27,6 +27,14 @@ fork request had (one ``sendall`` on a kept connection to the server's sink, fro
 CPU clock before it to the server having read the last byte): what the kernel's send of the
 request costs at least, shown, not subtracted.
 
+The parent's ``task`` reply comes after ``REPLY_LATENCY_S`` (a model's time to answer; the
+window starts once it has passed). The client sleeps while it waits, and the longer it sleeps
+the colder it wakes (its caches, and the core it runs on, taken by other work): with no
+latency the wait is the simulator's own reading of the parent's request, ~1 ms at 10 messages
+and ~10 ms at 10,000, so the same fork start cost about twice the CPU at 10,000 for the wait
+alone. A real API answers after hundreds of milliseconds at every N, so every N's window
+starts cold, as here; ``--reply-latency-ms 0`` in ``fork.py`` measures the old way.
+
 Messages are shorter than ``fork.py``'s (``WIDTH`` characters): at 10,000 messages both sides
 stay under the model's summarization trigger (85% of 200,000 tokens), so the script holds.
 
@@ -71,6 +79,10 @@ from tool_loop import point_env_at
 WIDTH = 20
 #: Raw sends measured per request size for the floor (the median is shown).
 FLOOR_SENDS = 9
+#: Seconds the simulator waits before the parent's ``task`` reply (the window's start), at
+#: every N alike: the same sleep before each window (see the module's docstring). Far under a
+#: real model's time to answer; from about 20 ms on the window's CPU no longer moves with it.
+REPLY_LATENCY_S = 0.05
 
 
 def cpu_clock_of(pid: int) -> int:
@@ -182,10 +194,10 @@ def sink(listener: socket.socket, client_cpu: ClientClock) -> None:
                 conn.sendall(struct.pack("!d", client_cpu.settled()))
 
 
-def serve(client_pid: int) -> None:
+def serve(client_pid: int, latency_s: float) -> None:
     """The server process: SimAnthropic, the sink, and commands on stdin (one JSON line
-    each, one JSON line answered on stdout)."""
-    from sim.anthropic import text, tool_use
+    each, one JSON line answered on stdout). The parent's ``task`` reply waits ``latency_s``."""
+    from sim.anthropic import Reply, text, tool_use
 
     sim, client_cpu = stamped_sim(client_pid)
     listener = socket.create_server(("127.0.0.1", 0))
@@ -196,7 +208,8 @@ def serve(client_pid: int) -> None:
         op = json.loads(line)["op"]
         if op == "script":
             sim.reset()
-            sim.script(tool_use(("task", task_args())), text(FORK_ANSWER), text(FINAL_TEXT))
+            task_reply = Reply(body=tool_use(("task", task_args())), delay=latency_s)
+            sim.script(task_reply, text(FORK_ANSWER), text(FINAL_TEXT))
             answer: dict[str, Any] = {}
         elif op == "report":
             deadline = time.monotonic() + 5
@@ -231,16 +244,17 @@ def report_of(sim: Any) -> dict[str, Any]:
 class RemoteSim:
     """The client's handle on the server process: its URL, its commands and the floor."""
 
-    def __init__(self) -> None:
+    def __init__(self, latency_s: float = REPLY_LATENCY_S) -> None:
         tests = str(Path(__file__).resolve().parent.parent / "tests")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")]))}
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "serve", str(os.getpid())],
+            [sys.executable, __file__, "serve", str(os.getpid()), repr(latency_s)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
             text=True,
         )
+        self.latency_s = latency_s
         hello = self._answer()
         self.base_url: str = hello["base_url"]
         self.sink = socket.create_connection(("127.0.0.1", hello["sink"]))
@@ -293,6 +307,8 @@ class NativeRun(CostRun):
     floor_cpu_s: float = 0.0
     #: The window's two stamps on CLOCK_MONOTONIC (for cutting a profile).
     window: tuple[float, float] = (0.0, 0.0)
+    #: The simulator's wait before the parent's task reply (the sleep before the window).
+    latency_s: float = 0.0
 
 
 def native_history(n: int) -> list[dict[str, str]]:
@@ -339,15 +355,17 @@ def run_once(impl: str, agent: Any, sim: RemoteSim, n: int) -> NativeRun:
     size = report["sizes"][1]
     return NativeRun(
         arrived - answered, wall, messages, fork_cpu_s=cpu, harness_cpu_s=cpu,
-        request_bytes=size, floor_cpu_s=sim.floor(size), window=(answered, arrived),
+        request_bytes=size, floor_cpu_s=sim.floor(size), window=(answered, arrived), latency_s=sim.latency_s,
     )  # fmt: skip
 
 
-def scenario_native(sizes: list[int], repeat: int) -> tuple[list[CostResult], list[str]]:
+def scenario_native(
+    sizes: list[int], repeat: int, latency_s: float = REPLY_LATENCY_S
+) -> tuple[list[CostResult], list[str]]:
     import deepagents
     import deepagents_rs
 
-    with RemoteSim() as sim:
+    with RemoteSim(latency_s) as sim:
         point_env_at(sim)
         runners = {
             impl: functools.partial(
@@ -395,14 +413,16 @@ def report_native(results: list[CostResult], notes: list[str]) -> bool:
         if low and high and len(sizes) > 1:
             wall, cpu = (high.median(k) / low.median(k) for k in (lambda x: x.fork_s, lambda x: x.fork_cpu_s))
             print(f"   {impl} growth N={sizes[-1]} vs N={sizes[0]}: {wall:.2f}x (wall), {cpu:.2f}x (cpu)")
+    latencies = sorted({run.latency_s for r in results for run in r.runs if isinstance(run, NativeRun)})
     notes.append("every run checked: 3 requests, all 200, the fork's ends with the preamble and the task, N+3 out")
+    notes.append(f"the parent's task reply came {', '.join(f'{s * 1e3:g}' for s in latencies)} ms after its request")
     for note in notes:
         print(f"  {note}")
     return ok
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "serve":
-        serve(int(sys.argv[2]))
+    if len(sys.argv) == 4 and sys.argv[1] == "serve":
+        serve(int(sys.argv[2]), float(sys.argv[3]))
     else:
         sys.exit(__doc__)
