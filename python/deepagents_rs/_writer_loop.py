@@ -32,10 +32,12 @@ class _PlainCommits:
         return self.submit(fn, *args)  # type: ignore[attr-defined]
 
     def _lists(self) -> _plain_commit.ChannelLists:
+        """The loop's `ChannelLists`, read for its current channels (once per entry: a
+        step's ``put_writes`` and its ``after_tick`` each ask once)."""
         lists = self._channel_lists
         if lists is None:
             lists = self._channel_lists = _plain_commit.ChannelLists()
-        return lists
+        return lists.of(self)
 
     def put_writes(self, task_id: str, writes: Any, *, cached: bool = False) -> None:
         if cached or not self.plain_commit or not _plain_commit.put_writes(self, task_id, writes, self._lists()):
