@@ -679,14 +679,21 @@ def _command(update: Any) -> Any:
 
 
 _COMMAND: Any = None
+#: LangGraph's ``Send``, imported at the first `goto_of` of a route that sends (this module
+#: loads no LangGraph), then kept: an import at each call costs more than the look-up.
+_SEND: Any = None
 
 
 def goto_of(kind: str, value: Any) -> Any:
     """A route the core reports (`Event::Route`) as LangGraph's edge result."""
     if kind == "node":
         return value
-    from langgraph.types import Send
+    global _SEND
+    if _SEND is None:
+        from langgraph.types import Send
 
+        _SEND = Send
+    Send = _SEND
     if kind == "calls":
         # LangChain's edge: one `tools` task per pending call.
         return [Send("tools", [call]) for call in value]
