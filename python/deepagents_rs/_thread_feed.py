@@ -452,9 +452,11 @@ class Feed:
             return _command(self._entries[index][3])
 
     def _async_lock(self) -> asyncio.Condition:
-        import asyncio
-
         if self._alock is None:
+            # Imported only here, once a run (asyncio is not loaded at start-up): the lock is
+            # asked for several times a step.
+            import asyncio
+
             self._alock = asyncio.Condition()
         return self._alock
 
@@ -504,11 +506,12 @@ class Feed:
             return True
 
     async def _abegin_once(self, node: str, arg: Any, config: dict, subagents: list | None = None) -> bool:
-        import asyncio
-
         if self._events is not None:
             return False
         if self._abegin_lock is None:
+            # Imported here, once a run, not at each step's call (see `_async_lock`).
+            import asyncio
+
             self._abegin_lock = asyncio.Lock()
         async with self._abegin_lock:
             if self._events is not None:
