@@ -196,6 +196,8 @@ def test_the_channels_asked_each_step_are_those_that_can_change() -> None:
     assert lists.ticked == ("ephemeral", "topic", "barrier", "own")
     assert lists.finishing == ("deferred", "barrier")
     assert lists.saved == ("last", "binop", "ephemeral", "topic", "deferred", "barrier", "own")
+    # LangGraph's ephemeral value exactly: a subclass may keep a value an empty update left.
+    assert lists.ephemeral == frozenset({"ephemeral"})
     # Worked out again for a loop given other channels.
     loop.channels = loop.specs = {"ephemeral": EphemeralValue(int)}
     assert lists.of(loop).ticked == ("ephemeral",) and lists.saved == ("ephemeral",)
@@ -283,3 +285,61 @@ def test_a_step_asks_every_ticked_channel_holding_a_value(
     _plain_runs(direct)
     assert sum(asked < ticked for asked, ticked in sizes) > 2 * _TURNS, sizes
     assert any(asked == ticked for asked, ticked in sizes), sizes
+
+
+def test_a_plain_checkpoint_asks_no_ephemeral_channel_holding_nothing(
+    direct: Any,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`_checkpoint` asks an ephemeral channel for its saved value only if the step updated
+    it: the others hold nothing once the step is applied (they are what the rows compared
+    above leave out). Over the runs above, at every plain step, no channel it asks holds
+    nothing, and the channels it leaves out of the checkpoint hold nothing."""
+    from deepagents_rs._langgraph_private import MISSING
+    from langgraph.channels.ephemeral_value import EphemeralValue
+
+    checkpoint, ask = _plain_commit._checkpoint, EphemeralValue.checkpoint
+    asked: list[bool] = []
+    inside = [False]
+
+    def watched(loop: Any, previous: dict, updated: set[str], lists: Any) -> dict:
+        inside[0] = True
+        try:
+            made = checkpoint(loop, previous, updated, lists)
+        finally:
+            inside[0] = False
+        for name, channel in loop.channels.items():
+            if type(channel) is EphemeralValue and name not in made["channel_values"]:
+                assert channel.value is MISSING, name
+        return made
+
+    def counted(channel: Any) -> Any:
+        if inside[0]:
+            asked.append(channel.value is MISSING)
+        return ask(channel)
+
+    monkeypatch.setattr(_plain_commit, "_checkpoint", watched)
+    monkeypatch.setattr(EphemeralValue, "checkpoint", counted)
+    _plain_runs(direct)
+    assert asked and not any(asked), (len(asked), sum(asked))
+
+
+def test_a_plain_step_is_ticked_by_the_writers_loop(
+    direct: Any,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`WriterLoop.tick`: a step whose tasks `PlainTasks` makes (each step of these runs, the
+    parallel calls' among them) is ticked without LangGraph's ``tick``, which runs only at
+    each run's end (no task left: the run is done)."""
+    tick = _writer_loop.SyncPregelLoop.tick
+    ticked: list[tuple[bool, str, int]] = []
+
+    def counted(loop: Any) -> bool:
+        more = tick(loop)
+        ticked.append((more, loop.status, len(loop.tasks)))
+        return more
+
+    monkeypatch.setattr(_writer_loop.SyncPregelLoop, "tick", counted)
+    direct(True)
+    two_turns(InMemorySaver())
+    assert ticked == [(False, "done", 0)] * 2, ticked

@@ -94,3 +94,34 @@ def test_every_call_of_a_step_runs_from_the_checkpoint_its_step_ran_from(
     assert len(seen) == 2 * CALLS
     assert {checkpoint for _who, _task, checkpoint in seen} == {ran_from}
     assert {task for _who, task, _checkpoint in seen} == task_ids
+
+
+def test_a_started_steps_checkpoints_are_read_without_waiting_for_the_condition() -> None:
+    """A step the graph has started already is answered at once, even while another thread
+    holds the condition (the graph's tasks take it at each start): the core's Python thread
+    does not queue behind them for a map that is there."""
+    tasks = TaskConfigs()
+    tasks.step_started({"metadata": {"langgraph_step": 3}, "configurable": {"checkpoint_map": {"": "c3"}}})
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with tasks._ready_lock:
+            held.set()
+            release.wait(STUCK)
+
+    read: list[Any] = []
+    holder = threading.Thread(target=hold)
+    reader = threading.Thread(target=lambda: read.append(tasks.step_checkpoints(3, STUCK)))
+    holder.start()
+    try:
+        assert held.wait(STUCK)
+        reader.start()
+        reader.join(2.0)
+        assert read == [{"": "c3"}]
+    finally:
+        release.set()
+        holder.join()
+        if reader.is_alive():
+            reader.join()
+    # A step not started yet still waits (here: until the timeout, the graph never starts it).
+    assert tasks.step_checkpoints(4, 0.01) is None

@@ -46,14 +46,29 @@ def child_callbacks(run: Any) -> Any:
     return child
 
 
+#: LangChain's configure hooks once found (`_hooks`).
+_CONFIGURE_HOOKS: list | None = None
+
+
+def _hooks() -> list:
+    """LangChain's configure hooks (``_langchain_private._configure_hooks``, the same list
+    LangChain adds to), none without LangChain: imported at the first call and kept, as
+    every step of a run asks (an import at each call costs more than a microsecond)."""
+    global _CONFIGURE_HOOKS
+    if _CONFIGURE_HOOKS is None:
+        try:
+            from deepagents_rs._langchain_private import _configure_hooks
+        except ModuleNotFoundError:
+            return []
+        _CONFIGURE_HOOKS = _configure_hooks
+    return _CONFIGURE_HOOKS
+
+
 def context_handlers() -> list[tuple[Any, bool]]:
     """The handlers LangChain's ``CallbackManager.configure`` adds from context variables
     (its configure hooks: ``collect_runs()``, ``get_usage_metadata_callback()``...) set in
     the current context, each with whether children inherit it."""
-    try:
-        from deepagents_rs._langchain_private import _configure_hooks
-    except ModuleNotFoundError:
-        return []
+    _configure_hooks = _hooks()
     return [(var.get(), inheritable) for var, inheritable, *_ in _configure_hooks if var.get() is not None]
 
 
@@ -66,10 +81,7 @@ def clear_context_handlers() -> list[tuple[Any, Any]]:
     """Unsets the context handlers (see `context_handlers`) in the current context, for a
     graph of ours whose own runs nobody sees (the core reports the run); the tokens to
     `restore_context_handlers` with."""
-    try:
-        from deepagents_rs._langchain_private import _configure_hooks
-    except ModuleNotFoundError:
-        return []
+    _configure_hooks = _hooks()
     cleared = tuple((var, var.get()) for var, *_ in _configure_hooks if var.get() is not None)
     if not cleared:
         return []

@@ -25,8 +25,28 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 # At import: the module is loaded only by a run of the thread graph (LangChain present), and
-# `_recursed` checks a step's result against it at every recursing call.
+# `_recursed` checks a step's result against it at every recursing call. LangGraph's names
+# read at each step (`_steps`) or each run (`_direct_call`) too: an import inside a function
+# costs more than a microsecond at each call.
 from langchain_core.runnables import Runnable
+from langgraph.constants import END, START
+from langgraph.errors import InvalidUpdateError
+from langgraph.types import Send
+
+from deepagents_rs._langgraph_private import (
+    _CHANNEL_BRANCH_TO,
+    CONF,
+    CONFIG_KEY_SEND,
+    PASSTHROUGH,
+    TASKS,
+    BranchSpec,
+    ChannelWrite,
+    ChannelWriteTupleEntry,
+    RunnableCallable,
+    RunnableSeq,
+)
+
+from ._threads import _FEED, FEED_ROUTE
 
 #: Whether runs in scope use this writer; tests switch it off to compare rows with the
 #: thread graph run by LangGraph's own runner.
@@ -273,8 +293,6 @@ def _steps(task: Any, retry_policy: Any) -> list[Any] | None:
     """A task's runnables in order (the node, then its writers: the state keys' and the
     edge's), its writes cleared; or ``None`` when LangGraph's ``run_with_retry`` must run it
     (a retry policy)."""
-    from deepagents_rs._langgraph_private import RunnableSeq
-
     if task.retry_policy or retry_policy:
         return None
     task.writes.clear()
@@ -293,8 +311,6 @@ def _direct_call(step: Any) -> Callable[[Any, dict], Any] | None:
       entry's mapper applied to the value, the writes sent (`_channel_write_call`);
     - any other with no bound or exploded arguments, asking for nothing but the config (the
       thread graph's nodes): its function called (`_plain_call`)."""
-    from deepagents_rs._langgraph_private import RunnableCallable
-
     if (
         not isinstance(step, RunnableCallable)
         or type(step).invoke is not RunnableCallable.invoke
@@ -329,14 +345,6 @@ def _channel_write_call(step: Any) -> Callable[[Any, dict], Any] | None:
     """``ChannelWrite._write`` for entries that are all ``ChannelWriteTupleEntry`` of the
     passed value: ``_assemble_writes`` then extends the writes with each mapper's truthy
     result, in order, and ``do_write`` validates nothing of such entries."""
-    from deepagents_rs._langgraph_private import (
-        CONF,
-        CONFIG_KEY_SEND,
-        PASSTHROUGH,
-        ChannelWrite,
-        ChannelWriteTupleEntry,
-    )
-
     if (
         type(step) is not ChannelWrite
         or step.kwargs
@@ -367,16 +375,6 @@ def _edge_call(step: Any) -> Callable[[Any, dict], Any] | None:
     the branch reads before calling its path is not read: that route does not look at it.
     With no route kept (the core reported none), the edge runs as it is, routing by the
     state."""
-    from deepagents_rs._langgraph_private import (
-        _CHANNEL_BRANCH_TO,
-        CONF,
-        CONFIG_KEY_SEND,
-        TASKS,
-        BranchSpec,
-    )
-
-    from ._threads import _FEED, FEED_ROUTE
-
     branch = getattr(step.func, "__self__", None)
     if (
         getattr(step.func, "__func__", None) is not BranchSpec._route
@@ -388,10 +386,6 @@ def _edge_call(step: Any) -> Callable[[Any, dict], Any] | None:
         != "CompiledStateGraph.attach_branch.<locals>.get_writes"
     ):
         return None
-    from langgraph.constants import END, START
-    from langgraph.errors import InvalidUpdateError
-    from langgraph.types import Send
-
     recurse = step.recurse
 
     def call(value: Any, config: dict) -> Any:

@@ -105,11 +105,15 @@ def merge(state: list | None, writes: Sequence[Any], memory: HistoryIds | None =
     else:
         new = list(convert(written))
         written_types = set(map(type, new))
-    removes = (
-        [i for i, m in enumerate(new) if isinstance(m, remove)]
-        if any(issubclass(t, remove) for t in written_types)
-        else []
-    )
+    # (The classes seen to be no ``RemoveMessage`` are not asked again: a generator each
+    # write otherwise.)
+    if written_types <= _NOT_REMOVE:
+        removes = []
+    elif any(issubclass(t, remove) for t in written_types):
+        removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
+    else:
+        _NOT_REMOVE.update(written_types)
+        removes = []
     if removes:
         cut = max((i for i in removes if new[i].id == remove_all), default=None)
         if cut is not None:
@@ -147,6 +151,10 @@ def merge(state: list | None, writes: Sequence[Any], memory: HistoryIds | None =
                 position[m.id] = len(current)
             current.append(m)
     return [m for m in current if m is not None]
+
+
+#: Message classes found not to be (subclasses of) ``RemoveMessage``.
+_NOT_REMOVE: set[type] = set()
 
 
 class _MessageTypes(set):

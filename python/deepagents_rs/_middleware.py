@@ -97,10 +97,17 @@ def _can_jump_to(mw: Any, hook: str) -> list[str]:
     return []
 
 
-def _overrides(mw: Any, attr: str) -> bool:
+@functools.cache
+def _agent_middleware() -> type:
+    """LangChain's ``AgentMiddleware``, imported at the first call (not at start-up) and kept:
+    `_overrides` asks about every hook of every middleware an agent is made with."""
     from langchain.agents.middleware.types import AgentMiddleware
 
-    return getattr(type(mw), attr, None) is not getattr(AgentMiddleware, attr, None)
+    return AgentMiddleware
+
+
+def _overrides(mw: Any, attr: str) -> bool:
+    return getattr(type(mw), attr, None) is not getattr(_agent_middleware(), attr, None)
 
 
 def _in_thread(fn: Any, *args: Any) -> Any:

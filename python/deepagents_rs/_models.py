@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import sys
 from collections.abc import Mapping
@@ -166,8 +168,6 @@ def _is_chat_openai_compatible(model: Any) -> bool:
 
 
 def _format_key(response_format: dict | None) -> str | None:
-    import json
-
     return None if response_format is None else json.dumps(response_format, sort_keys=True)
 
 
@@ -297,8 +297,7 @@ class ModelAdapter:
         bound = self._bind(tools, tool_choice, settings)
         known = None
         if place is not None:
-            from ._task_config import astep_place
-
+            astep_place = _model_task_names()[4]
             # Where the node is in the graph following the run, waited for off the loop.
             known = await astep_place((config or {}).get("configurable") or {}, place)
         with _node_context(_model_task(config, place, True, known)):
@@ -311,19 +310,45 @@ def _model_task(config: Any, place: Any, asynchronous: bool, known: Any = None) 
     None where no agent graph runs the call."""
     if place is None:
         return None
+    runtime, runtime_key, own_prefix, node_task, _ = _model_task_names()
+    task, fields = node_task(config, "model", place, asynchronous, known)
+    configurable = task["configurable"]
+    # Our own carriers stay out of sight, as in every task's config (deepagents has none).
+    for key in [k for k in configurable if k.startswith(own_prefix)]:
+        del configurable[key]
+    configurable[runtime_key] = runtime(**fields)
+    return task
+
+
+@functools.cache
+def _model_task_names() -> tuple[Any, str, str, Any, Any]:
+    """LangGraph's ``Runtime`` and the names `_model_task` uses from our modules, imported at
+    its first call (this module loads no LangGraph) and kept: it runs at every model call
+    (``astep_place`` too, at every async one)."""
     from langgraph.runtime import Runtime
 
     from ._run_context import RUNTIME_KEY
     from ._task_channels import OWN_PREFIX
-    from ._task_config import node_task
+    from ._task_config import astep_place, node_task
 
-    task, fields = node_task(config, "model", place, asynchronous, known)
-    configurable = task["configurable"]
-    # Our own carriers stay out of sight, as in every task's config (deepagents has none).
-    for key in [k for k in configurable if k.startswith(OWN_PREFIX)]:
-        del configurable[key]
-    configurable[RUNTIME_KEY] = Runtime(**fields)
-    return task
+    return Runtime, RUNTIME_KEY, OWN_PREFIX, node_task, astep_place
+
+
+#: LangChain's ``var_child_runnable_config`` once found (`_child_config_var`).
+_CHILD_CONFIG_VAR: Any = None
+
+
+def _child_config_var() -> Any:
+    """LangChain's ``var_child_runnable_config``, or None without LangChain: imported at the
+    first model call and kept (an import at each call costs more than a microsecond)."""
+    global _CHILD_CONFIG_VAR
+    if _CHILD_CONFIG_VAR is None:
+        try:
+            from langchain_core.runnables.config import var_child_runnable_config
+        except ImportError:
+            return None
+        _CHILD_CONFIG_VAR = var_child_runnable_config
+    return _CHILD_CONFIG_VAR
 
 
 class _node_context:
@@ -336,9 +361,8 @@ class _node_context:
         self._task = task
 
     def __enter__(self) -> None:
-        try:
-            from langchain_core.runnables.config import var_child_runnable_config
-        except ImportError:
+        var_child_runnable_config = _child_config_var()
+        if var_child_runnable_config is None:
             self._reset = None
             return
         token = var_child_runnable_config.set(self._task)

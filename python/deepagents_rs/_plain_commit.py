@@ -68,7 +68,7 @@ def plain_step(loop: Any, lists: ChannelLists) -> Any:
     channel: an interrupt, an error, a resume, a ``Send`` to no node...), no ``Overwrite``
     of a delta channel; a loop saving each step (not ``durability="exit"``), with no
     loaded writes of a resume to account for, no ``interrupt_after`` and no ``values``
-    stream. ``lists``: the loop's `ChannelLists`."""
+    stream. ``lists``: the loop's `ChannelLists`, read for its channels (`ChannelLists.of`)."""
     tasks = loop.tasks
     if (
         len(tasks) != 1
@@ -85,21 +85,21 @@ def plain_step(loop: Any, lists: ChannelLists) -> Any:
     if not task.triggers:
         return None
     channels = loop.channels
-    delta = lists.of(loop).delta
+    delta = lists.delta
     for chan, value in task.writes:
         if chan not in channels:
             if chan == NO_WRITES:
                 continue
             return None
-        if chan in delta and _get_overwrite(value)[0]:
+        # (A list, what a delta channel is written, is never an ``Overwrite``.)
+        if chan in delta and type(value) is not list and _get_overwrite(value)[0]:
             return None
     return task
 
 
 def commit(loop: Any, task: Any, lists: ChannelLists) -> None:
     """``loop.after_tick()`` for a step `plain_step` accepted; ``lists``: the loop's
-    `ChannelLists`."""
-    lists = lists.of(loop)
+    `ChannelLists`, read for its channels."""
     loop.updated_channels = _apply(loop, task, lists)
     loop.checkpoint_pending_writes.clear()
     loop.is_replaying = False
@@ -198,6 +198,10 @@ class ChannelLists:
         self.finishing: tuple[str, ...] = ()
         #: Channels whose class may hold a saved value (`_NEVER_SAVED`).
         self.saved: tuple[str, ...] = ()
+        #: The channels of `saved` that are LangGraph's ``EphemeralValue`` exactly: once
+        #: `_apply` has run, one holds a value only if the step updated it (it is cleared
+        #: otherwise), so `_checkpoint` asks no other.
+        self.ephemeral: frozenset[str] = frozenset()
         #: The channels the step being committed gave a new version, and that version.
         self.bumped: set[str] = set()
         self.version: Any = None
@@ -247,6 +251,7 @@ class ChannelLists:
             self.saved_versions = None
             self.finishing = tuple(c for c, cls in kinds if cls.finish is not BaseChannel.finish)
             self.saved = tuple(c for c, cls in kinds if cls not in _NEVER_SAVED)
+            self.ephemeral = frozenset(c for c, cls in kinds if cls is EphemeralValue)
             specs = loop.specs
             self.delta = frozenset(c for c, spec in specs.items() if isinstance(spec, DeltaChannel))
             self.untracked = frozenset(c for c, spec in specs.items() if isinstance(spec, UntrackedValue))
@@ -259,16 +264,18 @@ class ChannelLists:
 _NEVER_SAVED = (DeltaChannel, UntrackedValue)
 
 
-def _checkpoint(loop: Any, previous: dict, updated: set[str], saved: tuple[str, ...]) -> dict:
+def _checkpoint(loop: Any, previous: dict, updated: set[str], lists: ChannelLists) -> dict:
     """``create_checkpoint(previous, loop.channels, loop.step, updated_channels=updated)`` for
     a step snapshotting no delta channel (then no version is bumped and ``versions_seen`` is
     kept): each written channel's saved value, in the channels' order, asking only those whose
-    class may hold one; a new uuid6 id for the step and the time."""
+    class may hold one (and of the ephemeral ones, those the step updated: `ChannelLists.
+    ephemeral`); a new uuid6 id for the step and the time."""
     channels = loop.channels
     versions = previous["channel_versions"]
+    ephemeral = lists.ephemeral
     values = {}
-    for k in saved:
-        if k in versions and (v := channels[k].checkpoint()) is not MISSING:
+    for k in lists.saved:
+        if k in versions and (k in updated or k not in ephemeral) and (v := channels[k].checkpoint()) is not MISSING:
             values[k] = v
     return {
         "v": LATEST_VERSION,
@@ -314,10 +321,11 @@ def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
         u, s = u + (name in updated), s + 1
         counters[name] = (u, s)
         channel = channels[name]
+        # (The counters first: they rarely call for a snapshot, and ask the channel nothing.)
         if (
-            channel.is_available()
+            (u >= channel.snapshot_frequency or s >= DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT)
             and name in checkpoint["channel_versions"]
-            and (u >= channel.snapshot_frequency or s >= DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT)
+            and channel.is_available()
         ):
             snapshot.add(name)
     metadata: dict[str, Any] = {
@@ -338,7 +346,7 @@ def _put_checkpoint(loop: Any, lists: ChannelLists) -> None:
             trigger_to_nodes=loop.trigger_to_nodes,
         )
     else:
-        new = _checkpoint(loop, checkpoint, updated, lists.saved)
+        new = _checkpoint(loop, checkpoint, updated, lists)
     loop.checkpoint = new
     # A snapshotted channel's counters start again at (0, 0), which the metadata leaves out
     # (as every other pair has a superstep, none is (0, 0)).
@@ -388,11 +396,11 @@ def put_writes(loop: Any, task_id: str, writes: Any, lists: ChannelLists) -> boo
     kept as the step's pending writes and handed to the saver (with the task's path if its
     ``put_writes`` takes one), against the step's checkpoint. ``False`` when LangGraph's
     ``put_writes`` must take them: a special channel's writes (an interrupt, an error...),
-    the null task's, ``durability="exit"``. ``lists``: the loop's `ChannelLists`."""
+    the null task's, ``durability="exit"``. ``lists``: the loop's `ChannelLists`, read for
+    its channels."""
     channels = loop.channels
     if task_id == NULL_TASK_ID or loop.durability == "exit" or loop.checkpointer_put_writes is None:
         return False
-    lists = lists.of(loop)
     untracked = lists.untracked
     # Whether a write reaches the saver other than as it is (an untracked channel's is
     # left out, a `Send`'s untracked values too).

@@ -26,6 +26,7 @@ from collections import deque
 from functools import partial
 from typing import Any
 
+from langgraph.channels.topic import Topic
 from langgraph.runtime import DEFAULT_RUNTIME, ExecutionInfo
 from langgraph.types import PregelExecutableTask, Send
 from xxhash import xxh3_128_hexdigest
@@ -59,7 +60,6 @@ from deepagents_rs._langgraph_private import (
     _proc_input,
     _scratchpad,
     _triggers,
-    checkpoint_null_version,
     local_read,
     merge_configs,
 )
@@ -122,12 +122,18 @@ class PlainTasks:
         processes = loop.nodes
         sends: list[tuple[int, Send, PregelNode]] = []
         tasks_channel = channels.get(TASKS)
-        if tasks_channel is not None and tasks_channel.is_available():
-            for idx, packet in enumerate(tasks_channel.get()):
-                proc = processes.get(packet.node) if isinstance(packet, Send) else None
-                if proc is None or proc.node is None or not _plain(proc):
-                    return None
-                sends.append((idx, packet, proc))
+        if type(tasks_channel) is Topic:
+            # LangGraph's ``Topic``: its ``get()`` is a copy of its values, when it holds any
+            # (``is_available``), read here without the two calls.
+            packets = tasks_channel.values
+        else:
+            packets = tasks_channel.get() if tasks_channel is not None and tasks_channel.is_available() else ()
+        for idx, packet in enumerate(packets):
+            proc = processes.get(packet.node) if type(packet) is Send or isinstance(packet, Send) else None
+            # (A node with metadata or a cache policy is for LangGraph to prepare.)
+            if proc is None or proc.node is None or proc.metadata or proc.cache_policy is not None:
+                return None
+            sends.append((idx, packet, proc))
         triggered: set[str] = set()
         for channel in loop.updated_channels:
             if node_ids := loop.trigger_to_nodes.get(channel):
@@ -136,13 +142,17 @@ class PlainTasks:
         # (Loops, not comprehensions: a step has a task or two, and each comprehension is a
         # call of its own.)
         for name in pulls:
-            if name in processes and not _plain(processes[name]):
+            if name in processes and ((proc := processes[name]).metadata or proc.cache_policy is not None):
                 return None
         step = _Step(loop, base, copied, self, binascii.unhexlify(checkpoint["id"].replace("-", "")))
         tasks: list[PregelExecutableTask] = []
         for idx, packet, proc in sends:
             tasks.append(step.push(idx, packet, proc))
-        null_version = checkpoint_null_version(checkpoint)
+        # ``checkpoint_null_version(checkpoint)``, inlined.
+        null_version = None
+        for version in checkpoint["channel_versions"].values():
+            null_version = type(version)()
+            break
         for name in pulls:
             proc = processes.get(name)
             if proc is None or null_version is None:
@@ -168,10 +178,6 @@ def _task_id(checkpoint_id: bytes, parts: str) -> str:
     concatenation of the parts' UTF-8), laid out as a UUID."""
     h = xxh3_128_hexdigest(checkpoint_id + parts.encode())
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
-
-
-def _plain(proc: PregelNode) -> bool:
-    return not proc.metadata and proc.cache_policy is None
 
 
 class _Step:

@@ -12,8 +12,10 @@ step gets an id of the same form (uuid6, the step as clock sequence), one per ru
 from __future__ import annotations
 
 import binascii
+import copy
 import functools
 import operator
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -47,12 +49,32 @@ def _langgraph() -> SimpleNamespace:
     from xxhash import xxh3_128_hexdigest
 
     from ._checkpoint_ids import checkpoint_id
+    from ._langgraph_private import _xxhash_str, task_path_str
 
     return SimpleNamespace(
         checkpoint_id=checkpoint_id,
         ExecutionInfo=ExecutionInfo,
         RunControl=RunControl,
         xxh3_128_hexdigest=xxh3_128_hexdigest,
+        xxhash_str=_xxhash_str,
+        task_path_str=task_path_str,
+    )
+
+
+@functools.cache
+def _siblings() -> SimpleNamespace:
+    """The names `node_task` and `acall_placed` use from modules that import this one
+    (``_stream``), imported at the first call and then kept, as `_langgraph`'s are."""
+    from ._run_context import RUNTIME_KEY
+    from ._stream import RUN_NS_KEY, STORE_KEY, config_with_writer, node_callbacks, task_metadata
+
+    return SimpleNamespace(
+        RUNTIME_KEY=RUNTIME_KEY,
+        RUN_NS_KEY=RUN_NS_KEY,
+        STORE_KEY=STORE_KEY,
+        config_with_writer=config_with_writer,
+        node_callbacks=node_callbacks,
+        task_metadata=task_metadata,
     )
 
 
@@ -87,8 +109,6 @@ class RunConfig(dict):
         return dict(self)
 
     def __deepcopy__(self, memo: dict) -> dict:
-        import copy
-
         return copy.deepcopy(dict(self), memo)
 
 
@@ -224,10 +244,10 @@ def call_task_id(configurable: dict, metadata: dict, name: str, counter: int) ->
     step, path = metadata.get("langgraph_step"), metadata.get("langgraph_path")
     if checkpoint is None or step is None or path is None:
         return None
-    from deepagents_rs._langgraph_private import task_path_str
-
     # The call's task runs under the calling task's namespace, from its graph's checkpoint.
-    return _derived_task_id(ns.split("|"), step, name, checkpoint, "__pregel_push", task_path_str(path), str(counter))
+    return _derived_task_id(
+        ns.split("|"), step, name, checkpoint, "__pregel_push", _langgraph().task_path_str(path), str(counter)
+    )
 
 
 def _derived_task_id(namespace: list[str] | None, step: int, node: str, checkpoint: str | None, *path: str) -> str:
@@ -236,10 +256,8 @@ def _derived_task_id(namespace: list[str] | None, step: int, node: str, checkpoi
     a random one without a checkpoint."""
     if checkpoint is None:
         return str(uuid.uuid4())
-    from deepagents_rs._langgraph_private import _xxhash_str
-
     node_ns = "|".join([*(namespace or ()), node])
-    return _xxhash_str(binascii.unhexlify(checkpoint.replace("-", "")), node_ns, str(step), node, *path)
+    return _langgraph().xxhash_str(binascii.unhexlify(checkpoint.replace("-", "")), node_ns, str(step), node, *path)
 
 
 def step_place(
@@ -270,13 +288,10 @@ def step_place(
 
 
 def _on_loop_thread() -> bool:
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
+    # No import statement (asyncio is not loaded at start-up, and an import at each call,
+    # once a step, costs more than the check): without asyncio loaded no loop can be running.
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and asyncio._get_running_loop() is not None
 
 
 def task_configurable(run: Any, configurable: dict, task_ns: str, step: int | None, known: dict | None = None) -> dict:
@@ -321,11 +336,13 @@ def execution_info(configurable: dict) -> Any:
 async def astep_place(configurable: dict, place: dict) -> tuple[list[str], dict | None]:
     """`step_place` for the task at ``place``, waited for off the event loop (the graph
     following the run may run on it)."""
-    import asyncio
-
     if configurable.get(TASKS_KEY) is None:
         return list(place["namespace"]), None
-    return await asyncio.to_thread(step_place, configurable, list(place["namespace"]), place["step"], True)
+    # Running on asyncio's loop, asyncio is loaded: taken from `sys.modules` rather than by
+    # an import statement at each model call (the module loads no asyncio at start-up).
+    return await sys.modules["asyncio"].to_thread(
+        step_place, configurable, list(place["namespace"]), place["step"], True
+    )
 
 
 def wait_for_graph(config: dict | None, step: int, namespace: list[str]) -> None:
@@ -344,8 +361,6 @@ async def acall_placed(adapter: Any, args: Any, call_id: str, config_args: tuple
     run on that loop), so the config is made here, after waiting off the loop. Without it
     the call's checkpoint and task ids would be made up, and a resumed run would not find
     its `@task` calls' results under them."""
-    from ._stream import config_with_writer
-
     config, step, namespace = config_args[0], config_args[4], config_args[7]
     configurable = (config or {}).get("configurable") or {}
     place = None
@@ -353,7 +368,7 @@ async def acall_placed(adapter: Any, args: Any, call_id: str, config_args: tuple
         place = step_place(configurable, list(namespace or ()), step, False)
         if place[1] is None:
             place = await astep_place(configurable, {"namespace": namespace or (), "step": step})
-    return await adapter.acall_in_run(args, call_id, config_with_writer(*config_args, place=place), *state)
+    return await adapter.acall_in_run(args, call_id, _siblings().config_with_writer(*config_args, place=place), *state)
 
 
 def node_task(
@@ -364,13 +379,11 @@ def node_task(
     ``src/python/middleware.rs``'s ``place_arg``): a hook's ``<Middleware>.<hook>``, the
     ``model`` node, or a tool call's ``tools`` task (``place`` has its ``index`` and
     ``call_id``); ``known``: its `step_place`, when the caller waited for it already."""
-    from ._run_context import RUNTIME_KEY
-    from ._stream import RUN_NS_KEY, STORE_KEY, node_callbacks, task_metadata
-
+    names = _siblings()
     out = dict(config or {})
     step = place["step"]
     namespace, checkpoints = known or step_place((out.get("configurable") or {}), list(place["namespace"]), step)
-    out["callbacks"] = node_callbacks(out.get("callbacks"), place["parent"], True, asynchronous)
+    out["callbacks"] = names.node_callbacks(out.get("callbacks"), place["parent"], True, asynchronous)
     configurable = dict(out.get("configurable") or {})
     metadata = dict(out.get("metadata") or {})
     run_ns = configurable.get("checkpoint_ns")
@@ -388,13 +401,13 @@ def node_task(
         # A subagent's run inherits the metadata of its `task` tool, where LangChain's
         # `ensure_config` put the outermost task's namespace.
         metadata.setdefault("checkpoint_ns", namespace[0])
-    store = configurable.pop(STORE_KEY, None)
-    context = getattr(configurable.get(RUNTIME_KEY), "context", None)
+    store = configurable.pop(names.STORE_KEY, None)
+    context = getattr(configurable.get(names.RUNTIME_KEY), "context", None)
     index = place.get("index")
     task_ns = task_namespace(config, namespace, step, checkpoints, node, place.get("call_id"), index)
-    out["metadata"] = task_metadata(metadata, configurable, step, node, task_ns, place.get("subagent"), index)
+    out["metadata"] = names.task_metadata(metadata, configurable, step, node, task_ns, place.get("subagent"), index)
     configurable = task_configurable(config, configurable, task_ns, step, checkpoints)
-    configurable[RUN_NS_KEY] = run_ns
+    configurable[names.RUN_NS_KEY] = run_ns
     if place.get("subagent") is not None:
         # deepagents' `task` tool marks a subagent's runs for tracing, in the configurable
         # its tasks inherit.

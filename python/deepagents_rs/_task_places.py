@@ -20,8 +20,7 @@ def place_of(node: str, arg: Any, config: dict) -> int | None:
     the node is its own (the model's calls to `tools` are matched by call instead)."""
     if node == "tools" and not isinstance(arg, dict):
         return None
-    from deepagents_rs._langgraph_private import PUSH
-
+    PUSH, _read_key, _tasks = _names()
     metadata = config.get("metadata") or {}
     path = metadata.get("langgraph_path") or ()
     if not path:
@@ -40,12 +39,25 @@ def place_of(node: str, arg: Any, config: dict) -> int | None:
 def step_sends(config: dict) -> list:
     """The ``Send``s of the step a task of ``config`` runs in (LangGraph's tasks channel, as
     the step read it): a sent task's path indexes them."""
-    from deepagents_rs._langgraph_private import CONFIG_KEY_READ, TASKS
-
-    read = (config.get("configurable") or {}).get(CONFIG_KEY_READ)
+    _push, read_key, tasks = _names()
+    read = (config.get("configurable") or {}).get(read_key)
     if read is None:
         return []
     try:
-        return list(read(TASKS) or [])
+        return list(read(tasks) or [])
     except Exception:  # noqa: BLE001 - a graph without sends: none
         return []
+
+
+#: LangGraph's ``PUSH``, ``CONFIG_KEY_READ`` and ``TASKS``, imported at the first call (this
+#: module loads no LangGraph), then kept: an import at each task costs more than the look-up.
+_NAMES: tuple[str, str, str] | None = None
+
+
+def _names() -> tuple[str, str, str]:
+    global _NAMES
+    if _NAMES is None:
+        from deepagents_rs._langgraph_private import CONFIG_KEY_READ, PUSH, TASKS
+
+        _NAMES = (PUSH, CONFIG_KEY_READ, TASKS)
+    return _NAMES

@@ -452,9 +452,11 @@ class Feed:
             return _command(self._entries[index][3])
 
     def _async_lock(self) -> asyncio.Condition:
-        import asyncio
-
         if self._alock is None:
+            # Imported only here, once a run (asyncio is not loaded at start-up): the lock is
+            # asked for several times a step.
+            import asyncio
+
             self._alock = asyncio.Condition()
         return self._alock
 
@@ -504,11 +506,12 @@ class Feed:
             return True
 
     async def _abegin_once(self, node: str, arg: Any, config: dict, subagents: list | None = None) -> bool:
-        import asyncio
-
         if self._events is not None:
             return False
         if self._abegin_lock is None:
+            # Imported here, once a run, not at each step's call (see `_async_lock`).
+            import asyncio
+
             self._abegin_lock = asyncio.Lock()
         async with self._abegin_lock:
             if self._events is not None:
@@ -679,14 +682,21 @@ def _command(update: Any) -> Any:
 
 
 _COMMAND: Any = None
+#: LangGraph's ``Send``, imported at the first `goto_of` of a route that sends (this module
+#: loads no LangGraph), then kept: an import at each call costs more than the look-up.
+_SEND: Any = None
 
 
 def goto_of(kind: str, value: Any) -> Any:
     """A route the core reports (`Event::Route`) as LangGraph's edge result."""
     if kind == "node":
         return value
-    from langgraph.types import Send
+    global _SEND
+    if _SEND is None:
+        from langgraph.types import Send
 
+        _SEND = Send
+    Send = _SEND
     if kind == "calls":
         # LangChain's edge: one `tools` task per pending call.
         return [Send("tools", [call]) for call in value]

@@ -32,10 +32,12 @@ class _PlainCommits:
         return self.submit(fn, *args)  # type: ignore[attr-defined]
 
     def _lists(self) -> _plain_commit.ChannelLists:
+        """The loop's `ChannelLists`, read for its current channels (once per entry: a
+        step's ``put_writes`` and its ``after_tick`` each ask once)."""
         lists = self._channel_lists
         if lists is None:
             lists = self._channel_lists = _plain_commit.ChannelLists()
-        return lists
+        return lists.of(self)
 
     def put_writes(self, task_id: str, writes: Any, *, cached: bool = False) -> None:
         if cached or not self.plain_commit or not _plain_commit.put_writes(self, task_id, writes, self._lists()):
@@ -95,12 +97,38 @@ class WriterLoop(_PlainCommits, SyncPregelLoop):
     def _prepare_tasks_and_emit_checkpoint(self) -> None:
         # The writer streams ``updates`` only: LangGraph's method also emits the checkpoint
         # to the ``checkpoints`` / ``debug`` modes.
-        modes = self.stream.modes if self.stream is not None else ()
-        if "checkpoints" not in modes and "debug" not in modes:
-            if self._plain_tasks is None:
-                self._plain_tasks = PlainTasks()
-            tasks = self._plain_tasks.prepare(self)
-            if tasks is not None:
-                self.tasks = tasks
-                return
+        tasks = self._prepared_plain_tasks(("checkpoints", "debug"))
+        if tasks is not None:
+            self.tasks = tasks
+            return
         super()._prepare_tasks_and_emit_checkpoint()
+
+    def _prepared_plain_tasks(self, unstreamed: tuple[str, ...]) -> dict | None:
+        """The next step's tasks made by `PlainTasks`, when none of the ``unstreamed``
+        modes is streamed and the step is one it makes (else ``None``)."""
+        if self.stream is not None:
+            modes = self.stream.modes
+            for mode in unstreamed:
+                if mode in modes:
+                    return None
+        if self._plain_tasks is None:
+            self._plain_tasks = PlainTasks()
+        return self._plain_tasks.prepare(self)
+
+    def tick(self) -> bool:
+        """``SyncPregelLoop.tick`` for a step whose tasks `PlainTasks` makes: of what
+        LangGraph's tick then does, only the drain check can apply (past the step limit,
+        with no task, with breakpoints before nodes, LangGraph's own tick runs). Such tasks
+        are fresh (no pending writes to reapply, nothing to output of them), and neither
+        the checkpoint nor the tasks are streamed (no ``checkpoints``, ``debug`` or
+        ``tasks`` mode)."""
+        if self.step <= self.stop and not self.interrupt_before:
+            tasks = self._prepared_plain_tasks(("checkpoints", "debug", "tasks"))
+            if tasks:
+                self.tasks = tasks
+                control = self.control
+                if control is not None and control.drain_requested:
+                    self.status = "draining"
+                    return False
+                return True
+        return super().tick()

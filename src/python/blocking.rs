@@ -16,12 +16,17 @@ use super::call_timing::{self, Counter};
 const SLICE: Duration = Duration::from_millis(50);
 
 fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+    // Both kept: every `invoke` and every step of a thread graph's feed waits here, and an
+    // import at each call costs a trip through Python's import machinery.
     static MAIN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let threading = py.import("threading")?;
+    static CURRENT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let current = CURRENT.import(py, "threading", "current_thread")?;
     let main = MAIN.get_or_try_init(py, || {
-        threading.call_method0("main_thread").map(Bound::unbind)
+        py.import("threading")?
+            .call_method0("main_thread")
+            .map(Bound::unbind)
     })?;
-    Ok(threading.call_method0("current_thread")?.is(main.bind(py)))
+    Ok(current.call0()?.is(main.bind(py)))
 }
 
 /// The value `wait` yields: `wait(Some(limit))` gives up after `limit` (returns `None`),

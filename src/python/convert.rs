@@ -9,13 +9,28 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyModule};
 use serde_json::{Map, Value};
 
 use super::value;
 use crate::host::{HostValue, Opaque, Origin};
 use crate::messages::{Content, Message};
 use crate::state::{Extra, FilesHost, FilesWrite};
+
+/// `deepagents_rs._convert`'s function ``name`` (``from_core``, ``to_core``). The module is
+/// imported once and kept: an import at each call goes through Python's import machinery
+/// (`builtins.__import__`, a microsecond or more), and some callers run at every step. The
+/// function itself is read at each call, so a test that replaces it sees its calls.
+pub(crate) fn convert_fn<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    MODULE
+        .get_or_try_init(py, || {
+            py.import("deepagents_rs._convert").map(Bound::unbind)
+        })?
+        .bind(py)
+        .getattr(name)
+}
 
 /// The Python object a host value carries, if it is one.
 pub(crate) fn host_object<'py>(py: Python<'py>, value: &HostValue) -> Option<Bound<'py, PyAny>> {
@@ -166,18 +181,16 @@ fn json_from_py(v: &Bound<'_, PyAny>) -> Option<Opaque> {
 fn record_from_py(v: &Bound<'_, PyAny>) -> Option<Opaque> {
     let dict = v.cast::<PyDict>().ok()?;
     let py = v.py();
-    let to_core = py
-        .import("deepagents_rs._convert")
-        .ok()?
-        .getattr("to_core")
-        .ok()?;
+    let to_core = convert_fn(py, "to_core").ok()?;
+    // Kept once found; without LangChain looked for again (no message can be one then).
+    static BASE_MESSAGE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let base_message = BASE_MESSAGE
+        .import(py, "langchain_core.messages", "BaseMessage")
+        .ok();
     let mut fields = indexmap::IndexMap::new();
     for (k, item) in dict.iter() {
         let key: String = k.extract().ok()?;
-        let is_message = py
-            .import("langchain_core.messages")
-            .and_then(|m| m.getattr("BaseMessage"))
-            .is_ok_and(|cls| item.is_instance(&cls).unwrap_or(false));
+        let is_message = base_message.is_some_and(|cls| item.is_instance(cls).unwrap_or(false));
         let field = if is_message || (key == "summary_message" && item.is_instance_of::<PyDict>()) {
             let d = to_core.call1((&item,)).ok()?;
             Opaque::Message(Arc::new(message_from_py(&d).ok()?))
@@ -196,10 +209,7 @@ pub(crate) fn opaque_to_py<'py>(py: Python<'py>, value: &Opaque) -> PyResult<Bou
             None => Ok(py.None().into_bound(py)),
         },
         Opaque::Json(v) => Ok(pythonize::pythonize(py, v)?),
-        Opaque::Message(m) => py
-            .import("deepagents_rs._convert")?
-            .getattr("from_core")?
-            .call1((message_to_py(py, m)?,)),
+        Opaque::Message(m) => convert_fn(py, "from_core")?.call1((message_to_py(py, m)?,)),
         Opaque::Record(fields) => {
             let dict = PyDict::new(py);
             for (k, v) in fields.iter() {
@@ -330,7 +340,7 @@ pub(crate) fn message_object_list<'py>(
     py: Python<'py>,
     messages: &[Arc<Message>],
 ) -> PyResult<Bound<'py, PyList>> {
-    let from_core = py.import("deepagents_rs._convert")?.getattr("from_core")?;
+    let from_core = convert_fn(py, "from_core")?;
     let list = PyList::empty(py);
     for m in messages {
         list.append(from_core.call1((message_to_py(py, m)?,))?)?;

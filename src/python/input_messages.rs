@@ -94,11 +94,7 @@ pub(crate) fn input_history_from_py(list: &Bound<'_, PyAny>) -> PyResult<(Histor
                 None => {
                     let to_core = match &to_core {
                         Some(f) => f,
-                        None => to_core.insert(
-                            item.py()
-                                .import("deepagents_rs._convert")?
-                                .getattr("to_core")?,
-                        ),
+                        None => to_core.insert(super::convert::convert_fn(item.py(), "to_core")?),
                     };
                     (message_from_py(&to_core.call1((item,))?)?, Some(item))
                 }

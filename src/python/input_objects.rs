@@ -244,7 +244,7 @@ pub(crate) fn _input_objects_for_tests<'py>(
     py: Python<'py>,
     objects: Vec<Bound<'py, PyAny>>,
 ) -> PyResult<Vec<TestReading<'py>>> {
-    let to_core = py.import("deepagents_rs._convert")?.getattr("to_core")?;
+    let to_core = super::convert::convert_fn(py, "to_core")?;
     let mut out = Vec::new();
     for obj in &objects {
         let reference = message_from_py(&to_core.call1((obj,))?)?;

@@ -85,11 +85,7 @@ pub(super) struct Objects {
 impl Objects {
     fn new(py: Python<'_>) -> PyResult<Self> {
         Ok(Objects {
-            to_message: Arc::new(
-                py.import("deepagents_rs._convert")?
-                    .getattr("from_core")?
-                    .unbind(),
-            ),
+            to_message: Arc::new(super::convert::convert_fn(py, "from_core")?.unbind()),
             cache: Arc::default(),
         })
     }

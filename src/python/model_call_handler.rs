@@ -84,7 +84,7 @@ impl ModelNext {
             .zip(self.template.messages.iter())
             .map(|(o, m)| (o.as_ptr() as usize, m))
             .collect();
-        let to_core = py.import("deepagents_rs._convert")?.getattr("to_core")?;
+        let to_core = super::convert::convert_fn(py, "to_core")?;
         list.try_iter()?
             .map(|item| {
                 let item = item?;

@@ -393,7 +393,7 @@ pub(crate) fn message_objects<'py>(
     given: &GivenObjects,
 ) -> PyResult<Bound<'py, PyList>> {
     let maker = maker(py)?;
-    let from_core = py.import("deepagents_rs._convert")?.getattr("from_core")?;
+    let from_core = super::convert::convert_fn(py, "from_core")?;
     let list = PyList::empty(py);
     let mut made_here = 0;
     let mut paused = CollectorPaused::start();

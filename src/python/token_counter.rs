@@ -34,11 +34,7 @@ impl PyTokenCounter {
         let py = adapter.py();
         Ok(PyTokenCounter {
             adapter: Arc::new(adapter.clone().unbind()),
-            to_message: Arc::new(
-                py.import("deepagents_rs._convert")?
-                    .getattr("from_core")?
-                    .unbind(),
-            ),
+            to_message: Arc::new(super::convert::convert_fn(py, "from_core")?.unbind()),
             cache: Arc::default(),
         })
     }
