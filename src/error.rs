@@ -103,8 +103,60 @@ pub fn set_warn(warn: WarnFn) {
     let _ = WARN.set(warn);
 }
 
-/// Warns the user of `text`: through the host when it has set a warning, else in the log.
+thread_local! {
+    /// The warnings of the sync code `holding_warnings` runs on this thread, held for its
+    /// async caller.
+    static HELD: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f`, sync code that warns through `warn` (a native client's request encoding, on a
+/// tokio worker), with its warnings held rather than issued: they come back in order, for
+/// the async caller to issue with `warn_all_on_host`, so no warning takes the GIL there. A
+/// warning the host would raise back (an "error" filter) then raises before anything `f`
+/// built is used, as it would have stopped `f`.
+pub fn holding_warnings<R>(f: impl FnOnce() -> R) -> (R, Vec<String>) {
+    /// Gives back the outer hold (none, or a caller's) however `f` ends.
+    struct Restore(Option<Vec<String>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            HELD.with(|held| *held.borrow_mut() = outer);
+        }
+    }
+    let outer = HELD.with(|held| held.replace(Some(Vec::new())));
+    let restore = Restore(outer);
+    let out = f();
+    let texts = HELD
+        .with(|held| held.borrow_mut().take())
+        .unwrap_or_default();
+    drop(restore);
+    (out, texts)
+}
+
+/// Issues `texts` (held by `holding_warnings`) from inside the run of `host`, in order,
+/// stopping at the first the host raises back.
+pub async fn warn_all_on_host(
+    host: &crate::tools::HostContext,
+    texts: Vec<String>,
+) -> Result<(), BoxError> {
+    for text in texts {
+        warn_on_host(host, &text).await?;
+    }
+    Ok(())
+}
+
+/// Warns the user of `text`: held when `holding_warnings` runs the caller, else through the
+/// host when it has set a warning, else in the log.
 pub fn warn(text: &str) -> Result<(), BoxError> {
+    let held = HELD.with(|held| {
+        held.borrow_mut()
+            .as_mut()
+            .map(|texts| texts.push(text.to_owned()))
+            .is_some()
+    });
+    if held {
+        return Ok(());
+    }
     match WARN.get() {
         Some(warn) => warn(text),
         None => {
@@ -138,21 +190,23 @@ pub async fn warn_on_host(host: &crate::tools::HostContext, text: &str) -> Resul
     }
 }
 
-/// The host's logger: `(logger name, text)` logged at warning level.
-pub type LogFn = fn(&str, &str);
+/// The host's logger, called where the host runs Python for the run `HostContext` names
+/// (as `WarnOnHostFn`): `(logger name, text)` logged at warning level.
+pub type LogOnHostFn =
+    fn(crate::tools::HostContext, String, String) -> futures::future::BoxFuture<'static, ()>;
 
-static LOG: std::sync::OnceLock<LogFn> = std::sync::OnceLock::new();
+static LOG_ON_HOST: std::sync::OnceLock<LogOnHostFn> = std::sync::OnceLock::new();
 
 /// Sets the host's logger (once; later calls are ignored).
-pub fn set_log(log: LogFn) {
-    let _ = LOG.set(log);
+pub fn set_log_on_host(log: LogOnHostFn) {
+    let _ = LOG_ON_HOST.set(log);
 }
 
 /// Logs `text` as a warning of the host's logger `logger` (where a host library would log
-/// it), else in the core's log.
-pub fn log_warning(logger: &str, text: &str) {
-    match LOG.get() {
-        Some(log) => log(logger, text),
+/// it) from inside the run of `host`, else in the core's log.
+pub async fn log_on_host(host: &crate::tools::HostContext, logger: &str, text: &str) {
+    match LOG_ON_HOST.get() {
+        Some(log) => log(host.clone(), logger.to_owned(), text.to_owned()).await,
         None => tracing::warn!(target: "deepagents_rs", "{logger}: {text}"),
     }
 }

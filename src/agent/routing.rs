@@ -268,8 +268,8 @@ impl Agent {
     /// beside it, in the same next step, each node its calls' commands name (`goto`) and each
     /// `Send`'s node on its own state, as LangGraph runs a step's branches. A goto to
     /// `tools` runs the tool node on the whole state. A name the graph does not have is
-    /// ignored (LangGraph logs it and drops the write or the send; the goto's warning is
-    /// the tools step's, `warn_unknown_gotos`).
+    /// ignored (LangGraph logs it and drops the write or the send; the warnings are the
+    /// tools step's, `warn_unknown_gotos` and `warn_unknown_sends`).
     pub(super) fn destinations(
         &self,
         edge: Node,
@@ -287,13 +287,8 @@ impl Agent {
                 .map(|node| Task::pull(whole(node))),
         );
         tasks.extend(sends.iter().filter_map(|send| {
-            let Ok(node) = self.node_named(&send.node) else {
-                crate::error::log_warning(
-                    "langgraph",
-                    &format!("Ignoring unknown node name {} in pending sends", send.node),
-                );
-                return None;
-            };
+            // Dropped; the tools step logged LangGraph's warning of it (`warn_unknown_sends`).
+            let node = self.node_named(&send.node).ok()?;
             Some(Task {
                 node: whole(node),
                 own: Some(send.state.clone()),

@@ -110,9 +110,14 @@ fn user_warning_on_host(
     })
 }
 
-/// `logging.getLogger(logger).warning(text)`; a failing handler is reported as unraisable.
-fn log_warning(logger: &str, text: &str) {
-    runtime_threads::attach(|py| {
+/// `logging.getLogger(logger).warning(text)` where the run of `host` runs Python (as
+/// `user_warning_on_host`); a failing handler is reported as unraisable.
+fn log_warning_on_host(
+    host: crate::tools::HostContext,
+    logger: String,
+    text: String,
+) -> futures::future::BoxFuture<'static, ()> {
+    fn log(py: Python<'_>, logger: &str, text: &str) {
         let logged = py
             .import("logging")
             .and_then(|l| l.call_method1("getLogger", (logger,)))
@@ -120,7 +125,14 @@ fn log_warning(logger: &str, text: &str) {
         if let Err(e) = logged {
             e.write_unraisable(py, None);
         }
-    });
+    }
+    Box::pin(async move {
+        // A run whose host is gone has nobody left to read its log.
+        let _ = match host::PyHost::from_context(&host).filter(|h| h.is_async) {
+            Some(h) => loop_inbox::run_on_loop(&h.inbox, move |py| log(py, &logger, &text)).await,
+            None => python_calls::call(move |py| log(py, &logger, &text)).await,
+        };
+    })
 }
 
 #[pymodule]
@@ -131,7 +143,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::error::set_pause_test(tools::is_pause_error);
     crate::error::set_warn(user_warning);
     crate::error::set_warn_on_host(user_warning_on_host);
-    crate::error::set_log(log_warning);
+    crate::error::set_log_on_host(log_warning_on_host);
     crate::agent::set_task_note(task_notes::note_task);
     crate::tools::set_call_task_id(call_task_ids::call_task_id);
     crate::host::set_async_test(|h| host::PyHost::from_context(h).is_some_and(|p| p.is_async));

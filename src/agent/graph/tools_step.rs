@@ -13,6 +13,7 @@ use crate::messages::Message;
 use crate::middleware::ToolCallRequest;
 use crate::run::new_id;
 use crate::state::{AgentState, MessagesDelta, StateDelta};
+use crate::tools::SendTarget;
 use crate::tools::{RunScope, ToolError};
 
 impl Agent {
@@ -194,7 +195,8 @@ impl Agent {
         let (mut goto, mut sends) = (Vec::new(), Vec::new());
         for (index, result) in results.iter().enumerate() {
             messages.extend(result.written_messages());
-            self.warn_unknown_gotos(&result.write.goto, index, whole);
+            self.warn_unknown_gotos(&result.write.goto, index, whole, &run.options.host)
+                .await;
             goto.extend(result.write.goto.iter().cloned());
             sends.extend(result.write.sends.iter().cloned());
             if let Some(files) = &result.files {
@@ -246,6 +248,7 @@ impl Agent {
             }
             Arc::new(delta)
         };
+        self.warn_unknown_sends(&sends, &run.options.host).await;
         Ok(Outcome {
             delta,
             goto,
@@ -408,7 +411,14 @@ fn result_delta(messages: Vec<Arc<Message>>, result: &crate::tools::ToolResult) 
 impl Agent {
     /// LangGraph's warning for a goto naming no node of the graph: the write to that node's
     /// branch channel is ignored when the step's writes are applied (`__end__` is no write).
-    fn warn_unknown_gotos(&self, goto: &[String], index: usize, whole: bool) {
+    /// Logged where the run's Python runs, never on the worker running the step.
+    async fn warn_unknown_gotos(
+        &self,
+        goto: &[String],
+        index: usize,
+        whole: bool,
+        host: &crate::tools::HostContext,
+    ) {
         for name in goto {
             if name == "__end__" || self.node_named(name).is_ok() {
                 continue;
@@ -420,12 +430,24 @@ impl Agent {
             } else {
                 format!("('__pregel_push', {index}, False)")
             };
-            crate::error::log_warning(
+            crate::error::log_on_host(
+                host,
                 "langgraph",
                 &format!(
                     "Task tools with path {path} wrote to unknown channel branch:to:{name}, ignoring it."
                 ),
-            );
+            )
+            .await;
+        }
+    }
+
+    /// LangGraph's warning for a `Send` to no node of the graph, dropped when the next
+    /// step's tasks are made (`destinations`): after the step's goto warnings, as LangGraph
+    /// applies the writes before it prepares the tasks.
+    async fn warn_unknown_sends(&self, sends: &[SendTarget], host: &crate::tools::HostContext) {
+        for send in sends.iter().filter(|s| self.node_named(&s.node).is_err()) {
+            let text = format!("Ignoring unknown node name {} in pending sends", send.node);
+            crate::error::log_on_host(host, "langgraph", &text).await;
         }
     }
 }

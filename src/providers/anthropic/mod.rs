@@ -187,7 +187,7 @@ impl ChatModel for AnthropicChat {
     fn invoke(
         &self,
         request: ModelRequest,
-        _host: HostContext,
+        host: HostContext,
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
         let config = self.config.clone();
         let endpoint = self.endpoint.clone();
@@ -195,9 +195,15 @@ impl ChatModel for AnthropicChat {
         let fields = self.fields.clone();
         Box::pin(async move {
             let stream = request.tokens.is_some();
-            // Each attempt sends the same pieces; none copies them.
-            let request::Request { payload, beta } =
-                request::request_bytes(&config, &request, stream, &kept, &fields)?;
+            // Each attempt sends the same pieces; none copies them. The request's warnings
+            // (a system block dropped) are issued where the run's Python runs.
+            let (built, warned) = crate::error::holding_warnings(|| {
+                request::request_bytes(&config, &request, stream, &kept, &fields)
+            });
+            crate::error::warn_all_on_host(&host, warned)
+                .await
+                .map_err(ModelError::host)?;
+            let request::Request { payload, beta } = built?;
             let endpoint = match beta {
                 Some(beta) => Arc::new(with_beta(&endpoint, beta)),
                 None => endpoint,

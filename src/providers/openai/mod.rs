@@ -276,19 +276,21 @@ impl ChatModel for OpenAiChat {
     fn invoke(
         &self,
         request: ModelRequest,
-        _host: HostContext,
+        host: HostContext,
     ) -> BoxFuture<'static, Result<AiMessage, ModelError>> {
         let config = self.config.clone();
         let endpoint = self.endpoint.clone();
         let encoded = self.encoded.clone();
         Box::pin(async move {
-            // Each attempt sends the same buffer; none copies it.
-            let payload = crate::providers::payload::Payload::from(payload(
-                &config,
-                &request,
-                request.tokens.is_some(),
-                &encoded,
-            )?);
+            // Each attempt sends the same buffer; none copies it. The request's warnings (a
+            // system block dropped) are issued where the run's Python runs.
+            let (built, warned) = crate::error::holding_warnings(|| {
+                payload(&config, &request, request.tokens.is_some(), &encoded)
+            });
+            crate::error::warn_all_on_host(&host, warned)
+                .await
+                .map_err(ModelError::host)?;
+            let payload = crate::providers::payload::Payload::from(built?);
             let formatted = request.response_format.is_some();
             let policy = &config.retry;
             let reply = match (&request.tokens, config.api) {
