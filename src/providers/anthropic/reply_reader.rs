@@ -247,7 +247,7 @@ fn usage_metadata(u: &ReplyUsage) -> Usage {
     if by_ttl > 0 {
         cache_creation = Some(0);
     }
-    let mut details = Text::default();
+    let mut details = Text::with_capacity(128);
     details.count("cache_read", cache_read);
     details.count("cache_creation", cache_creation);
     for (key, v) in ttl.iter().flatten() {
@@ -272,15 +272,17 @@ fn usage_metadata(u: &ReplyUsage) -> Usage {
 /// The reply's metadata as `sdk_dump::reply_metadata(.., false)` writes it, then
 /// `model_name` and `model_provider`.
 fn metadata_text(reply: &Reply) -> String {
-    let mut t = Text::default();
+    // The constant keys' share of the text (~350 bytes) and its strings: written into one
+    // buffer made big enough at once, not one grown from empty (six reallocations a reply).
+    let mut t = Text::with_capacity(384 + reply.id.len() + 2 * reply.model.len());
     t.string("id", Some(&reply.id));
     t.string("model", Some(&reply.model));
     t.string("stop_reason", reply.stop_reason);
     t.string("stop_sequence", reply.stop_sequence);
     let u = &reply.usage;
-    let mut usage = Text::default();
+    let mut usage = Text::with_capacity(256);
     if let Some(cc) = &u.cache_creation {
-        let mut by_ttl = Text::default();
+        let mut by_ttl = Text::with_capacity(128);
         by_ttl.count("ephemeral_1h_input_tokens", cc.ephemeral_1h_input_tokens);
         by_ttl.count("ephemeral_5m_input_tokens", cc.ephemeral_5m_input_tokens);
         usage.object("cache_creation", by_ttl);
@@ -299,10 +301,15 @@ fn metadata_text(reply: &Reply) -> String {
 
 /// An object's compact text as `serde_json` writes it, written field by field (a field
 /// without a value left out).
-#[derive(Default)]
 struct Text(Vec<u8>);
 
 impl Text {
+    /// An empty text with room for `bytes` (every reply writes the same keys, so each
+    /// text's size is known to within its strings and counts).
+    fn with_capacity(bytes: usize) -> Self {
+        Text(Vec::with_capacity(bytes))
+    }
+
     /// The key as literal bytes: every key is one of this module's constant field names,
     /// none with a byte JSON escapes, so passing it through `write_json_string` on every
     /// reply only re-proved that (most of the instructions spent on counts and strings).
@@ -577,6 +584,26 @@ mod tests {
             assert_eq!(kept(&fast), kept(&slow), "{case}");
             assert_eq!(fast.tool_calls.capacity(), slow.tool_calls.capacity());
             assert!(fast_held <= slow_held, "{fast_held} > {slow_held}: {case}");
+        }
+    }
+
+    /// A reply's metadata text is written into the buffer made for it, never grown (each
+    /// growth was a reallocation a step, and under 1,000 concurrent runs realloc was a
+    /// visible share of the workers' CPU): the fullest usage the API sends still fits.
+    #[test]
+    fn the_metadata_text_fits_its_first_buffer() {
+        let full = json!({"input_tokens": 123456, "output_tokens": 65432,
+            "cache_creation_input_tokens": 1234567, "cache_read_input_tokens": 7654321,
+            "cache_creation": {"ephemeral_5m_input_tokens": 1234567, "ephemeral_1h_input_tokens": 7654321},
+            "service_tier": "standard", "inference_geo": "not_available"});
+        let tool = json!([{"type": "tool_use", "id": "t", "name": "n", "input": {}}]);
+        for case in [reply(tool.clone(), usage()), reply(tool, full)] {
+            let body = body(&case);
+            let parsed: Reply = serde_json::from_slice(&body).unwrap();
+            let room = 384 + parsed.id.len() + 2 * parsed.model.len();
+            let text = metadata_text(&parsed);
+            assert!(text.len() <= room, "{} > {room}: {text}", text.len());
+            assert_eq!(text.capacity(), room, "{text}");
         }
     }
 
