@@ -12,7 +12,11 @@ the run (sampled every 50 ms, and ``ru_maxrss``, whichever is higher); then the 
 conversation, ``(peak - base) / threads``, and, from the two smallest and largest step
 counts, the memory per conversation per live step (the slope). ``--reference-threads`` runs
 deepagents with fewer conversations (it is much slower per step): its per-conversation
-numbers stay comparable. Every run's results are checked as the concurrency bench checks
+numbers stay comparable. Also per run: the cyclic collector's passes during it by generation
+(young / middle / full) and their CPU time (``gc.callbacks``, on whichever thread ran them):
+a full pass walks every tracked object, so the objects a result holds cost again at each one;
+and the tracked objects per conversation once the run is done (``gc.get_objects()``, the
+results held, less the base). Every run's results are checked as the concurrency bench checks
 them (``2 * steps`` messages ending in ``"done"``).
 
 Usage::
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import resource
@@ -81,12 +86,16 @@ def _measure(impl: str, threads: int, steps: int) -> dict[str, Any]:
             peak[0] = max(peak[0], _rss_mib())
 
     sampler = threading.Thread(target=sample, daemon=True)
+    tracked_base = len(gc.get_objects())
+    passes = _Passes()
+    gc.callbacks.append(passes.note)
     sampler.start()
 
     async def all_threads() -> list[Any]:
         return await asyncio.gather(*(agent.ainvoke(concurrency._inputs(i, 0)) for i in range(threads)))
 
     results = asyncio.run(all_threads())
+    gc.callbacks.remove(passes.note)
     done.set()
     sampler.join()
     problems += [p for p in (concurrency._check(r, steps, 0) for r in results) if p]
@@ -96,9 +105,32 @@ def _measure(impl: str, threads: int, steps: int) -> dict[str, Any]:
         "imported_mib": imported,
         "base_mib": base,
         "peak_mib": peak_mib,
+        "gc_passes": passes.count,
+        "gc_cpu_s": passes.cpu,
+        "tracked_per_conversation": (len(gc.get_objects()) - tracked_base) / threads,
         "problems": problems[:5],
         "failed": len(problems),
     }
+
+
+class _Passes:
+    """The cyclic collector's passes by generation, and their CPU time (the thread's that
+    ran each)."""
+
+    def __init__(self) -> None:
+        self.count = [0, 0, 0]
+        self.cpu = 0.0
+        self._started: dict[int, float] = {}
+
+    def note(self, phase: str, info: dict[str, int]) -> None:
+        me = threading.get_ident()
+        if phase == "start":
+            self._started[me] = time.thread_time()
+            return
+        started = self._started.pop(me, None)
+        if started is not None:
+            self.count[info["generation"]] += 1
+            self.cpu += time.thread_time() - started
 
 
 def run_one(impl: str, threads: int, steps: int, latency: float) -> dict[str, Any]:
@@ -153,6 +185,9 @@ COLUMNS: list[tuple[str, Any]] = [
     ("base MiB", lambda r: f"{r['base_mib']:.0f}"),
     ("peak MiB", lambda r: f"{r['peak_mib']:.0f}"),
     ("KiB / conversation", lambda r: f"{r['kib_per_conversation']:.0f}"),
+    ("tracked objects / conversation", lambda r: f"{r['tracked_per_conversation']:.0f}"),
+    ("GC passes young / middle / full", lambda r: " / ".join(str(n) for n in r["gc_passes"])),
+    ("GC CPU s", lambda r: f"{r['gc_cpu_s']:.2f}"),
 ]
 
 

@@ -355,14 +355,24 @@ impl CoreAgent {
                 &inbox,
                 &event_loop,
                 run,
+                // Made inside the drain's pause of the collector (`loop_inbox`): what may run
+                // Python code (an exception's constructor, a finalizer of an object let go)
+                // goes through `as_left`.
                 Box::new(move |py, outcome| {
-                    let (state, _) = outcome.map_err(|f| failure_to_py(f, files.as_ref()))?;
-                    let out = result_to_py(py, &state, &given);
-                    // The caller's objects let go with the interpreter attached.
-                    drop(given);
-                    drop(state);
-                    release.release_unused();
-                    out
+                    let made = outcome.map(|(state, _)| (result_to_py(py, &state, &given), state));
+                    super::collector_pause::as_left(py, move || {
+                        let out = match made {
+                            Ok((out, state)) => {
+                                drop(state);
+                                out
+                            }
+                            Err(f) => Err(failure_to_py(f, files.as_ref())),
+                        };
+                        // The caller's objects let go with the interpreter attached.
+                        drop(given);
+                        release.release_unused();
+                        out
+                    })
                 }),
             )
         })

@@ -1,7 +1,7 @@
 //! Objects made as CPython's own `object.__new__` and `object.__setattr__` make them, from
-//! the slots found once per class instead of a look-up and a call through Python per object,
-//! and the cyclic collector paused while a burst of them is made: what `result_objects`
-//! needs to make a long history's message objects at the cost of the objects themselves.
+//! the slots found once per class instead of a look-up and a call through Python per object:
+//! what `result_objects` needs to make a long history's message objects at the cost of the
+//! objects themselves (the collector paused meanwhile: `collector_pause`).
 
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -144,35 +144,6 @@ impl Setter {
             Ok(())
         } else {
             Err(PyErr::fetch(py))
-        }
-    }
-}
-
-/// The cyclic collector paused while a result's messages are made here, and resumed as it
-/// was (`Drop`, on an error too; left off if the caller had turned it off).
-///
-/// A long history's result is thousands of new containers in one burst, no garbage among
-/// them: every 700 allocations a young collection walks the objects made since the last
-/// one, and every tenth a middle one walks them again, all found alive. Paused, the
-/// messages are walked once by the first young collection after the burst. No Python code
-/// runs while it is paused (the stretch makes objects only; `from_core` resumes it first),
-/// so no other thread sees the collector off.
-pub(super) struct CollectorPaused(bool);
-
-impl CollectorPaused {
-    pub(super) fn start() -> CollectorPaused {
-        // SAFETY: called with the GIL held (the caller holds a `Python` token); returns
-        // whether the collector was on.
-        CollectorPaused(unsafe { pyo3::ffi::PyGC_Disable() } != 0)
-    }
-}
-
-impl Drop for CollectorPaused {
-    fn drop(&mut self) {
-        if self.0 {
-            // SAFETY: the GIL is still held (the value never leaves the function that made
-            // it, which holds the token).
-            unsafe { pyo3::ffi::PyGC_Enable() };
         }
     }
 }

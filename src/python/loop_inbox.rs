@@ -21,10 +21,27 @@ use pyo3_async_runtimes::TaskLocals;
 use tokio::sync::oneshot;
 
 use super::call_timing::{self, Counter};
+use super::collector_pause::DrainPause;
 use super::errors::HostError;
 
 /// Work for the loop's thread, run with the GIL it holds.
 type Job = Box<dyn for<'py> FnOnce(Python<'py>) + Send>;
+
+/// A `loop_future`'s result, made with the collector paused across every result of the drain
+/// (objects only; Python code in it goes through `collector_pause::as_left`).
+type Make = Box<dyn for<'py> FnOnce(Python<'py>) -> PyResult<Py<PyAny>> + Send>;
+
+/// A made result and the future it is set on (Python code: done callbacks scheduled).
+struct SetResult {
+    future: Py<PyAny>,
+    value: PyResult<Py<PyAny>>,
+}
+
+/// One entry of the inbox.
+enum Entry {
+    Run(Job),
+    Settle { future: Py<PyAny>, make: Make },
+}
 
 /// How a worker wakes the loop once jobs wait.
 enum Wake {
@@ -42,7 +59,7 @@ enum Wake {
 
 struct Shared {
     /// Each job with the time it was pushed.
-    jobs: Mutex<Vec<(Option<Instant>, Job)>>,
+    jobs: Mutex<Vec<(Option<Instant>, Entry)>>,
     /// A wake-up is on its way: later pushes need not send another.
     pending: AtomicBool,
     wake: Wake,
@@ -63,7 +80,11 @@ impl Drop for Shared {
 
 impl Shared {
     fn push(self: &Arc<Self>, job: Job) {
-        self.jobs.lock().push((call_timing::now(), job));
+        self.push_entry(Entry::Run(job));
+    }
+
+    fn push_entry(self: &Arc<Self>, entry: Entry) {
+        self.jobs.lock().push((call_timing::now(), entry));
         if self.pending.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -91,6 +112,12 @@ impl Shared {
             }
         }
     }
+}
+
+/// A drain's entry once its results are made.
+enum Step {
+    Run(Job),
+    Set(SetResult),
 }
 
 /// One event loop's inbox (`_runtime.loop_inbox` keeps one per loop).
@@ -159,9 +186,46 @@ impl LoopInbox {
         let start = call_timing::now();
         call_timing::add(Counter::InboxDrains, 1);
         call_timing::add(Counter::InboxJobs, jobs.len() as u64);
-        for (pushed, job) in jobs {
-            call_timing::between(Counter::InboxQueuedNs, pushed, start);
-            job(py);
+        // Every result first, with the collector paused (made objects only: walked once by the
+        // first young collection after, not by one pass or more each), then in the order
+        // pushed the jobs and the futures' settings, which run Python code with the collector
+        // as the user left it, as before.
+        // A future done already (cancelled meanwhile) takes no result: none is made, and its
+        // outcome is let go here (a finalizer may run), before the pause.
+        let jobs: Vec<_> = jobs
+            .into_iter()
+            .map(|(pushed, entry)| {
+                call_timing::between(Counter::InboxQueuedNs, pushed, start);
+                match entry {
+                    Entry::Settle { future, make } if !still_open(py, &future) => {
+                        drop(make);
+                        Entry::Run(Box::new(|_| {}))
+                    }
+                    entry => entry,
+                }
+            })
+            .collect();
+        let mut steps = Vec::with_capacity(jobs.len());
+        {
+            let mut pause = None;
+            for entry in jobs {
+                steps.push(match entry {
+                    Entry::Run(job) => Step::Run(job),
+                    Entry::Settle { future, make } => {
+                        pause.get_or_insert_with(|| DrainPause::start(py));
+                        Step::Set(SetResult {
+                            value: make(py),
+                            future,
+                        })
+                    }
+                });
+            }
+        }
+        for step in steps {
+            match step {
+                Step::Run(job) => job(py),
+                Step::Set(set) => set_result(py, set),
+            }
         }
         call_timing::since(Counter::InboxJobNs, start);
     }
@@ -367,21 +431,35 @@ where
                 futures::future::Either::Left(_) => return,
                 futures::future::Either::Right((out, _)) => out,
             };
-        inbox.0.push(Box::new(move |py| {
-            let _open = open;
-            settle_future(py, target.bind(py), move |py| settle(py, out));
-        }));
+        inbox.0.push_entry(Entry::Settle {
+            future: target,
+            make: Box::new(move |py| {
+                let _open = open;
+                settle(py, out)
+            }),
+        });
     });
     Ok(future)
 }
 
-/// Sets the result `make` gives on `future`, unless the future is done (cancelled meanwhile:
-/// nobody takes the result, which is not made).
-fn settle_future<'py>(
-    py: Python<'py>,
-    future: &Bound<'py, PyAny>,
-    make: impl FnOnce(Python<'py>) -> PyResult<Py<PyAny>>,
-) {
+/// Whether `future` still takes a result (an error checking is reported, and it takes none).
+fn still_open(py: Python<'_>, future: &Py<PyAny>) -> bool {
+    let future = future.bind(py);
+    match future
+        .call_method0(pyo3::intern!(py, "done"))
+        .and_then(|done| done.is_truthy())
+    {
+        Ok(done) => !done,
+        Err(e) => {
+            e.write_unraisable(py, Some(future));
+            false
+        }
+    }
+}
+
+/// Sets a made result on its future, still not done unless a job of the same drain ended it.
+fn set_result(py: Python<'_>, SetResult { future, value }: SetResult) {
+    let future = future.bind(py);
     let set = future
         .call_method0(pyo3::intern!(py, "done"))
         .and_then(|done| done.is_truthy())
@@ -389,7 +467,7 @@ fn settle_future<'py>(
             if done {
                 return Ok(());
             }
-            match make(py) {
+            match value {
                 Ok(value) => future.call_method1(pyo3::intern!(py, "set_result"), (value,)),
                 Err(e) => {
                     future.call_method1(pyo3::intern!(py, "set_exception"), (e.into_value(py),))

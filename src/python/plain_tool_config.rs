@@ -36,6 +36,12 @@ struct Names {
     /// call on the drainer).
     channels_made: Made<7>,
     caller_made: Made<4>,
+    /// LangGraph's `LazyAtomicCounter` (three a call's scratchpad) and our
+    /// `LazyFilesContext` (its task's files) made without their `__init__` (a Python call
+    /// each, some 1,500 instructions), when a probe shows what their `__init__` makes
+    /// (`bare_counter`, `bare_files`); `None`: called.
+    counter_made: Option<Made<1>>,
+    files_made: Option<Made<1>>,
     run_id: Py<PyAny>,
     /// `contextvars.copy_context`, LangChain's `var_child_runnable_config` and our
     /// `CURRENT_FILES`: the call's context (`call_context`).
@@ -109,7 +115,11 @@ fn names(py: Python<'_>) -> PyResult<&'static Names> {
         };
         let channels = graph.getattr("TaskChannels")?;
         let caller = graph.getattr("Caller")?;
+        let counter = graph.getattr("LazyAtomicCounter")?;
+        let lazy_files = graph.getattr("LazyFilesContext")?;
         Ok(Names {
+            counter_made: bare_counter(&counter)?,
+            files_made: bare_files(&lazy_files)?,
             channels_made: Made::of(
                 &channels,
                 [
@@ -162,6 +172,74 @@ fn names(py: Python<'_>) -> PyResult<&'static Names> {
             run_ns_key: key("RUN_NS_KEY")?,
         })
     })
+}
+
+/// How `LazyAtomicCounter()` is made without its `__init__`: when the class keeps its state
+/// in one slot, `_counter`, and a counter made by the class has it `None` (LangGraph's
+/// `__init__` sets just that); `None` (the class called) for a counter of another shape.
+fn bare_counter(cls: &Bound<'_, PyAny>) -> PyResult<Option<Made<1>>> {
+    let py = cls.py();
+    let slots = cls.getattr_opt(intern!(py, "__slots__"))?;
+    let one_slot = slots.is_some_and(|s| {
+        s.cast::<PyTuple>().is_ok_and(|t| {
+            t.len() == 1
+                && t.get_item(0)
+                    .is_ok_and(|n| n.eq("_counter").unwrap_or(false))
+        })
+    });
+    let only_object = cls
+        .getattr(intern!(py, "__mro__"))?
+        .cast::<PyTuple>()
+        .is_ok_and(|mro| mro.len() == 2);
+    if !(one_slot && only_object) {
+        return Ok(None);
+    }
+    let probe = cls.call0()?;
+    if probe.getattr_opt(intern!(py, "__dict__"))?.is_some()
+        || !probe.getattr(intern!(py, "_counter"))?.is_none()
+    {
+        return Ok(None);
+    }
+    Made::of(cls, ["_counter"]).map(Some)
+}
+
+/// How `LazyFilesContext(reader)` is made without its `__init__`: a new instance given the
+/// dict its `__init__` gives it (`_reader`, `_files` `None`, an empty `pending`), when a
+/// probe made by the class has exactly that dict; `None` (the class called) otherwise.
+fn bare_files(cls: &Bound<'_, PyAny>) -> PyResult<Option<Made<1>>> {
+    let py = cls.py();
+    let reader = PyTuple::empty(py);
+    let probe = cls.call1((&reader,))?;
+    let Some(state) = probe.getattr_opt(intern!(py, "__dict__"))? else {
+        return Ok(None);
+    };
+    let Ok(state) = state.cast::<PyDict>() else {
+        return Ok(None);
+    };
+    let expected = files_state(py, reader.as_any())?;
+    let keys = |d: &Bound<'_, PyDict>| d.keys().iter().map(|k| k.to_string()).collect::<Vec<_>>();
+    if keys(state) != keys(&expected) || !state.eq(&expected)? {
+        return Ok(None);
+    }
+    Made::of(cls, ["__dict__"]).map(Some)
+}
+
+/// The instance dict `LazyFilesContext.__init__` gives a files context over `reader`.
+fn files_state<'py>(py: Python<'py>, reader: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let state = PyDict::new(py);
+    state.set_item(intern!(py, "_reader"), reader)?;
+    state.set_item(intern!(py, "_files"), py.None())?;
+    state.set_item(intern!(py, "pending"), PyList::empty(py))?;
+    Ok(state)
+}
+
+/// A new `LazyAtomicCounter`.
+fn new_counter<'py>(py: Python<'py>, names: &Names) -> PyResult<Bound<'py, PyAny>> {
+    let counter = names.counter.bind(py);
+    match &names.counter_made {
+        Some(made) => made.make(counter, [&py.None().into_bound(py)]),
+        None => counter.call0(),
+    }
 }
 
 /// What LangGraph hashes into the task id of each `tools` send at `step` (from
@@ -345,7 +423,11 @@ pub(crate) fn _plain_tool_config<'py>(
         },
     )?;
 
-    let lazy = names.lazy_files.bind(py).call1((&files,))?;
+    let lazy_files = names.lazy_files.bind(py);
+    let lazy = match &names.files_made {
+        Some(made) => made.make(lazy_files, [files_state(py, &files)?.as_any()])?,
+        None => lazy_files.call1((&files,))?,
+    };
     let lazy = lazy.as_any();
     let none = py.None().into_bound(py);
     // `TaskChannels(lazy, files.state)` with the run's keys; its `own` set below.
@@ -453,16 +535,15 @@ pub(crate) fn _plain_tool_config<'py>(
     configurable.set_item(names.checkpointer_key.bind(py), py.None())?;
     configurable.set_item(names.read_state_key.bind(py), py.None())?;
     configurable.set_item(names.replay_state_key.bind(py), py.None())?;
-    let counter = names.counter.bind(py);
     let stop: i64 = base.getattr(intern!(py, "stop"))?.extract()?;
     let scratchpad = names.scratchpad.bind(py).call1((
         step,
         step + stop,
-        counter.call0()?,
-        counter.call0()?,
+        new_counter(py, names)?,
+        new_counter(py, names)?,
         names.no_resume.bind(py),
         PyList::empty(py),
-        counter.call0()?,
+        new_counter(py, names)?,
     ))?;
     configurable.set_item(names.scratchpad_key.bind(py), scratchpad)?;
     // `Caller(configurable, metadata, asynchronous)`: a copy of the configurable (which has

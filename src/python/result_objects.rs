@@ -19,7 +19,8 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::bare_objects::{CollectorPaused, Instance, Setter};
+use super::bare_objects::{Instance, Setter};
+use super::collector_pause::{CollectorPaused, as_left};
 use super::convert::{host_object, message_to_py};
 use super::input_messages::GivenObjects;
 use super::interned_keys::text_value;
@@ -153,66 +154,70 @@ impl Maker {
 /// this module does not know (a LangChain this code was not written against).
 fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
     static MAKER: PyOnceLock<Option<Maker>> = PyOnceLock::new();
-    let made = MAKER.get_or_try_init(py, || -> PyResult<Option<Maker>> {
-        let convert = py.import("deepagents_rs._convert")?;
-        let classes = convert.call_method0("_classes")?;
-        let describe = |name: &str| -> PyResult<Option<MessageClass>> {
-            let cls = classes.get_item(name)?;
-            let known = convert.call_method1("_plain_class", (&cls,))?;
-            if known.is_none() {
-                return Ok(None);
-            }
-            let (names, type_value, _is_ai): (Bound<'_, PyTuple>, Bound<'_, PyString>, bool) =
-                known.extract()?;
-            let template = PyDict::new(py);
-            for name in names.iter() {
-                let Some(field) = Field::of(name.cast::<PyString>()?.to_str()?) else {
+    // Python code at the first call (an import, `_convert._plain_class`): the collector as
+    // the user left it, inside a drain's pause too.
+    let made = MAKER.get_or_try_init(py, || {
+        as_left(py, || -> PyResult<Option<Maker>> {
+            let convert = py.import("deepagents_rs._convert")?;
+            let classes = convert.call_method0("_classes")?;
+            let describe = |name: &str| -> PyResult<Option<MessageClass>> {
+                let cls = classes.get_item(name)?;
+                let known = convert.call_method1("_plain_class", (&cls,))?;
+                if known.is_none() {
+                    return Ok(None);
+                }
+                let (names, type_value, _is_ai): (Bound<'_, PyTuple>, Bound<'_, PyString>, bool) =
+                    known.extract()?;
+                let template = PyDict::new(py);
+                for name in names.iter() {
+                    let Some(field) = Field::of(name.cast::<PyString>()?.to_str()?) else {
+                        return Ok(None);
+                    };
+                    let key = PyString::intern(py, field.name());
+                    match field {
+                        Field::Type => template.set_item(key, &type_value)?,
+                        _ => template.set_item(key, py.None())?,
+                    }
+                }
+                let Some(instance) = Instance::of(&cls) else {
                     return Ok(None);
                 };
-                let key = PyString::intern(py, field.name());
-                match field {
-                    Field::Type => template.set_item(key, &type_value)?,
-                    _ => template.set_item(key, py.None())?,
+                let mut attributes = Vec::with_capacity(PYDANTIC_ATTRIBUTES.len());
+                for name in PYDANTIC_ATTRIBUTES {
+                    attributes.push(Setter::of(&cls, name)?);
                 }
-            }
-            let Some(instance) = Instance::of(&cls) else {
+                let attributes = match <[Setter; 4]>::try_from(attributes) {
+                    Ok(setters) => setters,
+                    Err(_) => return Ok(None),
+                };
+                Ok(Some(MessageClass {
+                    attributes,
+                    instance,
+                    cls: cls.unbind(),
+                    template: template.unbind(),
+                }))
+            };
+            let (Some(human), Some(system), Some(ai), Some(tool)) = (
+                describe("human")?,
+                describe("system")?,
+                describe("ai")?,
+                describe("tool")?,
+            ) else {
                 return Ok(None);
             };
-            let mut attributes = Vec::with_capacity(PYDANTIC_ATTRIBUTES.len());
-            for name in PYDANTIC_ATTRIBUTES {
-                attributes.push(Setter::of(&cls, name)?);
-            }
-            let attributes = match <[Setter; 4]>::try_from(attributes) {
-                Ok(setters) => setters,
-                Err(_) => return Ok(None),
-            };
-            Ok(Some(MessageClass {
-                attributes,
-                instance,
-                cls: cls.unbind(),
-                template: template.unbind(),
+            let names = FIELDS
+                .iter()
+                .map(|f| PyString::intern(py, f.name()).unbind())
+                .collect();
+            Ok(Some(Maker {
+                human,
+                system,
+                ai,
+                tool,
+                names,
+                sets: Mutex::new(Vec::new()),
             }))
-        };
-        let (Some(human), Some(system), Some(ai), Some(tool)) = (
-            describe("human")?,
-            describe("system")?,
-            describe("ai")?,
-            describe("tool")?,
-        ) else {
-            return Ok(None);
-        };
-        let names = FIELDS
-            .iter()
-            .map(|f| PyString::intern(py, f.name()).unbind())
-            .collect();
-        Ok(Some(Maker {
-            human,
-            system,
-            ai,
-            tool,
-            names,
-            sets: Mutex::new(Vec::new()),
-        }))
+        })
     })?;
     Ok(made.as_ref())
 }
@@ -393,7 +398,6 @@ pub(crate) fn message_objects<'py>(
     given: &GivenObjects,
 ) -> PyResult<Bound<'py, PyList>> {
     let maker = maker(py)?;
-    let from_core = super::convert::convert_fn(py, "from_core")?;
     let list = PyList::empty(py);
     let mut made_here = 0;
     let mut paused = CollectorPaused::start();
@@ -411,10 +415,13 @@ pub(crate) fn message_objects<'py>(
             Some(obj) => list.append(obj)?,
             None => {
                 // Python code runs in `from_core` (other threads may too, meanwhile): the
-                // collector as the caller left it.
-                drop(paused);
-                list.append(from_core.call1((message_to_py(py, m)?,))?)?;
-                paused = CollectorPaused::start();
+                // collector as the user left it, inside a drain's pause too.
+                // Looked up here, not per result: inside a drain's pause any allocation made
+                // with the collector resumed starts the young collection the pause put off.
+                let dict = message_to_py(py, m)?;
+                list.append(paused.resumed(py, || {
+                    super::convert::convert_fn(py, "from_core")?.call1((dict,))
+                })?)?;
             }
         }
     }

@@ -272,9 +272,13 @@ where
             &h.inbox,
             &h.locals.event_loop(py),
             fut,
+            // Made inside the drain's pause of the collector (`loop_inbox`): `convert` may run
+            // Python code, so it runs with the collector as the user left it.
             Box::new(move |py, out: Result<T, E>| {
-                let out = out.map_err(IntoPyErr::into_py_err)?;
-                convert(py, out).map(Bound::unbind)
+                super::collector_pause::as_left(py, move || {
+                    let out = out.map_err(IntoPyErr::into_py_err)?;
+                    convert(py, out).map(Bound::unbind)
+                })
             }),
         ),
         None => {
