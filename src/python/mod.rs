@@ -10,6 +10,7 @@ mod blocking;
 mod call_task_ids;
 mod call_timing;
 mod checkpoint_ids;
+mod compact_dict;
 mod composite;
 mod composite_batch;
 mod composite_ops;
