@@ -20,12 +20,35 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+/// A declared field of a shape of nulls, and the shape of its value when it has one.
+pub(crate) type Field = (&'static str, Nested);
+
+/// What a declared field's value is declared as.
+#[derive(Clone, Copy)]
+pub(crate) enum Nested {
+    Plain,
+    /// An object with declared fields of its own.
+    Model(&'static [Field]),
+    /// A list of such objects.
+    Models(&'static [Field]),
+}
+
 /// The fields a kind of object always has, null when it has nothing to say: left out of a
 /// map's text and put back when it is read. Defined once, as a static, by whoever knows the
 /// kind (a provider, for its replies).
 pub(crate) struct NullFields {
     /// The object with the left-out nulls back in their places.
     pub fill: fn(Map<String, Value>) -> Map<String, Value>,
+    /// What `fill` does, declared, for readers that make the object from the text without a
+    /// `Map` (the Python boundary): the declared fields in order, each null when left out and
+    /// a `Model` object filled by its own fields, then the others as the text has them.
+    // Read only by the Python boundary.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub fields: &'static [Field],
+    /// Top-level fields whose value `fill` rewrites beyond putting nulls back: an object
+    /// holding one is read through `fill`.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub rewritten: &'static [&'static str],
 }
 
 /// A JSON object as its compact text; the empty object is the empty string (no allocation).
@@ -112,6 +135,13 @@ impl CompactMap {
         self.nulls.is_some()
     }
 
+    /// The shape whose nulls the text leaves out, if any: for readers of `raw_entries` that
+    /// put them back themselves.
+    #[cfg(feature = "python")]
+    pub(crate) fn null_fields(&self) -> Option<&'static NullFields> {
+        self.nulls
+    }
+
     /// The whole object, parsed.
     pub fn to_map(&self) -> Map<String, Value> {
         let map = if self.text.is_empty() {
@@ -182,6 +212,17 @@ impl<'de> Deserialize<'de> for CompactMap {
 pub(crate) struct RawEntries<'t> {
     text: &'t str,
     at: usize,
+}
+
+impl<'t> RawEntries<'t> {
+    /// The entries of `object`, the text of an object value `raw_entries` gave (`{...}`).
+    #[cfg(feature = "python")]
+    pub(crate) fn of(object: &'t str) -> Self {
+        RawEntries {
+            text: object,
+            at: 1,
+        }
+    }
 }
 
 impl<'t> Iterator for RawEntries<'t> {
@@ -351,6 +392,8 @@ mod tests {
 
     /// A shape of two always-present fields, `a` and `b`, first in that order.
     static AB: NullFields = NullFields {
+        fields: &[("a", Nested::Plain), ("b", Nested::Plain)],
+        rewritten: &[],
         fill: |mut lean| {
             let mut full = Map::new();
             for key in ["a", "b"] {

@@ -60,6 +60,27 @@ def _rich(run: int) -> list[dict[str, Any]]:
     ]
 
 
+#: Values of every JSON kind, nested, for fields no SDK model declares: the dict made from
+#: the kept text must hold each as the JSON parser does (int against float, a bool, None,
+#: text with escapes and outside ASCII, a count past 2**63, key order inside and out).
+ODD = {
+    "z": {"f": 1.5, "zero": 0.0, "tiny": -1e-07, "t": True, "fa": False, "n": None},
+    "text": 'h\u00e9llo \u2713 "quoted" \\ \U0001f600',
+    "a": {"big": 2**63 + 5, "neg": -7, "nested": {"k": [1, 2.5, None, {"y": "x", "b": 1}]}, "empty": {}},
+    "short": "end_turn",
+}
+
+
+def _odd(run: int) -> list[dict[str, Any]]:
+    """Fields no SDK model declares, at the top and inside the declared usage and its cache
+    breakdown, holding values of every kind (`ODD`)."""
+    usage = {**USAGE, "cache_creation": {**USAGE["cache_creation"], "zz": ODD["a"]}, "zz_usage": ODD}
+    return [
+        {**reply, "usage": dict(usage), "zz_top": ODD, "aa_top": [ODD["z"], "x"], "n_top": None}
+        for reply in _plain(run)
+    ]
+
+
 def _replies(impl: Any, script: Any, stream: bool) -> list[tuple[str, dict]]:
     with SimAnthropic(min_cache_tokens=64) as sim, pytest.MonkeyPatch.context() as mp:
         mp.setenv("ANTHROPIC_BASE_URL", sim.base_url)
@@ -88,7 +109,7 @@ def _replies(impl: Any, script: Any, stream: bool) -> list[tuple[str, dict]]:
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
-@pytest.mark.parametrize("script", [_plain, _rich], ids=["plain", "rich"])
+@pytest.mark.parametrize("script", [_plain, _rich, _odd], ids=["plain", "rich", "odd"])
 def test_reply_metadata_matches_langchain_anthropic(script: Any, stream: bool) -> None:
     deepagents = pytest.importorskip("deepagents")
     theirs = _replies(deepagents, script, stream)

@@ -81,6 +81,16 @@ pub(crate) fn text_value<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyStrin
     }
 }
 
+/// A dict key as `InternedDict` writes it: interned (where interning frees), else new. For
+/// dicts a caller makes itself (`compact_dict`).
+pub(crate) fn dict_key<'py>(py: Python<'py>, key: &str) -> Bound<'py, PyString> {
+    if interning_frees(py) {
+        PyString::intern(py, key)
+    } else {
+        PyString::new(py, key)
+    }
+}
+
 /// Whether this interpreter drops an interned string once nothing uses it (read once).
 fn interning_frees(py: Python<'_>) -> bool {
     static FREES: PyOnceLock<bool> = PyOnceLock::new();

@@ -11,6 +11,7 @@ mod call_task_ids;
 mod call_timing;
 mod checkpoint_ids;
 mod collector_pause;
+mod compact_dict;
 mod composite;
 mod composite_batch;
 mod composite_ops;

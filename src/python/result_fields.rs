@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Map, Value};
 
+use super::compact_dict::{self, Integer};
 use super::interned_keys::text_value;
 use super::value::to_py;
 use crate::compact_map::CompactMap;
@@ -115,24 +116,29 @@ pub(super) fn usage<'py>(py: Python<'py>, usage: &Usage) -> PyResult<Option<Boun
 /// A details dict as pydantic validates a `TypedDict`: its declared keys in its order, then
 /// any other in the order given (Anthropic's `ephemeral_5m_input_tokens` and
 /// `ephemeral_1h_input_tokens`), kept. Integers only (JSON's: a float or a bool is not
-/// `int`); `None` for another value, which LangChain's constructor then checks.
+/// `int`); `None` for another value, which LangChain's constructor then checks. Read from
+/// the map's text (no `Map` parsed); `None` too for a map with a shape of nulls (none is
+/// made with one).
 fn details_dict<'py>(
     py: Python<'py>,
     details: &CompactMap,
     order: &[&str],
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let map = details.to_map();
-    let known = order.iter().filter_map(|&k| map.get_key_value(k));
-    let others = map.iter().filter(|(k, _)| !order.contains(&k.as_str()));
+    if details.has_null_shape() {
+        return Ok(None);
+    }
+    let entries: Vec<_> = details.raw_entries().collect();
+    let known = order
+        .iter()
+        .filter_map(|&k| entries.iter().find(|(key, _)| key == k));
+    let others = entries.iter().filter(|(k, _)| !order.contains(&&**k));
     let dict = PyDict::new(py);
-    for (key, value) in known.chain(others) {
+    for (key, raw) in known.chain(others) {
         let key = PyString::intern(py, key);
-        if let Some(n) = value.as_i64() {
-            dict.set_item(key, n)?;
-        } else if let Some(n) = value.as_u64() {
-            dict.set_item(key, n)?;
-        } else {
-            return Ok(None);
+        match compact_dict::integer(raw) {
+            Some(Integer::Unsigned(n)) => dict.set_item(key, n)?,
+            Some(Integer::Signed(n)) => dict.set_item(key, n)?,
+            None => return Ok(None),
         }
     }
     Ok(Some(dict))
@@ -157,7 +163,12 @@ pub(super) fn compact_map<'py>(py: Python<'py>, map: &CompactMap) -> PyResult<Bo
     if map.is_empty() {
         return Ok(PyDict::new(py).into_any());
     }
-    to_py(py, map, false)
+    // Made from its text (~70,000 instructions a reply through the whole map and pythonize);
+    // a shape it does not make goes that way.
+    match compact_dict::dict(py, map)? {
+        Some(dict) => Ok(dict.into_any()),
+        None => to_py(py, map, false),
+    }
 }
 
 /// A tool message's JSON artifact as its dict holds it (a text value as a dict value is).

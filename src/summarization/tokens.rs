@@ -116,6 +116,13 @@ pub fn message_size(message: &Message) -> Size {
     size
 }
 
+/// Whether a message's size is the length of its texts only (text content, no tool calls
+/// written out as their repr): cheaper to measure again than to keep.
+fn measured_afresh(message: &Message) -> bool {
+    matches!(message.content(), Content::Text(_))
+        && message.as_ai().is_none_or(|ai| ai.tool_calls.is_empty())
+}
+
 /// The characters the counter charges for a tool list: each tool's dict as `json.dumps`
 /// writes it: a JSON-spec tool's as given, a tool object's its `langchain_tool` dict.
 pub fn tools_chars(tools: &[ToolSpec]) -> usize {
@@ -268,6 +275,29 @@ impl Counter {
         measured.unwrap_or_else(|never| match never {})
     }
 
+    /// Each message's size: a plain one (`measured_afresh`) measured again, the others from
+    /// the memo. A long history's first count measured and kept every message: the look-up,
+    /// the `Weak` and the map's slot (grown, and later swept) cost several times the
+    /// measuring of a text, and a conversation's sums (`sums`) already spare its later steps
+    /// any measuring of what it sent before.
+    fn sizes_each(&self, messages: &[Arc<Message>]) -> Vec<Size> {
+        let kept: Vec<Arc<Message>> = messages
+            .iter()
+            .filter(|m| !measured_afresh(m))
+            .cloned()
+            .collect();
+        let kept: Result<Vec<Size>, std::convert::Infallible> =
+            self.sizes.get_each(&kept, |m| Ok(message_size(m)));
+        let mut kept = kept.unwrap_or_else(|never| match never {}).into_iter();
+        messages
+            .iter()
+            .map(|m| match measured_afresh(m) {
+                true => message_size(m),
+                false => kept.next().unwrap_or_default(),
+            })
+            .collect()
+    }
+
     /// `count_tokens_approximately(messages)` without usage scaling (LangChain's
     /// `_partial_token_counter`).
     pub fn unscaled(&self, messages: &[Arc<Message>]) -> u64 {
@@ -342,9 +372,7 @@ impl Counter {
         let rest = &messages[from..];
         // Looked up one by one: `sums` is this conversation's kept list, and a list kept by
         // the memo for `rest` would be keyed by a message in its middle, a new one each step.
-        let sizes: Result<Vec<Size>, std::convert::Infallible> =
-            self.sizes.get_each(rest, |m| Ok(message_size(m)));
-        let sizes = sizes.unwrap_or_else(|never| match never {});
+        let sizes = self.sizes_each(rest);
         for (at, (m, size)) in (from..).zip(rest.iter().zip(sizes)) {
             if at % MARK_EVERY == 0 {
                 marks.push(sums.clone());
@@ -480,6 +508,26 @@ mod tests {
         // The caller's 1000, the fork's task, then the caller's next request from the last
         // mark before the 1000 it shares with the fork's (960) on.
         assert_eq!(ADDED.with(|a| a.get()), 1000 + 1 + (1002 - 960));
+    }
+
+    /// A history's texts are measured, not kept: its first count made and kept an entry
+    /// per message (the look-up and the entry cost more than measuring a text again). A
+    /// message whose size writes its calls out is kept.
+    #[test]
+    fn texts_are_measured_and_calls_kept() {
+        let counter = Counter::new(4.0);
+        let mut history = conversation(500);
+        let fresh = Counter::new(4.0).count(None, &history, None);
+        assert_eq!(counter.count(None, &history, None), fresh);
+        assert_eq!(counter.sizes.len(), 0);
+        history.push(Arc::new(Message::Ai(AiMessage {
+            content: Content::Text(String::new()),
+            tool_calls: vec![ToolCall::new("ls", json!({"path": "/"}), "c1")],
+            ..Default::default()
+        })));
+        let fresh = Counter::new(4.0).count(None, &history, None);
+        assert_eq!(counter.count(None, &history, None), fresh);
+        assert_eq!(counter.sizes.len(), 1);
     }
 
     #[test]

@@ -7,18 +7,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::compact_map::NullFields;
-
-/// A declared field, and the SDK model of its value when it is one.
-type Field = (&'static str, Nested);
-
-#[derive(Clone, Copy)]
-enum Nested {
-    Plain,
-    Model(&'static [Field]),
-    /// A list of models.
-    Models(&'static [Field]),
-}
+// A declared field, and the SDK model of its value when it is one (`Model`; `Models` a list
+// of them): the shape `CompactMap` puts the nulls back by.
+use crate::compact_map::{Field, Nested, NullFields};
 
 use Nested::{Model, Models, Plain};
 
@@ -92,6 +83,9 @@ pub(crate) fn reply_metadata(reply: Map<String, Value>, fill: bool) -> Map<Strin
 /// A reply's metadata as kept (`reply_metadata(.., false)`): what reading it puts back.
 pub(crate) static REPLY_NULLS: NullFields = NullFields {
     fill: |lean| reply_metadata(lean, true),
+    fields: MESSAGE,
+    // Its `expires_at` is rewritten (`isoformat`).
+    rewritten: &["container"],
 };
 
 fn dump(mut map: Map<String, Value>, model: &[Field], fill: bool) -> Map<String, Value> {
