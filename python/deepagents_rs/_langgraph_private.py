@@ -86,7 +86,6 @@ PRIVATE_NAMES: dict[str, tuple[str, ...]] = {
         "_scratchpad",
         "_triggers",
         "_xxhash_str",
-        "checkpoint_null_version",
         "local_read",
         "sanitize_untracked_values_in_send",
         "task_path_str",
