@@ -11,6 +11,7 @@ own events. With ``LANGSMITH_TRACING`` set, ``configure`` adds LangSmith's trace
 from __future__ import annotations
 
 import contextvars
+import functools
 from typing import Any
 
 from . import _convert
@@ -46,22 +47,17 @@ def child_callbacks(run: Any) -> Any:
     return child
 
 
-#: LangChain's configure hooks once found (`_hooks`).
-_CONFIGURE_HOOKS: list | None = None
-
-
+@functools.cache
 def _hooks() -> list:
     """LangChain's configure hooks (``_langchain_private._configure_hooks``, the same list
-    LangChain adds to), none without LangChain: imported at the first call and kept, as
-    every step of a run asks (an import at each call costs more than a microsecond)."""
-    global _CONFIGURE_HOOKS
-    if _CONFIGURE_HOOKS is None:
-        try:
-            from deepagents_rs._langchain_private import _configure_hooks
-        except ModuleNotFoundError:
-            return []
-        _CONFIGURE_HOOKS = _configure_hooks
-    return _CONFIGURE_HOOKS
+    LangChain adds to), none without LangChain: imported at the first call and kept (the
+    answer without LangChain too), as every step of a run asks (an import at each call
+    costs more than a microsecond)."""
+    try:
+        from deepagents_rs._langchain_private import _configure_hooks
+    except ModuleNotFoundError:
+        return []
+    return _configure_hooks
 
 
 def context_handlers() -> list[tuple[Any, bool]]:

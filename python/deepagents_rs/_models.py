@@ -334,21 +334,16 @@ def _model_task_names() -> tuple[Any, str, str, Any, Any]:
     return Runtime, RUNTIME_KEY, OWN_PREFIX, node_task, astep_place
 
 
-#: LangChain's ``var_child_runnable_config`` once found (`_child_config_var`).
-_CHILD_CONFIG_VAR: Any = None
-
-
+@functools.cache
 def _child_config_var() -> Any:
     """LangChain's ``var_child_runnable_config``, or None without LangChain: imported at the
-    first model call and kept (an import at each call costs more than a microsecond)."""
-    global _CHILD_CONFIG_VAR
-    if _CHILD_CONFIG_VAR is None:
-        try:
-            from langchain_core.runnables.config import var_child_runnable_config
-        except ImportError:
-            return None
-        _CHILD_CONFIG_VAR = var_child_runnable_config
-    return _CHILD_CONFIG_VAR
+    first model call and kept, the answer without LangChain too (an import at each call
+    costs more than a microsecond)."""
+    try:
+        from langchain_core.runnables.config import var_child_runnable_config
+    except ImportError:
+        return None
+    return var_child_runnable_config
 
 
 class _node_context:

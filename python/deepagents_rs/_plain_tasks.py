@@ -129,7 +129,7 @@ class PlainTasks:
         else:
             packets = tasks_channel.get() if tasks_channel is not None and tasks_channel.is_available() else ()
         for idx, packet in enumerate(packets):
-            proc = processes.get(packet.node) if type(packet) is Send or isinstance(packet, Send) else None
+            proc = processes.get(packet.node) if isinstance(packet, Send) else None
             # (A node with metadata or a cache policy is for LangGraph to prepare.)
             if proc is None or proc.node is None or proc.metadata or proc.cache_policy is not None:
                 return None

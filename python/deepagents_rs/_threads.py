@@ -191,10 +191,10 @@ _MESSAGE_CLASSES: set[type] = set()
 
 
 def _message_object(m: Any) -> bool:
-    from . import _convert
-
     if type(m) in _MESSAGE_CLASSES:
         return True
+    from . import _convert
+
     if type(m) is dict or not _convert._is_message_object(m):
         return False
     _MESSAGE_CLASSES.add(type(m))

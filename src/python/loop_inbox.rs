@@ -194,14 +194,14 @@ impl LoopInbox {
         // outcome is let go here (a finalizer may run), before the pause.
         let jobs: Vec<_> = jobs
             .into_iter()
-            .map(|(pushed, entry)| {
+            .filter_map(|(pushed, entry)| {
                 call_timing::between(Counter::InboxQueuedNs, pushed, start);
                 match entry {
                     Entry::Settle { future, make } if !still_open(py, &future) => {
                         drop(make);
-                        Entry::Run(Box::new(|_| {}))
+                        None
                     }
-                    entry => entry,
+                    entry => Some(entry),
                 }
             })
             .collect();

@@ -75,14 +75,29 @@ mod video;
 use pyo3::prelude::*;
 
 /// `warnings.warn(text, UserWarning)`, raised back when a filter makes it an error.
+fn warn_in(py: Python<'_>, text: &str) -> Result<(), crate::error::BoxError> {
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    py.import("warnings")
+        .and_then(|w| w.call_method1("warn", (text, category)))
+        .map(|_| ())
+        .map_err(|e| Box::new(e) as crate::error::BoxError)
+}
+
+/// `warn_in` on the calling thread.
 fn user_warning(text: &str) -> Result<(), crate::error::BoxError> {
-    runtime_threads::attach(|py| {
-        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-        py.import("warnings")?
-            .call_method1("warn", (text, category))
-            .map(|_| ())
-    })
-    .map_err(|e| Box::new(e) as crate::error::BoxError)
+    runtime_threads::attach(|py| warn_in(py, text))
+}
+
+/// `f` run where the run of `host` runs Python: on its loop's thread under `ainvoke` /
+/// `astream`, with the core's other Python calls under `invoke` / `stream`.
+async fn on_host<R: Send + 'static>(
+    host: &crate::tools::HostContext,
+    f: impl for<'py> FnOnce(Python<'py>) -> R + Send + 'static,
+) -> Result<R, python_calls::Lost> {
+    match host::PyHost::from_context(host).filter(|h| h.is_async) {
+        Some(h) => loop_inbox::run_on_loop(&h.inbox, f).await,
+        None => python_calls::call(f).await,
+    }
 }
 
 /// `user_warning` issued where the run of `host` runs Python: on its loop's thread under
@@ -92,23 +107,10 @@ fn user_warning_on_host(
     host: crate::tools::HostContext,
     text: String,
 ) -> futures::future::BoxFuture<'static, Result<(), crate::error::BoxError>> {
-    fn warn(py: Python<'_>, text: &str) -> Result<(), crate::error::BoxError> {
-        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-        py.import("warnings")
-            .and_then(|w| w.call_method1("warn", (text, category)))
-            .map(|_| ())
-            .map_err(|e| Box::new(e) as crate::error::BoxError)
-    }
     Box::pin(async move {
-        let lost = |e: python_calls::Lost| Box::new(e) as crate::error::BoxError;
-        match host::PyHost::from_context(&host).filter(|h| h.is_async) {
-            Some(h) => loop_inbox::run_on_loop(&h.inbox, move |py| warn(py, &text))
-                .await
-                .unwrap_or_else(|e| Err(lost(e))),
-            None => python_calls::call(move |py| warn(py, &text))
-                .await
-                .unwrap_or_else(|e| Err(lost(e))),
-        }
+        on_host(&host, move |py| warn_in(py, &text))
+            .await
+            .unwrap_or_else(|e| Err(Box::new(e) as crate::error::BoxError))
     })
 }
 
@@ -130,10 +132,7 @@ fn log_warning_on_host(
     }
     Box::pin(async move {
         // A run whose host is gone has nobody left to read its log.
-        let _ = match host::PyHost::from_context(&host).filter(|h| h.is_async) {
-            Some(h) => loop_inbox::run_on_loop(&h.inbox, move |py| log(py, &logger, &text)).await,
-            None => python_calls::call(move |py| log(py, &logger, &text)).await,
-        };
+        let _ = on_host(&host, move |py| log(py, &logger, &text)).await;
     })
 }
 

@@ -281,17 +281,26 @@ impl Counter {
     /// measuring of a text, and a conversation's sums (`sums`) already spare its later steps
     /// any measuring of what it sent before.
     fn sizes_each(&self, messages: &[Arc<Message>]) -> Vec<Size> {
+        let afresh: Vec<bool> = messages.iter().map(|m| measured_afresh(m)).collect();
         let kept: Vec<Arc<Message>> = messages
             .iter()
-            .filter(|m| !measured_afresh(m))
-            .cloned()
+            .zip(&afresh)
+            .filter(|(_, afresh)| !**afresh)
+            .map(|(m, _)| m.clone())
             .collect();
-        let kept: Result<Vec<Size>, std::convert::Infallible> =
-            self.sizes.get_each(&kept, |m| Ok(message_size(m)));
-        let mut kept = kept.unwrap_or_else(|never| match never {}).into_iter();
+        // A text-only history asks the memo nothing (no look-up, no lock).
+        let kept = if kept.is_empty() {
+            Vec::new()
+        } else {
+            let kept: Result<Vec<Size>, std::convert::Infallible> =
+                self.sizes.get_each(&kept, |m| Ok(message_size(m)));
+            kept.unwrap_or_else(|never| match never {})
+        };
+        let mut kept = kept.into_iter();
         messages
             .iter()
-            .map(|m| match measured_afresh(m) {
+            .zip(afresh)
+            .map(|(m, afresh)| match afresh {
                 true => message_size(m),
                 false => kept.next().unwrap_or_default(),
             })
