@@ -121,7 +121,7 @@ def merge(state: list | None, writes: Sequence[Any], memory: HistoryIds | None =
             removes = [i for i, m in enumerate(new) if isinstance(m, remove)]
     # Usually every write is a message the history does not hold: appended, with no index
     # of the history built.
-    ids = list(map(_message_id, new))
+    ids = list(map(_written_id, new))
     if None in ids:
         ids = [i for i in ids if i is not None]
     if not removes and len(set(ids)) == len(ids):
@@ -180,3 +180,6 @@ def _message_names() -> tuple[_MessageTypes, type, Callable[..., Any], str]:
 
 
 _message_id = operator.attrgetter("id")
+#: The same read of a written message's id (kept apart: `_message_id` reads are the
+#: history's scans, which a stepping run's `HistoryIds` spares).
+_written_id = operator.attrgetter("id")
