@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import _compat, _convert
 from ._excluded_middleware import class_name
@@ -297,9 +297,8 @@ class ModelAdapter:
         bound = self._bind(tools, tool_choice, settings)
         known = None
         if place is not None:
-            astep_place = _model_task_names()[4]
             # Where the node is in the graph following the run, waited for off the loop.
-            known = await astep_place((config or {}).get("configurable") or {}, place)
+            known = await _model_task_names().astep_place((config or {}).get("configurable") or {}, place)
         with _node_context(_model_task(config, place, True, known)):
             return self._reply(await bound.ainvoke(prompt, _call_config(parent, on_chunk)))
 
@@ -320,8 +319,16 @@ def _model_task(config: Any, place: Any, asynchronous: bool, known: Any = None) 
     return task
 
 
+class _TaskNames(NamedTuple):
+    runtime: Any
+    runtime_key: str
+    own_prefix: str
+    node_task: Any
+    astep_place: Any
+
+
 @functools.cache
-def _model_task_names() -> tuple[Any, str, str, Any, Any]:
+def _model_task_names() -> _TaskNames:
     """LangGraph's ``Runtime`` and the names `_model_task` uses from our modules, imported at
     its first call (this module loads no LangGraph) and kept: it runs at every model call
     (``astep_place`` too, at every async one)."""
@@ -331,7 +338,7 @@ def _model_task_names() -> tuple[Any, str, str, Any, Any]:
     from ._task_channels import OWN_PREFIX
     from ._task_config import astep_place, node_task
 
-    return Runtime, RUNTIME_KEY, OWN_PREFIX, node_task, astep_place
+    return _TaskNames(Runtime, RUNTIME_KEY, OWN_PREFIX, node_task, astep_place)
 
 
 @functools.cache

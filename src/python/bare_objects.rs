@@ -147,3 +147,43 @@ impl Setter {
         }
     }
 }
+
+/// How an instance of a class is made with its `N` slots set, in a given order: its
+/// allocation and its slots' setters, found once per class.
+pub(super) struct BareClass<const N: usize> {
+    instance: Instance,
+    slots: [Setter; N],
+}
+
+impl<const N: usize> BareClass<N> {
+    /// A `TypeError` for a class that cannot be instantiated.
+    pub(super) fn of(cls: &Bound<'_, PyAny>, slots: [&str; N]) -> PyResult<BareClass<N>> {
+        let instance = Instance::of(cls).ok_or_else(|| {
+            let name = cls
+                .getattr(intern!(cls.py(), "__qualname__"))
+                .map_or_else(|_| "a class".to_owned(), |name| name.to_string());
+            pyo3::exceptions::PyTypeError::new_err(format!("{name} cannot be instantiated"))
+        })?;
+        let mut setters = Vec::with_capacity(N);
+        for slot in slots {
+            setters.push(Setter::of(cls, slot)?);
+        }
+        let slots = setters
+            .try_into()
+            .map_err(|_| pyo3::exceptions::PyTypeError::new_err("slot count"))?;
+        Ok(BareClass { instance, slots })
+    }
+
+    /// A new instance of `cls` (the class this was found on) with `values` in its slots.
+    pub(super) fn make<'py>(
+        &self,
+        cls: &Bound<'py, PyAny>,
+        values: [&Bound<'py, PyAny>; N],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let made = self.instance.make(cls)?;
+        for (setter, value) in self.slots.iter().zip(values) {
+            setter.set(&made, value)?;
+        }
+        Ok(made)
+    }
+}

@@ -28,11 +28,15 @@ pub(super) fn dict<'py>(py: Python<'py>, map: &CompactMap) -> PyResult<Option<Bo
     match map.null_fields() {
         None => object(py, map.raw_entries()),
         Some(nulls) => {
-            let rewritten = |key: &str| nulls.rewritten.contains(&key);
-            if map.raw_entries().any(|(key, _)| rewritten(&key)) {
+            // The entries read once: checked for a rewritten field, then shaped.
+            let given: Vec<_> = map.raw_entries().collect();
+            if given
+                .iter()
+                .any(|(key, _)| nulls.rewritten.contains(&&**key))
+            {
                 return Ok(None);
             }
-            shaped(py, map.raw_entries(), nulls.fields)
+            shaped(py, given, nulls.fields)
         }
     }
 }
@@ -49,15 +53,14 @@ fn object<'py>(py: Python<'py>, entries: RawEntries<'_>) -> PyResult<Option<Boun
     Ok(Some(dict))
 }
 
-/// An object of a shape of nulls as `NullFields::fill` leaves it: its declared fields in
-/// order (null when left out, a `Model` filled by its own fields), then the others in
-/// their order.
+/// An object (its entries `given` in order) of a shape of nulls as `NullFields::fill`
+/// leaves it: its declared fields in order (null when left out, a `Model` filled by its own
+/// fields), then the others in their order.
 fn shaped<'py>(
     py: Python<'py>,
-    entries: RawEntries<'_>,
+    mut given: Vec<(Cow<'_, str>, &str)>,
     fields: &[Field],
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let mut given: Vec<(Cow<'_, str>, &str)> = entries.collect();
     let dict = PyDict::new(py);
     for (name, nested) in fields {
         let value = match given.iter().position(|(key, _)| key == name) {
@@ -66,7 +69,7 @@ fn shaped<'py>(
                 let (_, raw) = given.remove(at);
                 let made = match (raw.as_bytes().first(), nested) {
                     (Some(b'{'), Nested::Model(inner)) => {
-                        shaped(py, RawEntries::of(raw), inner)?.map(Bound::into_any)
+                        shaped(py, RawEntries::of(raw).collect(), inner)?.map(Bound::into_any)
                     }
                     // Its items are filled too: made from the whole map.
                     (Some(b'['), Nested::Models(_)) => None,

@@ -9,17 +9,15 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use super::bare_objects::{Instance, Setter};
+use super::bare_objects::BareClass;
 
 /// `_task_config.RunConfig` and `_plain_tool_calls.PlainCall` with how a `PlainCall` is made
 /// (`object.__new__` and its slots set, as its `__init__` sets them), found at the first call.
 struct Classes {
     run_config: Py<PyAny>,
     plain_call: Py<PyAny>,
-    instance: Instance,
-    base: Setter,
-    args: Setter,
-    config: Setter,
+    /// Its slots `base`, `args`, `config`.
+    made: BareClass<3>,
 }
 
 fn classes(py: Python<'_>) -> PyResult<&'static Classes> {
@@ -31,14 +29,8 @@ fn classes(py: Python<'_>) -> PyResult<&'static Classes> {
         let plain_call = py
             .import("deepagents_rs._plain_tool_calls")?
             .getattr("PlainCall")?;
-        let instance = Instance::of(&plain_call).ok_or_else(|| {
-            pyo3::exceptions::PyTypeError::new_err("PlainCall cannot be instantiated")
-        })?;
         Ok(Classes {
-            instance,
-            base: Setter::of(&plain_call, "base")?,
-            args: Setter::of(&plain_call, "args")?,
-            config: Setter::of(&plain_call, "config")?,
+            made: BareClass::of(&plain_call, ["base", "args", "config"])?,
             run_config: run_config.unbind(),
             plain_call: plain_call.unbind(),
         })
@@ -94,10 +86,10 @@ pub(crate) fn plain_call<'py>(args: &Bound<'py, PyTuple>) -> PyResult<Option<Bou
         return Ok(None);
     }
     let plain_call = classes.plain_call.bind(py);
-    let call = classes.instance.make(plain_call)?;
-    classes.base.set(&call, &base)?;
-    classes.args.set(&call, args.as_any())?;
-    classes.config.set(&call, &py.None().into_bound(py))?;
+    let call = classes.made.make(
+        plain_call,
+        [&base, args.as_any(), &py.None().into_bound(py)],
+    )?;
     Ok(Some(call))
 }
 

@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
-use super::bare_objects::{Instance, Setter};
+use super::bare_objects::BareClass;
 
 /// The classes, makers and key names a call's config is made of
 /// (`_plain_tool_calls._langgraph`: LangGraph's and ours, spelled there once), found at the
@@ -34,14 +34,14 @@ struct Names {
     /// `TaskChannels` and `Caller` made as their `__init__`s make them (`object.__new__`
     /// and their slots set; through Python each was a call and some 25 bytecodes a tool
     /// call on the drainer).
-    channels_made: Made<7>,
-    caller_made: Made<4>,
+    channels_made: BareClass<7>,
+    caller_made: BareClass<4>,
     /// LangGraph's `LazyAtomicCounter` (three a call's scratchpad) and our
     /// `LazyFilesContext` (its task's files) made without their `__init__` (a Python call
     /// each, some 1,500 instructions), when a probe shows what their `__init__` makes
     /// (`bare_counter`, `bare_files`); `None`: called.
-    counter_made: Option<Made<1>>,
-    files_made: Option<Made<1>>,
+    counter_made: Option<BareClass<1>>,
+    files_made: Option<BareClass<1>>,
     run_id: Py<PyAny>,
     /// `contextvars.copy_context`, LangChain's `var_child_runnable_config` and our
     /// `CURRENT_FILES`: the call's context (`call_context`).
@@ -66,41 +66,6 @@ struct Names {
     run_ns_key: Py<PyString>,
 }
 
-/// How an instance of a class with `N` slots is made: its allocation and its slots' setters,
-/// in the order its `__init__` sets them.
-struct Made<const N: usize> {
-    instance: Instance,
-    slots: [Setter; N],
-}
-
-impl<const N: usize> Made<N> {
-    fn of(cls: &Bound<'_, PyAny>, slots: [&str; N]) -> PyResult<Made<N>> {
-        let instance = Instance::of(cls).ok_or_else(|| {
-            pyo3::exceptions::PyTypeError::new_err("a task object that cannot be instantiated")
-        })?;
-        let mut setters = Vec::with_capacity(N);
-        for slot in slots {
-            setters.push(Setter::of(cls, slot)?);
-        }
-        let slots = setters
-            .try_into()
-            .map_err(|_| pyo3::exceptions::PyTypeError::new_err("slot count"))?;
-        Ok(Made { instance, slots })
-    }
-
-    fn make<'py>(
-        &self,
-        cls: &Bound<'py, PyAny>,
-        values: [&Bound<'py, PyAny>; N],
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let made = self.instance.make(cls)?;
-        for (setter, value) in self.slots.iter().zip(values) {
-            setter.set(&made, value)?;
-        }
-        Ok(made)
-    }
-}
-
 fn names(py: Python<'_>) -> PyResult<&'static Names> {
     static NAMES: PyOnceLock<Names> = PyOnceLock::new();
     NAMES.get_or_try_init(py, || {
@@ -120,7 +85,7 @@ fn names(py: Python<'_>) -> PyResult<&'static Names> {
         Ok(Names {
             counter_made: bare_counter(&counter)?,
             files_made: bare_files(&lazy_files)?,
-            channels_made: Made::of(
+            channels_made: BareClass::of(
                 &channels,
                 [
                     "files",
@@ -132,7 +97,7 @@ fn names(py: Python<'_>) -> PyResult<&'static Names> {
                     "own",
                 ],
             )?,
-            caller_made: Made::of(
+            caller_made: BareClass::of(
                 &caller,
                 ["configurable", "metadata", "asynchronous", "pushed"],
             )?,
@@ -177,7 +142,7 @@ fn names(py: Python<'_>) -> PyResult<&'static Names> {
 /// How `LazyAtomicCounter()` is made without its `__init__`: when the class keeps its state
 /// in one slot, `_counter`, and a counter made by the class has it `None` (LangGraph's
 /// `__init__` sets just that); `None` (the class called) for a counter of another shape.
-fn bare_counter(cls: &Bound<'_, PyAny>) -> PyResult<Option<Made<1>>> {
+fn bare_counter(cls: &Bound<'_, PyAny>) -> PyResult<Option<BareClass<1>>> {
     let py = cls.py();
     let slots = cls.getattr_opt(intern!(py, "__slots__"))?;
     let one_slot = slots.is_some_and(|s| {
@@ -200,13 +165,13 @@ fn bare_counter(cls: &Bound<'_, PyAny>) -> PyResult<Option<Made<1>>> {
     {
         return Ok(None);
     }
-    Made::of(cls, ["_counter"]).map(Some)
+    BareClass::of(cls, ["_counter"]).map(Some)
 }
 
 /// How `LazyFilesContext(reader)` is made without its `__init__`: a new instance given the
 /// dict its `__init__` gives it (`_reader`, `_files` `None`, an empty `pending`), when a
 /// probe made by the class has exactly that dict; `None` (the class called) otherwise.
-fn bare_files(cls: &Bound<'_, PyAny>) -> PyResult<Option<Made<1>>> {
+fn bare_files(cls: &Bound<'_, PyAny>) -> PyResult<Option<BareClass<1>>> {
     let py = cls.py();
     let reader = PyTuple::empty(py);
     let probe = cls.call1((&reader,))?;
@@ -221,7 +186,7 @@ fn bare_files(cls: &Bound<'_, PyAny>) -> PyResult<Option<Made<1>>> {
     if keys(state) != keys(&expected) || !state.eq(&expected)? {
         return Ok(None);
     }
-    Made::of(cls, ["__dict__"]).map(Some)
+    BareClass::of(cls, ["__dict__"]).map(Some)
 }
 
 /// The instance dict `LazyFilesContext.__init__` gives a files context over `reader`.

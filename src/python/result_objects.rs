@@ -19,7 +19,7 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::bare_objects::{Instance, Setter};
+use super::bare_objects::BareClass;
 use super::collector_pause::{CollectorPaused, as_left};
 use super::convert::{host_object, message_to_py};
 use super::input_messages::GivenObjects;
@@ -30,14 +30,13 @@ use crate::messages::{Message, ToolStatus};
 /// One of LangChain's message classes as `_convert._plain_class` describes it.
 struct MessageClass {
     cls: Py<PyAny>,
-    /// How an instance is made, without a lookup or a call through Python.
-    instance: Instance,
     /// Its `__dict__` with every field `None` but `type`, in the order its validated
     /// `__dict__` holds them: a copy keeps the order and the table's size, so a message's
     /// writes are overwrites (no growing, no reordering).
     template: Py<PyDict>,
-    /// How pydantic's four attributes are set on an instance (`PYDANTIC_ATTRIBUTES`' order).
-    attributes: [Setter; 4],
+    /// How an instance is made with pydantic's four attributes set (`PYDANTIC_ATTRIBUTES`'
+    /// order), without a lookup or a call through Python.
+    made: BareClass<4>,
 }
 
 /// What pydantic's `model_construct` sets on an instance with `object.__setattr__`, in order.
@@ -179,20 +178,11 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
                         _ => template.set_item(key, py.None())?,
                     }
                 }
-                let Some(instance) = Instance::of(&cls) else {
+                let Ok(made) = BareClass::of(&cls, PYDANTIC_ATTRIBUTES) else {
                     return Ok(None);
                 };
-                let mut attributes = Vec::with_capacity(PYDANTIC_ATTRIBUTES.len());
-                for name in PYDANTIC_ATTRIBUTES {
-                    attributes.push(Setter::of(&cls, name)?);
-                }
-                let attributes = match <[Setter; 4]>::try_from(attributes) {
-                    Ok(setters) => setters,
-                    Err(_) => return Ok(None),
-                };
                 Ok(Some(MessageClass {
-                    attributes,
-                    instance,
+                    made,
                     cls: cls.unbind(),
                     template: template.unbind(),
                 }))
@@ -378,12 +368,15 @@ impl Maker {
             }
         }
         let set = self.fields_set(py, values.set.get())?;
-        let obj = class.instance.make(class.cls.bind(py))?;
-        let [dict, fields_set, extra, private] = &class.attributes;
-        dict.set(&obj, values.dict.as_any())?;
-        fields_set.set(&obj, set.as_any())?;
-        extra.set(&obj, PyDict::new(py).as_any())?;
-        private.set(&obj, &py.None().into_bound(py))?;
+        let obj = class.made.make(
+            class.cls.bind(py),
+            [
+                values.dict.as_any(),
+                set.as_any(),
+                PyDict::new(py).as_any(),
+                &py.None().into_bound(py),
+            ],
+        )?;
         Ok(Some(obj))
     }
 }

@@ -7,16 +7,15 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
-use super::bare_objects::{Instance, Setter};
+use super::bare_objects::BareClass;
 
 /// What a `uuid.UUID` is made of without its `__init__` (`bare_objects`: as `object.__new__`
 /// and `object.__setattr__` make it, found once): the class, its bare instance, its two slots'
 /// setters and `SafeUUID.unknown`, as `uuid_utils.compat` (LangChain's maker) sets them.
 struct UuidParts {
     class: Py<PyAny>,
-    instance: Instance,
-    int: Setter,
-    is_safe: Setter,
+    /// Its slots `int`, `is_safe`.
+    made: BareClass<2>,
     unknown: Py<PyAny>,
 }
 
@@ -27,20 +26,14 @@ pub(crate) fn _run_id(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     let parts = PARTS.get_or_try_init(py, || -> PyResult<_> {
         let uuid = py.import("uuid")?;
         let class = uuid.getattr("UUID")?;
-        let instance = Instance::of(&class).ok_or_else(|| {
-            pyo3::exceptions::PyTypeError::new_err("uuid.UUID cannot be instantiated")
-        })?;
         Ok(UuidParts {
-            instance,
-            int: Setter::of(&class, "int")?,
-            is_safe: Setter::of(&class, "is_safe")?,
+            made: BareClass::of(&class, ["int", "is_safe"])?,
             unknown: uuid.getattr("SafeUUID")?.getattr("unknown")?.unbind(),
             class: class.unbind(),
         })
     })?;
-    let id = parts.instance.make(parts.class.bind(py))?;
     let int = crate::run::now_v7().as_u128().into_pyobject(py)?;
-    parts.int.set(&id, int.as_any())?;
-    parts.is_safe.set(&id, parts.unknown.bind(py))?;
-    Ok(id)
+    parts
+        .made
+        .make(parts.class.bind(py), [int.as_any(), parts.unknown.bind(py)])
 }
