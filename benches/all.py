@@ -236,9 +236,10 @@ def checkpoint_section(steps: int, repeat: int) -> list[dict[str, Any]]:
 
     The target (issue 19: "at least 10x less harness time per step") is judged on the
     harness's CPU per step (``threads.py``'s ``cpu``: every thread's, less the saver's own
-    ``put`` / ``put_writes`` and the simulated server's), not on wall time: a run waits for
-    its saver's disk syncs, which neither harness controls, and which put a floor under both
-    sides' wall time (``threads.py``'s ``bound``). The wall rows are kept for information."""
+    ``put`` / ``put_writes``; the simulated server runs in its own process, ``sim_process.py``),
+    not on wall time: a run waits for its saver's disk syncs, which neither harness controls,
+    and which put a floor under both sides' wall time (``threads.py``'s ``bound``). The wall
+    rows are kept for information."""
     import deepagents
     import deepagents_rs
 

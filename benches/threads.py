@@ -7,8 +7,9 @@ this process, in two scenarios:
 * ``scripted``: both driven by the same scripted LangChain chat model (no HTTP);
 * ``native``: ``model="anthropic:claude-sonnet-4-5"`` for both (deepagents_rs' Rust client;
   deepagents' langchain-anthropic ``ChatAnthropic``) against one simulated Anthropic server
-  on loopback (``tests/sim/anthropic.py``), the time the server spent in its request handler
-  subtracted, as ``tool_loop.py``'s scenario A does;
+  on loopback (``tests/sim/anthropic.py``) running in a process of its own
+  (``sim_process.py``), the time the server spent in its request handler subtracted, as
+  ``tool_loop.py``'s scenario A does;
 
 and three savers:
 
@@ -48,8 +49,8 @@ end, so a step costs at least that much.
 ``cpu`` (``rs cpu``, ``da cpu``, ``cpu ratio``): the harness's own work per step, without
 the saver's: the process's CPU time during the run (``time.process_time``: every thread,
 the core's and LangGraph's background executor's included) less the CPU time the saver's
-``put`` / ``put_writes`` calls took (each measured on its own thread) and, in ``native``, the
-simulated server's (its connection threads'). A disk wait (a commit's fsync) blocks without
+``put`` / ``put_writes`` calls took (each measured on its own thread); in ``native`` the
+simulated server runs in its own process, so its CPU is in neither number. A disk wait (a commit's fsync) blocks without
 running, so it is in neither side's number; the saver's own serializing and SQL are left out
 of both. Fair as a comparison because both sides hand the same saver the same calls: their
 counts are printed under each table (``saver calls per run``) and must match.
@@ -260,7 +261,7 @@ class Run(NamedTuple):
     #: Wall time less the model server's handler time.
     harness: float
     #: The process's CPU time (every thread: the core's, LangGraph's background executor)
-    #: less the saver's own calls' CPU and the simulated server's: the harness's own work,
+    #: less the saver's own calls' CPU (and an in-process simulated server's): the harness's own work,
     #: without the disk waits (an fsync blocks, it does not run) that a wall time carries.
     cpu: float
     #: Blob bytes the run stored (SQLite savers), see `stored_bytes`.
@@ -287,7 +288,10 @@ def one_run(create: Callable[..., Any], scenario: Any, saver: Any, history: int 
     sim = scenario.sim if isinstance(scenario, Native) else None
     # The model server's time so far (the untimed turn's) is not the run's.
     before = sim.handler_seconds if sim is not None else 0.0
-    server_cpu = sim.cpu_seconds if sim is not None else 0.0
+    # A simulator in this process (`thread_cpu.py`'s, `thread_opcodes.py`'s) runs on this
+    # process's CPU clock; `sim_process.SimProcess`'s does not.
+    in_process = sim is not None and getattr(sim, "shares_process", True)
+    server_cpu = sim.cpu_seconds if in_process else 0.0
     stored = stored_bytes(saver) if saver is not None else None
     clock = SaverClock(saver) if saver is not None else None
     # The garbage of what ran before (the other implementation's run among it) collected
@@ -300,7 +304,7 @@ def one_run(create: Callable[..., Any], scenario: Any, saver: Any, history: int 
     out = agent.invoke({"messages": [prompt] if threaded else [*earlier, prompt]}, config)
     wall = time.perf_counter() - t0
     cpu = time.process_time() - cpu0
-    if sim is not None:
+    if in_process:
         cpu -= sim.cpu_seconds - server_cpu
     saver_wall, calls = 0.0, (0, 0)
     if clock is not None:
@@ -351,9 +355,12 @@ def scenarios(names: list[str], steps: int) -> Iterator[list[Any]]:
     if "native" not in names:
         yield [Scripted(steps)]
         return
-    from sim.anthropic import SimAnthropic
+    from sim_process import SimProcess
 
-    with SimAnthropic(min_cache_tokens=NO_CACHE_TOKENS, merge_consecutive_roles=True) as sim:
+    # In a process of its own: in this one, its Python work on a long history's requests
+    # (tens of ms a turn) would hold the GIL and the caches the harness needs (see
+    # `sim_process`).
+    with SimProcess(min_cache_tokens=NO_CACHE_TOKENS, merge_consecutive_roles=True) as sim:
         point_env_at(sim)
         yield [Scripted(steps) if n == "scripted" else Native(steps, sim) for n in names]
 
@@ -405,7 +412,8 @@ def main(argv: list[str] | None = None) -> int:
             f" {shown}\nbound: deepagents' step over the floor's mean, the ratio a harness doing nothing but"
             " the same writes would show"
             "\ncpu: the process's CPU ms per step (all threads) less the saver's put/put_writes' own CPU"
-            " (and the simulated server's): the harness's work without the saver's (nor its disk waits)"
+            " (the simulated server runs in its own process): the harness's work without the saver's"
+            " (nor its disk waits)"
         )
     return 0 if ok else 1
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import struct
+import sys
 import threading
 from typing import Any
 
@@ -164,6 +166,30 @@ def test_only_the_stepping_thread_uses_a_runs_history_ids(monkeypatch: pytest.Mo
     scans = Scans(monkeypatch)
     r.step()
     assert scans.of_this_thread() == 0
+
+
+def test_a_known_historys_append_is_one_new_list_at_its_size() -> None:
+    """A step appending to the history the run's reducer returned last makes the new history
+    in one allocation (the history's pointers copied once, ``state + new``), not a copy
+    then grown by a ``realloc`` that copies them again (which leaves spare room at the
+    end); the history handed in is left as it was, and so it is when a write replaces a
+    message it holds (that copies it first)."""
+    r = _Run("a")
+    r.step()
+    # Four steps: a copy made at its size and then grown by one message is reallocated at
+    # one of them at least (a list's room is counted in fours).
+    for step in range(2, 6):
+        before = r.history
+        kept = list(before)
+        r.step()
+        after = r.history
+        assert after is not before and before == kept
+        assert after[:-1] == kept and after[-1].id == f"a-step-{step}"
+        assert sys.getsizeof(after) == sys.getsizeof([]) + len(after) * struct.calcsize("P")
+    with r.stepping:
+        replaced = _messages_reducer._messages_reducer(after, [[HumanMessage("again", id="a0")]])
+    assert after[0].content == "a0" and replaced[0].content == "again"
+    assert replaced[1:] == after[1:]
 
 
 @tool

@@ -83,7 +83,10 @@ def merge(state: list | None, writes: Sequence[Any], memory: HistoryIds | None =
     # messages only.
     known = memory.known(state) if memory is not None else None
     if known is not None:
-        current = list(state)
+        # (Not copied yet: the usual append makes the new history in one allocation,
+        # ``state + new``, where a copy then extended would be grown by a ``realloc``
+        # copying the history's pointers again; a replacement or removal copies it first.)
+        current = state
     else:
         # The channel's own value is messages already: converting it again would cost a
         # call per message of the history at every write.
@@ -129,13 +132,18 @@ def merge(state: list | None, writes: Sequence[Any], memory: HistoryIds | None =
             known = set(map(_message_id, current))
             known.discard(None)
         if known.isdisjoint(ids):
-            current.extend(new)
+            if current is state:
+                current = state + new
+            else:
+                current.extend(new)
             if memory is not None:
                 # The set moves to the new history (the one it was known for is
                 # superseded): a step's write costs what it writes, not the history's length.
                 known.update(ids)
                 memory.keep(current, known)
             return current
+    if current is state:
+        current = list(state)
     position = {m.id: i for i, m in enumerate(current) if m.id is not None}
     for m in new:
         at = position.get(m.id) if m.id is not None else None
