@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use super::compact_dict::{self, Integer};
 use super::interned_keys::text_value;
+use super::string_cache::interned;
 use super::value::to_py;
 use crate::compact_map::CompactMap;
 use crate::messages::{Content, ToolCall, Usage};
@@ -134,7 +135,7 @@ fn details_dict<'py>(
     let others = entries.iter().filter(|(k, _)| !order.contains(&&**k));
     let dict = PyDict::new(py);
     for (key, raw) in known.chain(others) {
-        let key = PyString::intern(py, key);
+        let key = interned(py, key);
         match compact_dict::integer(raw) {
             Some(Integer::Unsigned(n)) => dict.set_item(key, n)?,
             Some(Integer::Signed(n)) => dict.set_item(key, n)?,
