@@ -92,3 +92,48 @@ def test_no_more_objects_than_deepagents() -> None:
     theirs = _shared(_messages(deepagents))
     ours = _shared(_messages(deepagents_rs))
     assert all(ours[k] <= theirs[k] for k in theirs), (ours, theirs)
+
+
+def record(data: dict) -> str:
+    """Record the data."""
+    return "recorded"
+
+
+#: More distinct short keys and values than the binding keeps interned strings for (512
+#: slots), so texts share slots and take them over from one another.
+_MANY = 1500
+
+
+def _many_keys_messages(impl: Any) -> list[Any]:
+    data = {f"k{i}": f"v{i % 700}" for i in range(_MANY)}
+    with SimAnthropic() as sim, pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ANTHROPIC_BASE_URL", sim.base_url)
+        mp.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+        sim.script(
+            {
+                "stop_reason": "tool_use",
+                "id": "msg_1",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "record", "input": {"data": data}}],
+            },
+            {"id": "msg_2", "content": [{"type": "text", "text": "Recorded."}]},
+        )
+        agent = impl.create_deep_agent(model=MODEL, tools=[record])
+        return agent.invoke({"messages": [{"role": "user", "content": "record it"}]})["messages"]
+
+
+def test_many_distinct_keys_and_values_come_back_as_sent() -> None:
+    """Every key and short value of a reply's block and tool call is its own text, the
+    interned string where interning frees them, and the same as deepagents' result holds."""
+    messages = _many_keys_messages(deepagents_rs)
+    call = messages[1]
+    block_data = call.content[0]["input"]["data"]
+    args_data = call.tool_calls[0]["args"]["data"]
+    expected = {f"k{i}": f"v{i % 700}" for i in range(_MANY)}
+    for made in (block_data, args_data):
+        assert list(made.items()) == list(expected.items())
+        if _core._interns_strings():
+            assert all(sys.intern(k) is k and sys.intern(v) is v for k, v in made.items())
+    deepagents = pytest.importorskip("deepagents")
+    theirs = _many_keys_messages(deepagents)[1]
+    assert call.content == theirs.content
+    assert call.tool_calls == theirs.tool_calls

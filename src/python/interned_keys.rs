@@ -14,6 +14,9 @@
 //! literals). Fresh, they were about 13 KB more per 20-step result than deepagents' (351 `str`
 //! objects against 139). Longer values (ids, texts) are mostly unique: left as made.
 //!
+//! The interned strings are found through `string_cache` (by their text, without making a
+//! new `str` to look each up).
+//!
 //! Not on CPython 3.12.0 to 3.12.6, whose interned strings are immortal (gh-113993, fixed in
 //! 3.12.7): there every distinct key and short value a long-lived process hands to Python
 //! (file paths, tool arguments) would stay until exit, so the strings are left as made.
@@ -22,6 +25,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString};
 use pythonize::{PythonizeMappingType, PythonizeTypes, PythonizeUnnamedMappingAdapter};
+
+use super::string_cache::interned;
 
 pub(crate) struct InternedKeys;
 
@@ -55,13 +60,13 @@ impl PythonizeMappingType for InternedDict {
         }
         let value = match value.cast_exact::<PyString>() {
             Ok(s) => match s.to_str()? {
-                short if short.len() <= SHORT_VALUE => PyString::intern(py, short).into_any(),
+                short if short.len() <= SHORT_VALUE => interned(py, short).into_any(),
                 _ => value,
             },
             Err(_) => value,
         };
         match key.cast_exact::<PyString>() {
-            Ok(s) => builder.set_item(PyString::intern(py, s.to_str()?), value),
+            Ok(s) => builder.set_item(interned(py, s.to_str()?), value),
             Err(_) => builder.set_item(key, value),
         }
     }
@@ -75,7 +80,7 @@ impl PythonizeMappingType for InternedDict {
 /// frees), else new. For values a caller puts in a dict itself (`result_fields`).
 pub(crate) fn text_value<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyString> {
     if text.len() <= SHORT_VALUE && interning_frees(py) {
-        PyString::intern(py, text)
+        interned(py, text)
     } else {
         PyString::new(py, text)
     }
@@ -85,7 +90,7 @@ pub(crate) fn text_value<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyStrin
 /// dicts a caller makes itself (`compact_dict`).
 pub(crate) fn dict_key<'py>(py: Python<'py>, key: &str) -> Bound<'py, PyString> {
     if interning_frees(py) {
-        PyString::intern(py, key)
+        interned(py, key)
     } else {
         PyString::new(py, key)
     }

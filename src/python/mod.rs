@@ -60,6 +60,7 @@ mod store_items;
 mod store_plan;
 mod stream;
 mod stream_payloads;
+mod string_cache;
 mod structured;
 mod summarization;
 mod summarization_call;

@@ -8,13 +8,15 @@
 //! dict and list new. `None` where that path would leave the message to LangChain's
 //! constructor (a shape `_ai_fields` does not take): the caller then takes it.
 
+use pyo3::IntoPyObjectExt;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyList, PyString};
 use serde_json::{Map, Value};
 
 use super::compact_dict::{self, Integer};
-use super::interned_keys::text_value;
+use super::interned_keys::{dict_key, text_value};
+use super::string_cache::interned;
 use super::value::to_py;
 use crate::compact_map::CompactMap;
 use crate::messages::{Content, ToolCall, Usage};
@@ -44,7 +46,7 @@ pub(super) fn content<'py>(
     let list = PyList::empty(py);
     for block in blocks {
         match block {
-            Value::Object(_) => list.append(to_py(py, block, false)?)?,
+            Value::Object(map) => list.append(object(py, map)?)?,
             // A list's text items are not interned by `interned_keys` (only dict values).
             Value::String(text) => list.append(PyString::new(py, text))?,
             _ => return Ok(None),
@@ -62,12 +64,12 @@ pub(super) fn tool_calls<'py>(
 ) -> PyResult<Option<Bound<'py, PyList>>> {
     let list = PyList::empty(py);
     for call in calls {
-        if call.args_origin.is_some() || !call.args.is_object() {
+        let (None, Value::Object(args)) = (&call.args_origin, &call.args) else {
             return Ok(None);
-        }
+        };
         let dict = PyDict::new(py);
         dict.set_item(intern!(py, "name"), text_value(py, &call.name))?;
-        dict.set_item(intern!(py, "args"), to_py(py, &call.args, false)?)?;
+        dict.set_item(intern!(py, "args"), object(py, args)?)?;
         match &call.id {
             Some(id) => dict.set_item(intern!(py, "id"), text_value(py, id))?,
             None => dict.set_item(intern!(py, "id"), py.None())?,
@@ -134,7 +136,7 @@ fn details_dict<'py>(
     let others = entries.iter().filter(|(k, _)| !order.contains(&&**k));
     let dict = PyDict::new(py);
     for (key, raw) in known.chain(others) {
-        let key = PyString::intern(py, key);
+        let key = interned(py, key);
         match compact_dict::integer(raw) {
             Some(Integer::Unsigned(n)) => dict.set_item(key, n)?,
             Some(Integer::Signed(n)) => dict.set_item(key, n)?,
@@ -153,7 +155,49 @@ pub(super) fn map<'py>(
     if map.is_empty() {
         return Ok((PyDict::new(py).into_any(), false));
     }
-    Ok((to_py(py, map, false)?, true))
+    Ok((object(py, map)?.into_any(), true))
+}
+
+/// A JSON object as `value::to_py` makes it (pythonize through `interned_keys`), made
+/// directly: the same dict, each key interned (where interning frees), each short text
+/// value interned as a dict value is, a list's texts new, integers as `int` and other numbers
+/// as `float`, in the map's order. Without the serializer in between, no key or text is made
+/// twice (pythonize makes each as a new `str` that `InternedDict` then swaps for the
+/// interned one).
+fn object<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (key, value) in map {
+        let value = match value {
+            Value::String(text) => text_value(py, text).into_any(),
+            other => json(py, other)?,
+        };
+        dict.set_item(dict_key(py, key), value)?;
+    }
+    Ok(dict)
+}
+
+/// A JSON value as `object` makes it inside a list (or at the top): a text new.
+fn json<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        // serde_json's integers are a `u64` or a negative `i64`, the rest `f64`: pythonize
+        // makes an `int` of the first two and a `float` of the last.
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_bound_py_any(py)?,
+            (None, Some(i)) => i.into_bound_py_any(py)?,
+            (None, None) => n.as_f64().into_bound_py_any(py)?,
+        },
+        Value::String(text) => PyString::new(py, text).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => object(py, map)?.into_any(),
+    })
 }
 
 /// An AI message's `response_metadata`, always in its dict.
