@@ -304,11 +304,14 @@ impl CoreAgent {
                         None => Some((&mut handle).await),
                     }
                 })?;
-                Some(joined.map(|run| {
-                    run.map(|state| {
-                        super::result_batch::queue(state, given.take().unwrap_or_default())
-                    })
-                }))
+                Some(match joined {
+                    Ok(Ok(state)) => Ok(Ok(super::result_batch::queue(
+                        state,
+                        given.take().unwrap_or_default(),
+                    ))),
+                    Ok(Err(failure)) => Ok(Err(failure)),
+                    Err(e) => Err(e),
+                })
             });
             let outcome = match waited {
                 Ok(joined) => joined,
