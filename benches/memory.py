@@ -3,8 +3,10 @@
 ``benches/concurrency.py`` reports the peak RSS of a whole run; this splits it. Each
 implementation runs in a process of its own against a fresh simulated Anthropic API
 (``benches/sim_async.py``, in a process of its own, started by the measured one), once per step count in ``--steps`` (default
-2 and 20): ``--threads`` conversations (default 1,000) at once under ``ainvoke``, the same
-agent as the concurrency bench (the full default stack and a trivial ``echo`` tool).
+2 and 20) and mode in ``--modes`` (default ``ainvoke``): ``--threads`` conversations (default 1,000) at once, under
+``ainvoke`` (``asyncio.gather``) or ``invoke`` (a thread pool with a worker per conversation, as
+``concurrency.py`` runs it), the same agent as the concurrency bench (the full default stack and
+a trivial ``echo`` tool).
 
 Reported per run: the process' RSS once the package is imported, once the agent is built
 and one conversation has run alone (the base every run starts from), and its peak during
@@ -21,8 +23,8 @@ them (``2 * steps`` messages ending in ``"done"``).
 
 Usage::
 
-    python benches/memory.py [--threads 1000] [--steps 2,20] [--impls rs,reference]
-        [--reference-threads 100]
+    python benches/memory.py [--threads 1000] [--steps 2,20] [--modes ainvoke,invoke]
+        [--impls rs,reference] [--reference-threads 100]
 
 This is a benchmark, not a test; it never touches the network.
 """
@@ -40,6 +42,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import concurrency
@@ -53,20 +56,20 @@ def _rss_mib() -> float:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
-def worker(impl: str, threads: int, steps: int, latency: float) -> dict[str, Any]:
+def worker(impl: str, threads: int, steps: int, latency: float, mode: str = "ainvoke") -> dict[str, Any]:
     """One implementation and step count, in this process, against a fresh simulated API in
     a process of its own; returns the measurements."""
     server, port = concurrency._start_server(latency, steps)
     try:
         os.environ.pop("ANTHROPIC_API_URL", None)
         os.environ.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
-        return _measure(impl, threads, steps)
+        return _measure(impl, threads, steps, mode)
     finally:
         server.send_signal(signal.SIGTERM)
         server.communicate(timeout=30)
 
 
-def _measure(impl: str, threads: int, steps: int) -> dict[str, Any]:
+def _measure(impl: str, threads: int, steps: int, mode: str = "ainvoke") -> dict[str, Any]:
     start = _rss_mib()
     if impl == "rs":
         import deepagents_rs  # noqa: F401
@@ -74,7 +77,9 @@ def _measure(impl: str, threads: int, steps: int) -> dict[str, Any]:
         import deepagents  # noqa: F401
     imported = _rss_mib()
     agent = concurrency._build(impl)
-    problems = [p for p in [concurrency._check(asyncio.run(agent.ainvoke(concurrency._inputs(-1, 0))), steps, 0)] if p]
+    first = concurrency._inputs(-1, 0)
+    warm = asyncio.run(agent.ainvoke(first)) if mode == "ainvoke" else agent.invoke(first)
+    problems = [p for p in [concurrency._check(warm, steps, 0)] if p]
     base = _rss_mib()
     peak = [base]
     done = threading.Event()
@@ -91,10 +96,16 @@ def _measure(impl: str, threads: int, steps: int) -> dict[str, Any]:
     gc.callbacks.append(passes.note)
     sampler.start()
 
-    async def all_threads() -> list[Any]:
-        return await asyncio.gather(*(agent.ainvoke(concurrency._inputs(i, 0)) for i in range(threads)))
+    inputs = [concurrency._inputs(i, 0) for i in range(threads)]
+    if mode == "ainvoke":
 
-    results = asyncio.run(all_threads())
+        async def all_threads() -> list[Any]:
+            return await asyncio.gather(*(agent.ainvoke(given) for given in inputs))
+
+        results = asyncio.run(all_threads())
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            results = list(pool.map(agent.invoke, inputs))
     gc.callbacks.remove(passes.note)
     done.set()
     sampler.join()
@@ -133,11 +144,11 @@ class _Passes:
             self.cpu += time.thread_time() - started
 
 
-def run_one(impl: str, threads: int, steps: int, latency: float) -> dict[str, Any]:
+def run_one(impl: str, threads: int, steps: int, latency: float, mode: str = "ainvoke") -> dict[str, Any]:
     """``worker`` in a fresh process (which starts its own server)."""
     proc = subprocess.run(
         [sys.executable, __file__, "--worker", impl, "--threads", str(threads), "--steps", str(steps)]
-        + ["--latency", str(latency)],
+        + ["--latency", str(latency), "--modes", mode],
         capture_output=True,
         text=True,
         check=False,
@@ -145,7 +156,7 @@ def run_one(impl: str, threads: int, steps: int, latency: float) -> dict[str, An
     if proc.returncode != 0:
         raise SystemExit(f"{impl} at {steps} steps failed (status {proc.returncode}):\n{proc.stderr[-3000:]}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result.update(impl=impl, threads=threads, steps=steps)
+    result.update(impl=impl, threads=threads, steps=steps, mode=mode)
     result["kib_per_conversation"] = (result["peak_mib"] - result["base_mib"]) * 1024 / threads
     return result
 
@@ -157,29 +168,35 @@ def main() -> int:
     parser.add_argument("--steps", default="2,20", help="step counts, comma-separated")
     parser.add_argument("--latency", type=float, default=0.02)
     parser.add_argument("--impls", default="rs,reference")
+    parser.add_argument("--modes", default="ainvoke", help="ainvoke, invoke or both, comma-separated")
     parser.add_argument("--worker", choices=["rs", "reference"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.threads, int(args.steps), args.latency)))
+        print(json.dumps(worker(args.worker, args.threads, int(args.steps), args.latency, args.modes)))
         return 0
     started = time.strftime("%H:%M:%S")
     load = os.getloadavg()
     results = []
     for impl in args.impls.split(","):
         threads = args.reference_threads if impl == "reference" and args.reference_threads else args.threads
-        for steps in sorted(int(s) for s in args.steps.split(",")):
-            results.append(run_one(impl, threads, steps, args.latency))
+        for mode in args.modes.split(","):
+            for steps in sorted(int(s) for s in args.steps.split(",")):
+                results.append(run_one(impl, threads, steps, args.latency, mode))
     print(f"started {started}, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(table(results))
     bad = [r for r in results if r["failed"]]
     for r in bad:
-        print(f"FAILED {r['impl']} {r['steps']} steps: {r['failed']} problems, e.g. {r['problems']}", file=sys.stderr)
+        print(
+            f"FAILED {r['impl']} {r['mode']} {r['steps']} steps: {r['failed']} problems, e.g. {r['problems']}",
+            file=sys.stderr,
+        )
     return 1 if bad else 0
 
 
 #: The table's columns: a header and how a run's cell is written.
 COLUMNS: list[tuple[str, Any]] = [
     ("implementation", lambda r: concurrency.NAMES[r["impl"]]),
+    ("mode", lambda r: r["mode"]),
     ("threads x steps", lambda r: f"{r['threads']} x {r['steps']}"),
     ("imported MiB", lambda r: f"{r['imported_mib']:.0f}"),
     ("base MiB", lambda r: f"{r['base_mib']:.0f}"),
@@ -197,12 +214,12 @@ def table(results: list[dict[str, Any]]) -> str:
 
     rows = [line([h for h, _ in COLUMNS]), line(["---"] * len(COLUMNS))]
     rows += [line([cell(r) for _, cell in COLUMNS]) for r in results]
-    for impl in dict.fromkeys(r["impl"] for r in results):
-        runs = sorted((r for r in results if r["impl"] == impl), key=lambda r: r["steps"])
+    for impl, mode in dict.fromkeys((r["impl"], r["mode"]) for r in results):
+        runs = sorted((r for r in results if (r["impl"], r["mode"]) == (impl, mode)), key=lambda r: r["steps"])
         low, high = runs[0], runs[-1]
         if high["steps"] > low["steps"]:
             slope = (high["kib_per_conversation"] - low["kib_per_conversation"]) / (high["steps"] - low["steps"])
-            rows.append(f"\n{concurrency.NAMES[impl]}: {slope:.1f} KiB per conversation per live step")
+            rows.append(f"\n{concurrency.NAMES[impl]} ({mode}): {slope:.1f} KiB per conversation per live step")
     return "\n".join(rows)
 
 

@@ -292,13 +292,25 @@ impl CoreAgent {
                 let outcome = Box::pin(agent.run_guarded(state, options)).await;
                 outcome.map(|(state, _)| state)
             });
+            // A finished run's state is queued before this thread waits for the GIL, its
+            // result made with the others queued by whichever caller has it first
+            // (`result_batch`).
+            let mut given = Some(given);
             // Timers are built inside the runtime: they need its clock.
             let waited = super::blocking::wait_for(py, |limit| {
-                runtime.block_on(async {
+                let joined = runtime.block_on(async {
                     match limit {
                         Some(limit) => tokio::time::timeout(limit, &mut handle).await.ok(),
                         None => Some((&mut handle).await),
                     }
+                })?;
+                Some(match joined {
+                    Ok(Ok(state)) => Ok(Ok(super::result_batch::queue(
+                        state,
+                        given.take().unwrap_or_default(),
+                    ))),
+                    Ok(Err(failure)) => Ok(Err(failure)),
+                    Err(e) => Err(e),
                 })
             });
             let outcome = match waited {
@@ -309,13 +321,12 @@ impl CoreAgent {
                     return Err(e);
                 }
             };
-            let state = outcome
+            let waiting = outcome
                 .map_err(|e| {
                     pyo3::exceptions::PyRuntimeError::new_err(format!("agent task failed: {e}"))
                 })?
                 .map_err(|f| super::errors::out_of_generator(failure_to_py(f, files.as_ref())))?;
-            let out = result_to_py(py, &state, &given);
-            drop(state);
+            let out = super::result_batch::result(py, waiting);
             self.agent.release_unused();
             out
         })

@@ -165,6 +165,27 @@ where
     value
 }
 
+/// `detach`, the re-attach made in the binding's line of GIL waiters once past the gate
+/// (`runtime_threads::gil_place`, as `runtime_threads::attach` waits): for a thread that gave
+/// the GIL up for a long wait (an `invoke` caller), so that a thousand of them ending together
+/// do not all wait on the GIL's own mutex.
+pub(crate) fn detach_in_line<T, F>(py: Python<'_>, f: F) -> T
+where
+    F: Send + FnOnce() -> T,
+    T: Send,
+{
+    let (value, back, place) = py.detach(move || {
+        let depth = step_out();
+        let value = f();
+        pass(depth.max(1));
+        let place = super::runtime_threads::gil_place();
+        (value, (depth == 0).then(|| Inside(())), place)
+    });
+    drop(place);
+    drop(back);
+    value
+}
+
 /// The closing thread holds the gate open while it waits for a run (`None` on any other
 /// thread, or before the gate shut).
 pub(crate) struct HeldOpen(());

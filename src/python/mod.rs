@@ -45,6 +45,7 @@ mod plain_tool_config;
 mod python_calls;
 mod reducers;
 mod reply_shaper;
+mod result_batch;
 mod result_fields;
 mod result_objects;
 mod run_ids;

@@ -76,7 +76,13 @@ static GIL_TURN: Condvar = Condvar::new();
 /// A place among the threads waiting for the GIL, given back as soon as the thread has it
 /// (never held while Python runs: a thread that holds the GIL and waits for another run,
 /// as a nested `invoke` does, holds no place another thread needs).
-struct GilWait;
+pub(crate) struct GilWait;
+
+/// A place in the line of GIL waiters for a thread about to retake the GIL itself (without
+/// `attach`): drop it once the GIL is held.
+pub(crate) fn gil_place() -> GilWait {
+    GilWait::take()
+}
 
 impl GilWait {
     fn take() -> Self {
