@@ -11,11 +11,16 @@ struct Counting;
 thread_local! {
     // `const`: reading it allocates nothing (this runs inside the allocator).
     static LIVE: Cell<isize> = const { Cell::new(0) };
+    // Every byte allocated, freed or not (a realloc counted as allocating its new size).
+    static ALLOCATED: Cell<usize> = const { Cell::new(0) };
 }
 
 fn add(bytes: usize, sign: isize) {
     // A thread being torn down has no slot left: its last frees go uncounted.
     let _ = LIVE.try_with(|live| live.set(live.get() + sign * bytes as isize));
+    if sign > 0 {
+        let _ = ALLOCATED.try_with(|all| all.set(all.get() + bytes));
+    }
 }
 
 // SAFETY: every call is passed to the system allocator unchanged; only sizes are counted.
@@ -56,6 +61,14 @@ pub(crate) fn held_by<T>(make: impl FnOnce() -> T) -> (T, usize) {
     let value = make();
     let after = LIVE.with(Cell::get);
     (value, usize::try_from(after - before).unwrap_or(0))
+}
+
+/// What `make` returns, and the bytes it allocated, whether it kept them or not (the
+/// buffers a step writes and lets go count: each is memory written and faulted in).
+pub(crate) fn allocated_by<T>(make: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATED.with(Cell::get);
+    let value = make();
+    (value, ALLOCATED.with(Cell::get) - before)
 }
 
 /// The bytes of heap `drop_it` gives back: what the values it drops held.
