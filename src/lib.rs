@@ -19,6 +19,7 @@ macro_rules! modules {
 modules!(
     agent,
     compact_map,
+    doorbell,
     error,
     events,
     files,
@@ -51,6 +52,8 @@ modules!(
 mod agent;
 #[cfg(any())]
 mod compact_map;
+#[cfg(any())]
+mod doorbell;
 #[cfg(any())]
 mod error;
 #[cfg(any())]

@@ -40,6 +40,7 @@
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
@@ -49,6 +50,7 @@ use tokio::sync::oneshot;
 
 use super::call_timing::{self, Counter};
 use super::thread_clock::ThreadClock;
+use crate::doorbell::Doorbell;
 
 /// A call, run on a drainer with the GIL held.
 type Job = Box<dyn for<'py> FnOnce(Python<'py>) + Send>;
@@ -243,7 +245,19 @@ where
         // The awaiter may be gone (its run was dropped): nobody to tell.
         let _ = tx.send(f(py));
     }));
-    rx.await.map_err(|_| Lost)
+    // Woken through the runtime's I/O driver, not from the drainer's thread (see
+    // `crate::doorbell`: no second worker woken to search a step).
+    crate::doorbell::relayed(rx, doorbell())
+        .await
+        .map_err(|_| Lost)
+}
+
+/// The doorbell the calls' results ring (see `crate::doorbell`), answered on the runtime.
+fn doorbell() -> Option<&'static Arc<Doorbell>> {
+    static DOORBELL: OnceLock<Option<Arc<Doorbell>>> = OnceLock::new();
+    DOORBELL
+        .get_or_init(|| Doorbell::start(pyo3_async_runtimes::tokio::get_runtime().handle()))
+        .as_ref()
 }
 
 fn push(job: Job) {
