@@ -98,7 +98,8 @@ class _TimedEvents:
 
     def __init__(self, events: Any, clock: Clock) -> None:
         self._events = events
-        self._clock = clock
+        # Made once: a wrapper made at each read would be timed with the reads.
+        self._next = clock.timed("core reads", events.__next__)
         if hasattr(events, "try_next"):
             self.try_next = clock.timed("core reads", events.try_next)
 
@@ -106,7 +107,7 @@ class _TimedEvents:
         return self
 
     def __next__(self) -> Any:
-        return self._clock.timed("core reads", self._events.__next__)()
+        return self._next()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._events, name)

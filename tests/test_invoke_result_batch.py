@@ -23,7 +23,7 @@ from deepagents_rs import _core, create_deep_agent
 SIM = Path(__file__).resolve().parent.parent / "benches" / "sim_async.py"
 #: Callers, and how long the simulated API takes to answer each (their runs end meanwhile).
 CALLERS = 8
-LATENCY = 0.5
+LATENCY = 2.0
 
 
 @pytest.fixture
@@ -35,11 +35,11 @@ def sim_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         text=True,
     )
     assert server.stdout is not None
-    line = server.stdout.readline()
-    assert line.startswith("PORT "), line
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{line.split()[1]}")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
     try:
+        line = server.stdout.readline()
+        assert line.startswith("PORT "), line
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{line.split()[1]}")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
         yield
     finally:
         server.terminate()
@@ -63,8 +63,7 @@ def test_runs_ending_together_have_their_results_made_in_one_batch(sim_process: 
     agent = create_deep_agent(model="anthropic:claude-sonnet-4-5")
     # The runtime and the connection pool started, outside what is looked at.
     agent.invoke({"messages": [{"role": "user", "content": "warm"}]})
-    _core._result_threads()  # starts the record
-    _core._result_threads()
+    _core._result_threads()  # starts the record, drops any earlier
     results: dict[int, Any] = {}
     entered: list[int] = []
 
@@ -77,9 +76,10 @@ def test_runs_ending_together_have_their_results_made_in_one_batch(sim_process: 
         t.start()
     while len(entered) < CALLERS:
         time.sleep(0.01)
-    # Each caller into the core's wait (its request sent), then every run ends while this
-    # thread holds the GIL: their states wait in the queue.
-    time.sleep(0.2)
+    # Each caller into the core's wait (its request sent; a second is ample on a loaded
+    # machine, and its reply takes longer), then every run ends while this thread holds the
+    # GIL: their states wait in the queue.
+    time.sleep(1.0)
     _hold_the_gil(LATENCY + 1.0)
     for t in threads:
         t.join(timeout=60)

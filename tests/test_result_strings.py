@@ -38,13 +38,15 @@ def _script() -> list[dict[str, Any]]:
     ]
 
 
-def _messages(impl: Any) -> list[Any]:
+def _messages(
+    impl: Any, script: list[dict] | None = None, tools: list[Any] | None = None, prompt: str = "what is 2+3+1?"
+) -> list[Any]:
     with SimAnthropic() as sim, pytest.MonkeyPatch.context() as mp:
         mp.setenv("ANTHROPIC_BASE_URL", sim.base_url)
         mp.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
-        sim.script(*_script())
-        agent = impl.create_deep_agent(model=MODEL, tools=[add])
-        return agent.invoke({"messages": [{"role": "user", "content": "what is 2+3+1?"}]})["messages"]
+        sim.script(*(_script() if script is None else script))
+        agent = impl.create_deep_agent(model=MODEL, tools=[add] if tools is None else tools)
+        return agent.invoke({"messages": [{"role": "user", "content": prompt}]})["messages"]
 
 
 def _shared(messages: list[Any]) -> dict[str, int]:
@@ -106,19 +108,15 @@ _MANY = 1500
 
 def _many_keys_messages(impl: Any) -> list[Any]:
     data = {f"k{i}": f"v{i % 700}" for i in range(_MANY)}
-    with SimAnthropic() as sim, pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ANTHROPIC_BASE_URL", sim.base_url)
-        mp.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
-        sim.script(
-            {
-                "stop_reason": "tool_use",
-                "id": "msg_1",
-                "content": [{"type": "tool_use", "id": "toolu_1", "name": "record", "input": {"data": data}}],
-            },
-            {"id": "msg_2", "content": [{"type": "text", "text": "Recorded."}]},
-        )
-        agent = impl.create_deep_agent(model=MODEL, tools=[record])
-        return agent.invoke({"messages": [{"role": "user", "content": "record it"}]})["messages"]
+    script = [
+        {
+            "stop_reason": "tool_use",
+            "id": "msg_1",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "record", "input": {"data": data}}],
+        },
+        {"id": "msg_2", "content": [{"type": "text", "text": "Recorded."}]},
+    ]
+    return _messages(impl, script, [record], "record it")
 
 
 def test_many_distinct_keys_and_values_come_back_as_sent() -> None:
