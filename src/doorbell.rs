@@ -100,6 +100,8 @@ impl Doorbell {
 
 /// The doorbell's task: at each ring, wakes the tasks listed (on its worker).
 async fn answer(bell: AsyncFd<Arc<OwnedFd>>, doorbell: Arc<Doorbell>) {
+    // Closed however the task ends: a runtime shutting down drops its tasks unfinished.
+    let _closing = Closing(doorbell.clone());
     while let Ok(mut ready) = bell.readable().await {
         let mut count = 0u64;
         // SAFETY: reads 8 bytes into `count`, the size an eventfd read takes.
@@ -117,8 +119,16 @@ async fn answer(bell: AsyncFd<Arc<OwnedFd>>, doorbell: Arc<Doorbell>) {
             doorbell.wake_all();
         }
     }
-    doorbell.closed.store(true, Ordering::SeqCst);
-    doorbell.wake_all();
+}
+
+/// Marks its doorbell closed and wakes the tasks listed when the answering task ends.
+struct Closing(Arc<Doorbell>);
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        self.0.closed.store(true, Ordering::SeqCst);
+        self.0.wake_all();
+    }
 }
 
 /// The waker a relayed future's inner future is given: its wake goes through the doorbell.

@@ -2,7 +2,7 @@
 //! results), and resumed as the user left it around any Python code run meanwhile.
 
 use pyo3::prelude::*;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
 
 /// The cyclic collector paused while a result's messages are made here, and resumed as it
 /// was (`Drop`, on an error too; left off if the caller had turned it off).
@@ -68,24 +68,33 @@ static DRAIN: AtomicU8 = AtomicU8::new(NO_DRAIN);
 /// Python code the making runs goes through `as_left`, so no Python code (another thread's
 /// included: none runs while no Python code runs here) sees the collector off. Its end puts
 /// the collector as the user left it, `gc.enable()`/`gc.disable()` made meanwhile included.
-/// A pause made while one holds (none nests today) does nothing.
-pub(super) struct DrainPause(bool);
+///
+/// Pauses nest: an `invoke` caller's batch (`result_batch`) may start while another batch or
+/// the loop's drain let the GIL go in Python code run through `as_left`. They share the one
+/// pause, counted: the first starts it, the last to end restores the user's state (were the
+/// second a no-op, its `as_left` after the first's end would pause the collector again with
+/// nobody left to restore it).
+pub(super) struct DrainPause(());
+
+/// How many drain pauses hold the collector. Read and written with the GIL held only.
+static PAUSES: AtomicU32 = AtomicU32::new(0);
 
 impl DrainPause {
     pub(super) fn start(_py: Python<'_>) -> DrainPause {
-        if DRAIN.load(Ordering::Relaxed) != NO_DRAIN {
-            return DrainPause(false);
+        if PAUSES.fetch_add(1, Ordering::Relaxed) == 0 {
+            // SAFETY: the GIL is held (`_py`); returns whether the collector was on.
+            let on = unsafe { pyo3::ffi::PyGC_Disable() } != 0;
+            DRAIN.store(state_of(on), Ordering::Relaxed);
         }
-        // SAFETY: the GIL is held (`_py`); returns whether the collector was on.
-        let on = unsafe { pyo3::ffi::PyGC_Disable() } != 0;
-        DRAIN.store(state_of(on), Ordering::Relaxed);
-        DrainPause(true)
+        DrainPause(())
     }
 }
 
 impl Drop for DrainPause {
     fn drop(&mut self) {
-        if self.0 && DRAIN.swap(NO_DRAIN, Ordering::Relaxed) == DRAIN_USER_ON {
+        if PAUSES.fetch_sub(1, Ordering::Relaxed) == 1
+            && DRAIN.swap(NO_DRAIN, Ordering::Relaxed) == DRAIN_USER_ON
+        {
             // SAFETY: the GIL is held (the value never leaves the drain, which holds it).
             unsafe { pyo3::ffi::PyGC_Enable() };
         }

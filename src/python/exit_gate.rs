@@ -153,16 +153,7 @@ where
     F: Send + FnOnce() -> T,
     T: Send,
 {
-    let (value, back) = py.detach(move || {
-        let depth = step_out();
-        let value = f();
-        pass(depth.max(1));
-        // Counted again for the re-attach; a thread that was not inside before leaves once
-        // it holds the GIL again.
-        (value, (depth == 0).then(|| Inside(())))
-    });
-    drop(back);
-    value
+    detach_then(py, f, || ())
 }
 
 /// `detach`, the re-attach made in the binding's line of GIL waiters once past the gate
@@ -174,14 +165,26 @@ where
     F: Send + FnOnce() -> T,
     T: Send,
 {
-    let (value, back, place) = py.detach(move || {
+    detach_then(py, f, super::runtime_threads::gil_place)
+}
+
+/// `detach` with `before_attach` run once past the gate (never before: a thread parked for
+/// good there must hold nothing), what it gives kept until the GIL is held again.
+fn detach_then<T, F, P>(py: Python<'_>, f: F, before_attach: impl Send + FnOnce() -> P) -> T
+where
+    F: Send + FnOnce() -> T,
+    T: Send,
+    P: Send,
+{
+    let (value, back, kept) = py.detach(move || {
         let depth = step_out();
         let value = f();
         pass(depth.max(1));
-        let place = super::runtime_threads::gil_place();
-        (value, (depth == 0).then(|| Inside(())), place)
+        // Counted again for the re-attach; a thread that was not inside before leaves once
+        // it holds the GIL again.
+        (value, (depth == 0).then(|| Inside(())), before_attach())
     });
-    drop(place);
+    drop(kept);
     drop(back);
     value
 }

@@ -19,7 +19,7 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::bare_objects::BareClass;
+use super::bare_objects::{BareClass, Instance};
 use super::collector_pause::{CollectorPaused, as_left};
 use super::convert::{host_object, message_to_py};
 use super::input_messages::GivenObjects;
@@ -178,9 +178,10 @@ fn maker(py: Python<'_>) -> PyResult<Option<&'static Maker>> {
                         _ => template.set_item(key, py.None())?,
                     }
                 }
-                let Ok(made) = BareClass::of(&cls, PYDANTIC_ATTRIBUTES) else {
+                if Instance::of(&cls).is_none() {
                     return Ok(None);
-                };
+                }
+                let made = BareClass::of(&cls, PYDANTIC_ATTRIBUTES)?;
                 Ok(Some(MessageClass {
                     made,
                     cls: cls.unbind(),
