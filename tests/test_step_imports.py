@@ -7,6 +7,10 @@ import is counted (``builtins.__import__`` is what both go through once replaced
 is asked for: the Python frame that asks, or the innermost Python frame under the core's call.
 Two runs of the same agent, of 3 and of 6 model turns, must ask for the same imports: what a
 run asks for once (its first-use caches, filled by a warm-up run first) is not per step.
+
+A plain ``invoke``'s own entry (config, tracing, loop and host set-up) runs at every call: a
+warm one asks for no import at all, and raises (and catches) no exception in our code, as
+``asyncio.get_running_loop`` did outside a loop.
 """
 
 from __future__ import annotations
@@ -125,3 +129,32 @@ def test_a_scripted_checkpointed_step_imports_nothing(monkeypatch: pytest.Monkey
     imports = Imports(monkeypatch)
     per_step = _per_step(imports, agent, lambda _turns: None, asynchronous)
     assert not per_step, sorted(per_step.items())
+
+
+def test_a_warm_plain_invoke_imports_and_raises_nothing(sim: SimAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = deepagents_rs.create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=[echo])
+    prompt = {"messages": [{"role": "user", "content": "go"}]}
+
+    def run() -> None:
+        sim.script(tool_use(("echo", {"text": "step"})), text("done"))
+        assert len(agent.invoke(prompt)["messages"]) == 4
+
+    run()  # the first run fills what is kept after a first use
+    imports = Imports(monkeypatch)
+    raised: list[str] = []
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        if event == "exception" and frame.f_code.co_filename.startswith(PACKAGE):
+            raised.append(f"{frame.f_code.co_filename.removeprefix(PACKAGE)}:{frame.f_code.co_name} {arg[0].__name__}")
+        return trace
+
+    sys.settrace(trace)
+    try:
+        # Asked on the calling thread only: the core's Python threads (no Python frame under
+        # them) look `run_base` up at each run's first plain tool call, on purpose (the parity
+        # tests replace it).
+        seen = {key: n for key, n in imports.of(run).items() if not key[0].startswith("(")}
+    finally:
+        sys.settrace(None)
+    assert not seen, sorted(seen.items())
+    assert raised == []

@@ -6,10 +6,20 @@ checkpoints and interrupts belong to that task. Outside a LangGraph task nothing
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ._graph_face import IS_GRAPH
 from ._threads import in_parent_graph
+
+
+@functools.cache
+def _child_config_var() -> Any:
+    """LangChain's context variable holding the current task's config: imported at the first
+    run (LangChain is not loaded at start-up) and kept, as every invoke asks."""
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    return var_child_runnable_config
 
 
 def with_ambient(config: Any, *own: dict) -> Any:
@@ -17,11 +27,7 @@ def with_ambient(config: Any, *own: dict) -> Any:
     ``with_config`` defaults), over the enclosing LangGraph task's config, in LangGraph's
     order (``Pregel.stream``: ``ensure_config(self.config, config)``), or ``config`` itself
     outside a task."""
-    if not IS_GRAPH:
-        return config
-    from langchain_core.runnables.config import var_child_runnable_config
-
-    if not in_parent_graph(var_child_runnable_config.get()):
+    if not IS_GRAPH or not in_parent_graph(_child_config_var().get()):
         return config
     from deepagents_rs._langgraph_private import ensure_config
 

@@ -29,11 +29,19 @@ def tracing_enabled(config: dict) -> bool:
     to every run), or LangSmith tracing on."""
     if config.get("callbacks") or context_handlers():
         return True
+    tracing_is_enabled = _langsmith_tracing()
+    return tracing_is_enabled is not None and bool(tracing_is_enabled())
+
+
+@functools.cache
+def _langsmith_tracing() -> Any:
+    """LangSmith's ``tracing_is_enabled`` (None without LangSmith): imported at the first run
+    and kept, as every run asks (an import statement at each call costs microseconds)."""
     try:
         from langsmith.utils import tracing_is_enabled
     except ImportError:
-        return False
-    return bool(tracing_is_enabled())
+        return None
+    return tracing_is_enabled
 
 
 def child_callbacks(run: Any) -> Any:

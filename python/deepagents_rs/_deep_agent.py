@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import copy
 import functools
+import sys
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -584,9 +585,8 @@ __all__ = ["DeepAgent"]
 
 
 def _running_loop() -> Any:
-    import asyncio
-
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
+    # asyncio's own check, which returns None where `get_running_loop` raises (a sync invoke
+    # raised and caught a RuntimeError each time), and no import statement at each run:
+    # without asyncio loaded no loop can be running (it is not loaded at start-up).
+    asyncio = sys.modules.get("asyncio")
+    return None if asyncio is None else asyncio._get_running_loop()

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     import asyncio
 
 _lock = threading.Lock()
+#: The loops made so far, in the order of their depth; only ever appended to (under `_lock`).
 _loops: list[tuple[asyncio.AbstractEventLoop, threading.Thread]] = []
+#: Each loop's depth by its thread's ident (threads that run for the process' life).
+_depth_of_thread: dict[int, int] = {}
 _inboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 _BLOCKED: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
     "deepagents_rs_blocked_loops", default=frozenset()
@@ -29,11 +32,13 @@ _BLOCKED: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
 def enter_blocking_invoke() -> contextvars.Token:
     """Marks, for the run about to start, the loops its caller is blocking: those its
     ancestors block, and the loop this thread runs, if it runs one."""
-    blocked = set(_BLOCKED.get())
-    current = threading.current_thread()
-    with _lock:
-        blocked.update(i for i, (_, thread) in enumerate(_loops) if thread is current)
-    return _BLOCKED.set(frozenset(blocked))
+    blocked = _BLOCKED.get()
+    # A dict read by the thread's ident, without the lock (an invoke from an ordinary thread,
+    # the common case, finds nothing): a loop's thread is recorded before its loop is handed
+    # out, so before it runs anything that could invoke. Its threads never end, so their
+    # idents are not reused.
+    depth = _depth_of_thread.get(threading.get_ident())
+    return _BLOCKED.set(blocked if depth is None else blocked | {depth})
 
 
 def exit_blocking_invoke(token: contextvars.Token) -> None:
@@ -42,17 +47,24 @@ def exit_blocking_invoke(token: contextvars.Token) -> None:
 
 def background_loop() -> asyncio.AbstractEventLoop:
     """A loop no caller of the current run is blocking."""
-    import asyncio
-
     blocked = _BLOCKED.get()
+    if not blocked and _loops:
+        # The first loop, made already (the list only grows): a run not nested in another's
+        # async tool, every sync invoke but those, takes no lock.
+        return _loops[0][0]
     with _lock:
         depth = 0
         while depth in blocked:
             depth += 1
         while len(_loops) <= depth:
+            # Here only, not at each call: asyncio is not loaded at start-up.
+            import asyncio
+
             loop = asyncio.new_event_loop()
             thread = threading.Thread(target=loop.run_forever, name=f"deepagents-rs-loop-{len(_loops)}", daemon=True)
             thread.start()
+            # Started, so its ident is set; recorded before the loop is handed to anyone.
+            _depth_of_thread[thread.ident] = len(_loops)  # type: ignore[index]
             _loops.append((loop, thread))
         return _loops[depth][0]
 

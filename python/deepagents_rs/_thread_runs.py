@@ -61,7 +61,8 @@ class ThreadRuns:
         runs inside a parent LangGraph graph (a subgraph's checkpoints, stream parts and
         interrupts are LangGraph's business), and runs asking for what only LangGraph's loop
         makes (its own stream modes, its breakpoints)."""
-        breakpoints = any(kwargs.get(k) for k in ("interrupt_before", "interrupt_after"))
+        # No generator: every plain run asks (a generator expression is a frame of its own).
+        breakpoints = bool(kwargs.get("interrupt_before") or kwargs.get("interrupt_after"))
         return (
             self._threaded
             or breakpoints

@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use parking_lot::Mutex;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3_async_runtimes::TaskLocals;
 use tokio::sync::oneshot;
 
@@ -234,10 +235,15 @@ impl LoopInbox {
 impl LoopInbox {
     /// The inbox of the loop `locals` runs on.
     pub(crate) fn of(py: Python<'_>, locals: &TaskLocals) -> PyResult<Inbox> {
-        let inbox = py
-            .import("deepagents_rs._runtime")?
-            .getattr("loop_inbox")?
-            .call1((locals.event_loop(py),))?;
+        // Looked up once: an import at each run (every invoke asks) cost ~11K instructions.
+        static LOOP_INBOX: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let loop_inbox = LOOP_INBOX.get_or_try_init(py, || -> PyResult<_> {
+            Ok(py
+                .import("deepagents_rs._runtime")?
+                .getattr("loop_inbox")?
+                .unbind())
+        })?;
+        let inbox = loop_inbox.bind(py).call1((locals.event_loop(py),))?;
         Ok(Inbox(inbox.cast::<LoopInbox>()?.borrow().shared.clone()))
     }
 }
