@@ -53,15 +53,11 @@ def _serve(kwargs: dict[str, Any]) -> None:
             elif name == "script":
                 sim.script(*args)
                 answer(None)
+            elif name == "requests":
+                answer([(r.seq, r.status) for r in sim.requests])
             else:
-                answer(
-                    {
-                        "requests": [(r.seq, r.status) for r in sim.requests],
-                        "pending": sim.pending,
-                        "handler_seconds": sim.handler_seconds,
-                        "cpu_seconds": sim.cpu_seconds,
-                    }
-                )
+                # One property's value: the request list is not re-sent for each number read.
+                answer(getattr(sim, name))
 
 
 class SimProcess:
@@ -115,24 +111,21 @@ class SimProcess:
     def script(self, *replies: Any) -> None:
         self._call("script", *replies)
 
-    def _state(self, key: str) -> Any:
-        return self._call("state")[key]
-
     @property
     def requests(self) -> list[Request]:
-        return [Request(*r) for r in self._state("requests")]
+        return [Request(*r) for r in self._call("requests")]
 
     @property
     def pending(self) -> int:
-        return self._state("pending")
+        return self._call("pending")
 
     @property
     def handler_seconds(self) -> float:
-        return self._state("handler_seconds")
+        return self._call("handler_seconds")
 
     @property
     def cpu_seconds(self) -> float:
-        return self._state("cpu_seconds")
+        return self._call("cpu_seconds")
 
 
 if __name__ == "__main__":

@@ -290,7 +290,7 @@ def one_run(create: Callable[..., Any], scenario: Any, saver: Any, history: int 
     before = sim.handler_seconds if sim is not None else 0.0
     # A simulator in this process (`thread_cpu.py`'s, `thread_opcodes.py`'s) runs on this
     # process's CPU clock; `sim_process.SimProcess`'s does not.
-    in_process = sim is not None and getattr(sim, "shares_process", True)
+    in_process = sim is not None and sim.shares_process
     server_cpu = sim.cpu_seconds if in_process else 0.0
     stored = stored_bytes(saver) if saver is not None else None
     clock = SaverClock(saver) if saver is not None else None

@@ -23,17 +23,10 @@ pub(super) fn call_task_id(
         super::python_calls::call(move |py| {
             static NAMER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
             let named = NAMER
-                .get_or_try_init(py, || {
-                    PyResult::Ok(
-                        py.import("deepagents_rs._task_config")?
-                            .getattr("subagent_task_id")?
-                            .unbind(),
-                    )
-                })
+                .import(py, "deepagents_rs._task_config", "subagent_task_id")
                 .and_then(|namer| {
                     let config = PyHost::config_arg(PyHost::from_context(&host), py);
                     namer
-                        .bind(py)
                         .call1((config, namespace, step, call_id, index))?
                         .extract::<Option<String>>()
                 });

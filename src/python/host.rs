@@ -34,14 +34,9 @@ impl PyHost {
     /// thread is blocked in Rust and may itself be inside a running loop.
     pub fn for_sync(py: Python<'_>, config: Option<Py<PyAny>>) -> PyResult<HostContext> {
         static RUNTIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let background_loop = RUNTIME.get_or_try_init(py, || -> PyResult<_> {
-            Ok(py
-                .import("deepagents_rs._runtime")?
-                .getattr("background_loop")?
-                .unbind())
-        })?;
+        let background_loop = RUNTIME.import(py, "deepagents_rs._runtime", "background_loop")?;
         // Asked each time: an invoke nested in an async tool needs a loop of its own.
-        let event_loop = background_loop.bind(py).call0()?;
+        let event_loop = background_loop.call0()?;
         let locals = TaskLocals::new(event_loop).copy_context(py)?;
         Ok(Some(Arc::new(PyHost {
             inbox: LoopInbox::of(py, &locals)?,

@@ -26,15 +26,8 @@ pub(crate) fn protocol_events(py: Python<'_>, locals: &pyo3_async_runtimes::Task
         if context.is_none() {
             return Ok(false);
         }
-        let var = VAR.get_or_try_init(py, || -> PyResult<_> {
-            Ok(py
-                .import("deepagents_rs._stream_protocol")?
-                .getattr("PROTOCOL_EVENTS")?
-                .unbind())
-        })?;
-        context
-            .call_method1("get", (var.bind(py), false))?
-            .is_truthy()
+        let var = VAR.import(py, "deepagents_rs._stream_protocol", "PROTOCOL_EVENTS")?;
+        context.call_method1("get", (var, false))?.is_truthy()
     };
     read().unwrap_or_else(|e| {
         e.write_unraisable(py, None);

@@ -300,21 +300,6 @@ fn tool_config<'py>(
         .call1(args)
 }
 
-/// `deepagents_rs.<module>.<name>`, imported once into `cell`.
-fn imported<'a>(
-    py: Python<'_>,
-    cell: &'a PyOnceLock<Py<PyAny>>,
-    module: &str,
-    name: &str,
-) -> PyResult<&'a Py<PyAny>> {
-    cell.get_or_try_init(py, || -> PyResult<_> {
-        Ok(py
-            .import(format!("deepagents_rs.{module}"))?
-            .getattr(name)?
-            .unbind())
-    })
-}
-
 /// `_stream.full_config`'s arguments for the call `ctx` describes.
 fn tool_config_args<'py>(
     py: Python<'py>,
@@ -367,10 +352,9 @@ async fn wait_for_graph(ctx: &ToolContext) -> Result<(), ToolError> {
     let (host_ctx, run) = (ctx.host.clone(), ctx.run.clone());
     super::python_calls::call(move |py| -> PyResult<()> {
         static WAIT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let wait = imported(py, &WAIT, "_task_config", "wait_for_graph")?;
+        let wait = WAIT.import(py, "deepagents_rs._task_config", "wait_for_graph")?;
         let config = PyHost::config_arg(PyHost::from_context(&host_ctx), py);
-        wait.bind(py)
-            .call1((config, run.step, run.namespace.clone()))?;
+        wait.call1((config, run.step, run.namespace.clone()))?;
         Ok(())
     })
     .await
@@ -451,7 +435,8 @@ impl Tool for PyTool {
                     host,
                     move |py| {
                         static PLACED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-                        let placed = imported(py, &PLACED, "_task_config", "acall_placed")?;
+                        let placed =
+                            PLACED.import(py, "deepagents_rs._task_config", "acall_placed")?;
                         let host = PyHost::from_context(&ctx.host);
                         // The config is made in the coroutine, once the graph following
                         // the run has the call's step: on the loop it cannot be waited for.
@@ -464,9 +449,7 @@ impl Tool for PyTool {
                         if injects {
                             call_args.push(tool_state(py, &ctx)?);
                         }
-                        placed
-                            .bind(py)
-                            .call1(pyo3::types::PyTuple::new(py, call_args)?)
+                        placed.call1(pyo3::types::PyTuple::new(py, call_args)?)
                     },
                     output_from_py,
                 )

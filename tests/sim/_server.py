@@ -161,6 +161,9 @@ class SimServer:
     _thread_name = "sim"
     requests: list[Any]
     base_url: str
+    #: Serves from a thread of the process that made it: its CPU is in that process's CPU time
+    #: (a bench subtracts it; `benches/sim_process.SimProcess`'s is not).
+    shares_process = True
 
     def __init__(
         self,
