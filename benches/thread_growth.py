@@ -15,7 +15,11 @@ the run (nested parts are inside their parent's, so the rows do not add up):
 * ``commits``, ``writes``, ``ticks``: the plain commit of each step (``after_tick``), its
   task's writes (``put_writes``) and the loop's ``tick``;
 * ``result``: the result made at the end (`DeepAgent._result`);
-* ``invoke``: the whole ``invoke``.
+* ``invoke``: the whole ``invoke``;
+* ``other threads``: ``process`` less ``invoke``: the CPU of the run's other threads (the
+  core's workers, the saver thread's hand-over);
+* ``process``: the measure ``threads.py`` reports, the process's CPU in the timed run less
+  the saver's own ``put`` / ``put_writes``.
 
 Usage::
 
@@ -136,7 +140,9 @@ def main() -> None:
 
     create = around_invokes(deepagents_rs.create_deep_agent, measured)
     print(f"deepagents_rs: {Path(deepagents_rs.__file__).parent}; load average {os.getloadavg()[0]:.2f}")
-    print(f"{args.steps} steps, median of {args.repeat} runs (alternated); calling thread CPU ms per run")
+    print(
+        f"{args.steps} steps, median of {args.repeat} runs (alternated); CPU ms per run (the calling thread's; the last two rows: see above)"
+    )
     kw = {"min_cache_tokens": NO_CACHE_TOKENS, "merge_consecutive_roles": True}
     with tempfile.TemporaryDirectory() as tmp, SimProcess(**kw) as sim:
         point_env_at(sim)
@@ -148,11 +154,18 @@ def main() -> None:
                 for history, seen in parts.items():
                     clock.seconds = collections.Counter()
                     timed[0] = 2 if history else 1
-                    threads.one_run(create, scenario, savers.make(kind), history)
+                    run = threads.one_run(create, scenario, savers.make(kind), history)
                     if round_:
+                        # The measure `threads.py` reports (and `all.py` holds flat): the whole
+                        # process's CPU in the timed run less the saver's own calls, and of
+                        # it what other threads than the caller's ran (the core's workers,
+                        # the saver thread's hand-over).
+                        clock.seconds["process"] = run.cpu
+                        clock.seconds["other threads"] = run.cpu - clock.seconds["invoke"]
                         seen.append(clock.seconds)
             print(f"\n{kind:<8} {'part':<12} {'none':>8} {args.history:>8} {'more':>8} {'more/step':>10}")
-            for part, _, _ in (*PARTS[:2], ("core reads", "", ""), *PARTS[2:]):
+            rows = (*PARTS[:2], ("core reads", "", ""), *PARTS[2:], ("other threads", "", ""), ("process", "", ""))
+            for part, _, _ in rows:
                 a, b = (statistics.median(c[part] for c in parts[h]) * 1000 for h in (0, args.history))
                 print(f"{'':<8} {part:<12} {a:>8.2f} {b:>8.2f} {b - a:>8.2f} {(b - a) / args.steps:>10.3f}")
 
