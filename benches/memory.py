@@ -10,7 +10,10 @@ a trivial ``echo`` tool).
 
 Reported per run: the process' RSS once the package is imported, once the agent is built
 and one conversation has run alone (the base every run starts from), and its peak during
-the run (sampled every 50 ms, and ``ru_maxrss``, whichever is higher); then the memory per
+the run (sampled every 50 ms, and ``ru_maxrss``, whichever is higher), with when in the run
+the sampled peak came and the RSS when the first conversation's result was back (the
+conversations go in step: every one is then at its last step, and the peak's excess over it is
+what was made as the results were); then the memory per
 conversation, ``(peak - base) / threads``, and, from the two smallest and largest step
 counts, the memory per conversation per live step (the slope). ``--reference-threads`` runs
 deepagents with fewer conversations (it is much slower per step): its per-conversation
@@ -83,12 +86,17 @@ def _measure(impl: str, threads: int, steps: int, mode: str = "ainvoke") -> dict
     base = _rss_mib()
     peak = [base]
     done = threading.Event()
+    run_start = time.perf_counter()
+    peak_at = [0.0]
 
     def sample() -> None:
         # RSS only grows during the run (the allocator keeps what it freed), so a coarse
         # sample misses little; ru_maxrss below catches the rest.
         while not done.wait(0.05):
-            peak[0] = max(peak[0], _rss_mib())
+            now = _rss_mib()
+            if now > peak[0]:
+                peak[0] = now
+                peak_at[0] = time.perf_counter() - run_start
 
     sampler = threading.Thread(target=sample, daemon=True)
     tracked_base = len(gc.get_objects())
@@ -97,15 +105,29 @@ def _measure(impl: str, threads: int, steps: int, mode: str = "ainvoke") -> dict
     sampler.start()
 
     inputs = [concurrency._inputs(i, 0) for i in range(threads)]
+    # The RSS when the first conversation's result is back: the conversations go in step, so
+    # then every one is at its last step and few results are made. What the peak holds above
+    # it was made as the results were (the in-flight state against the results held).
+    first_done: list[float] = []
+
+    def noted(result: Any) -> Any:
+        if not first_done:
+            first_done.append(_rss_mib())
+        return result
+
     if mode == "ainvoke":
 
+        async def one(given: dict[str, Any]) -> Any:
+            return noted(await agent.ainvoke(given))
+
         async def all_threads() -> list[Any]:
-            return await asyncio.gather(*(agent.ainvoke(given) for given in inputs))
+            return await asyncio.gather(*(one(given) for given in inputs))
 
         results = asyncio.run(all_threads())
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            results = list(pool.map(agent.invoke, inputs))
+            results = list(pool.map(lambda given: noted(agent.invoke(given)), inputs))
+    run_s = time.perf_counter() - run_start
     gc.callbacks.remove(passes.note)
     done.set()
     sampler.join()
@@ -116,6 +138,8 @@ def _measure(impl: str, threads: int, steps: int, mode: str = "ainvoke") -> dict
         "imported_mib": imported,
         "base_mib": base,
         "peak_mib": peak_mib,
+        "first_done_mib": first_done[0] if first_done else base,
+        "peak_at": peak_at[0] / run_s,
         "gc_passes": passes.count,
         "gc_cpu_s": passes.cpu,
         "tracked_per_conversation": (len(gc.get_objects()) - tracked_base) / threads,
@@ -200,7 +224,9 @@ COLUMNS: list[tuple[str, Any]] = [
     ("threads x steps", lambda r: f"{r['threads']} x {r['steps']}"),
     ("imported MiB", lambda r: f"{r['imported_mib']:.0f}"),
     ("base MiB", lambda r: f"{r['base_mib']:.0f}"),
+    ("at first result MiB", lambda r: f"{r['first_done_mib']:.0f}"),
     ("peak MiB", lambda r: f"{r['peak_mib']:.0f}"),
+    ("peak at (of the run)", lambda r: f"{r['peak_at']:.0%}"),
     ("KiB / conversation", lambda r: f"{r['kib_per_conversation']:.0f}"),
     ("tracked objects / conversation", lambda r: f"{r['tracked_per_conversation']:.0f}"),
     ("GC passes young / middle / full", lambda r: " / ".join(str(n) for n in r["gc_passes"])),
