@@ -161,9 +161,12 @@ class DeepAgent(ThreadRuns, GraphBase):
         """The core's arguments: state, recursion limit, the run config handed to tools and
         compiled subagents (as LangGraph hands it), a subagent response format, and the run's
         tracer (LangChain callbacks, LangSmith) when it is traced."""
-        kwargs = dict(kwargs)
-        context = kwargs.pop("context", None)
-        _graph_kwargs(kwargs)
+        context = None
+        if kwargs:
+            # Without keywords (most runs) there is nothing to take out or check.
+            kwargs = dict(kwargs)
+            context = kwargs.pop("context", None)
+            _graph_kwargs(kwargs)
         if not isinstance(input, dict):
             raise _convert.invalid_input(input)
         # LangChain keeps only the keys a RunnableConfig has (`ensure_config`).
@@ -325,6 +328,9 @@ class DeepAgent(ThreadRuns, GraphBase):
         """``invoke`` as LangGraph builds it on the stream (taking ``stream_mode`` out of
         ``kwargs``), for a stream mode other than values or output keys other than the
         graph's; ``None`` for the plain run."""
+        if not kwargs:
+            # Neither a stream mode nor output keys: the plain run, without a copy of nothing.
+            return None
         stream_mode = kwargs.pop("stream_mode", "values")
         keys = output_keys_of(dict(kwargs), getattr(self, "channels", None), getattr(self, "output_channels", None))
         if stream_mode == "values" and keys is None:

@@ -42,13 +42,34 @@ def channel_order(graph_state: type | None) -> dict[str, int]:
     return {key: i for i, key in enumerate(get_type_hints(graph_state))}
 
 
+#: Each key sequence's channel order once worked out, by the order it was sorted by (its
+#: ``id``: the entry keeps the order alive, so no other object takes that ``id`` while the
+#: entry is there): every result and every ``values`` chunk of an agent has one of a few key
+#: sequences, and a sort a call (a Python key function call per key) was a tenth of a sync
+#: invoke's own entry and exit. ``None``: the sequence is in order already.
+_ORDERED: dict[tuple[int, tuple[str, ...]], tuple[dict[str, int], tuple[str, ...] | None]] = {}
+
+#: Sequences kept at most (an agent has a few; a program making agents without end drops
+#: them all now and then rather than keep every order it saw).
+_MAX_ORDERED = 1024
+
+
 def in_channel_order(state: dict, order: dict[str, int]) -> dict:
-    """``state``'s keys in the graph's channel order (``order``: `channel_order`); keys it
-    does not list keep their order after those it does."""
+    """``state``'s keys in the graph's channel order (``order``: `channel_order`, never
+    changed once made); keys it does not list keep their order after those it does. ``state``
+    itself when its keys are in that order."""
     if not order:
         return state
-    last = len(order)
-    return {key: state[key] for key in sorted(state, key=lambda k: order.get(k, last))}
+    keys = tuple(state)
+    known = _ORDERED.get((id(order), keys))
+    if known is None:
+        last = len(order)
+        ordered = tuple(sorted(keys, key=lambda k: order.get(k, last)))
+        if len(_ORDERED) >= _MAX_ORDERED:
+            _ORDERED.clear()
+        known = _ORDERED[(id(order), keys)] = (order, None if ordered == keys else ordered)
+    ordered = known[1]
+    return state if ordered is None else {key: state[key] for key in ordered}
 
 
 class OutputFilter:

@@ -68,7 +68,8 @@ class ThreadRuns:
             or breakpoints
             # A drain stops the graph's loop, which then raises LangGraph's `GraphDrained`.
             or kwargs.get("control") is not None
-            or _stream_modes.asks_graph_modes(stream_mode, protocol)
+            # `invoke` asks with no stream mode, which asks for none of the graph's.
+            or (stream_mode is not None and _stream_modes.asks_graph_modes(stream_mode, protocol))
             or _threads.in_parent_graph(config)
         )
 
