@@ -268,3 +268,44 @@ def test_one_run_at_a_time_never_wakes_the_watchdog(sim: SimAnthropic) -> None:
     # A call can race its drainer's return to the queue (then the watchdog wakes, finds it
     # taken, and sleeps again): a few, not one per step.
     assert woke <= 5, woke
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads the threads' counts in /proc")
+def test_the_watchdog_looks_no_more_often_than_a_job_could_be_found_stuck() -> None:
+    """While calls wait behind a busy drainer, and for its linger (0.2 s) after, the watchdog
+    looks at the drainers. A drainer's job is found stuck only `STUCK` (10 ms) after a look at
+    that job, so it looks every 2 to 5 ms (a job started since its last look is unseen), not
+    every 2 ms: under a thousand runs' calls, waiting behind each other for the whole run, a
+    look every 2 ms was 3,500 wake-ups of its thread a run. Here a call computes for 40 ms
+    (under the 50 ms after which it is replaced) while eight runs' calls wait behind it."""
+    started = threading.Event()
+    spinning = _spinner(0.04)
+
+    def spin(text: str) -> str:
+        """Spin for a while."""
+        started.set()
+        return spinning(text)
+
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        return text
+
+    quick = create_deep_agent(model=CallTimes(tool="echo", times=4), tools=[echo])
+    slow = create_deep_agent(model=CallTimes(tool="spin", times=1), tools=[spin])
+    # Past the linger of any earlier test's calls: asleep by now.
+    time.sleep(0.5)
+    before = _watchdog_wakes()
+    begun = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=9) as pool:
+        first = pool.submit(slow.invoke, _ask(-1))
+        assert started.wait(TIMEOUT)
+        results = list(pool.map(quick.invoke, [_ask(i) for i in range(8)]))
+        assert first.result(timeout=TIMEOUT)["messages"][-1].content == "done"
+    busy = time.perf_counter() - begun
+    # The linger runs out, and the watchdog sleeps until a call waits again.
+    time.sleep(0.5)
+    woke = _watchdog_wakes() - before
+    assert all(r["messages"][-1].content == "done" for r in results)
+    # A look every 2 ms is about (busy + 0.2) / 0.002 wake-ups (139 seen at busy 0.19 s); one
+    # every 5 ms, 40% of that.
+    assert woke <= (busy + 0.2) / 0.004, (woke, busy)

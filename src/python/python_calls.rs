@@ -11,7 +11,8 @@
 //!
 //! A job may block (a user's sync tool sleeping or waiting on I/O, a nested `invoke` waiting
 //! for its run, a LangChain model's HTTP call): the jobs behind it must not wait for it. A
-//! watchdog thread looks at the drainers every `TICK` while any is busy; one blocked in its job
+//! watchdog thread looks at the drainers every `TICK` to `FIRST_LOOK` while any is busy (see
+//! `next_look`); one blocked in its job
 //! while jobs wait is demoted (it ends that job, then goes idle) and another takes its place,
 //! from the idle ones or a new thread. Blocked means asleep with its CPU clock still for
 //! `STUCK` (`super::thread_clock`): a drainer only waiting for a core is runnable, and one
@@ -67,8 +68,12 @@ const STILL_SHARE: u32 = 4;
 /// CPU time a job may compute for before its drainer is replaced anyway.
 const HOG: Duration = Duration::from_millis(50);
 
-/// How often the watchdog looks while a drainer is busy.
+/// The shortest wait between two looks of the watchdog while a drainer is busy.
 const TICK: Duration = Duration::from_millis(2);
+
+/// The longest: a job started just after a look is first seen at the next, and can be found
+/// stuck `STUCK` after that, so a blocked job is replaced within `FIRST_LOOK + STUCK`.
+const FIRST_LOOK: Duration = Duration::from_millis(5);
 
 /// How long the watchdog goes on ticking after the last time it saw a job wait before it
 /// sleeps until woken: a queue busy in bursts (every step of a thousand runs) costs no
@@ -138,6 +143,21 @@ impl Drainer {
             cpu,
             first_cpu: cpu,
         });
+    }
+
+    /// The earliest time its job, seen at the last look, could be found stuck: `STUCK` after
+    /// that look, or sooner when the job's CPU time is near `HOG`. `None` when it is in no job
+    /// or in one not looked at yet.
+    fn due(&self) -> Option<Instant> {
+        let look = self
+            .look
+            .as_ref()
+            .filter(|l| self.in_job && l.job == self.jobs)?;
+        let computed = match (look.cpu, look.first_cpu) {
+            (Some(cpu), Some(first)) => Duration::from_nanos(cpu.saturating_sub(first)),
+            _ => Duration::ZERO,
+        };
+        Some(look.at + STUCK.min(HOG.saturating_sub(computed)))
     }
 
     /// Its job is blocked (asleep, its clock still for `STUCK`) or has computed for `HOG`.
@@ -456,7 +476,8 @@ fn watchdog() {
             last_wait = None;
             continue;
         }
-        WATCH.wait_for(&mut st, TICK);
+        let wait = next_look(&st, now);
+        WATCH.wait_for(&mut st, wait);
         let now = Instant::now();
         for d in st.drainers.iter_mut() {
             d.watch(now);
@@ -484,6 +505,18 @@ fn watchdog() {
         activate(&mut st, n, true, &mut woken);
         MutexGuard::unlocked(&mut st, || woken.iter().for_each(Thread::unpark));
     }
+}
+
+/// How long the watchdog waits before its next look: until the first job it saw could be
+/// found stuck (`Drainer::due`), at least `TICK`, at most `FIRST_LOOK` (a job started since
+/// the last look is unseen). Looks every `TICK` were a wake-up of its thread every 2 ms for as
+/// long as a thousand runs kept jobs waiting (3,500 a 1,000-thread run); a drainer going from
+/// job to job is only found stuck `STUCK` after a look at one job, so looks sooner find
+/// nothing.
+fn next_look(st: &State, now: Instant) -> Duration {
+    let due = st.drainers.iter().filter_map(Drainer::due).min();
+    due.map_or(FIRST_LOOK, |at| at.saturating_duration_since(now))
+        .clamp(TICK, FIRST_LOOK)
 }
 
 /// `(drainer threads started, drainers replaced as stuck, threads alive)` since start (for
