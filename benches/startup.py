@@ -13,12 +13,15 @@ in ``sys.modules``. Per statement:
 * ``process ms``: the whole interpreter's wall time, start-up and exit included, as a user
   running a script feels it;
 * ``RSS MiB``: the process' resident memory once the statement has run (``VmRSS``);
-* how many ``langchain*``/``langgraph*`` modules the statement loaded.
+* how many ``langchain*``/``langgraph*`` modules the statement loaded, and how many modules
+  in all the process then has.
 
-Statements: ``import <pkg>``, ``from <pkg> import create_deep_agent``, and the latter
+Statements: ``import <pkg>``, ``from <pkg> import create_deep_agent``, the latter
 followed by ``create_deep_agent(model="anthropic:claude-sonnet-4-5")`` (the agent built,
 not run: no network; a placeholder API key is set so that both build their Anthropic
-client): what every program pays before its first model call, and the memory it starts from.
+client): what every program pays before its first model call, and the memory it starts from;
+and that agent's first ``invoke`` (one model turn answered by ``tests/sim``'s simulated
+Anthropic API, in a process of its own: ``sim_process.py``), what a run adds.
 
 Bytecode: both packages run from compiled bytecode, as installed wheels do (pip compiles
 them at install). The interpreters get a fresh ``PYTHONPYCACHEPREFIX`` (and never
@@ -51,7 +54,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple
+
+BENCHES = Path(__file__).resolve().parent
 
 PROBE = """
 import json, os, sys, time
@@ -62,7 +68,8 @@ elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 with open("/proc/self/status") as status:
     rss = next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
 loaded = [m for m in sys.modules if m.startswith(("langchain", "langgraph"))]
-print(json.dumps({{"seconds": elapsed, "cpu": cpu, "rss": rss, "langchain_modules": len(loaded)}}))
+out = {{"seconds": elapsed, "cpu": cpu, "rss": rss, "langchain_modules": len(loaded), "modules": len(sys.modules)}}
+print(json.dumps(out))
 """
 
 STATEMENTS = (
@@ -71,6 +78,13 @@ STATEMENTS = (
     (
         "... + create_deep_agent(model=anthropic)",
         'from {pkg} import create_deep_agent\ncreate_deep_agent(model="anthropic:claude-sonnet-4-5")',
+    ),
+    (
+        "... + a first invoke (simulated API)",
+        (
+            'from {pkg} import create_deep_agent\nagent = create_deep_agent(model="anthropic:claude-sonnet-4-5")\n'
+            'agent.invoke({{"messages": [{{"role": "user", "content": "hi"}}]}})'
+        ),
     ),
 )
 PACKAGES = ("deepagents", "deepagents_rs")
@@ -84,6 +98,7 @@ class Measured(NamedTuple):
     process: float
     rss_mib: float
     langchain_modules: int
+    modules: int
 
 
 def _env(pycache: str) -> dict[str, str]:
@@ -92,13 +107,19 @@ def _env(pycache: str) -> dict[str, str]:
     return env
 
 
-def measure(statement: str, repeat: int) -> Measured:
-    """Medians over ``repeat`` fresh interpreters (after a warm-up that writes the bytecode)."""
+def measure(statement: str, repeat: int, sim: Any = None, reply: Any = None) -> Measured:
+    """Medians over ``repeat`` fresh interpreters (after a warm-up that writes the bytecode);
+    ``sim`` (a simulated Anthropic API) answers each one model turn, with ``reply``."""
     code = PROBE.format(statement=statement)
-    inside, cpu, whole, rss, loaded = [], [], [], [], 0
+    inside, cpu, whole, rss, loaded, modules = [], [], [], [], 0, 0
     with tempfile.TemporaryDirectory(prefix="startup-pycache-") as pycache:
         env = _env(pycache)
+        if sim is not None:
+            env["ANTHROPIC_BASE_URL"] = sim.base_url
         for i in range(repeat + 1):
+            if sim is not None:
+                sim.reset()
+                sim.script(reply)
             start = time.perf_counter()
             proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env)
             wall = time.perf_counter() - start
@@ -111,9 +132,9 @@ def measure(statement: str, repeat: int) -> Measured:
             cpu.append(out["cpu"])
             whole.append(wall)
             rss.append(out["rss"])
-            loaded = out["langchain_modules"]
+            loaded, modules = out["langchain_modules"], out["modules"]
     median = statistics.median
-    return Measured(median(inside), median(cpu), median(whole), median(rss), loaded)
+    return Measured(median(inside), median(cpu), median(whole), median(rss), loaded, modules)
 
 
 def bare_interpreter(repeat: int) -> float:
@@ -139,16 +160,24 @@ def main() -> None:
     print(f"bare interpreter (python -c pass): {bare_interpreter(args.repeat) * 1000:.0f} ms process\n")
     header = (
         f"{'statement':<42} {'wall ms (da / rs)':>18} {'cpu ms (da / rs)':>17} {'cpu ratio':>9}  "
-        f"{'process ms (da / rs)':>20}  {'RSS MiB (da / rs)':>17}  {'LangChain modules (da / rs)':>27}"
+        f"{'process ms (da / rs)':>20}  {'RSS MiB (da / rs)':>17}  {'LangChain modules (da / rs)':>27}  "
+        f"{'modules (da / rs)':>17}"
     )
     print(header, "-" * len(header), sep="\n")
-    for label, template in STATEMENTS:
-        ref, ours = (measure(template.format(pkg=pkg), args.repeat) for pkg in PACKAGES)
-        print(
-            f"{label:<42} {_pair(ref.seconds, ours.seconds):>18} {_pair(ref.cpu, ours.cpu):>17} "
-            f"{ref.cpu / ours.cpu:>8.1f}x  {_pair(ref.process, ours.process):>20}  "
-            f"{_pair(ref.rss_mib, ours.rss_mib, 1):>17}  {f'{ref.langchain_modules} / {ours.langchain_modules}':>27}"
-        )
+    sys.path[:0] = [str(BENCHES), str(BENCHES.parent / "tests")]
+    from sim.anthropic import text
+    from sim_process import SimProcess
+
+    with SimProcess(min_cache_tokens=64) as sim:
+        for label, template in STATEMENTS:
+            ref, ours = (measure(template.format(pkg=pkg), args.repeat, sim, text("hello")) for pkg in PACKAGES)
+            print(
+                f"{label:<42} {_pair(ref.seconds, ours.seconds):>18} {_pair(ref.cpu, ours.cpu):>17} "
+                f"{ref.cpu / ours.cpu:>8.1f}x  {_pair(ref.process, ours.process):>20}  "
+                f"{_pair(ref.rss_mib, ours.rss_mib, 1):>17}  "
+                f"{f'{ref.langchain_modules} / {ours.langchain_modules}':>27}  "
+                f"{f'{ref.modules} / {ours.modules}':>17}"
+            )
     print(f"\nload average after the run: {os.getloadavg()[0]:.1f}")
 
 
