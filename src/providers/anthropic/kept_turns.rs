@@ -181,9 +181,11 @@ impl KeptTurns {
         // memoized encoding would hold each message's text a second time for as long as the
         // message lives (about 15 KB a 20-step conversation). A later step renders again
         // only the turn these end with: a message or two encoded again.
+        // Held by the request alone, not shared: no `Arc` (an allocation a message of a
+        // run's whole history at its first step).
         let encoded = rest
             .iter()
-            .map(|m| encode_message(m).map(Arc::new))
+            .map(|m| encode_message(m))
             .collect::<Result<Vec<_>, _>>()?;
         if encoded.iter().any(|e| matches!(e.part, Part::System(_))) {
             return Ok(None);

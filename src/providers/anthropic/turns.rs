@@ -2,6 +2,7 @@
 //! place a message's neighbours matter): merged user turns, the final assistant turn
 //! trimmed, empty assistant turns dropped, and system messages where `system_turns` says.
 
+use std::borrow::Borrow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -22,9 +23,13 @@ pub(super) struct Placement<'a> {
 }
 
 /// The conversation as the request sends it.
-pub(super) struct Formatted<'a> {
+///
+/// The encodings are held as the caller has them (`E`): shared from a cache, or a request's
+/// own, made for it alone (a run's first request encodes a whole history: an `Arc` each was
+/// an allocation and a free a message).
+pub(super) struct Formatted<'a, E = Arc<Encoded>> {
     /// The turns, written as a JSON array by `write_turns`.
-    turns: Turns<'a>,
+    turns: Turns<'a, E>,
     /// The blocks of the system messages opening the conversation, which follow the agent's
     /// own in `system`.
     pub leading: Vec<Value>,
@@ -36,15 +41,15 @@ pub(super) struct Formatted<'a> {
 
 /// What the turns are written from: the messages, their encodings, and the slots and order
 /// `format_turns` worked out.
-struct Turns<'a> {
+struct Turns<'a, E> {
     messages: &'a [Arc<Message>],
-    encoded: &'a [Arc<Encoded>],
+    encoded: &'a [E],
     slots: Vec<Slot>,
     last: Option<usize>,
     order: Vec<Out>,
 }
 
-impl Formatted<'_> {
+impl<E: Borrow<Encoded>> Formatted<'_, E> {
     /// The turns' JSON array, written at the end of `out` (straight into the request body:
     /// a long conversation's turns are not copied from a string of their own).
     pub(super) fn write_turns(&self, out: &mut Vec<u8>) -> Result<(), ModelError> {
@@ -78,7 +83,11 @@ impl Formatted<'_> {
 
     /// About how many bytes `write_turns` writes.
     pub(super) fn turns_len(&self) -> usize {
-        self.turns.encoded.iter().map(|e| e.json.len() + 32).sum()
+        self.turns
+            .encoded
+            .iter()
+            .map(|e| e.borrow().json.len() + 32)
+            .sum()
     }
 
     /// The turns' JSON array as a string.
@@ -116,14 +125,14 @@ enum Out {
 /// them: tool results become user turns, consecutive user turns merge, the final assistant
 /// turn's text is right-trimmed, empty assistant turns before it are dropped, and system
 /// messages go where `system_turns` says.
-pub(super) fn format_turns<'a>(
+pub(super) fn format_turns<'a, E: Borrow<Encoded>>(
     messages: &'a [Arc<Message>],
-    encoded: &'a [Arc<Encoded>],
+    encoded: &'a [E],
     placement: &Placement<'_>,
-) -> Result<Formatted<'a>, ModelError> {
+) -> Result<Formatted<'a, E>, ModelError> {
     let mut slots: Vec<Slot> = Vec::with_capacity(messages.len());
     for (i, enc) in encoded.iter().enumerate() {
-        match (&enc.part, slots.last_mut()) {
+        match (&enc.borrow().part, slots.last_mut()) {
             (Part::System(_), Some(Slot::Systems(held))) => held.end = i + 1,
             (Part::System(_), _) => slots.push(Slot::Systems(i..i + 1)),
             (Part::Turn(Role::User), Some(Slot::Turn(Role::User, held))) => held.end = i + 1,
@@ -132,12 +141,15 @@ pub(super) fn format_turns<'a>(
     }
     let last = slots.iter().rposition(|s| matches!(s, Slot::Turn(..)));
     let model = placement.model;
-    let system_of = |held: &Range<usize>| {
-        system_turns::merged(encoded[held.clone()].iter().filter_map(|e| match &e.part {
-            Part::System(content) => Some(content),
-            Part::Turn(_) => None,
-        }))
-    };
+    let system_of =
+        |held: &Range<usize>| {
+            system_turns::merged(encoded[held.clone()].iter().filter_map(
+                |e| match &e.borrow().part {
+                    Part::System(content) => Some(content),
+                    Part::Turn(_) => None,
+                },
+            ))
+        };
     let mut leading = Vec::new();
     let mut hoisted = None;
     let mut taken = placement.has_system;
@@ -181,7 +193,7 @@ pub(super) fn format_turns<'a>(
         // The API rejects empty assistant turns except a final prefill.
         if role == Role::Assistant
             && Some(s) != last
-            && encoded[held.clone()].iter().all(|e| e.empty)
+            && encoded[held.clone()].iter().all(|e| e.borrow().empty)
         {
             continue;
         }
@@ -192,7 +204,10 @@ pub(super) fn format_turns<'a>(
                 hoist(&content, &mut taken)?;
             }
         }
-        open = role == Role::User || encoded[held.clone()].iter().any(|e| e.server_result_last);
+        open = role == Role::User
+            || encoded[held.clone()]
+                .iter()
+                .any(|e| e.borrow().server_result_last);
         out.push(Out::Turn(s));
     }
     for content in pending {
@@ -230,7 +245,7 @@ fn in_place(content: &SystemContent, model: &str, out: &mut Vec<Out>) -> Result<
     Ok(())
 }
 
-impl Turns<'_> {
+impl<E: Borrow<Encoded>> Turns<'_, E> {
     fn render(
         &self,
         out: &mut Vec<u8>,
@@ -278,7 +293,7 @@ impl Turns<'_> {
                         out.extend_from_slice(to_json(&content)?.as_bytes());
                     }
                 }
-                1 => out.extend_from_slice(encoded[held.start].json.as_bytes()),
+                1 => out.extend_from_slice(encoded[held.start].borrow().json.as_bytes()),
                 _ => {
                     out.push(b'[');
                     let mut first = true;
@@ -287,7 +302,7 @@ impl Turns<'_> {
                         if !first {
                             out.push(b',');
                         }
-                        if e.write_blocks(out) {
+                        if e.borrow().write_blocks(out) {
                             first = false;
                         } else {
                             out.truncate(at);
