@@ -109,8 +109,9 @@ impl Agent {
         let (delta, reported) = if writes.len() == 1 {
             // The common step: the reply alone, written and streamed as is.
             let mut delta = writes.pop().unwrap_or_default();
-            let written = match &delta.messages {
-                MessagesDelta::Append(w) => w.clone(),
+            // Taken: the reducer's result replaces it.
+            let written = match std::mem::take(&mut delta.messages) {
+                MessagesDelta::Append(w) => w,
                 _ => Vec::new(),
             };
             delta.messages = StateDelta::add_messages(&state.messages, &written);
@@ -233,15 +234,14 @@ impl Agent {
                     reply.name.clone_from(&name);
                 }
                 // LangChain's id for a model reply: `lc_run--<run id>-<generation index>`.
-                let id = reply
+                reply
                     .id
-                    .get_or_insert_with(|| format!("lc_run--{}-0", new_id()))
-                    .clone();
+                    .get_or_insert_with(|| format!("lc_run--{}-0", new_id()));
                 if let Some(tokens) = &tokens {
                     if !tokens.streamed() {
                         tokens.whole(Arc::new(Message::Ai(reply.clone())));
                     }
-                    seen.lock().insert(id);
+                    seen.lock().insert(reply.id.clone().unwrap_or_default());
                 }
                 if let Some(l) = llm {
                     let message = Message::Ai(reply.clone());
