@@ -18,7 +18,7 @@ use crate::messages::{AiMessage, Content, HumanMessage, Message, SystemMessage, 
 use crate::middleware::{AnthropicPromptCaching, Middleware};
 use crate::model::{ChatModel, ModelRequest};
 use crate::state::AgentState;
-use crate::tools::{HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec};
+use crate::tools::{HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
 /// The arguments' one text: large, so that each copy of it stands out of everything else
 /// the run allocates.
@@ -129,8 +129,12 @@ fn run(model: Arc<CallsOnce>) -> (AgentState, usize) {
         .enable_all()
         .build()
         .expect("a runtime");
-    let (result, allocated) =
-        allocated_by(|| runtime.block_on(agent.run_guarded(input, RunOptions::default())));
+    // The failure as text: the closure's result stays small.
+    let (result, allocated) = allocated_by(|| {
+        runtime
+            .block_on(agent.run_guarded(input, RunOptions::default()))
+            .map_err(|failure| format!("{:?}", failure.error))
+    });
     (result.expect("a clean run").0, allocated)
 }
 

@@ -43,9 +43,12 @@ pub fn append_to_system(system: Option<Arc<SystemMessage>>, text: &str) -> Arc<S
 /// the prompt into new blocks again; the next entry's memo then finds its input unchanged.
 #[derive(Default)]
 pub struct SystemMemo<K> {
-    // The `Weak` keeps the message's allocation, so no other message can come at its address.
-    last: Mutex<Option<(Weak<SystemMessage>, K, Arc<SystemMessage>)>>,
+    last: Mutex<Option<Edited<K>>>,
 }
+
+/// An edit: the message given (the `Weak` keeps its allocation, so no other message can come
+/// at its address), the key, and the message made.
+type Edited<K> = (Weak<SystemMessage>, K, Arc<SystemMessage>);
 
 impl<K: PartialEq> SystemMemo<K> {
     /// `edit(system, &key)`, or what it gave for this message and key last time.
