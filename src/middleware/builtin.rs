@@ -45,14 +45,15 @@ impl Middleware for ParentNotifier {
 /// in deepagents, so their changes to the request are cached too, and before memory, whose
 /// block (changing as memory does) must stay out of this breakpoint's prefix.
 pub struct AnthropicPromptCaching {
-    cache_control: serde_json::Value,
+    /// Shared with each request it tags (one count, not a copy of the map at each call).
+    cache_control: Arc<serde_json::Value>,
     tagged: SystemMemo<()>,
 }
 
 impl Default for AnthropicPromptCaching {
     fn default() -> Self {
         AnthropicPromptCaching {
-            cache_control: serde_json::json!({"type": "ephemeral", "ttl": "5m"}),
+            cache_control: Arc::new(serde_json::json!({"type": "ephemeral", "ttl": "5m"})),
             tagged: SystemMemo::default(),
         }
     }
