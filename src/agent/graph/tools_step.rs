@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::node_report::{chain_start, node_end, report_message};
 use super::{Outcome, Run};
 use crate::agent::Agent;
-use crate::agent::routing::last_turn;
+use crate::agent::routing::{last_turn, tools_name};
 use crate::error::Error;
 use crate::events::{Event, EventKind, TraceData, Update};
 use crate::messages::Message;
@@ -49,7 +49,7 @@ impl Agent {
             None
         };
         let scope = Arc::new(RunScope {
-            agent: Arc::new(self.clone()),
+            agent: run.shared_agent(self),
             history: state.messages.clone(),
             files: state.files.clone(),
             files_host: state.files_host.clone(),
@@ -83,7 +83,11 @@ impl Agent {
         let before: &AgentState = state;
         // The calls are this step's own copies: each moves into its request.
         let futures = calls.into_iter().map(|call| {
-            let call_id = call.id.clone();
+            // The id only for a listener of routes (`CallRoute`), the one place it goes.
+            let call_id = per_call
+                .as_ref()
+                .filter(|e| e.wants(EventKind::Routes))
+                .and_then(|_| call.id.clone());
             let tool = call.name.clone();
             let mut request = ToolCallRequest {
                 tool: self.tools.get(&call.name).cloned(),
@@ -140,10 +144,10 @@ impl Agent {
                     let messages = result.written_messages();
                     if events.wants(EventKind::Messages) {
                         for message in &messages {
-                            report_message(events, &seen, "tools".into(), message);
+                            report_message(events, &seen, tools_name(), message);
                         }
                     }
-                    if let Some(call_id) = call_id.filter(|_| events.wants(EventKind::Routes)) {
+                    if let Some(call_id) = call_id {
                         let next = self.call_route(
                             before,
                             &messages,
@@ -154,7 +158,7 @@ impl Agent {
                     }
                     if events.wants(EventKind::Updates) {
                         events.emit(Event::Update {
-                            node: "tools".into(),
+                            node: tools_name(),
                             update: Some(call_update(messages, &result)),
                         });
                     }
@@ -242,7 +246,7 @@ impl Agent {
         delta.keys_first = true;
         let delta = if whole {
             // One task wrote everything: reported like any other node.
-            self.finish_node(step, &"tools".into(), delta, None, state, run, whole_trace)
+            self.finish_node(step, &tools_name(), delta, None, state, run, whole_trace)
                 .await?
         } else {
             self.fold_write(state, &mut delta, run).await?;
