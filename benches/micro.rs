@@ -102,7 +102,7 @@ fn request(model: Arc<dyn deepagents_rs::model::ChatModel>, n: usize) -> ModelRe
     });
     let messages = history(n).to_vec().into();
     ModelRequest {
-        cache_control: Some(json!({"type": "ephemeral", "ttl": "5m"})),
+        cache_control: Some(Arc::new(json!({"type": "ephemeral", "ttl": "5m"}))),
         ..ModelRequest::new(model, Some(system), messages, tools())
     }
 }

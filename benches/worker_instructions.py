@@ -16,8 +16,11 @@ thread). ``--history N`` starts every conversation with ``N`` earlier messages (
 so their building cancels out of the difference. Needs valgrind, and for function names a build with symbols (the
 release ``.so`` is stripped): ``maturin build --release --strip false``.
 
+``--calls malloc,free`` counts the calls a step of the functions named (on ``--thread``'s
+threads; the callers' ``calls=`` lines of the profiles, so it also needs symbols).
+
 Usage: ``python benches/worker_instructions.py [--steps 20] [--extra 2] [--history 0] [--top 0]
-[--thread workers|calling]``
+[--thread workers|calling] [--calls malloc,free]``
 """
 
 from __future__ import annotations
@@ -70,6 +73,34 @@ def _group(path: str) -> str:
 def _thread_costs(prefix: str) -> dict[str, tuple[int, collections.Counter[str]]]:
     """Each group's total and inclusive cost by function, from one run's files."""
     return {g: _costs([p for p in sorted(glob.glob(prefix + "-*")) if _group(p) == g]) for g in GROUPS}
+
+
+def _thread_calls(prefix: str) -> dict[str, collections.Counter[str]]:
+    """Each group's calls by callee (from the ``calls=`` lines), from one run's files."""
+    return {g: _calls([p for p in sorted(glob.glob(prefix + "-*")) if _group(p) == g]) for g in GROUPS}
+
+
+def _calls(paths: list[str]) -> collections.Counter[str]:
+    counts: collections.Counter[str] = collections.Counter()
+    for path in paths:
+        # Callgrind writes a name once, after its number (``cfn=(12) malloc``), later the
+        # number alone (``cfn=(12)``); function numbers are the file's own.
+        names: dict[str, str] = {}
+        callee = ""
+        with open(path) as f:
+            for line in f:
+                if line.startswith(("fn=", "cfn=")):
+                    m = re.match(r"c?fn=(\(\d+\))?\s*(.*)", line.rstrip("\n"))
+                    assert m
+                    number, name = m.groups()
+                    if number and name:
+                        names[number] = name
+                    name = names.get(number, name) if number else name
+                    if line.startswith("cfn="):
+                        callee = name
+                elif line.startswith("calls="):
+                    counts[callee] += int(line[6:].split()[0])
+    return counts
 
 
 def _costs(paths: list[str]) -> tuple[int, collections.Counter[str]]:
@@ -134,7 +165,7 @@ def _run(
     finally:
         server.terminate()
         server.wait(timeout=30)
-    return _thread_costs(prefix)
+    return _thread_costs(prefix), _thread_calls(prefix)
 
 
 def main() -> None:
@@ -144,18 +175,22 @@ def main() -> None:
     parser.add_argument("--history", type=int, default=0, help="earlier messages in every conversation")
     parser.add_argument("--top", type=int, default=0, help="list the N costliest functions a step")
     parser.add_argument("--thread", choices=GROUPS[:2], default="workers", help="whose functions --top lists")
+    parser.add_argument("--calls", default="", help="count calls a step of these functions (malloc,free)")
     parser.add_argument("--drive", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.drive is not None:
         _drive(args.drive)
         return
     with tempfile.TemporaryDirectory() as out_dir:
-        base_run = _run(1, args.steps, args.history, 1 + args.extra, out_dir)
-        more_run = _run(1 + args.extra, args.steps, args.history, 1 + args.extra, out_dir)
+        base_run, base_calls = _run(1, args.steps, args.history, 1 + args.extra, out_dir)
+        more_run, more_calls = _run(1 + args.extra, args.steps, args.history, 1 + args.extra, out_dir)
     n = args.extra * args.steps
     print(f"worker instructions a step: {(more_run['workers'][0] - base_run['workers'][0]) / n:,.0f}")
     for group in GROUPS[1:]:
         print(f"{group} thread instructions a step: {(more_run[group][0] - base_run[group][0]) / n:,.0f}")
+    for callee in filter(None, args.calls.split(",")):
+        calls = (more_calls[args.thread][callee] - base_calls[args.thread][callee]) / n
+        print(f"{callee} calls a step ({args.thread}): {calls:,.1f}")
     base, more = base_run[args.thread][1], more_run[args.thread][1]
     # The thread's and the runtime's own frames hold every step whole: left out of the list.
     scaffolding = ("std::", "core::ops::function::", "tokio::runtime::", "start_thread", "clone")

@@ -43,7 +43,8 @@ pub struct ModelRequest {
     pub model_settings: Map<String, Value>,
     /// The prompt-cache breakpoint marker (`{"type": "ephemeral", "ttl": "5m"}`) when the
     /// caching entry of the chain asked for breakpoints; the provider places them.
-    pub cache_control: Option<Value>,
+    /// Shared: the entry hands the same marker to every call.
+    pub cache_control: Option<Arc<Value>>,
     /// The state the model step started from (what middleware sees as `request.state`).
     pub state: AgentState,
     /// Where the reply's chunks go when the caller streams tokens.

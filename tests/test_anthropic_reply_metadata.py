@@ -81,7 +81,30 @@ def _odd(run: int) -> list[dict[str, Any]]:
     ]
 
 
-def _replies(impl: Any, script: Any, stream: bool) -> list[tuple[str, dict]]:
+def _alternating(run: int) -> list[dict[str, Any]]:
+    """Replies of one key shape (at the top, in the usage) whose values come and go: a value
+    where the reply before had `None` and the other way round, a nested dict given then left
+    out. Ours are copies of one template a shape (`dict_templates`): each must hold its own
+    reply's values and nothing of the one before."""
+    call = _plain(run)[0]
+    return [
+        {
+            **call,
+            "id": f"msg_{run}_1",
+            "usage": {**USAGE, "server_tool_use": {"web_search_requests": 1}, "inference_geo": "us"},
+        },
+        {**call, "id": f"msg_{run}_2", "usage": {**USAGE, "input_tokens": 13}},
+        {
+            "id": f"msg_{run}_3",
+            "content": [{"type": "text", "text": "It is 5."}],
+            "stop_reason": "stop_sequence",
+            "stop_sequence": "###",
+            "usage": {**USAGE, "server_tool_use": {"web_fetch_requests": 3, "web_search_requests": 0}},
+        },
+    ]
+
+
+def _ai_messages(impl: Any, script: Any, stream: bool) -> list[Any]:
     with SimAnthropic(min_cache_tokens=64) as sim, pytest.MonkeyPatch.context() as mp:
         mp.setenv("ANTHROPIC_BASE_URL", sim.base_url)
         mp.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
@@ -96,6 +119,10 @@ def _replies(impl: Any, script: Any, stream: bool) -> list[tuple[str, dict]]:
             messages = values["messages"]
         else:
             messages = agent.invoke(request)["messages"]
+    return [m for m in messages if m.type == "ai"]
+
+
+def _replies(impl: Any, script: Any, stream: bool) -> list[tuple[str, dict]]:
     # The metadata as JSON text, so that key order counts in the comparison. (The usage's
     # details differ in order: our reply's message is validated whole, where
     # langchain-anthropic sets `usage_metadata` after validation. Streamed, our usage is the
@@ -103,16 +130,31 @@ def _replies(impl: Any, script: Any, stream: bool) -> list[tuple[str, dict]]:
     # chunks leave out: `test_anthropic_stream.py`.)
     return [
         (json.dumps(m.response_metadata, default=str), None if stream else m.usage_metadata)
-        for m in messages
-        if m.type == "ai"
+        for m in _ai_messages(impl, script, stream)
     ]
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
-@pytest.mark.parametrize("script", [_plain, _rich, _odd], ids=["plain", "rich", "odd"])
+@pytest.mark.parametrize("script", [_plain, _rich, _odd, _alternating], ids=["plain", "rich", "odd", "alternating"])
 def test_reply_metadata_matches_langchain_anthropic(script: Any, stream: bool) -> None:
     deepagents = pytest.importorskip("deepagents")
     theirs = _replies(deepagents, script, stream)
     ours = _replies(deepagents_rs, script, stream)
     assert len(ours) == len(script(0))
     assert ours == theirs
+
+
+def test_each_reply_has_its_own_metadata_dicts() -> None:
+    """A reply's metadata dicts (its own and its usage's) are its own: a change to one reply's
+    shows in no other reply, nor in the next run's (ours are copies of a template a shape)."""
+    first = _ai_messages(deepagents_rs, _plain, False)
+    expected = [json.dumps(m.response_metadata, default=str) for m in first]
+    assert first[0].response_metadata is not first[1].response_metadata
+    assert first[0].response_metadata["usage"] is not first[1].response_metadata["usage"]
+    for m in first:
+        m.response_metadata["stop_sequence"] = "changed"
+        m.response_metadata["usage"]["input_tokens"] = -1
+        m.response_metadata["usage"]["added"] = 1
+        m.response_metadata["added"] = 1
+    again = _ai_messages(deepagents_rs, _plain, False)
+    assert [json.dumps(m.response_metadata, default=str) for m in again] == expected

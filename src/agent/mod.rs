@@ -8,6 +8,8 @@ mod guard;
 mod routing;
 mod spawn;
 mod stack;
+#[cfg(test)]
+mod step_copies;
 mod structured;
 
 use std::sync::Arc;

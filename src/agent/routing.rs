@@ -2,7 +2,7 @@
 //! alone (and a hook's `jump_to`), and the names LangGraph gives the nodes.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use super::{Agent, StartTask};
 use crate::error::Error;
@@ -36,6 +36,21 @@ impl Task {
     pub(super) fn is_pushed(&self) -> bool {
         self.own.is_some() || matches!(self.node, Node::Tools(false))
     }
+}
+
+/// The loop's two nodes' names, made once: a step names its node several times (for the
+/// breakpoints, the next step's tasks, its route and its write), each an `Arc<str>`.
+static MODEL: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("model"));
+static TOOLS: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("tools"));
+
+/// `model`'s name, shared.
+pub(super) fn model_name() -> Arc<str> {
+    MODEL.clone()
+}
+
+/// `tools`' name, shared.
+pub(super) fn tools_name() -> Arc<str> {
+    TOOLS.clone()
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -87,10 +102,22 @@ impl Agent {
         };
         ai.tool_calls
             .iter()
-            .filter(|c| !self.is_schema_tool(&c.name))
-            .filter(|c| !c.id.as_deref().is_some_and(|id| answered.contains(id)))
+            .filter(|c| self.is_pending(c, &answered))
             .cloned()
             .collect()
+    }
+
+    /// Whether the last AI message has a call that still needs running: `pending_calls`
+    /// without copying the calls (their arguments can be large) only to count them.
+    fn has_pending_calls(&self, state: &AgentState) -> bool {
+        last_turn(state).is_some_and(|(ai, answered, _)| {
+            ai.tool_calls.iter().any(|c| self.is_pending(c, &answered))
+        })
+    }
+
+    fn is_pending(&self, call: &ToolCall, answered: &HashSet<&str>) -> bool {
+        !self.is_schema_tool(&call.name)
+            && !call.id.as_deref().is_some_and(|id| answered.contains(id))
     }
 
     /// LangGraph's name of a hook node.
@@ -102,8 +129,8 @@ impl Agent {
     pub(super) fn route_of(&self, next: &Node, state: &AgentState) -> Route {
         match next {
             Node::End => Route::End,
-            Node::Model => Route::Node("model".into()),
-            Node::Tools(true) => Route::Node("tools".into()),
+            Node::Model => Route::Node(model_name()),
+            Node::Tools(true) => Route::Node(tools_name()),
             Node::Tools(false) => Route::Calls(self.pending_calls(state)),
             Node::Hook(hook, position) => Route::Node(self.hook_name(*hook, *position)),
         }
@@ -196,7 +223,7 @@ impl Agent {
         if ai.tool_calls.is_empty() {
             return self.exit();
         }
-        if !self.pending_calls(state).is_empty() {
+        if self.has_pending_calls(state) {
             return Node::Tools(false);
         }
         // A response cleared by this call (`null`) is none.
@@ -301,11 +328,14 @@ impl Agent {
     /// The next step's tasks from the branches of this step's: pushed tasks (`Send`s, the
     /// model's calls) first, in the order they were sent, then each node named once, in
     /// name order, as LangGraph prepares a step's tasks. The end is no task.
-    pub(super) fn next_step(&self, branches: Vec<Task>) -> Vec<Task> {
-        let (mut pushed, pulled): (Vec<Task>, Vec<Task>) = branches
-            .into_iter()
-            .filter(|t| !matches!(t.node, Node::End))
-            .partition(Task::is_pushed);
+    pub(super) fn next_step(&self, mut branches: Vec<Task>) -> Vec<Task> {
+        branches.retain(|t| !matches!(t.node, Node::End));
+        // One task (a step's usual branch): nothing to order, and its list is the step's.
+        if branches.len() < 2 {
+            return branches;
+        }
+        let (mut pushed, pulled): (Vec<Task>, Vec<Task>) =
+            branches.into_iter().partition(Task::is_pushed);
         let mut named: Vec<(Arc<str>, Task)> = Vec::new();
         for task in pulled {
             let Some(name) = self.node_name(&task.node) else {
@@ -366,8 +396,8 @@ impl Agent {
     pub(super) fn node_name(&self, node: &Node) -> Option<Arc<str>> {
         match node {
             Node::End => None,
-            Node::Model => Some("model".into()),
-            Node::Tools(_) => Some("tools".into()),
+            Node::Model => Some(model_name()),
+            Node::Tools(_) => Some(tools_name()),
             Node::Hook(hook, position) => Some(self.hook_name(*hook, *position)),
         }
     }

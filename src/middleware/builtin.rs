@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use super::system_prompt::tag_last_block;
+use super::system_prompt::{SystemMemo, tag_message};
 use super::{Hook, HookContext, HookOutput, Middleware, ModelHandler, ModelResponse};
 use crate::error::Error;
 use crate::model::ModelRequest;
@@ -45,13 +45,16 @@ impl Middleware for ParentNotifier {
 /// in deepagents, so their changes to the request are cached too, and before memory, whose
 /// block (changing as memory does) must stay out of this breakpoint's prefix.
 pub struct AnthropicPromptCaching {
-    cache_control: serde_json::Value,
+    /// Shared with each request it tags (one count, not a copy of the map at each call).
+    cache_control: Arc<serde_json::Value>,
+    tagged: SystemMemo<()>,
 }
 
 impl Default for AnthropicPromptCaching {
     fn default() -> Self {
         AnthropicPromptCaching {
-            cache_control: serde_json::json!({"type": "ephemeral", "ttl": "5m"}),
+            cache_control: Arc::new(serde_json::json!({"type": "ephemeral", "ttl": "5m"})),
+            tagged: SystemMemo::default(),
         }
     }
 }
@@ -71,7 +74,11 @@ impl Middleware for AnthropicPromptCaching {
         next: ModelHandler,
     ) -> BoxFuture<'static, Result<ModelResponse, Error>> {
         if request.model.supports_prompt_cache() {
-            request.system = tag_last_block(request.system.take(), &self.cache_control);
+            request.system = request.system.take().map(|system| {
+                let cache_control = &self.cache_control;
+                self.tagged
+                    .edit(system, (), |s, _| tag_message(s, cache_control))
+            });
             request.cache_control = Some(self.cache_control.clone());
         }
         next.call(request)

@@ -1,7 +1,9 @@
 //! Edits of the system message that several entries make, as deepagents' and
 //! langchain-anthropic's helpers make them.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+
+use parking_lot::Mutex;
 
 use serde_json::{Value, json};
 
@@ -35,6 +37,40 @@ pub fn append_to_system(system: Option<Arc<SystemMessage>>, text: &str) -> Arc<S
     with_blocks(blocks)
 }
 
+/// An entry's last edit of the system message and what it gave: every step hands the agent's
+/// one system message (the same `Arc`) through the same edits, so the same message (by its
+/// allocation) with the same `key` is given the same result, the same `Arc`, without copying
+/// the prompt into new blocks again; the next entry's memo then finds its input unchanged.
+#[derive(Default)]
+pub struct SystemMemo<K> {
+    last: Mutex<Option<Edited<K>>>,
+}
+
+/// An edit: the message given (the `Weak` keeps its allocation, so no other message can come
+/// at its address), the key, and the message made.
+type Edited<K> = (Weak<SystemMessage>, K, Arc<SystemMessage>);
+
+impl<K: PartialEq> SystemMemo<K> {
+    /// `edit(system, &key)`, or what it gave for this message and key last time.
+    pub fn edit(
+        &self,
+        system: Arc<SystemMessage>,
+        key: K,
+        edit: impl FnOnce(Arc<SystemMessage>, &K) -> Arc<SystemMessage>,
+    ) -> Arc<SystemMessage> {
+        if let Some((from, last_key, to)) = &*self.last.lock()
+            && std::ptr::eq(from.as_ptr(), Arc::as_ptr(&system))
+            && *last_key == key
+        {
+            return to.clone();
+        }
+        let from = Arc::downgrade(&system);
+        let to = edit(system, &key);
+        *self.last.lock() = Some((from, key, to.clone()));
+        to
+    }
+}
+
 /// langchain-anthropic's `_tag_system_message`: `cache_control` on the message's last block
 /// (a string prompt becomes one text block). An empty prompt is left as it is, and a last
 /// block that is not an object is replaced by the marker alone, as there.
@@ -42,11 +78,15 @@ pub fn tag_last_block(
     system: Option<Arc<SystemMessage>>,
     cache_control: &Value,
 ) -> Option<Arc<SystemMessage>> {
-    let message = system?;
+    system.map(|message| tag_message(message, cache_control))
+}
+
+/// `tag_last_block` on a message there is.
+pub fn tag_message(message: Arc<SystemMessage>, cache_control: &Value) -> Arc<SystemMessage> {
     let mut blocks = match &message.content {
-        Content::Text(t) if t.is_empty() => return Some(message),
+        Content::Text(t) if t.is_empty() => return message,
         Content::Text(t) => vec![json!({"type": "text", "text": t})],
-        Content::Blocks(b) if b.is_empty() => return Some(message),
+        Content::Blocks(b) if b.is_empty() => return message,
         Content::Blocks(b) => b.clone(),
     };
     if let Some(last) = blocks.last_mut() {
@@ -55,7 +95,7 @@ pub fn tag_last_block(
         }
         last["cache_control"] = cache_control.clone();
     }
-    Some(with_blocks(blocks))
+    with_blocks(blocks)
 }
 
 /// A prompt section appended to the request's system message, as memory and skills add
@@ -93,6 +133,24 @@ mod tests {
                 json!({"type": "text", "text": "\n\nX"})
             ])
         );
+    }
+
+    #[test]
+    fn a_memo_hands_on_its_last_result_for_the_same_message_and_key() {
+        let memo = SystemMemo::default();
+        let base = text("base").unwrap();
+        let append = |s, p: &String| append_to_system(Some(s), p);
+        let first = memo.edit(base.clone(), "X".to_owned(), append);
+        assert_eq!(first, append_to_system(Some(base.clone()), "X"));
+        let again = memo.edit(base.clone(), "X".to_owned(), append);
+        assert!(Arc::ptr_eq(&first, &again), "the same Arc, not a new copy");
+        // A new key, or an equal message elsewhere (an entry before changed it), is edited.
+        let other = memo.edit(base.clone(), "Y".to_owned(), append);
+        assert_eq!(other, append_to_system(Some(base.clone()), "Y"));
+        let equal = text("base").unwrap();
+        let fresh = memo.edit(equal, "Y".to_owned(), append);
+        assert!(!Arc::ptr_eq(&other, &fresh));
+        assert_eq!(other, fresh);
     }
 
     #[test]

@@ -10,6 +10,9 @@
 //! or a text with escapes is read by serde (rare in metadata); a field the shape rewrites
 //! (`NullFields::rewritten`) or a list of models makes `dict` give `None`, and the caller
 //! takes the old path.
+//!
+//! Each dict is made through `dict_templates`: a reply's dicts have the same keys reply after
+//! reply, so each is a copy of its shape's template with the values written in.
 
 use std::borrow::Cow;
 
@@ -18,7 +21,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
 use serde_json::Value;
 
-use super::interned_keys::{dict_key, text_value};
+use super::dict_templates::{self, Entries};
+use super::interned_keys::text_value;
 use super::value::to_py;
 use crate::compact_map::{CompactMap, Field, Nested, RawEntries};
 
@@ -43,14 +47,14 @@ pub(super) fn dict<'py>(py: Python<'py>, map: &CompactMap) -> PyResult<Option<Bo
 
 /// An object's entries as a dict, in their order.
 fn object<'py>(py: Python<'py>, entries: RawEntries<'_>) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let dict = PyDict::new(py);
+    let mut made = Entries::new();
     for (key, raw) in entries {
         let Some(value) = value(py, raw)? else {
             return Ok(None);
         };
-        dict.set_item(dict_key(py, &key), value)?;
+        made.push((key, value));
     }
-    Ok(Some(dict))
+    dict_templates::dict(py, made).map(Some)
 }
 
 /// An object (its entries `given` in order) of a shape of nulls as `NullFields::fill`
@@ -61,7 +65,7 @@ fn shaped<'py>(
     mut given: Vec<(Cow<'_, str>, &str)>,
     fields: &[Field],
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let dict = PyDict::new(py);
+    let mut made = Entries::with_capacity(fields.len() + given.len());
     for (name, nested) in fields {
         let value = match given.iter().position(|(key, _)| key == name) {
             None => py.None().into_bound(py),
@@ -81,15 +85,15 @@ fn shaped<'py>(
                 made
             }
         };
-        dict.set_item(dict_key(py, name), value)?;
+        made.push((Cow::Borrowed(*name), value));
     }
     for (key, raw) in given {
         let Some(value) = value(py, raw)? else {
             return Ok(None);
         };
-        dict.set_item(dict_key(py, &key), value)?;
+        made.push((key, value));
     }
-    Ok(Some(dict))
+    dict_templates::dict(py, made).map(Some)
 }
 
 /// A value's JSON text as a dict value (a text interned when short, as `InternedDict` puts

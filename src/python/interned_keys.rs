@@ -97,7 +97,7 @@ pub(crate) fn dict_key<'py>(py: Python<'py>, key: &str) -> Bound<'py, PyString> 
 }
 
 /// Whether this interpreter drops an interned string once nothing uses it (read once).
-fn interning_frees(py: Python<'_>) -> bool {
+pub(super) fn interning_frees(py: Python<'_>) -> bool {
     static FREES: PyOnceLock<bool> = PyOnceLock::new();
     *FREES.get_or_init(py, || {
         let v = py.version_info();

@@ -19,6 +19,7 @@ mod composite_plan;
 mod composite_replies;
 mod composite_search;
 mod convert;
+mod dict_templates;
 mod disk_change;
 mod disk_paths;
 mod entry_call;

@@ -346,7 +346,7 @@ fn settings_arg<'py>(py: Python<'py>, request: &ModelRequest) -> PyResult<Bound<
     }
     settings.extend(request.model_settings.clone());
     if let Some(cc) = &request.cache_control {
-        settings.insert("cache_control".into(), cc.clone());
+        settings.insert("cache_control".into(), serde_json::Value::clone(cc));
     }
     Ok(pythonize::pythonize(py, &settings)?)
 }

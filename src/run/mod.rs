@@ -14,7 +14,7 @@ use crate::state::{AgentState, StateDelta};
 use crate::structured::StructuredOutput;
 use crate::tools::HostContext;
 use crate::usage_sum::UsageSum;
-pub use random_ids::{new_id, new_ids, now_v7};
+pub use random_ids::{new_id, new_id_between, new_ids, now_v7};
 pub use resumes::{SubagentResume, SubagentResumes};
 
 /// deepagents configures its graph with this limit.
@@ -115,6 +115,12 @@ impl std::fmt::Debug for Drain {
 impl Stops {
     fn matches(list: &[String], node: &str) -> bool {
         list.iter().any(|n| n == "*" || n == node)
+    }
+
+    /// Whether any node is stopped at (before or after it): a run without breakpoints does
+    /// not name its nodes for them.
+    pub fn at_nodes(&self) -> bool {
+        !self.before.is_empty() || !self.after.is_empty()
     }
 
     pub fn before(&self, node: &str) -> bool {

@@ -95,6 +95,22 @@ pub fn new_id() -> String {
     }
 }
 
+/// `format!("{prefix}{}{suffix}", new_id())` in one allocation of its size (formatted, the
+/// id was a string of its own and the text grew twice).
+pub fn new_id_between(prefix: &str, suffix: &str) -> String {
+    let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    let id = match random16() {
+        Some(random) => uuid::Builder::from_random_bytes(random).into_uuid(),
+        None => uuid::Uuid::new_v4(),
+    };
+    let id = id.hyphenated().encode_lower(&mut text);
+    let mut out = String::with_capacity(prefix.len() + id.len() + suffix.len());
+    out.push_str(prefix);
+    out.push_str(id);
+    out.push_str(suffix);
+    out
+}
+
 /// `n` fresh uuid4 ids from one read of the system's random source (a read per id was a
 /// visible share of a long input's conversion); empty if the source fails, and the caller
 /// falls back to `new_id`.
@@ -168,6 +184,25 @@ mod tests {
     use std::collections::HashSet;
 
     /// Ids come from one read per pool, and each is a distinct uuid4.
+    #[test]
+    fn an_id_between_is_the_id_formatted_in_one_allocation() {
+        let id = new_id_between("lc_run--", "-0");
+        let uuid = id
+            .strip_prefix("lc_run--")
+            .and_then(|rest| rest.strip_suffix("-0"))
+            .expect("the prefix and the suffix");
+        let parsed = uuid::Uuid::parse_str(uuid).expect("a uuid");
+        assert_eq!(parsed.get_version_num(), 4);
+        assert_eq!(
+            parsed.hyphenated().to_string(),
+            uuid,
+            "hyphenated, lower case"
+        );
+        assert_ne!(new_id_between("lc_run--", "-0"), id);
+        // Made at its size: `format!` left room (and grew twice).
+        assert_eq!(id.capacity(), id.len());
+    }
+
     #[test]
     fn ids_come_from_a_read_per_pool_and_differ() {
         let ids: Vec<String> = (0..4 * POOL_IDS).map(|_| new_id()).collect();

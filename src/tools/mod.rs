@@ -216,6 +216,17 @@ impl ToolResult {
         out
     }
 
+    /// `written_messages`, moved out of the result.
+    pub fn into_written_messages(self) -> Vec<Arc<Message>> {
+        let write = self.write;
+        let mut out: Vec<Arc<Message>> = write.before.into_iter().map(Arc::new).collect();
+        if !write.unanswered {
+            out.push(Arc::new(Message::Tool(self.message)));
+        }
+        out.extend(write.after.into_iter().map(Arc::new));
+        out
+    }
+
     /// The call's writes of state keys other than `messages` and `files`, in the order
     /// LangGraph applies them: the earlier writes of keys written twice, then `extra`.
     pub fn key_writes(&self) -> impl Iterator<Item = (&String, &crate::host::Opaque)> {
@@ -337,7 +348,7 @@ impl ToolSet {
     #[allow(clippy::too_many_arguments)]
     pub fn run_one(
         &self,
-        call: &ToolCall,
+        call: ToolCall,
         tool: Option<Arc<dyn Tool>>,
         host: HostContext,
         run: Arc<RunScope>,
@@ -345,8 +356,6 @@ impl ToolSet {
         events: Option<StepEmitter>,
         trace: Option<NodeTrace>,
     ) -> BoxFuture<'static, Result<ToolResult, ToolError>> {
-        let call_id = call.id.clone().unwrap_or_default();
-        let name = call.name.clone();
         // A tool a wrapper attached under another name (it rewrote the call) does not run it.
         let tool = tool
             .filter(|t| t.spec().name == call.name)
@@ -382,22 +391,28 @@ impl ToolSet {
             (None, Some(tool)) => tool,
             (refusal, _) => {
                 let text = refusal.unwrap_or_default();
+                let (call_id, name) = (call.id.unwrap_or_default(), call.name);
                 return Box::pin(
                     async move { Ok(to_result(ToolOutput::error(text), call_id, name)) },
                 );
             }
         };
-        let args = call.args.clone();
         let args_origin = call.args_origin.clone().filter(|o| o.matches(&call.args));
-        let traced_call = call.clone();
+        // A tool that does not report itself (the core's own, `task`) gets a tool run here,
+        // which is handed the call; otherwise the call's arguments move to the tool uncopied.
+        let (args, call_id, name, traced_call) = if trace.is_some() && !tool.traces_itself() {
+            let (id, name) = (call.id.clone().unwrap_or_default(), call.name.clone());
+            (call.args.clone(), id, name, Some(call))
+        } else {
+            (call.args, call.id.unwrap_or_default(), call.name, None)
+        };
         Box::pin(async move {
-            // A tool that does not report itself (the core's own, `task`) gets a tool run
-            // here; a host tool is handed its node's run and reports itself.
-            let (trace, own_run) = match trace {
-                Some(t) if !tool.traces_itself() => {
+            // A host tool is handed its node's run and reports itself.
+            let (trace, own_run) = match (trace, &traced_call) {
+                (Some(t), Some(traced_call)) => {
                     let run = t
                         .tracer
-                        .tool_start(t.run.clone(), TraceData::ToolCall(&traced_call))
+                        .tool_start(t.run.clone(), TraceData::ToolCall(traced_call))
                         .await
                         .map(|run| NodeTrace {
                             tracer: t.tracer.clone(),
@@ -405,7 +420,7 @@ impl ToolSet {
                         });
                     (run.clone(), run)
                 }
-                other => (other, None),
+                (other, _) => (other, None),
             };
             let ctx = ToolContext {
                 tool_call_id: call_id.clone(),

@@ -46,6 +46,9 @@ struct Run<'a> {
     /// The step runs several tasks: each node's write is the step's to apply and report as
     /// state (`side_by_side`), not the node's.
     side_by_side: bool,
+    /// The agent as its tools' scope holds it (`RunScope::agent`), copied at the run's first
+    /// tools step: a copy at each step was two allocations and a count for each tool.
+    shared: std::sync::OnceLock<Arc<Agent>>,
 }
 
 /// What a node did: its write, a hook's jump, the tools' gotos and sends.
@@ -86,6 +89,11 @@ impl Run<'_> {
             namespace: self.options.namespace.clone(),
             subagent: self.options.subagent.clone(),
         }
+    }
+
+    /// `agent`, shared (see `shared`).
+    fn shared_agent(&self, agent: &Agent) -> Arc<Agent> {
+        self.shared.get_or_init(|| Arc::new(agent.clone())).clone()
     }
 
     fn emitter(&self, step: u64) -> Option<StepEmitter> {
@@ -130,6 +138,7 @@ impl Agent {
                 run,
             }),
             side_by_side: false,
+            shared: std::sync::OnceLock::new(),
         };
         if let Some(e) = &options.events
             && e.wants(EventKind::Values)
@@ -153,10 +162,14 @@ impl Agent {
         loop {
             // LangGraph's `interrupt_before`/`interrupt_after`: the run ends at the boundary
             // (a resumed run starts past it, at the node it stopped before).
-            let names: Vec<Arc<str>> = tasks
-                .iter()
-                .filter_map(|t| self.node_name(&t.node))
-                .collect();
+            let names: Vec<Arc<str>> = if options.stops.at_nodes() {
+                tasks
+                    .iter()
+                    .filter_map(|t| self.node_name(&t.node))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             if !first && names.iter().any(|n| options.stops.before(n)) {
                 return Ok(());
             }

@@ -7,12 +7,13 @@ use super::Run;
 use super::node_report::node_end;
 use super::task_note::note_task_error;
 use crate::agent::Agent;
+use crate::agent::routing::model_name;
 use crate::error::Error;
 use crate::events::{ModelInfo, NodeTrace, TraceData, Update};
 use crate::messages::{AiMessage, Message};
 use crate::middleware::ModelResponse;
 use crate::model::{ModelRequest, TokenSink};
-use crate::run::new_id;
+use crate::run::{new_id, new_id_between};
 use crate::state::{AgentState, MessagesDelta, StateDelta};
 use crate::tools::HostContext;
 
@@ -109,8 +110,9 @@ impl Agent {
         let (delta, reported) = if writes.len() == 1 {
             // The common step: the reply alone, written and streamed as is.
             let mut delta = writes.pop().unwrap_or_default();
-            let written = match &delta.messages {
-                MessagesDelta::Append(w) => w.clone(),
+            // Taken: the reducer's result replaces it.
+            let written = match std::mem::take(&mut delta.messages) {
+                MessagesDelta::Append(w) => w,
                 _ => Vec::new(),
             };
             delta.messages = StateDelta::add_messages(&state.messages, &written);
@@ -131,7 +133,7 @@ impl Agent {
         };
         // Boxed: its future (~1.7 KB) would otherwise size this step's state while the model
         // call is awaited, the longest wait of every conversation in flight.
-        Box::pin(self.finish_node(step, &"model".into(), delta, reported, state, run, trace)).await
+        Box::pin(self.finish_node(step, &model_name(), delta, reported, state, run, trace)).await
     }
 
     /// The innermost model handler: the call itself, the reply's name and id, its report
@@ -233,15 +235,14 @@ impl Agent {
                     reply.name.clone_from(&name);
                 }
                 // LangChain's id for a model reply: `lc_run--<run id>-<generation index>`.
-                let id = reply
+                reply
                     .id
-                    .get_or_insert_with(|| format!("lc_run--{}-0", new_id()))
-                    .clone();
+                    .get_or_insert_with(|| new_id_between("lc_run--", "-0"));
                 if let Some(tokens) = &tokens {
                     if !tokens.streamed() {
                         tokens.whole(Arc::new(Message::Ai(reply.clone())));
                     }
-                    seen.lock().insert(id);
+                    seen.lock().insert(reply.id.clone().unwrap_or_default());
                 }
                 if let Some(l) = llm {
                     let message = Message::Ai(reply.clone());

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::node_report::{chain_start, node_end, report_message};
 use super::{Outcome, Run};
 use crate::agent::Agent;
-use crate::agent::routing::last_turn;
+use crate::agent::routing::{last_turn, tools_name};
 use crate::error::Error;
 use crate::events::{Event, EventKind, TraceData, Update};
 use crate::messages::Message;
@@ -49,7 +49,7 @@ impl Agent {
             None
         };
         let scope = Arc::new(RunScope {
-            agent: Arc::new(self.clone()),
+            agent: run.shared_agent(self),
             history: state.messages.clone(),
             files: state.files.clone(),
             files_host: state.files_host.clone(),
@@ -68,31 +68,36 @@ impl Agent {
             let allowed = self.allowed_tools.clone();
             Arc::new(move |request: ToolCallRequest| {
                 tools.run_one(
-                    &request.call,
-                    request.tool.clone(),
+                    request.call,
+                    request.tool,
                     host.clone(),
                     scope.clone(),
                     allowed.as_deref(),
                     events.clone(),
-                    request.trace.clone(),
+                    request.trace,
                 )
             })
         };
         let handler = self.chain.tool_handler(base);
         let per_call = if whole { None } else { events.clone() };
         let before: &AgentState = state;
-        let futures = calls.iter().map(|call| {
-            let call_id = call.id.clone();
+        // The calls are this step's own copies: each moves into its request.
+        let futures = calls.into_iter().map(|call| {
+            // The id only for a listener of routes (`CallRoute`), the one place it goes.
+            let call_id = per_call
+                .as_ref()
+                .filter(|e| e.wants(EventKind::Routes))
+                .and_then(|_| call.id.clone());
+            let tool = call.name.clone();
             let mut request = ToolCallRequest {
-                call: call.clone(),
+                tool: self.tools.get(&call.name).cloned(),
+                call,
                 state: state.clone(),
                 host: run.options.host.clone(),
                 trace: whole_trace.clone(),
                 place: Some(run.place(step)),
-                tool: self.tools.get(&call.name).cloned(),
             };
             let (handler, events, seen) = (handler.clone(), per_call.clone(), run.seen.clone());
-            let tool = call.name.clone();
             let toolset = self.tools.clone();
             let (agent, host) = (self, &run.options.host);
             let root = if whole { None } else { run.root.clone() };
@@ -139,10 +144,10 @@ impl Agent {
                     let messages = result.written_messages();
                     if events.wants(EventKind::Messages) {
                         for message in &messages {
-                            report_message(events, &seen, "tools".into(), message);
+                            report_message(events, &seen, tools_name(), message);
                         }
                     }
-                    if let Some(call_id) = call_id.filter(|_| events.wants(EventKind::Routes)) {
+                    if let Some(call_id) = call_id {
                         let next = self.call_route(
                             before,
                             &messages,
@@ -153,7 +158,7 @@ impl Agent {
                     }
                     if events.wants(EventKind::Updates) {
                         events.emit(Event::Update {
-                            node: "tools".into(),
+                            node: tools_name(),
                             update: Some(call_update(messages, &result)),
                         });
                     }
@@ -190,15 +195,23 @@ impl Agent {
         // The handler holds the step's `RunScope`, which shares the files: dropped now, the
         // write below updates the files in place instead of copying every file.
         drop(handler);
+        // A command's messages go through the reducer (one with the id of a message already
+        // there replaces it); plain answers, always new, are appended without a look-up.
+        // Removals go through deepagents' reducer, each call's write in turn (in call order,
+        // as LangGraph applies a step's writes).
+        let commands = results.iter().any(|r| r.write != Default::default());
+        let mut removing = results
+            .iter()
+            .any(|r| !r.write.removed.is_empty())
+            .then(|| state.messages.to_vec());
         let mut messages = Vec::with_capacity(results.len());
         let mut delta = StateDelta::default();
         let (mut goto, mut sends) = (Vec::new(), Vec::new());
-        for (index, result) in results.iter().enumerate() {
-            messages.extend(result.written_messages());
+        for (index, mut result) in results.into_iter().enumerate() {
             self.warn_unknown_gotos(&result.write.goto, index, whole, &run.options.host)
                 .await;
-            goto.extend(result.write.goto.iter().cloned());
-            sends.extend(result.write.sends.iter().cloned());
+            goto.append(&mut result.write.goto);
+            sends.append(&mut result.write.sends);
             if let Some(files) = &result.files {
                 delta
                     .files
@@ -215,18 +228,15 @@ impl Agent {
             if let Some(usage) = &result.usage {
                 run.report.lock().usage.add(usage);
             }
-        }
-        // A command's messages go through the reducer (one with the id of a message already
-        // there replaces it); plain answers, always new, are appended without a look-up.
-        // Removals go through deepagents' reducer, each call's write in turn (in call order,
-        // as LangGraph applies a step's writes).
-        let commands = results.iter().any(|r| r.write != Default::default());
-        delta.messages = if results.iter().any(|r| !r.write.removed.is_empty()) {
-            let mut all = state.messages.to_vec();
-            for result in &results {
-                let written = result.written_messages();
-                all = StateDelta::reduce_write(&all, &written, &result.write.removed);
+            let removed = std::mem::take(&mut result.write.removed);
+            // The result is done with: its messages move into the write.
+            let written = result.into_written_messages();
+            if let Some(all) = &mut removing {
+                *all = StateDelta::reduce_write(all, &written, &removed);
             }
+            messages.extend(written);
+        }
+        delta.messages = if let Some(all) = removing {
             MessagesDelta::Replace(all)
         } else if commands && run.options.resumed_calls.is_empty() {
             StateDelta::add_messages(&state.messages, &messages)
@@ -236,7 +246,7 @@ impl Agent {
         delta.keys_first = true;
         let delta = if whole {
             // One task wrote everything: reported like any other node.
-            self.finish_node(step, &"tools".into(), delta, None, state, run, whole_trace)
+            self.finish_node(step, &tools_name(), delta, None, state, run, whole_trace)
                 .await?
         } else {
             self.fold_write(state, &mut delta, run).await?;

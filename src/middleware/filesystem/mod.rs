@@ -28,7 +28,7 @@ use std::sync::{Arc, Weak};
 use futures::future::BoxFuture;
 use parking_lot::Mutex;
 
-use super::system_prompt::append_to_system;
+use super::system_prompt::{SystemMemo, append_to_system};
 use super::{CommandWrite, Middleware, ModelHandler, ModelResponse, ToolCallRequest, ToolHandler};
 use crate::error::Error;
 use crate::files::backend::FilesScope;
@@ -60,6 +60,8 @@ pub struct Filesystem {
     /// and handing on the same `Arc` keeps what later entries and the providers cache by
     /// it (the token counter's tool sizes).
     adjusted: Mutex<Option<AdjustedTools>>,
+    /// The system message with this entry's prompt appended, for the prompt it was given.
+    prompted: SystemMemo<String>,
     /// Whether a conversation holds a human message with keys of its own, found from its
     /// new messages on each call.
     marked_humans: AnyMessage,
@@ -133,6 +135,7 @@ impl Filesystem {
             conversation_history_prefix: config.conversation_history_prefix.into(),
             blobs_prefix: config.blobs_prefix.map(Into::into),
             adjusted: Mutex::default(),
+            prompted: SystemMemo::default(),
             marked_humans: AnyMessage::default(),
         })
     }
@@ -205,6 +208,18 @@ fn marked_human(m: &Message) -> bool {
     matches!(m, Message::Human(h) if !h.additional_kwargs.is_empty())
 }
 
+impl Filesystem {
+    /// The text this entry appends to the system message: its prompt, then the backend's
+    /// routes (`route`, when it executes commands).
+    fn prompt(&self, route: &str) -> String {
+        let mut parts: Vec<&str> = self.system_prompt.iter().map(String::as_str).collect();
+        if !route.is_empty() {
+            parts.push(route);
+        }
+        parts.join("\n\n").trim().to_owned()
+    }
+}
+
 impl Middleware for Filesystem {
     fn name(&self) -> &str {
         "FilesystemMiddleware"
@@ -235,17 +250,26 @@ impl Middleware for Filesystem {
         {
             request.messages = messages.into();
         }
-        let mut prompt: Vec<String> = self.system_prompt.iter().cloned().collect();
-        if execution {
-            let route = backend.route_prompt();
-            if !route.is_empty() {
-                prompt.push(route);
+        let route = if execution {
+            backend.route_prompt()
+        } else {
+            String::new()
+        };
+        // The prompt is made only when the message or the route is new.
+        request.system = match request.system.take() {
+            Some(system) => {
+                Some(
+                    self.prompted
+                        .edit(system, route, |s, route| match self.prompt(route) {
+                            p if p.is_empty() => s,
+                            p => append_to_system(Some(s), &p),
+                        }),
+                )
             }
-        }
-        let prompt = prompt.join("\n\n").trim().to_owned();
-        if !prompt.is_empty() {
-            request.system = Some(append_to_system(request.system.take(), &prompt));
-        }
+            None => Some(self.prompt(&route))
+                .filter(|p| !p.is_empty())
+                .map(|p| append_to_system(None, &p)),
+        };
         let limit = self.human_message_token_limit.filter(|l| *l > 0);
         let evict = limit.and_then(|l| human_eviction::needed(&request.messages, l, marked));
         // A request with media just read can be retried without it if the provider refuses

@@ -147,7 +147,7 @@ mod tests {
         });
         let messages = vec![Arc::new(Message::human("task"))].into();
         ModelRequest {
-            cache_control: Some(json!({"type": "ephemeral", "ttl": "5m"})),
+            cache_control: Some(Arc::new(json!({"type": "ephemeral", "ttl": "5m"}))),
             ..ModelRequest::new(model, system, messages, tools.into())
         }
     }
@@ -173,7 +173,7 @@ mod tests {
             && !request.tools.is_empty()
         {
             let tagged = request.schema_tools_at.unwrap_or(request.tools.len());
-            *slot = format_tools(&request.tools, tagged, request.cache_control.as_ref());
+            *slot = format_tools(&request.tools, tagged, request.cache_control.as_deref());
         }
         serde_json::to_vec(&value).unwrap()
     }
@@ -300,7 +300,7 @@ mod tests {
         changed.schema_tools_at = Some(1);
         assert_eq!(body(&changed, &fields), fresh(&changed));
         changed.schema_tools_at = None;
-        changed.cache_control = Some(json!({"type": "ephemeral", "ttl": "1h"}));
+        changed.cache_control = Some(Arc::new(json!({"type": "ephemeral", "ttl": "1h"})));
         assert_eq!(body(&changed, &fields), fresh(&changed));
         changed.cache_control = None;
         assert_eq!(body(&changed, &fields), fresh(&changed));

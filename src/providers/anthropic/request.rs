@@ -63,7 +63,7 @@ pub(super) fn request_bytes(
     // take them.
     let cache = request
         .cache_control
-        .as_ref()
+        .as_deref()
         .filter(|_| config.cache_control.is_some());
     let placement = Placement {
         model: &config.model,
