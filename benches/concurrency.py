@@ -368,6 +368,14 @@ def _start_server(latency: float, steps: int) -> tuple[subprocess.Popen[str], in
     return server, int(line.split()[1])
 
 
+def server_env(port: int) -> dict[str, str]:
+    """This process's environment pointed at the simulated API on ``port`` (for a worker
+    process); ``ANTHROPIC_API_URL``, read before the base URL by both packages, dropped."""
+    env = dict(os.environ, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
+    env.pop("ANTHROPIC_API_URL", None)
+    return env
+
+
 def run_one(
     impl: str,
     mode: str,
@@ -381,10 +389,9 @@ def run_one(
 ) -> dict[str, Any]:
     """Runs ``worker`` in a fresh process against a fresh server and checks the server's counts."""
     server, port = _start_server(latency, steps)
-    env = dict(os.environ, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
+    env = server_env(port)
     if python_on_workers:
         env[_SAMPLE_ENV] = "1"
-    env.pop("ANTHROPIC_API_URL", None)
     try:
         proc = subprocess.run(
             [

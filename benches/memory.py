@@ -64,8 +64,8 @@ def worker(impl: str, threads: int, steps: int, latency: float, mode: str = "ain
     a process of its own; returns the measurements."""
     server, port = concurrency._start_server(latency, steps)
     try:
+        os.environ.update(concurrency.server_env(port))
         os.environ.pop("ANTHROPIC_API_URL", None)
-        os.environ.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
         return _measure(impl, threads, steps, mode)
     finally:
         server.send_signal(signal.SIGTERM)
@@ -100,7 +100,7 @@ def _measure(impl: str, threads: int, steps: int, mode: str = "ainvoke") -> dict
 
     sampler = threading.Thread(target=sample, daemon=True)
     tracked_base = len(gc.get_objects())
-    passes = _Passes()
+    passes = Passes()
     gc.callbacks.append(passes.note)
     sampler.start()
 
@@ -138,8 +138,9 @@ def _measure(impl: str, threads: int, steps: int, mode: str = "ainvoke") -> dict
         "imported_mib": imported,
         "base_mib": base,
         "peak_mib": peak_mib,
-        "first_done_mib": first_done[0] if first_done else base,
-        "peak_at": peak_at[0] / run_s,
+        "first_done_mib": first_done[0],
+        # The sampler runs on until told to stop, after the run's end was taken.
+        "peak_at": min(peak_at[0], run_s) / run_s,
         "gc_passes": passes.count,
         "gc_cpu_s": passes.cpu,
         "tracked_per_conversation": (len(gc.get_objects()) - tracked_base) / threads,
@@ -148,14 +149,18 @@ def _measure(impl: str, threads: int, steps: int, mode: str = "ainvoke") -> dict
     }
 
 
-class _Passes:
-    """The cyclic collector's passes by generation, and their CPU time (the thread's that
-    ran each)."""
+class Passes:
+    """The cyclic collector's passes by generation, and their CPU time by generation (the
+    thread's that ran each)."""
 
     def __init__(self) -> None:
         self.count = [0, 0, 0]
-        self.cpu = 0.0
+        self.cpu_by_generation = [0.0, 0.0, 0.0]
         self._started: dict[int, float] = {}
+
+    @property
+    def cpu(self) -> float:
+        return sum(self.cpu_by_generation)
 
     def note(self, phase: str, info: dict[str, int]) -> None:
         me = threading.get_ident()
@@ -165,7 +170,7 @@ class _Passes:
         started = self._started.pop(me, None)
         if started is not None:
             self.count[info["generation"]] += 1
-            self.cpu += time.thread_time() - started
+            self.cpu_by_generation[info["generation"]] += time.thread_time() - started
 
 
 def run_one(impl: str, threads: int, steps: int, latency: float, mode: str = "ainvoke") -> dict[str, Any]:

@@ -112,10 +112,15 @@ def measure(statement: str, repeat: int, sim: Any = None, reply: Any = None) -> 
     ``sim`` (a simulated Anthropic API) answers each one model turn, with ``reply``."""
     code = PROBE.format(statement=statement)
     inside, cpu, whole, rss, loaded, modules = [], [], [], [], 0, 0
+    if sim is not None:
+        from tool_loop import point_env_at
+
+        # The URL, the proxy bypass and no other credential, as every bench points at it;
+        # `ANTHROPIC_API_URL` is read before the base URL by both packages.
+        point_env_at(sim)
+        os.environ.pop("ANTHROPIC_API_URL", None)
     with tempfile.TemporaryDirectory(prefix="startup-pycache-") as pycache:
         env = _env(pycache)
-        if sim is not None:
-            env["ANTHROPIC_BASE_URL"] = sim.base_url
         for i in range(repeat + 1):
             if sim is not None:
                 sim.reset()

@@ -25,8 +25,8 @@ import json
 import os
 import resource
 import signal
+import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -35,23 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import concurrency
-
-
-class Passes:
-    """The collector's passes by generation (count, CPU seconds) while installed."""
-
-    def __init__(self) -> None:
-        self.by_generation = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}
-        self._started: dict[int, float] = {}
-
-    def __call__(self, phase: str, info: dict[str, Any]) -> None:
-        me = threading.get_ident()
-        if phase == "start":
-            self._started[me] = time.thread_time()
-            return
-        row = self.by_generation[info["generation"]]
-        row[0] += 1
-        row[1] += time.thread_time() - self._started.pop(me, time.thread_time())
+import memory
 
 
 def measure(what: str, threads: int, hold: float) -> dict[str, Any]:
@@ -70,9 +54,9 @@ def measure(what: str, threads: int, hold: float) -> dict[str, Any]:
             return given
         return agent.invoke(given)
 
-    passes = Passes()
+    passes = memory.Passes()
     usage0 = resource.getrusage(resource.RUSAGE_SELF)
-    gc.callbacks.append(passes)
+    gc.callbacks.append(passes.note)
     start = time.perf_counter()
     try:
         if what == "ainvoke":
@@ -93,14 +77,14 @@ def measure(what: str, threads: int, hold: float) -> dict[str, Any]:
                 wall = time.perf_counter() - start
                 usage1 = resource.getrusage(resource.RUSAGE_SELF)
     finally:
-        gc.callbacks.remove(passes)
+        gc.callbacks.remove(passes.note)
     cpu = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
     return {
         "what": what,
         "wall": round(wall, 3),
         "cpu": round(cpu, 3),
         "ramp": round(max(starts) - start, 3),
-        "gc": {g: [n, round(s, 3)] for g, (n, s) in passes.by_generation.items()},
+        "gc": {g: [n, round(s, 3)] for g, (n, s) in enumerate(zip(passes.count, passes.cpu_by_generation))},
         "load": round(os.getloadavg()[0], 2),
     }
 
@@ -121,11 +105,8 @@ def main() -> int:
     for what in args.what.split(","):
         # Each row in a process of its own, against a fresh server (as `concurrency.run_one`).
         server, port = concurrency._start_server(args.latency, args.steps)
-        env = dict(os.environ, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
-        env.pop("ANTHROPIC_API_URL", None)
+        env = concurrency.server_env(port)
         try:
-            import subprocess
-
             out = subprocess.run(
                 [sys.executable, __file__, "--row", what, "--threads", str(args.threads), "--hold", str(args.hold)],
                 env=env,

@@ -70,14 +70,12 @@ def _group(path: str) -> str:
     return "calling" if path.endswith("-01") else "other"
 
 
-def _thread_costs(prefix: str) -> dict[str, tuple[int, collections.Counter[str]]]:
-    """Each group's total and inclusive cost by function, from one run's files."""
-    return {g: _costs([p for p in sorted(glob.glob(prefix + "-*")) if _group(p) == g]) for g in GROUPS}
-
-
-def _thread_calls(prefix: str) -> dict[str, collections.Counter[str]]:
-    """Each group's calls by callee (from the ``calls=`` lines), from one run's files."""
-    return {g: _calls([p for p in sorted(glob.glob(prefix + "-*")) if _group(p) == g]) for g in GROUPS}
+def _grouped(prefix: str) -> dict[str, list[str]]:
+    """One run's files by group (each file read once to place it)."""
+    groups: dict[str, list[str]] = {g: [] for g in GROUPS}
+    for path in sorted(glob.glob(prefix + "-*")):
+        groups[_group(path)].append(path)
+    return groups
 
 
 def _calls(paths: list[str]) -> collections.Counter[str]:
@@ -125,8 +123,8 @@ def _costs(paths: list[str]) -> tuple[int, collections.Counter[str]]:
 
 
 def _run(
-    conversations: int, steps: int, history: int, most: int, out_dir: str
-) -> dict[str, tuple[int, collections.Counter[str]]]:
+    conversations: int, steps: int, history: int, most: int, out_dir: str, count_calls: bool
+) -> tuple[dict[str, tuple[int, collections.Counter[str]]], dict[str, collections.Counter[str]]]:
     server = subprocess.Popen(
         [sys.executable, os.path.join(HERE, "sim_async.py"), "--port", "0", "--latency", "0", "--steps", str(steps)],
         stdout=subprocess.PIPE,
@@ -165,7 +163,11 @@ def _run(
     finally:
         server.terminate()
         server.wait(timeout=30)
-    return _thread_costs(prefix), _thread_calls(prefix)
+    groups = _grouped(prefix)
+    costs = {g: _costs(paths) for g, paths in groups.items()}
+    # The ``calls=`` lines are read only when calls are asked for.
+    calls = {g: _calls(paths) for g, paths in groups.items()} if count_calls else {}
+    return costs, calls
 
 
 def main() -> None:
@@ -182,8 +184,9 @@ def main() -> None:
         _drive(args.drive)
         return
     with tempfile.TemporaryDirectory() as out_dir:
-        base_run, base_calls = _run(1, args.steps, args.history, 1 + args.extra, out_dir)
-        more_run, more_calls = _run(1 + args.extra, args.steps, args.history, 1 + args.extra, out_dir)
+        counted = bool(args.calls)
+        base_run, base_calls = _run(1, args.steps, args.history, 1 + args.extra, out_dir, counted)
+        more_run, more_calls = _run(1 + args.extra, args.steps, args.history, 1 + args.extra, out_dir, counted)
     n = args.extra * args.steps
     print(f"worker instructions a step: {(more_run['workers'][0] - base_run['workers'][0]) / n:,.0f}")
     for group in GROUPS[1:]:

@@ -152,7 +152,7 @@ impl TokenSink {
         TokenSink {
             model: Some(model),
             sent: Arc::default(),
-            call_id: format!("lc_run--{}", crate::run::new_id()).into(),
+            call_id: crate::run::new_id_between("lc_run--", "").into(),
             recorded: None,
             ..self
         }

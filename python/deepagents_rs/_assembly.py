@@ -74,6 +74,8 @@ class StateKeys:
         #: Each key's place among the graph's channels (`_output_keys.channel_order`): the
         #: order of the keys of a result and of a ``values`` chunk.
         self.order: dict[str, int] = {}
+        #: Each key sequence met, in `order` (`_output_keys.in_channel_order`'s cache).
+        self.ordered: dict[tuple[str, ...], tuple[str, ...] | None] = {}
 
     @classmethod
     def of(cls, middleware: Sequence[Any]) -> StateKeys:

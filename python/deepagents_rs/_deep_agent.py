@@ -164,8 +164,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         context = None
         if kwargs:
             # Without keywords (most runs) there is nothing to take out or check.
-            kwargs = dict(kwargs)
-            context = kwargs.pop("context", None)
+            context = kwargs.get("context")
             _graph_kwargs(kwargs)
         if not isinstance(input, dict):
             raise _convert.invalid_input(input)
@@ -249,7 +248,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         for key, value in raw.items():
             if key != "messages" and key not in omit:
                 out[key] = value
-        return in_channel_order(out, self._schema.order)
+        return in_channel_order(out, self._schema.order, self._schema.ordered)
 
     def _stream_values(self, raw: dict, objects: MessageObjects | None = None) -> dict:
         """The root's state as its ``values`` stream shows it: LangGraph streams every written
@@ -262,7 +261,7 @@ class DeepAgent(ThreadRuns, GraphBase):
                 out[key] = value
         for key, empty in self._schema.stream_defaults.items():
             out.setdefault(key, copy.deepcopy(empty))
-        return in_channel_order(out, self._schema.order)
+        return in_channel_order(out, self._schema.order, self._schema.ordered)
 
     def _fail(self, exc: BaseException) -> None:
         """An exception out of a run carries the state as it was when the run failed (every

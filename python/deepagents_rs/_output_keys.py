@@ -42,33 +42,27 @@ def channel_order(graph_state: type | None) -> dict[str, int]:
     return {key: i for i, key in enumerate(get_type_hints(graph_state))}
 
 
-#: Each key sequence's channel order once worked out, by the order it was sorted by (its
-#: ``id``: the entry keeps the order alive, so no other object takes that ``id`` while the
-#: entry is there): every result and every ``values`` chunk of an agent has one of a few key
-#: sequences, and a sort a call (a Python key function call per key) was a tenth of a sync
-#: invoke's own entry and exit. ``None``: the sequence is in order already.
-_ORDERED: dict[tuple[int, tuple[str, ...]], tuple[dict[str, int], tuple[str, ...] | None]] = {}
-
-#: Sequences kept at most (an agent has a few; a program making agents without end drops
-#: them all now and then rather than keep every order it saw).
-_MAX_ORDERED = 1024
-
-
-def in_channel_order(state: dict, order: dict[str, int]) -> dict:
+def in_channel_order(
+    state: dict, order: dict[str, int], known: dict[tuple[str, ...], tuple[str, ...] | None] | None = None
+) -> dict:
     """``state``'s keys in the graph's channel order (``order``: `channel_order`, never
     changed once made); keys it does not list keep their order after those it does. ``state``
-    itself when its keys are in that order."""
+    itself when its keys are in that order. ``known``, kept beside ``order``, holds each key
+    sequence's order once worked out (``None``: in order already): every result and ``values``
+    chunk of an agent has one of a few key sequences, and a sort a call (a Python key function
+    call per key) was a tenth of a sync invoke's own entry and exit."""
     if not order:
         return state
     keys = tuple(state)
-    known = _ORDERED.get((id(order), keys))
-    if known is None:
+    if known is not None and keys in known:
+        ordered = known[keys]
+    else:
         last = len(order)
         ordered = tuple(sorted(keys, key=lambda k: order.get(k, last)))
-        if len(_ORDERED) >= _MAX_ORDERED:
-            _ORDERED.clear()
-        known = _ORDERED[(id(order), keys)] = (order, None if ordered == keys else ordered)
-    ordered = known[1]
+        if ordered == keys:
+            ordered = None
+        if known is not None:
+            known[keys] = ordered
     return state if ordered is None else {key: state[key] for key in ordered}
 
 

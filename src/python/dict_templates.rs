@@ -62,14 +62,7 @@ pub(super) fn dict<'py>(
             .zip(&entries)
             .all(|(t, (k, _))| **t == **k)
     {
-        let dict = template.dict.bind(py).copy()?;
-        for (key, (_, value)) in template.keys.iter().zip(entries) {
-            // The template's value is already `None`.
-            if !value.is_none() {
-                dict.set_item(key.bind(py), value)?;
-            }
-        }
-        return Ok(dict);
+        return filled(py, &template, entries);
     }
     let keys: Vec<Bound<'py, PyString>> = entries.iter().map(|(k, _)| dict_key(py, k)).collect();
     let template = PyDict::new(py);
@@ -84,11 +77,28 @@ pub(super) fn dict<'py>(
             dict: template.unbind(),
         });
         // The template it held, if any, is let go after the lock (its last references go then).
-        let _previous = TEMPLATES.lock()[at].replace(kept);
+        let _previous = TEMPLATES.lock()[at].replace(kept.clone());
+        return filled(py, &kept, entries);
     }
     let dict = PyDict::new(py);
     for (key, (_, value)) in keys.into_iter().zip(entries) {
         dict.set_item(key, value)?;
+    }
+    Ok(dict)
+}
+
+/// A copy of `template` with `entries`' values (its shape's) written over the `None`s.
+fn filled<'py>(
+    py: Python<'py>,
+    template: &Template,
+    entries: Entries<'_, 'py>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = template.dict.bind(py).copy()?;
+    for (key, (_, value)) in template.keys.iter().zip(entries) {
+        // The template's value is already `None`.
+        if !value.is_none() {
+            dict.set_item(key.bind(py), value)?;
+        }
     }
     Ok(dict)
 }

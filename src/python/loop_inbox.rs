@@ -237,13 +237,8 @@ impl LoopInbox {
     pub(crate) fn of(py: Python<'_>, locals: &TaskLocals) -> PyResult<Inbox> {
         // Looked up once: an import at each run (every invoke asks) cost ~11K instructions.
         static LOOP_INBOX: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let loop_inbox = LOOP_INBOX.get_or_try_init(py, || -> PyResult<_> {
-            Ok(py
-                .import("deepagents_rs._runtime")?
-                .getattr("loop_inbox")?
-                .unbind())
-        })?;
-        let inbox = loop_inbox.bind(py).call1((locals.event_loop(py),))?;
+        let loop_inbox = LOOP_INBOX.import(py, "deepagents_rs._runtime", "loop_inbox")?;
+        let inbox = loop_inbox.call1((locals.event_loop(py),))?;
         Ok(Inbox(inbox.cast::<LoopInbox>()?.borrow().shared.clone()))
     }
 }

@@ -146,9 +146,13 @@ impl Drainer {
     }
 
     /// The earliest time its job, seen at the last look, could be found stuck: `STUCK` after
-    /// that look, or sooner when the job's CPU time is near `HOG`. `None` when it is in no job
-    /// or in one not looked at yet.
+    /// that look, or sooner when the job's CPU time is near `HOG`. `None` when it is in no job,
+    /// in one not looked at yet, or not draining: only a draining drainer is asked whether it
+    /// is stuck, so a demoted one's look, never renewed, would keep the watchdog at `TICK`.
     fn due(&self) -> Option<Instant> {
+        if self.role != Role::Draining {
+            return None;
+        }
         let look = self
             .look
             .as_ref()

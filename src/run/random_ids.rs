@@ -89,10 +89,7 @@ fn hyphenated(random: [u8; 16]) -> String {
 
 /// A fresh uuid4 id, as `str(uuid.uuid4())` writes it.
 pub fn new_id() -> String {
-    match random16() {
-        Some(random) => hyphenated(random),
-        None => uuid::Uuid::new_v4().to_string(),
-    }
+    new_id_between("", "")
 }
 
 /// `format!("{prefix}{}{suffix}", new_id())` in one allocation of its size (formatted, the

@@ -407,12 +407,13 @@ impl ToolSet {
             (call.args, call.id.unwrap_or_default(), call.name, None)
         };
         Box::pin(async move {
-            // A host tool is handed its node's run and reports itself.
-            let (trace, own_run) = match (trace, &traced_call) {
+            // A host tool is handed its node's run and reports itself. The traced call (a
+            // copy of the arguments) is let go once its run is started, not kept to the end.
+            let (trace, own_run) = match (trace, traced_call) {
                 (Some(t), Some(traced_call)) => {
                     let run = t
                         .tracer
-                        .tool_start(t.run.clone(), TraceData::ToolCall(traced_call))
+                        .tool_start(t.run.clone(), TraceData::ToolCall(&traced_call))
                         .await
                         .map(|run| NodeTrace {
                             tracer: t.tracer.clone(),

@@ -212,11 +212,11 @@ impl Filesystem {
     /// The text this entry appends to the system message: its prompt, then the backend's
     /// routes (`route`, when it executes commands).
     fn prompt(&self, route: &str) -> String {
-        let mut parts: Vec<&str> = self.system_prompt.iter().map(String::as_str).collect();
-        if !route.is_empty() {
-            parts.push(route);
+        match (self.system_prompt.as_deref(), route) {
+            (Some(prompt), "") => prompt.trim().to_owned(),
+            (Some(prompt), route) => format!("{prompt}\n\n{route}").trim().to_owned(),
+            (None, route) => route.trim().to_owned(),
         }
-        parts.join("\n\n").trim().to_owned()
     }
 }
 
