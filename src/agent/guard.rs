@@ -54,7 +54,7 @@ mod tests {
 
     use super::*;
     use crate::error::ModelError;
-    use crate::messages::{AiMessage, HumanMessage, Message, SystemMessage, ToolCall};
+    use crate::messages::{AiMessage, HumanMessage, Message, SystemMessage};
     use crate::model::{ChatModel, ModelRequest};
     use crate::tools::{HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSet, ToolSpec};
 
@@ -75,23 +75,9 @@ mod tests {
             let first = self.0.fetch_add(1, Ordering::SeqCst) == 0;
             let tool = self.1;
             Box::pin(async move {
-                Ok(if first {
-                    AiMessage {
-                        tool_calls: vec![ToolCall {
-                            name: tool.into(),
-                            args: json!({}),
-                            id: Some("call_1".into()),
-                            r#type: "tool_call".into(),
-                            args_origin: None,
-                        }],
-                        ..Default::default()
-                    }
-                } else {
-                    AiMessage {
-                        content: "done".into(),
-                        ..Default::default()
-                    }
-                })
+                Ok(crate::agent::step_copies::call_or_done(
+                    first.then(|| (tool, json!({}))),
+                ))
             })
         }
     }

@@ -24,6 +24,28 @@ use crate::tools::{HostContext, Tool, ToolContext, ToolError, ToolOutput, ToolSp
 /// the run allocates.
 const TEXT: usize = 1 << 20;
 
+/// A scripted model's reply: its call of a tool with these arguments (the first reply), or
+/// "done" (a later one).
+pub(super) fn call_or_done(call: Option<(&str, serde_json::Value)>) -> AiMessage {
+    if let Some((tool, args)) = call {
+        AiMessage {
+            tool_calls: vec![ToolCall {
+                name: tool.into(),
+                args,
+                id: Some("call_1".into()),
+                r#type: "tool_call".into(),
+                args_origin: None,
+            }],
+            ..Default::default()
+        }
+    } else {
+        AiMessage {
+            content: "done".into(),
+            ..Default::default()
+        }
+    }
+}
+
 /// Calls `echo` once with `TEXT` bytes of text, then answers "done"; keeps the system
 /// message of each request. Takes Anthropic's cache breakpoints.
 #[derive(Default)]
@@ -47,23 +69,10 @@ impl ChatModel for CallsOnce {
         self.systems.lock().push(request.system);
         let first = self.calls.fetch_add(1, Ordering::SeqCst) == 0;
         Box::pin(async move {
-            Ok(if first {
-                AiMessage {
-                    tool_calls: vec![ToolCall {
-                        name: "echo".into(),
-                        args: json!({"text": "x".repeat(TEXT)}),
-                        id: Some("call_1".into()),
-                        r#type: "tool_call".into(),
-                        args_origin: None,
-                    }],
-                    ..Default::default()
-                }
-            } else {
-                AiMessage {
-                    content: "done".into(),
-                    ..Default::default()
-                }
-            })
+            // The arguments made for the first reply only (the test counts their copies).
+            Ok(call_or_done(
+                first.then(|| ("echo", json!({"text": "x".repeat(TEXT)}))),
+            ))
         })
     }
 }
