@@ -64,8 +64,8 @@ def worker(impl: str, threads: int, steps: int, latency: float, mode: str = "ain
     a process of its own; returns the measurements."""
     server, port = concurrency._start_server(latency, steps)
     try:
-        os.environ.update(concurrency.server_env(port))
         os.environ.pop("ANTHROPIC_API_URL", None)
+        os.environ.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-bench")
         return _measure(impl, threads, steps, mode)
     finally:
         server.send_signal(signal.SIGTERM)

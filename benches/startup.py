@@ -112,13 +112,6 @@ def measure(statement: str, repeat: int, sim: Any = None, reply: Any = None) -> 
     ``sim`` (a simulated Anthropic API) answers each one model turn, with ``reply``."""
     code = PROBE.format(statement=statement)
     inside, cpu, whole, rss, loaded, modules = [], [], [], [], 0, 0
-    if sim is not None:
-        from tool_loop import point_env_at
-
-        # The URL, the proxy bypass and no other credential, as every bench points at it;
-        # `ANTHROPIC_API_URL` is read before the base URL by both packages.
-        point_env_at(sim)
-        os.environ.pop("ANTHROPIC_API_URL", None)
     with tempfile.TemporaryDirectory(prefix="startup-pycache-") as pycache:
         env = _env(pycache)
         for i in range(repeat + 1):
@@ -172,8 +165,11 @@ def main() -> None:
     sys.path[:0] = [str(BENCHES), str(BENCHES.parent / "tests")]
     from sim.anthropic import text
     from sim_process import SimProcess
+    from tool_loop import point_env_at
 
     with SimProcess(min_cache_tokens=64) as sim:
+        # `measure`'s interpreters inherit this environment: pointed at the simulator once.
+        point_env_at(sim)
         for label, template in STATEMENTS:
             ref, ours = (measure(template.format(pkg=pkg), args.repeat, sim, text("hello")) for pkg in PACKAGES)
             print(

@@ -175,6 +175,8 @@ def point_env_at(sim: Any) -> None:
     for var in ("NO_PROXY", "no_proxy"):
         os.environ[var] = ",".join(filter(None, [os.environ.get(var), "127.0.0.1", "localhost"]))
     os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+    # Read before the base URL by both packages.
+    os.environ.pop("ANTHROPIC_API_URL", None)
 
 
 def scenario_native(steps: int, repeat: int) -> tuple[list[Result], list[str]]:

@@ -125,25 +125,19 @@ def _costs(paths: list[str]) -> tuple[int, collections.Counter[str]]:
 def _run(
     conversations: int, steps: int, history: int, most: int, out_dir: str, count_calls: bool
 ) -> tuple[dict[str, tuple[int, collections.Counter[str]]], dict[str, collections.Counter[str]]]:
-    server = subprocess.Popen(
-        [sys.executable, os.path.join(HERE, "sim_async.py"), "--port", "0", "--latency", "0", "--steps", str(steps)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    sys.path.insert(0, HERE)
+    import concurrency
+
+    server, port = concurrency._start_server(0, steps)
     try:
-        assert server.stdout is not None
-        port = server.stdout.readline().split()[1]
         env = dict(
-            os.environ,
-            ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}",
-            ANTHROPIC_API_KEY="sk-ant-bench",
+            concurrency.server_env(port),
             WORKER_INSTRUCTIONS_STEPS=str(steps),
             # The calling thread counts its imports too: the same hashes make them the same work.
             PYTHONHASHSEED="0",
             WORKER_INSTRUCTIONS_HISTORY=str(history),
             WORKER_INSTRUCTIONS_MOST=str(most),
         )
-        env.pop("ANTHROPIC_API_URL", None)
         prefix = os.path.join(out_dir, f"run{conversations}")
         subprocess.run(
             [

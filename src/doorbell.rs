@@ -171,17 +171,19 @@ impl<F: Future + Unpin> Future for Relayed<F> {
         let Some(doorbell) = &this.doorbell else {
             return Pin::new(&mut this.inner).poll(cx);
         };
-        if !matches!(&this.relay, Some((task, _)) if task.will_wake(cx.waker())) {
-            let relay = Waker::from(Arc::new(Relay {
-                task: cx.waker().clone(),
-                doorbell: doorbell.clone(),
-            }));
-            this.relay = Some((cx.waker().clone(), relay));
-        }
-        match &this.relay {
-            Some((_, relay)) => Pin::new(&mut this.inner).poll(&mut Context::from_waker(relay)),
-            None => Pin::new(&mut this.inner).poll(cx),
-        }
+        // The relay made for this task's waker kept; a new one when the task's waker changed.
+        let relay = match this.relay.take() {
+            Some((task, relay)) if task.will_wake(cx.waker()) => (task, relay),
+            _ => {
+                let relay = Waker::from(Arc::new(Relay {
+                    task: cx.waker().clone(),
+                    doorbell: doorbell.clone(),
+                }));
+                (cx.waker().clone(), relay)
+            }
+        };
+        let (_, relay) = this.relay.insert(relay);
+        Pin::new(&mut this.inner).poll(&mut Context::from_waker(relay))
     }
 }
 

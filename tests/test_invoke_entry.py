@@ -70,7 +70,7 @@ def test_a_plain_invoke_without_keywords_handles_none_and_sorts_nothing(sim: Sim
 
 def test_channel_order_is_the_given_orders_each_time() -> None:
     state = {"files": 1, "messages": 2, "todos": 3}
-    assert list(in_channel_order(state, {"messages": 0, "todos": 1, "files": 2})) == ["messages", "todos", "files"]
-    assert list(in_channel_order(state, {"messages": 0, "files": 1})) == ["messages", "files", "todos"]
+    assert list(in_channel_order(state, {"messages": 0, "todos": 1, "files": 2}, {})) == ["messages", "todos", "files"]
+    assert list(in_channel_order(state, {"messages": 0, "files": 1}, {})) == ["messages", "files", "todos"]
     in_order = {"files": 0, "messages": 1, "todos": 2}
-    assert in_channel_order(state, in_order) is state
+    assert in_channel_order(state, in_order, {}) is state

@@ -33,11 +33,14 @@ def _ask(i: int) -> dict[str, Any]:
     return {"messages": [{"role": "user", "content": f"run {i}"}]}
 
 
-def _spinner(seconds: float) -> Any:
-    """A tool ``spin`` computing for ``seconds`` of its thread's CPU time."""
+def _spinner(seconds: float, started: threading.Event | None = None) -> Any:
+    """A tool ``spin`` computing for ``seconds`` of its thread's CPU time, setting ``started`` (when
+    given) first."""
 
     def spin(text: str) -> str:
         """Spin for a while."""
+        if started is not None:
+            started.set()
         end = time.thread_time() + seconds
         while time.thread_time() < end:
             pass
@@ -191,12 +194,7 @@ def test_a_computing_call_keeps_its_drainer_and_a_blocked_one_does_not() -> None
     call spinning 30 ms of CPU while other runs' calls wait is not replaced, one sleeping
     60 ms is. Eight quick runs start once the slow call has, so their calls queue behind it."""
     started = threading.Event()
-    spinning = _spinner(0.03)
-
-    def spin(text: str) -> str:
-        """Spin for a while."""
-        started.set()
-        return spinning(text)
+    spin = _spinner(0.03, started)
 
     def nap(text: str) -> str:
         """Sleep for a while."""
@@ -279,12 +277,7 @@ def test_the_watchdog_looks_no_more_often_than_a_job_could_be_found_stuck() -> N
     look every 2 ms was 3,500 wake-ups of its thread a run. Here a call computes for 40 ms
     (under the 50 ms after which it is replaced) while eight runs' calls wait behind it."""
     started = threading.Event()
-    spinning = _spinner(0.04)
-
-    def spin(text: str) -> str:
-        """Spin for a while."""
-        started.set()
-        return spinning(text)
+    spin = _spinner(0.04, started)
 
     def echo(text: str) -> str:
         """Echo the text back."""

@@ -104,10 +104,12 @@ def record(data: dict) -> str:
 #: More distinct short keys and values than the binding keeps interned strings for (512
 #: slots), so texts share slots and take them over from one another.
 _MANY = 1500
+#: Their keys and values: 1,500 keys, 700 values.
+_DATA = {f"k{i}": f"v{i % 700}" for i in range(_MANY)}
 
 
 def _many_keys_messages(impl: Any) -> list[Any]:
-    data = {f"k{i}": f"v{i % 700}" for i in range(_MANY)}
+    data = dict(_DATA)
     script = [
         {
             "stop_reason": "tool_use",
@@ -126,7 +128,7 @@ def test_many_distinct_keys_and_values_come_back_as_sent() -> None:
     call = messages[1]
     block_data = call.content[0]["input"]["data"]
     args_data = call.tool_calls[0]["args"]["data"]
-    expected = {f"k{i}": f"v{i % 700}" for i in range(_MANY)}
+    expected = _DATA
     for made in (block_data, args_data):
         assert list(made.items()) == list(expected.items())
         if _core._interns_strings():

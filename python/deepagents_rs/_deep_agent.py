@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextvars
 import copy
 import functools
-import sys
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -201,7 +200,7 @@ class DeepAgent(ThreadRuns, GraphBase):
         # set even when None, so a compiled subagent does not use its caller's.
         configurable[CACHE_KEY] = self._cache
         # The loop an async run runs on, where a sync tool's thread runs an async task call.
-        configurable[LOOP_KEY] = _running_loop()
+        configurable[LOOP_KEY] = _runtime.running_loop()
         # The graph's own metadata, for the tasks' configs (not the caller's metadata: tools
         # and hooks of a subagent carry the subagent's).
         configurable[_stream.AGENT_METADATA_KEY] = self.config["metadata"]
@@ -587,11 +586,3 @@ class _StepTaken:
 
 
 __all__ = ["DeepAgent"]
-
-
-def _running_loop() -> Any:
-    # asyncio's own check, which returns None where `get_running_loop` raises (a sync invoke
-    # raised and caught a RuntimeError each time), and no import statement at each run:
-    # without asyncio loaded no loop can be running (it is not loaded at start-up).
-    asyncio = sys.modules.get("asyncio")
-    return None if asyncio is None else asyncio._get_running_loop()

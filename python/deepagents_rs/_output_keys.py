@@ -42,9 +42,7 @@ def channel_order(graph_state: type | None) -> dict[str, int]:
     return {key: i for i, key in enumerate(get_type_hints(graph_state))}
 
 
-def in_channel_order(
-    state: dict, order: dict[str, int], known: dict[tuple[str, ...], tuple[str, ...] | None] | None = None
-) -> dict:
+def in_channel_order(state: dict, order: dict[str, int], known: dict[tuple[str, ...], tuple[str, ...] | None]) -> dict:
     """``state``'s keys in the graph's channel order (``order``: `channel_order`, never
     changed once made); keys it does not list keep their order after those it does. ``state``
     itself when its keys are in that order. ``known``, kept beside ``order``, holds each key
@@ -54,15 +52,13 @@ def in_channel_order(
     if not order:
         return state
     keys = tuple(state)
-    if known is not None and keys in known:
+    if keys in known:
         ordered = known[keys]
     else:
         last = len(order)
         ordered = tuple(sorted(keys, key=lambda k: order.get(k, last)))
-        if ordered == keys:
-            ordered = None
-        if known is not None:
-            known[keys] = ordered
+        known[keys] = None if ordered == keys else ordered
+        ordered = known[keys]
     return state if ordered is None else {key: state[key] for key in ordered}
 
 

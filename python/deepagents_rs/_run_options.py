@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._runtime import running_loop
+
 
 def _merge_configs(base: dict, override: dict) -> dict:
     """LangChain's config merge: ``configurable`` and ``metadata`` merge key by key, ``tags``
@@ -50,13 +52,7 @@ def _graph_kwargs(kwargs: dict) -> None:
         if durability == "sync":
             # What LangGraph's loop then raises, having nowhere to put the checkpoint (its
             # async loop, under ainvoke/astream, which run on the caller's event loop).
-            import asyncio
-
-            try:
-                asyncio.get_running_loop()
-                loop = "AsyncPregelLoop"
-            except RuntimeError:
-                loop = "SyncPregelLoop"
+            loop = "AsyncPregelLoop" if running_loop() is not None else "SyncPregelLoop"
             raise AttributeError(f"'{loop}' object has no attribute '_put_checkpoint_fut'")
 
 

@@ -11,6 +11,7 @@ so a run nested at any depth, through any mix of sync and async tools, gets a fr
 from __future__ import annotations
 
 import contextvars
+import sys
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -20,13 +21,22 @@ if TYPE_CHECKING:
 
 _lock = threading.Lock()
 #: The loops made so far, in the order of their depth; only ever appended to (under `_lock`).
-_loops: list[tuple[asyncio.AbstractEventLoop, threading.Thread]] = []
+_loops: list[asyncio.AbstractEventLoop] = []
 #: Each loop's depth by its thread's ident (threads that run for the process' life).
 _depth_of_thread: dict[int, int] = {}
 _inboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 _BLOCKED: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
     "deepagents_rs_blocked_loops", default=frozenset()
 )
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop running on this thread, if any: asyncio's own check, which returns None where
+    `get_running_loop` raises (a RuntimeError raised and caught each call), and no import
+    statement at each call: without asyncio loaded no loop can be running (it is not loaded
+    at start-up)."""
+    asyncio = sys.modules.get("asyncio")
+    return None if asyncio is None else asyncio._get_running_loop()
 
 
 def enter_blocking_invoke() -> contextvars.Token:
@@ -51,7 +61,7 @@ def background_loop() -> asyncio.AbstractEventLoop:
     if not blocked and _loops:
         # The first loop, made already (the list only grows): a run not nested in another's
         # async tool, every sync invoke but those, takes no lock.
-        return _loops[0][0]
+        return _loops[0]
     with _lock:
         depth = 0
         while depth in blocked:
@@ -65,8 +75,8 @@ def background_loop() -> asyncio.AbstractEventLoop:
             thread.start()
             # Started, so its ident is set; recorded before the loop is handed to anyone.
             _depth_of_thread[thread.ident] = len(_loops)  # type: ignore[index]
-            _loops.append((loop, thread))
-        return _loops[depth][0]
+            _loops.append(loop)
+        return _loops[depth]
 
 
 def loop_inbox(loop: asyncio.AbstractEventLoop) -> Any:

@@ -16,6 +16,7 @@ from collections.abc import Generator
 from concurrent.futures import Future
 from typing import Any
 
+from ._runtime import running_loop
 from ._task_channels import CALL_KEY, CHECKPOINTER_KEY, SCRATCHPAD_KEY, SEND_KEY, own_value
 
 #: Where a run's configurable carries the agent's ``cache=`` (LangGraph's graph cache): the
@@ -69,13 +70,7 @@ class Caller:
         counter = scratchpad.call_counter() if scratchpad is not None else 0
         task = _Task(self, func, (args, kwargs), counter, callbacks, _policies(retry_policy))
         cached = task.cache_key(cache_policy)
-        import asyncio
-
-        try:
-            asyncio.get_running_loop()
-            on_loop = True
-        except RuntimeError:
-            on_loop = False
+        on_loop = running_loop() is not None
         if on_loop and (coroutine or self.asynchronous):
             # An async run's call made on its loop is an asyncio future, as LangGraph's (a
             # sync function then runs in an executor thread).
@@ -85,6 +80,8 @@ class Caller:
             loop = own_value(self.configurable, LOOP_KEY) if self.asynchronous is not False else None
             if loop is None:
                 raise RuntimeError("In an sync context async tasks cannot be called")
+            import asyncio
+
             return asyncio.run_coroutine_threadsafe(task.arun(cached, timeout), loop)
         future = _DoneFuture()
         try:

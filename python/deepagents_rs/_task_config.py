@@ -22,6 +22,8 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from ._runtime import running_loop
+
 #: LangGraph's configurable keys (``langgraph._internal._constants``), spelled out so the
 #: module imports without LangGraph.
 TASK_ID_KEY = "__pregel_task_id"
@@ -288,10 +290,7 @@ def step_place(
 
 
 def _on_loop_thread() -> bool:
-    # No import statement (asyncio is not loaded at start-up, and an import at each call,
-    # once a step, costs more than the check): without asyncio loaded no loop can be running.
-    asyncio = sys.modules.get("asyncio")
-    return asyncio is not None and asyncio._get_running_loop() is not None
+    return running_loop() is not None
 
 
 def task_configurable(run: Any, configurable: dict, task_ns: str, step: int | None, known: dict | None = None) -> dict:

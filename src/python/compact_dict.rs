@@ -23,7 +23,6 @@ use serde_json::Value;
 
 use super::dict_templates::{self, Entries};
 use super::interned_keys::text_value;
-use super::value::to_py;
 use crate::compact_map::{CompactMap, Field, Nested, RawEntries};
 
 /// The map's dict, or `None` for a shape this does not make (the caller makes it from the
@@ -119,7 +118,7 @@ fn value<'py>(py: Python<'py>, raw: &str) -> PyResult<Option<Bound<'py, PyAny>>>
             Some(Integer::Signed(n)) => n.into_bound_py_any(py)?,
             // A list, a float, an integer past 64 bits: as serde reads it.
             None => match serde_json::from_str::<Value>(raw) {
-                Ok(v) => to_py(py, &v, false)?,
+                Ok(v) => super::result_fields::json(py, &v)?,
                 Err(_) => return Ok(None),
             },
         },

@@ -167,17 +167,21 @@ pub(super) fn map<'py>(
 fn object<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (key, value) in map {
-        let value = match value {
-            Value::String(text) => text_value(py, text).into_any(),
-            other => json(py, other)?,
-        };
-        dict.set_item(dict_key(py, key), value)?;
+        dict.set_item(dict_key(py, key), dict_value(py, value)?)?;
     }
     Ok(dict)
 }
 
+/// A JSON value as a dict holds it: a short text interned (`text_value`), the rest as `json`.
+fn dict_value<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    match value {
+        Value::String(text) => Ok(text_value(py, text).into_any()),
+        other => json(py, other),
+    }
+}
+
 /// A JSON value as `object` makes it inside a list (or at the top): a text new.
-fn json<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+pub(super) fn json<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
@@ -217,8 +221,5 @@ pub(super) fn compact_map<'py>(py: Python<'py>, map: &CompactMap) -> PyResult<Bo
 
 /// A tool message's JSON artifact as its dict holds it (a text value as a dict value is).
 pub(super) fn artifact<'py>(py: Python<'py>, artifact: &Value) -> PyResult<Bound<'py, PyAny>> {
-    match artifact {
-        Value::String(text) => Ok(text_value(py, text).into_any()),
-        other => to_py(py, other, false),
-    }
+    dict_value(py, artifact)
 }

@@ -195,7 +195,7 @@ impl KeptTurns {
         let first = written.starts.is_empty();
         let kept = written.starts.len();
         let mut fresh = Vec::with_capacity(formatted.turns_len() + 1);
-        if written.len == 0 {
+        if first {
             fresh.push(b'[');
         }
         formatted.write_items(&mut fresh, first, Some((&mut written.starts, from)))?;
