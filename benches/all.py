@@ -10,7 +10,9 @@ target each row is held to), and writes the results as JSON and a PNG chart:
   conversation at a time, with a short history and with 2,000 earlier messages
   (``concurrency.py --history``): the client process' CPU time per step (the median of the
   repeats; held to the targets) and, beside it, the wall time less the server's own handling
-  time;
+  time; and, for information, one more step's CPU (a 60-step run's less a 20-step run's, per
+  extra step): a step without the once-a-run work a long input brings (reading it, the first
+  request's encoding, the result's message objects);
 * **fork start**: from the parent's ``task`` reply to the fork's first model call, at 10,
   1,000 and 10,000 parent messages (``fork.py``, scripted model, no HTTP), and its growth
   in process CPU time less the model's own LangChain ``invoke``; and with the Anthropic model
@@ -89,14 +91,22 @@ def steps_section(steps: int, repeat: int) -> list[dict[str, Any]]:
     shown beside it, without a target (see ``concurrency.py``'s docstring)."""
     cpu: dict[tuple[str, int], float] = {}
     wall: dict[tuple[str, int], float] = {}
+    # A run's CPU in ms by its number of steps: a longer run less this one, per extra step, is
+    # the cost of one more step without the once-a-run work (the input read, the first
+    # request's encoding, the result objects), which a 2,000-message history makes large.
+    run_cpu: dict[tuple[str, int, int], float] = {}
+    longer = 3 * steps
     for history in (0, 2000):
         for impl in ("reference", "rs"):
-            runs = [concurrency.run_one(impl, "invoke", 1, steps, 0.0, history) for _ in range(repeat)]
-            for r in runs:
-                if r["failed"]:
-                    raise SystemExit(f"step {impl} history={history}: {r['problems']}")
-            cpu[(impl, history)] = statistics.median(r["cpu_per_step_ms"] for r in runs)
-            wall[(impl, history)] = statistics.median(r["harness_per_step_ms"] for r in runs)
+            for n in (steps, longer):
+                runs = [concurrency.run_one(impl, "invoke", 1, n, 0.0, history) for _ in range(repeat)]
+                for r in runs:
+                    if r["failed"]:
+                        raise SystemExit(f"step {impl} history={history}: {r['problems']}")
+                run_cpu[(impl, history, n)] = statistics.median(r["cpu"] for r in runs) * 1000
+                if n == steps:
+                    cpu[(impl, history)] = statistics.median(r["cpu_per_step_ms"] for r in runs)
+                    wall[(impl, history)] = statistics.median(r["harness_per_step_ms"] for r in runs)
     rows = []
     for history in (0, 2000):
         ref, rs = cpu[("reference", history)], cpu[("rs", history)]
@@ -109,6 +119,25 @@ def steps_section(steps: int, repeat: int) -> list[dict[str, Any]]:
     growth_ref = cpu[("reference", 2000)] / cpu[("reference", 0)]
     rows.append(
         row("step growth (CPU), 2,000 vs no history", growth_ref, growth_rs, "x", "rs <= 1.5x", growth_rs <= 1.5, False)
+    )
+    extra: dict[tuple[str, int], float] = {
+        (impl, history): (run_cpu[(impl, history, longer)] - run_cpu[(impl, history, steps)]) / (longer - steps)
+        for impl in ("reference", "rs")
+        for history in (0, 2000)
+    }
+    for history in (0, 2000):
+        label = f"step, {history or 'no'} earlier messages, one more step (CPU, {longer} less {steps} steps)"
+        rows.append(row(label, extra[("reference", history)], extra[("rs", history)], "ms/step", "", None))
+    rows.append(
+        row(
+            "one more step's growth (CPU), 2,000 vs no history",
+            extra[("reference", 2000)] / extra[("reference", 0)],
+            extra[("rs", 2000)] / extra[("rs", 0)],
+            "x",
+            "",
+            None,
+            False,
+        )
     )
     return rows
 
