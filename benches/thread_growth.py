@@ -36,13 +36,16 @@ Under the table, the growth (``process`` at ``--history`` over at none) as ``thr
 counts it, and with the ``saver reads`` taken out as well (counted as the saver's, as its
 ``put`` is).
 
+``--caller thread`` runs the timed ``invoke`` on a thread of its own, not the main thread
+(which waits for the core in slices, to see Ctrl-C).
+
 ``--savers none`` runs without a checkpointer, the history then being the run's input: what
 grows with it in any run (the model requests, the input read, the result).
 
 Usage::
 
     python benches/thread_growth.py [--history 2000] [--savers memory,sqlite] [--steps 50] [--repeat 3]
-                                    [--scenario native]
+                                    [--scenario native] [--caller main]
 """
 
 from __future__ import annotations
@@ -119,6 +122,28 @@ def core_threads(before: dict, after: dict) -> collections.Counter:
     return rows
 
 
+def on_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` called on a thread of its own (``--caller thread``): the core's
+    stream is then read without the main thread's slices (Ctrl-C), for comparing the two."""
+    import threading
+
+    out: list = []
+
+    def call() -> None:
+        try:
+            out.append((True, fn(*args, **kwargs)))
+        except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
+            out.append((False, exc))
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    thread.join()
+    ok, value = out[0]
+    if not ok:
+        raise value
+    return value
+
+
 class Clock:
     """The calling thread's CPU in each part while `on`."""
 
@@ -185,6 +210,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--savers", default="memory,sqlite")
     parser.add_argument("--scenario", choices=("native", "scripted"), default="native")
+    parser.add_argument("--caller", choices=("main", "thread"), default="main")
     args = parser.parse_args()
     import deepagents_rs
 
@@ -197,7 +223,7 @@ def main() -> None:
         clock.on = n == timed[0]
         before = thread_cpu() if clock.on else {}
         try:
-            return invoke(*a, **kw)
+            return invoke(*a, **kw) if args.caller == "main" else on_thread(invoke, *a, **kw)
         finally:
             if clock.on:
                 clock.seconds.update(core_threads(before, thread_cpu()))
