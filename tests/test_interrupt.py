@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 SCRIPT = textwrap.dedent(
     """
     import signal, sys, time
@@ -26,17 +28,32 @@ SCRIPT = textwrap.dedent(
         return "done"
 
     model = ScriptedChatModel([ai_tool_calls(("slow", {{"x": 1}}, "c1")), "ok"])
-    agent = create_deep_agent(model=model, tools=[slow])
+    {make}
     try:
-        agent.invoke({{"messages": [("user", "go")]}})
+        {call}
     except KeyboardInterrupt:
         print("interrupted", flush=True)
     """
 )
 
+#: How the child makes its agent and calls it: a plain ``invoke`` (the run waited for as a
+#: whole), and a checkpointed one (its thread graph reading the core's stream item by item).
+CALLS = {
+    "invoke": ("agent = create_deep_agent(model=model, tools=[slow])", 'agent.invoke({"messages": [("user", "go")]})'),
+    "thread": (
+        (
+            "from langgraph.checkpoint.memory import InMemorySaver; "
+            "agent = create_deep_agent(model=model, tools=[slow], checkpointer=InMemorySaver())"
+        ),
+        'agent.invoke({"messages": [("user", "go")]}, {"configurable": {"thread_id": "t"}})',
+    ),
+}
 
-def test_ctrl_c_interrupts_invoke() -> None:
-    script = SCRIPT.format(tests=str(Path(__file__).parent))
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_ctrl_c_interrupts_invoke(call: str) -> None:
+    make, invoke = CALLS[call]
+    script = SCRIPT.format(tests=str(Path(__file__).parent), make=make, call=invoke)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

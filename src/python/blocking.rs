@@ -6,7 +6,12 @@
 //! and take the GIL twenty times a second per waiting thread, which with a thousand threads
 //! blocked in `invoke` is a GIL convoy that costs more than the runs themselves.
 
-use std::time::Duration;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -66,5 +71,51 @@ fn wait_here<T: Send>(
             return Ok(value);
         }
         py.check_signals()?;
+    }
+}
+
+/// `future`'s output, polled on this thread, which sleeps between polls until the future
+/// wakes it; `None` once `limit` has passed (`None`: no limit).
+///
+/// For a wait on what the core's runtime produces (a stream's next item): the runtime's own
+/// `block_on` with a timeout enters the runtime and arms one of its timers at each wait,
+/// which wakes one of its workers to reschedule its sleep and again to disarm it, every item
+/// of every step: about 0.3 ms a step on the main thread (which waits in slices: see
+/// `wait_for`). The item's sender wakes this thread directly instead.
+pub(crate) fn park_on<F: Future>(
+    mut future: Pin<&mut F>,
+    limit: Option<Duration>,
+) -> Option<F::Output> {
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let deadline = limit.map(|limit| Instant::now() + limit);
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return Some(out);
+        }
+        // (A park may end early: the loop polls again.)
+        match deadline {
+            None => std::thread::park(),
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return None;
+                }
+                std::thread::park_timeout(left);
+            }
+        }
+    }
+}
+
+/// Wakes the thread parked in `park_on`.
+struct Unpark(Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
     }
 }

@@ -219,7 +219,6 @@ impl EventStream {
         super::errors::guard(|| {
             // Inside Python until the chunk is made (it runs Python code): the exit waits.
             let _inside = super::exit_gate::enter_holding(py);
-            let runtime = pyo3_async_runtimes::tokio::get_runtime();
             let state = self.state.clone();
             let queued = {
                 let mut guard = state.lock();
@@ -234,14 +233,10 @@ impl EventStream {
             };
             let item = match queued {
                 Some(item) => Some(item),
+                // Waited for on this thread, not in the runtime (see `park_on`).
                 None => super::blocking::wait_for(py, |limit| {
                     let mut guard = state.lock();
-                    runtime.block_on(async {
-                        match limit {
-                            Some(limit) => tokio::time::timeout(limit, guard.rx.recv()).await.ok(),
-                            None => Some(guard.rx.recv().await),
-                        }
-                    })
+                    super::blocking::park_on(std::pin::pin!(guard.rx.recv()), limit)
                 })?,
             };
             match state
