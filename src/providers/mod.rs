@@ -43,8 +43,19 @@ pub(crate) fn sdk_fields(
     order: &[&str],
 ) -> Vec<(String, serde_json::Value)> {
     let mut fields: Vec<_> = params.into_iter().collect();
-    fields.sort_by_key(|(k, _)| order.iter().position(|o| o == k).unwrap_or(order.len()));
+    sort_in_sdk_order(&mut fields, order);
     fields
+}
+
+/// `fields` sorted by their keys' places in `order`, the keys it does not name after its
+/// own in the order they came (the sort is stable).
+pub(crate) fn sort_in_sdk_order<K: AsRef<str>, V>(fields: &mut [(K, V)], order: &[&str]) {
+    fields.sort_by_key(|(k, _)| {
+        order
+            .iter()
+            .position(|o| *o == k.as_ref())
+            .unwrap_or(order.len())
+    });
 }
 
 /// A request body's bytes.
@@ -125,34 +136,79 @@ fn write_field(
     }
 }
 
-/// A request body as the pieces of a `Payload`: the value under each key of `raw` (a
-/// placeholder in `body`) is the piece kept for it, and the value under `key` is `value`'s
-/// pieces, all sent as they are (the turns of a long conversation, the system prompt and
-/// the tools are not copied into the body); the fields between them are written here.
+/// A field of a body written in pieces (`to_pieces_spliced`).
+pub(crate) enum BodyField<'a> {
+    /// A value serialized here.
+    Value(std::borrow::Cow<'a, serde_json::Value>),
+    /// A string, quoted here (the model's name: not copied into a `Value` first).
+    Str(&'a str),
+    /// A value already written (a kept system prompt or tool list), sent as it is.
+    Piece(bytes::Bytes),
+    /// A value already written in pieces (a conversation's kept turns), sent as they are.
+    Pieces(Vec<bytes::Bytes>),
+}
+
+/// Room for the fields a body writes itself (the Messages API's: its size, model, marker
+/// and flag, about 150 bytes): more is grown into.
+const WRITTEN_FIELDS: usize = 256;
+
+/// A request body, its fields in the order given, as the pieces of a `Payload`: the values
+/// already written (the turns of a long conversation, the system prompt and the tools) are
+/// sent as they are, not copied into the body; the fields between them are written here.
+///
+/// Everything written here goes into one buffer, cut into the pieces between the kept ones:
+/// one allocation for them all (each piece grown from a byte of its own was about a dozen
+/// allocations a request).
 pub(crate) fn to_pieces_spliced(
-    body: &[(String, serde_json::Value)],
-    raw: &[(&str, bytes::Bytes)],
-    key: &str,
-    value: Vec<bytes::Bytes>,
+    body: Vec<(&str, BodyField<'_>)>,
 ) -> Result<payload::Payload, crate::error::ModelError> {
-    let mut pieces = Vec::new();
-    let mut value = Some(value);
-    let mut fields = vec![b'{'];
-    for (i, (k, v)) in body.iter().enumerate() {
-        let kept = if k == key {
-            value.take().unwrap_or_default()
-        } else if let Some((_, bytes)) = raw.iter().find(|(r, _)| r == k) {
-            vec![bytes.clone()]
-        } else {
-            write_field(i, k, Some(v), &mut fields)?;
-            continue;
-        };
-        write_field(i, k, None, &mut fields)?;
-        pieces.push(std::mem::take(&mut fields).into());
-        pieces.extend(kept);
+    /// A piece as made: kept, or written up to an offset of the buffer.
+    enum Piece {
+        Kept(bytes::Bytes),
+        WrittenTo(usize),
     }
-    fields.push(b'}');
-    pieces.push(fields.into());
+    let kept = |f: &BodyField| match f {
+        BodyField::Piece(_) => 1,
+        BodyField::Pieces(p) => p.len(),
+        _ => 0,
+    };
+    let mut pieces = Vec::with_capacity(body.iter().map(|(_, f)| 1 + kept(f)).sum::<usize>() + 1);
+    let mut written = Vec::with_capacity(WRITTEN_FIELDS);
+    written.push(b'{');
+    for (i, (k, v)) in body.into_iter().enumerate() {
+        if i > 0 {
+            written.push(b',');
+        }
+        json_string::write_json_string(&mut written, k);
+        written.push(b':');
+        let cut = Piece::WrittenTo(written.len());
+        match v {
+            BodyField::Value(v) => {
+                serde_json::to_writer(&mut written, &*v).map_err(unserializable)?;
+            }
+            BodyField::Str(s) => json_string::write_json_string(&mut written, s),
+            BodyField::Piece(bytes) => pieces.extend([cut, Piece::Kept(bytes)]),
+            BodyField::Pieces(all) => {
+                pieces.push(cut);
+                pieces.extend(all.into_iter().map(Piece::Kept));
+            }
+        }
+    }
+    written.push(b'}');
+    pieces.push(Piece::WrittenTo(written.len()));
+    let written = bytes::Bytes::from(written);
+    let mut start = 0;
+    let pieces = pieces
+        .into_iter()
+        .map(|p| match p {
+            Piece::Kept(bytes) => bytes,
+            Piece::WrittenTo(end) => {
+                let piece = written.slice(start..end);
+                start = end;
+                piece
+            }
+        })
+        .collect();
     Ok(payload::Payload::new(pieces))
 }
 
@@ -161,27 +217,45 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn a_body_of_pieces_is_the_body_written_whole() {
-        let body = json!({
-            "max_tokens": 10,
-            "messages": null,
-            "model": "m",
-            "system": null,
-            "tools": [{"name": "t"}],
-        });
+    fn a_body_of_pieces_is_the_body_written_whole_its_own_fields_in_one_buffer() {
+        use super::BodyField;
+        use std::borrow::Cow;
+        let tools = json!([{"name": "t"}]);
         let turns = [&b"[\"a\""[..], b",\"b\"", b"]"].map(bytes::Bytes::from_static);
         let system = bytes::Bytes::from_static(b"\"s\"");
-        let serde_json::Value::Object(map) = body.clone() else {
-            unreachable!()
-        };
-        let fields = super::sdk_fields(map, &["max_tokens", "messages", "model"]);
-        let payload =
-            super::to_pieces_spliced(&fields, &[("system", system)], "messages", turns.to_vec())
-                .unwrap();
-        let mut whole = body.clone();
-        whole["messages"] = json!(["a", "b"]);
-        whole["system"] = json!("s");
+        let body = vec![
+            ("max_tokens", BodyField::Value(Cow::Owned(json!(10)))),
+            ("messages", BodyField::Pieces(turns.to_vec())),
+            // Strings with bytes to escape, in a key and in a value.
+            ("model", BodyField::Str("m\"\u{1}é")),
+            ("system", BodyField::Piece(system.clone())),
+            ("tools", BodyField::Value(Cow::Borrowed(&tools))),
+            ("x\ny", BodyField::Value(Cow::Owned(json!(true)))),
+        ];
+        let payload = super::to_pieces_spliced(body).unwrap();
+        let whole = json!({
+            "max_tokens": 10,
+            "messages": ["a", "b"],
+            "model": "m\"\u{1}é",
+            "system": "s",
+            "tools": [{"name": "t"}],
+            "x\ny": true,
+        });
         assert_eq!(payload.to_vec(), serde_json::to_vec(&whole).unwrap());
+        // The kept pieces are sent as they are; the fields written around them are cut from
+        // one buffer, each following the one before.
+        let pieces = payload.pieces();
+        assert_eq!(pieces.len(), 7);
+        assert_eq!(pieces[1..4], turns);
+        assert_eq!(pieces[1].as_ptr(), turns[0].as_ptr());
+        assert_eq!(pieces[5].as_ptr(), system.as_ptr());
+        let written = [&pieces[0], &pieces[4], &pieces[6]];
+        for pair in written.windows(2) {
+            assert_eq!(
+                pair[1].as_ptr(),
+                pair[0].as_ptr().wrapping_add(pair[0].len())
+            );
+        }
     }
 
     #[test]

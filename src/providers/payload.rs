@@ -32,6 +32,12 @@ impl Payload {
         out
     }
 
+    /// The pieces as they are sent.
+    #[cfg(test)]
+    pub(crate) fn pieces(&self) -> &[Bytes] {
+        &self.pieces
+    }
+
     /// The body of one attempt. A body of one piece is handed over as it is (reqwest can
     /// then replay it itself).
     pub(crate) fn body(&self) -> reqwest::Body {

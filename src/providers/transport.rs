@@ -164,6 +164,16 @@ fn should_retry_header(headers: &HeaderMap) -> Option<bool> {
     }
 }
 
+/// The retry count's header value: the first attempts' (every one the default policy makes)
+/// are static, as a number's value is written into an allocation of its own.
+fn retry_count(attempt: u32) -> HeaderValue {
+    const COUNTS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+    match COUNTS.get(attempt as usize) {
+        Some(count) => HeaderValue::from_static(count),
+        None => HeaderValue::from(attempt),
+    }
+}
+
 impl Endpoint {
     /// One exchange: the response of a 2xx status, unread, or the classified error.
     pub async fn post(
@@ -217,10 +227,9 @@ impl Endpoint {
     fn request_headers(&self, attempt: u32) -> HeaderMap {
         let mut headers = HeaderMap::with_capacity(self.headers.len() + 3);
         headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        // The count's digits written straight into the value (not through a `String`).
         headers.append(
             HeaderName::from_static("x-stainless-retry-count"),
-            HeaderValue::from(attempt),
+            retry_count(attempt),
         );
         for (name, value) in &self.headers {
             headers.append(name.clone(), value.clone());
@@ -359,6 +368,17 @@ mod tests {
                 ("anthropic-version", "2023-06-01"),
             ]
         );
+    }
+
+    /// Every count is its decimal digits; those of the default policy's attempts are made
+    /// with no allocation.
+    #[test]
+    fn a_retry_count_is_its_digits_and_a_first_attempts_allocates_nothing() {
+        for attempt in [0, 1, 2, 9, 10, 12, 4_294_967_295] {
+            let (value, allocated) = crate::heap_count::allocated_by(|| retry_count(attempt));
+            assert_eq!(value.to_str().unwrap(), attempt.to_string());
+            assert_eq!(allocated == 0, attempt < 10, "{attempt}: {allocated} bytes");
+        }
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! tail breakpoint. Keeping that layout byte-stable across turns (and between a parent and
 //! its forks) is what makes the provider's prompt cache hit.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
@@ -17,6 +19,7 @@ use super::turns::{Placement, format_turns};
 use crate::error::ModelError;
 use crate::messages::Content;
 use crate::model::ModelRequest;
+use crate::providers::BodyField;
 use crate::providers::payload::Payload;
 use crate::tools::ToolSpec;
 
@@ -83,37 +86,37 @@ pub(super) fn request_bytes(
         .as_mut()
         .map(|f| std::mem::take(&mut f.leading))
         .unwrap_or_default();
-    let mut body = Map::new();
-    body.insert("model".into(), json!(config.model));
-    body.insert("max_tokens".into(), json!(config.max_tokens));
-    // Held by its key's place; its bytes are written as encoded.
-    body.insert("messages".into(), Value::Null);
-    // The pieces written as kept, each held by its key's place.
-    let mut raw: Vec<(&str, Bytes)> = Vec::new();
+    // The body's fields, set as langchain-anthropic sets its payload's keys (a later one
+    // replaces an earlier in its place), then sorted as the SDK writes them: a list, not a
+    // map, as no key is hashed and the model's name and the marker are not copied (about 7K
+    // instructions a request on the workers).
+    let mut body = Body(Vec::with_capacity(KEY_ORDER.len()));
+    body.set("model", BodyField::Str(&config.model));
+    body.set("max_tokens", owned(json!(config.max_tokens)));
+    // Held by its key's place; the turns go there at the end.
+    body.set("messages", owned(Value::Null));
     match &request.system {
+        // The pieces written as kept.
         Some(system) if extra_system.is_empty() => {
             let bytes = fields.system(system, || {
                 crate::providers::to_bytes(&format_system(&system.content, Vec::new()))
             })?;
-            body.insert("system".into(), Value::Null);
-            raw.push(("system", bytes));
+            body.set("system", BodyField::Piece(bytes));
         }
         Some(system) => {
-            body.insert(
-                "system".into(),
-                format_system(&system.content, extra_system),
+            body.set(
+                "system",
+                owned(format_system(&system.content, extra_system)),
             );
         }
         // No system message of the agent's: only those merged in from the input.
         None if !extra_system.is_empty() => {
-            body.insert("system".into(), Value::Array(extra_system));
+            body.set("system", owned(Value::Array(extra_system)));
         }
         // Or a later one moved up (an empty block list is not sent).
         None => match formatted.as_mut().and_then(|f| f.hoisted.take()) {
             Some(Value::Array(blocks)) if blocks.is_empty() => {}
-            Some(hoisted) => {
-                body.insert("system".into(), hoisted);
-            }
+            Some(hoisted) => body.set("system", owned(hoisted)),
             None => {}
         },
     }
@@ -122,42 +125,40 @@ pub(super) fn request_bytes(
         let bytes = fields.tools(&request.tools, tagged, cache, || {
             crate::providers::to_bytes(&format_tools(&request.tools, tagged, cache))
         })?;
-        body.insert("tools".into(), Value::Null);
-        raw.push(("tools", bytes));
+        body.set("tools", BodyField::Piece(bytes));
     } else if request.response_format.is_some() {
         // LangChain binds a native format with the agent's tools, none here
         // (`bind_tools([])`): langchain-anthropic sends the empty list.
-        body.insert("tools".into(), json!([]));
+        body.set("tools", owned(json!([])));
     }
     if let Some(choice) = &request.tool_choice {
         let choice = match choice.as_str() {
             "auto" | "any" | "none" => json!({ "type": choice }),
             name => json!({ "type": "tool", "name": name }),
         };
-        body.insert("tool_choice".into(), choice);
+        body.set("tool_choice", owned(choice));
     }
     if let Some(cc) = cache {
-        body.insert("cache_control".into(), cc.clone());
+        body.set("cache_control", BodyField::Value(Cow::Borrowed(cc)));
     }
-    // Bound call parameters go to the top level, as langchain-anthropic sends them.
+    // Bound call parameters go to the top level, as langchain-anthropic sends them (one
+    // named `messages` leaves the turns in place, as the turns were always written there).
     for (k, v) in &request.model_settings {
-        body.insert(k.clone(), v.clone());
-    }
-    // A setting of the same name replaced a kept piece.
-    raw.retain(|(k, _)| !request.model_settings.contains_key(*k));
-    // A native response format (a call's own setting wins, as LangChain binds them) is the
-    // structured-output format, beside any other output settings.
-    if let Some(format) = body
-        .shift_remove("response_format")
-        .or_else(|| request.response_format.clone())
-    {
-        let config = body.entry("output_config").or_insert_with(|| json!({}));
-        if let Value::Object(config) = config {
-            config.insert("format".into(), output_format(&format));
+        if k != "messages" {
+            body.set(k, BodyField::Value(Cow::Borrowed(v)));
         }
     }
+    // A native response format (a call's own setting wins, as LangChain binds them) is the
+    // structured-output format, beside any other output settings.
+    let format = match body.remove("response_format") {
+        Some(BodyField::Value(v)) => Some(v.into_owned()),
+        _ => request.response_format.clone(),
+    };
+    if let Some(format) = format {
+        body.set_output_format(output_format(&format));
+    }
     if stream {
-        body.insert("stream".into(), json!(true));
+        body.set("stream", owned(json!(true)));
     }
     // The kept turns go out as the pieces they were kept in; turns formatted whole, as one.
     let turns = match (&written, &formatted) {
@@ -169,17 +170,59 @@ pub(super) fn request_bytes(
         }
         _ => Vec::new(),
     };
-    let payload = crate::providers::to_pieces_spliced(
-        &crate::providers::sdk_fields(body, KEY_ORDER),
-        &raw,
-        "messages",
-        turns,
-    )?;
+    body.set("messages", BodyField::Pieces(turns));
+    let mut body = body.0;
+    crate::providers::sort_in_sdk_order(&mut body, KEY_ORDER);
+    let payload = crate::providers::to_pieces_spliced(body)?;
     let beta = formatted.as_ref().and_then(|f| f.beta);
     if let Some(written) = written {
         kept.keep(&request.messages, written);
     }
     Ok(Request { payload, beta })
+}
+
+fn owned(value: Value) -> BodyField<'static> {
+    BodyField::Value(Cow::Owned(value))
+}
+
+/// A body's fields as they are set: a key set again keeps its place and takes the new value
+/// (as a map's insert does).
+struct Body<'a>(Vec<(&'a str, BodyField<'a>)>);
+
+impl<'a> Body<'a> {
+    fn set(&mut self, key: &'a str, value: BodyField<'a>) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => *v = value,
+            None => self.0.push((key, value)),
+        }
+    }
+
+    /// The field under `key`, taken out (the others keep their order).
+    fn remove(&mut self, key: &str) -> Option<BodyField<'a>> {
+        let at = self.0.iter().position(|(k, _)| *k == key)?;
+        Some(self.0.remove(at).1)
+    }
+
+    /// `format` as `output_config`'s `format`, beside the output settings already set (an
+    /// `output_config` that is not an object is left as it is).
+    fn set_output_format(&mut self, format: Value) {
+        if !self.0.iter().any(|(k, _)| *k == "output_config") {
+            self.0
+                .push(("output_config", owned(Value::Object(Map::new()))));
+        }
+        if let Some(Value::Object(config)) = self.value_mut("output_config") {
+            config.insert("format".into(), format);
+        }
+    }
+
+    /// The value under `key`, made the body's own to change in its place (a setting's value
+    /// is borrowed until then).
+    fn value_mut(&mut self, key: &str) -> Option<&mut Value> {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, BodyField::Value(v))) => Some(v.to_mut()),
+            _ => None,
+        }
+    }
 }
 
 /// The agent's system prompt, as the chain left it (its caching entry tagged a block, before
