@@ -633,3 +633,100 @@ def test_a_failed_offloads_warning_is_issued_off_the_workers(mode: str, where: s
             assert seen.on_workers() == []
             assert _core._gil_on_workers() == []
     assert warned["deepagents_rs"] == warned["deepagents"]
+
+
+# --------------------------------------------------------------------------- structured output
+
+
+def _answer_schema(seen: Seen) -> type:
+    """A pydantic schema whose validator notes where it runs (before the value is parsed,
+    so a value that fails is noted too)."""
+    from pydantic import BaseModel, field_validator
+
+    class Answer(BaseModel):
+        value: int
+
+        @field_validator("value", mode="before")
+        @classmethod
+        def _noted(cls, v: Any) -> Any:
+            seen.note("validate")
+            return v
+
+    return Answer
+
+
+STRUCTURED = {
+    # ToolStrategy: a call that fails validation (a retry), two schema calls at once (the
+    # adapter's `multiple`), then one that parses.
+    "tool": [
+        ai_tool_calls(("Answer", {"value": "not a number"})),
+        ai_tool_calls(("Answer", {"value": 1}), ("Answer", {"value": 2})),
+        ai_tool_calls(("Answer", {"value": 3})),
+    ],
+    # ProviderStrategy (a model whose profile takes native structured output): the reply's
+    # text parsed.
+    "native": [AIMessage(content='{"value": 3}')],
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("strategy", list(STRUCTURED))
+def test_structured_output_is_parsed_off_the_workers(mode: str, strategy: str) -> None:
+    """The response format's parsing (pydantic validation, LangChain's retry texts and
+    errors) runs where the run's Python runs: the loop's thread under ``ainvoke`` /
+    ``astream``, the core's Python threads under ``invoke`` / ``stream``; the response is
+    the user's own object."""
+    seen = Seen()
+    schema = _answer_schema(seen)
+    profile = {"structured_output": True} if strategy == "native" else None
+    model = WatchedModel(responses=STRUCTURED[strategy], seen=seen, profile=profile)
+    agent = create_deep_agent(model=model, response_format=schema)
+    _core._gil_on_workers()
+    inputs = {"messages": [{"role": "user", "content": "go"}]}
+    if mode == "invoke":
+        result = agent.invoke(inputs)
+    elif mode == "ainvoke":
+        result = asyncio.run(agent.ainvoke(inputs))
+    elif mode == "stream":
+        result = [c for c in agent.stream(inputs, stream_mode="values")][-1]
+    else:
+
+        async def astream() -> Any:
+            return [c async for c in agent.astream(inputs, stream_mode="values")][-1]
+
+        result = asyncio.run(astream())
+    assert result["structured_response"] == schema(value=3)
+    assert type(result["structured_response"]) is schema
+    if strategy == "tool":
+        texts = [m.content for m in result["messages"] if m.type == "tool"]
+        assert "Failed to parse data to Answer" in texts[0]
+        assert "multiple structured responses (Answer, Answer)" in texts[1]
+    assert "validate" in seen.kinds(), seen.calls
+    assert seen.on_workers() == []
+    assert _core._gil_on_workers() == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", ["refused", "unparsed"])
+def test_a_structured_outputs_error_is_made_off_the_workers(mode: str, case: str) -> None:
+    """A union on a native model (LangChain refuses it as the provider's format when the
+    model is called) and a native reply that is not JSON (LangChain's error, ending the
+    run): each error is the adapter's, made where the run's Python runs."""
+    from pydantic import BaseModel
+
+    class Yes(BaseModel):
+        yes: bool
+
+    class No(BaseModel):
+        no: bool
+
+    schema: Any = Yes | No if case == "refused" else Yes
+    model = ScriptedChatModel(["not json"], profile={"structured_output": True})
+    agent = create_deep_agent(model=model, response_format=schema)
+    _core._gil_on_workers()
+    with pytest.raises(Exception) as info:
+        _run(agent, mode)
+    said = "Native structured output expected valid JSON" if case == "unparsed" else "Unsupported schema type"
+    assert said in str(info.value), info.value
+    assert len(model.calls) == (0 if case == "refused" else 1)
+    assert _core._gil_on_workers() == []

@@ -161,7 +161,7 @@ impl Agent {
                 // A format the provider cannot take is refused when the model is called, before
                 // the model is (LangChain decides on native output only then).
                 if let Some(refusal) = parser.as_ref().and_then(|p| p.refusal()) {
-                    return Err(refusal);
+                    return Err(refusal.await);
                 }
                 // LangChain binds the format's tools after the request's (as middleware left
                 // them), with its tool choice in place of the request's.
@@ -249,7 +249,7 @@ impl Agent {
                     l.tracer.llm_end(l.run, TraceData::Message(&message)).await;
                 }
                 let (answers, structured) = match &parser {
-                    Some(p) => p.answer(&reply, &host)?,
+                    Some(p) => p.answer(&reply, &host).await?,
                     None => (Vec::new(), None),
                 };
                 let mut messages = vec![Message::Ai(reply)];
