@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 import re
 import threading
 from collections.abc import Callable
@@ -729,4 +730,59 @@ def test_a_structured_outputs_error_is_made_off_the_workers(mode: str, case: str
     said = "Native structured output expected valid JSON" if case == "unparsed" else "Unsupported schema type"
     assert said in str(info.value), info.value
     assert len(model.calls) == (0 if case == "refused" else 1)
+    assert _core._gil_on_workers() == []
+
+
+# --------------------------------------------------------------------------- skills
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_skills_load_and_skill_tools_run_no_python_on_workers(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    """``SkillsMiddleware``: the load's warnings (a ``SKILL.md`` without frontmatter is
+    skipped), the skill-tool resolver (asked on each model call after a read, and before
+    the tool runs), the resolver's checks of the request's model (``rejected_schemas``,
+    ``inline_blocks``) and its warning for a tool it no longer returns: all Python, none of
+    it on a worker."""
+    from deepagents_rs.backends import StateBackend
+    from deepagents_rs.middleware import SkillsMiddleware
+    from langchain_core.tools import StructuredTool
+
+    seen = Seen()
+    asked: list[str] = []
+    lookup = StructuredTool.from_function(lambda: "found", name="crm_lookup", description="Look it up.")
+
+    def resolve(name: str, runtime: Any) -> list[Any]:
+        seen.note("resolver")
+        asked.append(name)
+        # Forgets the tool once it was disclosed: the call to it warns.
+        return [lookup] if len(asked) == 1 else []
+
+    crm = "---\nname: crm\ndescription: The crm skill.\nmetadata:\n  include_tools: crm\n---\n\nUse it.\n"
+    files = {
+        "/skills/crm/SKILL.md": {"content": crm, "encoding": "utf-8"},
+        "/skills/bare/SKILL.md": {"content": "no frontmatter here\n", "encoding": "utf-8"},
+    }
+    model = WatchedModel(
+        responses=[
+            ai_tool_calls(("read_file", {"file_path": "/skills/crm/SKILL.md"})),
+            ai_tool_calls(("crm_lookup", {})),
+            AIMessage(content="done"),
+        ],
+        seen=seen,
+    )
+    skills = SkillsMiddleware(backend=StateBackend(), sources=["/skills/"], tools=resolve)
+    agent = create_deep_agent(model=model, middleware=[skills])
+    _core._gil_on_workers()
+    inputs = {"messages": [{"role": "user", "content": "go"}], "files": files}
+    with caplog.at_level(logging.WARNING):
+        if mode == "invoke":
+            messages = agent.invoke(inputs)["messages"]
+        else:
+            messages = asyncio.run(agent.ainvoke(inputs))["messages"]
+    assert messages[-1].content == "done"
+    logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("/skills/bare/SKILL.md" in text for text in logged), logged
+    assert any("no longer returns it" in text for text in logged), logged
+    assert asked[:2] == ["crm", "crm"]
+    assert seen.on_workers() == []
     assert _core._gil_on_workers() == []
