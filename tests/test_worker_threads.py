@@ -786,3 +786,56 @@ def test_skills_load_and_skill_tools_run_no_python_on_workers(mode: str, caplog:
     assert asked[:2] == ["crm", "crm"]
     assert seen.on_workers() == []
     assert _core._gil_on_workers() == []
+
+
+# --------------------------------------------------------------------------- host reads in the core's steps
+
+
+def test_a_native_reply_under_v3_events_is_made_off_the_workers(sim: SimAnthropic) -> None:
+    """Under ``stream_events(version="v3")`` a native client's reply is the message the host
+    makes of the call's chunks (``_native_events.v1_reply``): made on the core's Python
+    threads, not on the worker that ran the model call."""
+    sim.script(tool_use(("echo", {"text": "a"}, "toolu_1"), text="Echoing."), text("done"))
+    agent = create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=_tools(Seen())[:1])
+    _core._gil_on_workers()
+    run = agent.stream_events({"messages": [{"role": "user", "content": "go"}]}, version="v3")
+    for _ in run.messages:
+        pass
+    assert run.output["messages"][-1].content[0]["text"] == "done"
+    assert _core._gil_on_workers() == []
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_video_reads_and_glob_read_the_hosts_settings_off_the_workers(mode: str, tmp_path: Path) -> None:
+    """``read_file`` of a video (frames sampled by the host's extractor, the size limit read
+    from ``MAX_VIDEO_INPUT_BYTES``, a clip the extractor refuses told apart where it raised)
+    and ``glob`` (its timeout read from ``GLOB_TIMEOUT``): each host read made off the
+    workers, on a filesystem middleware built from its Python configuration."""
+    pytest.importorskip("av")
+    from deepagents_rs.backends import FilesystemBackend
+    from deepagents_rs.middleware import FilesystemMiddleware
+    from langchain.agents import create_agent
+    from parity.video_support import clip
+
+    (tmp_path / "walk.mp4").write_bytes(clip(seconds=2))
+    (tmp_path / "broken.mp4").write_bytes(b"not a video at all")
+    model = ScriptedChatModel(
+        [
+            ai_tool_calls(
+                ("read_file", {"file_path": "/walk.mp4"}),
+                ("read_file", {"file_path": "/broken.mp4"}),
+                ("glob", {"pattern": "*.mp4"}),
+            ),
+            AIMessage(content="done"),
+        ]
+    )
+    backend = FilesystemBackend(root_dir=tmp_path, virtual_mode=True)
+    agent = create_agent(model, middleware=[FilesystemMiddleware(backend=backend)])
+    _core._gil_on_workers()
+    messages = _run(agent, mode)
+    assert messages[-1].content == "done"
+    walk, broken, found = (m.content for m in messages if m.type == "tool")
+    assert walk.startswith("Read video /walk.mp4: sampled 1 frame."), walk
+    assert broken.startswith("Error reading video /broken.mp4: Failed to open video payload"), broken
+    assert "/walk.mp4" in str(found), found
+    assert _core._gil_on_workers() == []

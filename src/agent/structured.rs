@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::messages::{AiMessage, Message, ToolCall, ToolMessage, ToolStatus};
 use crate::middleware::Structured;
-use crate::structured::{ParseError, SchemaTool};
+use crate::structured::{Answer, ParseError, SchemaTool};
 use crate::tools::HostContext;
 
 /// The tool messages answering the reply's schema calls, and the structured response when
@@ -14,7 +14,7 @@ pub(crate) async fn answer_schema_calls<P: SchemaTool + ?Sized>(
     parser: &P,
     reply: &AiMessage,
     host: &HostContext,
-) -> Result<(Vec<Message>, Option<Structured>), Error> {
+) -> Result<Answer, Error> {
     let schema_calls: Vec<&ToolCall> = reply
         .tool_calls
         .iter()

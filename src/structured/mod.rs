@@ -41,6 +41,9 @@ pub enum ParseError {
     Fatal(BoxError),
 }
 
+/// The messages a reply adds after itself, and the structured response it holds, if any.
+pub type Answer = (Vec<Message>, Option<Structured>);
+
 /// What a request carries for a structured response.
 #[derive(Clone)]
 pub struct FormatRequest {
@@ -71,7 +74,7 @@ pub trait StructuredOutput: Send + Sync {
         &'a self,
         reply: &'a AiMessage,
         host: &'a HostContext,
-    ) -> BoxFuture<'a, Result<(Vec<Message>, Option<Structured>), Error>>;
+    ) -> BoxFuture<'a, Result<Answer, Error>>;
 }
 
 /// Structured output through a tool (LangChain's `ToolStrategy`).
@@ -131,7 +134,7 @@ impl<T: SchemaTool> StructuredOutput for T {
         &'a self,
         reply: &'a AiMessage,
         host: &'a HostContext,
-    ) -> BoxFuture<'a, Result<(Vec<Message>, Option<Structured>), Error>> {
+    ) -> BoxFuture<'a, Result<Answer, Error>> {
         Box::pin(crate::agent::answer_schema_calls(self, reply, host))
     }
 }

@@ -7,11 +7,11 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::error::{BoxError, Error};
-use crate::messages::{AiMessage, Content, Message};
+use crate::messages::{AiMessage, Content};
 use crate::middleware::Structured;
 use crate::tools::{HostContext, ToolSpec};
 
-use super::{FormatRequest, Parsed, StructuredOutput};
+use super::{Answer, FormatRequest, Parsed, StructuredOutput};
 
 /// Parses a reply's text into the structured response (the host's schema validation).
 pub trait ReplyParser: Send + Sync {
@@ -76,7 +76,7 @@ impl StructuredOutput for ProviderStrategy {
         &'a self,
         reply: &'a AiMessage,
         host: &'a HostContext,
-    ) -> BoxFuture<'a, Result<(Vec<Message>, Option<Structured>), Error>> {
+    ) -> BoxFuture<'a, Result<Answer, Error>> {
         Box::pin(async move {
             // A reply calling tools is an ordinary step: its tools run and the model answers
             // again.
