@@ -31,12 +31,16 @@ pub struct ReplyShaper {
     pub shape: ShapeReply,
 }
 
-/// `ReplyShaper::shape`.
+/// `ReplyShaper::shape`: async, since the host's code runs on a thread of its own, not on
+/// the runtime's worker that awaits it.
 pub type ShapeReply = fn(
-    &HostContext,
-    &str,
+    HostContext,
+    String,
     crate::model::Chunks,
-) -> Result<Option<crate::messages::AiMessage>, crate::error::BoxError>;
+) -> futures::future::BoxFuture<
+    'static,
+    Result<Option<crate::messages::AiMessage>, crate::error::BoxError>,
+>;
 
 static REPLY_SHAPER: OnceLock<ReplyShaper> = OnceLock::new();
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 import re
 import threading
 from collections.abc import Callable
@@ -633,3 +634,208 @@ def test_a_failed_offloads_warning_is_issued_off_the_workers(mode: str, where: s
             assert seen.on_workers() == []
             assert _core._gil_on_workers() == []
     assert warned["deepagents_rs"] == warned["deepagents"]
+
+
+# --------------------------------------------------------------------------- structured output
+
+
+def _answer_schema(seen: Seen) -> type:
+    """A pydantic schema whose validator notes where it runs (before the value is parsed,
+    so a value that fails is noted too)."""
+    from pydantic import BaseModel, field_validator
+
+    class Answer(BaseModel):
+        value: int
+
+        @field_validator("value", mode="before")
+        @classmethod
+        def _noted(cls, v: Any) -> Any:
+            seen.note("validate")
+            return v
+
+    return Answer
+
+
+STRUCTURED = {
+    # ToolStrategy: a call that fails validation (a retry), two schema calls at once (the
+    # adapter's `multiple`), then one that parses.
+    "tool": [
+        ai_tool_calls(("Answer", {"value": "not a number"})),
+        ai_tool_calls(("Answer", {"value": 1}), ("Answer", {"value": 2})),
+        ai_tool_calls(("Answer", {"value": 3})),
+    ],
+    # ProviderStrategy (a model whose profile takes native structured output): the reply's
+    # text parsed.
+    "native": [AIMessage(content='{"value": 3}')],
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("strategy", list(STRUCTURED))
+def test_structured_output_is_parsed_off_the_workers(mode: str, strategy: str) -> None:
+    """The response format's parsing (pydantic validation, LangChain's retry texts and
+    errors) runs where the run's Python runs: the loop's thread under ``ainvoke`` /
+    ``astream``, the core's Python threads under ``invoke`` / ``stream``; the response is
+    the user's own object."""
+    seen = Seen()
+    schema = _answer_schema(seen)
+    profile = {"structured_output": True} if strategy == "native" else None
+    model = WatchedModel(responses=STRUCTURED[strategy], seen=seen, profile=profile)
+    agent = create_deep_agent(model=model, response_format=schema)
+    _core._gil_on_workers()
+    inputs = {"messages": [{"role": "user", "content": "go"}]}
+    if mode == "invoke":
+        result = agent.invoke(inputs)
+    elif mode == "ainvoke":
+        result = asyncio.run(agent.ainvoke(inputs))
+    elif mode == "stream":
+        result = [c for c in agent.stream(inputs, stream_mode="values")][-1]
+    else:
+
+        async def astream() -> Any:
+            return [c async for c in agent.astream(inputs, stream_mode="values")][-1]
+
+        result = asyncio.run(astream())
+    assert result["structured_response"] == schema(value=3)
+    assert type(result["structured_response"]) is schema
+    if strategy == "tool":
+        texts = [m.content for m in result["messages"] if m.type == "tool"]
+        assert "Failed to parse data to Answer" in texts[0]
+        assert "multiple structured responses (Answer, Answer)" in texts[1]
+    assert "validate" in seen.kinds(), seen.calls
+    assert seen.on_workers() == []
+    assert _core._gil_on_workers() == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", ["refused", "unparsed"])
+def test_a_structured_outputs_error_is_made_off_the_workers(mode: str, case: str) -> None:
+    """A union on a native model (LangChain refuses it as the provider's format when the
+    model is called) and a native reply that is not JSON (LangChain's error, ending the
+    run): each error is the adapter's, made where the run's Python runs."""
+    from pydantic import BaseModel
+
+    class Yes(BaseModel):
+        yes: bool
+
+    class No(BaseModel):
+        no: bool
+
+    schema: Any = Yes | No if case == "refused" else Yes
+    model = ScriptedChatModel(["not json"], profile={"structured_output": True})
+    agent = create_deep_agent(model=model, response_format=schema)
+    _core._gil_on_workers()
+    with pytest.raises(Exception) as info:
+        _run(agent, mode)
+    said = "Native structured output expected valid JSON" if case == "unparsed" else "Unsupported schema type"
+    assert said in str(info.value), info.value
+    assert len(model.calls) == (0 if case == "refused" else 1)
+    assert _core._gil_on_workers() == []
+
+
+# --------------------------------------------------------------------------- skills
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_skills_load_and_skill_tools_run_no_python_on_workers(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    """``SkillsMiddleware``: the load's warnings (a ``SKILL.md`` without frontmatter is
+    skipped), the skill-tool resolver (asked on each model call after a read, and before
+    the tool runs), the resolver's checks of the request's model (``rejected_schemas``,
+    ``inline_blocks``) and its warning for a tool it no longer returns: all Python, none of
+    it on a worker."""
+    from deepagents_rs.backends import StateBackend
+    from deepagents_rs.middleware import SkillsMiddleware
+    from langchain_core.tools import StructuredTool
+
+    seen = Seen()
+    asked: list[str] = []
+    lookup = StructuredTool.from_function(lambda: "found", name="crm_lookup", description="Look it up.")
+
+    def resolve(name: str, runtime: Any) -> list[Any]:
+        seen.note("resolver")
+        asked.append(name)
+        # Forgets the tool once it was disclosed: the call to it warns.
+        return [lookup] if len(asked) == 1 else []
+
+    crm = "---\nname: crm\ndescription: The crm skill.\nmetadata:\n  include_tools: crm\n---\n\nUse it.\n"
+    files = {
+        "/skills/crm/SKILL.md": {"content": crm, "encoding": "utf-8"},
+        "/skills/bare/SKILL.md": {"content": "no frontmatter here\n", "encoding": "utf-8"},
+    }
+    model = WatchedModel(
+        responses=[
+            ai_tool_calls(("read_file", {"file_path": "/skills/crm/SKILL.md"})),
+            ai_tool_calls(("crm_lookup", {})),
+            AIMessage(content="done"),
+        ],
+        seen=seen,
+    )
+    skills = SkillsMiddleware(backend=StateBackend(), sources=["/skills/"], tools=resolve)
+    agent = create_deep_agent(model=model, middleware=[skills])
+    _core._gil_on_workers()
+    inputs = {"messages": [{"role": "user", "content": "go"}], "files": files}
+    with caplog.at_level(logging.WARNING):
+        if mode == "invoke":
+            messages = agent.invoke(inputs)["messages"]
+        else:
+            messages = asyncio.run(agent.ainvoke(inputs))["messages"]
+    assert messages[-1].content == "done"
+    logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("/skills/bare/SKILL.md" in text for text in logged), logged
+    assert any("no longer returns it" in text for text in logged), logged
+    assert asked[:2] == ["crm", "crm"]
+    assert seen.on_workers() == []
+    assert _core._gil_on_workers() == []
+
+
+# --------------------------------------------------------------------------- host reads in the core's steps
+
+
+def test_a_native_reply_under_v3_events_is_made_off_the_workers(sim: SimAnthropic) -> None:
+    """Under ``stream_events(version="v3")`` a native client's reply is the message the host
+    makes of the call's chunks (``_native_events.v1_reply``): made on the core's Python
+    threads, not on the worker that ran the model call."""
+    sim.script(tool_use(("echo", {"text": "a"}, "toolu_1"), text="Echoing."), text("done"))
+    agent = create_deep_agent(model="anthropic:claude-sonnet-4-5", tools=_tools(Seen())[:1])
+    _core._gil_on_workers()
+    run = agent.stream_events({"messages": [{"role": "user", "content": "go"}]}, version="v3")
+    for _ in run.messages:
+        pass
+    assert run.output["messages"][-1].content[0]["text"] == "done"
+    assert _core._gil_on_workers() == []
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_video_reads_and_glob_read_the_hosts_settings_off_the_workers(mode: str, tmp_path: Path) -> None:
+    """``read_file`` of a video (frames sampled by the host's extractor, the size limit read
+    from ``MAX_VIDEO_INPUT_BYTES``, a clip the extractor refuses told apart where it raised)
+    and ``glob`` (its timeout read from ``GLOB_TIMEOUT``): each host read made off the
+    workers, on a filesystem middleware built from its Python configuration."""
+    pytest.importorskip("av")
+    from deepagents_rs.backends import FilesystemBackend
+    from deepagents_rs.middleware import FilesystemMiddleware
+    from langchain.agents import create_agent
+    from parity.video_support import clip
+
+    (tmp_path / "walk.mp4").write_bytes(clip(seconds=2))
+    (tmp_path / "broken.mp4").write_bytes(b"not a video at all")
+    model = ScriptedChatModel(
+        [
+            ai_tool_calls(
+                ("read_file", {"file_path": "/walk.mp4"}),
+                ("read_file", {"file_path": "/broken.mp4"}),
+                ("glob", {"pattern": "*.mp4"}),
+            ),
+            AIMessage(content="done"),
+        ]
+    )
+    backend = FilesystemBackend(root_dir=tmp_path, virtual_mode=True)
+    agent = create_agent(model, middleware=[FilesystemMiddleware(backend=backend)])
+    _core._gil_on_workers()
+    messages = _run(agent, mode)
+    assert messages[-1].content == "done"
+    walk, broken, found = (m.content for m in messages if m.type == "tool")
+    assert walk.startswith("Read video /walk.mp4: sampled 1 frame."), walk
+    assert broken.startswith("Error reading video /broken.mp4: Failed to open video payload"), broken
+    assert "/walk.mp4" in str(found), found
+    assert _core._gil_on_workers() == []

@@ -5,16 +5,16 @@
 use crate::error::Error;
 use crate::messages::{AiMessage, Message, ToolCall, ToolMessage, ToolStatus};
 use crate::middleware::Structured;
-use crate::structured::{ParseError, SchemaTool};
+use crate::structured::{Answer, ParseError, SchemaTool};
 use crate::tools::HostContext;
 
 /// The tool messages answering the reply's schema calls, and the structured response when
 /// one call parsed.
-pub(crate) fn answer_schema_calls<P: SchemaTool + ?Sized>(
+pub(crate) async fn answer_schema_calls<P: SchemaTool + ?Sized>(
     parser: &P,
     reply: &AiMessage,
     host: &HostContext,
-) -> Result<(Vec<Message>, Option<Structured>), Error> {
+) -> Result<Answer, Error> {
     let schema_calls: Vec<&ToolCall> = reply
         .tool_calls
         .iter()
@@ -26,7 +26,7 @@ pub(crate) fn answer_schema_calls<P: SchemaTool + ?Sized>(
     };
     match schema_calls.as_slice() {
         [] => Ok((Vec::new(), None)),
-        [call] => match parser.parse(call, reply, host) {
+        [call] => match parser.parse(call, reply, host).await {
             Ok(parsed) => Ok((
                 vec![tool_message(parsed.tool_message, call)],
                 Some(Structured {
@@ -39,10 +39,10 @@ pub(crate) fn answer_schema_calls<P: SchemaTool + ?Sized>(
             Err(ParseError::Fatal(source)) => Err(fatal(&call.name, source)),
         },
         several => {
-            let names: Vec<&str> = several.iter().map(|c| c.name.as_str()).collect();
-            let text = match parser.multiple(&names, reply, host) {
+            let names: Vec<String> = several.iter().map(|c| c.name.clone()).collect();
+            let text = match parser.multiple(names, reply, host).await {
                 Ok(text) | Err(ParseError::Retry(text)) => text,
-                Err(ParseError::Fatal(source)) => return Err(fatal(names[0], source)),
+                Err(ParseError::Fatal(source)) => return Err(fatal(&several[0].name, source)),
             };
             let messages = several
                 .iter()

@@ -362,18 +362,25 @@ pub(crate) fn filesystem_from_py(config: &Bound<'_, PyAny>) -> PyResult<Filesyst
 /// `deepagents_rs.middleware.filesystem.GLOB_TIMEOUT` as `glob` reads it at each call (a
 /// test or a caller may have changed it): its seconds and its `str`. A value that is no
 /// number keeps the default.
-fn read_glob_timeout() -> (f64, String) {
-    super::runtime_threads::attach(|py| {
-        let value = py
-            .import("deepagents_rs.middleware.filesystem")?
-            .getattr("GLOB_TIMEOUT")?;
-        Ok::<_, PyErr>((value.extract::<f64>()?, value.str()?.to_string()))
-    })
-    .unwrap_or_else(|_| {
+/// Read on the core's Python threads, not on the tokio worker running `glob`.
+fn read_glob_timeout() -> futures::future::BoxFuture<'static, (f64, String)> {
+    let default = || {
         (
             crate::middleware::filesystem::texts::GLOB_TIMEOUT_SECS,
             "10.0".to_owned(),
         )
+    };
+    Box::pin(async move {
+        super::python_calls::call(|py| {
+            let value = py
+                .import("deepagents_rs.middleware.filesystem")?
+                .getattr("GLOB_TIMEOUT")?;
+            Ok::<_, PyErr>((value.extract::<f64>()?, value.str()?.to_string()))
+        })
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_else(default)
     })
 }
 

@@ -171,23 +171,12 @@ pub(crate) fn call_in_context<'py>(
 
 /// Calls `method` of a host adapter as LangGraph runs a callback: its `a`-prefixed
 /// coroutine awaited on the run's loop under `ainvoke`, the method itself with the other
-/// Python calls (`super::python_calls`, in a copy of the run's contextvars) under `invoke`; never on a tokio worker.
-/// `args` makes the arguments with the GIL held, told whether the call is the async one.
-/// The adapter may come shared (`Arc<Py<PyAny>>`), so the caller needs no GIL to pass it.
-pub(crate) async fn call_adapter<A, F>(
-    adapter: A,
-    host: HostContext,
-    method: &'static str,
-    args: F,
-) -> PyResult<Py<PyAny>>
-where
-    A: Borrow<Py<PyAny>> + Send + 'static,
-    F: for<'py> FnOnce(Python<'py>, bool) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
-{
-    call_adapter_then(adapter, host, method, args, |out| Ok(out.clone().unbind())).await
-}
-
-/// `call_adapter`, its result read by `convert` with the GIL held off the tokio workers: in
+/// Python calls (`super::python_calls`, in a copy of the run's contextvars) under `invoke`;
+/// never on a tokio worker. `args` makes the arguments with the GIL held, told whether the
+/// call is the async one. The adapter may come shared (`Arc<Py<PyAny>>`), so the caller
+/// needs no GIL to pass it.
+///
+/// Its result is read by `convert` with the GIL held off the tokio workers: in
 /// the same Python call under `invoke`, on the loop's thread when the coroutine is done
 /// under `ainvoke`; its exception made the caller's error (`HostError`) there too.
 pub(crate) async fn call_adapter_then<A, F, C, T, E>(

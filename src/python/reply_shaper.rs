@@ -3,6 +3,7 @@
 //! assembles from the call's content-block events (v1 blocks, `output_version: "v1"`); a
 //! native client's reply is made the same way from its chunks (`_native_events.v1_reply`).
 
+use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
@@ -39,25 +40,30 @@ fn wants(host: &HostContext) -> bool {
     PyHost::from_context(host).is_some_and(|h| h.protocol_events)
 }
 
+/// The reply made on the core's Python threads, not on the tokio worker that awaits it.
 fn shape(
-    _host: &HostContext,
-    call_id: &str,
+    _host: HostContext,
+    call_id: String,
     chunks: crate::model::Chunks,
-) -> Result<Option<AiMessage>, BoxError> {
-    super::runtime_threads::attach(|py| {
-        let chunks = pythonize::pythonize(py, &chunks).map_err(|e| boxed(e.into()))?;
-        let made = py
-            .import("deepagents_rs._native_events")
-            .and_then(|m| m.getattr("v1_reply"))
-            .and_then(|f| f.call1((call_id, chunks)))
-            .map_err(boxed)?;
-        if made.is_none() {
-            return Ok(None);
-        }
-        match message_from_py(&made).map_err(boxed)? {
-            Message::Ai(ai) => Ok(Some(ai)),
-            _ => Err("the reply made of a call's chunks is not an AI message".into()),
-        }
+) -> BoxFuture<'static, Result<Option<AiMessage>, BoxError>> {
+    Box::pin(async move {
+        super::python_calls::call(move |py| {
+            let chunks = pythonize::pythonize(py, &chunks).map_err(|e| boxed(e.into()))?;
+            let made = py
+                .import("deepagents_rs._native_events")
+                .and_then(|m| m.getattr("v1_reply"))
+                .and_then(|f| f.call1((call_id, chunks)))
+                .map_err(boxed)?;
+            if made.is_none() {
+                return Ok(None);
+            }
+            match message_from_py(&made).map_err(boxed)? {
+                Message::Ai(ai) => Ok(Some(ai)),
+                _ => Err("the reply made of a call's chunks is not an AI message".into()),
+            }
+        })
+        .await
+        .unwrap_or_else(|lost| Err(Box::new(lost) as BoxError))
     })
 }
 

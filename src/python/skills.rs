@@ -12,7 +12,7 @@ use pyo3::types::PyDict;
 use super::backends::backend_from_py;
 use super::convert::host_object;
 use super::errors::to_py;
-use super::host::call_adapter;
+use super::host::call_adapter_then;
 use super::tools::PyTool;
 use crate::error::{BoxError, Error};
 use crate::middleware::{
@@ -41,7 +41,7 @@ pub(crate) fn skill_source_label(path: &str) -> String {
 pub(crate) struct PyFrontmatterReader {
     read: Arc<Py<PyAny>>,
     /// The module logger's `warning`, as deepagents logs what a load skips.
-    warn: Py<PyAny>,
+    warn: Arc<Py<PyAny>>,
 }
 
 impl PyFrontmatterReader {
@@ -49,7 +49,7 @@ impl PyFrontmatterReader {
     pub(crate) fn new(read: &Bound<'_, PyAny>, warn: &Bound<'_, PyAny>) -> Self {
         PyFrontmatterReader {
             read: Arc::new(read.clone().unbind()),
-            warn: warn.clone().unbind(),
+            warn: Arc::new(warn.clone().unbind()),
         }
     }
 }
@@ -75,12 +75,19 @@ impl FrontmatterReader for PyFrontmatterReader {
         })
     }
 
-    fn warn(&self, message: String) {
-        super::runtime_threads::attach(|py| {
-            if let Err(e) = self.warn.bind(py).call1((message,)) {
-                e.write_unraisable(py, None);
-            }
-        });
+    fn warn(&self, messages: Vec<String>) -> BoxFuture<'static, ()> {
+        let warn = self.warn.clone();
+        Box::pin(async move {
+            // Lost only when the call panicked, which Python already reported.
+            let _ = super::python_calls::call(move |py| {
+                for message in messages {
+                    if let Err(e) = warn.bind(py).call1((message,)) {
+                        e.write_unraisable(py, None);
+                    }
+                }
+            })
+            .await;
+        })
     }
 }
 
@@ -100,27 +107,31 @@ impl SkillToolResolver for PyResolver {
         let resolver = self.resolver.clone();
         Box::pin(async move {
             let config_host = host.clone();
-            let out = call_adapter(resolver, host, "resolve", move |py, _| {
-                let config = super::host::PyHost::config_arg(
-                    super::host::PyHost::from_context(&config_host),
-                    py,
-                );
-                Ok(vec![names.into_pyobject(py)?.into_any(), config])
-            })
+            // The answer read where the call ran, off the runtime's workers.
+            call_adapter_then(
+                resolver,
+                host,
+                "resolve",
+                move |py, _| {
+                    let config = super::host::PyHost::config_arg(
+                        super::host::PyHost::from_context(&config_host),
+                        py,
+                    );
+                    Ok(vec![names.into_pyobject(py)?.into_any(), config])
+                },
+                |out| -> PyResult<ResolvedTools> {
+                    out.try_iter()?
+                        .map(|per_name| {
+                            per_name?
+                                .try_iter()?
+                                .map(|a| Ok(Arc::new(PyTool::from_adapter(&a?)?) as Arc<dyn Tool>))
+                                .collect()
+                        })
+                        .collect()
+                },
+            )
             .await
-            .map_err(|e| Box::new(e) as BoxError)?;
-            super::runtime_threads::attach(|py| -> PyResult<ResolvedTools> {
-                out.bind(py)
-                    .try_iter()?
-                    .map(|per_name| {
-                        per_name?
-                            .try_iter()?
-                            .map(|a| Ok(Arc::new(PyTool::from_adapter(&a?)?) as Arc<dyn Tool>))
-                            .collect()
-                    })
-                    .collect()
-            })
-            .map_err(|e| Box::new(e) as BoxError)
+            .map_err(|e: PyErr| Box::new(e) as BoxError)
         })
     }
 
@@ -128,47 +139,69 @@ impl SkillToolResolver for PyResolver {
         &self,
         model: &dyn ChatModel,
         tools: &[&ToolSpec],
-    ) -> Result<Option<Vec<Value>>, BoxError> {
-        super::runtime_threads::attach(|py| -> PyResult<Option<Vec<Value>>> {
-            let handle = model.host_handle();
+    ) -> BoxFuture<'static, Result<Option<Vec<Value>>, BoxError>> {
+        let resolver = self.resolver.clone();
+        let (handle, id, mid) = (
+            model.host_handle(),
+            model.id(),
+            model.mid_conversation_tools(),
+        );
+        let specs: Vec<ToolSpec> = tools.iter().map(|t| (*t).clone()).collect();
+        on_python(move |py| -> PyResult<Option<Vec<Value>>> {
             let object = handle.as_ref().and_then(|h| host_object(py, h));
-            let specs = pythonize::pythonize(py, tools)?;
-            let blocks = self.resolver.bind(py).call_method1(
-                "inline_blocks",
-                (object, model.id(), specs, model.mid_conversation_tools()),
-            )?;
+            let specs = pythonize::pythonize(py, &specs)?;
+            let blocks = resolver
+                .bind(py)
+                .call_method1("inline_blocks", (object, id, specs, mid))?;
             if blocks.is_none() {
                 return Ok(None);
             }
             super::value::from_py(&blocks).map(Some)
         })
-        .map_err(|e| Box::new(e) as BoxError)
     }
 
     fn rejected_schemas(
         &self,
         model: &dyn ChatModel,
         tools: &[&ToolSpec],
-    ) -> Result<Vec<String>, BoxError> {
-        super::runtime_threads::attach(|py| -> PyResult<Vec<String>> {
-            let handle = model.host_handle();
+    ) -> BoxFuture<'static, Result<Vec<String>, BoxError>> {
+        let resolver = self.resolver.clone();
+        let (handle, id) = (model.host_handle(), model.id());
+        let specs: Vec<ToolSpec> = tools.iter().map(|t| (*t).clone()).collect();
+        on_python(move |py| -> PyResult<Vec<String>> {
             let object = handle.as_ref().and_then(|h| host_object(py, h));
-            let specs = pythonize::pythonize(py, tools)?;
-            self.resolver
+            let specs = pythonize::pythonize(py, &specs)?;
+            resolver
                 .bind(py)
-                .call_method1("rejected_schemas", (object, model.id(), specs))?
+                .call_method1("rejected_schemas", (object, id, specs))?
                 .extract()
         })
-        .map_err(|e| Box::new(e) as BoxError)
     }
 
-    fn warn(&self, message: String) {
-        super::runtime_threads::attach(|py| {
-            if let Err(e) = self.resolver.bind(py).call_method1("warn", (message,)) {
-                e.write_unraisable(py, None);
-            }
-        });
+    fn warn(&self, message: String) -> BoxFuture<'static, ()> {
+        let resolver = self.resolver.clone();
+        Box::pin(async move {
+            let _ = on_python(move |py| -> PyResult<()> {
+                if let Err(e) = resolver.bind(py).call_method1("warn", (message,)) {
+                    e.write_unraisable(py, None);
+                }
+                Ok(())
+            })
+            .await;
+        })
     }
+}
+
+/// `f` on the core's Python threads, its exception the caller's error.
+fn on_python<T: Send + 'static>(
+    f: impl for<'py> FnOnce(Python<'py>) -> PyResult<T> + Send + 'static,
+) -> BoxFuture<'static, Result<T, BoxError>> {
+    Box::pin(async move {
+        super::python_calls::call(f)
+            .await
+            .unwrap_or_else(|lost| Err(lost.into()))
+            .map_err(|e| Box::new(e) as BoxError)
+    })
 }
 
 /// Whether a middleware item is a skills configuration (`{"kind": "skills", ...}`).

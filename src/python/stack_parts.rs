@@ -283,7 +283,7 @@ pub(crate) fn response_format_from_py(
         return Ok(Some(Arc::new(ProviderStrategy::new(
             super::value::from_py(&format)?,
             a.getattr("name")?.extract()?,
-            Box::new(PyReplyParser::new(&a)),
+            Box::new(PyReplyParser::new(&a)?),
         ))));
     }
     Ok(Some(Arc::new(PyStructured::new(&a)?)))

@@ -2,6 +2,9 @@
 //! parses schema-tool calls, a `ProviderFormatAdapter` a native reply's text, with the
 //! user's pydantic model or JSON schema.
 
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use serde_json::Value;
 
@@ -13,7 +16,8 @@ use crate::tools::{HostContext, ToolSpec};
 
 pub(crate) struct PyStructured {
     specs: Vec<ToolSpec>,
-    adapter: Py<PyAny>,
+    /// Shared, so a call hands it to a Python thread without the GIL.
+    adapter: Arc<Py<PyAny>>,
 }
 
 impl PyStructured {
@@ -36,7 +40,7 @@ impl PyStructured {
             .collect::<PyResult<_>>()?;
         Ok(PyStructured {
             specs,
-            adapter: adapter.clone().unbind(),
+            adapter: Arc::new(adapter.clone().unbind()),
         })
     }
 }
@@ -47,104 +51,148 @@ impl SchemaTool for PyStructured {
     }
 
     /// LangChain's `handle_errors` decides: a retry message, or its exception.
-    fn multiple(
-        &self,
-        names: &[&str],
-        reply: &AiMessage,
-        _host: &HostContext,
-    ) -> Result<String, ParseError> {
-        super::runtime_threads::attach(|py| {
-            let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-            let reply = super::convert::message_to_py(py, &Message::Ai(reply.clone()))?;
-            self.adapter
-                .call_method1(py, "multiple", (names, reply))
-                .and_then(|t| t.extract::<String>(py))
+    fn multiple<'a>(
+        &'a self,
+        names: Vec<String>,
+        reply: &'a AiMessage,
+        host: &'a HostContext,
+    ) -> BoxFuture<'a, Result<String, ParseError>> {
+        let adapter = self.adapter.clone();
+        let reply = Message::Ai(reply.clone());
+        Box::pin(async move {
+            super::on_host(host, move |py| {
+                let reply = super::convert::message_to_py(py, &reply)?;
+                adapter
+                    .call_method1(py, "multiple", (names, reply))
+                    .and_then(|t| t.extract::<String>(py))
+            })
+            .await
+            .unwrap_or_else(|lost| Err(lost.into()))
+            .map_err(|e| ParseError::Fatal(Box::new(e)))
         })
-        .map_err(|e| ParseError::Fatal(Box::new(e)))
     }
 
-    /// Parsing is a quick pydantic validation, run inline under the GIL.
-    fn parse(
-        &self,
-        call: &ToolCall,
-        reply: &AiMessage,
-        _host: &HostContext,
-    ) -> Result<Parsed, ParseError> {
-        let fatal = |e: PyErr| ParseError::Fatal(Box::new(e));
-        super::runtime_threads::attach(|py| {
-            let args = pythonize::pythonize(py, &call.args).map_err(|e| fatal(e.into()))?;
-            let reply =
-                super::convert::message_to_py(py, &Message::Ai(reply.clone())).map_err(fatal)?;
-            let out = self
-                .adapter
-                .call_method1(py, "parse", (call.name.as_str(), args, reply))
-                .map_err(fatal)?;
-            let out = out.bind(py);
-            let kind: String = out.get_item(0).and_then(|k| k.extract()).map_err(fatal)?;
-            if kind == "retry" {
-                let text: String = out.get_item(1).and_then(|t| t.extract()).map_err(fatal)?;
-                return Err(ParseError::Retry(text));
-            }
-            let value: Value = super::value::read(&out.get_item(1).map_err(fatal)?)
-                .map_err(fatal)?
-                .0;
-            let rendered: String = out.get_item(2).and_then(|t| t.extract()).map_err(fatal)?;
-            let tool_message: String = out.get_item(3).and_then(|t| t.extract()).map_err(fatal)?;
-            let object = out.get_item(4).map_err(fatal)?.unbind();
-            Ok(Parsed {
-                value,
-                rendered,
-                tool_message,
-                host_value: Some(HostValue::new(object)),
+    /// A quick pydantic validation, run where the run's Python runs (the loop's thread under
+    /// `ainvoke`, the core's Python threads under `invoke`), as LangChain's model node
+    /// parses; never on the runtime's worker that awaits it.
+    fn parse<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        reply: &'a AiMessage,
+        host: &'a HostContext,
+    ) -> BoxFuture<'a, Result<Parsed, ParseError>> {
+        let adapter = self.adapter.clone();
+        let (name, args) = (call.name.clone(), call.args.clone());
+        let reply = Message::Ai(reply.clone());
+        Box::pin(async move {
+            super::on_host(host, move |py| {
+                parsed_call(py, &adapter, &name, &args, &reply)
             })
+            .await
+            .unwrap_or_else(|lost| Err(ParseError::Fatal(Box::new(PyErr::from(lost)))))
         })
     }
+}
+
+/// The adapter's `parse` of a schema call: `("retry", text)` or `("ok", value, rendered,
+/// tool message, object)`.
+fn parsed_call(
+    py: Python<'_>,
+    adapter: &Py<PyAny>,
+    name: &str,
+    args: &Value,
+    reply: &Message,
+) -> Result<Parsed, ParseError> {
+    let fatal = |e: PyErr| ParseError::Fatal(Box::new(e));
+    let args = pythonize::pythonize(py, args).map_err(|e| fatal(e.into()))?;
+    let reply = super::convert::message_to_py(py, reply).map_err(fatal)?;
+    let out = adapter
+        .call_method1(py, "parse", (name, args, reply))
+        .map_err(fatal)?;
+    let out = out.bind(py);
+    let kind: String = out.get_item(0).and_then(|k| k.extract()).map_err(fatal)?;
+    if kind == "retry" {
+        let text: String = out.get_item(1).and_then(|t| t.extract()).map_err(fatal)?;
+        return Err(ParseError::Retry(text));
+    }
+    let value: Value = super::value::read(&out.get_item(1).map_err(fatal)?)
+        .map_err(fatal)?
+        .0;
+    let rendered: String = out.get_item(2).and_then(|t| t.extract()).map_err(fatal)?;
+    let tool_message: String = out.get_item(3).and_then(|t| t.extract()).map_err(fatal)?;
+    let object = out.get_item(4).map_err(fatal)?.unbind();
+    Ok(Parsed {
+        value,
+        rendered,
+        tool_message,
+        host_value: Some(HostValue::new(object)),
+    })
 }
 
 /// Parses a native reply's text with a `ProviderFormatAdapter`.
 pub(crate) struct PyReplyParser {
-    adapter: Py<PyAny>,
+    adapter: Arc<Py<PyAny>>,
+    /// The adapter's `refusal` is set: LangChain refuses the schema as a native format.
+    refuses: bool,
 }
 
 impl PyReplyParser {
-    pub fn new(adapter: &Bound<'_, PyAny>) -> Self {
-        PyReplyParser {
-            adapter: adapter.clone().unbind(),
-        }
+    pub fn new(adapter: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PyReplyParser {
+            refuses: !adapter.getattr("refusal")?.is_none(),
+            adapter: Arc::new(adapter.clone().unbind()),
+        })
     }
 }
 
 impl ReplyParser for PyReplyParser {
-    /// The adapter raises LangChain's error, carrying the reply, when the text does not parse.
-    fn parse_text(
-        &self,
-        text: &str,
-        reply: &AiMessage,
-        _host: &HostContext,
-    ) -> Result<Parsed, BoxError> {
-        let boxed = |e: PyErr| -> BoxError { Box::new(e) };
-        super::runtime_threads::attach(|py| {
-            let message = super::convert::message_to_py(py, &Message::Ai(reply.clone()))?;
-            let out = self
-                .adapter
-                .call_method1(py, "parse_text", (text, message))?;
-            let out = out.bind(py);
-            let value: Value = super::value::read(&out.get_item(0)?)?.0;
-            Ok(Parsed {
-                value,
-                rendered: out.get_item(1)?.extract()?,
-                tool_message: String::new(),
-                host_value: Some(HostValue::new(out.get_item(2)?.unbind())),
+    /// The adapter raises LangChain's error, carrying the reply, when the text does not parse;
+    /// run where the run's Python runs, as `PyStructured::parse`.
+    fn parse_text<'a>(
+        &'a self,
+        text: String,
+        reply: &'a AiMessage,
+        host: &'a HostContext,
+    ) -> BoxFuture<'a, Result<Parsed, BoxError>> {
+        let adapter = self.adapter.clone();
+        let reply = Message::Ai(reply.clone());
+        Box::pin(async move {
+            super::on_host(host, move |py| -> PyResult<Parsed> {
+                let message = super::convert::message_to_py(py, &reply)?;
+                let out = adapter.call_method1(py, "parse_text", (text, message))?;
+                let out = out.bind(py);
+                let value: Value = super::value::read(&out.get_item(0)?)?.0;
+                Ok(Parsed {
+                    value,
+                    rendered: out.get_item(1)?.extract()?,
+                    tool_message: String::new(),
+                    host_value: Some(HostValue::new(out.get_item(2)?.unbind())),
+                })
             })
+            .await
+            .unwrap_or_else(|lost| Err(lost.into()))
+            .map_err(|e| Box::new(e) as BoxError)
         })
-        .map_err(boxed)
     }
 
-    /// The schema LangChain refuses as a native format: its error, raised at each call.
-    fn refusal(&self) -> Option<BoxError> {
-        super::runtime_threads::attach(|py| {
-            let refusal = self.adapter.bind(py).getattr("refusal").ok()?;
-            (!refusal.is_none()).then(|| Box::new(PyErr::from_value(refusal)) as BoxError)
-        })
+    /// The schema LangChain refuses as a native format: its error (the adapter's one
+    /// exception), raised at each call, read off the runtime's workers.
+    fn refusal(&self) -> Option<BoxFuture<'static, BoxError>> {
+        if !self.refuses {
+            return None;
+        }
+        let adapter = self.adapter.clone();
+        Some(Box::pin(async move {
+            let error = super::python_calls::call(move |py| {
+                adapter
+                    .bind(py)
+                    .getattr("refusal")
+                    .map(PyErr::from_value)
+                    .unwrap_or_else(|e| e)
+            })
+            .await
+            .unwrap_or_else(PyErr::from);
+            Box::new(error) as BoxError
+        }))
     }
 }

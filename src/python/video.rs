@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict};
 use serde_json::Value;
 
@@ -18,20 +19,39 @@ use crate::tools::HostContext;
 /// The host's extractor: `_video_read.read_frames` (`aread_frames` under `ainvoke`).
 pub(crate) struct PyFrames {
     adapter: Arc<Py<PyAny>>,
-    /// `VideoExtractionError`: what the extractor raises to refuse a video.
-    refusal: Py<PyAny>,
 }
 
 impl PyFrames {
     pub(crate) fn new(py: Python<'_>) -> PyResult<Self> {
         let adapter = py.import("deepagents_rs.middleware._video_read")?;
-        let refusal = py
-            .import("deepagents_rs.middleware._video")?
-            .getattr("VideoExtractionError")?;
         Ok(PyFrames {
             adapter: Arc::new(adapter.into_any().unbind()),
-            refusal: refusal.unbind(),
         })
+    }
+}
+
+/// What the extractor raised, told apart where it was raised (holding the GIL, off the
+/// runtime's workers): `VideoExtractionError`'s text refuses the video.
+struct Raised(Result<String, PyErr>);
+
+impl super::errors::HostError for Raised {
+    fn raised(py: Python<'_>, error: PyErr) -> Self {
+        static REFUSAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let refusal = REFUSAL
+            .import(
+                py,
+                "deepagents_rs.middleware._video",
+                "VideoExtractionError",
+            )
+            .map(|r| error.is_instance(py, r));
+        match refusal {
+            Ok(true) => Raised(Ok(error.value(py).to_string())),
+            _ => Raised(Err(error)),
+        }
+    }
+
+    fn lost(error: PyErr) -> Self {
+        Raised(Err(error))
     }
 }
 
@@ -45,36 +65,43 @@ impl FrameSource for PyFrames {
         rate: f64,
     ) -> BoxFuture<'static, Result<Result<Vec<Value>, String>, BoxError>> {
         let adapter = self.adapter.clone();
-        let refusal = super::runtime_threads::attach(|py| self.refusal.clone_ref(py));
         Box::pin(async move {
-            let out = super::host::call_adapter(adapter, host, "read_frames", move |py, _| {
-                Ok(vec![
-                    PyBytes::new(py, &bytes).into_any(),
-                    offset.into_pyobject(py)?.into_any(),
-                    duration.into_pyobject(py)?.into_any(),
-                    rate.into_pyobject(py)?.into_any(),
-                ])
-            })
-            .await;
-            super::runtime_threads::attach(|py| match out {
-                Ok(blocks) => match super::value::strict(blocks.bind(py)) {
-                    Ok(Value::Array(blocks)) => Ok(Ok(blocks)),
-                    Ok(other) => Ok(Ok(vec![other])),
-                    Err(e) => Err(Box::new(e) as BoxError),
+            let out = super::host::call_adapter_then(
+                adapter,
+                host,
+                "read_frames",
+                move |py, _| {
+                    Ok(vec![
+                        PyBytes::new(py, &bytes).into_any(),
+                        offset.into_pyobject(py)?.into_any(),
+                        duration.into_pyobject(py)?.into_any(),
+                        rate.into_pyobject(py)?.into_any(),
+                    ])
                 },
-                Err(e) if e.is_instance(py, refusal.bind(py)) => Ok(Err(e.value(py).to_string())),
-                Err(e) => Err(Box::new(e) as BoxError),
-            })
+                // The blocks read where the call ran; one that does not convert fails the run.
+                |blocks| Ok(super::value::strict(blocks)),
+            )
+            .await;
+            match out {
+                Ok(Ok(Value::Array(blocks))) => Ok(Ok(blocks)),
+                Ok(Ok(other)) => Ok(Ok(vec![other])),
+                Ok(Err(e)) | Err(Raised(Err(e))) => Err(Box::new(e) as BoxError),
+                Err(Raised(Ok(refused))) => Ok(Err(refused)),
+            }
         })
     }
 
     /// `MAX_VIDEO_INPUT_BYTES` as `deepagents_rs.middleware.filesystem` holds it now.
-    fn max_input(&self) -> usize {
-        super::runtime_threads::attach(|py| {
-            py.import("deepagents_rs.middleware.filesystem")
-                .and_then(|m| m.getattr("MAX_VIDEO_INPUT_BYTES"))
-                .and_then(|v| v.extract::<usize>())
-                .unwrap_or(video::MAX_INPUT_BYTES)
+    fn max_input(&self) -> BoxFuture<'static, usize> {
+        Box::pin(async {
+            super::python_calls::call(|py| {
+                py.import("deepagents_rs.middleware.filesystem")
+                    .and_then(|m| m.getattr("MAX_VIDEO_INPUT_BYTES"))
+                    .and_then(|v| v.extract::<usize>())
+                    .unwrap_or(video::MAX_INPUT_BYTES)
+            })
+            .await
+            .unwrap_or(video::MAX_INPUT_BYTES)
         })
     }
 }

@@ -7,6 +7,7 @@ mod provider;
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::error::{BoxError, Error};
@@ -40,6 +41,9 @@ pub enum ParseError {
     Fatal(BoxError),
 }
 
+/// The messages a reply adds after itself, and the structured response it holds, if any.
+pub type Answer = (Vec<Message>, Option<Structured>);
+
 /// What a request carries for a structured response.
 #[derive(Clone)]
 pub struct FormatRequest {
@@ -59,17 +63,18 @@ pub trait StructuredOutput: Send + Sync {
     /// Whether `name` is a schema tool, which the tools step never runs.
     fn is_schema_tool(&self, name: &str) -> bool;
     /// The error a model call ends with, before the model is called, when the request
-    /// cannot carry the format (`None`: it can).
-    fn refusal(&self) -> Option<Error> {
+    /// cannot carry the format (`None`: it can, known without asking the host).
+    fn refusal(&self) -> Option<BoxFuture<'static, Error>> {
         None
     }
     /// The messages the reply adds after itself, and the structured response when the
-    /// reply holds one; an error ends the run.
-    fn answer(
-        &self,
-        reply: &AiMessage,
-        host: &HostContext,
-    ) -> Result<(Vec<Message>, Option<Structured>), Error>;
+    /// reply holds one; an error ends the run. Async: the host's parsing runs on a thread of
+    /// its own, not on the runtime's worker that awaits it.
+    fn answer<'a>(
+        &'a self,
+        reply: &'a AiMessage,
+        host: &'a HostContext,
+    ) -> BoxFuture<'a, Result<Answer, Error>>;
 }
 
 /// Structured output through a tool (LangChain's `ToolStrategy`).
@@ -78,21 +83,23 @@ pub trait SchemaTool: Send + Sync {
     fn specs(&self) -> &[ToolSpec];
     /// A schema tool's call in `reply`, parsed with the schema it names (an error ending
     /// the run carries the reply, as LangChain's do).
-    fn parse(
-        &self,
-        call: &ToolCall,
-        reply: &AiMessage,
-        host: &HostContext,
-    ) -> Result<Parsed, ParseError>;
+    fn parse<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        reply: &'a AiMessage,
+        host: &'a HostContext,
+    ) -> BoxFuture<'a, Result<Parsed, ParseError>>;
 
     /// The tool message for several schema calls in `reply`, or the error ending the run.
-    fn multiple(
-        &self,
-        names: &[&str],
-        _reply: &AiMessage,
-        _host: &HostContext,
-    ) -> Result<String, ParseError> {
-        Ok(multiple_responses_error(names))
+    fn multiple<'a>(
+        &'a self,
+        names: Vec<String>,
+        _reply: &'a AiMessage,
+        _host: &'a HostContext,
+    ) -> BoxFuture<'a, Result<String, ParseError>> {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let text = multiple_responses_error(&names);
+        Box::pin(async move { Ok(text) })
     }
 }
 
@@ -123,11 +130,11 @@ impl<T: SchemaTool> StructuredOutput for T {
         self.specs().iter().any(|s| s.name == name)
     }
 
-    fn answer(
-        &self,
-        reply: &AiMessage,
-        host: &HostContext,
-    ) -> Result<(Vec<Message>, Option<Structured>), Error> {
-        crate::agent::answer_schema_calls(self, reply, host)
+    fn answer<'a>(
+        &'a self,
+        reply: &'a AiMessage,
+        host: &'a HostContext,
+    ) -> BoxFuture<'a, Result<Answer, Error>> {
+        Box::pin(crate::agent::answer_schema_calls(self, reply, host))
     }
 }

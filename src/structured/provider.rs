@@ -3,27 +3,29 @@
 //! without tool calls is the response, its text parsed with the user's schema. A reply that
 //! does not parse ends the run (LangChain gives the model no second try here).
 
+use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::error::{BoxError, Error};
-use crate::messages::{AiMessage, Content, Message};
+use crate::messages::{AiMessage, Content};
 use crate::middleware::Structured;
 use crate::tools::{HostContext, ToolSpec};
 
-use super::{FormatRequest, Parsed, StructuredOutput};
+use super::{Answer, FormatRequest, Parsed, StructuredOutput};
 
 /// Parses a reply's text into the structured response (the host's schema validation).
 pub trait ReplyParser: Send + Sync {
     /// The response, or the error ending the run.
-    fn parse_text(
-        &self,
-        text: &str,
-        reply: &AiMessage,
-        host: &HostContext,
-    ) -> Result<Parsed, BoxError>;
+    fn parse_text<'a>(
+        &'a self,
+        text: String,
+        reply: &'a AiMessage,
+        host: &'a HostContext,
+    ) -> BoxFuture<'a, Result<Parsed, BoxError>>;
 
-    /// Why the schema cannot be a native format (a union, say), when it cannot.
-    fn refusal(&self) -> Option<BoxError> {
+    /// Why the schema cannot be a native format (a union, say), when it cannot: whether it
+    /// can is known without the host, the error made by it.
+    fn refusal(&self) -> Option<BoxFuture<'static, BoxError>> {
         None
     }
 }
@@ -59,37 +61,45 @@ impl StructuredOutput for ProviderStrategy {
         false
     }
 
-    fn refusal(&self) -> Option<Error> {
-        self.parser.refusal().map(|source| Error::Tool {
-            tool: self.name.clone(),
-            source,
-        })
+    fn refusal(&self) -> Option<BoxFuture<'static, Error>> {
+        let source = self.parser.refusal()?;
+        let tool = self.name.clone();
+        Some(Box::pin(async move {
+            Error::Tool {
+                tool,
+                source: source.await,
+            }
+        }))
     }
 
-    fn answer(
-        &self,
-        reply: &AiMessage,
-        host: &HostContext,
-    ) -> Result<(Vec<Message>, Option<Structured>), Error> {
-        // A reply calling tools is an ordinary step: its tools run and the model answers again.
-        if !reply.tool_calls.is_empty() {
-            return Ok((Vec::new(), None));
-        }
-        let parsed = self
-            .parser
-            .parse_text(&reply_text(&reply.content), reply, host)
-            .map_err(|source| Error::Tool {
-                tool: self.name.clone(),
-                source,
-            })?;
-        Ok((
-            Vec::new(),
-            Some(Structured {
-                value: parsed.value,
-                rendered: Some(parsed.rendered),
-                host: parsed.host_value,
-            }),
-        ))
+    fn answer<'a>(
+        &'a self,
+        reply: &'a AiMessage,
+        host: &'a HostContext,
+    ) -> BoxFuture<'a, Result<Answer, Error>> {
+        Box::pin(async move {
+            // A reply calling tools is an ordinary step: its tools run and the model answers
+            // again.
+            if !reply.tool_calls.is_empty() {
+                return Ok((Vec::new(), None));
+            }
+            let parsed = self
+                .parser
+                .parse_text(reply_text(&reply.content), reply, host)
+                .await
+                .map_err(|source| Error::Tool {
+                    tool: self.name.clone(),
+                    source,
+                })?;
+            Ok((
+                Vec::new(),
+                Some(Structured {
+                    value: parsed.value,
+                    rendered: Some(parsed.rendered),
+                    host: parsed.host_value,
+                }),
+            ))
+        })
     }
 }
 

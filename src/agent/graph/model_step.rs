@@ -161,7 +161,7 @@ impl Agent {
                 // A format the provider cannot take is refused when the model is called, before
                 // the model is (LangChain decides on native output only then).
                 if let Some(refusal) = parser.as_ref().and_then(|p| p.refusal()) {
-                    return Err(refusal);
+                    return Err(refusal.await);
                 }
                 // LangChain binds the format's tools after the request's (as middleware left
                 // them), with its tool choice in place of the request's.
@@ -211,7 +211,7 @@ impl Agent {
                 // context it was called in (see `PyHost::with_current_context`).
                 let call_host = request.host.clone().or_else(|| host.clone());
                 let shaped = match model.invoke(request, call_host).await {
-                    Ok(reply) => shape_reply(shaper, &host, tokens.as_ref(), reply),
+                    Ok(reply) => shape_reply(shaper, &host, tokens.as_ref(), reply).await,
                     Err(e) => Err(Error::from(e)),
                 };
                 let mut reply = match shaped {
@@ -249,7 +249,7 @@ impl Agent {
                     l.tracer.llm_end(l.run, TraceData::Message(&message)).await;
                 }
                 let (answers, structured) = match &parser {
-                    Some(p) => p.answer(&reply, &host)?,
+                    Some(p) => p.answer(&reply, &host).await?,
                     None => (Vec::new(), None),
                 };
                 let mut messages = vec![Message::Ai(reply)];
@@ -266,7 +266,7 @@ impl Agent {
 
 /// The reply as the host makes it of the call's streamed chunks (see `ReplyShaper`), or the
 /// model's own when nothing streamed.
-fn shape_reply(
+async fn shape_reply(
     shaper: Option<&crate::host::ReplyShaper>,
     host: &HostContext,
     tokens: Option<&TokenSink>,
@@ -279,7 +279,8 @@ fn shape_reply(
     if chunks.is_empty() {
         return Ok(reply);
     }
-    let shaped = (shaper.shape)(host, tokens.call_id(), chunks)
+    let shaped = (shaper.shape)(host.clone(), tokens.call_id().to_owned(), chunks)
+        .await
         .map_err(|e| Error::Model(crate::error::ModelError::Host(Arc::new(e))))?;
     Ok(shaped.unwrap_or(reply))
 }

@@ -39,8 +39,10 @@ pub struct FilesystemConfig {
 }
 
 /// The seconds `glob` waits and how they show in its timeout message (Python's `str` of
-/// the value).
-pub type GlobTimeout = Arc<dyn Fn() -> (f64, String) + Send + Sync>;
+/// the value); async, the host's value read on a thread of its own, not on the runtime's
+/// worker.
+pub type GlobTimeout =
+    Arc<dyn Fn() -> futures::future::BoxFuture<'static, (f64, String)> + Send + Sync>;
 
 /// What every tool of the entry shares.
 pub struct Shared {

@@ -184,7 +184,7 @@ async fn run(
             match read_output(sh, res, &path, offset, limit) {
                 ReadOutput::Done(output) => Ok(*output),
                 ReadOutput::Video(frames, content) => {
-                    let (window, max) = ((offset, limit), frames.max_input());
+                    let (window, max) = ((offset, limit), frames.max_input().await);
                     super::video::read(frames, host, &content, &path, tool_call_id, window, max)
                         .await
                 }
@@ -267,10 +267,10 @@ async fn run(
                 return err(e);
             }
             let backend_path = path.is_some().then_some(permission_path);
-            let (seconds, shown) = sh.glob_timeout.as_ref().map_or_else(
-                || (super::texts::GLOB_TIMEOUT_SECS, "10.0".to_owned()),
-                |read| read(),
-            );
+            let (seconds, shown) = match &sh.glob_timeout {
+                Some(read) => read().await,
+                None => (super::texts::GLOB_TIMEOUT_SECS, "10.0".to_owned()),
+            };
             // A negative wait times out at once, as `asyncio.wait_for` does; past a
             // century (or NaN) it is a century.
             const CENTURY: f64 = 100.0 * 365.0 * 86400.0;

@@ -33,9 +33,10 @@ pub trait FrameSource: Send + Sync {
     ) -> BoxFuture<'static, Result<Result<Vec<Value>, String>, BoxError>>;
 
     /// The largest video, decoded, a read extracts frames from (deepagents reads its
-    /// `MAX_VIDEO_INPUT_BYTES` when the read happens, so a host may change it).
-    fn max_input(&self) -> usize {
-        video::MAX_INPUT_BYTES
+    /// `MAX_VIDEO_INPUT_BYTES` when the read happens, so a host may change it). Async: the
+    /// host's value is read on a thread of its own, not on the runtime's worker.
+    fn max_input(&self) -> BoxFuture<'static, usize> {
+        Box::pin(async { video::MAX_INPUT_BYTES })
     }
 }
 

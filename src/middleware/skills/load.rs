@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
+use parking_lot::Mutex;
 use serde_json::Value;
 
 use super::frontmatter::{self, FrontmatterView};
@@ -26,10 +27,34 @@ pub trait FrontmatterReader: Send + Sync {
     fn read(&self, yaml: Vec<(String, String)>)
     -> BoxFuture<'static, Result<Vec<ReadView>, Error>>;
 
-    /// Reports a warning of the load where the host's logging shows it (deepagents logs
-    /// each skipped skill and each source's error).
-    fn warn(&self, message: String) {
-        tracing::warn!("{message}");
+    /// Reports warnings of the load, in order, where the host's logging shows them
+    /// (deepagents logs each skipped skill and each source's error). Async: the host's
+    /// logging runs on a thread of its own, not on the runtime's worker that awaits it.
+    fn warn(&self, messages: Vec<String>) -> BoxFuture<'static, ()> {
+        for message in messages {
+            tracing::warn!("{message}");
+        }
+        Box::pin(async {})
+    }
+}
+
+/// The warnings a source's load notes while it parses (sync code), reported in order before
+/// the load's next host call and at its end.
+struct Notes<'r> {
+    reader: &'r Arc<dyn FrontmatterReader>,
+    noted: Mutex<Vec<String>>,
+}
+
+impl Notes<'_> {
+    fn note(&self, message: String) {
+        self.noted.lock().push(message);
+    }
+
+    async fn report(&self) {
+        let noted = std::mem::take(&mut *self.noted.lock());
+        if !noted.is_empty() {
+            self.reader.warn(noted).await;
+        }
     }
 }
 
@@ -112,7 +137,11 @@ pub async fn load_source(
     let error = listing
         .error
         .map(|e| format!("Cannot load skills from '{source}': {e}"));
-    let warn = |message: String| reader.warn(message);
+    let pending = Notes {
+        reader,
+        noted: Mutex::new(Vec::new()),
+    };
+    let warn = |message: String| pending.note(message);
     if let Some(error) = &error {
         warn(error.clone());
     }
@@ -123,11 +152,13 @@ pub async fn load_source(
         .filter(|e| e.is_dir == Some(true))
         .map(|e| e.path)
         .collect();
+    pending.report().await;
     if dirs.is_empty() {
         return Ok((Vec::new(), error));
     }
     let md_paths: Vec<String> = dirs.iter().map(|d| paths::skill_md(d)).collect();
     let answers = download(backend, scope, md_paths.clone(), &warn).await;
+    pending.report().await;
     // deepagents parses file by file, warning as it goes; the YAML is read in one batch, so
     // each file's warnings are kept and given in file order once the batch is read.
     let mut files = Vec::with_capacity(dirs.len());
@@ -170,6 +201,7 @@ pub async fn load_source(
             None => warn(skipped(path)),
         }
     }
+    pending.report().await;
     Ok((skills, error))
 }
 
@@ -191,10 +223,12 @@ pub async fn load(
         }
     }
     if !errors.is_empty() {
-        reader.warn(format!(
-            "Skills load errors: {}",
-            crate::pyrepr::repr(&Value::from(errors.clone()))
-        ));
+        reader
+            .warn(vec![format!(
+                "Skills load errors: {}",
+                crate::pyrepr::repr(&Value::from(errors.clone()))
+            )])
+            .await;
     }
     Ok(Loaded {
         skills: by_name.into_values().collect(),

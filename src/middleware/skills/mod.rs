@@ -84,8 +84,8 @@ pub trait SkillToolResolver: Send + Sync {
         &self,
         _model: &dyn ChatModel,
         _tools: &[&ToolSpec],
-    ) -> Result<Option<Vec<Value>>, BoxError> {
-        Ok(None)
+    ) -> BoxFuture<'static, Result<Option<Vec<Value>>, BoxError>> {
+        Box::pin(async { Ok(None) })
     }
 
     /// The names among `tools` that `model`'s provider would refuse, failing the whole
@@ -95,13 +95,15 @@ pub trait SkillToolResolver: Send + Sync {
         &self,
         _model: &dyn ChatModel,
         _tools: &[&ToolSpec],
-    ) -> Result<Vec<String>, BoxError> {
-        Ok(Vec::new())
+    ) -> BoxFuture<'static, Result<Vec<String>, BoxError>> {
+        Box::pin(async { Ok(Vec::new()) })
     }
 
-    /// Reports a warning where the host's logging shows it.
-    fn warn(&self, message: String) {
+    /// Reports a warning where the host's logging shows it (the three async: the host's
+    /// code runs on a thread of its own, not on the runtime's worker that awaits it).
+    fn warn(&self, message: String) -> BoxFuture<'static, ()> {
         tracing::warn!("{message}");
+        Box::pin(async {})
     }
 }
 
@@ -334,9 +336,13 @@ impl Middleware for Skills {
                 .find(|t| t.spec().name == name);
             match tool {
                 Some(tool) => request.tool = Some(tool),
-                None => resolver.warn(format!(
-                    "Skill tool '{name}' was disclosed via '{include}', but the resolver no longer returns it"
-                )),
+                None => {
+                    resolver
+                        .warn(format!(
+                            "Skill tool '{name}' was disclosed via '{include}', but the resolver no longer returns it"
+                        ))
+                        .await
+                }
             }
             next.call(request).await
         })
@@ -385,6 +391,7 @@ async fn disclose(
     if let Some(resolver) = resolver.as_ref().filter(|_| !plan.is_empty()) {
         let rejected = resolver
             .rejected_schemas(request.model.as_ref(), &plan.specs(&request.tools))
+            .await
             .map_err(resolver_error)?;
         for name in rejected {
             plan.discard(&name);
@@ -399,6 +406,7 @@ async fn disclose(
             let specs = plan.specs(&request.tools);
             resolver
                 .inline_blocks(request.model.as_ref(), &specs)
+                .await
                 .map_err(resolver_error)?
                 .map(|blocks| {
                     specs
