@@ -11,16 +11,19 @@ runtime's worker loop (``multi_thread::worker::run``) are the workers.
 Prints the instructions a step on the workers, on the calling thread (the one that called
 ``invoke``; its Python counted too) and on the process' other threads, and with ``--top N`` the N
 functions of most inclusive cost a step on the workers (``--thread calling``: on the calling
-thread). ``--history N`` starts every conversation with ``N`` earlier messages (as
-``concurrency.py --history``); every run builds the same inputs before its first conversation,
-so their building cancels out of the difference. Needs valgrind, and for function names a build with symbols (the
-release ``.so`` is stripped): ``maturin build --release --strip false``.
+thread; ``--thread other``: on the others, where the core's Python calls run, its
+``dars-python`` drainers: a tool job's whole cost, the C its Python calls included).
+``--history N`` starts every conversation with ``N`` earlier messages (as ``concurrency.py
+--history``); every run builds the same inputs before its first conversation, so their building
+cancels out of the difference. Needs valgrind, and for function names (and to tell the workers
+from the other threads) a build with symbols: the release ``.so`` is stripped, so
+``strip = false`` in ``pyproject.toml``'s ``[tool.maturin]`` for such a build.
 
 ``--calls malloc,free`` counts the calls a step of the functions named (on ``--thread``'s
 threads; the callers' ``calls=`` lines of the profiles, so it also needs symbols).
 
 Usage: ``python benches/worker_instructions.py [--steps 20] [--extra 2] [--history 0] [--top 0]
-[--thread workers|calling] [--calls malloc,free]``
+[--thread workers|calling|other] [--calls malloc,free]``
 """
 
 from __future__ import annotations
@@ -170,7 +173,7 @@ def main() -> None:
     parser.add_argument("--extra", type=int, default=2, help="conversations the second run adds")
     parser.add_argument("--history", type=int, default=0, help="earlier messages in every conversation")
     parser.add_argument("--top", type=int, default=0, help="list the N costliest functions a step")
-    parser.add_argument("--thread", choices=GROUPS[:2], default="workers", help="whose functions --top lists")
+    parser.add_argument("--thread", choices=GROUPS, default="workers", help="whose functions --top lists")
     parser.add_argument("--calls", default="", help="count calls a step of these functions (malloc,free)")
     parser.add_argument("--drive", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()

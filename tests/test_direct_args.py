@@ -81,6 +81,29 @@ class Extra(BaseModel):
     text: str
 
 
+class OwnValidate(BaseModel):
+    """A schema with a ``model_validate`` of its own (LangChain calls it)."""
+
+    text: str
+    times: int = 2
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Any:
+        return super().model_validate({**obj, "text": str(obj.get("text", "")).upper()}, **kwargs)
+
+
+class OwnFieldsSet(BaseModel):
+    """A schema whose instances tell their set fields their own way (which decides whether
+    a variadic function's synthetic ``kwargs`` field is passed)."""
+
+    text: str
+    kwargs: dict = Field(default_factory=dict)
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        return {"text", "kwargs"}
+
+
 def repeat(text: str, times: int = 2, size: int = 0, hidden: int = 0, **extra: Any) -> str:
     """Repeat the text."""
     return text * times
@@ -108,6 +131,9 @@ TOOLS = {
     "computed": StructuredTool.from_function(repeat, args_schema=Computed),
     "excluded": StructuredTool.from_function(repeat, args_schema=Excluded),
     "extra": StructuredTool.from_function(repeat, args_schema=Extra),
+    # Schemas with their own validation: called as LangChain calls them.
+    "own_validate": StructuredTool.from_function(repeat, args_schema=OwnValidate),
+    "own_fields_set": StructuredTool.from_function(repeat, args_schema=OwnFieldsSet),
 }
 
 CALLS = [
@@ -131,6 +157,8 @@ CALLS = [
     ("computed", {"text": "t"}),
     ("excluded", {"text": "t", "hidden": 5}),
     ("extra", {"text": "t", "more": 1}),
+    ("own_validate", {"text": "t"}),
+    ("own_fields_set", {"text": "t"}),
 ]
 
 

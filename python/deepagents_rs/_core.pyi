@@ -675,9 +675,10 @@ def _plain_call(args: tuple) -> Any:
     by ``run_base`` at the run's first call and kept in its config's ``tool_bases``), else
     ``None``: as a sync tool's job decides in the core."""
 
-def _uuid6_text(timestamp: int, step: int, node: int) -> str:
-    """``str(UUID(int=..., version=6))`` of LangGraph's ``uuid6`` fields: the timestamp (100 ns
-    intervals since 1582), the step as its clock sequence, a 48-bit random node."""
+def _checkpoint_id(clock: dict, last: str, step: int) -> str:
+    """``str(uuid6(clock_seq=step))`` as LangGraph makes it, its last timestamp kept in
+    ``clock[last]`` (its ``uuid6``'s module globals): the time from ``time.time_ns()``, the
+    node from ``random.getrandbits(48)``."""
 
 def _interns_strings(version: tuple[int, int, int] | None = None) -> bool:
     """Whether dicts handed to Python intern their keys and short values: under ``version``

@@ -15,6 +15,10 @@ LangChain dumps the validated model (``model_dump``) only to walk its keys: for 
 dump can only be its fields in order (no serializer of its own, computed or excluded field,
 extra key or alias naming the keys), the plan walks the fields instead: the dump runs a
 serializer over every value, about 1.2 us of a hot direct call's 22.6 (an ``echo`` tool).
+
+The schema's ``model_validate`` and ``model_fields_set``, where they are pydantic's own, are
+what they wrap: its validator's ``validate_python`` with no options, and the instance's
+``__pydantic_fields_set__`` (two Python frames and some 25 bytecodes a call less).
 """
 
 from __future__ import annotations
@@ -25,12 +29,14 @@ from typing import Any
 class ArgsPlan:
     """What ``_to_args_and_kwargs`` needs of one tool's schema."""
 
-    __slots__ = ("defaulted", "dumped", "no_fields", "schema")
+    __slots__ = ("defaulted", "dumped", "no_fields", "own_validation", "schema")
 
     def __init__(
         self, schema: type, no_fields: bool, defaulted: frozenset[str], dumped: tuple[str, ...] | None = None
     ) -> None:
         self.schema = schema
+        # Pydantic's `model_validate` and `model_fields_set`, not the schema's own.
+        self.own_validation = _own_validation(schema)
         self.no_fields = no_fields
         # The fields passed when not given: an explicit default, not the synthetic
         # ``args``/``kwargs`` of a variadic function.
@@ -43,8 +49,14 @@ class ArgsPlan:
         """``tool._to_args_and_kwargs(dict(args), tool_call_id)`` for this tool."""
         if self.no_fields:
             return (), {}
-        result = self.schema.model_validate(args)
-        provided = result.model_fields_set
+        schema = self.schema
+        if self.own_validation:
+            result = schema.model_validate(args)
+            provided = result.model_fields_set
+        else:
+            # What pydantic's `model_validate(args)` and `model_fields_set` return.
+            result = schema.__pydantic_validator__.validate_python(args)
+            provided = result.__pydantic_fields_set__
         defaulted = self.defaulted
         validated = {}
         dumped = self.dumped
@@ -52,6 +64,17 @@ class ArgsPlan:
             if key in args or key in provided or key in defaulted:
                 validated[key] = getattr(result, key)
         return (), validated
+
+
+def _own_validation(schema: type) -> bool:
+    """Whether ``schema`` has a ``model_validate`` or ``model_fields_set`` of its own (not
+    pydantic's ``BaseModel``'s)."""
+    from pydantic import BaseModel
+
+    validate = getattr(schema.model_validate, "__func__", None)
+    return validate is not BaseModel.model_validate.__func__ or (
+        getattr(schema, "model_fields_set", None) is not BaseModel.model_fields_set
+    )
 
 
 def args_plan(tool: Any) -> ArgsPlan | None:

@@ -232,6 +232,10 @@ def call_plain(adapter: Any, call: PlainCall, args: dict, tool_call_id: str) -> 
     try:
         positional, keywords = args_and_kwargs(tool, plan, args, tool_call_id)
         response = context.run(func, *positional, **keywords)
+        if type(response) is str:
+            # What `_formatted` and the adapter's `_message` make of a plain str, without
+            # their two calls.
+            return (response, "success", None, None), channels
         return adapter._message(_formatted(lc, response, tool_call_id, tool.name), tool_call_id, config), channels
     except Exception as exc:
         invalid = _invalid(adapter, args, exc)

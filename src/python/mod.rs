@@ -158,7 +158,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_ids::_run_id, m)?)?;
     m.add_function(wrap_pyfunction!(plain_tool_config::_plain_tool_config, m)?)?;
     m.add_function(wrap_pyfunction!(plain_calls::_plain_call, m)?)?;
-    m.add_function(wrap_pyfunction!(checkpoint_ids::_uuid6_text, m)?)?;
+    m.add_function(wrap_pyfunction!(checkpoint_ids::_checkpoint_id, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(
         result_objects::_result_objects_for_tests,

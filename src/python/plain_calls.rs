@@ -55,16 +55,17 @@ pub(crate) fn plain_call<'py>(args: &Bound<'py, PyTuple>) -> PyResult<Option<Bou
     let bases = config.getattr(intern!(py, "tool_bases"))?;
     let bases = bases.cast::<PyDict>()?;
     let namespace = args.get_item(7)?;
+    // The key's tuple made at once (a list is made only for `run_base`, once a run).
     let namespace = if namespace.is_none() {
-        PyList::empty(py)
+        PyTuple::empty(py)
     } else {
-        PyList::new(py, namespace.try_iter()?.collect::<PyResult<Vec<_>>>()?)?
+        PyTuple::new(py, namespace.try_iter()?.collect::<PyResult<Vec<_>>>()?)?
     };
     let (subagent, asynchronous) = (args.get_item(8)?, args.get_item(9)?);
     let key = PyTuple::new(
         py,
         [
-            namespace.to_tuple().into_any(),
+            namespace.clone().into_any(),
             subagent.clone(),
             asynchronous.clone(),
         ],
@@ -77,7 +78,7 @@ pub(crate) fn plain_call<'py>(args: &Bound<'py, PyTuple>) -> PyResult<Option<Bou
             let made = py
                 .import("deepagents_rs._plain_tool_calls")?
                 .getattr(intern!(py, "run_base"))?
-                .call1((&config, namespace, subagent, asynchronous))?;
+                .call1((&config, PyList::new(py, namespace)?, subagent, asynchronous))?;
             bases.set_item(key, &made)?;
             made
         }

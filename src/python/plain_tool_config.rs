@@ -43,11 +43,12 @@ struct Names {
     counter_made: Option<BareClass<1>>,
     files_made: Option<BareClass<1>>,
     run_id: Py<PyAny>,
-    /// `contextvars.copy_context`, LangChain's `var_child_runnable_config` and our
-    /// `CURRENT_FILES`: the call's context (`call_context`).
+    /// `contextvars.copy_context`, and the `set` of LangChain's `var_child_runnable_config`
+    /// and of our `CURRENT_FILES`, bound once (a context variable's `set` is the same call
+    /// whenever bound): the call's context (`call_context`).
     copy_context: Py<PyAny>,
-    config_var: Py<PyAny>,
-    files_var: Py<PyAny>,
+    config_set: Py<PyAny>,
+    files_set: Py<PyAny>,
     object_new: Py<PyAny>,
     /// `("__pregel_push",)`: every call's `langgraph_triggers`.
     triggers: Py<PyAny>,
@@ -115,8 +116,8 @@ fn names(py: Python<'_>) -> PyResult<&'static Names> {
             caller: caller.clone().unbind(),
             run_id: get("run_id")?,
             copy_context: get("copy_context")?,
-            config_var: get("config_var")?,
-            files_var: get("files_var")?,
+            config_set: graph.getattr("config_var")?.getattr("set")?.unbind(),
+            files_set: graph.getattr("files_var")?.getattr("set")?.unbind(),
             object_new: py
                 .import("builtins")?
                 .getattr("object")?
@@ -275,10 +276,9 @@ fn call_context<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = config.py();
     let context = names.copy_context.bind(py).call0()?;
-    let run = intern!(py, "run");
-    let set = intern!(py, "set");
-    context.call_method1(run, (names.config_var.bind(py).getattr(set)?, config))?;
-    context.call_method1(run, (names.files_var.bind(py).getattr(set)?, files))?;
+    let run = context.getattr(intern!(py, "run"))?;
+    run.call1((names.config_set.bind(py), config))?;
+    run.call1((names.files_set.bind(py), files))?;
     Ok(context)
 }
 
