@@ -14,7 +14,7 @@ import contextvars
 import functools
 from typing import Any
 
-from . import _convert, _langsmith_tracing
+from . import _convert
 
 #: The LangChain chat model class deepagents builds for each native provider.
 _CHAT_MODEL_CLASSES = {"anthropic": "ChatAnthropic", "openai": "ChatOpenAI"}
@@ -26,15 +26,22 @@ SUBAGENT_INTEGRATION = "langchain_create_agent"
 def tracing_enabled(config: dict) -> bool:
     """Whether a run needs a tracer: callbacks given, a LangChain context handler listening
     (``collect_runs()``, ``get_usage_metadata_callback()``...: LangChain's configure adds it
-    to every run), or LangSmith tracing on (`_langsmith_tracing`: LangSmith's answer, read
-    without its function's imports and dict)."""
-    if config.get("callbacks"):
+    to every run), or LangSmith tracing on."""
+    if config.get("callbacks") or context_handlers():
         return True
-    # `context_handlers()` not empty, without its list.
-    for var, *_ in _hooks():
-        if var.get() is not None:
-            return True
-    return bool(_langsmith_tracing.tracing_is_enabled())
+    tracing_is_enabled = _langsmith_tracing()
+    return tracing_is_enabled is not None and bool(tracing_is_enabled())
+
+
+@functools.cache
+def _langsmith_tracing() -> Any:
+    """LangSmith's ``tracing_is_enabled`` (None without LangSmith): imported at the first run
+    and kept, as every run asks (an import statement at each call costs microseconds)."""
+    try:
+        from langsmith.utils import tracing_is_enabled
+    except ImportError:
+        return None
+    return tracing_is_enabled
 
 
 def child_callbacks(run: Any) -> Any:
