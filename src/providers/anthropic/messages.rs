@@ -9,7 +9,10 @@ use super::plain_blocks;
 use super::system_turns::{self, SystemContent};
 use super::v1_blocks;
 use crate::error::ModelError;
-use crate::messages::{AiMessage, Content, Message, ToolCall, ToolMessage, ToolStatus};
+use crate::messages::{
+    AiMessage, Content, HumanMessage, Message, ToolCall, ToolMessage, ToolStatus,
+};
+use crate::providers::json_string::write_json_string;
 
 #[derive(PartialEq, Clone, Copy)]
 pub(super) enum Role {
@@ -22,13 +25,24 @@ pub(super) enum Role {
 pub(super) struct Encoded {
     pub(super) part: Part,
     /// The content as sent when the message is a turn alone.
-    pub(super) json: Box<str>,
+    json: Json,
     /// The content as the comma-joined blocks it contributes to a merged user turn.
     blocks: Blocks,
     /// An assistant turn the API refuses unless it is the final prefill.
     pub(super) empty: bool,
     /// Content whose last block is a server tool's result (a system turn may follow it).
     pub(super) server_result_last: bool,
+}
+
+/// A content's JSON.
+enum Json {
+    /// Written once, and kept while the encoding is (the client's cache keeps encodings).
+    Kept(Box<str>),
+    /// A text content, escaped straight from the message into the request as its turn is
+    /// written (`encode_for_request`): a request's own encodings hold no copy of the texts
+    /// (a run's first request encodes its whole history: at 2,000 messages 0.4 MB escaped
+    /// into a buffer a message, then copied into the body).
+    Text,
 }
 
 /// What a message adds to a merged user turn.
@@ -45,18 +59,35 @@ enum Blocks {
 }
 
 impl Encoded {
-    /// Appends the blocks this message adds to a merged user turn; `false` when it adds none.
-    pub(super) fn write_blocks(&self, out: &mut Vec<u8>) -> bool {
+    /// Appends the content's JSON, that of `message`, the message encoded.
+    pub(super) fn write_json(&self, message: &Message, out: &mut Vec<u8>) {
+        match &self.json {
+            Json::Kept(json) => out.extend_from_slice(json.as_bytes()),
+            Json::Text => write_json_string(out, text_of(message)),
+        }
+    }
+
+    /// About how many bytes `write_json` appends (exactly, unless a text has escapes).
+    pub(super) fn json_len(&self, message: &Message) -> usize {
+        match &self.json {
+            Json::Kept(json) => json.len(),
+            Json::Text => text_of(message).len() + 2,
+        }
+    }
+
+    /// Appends the blocks `message` (the message encoded) adds to a merged user turn;
+    /// `false` when it adds none.
+    pub(super) fn write_blocks(&self, message: &Message, out: &mut Vec<u8>) -> bool {
         match &self.blocks {
             Blocks::Text => {
                 out.extend_from_slice(br#"{"type":"text","text":"#);
-                out.extend_from_slice(self.json.as_bytes());
+                self.write_json(message, out);
                 out.push(b'}');
             }
             Blocks::Joined(blocks) if blocks.is_empty() => return false,
             Blocks::Joined(blocks) => out.extend_from_slice(blocks.as_bytes()),
             Blocks::Listed => match self
-                .json
+                .kept_json()
                 .strip_prefix('[')
                 .and_then(|j| j.strip_suffix(']'))
             {
@@ -67,28 +98,57 @@ impl Encoded {
         true
     }
 
+    /// The JSON kept (a list's is always kept; a text escaped when written has none).
+    fn kept_json(&self) -> &str {
+        match &self.json {
+            Json::Kept(json) => json,
+            Json::Text => "",
+        }
+    }
+
     /// The encoding of a list of content blocks written as JSON already (`[...]`): neither a
     /// server tool's result nor empty unless there are none.
     fn listed(role: Role, json: String) -> Encoded {
         Encoded {
             part: Part::Turn(role),
             empty: json == "[]",
-            json: json.into(),
+            json: Json::Kept(json.into()),
             blocks: Blocks::Listed,
             server_result_last: false,
         }
     }
 
-    /// A string content's encoding, escaped straight from the string.
-    fn text(role: Role, text: &str) -> Encoded {
-        let json = crate::providers::json_string::json_string(text);
+    /// A string content's encoding, escaped straight from the string, or (`later`) when it
+    /// is written.
+    fn text(role: Role, text: &str, later: bool) -> Encoded {
+        let json = match later {
+            true => Json::Text,
+            false => Json::Kept(crate::providers::json_string::json_string(text).into()),
+        };
         Encoded {
             part: Part::Turn(role),
-            json: json.into(),
+            json,
             blocks: Blocks::Text,
             empty: text.is_empty(),
             server_result_last: false,
         }
+    }
+}
+
+/// The text of a message whose content `Json::Text` escapes as it is written: a human
+/// message's or a reply's text (empty for any other, which `encode_for_request` never
+/// encodes so).
+fn text_of(message: &Message) -> &str {
+    match message {
+        Message::Human(HumanMessage {
+            content: Content::Text(text),
+            ..
+        })
+        | Message::Ai(AiMessage {
+            content: Content::Text(text),
+            ..
+        }) => text,
+        _ => "",
     }
 }
 
@@ -106,11 +166,22 @@ pub(super) fn to_json(value: &Value) -> Result<String, ModelError> {
 /// One message's encoding, independent of its neighbours (merging and the final turn's
 /// trimming happen when the turns are assembled).
 pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
+    encode(message, false)
+}
+
+/// `encode_message` for one request alone, which writes the turns with the very messages
+/// encoded: a text content is escaped as its turn is written (`Json::Text`), not first
+/// into a string of its own.
+pub(super) fn encode_for_request(message: &Message) -> Result<Encoded, ModelError> {
+    encode(message, true)
+}
+
+fn encode(message: &Message, text_later: bool) -> Result<Encoded, ModelError> {
     let (role, content) = match message {
         Message::System(m) => {
             return Ok(Encoded {
                 part: Part::System(system_turns::encode(&m.content)),
-                json: "".into(),
+                json: Json::Kept("".into()),
                 blocks: Blocks::Joined("".into()),
                 empty: false,
                 server_result_last: false,
@@ -118,7 +189,7 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
         }
         // A text content goes as the string itself (`user_content`, `assistant_content`).
         Message::Human(m) => match &m.content {
-            Content::Text(text) => return Ok(Encoded::text(Role::User, text)),
+            Content::Text(text) => return Ok(Encoded::text(Role::User, text, text_later)),
             content => (Role::User, user_content(content)),
         },
         Message::Tool(m) => match plain_blocks::tool_result(m) {
@@ -127,7 +198,7 @@ pub(super) fn encode_message(message: &Message) -> Result<Encoded, ModelError> {
         },
         Message::Ai(m) => match &m.content {
             Content::Text(text) if m.tool_calls.is_empty() => {
-                return Ok(Encoded::text(Role::Assistant, text));
+                return Ok(Encoded::text(Role::Assistant, text, text_later));
             }
             _ => match plain_blocks::tool_calls_reply(m) {
                 Some(blocks) => return Ok(Encoded::listed(Role::Assistant, blocks)),
@@ -160,7 +231,7 @@ pub(super) fn encode_content(role: Role, content: Value) -> Result<Encoded, Mode
     };
     Ok(Encoded {
         part: Part::Turn(role),
-        json: json.into(),
+        json: Json::Kept(json.into()),
         blocks,
         empty: is_empty(&content),
         server_result_last: content

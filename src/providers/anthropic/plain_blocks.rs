@@ -141,11 +141,14 @@ mod tests {
     use crate::compact_map::CompactMap;
     use crate::messages::{AiMessage, Content, Message, ToolCall, ToolMessage, ToolStatus};
 
-    fn parts(e: &Encoded) -> (String, Option<String>, bool, bool) {
+    fn parts(e: &Encoded, m: &Message) -> (String, Option<String>, bool, bool) {
         let mut blocks = Vec::new();
-        let some = e.write_blocks(&mut blocks);
+        let some = e.write_blocks(m, &mut blocks);
         let blocks = some.then(|| String::from_utf8(blocks).unwrap());
-        (e.json.to_string(), blocks, e.empty, e.server_result_last)
+        let mut json = Vec::new();
+        e.write_json(m, &mut json);
+        let json = String::from_utf8(json).unwrap();
+        (json, blocks, e.empty, e.server_result_last)
     }
 
     fn reply(content: Content, calls: Vec<ToolCall>, metadata: Value) -> AiMessage {
@@ -226,8 +229,9 @@ mod tests {
         for m in replies {
             plain += usize::from(super::tool_calls_reply(&m).is_some());
             let general = encode_content(Role::Assistant, assistant_content(&m)).unwrap();
-            let fast = encode_message(&Message::Ai(m.clone())).unwrap();
-            assert_eq!(parts(&fast), parts(&general), "{m:?}");
+            let message = Message::Ai(m.clone());
+            let fast = encode_message(&message).unwrap();
+            assert_eq!(parts(&fast, &message), parts(&general, &message), "{m:?}");
         }
         assert_eq!(plain, 5, "the replies written here");
         for (content, status) in [
@@ -240,8 +244,9 @@ mod tests {
         ] {
             let m = ToolMessage::answer("toolu_\"1", "echo", content, status);
             let general = encode_content(Role::User, tool_result(&m)).unwrap();
-            let fast = encode_message(&Message::Tool(m)).unwrap();
-            assert_eq!(parts(&fast), parts(&general));
+            let message = Message::Tool(m);
+            let fast = encode_message(&message).unwrap();
+            assert_eq!(parts(&fast, &message), parts(&general, &message));
         }
     }
 }

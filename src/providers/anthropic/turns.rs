@@ -86,7 +86,8 @@ impl<E: Borrow<Encoded>> Formatted<'_, E> {
         self.turns
             .encoded
             .iter()
-            .map(|e| e.borrow().json.len() + 32)
+            .zip(self.turns.messages)
+            .map(|(e, m)| e.borrow().json_len(m) + 32)
             .sum()
     }
 
@@ -115,10 +116,11 @@ enum Slot {
     Turn(Role, Range<usize>),
 }
 
-/// What is written, in order: a turn (by slot) or a `system` turn's content.
+/// What is written, in order: a turn (by slot) or a `system` turn's content (boxed: a
+/// `Value` in place made every item of a long history's list 80 bytes, not 16).
 enum Out {
     Turn(usize),
-    System(Value),
+    System(Box<Value>),
 }
 
 /// The conversation as Anthropic turns, as langchain-anthropic's `_format_messages` makes
@@ -216,7 +218,7 @@ pub(super) fn format_turns<'a, E: Borrow<Encoded>>(
     let system_turns: Vec<Value> = out
         .iter()
         .filter_map(|o| match o {
-            Out::System(v) => Some(v.clone()),
+            Out::System(v) => Some(Value::clone(v)),
             Out::Turn(_) => None,
         })
         .collect();
@@ -241,7 +243,7 @@ fn in_place(content: &SystemContent, model: &str, out: &mut Vec<Out>) -> Result<
     if content.as_array().is_some_and(Vec::is_empty) {
         return Ok(());
     }
-    out.push(Out::System(content));
+    out.push(Out::System(Box::new(content)));
     Ok(())
 }
 
@@ -293,16 +295,18 @@ impl<E: Borrow<Encoded>> Turns<'_, E> {
                         out.extend_from_slice(to_json(&content)?.as_bytes());
                     }
                 }
-                1 => out.extend_from_slice(encoded[held.start].borrow().json.as_bytes()),
+                1 => encoded[held.start]
+                    .borrow()
+                    .write_json(&messages[held.start], out),
                 _ => {
                     out.push(b'[');
                     let mut first = true;
-                    for e in &encoded[held.clone()] {
+                    for (e, m) in encoded[held.clone()].iter().zip(&messages[held.clone()]) {
                         let at = out.len();
                         if !first {
                             out.push(b',');
                         }
-                        if e.borrow().write_blocks(out) {
+                        if e.borrow().write_blocks(m, out) {
                             first = false;
                         } else {
                             out.truncate(at);
