@@ -33,6 +33,7 @@ from deepagents_rs import _core, create_deep_agent
 from deepagents_rs.backends.protocol import BackendProtocol, LsResult
 from fake_models import ScriptedChatModel, ai_tool_calls
 from langchain.agents.middleware import AgentMiddleware
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -838,4 +839,56 @@ def test_video_reads_and_glob_read_the_hosts_settings_off_the_workers(mode: str,
     assert walk.startswith("Read video /walk.mp4: sampled 1 frame."), walk
     assert broken.startswith("Error reading video /broken.mp4: Failed to open video payload"), broken
     assert "/walk.mp4" in str(found), found
+    assert _core._gil_on_workers() == []
+
+
+class ToolErrors(BaseCallbackHandler):
+    """A callback handler that keeps what ``on_tool_error`` was given."""
+
+    def __init__(self) -> None:
+        self.errors: list[BaseException] = []
+
+    def on_tool_error(self, error: BaseException, **kwargs: Any) -> None:
+        self.errors.append(error)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_traced_tools_failure_is_made_off_the_workers(mode: str) -> None:
+    """A failing tool under callbacks: the tracer's ``on_tool_error`` gets the exception the
+    tool raised, the same object the caller gets; it is built in the tracer's own call (off the
+    workers), not when the core reports the failure on a worker."""
+    model = ScriptedChatModel([ai_tool_calls(("_explodes", {"text": "x"})), AIMessage(content="done")])
+    agent = create_deep_agent(model=model, tools=[_explodes]).with_config({"callbacks": [heard := ToolErrors()]})
+    _core._gil_on_workers()
+    with pytest.raises(ValueError, match="bad value x") as info:
+        _run(agent, mode)
+    assert heard.errors == [info.value]
+    assert _core._gil_on_workers() == []
+
+
+@pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
+def test_a_failing_subagent_under_v3_events_is_told_apart_off_the_workers() -> None:
+    """A subagent whose model fails, under ``astream_events`` v3: the ``task`` tool's failure
+    is asked whether it pauses the run on a worker; it was told where the subagent's error
+    became a Python exception."""
+    model = ScriptedChatModel(
+        [
+            ai_tool_calls(("task", {"description": "answer", "subagent_type": "refuser"})),
+            AIMessage(content="done"),
+        ]
+    )
+    refuser = RefusingModel([AIMessage(content="never")])
+    agent = create_deep_agent(
+        model=model,
+        subagents=[{"name": "refuser", "description": "Refuses.", "system_prompt": "No.", "model": refuser}],
+    )
+
+    async def main() -> None:
+        run = await agent.astream_events({"messages": [{"role": "user", "content": "go"}]}, version="v3")
+        async for _ in run:
+            pass
+
+    _core._gil_on_workers()
+    with pytest.raises(ValueError, match="the model refuses"):
+        asyncio.run(main())
     assert _core._gil_on_workers() == []

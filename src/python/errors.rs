@@ -5,6 +5,7 @@ use pyo3::exceptions::{
     PyAssertionError, PyAttributeError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
+use std::sync::Arc;
 
 use crate::error::{BoxError, Builtin, Error, ModelError};
 use crate::providers::ProviderError;
@@ -20,10 +21,11 @@ fn original(source: &BoxError) -> Option<PyErr> {
 /// (`crate::error::set_pause_test`) on the tokio worker that awaited the call, and a composite
 /// backend whether a route's `delete` is unsupported; with the answers carried here it reads
 /// a flag there instead of taking the GIL on the worker (which stalls every run scheduled on
-/// it while the GIL is busy).
+/// it while the GIL is busy). The exception is shared so that a worker can hand it on
+/// without the GIL too (`PendingException`: the tracer's report of a failure).
 #[derive(Debug)]
 pub(crate) struct Raised {
-    pub(crate) error: PyErr,
+    pub(crate) error: Arc<PyErr>,
     pub(crate) pauses: bool,
     pub(crate) not_implemented: bool,
 }
@@ -33,7 +35,7 @@ impl Raised {
         let pauses = super::tools::is_graph_interrupt(py, &error);
         let not_implemented = error.is_instance_of::<pyo3::exceptions::PyNotImplementedError>(py);
         Raised {
-            error,
+            error: Arc::new(error),
             pauses,
             not_implemented,
         }
@@ -66,7 +68,7 @@ impl HostError for Raised {
 
     fn lost(error: PyErr) -> Self {
         Raised {
-            error,
+            error: Arc::new(error),
             pauses: false,
             not_implemented: false,
         }
@@ -89,7 +91,7 @@ impl std::error::Error for Raised {
 /// one told apart (`Raised`).
 pub(crate) fn py_err(source: &BoxError) -> Option<&PyErr> {
     match source.downcast_ref::<Raised>() {
-        Some(raised) => Some(&raised.error),
+        Some(raised) => Some(&*raised.error),
         None => source.downcast_ref::<PyErr>(),
     }
 }
@@ -98,7 +100,12 @@ pub(crate) fn py_err(source: &BoxError) -> Option<&PyErr> {
 /// subagent that failed), mapped like any other.
 pub(crate) fn from_tool(source: BoxError) -> PyErr {
     let source = match source.downcast::<Raised>() {
-        Ok(raised) => return raised.error,
+        // The only holder once a tracer's report of it is done (`PendingException`).
+        Ok(raised) => {
+            return Arc::try_unwrap(raised.error).unwrap_or_else(|shared| {
+                super::runtime_threads::attach(|py| shared.clone_ref(py))
+            });
+        }
         Err(source) => source,
     };
     match source.downcast::<PyErr>() {
@@ -279,43 +286,92 @@ pub(crate) fn bad_input(e: impl std::fmt::Display) -> PyErr {
 /// The exception a failure is reported to callbacks with, without consuming the error (it
 /// still reaches the caller): a host exception is the same object; a core error is described.
 pub(crate) fn exception_of(py: Python<'_>, err: &Error) -> PyErr {
-    match err {
-        Error::Tool { source, .. } => {
-            if let Some(e) = py_err(source) {
-                return e.clone_ref(py);
-            }
-            if let Some(inner) = source.downcast_ref::<Error>() {
-                return exception_of(py, inner);
-            }
-            PyRuntimeError::new_err(err.to_string())
-        }
-        Error::Model(
-            ModelError::Host(source)
-            | ModelError::HostInvalidRequest(source)
-            | ModelError::HostContextOverflow(source),
-        ) => original(source).unwrap_or_else(|| PyRuntimeError::new_err(err.to_string())),
-        Error::Model(ModelError::Provider(e)) => provider_error(py, e),
-        Error::Model(ModelError::ContextOverflow(message)) => context_overflow(py, message),
-        Error::Model(_) | Error::RecursionLimit { .. } | Error::Internal(_) => {
-            PyRuntimeError::new_err(err.to_string())
-        }
-        Error::InvalidInput(_) => PyValueError::new_err(err.to_string()),
-        Error::ParentCommand(_) => PyRuntimeError::new_err(err.to_string()),
-        Error::InvalidUpdate { .. } => invalid_update(py, &err.to_string()),
-        Error::Builtin(raised) => builtin(raised),
-    }
+    PendingException::of(err).make(py)
 }
 
 /// `exception_of` for a tool's fatal error.
 pub(crate) fn tool_exception_of(py: Python<'_>, err: &crate::tools::ToolError) -> PyErr {
-    let crate::tools::ToolError::Fatal(source) = err;
-    if let Some(e) = py_err(source) {
-        return e.clone_ref(py);
+    PendingException::of_tool(err).make(py)
+}
+
+/// `exception_of`'s exception taken apart without the GIL, so that a tokio worker can hand
+/// it on (the tracer reports a failure there, `super::tracer`) and the thread that holds the
+/// GIL makes it: the host's own exception, shared, or what a core error's is made of.
+pub(crate) enum PendingException {
+    /// The exception the host raised, told apart where it was raised (`Raised`).
+    Host(Arc<PyErr>),
+    /// A made exception: a core error's built-in one (made lazily, needing no GIL), or a bare
+    /// `PyErr`'s copy (the one case still taking the GIL where it is taken apart).
+    Made(PyErr),
+    Provider(Box<ProviderError>),
+    ContextOverflow(String),
+    InvalidUpdate(String),
+}
+
+impl PendingException {
+    pub(crate) fn of(err: &Error) -> Self {
+        match err {
+            Error::Tool { source, .. } => {
+                if let Some(e) = Self::host(source) {
+                    return e;
+                }
+                if let Some(inner) = source.downcast_ref::<Error>() {
+                    return Self::of(inner);
+                }
+                Self::Made(PyRuntimeError::new_err(err.to_string()))
+            }
+            Error::Model(
+                ModelError::Host(source)
+                | ModelError::HostInvalidRequest(source)
+                | ModelError::HostContextOverflow(source),
+            ) => Self::host(source)
+                .unwrap_or_else(|| Self::Made(PyRuntimeError::new_err(err.to_string()))),
+            Error::Model(ModelError::Provider(e)) => Self::Provider(e.clone()),
+            Error::Model(ModelError::ContextOverflow(message)) => {
+                Self::ContextOverflow(message.clone())
+            }
+            Error::Model(_) | Error::RecursionLimit { .. } | Error::Internal(_) => {
+                Self::Made(PyRuntimeError::new_err(err.to_string()))
+            }
+            Error::InvalidInput(_) => Self::Made(PyValueError::new_err(err.to_string())),
+            Error::ParentCommand(_) => Self::Made(PyRuntimeError::new_err(err.to_string())),
+            Error::InvalidUpdate { .. } => Self::InvalidUpdate(err.to_string()),
+            Error::Builtin(raised) => Self::Made(builtin(raised)),
+        }
     }
-    if let Some(inner) = source.downcast_ref::<Error>() {
-        return exception_of(py, inner);
+
+    /// A tool's fatal error.
+    pub(crate) fn of_tool(err: &crate::tools::ToolError) -> Self {
+        let crate::tools::ToolError::Fatal(source) = err;
+        if let Some(e) = Self::host(source) {
+            return e;
+        }
+        if let Some(inner) = source.downcast_ref::<Error>() {
+            return Self::of(inner);
+        }
+        Self::Made(PyRuntimeError::new_err(source.to_string()))
     }
-    PyRuntimeError::new_err(source.to_string())
+
+    /// The host's exception an error carries, if any.
+    fn host(source: &BoxError) -> Option<Self> {
+        if let Some(raised) = source.downcast_ref::<Raised>() {
+            return Some(Self::Host(raised.error.clone()));
+        }
+        source
+            .downcast_ref::<PyErr>()
+            .map(|e| Self::Made(super::runtime_threads::attach(|py| e.clone_ref(py))))
+    }
+
+    /// The exception, holding the GIL (the host's own object for `Host`).
+    pub(crate) fn make(&self, py: Python<'_>) -> PyErr {
+        match self {
+            Self::Host(e) => e.clone_ref(py),
+            Self::Made(e) => e.clone_ref(py),
+            Self::Provider(e) => provider_error(py, e),
+            Self::ContextOverflow(message) => context_overflow(py, message),
+            Self::InvalidUpdate(message) => invalid_update(py, message),
+        }
+    }
 }
 
 /// A host model's exception as the core's error, told apart when it is LangChain's
@@ -331,7 +387,8 @@ fn model_error(py: Python<'_>, e: PyErr) -> ModelError {
     };
     let invalid = is("ModelInvalidRequestError");
     let overflow = is("ContextOverflowError") || says_overflow(py, &e);
-    let source = std::sync::Arc::new(Box::new(e) as BoxError);
+    // Told apart here, so a worker asking whether it pauses a run (a subagent's) reads a flag.
+    let source = Arc::new(Box::new(Raised::new(py, e)) as BoxError);
     if overflow {
         ModelError::HostContextOverflow(source)
     } else if invalid {
@@ -350,7 +407,7 @@ impl HostError for ModelError {
     }
 
     fn lost(error: PyErr) -> Self {
-        ModelError::host(Box::new(error))
+        ModelError::host(Box::new(<Raised as HostError>::lost(error)))
     }
 }
 

@@ -78,8 +78,9 @@ impl PyTool {
 
 /// The core's pause test (`crate::error::set_pause_test`): the host raised LangGraph's
 /// `GraphInterrupt`. A tool's exception, sync or async, and a tool wrapper's were told apart
-/// where they were raised (`Raised`): asked on a tokio worker, this reads the flag. Only a
-/// bare `PyErr` made elsewhere takes the GIL to be asked.
+/// where they were raised (`Raised`), and so were a host model's (a subagent's, `model_error`):
+/// asked on a tokio worker, this reads the flag. Only a bare `PyErr` made elsewhere takes the
+/// GIL to be asked.
 pub(crate) fn is_pause_error(error: &BoxError) -> bool {
     if let Some(raised) = error.downcast_ref::<Raised>() {
         return raised.pauses;
@@ -105,7 +106,7 @@ pub(super) fn is_graph_interrupt(py: Python<'_>, e: &PyErr) -> bool {
     })
 }
 
-fn fatal(e: PyErr) -> ToolError {
+fn fatal(e: Raised) -> ToolError {
     ToolError::Fatal(Box::new(e) as BoxError)
 }
 
@@ -350,16 +351,19 @@ fn tool_config_args<'py>(
 /// own calls, needing workers, are answered. Waiting while holding a worker could leave none.
 async fn wait_for_graph(ctx: &ToolContext) -> Result<(), ToolError> {
     let (host_ctx, run) = (ctx.host.clone(), ctx.run.clone());
-    super::python_calls::call(move |py| -> PyResult<()> {
-        static WAIT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let wait = WAIT.import(py, "deepagents_rs._task_config", "wait_for_graph")?;
-        let config = PyHost::config_arg(PyHost::from_context(&host_ctx), py);
-        wait.call1((config, run.step, run.namespace.clone()))?;
-        Ok(())
+    super::python_calls::call(move |py| {
+        let wait = || -> PyResult<()> {
+            static WAIT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            let wait = WAIT.import(py, "deepagents_rs._task_config", "wait_for_graph")?;
+            let config = PyHost::config_arg(PyHost::from_context(&host_ctx), py);
+            wait.call1((config, run.step, run.namespace.clone()))?;
+            Ok(())
+        };
+        // Told apart here, holding the GIL (`Raised`).
+        wait().map_err(|e| fatal(Raised::new(py, e)))
     })
     .await
     .map_err(|e| ToolError::Fatal(Box::new(e)))?
-    .map_err(fatal)
 }
 
 /// A call's arguments for the adapter: the model's own object when there is one.
@@ -455,7 +459,7 @@ impl Tool for PyTool {
                 )
                 .await
                 // Told apart on the loop's thread (`Raised`).
-                .map_err(|e: Raised| ToolError::Fatal(Box::new(e))),
+                .map_err(fatal),
                 _ => {
                     if !ctx.run.namespace.is_empty() && host.is_some() {
                         wait_for_graph(&ctx).await?;
@@ -489,7 +493,7 @@ impl Tool for PyTool {
                     };
                     super::python_calls::call(move |py| {
                         // Told apart here, holding the GIL (`Raised`).
-                        job(py).map_err(|e| ToolError::Fatal(Box::new(Raised::new(py, e))))
+                        job(py).map_err(|e| fatal(Raised::new(py, e)))
                     })
                     .await
                     .map_err(|e| ToolError::Fatal(Box::new(e)))?

@@ -10,7 +10,7 @@ use pyo3::types::{PyList, PyTuple};
 
 use super::agent_state::state_to_py;
 use super::convert::{host_object, message_to_py};
-use super::errors::{exception_of, tool_exception_of};
+use super::errors::PendingException;
 use super::stream_payloads::delta_to_py;
 use crate::events::{ModelInfo, TraceData, TraceHandle, Tracer, Update};
 use crate::host::HostValue;
@@ -36,7 +36,7 @@ enum Owned {
     Message(Box<Message>, bool),
     Messages(Vec<Arc<Message>>),
     ToolCall(ToolCall),
-    Error(PyErr),
+    Error(PendingException),
 }
 
 fn owned(data: TraceData<'_>) -> Owned {
@@ -48,13 +48,10 @@ fn owned(data: TraceData<'_>) -> Owned {
         TraceData::ToolResult(m, command) => Owned::Message(Box::new(m.clone()), command),
         TraceData::Messages(m) => Owned::Messages(m.to_vec()),
         TraceData::ToolCall(c) => Owned::ToolCall(c.clone()),
-        // Only failures need the GIL here: the same exception object the caller gets.
-        TraceData::Failure(e) => {
-            Owned::Error(super::runtime_threads::attach(|py| exception_of(py, e)))
-        }
-        TraceData::ToolFailure(e) => Owned::Error(super::runtime_threads::attach(|py| {
-            tool_exception_of(py, e)
-        })),
+        // Taken apart without the GIL; made in the tracer's call: the host's exception is the
+        // same object the caller gets.
+        TraceData::Failure(e) => Owned::Error(PendingException::of(e)),
+        TraceData::ToolFailure(e) => Owned::Error(PendingException::of_tool(e)),
     }
 }
 
@@ -96,7 +93,7 @@ impl Owned {
                 (list.into_any(), "messages", false)
             }
             Owned::ToolCall(c) => (pythonize::pythonize(py, c)?, "call", false),
-            Owned::Error(e) => (e.value(py).clone().into_any(), "error", false),
+            Owned::Error(e) => (e.make(py).value(py).clone().into_any(), "error", false),
         })
     }
 }
