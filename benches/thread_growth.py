@@ -37,7 +37,7 @@ counts it, and with the ``saver reads`` taken out as well (counted as the saver'
 ``put`` is).
 
 ``--caller thread`` runs the timed ``invoke`` on a thread of its own, not the main thread
-(which waits for the core in slices, to see Ctrl-C).
+(which waits for the core in limited parks, to see Ctrl-C).
 
 ``--savers none`` runs without a checkpointer, the history then being the run's input: what
 grows with it in any run (the model requests, the input read, the result).

@@ -149,19 +149,22 @@ def _native_script(sim: SimAnthropic) -> None:
     )
 
 
-def _run(agent: Any, mode: str) -> list[Any]:
+def _run(agent: Any, mode: str, key: str | None = "messages") -> Any:
+    """The run's final state in ``mode`` (its ``key``; the whole state with ``key=None``)."""
     inputs = {"messages": [{"role": "user", "content": "go"}]}
     if mode == "invoke":
-        return agent.invoke(inputs)["messages"]
-    if mode == "ainvoke":
-        return asyncio.run(agent.ainvoke(inputs))["messages"]
-    if mode == "stream":
-        return [c for c in agent.stream(inputs, stream_mode="values")][-1]["messages"]
+        result = agent.invoke(inputs)
+    elif mode == "ainvoke":
+        result = asyncio.run(agent.ainvoke(inputs))
+    elif mode == "stream":
+        result = [c for c in agent.stream(inputs, stream_mode="values")][-1]
+    else:
 
-    async def astream() -> list[Any]:
-        return [c async for c in agent.astream(inputs, stream_mode="values")][-1]["messages"]
+        async def astream() -> Any:
+            return [c async for c in agent.astream(inputs, stream_mode="values")][-1]
 
-    return asyncio.run(astream())
+        result = asyncio.run(astream())
+    return result if key is None else result[key]
 
 
 MODES = ["invoke", "ainvoke", "stream", "astream"]
@@ -684,19 +687,7 @@ def test_structured_output_is_parsed_off_the_workers(mode: str, strategy: str) -
     model = WatchedModel(responses=STRUCTURED[strategy], seen=seen, profile=profile)
     agent = create_deep_agent(model=model, response_format=schema)
     _core._gil_on_workers()
-    inputs = {"messages": [{"role": "user", "content": "go"}]}
-    if mode == "invoke":
-        result = agent.invoke(inputs)
-    elif mode == "ainvoke":
-        result = asyncio.run(agent.ainvoke(inputs))
-    elif mode == "stream":
-        result = [c for c in agent.stream(inputs, stream_mode="values")][-1]
-    else:
-
-        async def astream() -> Any:
-            return [c async for c in agent.astream(inputs, stream_mode="values")][-1]
-
-        result = asyncio.run(astream())
+    result = _run(agent, mode, key=None)
     assert result["structured_response"] == schema(value=3)
     assert type(result["structured_response"]) is schema
     if strategy == "tool":

@@ -35,7 +35,8 @@ class ArgsPlan:
         self, schema: type, no_fields: bool, defaulted: frozenset[str], dumped: tuple[str, ...] | None = None
     ) -> None:
         self.schema = schema
-        # Pydantic's `model_validate` and `model_fields_set`, not the schema's own.
+        # Whether the schema has a `model_validate` / `model_fields_set` of its own (then
+        # called, as LangChain calls them; otherwise pydantic's validator is read directly).
         self.own_validation = _own_validation(schema)
         self.no_fields = no_fields
         # The fields passed when not given: an explicit default, not the synthetic

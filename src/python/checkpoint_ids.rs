@@ -7,8 +7,7 @@
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 /// 100 ns intervals from the UUID epoch (1582-10-15) to the Unix epoch.
 const UUID_EPOCH_OFFSET: u64 = 0x01B2_1DD2_1381_4000;
@@ -27,8 +26,9 @@ fn uuid6_text(timestamp: u64, step: i64, node: u64) -> String {
 
 /// `str(uuid6(clock_seq=step))`, LangGraph's last timestamp kept in `clock` (its `uuid6`'s
 /// module globals, under `last`): the time from `time.time_ns()` and the node from
-/// `random.getrandbits(48)`, looked up at each call as LangGraph's module looks them up, the
-/// timestamp one past the last when the clock has not moved past it.
+/// `random.getrandbits(48)`, `time` and `random` read from those globals at each call as
+/// LangGraph's module reads them (a patched module there is seen), the timestamp one past the
+/// last when the clock has not moved past it.
 #[pyfunction]
 pub(crate) fn _checkpoint_id(
     clock: &Bound<'_, PyDict>,
@@ -36,15 +36,17 @@ pub(crate) fn _checkpoint_id(
     step: i64,
 ) -> PyResult<String> {
     let py = clock.py();
-    static MODULES: PyOnceLock<(Py<PyModule>, Py<PyModule>)> = PyOnceLock::new();
-    let (time, random) = MODULES.get_or_try_init(py, || {
-        Ok::<_, PyErr>((py.import("time")?.unbind(), py.import("random")?.unbind()))
-    })?;
-    let now: u64 = time
-        .bind(py)
-        .getattr(intern!(py, "time_ns"))?
-        .call0()?
-        .extract()?;
+    fn global<'py>(
+        clock: &Bound<'py, PyDict>,
+        name: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        clock
+            .get_item(name)?
+            .ok_or_else(|| pyo3::exceptions::PyNameError::new_err(name.clone().unbind()))
+    }
+    let time = global(clock, intern!(py, "time"))?;
+    let random = global(clock, intern!(py, "random"))?;
+    let now: u64 = time.getattr(intern!(py, "time_ns"))?.call0()?.extract()?;
     let mut timestamp = now / 100 + UUID_EPOCH_OFFSET;
     if let Some(previous) = clock.get_item(last)?.filter(|p| !p.is_none()) {
         let previous: u64 = previous.extract()?;
@@ -54,7 +56,6 @@ pub(crate) fn _checkpoint_id(
     }
     clock.set_item(last, timestamp)?;
     let node: u64 = random
-        .bind(py)
         .getattr(intern!(py, "getrandbits"))?
         .call1((48,))?
         .extract()?;

@@ -257,6 +257,18 @@ impl From<Lost> for PyErr {
     }
 }
 
+/// What a call of Python code that may raise answered, a lost call as its Python error: how
+/// `call` (or `on_host`) of such code is read (`call(f).await.answered()`).
+pub(crate) trait Answered<T> {
+    fn answered(self) -> PyResult<T>;
+}
+
+impl<T> Answered<T> for Result<PyResult<T>, Lost> {
+    fn answered(self) -> PyResult<T> {
+        self.unwrap_or_else(|lost| Err(lost.into()))
+    }
+}
+
 /// Runs `f` with the GIL on a drainer and hands back its result; never on the calling
 /// (tokio worker) thread. Dropping the future before the call ran does not cancel it.
 pub(crate) async fn call<R, F>(f: F) -> Result<R, Lost>

@@ -13,6 +13,7 @@ use super::backends::backend_from_py;
 use super::convert::host_object;
 use super::errors::to_py;
 use super::host::call_adapter_then;
+use super::python_calls::Answered;
 use super::tools::PyTool;
 use crate::error::{BoxError, Error};
 use crate::middleware::{
@@ -199,7 +200,7 @@ fn on_python<T: Send + 'static>(
     Box::pin(async move {
         super::python_calls::call(f)
             .await
-            .unwrap_or_else(|lost| Err(lost.into()))
+            .answered()
             .map_err(|e| Box::new(e) as BoxError)
     })
 }

@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use serde_json::Value;
 
+use super::python_calls::Answered;
 use crate::error::BoxError;
 use crate::host::HostValue;
 use crate::messages::{AiMessage, Message, ToolCall};
@@ -67,7 +68,7 @@ impl SchemaTool for PyStructured {
                     .and_then(|t| t.extract::<String>(py))
             })
             .await
-            .unwrap_or_else(|lost| Err(lost.into()))
+            .answered()
             .map_err(|e| ParseError::Fatal(Box::new(e)))
         })
     }
@@ -170,7 +171,7 @@ impl ReplyParser for PyReplyParser {
                 })
             })
             .await
-            .unwrap_or_else(|lost| Err(lost.into()))
+            .answered()
             .map_err(|e| Box::new(e) as BoxError)
         })
     }

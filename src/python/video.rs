@@ -32,9 +32,9 @@ impl PyFrames {
 
 /// What the extractor raised, told apart where it was raised (holding the GIL, off the
 /// runtime's workers): `VideoExtractionError`'s text refuses the video.
-struct Raised(Result<String, PyErr>);
+struct FramesError(Result<String, PyErr>);
 
-impl super::errors::HostError for Raised {
+impl super::errors::HostError for FramesError {
     fn raised(py: Python<'_>, error: PyErr) -> Self {
         static REFUSAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
         let refusal = REFUSAL
@@ -45,13 +45,13 @@ impl super::errors::HostError for Raised {
             )
             .map(|r| error.is_instance(py, r));
         match refusal {
-            Ok(true) => Raised(Ok(error.value(py).to_string())),
-            _ => Raised(Err(error)),
+            Ok(true) => FramesError(Ok(error.value(py).to_string())),
+            _ => FramesError(Err(error)),
         }
     }
 
     fn lost(error: PyErr) -> Self {
-        Raised(Err(error))
+        FramesError(Err(error))
     }
 }
 
@@ -85,8 +85,8 @@ impl FrameSource for PyFrames {
             match out {
                 Ok(Ok(Value::Array(blocks))) => Ok(Ok(blocks)),
                 Ok(Ok(other)) => Ok(Ok(vec![other])),
-                Ok(Err(e)) | Err(Raised(Err(e))) => Err(Box::new(e) as BoxError),
-                Err(Raised(Ok(refused))) => Ok(Err(refused)),
+                Ok(Err(e)) | Err(FramesError(Err(e))) => Err(Box::new(e) as BoxError),
+                Err(FramesError(Ok(refused))) => Ok(Err(refused)),
             }
         })
     }
